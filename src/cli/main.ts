@@ -1,0 +1,39 @@
+import { readFileSync, writeSync } from "node:fs";
+import type { CliIo, Command } from "./io";
+
+const USAGE = `usage: toolgate <command> [options]
+
+commands:
+  cases --fixture FILE [--dump]       run a tool-cases-v2 fixture (Tool Result v2)
+  capability --fixture FILE           run a capability-cases-v1 scenario
+  envelope validate FILE...           validate execution envelope v1 files
+`;
+
+const commands: Record<string, () => Promise<Command>> = {
+  cases: async () => (await import("./cases")).runCases,
+  capability: async () => (await import("./capability")).runCapability,
+  envelope: async () => (await import("./envelope")).runEnvelope,
+};
+
+function writeAll(fd: number, text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  let offset = 0;
+  while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+}
+
+export const nodeIo: CliIo = {
+  stdout: (text) => writeAll(1, text),
+  stderr: (text) => writeAll(2, text),
+  readFile: (path) => new Uint8Array(readFileSync(path)),
+};
+
+/** Runs the toolgate command line and returns its exit status. */
+export async function main(argv: string[], io: CliIo = nodeIo): Promise<number> {
+  const [name, ...rest] = argv;
+  const load = name === undefined ? undefined : commands[name];
+  if (load === undefined) {
+    io.stderr(name === undefined || name === "--help" || name === "-h" ? USAGE : `toolgate: unknown command '${name}'\n${USAGE}`);
+    return name === "--help" || name === "-h" ? 0 : 2;
+  }
+  return (await load())(rest, io);
+}
