@@ -1,0 +1,86 @@
+import { isWellFormed } from "./python-text";
+import { PyFloat } from "./value";
+
+/** Bounds of the portable JSON domain of the Tool Result v2 reference (`_validate_json_domain`). */
+export const JSON_DOMAIN = {
+  maxDepth: 32,
+  maxSafeInteger: 9_007_199_254_740_991,
+  maxStringCodePoints: 65_536,
+  maxEntries: 1_024,
+} as const;
+
+/** Thrown by the canonical writer for a value the reference would refuse to encode: a caller's bug. */
+export class JsonDomainError extends Error {
+  override readonly name = "JsonDomainError";
+}
+
+/** True for `{}`-like objects: prototype `Object.prototype` or `null`. */
+export function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** True when a string exceeds 65,536 code points (counted only when it could). */
+export function stringTooLong(s: string): boolean {
+  if (s.length <= JSON_DOMAIN.maxStringCodePoints) return false;
+  let count = 0;
+  for (const _ of s) {
+    if (++count > JSON_DOMAIN.maxStringCodePoints) return true;
+  }
+  return false;
+}
+
+function typeName(value: unknown): string {
+  if (value === undefined) return "NoneType";
+  if (typeof value === "object" && value !== null) return value.constructor?.name ?? "object";
+  return typeof value;
+}
+
+/**
+ * Checks a value against the reference's JSON domain and returns its error text, or null.
+ *
+ * The walk, the depth rule (root 0; every array item, object key and object value one deeper) and
+ * the messages (typos included) are the reference's, so a rejection reads the same on both sides.
+ */
+export function checkJsonDomain(value: unknown, path = "$", depth = 0): string | null {
+  if (depth > JSON_DOMAIN.maxDepth) return `${path} exceeds the maximum JSON depth ${JSON_DOMAIN.maxDepth}`;
+  if (value === null || typeof value === "boolean") return null;
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return `${path} does not allow NaN or Infinity`;
+    if (Number.isInteger(value) && Math.abs(value) > JSON_DOMAIN.maxSafeInteger) {
+      return `${path}  integeris outside the portable JSON-safe range`;
+    }
+    return null;
+  }
+  if (typeof value === "bigint") {
+    const big = value < 0n ? -value : value;
+    return big > BigInt(JSON_DOMAIN.maxSafeInteger) ? `${path}  integeris outside the portable JSON-safe range` : null;
+  }
+  if (value instanceof PyFloat) return null;
+  if (typeof value === "string") {
+    if (stringTooLong(value)) return `${path} stringis too long`;
+    if (!isWellFormed(value)) return `${path} is not a valid UTF-8 string`;
+    return null;
+  }
+  if (Array.isArray(value)) {
+    if (value.length > JSON_DOMAIN.maxEntries) return `${path} array is too long`;
+    for (let i = 0; i < value.length; i++) {
+      const error = checkJsonDomain(value[i], `${path}[${i}]`, depth + 1);
+      if (error !== null) return error;
+    }
+    return null;
+  }
+  if (typeof value === "object" && isPlainObject(value)) {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    if (keys.length > JSON_DOMAIN.maxEntries) return `${path} object has too many fields`;
+    for (const key of keys) {
+      const keyError = checkJsonDomain(key, `${path}.<key>`, depth + 1);
+      if (keyError !== null) return keyError;
+      const error = checkJsonDomain(record[key], `${path}.${key}`, depth + 1);
+      if (error !== null) return error;
+    }
+    return null;
+  }
+  return `${path} contains a non-JSON type: ${typeName(value)}`;
+}
