@@ -18,6 +18,15 @@ export default defineConfig({
           include: ["test/worker/**/*.test.ts"],
         },
       },
+      {
+        test: {
+          name: "browser",
+          environment: "node",
+          include: ["test/browser/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 });
