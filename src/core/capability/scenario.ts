@@ -1,0 +1,170 @@
+/**
+ * `capability-cases-v1` scenarios: a list of operations with the exact expected outcome
+ * of each, run against a fresh (or given) engine state. See docs/capability-cases.md.
+ * @module
+ */
+import * as z from "zod";
+import { readJson, type Json } from "../json";
+import { initialState, type CapabilityEngineState } from "./state";
+import { capabilityEngineState } from "./state-codec";
+import { applyInPlace, capabilityOperation, operationName, type CapabilityOperation } from "./operation";
+import { capabilityEffectEnvelope } from "./wire-invocation";
+import { u64, variant } from "./wire-scalars";
+import { writeWireJson } from "./wire-json";
+
+/** Test-harness steps that reach states the public operations cannot reach quickly. */
+const harnessOperation = z.union([
+  variant("inject-effects", z.object({ count: z.number().int().min(0).max(1_000_000), effect: capabilityEffectEnvelope })),
+  variant(
+    "set-counters",
+    z
+      .object({
+        revision: u64,
+        current_tick: u64,
+        next_request_sequence: u64,
+        next_operation_id: u64,
+        next_effect_sequence: u64,
+        next_completion_sequence: u64,
+        next_audit_sequence: u64,
+        last_authority_sequence: u64,
+        last_provider_sequence: u64,
+        dropped_audit_events: u64,
+        revision_overflow_count: u64,
+        dropped_completions: u64,
+      })
+      .partial(),
+  ),
+]);
+
+const step = z.object({
+  op: z.union([capabilityOperation, harnessOperation]),
+  expect: z.unknown().optional(),
+  repeat: z.number().int().min(1).max(1_000_000).optional(),
+  note: z.string().optional(),
+});
+
+/** Contract of a scenario file. */
+export const capabilityScenario = z.object({
+  format: z.literal("capability-cases-v1"),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  initial_state: capabilityEngineState.optional(),
+  steps: z.array(step),
+});
+export type CapabilityScenario = z.output<typeof capabilityScenario>;
+
+/** A scenario that could not be read, with where it went wrong. */
+export interface ScenarioError {
+  code: "invalid-json" | "invalid-scenario";
+  message: string;
+}
+
+/** Reads and validates a scenario file. */
+export function parseScenario(input: Uint8Array | string): { ok: true; scenario: CapabilityScenario } | { ok: false; error: ScenarioError } {
+  const read = readJson(input, { integers: "bigint", maxBytes: 256 * 1024 * 1024, maxDepth: 64, domain: false });
+  if (!read.ok) {
+    const where = read.error.offset === undefined ? "" : ` at byte ${read.error.offset}`;
+    return { ok: false, error: { code: "invalid-json", message: `${read.error.code}${where}: ${read.error.message}` } };
+  }
+  const parsed = capabilityScenario.safeParse(read.value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((issue) => `at ${issue.path.length === 0 ? "<root>" : issue.path.join(".")}: ${issue.message}`);
+    return { ok: false, error: { code: "invalid-scenario", message: issues.join("\n") } };
+  }
+  return { ok: true, scenario: parsed.data };
+}
+
+/** One step's result in the report. */
+export interface StepReport {
+  index: number;
+  op: string;
+  repeat: number;
+  /** The outcome of the last repetition, in the wire encoding. */
+  actual: unknown;
+  /** null when the step had no expectation. */
+  matched: boolean | null;
+  /** Repetition (0-based) that first mismatched, when one did. */
+  first_mismatch?: number;
+  note?: string;
+}
+
+/** The document `toolgate capability` prints. */
+export interface ScenarioReport {
+  format: "capability-cases-v1-report";
+  name: string;
+  passed: boolean;
+  steps: number;
+  mismatches: number;
+  results: StepReport[];
+}
+
+// Integers compare by value whether they were read as number or bigint.
+function normalize(value: unknown): unknown {
+  if (typeof value === "number" && Number.isInteger(value)) return BigInt(value);
+  if (Array.isArray(value)) return value.map(normalize);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = normalize((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}
+
+/** True when `actual` (engine data) equals `expected` (read JSON) as JSON values. */
+export function sameJson(actual: unknown, expected: unknown): boolean {
+  return writeWireJson(normalize(roundTrip(actual))) === writeWireJson(normalize(expected));
+}
+
+// Engine data → JSON data (drops undefined, keeps bigints) so both sides look alike.
+function roundTrip(value: unknown): Json {
+  const read = readJson(writeWireJson(value), { integers: "bigint", maxBytes: 1024 * 1024 * 1024, maxDepth: 256, domain: false });
+  if (!read.ok) throw new Error(`engine produced unreadable JSON: ${read.error.message}`);
+  return read.value;
+}
+
+function applyHarness(state: CapabilityEngineState, operation: z.output<typeof harnessOperation>): unknown {
+  if ("inject-effects" in operation) {
+    const { count, effect } = operation["inject-effects"];
+    for (let i = 0; i < count; i++) state.effects.push(structuredClone(effect));
+    return { Ok: null };
+  }
+  const counters = operation["set-counters"];
+  for (const [name, value] of Object.entries(counters)) {
+    if (value === undefined) continue;
+    if (name === "last_provider_sequence") state.provider_runtime.last_sequence = value;
+    else (state as unknown as Record<string, bigint>)[name] = value;
+  }
+  return { Ok: null };
+}
+
+function isHarness(operation: unknown): operation is z.output<typeof harnessOperation> {
+  return typeof operation === "object" && operation !== null && ("inject-effects" in operation || "set-counters" in operation);
+}
+
+/** Runs a scenario from its initial state and compares every outcome. */
+export function runScenario(scenario: CapabilityScenario): { report: ScenarioReport; state: CapabilityEngineState } {
+  const state: CapabilityEngineState = scenario.initial_state === undefined ? initialState() : (structuredClone(scenario.initial_state) as CapabilityEngineState);
+  const results: StepReport[] = [];
+  let mismatches = 0;
+  scenario.steps.forEach((entry, index) => {
+    const repeat = entry.repeat ?? 1;
+    let actual: unknown = null;
+    let firstMismatch: number | undefined;
+    for (let i = 0; i < repeat; i++) {
+      actual = isHarness(entry.op) ? applyHarness(state, entry.op) : applyInPlace(state, entry.op as CapabilityOperation);
+      if (entry.expect !== undefined && firstMismatch === undefined && !sameJson(actual, entry.expect)) firstMismatch = i;
+    }
+    const matched = entry.expect === undefined ? null : firstMismatch === undefined;
+    if (matched === false) mismatches++;
+    const report: StepReport = { index, op: isHarness(entry.op) ? Object.keys(entry.op)[0] as string : operationName(entry.op as CapabilityOperation), repeat, actual, matched };
+    if (firstMismatch !== undefined) report.first_mismatch = firstMismatch;
+    if (entry.note !== undefined) report.note = entry.note;
+    results.push(report);
+  });
+  return {
+    report: { format: "capability-cases-v1-report", name: scenario.name, passed: mismatches === 0, steps: results.length, mismatches, results },
+    state,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Scalar wire contracts: exact u64 (bigint in memory, bare integers on the wire),
+ * usize counts, byte vectors, optional fields and bounded identifiers.
+ * @module
+ */
+import * as z from "zod";
+import {
+  TOOL_ACTOR_ID_MAX_BYTES,
+  TOOL_CAPABILITY_ID_MAX_BYTES,
+  TOOL_CONSUMER_ID_MAX_BYTES,
+  TOOL_PROVIDER_ID_MAX_BYTES,
+  TOOL_RESOURCE_SCOPE_ID_MAX_BYTES,
+  U64_MAX,
+} from "./limits";
+import { validateIdentifier } from "./text";
+import { writeWireJson } from "./wire-json";
+
+/** A u64: accepts a safe non-negative number or a bigint in range; yields a bigint. */
+export const u64 = z.union([z.number(), z.bigint()]).transform((value, ctx): bigint => {
+  if (typeof value === "number") {
+    if (Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  } else if (value >= 0n && value <= U64_MAX) return value;
+  ctx.addIssue({ code: "custom", message: "expected an integer in 0..=18446744073709551615" });
+  return z.NEVER;
+});
+
+/** A usize count; toolgate's counts are small, so a safe integer suffices. */
+export const usize = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** `Vec<u8>`: a JSON array of integers 0–255. */
+export const bytes = z.array(z.number().int().min(0).max(255));
+
+/** An `Option<T>` field: `null` or missing reads as `null`. */
+export function optional<S extends z.ZodType>(schema: S) {
+  return schema.nullable().optional().transform((value): z.output<S> | null => (value === undefined ? null : value));
+}
+
+function boundedId(field: string, max: number) {
+  return z.string().superRefine((value, ctx) => {
+    const error = validateIdentifier(field, value, max);
+    if (error !== null) ctx.addIssue({ code: "custom", message: `invalid ${field}: ${writeWireJson(error)}` });
+  });
+}
+
+/** `ToolActorId`. */
+export const toolActorId = boundedId("tool actor id", TOOL_ACTOR_ID_MAX_BYTES);
+/** `ConsumerId`. */
+export const consumerId = boundedId("tool consumer id", TOOL_CONSUMER_ID_MAX_BYTES);
+/** `ResourceScopeId`. */
+export const resourceScopeId = boundedId("tool resource scope id", TOOL_RESOURCE_SCOPE_ID_MAX_BYTES);
+/** `ToolProviderId`. */
+export const toolProviderId = boundedId("tool provider id", TOOL_PROVIDER_ID_MAX_BYTES);
+/** `ToolCapabilityId`. */
+export const toolCapabilityId = boundedId("tool capability id", TOOL_CAPABILITY_ID_MAX_BYTES);
+
+/**
+ * One struct variant of an externally tagged enum: an object with exactly that key.
+ * Serde refuses extra keys around the tag, hence `strict`.
+ */
+export function variant<K extends string, S extends z.ZodType>(name: K, schema: S) {
+  return z.object({ [name]: schema } as { [P in K]: S }).strict();
+}
