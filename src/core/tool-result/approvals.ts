@@ -1,0 +1,128 @@
+/**
+ * Approvals bound by digest to one call, one approver and one expiry, and the check that
+ * accepts only such an approval from an allow-listed approver.
+ * @module
+ */
+import {
+  APPROVAL_TTL_SECONDS,
+  DEFAULT_APPROVER_ID,
+  MAX_PORTABLE_UNIX_SECONDS,
+  type ApprovalMode,
+} from "./constants";
+import { approvalDigest, requestDigest } from "./digests";
+import { ToolResultUsageError, validateHostContext } from "./host-context";
+import { isBoundedIdentifier } from "./text-rules";
+import type { ToolSpec } from "./tool-spec";
+import type { Approval, HashFn, Principal, ToolCall } from "./types";
+import { isPortableTimepoint } from "./utc-time";
+import { sha256Hex } from "../json";
+
+/** An approver's decision, as a trusted review UI reports it. */
+export interface ApprovalDecision {
+  readonly approverId: string;
+  /** When the approver decided, in Unix seconds. */
+  readonly now: number;
+}
+
+/**
+ * A real approval from an approver's decision: bound to the current request by digest and
+ * valid for APPROVAL_TTL_SECONDS. Throws ToolResultUsageError on malformed host metadata.
+ */
+export function grantApproval(
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec,
+  decision: ApprovalDecision,
+  hash: HashFn = sha256Hex,
+): Approval {
+  validateHostContext(principal, call, decision.now);
+  if (!isPortableTimepoint(decision.now, true)) {
+    throw new ToolResultUsageError("HOST_CONTEXT_INVALID", "now is outside the portable UTC datetime range");
+  }
+  if (!isBoundedIdentifier(decision.approverId)) {
+    throw new ToolResultUsageError("HOST_CONTEXT_INVALID", "approver id must be a bounded, non-empty string");
+  }
+  const request = requestDigest(principal, call, spec, hash);
+  return {
+    approval_id: `approval-${call.call_id}`,
+    operation_id: call.operation_id,
+    call_id: call.call_id,
+    provider: call.provider,
+    api_family: call.api_family,
+    adapter_revision: call.adapter_revision,
+    idempotency_key: call.idempotency_key,
+    tool_name: call.name,
+    subject_id: principal.subject_id,
+    schema_version: spec.inputSchemaRevision,
+    approval_revision: spec.policyRevision,
+    approval_digest: approvalDigest(call, spec, request, decision.approverId, hash),
+    expires_at: decision.now + APPROVAL_TTL_SECONDS,
+    approver_id: decision.approverId,
+  };
+}
+
+/**
+ * The reference's `make_approval` for fixture modes: none → no approval; valid → a bound one;
+ * expired → expiring one second ago; mismatched → a zero digest. An unknown tool with a mode
+ * other than none is a usage error, as in the reference.
+ */
+export function makeApproval(
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec | undefined,
+  mode: ApprovalMode,
+  now: number,
+  hash: HashFn = sha256Hex,
+): Approval[] {
+  validateHostContext(principal, call, now);
+  if (mode === "none") return [];
+  if (spec === undefined) throw new ToolResultUsageError("APPROVAL_UNAVAILABLE", "an unknown tool cannot create approval");
+  const approval = grantApproval(principal, call, spec, { approverId: DEFAULT_APPROVER_ID, now }, hash);
+  if (mode === "expired") return [{ ...approval, expires_at: now - 1 }];
+  if (mode === "mismatched") return [{ ...approval, approval_digest: "0".repeat(64) }];
+  return [approval];
+}
+
+/**
+ * `true` when one approval is from an allow-listed approver, unexpired at `now`, and bound to
+ * this exact call, subject, contract and request digest.
+ */
+export function hasValidApproval(
+  approvals: readonly Approval[],
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec,
+  requestSha256: string,
+  now: number,
+  approvers: ReadonlySet<string>,
+  hash: HashFn,
+): boolean {
+  for (const approval of approvals) {
+    if (
+      !isBoundedIdentifier(approval.approval_id) ||
+      !isBoundedIdentifier(approval.approver_id) ||
+      !approvers.has(approval.approver_id) ||
+      !Number.isSafeInteger(approval.expires_at) ||
+      approval.expires_at <= now ||
+      approval.expires_at > MAX_PORTABLE_UNIX_SECONDS
+    ) {
+      continue;
+    }
+    if (
+      approval.operation_id === call.operation_id &&
+      approval.call_id === call.call_id &&
+      approval.provider === call.provider &&
+      approval.api_family === call.api_family &&
+      approval.adapter_revision === call.adapter_revision &&
+      approval.idempotency_key === call.idempotency_key &&
+      approval.tool_name === call.name &&
+      approval.subject_id === principal.subject_id &&
+      approval.schema_version === spec.inputSchemaRevision &&
+      approval.approval_revision === spec.policyRevision &&
+      approval.approval_digest === approvalDigest(call, spec, requestSha256, approval.approver_id, hash)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,231 @@
+/**
+ * The trusted dispatcher, split in two steps so an async handler can run between them:
+ * `beginDispatch` validates, binds, authorizes, deduplicates and approves; `completeDispatch`
+ * validates the handler's output, records the outcome and projects it. `dispatch` composes
+ * both synchronously and answers exactly like the reference.
+ * @module
+ */
+import type { JsonObject } from "../json";
+import { isOneOf, VALID_FAILURES, type Failure } from "./constants";
+import { hasValidApproval } from "./approvals";
+import { callFingerprint, memoizeHash, requestDigest, statusRef as makeStatusRef } from "./digests";
+import {
+  bindCallIdentity,
+  callJson,
+  idempotencyScope,
+  principalJson,
+  readRecord,
+  recordFromHandler,
+  recordMatches,
+  rememberUnknown,
+  unknownMatches,
+  unknownOutcome,
+  type InFlightRecord,
+  type UnknownOutcome,
+} from "./dispatcher-state";
+import type { ToolResultEngine } from "./engine";
+import type { ErrorCode } from "./error-catalog";
+import { ToolResultUsageError, validateHostContext } from "./host-context";
+import { validateHandlerResult } from "./output-contract";
+import { errorPackage, successPackage, type IdempotencyRecord } from "./packages";
+import { storeKey } from "./store";
+import { validateArguments, type ToolSpec } from "./tool-spec";
+import type { Approval, HandlerResult, HashFn, Principal, ResultPackage, ToolCall } from "./types";
+
+/** One dispatch request from the trusted host. */
+export interface DispatchRequest {
+  readonly principal: Principal;
+  readonly call: ToolCall;
+  readonly approvals?: readonly Approval[];
+  /** Unix seconds, supplied by the host. */
+  readonly now: number;
+  /** Failure injection for tests and fixtures. */
+  readonly failure?: Failure;
+  /** Overrides the engine's hash for this call (for example a memo shared with re-validation). */
+  readonly hash?: HashFn;
+}
+
+/** Everything the second step needs, as plain JSON. */
+export interface DispatchTicket {
+  readonly principal: JsonObject;
+  readonly call: JsonObject;
+  readonly tool: string;
+  readonly request_sha256: string;
+  readonly scope: string[] | null;
+  readonly status_ref: string | null;
+  readonly failure: Failure;
+  readonly now: number;
+}
+
+/** What the first step answers. */
+export type BeginDispatchResult =
+  | { readonly kind: "final"; readonly package: ResultPackage }
+  | { readonly kind: "execute"; readonly ticket: DispatchTicket }
+  | { readonly kind: "in_progress" };
+
+/** The handler's answer for {@link completeDispatch}: its result, or "threw". */
+export type HandlerOutcome = HandlerResult | "threw";
+
+const AFTER_COMMIT_FAILURES: ReadonlySet<Failure> = new Set(["timeout_after_commit", "timeout_after_commit_receipt_unavailable"]);
+const BEFORE_EXECUTE_FAILURES: ReadonlyMap<Failure, ErrorCode> = new Map<Failure, ErrorCode>([
+  ["timeout_before_execute", "TIMEOUT_BEFORE_EXECUTE"],
+  ["rate_limit", "RATE_LIMIT"],
+  ["tool_error", "TOOL_ERROR"],
+]);
+
+/** Step one: everything up to the handler call. Writes are marked in flight before `execute` is returned. */
+export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest): BeginDispatchResult {
+  const { principal, call, now } = request;
+  const failure = request.failure ?? "none";
+  const approvals = request.approvals ?? [];
+  const hash = memoizeHash(request.hash ?? engine.hash);
+  validateHostContext(principal, call, now);
+  if (!isOneOf(VALID_FAILURES, failure)) throw new ToolResultUsageError("FAILURE_NOT_APPLICABLE", `unknown failure: ${String(failure)}`);
+  const spec = engine.registry.get(call.name);
+  const fail = (code: ErrorCode, digest: string, statusRef: string | null = null): BeginDispatchResult => ({
+    kind: "final",
+    package: errorPackage(principal, call, spec, code, digest, now, hash, statusRef),
+  });
+  if (spec === undefined) return fail("UNKNOWN_TOOL", requestDigest(principal, call, undefined, hash));
+  // Arguments stay inside the JSON domain, so the digest is reproducible even when they are rejected.
+  const digest = requestDigest(principal, call, spec, hash);
+  if (!validateArguments(spec, call.arguments)) return fail("INVALID_ARGUMENTS", digest);
+  if (!bindCallIdentity(engine.store, principal, call, callFingerprint(call, digest, "dispatch", hash))) {
+    return fail("CALL_ID_CONFLICT", digest);
+  }
+  const ctx = { store: engine.store };
+  if (!spec.authorize(principal, call.arguments, ctx)) return fail("NOT_FOUND", digest);
+
+  let scope: string[] | null = null;
+  if (spec.risk === "write") {
+    if (!call.idempotency_key) return fail("IDEMPOTENCY_KEY_REQUIRED", digest);
+    scope = idempotencyScope(principal, call);
+    const key = storeKey(scope);
+    const record = readRecord<IdempotencyRecord>(engine.store, "idempotency_records", key);
+    if (record !== undefined) {
+      if (!recordMatches(record, call, spec, digest)) return fail("IDEMPOTENCY_CONFLICT", digest);
+      return { kind: "final", package: successPackage(principal, call, spec, record, "local_replay", hash) };
+    }
+    const uncertain = readRecord<UnknownOutcome>(engine.store, "uncertain_outcomes", key);
+    if (uncertain !== undefined) {
+      if (!unknownMatches(uncertain, call, spec, digest)) return fail("IDEMPOTENCY_CONFLICT", digest);
+      return fail("OUTCOME_UNKNOWN", digest, uncertain.status_ref);
+    }
+    const inFlight = readRecord<InFlightRecord>(engine.store, "in_flight", key);
+    if (inFlight !== undefined) {
+      // Never a second execution: the same request waits, a different one conflicts.
+      return unknownMatches(inFlight, call, spec, digest) ? { kind: "in_progress" } : fail("IDEMPOTENCY_CONFLICT", digest);
+    }
+    if (spec.businessRule !== undefined && !spec.businessRule(principal, call.arguments, ctx)) {
+      return fail("BUSINESS_RULE_VIOLATION", digest);
+    }
+    if (approvals.length === 0) return fail("APPROVAL_REQUIRED", digest);
+    if (!hasValidApproval(approvals, principal, call, spec, digest, now, engine.approvers, hash)) {
+      return fail("APPROVAL_INVALID", digest);
+    }
+  }
+
+  const injected = BEFORE_EXECUTE_FAILURES.get(failure);
+  if (injected !== undefined) return fail(injected, digest);
+  if (AFTER_COMMIT_FAILURES.has(failure) && spec.risk !== "write") {
+    throw new ToolResultUsageError("FAILURE_NOT_APPLICABLE", "timeout_after_commit applies only to write actions");
+  }
+  let statusRef: string | null = null;
+  if (scope !== null) {
+    statusRef = makeStatusRef(scope, digest, hash);
+    const inFlight: InFlightRecord = {
+      ...unknownOutcome(scope, call, spec, digest, statusRef),
+      principal: principalJson(principal),
+      call: callJson(call),
+    };
+    engine.store.put("in_flight", storeKey(scope), inFlight);
+  }
+  return {
+    kind: "execute",
+    ticket: {
+      principal: principalJson(principal),
+      call: callJson(call),
+      tool: spec.name,
+      request_sha256: digest,
+      scope,
+      status_ref: statusRef,
+      failure,
+      now,
+    },
+  };
+}
+
+function ticketSpec(engine: ToolResultEngine, ticket: DispatchTicket): ToolSpec {
+  const spec = engine.registry.get(ticket.tool);
+  if (spec === undefined) throw new Error(`ticket names a tool the registry does not hold: ${ticket.tool}`);
+  return spec;
+}
+
+/** Step two: validates the handler's outcome, records it, clears the in-flight mark and projects. */
+export function completeDispatch(
+  engine: ToolResultEngine,
+  ticket: DispatchTicket,
+  outcome: HandlerOutcome,
+  options: { readonly hash?: HashFn } = {},
+): ResultPackage {
+  const hash = memoizeHash(options.hash ?? engine.hash);
+  const spec = ticketSpec(engine, ticket);
+  const principal = ticket.principal as unknown as Principal;
+  const call = ticket.call as unknown as ToolCall;
+  const { scope, status_ref: statusRef, request_sha256: digest, now } = ticket;
+  const fail = (code: ErrorCode, ref: string | null): ResultPackage =>
+    errorPackage(principal, call, spec, code, digest, now, hash, ref);
+  const remember = (): void => {
+    if (scope !== null && statusRef !== null) rememberUnknown(engine.store, unknownOutcome(scope, call, spec, digest, statusRef));
+  };
+  if (scope !== null) engine.store.delete("in_flight", storeKey(scope));
+
+  if (outcome === "threw") {
+    // A write that threw may still have committed downstream: never report it as not started.
+    if (spec.risk === "write") {
+      remember();
+      return fail("OUTCOME_UNKNOWN", statusRef);
+    }
+    return fail("TOOL_ERROR", null);
+  }
+  if (validateHandlerResult(spec, call, outcome).length > 0) {
+    if (spec.risk === "write") remember();
+    return fail("OUTPUT_CONTRACT_VIOLATION", statusRef);
+  }
+  const record = recordFromHandler(spec, call, outcome, digest, statusRef);
+  if (scope !== null) {
+    const key = storeKey(scope);
+    if (AFTER_COMMIT_FAILURES.has(ticket.failure)) {
+      remember();
+      if (ticket.failure === "timeout_after_commit") engine.store.put("downstream_receipts", key, record);
+      return fail("OUTCOME_UNKNOWN", statusRef);
+    }
+    engine.store.put("downstream_receipts", key, record);
+    engine.store.put("idempotency_records", key, record);
+  }
+  return successPackage(principal, call, spec, record, "fresh", hash);
+}
+
+/** Runs a handler synchronously; a thrown error is "threw", and a promise is not a HandlerResult. */
+function runHandlerSync(spec: ToolSpec, engine: ToolResultEngine, args: JsonObject): HandlerOutcome {
+  try {
+    const result = spec.handler(args, { store: engine.store });
+    if (result instanceof Promise) {
+      // The sync path cannot wait; the output check reports it, and the rejection is absorbed here.
+      result.catch(() => undefined);
+    }
+    return result as HandlerResult;
+  } catch {
+    return "threw";
+  }
+}
+
+/** Both steps at once, for synchronous handlers: the reference's `Dispatcher.dispatch`. */
+export function dispatch(engine: ToolResultEngine, request: DispatchRequest): ResultPackage {
+  const hash = memoizeHash(request.hash ?? engine.hash);
+  const begun = beginDispatch(engine, { ...request, hash });
+  if (begun.kind === "final") return begun.package;
+  if (begun.kind === "in_progress") throw new Error("a synchronous dispatch found its own write still in flight");
+  const spec = ticketSpec(engine, begun.ticket);
+  return completeDispatch(engine, begun.ticket, runHandlerSync(spec, engine, request.call.arguments), { hash });
+}

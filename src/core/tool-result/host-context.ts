@@ -1,0 +1,84 @@
+/**
+ * Binding a model's proposal to trusted host metadata, and failing closed on malformed
+ * metadata before anything else runs.
+ * @module
+ */
+import { compareCodePoints } from "../json";
+import { expectedAdapterRevision, MAX_IDENTIFIER_CHARS, MAX_ROLES } from "./constants";
+import { isBoundedIdentifier } from "./text-rules";
+import type { ExecutionContext, ModelProposal, Principal, ToolCall } from "./types";
+import { isPortableTimepoint } from "./utc-time";
+
+/**
+ * Thrown when the trusted host hands the engine malformed metadata or an impossible request
+ * (a caller bug, never a model's doing). `code` is stable.
+ */
+export class ToolResultUsageError extends Error {
+  override readonly name = "ToolResultUsageError";
+  constructor(
+    readonly code: "HOST_CONTEXT_INVALID" | "APPROVAL_UNAVAILABLE" | "FAILURE_NOT_APPLICABLE" | "STATUS_QUERY_INVALID",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Model-controlled intent plus host-controlled correlation: the only way to make a ToolCall. */
+export function bindToolCall(proposal: ModelProposal, context: ExecutionContext): ToolCall {
+  return {
+    call_id: context.call_id,
+    operation_id: context.operation_id,
+    name: proposal.name,
+    arguments: proposal.arguments,
+    idempotency_key: context.idempotency_key,
+    provider: context.provider,
+    api_family: context.api_family,
+    response_id: context.response_id,
+    adapter_revision: context.adapter_revision,
+  };
+}
+
+function rolesAreCanonical(roles: unknown): boolean {
+  if (!Array.isArray(roles) || roles.length > MAX_ROLES) return false;
+  for (let i = 0; i < roles.length; i += 1) {
+    if (!isBoundedIdentifier(roles[i])) return false;
+    // Sorted and duplicate-free means strictly increasing in code-point order.
+    if (i > 0 && compareCodePoints(roles[i - 1] as string, roles[i] as string) >= 0) return false;
+  }
+  return true;
+}
+
+/** The reference's `validate_host_context` as a value: the first problem, or null. */
+export function checkHostContext(principal: Principal, call: ToolCall, now: number): string | null {
+  if (!isPortableTimepoint(now)) return "now is outside the portable UTC datetime range";
+  const fields: Array<[string, unknown]> = [
+    ["principal.tenant_id", principal.tenant_id],
+    ["principal.subject_id", principal.subject_id],
+    ["call.call_id", call.call_id],
+    ["call.operation_id", call.operation_id],
+    ["call.name", call.name],
+    ["call.provider", call.provider],
+    ["call.api_family", call.api_family],
+    ["call.response_id", call.response_id],
+    ["call.adapter_revision", call.adapter_revision],
+  ];
+  for (const [label, value] of fields) {
+    if (!isBoundedIdentifier(value)) return `${label} must contain 1..${MAX_IDENTIFIER_CHARS} characters`;
+  }
+  if (!rolesAreCanonical(principal.roles)) {
+    return "principal.roles must be a bounded, sorted, duplicate-free tuple of strings";
+  }
+  if (call.idempotency_key !== null && !isBoundedIdentifier(call.idempotency_key)) {
+    return `call.idempotency_key must be null or contain 1..${MAX_IDENTIFIER_CHARS} characters`;
+  }
+  if (expectedAdapterRevision(call.provider, call.api_family) !== call.adapter_revision) {
+    return "call provider profile/adapter revision is not registered";
+  }
+  return null;
+}
+
+/** Throws ToolResultUsageError when the host metadata is malformed. */
+export function validateHostContext(principal: Principal, call: ToolCall, now: number): void {
+  const problem = checkHostContext(principal, call, now);
+  if (problem !== null) throw new ToolResultUsageError("HOST_CONTEXT_INVALID", problem);
+}

@@ -1,0 +1,58 @@
+/**
+ * Tool Result v2: the trusted dispatcher between a model's proposed tool call and the tool,
+ * with bound approvals, idempotency, unknown-outcome reconciliation and dual projections.
+ * @module
+ */
+export * from "./constants";
+export { ERROR_CATALOG, RETRYABLE_CODES, isErrorCode, type ErrorCode, type ErrorPolicy } from "./error-catalog";
+export type * from "./types";
+export { bindToolCall, checkHostContext, validateHostContext, ToolResultUsageError } from "./host-context";
+export {
+  createRegistry,
+  defineTool,
+  validateArguments,
+  type ArgumentRule,
+  type OutputRule,
+  type RuleType,
+  type ToolContext,
+  type ToolRegistry,
+  type ToolSpec,
+} from "./tool-spec";
+export { createDemoRegistry, createRefundDraftTool, DEMO_ORDERS, getOrderTool, SIDE_EFFECT_COUNTER } from "./demo-registry";
+export {
+  approvalDigest,
+  callBindingDigest,
+  callFingerprint,
+  memoizeHash,
+  principalRef,
+  requestDigest,
+  statusRef,
+  toolContract,
+} from "./digests";
+export { grantApproval, hasValidApproval, makeApproval, type ApprovalDecision } from "./approvals";
+export { InMemoryToolResultStore, storeKey, type StoreTable, type ToolResultStore } from "./store";
+export { createEngine, sideEffectCount, type EngineOptions, type ToolResultEngine } from "./engine";
+export {
+  beginDispatch,
+  completeDispatch,
+  dispatch,
+  type BeginDispatchResult,
+  type DispatchRequest,
+  type DispatchTicket,
+  type HandlerOutcome,
+} from "./dispatcher";
+export { queryStatus, recoverInFlight, type RecoveredWrite, type StatusQuery } from "./query-status";
+export { findForbiddenKey, isHandlerResult, jsonDepth, validateHandlerResult } from "./output-contract";
+export { errorPackage, successPackage, type IdempotencyRecord } from "./packages";
+export { validateResult, validateResultSet } from "./validate-result";
+export { modelResultSchema, protectedAuditSchema, resultPackageSchema } from "./package-contract";
+export {
+  parseToolCasesFixture,
+  toolCasesFixtureSchema,
+  type FixtureCase,
+  type FixtureParseResult,
+  type FixtureStep,
+  type ToolCasesFixture,
+} from "./fixture-contract";
+export { loadToolCasesFixture, type FixtureLoadResult } from "./load-fixture";
+export { pyJsonEquals, runFixture, type FixtureRun, type RunFixtureOptions, type RunFixtureResult, type StepRecord } from "./run-fixture";

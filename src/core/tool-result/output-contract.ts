@@ -1,0 +1,115 @@
+/**
+ * Output-contract validation of raw handler results, before either projection exists:
+ * registry metadata, exact fields, JSON domain, sensitive/control keys, size, depth, rules.
+ * @module
+ */
+import { canonicalJson, checkJsonDomain, codePointLength, type Json } from "../json";
+import { SENSITIVE_OR_CONTROL_KEYS } from "./constants";
+import { pySortedListRepr } from "./python-repr";
+import { hasRuleType, type OutputRule, type ToolSpec } from "./tool-spec";
+import { isNonemptyString, isPlainObject } from "./text-rules";
+import type { HandlerResult, ToolCall } from "./types";
+import { isRfc3339UtcSecond } from "./utc-time";
+
+/** Nesting depth as the reference counts it: a scalar is 0, `{}` is 1. */
+export function jsonDepth(value: unknown): number {
+  let inner = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) inner = Math.max(inner, jsonDepth(item));
+    return 1 + inner;
+  }
+  if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) inner = Math.max(inner, jsonDepth(value[key]));
+    return 1 + inner;
+  }
+  return 0;
+}
+
+/** Path of the first key (depth first) that names a credential or a host control field, or null. */
+export function findForbiddenKey(value: unknown, path = "data"): string | null {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const found = findForbiddenKey(value[i], `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+  } else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) {
+      if (SENSITIVE_OR_CONTROL_KEYS.has(key.toLowerCase().replaceAll("-", "_"))) return `${path}.${key}`;
+      const found = findForbiddenKey(value[key], `${path}.${key}`);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+const HANDLER_FIELDS = new Set(["data", "producer_revision", "resource_revision", "observed_at", "downstream_request_id", "receipt_id"]);
+
+/** `true` when `raw` has the HandlerResult shape (the reference's `isinstance(raw, HandlerResult)`). */
+export function isHandlerResult(raw: unknown): raw is HandlerResult {
+  if (!isPlainObject(raw) || !Object.keys(raw).every((key) => HANDLER_FIELDS.has(key))) return false;
+  const optionalText = (v: unknown): boolean => v === undefined || v === null || typeof v === "string";
+  return (
+    Object.hasOwn(raw, "data") &&
+    Object.hasOwn(raw, "producer_revision") &&
+    Object.hasOwn(raw, "resource_revision") &&
+    Object.hasOwn(raw, "observed_at") &&
+    optionalText(raw["downstream_request_id"]) &&
+    optionalText(raw["receipt_id"])
+  );
+}
+
+function checkRule(name: string, rule: OutputRule, value: Json, call: ToolCall, errors: string[]): void {
+  if (!hasRuleType(value, rule.type)) {
+    errors.push(`data.${name} typedoes not match`);
+    return;
+  }
+  if (typeof value === "string") {
+    const length = codePointLength(value);
+    if (rule.minLength !== undefined && length < rule.minLength) errors.push(`data.${name} is too short`);
+    if (rule.maxLength !== undefined && length > rule.maxLength) errors.push(`data.${name} is too long`);
+    if (rule.enum !== undefined && !rule.enum.includes(value)) errors.push(`data.${name} is not in the enumeration`);
+    if (rule.pattern !== undefined && !rule.pattern.test(value)) errors.push(`data.${name} does not match the required format`);
+  }
+  if (rule.equalsArgument !== undefined) {
+    const bound = Object.hasOwn(call.arguments, rule.equalsArgument) ? call.arguments[rule.equalsArgument] : undefined;
+    // Output fields bound to arguments are strings in every registered tool, so === is Python's ==.
+    if (value !== bound) errors.push(`data.${name} is not bound to input argument ${rule.equalsArgument}`);
+  }
+}
+
+/** The reference's `validate_handler_result`: every problem, in its order. Empty means valid. */
+export function validateHandlerResult(spec: ToolSpec, call: ToolCall, raw: unknown): string[] {
+  const errors: string[] = [];
+  if (!isHandlerResult(raw)) return ["handler must return HandlerResult, not an arbitrary mapping"];
+  if (raw.producer_revision !== spec.producerRevision) errors.push("producer_revision andregistryis inconsistent");
+  if (raw.resource_revision !== null && !isNonemptyString(raw.resource_revision)) {
+    errors.push("resource_revision must be null or non-emptystring");
+  }
+  if (!isRfc3339UtcSecond(raw.observed_at)) errors.push("observed_at must be a UTC RFC 3339 timestamp with second precision");
+  const data = raw.data;
+  if (!isPlainObject(data)) {
+    errors.push("handler data must be an object");
+    return errors;
+  }
+  const expected = Object.keys(spec.output);
+  const actual = Object.keys(data);
+  if (actual.length !== expected.length || !expected.every((key) => Object.hasOwn(data, key))) {
+    const missing = expected.filter((key) => !Object.hasOwn(data, key));
+    const extra = actual.filter((key) => !Object.hasOwn(spec.output, key));
+    errors.push(`output fields do not match: missing=${pySortedListRepr(missing)}, extra=${pySortedListRepr(extra)}`);
+    return errors;
+  }
+  // Check the bounded JSON domain before the recursive scans, so hostile nesting cannot overflow them.
+  const domain = checkJsonDomain(data);
+  if (domain !== null) {
+    errors.push(`output is outside the supported JSON domain: ${domain.replace(/^\$/, "data")}`);
+    return errors;
+  }
+  const forbidden = findForbiddenKey(data);
+  if (forbidden !== null) errors.push(`output contains sensitive or control fields: ${forbidden}`);
+  const bytes = new TextEncoder().encode(canonicalJson(data)).length;
+  if (bytes > spec.maxOutputBytes) errors.push(`output exceeds ${spec.maxOutputBytes} bytes`);
+  if (jsonDepth(data) > spec.maxOutputDepth) errors.push(`output depth exceeds ${spec.maxOutputDepth}`);
+  for (const name of expected) checkRule(name, spec.output[name] as OutputRule, data[name] as Json, call, errors);
+  return errors;
+}

@@ -1,0 +1,138 @@
+/**
+ * Building the dual projection: the model-visible `model_result` and the protected audit that
+ * binds it, by digest, to the request, the call and the downstream evidence.
+ * @module
+ */
+import { canonicalJson, type Json, type JsonObject } from "../json";
+import {
+  AUDIT_SCHEMA_VERSION,
+  DISPATCHER_REVISION,
+  DISPATCHER_SOURCE_LABEL,
+  MODEL_RESULT_SCHEMA_VERSION,
+  type Delivery,
+} from "./constants";
+import { callBindingDigest, principalRef, toolContract } from "./digests";
+import { ERROR_CATALOG, type ErrorCode } from "./error-catalog";
+import type { ToolSpec } from "./tool-spec";
+import type { Downstream, HashFn, Principal, ResultPackage, ToolCall } from "./types";
+import { formatUtcSecond } from "./utc-time";
+
+/** A committed result as the idempotency table keeps it (plain JSON). */
+export interface IdempotencyRecord {
+  readonly [key: string]: Json;
+  readonly request_sha256: string;
+  readonly provider: string;
+  readonly api_family: string;
+  readonly adapter_revision: string;
+  readonly data: Json;
+  readonly source_label: string;
+  readonly producer_revision: string;
+  readonly resource_revision: string | null;
+  readonly observed_at: string;
+  readonly output_schema_revision: string;
+  readonly effect_revision: string;
+  readonly handler_revision: string;
+  readonly downstream_request_id: string | null;
+  readonly receipt_id: string | null;
+  readonly status_ref: string | null;
+}
+
+/** Wraps a model result with its audit record. `result_sha256` is taken over the model result. */
+export function buildPackage(
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec | undefined,
+  modelResult: JsonObject,
+  requestSha256: string,
+  downstream: Downstream,
+  hash: HashFn,
+): ResultPackage {
+  const resultSha256 = hash(canonicalJson(modelResult));
+  const bound = { request_id: downstream.request_id, receipt_id: downstream.receipt_id, status_ref: downstream.status_ref };
+  const audit: JsonObject = {
+    schema_version: AUDIT_SCHEMA_VERSION,
+    visibility: "protected_audit",
+    operation_id: call.operation_id,
+    principal_ref: principalRef(principal, hash),
+    provider_context: {
+      provider: call.provider,
+      api_family: call.api_family,
+      response_id: call.response_id,
+      call_id: call.call_id,
+      adapter_revision: call.adapter_revision,
+    },
+    tool_contract: toolContract(spec, call.name),
+    binding: {
+      request_sha256: requestSha256,
+      result_sha256: resultSha256,
+      call_binding_sha256: callBindingDigest(principal, call, spec, requestSha256, resultSha256, bound, hash),
+    },
+    downstream: bound,
+    redactions: [],
+  };
+  return { model_result: modelResult, protected_audit: audit };
+}
+
+/** A succeeded package from a committed record; the data is marked untrusted. */
+export function successPackage(
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec,
+  record: IdempotencyRecord,
+  delivery: Delivery,
+  hash: HashFn,
+): ResultPackage {
+  const modelResult: JsonObject = {
+    schema_version: MODEL_RESULT_SCHEMA_VERSION,
+    status: "succeeded",
+    // Records are never mutated in place, so sharing `data` with the store is safe.
+    data: record.data,
+    error: null,
+    execution: { outcome: "committed", delivery, complete: true, truncated: false },
+    provenance: {
+      source_label: record.source_label,
+      producer_revision: record.producer_revision,
+      resource_revision: record.resource_revision,
+      observed_at: record.observed_at,
+      trust: "untrusted_data",
+    },
+  };
+  const downstream = { request_id: record.downstream_request_id, receipt_id: record.receipt_id, status_ref: record.status_ref };
+  return buildPackage(principal, call, spec, modelResult, record.request_sha256, downstream, hash);
+}
+
+/** A failed or unknown package carrying one catalog entry; the dispatcher is its trusted source. */
+export function errorPackage(
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec | undefined,
+  code: ErrorCode,
+  requestSha256: string,
+  now: number,
+  hash: HashFn,
+  statusRef: string | null = null,
+): ResultPackage {
+  const policy = ERROR_CATALOG[code];
+  const modelResult: JsonObject = {
+    schema_version: MODEL_RESULT_SCHEMA_VERSION,
+    status: policy.outcome === "unknown" ? "unknown" : "failed",
+    data: null,
+    error: {
+      code,
+      category: policy.category,
+      safe_message: policy.safe_message,
+      recovery: policy.recovery,
+      retry_after_ms: policy.retry_after_ms,
+    },
+    execution: { outcome: policy.outcome, delivery: "fresh", complete: true, truncated: false },
+    provenance: {
+      source_label: DISPATCHER_SOURCE_LABEL,
+      producer_revision: DISPATCHER_REVISION,
+      resource_revision: null,
+      observed_at: formatUtcSecond(now),
+      trust: "trusted_control",
+    },
+  };
+  const downstream = { request_id: null, receipt_id: null, status_ref: statusRef };
+  return buildPackage(principal, call, spec, modelResult, requestSha256, downstream, hash);
+}

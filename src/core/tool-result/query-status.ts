@@ -1,0 +1,104 @@
+/**
+ * Observing and reconciling a write whose outcome is unknown, without ever running its handler
+ * again; and recovering writes left in flight by a restart.
+ * @module
+ */
+import { callFingerprint, memoizeHash, requestDigest } from "./digests";
+import {
+  bindCallIdentity,
+  readRecord,
+  recordMatches,
+  rememberUnknown,
+  unknownMatches,
+  type InFlightRecord,
+  type UnknownOutcome,
+} from "./dispatcher-state";
+import type { ToolResultEngine } from "./engine";
+import type { ErrorCode } from "./error-catalog";
+import { ToolResultUsageError, validateHostContext } from "./host-context";
+import { errorPackage, successPackage, type IdempotencyRecord } from "./packages";
+import { storeKey } from "./store";
+import { validateArguments } from "./tool-spec";
+import type { HashFn, Principal, ResultPackage, ToolCall } from "./types";
+
+const STATUS_REF_PATTERN = /^status_[0-9a-f]{32}$/;
+const HEX64_PATTERN = /^[0-9a-f]{64}$/;
+
+/** A status query: the call that asks, the status reference, and the request digest it expects. */
+export interface StatusQuery {
+  readonly principal: Principal;
+  readonly call: ToolCall;
+  readonly status_ref: string;
+  readonly expected_request_sha256: string;
+  readonly now: number;
+  readonly hash?: HashFn;
+}
+
+/** The reference's `query_operation_status`: reconcile a prior unknown write from its receipt. */
+export function queryStatus(engine: ToolResultEngine, query: StatusQuery): ResultPackage {
+  const { principal, call, now, status_ref: statusRef } = query;
+  const hash = memoizeHash(query.hash ?? engine.hash);
+  validateHostContext(principal, call, now);
+  if (!STATUS_REF_PATTERN.test(statusRef) || !HEX64_PATTERN.test(query.expected_request_sha256)) {
+    throw new ToolResultUsageError("STATUS_QUERY_INVALID", "status query correlationfieldsformat is invalid");
+  }
+  const spec = engine.registry.get(call.name);
+  const digest = requestDigest(principal, call, spec, hash);
+  const fail = (code: ErrorCode, ref: string | null = null): ResultPackage =>
+    errorPackage(principal, call, spec, code, digest, now, hash, ref);
+  if (spec === undefined) return fail("UNKNOWN_TOOL");
+  if (!validateArguments(spec, call.arguments)) return fail("INVALID_ARGUMENTS");
+  // A status query is its own purpose: reusing the dispatch's call id conflicts, and that wins over NOT_FOUND.
+  if (!bindCallIdentity(engine.store, principal, call, callFingerprint(call, digest, "query_status", hash))) {
+    return fail("CALL_ID_CONFLICT");
+  }
+  if (!spec.authorize(principal, call.arguments, { store: engine.store })) return fail("NOT_FOUND");
+  const unknown = readRecord<UnknownOutcome>(engine.store, "status_refs", statusRef);
+  if (unknown === undefined || unknown.scope[0] !== principal.tenant_id || unknown.scope[1] !== principal.subject_id) {
+    return fail("NOT_FOUND");
+  }
+  if (call.idempotency_key === null) return fail("STATUS_CONFLICT", statusRef);
+  const scope = [principal.tenant_id, principal.subject_id, call.name, call.idempotency_key];
+  const key = storeKey(scope);
+  if (
+    query.expected_request_sha256 !== digest ||
+    storeKey(unknown.scope) !== key ||
+    !unknownMatches(unknown, call, spec, digest)
+  ) {
+    return fail("STATUS_CONFLICT", statusRef);
+  }
+  const receipt = readRecord<IdempotencyRecord>(engine.store, "downstream_receipts", key);
+  if (receipt === undefined) return fail("OUTCOME_UNKNOWN", statusRef);
+  if (!recordMatches(receipt, call, spec, digest) || receipt.status_ref !== statusRef) return fail("STATUS_CONFLICT", statusRef);
+  engine.store.put("idempotency_records", key, receipt);
+  engine.store.delete("uncertain_outcomes", key);
+  return successPackage(principal, call, spec, receipt, "receipt_reconciled", hash);
+}
+
+/** One write recovered from the in-flight table. */
+export interface RecoveredWrite {
+  readonly status_ref: string;
+  readonly scope: string[];
+  /** The OUTCOME_UNKNOWN package its caller should have received. */
+  readonly package: ResultPackage;
+}
+
+/**
+ * After a restart, every write still marked in flight becomes an unknown outcome with its status
+ * reference: it may have committed, so it is never executed a second time.
+ */
+export function recoverInFlight(engine: ToolResultEngine, now: number, options: { readonly hash?: HashFn } = {}): RecoveredWrite[] {
+  const hash = memoizeHash(options.hash ?? engine.hash);
+  const recovered: RecoveredWrite[] = [];
+  for (const [key, value] of engine.store.entries("in_flight")) {
+    const record = value as InFlightRecord;
+    rememberUnknown(engine.store, record);
+    engine.store.delete("in_flight", key);
+    const principal = record.principal as unknown as Principal;
+    const call = record.call as unknown as ToolCall;
+    const spec = engine.registry.get(call.name);
+    const pkg = errorPackage(principal, call, spec, "OUTCOME_UNKNOWN", record.request_sha256, now, hash, record.status_ref);
+    recovered.push({ status_ref: record.status_ref, scope: [...record.scope], package: pkg });
+  }
+  return recovered;
+}

@@ -1,0 +1,112 @@
+/**
+ * Tool specifications: what a registered tool accepts, what it may return, which revisions
+ * bind its results, and the host-side checks that run before its handler.
+ * @module
+ */
+import { codePointLength, PyFloat, pyStrip, type Json, type JsonObject } from "../json";
+import { checkJsonDomain } from "../json";
+import type { HandlerResult, Principal } from "./types";
+import type { ToolResultStore } from "./store";
+
+/** Python type names the rules check with `type(v) is T` (so `true` is not an int, `1.0` is not an int). */
+export type RuleType = "str" | "int" | "float" | "bool";
+
+/** One argument's rule. String lengths count code points; `minLength` applies after Python's strip. */
+export interface ArgumentRule {
+  readonly type: RuleType;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly enum?: readonly string[];
+}
+
+/** One output field's rule. `equalsArgument` binds the field to the call's argument of that name. */
+export interface OutputRule {
+  readonly type: RuleType;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly enum?: readonly string[];
+  /** Must match the whole string (Python `fullmatch`). */
+  readonly pattern?: RegExp;
+  readonly equalsArgument?: string;
+}
+
+/** What a tool's checks and handler may consult besides the arguments. */
+export interface ToolContext {
+  readonly store: ToolResultStore;
+}
+
+/** A registered tool. Built with {@link defineTool}. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly inputSchemaRevision: string;
+  /** The policy revision, bound into approvals. */
+  readonly policyRevision: string;
+  readonly risk: "read" | "write";
+  readonly arguments: Readonly<Record<string, ArgumentRule>>;
+  readonly outputSchemaRevision: string;
+  readonly output: Readonly<Record<string, OutputRule>>;
+  readonly maxOutputBytes: number;
+  readonly maxOutputDepth: number;
+  readonly effectRevision: string;
+  readonly handlerRevision: string;
+  readonly producerLabel: string;
+  readonly producerRevision: string;
+  readonly timeoutMs: number;
+  /** Resource check; false answers NOT_FOUND so a caller cannot tell "absent" from "not yours". */
+  readonly authorize: (principal: Principal, args: JsonObject, ctx: ToolContext) => boolean;
+  /** Optional business rule for writes; false answers BUSINESS_RULE_VIOLATION. */
+  readonly businessRule?: (principal: Principal, args: JsonObject, ctx: ToolContext) => boolean;
+  readonly handler: (args: JsonObject, ctx: ToolContext) => HandlerResult | Promise<HandlerResult>;
+}
+
+/** Registered tools by name. */
+export type ToolRegistry = ReadonlyMap<string, ToolSpec>;
+
+/** Declares a tool; freezes it so a registry cannot drift after digests were bound to it. */
+export function defineTool(spec: ToolSpec): ToolSpec {
+  return Object.freeze({ ...spec, arguments: Object.freeze({ ...spec.arguments }), output: Object.freeze({ ...spec.output }) });
+}
+
+/** Builds a registry keyed by tool name; duplicate names are a bug. */
+export function createRegistry(tools: readonly ToolSpec[]): ToolRegistry {
+  const registry = new Map<string, ToolSpec>();
+  for (const tool of tools) {
+    if (registry.has(tool.name)) throw new Error(`duplicate tool name: ${tool.name}`);
+    registry.set(tool.name, tool);
+  }
+  return registry;
+}
+
+/** Python `type(value) is T` for the rule types. */
+export function hasRuleType(value: unknown, type: RuleType): boolean {
+  switch (type) {
+    case "str":
+      return typeof value === "string";
+    case "bool":
+      return typeof value === "boolean";
+    case "int":
+      return typeof value === "number" && Number.isInteger(value);
+    case "float":
+      return value instanceof PyFloat || (typeof value === "number" && !Number.isInteger(value));
+  }
+}
+
+/** The reference's `_validate_arguments`: exact names, JSON domain, type, stripped/raw lengths, enum. */
+export function validateArguments(spec: ToolSpec, args: Json): boolean {
+  if (typeof args !== "object" || args === null || Array.isArray(args) || args instanceof PyFloat) return false;
+  const names = Object.keys(spec.arguments);
+  const given = Object.keys(args);
+  if (given.length !== names.length || !names.every((name) => Object.hasOwn(args, name))) return false;
+  if (checkJsonDomain(args) !== null) return false;
+  for (const name of names) {
+    const rule = spec.arguments[name] as ArgumentRule;
+    const value = args[name];
+    if (!hasRuleType(value, rule.type)) return false;
+    if (typeof value === "string") {
+      if (rule.minLength !== undefined && codePointLength(pyStrip(value)) < rule.minLength) return false;
+      if (rule.maxLength !== undefined && codePointLength(value) > rule.maxLength) return false;
+      if (rule.enum !== undefined && !rule.enum.includes(value)) return false;
+    }
+  }
+  return true;
+}
