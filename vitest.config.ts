@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { downstreamStub } from "./test/worker/downstream-stub";
 
 export default defineConfig({
   test: {
@@ -12,7 +13,15 @@ export default defineConfig({
         },
       },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: { TOOLGATE_ADMIN_TOKEN: "test-admin-token-0123456789" },
+              serviceBindings: { DOWNSTREAM: downstreamStub },
+            },
+          }),
+        ],
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
@@ -20,11 +29,12 @@ export default defineConfig({
       },
       {
         test: {
-          name: "browser",
+          name: "blackbox",
           environment: "node",
-          include: ["test/browser/**/*.test.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          include: ["test/blackbox/**/*.test.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
         },
       },
     ],

@@ -1,10 +1,9 @@
-import { Hono } from "hono";
-import type { Env } from "./env";
+/**
+ * The toolgate Worker: the Hono app and the per-consumer Durable Object.
+ * @module
+ */
+import { app } from "./app";
 
-export { ConsumerObject } from "./consumer";
-
-const app = new Hono<{ Bindings: Env }>();
-
-app.get("/healthz", (c) => c.json({ ok: true }));
+export { ConsumerObject } from "./object/consumer-object";
 
 export default app;

@@ -1,0 +1,45 @@
+import { Hono } from "hono";
+import "./contracts/problem";
+import type { Env } from "./env";
+import { openApiDocument, type OperationDoc } from "./openapi";
+import { problem, problemResponse } from "./problem";
+import { adminOperations, adminRoutes } from "./routes/admin";
+import { approvalOperations, approvalRoutes } from "./routes/approvals";
+import { auditOperations, auditRoutes } from "./routes/audit";
+import { toolCallOperations, toolCallRoutes } from "./routes/tool-calls";
+
+/** The gate's version, shown in the OpenAPI document. */
+export const GATE_VERSION = "0.1.0";
+
+const operations: readonly OperationDoc[] = [
+  { method: "get", path: "/healthz", summary: "Liveness.", auth: "none", response: { status: 200, description: "`{\"ok\":true}`" }, problems: [] },
+  { method: "get", path: "/v1/openapi.json", summary: "This document.", auth: "none", response: { status: 200, description: "OpenAPI 3.1." }, problems: [] },
+  ...adminOperations,
+  ...toolCallOperations,
+  ...approvalOperations,
+  ...auditOperations,
+];
+
+let openApiText: string | undefined;
+
+/** The Hono app: each plane mounts its own route module. */
+export const app = new Hono<{ Bindings: Env }>();
+
+app.get("/healthz", (c) => c.json({ ok: true }));
+app.get("/v1/openapi.json", () => {
+  openApiText ??= JSON.stringify(openApiDocument(operations, GATE_VERSION));
+  return new Response(openApiText, { headers: { "content-type": "application/json" } });
+});
+app.route("/", adminRoutes);
+app.route("/", toolCallRoutes);
+app.route("/", approvalRoutes);
+app.route("/", auditRoutes);
+
+app.notFound(() => problemResponse(problem("NOT_FOUND", "No such route.")));
+app.onError((error) => {
+  // Never log request data: only the error's class and message (messages carry no secrets or arguments).
+  const name = error instanceof Error ? error.name : "non-error";
+  const message = error instanceof Error ? error.message.slice(0, 200) : "";
+  console.error(`toolgate: unhandled ${name}: ${message}`);
+  return problemResponse(problem("INTERNAL", "An internal error occurred."));
+});

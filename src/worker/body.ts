@@ -1,0 +1,78 @@
+import type * as z from "zod";
+import { readJson } from "../core/json";
+import { problem } from "./problem";
+import { fail, ok, type Outcome } from "./result";
+
+/** Default cap on a request body, in bytes. */
+export const MAX_BODY_BYTES = 65_536;
+
+/**
+ * Reads at most `maxBytes` of a request body, refusing (without buffering the rest) anything
+ * larger; `Content-Length` is checked first so an honest oversized request costs nothing.
+ */
+export async function readCappedBytes(request: Request | Response, maxBytes: number): Promise<Outcome<Uint8Array>> {
+  const tooLarge = problem("BODY_TOO_LARGE", `The body exceeds ${maxBytes} bytes.`);
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) return fail(tooLarge);
+  if (request.body === null) return ok(new Uint8Array(0));
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      return fail(tooLarge);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1 && chunks[0] !== undefined) return ok(chunks[0]);
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return ok(bytes);
+}
+
+function isJsonMediaType(value: string | null): boolean {
+  if (value === null) return false;
+  const type = value.split(";")[0]?.trim().toLowerCase();
+  return type === "application/json";
+}
+
+/** Turns zod issues into one short, path-qualified detail line (no values echoed). */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length === 0 ? "$" : `$.${issue.path.join(".")}`}: ${issue.message}`)
+    .join("; ");
+}
+
+/**
+ * The one way a route reads an untrusted body: media type, size cap, no BOM, the strict JSON
+ * reader, then one zod contract.
+ */
+export async function readBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+  maxBytes: number = MAX_BODY_BYTES,
+): Promise<Outcome<z.output<S>>> {
+  if (!isJsonMediaType(request.headers.get("content-type"))) {
+    return fail(problem("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json."));
+  }
+  const bytes = await readCappedBytes(request, maxBytes);
+  if (!bytes.ok) return bytes;
+  const raw = bytes.value;
+  if (raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) {
+    return fail(problem("INVALID_JSON", "The body starts with a byte order mark."));
+  }
+  const read = readJson(raw, { maxBytes });
+  if (!read.ok) return fail(problem("INVALID_JSON", `${read.error.code}: ${read.error.message}`));
+  const parsed = schema.safeParse(read.value);
+  if (!parsed.success) return fail(problem("INVALID_REQUEST", describeIssues(parsed.error)));
+  return ok(parsed.data);
+}

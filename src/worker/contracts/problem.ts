@@ -1,0 +1,14 @@
+import * as z from "zod";
+import { PROBLEM_STATUS, type ProblemCode } from "../problem";
+import { httpSchemas } from "./registry";
+
+/** RFC 9457 problem details with toolgate's stable `code`. */
+export const ProblemDetails = z
+  .strictObject({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]),
+    detail: z.string(),
+  })
+  .register(httpSchemas, { id: "ProblemDetails" });

@@ -1,0 +1,82 @@
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/**
+ * Every HTTP-level error code and its status. A code without a status does not compile.
+ * Model-level failures (`APPROVAL_REQUIRED`, `NOT_FOUND` of a tool call, …) are not here:
+ * they are `200` answers carrying a `model_result`.
+ */
+export const PROBLEM_STATUS = {
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  BODY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INVALID_JSON: 400,
+  INVALID_REQUEST: 400,
+  INVALID_HOST_CONTEXT: 400,
+  INVALID_PROVIDER_ITEM: 400,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  APPROVAL_ALREADY_DECIDED: 409,
+  APPROVAL_EXPIRED: 409,
+  APPROVER_NOT_ALLOWED: 403,
+  SELF_APPROVAL_FORBIDDEN: 403,
+  CONSUMER_NOT_CONFIGURED: 409,
+  ADMIN_NOT_CONFIGURED: 503,
+  INTERNAL: 500,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+/** A stable HTTP error code of the gate. */
+export type ProblemCode = keyof typeof PROBLEM_STATUS;
+
+/** An expected failure as a value; only this module turns it into HTTP. */
+export interface Problem {
+  code: ProblemCode;
+  detail: string;
+  /** Seconds for a `Retry-After` header (in-progress answers). */
+  retryAfterSeconds?: number;
+}
+
+const TITLES: Record<ProblemCode, string> = {
+  UNAUTHENTICATED: "Unauthorized",
+  FORBIDDEN: "Forbidden",
+  NOT_FOUND: "Not found",
+  METHOD_NOT_ALLOWED: "Method not allowed",
+  BODY_TOO_LARGE: "Request body too large",
+  UNSUPPORTED_MEDIA_TYPE: "Unsupported media type",
+  INVALID_JSON: "Request body is not strict JSON",
+  INVALID_REQUEST: "Request does not match its contract",
+  INVALID_HOST_CONTEXT: "Host context is not valid",
+  INVALID_PROVIDER_ITEM: "Provider item is not valid",
+  IDEMPOTENCY_IN_PROGRESS: "The same call is still executing",
+  APPROVAL_ALREADY_DECIDED: "Approval already decided",
+  APPROVAL_EXPIRED: "Approval request expired",
+  APPROVER_NOT_ALLOWED: "Subject may not approve",
+  SELF_APPROVAL_FORBIDDEN: "The requesting subject may not approve its own call",
+  CONSUMER_NOT_CONFIGURED: "Consumer is not configured",
+  ADMIN_NOT_CONFIGURED: "Admin credential is not configured",
+  INTERNAL: "Internal error",
+};
+
+/** The `type` URI of a problem code (RFC 9457 §3.1.1). */
+export function problemType(code: ProblemCode): string {
+  return `https://toolgate.dev/problems/${code.toLowerCase().replaceAll("_", "-")}`;
+}
+
+/** Builds a problem value. */
+export function problem(code: ProblemCode, detail: string, retryAfterSeconds?: number): Problem {
+  return retryAfterSeconds === undefined ? { code, detail } : { code, detail, retryAfterSeconds };
+}
+
+/** The single body every authentication failure gets, whatever the reason. */
+export const UNAUTHENTICATED: Problem = { code: "UNAUTHENTICATED", detail: "Missing or invalid credential." };
+
+/** Renders a problem as an RFC 9457 `application/problem+json` response. */
+export function problemResponse(p: Problem): Response {
+  const status = PROBLEM_STATUS[p.code];
+  const body = JSON.stringify({ type: problemType(p.code), title: TITLES[p.code], status, code: p.code, detail: p.detail });
+  const headers: Record<string, string> = { "content-type": "application/problem+json" };
+  if (p.retryAfterSeconds !== undefined) headers["retry-after"] = String(p.retryAfterSeconds);
+  if (p.code === "UNAUTHENTICATED") headers["www-authenticate"] = 'Bearer realm="toolgate"';
+  return new Response(body, { status, headers });
+}

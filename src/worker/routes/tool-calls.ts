@@ -1,0 +1,66 @@
+import { Hono } from "hono";
+import { credentialOf } from "../auth";
+import { readBody } from "../body";
+import { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../contracts/tool-call";
+import type { Env } from "../env";
+import type { OperationDoc } from "../openapi";
+import { problemResponse } from "../problem";
+import { consumerStub, respond } from "./respond";
+
+/** Agent routes of the tool-call plane (Tool Result v2). */
+export const toolCallRoutes = new Hono<{ Bindings: Env }>();
+
+toolCallRoutes.post("/v1/consumers/:consumer/tool-calls", async (c) => {
+  const credential = credentialOf(c);
+  if (credential instanceof Response) return credential;
+  const stub = consumerStub(c.env, c.req.param("consumer"));
+  if (stub instanceof Response) return stub;
+  const body = await readBody(c.req.raw, ToolCallRequest);
+  if (!body.ok) return problemResponse(body.problem);
+  return respond(await stub.toolCall(c.req.param("consumer"), credential.token, body.value));
+});
+
+toolCallRoutes.post("/v1/consumers/:consumer/tool-calls/status", async (c) => {
+  const credential = credentialOf(c);
+  if (credential instanceof Response) return credential;
+  const stub = consumerStub(c.env, c.req.param("consumer"));
+  if (stub instanceof Response) return stub;
+  const body = await readBody(c.req.raw, ToolCallStatusRequest);
+  if (!body.ok) return problemResponse(body.problem);
+  return respond(await stub.toolCallStatus(c.req.param("consumer"), credential.token, body.value));
+});
+
+const problems = [
+  "UNAUTHENTICATED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "INVALID_JSON",
+  "INVALID_REQUEST",
+  "INVALID_HOST_CONTEXT",
+  "INVALID_PROVIDER_ITEM",
+  "BODY_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "IDEMPOTENCY_IN_PROGRESS",
+] as const;
+
+/** OpenAPI descriptions of the tool-call routes. */
+export const toolCallOperations: readonly OperationDoc[] = [
+  {
+    method: "post",
+    path: "/v1/consumers/{consumer}/tool-calls",
+    summary: "Dispatch one model-proposed tool call. Model-level failures are 200 with a failed or unknown model_result.",
+    auth: "agent",
+    request: ToolCallRequest,
+    response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
+    problems,
+  },
+  {
+    method: "post",
+    path: "/v1/consumers/{consumer}/tool-calls/status",
+    summary: "Query the status of a write whose outcome is unknown (reconciles from the downstream receipt).",
+    auth: "agent",
+    request: ToolCallStatusRequest,
+    response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
+    problems: problems.filter((p) => p !== "IDEMPOTENCY_IN_PROGRESS"),
+  },
+];

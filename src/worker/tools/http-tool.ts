@@ -1,0 +1,112 @@
+import * as z from "zod";
+import { readJson } from "../../core/json";
+import type { ToolSpec } from "../../core/tool-result/tool-spec";
+import type { HandlerResult, ToolCall } from "../../core/tool-result/types";
+import { readCappedBytes } from "../body";
+
+/** A tool the gate runs by calling a downstream HTTP service. */
+export interface HttpToolDefinition {
+  /** The registry entry (its `handler` is never called: the gate executes HTTP tools itself). */
+  readonly spec: ToolSpec;
+  /** `POST {base}{path}` runs the tool with the arguments as the JSON body. */
+  readonly path: string;
+  /** `GET {base}{statusPath}/{idempotency key}` reports what happened to a write. */
+  readonly statusPath: string;
+}
+
+/** How the gate reaches the downstream: a service binding, or `fetch` to a base URL. */
+export interface Downstream {
+  readonly fetcher: { fetch(input: Request): Promise<Response> };
+  readonly baseUrl: string;
+}
+
+/** What one downstream call came to, before the engine records it. */
+export type HttpToolOutcome =
+  | { readonly kind: "result"; readonly result: HandlerResult }
+  | { readonly kind: "rate_limited" }
+  | { readonly kind: "failed" };
+
+const MAX_DOWNSTREAM_BYTES = 65_536;
+
+/** The downstream's answer to a call, and the `result` inside a committed status. */
+const DownstreamResult = z.strictObject({
+  data: z.record(z.string(), z.unknown()),
+  resource_revision: z.string().nullable(),
+  observed_at: z.string(),
+  request_id: z.string().nullable().optional(),
+  receipt_id: z.string().nullable().optional(),
+});
+
+const DownstreamStatus = z.discriminatedUnion("state", [
+  z.strictObject({ state: z.literal("committed"), result: DownstreamResult }),
+  z.strictObject({ state: z.enum(["not_found", "pending", "failed"]) }),
+]);
+
+async function readDownstreamJson(response: Response): Promise<unknown> {
+  const bytes = await readCappedBytes(response, MAX_DOWNSTREAM_BYTES);
+  if (!bytes.ok) return undefined;
+  const parsed = readJson(bytes.value, { maxBytes: MAX_DOWNSTREAM_BYTES });
+  return parsed.ok ? parsed.value : undefined;
+}
+
+function toHandlerResult(spec: ToolSpec, value: z.infer<typeof DownstreamResult>): HandlerResult {
+  return {
+    data: value.data as HandlerResult["data"],
+    producer_revision: spec.producerRevision,
+    resource_revision: value.resource_revision,
+    observed_at: value.observed_at,
+    downstream_request_id: value.request_id ?? null,
+    receipt_id: value.receipt_id ?? null,
+  };
+}
+
+/**
+ * Calls the downstream once, with the write's idempotency key and the tool's timeout. `429`
+ * is a rate limit (nothing happened); any other failure of a write is an unknown outcome,
+ * which the engine records instead of retrying.
+ */
+export async function callHttpTool(def: HttpToolDefinition, downstream: Downstream, call: ToolCall, idempotencyKey: string | null): Promise<HttpToolOutcome> {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+  if (idempotencyKey !== null) headers["idempotency-key"] = `"${idempotencyKey}"`;
+  const request = new Request(downstream.baseUrl + def.path, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(call.arguments),
+    signal: AbortSignal.timeout(def.spec.timeoutMs),
+  });
+  try {
+    const response = await downstream.fetcher.fetch(request);
+    if (response.status === 429) {
+      await response.body?.cancel();
+      return { kind: "rate_limited" };
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      return { kind: "failed" };
+    }
+    const parsed = DownstreamResult.safeParse(await readDownstreamJson(response));
+    return parsed.success ? { kind: "result", result: toHandlerResult(def.spec, parsed.data) } : { kind: "failed" };
+  } catch {
+    return { kind: "failed" };
+  }
+}
+
+/** Asks the downstream what happened to a write; a committed receipt, or `undefined`. */
+export async function queryHttpToolStatus(def: HttpToolDefinition, downstream: Downstream, idempotencyKey: string): Promise<HandlerResult | undefined> {
+  const request = new Request(`${downstream.baseUrl}${def.statusPath}/${encodeURIComponent(idempotencyKey)}`, {
+    headers: { accept: "application/json" },
+    signal: AbortSignal.timeout(def.spec.timeoutMs),
+  });
+  try {
+    const response = await downstream.fetcher.fetch(request);
+    if (!response.ok) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    const parsed = DownstreamStatus.safeParse(await readDownstreamJson(response));
+    if (!parsed.success || parsed.data.state !== "committed") return undefined;
+    return toHandlerResult(def.spec, parsed.data.result);
+  } catch {
+    return undefined;
+  }
+}

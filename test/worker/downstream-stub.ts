@@ -1,0 +1,70 @@
+/**
+ * A test-only refunds service for the HTTP tools, run by Miniflare in Node behind the
+ * `DOWNSTREAM` service binding. State lives in this process; `POST /_control` scripts the next
+ * answers (`{"mode":"ok"|"rate_limit"|"fail_after_commit"|"error"}`) and `GET /_effects` counts
+ * committed refunds, so tests can see side effects.
+ */
+interface Committed {
+  result: { data: Record<string, string>; resource_revision: string; observed_at: string; request_id: string; receipt_id: string };
+}
+
+const committed = new Map<string, Committed>();
+let mode: "ok" | "rate_limit" | "fail_after_commit" | "error" = "ok";
+let effects = 0;
+let lastIdempotencyKey: string | null = null;
+
+function json(value: unknown, status = 200): Response {
+  return new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
+}
+
+/** The service binding's handler. */
+export async function downstreamStub(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  if (url.pathname === "/_control" && request.method === "POST") {
+    const body = (await request.json()) as { mode?: typeof mode; reset?: boolean };
+    if (body.reset === true) {
+      committed.clear();
+      effects = 0;
+      lastIdempotencyKey = null;
+    }
+    mode = body.mode ?? "ok";
+    return json({ mode });
+  }
+  if (url.pathname === "/_effects") return json({ effects, last_idempotency_key: lastIdempotencyKey });
+  if (url.pathname === "/refunds" && request.method === "POST") {
+    const raw = request.headers.get("idempotency-key");
+    lastIdempotencyKey = raw;
+    const key = raw === null ? null : raw.replace(/^"|"$/g, "");
+    if (mode === "rate_limit") return json({ error: "slow down" }, 429);
+    if (mode === "error") return json({ error: "boom" }, 500);
+    if (key === null) return json({ error: "idempotency key required" }, 400);
+    const args = (await request.json()) as { order_ref: string; reason: string };
+    let entry = committed.get(key);
+    if (entry === undefined) {
+      effects += 1;
+      entry = {
+        result: {
+          data: { refund_id: `RF-${effects}`, order_ref: args.order_ref, reason: args.reason },
+          resource_revision: `rf-${effects}-r1`,
+          observed_at: "2026-07-19T00:00:00Z",
+          request_id: `refunds-request-${effects}`,
+          receipt_id: `refunds-receipt-${effects}`,
+        },
+      };
+      committed.set(key, entry);
+    }
+    if (mode === "fail_after_commit") return json({ error: "gateway timeout" }, 504);
+    return json(entry.result);
+  }
+  if (url.pathname.startsWith("/refunds/status/")) {
+    const key = decodeURIComponent(url.pathname.slice("/refunds/status/".length));
+    const entry = committed.get(key);
+    return entry === undefined ? json({ state: "not_found" }) : json({ state: "committed", result: entry.result });
+  }
+  if (url.pathname === "/refunds/lookup" && request.method === "POST") {
+    if (mode === "rate_limit") return json({ error: "slow down" }, 429);
+    const args = (await request.json()) as { refund_id: string };
+    return json({ data: { refund_id: args.refund_id, state: "submitted" }, resource_revision: null, observed_at: "2026-07-19T00:00:00Z", request_id: "lookup-1" });
+  }
+  return json({ error: "not found" }, 404);
+}
