@@ -7,7 +7,7 @@ import * as z from "zod";
 import { readJson, type Json } from "../json";
 import { initialState, type CapabilityEngineState } from "./state";
 import { capabilityEngineState } from "./state-codec";
-import { applyInPlace, capabilityOperation, operationName, type CapabilityOperation } from "./operation";
+import { applyInPlace, capabilityOperation, operationName } from "./operation";
 import { capabilityEffectEnvelope } from "./wire-invocation";
 import { u64, variant } from "./wire-scalars";
 import { writeWireJson } from "./wire-json";
@@ -37,7 +37,8 @@ const harnessOperation = z.union([
 ]);
 
 const step = z.object({
-  op: z.union([capabilityOperation, harnessOperation]),
+  op: z.unknown(),
+  expect_invalid: z.boolean().optional(),
   expect: z.unknown().optional(),
   repeat: z.number().int().min(1).max(1_000_000).optional(),
   note: z.string().optional(),
@@ -52,6 +53,9 @@ export const capabilityScenario = z.object({
   steps: z.array(step),
 });
 export type CapabilityScenario = z.output<typeof capabilityScenario>;
+
+const anyOperation = z.union([capabilityOperation, harnessOperation]);
+type AnyOperation = z.output<typeof anyOperation>;
 
 /** A scenario that could not be read, with where it went wrong. */
 export interface ScenarioError {
@@ -72,6 +76,15 @@ export function parseScenario(input: Uint8Array | string): { ok: true; scenario:
       .slice(0, 5)
       .map((issue) => `at ${issue.path.length === 0 ? "<root>" : issue.path.join(".")}: ${issue.message}`);
     return { ok: false, error: { code: "invalid-scenario", message: issues.join("\n") } };
+  }
+  for (const [index, entry] of parsed.data.steps.entries()) {
+    if (entry.expect_invalid === true) continue;
+    const op = anyOperation.safeParse(entry.op);
+    if (!op.success) {
+      const issue = op.error.issues[0];
+      const path = ["steps", index, "op", ...(issue?.path ?? [])].join(".");
+      return { ok: false, error: { code: "invalid-scenario", message: `at ${path}: ${issue?.message ?? "invalid operation"}` } };
+    }
   }
   return { ok: true, scenario: parsed.data };
 }
@@ -139,6 +152,16 @@ function applyHarness(state: CapabilityEngineState, operation: z.output<typeof h
   return { Ok: null };
 }
 
+function operationLabel(operation: AnyOperation): string {
+  return isHarness(operation) ? (Object.keys(operation)[0] as string) : operationName(operation);
+}
+
+function opLabel(operation: unknown): string {
+  if (typeof operation === "string") return operation;
+  if (operation !== null && typeof operation === "object") return Object.keys(operation)[0] ?? "?";
+  return "?";
+}
+
 function isHarness(operation: unknown): operation is z.output<typeof harnessOperation> {
   return typeof operation === "object" && operation !== null && ("inject-effects" in operation || "set-counters" in operation);
 }
@@ -152,13 +175,22 @@ export function runScenario(scenario: CapabilityScenario): { report: ScenarioRep
     const repeat = entry.repeat ?? 1;
     let actual: unknown = null;
     let firstMismatch: number | undefined;
+    const parsedOp = anyOperation.safeParse(entry.op);
     for (let i = 0; i < repeat; i++) {
-      actual = isHarness(entry.op) ? applyHarness(state, entry.op) : applyInPlace(state, entry.op as CapabilityOperation);
+      if (entry.expect_invalid === true) {
+        // The operation must be refused by the contract (as serde refuses it while decoding).
+        actual = parsedOp.success ? { valid: operationLabel(parsedOp.data) } : { invalid: parsedOp.error.issues[0]?.message ?? "invalid" };
+        if (parsedOp.success && firstMismatch === undefined) firstMismatch = i;
+        continue;
+      }
+      const op = (parsedOp as { data: AnyOperation }).data;
+      actual = isHarness(op) ? applyHarness(state, op) : applyInPlace(state, op);
       if (entry.expect !== undefined && firstMismatch === undefined && !sameJson(actual, entry.expect)) firstMismatch = i;
     }
-    const matched = entry.expect === undefined ? null : firstMismatch === undefined;
+    const checked = entry.expect !== undefined || entry.expect_invalid === true;
+    const matched = checked ? firstMismatch === undefined : null;
     if (matched === false) mismatches++;
-    const report: StepReport = { index, op: isHarness(entry.op) ? Object.keys(entry.op)[0] as string : operationName(entry.op as CapabilityOperation), repeat, actual, matched };
+    const report: StepReport = { index, op: opLabel(entry.op), repeat, actual, matched };
     if (firstMismatch !== undefined) report.first_mismatch = firstMismatch;
     if (entry.note !== undefined) report.note = entry.note;
     results.push(report);
