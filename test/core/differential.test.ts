@@ -22,7 +22,7 @@ interface Golden {
 function loadManifest(): { seed: string; fixtures: Map<string, Golden> } {
   const read = readJson(new Uint8Array(readFileSync(new URL("expected.json", DIR))), { maxBytes: 1 << 22 });
   if (!read.ok) throw new Error(`expected.json: ${read.error.message}`);
-  const doc = read.value as { generator: { seed: string }; fixtures: Record<string, Golden> };
+  const doc = read.value as unknown as { generator: { seed: string }; fixtures: Record<string, Golden> };
   return { seed: doc.generator.seed, fixtures: new Map(Object.entries(doc.fixtures)) };
 }
 
