@@ -1,7 +1,7 @@
 /**
  * A test-only refunds service for the HTTP tools, run by Miniflare in Node behind the
  * `DOWNSTREAM` service binding. State lives in this process; `POST /_control` scripts the next
- * answers (`{"mode":"ok"|"rate_limit"|"fail_after_commit"|"error"}`) and `GET /_effects` counts
+ * answers (`{"mode":"ok"|"rate_limit"|"fail_after_commit"|"error"|"hold"}`, `{"release":true}`) and `GET /_effects` counts
  * committed refunds, so tests can see side effects.
  */
 interface Committed {
@@ -9,7 +9,10 @@ interface Committed {
 }
 
 const committed = new Map<string, Committed>();
-let mode: "ok" | "rate_limit" | "fail_after_commit" | "error" = "ok";
+let mode: "ok" | "rate_limit" | "fail_after_commit" | "error" | "hold" = "ok";
+let release: (() => void) | undefined;
+let held: Promise<void> | undefined;
+let waiting = 0;
 let effects = 0;
 let lastIdempotencyKey: string | null = null;
 
@@ -21,16 +24,21 @@ function json(value: unknown, status = 200): Response {
 export async function downstreamStub(request: Request): Promise<Response> {
   const url = new URL(request.url);
   if (url.pathname === "/_control" && request.method === "POST") {
-    const body = (await request.json()) as { mode?: typeof mode; reset?: boolean };
+    const body = (await request.json()) as { mode?: typeof mode; reset?: boolean; release?: boolean };
+    if (body.release === true) {
+      release?.();
+      return json({ released: true });
+    }
     if (body.reset === true) {
       committed.clear();
       effects = 0;
       lastIdempotencyKey = null;
     }
     mode = body.mode ?? "ok";
+    if (mode === "hold") held = new Promise((resolve) => (release = resolve));
     return json({ mode });
   }
-  if (url.pathname === "/_effects") return json({ effects, last_idempotency_key: lastIdempotencyKey });
+  if (url.pathname === "/_effects") return json({ effects, waiting, last_idempotency_key: lastIdempotencyKey });
   if (url.pathname === "/refunds" && request.method === "POST") {
     const raw = request.headers.get("idempotency-key");
     lastIdempotencyKey = raw;
@@ -39,6 +47,11 @@ export async function downstreamStub(request: Request): Promise<Response> {
     if (mode === "error") return json({ error: "boom" }, 500);
     if (key === null) return json({ error: "idempotency key required" }, 400);
     const args = (await request.json()) as { order_ref: string; reason: string };
+    if (mode === "hold" && held !== undefined) {
+      waiting += 1;
+      await held;
+      waiting -= 1;
+    }
     let entry = committed.get(key);
     if (entry === undefined) {
       effects += 1;

@@ -1,7 +1,12 @@
 /// <reference types="@cloudflare/vitest-pool-workers/types" />
 // Types of `env` and `exports` from "cloudflare:workers" inside the worker test project.
 declare namespace Cloudflare {
-  interface Env extends import("../../src/worker/env").Env {}
+  interface Env {
+    CONSUMER: DurableObjectNamespace<import("../../src/worker/object/consumer-object").ConsumerObject>;
+    TOOLGATE_ADMIN_TOKEN?: string;
+    TOOLGATE_DOWNSTREAM_URL?: string;
+    DOWNSTREAM?: Fetcher;
+  }
   interface GlobalProps {
     mainModule: typeof import("../../src/worker/index");
     durableNamespaces: "ConsumerObject";

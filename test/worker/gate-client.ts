@@ -1,6 +1,6 @@
 /** Test helpers: drive the gate through `exports.default.fetch`, as a real client would. */
 import { env, exports } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 
 /** The admin secret bound in vitest.config.ts. */
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -69,4 +69,15 @@ export interface ToolCallAnswer {
   };
   provider_output: Record<string, unknown>;
   approval_id?: string;
+}
+
+/** Deletes every row of a consumer's object and restarts it (storage is shared between tests in this pool version). */
+export async function wipe(...consumers: string[]): Promise<void> {
+  for (const consumer of consumers) {
+    const stub = env.CONSUMER.get(env.CONSUMER.idFromName(consumer));
+    await runInDurableObject(stub, async (_instance, state) => {
+      await state.storage.deleteAll();
+    });
+  }
+  await abortAllDurableObjects();
 }

@@ -56,7 +56,8 @@ export const ToolCallResponse = z
   .strictObject({
     model_result: z.record(z.string(), z.unknown()),
     provider_output: z.record(z.string(), z.unknown()),
-    approval_id: z.string().optional(),
+    approval_id: z.string().optional().meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." }),
+    status_ref: z.string().optional().meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." }),
   })
   .register(httpSchemas, { id: "ToolCallResponse" });
 

@@ -29,7 +29,7 @@ const MIGRATIONS: readonly string[] = [
     key TEXT NOT NULL,
     value TEXT NOT NULL,
     PRIMARY KEY (tbl, key)
-  ) WITHOUT ROWID;
+  );
   CREATE TABLE counters (
     name TEXT PRIMARY KEY,
     value INTEGER NOT NULL

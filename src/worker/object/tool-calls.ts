@@ -95,6 +95,9 @@ function answer(plane: ToolCallPlane, principal: Principal, call: ToolCall, pkg:
   if (!projected.ok) throw new Error(`the engine produced a package its adapter refuses: ${projected.error.message}`);
   const body: JsonObject = { model_result: pkg.model_result, provider_output: projected.value };
   if (approvalId !== null) body.approval_id = approvalId;
+  // The host (never the model) needs the status reference to query an unknown outcome.
+  const downstream = pkg.protected_audit.downstream as JsonObject;
+  if (pkg.model_result.status === "unknown" && typeof downstream.status_ref === "string") body.status_ref = downstream.status_ref;
   return canonicalJson(body);
 }
 
