@@ -59,7 +59,16 @@ const mutation = fc.record({
   depth: fc.integer({ min: 1, max: 200 }),
 });
 
-function apply(value: Json, m: fc.RecordValue<{ op: string; target: number; other: number; key: string; value: unknown; depth: number }>): void {
+interface Mutation {
+  op: string;
+  target: number;
+  other: number;
+  key: string;
+  value: unknown;
+  depth: number;
+}
+
+function apply(value: Json, m: Mutation): void {
   const all = containers(value);
   const target = all[m.target % all.length] as Container;
   const keys = Array.isArray(target) ? target.map((_, i) => String(i)) : Object.keys(target);
