@@ -1,0 +1,142 @@
+import { decodeState, encodeState, initialState, type CapabilityEngineState } from "../../core/capability";
+import { all, int, one, run, text } from "./sql";
+
+/** SQLite rows hold at most 2 MB; the encoded state is split into chunks below that. */
+const CHUNK_CHARS = 512 * 1024;
+
+/** One effect waiting for its provider, bound to the binding current when it was queued. */
+export interface OutboxRow {
+  rowId: number;
+  providerId: string;
+  bindingId: string;
+  effectSequence: string;
+  /** `ProviderBoundCapabilityEffectEnvelope` in wire JSON. */
+  envelope: string;
+}
+
+/** A long-poll attachment: the binding lives while the provider keeps polling. */
+export interface LeaseRow {
+  providerId: string;
+  bindingId: string;
+  expiresMs: number;
+}
+
+/**
+ * The capability plane's SQLite tables (migration v2): the encoded engine state, the
+ * per-provider effect outbox and long-poll leases. Every call runs inside the caller's
+ * transaction.
+ */
+export class CapabilityStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** The stored engine state, or a fresh one. A stored state that does not decode is a bug. */
+  loadState(): CapabilityEngineState {
+    const rows = all(this.sql, "SELECT text FROM capability_state ORDER BY chunk");
+    if (rows.length === 0) return initialState();
+    const decoded = decodeState(rows.map((row) => text(row, "text")).join(""));
+    if (!decoded.ok) throw new Error(`stored capability state does not decode: ${decoded.error.code}`);
+    return decoded.state;
+  }
+
+  /** Replaces the stored state. */
+  saveState(state: CapabilityEngineState): void {
+    const encoded = encodeState(state);
+    run(this.sql, "DELETE FROM capability_state");
+    for (let i = 0, chunk = 0; i < encoded.length; i += CHUNK_CHARS, chunk++) {
+      run(this.sql, "INSERT INTO capability_state (chunk, text) VALUES (?, ?)", chunk, encoded.slice(i, i + CHUNK_CHARS));
+    }
+  }
+
+  /** Queues one bound effect for its provider. */
+  enqueue(providerId: string, bindingId: bigint, effectSequence: bigint, envelope: string): void {
+    run(
+      this.sql,
+      "INSERT INTO capability_outbox (provider_id, binding_id, effect_sequence, envelope) VALUES (?, ?, ?, ?)",
+      providerId,
+      bindingId.toString(),
+      effectSequence.toString(),
+      envelope,
+    );
+  }
+
+  /** Queued effects of a provider's binding, oldest first. */
+  pending(providerId: string, bindingId: bigint): OutboxRow[] {
+    return all(this.sql, "SELECT * FROM capability_outbox WHERE provider_id = ? AND binding_id = ? ORDER BY row_id", providerId, bindingId.toString()).map(
+      (row) => ({
+        rowId: int(row, "row_id"),
+        providerId: text(row, "provider_id"),
+        bindingId: text(row, "binding_id"),
+        effectSequence: text(row, "effect_sequence"),
+        envelope: text(row, "envelope"),
+      }),
+    );
+  }
+
+  /** Removes delivered (or acknowledged) rows. */
+  remove(rowIds: readonly number[]): void {
+    for (const id of rowIds) run(this.sql, "DELETE FROM capability_outbox WHERE row_id = ?", id);
+  }
+
+  /** Drops every queued effect of a provider whose binding is not `keep` (detached or replaced). */
+  dropStale(providerId: string, keep: bigint | null): void {
+    if (keep === null) run(this.sql, "DELETE FROM capability_outbox WHERE provider_id = ?", providerId);
+    else run(this.sql, "DELETE FROM capability_outbox WHERE provider_id = ? AND binding_id <> ?", providerId, keep.toString());
+  }
+
+  /** Providers that have queued effects. */
+  providersWithPending(): string[] {
+    return all(this.sql, "SELECT DISTINCT provider_id FROM capability_outbox").map((row) => text(row, "provider_id"));
+  }
+
+  /** Sets (or renews) a long-poll lease. */
+  setLease(providerId: string, bindingId: bigint, expiresMs: number): void {
+    run(
+      this.sql,
+      "INSERT INTO capability_leases (provider_id, binding_id, expires_ms) VALUES (?, ?, ?) ON CONFLICT (provider_id) DO UPDATE SET binding_id = excluded.binding_id, expires_ms = excluded.expires_ms",
+      providerId,
+      bindingId.toString(),
+      expiresMs,
+    );
+  }
+
+  /** The provider's lease, if any. */
+  lease(providerId: string): LeaseRow | undefined {
+    const row = one(this.sql, "SELECT * FROM capability_leases WHERE provider_id = ?", providerId);
+    return row === undefined ? undefined : { providerId, bindingId: text(row, "binding_id"), expiresMs: int(row, "expires_ms") };
+  }
+
+  /** Every lease. */
+  leases(): LeaseRow[] {
+    return all(this.sql, "SELECT * FROM capability_leases ORDER BY expires_ms").map((row) => ({
+      providerId: text(row, "provider_id"),
+      bindingId: text(row, "binding_id"),
+      expiresMs: int(row, "expires_ms"),
+    }));
+  }
+
+  /** Ends a lease. */
+  dropLease(providerId: string): void {
+    run(this.sql, "DELETE FROM capability_leases WHERE provider_id = ?", providerId);
+  }
+}
+
+/** Migration v2 of the consumer object's schema: the capability plane's tables. */
+export const CAPABILITY_MIGRATION = `
+  CREATE TABLE capability_state (
+    chunk INTEGER PRIMARY KEY,
+    text TEXT NOT NULL
+  );
+  CREATE TABLE capability_outbox (
+    row_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    provider_id TEXT NOT NULL,
+    binding_id TEXT NOT NULL,
+    effect_sequence TEXT NOT NULL,
+    envelope TEXT NOT NULL
+  );
+  CREATE INDEX capability_outbox_by_provider ON capability_outbox (provider_id, binding_id, row_id);
+  CREATE TABLE capability_leases (
+    provider_id TEXT PRIMARY KEY,
+    binding_id TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL
+  );
+`;
