@@ -1,3 +1,4 @@
+import { CAPABILITY_MIGRATION } from "./capability-store";
 import { int, one } from "./sql";
 
 /**
@@ -60,6 +61,8 @@ const MIGRATIONS: readonly string[] = [
     entry_sha256 TEXT NOT NULL
   );
   `,
+  // v2: the capability plane (engine state chunks, effect outbox, long-poll leases).
+  CAPABILITY_MIGRATION,
 ];
 
 /** The schema version this code writes. */
