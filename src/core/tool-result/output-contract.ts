@@ -11,6 +11,20 @@ import { isNonemptyString, isPlainObject } from "./text-rules";
 import type { HandlerResult, ToolCall } from "./types";
 import { isRfc3339UtcSecond } from "./utc-time";
 
+// UTF-8 length without allocating the bytes: the text is well-formed (the domain check passed).
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      bytes += 2;
+      i += 1;
+    } else if (unit >= 0x800) bytes += 2;
+    else if (unit >= 0x80) bytes += 1;
+  }
+  return bytes;
+}
+
 /** Nesting depth as the reference counts it: a scalar is 0, `{}` is 1. */
 export function jsonDepth(value: unknown): number {
   let inner = 0;
@@ -107,7 +121,7 @@ export function validateHandlerResult(spec: ToolSpec, call: ToolCall, raw: unkno
   }
   const forbidden = findForbiddenKey(data);
   if (forbidden !== null) errors.push(`output contains sensitive or control fields: ${forbidden}`);
-  const bytes = new TextEncoder().encode(canonicalJson(data)).length;
+  const bytes = utf8Length(canonicalJson(data));
   if (bytes > spec.maxOutputBytes) errors.push(`output exceeds ${spec.maxOutputBytes} bytes`);
   if (jsonDepth(data) > spec.maxOutputDepth) errors.push(`output depth exceeds ${spec.maxOutputDepth}`);
   for (const name of expected) checkRule(name, spec.output[name] as OutputRule, data[name] as Json, call, errors);

@@ -37,6 +37,24 @@ export interface IdempotencyRecord {
   readonly status_ref: string | null;
 }
 
+// Canonical texts of model results this module built and deep-froze. A frozen value cannot
+// change, so re-validation may reuse its text instead of encoding it again; anything else
+// (a copy, a package from outside) is encoded afresh.
+const frozenCanonical = new WeakMap<object, string>();
+
+function deepFreeze(value: Json): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  if (Array.isArray(value)) value.forEach(deepFreeze);
+  else for (const key of Object.keys(value)) deepFreeze((value as JsonObject)[key] as Json);
+}
+
+/** Canonical JSON of a value, reusing the text of a model result this module built and froze. */
+export function canonicalOfResult(value: Json): string {
+  const cached = typeof value === "object" && value !== null ? frozenCanonical.get(value) : undefined;
+  return cached ?? canonicalJson(value);
+}
+
 /** Wraps a model result with its audit record. `result_sha256` is taken over the model result. */
 export function buildPackage(
   principal: Principal,
@@ -47,7 +65,10 @@ export function buildPackage(
   downstream: Downstream,
   hash: HashFn,
 ): ResultPackage {
-  const resultSha256 = hash(canonicalJson(modelResult));
+  deepFreeze(modelResult);
+  const modelText = canonicalJson(modelResult);
+  frozenCanonical.set(modelResult, modelText);
+  const resultSha256 = hash(modelText);
   const bound = { request_id: downstream.request_id, receipt_id: downstream.receipt_id, status_ref: downstream.status_ref };
   const audit: JsonObject = {
     schema_version: AUDIT_SCHEMA_VERSION,

@@ -3,7 +3,7 @@
  * contracts, every binding recomputed from the current principal, call and registry.
  * @module
  */
-import { canonicalJson, compareCodePoints, JsonDomainError, sha256Hex, type Json } from "../json";
+import { compareCodePoints, JsonDomainError, sha256Hex, type Json } from "../json";
 import {
   AUDIT_SCHEMA_VERSION,
   DISPATCHER_REVISION,
@@ -20,6 +20,7 @@ import { callBindingDigest, principalRef, requestDigest, toolContract } from "./
 import { ERROR_CATALOG, isErrorCode } from "./error-catalog";
 import { exactFields } from "./exact-fields";
 import { validateHandlerResult } from "./output-contract";
+import { canonicalOfResult } from "./packages";
 import { pyTupleRepr } from "./python-repr";
 import { isNonemptyString, isPlainObject } from "./text-rules";
 import type { ToolSpec } from "./tool-spec";
@@ -149,7 +150,7 @@ function validateBinding(
   let expectedCallBinding: string;
   try {
     expectedRequest = requestDigest(principal, call, spec, hash);
-    expectedResult = hash(canonicalJson(model as Json));
+    expectedResult = hash(canonicalOfResult(model as Json));
     const downstream = downstreamValid ? (audit["downstream"] as Json) : null;
     expectedCallBinding = callBindingDigest(principal, call, spec, expectedRequest, expectedResult, downstream, hash);
   } catch (error) {
