@@ -1,4 +1,5 @@
 import { CAPABILITY_MIGRATION } from "./capability-store";
+import { RUNTIME_MIGRATION } from "./runtime-schema";
 import { int, one } from "./sql";
 
 /**
@@ -63,6 +64,8 @@ const MIGRATIONS: readonly string[] = [
   `,
   // v2: the capability plane (engine state chunks, effect outbox, long-poll leases).
   CAPABILITY_MIGRATION,
+  // v3: the runtime transport (facade targets, prepared actions, event outbox, checkpoint purges).
+  RUNTIME_MIGRATION,
 ];
 
 /** The schema version this code writes. */
