@@ -25,6 +25,9 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          // Durable Object storage is shared by every test file in this pool version, and the
+          // reference's tenants fix the consumer names: run the files one at a time.
+          fileParallelism: false,
         },
       },
       {

@@ -10,4 +10,6 @@ export interface Env {
   TOOLGATE_DOWNSTREAM_URL?: string;
   /** Optional service binding used instead of `fetch(TOOLGATE_DOWNSTREAM_URL)` (tests, same-account services). */
   DOWNSTREAM?: Fetcher;
+  /** R2 bucket of Runtime checkpoints, purged per thread by `checkpoint_purge` envelopes. */
+  CHECKPOINTS?: R2Bucket;
 }

@@ -24,6 +24,14 @@ export const PROBLEM_STATUS = {
   CONSUMER_NOT_CONFIGURED: 409,
   ADMIN_NOT_CONFIGURED: 503,
   INTERNAL: 500,
+  // Execution envelope refusals: the codec's own codes (runtime transport).
+  invalid_json: 400,
+  unknown_field: 422,
+  unsupported_version: 422,
+  missing_identifier: 422,
+  invalid_binding: 422,
+  UNSUPPORTED_FAMILY: 422,
+  UPGRADE_REQUIRED: 426,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 /** A stable HTTP error code of the gate. */
@@ -35,6 +43,8 @@ export interface Problem {
   detail: string;
   /** Seconds for a `Retry-After` header (in-progress answers). */
   retryAfterSeconds?: number;
+  /** JSON path of the offending field (`unknown_field` refusals of an envelope). */
+  path?: string;
 }
 
 const TITLES: Record<ProblemCode, string> = {
@@ -56,6 +66,13 @@ const TITLES: Record<ProblemCode, string> = {
   CONSUMER_NOT_CONFIGURED: "Consumer is not configured",
   ADMIN_NOT_CONFIGURED: "Admin credential is not configured",
   INTERNAL: "Internal error",
+  invalid_json: "Envelope is not JSON of the envelope's shape",
+  unknown_field: "Envelope has a field outside the contract",
+  unsupported_version: "Envelope protocol version is not supported",
+  missing_identifier: "Envelope is missing a required identifier",
+  invalid_binding: "Envelope binding is invalid",
+  UNSUPPORTED_FAMILY: "The gate does not accept this envelope family",
+  UPGRADE_REQUIRED: "WebSocket upgrade required",
 };
 
 /** The `type` URI of a problem code (RFC 9457 §3.1.1). */
@@ -74,7 +91,7 @@ export const UNAUTHENTICATED: Problem = { code: "UNAUTHENTICATED", detail: "Miss
 /** Renders a problem as an RFC 9457 `application/problem+json` response. */
 export function problemResponse(p: Problem): Response {
   const status = PROBLEM_STATUS[p.code];
-  const body = JSON.stringify({ type: problemType(p.code), title: TITLES[p.code], status, code: p.code, detail: p.detail });
+  const body = JSON.stringify({ type: problemType(p.code), title: TITLES[p.code], status, code: p.code, detail: p.detail, ...(p.path === undefined ? {} : { path: p.path }) });
   const headers: Record<string, string> = { "content-type": "application/problem+json" };
   if (p.retryAfterSeconds !== undefined) headers["retry-after"] = String(p.retryAfterSeconds);
   if (p.code === "UNAUTHENTICATED") headers["www-authenticate"] = 'Bearer realm="toolgate"';

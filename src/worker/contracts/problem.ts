@@ -10,5 +10,6 @@ export const ProblemDetails = z
     status: z.number().int(),
     code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]),
     detail: z.string(),
+    path: z.string().optional().meta({ description: "JSON path of the offending field (envelope `unknown_field`)." }),
   })
   .register(httpSchemas, { id: "ProblemDetails" });

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { canonicalJson } from "../../core/json";
+import { canonicalJson, readJson } from "../../core/json";
 import { createEngine, type ToolResultEngine } from "../../core/tool-result/engine";
 import { recoverInFlight } from "../../core/tool-result/query-status";
 import type { ApprovalDecisionRequest } from "../contracts/approval";
@@ -18,8 +18,16 @@ import { ObjectClock } from "./clock";
 import { loadConsumer, saveConsumer, type ConsumerRecord } from "./consumer-config";
 import { CredentialStore, type Caller } from "./credentials";
 import { migrate } from "./schema";
+import { STORED_JSON } from "./sql";
 import { SqlToolResultStore } from "./sql-store";
 import { dispatchToolCall, queryToolCallStatus, type ToolCallPlane } from "./tool-calls";
+
+/** Reads a body the Worker already validated against its contract and re-encoded canonically. */
+function validated<T>(text: string): T {
+  const parsed = readJson(text, STORED_JSON);
+  if (!parsed.ok) throw new Error("the Worker sent a body that is not strict JSON");
+  return parsed.value as unknown as T;
+}
 
 /**
  * One object per consumer (`idFromName(consumer)`): owns that consumer's configuration,
@@ -146,18 +154,18 @@ export class ConsumerObject extends DurableObject<Env> {
     return revoked ? ok(null) : fail(problem("NOT_FOUND", "No such credential."));
   }
 
-  /** Agent: dispatches one tool call. */
-  async toolCall(consumer: string, token: string, request: ToolCallRequest): Promise<Outcome<string>> {
+  /** Agent: dispatches one tool call (`request` is the Worker-validated body as canonical JSON). */
+  async toolCall(consumer: string, token: string, request: string): Promise<Outcome<string>> {
     const auth = this.#authenticate(consumer, token, ["agent"]);
     if (!auth.ok) return auth;
-    return dispatchToolCall(this.#plane(auth.value.config), consumer, request, this.clock.now());
+    return dispatchToolCall(this.#plane(auth.value.config), consumer, validated<ToolCallRequest>(request), this.clock.now());
   }
 
-  /** Agent: the status of an unknown outcome. */
-  async toolCallStatus(consumer: string, token: string, request: ToolCallStatusRequest): Promise<Outcome<string>> {
+  /** Agent: the status of an unknown outcome (`request` as for {@link toolCall}). */
+  async toolCallStatus(consumer: string, token: string, request: string): Promise<Outcome<string>> {
     const auth = this.#authenticate(consumer, token, ["agent"]);
     if (!auth.ok) return auth;
-    return queryToolCallStatus(this.#plane(auth.value.config), consumer, request, this.clock.now());
+    return queryToolCallStatus(this.#plane(auth.value.config), consumer, validated<ToolCallStatusRequest>(request), this.clock.now());
   }
 
   #approver(consumer: string, token: string): Outcome<{ approverId: string; config: ConsumerRecord }> {

@@ -4,7 +4,21 @@ import { readBody } from "../body";
 import { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../contracts/tool-call";
 import type { Env } from "../env";
 import type { OperationDoc } from "../openapi";
-import { problemResponse } from "../problem";
+import { problem, problemResponse } from "../problem";
+import { canonicalJson, JsonDomainError } from "../../core/json";
+
+/**
+ * The validated body as canonical JSON text for the object: RPC cannot carry the reader's
+ * `PyFloat` (an integral float such as `1.0`), and text keeps it exact.
+ */
+function forObject(value: unknown): string | Response {
+  try {
+    return canonicalJson(value);
+  } catch (error) {
+    if (error instanceof JsonDomainError) return problemResponse(problem("INVALID_REQUEST", error.message));
+    throw error;
+  }
+}
 import { consumerStub, respond } from "./respond";
 
 /** Agent routes of the tool-call plane (Tool Result v2). */
@@ -17,7 +31,9 @@ toolCallRoutes.post("/v1/consumers/:consumer/tool-calls", async (c) => {
   if (stub instanceof Response) return stub;
   const body = await readBody(c.req.raw, ToolCallRequest);
   if (!body.ok) return problemResponse(body.problem);
-  return respond(await stub.toolCall(c.req.param("consumer"), credential.token, body.value));
+  const text = forObject(body.value);
+  if (text instanceof Response) return text;
+  return respond(await stub.toolCall(c.req.param("consumer"), credential.token, text));
 });
 
 toolCallRoutes.post("/v1/consumers/:consumer/tool-calls/status", async (c) => {
@@ -27,7 +43,9 @@ toolCallRoutes.post("/v1/consumers/:consumer/tool-calls/status", async (c) => {
   if (stub instanceof Response) return stub;
   const body = await readBody(c.req.raw, ToolCallStatusRequest);
   if (!body.ok) return problemResponse(body.problem);
-  return respond(await stub.toolCallStatus(c.req.param("consumer"), credential.token, body.value));
+  const text = forObject(body.value);
+  if (text instanceof Response) return text;
+  return respond(await stub.toolCallStatus(c.req.param("consumer"), credential.token, text));
 });
 
 const problems = [

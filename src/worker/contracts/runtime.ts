@@ -1,0 +1,35 @@
+import * as z from "zod";
+import { ALL_TOOL_NAMES } from "../tools/catalog";
+import { httpSchemas } from "./registry";
+
+/** A canonical App Facade target: `/app/…`, printable ASCII without spaces. */
+export const FacadeTarget = z.string().regex(/^\/app\/[!-~]{1,500}$/);
+
+/** `PUT …/runtime/facade-targets`: the whole map from facade target to tool name (replaces the old one). */
+export const FacadeTargetsRequest = z
+  .strictObject({
+    targets: z
+      .record(FacadeTarget, z.string().refine((tool) => ALL_TOOL_NAMES.includes(tool), { message: "not a tool of the gate's catalog" }))
+      .refine((targets) => Object.keys(targets).length <= 256, { message: "at most 256 targets" }),
+  })
+  .register(httpSchemas, { id: "FacadeTargetsRequest" });
+
+/** The stored map and its revision (the `PreparedAction.revision` a commit must still match). */
+export const FacadeTargetsView = z
+  .strictObject({
+    targets: z.record(z.string(), z.string()),
+    revision: z.number().int(),
+  })
+  .register(httpSchemas, { id: "FacadeTargetsView" });
+
+/**
+ * One execution envelope v1 (documented by its JSON Schema, fixtures/execution/envelope.v1.schema.json).
+ * The body is read by the envelope codec, never by this contract; it is here for the OpenAPI document.
+ */
+export const RuntimeEnvelopeDoc = z
+  .record(z.string(), z.unknown())
+  .meta({ description: "An execution envelope v1 (`metadata` + `payload`), canonical wire JSON." })
+  .register(httpSchemas, { id: "RuntimeEnvelope" });
+
+/** Parsed facade-target map. */
+export type FacadeTargetsRequest = z.infer<typeof FacadeTargetsRequest>;

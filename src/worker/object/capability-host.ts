@@ -1,0 +1,287 @@
+import {
+  applyInPlace,
+  isTerminalStatus,
+  U64_MAX,
+  writeWireJson,
+  type CapabilityEngineState,
+  type CapabilityOperation,
+  type Outcome as EngineOutcome,
+  type ProviderRuntimeEnvelope,
+} from "../../core/capability";
+import type { AuditChain } from "./audit-chain";
+import { CapabilityStore, type OutboxRow } from "./capability-store";
+
+/** How long a long-poll attachment lives without a poll, in milliseconds. */
+export const LEASE_MS = 60_000;
+
+/** The farthest an alarm is scheduled ahead; a later deadline is reached by rescheduling. */
+const MAX_ALARM_AHEAD_MS = 24 * 3600 * 1000;
+
+/** What the host needs from its Durable Object. */
+export interface CapabilityHostDeps {
+  readonly sql: SqlStorage;
+  readonly audit: AuditChain;
+  /** Runs one synchronous SQLite transaction (rolled back if `step` throws). */
+  transaction<T>(step: () => T): T;
+  /** Seconds for the audit chain's `at`. */
+  nowSeconds(): number;
+  /** Hibernatable WebSockets accepted with this tag (the provider id). */
+  sockets(tag: string): WebSocket[];
+  /** Sets the object's alarm, or deletes it (`null`). */
+  setAlarm(ms: number | null): void;
+}
+
+/** What a hibernatable provider socket remembers across evictions. */
+export interface SocketAttachment {
+  providerId: string;
+  /** Decimal text of the binding id (u64). */
+  bindingId: string;
+}
+
+type RuntimeCommand = ProviderRuntimeEnvelope["command"];
+
+/**
+ * Hosts one consumer's capability engine inside its Durable Object. Every operation is one
+ * synchronous transaction: load (cached) state, advance the engine's clock to the object's
+ * millisecond clock, apply, bind drained effects to their provider's binding in the outbox,
+ * append the new engine audit events to the consumer's audit chain, and persist the state.
+ * After the commit, queued effects are pushed to attached sockets and the alarm is set to the
+ * next deadline.
+ */
+export class CapabilityHost {
+  /** Tests pin the clock (milliseconds) through `runInDurableObject`; never reachable over HTTP. */
+  pinnedMillis: number | undefined;
+  readonly store: CapabilityStore;
+  #state: CapabilityEngineState | undefined;
+  #reconciled = false;
+  readonly #waiters = new Map<string, Set<() => void>>();
+
+  constructor(private readonly deps: CapabilityHostDeps) {
+    this.store = new CapabilityStore(deps.sql);
+  }
+
+  /** The object's clock in milliseconds: one engine tick. */
+  nowMs(): number {
+    return this.pinnedMillis ?? Date.now();
+  }
+
+  #load(): CapabilityEngineState {
+    this.#state ??= this.store.loadState();
+    return this.#state;
+  }
+
+  /** A read-only view of the current state (tests and queries; do not mutate). */
+  peek(): CapabilityEngineState {
+    return this.deps.transaction(() => this.#load());
+  }
+
+  /**
+   * One timed step: the clock advances to now, then `step` runs; effects go to the outbox.
+   * Returns what `step` returns.
+   */
+  timed<T>(step: (state: CapabilityEngineState) => T): T {
+    const result = this.#transaction((state) => {
+      if (!this.#reconciled) this.#reconcile(state);
+      const now = BigInt(this.nowMs());
+      if (now > state.current_tick) applyInPlace(state, { "advance-time": { tick: now } });
+      const value = step(state);
+      this.#expireLeases(state);
+      this.#drainEffects(state);
+      return value;
+    });
+    this.#afterCommit();
+    return result;
+  }
+
+  /** One timed engine operation. */
+  operate(operation: CapabilityOperation): EngineOutcome<unknown> {
+    return this.timed((state) => applyInPlace(state, operation));
+  }
+
+  /**
+   * One raw step (scenario conformance and test hooks): no clock, no effect draining, no
+   * alarm — exactly the engine's own semantics, persisted and audited like any other step.
+   */
+  raw<T>(step: (state: CapabilityEngineState) => T): T {
+    return this.#transaction(step);
+  }
+
+  /** Replaces the whole state (test hook for scenarios with an `initial_state`). */
+  replaceRaw(state: CapabilityEngineState): void {
+    this.#transaction((current) => {
+      Object.assign(current, structuredClone(state));
+    });
+  }
+
+  /** A provider-runtime command under the next provider-lane sequence. */
+  runtime(state: CapabilityEngineState, command: (sequence: bigint) => RuntimeCommand): EngineOutcome<unknown> {
+    const last = state.provider_runtime.last_sequence;
+    const sequence = last >= U64_MAX ? U64_MAX : last + 1n;
+    return applyInPlace(state, { "provider-runtime": { sequence, command: command(sequence) } });
+  }
+
+  /** The provider's current binding id, or `null`. */
+  bindingOf(state: CapabilityEngineState, providerId: string): bigint | null {
+    return state.provider_runtime.bindings.find((b) => b.provider_id === providerId)?.binding_id ?? null;
+  }
+
+  /** Alarm: advance time to now (expiring deadlines and stale leases) and reschedule. Idempotent. */
+  alarm(): void {
+    this.timed(() => null);
+  }
+
+  #transaction<T>(step: (state: CapabilityEngineState) => T): T {
+    try {
+      return this.deps.transaction(() => {
+        const state = this.#load();
+        const auditFrom = state.audit_sequence_exhausted ? null : state.next_audit_sequence;
+        const value = step(state);
+        if (auditFrom !== null) this.#audit(state, auditFrom);
+        this.store.saveState(state);
+        return value;
+      });
+    } catch (error) {
+      this.#state = undefined;
+      throw error;
+    }
+  }
+
+  // New engine audit events join the consumer's hash chain, in engine order.
+  #audit(state: CapabilityEngineState, from: bigint): void {
+    const at = this.deps.nowSeconds();
+    for (const event of state.audit_events) {
+      if (event.sequence < from) continue;
+      const kind = typeof event.event === "string" ? event.event : (Object.keys(event.event)[0] as string);
+      this.deps.audit.append(`capability.${kind}`, at, event);
+    }
+  }
+
+  // After a restart, bindings whose socket or lease is gone are detached (requests in flight
+  // end as provider-detached): nobody can answer them any more.
+  #reconcile(state: CapabilityEngineState): void {
+    this.#reconciled = true;
+    for (const binding of [...state.provider_runtime.bindings]) {
+      const id = binding.binding_id.toString();
+      const socket = this.deps.sockets(binding.provider_id).some((ws) => (ws.deserializeAttachment() as SocketAttachment | null)?.bindingId === id);
+      const lease = this.store.lease(binding.provider_id);
+      if (socket || (lease !== undefined && lease.bindingId === id)) continue;
+      this.runtime(state, () => ({ detach: { binding_id: binding.binding_id, provider_id: binding.provider_id } }));
+    }
+  }
+
+  #expireLeases(state: CapabilityEngineState): void {
+    const now = this.nowMs();
+    for (const lease of this.store.leases()) {
+      const current = this.bindingOf(state, lease.providerId);
+      if (current === null || current.toString() !== lease.bindingId) {
+        this.store.dropLease(lease.providerId);
+      } else if (lease.expiresMs <= now) {
+        this.runtime(state, () => ({ detach: { binding_id: current, provider_id: lease.providerId } }));
+        this.store.dropLease(lease.providerId);
+      }
+    }
+  }
+
+  // The kernel's egress: every drained effect is bound to its provider's current binding.
+  #drainEffects(state: CapabilityEngineState): void {
+    const at = this.deps.nowSeconds();
+    for (const effect of state.effects) {
+      const binding = this.bindingOf(state, effect.provider_id);
+      if (binding === null) {
+        this.deps.audit.append("capability.effect-unbound", at, { operation_id: effect.operation_id, provider_id: effect.provider_id, sequence: effect.sequence });
+        continue;
+      }
+      this.store.enqueue(effect.provider_id, binding, effect.sequence, writeWireJson({ binding_id: binding, effect }));
+    }
+    state.effects = [];
+    for (const provider of this.store.providersWithPending()) this.store.dropStale(provider, this.bindingOf(state, provider));
+  }
+
+  #afterCommit(): void {
+    const state = this.#state;
+    if (state === undefined) return;
+    for (const provider of this.store.providersWithPending()) {
+      const binding = this.bindingOf(state, provider);
+      if (binding !== null) this.#push(provider, binding);
+      for (const wake of this.#waiters.get(provider) ?? []) wake();
+    }
+    this.deps.setAlarm(this.#nextAlarm(state));
+  }
+
+  // Sends queued effects to the provider's socket (if it holds the current binding).
+  #push(providerId: string, binding: bigint): void {
+    const id = binding.toString();
+    const socket = this.deps.sockets(providerId).find((ws) => (ws.deserializeAttachment() as SocketAttachment | null)?.bindingId === id);
+    if (socket === undefined) return;
+    const rows = this.store.pending(providerId, binding);
+    const sent: number[] = [];
+    for (const row of rows) {
+      try {
+        socket.send(effectMessage(row));
+        sent.push(row.rowId);
+      } catch {
+        break; // closing socket: webSocketClose detaches it
+      }
+    }
+    this.deps.transaction(() => this.store.remove(sent));
+  }
+
+  /** Pushes whatever is queued for a socket's binding (right after it attached). */
+  flush(providerId: string): void {
+    const state = this.#state ?? this.peek();
+    const binding = this.bindingOf(state, providerId);
+    if (binding !== null) this.#push(providerId, binding);
+  }
+
+  #nextAlarm(state: CapabilityEngineState): number | null {
+    let next: bigint | null = null;
+    for (const record of state.requests) {
+      if (isTerminalStatus(record.snapshot.status)) continue;
+      if (next === null || record.request.deadline_tick < next) next = record.request.deadline_tick;
+    }
+    for (const lease of this.store.leases()) {
+      const expires = BigInt(lease.expiresMs);
+      if (next === null || expires < next) next = expires;
+    }
+    if (next === null) return null;
+    const cap = BigInt(this.nowMs() + MAX_ALARM_AHEAD_MS);
+    return Number(next < cap ? next : cap);
+  }
+
+  /**
+   * Long-poll: acknowledges effects up to `after`, then answers the queued ones, waiting up
+   * to `waitMs` for the first. Renews the lease.
+   */
+  async poll(providerId: string, bindingId: bigint, after: bigint | null, waitMs: number): Promise<OutboxRow[] | null> {
+    const renew = (): OutboxRow[] | null =>
+      this.deps.transaction(() => {
+        const state = this.#load();
+        const lease = this.store.lease(providerId);
+        if (this.bindingOf(state, providerId) !== bindingId || lease === undefined || lease.bindingId !== bindingId.toString()) return null;
+        this.store.setLease(providerId, bindingId, this.nowMs() + LEASE_MS);
+        const rows = this.store.pending(providerId, bindingId);
+        const acked = after === null ? [] : rows.filter((row) => BigInt(row.effectSequence) <= after);
+        this.store.remove(acked.map((row) => row.rowId));
+        return rows.filter((row) => !acked.includes(row));
+      });
+    const first = renew();
+    if (first === null || first.length > 0 || waitMs <= 0) return first;
+    await new Promise<void>((resolve) => {
+      const waiters = this.#waiters.get(providerId) ?? new Set<() => void>();
+      this.#waiters.set(providerId, waiters);
+      const done = (): void => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      waiters.add(done);
+    });
+    return renew();
+  }
+}
+
+/** The gate → provider frame carrying one bound effect (the row's JSON spliced in as-is). */
+export function effectMessage(row: OutboxRow): string {
+  return `{"type":"effect","envelope":${row.envelope}}`;
+}
