@@ -93,7 +93,7 @@ function visit(value: Json | undefined, shape: Visible, path: string): string | 
     const child = shape.children[key];
     const item = object[key];
     let found: string | null = null;
-    if (child === "payload") found = visitPayload(object, childPath);
+    if (child === "payload") found = visitPayload(item, childPath);
     else if (child === "array-of-route-bindings") {
       if (Array.isArray(item)) {
         for (let i = 0; i < item.length && found === null; i++) found = visit(item[i], routeBinding, `${childPath}[${i}]`);
@@ -104,8 +104,9 @@ function visit(value: Json | undefined, shape: Visible, path: string): string | 
   return null;
 }
 
-function visitPayload(payload: JsonObject, path: string): string | null {
-  const map = plainObject(payload.payload);
+/** The adjacently tagged `Payload` map at `path`. */
+function visitPayload(value: Json | undefined, path: string): string | null {
+  const map = plainObject(value);
   if (map === null) return null;
   const keys = Object.keys(map);
   for (const key of keys) {
@@ -125,17 +126,7 @@ function visitPayload(payload: JsonObject, path: string): string | null {
 export function firstIgnoredField(input: Json): string | null {
   const root = plainObject(input);
   if (root === null) return null;
-  for (const key of Object.keys(root)) {
-    if (!envelope.keys.has(key)) return `$.${key}`;
-    if (key === "metadata") {
-      const found = visit(root.metadata, envelope.children.metadata as Visible, "$.metadata");
-      if (found !== null) return found;
-    } else {
-      const found = visitPayload(root, "$");
-      if (found !== null) return found;
-    }
-  }
-  return null;
+  return visit(root, envelope, "$");
 }
 
 function wireObject(value: WireValue): { [key: string]: WireValue } | null {
