@@ -6,6 +6,7 @@ declare namespace Cloudflare {
     TOOLGATE_ADMIN_TOKEN?: string;
     TOOLGATE_DOWNSTREAM_URL?: string;
     DOWNSTREAM?: Fetcher;
+    CHECKPOINTS?: R2Bucket;
   }
   interface GlobalProps {
     mainModule: typeof import("../../src/worker/index");
