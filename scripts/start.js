@@ -1,0 +1,171 @@
+// `npm start`: runs the gate under `wrangler dev` on 127.0.0.1:8787 with local persistence in
+// .toolgate/state, creates the demo consumers and prints ready-to-paste curl lines.
+// Also exports the helpers the black-box test and the HTTP benchmark use to run wrangler dev.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/**
+ * Starts `wrangler dev` on 127.0.0.1:port in its own process group. `vars` are passed with
+ * `--var`. Answers { child, stop(), kill(), output() }.
+ */
+export function startWranglerDev({ port, persistTo, vars = {}, inherit = false }) {
+  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--show-interactive-dev-session=false"];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    detached: !inherit,
+    stdio: inherit ? "inherit" : ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+  });
+  let log = "";
+  child.stdout?.on("data", (d) => (log = (log + d).slice(-20_000)));
+  child.stderr?.on("data", (d) => (log = (log + d).slice(-20_000)));
+  const signal = (sig) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      if (inherit) child.kill(sig);
+      else process.kill(-child.pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  const exited = new Promise((r) => child.once("exit", r));
+  return {
+    child,
+    output: () => log,
+    /** SIGKILL the whole process group (a crash, for restart tests). */
+    kill: async () => {
+      signal("SIGKILL");
+      await exited;
+    },
+    /** SIGTERM, then SIGKILL after 5 s. */
+    stop: async () => {
+      signal("SIGTERM");
+      const timer = setTimeout(() => signal("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Polls GET /healthz until it answers 200; answers the milliseconds it took. */
+export async function waitHealthy(base, timeoutMs = 60_000) {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    try {
+      const res = await fetch(`${base}/healthz`);
+      if (res.status === 200) return Date.now() - started;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`wrangler dev did not become healthy at ${base} within ${timeoutMs} ms`);
+}
+
+/** Calls the gate as admin or with a credential; throws on an unexpected status. */
+export async function call(base, method, path, token, body, expected = [200, 201, 204]) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!expected.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text === "" ? null : JSON.parse(text);
+}
+
+/** Reads (or creates, with a fresh random admin token) the local `.dev.vars`. */
+export function ensureDevVars(path = join(ROOT, ".dev.vars")) {
+  if (!existsSync(path)) {
+    writeFileSync(path, `TOOLGATE_ADMIN_TOKEN=${randomBytes(24).toString("base64url")}\n`, { mode: 0o600 });
+    console.log(`toolgate: wrote ${path} with a new local admin token`);
+  }
+  const match = /^TOOLGATE_ADMIN_TOKEN=(.+)$/m.exec(readFileSync(path, "utf8"));
+  if (match === null) throw new Error(`${path} has no TOOLGATE_ADMIN_TOKEN line`);
+  return match[1].trim().replace(/^"|"$/g, "");
+}
+
+async function main() {
+  const port = Number(process.env.TOOLGATE_PORT ?? 8787);
+  const base = `http://127.0.0.1:${port}`;
+  const admin = ensureDevVars();
+  const persistTo = join(ROOT, ".toolgate", "state");
+  mkdirSync(persistTo, { recursive: true });
+  const dev = startWranglerDev({ port, persistTo, inherit: true });
+  const stopAll = () => void dev.stop().then(() => process.exit(0));
+  process.on("SIGINT", stopAll);
+  process.on("SIGTERM", stopAll);
+  dev.child.once("exit", (code) => process.exit(code ?? 1));
+  await waitHealthy(base);
+
+  const tools = ["get_order", "create_refund_draft"];
+  // The reference's orders live in tenants tenant-a and tenant-b; tenant = consumer, so the
+  // demo catalog answers ORDER-7 for tenant-a. `demo` is the same catalog with no orders of its own.
+  for (const consumer of ["demo", "tenant-a"]) {
+    await call(base, "PUT", `/v1/consumers/${consumer}`, admin, { tools, approver_subjects: ["human-reviewer-1"] });
+  }
+  const c = "tenant-a";
+  const agent = (await call(base, "POST", `/v1/consumers/${c}/credentials`, admin, { kind: "agent" })).secret;
+  const approver = (await call(base, "POST", `/v1/consumers/${c}/credentials`, admin, { kind: "approver", subject_id: "human-reviewer-1" })).secret;
+  const auditor = (await call(base, "POST", `/v1/consumers/${c}/credentials`, admin, { kind: "auditor" })).secret;
+  const ctx = (callId, key) =>
+    JSON.stringify({ call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, provider: "openai", api_family: "responses", response_id: "resp-1", adapter_revision: "openai-responses-v1" });
+  const who = '{"subject_id":"user-1","roles":[]}';
+  const read = `{"principal":${who},"proposal":{"name":"get_order","arguments":{"order_ref":"ORDER-7"}},"context":${ctx("call-1", null)}}`;
+  const write = `{"principal":${who},"proposal":{"name":"create_refund_draft","arguments":{"order_ref":"ORDER-7","reason":"duplicate"}},"context":${ctx("call-2", "refund-1")}}`;
+  const json = "-H 'content-type: application/json'";
+  console.log(`
+toolgate is running at ${base} (state in .toolgate/state; admin token in .dev.vars).
+Consumers "demo" and "tenant-a" have the demo catalog; the reference's orders belong to tenant-a.
+Paste these lines into a shell:
+
+export TG=${base}/v1/consumers/${c}
+export AGENT=${agent}
+export APPROVER=${approver}
+export AUDITOR=${auditor}
+
+# agent: read an order
+curl -s $TG/tool-calls -H "authorization: Bearer $AGENT" ${json} -d '${read}'
+# agent: a write needs approval (answers APPROVAL_REQUIRED and an approval_id)
+curl -s $TG/tool-calls -H "authorization: Bearer $AGENT" ${json} -d '${write}'
+# approver: see what is pending (approval_id and the approval_digest computed for you)
+curl -s "$TG/approvals?state=pending" -H "authorization: Bearer $APPROVER"
+# approver: approve within 60 s, with the id and digest shown above
+curl -s $TG/approvals/APPROVAL_ID -H "authorization: Bearer $APPROVER" ${json} -d '{"decision":"approve","approval_digest":"DIGEST"}'
+# agent: the same call again now runs, once; repeat it to see local_replay
+curl -s $TG/tool-calls -H "authorization: Bearer $AGENT" ${json} -d '${write}'
+# auditor: read and verify the audit chain
+curl -s "$TG/audit?after=0&limit=50" -H "authorization: Bearer $AUDITOR"
+curl -s $TG/audit/verify -H "authorization: Bearer $AUDITOR"
+
+Press Ctrl-C to stop.
+`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error) => {
+    console.error(`toolgate: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
+}
