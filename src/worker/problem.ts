@@ -32,6 +32,10 @@ export const PROBLEM_STATUS = {
   invalid_binding: 422,
   UNSUPPORTED_FAMILY: 422,
   UPGRADE_REQUIRED: 426,
+  // Capability engine refusals (the engine's tagged error is in the `error` member).
+  CAPABILITY_INVALID: 422,
+  CAPABILITY_REJECTED: 409,
+  CAPABILITY_CAPACITY: 429,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 /** A stable HTTP error code of the gate. */
@@ -45,6 +49,8 @@ export interface Problem {
   retryAfterSeconds?: number;
   /** JSON path of the offending field (`unknown_field` refusals of an envelope). */
   path?: string;
+  /** Pre-serialized JSON of an `error` extension member (the capability engine's tagged error). */
+  errorJson?: string;
 }
 
 const TITLES: Record<ProblemCode, string> = {
@@ -73,6 +79,9 @@ const TITLES: Record<ProblemCode, string> = {
   invalid_binding: "Envelope binding is invalid",
   UNSUPPORTED_FAMILY: "The gate does not accept this envelope family",
   UPGRADE_REQUIRED: "WebSocket upgrade required",
+  CAPABILITY_INVALID: "Capability engine refused invalid input",
+  CAPABILITY_REJECTED: "Capability engine rejected the operation",
+  CAPABILITY_CAPACITY: "Capability engine capacity exceeded",
 };
 
 /** The `type` URI of a problem code (RFC 9457 §3.1.1). */
@@ -91,7 +100,8 @@ export const UNAUTHENTICATED: Problem = { code: "UNAUTHENTICATED", detail: "Miss
 /** Renders a problem as an RFC 9457 `application/problem+json` response. */
 export function problemResponse(p: Problem): Response {
   const status = PROBLEM_STATUS[p.code];
-  const body = JSON.stringify({ type: problemType(p.code), title: TITLES[p.code], status, code: p.code, detail: p.detail, ...(p.path === undefined ? {} : { path: p.path }) });
+  const base = JSON.stringify({ type: problemType(p.code), title: TITLES[p.code], status, code: p.code, detail: p.detail, ...(p.path === undefined ? {} : { path: p.path }) });
+  const body = p.errorJson === undefined ? base : `${base.slice(0, -1)},"error":${p.errorJson}}`;
   const headers: Record<string, string> = { "content-type": "application/problem+json" };
   if (p.retryAfterSeconds !== undefined) headers["retry-after"] = String(p.retryAfterSeconds);
   if (p.code === "UNAUTHENTICATED") headers["www-authenticate"] = 'Bearer realm="toolgate"';
