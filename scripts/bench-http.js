@@ -1,0 +1,125 @@
+// `npm run bench:http`: the gate's read path vs a bare round trip to the same Durable Object,
+// under `wrangler dev` on 127.0.0.1 only. Bounded: at most ROUNDS × PER_ROUND sequential
+// requests per scenario, and CONCURRENT_REQUESTS (or 20 s) per scenario at 8 clients.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { call, freePort, startWranglerDev, waitHealthy } from "./start.js";
+
+const ROUNDS = 5;
+const PER_ROUND = 240; // 1,200 sequential calls per scenario
+const WARMUP = 100;
+const CONCURRENCY = 8;
+const CONCURRENT_REQUESTS = 1_500;
+const CELL_LIMIT_MS = 20_000;
+const CONSUMER = "tenant-a";
+
+const agentPool = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function send(port, method, path, token, body) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(body);
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent: agentPool,
+        headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": payload.length }) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on("error", reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function timed(fn) {
+  const t0 = process.hrtime.bigint();
+  const res = await fn();
+  const us = Number(process.hrtime.bigint() - t0) / 1_000;
+  if (res.status !== 200) throw new Error(`unexpected ${res.status}: ${res.body.slice(0, 300)}`);
+  return us;
+}
+
+async function main() {
+  const admin = randomBytes(24).toString("base64url");
+  const persistTo = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const dev = startWranglerDev({ port, persistTo, vars: { TOOLGATE_ADMIN_TOKEN: admin } });
+  try {
+    const readyMs = await waitHealthy(base);
+    await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order"], approver_subjects: [] });
+    const agent = (await call(base, "POST", `/v1/consumers/${CONSUMER}/credentials`, admin, { kind: "agent" })).secret;
+    let n = 0;
+    const gateRead = () => {
+      n += 1;
+      const body = JSON.stringify({
+        principal: { subject_id: "user-1", roles: [] },
+        proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+        context: { call_id: `call-${n}`, operation_id: `op-${n}`, idempotency_key: null, provider: "openai", api_family: "responses", response_id: "resp-bench", adapter_revision: "openai-responses-v1" },
+      });
+      return send(port, "POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, body);
+    };
+    const ping = () => send(port, "GET", `/v1/consumers/${CONSUMER}/ping`, admin);
+    const scenarios = { "bare DO round trip (ping)": ping, "gate read call (get_order)": gateRead };
+
+    for (const fn of Object.values(scenarios)) for (let i = 0; i < WARMUP; i++) await timed(fn);
+    const samples = Object.fromEntries(Object.keys(scenarios).map((k) => [k, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, fn] of Object.entries(scenarios)) {
+        for (let i = 0; i < PER_ROUND; i++) samples[name].push(await timed(fn));
+      }
+    }
+    const throughput = {};
+    for (const [name, fn] of Object.entries(scenarios)) {
+      let sent = 0;
+      const started = Date.now();
+      const worker = async () => {
+        while (sent < CONCURRENT_REQUESTS && Date.now() - started < CELL_LIMIT_MS) {
+          sent += 1;
+          await timed(fn);
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      throughput[name] = (sent / (Date.now() - started)) * 1000;
+    }
+
+    const rows = Object.entries(samples).map(([name, s]) => {
+      const sorted = [...s].sort((a, b) => a - b);
+      return { name, count: s.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), rps: throughput[name] };
+    });
+    const [bare, gate] = rows;
+    console.log(`wrangler dev ready in ${readyMs} ms; ${ROUNDS} interleaved rounds of ${PER_ROUND} sequential calls per scenario (after ${WARMUP} warm-up calls each)\n`);
+    console.log("scenario                      calls   p50 µs   p99 µs   req/s @ c=8");
+    for (const r of rows) {
+      console.log(`${r.name.padEnd(29)} ${String(r.count).padStart(5)} ${r.p50.toFixed(0).padStart(8)} ${r.p99.toFixed(0).padStart(8)} ${r.rps.toFixed(0).padStart(13)}`);
+    }
+    const p50 = gate.p50 / bare.p50;
+    const p99 = gate.p99 / bare.p99;
+    console.log(`\ngate / bare: p50 ${p50.toFixed(2)}× (goal ≤ 1.40×) ${p50 <= 1.4 ? "met" : "NOT met"}; p99 ${p99.toFixed(2)}× (goal ≤ 1.70×) ${p99 <= 1.7 ? "met" : "NOT met"}`);
+    console.log(`throughput at c=${CONCURRENCY}: gate ${gate.rps.toFixed(0)} req/s vs bare ${bare.rps.toFixed(0)} req/s (${(gate.rps / bare.rps).toFixed(2)}×)`);
+  } finally {
+    await dev.stop();
+    agentPool.destroy();
+    rmSync(persistTo, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(`bench-http: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
