@@ -9,7 +9,7 @@ export interface OperationDoc {
   readonly path: string;
   readonly summary: string;
   /** Who may call: the admin secret, a credential kind, or anyone. */
-  readonly auth: "admin" | "agent" | "approver" | "auditor" | "runtime" | "none";
+  readonly auth: "admin" | "agent" | "approver" | "auditor" | "runtime" | "provider" | "approver-or-admin" | "auditor-or-admin" | "none";
   readonly request?: z.ZodType;
   readonly response?: { readonly status: number; readonly schema?: z.ZodType; readonly description: string };
   readonly query?: Readonly<Record<string, { readonly description: string; readonly schema: Record<string, unknown> }>>;
