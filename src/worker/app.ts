@@ -6,6 +6,7 @@ import { problem, problemResponse } from "./problem";
 import { adminOperations, adminRoutes } from "./routes/admin";
 import { approvalOperations, approvalRoutes } from "./routes/approvals";
 import { auditOperations, auditRoutes } from "./routes/audit";
+import { runtimeOperations, runtimeRoutes } from "./routes/runtime";
 import { toolCallOperations, toolCallRoutes } from "./routes/tool-calls";
 
 /** The gate's version, shown in the OpenAPI document. */
@@ -18,6 +19,7 @@ const operations: readonly OperationDoc[] = [
   ...toolCallOperations,
   ...approvalOperations,
   ...auditOperations,
+  ...runtimeOperations,
 ];
 
 let openApiText: string | undefined;
@@ -34,6 +36,7 @@ app.route("/", adminRoutes);
 app.route("/", toolCallRoutes);
 app.route("/", approvalRoutes);
 app.route("/", auditRoutes);
+app.route("/", runtimeRoutes);
 
 app.notFound(() => problemResponse(problem("NOT_FOUND", "No such route.")));
 app.onError((error) => {

@@ -8,7 +8,7 @@ import type { CreateCredentialRequest } from "../contracts/credential";
 import type { ToolCallRequest, ToolCallStatusRequest } from "../contracts/tool-call";
 import type { CredentialKind } from "../credential-format";
 import type { Env } from "../env";
-import { UNAUTHENTICATED, problem } from "../problem";
+import { UNAUTHENTICATED, problem, problemResponse } from "../problem";
 import { fail, ok, type Outcome } from "../result";
 import { registryFor } from "../tools/catalog";
 import type { Downstream } from "../tools/http-tool";
@@ -21,6 +21,9 @@ import { migrate } from "./schema";
 import { STORED_JSON } from "./sql";
 import { SqlToolResultStore } from "./sql-store";
 import { dispatchToolCall, queryToolCallStatus, type ToolCallPlane } from "./tool-calls";
+import { acceptRuntimeSocket, isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime-socket";
+import { facadeTargetsJson, loadFacadeTargets, saveFacadeTargets } from "./runtime-targets";
+import { RuntimeTransport, type RuntimeReply } from "./runtime-transport";
 
 /** Reads a body the Worker already validated against its contract and re-encoded canonically. */
 function validated<T>(text: string): T {
@@ -43,6 +46,7 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly #audit: AuditChain;
   #consumer: ConsumerRecord | undefined;
   #engine: ToolResultEngine | undefined;
+  #runtimeTransport: RuntimeTransport | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -222,5 +226,61 @@ export class ConsumerObject extends DurableObject<Env> {
     const auth = this.#authenticate(consumer, token, ["auditor"]);
     if (!auth.ok) return auth;
     return ok(canonicalJson({ ...this.#audit.verify() }));
+  }
+
+  #runtime(): RuntimeTransport {
+    this.#runtimeTransport ??= new RuntimeTransport({
+      ctx: this.ctx,
+      sql: this.#sql,
+      audit: this.#audit,
+      bucket: this.env.CHECKPOINTS,
+      now: () => this.clock.now(),
+      transaction: (step) => this.#transaction(step),
+      plane: () => {
+        if (this.#consumer === undefined) throw new Error("runtime envelope reached an unconfigured consumer");
+        return { consumer: this.#consumer.name, plane: this.#plane(this.#consumer) };
+      },
+    });
+    return this.#runtimeTransport;
+  }
+
+  /** Runtime: one execution envelope (`POST …/runtime/envelopes`). */
+  async runtimeEnvelope(consumer: string, token: string, body: Uint8Array): Promise<Outcome<RuntimeReply>> {
+    const auth = this.#authenticate(consumer, token, ["runtime"]);
+    if (!auth.ok) return auth;
+    return this.#runtime().envelope(body, null);
+  }
+
+  /** Admin: reads (`targets` null) or replaces the App Facade target map. */
+  facadeTargets(consumer: string, targets: Record<string, string> | null): Outcome<string> {
+    if (this.#consumer === undefined || this.#consumer.name !== consumer) return fail(problem("NOT_FOUND", "No such consumer."));
+    if (targets === null) return ok(facadeTargetsJson(loadFacadeTargets(this.#sql)));
+    const now = this.clock.now();
+    const saved = this.#transaction(() => {
+      const value = saveFacadeTargets(this.#sql, targets);
+      this.#audit.append("runtime.facade_targets", now, { targets: Object.fromEntries(value.targets), revision: value.revision });
+      return value;
+    });
+    return ok(facadeTargetsJson(saved));
+  }
+
+  /** Runtime WebSocket upgrade (`GET …/runtime/connect`), forwarded by the Worker. */
+  override async fetch(request: Request): Promise<Response> {
+    const match = /^\/v1\/consumers\/([^/]+)\/runtime\/connect$/.exec(new URL(request.url).pathname);
+    const token = /^Bearer ([!-~]+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
+    if (match === null || match[1] === undefined) return problemResponse(problem("NOT_FOUND", "No such route."));
+    const auth = this.#authenticate(match[1], token ?? "", ["runtime"]);
+    if (!auth.ok) return problemResponse(auth.problem);
+    return acceptRuntimeSocket(this.ctx, this.#runtime(), auth.value.caller.credentialId);
+  }
+
+  /** Hibernation API: one message of an accepted WebSocket. */
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    if (isRuntimeSocket(this.ctx, ws)) await onRuntimeMessage(this.#sql, this.#runtime(), ws, message);
+  }
+
+  /** Hibernation API: the peer closed an accepted WebSocket. */
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    if (isRuntimeSocket(this.ctx, ws)) onRuntimeClose(ws, code, reason);
   }
 }
