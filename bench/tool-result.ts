@@ -1,0 +1,363 @@
+// Benchmark: the Tool Result v2 engine (in-process, Node) vs the Python reference's run_fixture,
+// side by side in one run (7 alternating pairs of 1.5 s slices, median ratio [min–max]).
+//
+//   node scripts/run-ts.js bench/tool-result.ts [--pairs 7] [--slice 1.5] [--reads 250] [--writes 100]
+//        [--write-fixture FILE] [--seed-module PATH] [--python python3] [--no-python]
+//
+// The fixture has two cases: "reads" (get_order ORDER-7 for tenant-a/user-1, distinct call and
+// operation ids) and "writes" (create_refund_draft with distinct idempotency keys and a valid
+// bound approval). --write-fixture FILE also writes it, so the reference can run the same steps.
+// The reference module defaults to ../shared/seeds/004_780ab4077f902ab8.txt relative to the
+// repository root (or TOOLGATE_REFERENCE_SEED). Without python3 or the seed, only the TypeScript
+// figures are printed.
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { readJson, sha256Hex, prettyJson } from "../src/core/json";
+import { parseToolCasesFixture, runFixture, type ToolCasesFixture } from "../src/core/tool-result";
+
+interface Options {
+  pairs: number;
+  slice: number;
+  reads: number;
+  writes: number;
+  writeFixture: string | null;
+  seedModule: string;
+  python: string;
+  usePython: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const o: Options = {
+    pairs: 7,
+    slice: 1.5,
+    reads: 250,
+    writes: 100,
+    writeFixture: null,
+    seedModule: process.env.TOOLGATE_REFERENCE_SEED ?? resolve("../shared/seeds/004_780ab4077f902ab8.txt"),
+    python: process.env.PYTHON ?? "python3",
+    usePython: true,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = (): string => {
+      const x = argv[++i];
+      if (x === undefined) throw new Error(`${a} needs a value`);
+      return x;
+    };
+    if (a === "--pairs") o.pairs = Number(v());
+    else if (a === "--slice") o.slice = Number(v());
+    else if (a === "--reads") o.reads = Number(v());
+    else if (a === "--writes") o.writes = Number(v());
+    else if (a === "--write-fixture") o.writeFixture = v();
+    else if (a === "--seed-module") o.seedModule = resolve(v());
+    else if (a === "--python") o.python = v();
+    else if (a === "--no-python") o.usePython = false;
+    else throw new Error(`unknown option ${a}`);
+  }
+  if (!(o.pairs >= 1 && o.pairs <= 50 && o.slice > 0 && o.slice <= 10 && o.reads >= 1 && o.writes >= 1)) {
+    throw new Error("out-of-range option");
+  }
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fixture
+
+const NOW = 1784419200;
+
+function step(i: number, fields: Record<string, unknown>): Record<string, unknown> {
+  return { step_id: `step-${i}`, action: "dispatch", status_ref_from: null, now: NOW + i, failure: "none", ...fields };
+}
+
+export function benchFixture(reads: number, writes: number): Record<string, unknown> {
+  const readSteps = [];
+  for (let i = 1; i <= reads; i++) {
+    readSteps.push(
+      step(i, {
+        proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+        execution_context: {
+          provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1",
+          response_id: "resp-1", call_id: `call-${i}`, operation_id: `op-${i}`, idempotency_key: null,
+        },
+        approval: "none",
+        expected: {
+          code: "OK", status: "succeeded", outcome: "committed", recovery: "none", delivery: "fresh",
+          data: { order_ref: "ORDER-7", status: "paid" }, side_effect_count: 0,
+        },
+      }),
+    );
+  }
+  const writeSteps = [];
+  for (let i = 1; i <= writes; i++) {
+    writeSteps.push(
+      step(i, {
+        proposal: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } },
+        execution_context: {
+          provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1",
+          response_id: "resp-1", call_id: `call-${i}`, operation_id: `op-${i}`, idempotency_key: `refund-${i}`,
+        },
+        approval: "valid",
+        expected: {
+          code: "OK", status: "succeeded", outcome: "committed", recovery: "none", delivery: "fresh",
+          data: { draft_id: `DRAFT-${i}`, order_ref: "ORDER-7", reason: "duplicate" }, side_effect_count: i,
+        },
+      }),
+    );
+  }
+  return {
+    schema_version: "tool-cases-v2",
+    contract: { model_result: "tool-model-result-v2", protected_audit: "tool-audit-v2" },
+    cases: [
+      { id: "reads", principal: { tenant_id: "tenant-a", subject_id: "user-1", roles: [] }, steps: readSteps },
+      { id: "writes", principal: { tenant_id: "tenant-a", subject_id: "user-1", roles: [] }, steps: writeSteps },
+    ],
+  };
+}
+
+function parseFixture(text: string): ToolCasesFixture {
+  const read = readJson(text, { maxBytes: 1 << 26 });
+  if (!read.ok) throw new Error(`bench fixture: ${read.error.message}`);
+  const parsed = parseToolCasesFixture(read.value);
+  if (!parsed.ok) throw new Error(`bench fixture: ${parsed.error.message}`);
+  return parsed.fixture;
+}
+
+function only(fixture: ToolCasesFixture, caseId: string): ToolCasesFixture {
+  return { ...fixture, cases: fixture.cases.filter((c) => c.id === caseId) };
+}
+
+function stepsOf(fixture: ToolCasesFixture): number {
+  return fixture.cases.reduce((n, c) => n + c.steps.length, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// TypeScript side
+
+function runTs(fixture: ToolCasesFixture): void {
+  const result = runFixture(fixture);
+  if (!result.ok || result.run.exitCode !== 0) throw new Error("the TypeScript engine did not pass the bench fixture");
+}
+
+function timeTs(fixture: ToolCasesFixture, seconds: number): { runs: number; steps: number; elapsed: number } {
+  const steps = stepsOf(fixture);
+  let runs = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  while (elapsed < seconds * 1000) {
+    runTs(fixture);
+    runs++;
+    elapsed = performance.now() - start;
+  }
+  return { runs, steps: runs * steps, elapsed: elapsed / 1000 };
+}
+
+function countTs(fixture: ToolCasesFixture): { digests: number; bytes: number; unique: Set<string> } {
+  const encoder = new TextEncoder();
+  const counts = { digests: 0, bytes: 0, unique: new Set<string>() };
+  const hash = (text: string): string => {
+    counts.digests++;
+    counts.bytes += encoder.encode(text).length;
+    const hex = sha256Hex(text);
+    counts.unique.add(hex);
+    return hex;
+  };
+  const result = runFixture(fixture, { hash });
+  if (!result.ok || result.run.exitCode !== 0) throw new Error("the TypeScript engine did not pass the bench fixture");
+  return counts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python side: one long-lived process answering line commands
+
+class PythonTimer {
+  private readonly lines: string[] = [];
+  private waiting: ((line: string) => void) | null = null;
+  private constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      if (this.waiting !== null) {
+        const w = this.waiting;
+        this.waiting = null;
+        w(line);
+      } else this.lines.push(line);
+    });
+  }
+
+  static start(python: string, seedModule: string, fixtureFile: string): PythonTimer {
+    const child = spawn(python, [resolve("bench/reference_timer.py"), "--fixture", fixtureFile, "--seed-module", seedModule], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    child.stderr.on("data", (b: Buffer) => process.stderr.write(`[python] ${b.toString("utf8")}`));
+    return new PythonTimer(child);
+  }
+
+  next(timeoutMs: number): Promise<Record<string, unknown>> {
+    const queued = this.lines.shift();
+    if (queued !== undefined) return Promise.resolve(parseLine(queued));
+    return new Promise((resolvePromise, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting = null;
+        reject(new Error("the Python timer did not answer in time"));
+      }, timeoutMs);
+      this.waiting = (line) => {
+        clearTimeout(timer);
+        resolvePromise(parseLine(line));
+      };
+    });
+  }
+
+  async ask(command: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+    this.child.stdin.write(`${JSON.stringify(command)}\n`);
+    return this.next(timeoutMs);
+  }
+
+  stop(): void {
+    try {
+      this.child.stdin.write(`${JSON.stringify({ cmd: "quit" })}\n`);
+      this.child.stdin.end();
+    } catch {
+      // already gone
+    }
+    setTimeout(() => this.child.kill("SIGKILL"), 2000).unref();
+  }
+}
+
+function parseLine(line: string): Record<string, unknown> {
+  const read = readJson(line, { maxBytes: 1 << 24 });
+  if (!read.ok || read.value === null || typeof read.value !== "object" || Array.isArray(read.value)) {
+    throw new Error(`unexpected line from the Python timer: ${line.slice(0, 200)}`);
+  }
+  return read.value as unknown as Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+const fmt = (x: number, d = 0): string => x.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+
+async function main(): Promise<number> {
+  const o = parseOptions(process.argv.slice(2));
+  const deadline = Date.now() + 10 * 60 * 1000;
+  const document = benchFixture(o.reads, o.writes);
+  const text = `${JSON.stringify(document)}\n`;
+  if (o.writeFixture !== null) {
+    writeFileSync(o.writeFixture, text);
+    process.stdout.write(`wrote the bench fixture (${o.reads} read + ${o.writes} write steps, ${text.length} bytes) to ${o.writeFixture}\n`);
+  }
+  const fixture = parseFixture(text);
+  const parts = { reads: only(fixture, "reads"), writes: only(fixture, "writes") };
+
+  // Correctness and warm-up on the TypeScript side.
+  for (let i = 0; i < 20; i++) runTs(fixture);
+  const tsCounts = { reads: countTs(parts.reads), writes: countTs(parts.writes) };
+
+  let py: PythonTimer | null = null;
+  let tmp: string | null = null;
+  let reason = "";
+  if (!o.usePython) reason = "--no-python";
+  else if (!existsSync(o.seedModule)) reason = `reference seed not found at ${o.seedModule}`;
+  else if (spawnSync(o.python, ["--version"], { timeout: 10_000 }).status !== 0) reason = `${o.python} not available`;
+  if (reason === "") {
+    tmp = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
+    const file = join(tmp, "bench-fixture.json");
+    writeFileSync(file, text);
+    py = PythonTimer.start(o.python, o.seedModule, file);
+    const ready = await py.next(120_000);
+    if (ready.ready !== true || ready.passed !== true) {
+      process.stderr.write(`the reference refused or failed the bench fixture: ${JSON.stringify(ready)}\n`);
+      py.stop();
+      return 1;
+    }
+    process.stdout.write(`reference: Python ${String(ready.python)}, run_fixture in-process (${String(ready.steps)} steps pass)\n`);
+  } else {
+    process.stdout.write(`Python reference not run (${reason}): TypeScript figures only\n`);
+  }
+
+  try {
+    const pyCounts: Record<string, { digests: number; bytes: number; unique: string[] }> = {};
+    if (py !== null) {
+      // Correctness before timing: the same summary, and every document toolgate hashes is one the
+      // reference hashes too (equal SHA-256 ⇒ byte-identical canonical text).
+      for (const part of ["reads", "writes"] as const) {
+        const summary = (await py.ask({ cmd: "summary", case: part }, 120_000)).summary;
+        const ours = runFixture(parts[part]);
+        if (!ours.ok) throw new Error("TypeScript run failed");
+        const same = prettyJson(ours.run.summary as never) === prettyJson(readJsonValue(JSON.stringify(summary)));
+        const counts = (await py.ask({ cmd: "digests", case: part }, 120_000)) as unknown as { digests: number; bytes: number; unique: string[] };
+        pyCounts[part] = counts;
+        const theirs = new Set(counts.unique);
+        const missing = [...tsCounts[part].unique].filter((h) => !theirs.has(h));
+        process.stdout.write(
+          `correctness ${part}: summaries ${same ? "identical" : "DIFFER"}; ` +
+            `${tsCounts[part].unique.size} distinct TypeScript digests, ${missing.length} not among the reference's ${theirs.size}\n`,
+        );
+        if (!same || missing.length > 0) throw new Error("TypeScript and reference disagree on the bench fixture");
+      }
+    }
+
+    for (const part of ["reads", "writes"] as const) {
+      const f = parts[part];
+      const ratios: number[] = [];
+      const tsRates: number[] = [];
+      const pyRates: number[] = [];
+      for (let pair = 0; pair < o.pairs && Date.now() < deadline; pair++) {
+        const measurePy = async (): Promise<void> => {
+          if (py === null) return;
+          const r = (await py.ask({ cmd: "time", case: part, seconds: o.slice }, (o.slice + 60) * 1000)) as { steps: number; elapsed: number };
+          pyRates.push(r.steps / r.elapsed);
+        };
+        const measureTs = (): void => {
+          const r = timeTs(f, o.slice);
+          tsRates.push(r.steps / r.elapsed);
+        };
+        // alternate which side goes first
+        if (pair % 2 === 0) {
+          await measurePy();
+          measureTs();
+        } else {
+          measureTs();
+          await measurePy();
+        }
+        if (py !== null) ratios.push((tsRates[tsRates.length - 1] as number) / (pyRates[pyRates.length - 1] as number));
+      }
+      const n = stepsOf(f);
+      const tc = tsCounts[part];
+      process.stdout.write(`\n${part}: ${n} steps, ${tsRates.length} pairs of ${o.slice} s slices\n`);
+      process.stdout.write(
+        `  TypeScript: ${fmt(median(tsRates))} steps/s [${fmt(Math.min(...tsRates))}–${fmt(Math.max(...tsRates))}], ` +
+          `${fmt(1e6 / median(tsRates), 1)} µs/step, SHA-256 calls/step ${fmt(tc.digests / n, 2)}, bytes hashed/step ${fmt(tc.bytes / n)}\n`,
+      );
+      if (py !== null) {
+        const pc = pyCounts[part] as { digests: number; bytes: number };
+        process.stdout.write(
+          `  reference:  ${fmt(median(pyRates))} steps/s [${fmt(Math.min(...pyRates))}–${fmt(Math.max(...pyRates))}], ` +
+            `${fmt(1e6 / median(pyRates), 1)} µs/step, _digest calls/step ${fmt(pc.digests / n, 2)}, bytes hashed/step ${fmt(pc.bytes / n)}\n`,
+        );
+        const m = median(ratios);
+        process.stdout.write(
+          `  ratio TypeScript/Python: median ${fmt(m, 2)}× [${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}] ` +
+            `(goal ≥ 5×: ${m >= 5 ? "met" : "NOT met"})\n`,
+        );
+      }
+    }
+  } finally {
+    py?.stop();
+    if (tmp !== null) rmSync(tmp, { recursive: true, force: true });
+  }
+  return 0;
+}
+
+function readJsonValue(text: string): never {
+  const read = readJson(text, { maxBytes: 1 << 24 });
+  if (!read.ok) throw new Error(read.error.message);
+  return read.value as never;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,12 @@
+// `npm run bench`: the Tool Result v2 engine vs the Python reference, side by side in one run.
+// Passes its arguments on to bench/tool-result.ts (see that file for the options).
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const result = spawnSync(process.execPath, ["scripts/run-ts.js", "bench/tool-result.ts", ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: "inherit",
+  timeout: 15 * 60 * 1000,
+});
+process.exitCode = result.status ?? 1;
