@@ -1,0 +1,208 @@
+import {
+  applyInPlace,
+  errorCode,
+  writeWireJson,
+  type CapabilityEngineState,
+  type CapabilityError,
+  type Outcome as EngineOutcome,
+} from "../../core/capability";
+import type {
+  CapabilityAuthorityRequest,
+  CapabilityInstanceUpdate,
+  CapabilityObservationPost,
+  CapabilityProviderRegistration,
+  CapabilityRequestBody,
+} from "../contracts/capability";
+import type { CredentialKind } from "../credential-format";
+import { problem, type Problem } from "../problem";
+import { fail, ok, type Outcome } from "../result";
+import { LEASE_MS, type CapabilityHost } from "./capability-host";
+
+/** One capability-plane call, as the Worker hands it to the consumer's object. */
+export type CapabilityCall =
+  | { kind: "register-provider"; body: CapabilityProviderRegistration }
+  | { kind: "set-instance"; instanceId: bigint; body: CapabilityInstanceUpdate }
+  | { kind: "remove-instance"; instanceId: bigint }
+  | { kind: "authority"; body: CapabilityAuthorityRequest }
+  | { kind: "approvals" }
+  | { kind: "request"; body: CapabilityRequestBody }
+  | { kind: "request-status"; actorId: string; localId: bigint }
+  | { kind: "drain-completions" }
+  | { kind: "snapshot" }
+  | { kind: "attach"; providerId: string }
+  | { kind: "poll"; providerId: string; bindingId: bigint; after: bigint | null; waitMs: number }
+  | { kind: "observe"; providerId: string; body: CapabilityObservationPost }
+  | { kind: "detach"; providerId: string; bindingId: bigint };
+
+/** Who may make each call: the admin secret and/or credential kinds. */
+export const CAPABILITY_CALL_AUTH: Record<CapabilityCall["kind"], readonly ("admin" | CredentialKind)[]> = {
+  "register-provider": ["admin"],
+  "set-instance": ["admin"],
+  "remove-instance": ["admin"],
+  authority: ["admin", "approver"],
+  approvals: ["admin", "approver"],
+  request: ["agent"],
+  "request-status": ["agent"],
+  "drain-completions": ["agent"],
+  snapshot: ["admin", "auditor"],
+  attach: ["provider"],
+  poll: ["provider"],
+  observe: ["provider"],
+  detach: ["provider"],
+};
+
+/** The authenticated caller of a capability call. */
+export type CapabilityCaller = { kind: "admin" } | { kind: CredentialKind; subjectId: string | null };
+
+const CAPACITY = new Set([
+  "provider-capacity-exceeded",
+  "policy-capacity-exceeded",
+  "request-capacity-exceeded",
+  "client-request-capacity-exceeded",
+  "effect-capacity-exceeded",
+]);
+
+/** Maps an engine error to its problem: the engine's tag is the detail, the error the `error` member. */
+export function engineProblem(error: CapabilityError): Problem {
+  const code = errorCode(error);
+  const kind = code === "validation" ? "CAPABILITY_INVALID" : CAPACITY.has(code) ? "CAPABILITY_CAPACITY" : "CAPABILITY_REJECTED";
+  return { ...problem(kind, code), errorJson: writeWireJson(error) };
+}
+
+function answer(outcome: EngineOutcome<unknown>, body: (value: unknown) => unknown): Outcome<string> {
+  return "Err" in outcome ? fail(engineProblem(outcome.Err)) : ok(writeWireJson(body(outcome.Ok)));
+}
+
+function forbidden(detail: string): Outcome<string> {
+  return fail(problem("FORBIDDEN", detail));
+}
+
+/**
+ * Runs one authenticated call against the consumer's engine. `consumer` is the engine's
+ * consumer id (the toolgate consumer name); `approvers` the consumer's approver subjects.
+ */
+export async function capabilityCall(
+  host: CapabilityHost,
+  consumer: string,
+  caller: CapabilityCaller,
+  approvers: readonly string[],
+  call: CapabilityCall,
+): Promise<Outcome<string>> {
+  const subject = caller.kind === "admin" ? null : caller.subjectId;
+  switch (call.kind) {
+    case "register-provider": {
+      const descriptor = call.body.descriptor;
+      return answer(host.operate({ "register-provider": { descriptor } }), () => ({ provider_id: descriptor.id }));
+    }
+    case "set-instance":
+      return answer(
+        host.timed((state) => {
+          const set = applyInPlace(state, { "set-generation": { instance_id: call.instanceId, generation: call.body.generation } });
+          if ("Err" in set) return set;
+          return applyInPlace(state, { "set-instance-state": { instance_id: call.instanceId, generation: call.body.generation, state: call.body.state } });
+        }),
+        () => ({ instance_id: call.instanceId, generation: call.body.generation, state: call.body.state }),
+      );
+    case "remove-instance":
+      return answer(host.operate({ "remove-instance": { instance_id: call.instanceId } }), (removed) => ({ removed }));
+    case "authority": {
+      if (caller.kind === "approver" && (subject === null || !approvers.includes(subject))) {
+        return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
+      }
+      let sequence = 0n;
+      const outcome = host.timed((state) => {
+        sequence = call.body.sequence ?? state.last_authority_sequence + 1n;
+        return applyInPlace(state, { authority: { sequence, command: call.body.command } });
+      });
+      return answer(outcome, (value) => ({ sequence, outcome: value }));
+    }
+    case "approvals": {
+      if (caller.kind === "approver" && (subject === null || !approvers.includes(subject))) {
+        return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
+      }
+      return ok(
+        writeWireJson(
+          host.timed((state) => ({
+            approvals: state.requests.filter((r) => r.snapshot.status === "awaiting-approval").map((r) => r.snapshot),
+            last_authority_sequence: state.last_authority_sequence,
+            tick: state.current_tick,
+          })),
+        ),
+      );
+    }
+    case "request": {
+      if (subject !== null && subject !== call.body.actor_id) return forbidden("This agent credential acts only as its own subject.");
+      const request = { consumer_id: consumer, actor_id: call.body.actor_id, request: call.body.request };
+      const key = { consumer_id: consumer, actor_id: call.body.actor_id, local_id: call.body.request.local_id };
+      let accepted: bigint | null = null;
+      let tick = 0n;
+      const outcome = host.timed((state) => {
+        const binding = call.body.provider_binding_id === undefined ? host.bindingOf(state, call.body.request.provider_id) : call.body.provider_binding_id;
+        const result = applyInPlace(state, { "bound-request": { provider_binding_id: binding, request } });
+        accepted = snapshotOf(state, key)?.accepted_sequence ?? null;
+        tick = state.current_tick;
+        return result;
+      });
+      return answer(outcome, (decision) => ({ request_key: key, accepted_sequence: accepted, decision, tick }));
+    }
+    case "request-status": {
+      if (subject !== null && subject !== call.actorId) return forbidden("This agent credential acts only as its own subject.");
+      const key = { consumer_id: consumer, actor_id: call.actorId, local_id: call.localId };
+      const found = host.timed((state) => snapshotOf(state, key));
+      return found === null ? fail(problem("NOT_FOUND", "No such capability request.")) : ok(writeWireJson({ request: found }));
+    }
+    case "drain-completions":
+      return answer(host.operate("drain-completions"), (batch) => batch);
+    case "snapshot":
+      return ok(
+        writeWireJson(
+          host.timed((state) => {
+            const snapshot = applyInPlace(state, "snapshot");
+            const runtime = applyInPlace(state, "provider-runtime-snapshot");
+            return { snapshot: "Ok" in snapshot ? snapshot.Ok : null, provider_runtime: "Ok" in runtime ? runtime.Ok : null };
+          }),
+        ),
+      );
+    case "attach": {
+      if (subject !== null && subject !== call.providerId) return forbidden("This provider credential attaches only its own provider.");
+      let binding = 0n;
+      const outcome = host.timed((state) => {
+        const result = host.runtime(state, (sequence) => {
+          binding = sequence;
+          return { attach: { binding_id: sequence, provider_id: call.providerId } };
+        });
+        if ("Ok" in result) host.store.setLease(call.providerId, binding, host.nowMs() + LEASE_MS);
+        return result;
+      });
+      return answer(outcome, () => ({ provider_id: call.providerId, binding_id: binding, lease_ms: LEASE_MS }));
+    }
+    case "poll": {
+      if (subject !== null && subject !== call.providerId) return forbidden("This provider credential attaches only its own provider.");
+      const rows = await host.poll(call.providerId, call.bindingId, call.after, call.waitMs);
+      if (rows === null) return fail(engineProblem({ "not-attached": { provider_id: call.providerId } }));
+      return ok(`{"effects":[${rows.map((row) => row.envelope).join(",")}]}`);
+    }
+    case "observe": {
+      if (subject !== null && subject !== call.providerId) return forbidden("This provider credential attaches only its own provider.");
+      if (call.body.observation.provider_id !== call.providerId) return forbidden("The observation names another provider.");
+      const outcome = host.timed((state) => host.runtime(state, () => ({ observe: { binding_id: call.body.binding_id, observation: call.body.observation } })));
+      return answer(outcome, (value) => ({ outcome: value }));
+    }
+    case "detach": {
+      if (subject !== null && subject !== call.providerId) return forbidden("This provider credential attaches only its own provider.");
+      const outcome = host.timed((state) => {
+        const result = host.runtime(state, () => ({ detach: { binding_id: call.bindingId, provider_id: call.providerId } }));
+        if ("Ok" in result) host.store.dropLease(call.providerId);
+        return result;
+      });
+      return answer(outcome, (value) => ({ outcome: value }));
+    }
+  }
+}
+
+function snapshotOf(state: CapabilityEngineState, key: { consumer_id: string; actor_id: string; local_id: bigint }) {
+  const record = state.requests.find(
+    (r) => r.snapshot.key.consumer_id === key.consumer_id && r.snapshot.key.actor_id === key.actor_id && r.snapshot.key.local_id === key.local_id,
+  );
+  return record === undefined ? null : record.snapshot;
+}
