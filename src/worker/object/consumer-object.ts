@@ -14,6 +14,9 @@ import { registryFor } from "../tools/catalog";
 import type { Downstream } from "../tools/http-tool";
 import { ApprovalBook } from "./approvals";
 import { AuditChain } from "./audit-chain";
+import { CapabilityHost } from "./capability-host";
+import { CAPABILITY_CALL_AUTH, capabilityCall, type CapabilityCall, type CapabilityCaller } from "./capability-plane";
+import { CAPABILITY_CONNECT_PATH, connectProvider, isCapabilitySocket, onCapabilityClose, onCapabilityMessage, providerTag, socketToken } from "./capability-socket";
 import { ObjectClock } from "./clock";
 import { loadConsumer, saveConsumer, type ConsumerRecord } from "./consumer-config";
 import { CredentialStore, type Caller } from "./credentials";
@@ -44,6 +47,8 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly #credentials: CredentialStore;
   readonly #approvals: ApprovalBook;
   readonly #audit: AuditChain;
+  /** The consumer's capability engine (tests pin its clock through `runInDurableObject`). */
+  readonly capability: CapabilityHost;
   #consumer: ConsumerRecord | undefined;
   #engine: ToolResultEngine | undefined;
   #runtimeTransport: RuntimeTransport | undefined;
@@ -55,6 +60,14 @@ export class ConsumerObject extends DurableObject<Env> {
     this.#credentials = new CredentialStore(this.#sql);
     this.#approvals = new ApprovalBook(this.#sql);
     this.#audit = new AuditChain(this.#sql);
+    this.capability = new CapabilityHost({
+      sql: this.#sql,
+      audit: this.#audit,
+      transaction: (step) => this.#transaction(step),
+      nowSeconds: () => this.clock.now(),
+      sockets: (provider) => ctx.getWebSockets(providerTag(provider)),
+      setAlarm: (ms) => void (ms === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(ms)),
+    });
     void ctx.blockConcurrencyWhile(async () => {
       this.#transaction(() => {
         migrate(this.#sql);
@@ -266,6 +279,8 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Runtime WebSocket upgrade (`GET …/runtime/connect`), forwarded by the Worker. */
   override async fetch(request: Request): Promise<Response> {
+    const connect = CAPABILITY_CONNECT_PATH.exec(new URL(request.url).pathname);
+    if (connect !== null) return this.#capabilityConnect(request, connect[1] ?? "", connect[2] ?? "");
     const match = /^\/v1\/consumers\/([^/]+)\/runtime\/connect$/.exec(new URL(request.url).pathname);
     const token = /^Bearer ([!-~]+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
     if (match === null || match[1] === undefined) return problemResponse(problem("NOT_FOUND", "No such route."));
@@ -276,11 +291,42 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Hibernation API: one message of an accepted WebSocket. */
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    if (isCapabilitySocket(this.ctx, ws)) return onCapabilityMessage(this.capability, ws, message);
     if (isRuntimeSocket(this.ctx, ws)) await onRuntimeMessage(this.#sql, this.#runtime(), ws, message);
   }
 
   /** Hibernation API: the peer closed an accepted WebSocket. */
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    if (isCapabilitySocket(this.ctx, ws)) return onCapabilityClose(this.capability, ws);
     if (isRuntimeSocket(this.ctx, ws)) onRuntimeClose(ws, code, reason);
+  }
+
+  /** Capability plane: one call; `token` null means the Worker already checked the admin secret. */
+  async capabilityCall(consumer: string, token: string | null, call: CapabilityCall): Promise<Outcome<string>> {
+    const config = this.#consumer;
+    if (config === undefined || config.name !== consumer) return fail(token === null ? problem("NOT_FOUND", "No such consumer.") : UNAUTHENTICATED);
+    const allowed = CAPABILITY_CALL_AUTH[call.kind];
+    let caller: CapabilityCaller = { kind: "admin" };
+    if (token === null) {
+      if (!allowed.includes("admin")) return fail(UNAUTHENTICATED);
+    } else {
+      const auth = this.#authenticate(consumer, token, allowed.filter((k): k is CredentialKind => k !== "admin"));
+      if (!auth.ok) return auth;
+      caller = { kind: auth.value.caller.kind, subjectId: auth.value.caller.subjectId };
+    }
+    return capabilityCall(this.capability, consumer, caller, config.approverSubjects, call);
+  }
+
+  #capabilityConnect(request: Request, consumer: string, providerId: string): Response {
+    const auth = this.#authenticate(consumer, socketToken(request) ?? "", ["provider"]);
+    if (!auth.ok) return problemResponse(auth.problem);
+    const subject = auth.value.caller.subjectId;
+    if (subject !== null && subject !== providerId) return problemResponse(problem("FORBIDDEN", "This provider credential attaches only its own provider."));
+    return connectProvider(this.ctx, this.capability, request, providerId);
+  }
+
+  /** Alarm: the capability engine's next deadline (advance time to now; idempotent). */
+  override async alarm(): Promise<void> {
+    this.capability.alarm();
   }
 }
