@@ -6,6 +6,7 @@ import { problem, problemResponse } from "./problem";
 import { adminOperations, adminRoutes } from "./routes/admin";
 import { approvalOperations, approvalRoutes } from "./routes/approvals";
 import { auditOperations, auditRoutes } from "./routes/audit";
+import { capabilityOperations, capabilityRoutes } from "./routes/capability";
 import { runtimeOperations, runtimeRoutes } from "./routes/runtime";
 import { toolCallOperations, toolCallRoutes } from "./routes/tool-calls";
 
@@ -20,6 +21,7 @@ const operations: readonly OperationDoc[] = [
   ...approvalOperations,
   ...auditOperations,
   ...runtimeOperations,
+  ...capabilityOperations,
 ];
 
 let openApiText: string | undefined;
@@ -37,6 +39,7 @@ app.route("/", toolCallRoutes);
 app.route("/", approvalRoutes);
 app.route("/", auditRoutes);
 app.route("/", runtimeRoutes);
+app.route("/", capabilityRoutes);
 
 app.notFound(() => problemResponse(problem("NOT_FOUND", "No such route.")));
 app.onError((error) => {
