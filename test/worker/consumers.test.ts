@@ -1,3 +1,5 @@
+import { env } from "cloudflare:workers";
+import { listDurableObjectIds } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, createConsumer, credential, gate, send } from "./gate-client";
 
@@ -98,6 +100,22 @@ describe("credentials", () => {
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual(UNAUTHORIZED_BODY);
     }
+  });
+
+  it("refuses a malformed credential without waking any Durable Object", async () => {
+    const before = (await listDurableObjectIds(env.CONSUMER)).length;
+    const forged = "tg_agent_" + "A".repeat(40) + "_AAAAAA";
+    for (const token of ["garbage", forged, "tg_admin_" + "A".repeat(40) + "_AAAAAA"]) {
+      const res = await send("POST", "/v1/consumers/never-woken/tool-calls", token, { principal: {}, context: {} });
+      expect(res.status).toBe(401);
+    }
+    expect((await listDurableObjectIds(env.CONSUMER)).length).toBe(before);
+    // The probe does see a wake: a well-formed (checksummed) unknown credential reaches the object.
+    await createConsumer("acme-probe-source", [], []);
+    const real = (await credential("acme-probe-source", "agent")).secret;
+    const woken = await send("POST", "/v1/consumers/woken-once/tool-calls", real, { principal: { subject_id: "u", roles: [] }, proposal: { name: "x", arguments: {} }, context: { call_id: "c", operation_id: "o", provider: "openai", api_family: "responses", response_id: "r", adapter_revision: "openai-responses-v1" } });
+    expect(woken.status).toBe(401);
+    expect((await listDurableObjectIds(env.CONSUMER)).length).toBe(before + 2);
   });
 
   it("answers 403 to a genuine credential of the wrong kind", async () => {
