@@ -120,7 +120,7 @@ function audit(plane: ToolCallPlane, kind: string, now: number, pkg: ResultPacka
   plane.audit.append(kind, now, pkg.protected_audit);
 }
 
-/** A failure the downstream reported before any effect (rate limit): drop the in-flight mark, answer the catalog error. */
+/** A failure known to precede any effect (rate limit, nothing sent): drop the in-flight mark, answer the catalog error. */
 function failBeforeEffect(plane: ToolCallPlane, ticket: DispatchTicket, code: "RATE_LIMIT" | "TOOL_ERROR", hash: HashFn): ResultPackage {
   const principal = ticket.principal as unknown as Principal;
   const call = ticket.call as unknown as ToolCall;
@@ -189,12 +189,15 @@ export async function dispatchToolCall(plane: ToolCallPlane, consumer: string, i
     });
   } else {
     const downstream = plane.downstream;
-    const called = downstream === undefined ? ({ kind: "failed" } as const) : await callHttpTool(http, downstream, call, ticket.status_ref);
+    // No downstream configured: nothing was sent, so the call certainly did not start.
+    const called = downstream === undefined ? ({ kind: "not_sent" } as const) : await callHttpTool(http, downstream, call, ticket.status_ref);
     pkg = plane.transaction(() => {
       const done =
         called.kind === "rate_limited"
           ? failBeforeEffect(plane, ticket, "RATE_LIMIT", hash)
-          : completeDispatch(plane.engine, ticket, called.kind === "result" ? called.result : "threw", { hash });
+          : called.kind === "not_sent"
+            ? failBeforeEffect(plane, ticket, "TOOL_ERROR", hash)
+            : completeDispatch(plane.engine, ticket, called.kind === "result" ? called.result : "threw", { hash });
       audit(plane, "tool_call", now, done);
       return done;
     });
