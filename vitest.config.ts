@@ -28,6 +28,8 @@ export default defineConfig({
           // Durable Object storage is shared by every test file in this pool version, and the
           // reference's tenants fix the consumer names: run the files one at a time.
           fileParallelism: false,
+          // The first request of a file starts workerd's module graph; give a loaded machine room.
+          testTimeout: 30_000,
         },
       },
       {
