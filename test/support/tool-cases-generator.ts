@@ -800,7 +800,7 @@ function expectedFor(rng: Rng, o: Outcome, wrong: boolean): Obj {
     recovery: meta.recovery,
     delivery: o.delivery,
     data: o.data === null ? null : new Obj(rng.chance(0.5) ? [...o.data].reverse() : [...o.data]),
-    side_effect_count: new Num(String(o.sideEffects)),
+    side_effect_count: new Num(o.sideEffects === 0 && rng.chance(0.2) ? "-0" : String(o.sideEffects)),
   };
   if (wrong) {
     const which = rng.int(0, 7);
@@ -809,7 +809,7 @@ function expectedFor(rng: Rng, o: Outcome, wrong: boolean): Obj {
     else if (which === 2) fields.outcome = rng.pick(["not_started", "committed", "unknown"].filter((s) => s !== meta.outcome));
     else if (which === 3) fields.recovery = rng.pick(["none", "correct_input", "request_approval", "retry_after", "query_status", "human_review"].filter((s) => s !== meta.recovery));
     else if (which === 4) fields.delivery = rng.pick(["fresh", "local_replay", "receipt_reconciled"].filter((s) => s !== o.delivery));
-    else if (which === 5) fields.side_effect_count = new Num(String(o.sideEffects + rng.int(1, 3)));
+    else if (which === 5) fields.side_effect_count = new Num(rng.chance(0.2) ? "9007199254740991" : String(o.sideEffects + rng.int(1, 3)));
     else if (which === 6) {
       // data that a careless deep-equal might accept
       const base = o.data ?? [["order_ref", "ORDER-7"], ["status", "paid"]];
@@ -1111,7 +1111,8 @@ function caseToGv(rng: Rng, c: CaseDraft): Obj {
       ],
       ["approval", s.approval],
       ["failure", s.failure],
-      ["now", new Num(String(s.now))],
+      // "-0" is Python's int 0: a valid `now`
+      ["now", new Num(s.now === 0 && rng.chance(0.5) ? "-0" : String(s.now))],
       ["status_ref_from", s.status_ref_from],
       ["expected", s.expected],
     ]),
