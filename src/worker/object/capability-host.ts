@@ -11,6 +11,12 @@ import {
 import type { AuditChain } from "./audit-chain";
 import { CapabilityStore, type OutboxRow } from "./capability-store";
 
+/** Operations logged after a checkpoint before the next full checkpoint. */
+export const CHECKPOINT_EVERY = 256;
+
+/** Operations that only read the engine (never journaled). */
+const QUERIES = new Set(["snapshot", "instance-ids", "provider-runtime-snapshot", "request-snapshot", "provider-descriptor", "provider-exists"]);
+
 /** How long a long-poll attachment lives without a poll, in milliseconds. */
 export const LEASE_MS = 60_000;
 
@@ -44,7 +50,9 @@ type RuntimeCommand = ProviderRuntimeEnvelope["command"];
  * Hosts one consumer's capability engine inside its Durable Object. Every operation is one
  * synchronous transaction: load (cached) state, advance the engine's clock to the object's
  * millisecond clock, apply, bind drained effects to their provider's binding in the outbox,
- * append the new engine audit events to the consumer's audit chain, and persist the state.
+ * append the new engine audit events to the consumer's audit chain, and persist: the applied
+ * engine operations are appended to a log (the engine is deterministic, so checkpoint + log
+ * replay is the state), with a full checkpoint every {@link CHECKPOINT_EVERY} operations.
  * After the commit, queued effects are pushed to attached sockets and the alarm is set to the
  * next deadline.
  */
@@ -54,6 +62,8 @@ export class CapabilityHost {
   readonly store: CapabilityStore;
   #state: CapabilityEngineState | undefined;
   #reconciled = false;
+  #logLength = 0;
+  #journal: CapabilityOperation[] | "checkpoint" = [];
   readonly #waiters = new Map<string, Set<() => void>>();
 
   constructor(private readonly deps: CapabilityHostDeps) {
@@ -66,8 +76,23 @@ export class CapabilityHost {
   }
 
   #load(): CapabilityEngineState {
-    this.#state ??= this.store.loadState();
+    if (this.#state === undefined) {
+      const state = this.store.loadCheckpoint();
+      const log = this.store.loadLog();
+      for (const operation of log) applyInPlace(state, operation);
+      this.#logLength = log.length;
+      this.#state = state;
+    }
     return this.#state;
+  }
+
+  /** Applies one engine operation inside the current step and journals it. */
+  apply(state: CapabilityEngineState, operation: CapabilityOperation): EngineOutcome<unknown> {
+    const outcome = applyInPlace(state, operation);
+    if (this.#journal !== "checkpoint" && !QUERIES.has(typeof operation === "string" ? operation : (Object.keys(operation)[0] as string))) {
+      this.#journal.push(operation);
+    }
+    return outcome;
   }
 
   /** A read-only view of the current state (tests and queries; do not mutate). */
@@ -83,7 +108,7 @@ export class CapabilityHost {
     const result = this.#transaction((state) => {
       if (!this.#reconciled) this.#reconcile(state);
       const now = BigInt(this.nowMs());
-      if (now > state.current_tick) applyInPlace(state, { "advance-time": { tick: now } });
+      if (now > state.current_tick) this.apply(state, { "advance-time": { tick: now } });
       const value = step(state);
       this.#expireLeases(state);
       this.#drainEffects(state);
@@ -95,20 +120,28 @@ export class CapabilityHost {
 
   /** One timed engine operation. */
   operate(operation: CapabilityOperation): EngineOutcome<unknown> {
-    return this.timed((state) => applyInPlace(state, operation));
+    return this.timed((state) => this.apply(state, operation));
   }
 
   /**
-   * One raw step (scenario conformance and test hooks): no clock, no effect draining, no
-   * alarm — exactly the engine's own semantics, persisted and audited like any other step.
+   * One raw operation (scenario conformance): no clock, no effect draining, no alarm —
+   * exactly the engine's own semantics, persisted and audited like any other step.
    */
-  raw<T>(step: (state: CapabilityEngineState) => T): T {
-    return this.#transaction(step);
+  operateRaw(operation: CapabilityOperation): EngineOutcome<unknown> {
+    return this.#transaction((state) => this.apply(state, operation));
+  }
+
+  /** Test hook: mutates the state directly (then persisted by a full checkpoint). */
+  mutateRaw<T>(step: (state: CapabilityEngineState) => T): T {
+    return this.#transaction((state) => {
+      this.#journal = "checkpoint";
+      return step(state);
+    });
   }
 
   /** Replaces the whole state (test hook for scenarios with an `initial_state`). */
   replaceRaw(state: CapabilityEngineState): void {
-    this.#transaction((current) => {
+    this.mutateRaw((current) => {
       Object.assign(current, structuredClone(state));
     });
   }
@@ -117,7 +150,7 @@ export class CapabilityHost {
   runtime(state: CapabilityEngineState, command: (sequence: bigint) => RuntimeCommand): EngineOutcome<unknown> {
     const last = state.provider_runtime.last_sequence;
     const sequence = last >= U64_MAX ? U64_MAX : last + 1n;
-    return applyInPlace(state, { "provider-runtime": { sequence, command: command(sequence) } });
+    return this.apply(state, { "provider-runtime": { sequence, command: command(sequence) } });
   }
 
   /** The provider's current binding id, or `null`. */
@@ -134,15 +167,29 @@ export class CapabilityHost {
     try {
       return this.deps.transaction(() => {
         const state = this.#load();
+        this.#journal = [];
         const auditFrom = state.audit_sequence_exhausted ? null : state.next_audit_sequence;
         const value = step(state);
         if (auditFrom !== null) this.#audit(state, auditFrom);
-        this.store.saveState(state);
+        this.#persist(state);
         return value;
       });
     } catch (error) {
       this.#state = undefined;
       throw error;
+    } finally {
+      this.#journal = [];
+    }
+  }
+
+  #persist(state: CapabilityEngineState): void {
+    const journal = this.#journal;
+    if (journal !== "checkpoint" && this.#logLength + journal.length <= CHECKPOINT_EVERY) {
+      this.store.appendLog(journal);
+      this.#logLength += journal.length;
+    } else {
+      this.store.saveCheckpoint(state);
+      this.#logLength = 0;
     }
   }
 
@@ -152,7 +199,7 @@ export class CapabilityHost {
     for (const event of state.audit_events) {
       if (event.sequence < from) continue;
       const kind = typeof event.event === "string" ? event.event : (Object.keys(event.event)[0] as string);
-      this.deps.audit.append(`capability.${kind}`, at, event);
+      this.deps.audit.append(`capability.${kind}`, at, auditRecord(event));
     }
   }
 
@@ -184,16 +231,17 @@ export class CapabilityHost {
 
   // The kernel's egress: every drained effect is bound to its provider's current binding.
   #drainEffects(state: CapabilityEngineState): void {
+    if (state.effects.length === 0) return;
     const at = this.deps.nowSeconds();
-    for (const effect of state.effects) {
+    const drained = this.apply(state, "drain-effects");
+    for (const effect of "Ok" in drained ? (drained.Ok as CapabilityEngineState["effects"]) : []) {
       const binding = this.bindingOf(state, effect.provider_id);
       if (binding === null) {
-        this.deps.audit.append("capability.effect-unbound", at, { operation_id: effect.operation_id, provider_id: effect.provider_id, sequence: effect.sequence });
+        this.deps.audit.append("capability.effect-unbound", at, auditRecord({ operation_id: effect.operation_id, provider_id: effect.provider_id, sequence: effect.sequence }));
         continue;
       }
       this.store.enqueue(effect.provider_id, binding, effect.sequence, writeWireJson({ binding_id: binding, effect }));
     }
-    state.effects = [];
     for (const provider of this.store.providersWithPending()) this.store.dropStale(provider, this.bindingOf(state, provider));
   }
 
@@ -279,6 +327,19 @@ export class CapabilityHost {
     });
     return renew();
   }
+}
+
+/**
+ * An engine value as an audit-chain record: the chain's canonical JSON is limited to
+ * portable integers, so a u64 above 2^53 − 1 is written as its decimal string.
+ */
+export function auditRecord(value: unknown): unknown {
+  if (typeof value === "bigint") return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+  if (Array.isArray(value)) return value.map(auditRecord);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, auditRecord(v)]));
+  }
+  return value;
 }
 
 /** The gate → provider frame carrying one bound effect (the row's JSON spliced in as-is). */

@@ -1,5 +1,4 @@
 import {
-  applyInPlace,
   errorCode,
   writeWireJson,
   type CapabilityEngineState,
@@ -97,9 +96,9 @@ export async function capabilityCall(
     case "set-instance":
       return answer(
         host.timed((state) => {
-          const set = applyInPlace(state, { "set-generation": { instance_id: call.instanceId, generation: call.body.generation } });
+          const set = host.apply(state, { "set-generation": { instance_id: call.instanceId, generation: call.body.generation } });
           if ("Err" in set) return set;
-          return applyInPlace(state, { "set-instance-state": { instance_id: call.instanceId, generation: call.body.generation, state: call.body.state } });
+          return host.apply(state, { "set-instance-state": { instance_id: call.instanceId, generation: call.body.generation, state: call.body.state } });
         }),
         () => ({ instance_id: call.instanceId, generation: call.body.generation, state: call.body.state }),
       );
@@ -112,7 +111,7 @@ export async function capabilityCall(
       let sequence = 0n;
       const outcome = host.timed((state) => {
         sequence = call.body.sequence ?? state.last_authority_sequence + 1n;
-        return applyInPlace(state, { authority: { sequence, command: call.body.command } });
+        return host.apply(state, { authority: { sequence, command: call.body.command } });
       });
       return answer(outcome, (value) => ({ sequence, outcome: value }));
     }
@@ -138,7 +137,7 @@ export async function capabilityCall(
       let tick = 0n;
       const outcome = host.timed((state) => {
         const binding = call.body.provider_binding_id === undefined ? host.bindingOf(state, call.body.request.provider_id) : call.body.provider_binding_id;
-        const result = applyInPlace(state, { "bound-request": { provider_binding_id: binding, request } });
+        const result = host.apply(state, { "bound-request": { provider_binding_id: binding, request } });
         accepted = snapshotOf(state, key)?.accepted_sequence ?? null;
         tick = state.current_tick;
         return result;
@@ -157,8 +156,8 @@ export async function capabilityCall(
       return ok(
         writeWireJson(
           host.timed((state) => {
-            const snapshot = applyInPlace(state, "snapshot");
-            const runtime = applyInPlace(state, "provider-runtime-snapshot");
+            const snapshot = host.apply(state, "snapshot");
+            const runtime = host.apply(state, "provider-runtime-snapshot");
             return { snapshot: "Ok" in snapshot ? snapshot.Ok : null, provider_runtime: "Ok" in runtime ? runtime.Ok : null };
           }),
         ),

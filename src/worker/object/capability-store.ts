@@ -1,4 +1,5 @@
-import { decodeState, encodeState, initialState, type CapabilityEngineState } from "../../core/capability";
+import { readJson } from "../../core/json";
+import { capabilityOperation, decodeState, encodeState, initialState, writeWireJson, type CapabilityEngineState, type CapabilityOperation } from "../../core/capability";
 import { all, int, one, run, text } from "./sql";
 
 /** SQLite rows hold at most 2 MB; the encoded state is split into chunks below that. */
@@ -29,8 +30,8 @@ export interface LeaseRow {
 export class CapabilityStore {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** The stored engine state, or a fresh one. A stored state that does not decode is a bug. */
-  loadState(): CapabilityEngineState {
+  /** The checkpointed engine state, or a fresh one. A stored state that does not decode is a bug. */
+  loadCheckpoint(): CapabilityEngineState {
     const rows = all(this.sql, "SELECT text FROM capability_state ORDER BY chunk");
     if (rows.length === 0) return initialState();
     const decoded = decodeState(rows.map((row) => text(row, "text")).join(""));
@@ -38,13 +39,29 @@ export class CapabilityStore {
     return decoded.state;
   }
 
-  /** Replaces the stored state. */
-  saveState(state: CapabilityEngineState): void {
+  /** Replaces the checkpoint and empties the operation log. */
+  saveCheckpoint(state: CapabilityEngineState): void {
     const encoded = encodeState(state);
     run(this.sql, "DELETE FROM capability_state");
+    run(this.sql, "DELETE FROM capability_log");
     for (let i = 0, chunk = 0; i < encoded.length; i += CHUNK_CHARS, chunk++) {
       run(this.sql, "INSERT INTO capability_state (chunk, text) VALUES (?, ?)", chunk, encoded.slice(i, i + CHUNK_CHARS));
     }
+  }
+
+  /** Operations applied since the checkpoint, oldest first (replayed on load: the engine is deterministic). */
+  loadLog(): CapabilityOperation[] {
+    return all(this.sql, "SELECT op FROM capability_log ORDER BY seq").map((row) => {
+      const read = readJson(text(row, "op"), { integers: "bigint", domain: false, maxBytes: 64 << 20 });
+      const parsed = read.ok ? capabilityOperation.safeParse(read.value) : undefined;
+      if (parsed === undefined || !parsed.success) throw new Error("a logged capability operation does not decode");
+      return parsed.data;
+    });
+  }
+
+  /** Appends operations to the log. */
+  appendLog(operations: readonly CapabilityOperation[]): void {
+    for (const operation of operations) run(this.sql, "INSERT INTO capability_log (op) VALUES (?)", writeWireJson(operation));
   }
 
   /** Queues one bound effect for its provider. */
@@ -120,11 +137,18 @@ export class CapabilityStore {
   }
 }
 
-/** Migration v2 of the consumer object's schema: the capability plane's tables. */
+/**
+ * Migration v2 of the consumer object's schema: the capability plane's tables (a state
+ * checkpoint in chunks plus the log of operations since, the effect outbox, leases).
+ */
 export const CAPABILITY_MIGRATION = `
   CREATE TABLE capability_state (
     chunk INTEGER PRIMARY KEY,
     text TEXT NOT NULL
+  );
+  CREATE TABLE capability_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    op TEXT NOT NULL
   );
   CREATE TABLE capability_outbox (
     row_id INTEGER PRIMARY KEY AUTOINCREMENT,
