@@ -52,9 +52,25 @@ function writeNumber(value: number, root: unknown): string {
   return pyFloatRepr(value);
 }
 
+// A string with no quote, backslash, control character or surrogate is written as it stands.
+const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
 function writeString(value: string, root: unknown): string {
+  if (value.length <= JSON_DOMAIN.maxStringCodePoints && PLAIN_STRING.test(value)) return `"${value}"`;
   if (stringTooLong(value) || !isWellFormed(value)) fail(root);
   return JSON.stringify(value);
+}
+
+/**
+ * Sorts keys in code-point order. The native sort (UTF-16 order) agrees unless an astral key meets
+ * one in U+E000–U+FFFF; a sorted array is in order iff its neighbours are, so check and re-sort then.
+ */
+function sortKeys(keys: string[]): string[] {
+  keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    if (compareCodePoints(keys[i - 1] as string, keys[i] as string) > 0) return keys.sort(compareCodePoints);
+  }
+  return keys;
 }
 
 function writeCanonical(value: unknown, depth: number, root: unknown): string {
@@ -85,7 +101,7 @@ function writeCanonical(value: unknown, depth: number, root: unknown): string {
       const record = value as Record<string, unknown>;
       const keys = Object.keys(record);
       if (keys.length > JSON_DOMAIN.maxEntries) fail(root);
-      keys.sort(compareCodePoints);
+      sortKeys(keys);
       let out = "{";
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i] as string;
@@ -109,6 +125,15 @@ export function canonicalJson(value: unknown): string {
   return writeCanonical(value, 0, value);
 }
 
+/**
+ * The canonical text of `value` as a member `depth` levels below a document's root: the same
+ * bytes as inside `canonicalJson(document)`, for callers that assemble fixed-shape documents.
+ * Throws {@link JsonDomainError} (with a generic message) outside the domain.
+ */
+export function canonicalMember(value: unknown, depth: number): string {
+  return typeof value === "string" ? writeString(value, value) : writeCanonical(value, depth, value);
+}
+
 function writePretty(value: unknown, indent: string, level: string): string {
   switch (typeof value) {
     case "string":
@@ -130,7 +155,7 @@ function writePretty(value: unknown, indent: string, level: string): string {
       }
       if (!isPlainObject(value)) throw new JsonDomainError("only plain objects have a JSON form");
       const record = value as Record<string, unknown>;
-      const keys = Object.keys(record).sort(compareCodePoints);
+      const keys = sortKeys(Object.keys(record));
       if (keys.length === 0) return "{}";
       const members = keys.map((key) => `${inner}${JSON.stringify(key)}: ${writePretty(record[key], indent, inner)}`);
       return `{\n${members.join(",\n")}\n${level}}`;

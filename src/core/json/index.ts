@@ -6,7 +6,7 @@
 export { PyFloat, type Json, type JsonObject } from "./value";
 export { readJson, type ReadJsonOptions, type ReadJsonResult, type JsonReadError, type JsonReadErrorCode } from "./reader";
 export { checkJsonDomain, JsonDomainError } from "./domain";
-export { canonicalJson, prettyJson, pyFloatRepr } from "./canonical";
+export { canonicalJson, canonicalMember, prettyJson, pyFloatRepr } from "./canonical";
 export { compareCodePoints } from "./code-point";
 export { sha256Hex, digestJson } from "./digest";
 export { pyStrip, codePointLength, isWellFormed } from "./python-text";

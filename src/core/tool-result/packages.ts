@@ -55,6 +55,34 @@ export function canonicalOfResult(value: Json): string {
   return cached ?? canonicalJson(value);
 }
 
+/** The bindings a package was built with, and the exact inputs they were computed from. */
+export interface BuiltBindings {
+  readonly principal: Principal;
+  readonly call: ToolCall;
+  readonly spec: ToolSpec | undefined;
+  readonly principalRef: string;
+  readonly requestSha256: string;
+  readonly resultSha256: string;
+  readonly callBindingSha256: string;
+  readonly downstream: Downstream;
+}
+
+// Keyed by the audit object: lets re-validation inside the same trusted call compare against the
+// bindings computed once instead of recomputing them, while any change to the package's fields
+// is still caught by the comparisons themselves.
+const builtBindings = new WeakMap<object, BuiltBindings>();
+
+/** The bindings `audit` was built with, if it was built here for these very principal, call and spec. */
+export function trustedBindings(
+  audit: object,
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec | undefined,
+): BuiltBindings | undefined {
+  const built = builtBindings.get(audit);
+  return built !== undefined && built.principal === principal && built.call === call && built.spec === spec ? built : undefined;
+}
+
 /** Wraps a model result with its audit record. `result_sha256` is taken over the model result. */
 export function buildPackage(
   principal: Principal,
@@ -70,11 +98,13 @@ export function buildPackage(
   frozenCanonical.set(modelResult, modelText);
   const resultSha256 = hash(modelText);
   const bound = { request_id: downstream.request_id, receipt_id: downstream.receipt_id, status_ref: downstream.status_ref };
+  const ref = principalRef(principal, hash);
+  const callBindingSha256 = callBindingDigest(principal, call, spec, requestSha256, resultSha256, bound, hash);
   const audit: JsonObject = {
     schema_version: AUDIT_SCHEMA_VERSION,
     visibility: "protected_audit",
     operation_id: call.operation_id,
-    principal_ref: principalRef(principal, hash),
+    principal_ref: ref,
     provider_context: {
       provider: call.provider,
       api_family: call.api_family,
@@ -86,11 +116,21 @@ export function buildPackage(
     binding: {
       request_sha256: requestSha256,
       result_sha256: resultSha256,
-      call_binding_sha256: callBindingDigest(principal, call, spec, requestSha256, resultSha256, bound, hash),
+      call_binding_sha256: callBindingSha256,
     },
     downstream: bound,
     redactions: [],
   };
+  builtBindings.set(audit, {
+    principal,
+    call,
+    spec,
+    principalRef: ref,
+    requestSha256,
+    resultSha256,
+    callBindingSha256,
+    downstream: { ...bound },
+  });
   return { model_result: modelResult, protected_audit: audit };
 }
 

@@ -20,11 +20,11 @@ import { callBindingDigest, principalRef, requestDigest, toolContract } from "./
 import { ERROR_CATALOG, isErrorCode } from "./error-catalog";
 import { exactFields } from "./exact-fields";
 import { validateHandlerResult } from "./output-contract";
-import { canonicalOfResult } from "./packages";
+import { canonicalOfResult, trustedBindings, type BuiltBindings } from "./packages";
 import { pyTupleRepr } from "./python-repr";
 import { isNonemptyString, isPlainObject } from "./text-rules";
 import type { ToolSpec } from "./tool-spec";
-import type { HashFn, Principal, ToolCall } from "./types";
+import type { Downstream, HashFn, Principal, ToolCall } from "./types";
 import { isRfc3339UtcSecond } from "./utc-time";
 
 const PACKAGE_FIELDS = ["model_result", "protected_audit"];
@@ -127,6 +127,18 @@ function validateModel(model: Record<string, unknown>, call: ToolCall, spec: Too
   }
 }
 
+/** True when `downstream` is exactly the three-field record `bound` (same values, no extras). */
+function sameDownstream(bound: Downstream, downstream: Json | null): boolean {
+  if (typeof downstream !== "object" || downstream === null || Array.isArray(downstream)) return false;
+  const record = downstream as Record<string, Json>;
+  return (
+    Object.keys(record).length === 3 &&
+    record["request_id"] === bound.request_id &&
+    record["receipt_id"] === bound.receipt_id &&
+    record["status_ref"] === bound.status_ref
+  );
+}
+
 function validateBinding(
   principal: Principal,
   call: ToolCall,
@@ -136,6 +148,7 @@ function validateBinding(
   downstreamValid: boolean,
   hash: HashFn,
   errors: string[],
+  trusted: BuiltBindings | undefined,
 ): void {
   const binding = audit["binding"];
   if (!exactFields(binding, BINDING_FIELDS, "protected_audit.binding", errors)) return;
@@ -149,10 +162,13 @@ function validateBinding(
   let expectedResult: string;
   let expectedCallBinding: string;
   try {
-    expectedRequest = requestDigest(principal, call, spec, hash);
+    expectedRequest = trusted?.requestSha256 ?? requestDigest(principal, call, spec, hash);
     expectedResult = hash(canonicalOfResult(model as Json));
     const downstream = downstreamValid ? (audit["downstream"] as Json) : null;
-    expectedCallBinding = callBindingDigest(principal, call, spec, expectedRequest, expectedResult, downstream, hash);
+    expectedCallBinding =
+      trusted !== undefined && trusted.resultSha256 === expectedResult && sameDownstream(trusted.downstream, downstream)
+        ? trusted.callBindingSha256
+        : callBindingDigest(principal, call, spec, expectedRequest, expectedResult, downstream, hash);
   } catch (error) {
     if (!(error instanceof JsonDomainError)) throw error;
     errors.push(`cannot recompute bindings: ${error.message}`);
@@ -192,7 +208,8 @@ export function validateResult(
   if (audit["schema_version"] !== AUDIT_SCHEMA_VERSION) errors.push("protected_audit.schema_version does not match");
   if (audit["visibility"] !== "protected_audit") errors.push("protected_audit.visibility is invalid");
   if (audit["operation_id"] !== call.operation_id) errors.push("protected_audit.operation_id is not bound to the current operation");
-  if (audit["principal_ref"] !== principalRef(principal, hash)) {
+  const trusted = trustedBindings(audit, principal, call, spec);
+  if (audit["principal_ref"] !== (trusted?.principalRef ?? principalRef(principal, hash))) {
     errors.push("protected_audit.principal_ref is not bound to the current principal");
   }
   const providerContext = audit["provider_context"];
@@ -221,7 +238,7 @@ export function validateResult(
       errors.push("protected_audit.downstream.status_ref format is invalid");
     }
   }
-  validateBinding(principal, call, spec, model, audit, downstreamValid, hash, errors);
+  validateBinding(principal, call, spec, model, audit, downstreamValid, hash, errors, trusted);
   const redactions = audit["redactions"];
   const redactionsOk = Array.isArray(redactions) && redactions.every((item) => isNonemptyString(item));
   if (!redactionsOk && !(Array.isArray(redactions) && redactions.length === 0)) {
