@@ -11,7 +11,7 @@ import type { Env } from "../env";
 import { UNAUTHENTICATED, problem, problemResponse } from "../problem";
 import { fail, ok, type Outcome } from "../result";
 import { registryFor } from "../tools/catalog";
-import type { Downstream } from "../tools/http-tool";
+import type { DownstreamService } from "../tools/http-tool";
 import { ApprovalBook } from "./approvals";
 import { AuditChain } from "./audit-chain";
 import { CapabilityHost } from "./capability-host";
@@ -100,7 +100,7 @@ export class ConsumerObject extends DurableObject<Env> {
     return this.#engine;
   }
 
-  #downstream(): Downstream | undefined {
+  #downstream(): DownstreamService | undefined {
     const base = this.env.TOOLGATE_DOWNSTREAM_URL;
     if (this.env.DOWNSTREAM !== undefined) return { fetcher: this.env.DOWNSTREAM, baseUrl: base ?? "http://downstream" };
     if (base !== undefined && base !== "") return { fetcher: { fetch: (r) => fetch(r) }, baseUrl: base };

@@ -15,7 +15,7 @@ import { sha256Hex } from "../../core/json";
 import type { ToolCallRequest, ToolCallStatusRequest } from "../contracts/tool-call";
 import { problem } from "../problem";
 import { fail, ok, type Outcome } from "../result";
-import { callHttpTool, queryHttpToolStatus, type Downstream } from "../tools/http-tool";
+import { callHttpTool, queryHttpToolStatus, type DownstreamService } from "../tools/http-tool";
 import { HTTP_TOOLS } from "../tools/catalog";
 import { approvalBindingKey, type ApprovalBook } from "./approvals";
 import type { AuditChain } from "./audit-chain";
@@ -28,7 +28,7 @@ export interface ToolCallPlane {
   readonly engine: ToolResultEngine;
   readonly approvals: ApprovalBook;
   readonly audit: AuditChain;
-  readonly downstream: Downstream | undefined;
+  readonly downstream: DownstreamService | undefined;
   /** Runs a synchronous step as one SQLite transaction. */
   transaction<T>(step: () => T): T;
 }

@@ -81,9 +81,6 @@ export const HTTP_TOOLS: ReadonlyMap<string, HttpToolDefinition> = new Map(
 /** Every tool a consumer may enable. */
 export const ALL_TOOL_NAMES: readonly string[] = [...BUILT_IN_TOOLS.map((t) => t.name), ...HTTP_TOOLS.keys()];
 
-/** The demo catalog `npm start` enables. */
-export const DEMO_TOOL_NAMES: readonly string[] = BUILT_IN_TOOLS.map((t) => t.name);
-
 /** The registry of a consumer: the enabled tools only, so any other name is UNKNOWN_TOOL. */
 export function registryFor(enabled: readonly string[]): ToolRegistry {
   const wanted = new Set(enabled);

@@ -15,7 +15,7 @@ export interface HttpToolDefinition {
 }
 
 /** How the gate reaches the downstream: a service binding, or `fetch` to a base URL. */
-export interface Downstream {
+export interface DownstreamService {
   readonly fetcher: { fetch(input: Request): Promise<Response> };
   readonly baseUrl: string;
 }
@@ -65,7 +65,7 @@ function toHandlerResult(spec: ToolSpec, value: z.infer<typeof DownstreamResult>
  * is a rate limit (nothing happened); any other failure of a write is an unknown outcome,
  * which the engine records instead of retrying.
  */
-export async function callHttpTool(def: HttpToolDefinition, downstream: Downstream, call: ToolCall, idempotencyKey: string | null): Promise<HttpToolOutcome> {
+export async function callHttpTool(def: HttpToolDefinition, downstream: DownstreamService, call: ToolCall, idempotencyKey: string | null): Promise<HttpToolOutcome> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
   if (idempotencyKey !== null) headers["idempotency-key"] = `"${idempotencyKey}"`;
   const request = new Request(downstream.baseUrl + def.path, {
@@ -92,7 +92,7 @@ export async function callHttpTool(def: HttpToolDefinition, downstream: Downstre
 }
 
 /** Asks the downstream what happened to a write; a committed receipt, or `undefined`. */
-export async function queryHttpToolStatus(def: HttpToolDefinition, downstream: Downstream, idempotencyKey: string): Promise<HandlerResult | undefined> {
+export async function queryHttpToolStatus(def: HttpToolDefinition, downstream: DownstreamService, idempotencyKey: string): Promise<HandlerResult | undefined> {
   const request = new Request(`${downstream.baseUrl}${def.statusPath}/${encodeURIComponent(idempotencyKey)}`, {
     headers: { accept: "application/json" },
     signal: AbortSignal.timeout(def.spec.timeoutMs),
