@@ -1,5 +1,6 @@
 /** The runtime transport: codec refusals, authentication, event outbox (HTTP and WebSocket), checkpoint purge. */
 import { env } from "cloudflare:workers";
+import { abortAllDurableObjects } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import completedFixture from "../../fixtures/execution/completed-event.v1.json?raw";
 import enqueueFixture from "../../fixtures/execution/enqueue.v1.json?raw";
@@ -244,6 +245,16 @@ describe("event outbox", () => {
     third.ws.close(1000, "done");
   });
 
+  it("keeps unacknowledged events across a restart of the consumer's object", async () => {
+    const kept = event(completedFixture, "event-kept");
+    expect((await postRaw(wire(kept))).status).toBe(202);
+    await abortAllDurableObjects();
+    const socket = await connect();
+    expect(await socket.next()).toBe(wire(kept));
+    expect(await nextOrNone(socket)).toBe("none");
+    socket.ws.close(1000, "done");
+  });
+
   it("delivers a new event live to connected sockets but never back to its sender", async () => {
     const listener = await connect();
     const sender = await connect();
@@ -331,6 +342,8 @@ describe("checkpoint purge", () => {
     await seed(Array.from({ length: 1050 }, (_, i) => `${prefix}gen-${String(i).padStart(4, "0")}.ckpt`));
     await seed([`${CONSUMER}/threads/thread-purge-10/keep.ckpt`, `other/threads/thread-purge-1/keep.ckpt`]);
     expect(await count(prefix)).toBe(1050);
+    // Seeding can outlast the idle object's lifetime; pin its clock again.
+    await pinClock(CONSUMER, T0);
 
     const ack = await postPurge(purge("purge-A", "thread-purge-1"));
     expect(ack).toEqual({
