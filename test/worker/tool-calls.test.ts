@@ -152,7 +152,7 @@ describe("approval round trip", () => {
     const first = await call(agent, "create_refund_draft", REFUND, context("call-1", { key: "idem-1" }));
     const results = await approveAll(self);
     expect(results.map((r) => [r.status, r.body.code])).toEqual([[403, "SELF_APPROVAL_FORBIDDEN"]]);
-    expect(first.body.approval_id === undefined).toBe(false);
+    expect(/^apr_[0-9a-f]{32}$/.test(first.body.approval_id ?? "")).toBe(true);
   });
 
   it("refuses an approver credential whose subject is not an approver", async () => {
