@@ -292,8 +292,11 @@ export class CapabilityHost {
       if (next === null || expires < next) next = expires;
     }
     if (next === null) return null;
-    const cap = BigInt(this.nowMs() + MAX_ALARM_AHEAD_MS);
-    return Number(next < cap ? next : cap);
+    // The alarm is set on the wall clock, `next − now` ahead of it (equal when the clock is
+    // not pinned), so a pinned test clock never makes a past deadline fire in a loop.
+    const ahead = next - BigInt(this.nowMs());
+    const capped = ahead > BigInt(MAX_ALARM_AHEAD_MS) ? MAX_ALARM_AHEAD_MS : Number(ahead);
+    return Date.now() + Math.max(0, capped);
   }
 
   /**
