@@ -1,4 +1,5 @@
-// `npm run bench:http`: the gate's read path vs a bare round trip to the same Durable Object,
+// `npm run bench:http`: the gate's read path vs a bare round trip to the same Durable Object
+// (and vs one small SQLite write in it, since every read call records its audit and call identity),
 // under `wrangler dev` on 127.0.0.1 only. Bounded: at most ROUNDS × PER_ROUND sequential
 // requests per scenario, and CONCURRENT_REQUESTS (or 20 s) per scenario at 8 clients.
 import { randomBytes } from "node:crypto";
@@ -75,7 +76,10 @@ async function main() {
       return send(port, "POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, body);
     };
     const ping = () => send(port, "GET", `/v1/consumers/${CONSUMER}/ping`, admin);
-    const scenarios = { "bare DO round trip (ping)": ping, "gate read call (get_order)": gateRead };
+    // A third baseline: one small SQLite write in the object (the admin consumer update), to
+    // separate the gate's own cost from the local storage commit every read call also pays.
+    const write = () => send(port, "PUT", `/v1/consumers/${CONSUMER}`, admin, '{"tools":["get_order"],"approver_subjects":[]}');
+    const scenarios = { "bare DO round trip (ping)": ping, "DO write baseline (PUT)": write, "gate read call (get_order)": gateRead };
 
     for (const fn of Object.values(scenarios)) for (let i = 0; i < WARMUP; i++) await timed(fn);
     const samples = Object.fromEntries(Object.keys(scenarios).map((k) => [k, []]));
@@ -102,7 +106,7 @@ async function main() {
       const sorted = [...s].sort((a, b) => a - b);
       return { name, count: s.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), rps: throughput[name] };
     });
-    const [bare, gate] = rows;
+    const [bare, writeRow, gate] = rows;
     console.log(`wrangler dev ready in ${readyMs} ms; ${ROUNDS} interleaved rounds of ${PER_ROUND} sequential calls per scenario (after ${WARMUP} warm-up calls each)\n`);
     console.log("scenario                      calls   p50 µs   p99 µs   req/s @ c=8");
     for (const r of rows) {
@@ -112,6 +116,9 @@ async function main() {
     const p99 = gate.p99 / bare.p99;
     console.log(`\ngate / bare: p50 ${p50.toFixed(2)}× (goal ≤ 1.40×) ${p50 <= 1.4 ? "met" : "NOT met"}; p99 ${p99.toFixed(2)}× (goal ≤ 1.70×) ${p99 <= 1.7 ? "met" : "NOT met"}`);
     console.log(`throughput at c=${CONCURRENCY}: gate ${gate.rps.toFixed(0)} req/s vs bare ${bare.rps.toFixed(0)} req/s (${(gate.rps / bare.rps).toFixed(2)}×)`);
+    console.log(
+      `gate / DO write baseline: p50 ${(gate.p50 / writeRow.p50).toFixed(2)}×, p99 ${(gate.p99 / writeRow.p99).toFixed(2)}×, throughput ${(gate.rps / writeRow.rps).toFixed(2)}×`,
+    );
   } finally {
     await dev.stop();
     agentPool.destroy();
