@@ -1,0 +1,12 @@
+/**
+ * A browser-safe typed client of the gate (fetch and WebSocket only): agent hosts, approvers
+ * and capability providers. JSON is read strictly and u64 values stay exact (bigint beyond
+ * 2^53 − 1).
+ * @module
+ */
+export { AgentClient, type ToolCallAnswer } from "./agent";
+export { ApproverClient, type AuthorityCommand, type ToolApproval } from "./approver";
+export { connectProvider, ProviderPoller, PROVIDER_PROTOCOL, type EffectHandler, type ProviderConnection, type ProviderOptions } from "./provider";
+export { failure, inlineResult, jsonBytes, observationFor } from "./observation";
+export { call, readWire, writeWire, type ClientProblem, type ClientResult, type GateOptions } from "./transport";
+export type * from "./types";

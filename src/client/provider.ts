@@ -1,0 +1,120 @@
+import { observationFor } from "./observation";
+import { call, consumerPath, readWire, writeWire, type ClientResult, type GateOptions } from "./transport";
+import type { BoundEffect, CapabilityObservation, U64 } from "./types";
+
+/** The WebSocket subprotocol of providers. */
+export const PROVIDER_PROTOCOL = "toolgate-provider-v1";
+
+/**
+ * Answers one effect: an observation for an `invoke` (sent back to the gate), or `null`
+ * (nothing to report, e.g. for a `cancel`).
+ */
+export type EffectHandler = (effect: BoundEffect) => Promise<CapabilityObservation | null> | CapabilityObservation | null;
+
+/** A provider's options: which provider it is and how it answers effects. */
+export interface ProviderOptions extends GateOptions {
+  readonly providerId: string;
+  readonly onEffect: EffectHandler;
+  /** Called with each observation's outcome (`{"Ok": …}` or `{"Err": …}`). */
+  readonly onOutcome?: (outcome: unknown) => void;
+  /** A WebSocket constructor (defaults to the global one). */
+  readonly WebSocket?: new (url: string, protocols?: string | string[]) => WebSocket;
+}
+
+/** A provider attached over a WebSocket. */
+export interface ProviderConnection {
+  readonly bindingId: U64;
+  /** Closes the socket (the gate detaches the binding). */
+  close(): void;
+  /** Resolves when the socket has closed. */
+  readonly closed: Promise<void>;
+}
+
+/**
+ * Attaches a provider over a WebSocket. The credential travels as the `bearer.<credential>`
+ * subprotocol (browsers cannot set headers on a WebSocket). Resolves once attached.
+ */
+export function connectProvider(options: ProviderOptions): Promise<ProviderConnection> {
+  const url = consumerPath(options, `/capability/providers/${encodeURIComponent(options.providerId)}/connect`).replace(/^http/, "ws");
+  const Socket = options.WebSocket ?? globalThis.WebSocket;
+  const ws = new Socket(url, [PROVIDER_PROTOCOL, `bearer.${options.token}`]);
+  let nextId = 1;
+  const closed = new Promise<void>((resolve) => ws.addEventListener("close", () => resolve()));
+  return new Promise((resolve, reject) => {
+    let attached = false;
+    ws.addEventListener("close", () => {
+      if (!attached) reject(new Error("the gate refused the provider connection"));
+    });
+    ws.addEventListener("message", (event: MessageEvent) => {
+      const frame = readWire(String(event.data)) as Record<string, unknown>;
+      if (frame.type === "attached") {
+        attached = true;
+        resolve({ bindingId: frame.binding_id as U64, close: () => ws.close(1000, "done"), closed });
+      } else if (frame.type === "effect") {
+        const bound = frame.envelope as unknown as BoundEffect;
+        void Promise.resolve(options.onEffect(bound)).then((observation) => {
+          if (observation === null) return;
+          ws.send(writeWire({ type: "observation", id: nextId++, observation: observationFor(bound, observation) }));
+        });
+      } else if (frame.type === "observation-outcome") {
+        options.onOutcome?.(frame.result);
+      }
+    });
+  });
+}
+
+/**
+ * A provider attached by HTTP long-poll (for clients that cannot hold a socket): attach,
+ * poll effects (acknowledging what was handled), post observations, detach.
+ */
+export class ProviderPoller {
+  #binding: U64 | null = null;
+  #after: U64 | null = null;
+  #running = false;
+
+  constructor(readonly options: ProviderOptions) {}
+
+  #path(suffix: string): string {
+    return `/capability/providers/${encodeURIComponent(this.options.providerId)}/${suffix}`;
+  }
+
+  /** Attaches (the lease lives while polls keep coming). */
+  async attach(): Promise<ClientResult<{ provider_id: string; binding_id: U64; lease_ms: number }>> {
+    const result = await call<{ provider_id: string; binding_id: U64; lease_ms: number }>(this.options, "POST", this.#path("attach"));
+    if (result.ok) this.#binding = result.value.binding_id;
+    return result;
+  }
+
+  /** One poll: handles each effect and posts its observation. Answers how many effects came. */
+  async pollOnce(waitMs: number): Promise<ClientResult<number>> {
+    if (this.#binding === null) throw new Error("attach first");
+    const after = this.#after === null ? "" : `&after=${this.#after.toString()}`;
+    const res = await call<{ effects: BoundEffect[] }>(this.options, "GET", `${this.#path("effects")}?binding_id=${this.#binding.toString()}${after}&wait=${waitMs}`);
+    if (!res.ok) return res;
+    for (const bound of res.value.effects) {
+      const observation = await this.options.onEffect(bound);
+      if (observation !== null) {
+        const posted = await call(this.options, "POST", this.#path("observations"), { binding_id: this.#binding, observation: observationFor(bound, observation) });
+        this.options.onOutcome?.(posted.ok ? posted.value : { problem: posted.problem });
+      }
+      this.#after = bound.effect.sequence;
+    }
+    return { ok: true, value: res.value.effects.length };
+  }
+
+  /** Polls until {@link stop} (each poll waits up to `waitMs`). */
+  async run(waitMs = 20_000): Promise<void> {
+    this.#running = true;
+    while (this.#running) {
+      const result = await this.pollOnce(waitMs);
+      if (!result.ok) throw new Error(`poll failed: ${result.problem.code}`);
+    }
+  }
+
+  /** Stops polling and detaches (requests in flight end as provider-detached). */
+  async stop(): Promise<ClientResult<unknown>> {
+    this.#running = false;
+    if (this.#binding === null) throw new Error("attach first");
+    return call(this.options, "POST", this.#path("detach"), { binding_id: this.#binding });
+  }
+}
