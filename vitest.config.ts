@@ -34,6 +34,16 @@ export default defineConfig({
       },
       {
         test: {
+          name: "browser",
+          environment: "node",
+          include: ["test/browser/**/*.test.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           name: "blackbox",
           environment: "node",
           include: ["test/blackbox/**/*.test.ts"],
