@@ -1,0 +1,141 @@
+/**
+ * A test-only refunds service for the gate's HTTP tools (`submit_refund`, `lookup_refund`).
+ * It knows the truth the gate cannot: how many times each idempotency key was POSTed and
+ * which refunds were committed. Used behind the `DOWNSTREAM` service binding in workerd and
+ * as a loopback HTTP server for `wrangler dev`.
+ */
+import { createServer, type Server } from "node:http";
+
+interface Receipt {
+  data: { refund_id: string; order_ref: string; reason: string };
+  resource_revision: string;
+  observed_at: string;
+  request_id: string;
+  receipt_id: string;
+}
+
+/** How the next POSTs behave. */
+export type RefundsMode = "ok" | "error" | "hold" | "error_after_commit";
+
+/** The service's state and behaviour (one per test process). */
+export class RefundsService {
+  readonly posts = new Map<string, number>();
+  readonly committed = new Map<string, Receipt>();
+  mode: RefundsMode = "ok";
+  /** Fixed delay before a POST answers (holds a write in flight). */
+  delayMs = 0;
+  /** Extra random delay in [0, jitterMs). */
+  jitterMs = 0;
+  #effects = 0;
+  #release: (() => void) | undefined;
+  #held: Promise<void> | undefined;
+  #random: () => number = Math.random;
+
+  /** Uses a seeded random source for the jitter. */
+  seed(random: () => number): void {
+    this.#random = random;
+  }
+
+  /** Number of committed refunds (side effects). */
+  get effects(): number {
+    return this.#effects;
+  }
+
+  /** Keys POSTed more than once (a write the gate dispatched twice). */
+  duplicates(): string[] {
+    return [...this.posts].filter(([, n]) => n > 1).map(([k]) => k);
+  }
+
+  /** Holds every following POST until {@link release}. */
+  hold(): void {
+    this.mode = "hold";
+    this.#held = new Promise((resolve) => (this.#release = resolve));
+  }
+
+  release(): void {
+    this.mode = "ok";
+    this.#release?.();
+  }
+
+  /** Answers one request. */
+  async handle(method: string, path: string, idempotencyKey: string | null, body: string): Promise<{ status: number; body: unknown }> {
+    if (method === "POST" && path === "/refunds") {
+      const key = idempotencyKey === null ? null : idempotencyKey.replace(/^"|"$/g, "");
+      if (key === null) return { status: 400, body: { error: "idempotency key required" } };
+      this.posts.set(key, (this.posts.get(key) ?? 0) + 1);
+      if (this.mode === "error") return { status: 500, body: { error: "boom" } };
+      if (this.mode === "hold" && this.#held !== undefined) await this.#held;
+      const wait = this.delayMs + (this.jitterMs > 0 ? Math.floor(this.#random() * this.jitterMs) : 0);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const args = JSON.parse(body) as { order_ref: string; reason: string };
+      let receipt = this.committed.get(key);
+      if (receipt === undefined) {
+        this.#effects += 1;
+        const n = this.#effects;
+        receipt = {
+          data: { refund_id: `RF-${n}`, order_ref: args.order_ref, reason: args.reason },
+          resource_revision: `rf-${n}-r1`,
+          observed_at: "2026-07-19T00:00:00Z",
+          request_id: `refunds-request-${n}`,
+          receipt_id: `refunds-receipt-${n}`,
+        };
+        this.committed.set(key, receipt);
+      }
+      if (this.mode === "error_after_commit") return { status: 504, body: { error: "gateway timeout" } };
+      return { status: 200, body: receipt };
+    }
+    if (method === "GET" && path.startsWith("/refunds/status/")) {
+      const key = decodeURIComponent(path.slice("/refunds/status/".length));
+      const receipt = this.committed.get(key);
+      return { status: 200, body: receipt === undefined ? { state: "not_found" } : { state: "committed", result: receipt } };
+    }
+    if (method === "POST" && path === "/refunds/lookup") {
+      const args = JSON.parse(body) as { refund_id: string };
+      return { status: 200, body: { data: { refund_id: args.refund_id, state: "submitted" }, resource_revision: null, observed_at: "2026-07-19T00:00:00Z", request_id: "lookup-1" } };
+    }
+    return { status: 404, body: { error: "not found" } };
+  }
+
+  /** The service-binding handler (workerd tests). */
+  async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === "/_control") {
+      const control = (await request.json()) as { mode?: RefundsMode; delayMs?: number; release?: boolean };
+      if (control.release === true) this.release();
+      else if (control.mode === "hold") this.hold();
+      else if (control.mode !== undefined) this.mode = control.mode;
+      if (control.delayMs !== undefined) this.delayMs = control.delayMs;
+      return Response.json({ mode: this.mode });
+    }
+    if (url.pathname === "/_stats") {
+      return Response.json({ effects: this.effects, duplicates: this.duplicates(), posts: Object.fromEntries(this.posts), committed: [...this.committed.keys()] });
+    }
+    const answer = await this.handle(request.method, url.pathname, request.headers.get("idempotency-key"), await request.text());
+    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "content-type": "application/json" } });
+  }
+
+  /** Serves the service on 127.0.0.1 (black-box tests); answers the server and its base URL. */
+  async listen(): Promise<{ server: Server; base: string }> {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const key = req.headers["idempotency-key"];
+        this.handle(req.method ?? "GET", (req.url ?? "/").split("?")[0] ?? "/", typeof key === "string" ? key : null, Buffer.concat(chunks).toString())
+          .then((answer) => {
+            res.writeHead(answer.status, { "content-type": "application/json" });
+            res.end(JSON.stringify(answer.body));
+          })
+          .catch(() => {
+            res.writeHead(500);
+            res.end();
+          });
+      });
+    });
+    server.keepAliveTimeout = 1_000;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    return { server, base: `http://127.0.0.1:${port}` };
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The reliability suite (`npm run test:reliability`, through scripts/reliability.js): a workerd
+ * project (in-process, real Durable Object SQLite) and a Node project that drives `wrangler dev`
+ * over loopback. Not part of the default `npm test`.
+ */
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { resolve } from "node:path";
+import { defineConfig } from "vitest/config";
+import { RefundsService } from "./support/refunds-service.ts";
+
+const ROOT = resolve(import.meta.dirname, "..", "..");
+const refunds = new RefundsService();
+
+export default defineConfig({
+  root: ROOT,
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: resolve(ROOT, "wrangler.toml") },
+            miniflare: {
+              bindings: { TOOLGATE_ADMIN_TOKEN: "test-admin-token-0123456789", TOOLGATE_R5_PER_SURFACE: process.env.TOOLGATE_R5_PER_SURFACE ?? "5000" },
+              serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
+            },
+          }),
+        ],
+        test: {
+          name: "rel-worker",
+          root: ROOT,
+          include: ["test/reliability/worker/**/*.test.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: "rel-blackbox",
+          root: ROOT,
+          environment: "node",
+          include: ["test/reliability/blackbox/**/*.test.ts"],
+          testTimeout: 400_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});

@@ -1,0 +1,137 @@
+/**
+ * R8 audit tamper detection: a chain of ≥ 1,000 entries; each mutation class applied to the
+ * stored rows (through `runInDurableObject`), then `verify` (the auditor's route method).
+ * In scope: edit, delete, insert, reorder, duplicate, cross-consumer swap → 100 % detected.
+ * Out of scope (documented in docs/reliability.md): tail truncation and a full recomputation,
+ * which an unkeyed chain held in the same storage cannot detect.
+ */
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { entryDigest } from "../../../src/worker/object/audit-chain";
+import { prng, report, seedOf } from "../support/figures";
+import { callBody, send, tenant, type Tenant } from "./client";
+
+const SEED = seedOf(8008);
+const ENTRIES = 1_000;
+const TRIALS = 25;
+
+interface Row {
+  seq: number;
+  kind: string;
+  at: number;
+  record: string;
+  prev_sha256: string;
+  entry_sha256: string;
+}
+
+const stubOf = (name: string) => env.CONSUMER.get(env.CONSUMER.idFromName(name));
+
+async function fill(t: Tenant, entries: number): Promise<void> {
+  for (let i = 0; i < entries; i += 25) {
+    await Promise.all(Array.from({ length: 25 }, (_, j) => send("POST", `/v1/consumers/${t.name}/tool-calls`, t.agent, callBody({ callId: `a-${i + j}`, tool: "get_order", args: { order_ref: "ORDER-7" }, key: null }))));
+  }
+}
+
+async function rows(name: string): Promise<Row[]> {
+  return runInDurableObject(stubOf(name), (_o, state) => [...state.storage.sql.exec("SELECT seq, kind, at, record, prev_sha256, entry_sha256 FROM audit_chain ORDER BY seq")] as unknown as Row[]);
+}
+
+/** Replaces the stored chain with `chain`, verifies, restores `original`; answers verify's `ok`. */
+async function verifyWith(t: Tenant, chain: Row[], original: Row[]): Promise<boolean> {
+  return runInDurableObject(stubOf(t.name), (object, state) => {
+    const sql = state.storage.sql;
+    const write = (list: Row[]) =>
+      state.storage.transactionSync(() => {
+        sql.exec("DELETE FROM audit_chain");
+        for (const r of list) sql.exec("INSERT INTO audit_chain (seq, kind, at, record, prev_sha256, entry_sha256) VALUES (?, ?, ?, ?, ?, ?)", r.seq, r.kind, r.at, r.record, r.prev_sha256, r.entry_sha256);
+      });
+    write(chain);
+    const answer = object.auditVerify(t.name, t.auditor);
+    write(original);
+    if (!answer.ok) throw new Error("auditor refused");
+    return (JSON.parse(answer.value) as { ok: boolean }).ok;
+  });
+}
+
+const renumber = (list: Row[]): Row[] => list.map((r, i) => ({ ...r, seq: i + 1 }));
+
+function recompute(list: Row[]): Row[] {
+  let prev = "0".repeat(64);
+  return list.map((r, i) => {
+    const seq = i + 1;
+    const sha = entryDigest(seq, r.kind, r.at, r.record, prev);
+    const out = { ...r, seq, prev_sha256: prev, entry_sha256: sha };
+    prev = sha;
+    return out;
+  });
+}
+
+describe("R8 audit chain tampering", () => {
+  it("detects every in-scope mutation class and documents the two it cannot", async () => {
+    const a = await tenant("rel-r8-a");
+    const b = await tenant("rel-r8-b");
+    await fill(a, ENTRIES);
+    await fill(b, 50);
+    const original = await rows(a.name);
+    const foreign = await rows(b.name);
+    const random = prng(SEED);
+    const at = (lo = 1) => lo + Math.floor(random() * (original.length - lo - 1));
+    const classes: Record<string, () => Row[]> = {
+      edit: () => {
+        const i = at();
+        const r = original[i] as Row;
+        const field = Math.floor(random() * 3);
+        const changed = field === 0 ? { ...r, record: r.record.replace(/ORDER-7/, "ORDER-8").replace(/"get_order"/, '"get_orderx"') } : field === 1 ? { ...r, at: r.at + 1 } : { ...r, kind: `${r.kind}.x` };
+        return original.map((x, k) => (k === i ? changed : x));
+      },
+      delete: () => {
+        const i = at();
+        const kept = original.filter((_, k) => k !== i);
+        return random() < 0.5 ? kept : renumber(kept);
+      },
+      insert: () => {
+        const i = at();
+        const prev = original[i - 1] as Row;
+        const forged = { ...(original[i] as Row), record: '{"forged":true}' };
+        forged.prev_sha256 = prev.entry_sha256;
+        forged.entry_sha256 = entryDigest(i + 1, forged.kind, forged.at, forged.record, prev.entry_sha256);
+        return renumber([...original.slice(0, i), forged, ...original.slice(i)]);
+      },
+      reorder: () => {
+        const i = at();
+        let j = at();
+        if (j === i) j = i + 1;
+        const list = [...original];
+        [list[i], list[j]] = [list[j] as Row, list[i] as Row];
+        return random() < 0.5 ? renumber(list) : list.map((r, k) => ({ ...r, seq: (original[k] as Row).seq }));
+      },
+      duplicate: () => {
+        const i = at();
+        return renumber([...original.slice(0, i + 1), original[i] as Row, ...original.slice(i + 1)]);
+      },
+      "cross-consumer swap": () => {
+        const i = 1 + Math.floor(random() * (foreign.length - 2));
+        return original.map((x, k) => (k === i ? { ...(foreign[i] as Row) } : x));
+      },
+    };
+    expect(await verifyWith(a, original, original)).toBe(true);
+    let allDetected = true;
+    for (const [name, mutate] of Object.entries(classes)) {
+      let detected = 0;
+      for (let k = 0; k < TRIALS; k++) if (!(await verifyWith(a, mutate(), original))) detected++;
+      allDetected &&= detected === TRIALS;
+      report({ id: "R8", check: `audit tamper: ${name} (chain of ${original.length})`, figure: `${detected}/${TRIALS} detected`, pass: detected === TRIALS, seed: SEED });
+    }
+    let truncatedDetected = 0;
+    let recomputedDetected = 0;
+    for (let k = 0; k < 5; k++) {
+      if (!(await verifyWith(a, original.slice(0, original.length - 1 - k * 7), original))) truncatedDetected++;
+      const edited = original.map((x, i) => (i === 10 + k ? { ...x, record: x.record.replace(/ORDER-7/, "ORDER-9") } : x));
+      if (!(await verifyWith(a, recompute(edited), original))) recomputedDetected++;
+    }
+    report({ id: "R8", check: "audit: tail truncation / full recomputation (out of scope, documented)", figure: `${truncatedDetected}/5 and ${recomputedDetected}/5 detected by verify alone (needs anchored head + keyed MAC)`, pass: truncatedDetected === 0 && recomputedDetected === 0 });
+    expect(await verifyWith(a, original, original)).toBe(true);
+    expect(allDetected).toBe(true);
+  });
+});
