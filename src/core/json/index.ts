@@ -10,3 +10,4 @@ export { canonicalJson, canonicalMember, prettyJson, pyFloatRepr } from "./canon
 export { compareCodePoints } from "./code-point";
 export { sha256Hex, digestJson } from "./digest";
 export { pyStrip, codePointLength, isWellFormed } from "./python-text";
+export { constantTimeEqual } from "./constant-time";

@@ -15,7 +15,7 @@ import { isBoundedIdentifier } from "./text-rules";
 import type { ToolSpec } from "./tool-spec";
 import type { Approval, HashFn, Principal, ToolCall } from "./types";
 import { isPortableTimepoint } from "./utc-time";
-import { sha256Hex } from "../json";
+import { sha256Hex, constantTimeEqual } from "../json";
 
 /** An approver's decision, as a trusted review UI reports it. */
 export interface ApprovalDecision {
@@ -119,7 +119,7 @@ export function hasValidApproval(
       approval.subject_id === principal.subject_id &&
       approval.schema_version === spec.inputSchemaRevision &&
       approval.approval_revision === spec.policyRevision &&
-      approval.approval_digest === approvalDigest(call, spec, requestSha256, approval.approver_id, hash)
+      constantTimeEqual(approval.approval_digest, approvalDigest(call, spec, requestSha256, approval.approver_id, hash))
     ) {
       return true;
     }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, codePointLength, compareCodePoints, type Json, PyFloat, pyStrip, readJson } from "../../../src/core/json";
+import { canonicalJson, codePointLength, compareCodePoints, constantTimeEqual, type Json, PyFloat, pyStrip, readJson } from "../../../src/core/json";
 
 const SEED = 20261129;
 
@@ -110,5 +110,18 @@ describe("Python text semantics", () => {
       "\u{1F600}",
     ]);
     expect(canonicalJson({ "\uff61": 1, "\u{1F600}": 2, "10": 3, "9": 4 })).toBe('{"10":3,"9":4,"｡":1,"😀":2}');
+  });
+});
+
+describe("constantTimeEqual", () => {
+  it("is plain string equality", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), (a, b) => {
+        expect(constantTimeEqual(a, b)).toBe(a === b);
+        expect(constantTimeEqual(a, a)).toBe(true);
+      }),
+      { seed: SEED, numRuns: 2000 },
+    );
+    expect(constantTimeEqual("a".repeat(64), `${"a".repeat(63)}b`)).toBe(false);
   });
 });
