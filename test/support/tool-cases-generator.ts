@@ -747,6 +747,22 @@ function trickyArgs(rng: Rng, tool: string): Obj {
   for (const [k, v] of extra.entries) if (!names.has(k)) entries.push([k, v]);
   if (r < 0.55 && entries.length > 1) entries.splice(0, 1); // drop a required key
   if (r > 0.93) entries.push(["deep", deepValue(rng, rng.int(20, 25))]);
+  if (r > 0.88 && r <= 0.9) {
+    // an object at the 1,024-field limit, keys mixing trap keys and numeric-looking ones
+    const wide: Array<[string, Gv]> = [];
+    const seen = new Set<string>();
+    for (const k of TRAP_KEYS) {
+      seen.add(k);
+      wide.push([k, trapNumber(rng)]);
+    }
+    for (let i = 0; wide.length < 1024; i++) {
+      const k = rng.chance(0.5) ? String(i) : `${rng.pick(ASTRAL1)}${i}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      wide.push([k, i % 3 === 0 ? new Num(String(i)) : i % 3 === 1 ? null : true]);
+    }
+    entries.push(["wide", new Obj(rng.shuffle(wide))]);
+  }
   if (r > 0.9 && r <= 0.93) {
     const big: Gv[] = [];
     const n = rng.pick([1024, 1000, 512]);
@@ -1153,8 +1169,9 @@ export function generateFixture(seed: string, index: number, options: GenerateOp
   const rng = new Rng(`${seed}/${index}`);
   const tags = new Set<string>();
   const big = rng.chance(0.04);
-  const maxCases = options.maxCases ?? (big ? 3 : 4);
-  const maxSteps = options.maxSteps ?? (big ? 60 : 7);
+  const manyCases = !big && rng.chance(0.03);
+  const maxCases = options.maxCases ?? (big ? 3 : manyCases ? 40 : 4);
+  const maxSteps = options.maxSteps ?? (big ? 60 : manyCases ? 2 : 7);
   const nCases = rng.int(1, maxCases);
   const style: Style = {
     pretty: rng.chance(0.15),
@@ -1186,6 +1203,8 @@ export function generateFixture(seed: string, index: number, options: GenerateOp
     text += " ".repeat(MAX_FIXTURE_BYTES - size);
     tags.add("size:exactly-65536");
   }
+  if (manyCases) tags.add("many-cases");
+  if (text.includes('"wide"')) tags.add("object-with-1024-fields");
   if (style.escapeRate > 0) tags.add("style:escapes");
   if (style.pretty) tags.add("style:pretty");
   if (style.loose) tags.add("style:loose-whitespace");
