@@ -41,7 +41,7 @@ describe("toolgate envelope validate", () => {
     });
     expect(runEnvelope(["validate", "unknown.json", "fixture:observation.v1.json", "version.json", "garbage.json", "missing.json"], io)).toBe(2);
     expect(out.join("").split("\n")).toEqual([
-      '{"file":"unknown.json","ok":false,"code":"unknown_field","path":"$.metadata.unexpected","message":"unknown protocol field: $.metadata.unexpected"}',
+      '{"file":"unknown.json","ok":false,"code":"unknown_field","path":"metadata.unexpected","message":"unknown protocol field: metadata.unexpected"}',
       '{"file":"fixture:observation.v1.json","ok":true,"code":null,"path":null,"message":null}',
       '{"file":"version.json","ok":false,"code":"unsupported_version","path":null,"message":"unsupported protocol version 2"}',
       '{"file":"garbage.json","ok":false,"code":"invalid_json","path":null,"message":"invalid protocol JSON: missing field `metadata` at $"}',

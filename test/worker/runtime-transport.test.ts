@@ -140,7 +140,7 @@ describe("codec refusals over HTTP", () => {
       [
         wire(unknown),
         422,
-        { code: "unknown_field", path: "$.metadata.unexpected", detail: "unknown protocol field: $.metadata.unexpected", type: "https://toolgate.dev/problems/unknown-field" },
+        { code: "unknown_field", path: "metadata.unexpected", detail: "unknown protocol field: metadata.unexpected", type: "https://toolgate.dev/problems/unknown-field" },
       ],
       [wire(version), 422, { code: "unsupported_version", detail: "unsupported protocol version 2" }],
       [wire(blank), 422, { code: "missing_identifier", detail: "missing required identifier: message_id" }],
@@ -295,8 +295,8 @@ describe("WebSocket envelopes", () => {
       title: "Envelope has a field outside the contract",
       status: 422,
       code: "unknown_field",
-      detail: "unknown protocol field: $.payload.payload.extra",
-      path: "$.payload.payload.extra",
+      detail: "unknown protocol field: payload.payload.extra",
+      path: "payload.payload.extra",
     });
     socket.ws.send(new Uint8Array([1, 2, 3]));
     expect(await socket.closed).toBe(1003);

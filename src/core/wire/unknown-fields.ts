@@ -12,8 +12,11 @@
  * tagged variants, keys on unit variants, and `null` written for a skip-if-none field. As
  * `serde_json::Map` is a `BTreeMap`, keys are visited in code-point order.
  *
- * Both passes print paths the same way: `$`, then `.key` per object key (the key as is, never
- * quoted) and `[i]` per array index, e.g. `$.payload.payload.llm_plan.routes[0].route.x`.
+ * The two passes print paths differently, as the seed does. Pass 1 prints `serde_ignored`'s
+ * `Path` display: keys and array indexes joined by `.`, no root marker, and `?` for the value
+ * inside an `Option` (e.g. `payload.payload.llm_plan.?.routes.0.route.x`). Pass 2 prints the
+ * seed's own format: `$`, then `.key` per object key and `[i]` per array index
+ * (e.g. `$.payload.payload.command.options.x`).
  * @module
  */
 
@@ -45,10 +48,17 @@ import { RustF64, type WireValue } from "./rust-json";
 interface Visible {
   keys: ReadonlySet<string>;
   children: Record<string, Visible | "array-of-route-bindings" | "payload">;
+  /** Children typed `Option<…>`: `serde_ignored` adds a `?` segment for the value inside. */
+  options?: ReadonlySet<string>;
 }
 
-function struct(schema: z.ZodObject, children: Visible["children"] = {}): Visible {
-  return { keys: new Set(Object.keys(schema.shape)), children };
+function struct(schema: z.ZodObject, children: Visible["children"] = {}, options: readonly string[] = []): Visible {
+  return { keys: new Set(Object.keys(schema.shape)), children, options: new Set(options) };
+}
+
+/** `serde_ignored`'s `Path` display: `parent.segment`, or the bare segment below the root. */
+function join(path: string, segment: string | number): string {
+  return path === "" ? String(segment) : `${path}.${segment}`;
 }
 
 const scope = struct(ScopeSchema);
@@ -63,11 +73,15 @@ const snapshot: Visible = {
 const routeBinding = struct(LlmRouteBindingSchema, { route: struct(LlmRouteSchema, { model_snapshot: snapshot }) });
 
 const FAMILY_CONTENT: Record<string, Visible | undefined> = {
-  command: struct(CommandRequestSchema, {
-    context_generation: struct(ContextGenerationSchema),
-    llm_plan: struct(LlmExecutionPlanSchema, { routes: "array-of-route-bindings" }),
-    base_checkpoint: checkpoint,
-  }),
+  command: struct(
+    CommandRequestSchema,
+    {
+      context_generation: struct(ContextGenerationSchema),
+      llm_plan: struct(LlmExecutionPlanSchema, { routes: "array-of-route-bindings" }),
+      base_checkpoint: checkpoint,
+    },
+    ["context_generation", "llm_plan", "base_checkpoint"],
+  ),
   event: struct(EventMessageSchema, { event: struct(DurableEventSchema, { context }), checkpoint }),
   event_ack: struct(EventAckSchema, { checkpoint }),
   checkpoint_purge: struct(CheckpointPurgeRequestSchema, { scope }),
@@ -88,15 +102,17 @@ function visit(value: Json | undefined, shape: Visible, path: string): string | 
   const object = plainObject(value);
   if (object === null) return null;
   for (const key of Object.keys(object)) {
-    const childPath = `${path}.${key}`;
-    if (!shape.keys.has(key)) return childPath;
+    const keyPath = join(path, key);
+    if (!shape.keys.has(key)) return keyPath;
     const child = shape.children[key];
     const item = object[key];
+    // A present `Option` value is reached through `Path::Some`, displayed as `?`.
+    const childPath = item !== null && shape.options?.has(key) === true ? join(keyPath, "?") : keyPath;
     let found: string | null = null;
     if (child === "payload") found = visitPayload(item, childPath);
     else if (child === "array-of-route-bindings") {
       if (Array.isArray(item)) {
-        for (let i = 0; i < item.length && found === null; i++) found = visit(item[i], routeBinding, `${childPath}[${i}]`);
+        for (let i = 0; i < item.length && found === null; i++) found = visit(item[i], routeBinding, join(childPath, i));
       }
     } else if (child !== undefined) found = visit(item, child, childPath);
     if (found !== null) return found;
@@ -110,12 +126,12 @@ function visitPayload(value: Json | undefined, path: string): string | null {
   if (map === null) return null;
   const keys = Object.keys(map);
   for (const key of keys) {
-    if (key !== "family" && key !== "payload") return `${path}.${key}`;
+    if (key !== "family" && key !== "payload") return join(path, key);
     if (key === "payload") {
       // serde reads the content straight through only when the tag came first.
       const family = map.family;
       const content = keys.indexOf("family") < keys.indexOf("payload") && typeof family === "string" ? FAMILY_CONTENT[family] : undefined;
-      const found = content === undefined ? null : visit(map.payload, content, `${path}.payload`);
+      const found = content === undefined ? null : visit(map.payload, content, join(path, "payload"));
       if (found !== null) return found;
     }
   }
@@ -126,7 +142,7 @@ function visitPayload(value: Json | undefined, path: string): string | null {
 export function firstIgnoredField(input: Json): string | null {
   const root = plainObject(input);
   if (root === null) return null;
-  return visit(root, envelope, "$");
+  return visit(root, envelope, "");
 }
 
 function wireObject(value: WireValue): { [key: string]: WireValue } | null {
