@@ -64,6 +64,8 @@ export class CapabilityHost {
   #reconciled = false;
   #logLength = 0;
   #journal: CapabilityOperation[] | "checkpoint" = [];
+  /** The deadline the alarm is set for (`undefined`: unknown, e.g. after a restart or a run). */
+  #scheduled: bigint | null | undefined;
   readonly #waiters = new Map<string, Set<() => void>>();
 
   constructor(private readonly deps: CapabilityHostDeps) {
@@ -160,6 +162,7 @@ export class CapabilityHost {
 
   /** Alarm: advance time to now (expiring deadlines and stale leases) and reschedule. Idempotent. */
   alarm(): void {
+    this.#scheduled = undefined;
     this.timed(() => null);
   }
 
@@ -253,7 +256,12 @@ export class CapabilityHost {
       if (binding !== null) this.#push(provider, binding);
       for (const wake of this.#waiters.get(provider) ?? []) wake();
     }
-    this.deps.setAlarm(this.#nextAlarm(state));
+    // Only a changed deadline costs an alarm write.
+    const next = this.#nextDeadline(state);
+    if (next !== this.#scheduled) {
+      this.#scheduled = next;
+      this.deps.setAlarm(next === null ? null : this.#wallTime(next));
+    }
   }
 
   // Sends queued effects to the provider's socket (if it holds the current binding).
@@ -281,7 +289,7 @@ export class CapabilityHost {
     if (binding !== null) this.#push(providerId, binding);
   }
 
-  #nextAlarm(state: CapabilityEngineState): number | null {
+  #nextDeadline(state: CapabilityEngineState): bigint | null {
     let next: bigint | null = null;
     for (const record of state.requests) {
       if (isTerminalStatus(record.snapshot.status)) continue;
@@ -291,7 +299,10 @@ export class CapabilityHost {
       const expires = BigInt(lease.expiresMs);
       if (next === null || expires < next) next = expires;
     }
-    if (next === null) return null;
+    return next;
+  }
+
+  #wallTime(next: bigint): number {
     // The alarm is set on the wall clock, `next − now` ahead of it (equal when the clock is
     // not pinned), so a pinned test clock never makes a past deadline fire in a loop.
     const ahead = next - BigInt(this.nowMs());
