@@ -6,6 +6,7 @@ import type { Env } from "../env";
 import type { OperationDoc } from "../openapi";
 import { problem, problemResponse } from "../problem";
 import { canonicalJson, JsonDomainError } from "../../core/json";
+import { consumerStub, respond } from "./respond";
 
 /**
  * The validated body as canonical JSON text for the object: RPC cannot carry the reader's
@@ -19,7 +20,6 @@ function forObject(value: unknown): string | Response {
     throw error;
   }
 }
-import { consumerStub, respond } from "./respond";
 
 /** Agent routes of the tool-call plane (Tool Result v2). */
 export const toolCallRoutes = new Hono<{ Bindings: Env }>();
