@@ -144,6 +144,18 @@ describe("capability routes (long-poll provider, agent, approver, auditor)", () 
     expect(effects.effects.map((e) => e.effect.request_key)).toEqual([requestKey(c.consumer, 3)]);
   });
 
+  it("detaches a long-poll provider whose lease ran out, at the alarm", async () => {
+    // The last poll (at T0 + 7000) renewed the lease until T0 + 67000; request 3 expires at T0 + 20000.
+    await pinMillis(c.consumer, T0 + 70000);
+    expect(await runDurableObjectAlarm(env.CONSUMER.get(env.CONSUMER.idFromName(c.consumer)))).toBe(true);
+    const snapshot = (await json(await send("GET", `${base(c)}/snapshot`, c.auditor))).body as { provider_runtime: { bindings: unknown[] } };
+    expect(snapshot.provider_runtime.bindings).toEqual([]);
+    const drained = (await json(await send("POST", `${base(c)}/completions/drain`, c.agent))).body as { completions: { request_key: unknown; outcome: unknown }[] };
+    expect(drained.completions.map((x) => [x.request_key, x.outcome])).toEqual([[requestKey(c.consumer, 3), { "timed-out": { cancellation: "cancel-queued-unconfirmed" } }]]);
+    const poll = await json(await send("GET", `${base(c)}/providers/${PROVIDER}/effects?binding_id=1&wait=0`, c.provider));
+    expect([poll.status, (poll.body as { error: unknown }).error]).toEqual([409, { "not-attached": { provider_id: PROVIDER } }]);
+  });
+
   it("answers problem+json for bad input and hides foreign consumers", async () => {
     const bad = await send("GET", `${base(c)}/providers/${PROVIDER}/effects?binding_id=x`, c.provider);
     expect([bad.status, bad.headers.get("content-type")]).toEqual([400, "application/problem+json"]);

@@ -1,7 +1,8 @@
 import { exports } from "cloudflare:workers";
+import { abortAllDurableObjects } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { send, wipe } from "./gate-client";
-import { grant, invokeEffect, PROVIDER, requestBody, requestKey, setupCapabilityConsumer, succeeded, T0, type CapabilityConsumer } from "./capability-support";
+import { grant, invokeEffect, pinMillis, PROVIDER, requestBody, requestKey, setupCapabilityConsumer, succeeded, T0, type CapabilityConsumer } from "./capability-support";
 
 function connect(consumer: string, token: string): Promise<Response> {
   return exports.default.fetch(
@@ -99,5 +100,19 @@ describe("provider WebSocket (hibernation API)", () => {
     const snapshot = (await (await send("GET", `${base()}/snapshot`, c.auditor)).json()) as { provider_runtime: unknown };
     // Lane sequences: 1 attach, 2 the refused second attach (consumed, as in the kernel), 3 observe, 4 detach.
     expect(snapshot.provider_runtime).toEqual({ last_sequence: 4, sequence_exhausted: false, bindings: [] });
+  });
+
+  it("after a restart, a binding whose socket is gone is detached and its request ends provider-detached", async () => {
+    const res = await connect(c.consumer, c.provider);
+    const socket = res.webSocket as WebSocket;
+    socket.accept();
+    const frames = inbox(socket);
+    expect(await frames()).toEqual({ type: "attached", provider_id: PROVIDER, binding_id: 5 });
+    await send("POST", `${base()}/requests`, c.agent, requestBody(3, T0 + 5000));
+    expect(await frames()).toEqual({ type: "effect", envelope: invokeEffect(c.consumer, 5, 3, 3, 3, T0 + 5000) });
+    await abortAllDurableObjects();
+    await pinMillis(c.consumer, T0);
+    const drained = (await (await send("POST", `${base()}/completions/drain`, c.agent)).json()) as { completions: { request_key: unknown; outcome: unknown }[] };
+    expect(drained.completions.map((x) => [x.request_key, x.outcome])).toEqual([[requestKey(c.consumer, 3), { "provider-detached": { cancellation: "provider-detached-unconfirmed" } }]]);
   });
 });
