@@ -27,10 +27,11 @@ if (config.consumer === "" || config.token === "" || config.providerId === "") {
   show("Set #base=…&consumer=…&provider=…&token=… in the address bar, then reload.");
 } else {
   startBrowserProvider(config, document, (outcome) => show(`last observation: ${JSON.stringify(outcome, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`))
-    .then((connection) => {
-      show(`attached as ${config.providerId} (binding ${connection.bindingId.toString()})`);
-      return connection.closed;
+    .then(async (attached) => {
+      if (!attached.ok) return show(`could not attach: ${attached.problem.detail}`);
+      show(`attached as ${config.providerId} (binding ${attached.value.bindingId.toString()})`);
+      await attached.value.closed;
+      show("detached");
     })
-    .then(() => show("detached"))
     .catch((error: unknown) => show(`could not attach: ${String(error)}`));
 }

@@ -3,7 +3,7 @@
  * `browser.page.snapshot` with the page's title and text length (as JSON bytes).
  * @module
  */
-import { connectProvider, failure, inlineResult, jsonBytes, type BoundEffect, type CapabilityObservation, type ProviderConnection } from "../../src/client";
+import { connectProvider, failure, inlineResult, jsonBytes, type BoundEffect, type CapabilityObservation, type ClientResult, type ProviderConnection } from "../../src/client";
 
 /** The capability this provider answers. */
 export const PAGE_SNAPSHOT = "browser.page.snapshot";
@@ -37,6 +37,6 @@ export function answerEffect(doc: PageDocument, bound: BoundEffect): CapabilityO
 }
 
 /** Attaches this page as a provider; `onOutcome` sees the gate's answer to each observation. */
-export function startBrowserProvider(config: BrowserProviderConfig, doc: PageDocument, onOutcome?: (outcome: unknown) => void): Promise<ProviderConnection> {
+export function startBrowserProvider(config: BrowserProviderConfig, doc: PageDocument, onOutcome?: (outcome: unknown) => void): Promise<ClientResult<ProviderConnection>> {
   return connectProvider({ ...config, onEffect: (bound) => answerEffect(doc, bound), ...(onOutcome === undefined ? {} : { onOutcome }) });
 }

@@ -1,5 +1,5 @@
 import { observationFor } from "./observation";
-import { call, consumerPath, readWire, writeWire, type ClientResult, type GateOptions } from "./transport";
+import { call, consumerPath, readWire, writeWire, type ClientProblem, type ClientResult, type GateOptions } from "./transport";
 import type { BoundEffect, CapabilityObservation, U64 } from "./types";
 
 /** The WebSocket subprotocol of providers. */
@@ -32,24 +32,26 @@ export interface ProviderConnection {
 
 /**
  * Attaches a provider over a WebSocket. The credential travels as the `bearer.<credential>`
- * subprotocol (browsers cannot set headers on a WebSocket). Resolves once attached.
+ * subprotocol (browsers cannot set headers on a WebSocket). Resolves once attached, or with
+ * `CONNECT_REFUSED` when the gate refuses the upgrade (a browser does not see the problem:
+ * wrong credential, provider already attached, …; the long-poll `attach` shows the reason).
  */
-export function connectProvider(options: ProviderOptions): Promise<ProviderConnection> {
+export function connectProvider(options: ProviderOptions): Promise<ClientResult<ProviderConnection>> {
   const url = consumerPath(options, `/capability/providers/${encodeURIComponent(options.providerId)}/connect`).replace(/^http/, "ws");
   const Socket = options.WebSocket ?? globalThis.WebSocket;
   const ws = new Socket(url, [PROVIDER_PROTOCOL, `bearer.${options.token}`]);
   let nextId = 1;
   const closed = new Promise<void>((resolve) => ws.addEventListener("close", () => resolve()));
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     let attached = false;
-    ws.addEventListener("close", () => {
-      if (!attached) reject(new Error("the gate refused the provider connection"));
+    ws.addEventListener("close", (event: CloseEvent) => {
+      if (!attached) resolve({ ok: false, problem: { status: 0, code: "CONNECT_REFUSED", detail: `the socket closed before attaching (${event.code})` } });
     });
     ws.addEventListener("message", (event: MessageEvent) => {
       const frame = readWire(String(event.data)) as Record<string, unknown>;
       if (frame.type === "attached") {
         attached = true;
-        resolve({ bindingId: frame.binding_id as U64, close: () => ws.close(1000, "done"), closed });
+        resolve({ ok: true, value: { bindingId: frame.binding_id as U64, close: () => ws.close(1000, "done"), closed } });
       } else if (frame.type === "effect") {
         const bound = frame.envelope as unknown as BoundEffect;
         void Promise.resolve(options.onEffect(bound)).then((observation) => {
@@ -102,13 +104,17 @@ export class ProviderPoller {
     return { ok: true, value: res.value.effects.length };
   }
 
-  /** Polls until {@link stop} (each poll waits up to `waitMs`). */
-  async run(waitMs = 20_000): Promise<void> {
+  /** Polls until {@link stop} (each poll waits up to `waitMs`); answers the problem that ended it, if any. */
+  async run(waitMs = 20_000): Promise<ClientProblem | null> {
     this.#running = true;
     while (this.#running) {
       const result = await this.pollOnce(waitMs);
-      if (!result.ok) throw new Error(`poll failed: ${result.problem.code}`);
+      if (!result.ok) {
+        this.#running = false;
+        return result.problem;
+      }
     }
+    return null;
   }
 
   /** Stops polling and detaches (requests in flight end as provider-detached). */

@@ -104,6 +104,17 @@ describe("a browser provider in real Chromium against wrangler dev", () => {
       },
     });
     expect(new TextDecoder().decode(new Uint8Array(result))).toBe('{"title":"Provider test page","text_length":26}');
+
+    // A second page cannot attach the same provider while the first holds the binding.
+    const second = await browser.newPage();
+    await second.goto(server.url);
+    await second.waitForFunction(() => "toolgateAttach" in globalThis);
+    const refused = await second.evaluate(
+      (config) => (globalThis as unknown as { toolgateAttach: (c: typeof config) => Promise<string> }).toolgateAttach(config),
+      { baseUrl: dev.base, consumer: CONSUMER, token: provider.secret, providerId: PROVIDER },
+    );
+    expect(refused).toBe("CONNECT_REFUSED");
+    await second.close();
     await page.close();
   });
 });

@@ -7,8 +7,8 @@ const outcomes: unknown[] = [];
 async function attach(config: BrowserProviderConfig): Promise<string> {
   page.document.title = "Provider test page";
   page.document.body.textContent = "Hello from a real browser.";
-  const connection = await startBrowserProvider(config, page.document, (outcome) => outcomes.push(outcome));
-  return connection.bindingId.toString();
+  const attached = await startBrowserProvider(config, page.document, (outcome) => outcomes.push(outcome));
+  return attached.ok ? attached.value.bindingId.toString() : attached.problem.code;
 }
 
 /** The gate's answers to the observations sent so far (u64 values as decimal text). */
