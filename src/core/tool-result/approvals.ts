@@ -17,6 +17,34 @@ import type { Approval, HashFn, Principal, ToolCall } from "./types";
 import { isPortableTimepoint } from "./utc-time";
 import { sha256Hex, constantTimeEqual } from "../json";
 
+/** What distinguishes one approval of a call from another; the rest comes from the call. */
+export interface ApprovalGrant {
+  readonly approval_id: string;
+  readonly approval_digest: string;
+  readonly expires_at: number;
+  readonly approver_id: string;
+}
+
+/** An approval record for exactly this principal, call and tool contract. */
+export function boundApproval(principal: Principal, call: ToolCall, spec: ToolSpec, grant: ApprovalGrant): Approval {
+  return {
+    approval_id: grant.approval_id,
+    operation_id: call.operation_id,
+    call_id: call.call_id,
+    provider: call.provider,
+    api_family: call.api_family,
+    adapter_revision: call.adapter_revision,
+    idempotency_key: call.idempotency_key,
+    tool_name: call.name,
+    subject_id: principal.subject_id,
+    schema_version: spec.inputSchemaRevision,
+    approval_revision: spec.policyRevision,
+    approval_digest: grant.approval_digest,
+    expires_at: grant.expires_at,
+    approver_id: grant.approver_id,
+  };
+}
+
 /** An approver's decision, as a trusted review UI reports it. */
 export interface ApprovalDecision {
   readonly approverId: string;
@@ -43,22 +71,12 @@ export function grantApproval(
     throw new ToolResultUsageError("HOST_CONTEXT_INVALID", "approver id must be a bounded, non-empty string");
   }
   const request = requestDigest(principal, call, spec, hash);
-  return {
+  return boundApproval(principal, call, spec, {
     approval_id: `approval-${call.call_id}`,
-    operation_id: call.operation_id,
-    call_id: call.call_id,
-    provider: call.provider,
-    api_family: call.api_family,
-    adapter_revision: call.adapter_revision,
-    idempotency_key: call.idempotency_key,
-    tool_name: call.name,
-    subject_id: principal.subject_id,
-    schema_version: spec.inputSchemaRevision,
-    approval_revision: spec.policyRevision,
     approval_digest: approvalDigest(call, spec, request, decision.approverId, hash),
     expires_at: decision.now + APPROVAL_TTL_SECONDS,
     approver_id: decision.approverId,
-  };
+  });
 }
 
 /**

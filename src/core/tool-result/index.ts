@@ -29,7 +29,7 @@ export {
   statusRef,
   toolContract,
 } from "./digests";
-export { grantApproval, hasValidApproval, makeApproval, type ApprovalDecision } from "./approvals";
+export { boundApproval, grantApproval, hasValidApproval, makeApproval, type ApprovalDecision, type ApprovalGrant } from "./approvals";
 export { InMemoryToolResultStore, storeKey, type StoreTable, type ToolResultStore } from "./store";
 export { createEngine, sideEffectCount, type EngineOptions, type ToolResultEngine } from "./engine";
 export {

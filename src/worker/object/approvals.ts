@@ -1,6 +1,7 @@
 import { canonicalJson, readJson, sha256Hex, type JsonObject } from "../../core/json";
 import { APPROVAL_TTL_SECONDS } from "../../core/tool-result/constants";
 import { approvalDigest } from "../../core/tool-result/digests";
+import { boundApproval } from "../../core/tool-result/approvals";
 import { callJson } from "../../core/tool-result/dispatcher-state";
 import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { Approval, Principal, ToolCall } from "../../core/tool-result/types";
@@ -87,29 +88,26 @@ export class ApprovalBook {
         pendingId = text(row, "approval_id");
         continue;
       }
-      const base = {
-        approval_id: text(row, "approval_id"),
-        operation_id: call.operation_id,
-        call_id: call.call_id,
-        provider: call.provider,
-        api_family: call.api_family,
-        adapter_revision: call.adapter_revision,
-        idempotency_key: call.idempotency_key,
-        tool_name: call.name,
-        subject_id: principal.subject_id,
-        schema_version: spec.inputSchemaRevision,
-        approval_revision: spec.policyRevision,
-      };
+      const approvalId = text(row, "approval_id");
       if (state === "approved") {
-        approvals.push({
-          ...base,
-          approval_digest: text(row, "decision_digest"),
-          expires_at: int(row, "valid_until"),
-          approver_id: text(row, "approver_id"),
-        });
+        approvals.push(
+          boundApproval(principal, call, spec, {
+            approval_id: approvalId,
+            approval_digest: text(row, "decision_digest"),
+            expires_at: int(row, "valid_until"),
+            approver_id: text(row, "approver_id"),
+          }),
+        );
       } else {
         const at = state === "denied" ? int(row, "decided_at") : expiresAt;
-        approvals.push({ ...base, approval_digest: "0".repeat(64), expires_at: Math.min(at, now), approver_id: textOrNull(row, "approver_id") ?? "-" });
+        approvals.push(
+          boundApproval(principal, call, spec, {
+            approval_id: approvalId,
+            approval_digest: "0".repeat(64),
+            expires_at: Math.min(at, now),
+            approver_id: textOrNull(row, "approver_id") ?? "-",
+          }),
+        );
       }
     }
     return { approvals, pendingId };
