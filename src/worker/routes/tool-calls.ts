@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { credentialOf } from "../auth";
 import { readBody } from "../body";
 import { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../contracts/tool-call";
@@ -24,29 +24,26 @@ function forObject(value: unknown): string | Response {
 /** Agent routes of the tool-call plane (Tool Result v2). */
 export const toolCallRoutes = new Hono<{ Bindings: Env }>();
 
-toolCallRoutes.post("/v1/consumers/:consumer/tool-calls", async (c) => {
-  const credential = credentialOf(c);
-  if (credential instanceof Response) return credential;
-  const stub = consumerStub(c.env, c.req.param("consumer"));
-  if (stub instanceof Response) return stub;
-  const body = await readBody(c.req.raw, ToolCallRequest);
-  if (!body.ok) return problemResponse(body.problem);
-  const text = forObject(body.value);
-  if (text instanceof Response) return text;
-  return respond(await stub.toolCall(c.req.param("consumer"), credential.token, text));
-});
+/**
+ * The two agent routes differ only in their body contract and the object method: authenticate the
+ * shape, read the body once, hand the object canonical text.
+ */
+function agentRoute(schema: typeof ToolCallRequest | typeof ToolCallStatusRequest, method: "toolCall" | "toolCallStatus") {
+  return async (c: Context<{ Bindings: Env }>): Promise<Response> => {
+    const credential = credentialOf(c);
+    if (credential instanceof Response) return credential;
+    const stub = consumerStub(c.env, c.req.param("consumer") ?? "");
+    if (stub instanceof Response) return stub;
+    const body = await readBody(c.req.raw, schema);
+    if (!body.ok) return problemResponse(body.problem);
+    const text = forObject(body.value);
+    if (text instanceof Response) return text;
+    return respond(await stub[method](c.req.param("consumer") ?? "", credential.token, text));
+  };
+}
 
-toolCallRoutes.post("/v1/consumers/:consumer/tool-calls/status", async (c) => {
-  const credential = credentialOf(c);
-  if (credential instanceof Response) return credential;
-  const stub = consumerStub(c.env, c.req.param("consumer"));
-  if (stub instanceof Response) return stub;
-  const body = await readBody(c.req.raw, ToolCallStatusRequest);
-  if (!body.ok) return problemResponse(body.problem);
-  const text = forObject(body.value);
-  if (text instanceof Response) return text;
-  return respond(await stub.toolCallStatus(c.req.param("consumer"), credential.token, text));
-});
+toolCallRoutes.post("/v1/consumers/:consumer/tool-calls", agentRoute(ToolCallRequest, "toolCall"));
+toolCallRoutes.post("/v1/consumers/:consumer/tool-calls/status", agentRoute(ToolCallStatusRequest, "toolCallStatus"));
 
 const problems = [
   "UNAUTHENTICATED",
