@@ -84,9 +84,13 @@ export function parseCredential(token: string): ParsedCredential | null {
   return { kind, credentialId: `cred_${random.slice(0, ID_CHARS)}`, token };
 }
 
-/** Extracts the bearer token of an `Authorization` header, or `null`. */
+/**
+ * Extracts the bearer token of an `Authorization` header, or `null`. The scheme is
+ * case-insensitive and followed by one or more spaces (RFC 9110 §11.4); the token is 1–512
+ * visible ASCII characters. A repeated header (joined with `, `) has no valid token.
+ */
 export function bearerToken(header: string | null): string | null {
   if (header === null) return null;
-  const m = /^Bearer ([!-~]{1,512})$/.exec(header);
+  const m = /^bearer +([!-~]{1,512})$/i.exec(header);
   return m === null ? null : (m[1] as string);
 }

@@ -3,6 +3,7 @@
  * persistence folder, its own process group (so a SIGKILL takes workerd down too).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 
@@ -30,9 +31,19 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Options of {@link startDev}. */
+export interface DevOptions {
+  /** More `--var NAME:value` pairs (for example `TOOLGATE_DOWNSTREAM_URL`). */
+  vars?: Record<string, string>;
+  /** Appends everything wrangler and workerd print to this file (scanned for leaks). */
+  logFile?: string;
+  /** Fixed port (a restart on the same address); a free one by default. */
+  port?: number;
+}
+
 /** Starts wrangler dev and waits until `/healthz` answers 200. */
-export async function startDev(persistTo: string, adminToken: string): Promise<DevServer> {
-  const port = await freePort();
+export async function startDev(persistTo: string, adminToken: string, options: DevOptions = {}): Promise<DevServer> {
+  const port = options.port ?? (await freePort());
   const args = [
     join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js"),
     "dev",
@@ -45,6 +56,7 @@ export async function startDev(persistTo: string, adminToken: string): Promise<D
     "--show-interactive-dev-session=false",
     "--var",
     `TOOLGATE_ADMIN_TOKEN:${adminToken}`,
+    ...Object.entries(options.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
   ];
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -53,8 +65,12 @@ export async function startDev(persistTo: string, adminToken: string): Promise<D
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
   });
   let log = "";
-  child.stdout?.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-10_000)));
-  child.stderr?.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-10_000)));
+  const keep = (d: Buffer) => {
+    log = (log + d.toString()).slice(-10_000);
+    if (options.logFile !== undefined) appendFileSync(options.logFile, d);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
   const exited = new Promise<void>((done) => child.once("exit", () => done()));
   const base = `http://127.0.0.1:${port}`;
   const server: DevServer = {

@@ -1,6 +1,7 @@
 import { readJson } from "../../core/json";
 import { writeWireJson } from "../../core/capability";
 import { describeIssues } from "../body";
+import { bearerToken } from "../credential-format";
 import { ProviderSocketMessage } from "../contracts/capability";
 import { problem, problemResponse } from "../problem";
 import type { CapabilityHost, SocketAttachment } from "./capability-host";
@@ -33,8 +34,8 @@ export function isCapabilitySocket(ctx: DurableObjectState, ws: WebSocket): bool
  * headers on a WebSocket) a `bearer.<credential>` entry of `Sec-WebSocket-Protocol`.
  */
 export function socketToken(request: Request): string | null {
-  const header = /^Bearer ([!-~]+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
-  if (header !== undefined) return header;
+  const header = bearerToken(request.headers.get("authorization"));
+  if (header !== null) return header;
   const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
   const bearer = offered.find((p) => p.startsWith(BEARER_PROTOCOL_PREFIX));
   return bearer === undefined ? null : bearer.slice(BEARER_PROTOCOL_PREFIX.length);

@@ -6,7 +6,7 @@ import type { ApprovalDecisionRequest } from "../contracts/approval";
 import type { ConsumerConfig } from "../contracts/consumer";
 import type { CreateCredentialRequest } from "../contracts/credential";
 import type { ToolCallRequest, ToolCallStatusRequest } from "../contracts/tool-call";
-import type { CredentialKind } from "../credential-format";
+import { bearerToken, type CredentialKind } from "../credential-format";
 import type { Env } from "../env";
 import { UNAUTHENTICATED, problem, problemResponse } from "../problem";
 import { fail, ok, type Outcome } from "../result";
@@ -282,7 +282,7 @@ export class ConsumerObject extends DurableObject<Env> {
     const connect = CAPABILITY_CONNECT_PATH.exec(new URL(request.url).pathname);
     if (connect !== null) return this.#capabilityConnect(request, connect[1] ?? "", connect[2] ?? "");
     const match = /^\/v1\/consumers\/([^/]+)\/runtime\/connect$/.exec(new URL(request.url).pathname);
-    const token = /^Bearer ([!-~]+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
+    const token = bearerToken(request.headers.get("authorization"));
     if (match === null || match[1] === undefined) return problemResponse(problem("NOT_FOUND", "No such route."));
     const auth = this.#authenticate(match[1], token ?? "", ["runtime"]);
     if (!auth.ok) return problemResponse(auth.problem);

@@ -146,7 +146,10 @@ export function hostileInput(random: () => number, base: unknown): HostileInput 
   return input("random-bytes", noise);
 }
 
-/** Authorization header values that must all be refused with the one 401. */
+/**
+ * Authorization header values that must all be refused with the one 401. (A lower-case scheme
+ * or several spaces after it are valid, RFC 9110 §11.4, so they are not in this set.)
+ */
 export function hostileAuthorization(random: () => number, genuine: string): string | null {
   const r = random();
   if (r < 0.1) return null;
@@ -156,11 +159,11 @@ export function hostileAuthorization(random: () => number, genuine: string): str
     const c = genuine[i] === "A" ? "B" : "A";
     return `Bearer ${genuine.slice(0, i)}${c}${genuine.slice(i + 1)}`;
   }
-  if (r < 0.45) return `bearer ${genuine}`;
-  if (r < 0.55) return `Bearer  ${genuine}`;
+  if (r < 0.45) return `Bearer\t${genuine}`;
+  if (r < 0.55) return `Token ${genuine}`;
   if (r < 0.6) return `Bearer ${genuine}, Bearer ${genuine}`;
   if (r < 0.65) return `Basic ${btoa("user:pass")}`;
-  if (r < 0.7) return `Bearer ${genuine.replace(/^tg_agent_/, "tg_admin_")}`;
+  if (r < 0.7) return `Bearer ${genuine.replace(/^tg_[a-z]+_/, "tg_admin_")}`;
   if (r < 0.75) return `Bearer ${"x".repeat(Math.floor(random() * 5000))}`;
   if (r < 0.8) return "Bearer ";
   if (r < 0.85) return `Bearer ${genuine}x`;

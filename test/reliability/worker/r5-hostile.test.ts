@@ -3,12 +3,12 @@
  * Pass: 0 thrown requests, 0 5xx, every refusal a 4xx problem+json whose code is in the catalog
  * with its catalog status.
  */
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import enqueueFixture from "../../../fixtures/execution/enqueue.v1.json?raw";
 import { prng, report, seedOf } from "../support/figures";
 import { hostileAuthorization, hostileInput } from "../support/hostile";
-import { ADMIN, callBody, contractBreach, tenant, type Tenant } from "./client";
+import { ADMIN, callBody, contractBreach, fetchGate, tenant, type Tenant } from "./client";
 
 /** Inputs per surface: `TOOLGATE_R5_PER_SURFACE` (the brief's figure is 5,000; see docs/reliability.md). */
 const PER_SURFACE = Number((env as unknown as Record<string, string | undefined>).TOOLGATE_R5_PER_SURFACE ?? "5000");
@@ -58,7 +58,7 @@ async function fire(tally: Tally, request: () => Request, label: string): Promis
   try {
     const started = Date.now();
     const r = await Promise.race([
-      exports.default.fetch(request()),
+      fetchGate(request()),
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error("hung")), 10_000)),
     ]);
     const text = await r.text();
@@ -123,7 +123,7 @@ describe("R5 hostile input (in-process)", () => {
         batch.push(
           (async () => {
             try {
-              const r = await exports.default.fetch(new Request(`http://gate${path}`, { method, headers, body: method === "GET" ? null : "{}" }));
+              const r = await fetchGate(new Request(`http://gate${path}`, { method, headers, body: method === "GET" ? null : "{}" }));
               const text = await r.text();
               if (r.status >= 500) tally.fiveXx++;
               if (r.status !== 401) tally.breaches.set(`status ${r.status} for ${method} ${path} ${auth?.slice(0, 30)} ${text.slice(0, 80)}`, 1);
