@@ -303,13 +303,14 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Capability plane: one call; `token` null means the Worker already checked the admin secret. */
   async capabilityCall(consumer: string, token: string | null, call: CapabilityCall): Promise<Outcome<string>> {
+    const allowed = CAPABILITY_CALL_AUTH[call.kind];
+    // The admin secret on a route it may not call is refused before the consumer is looked up,
+    // so that refusal is the same 401 whether or not the consumer exists.
+    if (token === null && !allowed.includes("admin")) return fail(UNAUTHENTICATED);
     const config = this.#consumer;
     if (config === undefined || config.name !== consumer) return fail(token === null ? problem("NOT_FOUND", "No such consumer.") : UNAUTHENTICATED);
-    const allowed = CAPABILITY_CALL_AUTH[call.kind];
     let caller: CapabilityCaller = { kind: "admin" };
-    if (token === null) {
-      if (!allowed.includes("admin")) return fail(UNAUTHENTICATED);
-    } else {
+    if (token !== null) {
       const auth = this.#authenticate(consumer, token, allowed.filter((k): k is CredentialKind => k !== "admin"));
       if (!auth.ok) return auth;
       caller = { kind: auth.value.caller.kind, subjectId: auth.value.caller.subjectId };
