@@ -4,7 +4,7 @@
 // the whole run's output for leaked credentials and canaries, writes .toolgate/reliability.json
 // and ends with one table. Exit code 1 if any check fails or is missing.
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -19,6 +19,10 @@ const BUDGET_MS = 14 * 60_000;
 const EXPECTED = ["R1", "R1b", "R1c", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R10", "R11"];
 
 const started = Date.now();
+/** Where the black-box checks append everything `wrangler dev` printed (scanned for R10). */
+const LOGS = join(ROOT, ".toolgate", "reliability-logs");
+rmSync(LOGS, { recursive: true, force: true });
+mkdirSync(LOGS, { recursive: true });
 const projects = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["rel-worker", "rel-blackbox"];
 
 function run(project) {
@@ -73,14 +77,17 @@ for (const r of results) {
   }
 }
 
-// R10 over the whole run's captured output (test logs, workerd console, wrangler dev logs
-// the black-box tests print nothing of): no full credential, no argument canary.
-const credentialHits = (output.match(CREDENTIAL) ?? []).length;
-const canaryHits = (output.match(CANARY) ?? []).length;
+// R10 over the whole run's captured output (test logs, workerd console) and every
+// `wrangler dev` log the black-box checks kept: no full credential, no argument canary.
+const logFiles = existsSync(LOGS) ? readdirSync(LOGS).map((name) => readFileSync(join(LOGS, name), "utf8")) : [];
+const scanned = [output, ...logFiles];
+const bytes = scanned.reduce((n, text) => n + text.length, 0);
+const credentialHits = scanned.reduce((n, text) => n + (text.match(CREDENTIAL) ?? []).length, 0);
+const canaryHits = scanned.reduce((n, text) => n + (text.match(CANARY) ?? []).length, 0);
 figures.push({
   id: "R10",
-  check: "secrets in the suite's captured output (vitest + workerd console)",
-  figure: `${credentialHits} credential hits, ${canaryHits} canary hits in ${output.length} bytes`,
+  check: "secrets in every captured output (vitest, workerd console, wrangler dev logs)",
+  figure: `${credentialHits} credential hits, ${canaryHits} canary hits in ${bytes} bytes (${logFiles.length} wrangler logs)`,
   pass: credentialHits === 0 && canaryHits === 0,
 });
 for (const r of results) {

@@ -6,7 +6,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
-import { RefundsService } from "./support/refunds-service";
+import { RefundsService } from "./support/refunds-service.ts";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const refunds = new RefundsService();
@@ -20,7 +20,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: resolve(ROOT, "wrangler.toml") },
             miniflare: {
-              bindings: { TOOLGATE_ADMIN_TOKEN: "test-admin-token-0123456789", TOOLGATE_R5_PER_SURFACE: process.env.TOOLGATE_R5_PER_SURFACE ?? "300" },
+              bindings: { TOOLGATE_ADMIN_TOKEN: "test-admin-token-0123456789", TOOLGATE_R5_PER_SURFACE: process.env.TOOLGATE_R5_PER_SURFACE ?? "5000" },
               serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
             },
           }),

@@ -4,11 +4,16 @@
  * with its catalog status.
  */
 import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import prepareFixture from "../../../fixtures/execution/app-facade-prepare.v1.json?raw";
+import userActionFixture from "../../../fixtures/execution/app-facade-user-action.v1.json?raw";
+import purgeFixture from "../../../fixtures/execution/checkpoint-purge.v1.json?raw";
+import eventAckFixture from "../../../fixtures/execution/event-ack.v1.json?raw";
 import enqueueFixture from "../../../fixtures/execution/enqueue.v1.json?raw";
-import { prng, report, seedOf } from "../support/figures";
+import { CANARY_PREFIX, prng, report, seedOf } from "../support/figures";
 import { hostileAuthorization, hostileInput } from "../support/hostile";
-import { ADMIN, callBody, contractBreach, fetchGate, tenant, type Tenant } from "./client";
+import { ADMIN, callBody, contractBreach, fetchGate, send, tenant, type Tenant } from "./client";
 
 /** Inputs per surface: `TOOLGATE_R5_PER_SURFACE` (the brief's figure is 5,000; see docs/reliability.md). */
 const PER_SURFACE = Number((env as unknown as Record<string, string | undefined>).TOOLGATE_R5_PER_SURFACE ?? "5000");
@@ -17,20 +22,79 @@ const SEED = seedOf(5005);
 
 interface Surface {
   name: string;
-  path: (t: Tenant) => string;
-  token: (t: Tenant) => string;
-  base: unknown;
+  path: (t: HostileTenant) => string;
+  token: (t: HostileTenant) => string;
+  /** Valid bodies the hostile inputs are derived from (one picked per input). */
+  base: (t: Tenant) => unknown[];
   method?: string;
 }
 
+/** The agent subject of the capability plane (its `actor_id`). */
+const ACTOR = "agent-1";
+const PROVIDER = "provider-1";
+const SNAPSHOT = "browser.page.snapshot";
+/** The capability clock (ms) is pinned here for the whole check. */
+const T0 = 1_000_000;
+/** A secret-looking value (sent as the idempotency key): a refusal must never echo it. */
+const CANARY = `${CANARY_PREFIX}-r5-7f3a`;
+
+const capabilityRequest = (localId: number) => ({
+  actor_id: ACTOR,
+  request: { local_id: localId, instance_id: 7, generation: 1, provider_id: PROVIDER, capability_id: SNAPSHOT, resource_scope_id: "tab:1", approval_summary: "Read the active tab", deadline_tick: T0 + 3_600_000, payload: [123, 125] },
+});
+const grantKey = (consumer: string) => ({ consumer_id: consumer, actor_id: ACTOR, instance_id: 7, generation: 1, provider_id: PROVIDER, capability_id: SNAPSHOT, resource_scope_id: "tab:1" });
+const observation = (consumer: string) => ({
+  binding_id: 1,
+  observation: {
+    operation_id: 1,
+    request_key: { consumer_id: consumer, actor_id: ACTOR, local_id: 1 },
+    instance_id: 7,
+    generation: 1,
+    provider_id: PROVIDER,
+    observation: { succeeded: { result: { metadata: { byte_len: 2, media_type: "application/json", truncated: false, redacted_summary: null }, delivery: { inline: { bytes: [123, 125] } } } } },
+  },
+});
+
 const SURFACES: Surface[] = [
-  { name: "tool calls", path: (t) => `/v1/consumers/${t.name}/tool-calls`, token: (t) => t.agent, base: callBody({ callId: "c-1", tool: "get_order", args: { order_ref: "ORDER-7" }, key: null }) },
-  { name: "status queries", path: (t) => `/v1/consumers/${t.name}/tool-calls/status`, token: (t) => t.agent, base: { ...callBody({ callId: "c-2" }), status_ref: "sr_0123456789abcdef" } },
-  { name: "approvals", path: (t) => `/v1/consumers/${t.name}/approvals/apr_${"0".repeat(32)}`, token: (t) => t.approver, base: { decision: "approve", approval_digest: "0".repeat(64) } },
-  { name: "provider attach+observations", path: (t) => `/v1/consumers/${t.name}/capability/providers/provider-1/observations`, token: (t) => t.provider, base: { binding_id: "1", observation: { sequence: "1", effect_id: "1", kind: "completed", result: { fields: [] } } } },
-  { name: "runtime envelopes", path: (t) => `/v1/consumers/${t.name}/runtime/envelopes`, token: (t) => t.runtime, base: JSON.parse(enqueueFixture) },
-  { name: "credentials (admin body)", path: (t) => `/v1/consumers/${t.name}/credentials`, token: () => ADMIN, base: { kind: "approver", subject_id: "human-reviewer-1" } },
+  { name: "tool calls", path: (t) => `/v1/consumers/${t.name}/tool-calls`, token: (t) => t.agent, base: () => [callBody({ callId: "c-1", tool: "create_refund_draft", key: CANARY })] },
+  { name: "status queries", path: (t) => `/v1/consumers/${t.name}/tool-calls/status`, token: (t) => t.agent, base: () => [{ ...callBody({ callId: "c-2", key: `${CANARY}-2` }), status_ref: "sr_0123456789abcdef" }] },
+  { name: "approvals", path: (t) => `/v1/consumers/${t.name}/approvals/${t.pendingApproval}`, token: (t) => t.approver, base: () => [{ decision: "approve", approval_digest: "0".repeat(64) }] },
+  { name: "provider attach", path: (t) => `/v1/consumers/${t.name}/capability/providers/${PROVIDER}/attach`, token: (t) => t.provider, base: () => [{}] },
+  { name: "provider observations", path: (t) => `/v1/consumers/${t.name}/capability/providers/${PROVIDER}/observations`, token: (t) => t.provider, base: (t) => [observation(t.name)] },
+  { name: "capability requests", path: (t) => `/v1/consumers/${t.name}/capability/requests`, token: (t) => t.capabilityAgent, base: () => [capabilityRequest(2)] },
+  { name: "capability authority", path: (t) => `/v1/consumers/${t.name}/capability/authority`, token: (t) => t.approver, base: (t) => [{ command: { "set-grant": { grant: { key: grantKey(t.name), mode: "allow" } } } }] },
+  { name: "runtime envelopes", path: (t) => `/v1/consumers/${t.name}/runtime/envelopes`, token: (t) => t.runtime, base: () => [prepareFixture, userActionFixture, purgeFixture, eventAckFixture, enqueueFixture].map((text) => JSON.parse(text)) },
+  { name: "credentials (admin body)", path: (t) => `/v1/consumers/${t.name}/credentials`, token: () => ADMIN, base: () => [{ kind: "approver", subject_id: "human-reviewer-1" }] },
+  { name: "consumer config (admin body)", path: (t) => `/v1/consumers/${t.name}-config`, token: () => ADMIN, base: () => [{ tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: ["human-reviewer-1"] }], method: "PUT" },
 ];
+
+/** The R5 tenant: every credential kind, a capability provider, instance 7, an allow grant. */
+interface HostileTenant extends Tenant {
+  capabilityAgent: string;
+  /** A write waiting for its approval (the approvals surface decides it). */
+  pendingApproval: string;
+}
+
+async function hostileTenant(name: string): Promise<HostileTenant> {
+  const t = await tenant(name);
+  await runInDurableObject(env.CONSUMER.get(env.CONSUMER.idFromName(name)), (object) => {
+    object.capability.pinnedMillis = T0;
+  });
+  const agent = await send("POST", `/v1/consumers/${name}/credentials`, ADMIN, { kind: "agent", subject_id: ACTOR });
+  const descriptor = { id: PROVIDER, owner: { consumer: name }, capabilities: [{ id: SNAPSHOT, class: "browser", description: "Read page state" }] };
+  const steps = [
+    await send("POST", `/v1/consumers/${name}/capability/providers`, ADMIN, { descriptor }),
+    await send("PUT", `/v1/consumers/${name}/capability/instances/7`, ADMIN, { generation: 1, state: "active" }),
+    await send("POST", `/v1/consumers/${name}/capability/authority`, t.approver, { command: { "set-grant": { grant: { key: grantKey(name), mode: "allow" } } } }),
+    await send("POST", `/v1/consumers/${name}/capability/providers/${PROVIDER}/attach`, t.provider),
+    await send("POST", `/v1/consumers/${name}/capability/requests`, agent.json.secret, capabilityRequest(1)),
+  ];
+  const statuses = steps.map((r) => r.status);
+  if (statuses.some((st) => st >= 300)) throw new Error(`capability setup failed: ${statuses.join(",")} ${steps.map((r) => r.text.slice(0, 120)).join(" | ")}`);
+  const asked = await send("POST", `/v1/consumers/${name}/tool-calls`, t.agent, callBody({ callId: "c-pending", key: `${CANARY}-3` }));
+  if (asked.json?.model_result?.error?.code !== "APPROVAL_REQUIRED") throw new Error(`approval setup failed: ${asked.status} ${asked.text.slice(0, 300)}`);
+  return { ...t, capabilityAgent: agent.json.secret, pendingApproval: asked.json.approval_id };
+}
 
 const ROUTES_FOR_AUTH = (t: Tenant): Array<[string, string]> => [
   ["POST", `/v1/consumers/${t.name}/tool-calls`],
@@ -53,41 +117,46 @@ interface Tally {
   accepted: number;
 }
 
+/** Secrets a refusal must never echo (the caller's credential, the argument canary). */
+const secrets: string[] = [CANARY];
+
 async function fire(tally: Tally, request: () => Request, label: string): Promise<void> {
   tally.sent++;
+  const note = (what: string) => tally.breaches.set(what, (tally.breaches.get(what) ?? 0) + 1);
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const started = Date.now();
-    const r = await Promise.race([
-      fetchGate(request()),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("hung")), 10_000)),
-    ]);
-    const text = await r.text();
-    const took = Date.now() - started;
-    void took;
+    const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no answer within 10 s")), 10_000)));
+    const r = await Promise.race([fetchGate(request()), hung]);
+    const text = await Promise.race([r.text(), hung]);
     if (r.status >= 500) tally.fiveXx++;
     if (r.status < 300) tally.accepted++;
-    const breach = contractBreach(r.status, r.headers.get("content-type"), text);
-    if (breach !== null) tally.breaches.set(`${label}: ${breach} ${r.status} ${text.slice(0, 80)}`, (tally.breaches.get(`${label}: ${breach}`) ?? 0) + 1);
+    const echoed = r.status >= 400 && secrets.some((secret) => text.includes(secret));
+    const breach = echoed ? "refusal echoes a secret" : contractBreach(r.status, r.headers.get("content-type"), text);
+    if (breach !== null) note(`${label}: ${breach} (${r.status} ${text.slice(0, 80)})`);
   } catch (error) {
     tally.thrown++;
-    tally.breaches.set(`${label}: threw ${(error as Error).message.slice(0, 60)}`, (tally.breaches.get(`${label}: threw ${(error as Error).message.slice(0, 60)}`) ?? 0) + 1);
+    note(`${label}: threw ${(error as Error).message.slice(0, 60)}`);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 describe("R5 hostile input (in-process)", () => {
-  let t: Tenant;
+  let t: HostileTenant;
 
   it("refuses every malformed body on every surface with a catalog problem, never a 5xx", async () => {
-    t = await tenant("rel-r5");
+    t = await hostileTenant("tenant-a");
+    secrets.push(t.agent, t.approver, t.auditor, t.provider, t.runtime, t.capabilityAgent, ADMIN);
     const random = prng(SEED);
     const rows: string[] = [];
     let allOk = true;
     for (const surface of SURFACES) {
+      const bases = surface.base(t);
       const tally: Tally = { sent: 0, thrown: 0, fiveXx: 0, breaches: new Map(), accepted: 0 };
       for (let i = 0; i < PER_SURFACE; i += BATCH) {
         const batch: Promise<void>[] = [];
         for (let j = 0; j < BATCH && i + j < PER_SURFACE; j++) {
-          const h = hostileInput(random, surface.base);
+          const h = hostileInput(random, bases[Math.floor(random() * bases.length)]);
           const headers = new Headers();
           headers.set("authorization", `Bearer ${surface.token(t)}`);
           if (h.contentType !== null) headers.set("content-type", h.contentType);
