@@ -7,7 +7,6 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import worker from "../../../src/worker/index";
-import { PROBLEM_STATUS } from "../../../src/worker/problem";
 
 export const ADMIN = "test-admin-token-0123456789";
 
@@ -106,20 +105,5 @@ export async function approveCall(t: Tenant, body: unknown): Promise<string> {
   return id;
 }
 
-/** Why an answer breaks the error contract, or null: < 500, and a 4xx is a catalog problem. */
-export function contractBreach(status: number, contentType: string | null, text: string): string | null {
-  if (status >= 500) return `status ${status}`;
-  if (status < 400) return null;
-  if (!(contentType ?? "").startsWith("application/problem+json")) return `${status} without problem+json`;
-  let body: any;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return `${status} body is not JSON`;
-  }
-  const code = body?.code;
-  if (typeof code !== "string" || !Object.hasOwn(PROBLEM_STATUS, code)) return `code ${String(code)} not in the catalog`;
-  if (PROBLEM_STATUS[code as keyof typeof PROBLEM_STATUS] !== status || body.status !== status) return `code ${code} with status ${status}`;
-  if (typeof body.type !== "string" || typeof body.title !== "string" || typeof body.detail !== "string") return "problem members missing";
-  return null;
-}
+/** The error contract check (pure logic, shared with the Node-side checks). */
+export { contractBreach } from "../support/contract";
