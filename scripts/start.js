@@ -1,5 +1,6 @@
-// `npm start`: runs the gate under `wrangler dev` on 127.0.0.1:8787 with local persistence in
-// .toolgate/state, creates the demo consumers and prints ready-to-paste curl lines.
+// `npm start`: runs the gate under `wrangler dev` with local persistence in .toolgate/state,
+// behind the local edge on 127.0.0.1:8787 (strict HTTP/1.1, as Cloudflare's edge in production;
+// see scripts/local-edge.js), creates the demo consumers and prints ready-to-paste curl lines.
 // Also exports the helpers the black-box test and the HTTP benchmark use to run wrangler dev.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -7,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { startLocalEdge } from "./local-edge.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -112,8 +114,10 @@ async function main() {
   const admin = ensureDevVars();
   const persistTo = join(ROOT, ".toolgate", "state");
   mkdirSync(persistTo, { recursive: true });
-  const dev = startWranglerDev({ port, persistTo, inherit: true });
-  const stopAll = () => void dev.stop().then(() => process.exit(0));
+  const inner = await freePort();
+  const dev = startWranglerDev({ port: inner, persistTo, inherit: true });
+  const edge = await startLocalEdge({ port, target: { host: "127.0.0.1", port: inner } });
+  const stopAll = () => void Promise.all([dev.stop(), edge.close()]).then(() => process.exit(0));
   process.on("SIGINT", stopAll);
   process.on("SIGTERM", stopAll);
   dev.child.once("exit", (code) => process.exit(code ?? 1));

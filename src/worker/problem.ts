@@ -21,6 +21,13 @@ export const PROBLEM_STATUS = {
   APPROVER_NOT_ALLOWED: 403,
   SELF_APPROVAL_FORBIDDEN: 403,
   INTERNAL: 500,
+  // Answered by the local edge of `npm start` before a request reaches the Worker (in production
+  // Cloudflare's edge refuses malformed HTTP itself); listed so clients see one catalog.
+  MALFORMED_HTTP: 400,
+  METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
+  UPSTREAM_UNAVAILABLE: 503,
   // Execution envelope refusals: the codec's own codes (runtime transport).
   invalid_json: 400,
   unknown_field: 422,
@@ -66,6 +73,11 @@ const TITLES: Record<ProblemCode, string> = {
   APPROVER_NOT_ALLOWED: "Subject may not approve",
   SELF_APPROVAL_FORBIDDEN: "The requesting subject may not approve its own call",
   INTERNAL: "Internal error",
+  MALFORMED_HTTP: "Malformed HTTP request",
+  METHOD_NOT_ALLOWED: "Method not allowed",
+  REQUEST_TIMEOUT: "Request not received in time",
+  HEADERS_TOO_LARGE: "Request head too large",
+  UPSTREAM_UNAVAILABLE: "The gate is not reachable",
   invalid_json: "Envelope is not JSON of the envelope's shape",
   unknown_field: "Envelope has a field outside the contract",
   unsupported_version: "Envelope protocol version is not supported",

@@ -1,0 +1,208 @@
+// The local edge of `npm start`: a strict HTTP/1.1 front on the public port that does locally
+// what Cloudflare's edge does in production before a request reaches the Worker. It refuses
+// malformed framing (duplicate or invalid Content-Length, Content-Length with
+// Transfer-Encoding, bad chunks, a body that ends before its declared length, unknown methods,
+// missing Host, oversized heads, a client that stalls) with a 4xx problem from the gate's
+// catalog, and forwards everything else unchanged — duplicate headers included, so the gate
+// still sees and refuses them itself — to `wrangler dev` on an internal port. WebSocket
+// upgrades are piped through as they are.
+//
+// Without it, `wrangler dev` answers such requests itself with 500, 501 or 503 ("Your worker
+// restarted mid-request"), or holds the connection open forever.
+import http from "node:http";
+import net from "node:net";
+
+/** Problems the edge answers with; each code, status and title is in the gate's catalog. */
+export const EDGE_PROBLEMS = {
+  MALFORMED_HTTP: { status: 400, title: "Malformed HTTP request", reason: "Bad Request" },
+  METHOD_NOT_ALLOWED: { status: 405, title: "Method not allowed", reason: "Method Not Allowed" },
+  REQUEST_TIMEOUT: { status: 408, title: "Request not received in time", reason: "Request Timeout" },
+  BODY_TOO_LARGE: { status: 413, title: "Request body too large", reason: "Payload Too Large" },
+  HEADERS_TOO_LARGE: { status: 431, title: "Request head too large", reason: "Request Header Fields Too Large" },
+  UPSTREAM_UNAVAILABLE: { status: 503, title: "The gate is not reachable", reason: "Service Unavailable" },
+};
+
+/** Methods the gate serves; anything else is 405 here (workerd would answer 501). */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and framing the edge recomputes. */
+const HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "content-length"]);
+
+const SLUG = (code) => code.toLowerCase().replace(/_/g, "-");
+
+/** The problem+json body and head of one edge refusal. */
+export function edgeProblem(code, detail) {
+  const p = EDGE_PROBLEMS[code];
+  const body = JSON.stringify({ type: `https://toolgate.dev/problems/${SLUG(code)}`, title: p.title, status: p.status, code, detail });
+  return { status: p.status, reason: p.reason, body };
+}
+
+function rawProblem(socket, code, detail, extra = "") {
+  const { status, reason, body } = edgeProblem(code, detail);
+  if (socket.writable) {
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n${extra}\r\n${body}`);
+  }
+  socket.destroySoon?.();
+  setTimeout(() => socket.destroy(), 1_000).unref();
+}
+
+function refuse(res, code, detail, headers = {}) {
+  const { status, body } = edgeProblem(code, detail);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { "content-type": "application/problem+json", "content-length": Buffer.byteLength(body), connection: "close", ...headers });
+  res.end(body);
+}
+
+/**
+ * The request's headers for the upstream: every header as sent (repeats kept), minus hop-by-hop;
+ * an HTTP/1.0 request without Host gets the edge's own.
+ */
+function forwardHeaders(rawHeaders, length, host) {
+  const out = [];
+  if (!rawHeaders.some((h, i) => i % 2 === 0 && h.toLowerCase() === "host")) out.push("host", host);
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (!HOP.has(rawHeaders[i].toLowerCase())) out.push(rawHeaders[i], rawHeaders[i + 1]);
+  }
+  if (length !== null) out.push("content-length", String(length));
+  return out;
+}
+
+/**
+ * Starts the edge on host:port in front of the gate at target (`{ host, port }`). Options:
+ * `maxBodyBytes` (default 4 MiB, above every limit of the gate), `requestTimeoutMs` (15 s).
+ * Answers `{ server, port, close() }`.
+ */
+export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, maxBodyBytes = 4 * 1024 * 1024, requestTimeoutMs = 15_000 }) {
+  const server = http.createServer({
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(10_000, requestTimeoutMs),
+    keepAliveTimeout: 5_000,
+    maxHeaderSize: 32 * 1024,
+    connectionsCheckingInterval: 1_000,
+    requireHostHeader: false,
+    joinDuplicateHeaders: false,
+  });
+  // A client may half-close after sending its request (`shutdown(SHUT_WR)`) and still read the
+  // answer; by default Node's server then aborts the request and closes the socket unanswered.
+  server.httpAllowHalfOpen = true;
+  const sockets = new Set();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  const upstream = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+  server.on("request", (req, res) => {
+    if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+      refuse(res, "MALFORMED_HTTP", "An HTTP/1.1 request needs a Host header.");
+      req.resume();
+      return;
+    }
+    if (!METHODS.has(req.method ?? "")) {
+      refuse(res, "METHOD_NOT_ALLOWED", `The gate does not serve ${JSON.stringify(String(req.method).slice(0, 20))} requests.`, { allow: [...METHODS].join(", ") });
+      req.resume();
+      return;
+    }
+    const declared = req.headers["content-length"];
+    if (declared !== undefined && Number(declared) > maxBodyBytes) {
+      refuse(res, "BODY_TOO_LARGE", `The body may have at most ${maxBodyBytes} bytes.`);
+      req.destroy();
+      return;
+    }
+    const chunks = [];
+    let size = 0;
+    let refused = false;
+    req.on("data", (chunk) => {
+      size += chunk.length;
+      if (size > maxBodyBytes && !refused) {
+        refused = true;
+        refuse(res, "BODY_TOO_LARGE", `The body may have at most ${maxBodyBytes} bytes.`);
+        req.destroy();
+        return;
+      }
+      if (!refused) chunks.push(chunk);
+    });
+    req.on("aborted", () => {
+      if (!refused) {
+        refused = true;
+        refuse(res, "MALFORMED_HTTP", "The request ended before its body was complete.");
+      }
+    });
+    req.on("error", () => {
+      if (!refused) {
+        refused = true;
+        refuse(res, "MALFORMED_HTTP", "The request body could not be read.");
+      }
+    });
+    req.on("end", () => {
+      if (refused) return;
+      const body = Buffer.concat(chunks);
+      const hasBody = body.length > 0 || declared !== undefined || req.headers["transfer-encoding"] !== undefined;
+      const out = http.request(
+        { host: target.host, port: target.port, method: req.method, path: req.url, headers: forwardHeaders(req.rawHeaders, hasBody ? body.length : null, `${host}:${server.address().port}`), agent: upstream },
+        (answer) => {
+          const headers = [];
+          for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+            const name = answer.rawHeaders[i].toLowerCase();
+            if (name !== "connection" && name !== "keep-alive" && name !== "transfer-encoding") headers.push(answer.rawHeaders[i], answer.rawHeaders[i + 1]);
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
+          answer.pipe(res);
+          answer.on("error", () => res.destroy());
+        },
+      );
+      out.on("error", () => refuse(res, "UPSTREAM_UNAVAILABLE", "The gate behind this port did not answer."));
+      out.end(body);
+    });
+  });
+
+  // CONNECT (a proxy tunnel) is not served; without a listener Node would drop the socket.
+  server.on("connect", (_req, socket) => rawProblem(socket, "METHOD_NOT_ALLOWED", "The gate does not serve CONNECT requests.", `allow: ${[...METHODS].join(", ")}\r\n`));
+
+  // WebSocket upgrades (capability providers, runtime connections): replay the head, then pipe.
+  server.on("upgrade", (req, socket, head) => {
+    const up = net.connect(target.port, target.host);
+    const lines = [`${req.method} ${req.url} HTTP/1.1`];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+    up.on("connect", () => {
+      up.write(`${lines.join("\r\n")}\r\n\r\n`);
+      if (head.length > 0) up.write(head);
+      up.pipe(socket);
+      socket.pipe(up);
+    });
+    const close = () => {
+      up.destroy();
+      socket.destroy();
+    };
+    up.on("error", () => (socket.writable && !up.readableEnded ? rawProblem(socket, "UPSTREAM_UNAVAILABLE", "The gate behind this port did not answer.") : close()));
+    socket.on("error", close);
+    up.on("close", () => socket.destroy());
+    socket.on("close", () => up.destroy());
+  });
+
+  server.on("clientError", (error, socket) => {
+    const code = error.code;
+    if (code === "ERR_HTTP_REQUEST_TIMEOUT") return rawProblem(socket, "REQUEST_TIMEOUT", `The request was not complete within ${requestTimeoutMs} ms.`);
+    if (code === "HPE_HEADER_OVERFLOW") return rawProblem(socket, "HEADERS_TOO_LARGE", "The request line and headers may have at most 32 KiB.");
+    if (code === "HPE_INVALID_METHOD") return rawProblem(socket, "METHOD_NOT_ALLOWED", "Unknown request method.", `allow: ${[...METHODS].join(", ")}\r\n`);
+    if (code === "ECONNRESET" || code === "EPIPE") return socket.destroy();
+    return rawProblem(socket, "MALFORMED_HTTP", "The request is not well-formed HTTP/1.1.");
+  });
+
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, resolve);
+  });
+  return {
+    server,
+    port: server.address().port,
+    close: () =>
+      new Promise((resolve) => {
+        upstream.destroy();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
