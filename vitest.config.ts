@@ -1,6 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
-import { downstreamStub } from "./test/worker/downstream-stub";
+import { downstreamStub } from "./test/worker/downstream-stub.ts";
 
 export default defineConfig({
   test: {

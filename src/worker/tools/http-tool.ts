@@ -61,21 +61,33 @@ function toHandlerResult(spec: ToolSpec, value: z.infer<typeof DownstreamResult>
 }
 
 /**
- * Calls the downstream once, with the write's idempotency key and the tool's timeout. `429`
- * is a rate limit (nothing happened); any other failure of a write is an unknown outcome,
- * which the engine records instead of retrying.
+ * Sends a request that has no effect (a read, a status query). If the connection fails before
+ * any answer — a pooled connection the downstream closed just then — it is sent once more
+ * within the same deadline. A write is never sent twice.
+ */
+async function fetchSafe(downstream: DownstreamService, make: () => Request, signal: AbortSignal): Promise<Response> {
+  try {
+    return await downstream.fetcher.fetch(make());
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return downstream.fetcher.fetch(make());
+  }
+}
+
+/**
+ * Calls the downstream with the write's idempotency key and the tool's timeout. A write is
+ * sent once: `429` is a rate limit (nothing happened); any other failure is an unknown
+ * outcome, which the engine records instead of retrying. A read may be re-sent once after a
+ * connection failure (see {@link fetchSafe}).
  */
 export async function callHttpTool(def: HttpToolDefinition, downstream: DownstreamService, call: ToolCall, idempotencyKey: string | null): Promise<HttpToolOutcome> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
   if (idempotencyKey !== null) headers["idempotency-key"] = `"${idempotencyKey}"`;
-  const request = new Request(downstream.baseUrl + def.path, {
-    method: "POST",
-    headers,
-    body: JSON.stringify(call.arguments),
-    signal: AbortSignal.timeout(def.spec.timeoutMs),
-  });
+  const signal = AbortSignal.timeout(def.spec.timeoutMs);
+  const body = JSON.stringify(call.arguments);
+  const make = () => new Request(downstream.baseUrl + def.path, { method: "POST", headers, body, signal });
   try {
-    const response = await downstream.fetcher.fetch(request);
+    const response = def.spec.risk === "read" ? await fetchSafe(downstream, make, signal) : await downstream.fetcher.fetch(make());
     if (response.status === 429) {
       await response.body?.cancel();
       return { kind: "rate_limited" };
@@ -93,12 +105,10 @@ export async function callHttpTool(def: HttpToolDefinition, downstream: Downstre
 
 /** Asks the downstream what happened to a write; a committed receipt, or `undefined`. */
 export async function queryHttpToolStatus(def: HttpToolDefinition, downstream: DownstreamService, idempotencyKey: string): Promise<HandlerResult | undefined> {
-  const request = new Request(`${downstream.baseUrl}${def.statusPath}/${encodeURIComponent(idempotencyKey)}`, {
-    headers: { accept: "application/json" },
-    signal: AbortSignal.timeout(def.spec.timeoutMs),
-  });
+  const signal = AbortSignal.timeout(def.spec.timeoutMs);
+  const url = `${downstream.baseUrl}${def.statusPath}/${encodeURIComponent(idempotencyKey)}`;
   try {
-    const response = await downstream.fetcher.fetch(request);
+    const response = await fetchSafe(downstream, () => new Request(url, { headers: { accept: "application/json" }, signal }), signal);
     if (!response.ok) {
       await response.body?.cancel();
       return undefined;
