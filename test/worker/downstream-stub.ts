@@ -1,6 +1,7 @@
 /**
  * A test-only refunds service for the HTTP tools, run by Miniflare in Node behind the
- * `DOWNSTREAM` service binding. State lives in this process; `POST /_control` scripts the next
+ * `DOWNSTREAM` service binding. It enforces idempotency keys and honours fences (a fenced key
+ * never executes; see docs/http-api.md). State lives in this process; `POST /_control` scripts the next
  * answers (`{"mode":"ok"|"rate_limit"|"fail_after_commit"|"error"|"hold"}`, `{"release":true}`) and `GET /_effects` counts
  * committed refunds, so tests can see side effects.
  */
@@ -9,6 +10,8 @@ interface Committed {
 }
 
 const committed = new Map<string, Committed>();
+/** Keys the gate fenced: never executed from then on. */
+const fenced = new Set<string>();
 let mode: "ok" | "rate_limit" | "fail_after_commit" | "error" | "hold" = "ok";
 let release: (() => void) | undefined;
 let held: Promise<void> | undefined;
@@ -31,6 +34,7 @@ export async function downstreamStub(request: Request): Promise<Response> {
     }
     if (body.reset === true) {
       committed.clear();
+      fenced.clear();
       effects = 0;
       lastIdempotencyKey = null;
     }
@@ -53,6 +57,7 @@ export async function downstreamStub(request: Request): Promise<Response> {
       waiting -= 1;
     }
     let entry = committed.get(key);
+    if (entry === undefined && fenced.has(key)) return json({ error: "idempotency key fenced" }, 409);
     if (entry === undefined) {
       effects += 1;
       entry = {
@@ -70,9 +75,12 @@ export async function downstreamStub(request: Request): Promise<Response> {
     return json(entry.result);
   }
   if (url.pathname.startsWith("/refunds/status/")) {
-    const key = decodeURIComponent(url.pathname.slice("/refunds/status/".length));
+    const fence = url.pathname.endsWith("/fence") && request.method === "POST";
+    const key = decodeURIComponent(url.pathname.slice("/refunds/status/".length, fence ? -"/fence".length : undefined));
     const entry = committed.get(key);
-    return entry === undefined ? json({ state: "not_found" }) : json({ state: "committed", result: entry.result });
+    if (entry !== undefined) return json({ state: "committed", result: entry.result });
+    if (fence) fenced.add(key);
+    return json({ state: fenced.has(key) ? "fenced" : "not_found" });
   }
   if (url.pathname === "/refunds/lookup" && request.method === "POST") {
     if (mode === "rate_limit") return json({ error: "slow down" }, 429);

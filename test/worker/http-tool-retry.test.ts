@@ -49,8 +49,8 @@ describe("HTTP tools after a lost connection", () => {
 
   it("asks for a write's status once more", async () => {
     const { service, sent } = flaky(1, { state: "committed", result: { data: { refund_id: "RF-9", order_ref: "ORDER-7", reason: "duplicate" }, resource_revision: "rf-9-r1", observed_at: "2026-07-19T00:00:00Z", request_id: "r-9", receipt_id: "c-9" } });
-    const result = await queryHttpToolStatus(submitRefundTool, service, "key-9");
-    expect(result?.receipt_id).toBe("c-9");
+    const status = await queryHttpToolStatus(submitRefundTool, service, "key-9");
+    expect(status.kind === "committed" ? status.result.receipt_id : status.kind).toBe("c-9");
     expect(sent).toEqual(["GET /refunds/status/key-9 - ", "GET /refunds/status/key-9 - "]);
   });
 });

@@ -304,6 +304,41 @@ describe("HTTP tools", () => {
     expect(reconciled.model_result.execution.delivery).toBe("receipt_reconciled");
     expect((await downstream("/_effects")).effects).toBe(1);
   });
+
+  it("fences a write the downstream never saw: the status query settles it as not executed, and the late request is refused", async () => {
+    const { agent, approver } = await setup(["submit_refund"]);
+    await downstream("/_control", { reset: true });
+    const ctx = context("call-1", { key: "idem-http-5" });
+    await approvedSubmit(agent, approver, ctx);
+    await downstream("/_control", { mode: "hold" });
+    const first = call(agent, "submit_refund", REFUND, ctx);
+    while ((await downstream("/_effects")).waiting !== 1) await new Promise((r) => setTimeout(r, 5));
+    await abortAllDurableObjects();
+    expect((await first).status).toBe(500);
+    await pinClock("tenant-a", T0 + 5);
+    const after = await call(agent, "submit_refund", REFUND, ctx);
+    expect(after.body.model_result.error?.code).toBe("OUTCOME_UNKNOWN");
+    const ask = (callId: string) =>
+      send("POST", "/v1/consumers/tenant-a/tool-calls/status", agent, {
+        principal: { subject_id: "user-1", roles: [] },
+        proposal: { name: "submit_refund", arguments: REFUND },
+        context: context(callId, { key: "idem-http-5" }),
+        status_ref: after.body.status_ref,
+      }).then(async (r) => (await r.json()) as ToolCallAnswer);
+    // The request is still held inside the downstream: not committed, so the gate fences the key.
+    const settled = await ask("call-1-status");
+    expect([settled.model_result.status, settled.model_result.error?.code, settled.model_result.execution.outcome, settled.status_ref ?? null]).toEqual(["failed", "TOOL_ERROR", "not_started", null]);
+    // The held request arrives at its commit point after the fence: refused, no effect.
+    await downstream("/_control", { release: true });
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await downstream("/_effects")).effects).toBe(0);
+    // The key is spent: a replay and a second status query answer the same, nothing runs.
+    const replay = await call(agent, "submit_refund", REFUND, ctx);
+    expect([replay.body.model_result.error?.code, replay.body.model_result.execution.outcome]).toEqual(["TOOL_ERROR", "not_started"]);
+    const again = await ask("call-1-status-2");
+    expect(again.model_result.error?.code).toBe("TOOL_ERROR");
+    expect((await downstream("/_effects")).effects).toBe(0);
+  });
 });
 
 describe("audit chain", () => {

@@ -22,6 +22,15 @@ export interface UnknownOutcome {
   readonly status_ref: string;
 }
 
+/**
+ * Whether the downstream has confirmed that this unknown write never executed and never will
+ * (it fenced the key; stored as `not_executed: true`): the key then answers `TOOL_ERROR`, not
+ * started, instead of `OUTCOME_UNKNOWN`.
+ */
+export function isNotExecuted(outcome: UnknownOutcome): boolean {
+  return outcome["not_executed"] === true;
+}
+
 /** A write whose handler has been handed out but not completed; enough to recover it. */
 export interface InFlightRecord extends UnknownOutcome {
   readonly principal: JsonObject;

@@ -13,6 +13,7 @@ import {
   bindCallIdentity,
   callJson,
   idempotencyScope,
+  isNotExecuted,
   principalJson,
   readRecord,
   recordFromHandler,
@@ -109,6 +110,8 @@ export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest
     const uncertain = readRecord<UnknownOutcome>(engine.store, "uncertain_outcomes", key);
     if (uncertain !== undefined) {
       if (!unknownMatches(uncertain, call, spec, digest)) return fail("IDEMPOTENCY_CONFLICT", digest);
+      // Settled as never executed: the key is spent (a downstream fence holds it), never re-run.
+      if (isNotExecuted(uncertain)) return fail("TOOL_ERROR", digest);
       return fail("OUTCOME_UNKNOWN", digest, uncertain.status_ref);
     }
     const inFlight = readRecord<InFlightRecord>(engine.store, "in_flight", key);

@@ -6,6 +6,7 @@
 import { callFingerprint, memoizeHash, requestDigest } from "./digests";
 import {
   bindCallIdentity,
+  isNotExecuted,
   readRecord,
   recordMatches,
   rememberUnknown,
@@ -68,11 +69,27 @@ export function queryStatus(engine: ToolResultEngine, query: StatusQuery): Resul
     return fail("STATUS_CONFLICT", statusRef);
   }
   const receipt = readRecord<IdempotencyRecord>(engine.store, "downstream_receipts", key);
-  if (receipt === undefined) return fail("OUTCOME_UNKNOWN", statusRef);
+  if (receipt === undefined) {
+    const uncertain = readRecord<UnknownOutcome>(engine.store, "uncertain_outcomes", key);
+    return uncertain !== undefined && isNotExecuted(uncertain) ? fail("TOOL_ERROR") : fail("OUTCOME_UNKNOWN", statusRef);
+  }
   if (!recordMatches(receipt, call, spec, digest) || receipt.status_ref !== statusRef) return fail("STATUS_CONFLICT", statusRef);
   engine.store.put("idempotency_records", key, receipt);
   engine.store.delete("uncertain_outcomes", key);
   return successPackage(principal, call, spec, receipt, "receipt_reconciled", hash);
+}
+
+/**
+ * Records the downstream's confirmation that the unknown write `statusRef` never executed and
+ * never will (it fenced the key). Later status queries and replays of the key answer
+ * `TOOL_ERROR` with outcome `not_started`. Answers whether a matching unknown write was settled.
+ */
+export function settleNotExecuted(engine: ToolResultEngine, scope: readonly string[], statusRef: string): boolean {
+  const key = storeKey(scope);
+  const uncertain = readRecord<UnknownOutcome>(engine.store, "uncertain_outcomes", key);
+  if (uncertain === undefined || uncertain.status_ref !== statusRef || readRecord(engine.store, "downstream_receipts", key) !== undefined) return false;
+  engine.store.put("uncertain_outcomes", key, { ...uncertain, not_executed: true });
+  return true;
 }
 
 /** One write recovered from the in-flight table. */

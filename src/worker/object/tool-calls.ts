@@ -8,14 +8,14 @@ import type { ToolResultEngine } from "../../core/tool-result/engine";
 import { ToolResultUsageError } from "../../core/tool-result/host-context";
 import { validateHandlerResult } from "../../core/tool-result/output-contract";
 import { errorPackage } from "../../core/tool-result/packages";
-import { queryStatus } from "../../core/tool-result/query-status";
+import { queryStatus, settleNotExecuted } from "../../core/tool-result/query-status";
 import { storeKey } from "../../core/tool-result/store";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../../core/tool-result/types";
 import { sha256Hex } from "../../core/json";
 import type { ToolCallRequest, ToolCallStatusRequest } from "../contracts/tool-call";
 import { problem } from "../problem";
 import { fail, ok, type Outcome } from "../result";
-import { callHttpTool, queryHttpToolStatus, type DownstreamService } from "../tools/http-tool";
+import { callHttpTool, queryHttpToolStatus, type DownstreamService, type HttpToolStatus } from "../tools/http-tool";
 import { HTTP_TOOLS } from "../tools/catalog";
 import { approvalBindingKey, type ApprovalBook } from "./approvals";
 import type { AuditChain } from "./audit-chain";
@@ -218,7 +218,7 @@ export async function queryToolCallStatus(plane: ToolCallPlane, consumer: string
   const hash = memoizeHash(sha256Hex);
   const spec = plane.engine.registry.get(call.name);
   const http = HTTP_TOOLS.get(call.name);
-  let receiptRaw: Awaited<ReturnType<typeof queryHttpToolStatus>>;
+  let downstreamStatus: HttpToolStatus | undefined;
   if (http !== undefined && spec !== undefined && call.idempotency_key !== null && plane.downstream !== undefined) {
     // Ask the downstream only for this caller's own unknown write of this exact request.
     const unknown = plane.engine.store.get("status_refs", input.status_ref) as JsonObject | undefined;
@@ -229,18 +229,19 @@ export async function queryToolCallStatus(plane: ToolCallPlane, consumer: string
       unknown.request_sha256 === requestDigest(principal, call, spec, hash) &&
       plane.engine.store.get("uncertain_outcomes", scopeKey) !== undefined
     ) {
-      receiptRaw = await queryHttpToolStatus(http, plane.downstream, input.status_ref);
+      downstreamStatus = await queryHttpToolStatus(http, plane.downstream, input.status_ref);
     }
   }
   const result = usage(() =>
     plane.transaction(() => {
-      if (receiptRaw !== undefined && spec !== undefined && validateHandlerResult(spec, call, receiptRaw).length === 0) {
+      if (downstreamStatus?.kind === "committed" && spec !== undefined && validateHandlerResult(spec, call, downstreamStatus.result).length === 0) {
         const digest = requestDigest(principal, call, spec, hash);
         const scopeKey = storeKey(idempotencyScope(principal, call));
         if (plane.engine.store.get("downstream_receipts", scopeKey) === undefined) {
-          plane.engine.store.put("downstream_receipts", scopeKey, recordFromHandler(spec, call, receiptRaw, digest, input.status_ref) as unknown as Json);
+          plane.engine.store.put("downstream_receipts", scopeKey, recordFromHandler(spec, call, downstreamStatus.result, digest, input.status_ref) as unknown as Json);
         }
       }
+      if (downstreamStatus?.kind === "not_executed") settleNotExecuted(plane.engine, idempotencyScope(principal, call), input.status_ref);
       const pkg = queryStatus(plane.engine, {
         principal,
         call,

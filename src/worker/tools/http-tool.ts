@@ -39,7 +39,7 @@ const DownstreamResult = z.strictObject({
 
 const DownstreamStatus = z.discriminatedUnion("state", [
   z.strictObject({ state: z.literal("committed"), result: DownstreamResult }),
-  z.strictObject({ state: z.enum(["not_found", "pending", "failed"]) }),
+  z.strictObject({ state: z.enum(["not_found", "pending", "failed", "fenced"]) }),
 ]);
 
 async function readDownstreamJson(response: Response): Promise<unknown> {
@@ -103,20 +103,50 @@ export async function callHttpTool(def: HttpToolDefinition, downstream: Downstre
   }
 }
 
-/** Asks the downstream what happened to a write; a committed receipt, or `undefined`. */
-export async function queryHttpToolStatus(def: HttpToolDefinition, downstream: DownstreamService, idempotencyKey: string): Promise<HandlerResult | undefined> {
+/** What the downstream says happened to a write. */
+export type HttpToolStatus =
+  | { readonly kind: "committed"; readonly result: HandlerResult }
+  /** It never executed and never will: failed, or fenced at the gate's request. */
+  | { readonly kind: "not_executed" }
+  /** No definite answer (pending, unreachable, malformed): the outcome stays unknown. */
+  | { readonly kind: "unknown" };
+
+const UNKNOWN: HttpToolStatus = { kind: "unknown" };
+
+/** The downstream's status answer, parsed; `undefined` if it is not one. */
+async function readStatus(response: Response): Promise<z.infer<typeof DownstreamStatus> | undefined> {
+  if (!response.ok) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  const parsed = DownstreamStatus.safeParse(await readDownstreamJson(response));
+  return parsed.success ? parsed.data : undefined;
+}
+
+function classify(spec: ToolSpec, status: z.infer<typeof DownstreamStatus> | undefined): HttpToolStatus {
+  if (status === undefined) return UNKNOWN;
+  if (status.state === "committed") return { kind: "committed", result: toHandlerResult(spec, status.result) };
+  return status.state === "failed" || status.state === "fenced" ? { kind: "not_executed" } : UNKNOWN;
+}
+
+/**
+ * Asks the downstream what happened to a write (`GET {statusPath}/{key}`). If it has no record
+ * of the key, the gate fences it (`POST {statusPath}/{key}/fence`): from then on the downstream
+ * refuses that key, so "not found" becomes a definite "never executed" — unless the write
+ * committed first, in which case the fence answers its receipt. Both requests are idempotent
+ * and may be re-sent after a lost connection.
+ */
+export async function queryHttpToolStatus(def: HttpToolDefinition, downstream: DownstreamService, idempotencyKey: string): Promise<HttpToolStatus> {
   const signal = AbortSignal.timeout(def.spec.timeoutMs);
   const url = `${downstream.baseUrl}${def.statusPath}/${encodeURIComponent(idempotencyKey)}`;
+  const headers = { accept: "application/json" };
   try {
-    const response = await fetchSafe(downstream, () => new Request(url, { headers: { accept: "application/json" }, signal }), signal);
-    if (!response.ok) {
-      await response.body?.cancel();
-      return undefined;
-    }
-    const parsed = DownstreamStatus.safeParse(await readDownstreamJson(response));
-    if (!parsed.success || parsed.data.state !== "committed") return undefined;
-    return toHandlerResult(def.spec, parsed.data.result);
+    const asked = await readStatus(await fetchSafe(downstream, () => new Request(url, { headers, signal }), signal));
+    if (asked?.state !== "not_found") return classify(def.spec, asked);
+    const fenced = await readStatus(await fetchSafe(downstream, () => new Request(`${url}/fence`, { method: "POST", headers, signal }), signal));
+    // A fence answers `fenced` or the receipt of a write that committed first; never `not_found`.
+    return fenced?.state === "not_found" ? UNKNOWN : classify(def.spec, fenced);
   } catch {
-    return undefined;
+    return UNKNOWN;
   }
 }

@@ -21,6 +21,8 @@ export type RefundsMode = "ok" | "error" | "hold" | "error_after_commit";
 export class RefundsService {
   readonly posts = new Map<string, number>();
   readonly committed = new Map<string, Receipt>();
+  /** Keys the gate fenced: a later POST with one is refused and never executes. */
+  readonly fenced = new Set<string>();
   mode: RefundsMode = "ok";
   /** Fixed delay before a POST answers (holds a write in flight). */
   delayMs = 0;
@@ -69,6 +71,7 @@ export class RefundsService {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const args = JSON.parse(body) as { order_ref: string; reason: string };
       let receipt = this.committed.get(key);
+      if (receipt === undefined && this.fenced.has(key)) return { status: 409, body: { error: "idempotency key fenced" } };
       if (receipt === undefined) {
         this.#effects += 1;
         const n = this.#effects;
@@ -84,10 +87,13 @@ export class RefundsService {
       if (this.mode === "error_after_commit") return { status: 504, body: { error: "gateway timeout" } };
       return { status: 200, body: receipt };
     }
-    if (method === "GET" && path.startsWith("/refunds/status/")) {
-      const key = decodeURIComponent(path.slice("/refunds/status/".length));
+    if (path.startsWith("/refunds/status/")) {
+      const fence = method === "POST" && path.endsWith("/fence");
+      const key = decodeURIComponent(path.slice("/refunds/status/".length, fence ? -"/fence".length : undefined));
       const receipt = this.committed.get(key);
-      return { status: 200, body: receipt === undefined ? { state: "not_found" } : { state: "committed", result: receipt } };
+      if (receipt !== undefined) return { status: 200, body: { state: "committed", result: receipt } };
+      if (fence) this.fenced.add(key);
+      return { status: 200, body: { state: this.fenced.has(key) ? "fenced" : "not_found" } };
     }
     if (method === "POST" && path === "/refunds/lookup") {
       const args = JSON.parse(body) as { refund_id: string };
