@@ -327,7 +327,7 @@ describe("HTTP tools", () => {
       }).then(async (r) => (await r.json()) as ToolCallAnswer);
     // The request is still held inside the downstream: not committed, so the gate fences the key.
     const settled = await ask("call-1-status");
-    expect([settled.model_result.status, settled.model_result.error?.code, settled.model_result.execution.outcome, settled.status_ref ?? null]).toEqual(["failed", "TOOL_ERROR", "not_started", null]);
+    expect([settled.model_result.status, settled.model_result.error?.code, settled.model_result.execution.outcome, (settled as { status_ref?: string }).status_ref ?? null]).toEqual(["failed", "TOOL_ERROR", "not_started", null]);
     // The held request arrives at its commit point after the fence: refused, no effect.
     await downstream("/_control", { release: true });
     await new Promise((r) => setTimeout(r, 50));

@@ -10,8 +10,8 @@
  * After all cycles: every acknowledged effect replays the same result and (for refunds) is
  * committed downstream; no key was POSTed twice and no order has two refunds; draft ids are
  * dense and distinct; the audit chain is dense 1..N and verifies; every indeterminate call is
- * resolved, except a write whose POST never reached the downstream (see NEVER_DELIVERED): it is
- * counted apart and must have no effect anywhere.
+ * resolved — a write whose POST never reached the downstream is settled by the status query's
+ * fence as never executed, and must have no effect anywhere.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -33,14 +33,6 @@ const CYCLES = 20;
 const REASONS = ["duplicate", "damaged", "other"] as const;
 const DRAFT_ARGS = { order_ref: "ORDER-7", reason: "duplicate" };
 
-/**
- * The crash fell after the write was durably marked in flight and before its POST reached the
- * downstream. The downstream answers `not_found`, and by contract (docs/http-api.md, "HTTP
- * tools") the gate keeps OUTCOME_UNKNOWN: it cannot tell "never sent" from "still on the way",
- * and it never dispatches twice. Counted apart, and checked to have no effect anywhere.
- */
-const NEVER_DELIVERED = "OUTCOME_UNKNOWN kept: the POST never reached the downstream";
-
 type WriteTool = "submit_refund" | "create_refund_draft";
 
 /** What the client knows of one write. */
@@ -58,6 +50,12 @@ interface Write {
   /** The acknowledged result (live, or learned while resolving). */
   ack?: { data: unknown; delivery: string };
   resolvedBy?: "replay" | "status";
+  /**
+   * The crash fell after the write was durably marked in flight and before its POST reached the
+   * downstream: the status query fenced the key and settled the call as never executed
+   * (`TOOL_ERROR`, not started; docs/http-api.md, "HTTP tools").
+   */
+  notExecuted?: boolean;
   unresolved?: string;
 }
 
@@ -278,13 +276,18 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
           w.resolvedBy = "status";
           return;
         }
+        if (status.kind === "answer" && status.status === 200 && modelCode(status) === "TOOL_ERROR" && status.body?.model_result?.execution?.outcome === "not_started") {
+          w.notExecuted = true;
+          w.resolvedBy = "status";
+          return;
+        }
         if (status.kind === "answer" && status.status < 500 && modelCode(status) !== "OUTCOME_UNKNOWN") {
           w.unresolved = `status answered ${status.status} ${String(modelCode(status) ?? status.body?.code)}`;
           return;
         }
         await sleep(400);
       }
-      w.unresolved = w.tool === "submit_refund" && !refunds.posts.has(statusRef) ? NEVER_DELIVERED : "OUTCOME_UNKNOWN after status queries";
+      w.unresolved = "OUTCOME_UNKNOWN after status queries";
     }
 
     let toResolve: Write[] = [];
@@ -376,15 +379,14 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
     const byStatus = indeterminate.filter((w) => w.resolvedBy === "status").length;
     const unresolved = indeterminate.filter((w) => w.resolvedBy === undefined);
     const noAnswerCount = indeterminate.filter((w) => w.why === "no answer").length;
-    const stuck = unresolved.filter((w) => w.unresolved === NEVER_DELIVERED);
-    const unresolvedOther = unresolved.filter((w) => w.unresolved !== NEVER_DELIVERED);
-    // A kept unknown must match the truth: no POST and no refund downstream, and the call still
-    // answers OUTCOME_UNKNOWN with the same status_ref after every restart.
-    const stuckBroken: string[] = [];
-    for (const w of stuck) {
+    // A write settled as never executed must match the truth: nothing committed downstream for
+    // it, the late POST (if any) refused, and a replay of the key answers the same settlement.
+    const settled = indeterminate.filter((w) => w.notExecuted === true);
+    const settledBroken: string[] = [];
+    for (const w of settled) {
       const replay = await send(base, "POST", "/tool-calls", agent, body(w));
-      const sameUnknown = modelCode(replay) === "OUTCOME_UNKNOWN" && replay.kind === "answer" && replay.body.status_ref === w.statusRef;
-      if (!sameUnknown || refunds.posts.has(w.statusRef as string) || commitsByOrder.has(w.args.order_ref as string)) stuckBroken.push(w.callId);
+      const same = modelCode(replay) === "TOOL_ERROR" && replay.kind === "answer" && replay.body.model_result?.execution?.outcome === "not_started";
+      if (!same || refunds.committed.has(w.statusRef as string) || commitsByOrder.has(w.args.order_ref as string)) settledBroken.push(w.callId);
     }
 
     // (e) demo writes acknowledged before a crash replay the same draft id after it.
@@ -416,8 +418,7 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
     const figure =
       `${CYCLES} kill/restart cycles, ${sent.length} writes sent (${sent.filter((w) => w.tool === "submit_refund").length} submit_refund, ${sent.filter((w) => w.tool === "create_refund_draft").length} create_refund_draft; ${abandoned} abandoned before sending), ${reads.sent} reads: ` +
       `${acked.length} acked, ${lostAcks} lost acks, ${doubleExecutions} double executions, ${unaccounted.length} unaccounted effects, ` +
-      `${indeterminate.length} indeterminate (${noAnswerCount} no answer, ${indeterminate.filter((w) => w.why === "OUTCOME_UNKNOWN").length} OUTCOME_UNKNOWN, ${indeterminate.filter((w) => w.why === "5xx").length} 5xx) → ${byReplay} replay + ${byStatus} status, ${unresolvedOther.length} unresolved` +
-      ` (+ ${stuck.length} kept OUTCOME_UNKNOWN whose POST never reached the downstream, ${stuck.length - stuckBroken.length}/${stuck.length} without any effect), ` +
+      `${indeterminate.length} indeterminate (${noAnswerCount} no answer, ${indeterminate.filter((w) => w.why === "OUTCOME_UNKNOWN").length} OUTCOME_UNKNOWN, ${indeterminate.filter((w) => w.why === "5xx").length} 5xx) → ${byReplay} replay + ${byStatus} status (${settled.length} settled as never executed by a fence, ${settled.length - settledBroken.length}/${settled.length} without any effect), ${unresolved.length} unresolved, ` +
       `${draftsSame}/${draftsBeforeCrash.length} drafts acked before a crash replay the same DRAFT id, ` +
       `audit 1..${seqs.length} ${auditDense ? "dense" : "NOT dense"}, verify ${verified ? "ok" : "FAILED"}, ${fiveXX.length} 5xx; ` +
       `${elapsed} s, ${Math.round(startups.reduce((a, b) => a + b, 0) / 1000)} s of it in ${startups.length} wrangler dev starts (median ${sortedStartups[Math.floor(sortedStartups.length / 2)]} ms, ${startRetries} start retries, ${devRestarts.length} dev-proxy 503s)`;
@@ -425,8 +426,8 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
       lostAcks === 0 &&
       doubleExecutions === 0 &&
       unaccounted.length === 0 &&
-      unresolvedOther.length === 0 &&
-      stuckBroken.length === 0 &&
+      unresolved.length === 0 &&
+      settledBroken.length === 0 &&
       oddAnswers.length === 0 &&
       draftsDense &&
       auditDense &&
@@ -443,9 +444,9 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
     expect(draftIds.length - new Set(draftIds).size).toBe(0);
     expect(draftsDense).toBe(true);
     expect(unaccounted).toEqual([]);
-    expect(unresolvedOther.map((w) => `${w.callId}: ${w.unresolved}`)).toEqual([]);
-    expect(stuckBroken).toEqual([]);
-    expect(byReplay + byStatus + stuck.length).toBe(indeterminate.length);
+    expect(unresolved.map((w) => `${w.callId}: ${w.unresolved}`)).toEqual([]);
+    expect(settledBroken).toEqual([]);
+    expect(byReplay + byStatus).toBe(indeterminate.length);
     expect(draftsSame).toBe(draftsBeforeCrash.length);
     expect(refused.map((w) => `${w.callId}: ${w.why}`)).toEqual([]);
     expect(fiveXX).toEqual([]);
