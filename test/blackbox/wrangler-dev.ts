@@ -53,6 +53,9 @@ export async function startDev(persistTo: string, adminToken: string, options: D
     String(port),
     "--persist-to",
     persistTo,
+    // Its own inspector port: two dev servers must not race for the default 9229.
+    "--inspector-port",
+    String(await freePort()),
     "--show-interactive-dev-session=false",
     "--var",
     `TOOLGATE_ADMIN_TOKEN:${adminToken}`,
