@@ -19,7 +19,8 @@
  * entries each step must append. Every answer is compared to the model (HTTP status, result
  * status, error code, delivery, data, approval id, status_ref). At the end of each run: every
  * completed key replays its result, every unknown key is queried (a committed one must
- * reconcile; one the downstream never committed stays OUTCOME_UNKNOWN, as documented), the
+ * reconcile from the receipt; one the downstream never committed is fenced there and settles
+ * as never executed, TOOL_ERROR — then and on every replay of the key), the
  * downstream saw each key POSTed at most once and exactly the model's number of POSTs and
  * commits, and the run's audit entries (paged) are dense after the previous head, linked, each
  * digest recomputed by the test, their number and kinds as the model predicts; the object's own
@@ -63,7 +64,7 @@ type Data = Record<string, string>;
 type KeyState =
   | { kind: "none" }
   | { kind: "done"; reason: Reason; data: Data; statusRef: string | null }
-  | { kind: "unknown"; reason: Reason; statusRef: string; committed: Data | null };
+  | { kind: "unknown"; reason: Reason; statusRef: string; committed: Data | null; settled: boolean };
 
 interface ApprovalState {
   id: string;
@@ -112,7 +113,7 @@ interface Real {
 }
 
 /** Totals over the whole check. */
-const totals = { runs: 0, commands: 0, evictions: 0, heldEvictions: 0, heldDuplicates: 0, freshWrites: 0, replays: 0, unknowns: 0, reconciled: 0, stillUnknown: 0, unresolved: 0, lostAcks: 0, doublePosts: 0, auditOk: 0, mismatches: 0, verifies: 0 };
+const totals = { runs: 0, commands: 0, evictions: 0, heldEvictions: 0, heldDuplicates: 0, freshWrites: 0, replays: 0, unknowns: 0, reconciled: 0, settled: 0, unresolved: 0, lostAcks: 0, doublePosts: 0, auditOk: 0, mismatches: 0, verifies: 0 };
 const violations: string[] = [];
 /**
  * What runs share: the object's draft counter, the clock (each run starts 1,000 s after the
@@ -213,7 +214,7 @@ function keyState(m: Model, tool: Tool, key: string): KeyState {
 function expectWrite(m: Model, tool: Tool, key: string, reason: Reason): { expect: ReturnType<typeof ok | typeof failed | typeof unknown> } | { execute: true } | { opens: true } {
   const ks = keyState(m, tool, key);
   if (ks.kind === "done") return { expect: ks.reason === reason ? ok("local_replay", ks.data) : failed("IDEMPOTENCY_CONFLICT") };
-  if (ks.kind === "unknown") return { expect: ks.reason === reason ? unknown(ks.statusRef) : failed("IDEMPOTENCY_CONFLICT") };
+  if (ks.kind === "unknown") return { expect: ks.reason !== reason ? failed("IDEMPOTENCY_CONFLICT") : ks.settled ? failed("TOOL_ERROR") : unknown(ks.statusRef) };
   const ap = m.approvals.get(requestId(tool, key, reason));
   if (ap === undefined) return { opens: true };
   if (ap.state === "pending") return { expect: m.now < ap.requestedAt + PENDING_SECONDS ? failed("APPROVAL_REQUIRED", ap.id) : failed("APPROVAL_INVALID") };
@@ -270,7 +271,7 @@ async function write(m: Model, r: Real, tool: Tool, key: string, reason: Reason,
     if (committed !== null) m.commits++;
     totals.unknowns++;
     same(label, got, unknown(ref));
-    m.keys.set(keyId(tool, key), { kind: "unknown", reason, statusRef: ref, committed });
+    m.keys.set(keyId(tool, key), { kind: "unknown", reason, statusRef: ref, committed, settled: false });
   }
 }
 
@@ -404,7 +405,7 @@ class StatusCmd implements Cmd {
   }
 }
 
-async function status(m: Model, r: Real, key: string, variant: "same" | "other" | "bogus", label: string): Promise<"reconciled" | "unknown" | "other"> {
+async function status(m: Model, r: Real, key: string, variant: "same" | "other" | "bogus", label: string): Promise<"reconciled" | "settled" | "other"> {
   const ks = keyState(m, "submit_refund", key);
   bump(m, "tool_call.status");
   if (variant === "bogus" || ks.kind === "none") {
@@ -429,8 +430,11 @@ async function status(m: Model, r: Real, key: string, variant: "same" | "other" 
     m.keys.set(keyId("submit_refund", key), { kind: "done", reason: ks.reason, data: ks.committed, statusRef });
     return "reconciled";
   }
-  same(label, project(a), unknown(statusRef));
-  return "unknown";
+  // Never committed: the gate fences the key at the downstream, which confirms it never ran;
+  // the call is settled as not started (TOOL_ERROR), now and on every replay of the key.
+  same(label, project(a), failed("TOOL_ERROR"));
+  ks.settled = true;
+  return "settled";
 }
 
 class ClockCmd implements Cmd {
@@ -542,7 +546,7 @@ class HeldCmd implements Cmd {
     await pinClock(r.t.name, m.now);
     bump(m, "tool_call.recovered");
     totals.unknowns++;
-    m.keys.set(keyId("submit_refund", this.key), { kind: "unknown", reason: this.reason, statusRef, committed: data });
+    m.keys.set(keyId("submit_refund", this.key), { kind: "unknown", reason: this.reason, statusRef, committed: data, settled: false });
   }
   toString(): string {
     return `held(pick ${this.pick},${this.end})`;
@@ -605,8 +609,8 @@ async function finish(m: Model, r: Real, before: { effects: number; posts: Recor
         const committed = ks.committed !== null;
         const outcome = await status(m, r, k, "same", `final status ${t},${k}`);
         if (outcome === "reconciled") totals.reconciled++;
-        else if (outcome === "unknown" && !committed) totals.stillUnknown++;
-        if ((outcome === "reconciled") !== committed) totals.unresolved++;
+        if (outcome === "settled") totals.settled++;
+        if (outcome !== (committed ? "reconciled" : "settled")) totals.unresolved++;
       }
     }
   }
@@ -708,7 +712,7 @@ describe("R2 command model of the consumer object", () => {
     report({
       id: "R2",
       check: "fast-check command model of the consumer object (dispatch, approve/deny, status, clock, downstream modes, evict)",
-      figure: `${totals.runs} runs, ${n(totals.commands)} commands (${n(totals.evictions)} evictions, ${totals.heldEvictions} mid-write): ${totals.lostAcks} lost acks, ${totals.doublePosts} double POSTs, ${totals.unresolved} unresolved (${totals.reconciled} reconciled, ${totals.stillUnknown} never committed stay unknown), ${totals.mismatches} model mismatches, audit dense+linked+digests in ${totals.auditOk}/${totals.runs} runs, verify ok ${totals.verifies}×; ${seconds} s`,
+      figure: `${totals.runs} runs, ${n(totals.commands)} commands (${n(totals.evictions)} evictions, ${totals.heldEvictions} mid-write): ${totals.lostAcks} lost acks, ${totals.doublePosts} double POSTs, ${totals.unresolved} unresolved (${totals.reconciled} reconciled from the receipt, ${totals.settled} settled as never executed), ${totals.mismatches} model mismatches, audit dense+linked+digests in ${totals.auditOk}/${totals.runs} runs, verify ok ${totals.verifies}×; ${seconds} s`,
       pass: failure === null && totals.runs >= RUNS && totals.lostAcks === 0 && totals.doublePosts === 0 && totals.unresolved === 0 && totals.mismatches === 0 && totals.auditOk === totals.runs,
       seed: SEED,
     });
