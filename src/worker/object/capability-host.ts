@@ -178,7 +178,10 @@ export class CapabilityHost {
         return value;
       });
     } catch (error) {
+      // Rolled back: the state is reloaded, and a restart's reconciliation (rolled back with
+      // it) must run again in the next step.
       this.#state = undefined;
+      this.#reconciled = false;
       throw error;
     } finally {
       this.#journal = [];
