@@ -35,6 +35,7 @@ import { ADMIN } from "./client";
 
 const SEED = seedOf(4004);
 const SCENARIOS = 8;
+const RESTART_CASES = 3;
 const T0 = 1_000_000;
 const S0 = 1_900_000_000;
 const PROVIDER = "browser-1";
@@ -134,8 +135,8 @@ function planOf(scenario: number): Plan {
 }
 
 /** Builds the scenario's state in one object; answers the number of failed setup steps. */
-async function build(scenario: number, variant: Variant, plan: Plan): Promise<string[]> {
-  const key = objectName(scenario, variant);
+async function build(scenario: number, variant: Variant, plan: Plan, objectKey?: string): Promise<string[]> {
+  const key = objectKey ?? objectName(scenario, variant);
   const consumer = `r4c-${scenario}`;
   const send = gateFor(key);
   const problems: string[] = [];
@@ -229,8 +230,44 @@ async function evict(objectKey: string, ms: number): Promise<void> {
   await pin(objectKey, ms);
 }
 
+/**
+ * A restart whose first alarm fails: a provider attached over a WebSocket holds its binding
+ * without a lease; the test drops the lease and restarts the object (the socket is gone). The
+ * first step after a restart detaches such bindings; if that step fails and rolls back, the
+ * next one must detach them again. Compared with a restart whose first alarm succeeds.
+ */
+async function restartCases(cases: number): Promise<{ equal: number; detachedOnce: number; problems: string[] }> {
+  const problems: string[] = [];
+  let equal = 0;
+  let detachedOnce = 0;
+  for (let s = 0; s < cases; s++) {
+    const plan = { ...planOf(s), mode: "allow" as const, advance: 500 };
+    const snaps: string[] = [];
+    for (const v of ["restartOnce", "restartFail"] as const) {
+      const key = `r4-${SEED}-rs${s}-${v}`;
+      problems.push(...(await build(100 + s, v === "restartOnce" ? "once" : "twice", plan, key)));
+      // A provider attached over a WebSocket holds its binding without a lease; the test
+      // leaves the binding and drops the lease, then restarts: the socket is gone.
+      await runInDurableObject(stubOf(key), (_o, state) => {
+        state.storage.sql.exec("DELETE FROM capability_leases");
+      });
+      await evict(key, T0 + plan.advance);
+      if (v === "restartFail") {
+        if (!(await failing(key, "persist"))) problems.push(`${key}: the injected failure did not fire`);
+      }
+      if (!(await runDurableObjectAlarm(stubOf(key)))) problems.push(`${key}: no alarm scheduled`);
+      const snap = await snapshot(key);
+      const bindings = await runInDurableObject(stubOf(key), (o) => o.capability.peek().provider_runtime.bindings.length);
+      if (v === "restartOnce" && bindings === 0) detachedOnce++;
+      snaps.push(snap.portable);
+    }
+    if (snaps[0] === snaps[1]) equal++;
+  }
+  return { equal, detachedOnce, problems };
+}
+
 describe("R4 alarm idempotence", () => {
-  it(`${SCENARIOS} seeded scenarios × ${VARIANTS.length} variants: the same state as one run`, async () => {
+  it(`${SCENARIOS} seeded scenarios × ${VARIANTS.length} variants, and ${RESTART_CASES} restarts whose first alarm fails: the same state as one run`, async () => {
     const started = performance.now();
     const setupProblems: string[] = [];
     const differences: string[] = [];
@@ -295,13 +332,14 @@ describe("R4 alarm idempotence", () => {
         }
       }
     }
+    const restart = await restartCases(RESTART_CASES);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const ran = firstRuns.filter((x) => x).length;
     report({
       id: "R4",
       check: "alarm run twice / after an injected failure (audit append, persist, after commit) / after eviction = run once",
-      figure: `${SCENARIOS} scenarios × ${VARIANTS.length} variants: ${equal}/${comparisons} snapshots identical to one run (${changedByAlarm}/${SCENARIOS} alarms changed state; failures injected: audit append ${injected.audit} (${completeInstead} alarms appended nothing), persist ${injected.persist}, after commit ${injected.afterCommit}); ${ran}/${firstRuns.length} scheduled alarms ran; ${seconds} s`,
-      pass: setupProblems.length === 0 && differences.length === 0 && equal === comparisons && ran === firstRuns.length,
+      figure: `${SCENARIOS} scenarios × ${VARIANTS.length} variants: ${equal}/${comparisons} snapshots identical to one run (${changedByAlarm}/${SCENARIOS} alarms changed state; failures injected: audit append ${injected.audit} (${completeInstead} alarms appended nothing), persist ${injected.persist}, after commit ${injected.afterCommit}); ${ran}/${firstRuns.length} scheduled alarms ran; restart + failed first alarm: ${restart.equal}/${RESTART_CASES} identical to restart + alarm (stale binding detached in ${restart.detachedOnce}/${RESTART_CASES}); ${seconds} s`,
+      pass: setupProblems.length === 0 && differences.length === 0 && equal === comparisons && ran === firstRuns.length && restart.problems.length === 0 && restart.equal === RESTART_CASES && restart.detachedOnce === RESTART_CASES,
       seed: SEED,
     });
     expect(setupProblems.slice(0, 10)).toEqual([]);
@@ -311,5 +349,9 @@ describe("R4 alarm idempotence", () => {
     expect(injected.audit + completeInstead).toBe(SCENARIOS);
     expect(injected.persist).toBe(SCENARIOS);
     expect(injected.afterCommit).toBe(SCENARIOS);
+    expect(restart.problems).toEqual([]);
+    expect(restart.detachedOnce).toBe(RESTART_CASES);
+    expect(restart.equal).toBe(RESTART_CASES);
   });
+
 });
