@@ -19,7 +19,10 @@
  *  - fail in the transaction at the first audit append, then the alarm;
  *  - fail in the transaction when persisting the engine, then the alarm;
  *  - fail after the commit (setting the next alarm throws, as a failed handler workerd retries), then the alarm;
- *  - evicted (all objects reset, SQLite kept) before the alarm, and again between two runs.
+ *  - evicted (all objects reset, SQLite kept) before the alarm, and again between two runs;
+ *  - and apart: a restart whose first alarm fails, then the alarm, against a restart and the
+ *    alarm (a lease-less binding — a WebSocket provider — whose socket is gone must be detached
+ *    either way; before the fix in CapabilityHost the failed step's rollback left it attached).
  * Failures are injected by replacing, on the live instance inside `runInDurableObject`, the
  * audit chain's `append`, the capability store's persistence, or the host's `setAlarm` for one
  * call — no product code path changes.
