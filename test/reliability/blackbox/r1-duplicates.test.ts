@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDev, type DevServer } from "../../blackbox/wrangler-dev";
 import { prng, report, seedOf } from "../support/figures";
 import { RefundsService } from "../support/refunds-service";
-import { GateClient, type Prepared, type Reply } from "./support/r1-client";
+import { LoopbackClient, type Prepared, type Reply } from "./support/loopback-client";
 
 const ROOT = resolve(__dirname, "..", "..", "..");
 const LOG_DIR = join(ROOT, ".toolgate", "reliability-logs");
@@ -70,13 +70,13 @@ let downstream: Server;
 let downstreamBase: string;
 let persistTo: string;
 let dev: DevServer | undefined;
-let client: GateClient;
+let client: LoopbackClient;
 let agent: string;
 let approver: string;
 
 async function boot(): Promise<void> {
   dev = await startDev(persistTo, ADMIN, { vars: { TOOLGATE_DOWNSTREAM_URL: downstreamBase }, logFile: LOG_FILE });
-  client = new GateClient(dev.base);
+  client = new LoopbackClient(dev.base, 64);
 }
 
 /**
@@ -89,7 +89,7 @@ let reloads = 0;
 
 /** Sends a request; a socket failure is an answer with status 0 (counted, never thrown). */
 async function fire(p: Prepared): Promise<Reply> {
-  const r = await client.fire(p).catch((error: NodeJS.ErrnoException) => ({ status: 0, contentType: "", retryAfter: undefined, text: `socket: ${error.code ?? error.message}`, json: null }));
+  const r = await client.fire(p);
   if (r.status === 503 && r.text.startsWith(RELOADED)) reloads += 1;
   return r;
 }
@@ -104,7 +104,7 @@ function burst(prepared: readonly Prepared[]): Promise<Reply[]> {
 }
 
 function callRequest(body: Call): Prepared {
-  return client.prepare("POST", CALLS, agent, body);
+  return client.prepare({ method: "POST", path: CALLS, token: agent, body });
 }
 
 /** Every POST the downstream has received. */
@@ -140,12 +140,12 @@ async function approveAll(bodies: readonly Call[]): Promise<void> {
     if (code !== "APPROVAL_REQUIRED") throw new Error(`expected APPROVAL_REQUIRED, got ${describeReply(a)}`);
     return a.json.approval_id as string;
   });
-  const list = await client.send("GET", `/v1/consumers/${CONSUMER}/approvals?state=pending`, approver);
+  const list = await client.send({ method: "GET", path: `/v1/consumers/${CONSUMER}/approvals?state=pending`, token: approver });
   const shown = new Map((list.json?.approvals as Array<{ approval_id: string; approval_digest: string }> | undefined)?.map((a) => [a.approval_id, a.approval_digest]));
   const decisions = ids.map((id) => {
     const digest = shown.get(id);
     if (digest === undefined) throw new Error(`approval not listed (${describeReply(list)})`);
-    return client.prepare("POST", `/v1/consumers/${CONSUMER}/approvals/${id}`, approver, { decision: "approve", approval_digest: digest });
+    return client.prepare({ method: "POST", path: `/v1/consumers/${CONSUMER}/approvals/${id}`, token: approver, body: { decision: "approve", approval_digest: digest } });
   });
   for (const decided of await burst(decisions)) {
     if (decided.status !== 200) throw new Error(`approval decision failed: ${describeReply(decided)}`);
@@ -199,7 +199,7 @@ beforeAll(async () => {
   persistTo = mkdtempSync(join(tmpdir(), "toolgate-r1-"));
   await boot();
   const admin = async (method: string, path: string, body: unknown) => {
-    const r = await client.send(method, `/v1/consumers/${CONSUMER}${path}`, ADMIN, body);
+    const r = await client.send({ method, path: `/v1/consumers/${CONSUMER}${path}`, token: ADMIN, body });
     if (r.status !== 200 && r.status !== 201) throw new Error(`admin ${method} ${path}: ${describeReply(r)}`);
     return r.json as { secret: string };
   };

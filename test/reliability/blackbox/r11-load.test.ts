@@ -21,7 +21,7 @@ import { startDev, type DevServer } from "../../blackbox/wrangler-dev";
 import { contractBreach } from "../support/contract";
 import { percentile, prng, report, seedOf } from "../support/figures";
 import { RefundsService } from "../support/refunds-service";
-import { LoadClient, type Outgoing, type Timed } from "./support/r11-client";
+import { LoopbackClient, type Outgoing, type Reply } from "./support/loopback-client";
 
 const ROOT = resolve(__dirname, "..", "..", "..");
 const LOG_DIR = join(ROOT, ".toolgate", "reliability-logs");
@@ -56,7 +56,7 @@ const refunds = new RefundsService();
 let downstream: Server;
 let persistTo: string;
 let dev: DevServer | undefined;
-let client: LoadClient;
+let client: LoopbackClient;
 const consumers: Consumer[] = [];
 
 const latencies = new Map<Class, number[]>(CLASSES.map((c) => [c, []]));
@@ -75,7 +75,7 @@ let stop = false;
 const note = (m: Map<string, number>, what: string) => m.set(what, (m.get(what) ?? 0) + 1);
 
 /** Sends one request of a class, times it and checks the contract; answers the reply. */
-async function hit(cls: Class, out: Outgoing): Promise<Timed> {
+async function hit(cls: Class, out: Outgoing): Promise<Reply> {
   sent++;
   const r = await client.send(out);
   latencies.get(cls)?.push(r.ms);
@@ -231,7 +231,7 @@ beforeAll(async () => {
       await new Promise((r) => setTimeout(r, 1_000 * attempt));
     }
   }
-  client = new LoadClient(dev.base, CONCURRENCY);
+  client = new LoopbackClient(dev.base, CONCURRENCY);
   for (const name of CONSUMERS) {
     await admin("PUT", `/v1/consumers/${name}`, { tools: TOOLS, approver_subjects: [REVIEWER] });
     const mint = async (kind: string, subject?: string) => (await admin("POST", `/v1/consumers/${name}/credentials`, subject === undefined ? { kind } : { kind, subject_id: subject })).secret as string;
