@@ -61,9 +61,9 @@ function toHandlerResult(spec: ToolSpec, value: z.infer<typeof DownstreamResult>
 }
 
 /**
- * Sends a request that has no effect (a read, a status query). If the connection fails before
- * any answer — a pooled connection the downstream closed just then — it is sent once more
- * within the same deadline. A write is never sent twice.
+ * Sends an idempotent request (a read, a status query, a fence). If the connection fails
+ * before any answer — a pooled connection the downstream closed just then — it is sent once
+ * more within the same deadline. A write is never sent twice.
  */
 async function fetchSafe(downstream: DownstreamService, make: () => Request, signal: AbortSignal): Promise<Response> {
   try {
