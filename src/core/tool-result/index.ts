@@ -41,7 +41,7 @@ export {
   type DispatchTicket,
   type HandlerOutcome,
 } from "./dispatcher";
-export { queryStatus, recoverInFlight, type RecoveredWrite, type StatusQuery } from "./query-status";
+export { queryStatus, recoverInFlight, settleNotExecuted, type RecoveredWrite, type StatusQuery } from "./query-status";
 export { findForbiddenKey, isHandlerResult, jsonDepth, validateHandlerResult } from "./output-contract";
 export { errorPackage, successPackage, type IdempotencyRecord } from "./packages";
 export { validateResult, validateResultSet } from "./validate-result";

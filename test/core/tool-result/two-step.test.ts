@@ -10,6 +10,7 @@ import {
   queryStatus,
   recoverInFlight,
   requestDigest,
+  settleNotExecuted,
   type FixtureCase,
   type HandlerOutcome,
   type ResultPackage,
@@ -176,6 +177,32 @@ describe("write-ahead execution", () => {
       now: NOW,
     });
     expect({ model_result: query.model_result, protected_audit: query.protected_audit }).toEqual(queryStaysUnknown);
+    expect(engine.store.counter("side_effect_count")).toBe(0);
+  });
+
+  it("settles an unknown write as never executed only for its own status reference and without a receipt", () => {
+    const engine = createEngine();
+    expect(beginWrite(engine, refundCall("c2", "damaged")).kind).toBe("execute");
+    const [recovered] = recoverInFlight(engine, NOW);
+    const statusRef = recovered?.status_ref ?? "";
+    const scope = recovered?.scope ?? [];
+    expect(settleNotExecuted(engine, scope, `status_${"0".repeat(32)}`)).toBe(false);
+    expect(settleNotExecuted(engine, ["tenant-a", "user-1", "create_refund_draft", "other-key"], statusRef)).toBe(false);
+    expect(settleNotExecuted(engine, scope, statusRef)).toBe(true);
+    const code = (pkg: ResultPackage) => [(pkg.model_result["error"] as JsonObject)["code"], (pkg.model_result["execution"] as JsonObject)["outcome"], pkg.model_result["status"]];
+    const query = queryStatus(engine, {
+      principal,
+      call: refundCall("q2", "damaged"),
+      status_ref: statusRef,
+      expected_request_sha256: requestDigest(principal, refundCall("q2", "damaged"), engine.registry.get("create_refund_draft")),
+      now: NOW,
+    });
+    expect(code(query)).toEqual(["TOOL_ERROR", "not_started", "failed"]);
+    const retry = beginWrite(engine, refundCall("c3", "damaged"));
+    expect(retry.kind === "final" ? code(retry.package) : retry.kind).toEqual(["TOOL_ERROR", "not_started", "failed"]);
+    // A different request under the spent key still conflicts; nothing ever ran.
+    const other = beginWrite(engine, refundCall("c4", "other"));
+    expect(other.kind === "final" ? (other.package.model_result["error"] as JsonObject)["code"] : other.kind).toBe("IDEMPOTENCY_CONFLICT");
     expect(engine.store.counter("side_effect_count")).toBe(0);
   });
 
