@@ -55,6 +55,18 @@ function refuse(res, code, detail, headers = {}) {
   res.end(body);
 }
 
+/** The origin-form (path and query) of a request target, or null if it has none. */
+function originForm(target) {
+  if (target.startsWith("/")) return target;
+  if (!/^https?:\/\//i.test(target)) return null;
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The request's headers for the upstream: every header as sent (repeats kept), minus hop-by-hop;
  * an HTTP/1.0 request without Host gets the edge's own.
@@ -105,6 +117,14 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
       req.resume();
       return;
     }
+    // The gate serves paths: an absolute-form target (RFC 9112 §3.2.2) becomes its path;
+    // asterisk- and authority-form targets (`OPTIONS *`, `CONNECT host:port`) are refused.
+    const path = originForm(req.url ?? "");
+    if (path === null) {
+      refuse(res, "MALFORMED_HTTP", "The request target must be a path (or an absolute http URL).");
+      req.resume();
+      return;
+    }
     const declared = req.headers["content-length"];
     if (declared !== undefined && Number(declared) > maxBodyBytes) {
       refuse(res, "BODY_TOO_LARGE", `The body may have at most ${maxBodyBytes} bytes.`);
@@ -141,7 +161,7 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
       const body = Buffer.concat(chunks);
       const hasBody = body.length > 0 || declared !== undefined || req.headers["transfer-encoding"] !== undefined;
       const out = http.request(
-        { host: target.host, port: target.port, method: req.method, path: req.url, headers: forwardHeaders(req.rawHeaders, hasBody ? body.length : null, `${host}:${server.address().port}`), agent: upstream },
+        { host: target.host, port: target.port, method: req.method, path, headers: forwardHeaders(req.rawHeaders, hasBody ? body.length : null, `${host}:${server.address().port}`), agent: upstream },
         (answer) => {
           const headers = [];
           for (let i = 0; i < answer.rawHeaders.length; i += 2) {
@@ -163,8 +183,10 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
 
   // WebSocket upgrades (capability providers, runtime connections): replay the head, then pipe.
   server.on("upgrade", (req, socket, head) => {
+    const path = originForm(req.url ?? "");
+    if (path === null) return rawProblem(socket, "MALFORMED_HTTP", "The request target must be a path (or an absolute http URL).");
     const up = net.connect(target.port, target.host);
-    const lines = [`${req.method} ${req.url} HTTP/1.1`];
+    const lines = [`${req.method} ${path} HTTP/1.1`];
     for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
     up.on("connect", () => {
       up.write(`${lines.join("\r\n")}\r\n\r\n`);

@@ -73,6 +73,7 @@ describe("local edge", () => {
       ["unknown method", "FOO /x HTTP/1.1\r\nHost: a\r\n\r\n", 405, "METHOD_NOT_ALLOWED"],
       ["known to the parser, not served", "PROPFIND /x HTTP/1.1\r\nHost: a\r\n\r\n", 405, "METHOD_NOT_ALLOWED"],
       ["CONNECT", "CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n", 405, "METHOD_NOT_ALLOWED"],
+      ["asterisk-form target", "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n", 400, "MALFORMED_HTTP"],
       ["oversized head", `GET /x HTTP/1.1\r\nHost: a\r\nX-Pad: ${"a".repeat(40_000)}\r\n\r\n`, 431, "HEADERS_TOO_LARGE"],
       ["body never sent", `${post}Content-Length: 100\r\n\r\n{}`, 408, "REQUEST_TIMEOUT", { halfClose: false, waitMs: 4_000 }],
     ];
@@ -97,6 +98,11 @@ describe("local edge", () => {
       ["idempotency-key", "k2"],
       ["content-length", "7"],
     ]);
+  });
+
+  it("forwards an absolute-form target as its path", async () => {
+    const a = await send("GET http://elsewhere.example/v1/y?q=1 HTTP/1.1\r\nHost: a\r\n\r\n");
+    expect([a.status, (seen.pop() as Seen).url]).toEqual([200, "/v1/y?q=1"]);
   });
 
   it("pipes a WebSocket upgrade both ways", async () => {

@@ -102,7 +102,11 @@ function hostileRaw(random: () => number, i: number): RawCase {
     const bytes = randomBytes(8 + Math.floor(random() * 64));
     return plain("compressed garbage", Buffer.concat([head([...base, `Content-Encoding: ${pick(random, ["gzip", "br", "deflate", "zstd"])}`, cl(bytes.length)]), bytes]));
   }
-  if (r < 0.96) return plain("Expect: 100-continue", Buffer.concat([head([...base, "Expect: 100-continue", cl(body.length)]), enc(body)]));
+  if (r < 0.955) return plain("Expect: 100-continue", Buffer.concat([head([...base, "Expect: 100-continue", cl(body.length)]), enc(body)]));
+  if (r < 0.97) {
+    const target = pick(random, ["*", `http://elsewhere.example${path}`, `https://127.0.0.1${path}?x=1`, "127.0.0.1:8787", `${path}#frag`, "//", "/%zz", `${path}/..%2f..%2f`, `/${"a".repeat(8_000)}`]);
+    return plain("request-target forms", Buffer.concat([head([`${pick(random, ["GET", "POST", "OPTIONS"])} ${target} HTTP/1.1`, "Host: 127.0.0.1", auth, "Content-Type: application/json", cl(body.length)]), enc(body)]));
+  }
   if (r < 0.98) return plain("bare LF line ends", enc(`${method} ${path} HTTP/1.1\nHost: 127.0.0.1\n${auth}\n${cl(body.length)}\n\n${body}`));
   return plain("random bytes", randomBytes(1 + Math.floor(random() * 200)));
 }
