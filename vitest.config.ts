@@ -1,6 +1,9 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
-import { downstreamStub } from "./test/worker/downstream-stub.ts";
+import { RefundsService } from "./test/support/refunds-service.ts";
+
+/** The downstream of the HTTP tools in the worker tests (one per run, scripted by the tests). */
+const refunds = new RefundsService();
 
 export default defineConfig({
   test: {
@@ -18,7 +21,7 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: { TOOLGATE_ADMIN_TOKEN: "test-admin-token-0123456789" },
-              serviceBindings: { DOWNSTREAM: downstreamStub },
+              serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
             },
           }),
         ],

@@ -6,7 +6,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
-import { RefundsService } from "./support/refunds-service.ts";
+import { RefundsService } from "../support/refunds-service.ts";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const refunds = new RefundsService();

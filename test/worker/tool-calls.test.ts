@@ -216,7 +216,7 @@ describe("HTTP tools", () => {
     const { agent, approver } = await setup(["submit_refund"]);
     const ctx = context("call-1", { key: "idem-http-1" });
     await approvedSubmit(agent, approver, ctx);
-    await downstream("/_control", { mode: "fail_after_commit" });
+    await downstream("/_control", { mode: "error_after_commit" });
     const unknown = await call(agent, "submit_refund", REFUND, ctx);
     expect(unknown.body.model_result.error?.code).toBe("OUTCOME_UNKNOWN");
     expect(unknown.body.model_result.execution.outcome).toBe("unknown");

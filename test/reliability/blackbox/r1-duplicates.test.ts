@@ -25,7 +25,7 @@ import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDev, type DevServer } from "../../blackbox/wrangler-dev";
 import { prng, report, seedOf } from "../support/figures";
-import { RefundsService } from "../support/refunds-service";
+import { RefundsService } from "../../support/refunds-service";
 import { LoopbackClient, type Prepared, type Reply } from "./support/loopback-client";
 
 const ROOT = resolve(__dirname, "..", "..", "..");

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDev, type DevServer } from "../../blackbox/wrangler-dev";
 import { contractBreach } from "../support/contract";
 import { percentile, prng, report, seedOf } from "../support/figures";
-import { RefundsService } from "../support/refunds-service";
+import { RefundsService } from "../../support/refunds-service";
 import { LoopbackClient, type Outgoing, type Reply } from "./support/loopback-client";
 
 const ROOT = resolve(__dirname, "..", "..", "..");

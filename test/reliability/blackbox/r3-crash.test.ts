@@ -21,7 +21,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, startDev, type DevServer } from "../../blackbox/wrangler-dev";
 import { prng, report, seedOf } from "../support/figures";
-import { RefundsService } from "../support/refunds-service";
+import { RefundsService } from "../../support/refunds-service";
 import { APPROVER_SUBJECT, devProxyRestart, gate5xx, modelCode, send, sleep, succeeded, toolCall, type Sent } from "./support/r3-gate";
 
 const ROOT = resolve(__dirname, "..", "..", "..");

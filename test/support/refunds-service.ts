@@ -1,8 +1,11 @@
 /**
- * A test-only refunds service for the gate's HTTP tools (`submit_refund`, `lookup_refund`).
- * It knows the truth the gate cannot: how many times each idempotency key was POSTed and
- * which refunds were committed. Used behind the `DOWNSTREAM` service binding in workerd and
- * as a loopback HTTP server for `wrangler dev`.
+ * A test-only refunds service for the gate's HTTP tools (`submit_refund`, `lookup_refund`),
+ * implementing the downstream protocol of docs/http-api.md: it enforces idempotency keys,
+ * answers status queries and honours fences. It knows the truth the gate cannot: how many
+ * times each key was POSTed and which refunds were committed. Used behind the `DOWNSTREAM`
+ * service binding in workerd (`npm test` and the reliability suite) and as a loopback HTTP
+ * server for `wrangler dev`. Scripted through `POST /_control`
+ * (`{"mode"?, "delayMs"?, "reset"?, "release"?}`); `GET /_effects` and `GET /_stats` report.
  */
 import { createServer, type Server } from "node:http";
 
@@ -15,7 +18,7 @@ interface Receipt {
 }
 
 /** How the next POSTs behave. */
-export type RefundsMode = "ok" | "error" | "hold" | "error_after_commit";
+export type RefundsMode = "ok" | "error" | "hold" | "error_after_commit" | "rate_limit";
 
 /** The service's state and behaviour (one per test process). */
 export class RefundsService {
@@ -29,6 +32,9 @@ export class RefundsService {
   /** Extra random delay in [0, jitterMs). */
   jitterMs = 0;
   #effects = 0;
+  /** POSTs waiting in a hold, and the last `Idempotency-Key` header as sent. */
+  #waiting = 0;
+  #lastIdempotencyKey: string | null = null;
   #release: (() => void) | undefined;
   #held: Promise<void> | undefined;
   #random: () => number = Math.random;
@@ -59,14 +65,32 @@ export class RefundsService {
     this.#release?.();
   }
 
+  /** Forgets every key, receipt, fence, count and scripted behaviour. */
+  reset(): void {
+    this.mode = "ok";
+    this.delayMs = 0;
+    this.posts.clear();
+    this.committed.clear();
+    this.fenced.clear();
+    this.#effects = 0;
+    this.#lastIdempotencyKey = null;
+  }
+
   /** Answers one request. */
   async handle(method: string, path: string, idempotencyKey: string | null, body: string): Promise<{ status: number; body: unknown }> {
     if (method === "POST" && path === "/refunds") {
+      this.#lastIdempotencyKey = idempotencyKey;
       const key = idempotencyKey === null ? null : idempotencyKey.replace(/^"|"$/g, "");
       if (key === null) return { status: 400, body: { error: "idempotency key required" } };
+      // A rate-limited request did not start: it is not counted, and the gate may send it again.
+      if (this.mode === "rate_limit") return { status: 429, body: { error: "slow down" } };
       this.posts.set(key, (this.posts.get(key) ?? 0) + 1);
       if (this.mode === "error") return { status: 500, body: { error: "boom" } };
-      if (this.mode === "hold" && this.#held !== undefined) await this.#held;
+      if (this.mode === "hold" && this.#held !== undefined) {
+        this.#waiting += 1;
+        await this.#held;
+        this.#waiting -= 1;
+      }
       const wait = this.delayMs + (this.jitterMs > 0 ? Math.floor(this.#random() * this.jitterMs) : 0);
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const args = JSON.parse(body) as { order_ref: string; reason: string };
@@ -96,6 +120,7 @@ export class RefundsService {
       return { status: 200, body: { state: this.fenced.has(key) ? "fenced" : "not_found" } };
     }
     if (method === "POST" && path === "/refunds/lookup") {
+      if (this.mode === "rate_limit") return { status: 429, body: { error: "slow down" } };
       const args = JSON.parse(body) as { refund_id: string };
       return { status: 200, body: { data: { refund_id: args.refund_id, state: "submitted" }, resource_revision: null, observed_at: "2026-07-19T00:00:00Z", request_id: "lookup-1" } };
     }
@@ -106,12 +131,16 @@ export class RefundsService {
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/_control") {
-      const control = (await request.json()) as { mode?: RefundsMode; delayMs?: number; release?: boolean };
+      const control = (await request.json()) as { mode?: RefundsMode; delayMs?: number; release?: boolean; reset?: boolean };
+      if (control.reset === true) this.reset();
       if (control.release === true) this.release();
       else if (control.mode === "hold") this.hold();
       else if (control.mode !== undefined) this.mode = control.mode;
       if (control.delayMs !== undefined) this.delayMs = control.delayMs;
       return Response.json({ mode: this.mode });
+    }
+    if (url.pathname === "/_effects") {
+      return Response.json({ effects: this.effects, waiting: this.#waiting, last_idempotency_key: this.#lastIdempotencyKey });
     }
     if (url.pathname === "/_stats") {
       return Response.json({ effects: this.effects, duplicates: this.duplicates(), posts: Object.fromEntries(this.posts), committed: [...this.committed.keys()] });
