@@ -82,6 +82,23 @@ function forwardHeaders(rawHeaders, length, host) {
 }
 
 /**
+ * What the edge refuses before reading a body, as `[code, detail, headers?]`, or null: an
+ * HTTP/1.1 request without Host, a method the gate does not serve, a target that is not a path
+ * (an absolute-form target, RFC 9112 §3.2.2, is served as its path; asterisk- and
+ * authority-form are refused), a declared body over the limit.
+ */
+function preflight(req, maxBodyBytes) {
+  if (req.httpVersion === "1.1" && req.headers.host === undefined) return ["MALFORMED_HTTP", "An HTTP/1.1 request needs a Host header."];
+  if (!METHODS.has(req.method ?? "")) {
+    return ["METHOD_NOT_ALLOWED", `The gate does not serve ${JSON.stringify(String(req.method).slice(0, 20))} requests.`, { allow: [...METHODS].join(", ") }];
+  }
+  if (originForm(req.url ?? "") === null) return ["MALFORMED_HTTP", "The request target must be a path (or an absolute http URL)."];
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > maxBodyBytes) return ["BODY_TOO_LARGE", `The body may have at most ${maxBodyBytes} bytes.`];
+  return null;
+}
+
+/**
  * Starts the edge on host:port in front of the gate at target (`{ host, port }`). Options:
  * `maxBodyBytes` (default 4 MiB, above every limit of the gate), `requestTimeoutMs` (15 s).
  * Answers `{ server, port, close() }`.
@@ -107,55 +124,32 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
   const upstream = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
   server.on("request", (req, res) => {
-    if (req.httpVersion === "1.1" && req.headers.host === undefined) {
-      refuse(res, "MALFORMED_HTTP", "An HTTP/1.1 request needs a Host header.");
-      req.resume();
+    const early = preflight(req, maxBodyBytes);
+    if (early !== null) {
+      refuse(res, ...early);
+      if (early[0] === "BODY_TOO_LARGE") req.destroy();
+      else req.resume();
       return;
     }
-    if (!METHODS.has(req.method ?? "")) {
-      refuse(res, "METHOD_NOT_ALLOWED", `The gate does not serve ${JSON.stringify(String(req.method).slice(0, 20))} requests.`, { allow: [...METHODS].join(", ") });
-      req.resume();
-      return;
-    }
-    // The gate serves paths: an absolute-form target (RFC 9112 §3.2.2) becomes its path;
-    // asterisk- and authority-form targets (`OPTIONS *`, `CONNECT host:port`) are refused.
     const path = originForm(req.url ?? "");
-    if (path === null) {
-      refuse(res, "MALFORMED_HTTP", "The request target must be a path (or an absolute http URL).");
-      req.resume();
-      return;
-    }
     const declared = req.headers["content-length"];
-    if (declared !== undefined && Number(declared) > maxBodyBytes) {
-      refuse(res, "BODY_TOO_LARGE", `The body may have at most ${maxBodyBytes} bytes.`);
-      req.destroy();
-      return;
-    }
     const chunks = [];
     let size = 0;
     let refused = false;
+    const refuseOnce = (code, detail) => {
+      if (refused) return;
+      refused = true;
+      refuse(res, code, detail);
+    };
     req.on("data", (chunk) => {
       size += chunk.length;
-      if (size > maxBodyBytes && !refused) {
-        refused = true;
-        refuse(res, "BODY_TOO_LARGE", `The body may have at most ${maxBodyBytes} bytes.`);
+      if (size > maxBodyBytes) {
+        refuseOnce("BODY_TOO_LARGE", `The body may have at most ${maxBodyBytes} bytes.`);
         req.destroy();
-        return;
-      }
-      if (!refused) chunks.push(chunk);
+      } else if (!refused) chunks.push(chunk);
     });
-    req.on("aborted", () => {
-      if (!refused) {
-        refused = true;
-        refuse(res, "MALFORMED_HTTP", "The request ended before its body was complete.");
-      }
-    });
-    req.on("error", () => {
-      if (!refused) {
-        refused = true;
-        refuse(res, "MALFORMED_HTTP", "The request body could not be read.");
-      }
-    });
+    req.on("aborted", () => refuseOnce("MALFORMED_HTTP", "The request ended before its body was complete."));
+    req.on("error", () => refuseOnce("MALFORMED_HTTP", "The request body could not be read."));
     req.on("end", () => {
       if (refused) return;
       const body = Buffer.concat(chunks);
