@@ -60,17 +60,20 @@ export const getOrderTool = defineTool({
   timeoutMs: 500,
   authorize: authorizedOrder,
   businessRule: () => true,
-  handler(args): HandlerResult {
-    const order = orderOf(args);
-    if (order === undefined) throw new Error("get_order handler reached without an authorized order");
-    return {
-      data: { order_ref: args["order_ref"] as string, status: order.status },
-      producer_revision: "orders-mock-v2",
-      resource_revision: order.revision,
-      observed_at: OBSERVED_AT,
-      downstream_request_id: "orders-request-1",
-      receipt_id: null,
-    };
+  execution: {
+    kind: "in_process",
+    handler(args): HandlerResult {
+      const order = orderOf(args);
+      if (order === undefined) throw new Error("get_order handler reached without an authorized order");
+      return {
+        data: { order_ref: args["order_ref"] as string, status: order.status },
+        producer_revision: "orders-mock-v2",
+        resource_revision: order.revision,
+        observed_at: OBSERVED_AT,
+        downstream_request_id: "orders-request-1",
+        receipt_id: null,
+      };
+    },
   },
 });
 
@@ -100,17 +103,20 @@ export const createRefundDraftTool = defineTool({
   timeoutMs: 800,
   authorize: authorizedOrder,
   businessRule: (_principal, args) => orderOf(args)?.status === "paid",
-  handler(args, ctx: ToolContext): HandlerResult {
-    const count = ctx.store.increment(SIDE_EFFECT_COUNTER);
-    const draftId = `DRAFT-${count}`;
-    return {
-      data: { draft_id: draftId, order_ref: args["order_ref"] as string, reason: args["reason"] as string },
-      producer_revision: "refunds-mock-v2",
-      resource_revision: `${draftId.toLowerCase()}-r1`,
-      observed_at: OBSERVED_AT,
-      downstream_request_id: `refund-request-${count}`,
-      receipt_id: `refund-receipt-${count}`,
-    };
+  execution: {
+    kind: "in_process",
+    handler(args, ctx: ToolContext): HandlerResult {
+      const count = ctx.store.increment(SIDE_EFFECT_COUNTER);
+      const draftId = `DRAFT-${count}`;
+      return {
+        data: { draft_id: draftId, order_ref: args["order_ref"] as string, reason: args["reason"] as string },
+        producer_revision: "refunds-mock-v2",
+        resource_revision: `${draftId.toLowerCase()}-r1`,
+        observed_at: OBSERVED_AT,
+        downstream_request_id: `refund-request-${count}`,
+        receipt_id: `refund-receipt-${count}`,
+      };
+    },
   },
 });
 

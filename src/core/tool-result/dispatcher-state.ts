@@ -48,6 +48,58 @@ export function principalJson(principal: Principal): JsonObject {
   return { tenant_id: principal.tenant_id, subject_id: principal.subject_id, roles: [...principal.roles] };
 }
 
+/** A copy of a principal (a ticket must not share the caller's arrays). */
+export function principalCopy(principal: Principal): Principal {
+  return { tenant_id: principal.tenant_id, subject_id: principal.subject_id, roles: [...principal.roles] };
+}
+
+/** A copy of a call's fields (nothing else rides along into a ticket). */
+export function callCopy(call: ToolCall): ToolCall {
+  return {
+    call_id: call.call_id,
+    operation_id: call.operation_id,
+    name: call.name,
+    arguments: call.arguments,
+    idempotency_key: call.idempotency_key,
+    provider: call.provider,
+    api_family: call.api_family,
+    response_id: call.response_id,
+    adapter_revision: call.adapter_revision,
+  };
+}
+
+function text(record: JsonObject, key: string): string {
+  const value = record[key];
+  if (typeof value !== "string") throw new Error(`stored record field ${key} is not text`);
+  return value;
+}
+
+/** The principal of a record this engine stored with {@link principalJson}; a corrupt one is a bug. */
+export function principalFromJson(record: JsonObject): Principal {
+  const roles = record["roles"];
+  if (!Array.isArray(roles) || !roles.every((role): role is string => typeof role === "string")) throw new Error("stored principal roles are not text");
+  return { tenant_id: text(record, "tenant_id"), subject_id: text(record, "subject_id"), roles };
+}
+
+/** The call of a record this engine stored with {@link callJson}; a corrupt one is a bug. */
+export function callFromJson(record: JsonObject): ToolCall {
+  const args = record["arguments"];
+  const key = record["idempotency_key"];
+  if (typeof args !== "object" || args === null || Array.isArray(args)) throw new Error("stored call arguments are not an object");
+  if (key !== null && typeof key !== "string") throw new Error("stored idempotency key is not text");
+  return {
+    call_id: text(record, "call_id"),
+    operation_id: text(record, "operation_id"),
+    name: text(record, "name"),
+    arguments: args as JsonObject,
+    idempotency_key: key,
+    provider: text(record, "provider"),
+    api_family: text(record, "api_family"),
+    response_id: text(record, "response_id"),
+    adapter_revision: text(record, "adapter_revision"),
+  };
+}
+
 /** Plain-JSON copy of a call, for tickets and records. */
 export function callJson(call: ToolCall): JsonObject {
   return {

@@ -6,14 +6,17 @@
  * @module
  */
 import type { JsonObject } from "../json";
+import { approvalBindingKey, approvalRequest, pendingOnly, weighApprovals, type ApprovalBook } from "./approval-book";
 import { isOneOf, VALID_FAILURES, type Failure } from "./constants";
 import { hasValidApproval } from "./approvals";
 import { callFingerprint, memoizeHash, requestDigest, statusRef as makeStatusRef } from "./digests";
 import {
   bindCallIdentity,
+  callCopy,
   callJson,
   idempotencyScope,
   isNotExecuted,
+  principalCopy,
   principalJson,
   readRecord,
   recordFromHandler,
@@ -37,7 +40,15 @@ import type { Approval, HandlerResult, HashFn, Principal, ResultPackage, ToolCal
 export interface DispatchRequest {
   readonly principal: Principal;
   readonly call: ToolCall;
+  /** Approvals handed over with the call (fixtures, a trusted review UI). */
   readonly approvals?: readonly Approval[];
+  /**
+   * The approval book instead: the dispatcher looks up the call's requests by binding key,
+   * weighs them, and opens a pending request when a write needs a human.
+   */
+  readonly book?: ApprovalBook;
+  /** With a book: decisions are not consulted, so the step can never execute (prepare a write). */
+  readonly prepareOnly?: boolean;
   /** Unix seconds, supplied by the host. */
   readonly now: number;
   /** Failure injection for tests and fixtures. */
@@ -46,10 +57,10 @@ export interface DispatchRequest {
   readonly hash?: HashFn;
 }
 
-/** Everything the second step needs, as plain JSON. */
+/** Everything the second step needs; plain JSON values, so it survives a JSON round trip. */
 export interface DispatchTicket {
-  readonly principal: JsonObject;
-  readonly call: JsonObject;
+  readonly principal: Principal;
+  readonly call: ToolCall;
   readonly tool: string;
   readonly request_sha256: string;
   readonly scope: string[] | null;
@@ -61,6 +72,14 @@ export interface DispatchTicket {
 /** What the first step answers. */
 export type BeginDispatchResult =
   | { readonly kind: "final"; readonly package: ResultPackage }
+  /** A write that waits for a human: `APPROVAL_REQUIRED`, and the pending request in the book. */
+  | {
+      readonly kind: "needs_approval";
+      readonly package: ResultPackage;
+      readonly approval_id: string;
+      readonly request_sha256: string;
+      readonly binding_key: string;
+    }
   | { readonly kind: "execute"; readonly ticket: DispatchTicket }
   | { readonly kind: "in_progress" };
 
@@ -122,8 +141,21 @@ export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest
     if (spec.businessRule !== undefined && !spec.businessRule(principal, call.arguments, ctx)) {
       return fail("BUSINESS_RULE_VIOLATION", digest);
     }
-    if (approvals.length === 0) return fail("APPROVAL_REQUIRED", digest);
-    if (!hasValidApproval(approvals, principal, call, spec, digest, now, engine.approvers, hash)) {
+    const book = request.book;
+    let granted = approvals;
+    if (book !== undefined) {
+      const bindingKey = approvalBindingKey(call, digest);
+      const stored = book.byBinding(bindingKey);
+      const weighed = weighApprovals(request.prepareOnly === true ? pendingOnly(stored, now) : stored, principal, call, spec, now);
+      if (weighed.granted.length === 0 && !weighed.refused) {
+        const approvalId = weighed.pendingId ?? book.open(approvalRequest(principal, call, digest, bindingKey, now));
+        const pkg = errorPackage(principal, call, spec, "APPROVAL_REQUIRED", digest, now, hash, null);
+        return { kind: "needs_approval", package: pkg, approval_id: approvalId, request_sha256: digest, binding_key: bindingKey };
+      }
+      if (weighed.granted.length === 0) return fail("APPROVAL_INVALID", digest);
+      granted = weighed.granted;
+    } else if (approvals.length === 0) return fail("APPROVAL_REQUIRED", digest);
+    if (!hasValidApproval(granted, principal, call, spec, digest, now, engine.approvers, hash)) {
       return fail("APPROVAL_INVALID", digest);
     }
   }
@@ -146,8 +178,8 @@ export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest
   return {
     kind: "execute",
     ticket: {
-      principal: principalJson(principal),
-      call: callJson(call),
+      principal: principalCopy(principal),
+      call: callCopy(call),
       tool: spec.name,
       request_sha256: digest,
       scope,
@@ -173,9 +205,7 @@ export function completeDispatch(
 ): ResultPackage {
   const hash = memoizeHash(options.hash ?? engine.hash);
   const spec = ticketSpec(engine, ticket);
-  const principal = ticket.principal as unknown as Principal;
-  const call = ticket.call as unknown as ToolCall;
-  const { scope, status_ref: statusRef, request_sha256: digest, now } = ticket;
+  const { principal, call, scope, status_ref: statusRef, request_sha256: digest, now } = ticket;
   const fail = (code: ErrorCode, ref: string | null): ResultPackage =>
     errorPackage(principal, call, spec, code, digest, now, hash, ref);
   const remember = (): void => {
@@ -209,10 +239,14 @@ export function completeDispatch(
   return successPackage(principal, call, spec, record, "fresh", hash);
 }
 
-/** Runs a handler synchronously; a thrown error is "threw", and a promise is not a HandlerResult. */
-function runHandlerSync(spec: ToolSpec, engine: ToolResultEngine, args: JsonObject): HandlerOutcome {
+/**
+ * Runs an in-process handler synchronously; a thrown error is "threw", and a promise is not a
+ * HandlerResult. A tool the host executes has no handler here: the sync path reports "threw".
+ */
+export function runHandlerSync(spec: ToolSpec, engine: ToolResultEngine, args: JsonObject): HandlerOutcome {
+  if (spec.execution.kind !== "in_process") return "threw";
   try {
-    const result = spec.handler(args, { store: engine.store });
+    const result = spec.execution.handler(args, { store: engine.store });
     if (result instanceof Promise) {
       // The sync path cannot wait; the output check reports it, and the rejection is absorbed here.
       result.catch(() => undefined);
@@ -227,7 +261,7 @@ function runHandlerSync(spec: ToolSpec, engine: ToolResultEngine, args: JsonObje
 export function dispatch(engine: ToolResultEngine, request: DispatchRequest): ResultPackage {
   const hash = memoizeHash(request.hash ?? engine.hash);
   const begun = beginDispatch(engine, { ...request, hash });
-  if (begun.kind === "final") return begun.package;
+  if (begun.kind === "final" || begun.kind === "needs_approval") return begun.package;
   if (begun.kind === "in_progress") throw new Error("a synchronous dispatch found its own write still in flight");
   const spec = ticketSpec(engine, begun.ticket);
   return completeDispatch(engine, begun.ticket, runHandlerSync(spec, engine, request.call.arguments), { hash });

@@ -15,6 +15,7 @@ export {
   type OutputRule,
   type RuleType,
   type ToolContext,
+  type ToolExecution,
   type ToolRegistry,
   type ToolSpec,
 } from "./tool-spec";
@@ -29,6 +30,22 @@ export {
   statusRef,
   toolContract,
 } from "./digests";
+export {
+  approvalBindingKey,
+  approvalRequest,
+  decideApproval,
+  digestForApprover,
+  pendingOnly,
+  weighApprovals,
+  PENDING_APPROVAL_SECONDS,
+  type ApprovalBook,
+  type ApprovalDecisionRecord,
+  type ApprovalRecord,
+  type ApprovalRequest,
+  type ApprovalState,
+  type DecisionRefusal,
+  type WeighedApprovals,
+} from "./approval-book";
 export { boundApproval, grantApproval, hasValidApproval, makeApproval, type ApprovalDecision, type ApprovalGrant } from "./approvals";
 export { InMemoryToolResultStore, storeKey, type StoreTable, type ToolResultStore } from "./store";
 export { createEngine, sideEffectCount, type EngineOptions, type ToolResultEngine } from "./engine";
@@ -41,7 +58,16 @@ export {
   type DispatchTicket,
   type HandlerOutcome,
 } from "./dispatcher";
-export { queryStatus, recoverInFlight, settleNotExecuted, type RecoveredWrite, type StatusQuery } from "./query-status";
+export {
+  isOwnUnknownWrite,
+  queryStatus,
+  recordEvidence,
+  recoverInFlight,
+  settleNotExecuted,
+  type DownstreamEvidence,
+  type RecoveredWrite,
+  type StatusQuery,
+} from "./query-status";
 export { findForbiddenKey, isHandlerResult, jsonDepth, validateHandlerResult } from "./output-contract";
 export { errorPackage, successPackage, type IdempotencyRecord } from "./packages";
 export { validateResult, validateResultSet } from "./validate-result";

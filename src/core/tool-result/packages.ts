@@ -14,7 +14,7 @@ import {
 import { callBindingDigest, principalRef, toolContract } from "./digests";
 import { ERROR_CATALOG, type ErrorCode } from "./error-catalog";
 import type { ToolSpec } from "./tool-spec";
-import type { Downstream, HashFn, Principal, ResultPackage, ToolCall } from "./types";
+import type { Downstream, HashFn, ModelResult, Principal, ProtectedAudit, ResultPackage, ToolCall } from "./types";
 import { formatUtcSecond } from "./utc-time";
 
 /** A committed result as the idempotency table keeps it (plain JSON). */
@@ -88,7 +88,7 @@ export function buildPackage(
   principal: Principal,
   call: ToolCall,
   spec: ToolSpec | undefined,
-  modelResult: JsonObject,
+  modelResult: ModelResult,
   requestSha256: string,
   downstream: Downstream,
   hash: HashFn,
@@ -100,7 +100,7 @@ export function buildPackage(
   const bound = { request_id: downstream.request_id, receipt_id: downstream.receipt_id, status_ref: downstream.status_ref };
   const ref = principalRef(principal, hash);
   const callBindingSha256 = callBindingDigest(principal, call, spec, requestSha256, resultSha256, bound, hash);
-  const audit: JsonObject = {
+  const audit: ProtectedAudit = {
     schema_version: AUDIT_SCHEMA_VERSION,
     visibility: "protected_audit",
     operation_id: call.operation_id,
@@ -112,7 +112,8 @@ export function buildPackage(
       call_id: call.call_id,
       adapter_revision: call.adapter_revision,
     },
-    tool_contract: toolContract(spec, call.name),
+    // The contract's seven revision fields, built by the digest module that also hashes them.
+    tool_contract: toolContract(spec, call.name) as ProtectedAudit["tool_contract"],
     binding: {
       request_sha256: requestSha256,
       result_sha256: resultSha256,
@@ -143,11 +144,12 @@ export function successPackage(
   delivery: Delivery,
   hash: HashFn,
 ): ResultPackage {
-  const modelResult: JsonObject = {
+  const modelResult: ModelResult = {
     schema_version: MODEL_RESULT_SCHEMA_VERSION,
     status: "succeeded",
-    // Records are never mutated in place, so sharing `data` with the store is safe.
-    data: record.data,
+    // Records are never mutated in place, so sharing `data` with the store is safe; a record
+    // holds only data that passed the output contract, which requires an object.
+    data: record.data as JsonObject,
     error: null,
     execution: { outcome: "committed", delivery, complete: true, truncated: false },
     provenance: {
@@ -174,7 +176,7 @@ export function errorPackage(
   statusRef: string | null = null,
 ): ResultPackage {
   const policy = ERROR_CATALOG[code];
-  const modelResult: JsonObject = {
+  const modelResult: ModelResult = {
     schema_version: MODEL_RESULT_SCHEMA_VERSION,
     status: policy.outcome === "unknown" ? "unknown" : "failed",
     data: null,

@@ -6,6 +6,10 @@
 import { callFingerprint, memoizeHash, requestDigest } from "./digests";
 import {
   bindCallIdentity,
+  callFromJson,
+  idempotencyScope,
+  principalFromJson,
+  recordFromHandler,
   isNotExecuted,
   readRecord,
   recordMatches,
@@ -20,7 +24,8 @@ import { ToolResultUsageError, validateHostContext } from "./host-context";
 import { errorPackage, successPackage, type IdempotencyRecord } from "./packages";
 import { storeKey } from "./store";
 import { validateArguments } from "./tool-spec";
-import type { HashFn, Principal, ResultPackage, ToolCall } from "./types";
+import { validateHandlerResult } from "./output-contract";
+import type { HandlerResult, HashFn, Principal, ResultPackage, ToolCall } from "./types";
 
 const STATUS_REF_PATTERN = /^status_[0-9a-f]{32}$/;
 const HEX64_PATTERN = /^[0-9a-f]{64}$/;
@@ -111,11 +116,61 @@ export function recoverInFlight(engine: ToolResultEngine, now: number, options: 
     const record = value as InFlightRecord;
     rememberUnknown(engine.store, record);
     engine.store.delete("in_flight", key);
-    const principal = record.principal as unknown as Principal;
-    const call = record.call as unknown as ToolCall;
+    const principal = principalFromJson(record.principal);
+    const call = callFromJson(record.call);
     const spec = engine.registry.get(call.name);
     const pkg = errorPackage(principal, call, spec, "OUTCOME_UNKNOWN", record.request_sha256, now, hash, record.status_ref);
     recovered.push({ status_ref: record.status_ref, scope: [...record.scope], package: pkg });
   }
   return recovered;
+}
+
+/** What the one who executed a write (an HTTP service) says happened to it. */
+export type DownstreamEvidence =
+  | { readonly kind: "committed"; readonly result: HandlerResult }
+  /** It never executed and never will (failed, or fenced at the gate's request). */
+  | { readonly kind: "not_executed" }
+  /** No definite answer: the outcome stays unknown. */
+  | { readonly kind: "unknown" };
+
+/**
+ * Whether a status query names this caller's own unknown write of this exact request: only
+ * then may the host ask the downstream about it (and fence its key).
+ */
+export function isOwnUnknownWrite(engine: ToolResultEngine, principal: Principal, call: ToolCall, statusRef: string, requestSha256: string): boolean {
+  const spec = engine.registry.get(call.name);
+  if (spec === undefined || spec.risk !== "write" || call.idempotency_key === null) return false;
+  const unknown = readRecord<UnknownOutcome>(engine.store, "status_refs", statusRef);
+  const key = storeKey(idempotencyScope(principal, call));
+  return (
+    unknown !== undefined &&
+    storeKey(unknown.scope) === key &&
+    unknown.request_sha256 === requestSha256 &&
+    engine.store.get("uncertain_outcomes", key) !== undefined
+  );
+}
+
+/**
+ * Records the downstream's evidence about an unknown write before {@link queryStatus} reads
+ * it: a committed result that meets the output contract becomes the receipt (the first one
+ * stays); a definite "never executed" settles the write as not started.
+ */
+export function recordEvidence(
+  engine: ToolResultEngine,
+  principal: Principal,
+  call: ToolCall,
+  statusRef: string,
+  requestSha256: string,
+  evidence: DownstreamEvidence,
+): void {
+  const spec = engine.registry.get(call.name);
+  if (spec === undefined || call.idempotency_key === null) return;
+  const scope = idempotencyScope(principal, call);
+  if (evidence.kind === "committed" && validateHandlerResult(spec, call, evidence.result).length === 0) {
+    const key = storeKey(scope);
+    if (engine.store.get("downstream_receipts", key) === undefined) {
+      engine.store.put("downstream_receipts", key, recordFromHandler(spec, call, evidence.result, requestSha256, statusRef));
+    }
+  }
+  if (evidence.kind === "not_executed") settleNotExecuted(engine, scope, statusRef);
 }

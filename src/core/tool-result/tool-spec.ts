@@ -35,6 +35,14 @@ export interface ToolContext {
   readonly store: ToolResultStore;
 }
 
+/** How a tool runs: an in-process handler, or outside the engine, by the host (an HTTP service). */
+export type ToolExecution =
+  | {
+      readonly kind: "in_process";
+      readonly handler: (args: JsonObject, ctx: ToolContext) => HandlerResult | Promise<HandlerResult>;
+    }
+  | { readonly kind: "external" };
+
 /** A registered tool. Built with {@link defineTool}. */
 export interface ToolSpec {
   readonly name: string;
@@ -56,7 +64,7 @@ export interface ToolSpec {
   readonly authorize: (principal: Principal, args: JsonObject, ctx: ToolContext) => boolean;
   /** Optional business rule for writes; false answers BUSINESS_RULE_VIOLATION. */
   readonly businessRule?: (principal: Principal, args: JsonObject, ctx: ToolContext) => boolean;
-  readonly handler: (args: JsonObject, ctx: ToolContext) => HandlerResult | Promise<HandlerResult>;
+  readonly execution: ToolExecution;
 }
 
 /** Registered tools by name. */

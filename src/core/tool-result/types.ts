@@ -3,7 +3,9 @@
  * wire), so a ticket or a store record can cross a Durable Object transaction unchanged.
  * @module
  */
+import type * as z from "zod";
 import type { Json, JsonObject } from "../json";
+import type { modelResultSchema, protectedAuditSchema } from "./package-contract";
 
 /** The authenticated caller, as the trusted host established it. Roles are sorted by code point. */
 export interface Principal {
@@ -66,10 +68,16 @@ export interface HandlerResult {
 /** A SHA-256 (or counting stand-in) over UTF-8 text, answering lowercase hex. */
 export type HashFn = (text: string) => string;
 
+/** The model-visible result (`tool-model-result-v2`), typed from its contract. */
+export type ModelResult = z.output<typeof modelResultSchema>;
+
+/** The protected audit record (`tool-audit-v2`), typed from its contract. */
+export type ProtectedAudit = z.output<typeof protectedAuditSchema>;
+
 /** The package: the model-visible result and the protected audit record, side by side. */
 export interface ResultPackage {
-  readonly model_result: JsonObject;
-  readonly protected_audit: JsonObject;
+  readonly model_result: ModelResult;
+  readonly protected_audit: ProtectedAudit;
 }
 
 /** Downstream evidence bound into `call_binding_sha256`. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toAnthropicMessages, toOpenAiResponses } from "../../../src/core/adapters";
 import { bindToolCall, createEngine, dispatch } from "../../../src/core/tool-result";
+import type { JsonObject } from "../../../src/core/json";
 
 const principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] as string[] };
 const call = bindToolCall(
@@ -22,7 +23,7 @@ describe("outbound provider adapters", () => {
 
   it("refuses to project a package that fails validation", () => {
     const tampered = structuredClone(pkg);
-    tampered.protected_audit["redactions"] = "none";
+    (tampered.protected_audit as JsonObject)["redactions"] = "none";
     expect(toOpenAiResponses(principal, call, spec, tampered)).toEqual({
       ok: false,
       error: { code: "RESULT_CONTRACT_VIOLATION", message: "result-contract validation failed:\n- protected_audit.redactions must be a list of strings" },

@@ -55,11 +55,12 @@ async function runCaseTwoStep(engine: ToolResultEngine, fixtureCase: FixtureCase
       const approvals = makeApproval(principal, call, spec, step.approval, step.now);
       const begun = beginDispatch(engine, { principal, call, approvals, now: step.now, failure: step.failure });
       if (begun.kind === "in_progress") throw new Error("unexpected in-flight write");
-      if (begun.kind === "final") pkg = begun.package;
+      if (begun.kind === "final" || begun.kind === "needs_approval") pkg = begun.package;
       else {
         // A JSON round trip proves the ticket is plain data, as a Durable Object would store it.
         const ticket = JSON.parse(JSON.stringify(begun.ticket)) as typeof begun.ticket;
-        const handler = engine.registry.get(ticket.tool)?.handler;
+        const execution = engine.registry.get(ticket.tool)?.execution;
+        const handler = execution?.kind === "in_process" ? execution.handler : undefined;
         let outcome: HandlerOutcome;
         try {
           outcome = await Promise.resolve(handler?.(call.arguments, { store: engine.store }) ?? "threw");
@@ -144,7 +145,8 @@ describe("write-ahead execution", () => {
     const engine = createEngine();
     const begun = beginWrite(engine, refundCall("c2", "damaged"));
     if (begun.kind !== "execute") throw new Error("expected execute");
-    const handler = engine.registry.get("create_refund_draft")?.handler;
+    const execution = engine.registry.get("create_refund_draft")?.execution;
+    const handler = execution?.kind === "in_process" ? execution.handler : undefined;
     const result = handler?.({ order_ref: "ORDER-7", reason: "damaged" }, { store: engine.store });
     const pkg = completeDispatch(engine, begun.ticket, result as HandlerOutcome);
     expect(pkg.model_result["status"]).toBe("succeeded");

@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { entryDigest } from "../../../src/worker/object/audit-chain";
+import { entryDigest } from "../../../src/core/audit";
 import { prng, report, seedOf } from "../support/figures";
 import { callBody, send, tenant, type Tenant } from "./client";
 

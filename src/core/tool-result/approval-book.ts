@@ -1,0 +1,160 @@
+/**
+ * Approvals as resources, and the policy over them: a pending request per exact call, decided
+ * once by an allowed approver who is not the requesting subject, bound to the digest that
+ * approver saw. The records live behind the {@link ApprovalBook} port (SQLite in the Worker);
+ * every rule about them lives here.
+ * @module
+ */
+import { canonicalJson, constantTimeEqual, sha256Hex } from "../json";
+import { boundApproval } from "./approvals";
+import { APPROVAL_TTL_SECONDS } from "./constants";
+import { callJson } from "./dispatcher-state";
+import { approvalDigest } from "./digests";
+import type { ToolSpec } from "./tool-spec";
+import type { Approval, HashFn, Principal, ToolCall } from "./types";
+
+/** How long a pending approval request waits for a decision; silence after that is denial. */
+export const PENDING_APPROVAL_SECONDS = 900;
+
+/** Where an approval request stands. `withdrawn`: its action was rejected before a decision. */
+export type ApprovalState = "pending" | "approved" | "denied" | "withdrawn";
+
+/** One approval request as the book keeps it. */
+export interface ApprovalRecord {
+  readonly approval_id: string;
+  readonly state: ApprovalState;
+  readonly subject_id: string;
+  readonly call: ToolCall;
+  readonly request_sha256: string;
+  readonly requested_at: number;
+  readonly expires_at: number;
+  readonly approver_id: string | null;
+  readonly decision_digest: string | null;
+  readonly decided_at: number | null;
+  readonly valid_until: number | null;
+}
+
+/** A new pending request, before the book gives it an id. */
+export interface ApprovalRequest {
+  readonly binding_key: string;
+  readonly subject_id: string;
+  readonly call: ToolCall;
+  readonly request_sha256: string;
+  readonly requested_at: number;
+  readonly expires_at: number;
+}
+
+/** The decision a book records. */
+export interface ApprovalDecisionRecord {
+  readonly approval_id: string;
+  readonly state: "approved" | "denied";
+  readonly approver_id: string;
+  readonly decided_at: number;
+  readonly valid_until: number | null;
+  /** Whether the submitted digest is the one computed for this call and approver. */
+  readonly bound_to_request: boolean;
+}
+
+/** The store port of approval requests. Ids are the book's to mint (the core has no randomness). */
+export interface ApprovalBook {
+  /** Every request bound to this key, oldest first. */
+  byBinding(bindingKey: string): readonly ApprovalRecord[];
+  /** Opens a pending request; answers its id. */
+  open(request: ApprovalRequest): string;
+}
+
+/** The lookup key of a call's approvals: the exact call (arguments included) and its request digest. */
+export function approvalBindingKey(call: ToolCall, requestSha256: string): string {
+  return sha256Hex(canonicalJson({ call: callJson(call), request_sha256: requestSha256 }));
+}
+
+/** What a call's stored approvals amount to for the dispatcher. */
+export interface WeighedApprovals {
+  /** Approvals granted by a decision, bound to this call; the dispatcher checks each. */
+  readonly granted: readonly Approval[];
+  /** A denial, a withdrawal, or a request left undecided past its window: the call is refused. */
+  readonly refused: boolean;
+  /** The request still waiting for a decision, if any. */
+  readonly pendingId: string | null;
+}
+
+/**
+ * Weighs a call's stored approvals. An approval counts only while valid (the dispatcher checks
+ * it by digest); a denial, a withdrawal and a request left pending past its window refuse the
+ * call (silence is denial).
+ */
+export function weighApprovals(records: readonly ApprovalRecord[], principal: Principal, call: ToolCall, spec: ToolSpec, now: number): WeighedApprovals {
+  const granted: Approval[] = [];
+  let refused = false;
+  let pendingId: string | null = null;
+  for (const record of records) {
+    if (record.state === "pending" && record.expires_at > now) pendingId = record.approval_id;
+    else if (record.state === "approved" && record.decision_digest !== null && record.valid_until !== null && record.approver_id !== null) {
+      granted.push(
+        boundApproval(principal, call, spec, {
+          approval_id: record.approval_id,
+          approval_digest: record.decision_digest,
+          expires_at: record.valid_until,
+          approver_id: record.approver_id,
+        }),
+      );
+    } else refused = true;
+  }
+  return { granted, refused, pendingId };
+}
+
+/** The pending request a prepare (never an execution) may reuse: decisions are not consulted. */
+export function pendingOnly(records: readonly ApprovalRecord[], now: number): ApprovalRecord[] {
+  return records.filter((record) => record.state === "pending" && record.expires_at > now);
+}
+
+/** Opens the pending request of a call that needs a human. */
+export function approvalRequest(principal: Principal, call: ToolCall, requestSha256: string, bindingKey: string, now: number): ApprovalRequest {
+  return {
+    binding_key: bindingKey,
+    subject_id: principal.subject_id,
+    call,
+    request_sha256: requestSha256,
+    requested_at: now,
+    expires_at: now + PENDING_APPROVAL_SECONDS,
+  };
+}
+
+/** Why a decision is refused (each a stable HTTP problem code of the Worker). */
+export type DecisionRefusal = "APPROVAL_ALREADY_DECIDED" | "SELF_APPROVAL_FORBIDDEN" | "APPROVAL_EXPIRED";
+
+/**
+ * One decision on a request. It binds the digest the approver submitted; whether that is the
+ * digest of the pending call for this approver is answered (`bound_to_request`) and checked
+ * again, by the dispatcher, when the agent repeats the call.
+ */
+export function decideApproval(
+  record: ApprovalRecord,
+  spec: ToolSpec,
+  approverId: string,
+  decision: "approve" | "deny",
+  submittedDigest: string,
+  now: number,
+  hash: HashFn = sha256Hex,
+): { ok: true; value: ApprovalDecisionRecord } | { ok: false; error: DecisionRefusal } {
+  if (record.state !== "pending") return { ok: false, error: "APPROVAL_ALREADY_DECIDED" };
+  if (record.subject_id === approverId) return { ok: false, error: "SELF_APPROVAL_FORBIDDEN" };
+  if (record.expires_at <= now) return { ok: false, error: "APPROVAL_EXPIRED" };
+  const expected = approvalDigest(record.call, spec, record.request_sha256, approverId, hash);
+  return {
+    ok: true,
+    value: {
+      approval_id: record.approval_id,
+      state: decision === "approve" ? "approved" : "denied",
+      approver_id: approverId,
+      decided_at: now,
+      valid_until: decision === "approve" ? now + APPROVAL_TTL_SECONDS : null,
+      bound_to_request: constantTimeEqual(submittedDigest, expected),
+    },
+  };
+}
+
+/** The digest an approver must submit to approve this request. */
+export function digestForApprover(record: ApprovalRecord, spec: ToolSpec, approverId: string, hash: HashFn = sha256Hex): string {
+  return approvalDigest(record.call, spec, record.request_sha256, approverId, hash);
+}
