@@ -136,15 +136,15 @@ describe("codec refusals over HTTP", () => {
     const binding = fixture(eventAckFixture);
     binding.payload.payload.checkpoint.sha256 = "A".repeat(64);
     const cases: Array<[string, number, Json]> = [
-      ["{", 400, { code: "invalid_json", title: "Envelope is not JSON of the envelope's shape", type: "https://toolgate.dev/problems/invalid-json" }],
+      ["{", 400, { code: "INVALID_JSON", title: "Request body is not strict JSON", type: "https://toolgate.dev/problems/invalid-json" }],
       [
         wire(unknown),
         422,
-        { code: "unknown_field", path: "metadata.unexpected", detail: "unknown protocol field: metadata.unexpected", type: "https://toolgate.dev/problems/unknown-field" },
+        { code: "UNKNOWN_FIELD", path: "metadata.unexpected", detail: "unknown protocol field: metadata.unexpected", type: "https://toolgate.dev/problems/unknown-field" },
       ],
-      [wire(version), 422, { code: "unsupported_version", detail: "unsupported protocol version 2" }],
-      [wire(blank), 422, { code: "missing_identifier", detail: "missing required identifier: message_id" }],
-      [wire(binding), 422, { code: "invalid_binding", detail: "invalid command binding: checkpoint reference is invalid" }],
+      [wire(version), 422, { code: "UNSUPPORTED_VERSION", detail: "unsupported protocol version 2" }],
+      [wire(blank), 422, { code: "MISSING_IDENTIFIER", detail: "missing required identifier: message_id" }],
+      [wire(binding), 422, { code: "INVALID_BINDING", detail: "invalid command binding: checkpoint reference is invalid" }],
     ];
     for (const [body, status, expected] of cases) {
       const res = await postRaw(body);
@@ -153,7 +153,7 @@ describe("codec refusals over HTTP", () => {
       const problem = (await res.json()) as Json;
       expect(problem.status).toBe(status);
       for (const [key, value] of Object.entries(expected)) expect([key, problem[key]]).toEqual([key, value]);
-      expect(Object.hasOwn(problem, "path")).toBe(expected.code === "unknown_field");
+      expect(Object.hasOwn(problem, "path")).toBe(expected.code === "UNKNOWN_FIELD");
     }
   });
 
@@ -163,7 +163,7 @@ describe("codec refusals over HTTP", () => {
     const res = await postRaw(wire(missing));
     expect(res.status).toBe(400);
     const problem = (await res.json()) as Json;
-    expect(problem.code).toBe("invalid_json");
+    expect(problem.code).toBe("INVALID_JSON");
     expect(Object.hasOwn(problem, "path")).toBe(false);
   });
 
@@ -294,7 +294,7 @@ describe("WebSocket envelopes", () => {
       type: "https://toolgate.dev/problems/unknown-field",
       title: "Envelope has a field outside the contract",
       status: 422,
-      code: "unknown_field",
+      code: "UNKNOWN_FIELD",
       detail: "unknown protocol field: payload.payload.extra",
       path: "payload.payload.extra",
     });

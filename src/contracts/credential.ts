@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { CREDENTIAL_KINDS } from "../credential-format";
+import { CREDENTIAL_KINDS } from "./access";
 import { httpSchemas, Identifier } from "./registry";
 
 /** `POST /v1/consumers/{consumer}/credentials`. Approvers need a subject (their approver id). */

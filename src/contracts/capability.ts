@@ -7,7 +7,7 @@ import {
   toolAuthorityCommand,
   toolInstanceState,
   u64,
-} from "../../core/capability";
+} from "../core/capability";
 import { httpSchemas } from "./registry";
 
 /** `POST …/capability/providers` (admin): registers one provider of this consumer. */

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { ALL_TOOL_NAMES } from "../tools/catalog";
+import { ALL_TOOL_NAMES } from "../worker/tools/catalog";
 import { httpSchemas } from "./registry";
 
 /** A canonical App Facade target: `/app/…`, printable ASCII without spaces. */

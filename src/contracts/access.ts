@@ -1,0 +1,73 @@
+/**
+ * Who may call what: the one access table of the gate. Authentication (in the consumer
+ * object), the routes (admin secret or consumer credential) and the OpenAPI document all read
+ * it. Adding a credential kind or an operation touches this table, its route and its plane.
+ * @module
+ */
+
+/** Kinds of consumer credentials (admin is a Worker secret, not one of these). */
+export const CREDENTIAL_KINDS = ["agent", "approver", "provider", "runtime", "auditor"] as const;
+
+/** A consumer credential kind. */
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+/** A caller class: the admin secret, or a consumer credential of a kind. */
+export type CallerClass = "admin" | CredentialKind;
+
+/**
+ * Every operation of the gate and the caller classes allowed to make it. The keys are the
+ * consumer object's operations (one RPC method each, or one capability call kind).
+ */
+export const ACCESS = {
+  // Consumer administration.
+  configure: ["admin"],
+  createCredential: ["admin"],
+  revokeCredential: ["admin"],
+  ping: ["admin"],
+  facadeTargets: ["admin"],
+  // Tool-call plane.
+  toolCall: ["agent"],
+  toolCallStatus: ["agent"],
+  listApprovals: ["approver"],
+  decideApproval: ["approver"],
+  // Audit plane.
+  auditPage: ["auditor"],
+  auditVerify: ["auditor"],
+  // Runtime plane.
+  runtimeEnvelope: ["runtime"],
+  runtimeConnect: ["runtime"],
+  // Capability plane.
+  "register-provider": ["admin"],
+  "set-instance": ["admin"],
+  "remove-instance": ["admin"],
+  authority: ["admin", "approver"],
+  approvals: ["admin", "approver"],
+  request: ["agent"],
+  "request-status": ["agent"],
+  "drain-completions": ["agent"],
+  snapshot: ["admin", "auditor"],
+  connect: ["provider"],
+  attach: ["provider"],
+  poll: ["provider"],
+  observe: ["provider"],
+  detach: ["provider"],
+} as const satisfies Record<string, readonly CallerClass[]>;
+
+/** An operation named in {@link ACCESS}. */
+export type Operation = keyof typeof ACCESS;
+
+/** The credential kinds (admin excluded) that may make an operation. */
+export function credentialKinds(operation: Operation): readonly CredentialKind[] {
+  return (ACCESS[operation] as readonly CallerClass[]).filter((k): k is CredentialKind => k !== "admin");
+}
+
+/** Whether the admin secret may make an operation. */
+export function adminMay(operation: Operation): boolean {
+  return (ACCESS[operation] as readonly CallerClass[]).includes("admin");
+}
+
+/** How the OpenAPI document names who may call: `agent`, `approver-or-admin`, … */
+export function accessLabel(operation: Operation): string {
+  const classes = ACCESS[operation] as readonly CallerClass[];
+  return classes.length === 2 && classes[0] === "admin" ? `${classes[1]}-or-admin` : classes.join("-or-");
+}

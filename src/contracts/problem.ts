@@ -1,0 +1,93 @@
+import * as z from "zod";
+import { httpSchemas } from "./registry";
+
+/**
+ * Every HTTP-level error code and its status. A code without a status does not compile.
+ * Model-level failures (`APPROVAL_REQUIRED`, `NOT_FOUND` of a tool call, …) are not here:
+ * they are `200` answers carrying a `model_result`.
+ */
+export const PROBLEM_STATUS = {
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  BODY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INVALID_JSON: 400,
+  INVALID_REQUEST: 400,
+  INVALID_HOST_CONTEXT: 400,
+  INVALID_PROVIDER_ITEM: 400,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  APPROVAL_ALREADY_DECIDED: 409,
+  APPROVAL_EXPIRED: 409,
+  APPROVER_NOT_ALLOWED: 403,
+  SELF_APPROVAL_FORBIDDEN: 403,
+  INTERNAL: 500,
+  // Answered by the local edge of `npm start` before a request reaches the Worker (in production
+  // Cloudflare's edge refuses malformed HTTP itself); listed so clients see one catalog.
+  MALFORMED_HTTP: 400,
+  METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
+  UPSTREAM_UNAVAILABLE: 503,
+  // Execution envelope refusals: the codec's codes in upper case (an envelope that is not JSON
+  // of the envelope's shape is INVALID_JSON).
+  UNKNOWN_FIELD: 422,
+  UNSUPPORTED_VERSION: 422,
+  MISSING_IDENTIFIER: 422,
+  INVALID_BINDING: 422,
+  UNSUPPORTED_FAMILY: 422,
+  UPGRADE_REQUIRED: 426,
+  // Capability engine refusals (the engine's tagged error is in the `error` member).
+  CAPABILITY_INVALID: 422,
+  CAPABILITY_REJECTED: 409,
+  CAPABILITY_CAPACITY: 429,
+} as const satisfies Record<string, 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 415 | 422 | 426 | 429 | 431 | 500 | 503>;
+
+/** A stable HTTP error code of the gate. */
+export type ProblemCode = keyof typeof PROBLEM_STATUS;
+
+/** The RFC 9457 `title` of each code. */
+export const PROBLEM_TITLES: Record<ProblemCode, string> = {
+  UNAUTHENTICATED: "Unauthorized",
+  FORBIDDEN: "Forbidden",
+  NOT_FOUND: "Not found",
+  BODY_TOO_LARGE: "Request body too large",
+  UNSUPPORTED_MEDIA_TYPE: "Unsupported media type",
+  INVALID_JSON: "Request body is not strict JSON",
+  INVALID_REQUEST: "Request does not match its contract",
+  INVALID_HOST_CONTEXT: "Host context is not valid",
+  INVALID_PROVIDER_ITEM: "Provider item is not valid",
+  IDEMPOTENCY_IN_PROGRESS: "The same call is still executing",
+  APPROVAL_ALREADY_DECIDED: "Approval already decided",
+  APPROVAL_EXPIRED: "Approval request expired",
+  APPROVER_NOT_ALLOWED: "Subject may not approve",
+  SELF_APPROVAL_FORBIDDEN: "The requesting subject may not approve its own call",
+  INTERNAL: "Internal error",
+  MALFORMED_HTTP: "Malformed HTTP request",
+  METHOD_NOT_ALLOWED: "Method not allowed",
+  REQUEST_TIMEOUT: "Request not received in time",
+  HEADERS_TOO_LARGE: "Request head too large",
+  UPSTREAM_UNAVAILABLE: "The gate is not reachable",
+  UNKNOWN_FIELD: "Envelope has a field outside the contract",
+  UNSUPPORTED_VERSION: "Envelope protocol version is not supported",
+  MISSING_IDENTIFIER: "Envelope is missing a required identifier",
+  INVALID_BINDING: "Envelope binding is invalid",
+  UNSUPPORTED_FAMILY: "The gate does not accept this envelope family",
+  UPGRADE_REQUIRED: "WebSocket upgrade required",
+  CAPABILITY_INVALID: "Capability engine refused invalid input",
+  CAPABILITY_REJECTED: "Capability engine rejected the operation",
+  CAPABILITY_CAPACITY: "Capability engine capacity exceeded",
+};
+
+
+/** RFC 9457 problem details with toolgate's stable `code`. */
+export const ProblemDetails = z
+  .strictObject({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]),
+    detail: z.string(),
+    path: z.string().optional().meta({ description: "JSON path of the offending field (envelope `unknown_field`)." }),
+  })
+  .register(httpSchemas, { id: "ProblemDetails" });
