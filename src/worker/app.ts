@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import "./contracts/problem";
+import "../contracts/problem";
 import type { Env } from "./env";
 import { openApiDocument, type OperationDoc } from "./openapi";
 import { problem, problemResponse } from "./problem";
@@ -14,8 +14,8 @@ import { toolCallOperations, toolCallRoutes } from "./routes/tool-calls";
 export const GATE_VERSION = "0.1.0";
 
 const operations: readonly OperationDoc[] = [
-  { method: "get", path: "/healthz", summary: "Liveness.", auth: "none", response: { status: 200, description: "`{\"ok\":true}`" }, problems: [] },
-  { method: "get", path: "/v1/openapi.json", summary: "This document.", auth: "none", response: { status: 200, description: "OpenAPI 3.1." }, problems: [] },
+  { method: "get", path: "/healthz", summary: "Liveness.", operation: "none", response: { status: 200, description: "`{\"ok\":true}`" }, problems: [] },
+  { method: "get", path: "/v1/openapi.json", summary: "This document.", operation: "none", response: { status: 200, description: "OpenAPI 3.1." }, problems: [] },
   ...adminOperations,
   ...toolCallOperations,
   ...approvalOperations,

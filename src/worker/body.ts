@@ -38,10 +38,9 @@ export async function readCappedBytes(request: Request | Response, maxBytes: num
   return ok(bytes);
 }
 
-function isJsonMediaType(value: string | null): boolean {
-  if (value === null) return false;
-  const type = value.split(";")[0]?.trim().toLowerCase();
-  return type === "application/json";
+/** Whether a `Content-Type` names JSON (parameters such as `charset` are ignored). */
+export function isJsonMediaType(value: string | null | undefined): boolean {
+  return value?.split(";")[0]?.trim().toLowerCase() === "application/json";
 }
 
 /** Turns zod issues into one short, path-qualified detail line (no values echoed). */
@@ -52,15 +51,26 @@ export function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
+/** How a body is read: its cap, and for wire bodies the reader's bigint mode without the tool-call value domain. */
+export interface BodyOptions {
+  readonly maxBytes?: number;
+  /**
+   * A capability wire body: integers as bigint (u64), no tool-call value domain (byte arrays
+   * exceed 1,024 entries); capped at {@link MAX_WIRE_BODY_BYTES} unless `maxBytes` says otherwise.
+   */
+  readonly wire?: boolean;
+}
+
+/** Cap on a capability body: payloads and inline results are byte arrays (≈4 characters a byte). */
+export const MAX_WIRE_BODY_BYTES = 1 << 20;
+
 /**
  * The one way a route reads an untrusted body: media type, size cap, no BOM, the strict JSON
  * reader, then one zod contract.
  */
-export async function readBody<S extends z.ZodType>(
-  request: Request,
-  schema: S,
-  maxBytes: number = MAX_BODY_BYTES,
-): Promise<Outcome<z.output<S>>> {
+export async function readBody<S extends z.ZodType>(request: Request, schema: S, options: BodyOptions = {}): Promise<Outcome<z.output<S>>> {
+  const wire = options.wire === true;
+  const maxBytes = options.maxBytes ?? (wire ? MAX_WIRE_BODY_BYTES : MAX_BODY_BYTES);
   if (!isJsonMediaType(request.headers.get("content-type"))) {
     return fail(problem("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json."));
   }
@@ -70,7 +80,7 @@ export async function readBody<S extends z.ZodType>(
   if (raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) {
     return fail(problem("INVALID_JSON", "The body starts with a byte order mark."));
   }
-  const read = readJson(raw, { maxBytes });
+  const read = readJson(raw, wire ? { integers: "bigint", domain: false, maxBytes } : { maxBytes });
   if (!read.ok) return fail(problem("INVALID_JSON", `${read.error.code}: ${read.error.message}`));
   const parsed = schema.safeParse(read.value);
   if (!parsed.success) return fail(problem("INVALID_REQUEST", describeIssues(parsed.error)));

@@ -8,11 +8,10 @@
  *   forgery is refused in the Worker before any Durable Object wakes (GitHub token style).
  */
 
-/** Kinds of consumer credentials (admin is a Worker secret, not one of these). */
-export const CREDENTIAL_KINDS = ["agent", "approver", "provider", "runtime", "auditor"] as const;
+import { CREDENTIAL_KINDS, type CredentialKind } from "../contracts/access";
 
-/** A consumer credential kind. */
-export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+export { CREDENTIAL_KINDS, type CredentialKind };
+
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const RANDOM_CHARS = 40;

@@ -1,5 +1,6 @@
 import * as z from "zod";
-import { httpSchemas } from "./contracts/registry";
+import { accessLabel, type Operation } from "../contracts/access";
+import { httpSchemas } from "../contracts/registry";
 import { PROBLEM_STATUS, type ProblemCode } from "./problem";
 
 /** One documented operation; each route module lists its own. */
@@ -8,8 +9,8 @@ export interface OperationDoc {
   /** OpenAPI path template, e.g. `/v1/consumers/{consumer}`. */
   readonly path: string;
   readonly summary: string;
-  /** Who may call: the admin secret, a credential kind, or anyone. */
-  readonly auth: "admin" | "agent" | "approver" | "auditor" | "runtime" | "provider" | "approver-or-admin" | "auditor-or-admin" | "none";
+  /** The operation in the access table (who may call it), or `none` for a public route. */
+  readonly operation: Operation | "none";
   readonly request?: z.ZodType;
   readonly response?: { readonly status: number; readonly schema?: z.ZodType; readonly description: string };
   readonly query?: Readonly<Record<string, { readonly description: string; readonly schema: Record<string, unknown> }>>;
@@ -58,7 +59,7 @@ export function openApiDocument(operations: readonly OperationDoc[], version: st
     (paths[op.path] as Record<string, unknown>)[op.method] = {
       summary: op.summary,
       operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+/g, "_")}`,
-      ...(op.auth === "none" ? { security: [] } : { security: [{ bearer: [] }], "x-toolgate-credential": op.auth }),
+      ...(op.operation === "none" ? { security: [] } : { security: [{ bearer: [] }], "x-toolgate-credential": accessLabel(op.operation) }),
       ...(parameters.length === 0 ? {} : { parameters }),
       ...(op.request === undefined ? {} : { requestBody: { required: true, content: { "application/json": { schema: ref(op.request) } } } }),
       responses,

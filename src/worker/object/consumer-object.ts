@@ -1,67 +1,62 @@
 import { DurableObject } from "cloudflare:workers";
-import { canonicalJson, readJson } from "../../core/json";
-import { createEngine, type ToolResultEngine } from "../../core/tool-result/engine";
-import { recoverInFlight } from "../../core/tool-result/query-status";
-import type { ApprovalDecisionRequest } from "../contracts/approval";
-import type { ConsumerConfig } from "../contracts/consumer";
-import type { CreateCredentialRequest } from "../contracts/credential";
-import type { ToolCallRequest, ToolCallStatusRequest } from "../contracts/tool-call";
-import { bearerToken, type CredentialKind } from "../credential-format";
+import { canonicalJson } from "../../core/json";
+import { adminMay, type Operation } from "../../contracts/access";
+import { ApprovalDecisionRequest } from "../../contracts/approval";
+import type { ConsumerConfig } from "../../contracts/consumer";
+import type { CreateCredentialRequest } from "../../contracts/credential";
+import { ToolCallRequest, ToolCallStatusRequest } from "../../contracts/tool-call";
 import type { Env } from "../env";
-import { UNAUTHENTICATED, problem, problemResponse } from "../problem";
+import { problem, problemResponse, UNAUTHENTICATED } from "../problem";
 import { fail, ok, type Outcome } from "../result";
 import { registryFor } from "../tools/catalog";
+import { httpExecutor } from "../tools/executor";
 import type { DownstreamService } from "../tools/http-tool";
-import { ApprovalBook } from "./approvals";
-import { AuditChain } from "./audit-chain";
-import { CapabilityHost } from "./capability-host";
-import { CAPABILITY_CALL_AUTH, capabilityCall, type CapabilityCall, type CapabilityCaller } from "./capability-plane";
-import { CAPABILITY_CONNECT_PATH, connectProvider, isCapabilitySocket, onCapabilityClose, onCapabilityMessage, providerTag, socketToken } from "./capability-socket";
+import { AuditChain } from "./audit/plane";
+import { CapabilityHost } from "./capability/host";
+import { capabilityCall, type CapabilityCall, type CapabilityCaller } from "./capability/plane";
+import { connectProvider, isCapabilitySocket, onCapabilityClose, onCapabilityMessage, providerTag } from "./capability/socket";
 import { ObjectClock } from "./clock";
-import { loadConsumer, saveConsumer, type ConsumerRecord } from "./consumer-config";
-import { CredentialStore, type Caller } from "./credentials";
-import { migrate } from "./schema";
-import { STORED_JSON } from "./sql";
-import { SqlToolResultStore } from "./sql-store";
-import { dispatchToolCall, queryToolCallStatus, type ToolCallPlane } from "./tool-calls";
-import { acceptRuntimeSocket, isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime-socket";
-import { facadeTargetsJson, loadFacadeTargets, saveFacadeTargets } from "./runtime-targets";
-import { RuntimeTransport, type RuntimeReply } from "./runtime-transport";
+import { ConsumerPlane, type ConsumerRecord } from "./consumer/plane";
+import { CredentialPlane, type Caller } from "./credentials/plane";
+import { migrate } from "./migrations";
+import { fromWorker } from "./rpc";
+import { SOCKET_CONSUMER_HEADER, SOCKET_PROVIDER_HEADER, SOCKET_ROUTE_HEADER, SOCKET_TOKEN_HEADER } from "./socket-route";
+import { RuntimeTransport, type RuntimeReply } from "./runtime/plane";
+import { acceptRuntimeSocket, isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime/socket";
+import { ToolCallPlane } from "./tool-calls/plane";
+import { toolCallAnswer } from "./tool-calls/answer";
+import { callOf, principalOf, type ToolCallInput } from "./tool-calls/bind";
 
-/** Reads a body the Worker already validated against its contract and re-encoded canonically. */
-function validated<T>(text: string): T {
-  const parsed = readJson(text, STORED_JSON);
-  if (!parsed.ok) throw new Error("the Worker sent a body that is not strict JSON");
-  return parsed.value as unknown as T;
+/** A caller the object has authenticated, and the consumer it belongs to. */
+interface Authenticated {
+  caller: Caller | { kind: "admin" };
+  config: ConsumerRecord;
 }
 
 /**
  * One object per consumer (`idFromName(consumer)`): owns that consumer's configuration,
- * credentials, engine state, approvals and audit chain in SQLite. Typed RPC methods only;
- * each engine step runs in one `transactionSync`.
+ * credentials, engine state, approvals and audit chain in SQLite. Each RPC method
+ * authenticates its caller against the access table (`contracts/access.ts`) and forwards to
+ * the plane that owns the operation; the planes run each engine step in one `transactionSync`.
  */
 export class ConsumerObject extends DurableObject<Env> {
   readonly clock = new ObjectClock();
-  readonly #sql: SqlStorage;
-  readonly #store: SqlToolResultStore;
-  readonly #credentials: CredentialStore;
-  readonly #approvals: ApprovalBook;
-  readonly #audit: AuditChain;
   /** The consumer's capability engine (tests pin its clock through `runInDurableObject`). */
   readonly capability: CapabilityHost;
-  #consumer: ConsumerRecord | undefined;
-  #engine: ToolResultEngine | undefined;
-  #runtimeTransport: RuntimeTransport | undefined;
+  readonly #audit: AuditChain;
+  readonly #credentials: CredentialPlane;
+  readonly #consumer: ConsumerPlane;
+  #toolCalls: ToolCallPlane | undefined;
+  #runtime: RuntimeTransport | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#sql = ctx.storage.sql;
-    this.#store = new SqlToolResultStore(this.#sql);
-    this.#credentials = new CredentialStore(this.#sql);
-    this.#approvals = new ApprovalBook(this.#sql);
-    this.#audit = new AuditChain(this.#sql);
+    const sql = ctx.storage.sql;
+    this.#audit = new AuditChain(sql);
+    this.#credentials = new CredentialPlane(sql);
+    this.#consumer = new ConsumerPlane(sql, this.#audit);
     this.capability = new CapabilityHost({
-      sql: this.#sql,
+      sql,
       audit: this.#audit,
       transaction: (step) => this.#transaction(step),
       nowSeconds: () => this.clock.now(),
@@ -70,16 +65,9 @@ export class ConsumerObject extends DurableObject<Env> {
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.#transaction(() => {
-        migrate(this.#sql);
-        this.#consumer = loadConsumer(this.#sql);
-        // A write still in flight when the object stopped may have committed: it becomes an
-        // unknown outcome with its status_ref, never a second execution.
-        if (this.#consumer !== undefined) {
-          const now = this.clock.now();
-          for (const recovered of recoverInFlight(this.#engineFor(this.#consumer), now)) {
-            this.#audit.append("tool_call.recovered", now, recovered.package.protected_audit);
-          }
-        }
+        migrate(sql);
+        const config = this.#consumer.load();
+        if (config !== undefined) this.#planeFor(config).recover(this.clock.now());
       });
     });
   }
@@ -93,13 +81,6 @@ export class ConsumerObject extends DurableObject<Env> {
     }
   }
 
-  #engineFor(consumer: ConsumerRecord): ToolResultEngine {
-    if (this.#engine === undefined) {
-      this.#engine = createEngine({ registry: registryFor(consumer.tools), store: this.#store, approvers: new Set(consumer.approverSubjects) });
-    }
-    return this.#engine;
-  }
-
   #downstream(): DownstreamService | undefined {
     const base = this.env.TOOLGATE_DOWNSTREAM_URL;
     if (this.env.DOWNSTREAM !== undefined) return { fetcher: this.env.DOWNSTREAM, baseUrl: base ?? "http://downstream" };
@@ -107,22 +88,57 @@ export class ConsumerObject extends DurableObject<Env> {
     return undefined;
   }
 
-  #authenticate(consumer: string, token: string, kinds: readonly CredentialKind[]): Outcome<{ caller: Caller; config: ConsumerRecord }> {
-    const config = this.#consumer;
-    if (config === undefined || config.name !== consumer) return fail(UNAUTHENTICATED);
-    const caller = this.#credentials.authenticate(token, kinds);
-    if (!caller.ok) return caller;
-    return ok({ caller: caller.value, config });
+  #planeFor(config: ConsumerRecord): ToolCallPlane {
+    this.#toolCalls ??= new ToolCallPlane({
+      sql: this.ctx.storage.sql,
+      audit: this.#audit,
+      registry: registryFor(config.tools),
+      approvers: config.approverSubjects,
+      executor: httpExecutor(this.#downstream()),
+      transaction: (step) => this.#transaction(step),
+    });
+    return this.#toolCalls;
   }
 
-  #plane(config: ConsumerRecord): ToolCallPlane {
-    return {
-      engine: this.#engineFor(config),
-      approvals: this.#approvals,
+  #runtimeOf(config: ConsumerRecord): RuntimeTransport {
+    this.#runtime ??= new RuntimeTransport({
+      ctx: this.ctx,
+      sql: this.ctx.storage.sql,
       audit: this.#audit,
-      downstream: this.#downstream(),
+      bucket: this.env.CHECKPOINTS,
+      consumer: config.name,
+      now: () => this.clock.now(),
       transaction: (step) => this.#transaction(step),
-    };
+      toolCalls: () => this.#planeFor(this.#consumer.current() ?? config),
+    });
+    return this.#runtime;
+  }
+
+  /**
+   * Authenticates a caller for an operation of the access table: `token` null is the admin
+   * secret, already checked by the Worker. A consumer that does not exist answers as a bad
+   * credential would, so a caller cannot probe for consumers.
+   */
+  #authenticate(consumer: string, token: string | null, operation: Operation): Outcome<Authenticated> {
+    // The admin secret on an operation it may not make is refused before the consumer is
+    // looked up, so that refusal is the same 401 whether or not the consumer exists.
+    if (token === null && !adminMay(operation)) return fail(UNAUTHENTICATED);
+    const config = this.#consumer.current();
+    if (config === undefined || config.name !== consumer) return fail(token === null ? problem("NOT_FOUND", "No such consumer.") : UNAUTHENTICATED);
+    if (token === null) return ok({ caller: { kind: "admin" }, config });
+    const caller = this.#credentials.authenticate(token, operation);
+    return caller.ok ? ok({ caller: caller.value, config }) : caller;
+  }
+
+  /** An approver credential whose subject is one of the consumer's approvers. */
+  #approver(consumer: string, token: string, operation: Operation): Outcome<{ approverId: string; config: ConsumerRecord }> {
+    const auth = this.#authenticate(consumer, token, operation);
+    if (!auth.ok) return auth;
+    const subject = auth.value.caller.kind === "admin" ? null : auth.value.caller.subjectId;
+    if (subject === null || !auth.value.config.approverSubjects.includes(subject)) {
+      return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
+    }
+    return ok({ approverId: subject, config: auth.value.config });
   }
 
   /** A bare round trip (benchmark baseline). */
@@ -130,25 +146,17 @@ export class ConsumerObject extends DurableObject<Env> {
     return "pong";
   }
 
-  /** Admin: creates or updates the consumer. */
+  /** Admin: creates or updates the consumer (its tool registry is rebuilt on the next call). */
   configure(consumer: string, config: ConsumerConfig): Outcome<string> {
-    const now = this.clock.now();
-    const record: ConsumerRecord = { name: consumer, tools: config.tools, approverSubjects: config.approver_subjects };
-    const created = this.#transaction(() => {
-      const isNew = saveConsumer(this.#sql, record, now);
-      this.#consumer = loadConsumer(this.#sql);
-      this.#audit.append("consumer.configured", now, { consumer, tools: this.#consumer?.tools ?? [], approver_subjects: this.#consumer?.approverSubjects ?? [] });
-      return isNew;
-    });
-    this.#engine = undefined;
-    const stored = this.#consumer as ConsumerRecord | undefined;
-    if (stored === undefined) throw new Error("consumer row missing right after it was saved");
-    return ok(canonicalJson({ consumer, tools: stored.tools, approver_subjects: stored.approverSubjects, created }));
+    const saved = this.#transaction(() => this.#consumer.configure(consumer, config, this.clock.now()));
+    this.#toolCalls = undefined;
+    return ok(saved);
   }
 
   /** Admin: mints a credential; the secret is answered once. */
   createCredential(consumer: string, request: CreateCredentialRequest): Outcome<string> {
-    if (this.#consumer === undefined || this.#consumer.name !== consumer) return fail(problem("NOT_FOUND", "No such consumer."));
+    const auth = this.#authenticate(consumer, null, "createCredential");
+    if (!auth.ok) return auth;
     const now = this.clock.now();
     const subject = request.subject_id ?? null;
     const created = this.#transaction(() => {
@@ -161,7 +169,8 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Admin: revokes a credential at once. */
   revokeCredential(consumer: string, credentialId: string): Outcome<null> {
-    if (this.#consumer === undefined || this.#consumer.name !== consumer) return fail(problem("NOT_FOUND", "No such consumer."));
+    const auth = this.#authenticate(consumer, null, "revokeCredential");
+    if (!auth.ok) return auth;
     const now = this.clock.now();
     const revoked = this.#transaction(() => {
       const done = this.#credentials.revoke(credentialId, now);
@@ -171,159 +180,115 @@ export class ConsumerObject extends DurableObject<Env> {
     return revoked ? ok(null) : fail(problem("NOT_FOUND", "No such credential."));
   }
 
-  /** Agent: dispatches one tool call (`request` is the Worker-validated body as canonical JSON). */
+  /** Agent: dispatches one tool call (`request`: the Worker-validated body as canonical JSON). */
   async toolCall(consumer: string, token: string, request: string): Promise<Outcome<string>> {
-    const auth = this.#authenticate(consumer, token, ["agent"]);
-    if (!auth.ok) return auth;
-    return dispatchToolCall(this.#plane(auth.value.config), consumer, validated<ToolCallRequest>(request), this.clock.now());
+    return this.#agentCall(consumer, token, "toolCall", fromWorker(request, ToolCallRequest), null);
   }
 
   /** Agent: the status of an unknown outcome (`request` as for {@link toolCall}). */
   async toolCallStatus(consumer: string, token: string, request: string): Promise<Outcome<string>> {
-    const auth = this.#authenticate(consumer, token, ["agent"]);
-    if (!auth.ok) return auth;
-    return queryToolCallStatus(this.#plane(auth.value.config), consumer, validated<ToolCallStatusRequest>(request), this.clock.now());
+    const input = fromWorker(request, ToolCallStatusRequest);
+    return this.#agentCall(consumer, token, "toolCallStatus", input, input.status_ref);
   }
 
-  #approver(consumer: string, token: string): Outcome<{ approverId: string; config: ConsumerRecord }> {
-    const auth = this.#authenticate(consumer, token, ["approver"]);
+  /** Both agent operations: authenticate, bind the call, run it (or its status query), answer the projection. */
+  async #agentCall(consumer: string, token: string, operation: Operation, input: ToolCallInput, statusRef: string | null): Promise<Outcome<string>> {
+    const auth = this.#authenticate(consumer, token, operation);
     if (!auth.ok) return auth;
-    const approverId = auth.value.caller.subjectId;
-    if (approverId === null || !auth.value.config.approverSubjects.includes(approverId)) {
-      return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
-    }
-    return ok({ approverId, config: auth.value.config });
+    const call = callOf(input);
+    if (!call.ok) return call;
+    const principal = principalOf(consumer, input);
+    const plane = this.#planeFor(auth.value.config);
+    const now = this.clock.now();
+    const outcome = statusRef === null ? await plane.dispatch(principal, call.value, now) : await plane.status(principal, call.value, statusRef, now);
+    return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call.value, outcome.value)) : outcome;
   }
 
   /** Approver: pending approvals with the digest computed for this approver. */
   listApprovals(consumer: string, token: string): Outcome<string> {
-    const who = this.#approver(consumer, token);
+    const who = this.#approver(consumer, token, "listApprovals");
     if (!who.ok) return who;
-    const registry = this.#engineFor(who.value.config).registry;
-    const approvals = this.#approvals.listPending(who.value.approverId, this.clock.now(), (tool) => registry.get(tool));
-    return ok(canonicalJson({ approvals: approvals as unknown as Parameters<typeof canonicalJson>[0] }));
+    return ok(canonicalJson({ approvals: this.#planeFor(who.value.config).listApprovals(who.value.approverId, this.clock.now()) }));
   }
 
   /** Approver: one decision, bound to the digest the approver saw. */
   decideApproval(consumer: string, token: string, approvalId: string, request: ApprovalDecisionRequest): Outcome<string> {
-    const who = this.#approver(consumer, token);
+    const who = this.#approver(consumer, token, "decideApproval");
     if (!who.ok) return who;
-    const registry = this.#engineFor(who.value.config).registry;
-    const now = this.clock.now();
-    return this.#transaction(() => {
-      const decided = this.#approvals.decide(approvalId, who.value.approverId, request.decision, request.approval_digest, now, (tool) => registry.get(tool));
-      if (!decided.ok) return decided;
-      const { record, pending } = decided.value;
-      this.#audit.append("approval.decision", now, {
-        ...record,
-        approval_digest: request.approval_digest,
-        tool: pending.tool,
-        subject_id: pending.subjectId,
-        request_sha256: pending.requestSha256,
-        operation_id: pending.call.operation_id,
-        call_id: pending.call.call_id,
-      });
-      return ok(canonicalJson(record as unknown as Parameters<typeof canonicalJson>[0]));
-    });
+    const body = ApprovalDecisionRequest.parse(request);
+    const decided = this.#planeFor(who.value.config).decide(approvalId, who.value.approverId, body.decision, body.approval_digest, this.clock.now());
+    return decided.ok ? ok(canonicalJson(decided.value)) : decided;
   }
 
   /** Auditor: one page of the audit chain. */
   auditPage(consumer: string, token: string, after: number, limit: number): Outcome<string> {
-    const auth = this.#authenticate(consumer, token, ["auditor"]);
-    if (!auth.ok) return auth;
-    return ok(canonicalJson(this.#audit.page(after, limit) as unknown as Parameters<typeof canonicalJson>[0]));
+    const auth = this.#authenticate(consumer, token, "auditPage");
+    return auth.ok ? ok(canonicalJson(this.#audit.page(after, limit))) : auth;
   }
 
   /** Auditor: verifies the whole chain. */
   auditVerify(consumer: string, token: string): Outcome<string> {
-    const auth = this.#authenticate(consumer, token, ["auditor"]);
-    if (!auth.ok) return auth;
-    return ok(canonicalJson({ ...this.#audit.verify() }));
-  }
-
-  #runtime(): RuntimeTransport {
-    this.#runtimeTransport ??= new RuntimeTransport({
-      ctx: this.ctx,
-      sql: this.#sql,
-      audit: this.#audit,
-      bucket: this.env.CHECKPOINTS,
-      now: () => this.clock.now(),
-      transaction: (step) => this.#transaction(step),
-      plane: () => {
-        if (this.#consumer === undefined) throw new Error("runtime envelope reached an unconfigured consumer");
-        return { consumer: this.#consumer.name, plane: this.#plane(this.#consumer) };
-      },
-    });
-    return this.#runtimeTransport;
+    const auth = this.#authenticate(consumer, token, "auditVerify");
+    return auth.ok ? ok(canonicalJson(this.#audit.verify())) : auth;
   }
 
   /** Runtime: one execution envelope (`POST …/runtime/envelopes`). */
   async runtimeEnvelope(consumer: string, token: string, body: Uint8Array): Promise<Outcome<RuntimeReply>> {
-    const auth = this.#authenticate(consumer, token, ["runtime"]);
-    if (!auth.ok) return auth;
-    return this.#runtime().envelope(body, null);
+    const auth = this.#authenticate(consumer, token, "runtimeEnvelope");
+    return auth.ok ? this.#runtimeOf(auth.value.config).envelope(body, null) : auth;
   }
 
   /** Admin: reads (`targets` null) or replaces the App Facade target map. */
   facadeTargets(consumer: string, targets: Record<string, string> | null): Outcome<string> {
-    if (this.#consumer === undefined || this.#consumer.name !== consumer) return fail(problem("NOT_FOUND", "No such consumer."));
-    if (targets === null) return ok(facadeTargetsJson(loadFacadeTargets(this.#sql)));
-    const now = this.clock.now();
-    const saved = this.#transaction(() => {
-      const value = saveFacadeTargets(this.#sql, targets);
-      this.#audit.append("runtime.facade_targets", now, { targets: Object.fromEntries(value.targets), revision: value.revision });
-      return value;
-    });
-    return ok(facadeTargetsJson(saved));
+    const auth = this.#authenticate(consumer, null, "facadeTargets");
+    return auth.ok ? ok(this.#runtimeOf(auth.value.config).facadeTargets(targets)) : auth;
   }
 
-  /** Runtime WebSocket upgrade (`GET …/runtime/connect`), forwarded by the Worker. */
+  /** Capability plane: one call; `token` null means the Worker already checked the admin secret. */
+  async capabilityCall(consumer: string, token: string | null, call: CapabilityCall): Promise<Outcome<string>> {
+    const auth = this.#authenticate(consumer, token, call.kind);
+    if (!auth.ok) return auth;
+    const who = auth.value.caller;
+    const caller: CapabilityCaller = who.kind === "admin" ? who : { kind: who.kind, subjectId: who.subjectId };
+    return capabilityCall(this.capability, consumer, caller, auth.value.config.approverSubjects, call);
+  }
+
+  /**
+   * WebSocket upgrades, forwarded by the Worker's routes (which matched the path): the runtime
+   * socket and a provider's capability socket. The route passes what it matched in headers.
+   */
   override async fetch(request: Request): Promise<Response> {
-    const connect = CAPABILITY_CONNECT_PATH.exec(new URL(request.url).pathname);
-    if (connect !== null) return this.#capabilityConnect(request, connect[1] ?? "", connect[2] ?? "");
-    const match = /^\/v1\/consumers\/([^/]+)\/runtime\/connect$/.exec(new URL(request.url).pathname);
-    const token = bearerToken(request.headers.get("authorization"));
-    if (match === null || match[1] === undefined) return problemResponse(problem("NOT_FOUND", "No such route."));
-    const auth = this.#authenticate(match[1], token ?? "", ["runtime"]);
-    if (!auth.ok) return problemResponse(auth.problem);
-    return acceptRuntimeSocket(this.ctx, this.#runtime(), auth.value.caller.credentialId);
+    const route = request.headers.get(SOCKET_ROUTE_HEADER);
+    const consumer = request.headers.get(SOCKET_CONSUMER_HEADER) ?? "";
+    const token = request.headers.get(SOCKET_TOKEN_HEADER) ?? "";
+    if (route === "runtime") {
+      const auth = this.#authenticate(consumer, token, "runtimeConnect");
+      if (!auth.ok) return problemResponse(auth.error);
+      const caller = auth.value.caller as Caller;
+      return acceptRuntimeSocket(this.ctx, this.#runtimeOf(auth.value.config), caller.credentialId);
+    }
+    if (route === "capability") {
+      const providerId = request.headers.get(SOCKET_PROVIDER_HEADER) ?? "";
+      const auth = this.#authenticate(consumer, token, "connect");
+      if (!auth.ok) return problemResponse(auth.error);
+      const subject = (auth.value.caller as Caller).subjectId;
+      if (subject !== null && subject !== providerId) return problemResponse(problem("FORBIDDEN", "This provider credential attaches only its own provider."));
+      return connectProvider(this.ctx, this.capability, request, providerId);
+    }
+    return problemResponse(problem("NOT_FOUND", "No such route."));
   }
 
   /** Hibernation API: one message of an accepted WebSocket. */
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     if (isCapabilitySocket(this.ctx, ws)) return onCapabilityMessage(this.capability, ws, message);
-    if (isRuntimeSocket(this.ctx, ws)) await onRuntimeMessage(this.#sql, this.#runtime(), ws, message);
+    const config = this.#consumer.current();
+    if (isRuntimeSocket(this.ctx, ws) && config !== undefined) await onRuntimeMessage(this.#credentials, this.#runtimeOf(config), ws, message);
   }
 
   /** Hibernation API: the peer closed an accepted WebSocket. */
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     if (isCapabilitySocket(this.ctx, ws)) return onCapabilityClose(this.capability, ws);
     if (isRuntimeSocket(this.ctx, ws)) onRuntimeClose(ws, code, reason);
-  }
-
-  /** Capability plane: one call; `token` null means the Worker already checked the admin secret. */
-  async capabilityCall(consumer: string, token: string | null, call: CapabilityCall): Promise<Outcome<string>> {
-    const allowed = CAPABILITY_CALL_AUTH[call.kind];
-    // The admin secret on a route it may not call is refused before the consumer is looked up,
-    // so that refusal is the same 401 whether or not the consumer exists.
-    if (token === null && !allowed.includes("admin")) return fail(UNAUTHENTICATED);
-    const config = this.#consumer;
-    if (config === undefined || config.name !== consumer) return fail(token === null ? problem("NOT_FOUND", "No such consumer.") : UNAUTHENTICATED);
-    let caller: CapabilityCaller = { kind: "admin" };
-    if (token !== null) {
-      const auth = this.#authenticate(consumer, token, allowed.filter((k): k is CredentialKind => k !== "admin"));
-      if (!auth.ok) return auth;
-      caller = { kind: auth.value.caller.kind, subjectId: auth.value.caller.subjectId };
-    }
-    return capabilityCall(this.capability, consumer, caller, config.approverSubjects, call);
-  }
-
-  #capabilityConnect(request: Request, consumer: string, providerId: string): Response {
-    const auth = this.#authenticate(consumer, socketToken(request) ?? "", ["provider"]);
-    if (!auth.ok) return problemResponse(auth.problem);
-    const subject = auth.value.caller.subjectId;
-    if (subject !== null && subject !== providerId) return problemResponse(problem("FORBIDDEN", "This provider credential attaches only its own provider."));
-    return connectProvider(this.ctx, this.capability, request, providerId);
   }
 
   /** Alarm: the capability engine's next deadline (advance time to now; idempotent). */

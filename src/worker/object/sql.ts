@@ -44,3 +44,11 @@ export function int(row: SqlRow, column: string): number {
 
 /** Reader options for JSON this object wrote itself (bigger than a request body may be). */
 export const STORED_JSON = { maxBytes: 1 << 20 } as const;
+
+/** Reads a nullable integer column. */
+export function intOrNull(row: SqlRow, column: string): number | null {
+  const v = row[column];
+  if (v === null) return null;
+  if (typeof v !== "number") throw new Error(`column ${column} is not a number`);
+  return v;
+}

@@ -1,54 +1,31 @@
 import { Hono } from "hono";
-import { adminProblem } from "../auth";
-import { readBody } from "../body";
-import { ConsumerConfig, ConsumerView } from "../contracts/consumer";
-import { CreateCredentialRequest, CreatedCredential, CredentialId } from "../contracts/credential";
-import type { Env } from "../env";
+import { ConsumerConfig, ConsumerView } from "../../contracts/consumer";
+import { CreateCredentialRequest, CreatedCredential, CredentialId } from "../../contracts/credential";
 import type { OperationDoc } from "../openapi";
 import { problem, problemResponse } from "../problem";
-import { consumerStub, respond } from "./respond";
+import { consumerGate, jsonBody, type GateEnv } from "./middleware";
+import { respond } from "./respond";
 
-/** Admin routes: consumers, credentials, and the benchmark ping. */
-export const adminRoutes = new Hono<{ Bindings: Env }>();
+/** Admin routes: consumers, credentials, and the benchmark ping (the admin secret only). */
+export const adminRoutes = new Hono<GateEnv>();
 
-adminRoutes.put("/v1/consumers/:consumer", async (c) => {
-  const denied = adminProblem(c);
-  if (denied !== null) return denied;
-  const stub = consumerStub(c.env, c.req.param("consumer"));
-  if (stub instanceof Response) return stub;
-  const body = await readBody(c.req.raw, ConsumerConfig);
-  if (!body.ok) return problemResponse(body.problem);
-  return respond(await stub.configure(c.req.param("consumer"), body.value));
+const admin = { secretOnly: true } as const;
+
+adminRoutes.put("/v1/consumers/:consumer", consumerGate("configure", admin), jsonBody(ConsumerConfig), async (c) =>
+  respond(await c.var.stub.configure(c.var.consumer, c.var.body)),
+);
+
+adminRoutes.post("/v1/consumers/:consumer/credentials", consumerGate("createCredential", admin), jsonBody(CreateCredentialRequest), async (c) =>
+  respond(await c.var.stub.createCredential(c.var.consumer, c.var.body), 201),
+);
+
+adminRoutes.delete("/v1/consumers/:consumer/credentials/:credential_id", consumerGate("revokeCredential", admin), async (c) => {
+  const id = c.req.param("credential_id");
+  if (!CredentialId.safeParse(id).success) return problemResponse(problem("NOT_FOUND", "No such credential."));
+  return respond(await c.var.stub.revokeCredential(c.var.consumer, id));
 });
 
-adminRoutes.post("/v1/consumers/:consumer/credentials", async (c) => {
-  const denied = adminProblem(c);
-  if (denied !== null) return denied;
-  const stub = consumerStub(c.env, c.req.param("consumer"));
-  if (stub instanceof Response) return stub;
-  const body = await readBody(c.req.raw, CreateCredentialRequest);
-  if (!body.ok) return problemResponse(body.problem);
-  return respond(await stub.createCredential(c.req.param("consumer"), body.value), 201);
-});
-
-adminRoutes.delete("/v1/consumers/:consumer/credentials/:credential_id", async (c) => {
-  const denied = adminProblem(c);
-  if (denied !== null) return denied;
-  const stub = consumerStub(c.env, c.req.param("consumer"));
-  if (stub instanceof Response) return stub;
-  if (!CredentialId.safeParse(c.req.param("credential_id")).success) {
-    return problemResponse(problem("NOT_FOUND", "No such credential."));
-  }
-  return respond(await stub.revokeCredential(c.req.param("consumer"), c.req.param("credential_id")));
-});
-
-adminRoutes.get("/v1/consumers/:consumer/ping", async (c) => {
-  const denied = adminProblem(c);
-  if (denied !== null) return denied;
-  const stub = consumerStub(c.env, c.req.param("consumer"));
-  if (stub instanceof Response) return stub;
-  return c.json({ pong: await stub.ping() });
-});
+adminRoutes.get("/v1/consumers/:consumer/ping", consumerGate("ping", admin), async (c) => c.json({ pong: await c.var.stub.ping() }));
 
 /** OpenAPI descriptions of the admin routes. */
 export const adminOperations: readonly OperationDoc[] = [
@@ -56,7 +33,7 @@ export const adminOperations: readonly OperationDoc[] = [
     method: "put",
     path: "/v1/consumers/{consumer}",
     summary: "Create or update a consumer: its enabled tools and the subjects allowed to approve.",
-    auth: "admin",
+    operation: "configure",
     request: ConsumerConfig,
     response: { status: 200, schema: ConsumerView, description: "The stored consumer." },
     problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
@@ -65,7 +42,7 @@ export const adminOperations: readonly OperationDoc[] = [
     method: "post",
     path: "/v1/consumers/{consumer}/credentials",
     summary: "Mint a credential; the secret is shown once and stored only as SHA-256.",
-    auth: "admin",
+    operation: "createCredential",
     request: CreateCredentialRequest,
     response: { status: 201, schema: CreatedCredential, description: "The new credential." },
     problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
@@ -74,7 +51,7 @@ export const adminOperations: readonly OperationDoc[] = [
     method: "delete",
     path: "/v1/consumers/{consumer}/credentials/{credential_id}",
     summary: "Revoke a credential at once.",
-    auth: "admin",
+    operation: "revokeCredential",
     response: { status: 204, description: "Revoked." },
     problems: ["UNAUTHENTICATED", "NOT_FOUND"],
   },
@@ -82,7 +59,7 @@ export const adminOperations: readonly OperationDoc[] = [
     method: "get",
     path: "/v1/consumers/{consumer}/ping",
     summary: "A bare round trip to the consumer's object (benchmark baseline).",
-    auth: "admin",
+    operation: "ping",
     response: { status: 200, description: "`{\"pong\":\"pong\"}`" },
     problems: ["UNAUTHENTICATED", "NOT_FOUND"],
   },

@@ -1,12 +1,10 @@
-import { type Context, Hono } from "hono";
-import { credentialOf } from "../auth";
-import { readBody } from "../body";
-import { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../contracts/tool-call";
-import type { Env } from "../env";
+import { Hono } from "hono";
+import { canonicalJson, JsonDomainError } from "../../core/json";
+import { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../../contracts/tool-call";
 import type { OperationDoc } from "../openapi";
 import { problem, problemResponse } from "../problem";
-import { canonicalJson, JsonDomainError } from "../../core/json";
-import { consumerStub, respond } from "./respond";
+import { consumerGate, credentialToken, jsonBody, type GateEnv } from "./middleware";
+import { respond } from "./respond";
 
 /**
  * The validated body as canonical JSON text for the object: RPC cannot carry the reader's
@@ -22,28 +20,17 @@ function forObject(value: unknown): string | Response {
 }
 
 /** Agent routes of the tool-call plane (Tool Result v2). */
-export const toolCallRoutes = new Hono<{ Bindings: Env }>();
+export const toolCallRoutes = new Hono<GateEnv>();
 
-/**
- * The two agent routes differ only in their body contract and the object method: authenticate the
- * shape, read the body once, hand the object canonical text.
- */
-function agentRoute(schema: typeof ToolCallRequest | typeof ToolCallStatusRequest, method: "toolCall" | "toolCallStatus") {
-  return async (c: Context<{ Bindings: Env }>): Promise<Response> => {
-    const credential = credentialOf(c);
-    if (credential instanceof Response) return credential;
-    const stub = consumerStub(c.env, c.req.param("consumer") ?? "");
-    if (stub instanceof Response) return stub;
-    const body = await readBody(c.req.raw, schema);
-    if (!body.ok) return problemResponse(body.problem);
-    const text = forObject(body.value);
-    if (text instanceof Response) return text;
-    return respond(await stub[method](c.req.param("consumer") ?? "", credential.token, text));
-  };
-}
+toolCallRoutes.post("/v1/consumers/:consumer/tool-calls", consumerGate("toolCall"), jsonBody(ToolCallRequest), async (c) => {
+  const text = forObject(c.var.body);
+  return text instanceof Response ? text : respond(await c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), text));
+});
 
-toolCallRoutes.post("/v1/consumers/:consumer/tool-calls", agentRoute(ToolCallRequest, "toolCall"));
-toolCallRoutes.post("/v1/consumers/:consumer/tool-calls/status", agentRoute(ToolCallStatusRequest, "toolCallStatus"));
+toolCallRoutes.post("/v1/consumers/:consumer/tool-calls/status", consumerGate("toolCallStatus"), jsonBody(ToolCallStatusRequest), async (c) => {
+  const text = forObject(c.var.body);
+  return text instanceof Response ? text : respond(await c.var.stub.toolCallStatus(c.var.consumer, credentialToken(c.var.token), text));
+});
 
 const problems = [
   "UNAUTHENTICATED",
@@ -64,7 +51,7 @@ export const toolCallOperations: readonly OperationDoc[] = [
     method: "post",
     path: "/v1/consumers/{consumer}/tool-calls",
     summary: "Dispatch one model-proposed tool call. Model-level failures are 200 with a failed or unknown model_result.",
-    auth: "agent",
+    operation: "toolCall",
     request: ToolCallRequest,
     response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
     problems,
@@ -73,7 +60,7 @@ export const toolCallOperations: readonly OperationDoc[] = [
     method: "post",
     path: "/v1/consumers/{consumer}/tool-calls/status",
     summary: "Query the status of a write whose outcome is unknown (reconciles from the downstream receipt).",
-    auth: "agent",
+    operation: "toolCallStatus",
     request: ToolCallStatusRequest,
     response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
     problems: problems.filter((p) => p !== "IDEMPOTENCY_IN_PROGRESS"),

@@ -35,9 +35,7 @@ export const submitRefundTool: HttpToolDefinition = {
     timeoutMs: 2_000,
     // The downstream owns its resources; the gate checks the caller, the downstream the order.
     authorize: () => true,
-    handler: () => {
-      throw new Error("HTTP tools are executed by the gate, not through the registry handler");
-    },
+    execution: { kind: "external" },
   }),
 };
 
@@ -64,9 +62,7 @@ export const lookupRefundTool: HttpToolDefinition = {
     producerRevision: "refunds-service-v1",
     timeoutMs: 1_000,
     authorize: () => true,
-    handler: () => {
-      throw new Error("HTTP tools are executed by the gate, not through the registry handler");
-    },
+    execution: { kind: "external" },
   }),
 };
 

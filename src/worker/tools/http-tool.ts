@@ -1,12 +1,13 @@
 import * as z from "zod";
 import { readJson } from "../../core/json";
 import type { ToolSpec } from "../../core/tool-result/tool-spec";
+import type { DownstreamEvidence } from "../../core/tool-result/query-status";
 import type { HandlerResult, ToolCall } from "../../core/tool-result/types";
 import { readCappedBytes } from "../body";
 
 /** A tool the gate runs by calling a downstream HTTP service. */
 export interface HttpToolDefinition {
-  /** The registry entry (its `handler` is never called: the gate executes HTTP tools itself). */
+  /** The registry entry (execution kind `external`: the gate executes HTTP tools itself). */
   readonly spec: ToolSpec;
   /** `POST {base}{path}` runs the tool with the arguments as the JSON body. */
   readonly path: string;
@@ -103,13 +104,8 @@ export async function callHttpTool(def: HttpToolDefinition, downstream: Downstre
   }
 }
 
-/** What the downstream says happened to a write. */
-export type HttpToolStatus =
-  | { readonly kind: "committed"; readonly result: HandlerResult }
-  /** It never executed and never will: failed, or fenced at the gate's request. */
-  | { readonly kind: "not_executed" }
-  /** No definite answer (pending, unreachable, malformed): the outcome stays unknown. */
-  | { readonly kind: "unknown" };
+/** What the downstream says happened to a write (pending, unreachable or malformed: unknown). */
+export type HttpToolStatus = DownstreamEvidence;
 
 const UNKNOWN: HttpToolStatus = { kind: "unknown" };
 

@@ -1,6 +1,6 @@
-import { canonicalJson } from "../../core/json";
-import type { CheckpointPurgeRequest } from "../../core/wire";
-import { int, one, run, text } from "./sql";
+import { canonicalJson } from "../../../core/json";
+import type { CheckpointPurgeRequest } from "../../../core/wire";
+import type { RuntimeStore } from "./store";
 
 /** Objects listed per R2 page, and deleted per R2 call (R2's maximum for both). */
 export const PURGE_PAGE_SIZE = 1000;
@@ -56,7 +56,7 @@ export class CheckpointPurger {
   readonly #running = new Set<string>();
 
   constructor(
-    private readonly sql: SqlStorage,
+    private readonly store: RuntimeStore,
     private readonly bucket: R2Bucket | undefined,
   ) {}
 
@@ -68,10 +68,10 @@ export class CheckpointPurger {
       surface_id: request.surface_id,
       thread_id: request.thread_id,
     });
-    const done = one(this.sql, "SELECT request_key, deleted_objects FROM runtime_purges WHERE purge_id = ?", request.purge_id);
+    const done = this.store.purge(request.purge_id);
     if (done !== undefined) {
-      if (text(done, "request_key") !== requestKey) return { status: "failed", code: "PURGE_ID_REUSED", message: "The purge id was already used for another thread." };
-      return { status: "deleted", deletedObjects: int(done, "deleted_objects") };
+      if (done.requestKey !== requestKey) return { status: "failed", code: "PURGE_ID_REUSED", message: "The purge id was already used for another thread." };
+      return { status: "deleted", deletedObjects: done.deletedObjects };
     }
     if (this.bucket === undefined) return { status: "failed", code: "CHECKPOINTS_UNAVAILABLE", message: "The checkpoint bucket is not bound." };
     if (this.#running.has(request.purge_id)) return { status: "in_progress" };
@@ -84,17 +84,7 @@ export class CheckpointPurger {
       } catch {
         return { status: "failed", code: "PURGE_FAILED", message: "The checkpoint bucket refused the purge; retry it." };
       }
-      transaction(() =>
-        run(
-          this.sql,
-          "INSERT INTO runtime_purges (purge_id, request_key, thread_prefix, deleted_objects, completed_at) VALUES (?, ?, ?, ?, ?)",
-          request.purge_id,
-          requestKey,
-          prefix,
-          deleted,
-          now,
-        ),
-      );
+      transaction(() => this.store.recordPurge(request.purge_id, requestKey, prefix, deleted, now));
       return { status: "deleted", deletedObjects: deleted };
     } finally {
       this.#running.delete(request.purge_id);

@@ -1,15 +1,15 @@
 import {
   applyInPlace,
-  isTerminalStatus,
   U64_MAX,
   writeWireJson,
   type CapabilityEngineState,
   type CapabilityOperation,
   type Outcome as EngineOutcome,
   type ProviderRuntimeEnvelope,
-} from "../../core/capability";
-import type { AuditChain } from "./audit-chain";
-import { CapabilityStore, type OutboxRow } from "./capability-store";
+} from "../../../core/capability";
+import type { AuditChain } from "../audit/plane";
+import { alarmTime, auditRecord, effectMessage, nextDeadline } from "./schedule";
+import { CapabilityStore, type OutboxRow } from "./store";
 
 /** Operations logged after a checkpoint before the next full checkpoint. */
 export const CHECKPOINT_EVERY = 256;
@@ -19,9 +19,6 @@ const QUERIES = new Set(["snapshot", "instance-ids", "provider-runtime-snapshot"
 
 /** How long a long-poll attachment lives without a poll, in milliseconds. */
 export const LEASE_MS = 60_000;
-
-/** The farthest an alarm is scheduled ahead; a later deadline is reached by rescheduling. */
-const MAX_ALARM_AHEAD_MS = 24 * 3600 * 1000;
 
 /** What the host needs from its Durable Object. */
 export interface CapabilityHostDeps {
@@ -47,7 +44,10 @@ export interface SocketAttachment {
 type RuntimeCommand = ProviderRuntimeEnvelope["command"];
 
 /**
- * Hosts one consumer's capability engine inside its Durable Object. Every operation is one
+ * Hosts one consumer's capability engine inside its Durable Object. Size: one class of about
+ * 320 lines, because its private state (the cached engine state, the journal of the running
+ * step, the scheduled alarm, the long-poll waiters) must change only inside its own transaction
+ * cycle; pure parts live in `schedule.ts` and `store.ts`. Every operation is one
  * synchronous transaction: load (cached) state, advance the engine's clock to the object's
  * millisecond clock, apply, bind drained effects to their provider's binding in the outbox,
  * append the new engine audit events to the consumer's audit chain, and persist: the applied
@@ -260,10 +260,10 @@ export class CapabilityHost {
       for (const wake of this.#waiters.get(provider) ?? []) wake();
     }
     // Only a changed deadline costs an alarm write.
-    const next = this.#nextDeadline(state);
+    const next = nextDeadline(state, this.store.leases());
     if (next !== this.#scheduled) {
       this.#scheduled = next;
-      this.deps.setAlarm(next === null ? null : this.#wallTime(next));
+      this.deps.setAlarm(next === null ? null : alarmTime(next, this.nowMs(), Date.now()));
     }
   }
 
@@ -290,27 +290,6 @@ export class CapabilityHost {
     const state = this.#state ?? this.peek();
     const binding = this.bindingOf(state, providerId);
     if (binding !== null) this.#push(providerId, binding);
-  }
-
-  #nextDeadline(state: CapabilityEngineState): bigint | null {
-    let next: bigint | null = null;
-    for (const record of state.requests) {
-      if (isTerminalStatus(record.snapshot.status)) continue;
-      if (next === null || record.request.deadline_tick < next) next = record.request.deadline_tick;
-    }
-    for (const lease of this.store.leases()) {
-      const expires = BigInt(lease.expiresMs);
-      if (next === null || expires < next) next = expires;
-    }
-    return next;
-  }
-
-  #wallTime(next: bigint): number {
-    // The alarm is set on the wall clock, `next − now` ahead of it (equal when the clock is
-    // not pinned), so a pinned test clock never makes a past deadline fire in a loop.
-    const ahead = next - BigInt(this.nowMs());
-    const capped = ahead > BigInt(MAX_ALARM_AHEAD_MS) ? MAX_ALARM_AHEAD_MS : Number(ahead);
-    return Date.now() + Math.max(0, capped);
   }
 
   /**
@@ -344,22 +323,4 @@ export class CapabilityHost {
     });
     return renew();
   }
-}
-
-/**
- * An engine value as an audit-chain record: the chain's canonical JSON is limited to
- * portable integers, so a u64 above 2^53 − 1 is written as its decimal string.
- */
-export function auditRecord(value: unknown): unknown {
-  if (typeof value === "bigint") return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
-  if (Array.isArray(value)) return value.map(auditRecord);
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, auditRecord(v)]));
-  }
-  return value;
-}
-
-/** The gate → provider frame carrying one bound effect (the row's JSON spliced in as-is). */
-export function effectMessage(row: OutboxRow): string {
-  return `{"type":"effect","envelope":${row.envelope}}`;
 }

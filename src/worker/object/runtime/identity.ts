@@ -1,12 +1,14 @@
-import { canonicalJson, sha256Hex } from "../../core/json";
-import type { ToolCallRequest } from "../contracts/tool-call";
-import type { InvocationContext } from "../../core/wire";
+import { canonicalJson, sha256Hex, type JsonObject } from "../../../core/json";
+import type { Principal, ToolCall } from "../../../core/tool-result/types";
+import type { InvocationContext } from "../../../core/wire";
 
 /**
- * The tool-call provider profile every App Facade call is bound to. The gate projects facade
- * results itself, so the profile only fixes the call identity; it never reaches a model.
+ * The provider profile fields every App Facade call is bound with. They only fix the call's
+ * identity for the engine's digests and idempotency records (stored actions, approvals and
+ * records of deployed consumers depend on these exact values); the facade's results are never
+ * projected for a model, so no provider adapter runs.
  */
-export const FACADE_PROVIDER_PROFILE = { provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1" } as const;
+export const FACADE_BINDING_PROFILE = { provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1" } as const;
 
 /** `prefix` + the first 32 hex digits of SHA-256 over a canonical JSON array of the parts. */
 function derived(prefix: string, parts: readonly string[]): string {
@@ -45,29 +47,51 @@ export function facadeIdempotencyKey(actionId: string, operationId: string): str
 }
 
 /**
- * The tool-call request a facade operation is: the acting user is the subject (no roles), the
- * tool comes from the consumer's facade-target map, the arguments are the facade `input`.
+ * The tool call a facade operation is: the acting user is the subject (no roles), the tool
+ * comes from the consumer's facade-target map, the arguments are the facade `input`.
  */
 export function facadeToolCall(
+  consumer: string,
   identity: FacadeIdentity,
   subjectId: string,
   tool: string,
-  args: Record<string, unknown>,
+  args: JsonObject,
   idempotencyKey: string | null,
-): ToolCallRequest {
+): { principal: Principal; call: ToolCall } {
   return {
-    principal: { subject_id: subjectId, roles: [] },
-    proposal: { name: tool, arguments: args },
-    context: {
+    principal: { tenant_id: consumer, subject_id: subjectId, roles: [] },
+    call: {
       call_id: identity.callId,
       operation_id: identity.operationId,
+      name: tool,
+      arguments: args,
       idempotency_key: idempotencyKey,
-      provider: FACADE_PROVIDER_PROFILE.provider,
-      api_family: FACADE_PROVIDER_PROFILE.api_family,
+      provider: FACADE_BINDING_PROFILE.provider,
+      api_family: FACADE_BINDING_PROFILE.api_family,
       response_id: identity.responseId,
-      adapter_revision: FACADE_PROVIDER_PROFILE.adapter_revision,
+      adapter_revision: FACADE_BINDING_PROFILE.adapter_revision,
     },
   };
+}
+
+/**
+ * The stored form of a facade call (the `request` column): canonical JSON in the shape of the
+ * tool-call contract, as actions have always been stored, so a repeated prepare compares text.
+ */
+export function storedRequest(principal: Principal, call: ToolCall): string {
+  return canonicalJson({
+    principal: { subject_id: principal.subject_id, roles: [...principal.roles] },
+    proposal: { name: call.name, arguments: call.arguments },
+    context: {
+      call_id: call.call_id,
+      operation_id: call.operation_id,
+      idempotency_key: call.idempotency_key,
+      provider: call.provider,
+      api_family: call.api_family,
+      response_id: call.response_id,
+      adapter_revision: call.adapter_revision,
+    },
+  });
 }
 
 /** A deterministic message id for the gate's answer to one incoming message. */

@@ -4,20 +4,20 @@ import {
   type CapabilityEngineState,
   type CapabilityError,
   type Outcome as EngineOutcome,
-} from "../../core/capability";
+} from "../../../core/capability";
 import type {
   CapabilityAuthorityRequest,
   CapabilityInstanceUpdate,
   CapabilityObservationPost,
   CapabilityProviderRegistration,
   CapabilityRequestBody,
-} from "../contracts/capability";
-import type { CredentialKind } from "../credential-format";
-import { problem, type Problem } from "../problem";
-import { fail, ok, type Outcome } from "../result";
-import { LEASE_MS, type CapabilityHost } from "./capability-host";
+} from "../../../contracts/capability";
+import type { CredentialKind } from "../../../contracts/access";
+import { problem, type Problem } from "../../problem";
+import { fail, ok, type Outcome } from "../../result";
+import { LEASE_MS, type CapabilityHost } from "./host";
 
-/** One capability-plane call, as the Worker hands it to the consumer's object. */
+/** One capability-plane call, as the Worker hands it to the consumer's object; `kind` is its operation in the access table. */
 export type CapabilityCall =
   | { kind: "register-provider"; body: CapabilityProviderRegistration }
   | { kind: "set-instance"; instanceId: bigint; body: CapabilityInstanceUpdate }
@@ -32,23 +32,6 @@ export type CapabilityCall =
   | { kind: "poll"; providerId: string; bindingId: bigint; after: bigint | null; waitMs: number }
   | { kind: "observe"; providerId: string; body: CapabilityObservationPost }
   | { kind: "detach"; providerId: string; bindingId: bigint };
-
-/** Who may make each call: the admin secret and/or credential kinds. */
-export const CAPABILITY_CALL_AUTH: Record<CapabilityCall["kind"], readonly ("admin" | CredentialKind)[]> = {
-  "register-provider": ["admin"],
-  "set-instance": ["admin"],
-  "remove-instance": ["admin"],
-  authority: ["admin", "approver"],
-  approvals: ["admin", "approver"],
-  request: ["agent"],
-  "request-status": ["agent"],
-  "drain-completions": ["agent"],
-  snapshot: ["admin", "auditor"],
-  attach: ["provider"],
-  poll: ["provider"],
-  observe: ["provider"],
-  detach: ["provider"],
-};
 
 /** The authenticated caller of a capability call. */
 export type CapabilityCaller = { kind: "admin" } | { kind: CredentialKind; subjectId: string | null };
@@ -68,7 +51,7 @@ export function engineProblem(error: CapabilityError): Problem {
   return { ...problem(kind, code), errorJson: writeWireJson(error) };
 }
 
-function answer(outcome: EngineOutcome<unknown>, body: (value: unknown) => unknown): Outcome<string> {
+function wireAnswer(outcome: EngineOutcome<unknown>, body: (value: unknown) => unknown): Outcome<string> {
   return "Err" in outcome ? fail(engineProblem(outcome.Err)) : ok(writeWireJson(body(outcome.Ok)));
 }
 
@@ -91,10 +74,10 @@ export async function capabilityCall(
   switch (call.kind) {
     case "register-provider": {
       const descriptor = call.body.descriptor;
-      return answer(host.operate({ "register-provider": { descriptor } }), () => ({ provider_id: descriptor.id }));
+      return wireAnswer(host.operate({ "register-provider": { descriptor } }), () => ({ provider_id: descriptor.id }));
     }
     case "set-instance":
-      return answer(
+      return wireAnswer(
         host.timed((state) => {
           const set = host.apply(state, { "set-generation": { instance_id: call.instanceId, generation: call.body.generation } });
           if ("Err" in set) return set;
@@ -103,7 +86,7 @@ export async function capabilityCall(
         () => ({ instance_id: call.instanceId, generation: call.body.generation, state: call.body.state }),
       );
     case "remove-instance":
-      return answer(host.operate({ "remove-instance": { instance_id: call.instanceId } }), (removed) => ({ removed }));
+      return wireAnswer(host.operate({ "remove-instance": { instance_id: call.instanceId } }), (removed) => ({ removed }));
     case "authority": {
       if (caller.kind === "approver" && (subject === null || !approvers.includes(subject))) {
         return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
@@ -113,7 +96,7 @@ export async function capabilityCall(
         sequence = call.body.sequence ?? state.last_authority_sequence + 1n;
         return host.apply(state, { authority: { sequence, command: call.body.command } });
       });
-      return answer(outcome, (value) => ({ sequence, outcome: value }));
+      return wireAnswer(outcome, (value) => ({ sequence, outcome: value }));
     }
     case "approvals": {
       if (caller.kind === "approver" && (subject === null || !approvers.includes(subject))) {
@@ -142,7 +125,7 @@ export async function capabilityCall(
         tick = state.current_tick;
         return result;
       });
-      return answer(outcome, (decision) => ({ request_key: key, accepted_sequence: accepted, decision, tick }));
+      return wireAnswer(outcome, (decision) => ({ request_key: key, accepted_sequence: accepted, decision, tick }));
     }
     case "request-status": {
       if (subject !== null && subject !== call.actorId) return forbidden("This agent credential acts only as its own subject.");
@@ -151,7 +134,7 @@ export async function capabilityCall(
       return found === null ? fail(problem("NOT_FOUND", "No such capability request.")) : ok(writeWireJson({ request: found }));
     }
     case "drain-completions":
-      return answer(host.operate("drain-completions"), (batch) => batch);
+      return wireAnswer(host.operate("drain-completions"), (batch) => batch);
     case "snapshot":
       return ok(
         writeWireJson(
@@ -173,7 +156,7 @@ export async function capabilityCall(
         if ("Ok" in result) host.store.setLease(call.providerId, binding, host.nowMs() + LEASE_MS);
         return result;
       });
-      return answer(outcome, () => ({ provider_id: call.providerId, binding_id: binding, lease_ms: LEASE_MS }));
+      return wireAnswer(outcome, () => ({ provider_id: call.providerId, binding_id: binding, lease_ms: LEASE_MS }));
     }
     case "poll": {
       if (subject !== null && subject !== call.providerId) return forbidden("This provider credential attaches only its own provider.");
@@ -185,7 +168,7 @@ export async function capabilityCall(
       if (subject !== null && subject !== call.providerId) return forbidden("This provider credential attaches only its own provider.");
       if (call.body.observation.provider_id !== call.providerId) return forbidden("The observation names another provider.");
       const outcome = host.timed((state) => host.runtime(state, () => ({ observe: { binding_id: call.body.binding_id, observation: call.body.observation } })));
-      return answer(outcome, (value) => ({ outcome: value }));
+      return wireAnswer(outcome, (value) => ({ outcome: value }));
     }
     case "detach": {
       if (subject !== null && subject !== call.providerId) return forbidden("This provider credential attaches only its own provider.");
@@ -194,7 +177,7 @@ export async function capabilityCall(
         if ("Ok" in result) host.store.dropLease(call.providerId);
         return result;
       });
-      return answer(outcome, (value) => ({ outcome: value }));
+      return wireAnswer(outcome, (value) => ({ outcome: value }));
     }
   }
 }

@@ -1,3 +1,4 @@
+import { canonicalJson } from "../../../core/json";
 import {
   checkpointPurgeDeleted,
   checkpointPurgeFailed,
@@ -10,15 +11,15 @@ import {
   replyMetadata,
   type Envelope,
   type Metadata,
-} from "../../core/wire";
-import { problem, type Problem } from "../problem";
-import { fail, ok, type Outcome } from "../result";
-import type { AuditChain } from "./audit-chain";
-import { handleFacadeRequest, type FacadeAnswer } from "./runtime-facade";
-import { replyMessageId } from "./runtime-identity";
-import { RuntimeOutbox } from "./runtime-outbox";
-import { CheckpointPurger } from "./runtime-purge";
-import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "./tool-calls";
+} from "../../../core/wire";
+import { problem, type Problem } from "../../problem";
+import { fail, ok, type Outcome } from "../../result";
+import type { AuditChain } from "../audit/plane";
+import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "../tool-calls/plane";
+import { handleFacadeRequest, type FacadeAnswer } from "./facade";
+import { replyMessageId } from "./identity";
+import { CheckpointPurger } from "./purge";
+import { RuntimeStore, type FacadeTargets } from "./store";
 
 /** Largest envelope accepted, in UTF-8 bytes (over HTTP and per WebSocket message). */
 export const MAX_ENVELOPE_BYTES = 1_048_576;
@@ -36,15 +37,32 @@ export interface RuntimeHost {
   readonly audit: AuditChain;
   readonly bucket: R2Bucket | undefined;
   /** Unix seconds. */
+  /** The consumer's name. */
+  readonly consumer: string;
   now(): number;
   transaction<T>(step: () => T): T;
-  /** The configured consumer and its tool-call plane. */
-  plane(): { consumer: string; plane: ToolCallPlane };
+  /** The consumer's tool-call plane (App Facade calls run on it). */
+  toolCalls(): ToolCallPlane;
 }
 
+/** The problem code of each codec refusal (the codec's own codes, in the problem catalog's case). */
+const REFUSALS = {
+  invalid_json: "INVALID_JSON",
+  unknown_field: "UNKNOWN_FIELD",
+  unsupported_version: "UNSUPPORTED_VERSION",
+  missing_identifier: "MISSING_IDENTIFIER",
+  invalid_binding: "INVALID_BINDING",
+} as const satisfies Record<string, Problem["code"]>;
+
 /** A refused envelope as a problem carrying the codec's code (and path, for `unknown_field`). */
-function refusal(error: { code: Problem["code"]; message: string; path: string | null }): Problem {
-  return error.path === null ? { code: error.code, detail: error.message } : { code: error.code, detail: error.message, path: error.path };
+function refusal(error: { code: keyof typeof REFUSALS; message: string; path: string | null }): Problem {
+  const code = REFUSALS[error.code];
+  return error.path === null ? { code, detail: error.message } : { code, detail: error.message, path: error.path };
+}
+
+/** The canonical JSON view of the facade-target map answered by the admin routes. */
+function targetsJson(value: FacadeTargets): string {
+  return canonicalJson({ targets: Object.fromEntries(value.targets), revision: value.revision });
 }
 
 function encoded(value: Envelope): string {
@@ -72,12 +90,29 @@ function facadeEnvelope(meta: Metadata, answer: FacadeAnswer): Envelope {
  * `POST …/runtime/envelopes` and the runtime WebSocket.
  */
 export class RuntimeTransport {
-  readonly outbox: RuntimeOutbox;
+  readonly store: RuntimeStore;
   readonly #purger: CheckpointPurger;
 
   constructor(private readonly host: RuntimeHost) {
-    this.outbox = new RuntimeOutbox(host.sql);
-    this.#purger = new CheckpointPurger(host.sql, host.bucket);
+    this.store = new RuntimeStore(host.sql);
+    this.#purger = new CheckpointPurger(this.store, host.bucket);
+  }
+
+  /** Admin: reads (`targets` null) or replaces the App Facade target map, answered as JSON. */
+  facadeTargets(targets: Readonly<Record<string, string>> | null): string {
+    if (targets === null) return targetsJson(this.store.targets());
+    const now = this.host.now();
+    const saved = this.host.transaction(() => {
+      const value = this.store.saveTargets(targets);
+      this.host.audit.append("runtime.facade_targets", now, { targets: Object.fromEntries(value.targets), revision: value.revision });
+      return value;
+    });
+    return targetsJson(saved);
+  }
+
+  /** Every unacknowledged event's envelope text, oldest first (sent to a socket on connect). */
+  pendingEvents(): string[] {
+    return this.store.pendingEvents();
   }
 
   /** Handles one envelope; `sender` is the WebSocket it came on (never echoed an event back). */
@@ -85,23 +120,31 @@ export class RuntimeTransport {
     const decoded = decodeEnvelope(input, { maxBytes: MAX_ENVELOPE_BYTES });
     if (!decoded.ok) return fail(refusal(decoded.error));
     const request = decoded.envelope;
-    const { consumer, plane } = this.host.plane();
+    const consumer = this.host.consumer;
     const now = this.host.now();
     const meta = replyMetadata(request, replyMessageId(consumer, request.metadata.message_id, request.metadata.dispatch.dispatch_id), now * 1000);
     const payload = request.payload;
     switch (payload.family) {
       case "app_facade_request": {
-        const answer = await handleFacadeRequest({ sql: this.host.sql, plane, consumer, now }, payload.payload, request.metadata.dispatch);
+        const deps = {
+          store: this.store,
+          toolCalls: this.host.toolCalls(),
+          consumer,
+          now,
+          transaction: <T>(step: () => T) => this.host.transaction(step),
+          audit: (record: Record<string, unknown>) => void this.host.audit.append("runtime.facade", now, record),
+        };
+        const answer = await handleFacadeRequest(deps, payload.payload, request.metadata.dispatch);
         return ok({ status: 200, envelope: encoded(facadeEnvelope(meta, answer)) });
       }
       case "event": {
         const text = encoded(request);
-        const added = this.host.transaction(() => this.outbox.add(payload.payload.event.id, text, now));
+        const added = this.host.transaction(() => this.store.addEvent(payload.payload.event.id, text, now));
         if (added === "stored") this.#broadcast(text, sender);
         return ok({ status: 202, envelope: null });
       }
       case "event_ack": {
-        this.host.transaction(() => this.outbox.ack(payload.payload.event_id));
+        this.host.transaction(() => this.store.ackEvent(payload.payload.event_id));
         return ok({ status: 202, envelope: null });
       }
       case "checkpoint_purge": {

@@ -1,8 +1,9 @@
-import { mintCredential, parseCredential, type CredentialKind } from "../credential-format";
-import { UNAUTHENTICATED, problem } from "../problem";
-import { fail, ok, type Outcome } from "../result";
-import { digestsEqual, sha256Bytes } from "../timing-safe";
-import { one, run } from "./sql";
+import { credentialKinds, type CredentialKind, type Operation } from "../../../contracts/access";
+import { mintCredential, parseCredential } from "../../credential-format";
+import { UNAUTHENTICATED, problem } from "../../problem";
+import { fail, ok, type Outcome } from "../../result";
+import { digestsEqual, sha256Bytes } from "../../timing-safe";
+import { CredentialTable, type StoredCredential } from "./store";
 
 /** An authenticated caller, from the stored credential record (never from the request). */
 export interface Caller {
@@ -11,70 +12,50 @@ export interface Caller {
   subjectId: string | null;
 }
 
-interface StoredCredential {
-  kind: CredentialKind;
-  subjectId: string | null;
-  secretSha256: Uint8Array;
-  revoked: boolean;
-}
-
 /**
  * Credentials of one consumer: minted here, stored only as SHA-256, checked here (inside the
  * consumer's object, so a revocation takes effect on the next request).
  */
-export class CredentialStore {
+export class CredentialPlane {
+  readonly #table: CredentialTable;
   readonly #cache = new Map<string, StoredCredential | null>();
 
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(sql: SqlStorage) {
+    this.#table = new CredentialTable(sql);
+  }
 
   /** Mints and stores a credential; the returned secret is never stored or shown again. */
   create(kind: CredentialKind, subjectId: string | null, now: number): { credential_id: string; secret: string } {
     const minted = mintCredential(kind);
-    const hash = sha256Bytes(minted.token);
-    run(
-      this.sql,
-      "INSERT INTO credentials (credential_id, kind, subject_id, secret_sha256, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL)",
-      minted.credentialId,
-      kind,
-      subjectId,
-      hash.slice().buffer,
-      now,
-    );
+    this.#table.insert(minted.credentialId, kind, subjectId, sha256Bytes(minted.token), now);
     this.#cache.delete(minted.credentialId);
     return { credential_id: minted.credentialId, secret: minted.token };
   }
 
   /** Revokes at once; `false` if no such (unrevoked) credential. */
   revoke(credentialId: string, now: number): boolean {
-    const row = one(this.sql, "SELECT revoked_at FROM credentials WHERE credential_id = ?", credentialId);
     this.#cache.delete(credentialId);
-    if (row === undefined || row.revoked_at !== null) return false;
-    run(this.sql, "UPDATE credentials SET revoked_at = ? WHERE credential_id = ?", now, credentialId);
-    return true;
+    return this.#table.revoke(credentialId, now);
+  }
+
+  /** Whether a credential is still live (a WebSocket checks on every message). */
+  isLive(credentialId: string): boolean {
+    return this.#table.isLive(credentialId);
   }
 
   #load(credentialId: string): StoredCredential | null {
     const cached = this.#cache.get(credentialId);
     if (cached !== undefined) return cached;
-    const row = one(this.sql, "SELECT kind, subject_id, secret_sha256, revoked_at FROM credentials WHERE credential_id = ?", credentialId);
-    const stored =
-      row === undefined
-        ? null
-        : {
-            kind: row.kind as CredentialKind,
-            subjectId: row.subject_id as string | null,
-            secretSha256: new Uint8Array(row.secret_sha256 as ArrayBuffer),
-            revoked: row.revoked_at !== null,
-          };
+    const stored = this.#table.get(credentialId);
     this.#cache.set(credentialId, stored);
     return stored;
   }
 
   /**
-   * Authenticates a bearer token for a route class. Every failure to authenticate is the same
-   * problem; a genuine credential of the wrong kind is `FORBIDDEN`.
+   * Authenticates a bearer token for an operation of the access table. Every failure to
+   * authenticate is the same problem; a genuine credential of the wrong kind is `FORBIDDEN`.
    */
-  authenticate(token: string, kinds: readonly CredentialKind[]): Outcome<Caller> {
+  authenticate(token: string, operation: Operation): Outcome<Caller> {
     const parsed = parseCredential(token);
     if (parsed === null) return fail(UNAUTHENTICATED);
     const stored = this.#load(parsed.credentialId);
@@ -84,7 +65,7 @@ export class CredentialStore {
       return fail(UNAUTHENTICATED);
     }
     if (!digestsEqual(presented, stored.secretSha256)) return fail(UNAUTHENTICATED);
-    if (!kinds.includes(stored.kind)) {
+    if (!credentialKinds(operation).includes(stored.kind)) {
       return fail(problem("FORBIDDEN", `A ${stored.kind} credential may not call this route.`));
     }
     return ok({ credentialId: parsed.credentialId, kind: stored.kind, subjectId: stored.subjectId });

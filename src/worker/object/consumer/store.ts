@@ -1,5 +1,22 @@
-import { canonicalJson, readJson } from "../../core/json";
-import { one, run, STORED_JSON, text } from "./sql";
+import { canonicalJson, readJson } from "../../../core/json";
+import type { Migration } from "../migrations";
+import { one, run, STORED_JSON, text } from "../sql";
+
+/** The consumer plane's table (part of schema v1): the one configuration row. */
+export const CONSUMER_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+  CREATE TABLE consumer (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    name TEXT NOT NULL,
+    tools TEXT NOT NULL,
+    approver_subjects TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );`,
+  },
+];
 
 /** A consumer's stored configuration. */
 export interface ConsumerRecord {

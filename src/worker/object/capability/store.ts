@@ -1,6 +1,7 @@
-import { readJson } from "../../core/json";
-import { capabilityOperation, decodeState, encodeState, initialState, writeWireJson, type CapabilityEngineState, type CapabilityOperation } from "../../core/capability";
-import { all, int, one, run, text } from "./sql";
+import { readJson } from "../../../core/json";
+import { capabilityOperation, decodeState, encodeState, initialState, writeWireJson, type CapabilityEngineState, type CapabilityOperation } from "../../../core/capability";
+import type { Migration } from "../migrations";
+import { all, int, one, run, text } from "../sql";
 
 /** SQLite rows hold at most 2 MB; the encoded state is split into chunks below that. */
 const CHUNK_CHARS = 512 * 1024;
@@ -138,10 +139,13 @@ export class CapabilityStore {
 }
 
 /**
- * Migration v2 of the consumer object's schema: the capability plane's tables (a state
- * checkpoint in chunks plus the log of operations since, the effect outbox, leases).
+ * The capability plane's tables (schema v2): a state checkpoint in chunks plus the log of
+ * operations since, the effect outbox, leases.
  */
-export const CAPABILITY_MIGRATION = `
+export const CAPABILITY_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 2,
+    sql: `
   CREATE TABLE capability_state (
     chunk INTEGER PRIMARY KEY,
     text TEXT NOT NULL
@@ -162,5 +166,6 @@ export const CAPABILITY_MIGRATION = `
     provider_id TEXT PRIMARY KEY,
     binding_id TEXT NOT NULL,
     expires_ms INTEGER NOT NULL
-  );
-`;
+  );`,
+  },
+];

@@ -1,6 +1,6 @@
-import { problemResponse } from "../problem";
-import { one } from "./sql";
-import { RUNTIME_SOCKET_TAG, type RuntimeTransport } from "./runtime-transport";
+import { problemResponse } from "../../problem";
+import type { CredentialPlane } from "../credentials/plane";
+import { RUNTIME_SOCKET_TAG, type RuntimeTransport } from "./plane";
 
 /** What a runtime WebSocket remembers across hibernation. */
 interface SocketAttachment {
@@ -22,7 +22,7 @@ export function acceptRuntimeSocket(ctx: DurableObjectState, transport: RuntimeT
   const server = pair[1];
   ctx.acceptWebSocket(server, [RUNTIME_SOCKET_TAG]);
   server.serializeAttachment({ credentialId } satisfies SocketAttachment);
-  for (const text of transport.outbox.pending()) server.send(text);
+  for (const text of transport.pendingEvents()) server.send(text);
   return new Response(null, { status: 101, webSocket: client });
 }
 
@@ -31,11 +31,9 @@ export function isRuntimeSocket(ctx: DurableObjectState, ws: WebSocket): boolean
   return ctx.getTags(ws).includes(RUNTIME_SOCKET_TAG);
 }
 
-function credentialIsLive(sql: SqlStorage, ws: WebSocket): boolean {
+function credentialIsLive(credentials: CredentialPlane, ws: WebSocket): boolean {
   const attachment = ws.deserializeAttachment() as SocketAttachment | null;
-  if (attachment === null) return false;
-  const row = one(sql, "SELECT revoked_at FROM credentials WHERE credential_id = ?", attachment.credentialId);
-  return row !== undefined && row.revoked_at === null;
+  return attachment !== null && credentials.isLive(attachment.credentialId);
 }
 
 /**
@@ -43,8 +41,8 @@ function credentialIsLive(sql: SqlStorage, ws: WebSocket): boolean {
  * refusal goes back as an RFC 9457 problem object (it has no `metadata`, so it never reads as an
  * envelope). A revoked credential closes the socket.
  */
-export async function onRuntimeMessage(sql: SqlStorage, transport: RuntimeTransport, ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-  if (!credentialIsLive(sql, ws)) {
+export async function onRuntimeMessage(credentials: CredentialPlane, transport: RuntimeTransport, ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+  if (!credentialIsLive(credentials, ws)) {
     ws.close(CLOSE_POLICY_VIOLATION, "credential revoked");
     return;
   }
@@ -53,7 +51,7 @@ export async function onRuntimeMessage(sql: SqlStorage, transport: RuntimeTransp
     return;
   }
   const reply = await transport.envelope(message, ws);
-  if (!reply.ok) ws.send(await problemResponse(reply.problem).text());
+  if (!reply.ok) ws.send(await problemResponse(reply.error).text());
   else if (reply.value.envelope !== null) ws.send(reply.value.envelope);
 }
 

@@ -1,20 +1,17 @@
-import { readJson } from "../../core/json";
-import { writeWireJson } from "../../core/capability";
-import { describeIssues } from "../body";
-import { bearerToken } from "../credential-format";
-import { ProviderSocketMessage } from "../contracts/capability";
-import { problem, problemResponse } from "../problem";
-import type { CapabilityHost, SocketAttachment } from "./capability-host";
-import { engineProblem } from "./capability-plane";
+import { readJson } from "../../../core/json";
+import { writeWireJson } from "../../../core/capability";
+import { describeIssues } from "../../body";
+import { bearerToken } from "../../credential-format";
+import { ProviderSocketMessage } from "../../../contracts/capability";
+import { problem, problemResponse } from "../../problem";
+import type { CapabilityHost, SocketAttachment } from "./host";
+import { engineProblem } from "./plane";
 
 /** The WebSocket subprotocol a provider speaks; the gate selects it in the 101 answer. */
 export const PROVIDER_PROTOCOL = "toolgate-provider-v1";
 
 /** Prefix of the subprotocol that carries a browser's credential (`bearer.<credential>`). */
 export const BEARER_PROTOCOL_PREFIX = "bearer.";
-
-/** `/v1/consumers/{consumer}/capability/providers/{provider_id}/connect`. */
-export const CAPABILITY_CONNECT_PATH = /^\/v1\/consumers\/([^/]+)\/capability\/providers\/([^/]+)\/connect$/;
 
 /** Largest provider frame the gate reads. */
 export const MAX_FRAME_BYTES = 1 << 20;

@@ -1,0 +1,63 @@
+import { AUDIT_MIGRATIONS } from "./audit/store";
+import { CAPABILITY_MIGRATIONS } from "./capability/store";
+import { CONSUMER_MIGRATIONS } from "./consumer/store";
+import { CREDENTIAL_MIGRATIONS } from "./credentials/store";
+import { RUNTIME_MIGRATIONS } from "./runtime/store";
+import { int, one } from "./sql";
+import { TOOL_CALL_MIGRATIONS } from "./tool-calls/store";
+
+/**
+ * One plane's part of one schema version: the DDL of its own tables. Each plane's `store.ts`
+ * declares its parts; a version is the union of every plane's part of that number.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly sql: string;
+}
+
+/**
+ * Every plane's migrations, in the order their tables were first created (v1: consumer,
+ * credentials, tool-call records and approvals, audit chain; v2: capability; v3: runtime).
+ * docs/storage.md documents every table. Stored formats are an API: change them only through
+ * a new version, never by editing an old one.
+ */
+const PLANES: readonly (readonly Migration[])[] = [
+  CONSUMER_MIGRATIONS,
+  CREDENTIAL_MIGRATIONS,
+  TOOL_CALL_MIGRATIONS,
+  AUDIT_MIGRATIONS,
+  CAPABILITY_MIGRATIONS,
+  RUNTIME_MIGRATIONS,
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = Math.max(...PLANES.flat().map((m) => m.version));
+
+/** The DDL of one version, every plane's part in plane order. */
+function versionSql(version: number): string {
+  return PLANES.flat()
+    .filter((m) => m.version === version)
+    .map((m) => m.sql)
+    .join("\n");
+}
+
+/** Reads the stored schema version (0 for a new object). */
+export function storedSchemaVersion(sql: SqlStorage): number {
+  sql.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
+  const row = one(sql, "SELECT value FROM meta WHERE key = 'schema_version'");
+  return row === undefined ? 0 : int(row, "value");
+}
+
+/**
+ * Brings the schema to {@link SCHEMA_VERSION}. Call inside `blockConcurrencyWhile` and
+ * `transactionSync`. A stored version newer than this code is a deployment bug: refuse to run.
+ */
+export function migrate(sql: SqlStorage): number {
+  const from = storedSchemaVersion(sql);
+  if (from > SCHEMA_VERSION) throw new Error(`stored schema v${from} is newer than this code (v${SCHEMA_VERSION})`);
+  for (let v = from + 1; v <= SCHEMA_VERSION; v++) sql.exec(versionSql(v));
+  if (from !== SCHEMA_VERSION) {
+    sql.exec("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", SCHEMA_VERSION);
+  }
+  return from;
+}

@@ -1,0 +1,294 @@
+import { canonicalJson, checkJsonDomain, compareCodePoints, readJson, sha256Hex, type Json, type JsonObject } from "../../../core/json";
+import { requestDigest } from "../../../core/tool-result/digests";
+import { ERROR_CATALOG, isErrorCode } from "../../../core/tool-result/error-catalog";
+import { isBoundedIdentifier } from "../../../core/tool-result/text-rules";
+import type { ToolSpec } from "../../../core/tool-result/tool-spec";
+import {
+  preparedAction,
+  type AppFacadeRequest,
+  type DispatchBinding,
+  type InvocationContext,
+  type PreparedAction,
+  type PreviewDetail,
+  type PreviewValue,
+} from "../../../core/wire";
+import { ToolCallRequest } from "../../../contracts/tool-call";
+import type { Outcome } from "../../result";
+import { fromWorker } from "../rpc";
+import { STORED_JSON } from "../sql";
+import { IN_PROGRESS_RETRY_SECONDS, type ToolCallOutcome, type ToolCallPlane } from "../tool-calls/plane";
+import { callOf, principalOf } from "../tool-calls/bind";
+import { facadeIdempotencyKey, facadeIdentity, facadeToolCall, storedRequest, type FacadeIdentity } from "./identity";
+import type { ActionRow, RuntimeStore } from "./store";
+
+/** What the gate answers to an `app_facade_request`; the transport turns it into an envelope. */
+export type FacadeAnswer =
+  | { type: "result"; value: Json }
+  | { type: "prepared"; action: PreparedAction }
+  | { type: "rejected" }
+  | { type: "failed"; code: string; message: string; retryAfterMs: number | null };
+
+/** Everything a facade step needs inside the consumer object. */
+export interface FacadeDeps {
+  readonly store: RuntimeStore;
+  readonly toolCalls: ToolCallPlane;
+  readonly consumer: string;
+  /** Unix seconds. */
+  readonly now: number;
+  transaction<T>(step: () => T): T;
+  audit(record: Record<string, Json>): void;
+}
+
+/** Gate-level failure codes of the App Facade (the rest are the tool plane's catalog codes). */
+const GATE_FAILURES = {
+  UNKNOWN_TARGET: "The facade target is not mapped to a tool.",
+  PREPARE_REQUIRED: "The target mutates state: prepare it, then commit.",
+  INVALID_IDENTITY: "The invocation identity cannot be bound to a tool call.",
+  ACTION_NOT_FOUND: "No such prepared action for this thread and user.",
+  ACTION_CONFLICT: "The operation was already prepared with different input.",
+  ACTION_REJECTED: "The action was rejected and cannot be committed.",
+  ACTION_COMMITTED: "The action was already committed and cannot be rejected.",
+  STALE_REVISION: "The facade revision changed since the action was prepared.",
+  IN_PROGRESS: "The same commit is still executing; retry later.",
+} as const;
+
+type GateFailure = keyof typeof GATE_FAILURES;
+
+function failed(code: GateFailure, retryAfterMs: number | null = null): FacadeAnswer {
+  return { type: "failed", code, message: GATE_FAILURES[code], retryAfterMs };
+}
+
+function catalogFailure(code: string): FacadeAnswer {
+  if (!isErrorCode(code)) throw new Error(`not a catalog code: ${code}`);
+  const policy = ERROR_CATALOG[code];
+  return { type: "failed", code, message: policy.safe_message, retryAfterMs: policy.retry_after_ms };
+}
+
+/** Maps the tool-call plane's outcome (or its problem) onto a facade answer. */
+function fromOutcome(outcome: Outcome<ToolCallOutcome>): FacadeAnswer {
+  if (!outcome.ok) {
+    if (outcome.error.code === "IDEMPOTENCY_IN_PROGRESS") return failed("IN_PROGRESS", IN_PROGRESS_RETRY_SECONDS * 1000);
+    if (outcome.error.code === "INVALID_HOST_CONTEXT") return failed("INVALID_IDENTITY");
+    throw new Error(`unexpected tool-plane problem for a facade call: ${outcome.error.code}`);
+  }
+  const result = outcome.value.package.model_result;
+  if (result.status === "succeeded") return { type: "result", value: result.data };
+  if (result.error === null) throw new Error("a failed model result without its error");
+  return catalogFailure(result.error.code);
+}
+
+function previewValue(value: Json): PreviewValue {
+  if (typeof value === "string") return { type: "text", text: value };
+  if (typeof value === "boolean") return { type: "bool", value };
+  if (typeof value === "number") return { type: "number", value };
+  if (Array.isArray(value) && value.every((item) => typeof item === "string")) return { type: "text_list", items: value as string[] };
+  return { type: "text", text: canonicalJson(value) };
+}
+
+/** The user-facing preview: one detail per bound argument, in canonical (code-point) key order. */
+function preview(spec: ToolSpec, target: string, args: JsonObject): PreparedAction["preview"] {
+  const details: PreviewDetail[] = Object.keys(args)
+    .sort(compareCodePoints)
+    .map((key) => ({ label: key, value: previewValue(args[key] as Json) }));
+  const write = spec.risk === "write";
+  return {
+    actionCode: spec.name,
+    title: write ? `Approve ${spec.name}` : `Run ${spec.name}`,
+    message: `${write ? "Changes data through" : "Reads data through"} ${target}.`,
+    tone: write ? "danger" : "normal",
+    details,
+    proceedLabel: write ? "Approve" : "Run",
+    rejectLabel: "Reject",
+  };
+}
+
+/** The stored call of an action, bound the way the tool-call route binds one. */
+function storedCall(deps: FacadeDeps, action: ActionRow) {
+  const input = fromWorker(action.request, ToolCallRequest);
+  const call = callOf(input);
+  if (!call.ok) throw new Error("a stored facade call no longer binds");
+  return { principal: principalOf(deps.consumer, input), call: call.value };
+}
+
+/** The `PreparedAction` of a stored action (rebuilt the same way every time). */
+function actionOf(deps: FacadeDeps, action: ActionRow, spec: ToolSpec): PreparedAction {
+  return preparedAction({
+    actionId: action.action_id,
+    operationId: action.operation_id,
+    preview: preview(spec, action.target, storedCall(deps, action).call.arguments),
+    payload: { approval_id: action.approval_id, request_sha256: action.request_sha256, target: action.target, tool: action.tool },
+    revision: action.revision,
+    approval: spec.risk === "write" ? "always" : "never",
+    interactionKind: "approval",
+  });
+}
+
+interface Resolved {
+  identity: FacadeIdentity;
+  tool: string;
+  spec: ToolSpec;
+  args: JsonObject;
+  revision: number;
+}
+
+/** Target → tool, identity, arguments; or the facade failure that stops the request. */
+function resolve(deps: FacadeDeps, context: InvocationContext, operationId: string, target: string, input: Json): Resolved | FacadeAnswer {
+  const { targets, revision } = deps.store.targets();
+  const tool = targets.get(target);
+  if (tool === undefined) return failed("UNKNOWN_TARGET");
+  if (!isBoundedIdentifier(operationId) || !isBoundedIdentifier(context.actor.user_id)) return failed("INVALID_IDENTITY");
+  const spec = deps.toolCalls.engine.registry.get(tool);
+  if (spec === undefined) return catalogFailure("UNKNOWN_TOOL");
+  if (typeof input !== "object" || input === null || Array.isArray(input) || checkJsonDomain(input) !== null) return catalogFailure("INVALID_ARGUMENTS");
+  return { identity: facadeIdentity(context, operationId), tool, spec, args: input as JsonObject, revision };
+}
+
+function isAnswer(value: Resolved | FacadeAnswer): value is FacadeAnswer {
+  return "type" in value;
+}
+
+type FacadeCall = { operation_id: string; target: string; input: Json };
+
+/** `invoke`: a read executes at once on the tool-call plane. */
+async function invoke(deps: FacadeDeps, context: InvocationContext, request: FacadeCall): Promise<FacadeAnswer> {
+  const resolved = resolve(deps, context, request.operation_id, request.target, request.input);
+  if (isAnswer(resolved)) return resolved;
+  if (resolved.spec.risk === "write") return failed("PREPARE_REQUIRED");
+  const { principal, call } = facadeToolCall(deps.consumer, resolved.identity, context.actor.user_id, resolved.tool, resolved.args, null);
+  return fromOutcome(await deps.toolCalls.dispatch(principal, call, deps.now));
+}
+
+/**
+ * `prepare`: binds the call; a write goes through the tool-call plane in prepare mode (it can
+ * never execute there), which opens its approval; then the action row is written. A repeated
+ * prepare answers the stored action.
+ */
+async function prepare(deps: FacadeDeps, context: InvocationContext, request: FacadeCall, dispatch: DispatchBinding): Promise<FacadeAnswer> {
+  const resolved = resolve(deps, context, request.operation_id, request.target, request.input);
+  if (isAnswer(resolved)) return resolved;
+  const { identity, spec, tool, args, revision } = resolved;
+  const key = spec.risk === "write" ? facadeIdempotencyKey(identity.actionId, identity.operationId) : null;
+  const { principal, call } = facadeToolCall(deps.consumer, identity, context.actor.user_id, tool, args, key);
+  const requestText = storedRequest(principal, call);
+  const existing = deps.store.action(identity.actionId);
+  if (existing !== undefined) return existing.request === requestText ? { type: "prepared", action: actionOf(deps, existing, spec) } : failed("ACTION_CONFLICT");
+  let approvalId: string | null = null;
+  let digest: string;
+  if (spec.risk === "write") {
+    const gated = await deps.toolCalls.dispatch(principal, call, deps.now, { prepareOnly: true });
+    if (!gated.ok) return fromOutcome(gated);
+    const error = gated.value.package.model_result.error;
+    if (error === null) return failed("ACTION_COMMITTED");
+    if (gated.value.approvalId === null) return catalogFailure(error.code);
+    approvalId = gated.value.approvalId;
+    digest = gated.value.package.protected_audit.binding.request_sha256;
+  } else {
+    digest = requestDigest(principal, call, spec, sha256Hex);
+  }
+  return deps.transaction(() => {
+    deps.store.insertAction({
+      action_id: identity.actionId,
+      thread_id: context.thread_id,
+      run_id: context.run_id,
+      operation_id: identity.operationId,
+      subject_id: context.actor.user_id,
+      target: request.target,
+      tool,
+      request: requestText,
+      request_sha256: digest,
+      revision,
+      approval_id: approvalId,
+      dispatch_id: dispatch.dispatch_id,
+      agent_session_id: dispatch.agent_session_id,
+      prepared_at: deps.now,
+    });
+    deps.audit(closeRecord("prepare", identity.actionId, identity.operationId, tool, approvalId, context, dispatch));
+    const stored = deps.store.action(identity.actionId);
+    if (stored === undefined) throw new Error("action row missing right after insert");
+    return { type: "prepared", action: actionOf(deps, stored, spec) } satisfies FacadeAnswer;
+  });
+}
+
+/** The stored action a commit or reject names, if it belongs to this thread, operation and user. */
+function ownedAction(deps: FacadeDeps, context: InvocationContext, action: PreparedAction): ActionRow | undefined {
+  const row = deps.store.action(action.action_id);
+  if (row === undefined) return undefined;
+  return row.thread_id === context.thread_id && row.operation_id === action.operation_id && row.subject_id === context.actor.user_id ? row : undefined;
+}
+
+function closeRecord(
+  phase: "prepare" | "commit" | "reject",
+  actionId: string,
+  operationId: string,
+  tool: string,
+  approvalId: string | null,
+  context: InvocationContext,
+  dispatch: DispatchBinding,
+): Record<string, Json> {
+  return {
+    phase,
+    action_id: actionId,
+    operation_id: operationId,
+    thread_id: context.thread_id,
+    run_id: context.run_id,
+    dispatch_id: dispatch.dispatch_id,
+    agent_session_id: dispatch.agent_session_id,
+    tool,
+    approval_id: approvalId,
+  };
+}
+
+function storedValue(textValue: string): Json {
+  const parsed = readJson(textValue, STORED_JSON);
+  if (!parsed.ok) throw new Error("stored runtime JSON is not strict JSON");
+  return parsed.value;
+}
+
+/**
+ * `commit`: executes the stored call once. The tool plane's idempotency key is derived from the
+ * action and operation ids, and the committed value is stored, so a repeated commit answers the
+ * stored result without a second execution.
+ */
+async function commit(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, dispatch: DispatchBinding): Promise<FacadeAnswer> {
+  const row = ownedAction(deps, context, action);
+  if (row === undefined) return failed("ACTION_NOT_FOUND");
+  if (row.state === "committed" && row.result !== null) return { type: "result", value: storedValue(row.result) };
+  if (row.state === "rejected") return failed("ACTION_REJECTED");
+  if (BigInt(action.revision) !== BigInt(row.revision) || deps.store.targets().revision !== row.revision) return failed("STALE_REVISION");
+  const { principal, call } = storedCall(deps, row);
+  const answer = fromOutcome(await deps.toolCalls.dispatch(principal, call, deps.now));
+  if (answer.type !== "result") return answer;
+  deps.transaction(() => {
+    deps.store.commitAction(row.action_id, answer.value, deps.now);
+    deps.audit(closeRecord("commit", row.action_id, row.operation_id, row.tool, row.approval_id, context, dispatch));
+  });
+  return answer;
+}
+
+/** `reject`: closes the action and withdraws its pending approval; repeating it is harmless. */
+function reject(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, dispatch: DispatchBinding): FacadeAnswer {
+  const row = ownedAction(deps, context, action);
+  if (row === undefined) return failed("ACTION_NOT_FOUND");
+  if (row.state === "committed") return failed("ACTION_COMMITTED");
+  if (row.state === "rejected") return { type: "rejected" };
+  deps.transaction(() => {
+    deps.store.rejectAction(row.action_id, deps.now);
+    if (row.approval_id !== null) deps.toolCalls.withdraw(row.approval_id, deps.now);
+    deps.audit(closeRecord("reject", row.action_id, row.operation_id, row.tool, row.approval_id, context, dispatch));
+  });
+  return { type: "rejected" };
+}
+
+/** Runs one `app_facade_request` on the tool-call plane. */
+export async function handleFacadeRequest(deps: FacadeDeps, request: AppFacadeRequest, dispatch: DispatchBinding): Promise<FacadeAnswer> {
+  switch (request.phase) {
+    case "invoke":
+      return invoke(deps, request.context, request.request);
+    case "prepare":
+      return prepare(deps, request.context, request.request, dispatch);
+    case "commit":
+      return commit(deps, request.context, request.action, dispatch);
+    case "reject":
+      return reject(deps, request.context, request.action, dispatch);
+  }
+}

@@ -1,0 +1,204 @@
+import { canonicalJson } from "../../../core/json";
+import type { Migration } from "../migrations";
+import { all, int, one, run, text, textOrNull, type SqlRow } from "../sql";
+
+/**
+ * The runtime plane's tables (schema v3; docs/runtime-transport.md describes each):
+ * `runtime_settings` (the facade-target map's revision), `runtime_facade_targets`,
+ * `runtime_actions` (prepared App Facade actions), `runtime_outbox` (events waiting for their
+ * `event_ack`), `runtime_purges` (completed checkpoint purges).
+ */
+export const RUNTIME_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 3,
+    sql: `
+  CREATE TABLE runtime_settings (
+    key TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+  );
+  CREATE TABLE runtime_facade_targets (
+    target TEXT PRIMARY KEY,
+    tool TEXT NOT NULL
+  );
+  CREATE TABLE runtime_actions (
+    action_id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    operation_id TEXT NOT NULL,
+    subject_id TEXT NOT NULL,
+    target TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    request TEXT NOT NULL,
+    request_sha256 TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    approval_id TEXT,
+    state TEXT NOT NULL,
+    result TEXT,
+    dispatch_id TEXT NOT NULL,
+    agent_session_id TEXT NOT NULL,
+    prepared_at INTEGER NOT NULL,
+    closed_at INTEGER
+  );
+  CREATE TABLE runtime_outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL UNIQUE,
+    envelope TEXT NOT NULL,
+    received_at INTEGER NOT NULL
+  );
+  CREATE TABLE runtime_purges (
+    purge_id TEXT PRIMARY KEY,
+    request_key TEXT NOT NULL,
+    thread_prefix TEXT NOT NULL,
+    deleted_objects INTEGER NOT NULL,
+    completed_at INTEGER NOT NULL
+  );`,
+  },
+];
+
+/** The consumer's map from App Facade target to tool name, and its revision. */
+export interface FacadeTargets {
+  targets: ReadonlyMap<string, string>;
+  /** Starts at 0; every `PUT …/runtime/facade-targets` adds one. Prepared actions carry it. */
+  revision: number;
+}
+
+/** A prepared App Facade action as stored. */
+export interface ActionRow {
+  action_id: string;
+  thread_id: string;
+  run_id: string;
+  operation_id: string;
+  subject_id: string;
+  target: string;
+  tool: string;
+  /** Canonical JSON of the tool call, in the shape of the tool-call contract. */
+  request: string;
+  request_sha256: string;
+  revision: number;
+  approval_id: string | null;
+  state: "prepared" | "committed" | "rejected";
+  /** Canonical JSON of the committed value. */
+  result: string | null;
+  dispatch_id: string;
+  agent_session_id: string;
+  prepared_at: number;
+}
+
+function actionOf(row: SqlRow): ActionRow {
+  return {
+    action_id: text(row, "action_id"),
+    thread_id: text(row, "thread_id"),
+    run_id: text(row, "run_id"),
+    operation_id: text(row, "operation_id"),
+    subject_id: text(row, "subject_id"),
+    target: text(row, "target"),
+    tool: text(row, "tool"),
+    request: text(row, "request"),
+    request_sha256: text(row, "request_sha256"),
+    revision: int(row, "revision"),
+    approval_id: textOrNull(row, "approval_id"),
+    state: text(row, "state") as ActionRow["state"],
+    result: textOrNull(row, "result"),
+    dispatch_id: text(row, "dispatch_id"),
+    agent_session_id: text(row, "agent_session_id"),
+    prepared_at: int(row, "prepared_at"),
+  };
+}
+
+/** What keeping an event did. */
+export type OutboxAdd = "stored" | "duplicate";
+
+/** All SQL of the runtime plane; every call runs inside the caller's transaction where it writes. */
+export class RuntimeStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** The facade-target map (empty, revision 0, until an admin sets one). */
+  targets(): FacadeTargets {
+    const targets = new Map<string, string>();
+    for (const row of all(this.sql, "SELECT target, tool FROM runtime_facade_targets ORDER BY target")) targets.set(text(row, "target"), text(row, "tool"));
+    const rev = one(this.sql, "SELECT value FROM runtime_settings WHERE key = 'facade_targets_revision'");
+    return { targets, revision: rev === undefined ? 0 : int(rev, "value") };
+  }
+
+  /** Replaces the whole map and bumps its revision. */
+  saveTargets(targets: Readonly<Record<string, string>>): FacadeTargets {
+    run(this.sql, "DELETE FROM runtime_facade_targets");
+    for (const [target, tool] of Object.entries(targets)) run(this.sql, "INSERT INTO runtime_facade_targets (target, tool) VALUES (?, ?)", target, tool);
+    run(this.sql, "INSERT INTO runtime_settings (key, value) VALUES ('facade_targets_revision', 1) ON CONFLICT (key) DO UPDATE SET value = value + 1");
+    return this.targets();
+  }
+
+  action(actionId: string): ActionRow | undefined {
+    const row = one(this.sql, "SELECT * FROM runtime_actions WHERE action_id = ?", actionId);
+    return row === undefined ? undefined : actionOf(row);
+  }
+
+  insertAction(action: Omit<ActionRow, "state" | "result">): void {
+    run(
+      this.sql,
+      `INSERT INTO runtime_actions (action_id, thread_id, run_id, operation_id, subject_id, target, tool, request, request_sha256, revision,
+         approval_id, state, result, dispatch_id, agent_session_id, prepared_at, closed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', NULL, ?, ?, ?, NULL)`,
+      action.action_id,
+      action.thread_id,
+      action.run_id,
+      action.operation_id,
+      action.subject_id,
+      action.target,
+      action.tool,
+      action.request,
+      action.request_sha256,
+      action.revision,
+      action.approval_id,
+      action.dispatch_id,
+      action.agent_session_id,
+      action.prepared_at,
+    );
+  }
+
+  /** Closes a prepared action as committed with its value. */
+  commitAction(actionId: string, value: unknown, now: number): void {
+    run(this.sql, "UPDATE runtime_actions SET state = 'committed', result = ?, closed_at = ? WHERE action_id = ? AND state = 'prepared'", canonicalJson(value), now, actionId);
+  }
+
+  rejectAction(actionId: string, now: number): void {
+    run(this.sql, "UPDATE runtime_actions SET state = 'rejected', closed_at = ? WHERE action_id = ?", now, actionId);
+  }
+
+  /** Keeps an event; an event id already waiting (or a re-sent one) keeps its first text and place. */
+  addEvent(eventId: string, envelopeText: string, now: number): OutboxAdd {
+    if (one(this.sql, "SELECT 1 AS present FROM runtime_outbox WHERE event_id = ?", eventId) !== undefined) return "duplicate";
+    run(this.sql, "INSERT INTO runtime_outbox (event_id, envelope, received_at) VALUES (?, ?, ?)", eventId, envelopeText, now);
+    return "stored";
+  }
+
+  /** Clears an event; `false` when no such event waits (an unknown or repeated ack is a no-op). */
+  ackEvent(eventId: string): boolean {
+    if (one(this.sql, "SELECT 1 AS present FROM runtime_outbox WHERE event_id = ?", eventId) === undefined) return false;
+    run(this.sql, "DELETE FROM runtime_outbox WHERE event_id = ?", eventId);
+    return true;
+  }
+
+  /** Every unacknowledged event's envelope text, oldest first. */
+  pendingEvents(): string[] {
+    return all(this.sql, "SELECT envelope FROM runtime_outbox ORDER BY seq").map((row) => text(row, "envelope"));
+  }
+
+  /** A completed purge, by id. */
+  purge(purgeId: string): { requestKey: string; deletedObjects: number } | undefined {
+    const row = one(this.sql, "SELECT request_key, deleted_objects FROM runtime_purges WHERE purge_id = ?", purgeId);
+    return row === undefined ? undefined : { requestKey: text(row, "request_key"), deletedObjects: int(row, "deleted_objects") };
+  }
+
+  recordPurge(purgeId: string, requestKey: string, prefix: string, deleted: number, now: number): void {
+    run(
+      this.sql,
+      "INSERT INTO runtime_purges (purge_id, request_key, thread_prefix, deleted_objects, completed_at) VALUES (?, ?, ?, ?, ?)",
+      purgeId,
+      requestKey,
+      prefix,
+      deleted,
+      now,
+    );
+  }
+}

@@ -1,0 +1,20 @@
+import { adapterFor } from "../../../core/adapters/provider-results";
+import { canonicalJson, type Json } from "../../../core/json";
+import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
+import type { Principal, ToolCall } from "../../../core/tool-result/types";
+import type { ToolCallOutcome } from "./plane";
+
+/**
+ * The HTTP answer body: the model projection, the provider-native result item, the approval to
+ * wait for, and (for the host, never the model) the status reference of an unknown outcome.
+ */
+export function toolCallAnswer(registry: ToolRegistry, principal: Principal, call: ToolCall, outcome: ToolCallOutcome): string {
+  const adapter = adapterFor(call.provider, call.api_family);
+  if (adapter === undefined) throw new Error("validated host context names an unregistered provider profile");
+  const projected = adapter.adapter(principal, call, registry.get(call.name), outcome.package, outcome.hash);
+  if (!projected.ok) throw new Error(`the engine produced a package its adapter refuses: ${projected.error.message}`);
+  const body: { [key: string]: Json } = { model_result: outcome.package.model_result, provider_output: projected.value };
+  if (outcome.approvalId !== null) body.approval_id = outcome.approvalId;
+  if (outcome.statusRef !== null) body.status_ref = outcome.statusRef;
+  return canonicalJson(body);
+}

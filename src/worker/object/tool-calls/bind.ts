@@ -1,0 +1,58 @@
+import { parseAnthropicToolUse, parseGeminiFunctionCall, parseOpenAiFunctionCall } from "../../../core/adapters/native-calls";
+import { compareCodePoints, type JsonObject } from "../../../core/json";
+import type { Principal, ToolCall } from "../../../core/tool-result/types";
+import type { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
+import { problem } from "../../problem";
+import { fail, ok, type Outcome } from "../../result";
+
+/** A tool-call request after the Worker's contract check; the tenant is always the consumer. */
+export type ToolCallInput = ToolCallRequest | ToolCallStatusRequest;
+
+/** The principal the request names, under its consumer; roles sorted and de-duplicated. */
+export function principalOf(consumer: string, input: ToolCallInput): Principal {
+  const roles = [...new Set(input.principal.roles)].sort(compareCodePoints);
+  return { tenant_id: consumer, subject_id: input.principal.subject_id, roles };
+}
+
+const NATIVE_PARSERS = {
+  "openai/responses": parseOpenAiFunctionCall,
+  "anthropic/messages": parseAnthropicToolUse,
+  "google/interactions": parseGeminiFunctionCall,
+} as const;
+
+/** Binds the proposal (or the provider's native item) to the host context. */
+export function callOf(input: ToolCallInput): Outcome<ToolCall> {
+  const ctx = input.context;
+  let name: string;
+  let args: JsonObject;
+  let callId = ctx.call_id;
+  if (input.provider_item !== undefined) {
+    const parse = (NATIVE_PARSERS as Record<string, (typeof NATIVE_PARSERS)[keyof typeof NATIVE_PARSERS] | undefined>)[`${ctx.provider}/${ctx.api_family}`];
+    if (parse === undefined) return fail(problem("INVALID_HOST_CONTEXT", "The provider profile is not registered."));
+    const parsed = parse(input.provider_item as JsonObject);
+    if (!parsed.ok) return fail(problem("INVALID_PROVIDER_ITEM", parsed.error.message));
+    if (callId !== undefined && callId !== parsed.value.call_id) {
+      return fail(problem("INVALID_PROVIDER_ITEM", "context.call_id differs from the provider item's call id."));
+    }
+    name = parsed.value.name;
+    args = parsed.value.arguments;
+    callId = parsed.value.call_id;
+  } else if (input.proposal !== undefined) {
+    name = input.proposal.name;
+    args = input.proposal.arguments as JsonObject;
+  } else {
+    throw new Error("the contract admits exactly one of proposal and provider_item");
+  }
+  if (callId === undefined) return fail(problem("INVALID_REQUEST", "$.context.call_id: required with a proposal"));
+  return ok({
+    call_id: callId,
+    operation_id: ctx.operation_id,
+    name,
+    arguments: args,
+    idempotency_key: ctx.idempotency_key,
+    provider: ctx.provider,
+    api_family: ctx.api_family,
+    response_id: ctx.response_id,
+    adapter_revision: ctx.adapter_revision,
+  });
+}

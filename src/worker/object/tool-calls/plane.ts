@@ -1,0 +1,220 @@
+import { sha256Hex } from "../../../core/json";
+import { decideApproval, digestForApprover, type ApprovalDecisionRecord } from "../../../core/tool-result/approval-book";
+import { beginDispatch, completeDispatch, type DispatchTicket, type HandlerOutcome } from "../../../core/tool-result/dispatcher";
+import { memoizeHash, requestDigest } from "../../../core/tool-result/digests";
+import { createEngine, type ToolResultEngine } from "../../../core/tool-result/engine";
+import { ToolResultUsageError } from "../../../core/tool-result/host-context";
+import { errorPackage } from "../../../core/tool-result/packages";
+import { isOwnUnknownWrite, queryStatus, recordEvidence, recoverInFlight, type DownstreamEvidence } from "../../../core/tool-result/query-status";
+import { storeKey } from "../../../core/tool-result/store";
+import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
+import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
+import type { ApprovalView } from "../../../contracts/approval";
+import { problem } from "../../problem";
+import { fail, ok, type Outcome } from "../../result";
+import type { ExternalExecutor } from "../../tools/executor";
+import type { AuditChain } from "../audit/plane";
+import { SqlApprovalBook, SqlToolResultStore } from "./store";
+
+/** Seconds a concurrent duplicate is told to wait (`Retry-After`). */
+export const IN_PROGRESS_RETRY_SECONDS = 1;
+
+/** What one tool call came to: the engine's package and what the host needs beside it. */
+export interface ToolCallOutcome {
+  readonly package: ResultPackage;
+  /** The pending approval a write waits for (`APPROVAL_REQUIRED`). */
+  readonly approvalId: string | null;
+  /** The status reference of an unknown outcome (the host's, never the model's). */
+  readonly statusRef: string | null;
+  /** The call's hash memo: a projection re-validates the package without hashing again. */
+  readonly hash: HashFn;
+}
+
+/** Everything the plane uses of its consumer object. */
+export interface ToolCallPlaneDeps {
+  readonly sql: SqlStorage;
+  readonly audit: AuditChain;
+  readonly registry: ToolRegistry;
+  readonly approvers: readonly string[];
+  readonly executor: ExternalExecutor;
+  /** Runs a synchronous step as one SQLite transaction. */
+  transaction<T>(step: () => T): T;
+}
+
+/** A host-context problem of the engine (a caller's metadata), as a value. */
+function usage<T>(step: () => T): Outcome<T> {
+  try {
+    return ok(step());
+  } catch (error) {
+    if (error instanceof ToolResultUsageError) return fail(problem("INVALID_HOST_CONTEXT", error.message));
+    throw error;
+  }
+}
+
+function outcomeOf(pkg: ResultPackage, hash: HashFn, approvalId: string | null = null): ToolCallOutcome {
+  const statusRef = pkg.model_result.status === "unknown" ? pkg.protected_audit.downstream.status_ref : null;
+  return { package: pkg, approvalId, statusRef, hash };
+}
+
+/**
+ * The tool-call plane of one consumer: each engine step in one transaction with its audit
+ * entry; a tool the host executes runs between two steps (a write is durably in flight first).
+ */
+export class ToolCallPlane {
+  readonly engine: ToolResultEngine;
+  readonly book: SqlApprovalBook;
+  readonly #deps: ToolCallPlaneDeps;
+
+  constructor(deps: ToolCallPlaneDeps) {
+    this.#deps = deps;
+    this.book = new SqlApprovalBook(deps.sql);
+    this.engine = createEngine({ registry: deps.registry, store: new SqlToolResultStore(deps.sql), approvers: new Set(deps.approvers) });
+  }
+
+  /**
+   * After a restart, a write still in flight may have committed: it becomes an unknown outcome
+   * with its status_ref, never a second execution. Runs inside the caller's transaction.
+   */
+  recover(now: number): void {
+    for (const recovered of recoverInFlight(this.engine, now)) this.#deps.audit.append("tool_call.recovered", now, recovered.package.protected_audit);
+  }
+
+  /**
+   * One call: step one (bind, validate, authorize, deduplicate, approvals); for a write that may
+   * run, its in-flight mark; the execution; step two. `prepareOnly` never executes (a prepared
+   * action opens its approval).
+   */
+  async dispatch(principal: Principal, call: ToolCall, now: number, options: { prepareOnly?: boolean } = {}): Promise<Outcome<ToolCallOutcome>> {
+    const hash = memoizeHash(sha256Hex);
+    const begun = usage(() =>
+      this.#deps.transaction(() => {
+        const result = beginDispatch(this.engine, { principal, call, book: this.book, prepareOnly: options.prepareOnly === true, now, hash });
+        if (result.kind === "final" || result.kind === "needs_approval") this.#deps.audit.append("tool_call", now, result.package.protected_audit);
+        return result;
+      }),
+    );
+    if (!begun.ok) return begun;
+    const result = begun.value;
+    switch (result.kind) {
+      case "final":
+        return ok(outcomeOf(result.package, hash));
+      case "needs_approval":
+        return ok(outcomeOf(result.package, hash, result.approval_id));
+      case "in_progress":
+        return fail(problem("IDEMPOTENCY_IN_PROGRESS", "The same call is still executing; retry later.", IN_PROGRESS_RETRY_SECONDS));
+      case "execute":
+        if (options.prepareOnly === true) throw new Error("a prepared call reached its execution");
+        return ok(outcomeOf(await this.#execute(result.ticket, hash), hash));
+    }
+  }
+
+  async #execute(ticket: DispatchTicket, hash: HashFn): Promise<ResultPackage> {
+    const spec = this.engine.registry.get(ticket.tool);
+    if (spec === undefined) throw new Error("ticket names an unregistered tool");
+    const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent"): ResultPackage =>
+      this.#deps.transaction(() => {
+        const value = outcome();
+        const done = value === "rate_limited" || value === "not_sent" ? this.#failBeforeEffect(ticket, value === "rate_limited" ? "RATE_LIMIT" : "TOOL_ERROR", hash) : completeDispatch(this.engine, ticket, value, { hash });
+        this.#deps.audit.append("tool_call", ticket.now, done.protected_audit);
+        return done;
+      });
+    const execution = spec.execution;
+    if (execution.kind === "in_process") {
+      // In-process handlers are synchronous: the handler and step two share one transaction.
+      return complete(() => {
+        try {
+          const raw = execution.handler(ticket.call.arguments, { store: this.engine.store });
+          if (raw instanceof Promise) throw new Error("in-process handlers must be synchronous");
+          return raw;
+        } catch {
+          return "threw";
+        }
+      });
+    }
+    const ran = await this.#deps.executor.run(spec, ticket.call, ticket.status_ref);
+    return complete(() => (ran.kind === "result" ? ran.result : ran.kind === "failed" ? "threw" : ran.kind));
+  }
+
+  /** A failure known to precede any effect (rate limit, nothing sent): drop the in-flight mark, answer the catalog error. */
+  #failBeforeEffect(ticket: DispatchTicket, code: "RATE_LIMIT" | "TOOL_ERROR", hash: HashFn): ResultPackage {
+    if (ticket.scope !== null) this.engine.store.delete("in_flight", storeKey(ticket.scope));
+    return errorPackage(ticket.principal, ticket.call, this.engine.registry.get(ticket.tool), code, ticket.request_sha256, ticket.now, hash, null);
+  }
+
+  /**
+   * The reference's `query_status`. For an external tool whose unknown outcome belongs to this
+   * caller, the executor is asked first and its evidence recorded, so the engine can reconcile
+   * it; the tool never runs again.
+   */
+  async status(principal: Principal, call: ToolCall, statusRef: string, now: number): Promise<Outcome<ToolCallOutcome>> {
+    const hash = memoizeHash(sha256Hex);
+    const spec = this.engine.registry.get(call.name);
+    const digest = spec === undefined ? "0".repeat(64) : requestDigest(principal, call, spec, hash);
+    let evidence: DownstreamEvidence = { kind: "unknown" };
+    if (spec?.execution.kind === "external" && this.#deps.executor.canQuery(spec) && isOwnUnknownWrite(this.engine, principal, call, statusRef, digest)) {
+      evidence = await this.#deps.executor.query(spec, statusRef);
+    }
+    const pkg = usage(() =>
+      this.#deps.transaction(() => {
+        recordEvidence(this.engine, principal, call, statusRef, digest, evidence);
+        const done = queryStatus(this.engine, { principal, call, status_ref: statusRef, expected_request_sha256: digest, now, hash });
+        this.#deps.audit.append("tool_call.status", now, done.protected_audit);
+        return done;
+      }),
+    );
+    return pkg.ok ? ok(outcomeOf(pkg.value, hash)) : pkg;
+  }
+
+  /** Pending, unexpired approvals, each with the digest computed for this approver. */
+  listApprovals(approverId: string, now: number): ApprovalView[] {
+    const views: ApprovalView[] = [];
+    for (const record of this.book.pending(now)) {
+      const spec = this.engine.registry.get(record.call.name);
+      if (spec === undefined) continue;
+      views.push({
+        approval_id: record.approval_id,
+        state: "pending",
+        tool: record.call.name,
+        arguments: record.call.arguments,
+        subject_id: record.subject_id,
+        approval_digest: digestForApprover(record, spec, approverId),
+        requested_at: record.requested_at,
+        expires_at: record.expires_at,
+      });
+    }
+    return views;
+  }
+
+  /** One decision, bound to the digest the approver saw, recorded and audited in one transaction. */
+  decide(approvalId: string, approverId: string, decision: "approve" | "deny", submittedDigest: string, now: number): Outcome<ApprovalDecisionRecord> {
+    return this.#deps.transaction(() => {
+      const record = this.book.get(approvalId);
+      const spec = record === undefined ? undefined : this.engine.registry.get(record.call.name);
+      if (record === undefined || spec === undefined) return fail(problem("NOT_FOUND", "No such approval."));
+      const decided = decideApproval(record, spec, approverId, decision, submittedDigest, now);
+      if (!decided.ok) return fail(problem(decided.error, DECISION_REFUSALS[decided.error]));
+      this.book.decide(decided.value, submittedDigest);
+      this.#deps.audit.append("approval.decision", now, {
+        ...decided.value,
+        approval_digest: submittedDigest,
+        tool: record.call.name,
+        subject_id: record.subject_id,
+        request_sha256: record.request_sha256,
+        operation_id: record.call.operation_id,
+        call_id: record.call.call_id,
+      });
+      return ok(decided.value);
+    });
+  }
+
+  /** Withdraws a pending approval (its prepared action was rejected); inside the caller's transaction. */
+  withdraw(approvalId: string, now: number): void {
+    this.book.withdraw(approvalId, now);
+  }
+}
+
+const DECISION_REFUSALS = {
+  APPROVAL_ALREADY_DECIDED: "This approval has already been decided.",
+  SELF_APPROVAL_FORBIDDEN: "The subject that requested the call may not decide it.",
+  APPROVAL_EXPIRED: "The approval request expired without a decision.",
+} as const;

@@ -1,0 +1,70 @@
+import type { MiddlewareHandler } from "hono";
+import type * as z from "zod";
+import { adminMay, type Operation } from "../../contracts/access";
+import { ConsumerName } from "../../contracts/consumer";
+import { isAdmin, credentialOf } from "../auth";
+import { readBody, type BodyOptions } from "../body";
+import type { Env } from "../env";
+import type { ConsumerObject } from "../object/consumer-object";
+import { problem, problemResponse, UNAUTHENTICATED } from "../problem";
+
+/** What the consumer prologue leaves for a route: who calls, and the consumer's object. */
+export interface ConsumerVariables {
+  /** The caller's bearer token; `null` for the admin secret (checked here). */
+  token: string | null;
+  /** The consumer named by the path. */
+  consumer: string;
+  stub: DurableObjectStub<ConsumerObject>;
+}
+
+/** The Hono environment of the gate's routes. */
+export type GateEnv = { Bindings: Env; Variables: ConsumerVariables };
+
+/** The body a {@link jsonBody} middleware validated. */
+export type BodyEnv<T> = { Bindings: Env; Variables: { body: T } };
+
+export function stubOf(env: Env, consumer: string): DurableObjectStub<ConsumerObject> | null {
+  return ConsumerName.safeParse(consumer).success ? env.CONSUMER.get(env.CONSUMER.idFromName(consumer)) : null;
+}
+
+/**
+ * The consumer prologue for an operation of the access table: the caller, then the consumer's
+ * object. Admin-plane operations take the admin secret only (checked here, constant-time);
+ * every other operation takes a well-formed consumer credential (its secret, kind and
+ * revocation are checked by the object), or the admin secret where the table allows it.
+ */
+export function consumerGate(operation: Operation, options: { secretOnly?: boolean } = {}): MiddlewareHandler<GateEnv> {
+  return async function consumerGate(c, next) {
+    let token: string | null;
+    if (adminMay(operation) && isAdmin(c)) token = null;
+    else if (options.secretOnly === true) return problemResponse(UNAUTHENTICATED);
+    else {
+      const credential = credentialOf(c);
+      if (credential === null) return problemResponse(UNAUTHENTICATED);
+      token = credential.token;
+    }
+    const consumer = c.req.param("consumer") ?? "";
+    const stub = stubOf(c.env, consumer);
+    if (stub === null) return problemResponse(problem("NOT_FOUND", "No such consumer."));
+    c.set("token", token);
+    c.set("consumer", consumer);
+    c.set("stub", stub);
+    await next();
+  };
+}
+
+/** Reads the request body once: media type, size cap, no BOM, the strict reader, one contract. */
+export function jsonBody<S extends z.ZodType>(schema: S, options: BodyOptions = {}): MiddlewareHandler<BodyEnv<z.output<S>>> {
+  return async function jsonBody(c, next) {
+    const body = await readBody(c.req.raw, schema, options);
+    if (!body.ok) return problemResponse(body.error);
+    c.set("body", body.value);
+    await next();
+  };
+}
+
+/** The credential token of a route that runs after {@link consumerGate} for a credential-only operation. */
+export function credentialToken(token: string | null): string {
+  if (token === null) throw new Error("a credential-only operation passed the gate with the admin secret");
+  return token;
+}
