@@ -1,47 +1,54 @@
+import type * as z from "zod";
+import type { ApprovalDecisionRequest, ApprovalDecisionView, ApprovalList, ApprovalView } from "../contracts/approval";
+import type { CapabilityAuthorityRequest } from "../contracts/capability";
+import type { approvalDecision, toolAuthorityCommand } from "../core/capability";
 import { call, type ClientResult, type GateOptions } from "./transport";
-import type { RequestKey, U64 } from "./types";
+import type { AuthorityAnswer, CapabilityRequestSnapshot, RequestKey, U64 } from "./types";
 
-/** A pending tool-call approval as an approver sees it. */
-export interface ToolApproval {
-  approval_id: string;
-  state: string;
-  tool: string;
-  arguments: Record<string, unknown>;
-  subject_id: string;
-  approval_digest: string;
-  requested_at: number;
-  expires_at: number;
-}
+/** A pending tool-call approval as an approver sees it (`ApprovalView`). */
+export type ToolApproval = z.output<typeof ApprovalView>;
 
-/** A capability authority command (`set-grant`, `revoke-grant`, `resolve-approval`, `close-client`). */
-export type AuthorityCommand = Record<string, unknown>;
+/** A capability authority command (`ToolAuthorityCommand`: `set-grant`, `revoke-grant`, `resolve-approval`, `close-client`). */
+export type AuthorityCommand = z.input<typeof toolAuthorityCommand>;
 
 /** An approver's client: tool-call approvals and the capability authority lane. */
 export class ApproverClient {
   constructor(readonly options: GateOptions) {}
 
   /** `GET …/approvals`: pending tool-call approvals. */
-  listApprovals(): Promise<ClientResult<{ approvals: ToolApproval[] }>> {
+  listApprovals(): Promise<ClientResult<z.output<typeof ApprovalList>>> {
     return call(this.options, "GET", "/approvals");
   }
 
-  /** `POST …/approvals/{id}`: a decision bound to the digest the approver saw. */
-  decideApproval(approvalId: string, decision: "approve" | "deny", approvalDigest: string): Promise<ClientResult<Record<string, unknown>>> {
-    return call(this.options, "POST", `/approvals/${encodeURIComponent(approvalId)}`, { decision, approval_digest: approvalDigest });
+  /** `POST …/approvals/{id}`: a decision bound to the digest the approver saw; answers the recorded decision. */
+  decideApproval(
+    approvalId: string,
+    decision: z.input<typeof ApprovalDecisionRequest>["decision"],
+    approvalDigest: string,
+  ): Promise<ClientResult<z.output<typeof ApprovalDecisionView>>> {
+    const body: z.input<typeof ApprovalDecisionRequest> = { decision, approval_digest: approvalDigest };
+    return call(this.options, "POST", `/approvals/${encodeURIComponent(approvalId)}`, body);
   }
 
   /** `GET …/capability/approvals`: capability requests awaiting approval. */
-  capabilityApprovals(): Promise<ClientResult<{ approvals: Record<string, unknown>[]; last_authority_sequence: U64; tick: U64 }>> {
+  capabilityApprovals(): Promise<ClientResult<{ approvals: CapabilityRequestSnapshot[]; last_authority_sequence: U64; tick: U64 }>> {
     return call(this.options, "GET", "/capability/approvals");
   }
 
   /** `POST …/capability/authority`: one command; without `sequence` the gate takes the next one. */
-  authority(command: AuthorityCommand, sequence?: U64): Promise<ClientResult<{ sequence: U64; outcome: unknown }>> {
-    return call(this.options, "POST", "/capability/authority", sequence === undefined ? { command } : { sequence, command });
+  authority(command: AuthorityCommand, sequence?: U64): Promise<ClientResult<AuthorityAnswer>> {
+    const body: z.input<typeof CapabilityAuthorityRequest> = sequence === undefined ? { command } : { sequence, command };
+    return call(this.options, "POST", "/capability/authority", body);
   }
 
   /** Approves (once) or denies a capability request awaiting approval. */
-  resolveCapability(key: RequestKey, acceptedSequence: U64, instanceId: U64, generation: U64, decision: "approve-once" | "deny"): Promise<ClientResult<{ sequence: U64; outcome: unknown }>> {
+  resolveCapability(
+    key: RequestKey,
+    acceptedSequence: U64,
+    instanceId: U64,
+    generation: U64,
+    decision: z.input<typeof approvalDecision>,
+  ): Promise<ClientResult<AuthorityAnswer>> {
     return this.authority({ "resolve-approval": { resolution: { request_key: key, accepted_sequence: acceptedSequence, instance_id: instanceId, generation, decision } } });
   }
 }

@@ -7,6 +7,6 @@
 export { AgentClient, type ToolCallAnswer } from "./agent";
 export { ApproverClient, type AuthorityCommand, type ToolApproval } from "./approver";
 export { connectProvider, ProviderPoller, PROVIDER_PROTOCOL, type EffectHandler, type ProviderConnection, type ProviderOptions } from "./provider";
-export { failure, inlineResult, jsonBytes, observationFor } from "./observation";
+export { failure, inlineResult, jsonBytes, observationFor, type ProviderFailureKind } from "./observation";
 export { call, readWire, writeWire, type ClientProblem, type ClientResult, type GateOptions } from "./transport";
 export type * from "./types";

@@ -1,4 +1,9 @@
+import type * as z from "zod";
+import type { toolFailureKind } from "../core/capability";
 import type { BoundEffect, CapabilityObservation, ObservationEnvelope } from "./types";
+
+/** A failure kind a provider reports; `provider-contract-violation` is the gate's own verdict on an invalid observation. */
+export type ProviderFailureKind = Exclude<z.output<typeof toolFailureKind>, "provider-contract-violation">;
 
 /** A successful observation with an inline result (the bytes and their media type). */
 export function inlineResult(bytes: Uint8Array | number[], mediaType: string | null = "application/json"): CapabilityObservation {
@@ -11,7 +16,7 @@ export function inlineResult(bytes: Uint8Array | number[], mediaType: string | n
 }
 
 /** A failed observation. */
-export function failure(kind: "rejected" | "unavailable" | "invalid-input" | "execution" | "cancelled", message: string | null = null): CapabilityObservation {
+export function failure(kind: ProviderFailureKind, message: string | null = null): CapabilityObservation {
   return { failed: { failure: { kind, redacted_message: message } } };
 }
 

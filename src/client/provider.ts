@@ -1,6 +1,8 @@
+import type * as z from "zod";
+import type { CapabilityDetachPost, CapabilityObservationPost, ProviderSocketMessage } from "../contracts/capability";
 import { observationFor } from "./observation";
 import { call, consumerPath, readWire, writeWire, type ClientProblem, type ClientResult, type GateOptions } from "./transport";
-import type { BoundEffect, CapabilityObservation, U64 } from "./types";
+import type { BoundEffect, CapabilityObservation, RequestKey, U64 } from "./types";
 
 /** The WebSocket subprotocol of providers. */
 export const PROVIDER_PROTOCOL = "toolgate-provider-v1";
@@ -48,21 +50,72 @@ export function connectProvider(options: ProviderOptions): Promise<ClientResult<
       if (!attached) resolve({ ok: false, problem: { status: 0, code: "CONNECT_REFUSED", detail: `the socket closed before attaching (${event.code})` } });
     });
     ws.addEventListener("message", (event: MessageEvent) => {
-      const frame = readWire(String(event.data)) as Record<string, unknown>;
-      if (frame.type === "attached") {
+      const frame = readWire(String(event.data));
+      // Frames this client does not know (or that lack what it reads) are ignored.
+      if (!isRecord(frame)) return;
+      if (frame.type === "attached" && isU64(frame.binding_id)) {
         attached = true;
-        resolve({ ok: true, value: { bindingId: frame.binding_id as U64, close: () => ws.close(1000, "done"), closed } });
-      } else if (frame.type === "effect") {
-        const bound = frame.envelope as unknown as BoundEffect;
+        resolve({ ok: true, value: { bindingId: frame.binding_id, close: () => ws.close(1000, "done"), closed } });
+      } else if (frame.type === "effect" && isBoundEffect(frame.envelope)) {
+        const bound = frame.envelope;
         void Promise.resolve(options.onEffect(bound)).then((observation) => {
           if (observation === null) return;
-          ws.send(writeWire({ type: "observation", id: nextId++, observation: observationFor(bound, observation) }));
+          const message: z.input<typeof ProviderSocketMessage> = { type: "observation", id: nextId++, observation: observationFor(bound, observation) };
+          ws.send(writeWire(message));
         });
       } else if (frame.type === "observation-outcome") {
         options.onOutcome?.(frame.result);
       }
     });
   });
+}
+
+// The gate writes its socket frames from the engine's own records (there is no contract for
+// gate → provider frames). These guards check the structure the provider relies on (tags,
+// identifiers, u64s), not each enum member, as `call` trusts the gate's answers.
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isU64(value: unknown): value is U64 {
+  return (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) || (typeof value === "bigint" && value >= 0n);
+}
+
+function isRequestKey(value: unknown): value is RequestKey {
+  return isRecord(value) && typeof value.consumer_id === "string" && typeof value.actor_id === "string" && isU64(value.local_id);
+}
+
+function isEffect(value: unknown): value is BoundEffect["effect"]["effect"] {
+  if (!isRecord(value)) return false;
+  const { invoke, cancel } = value;
+  if (isRecord(invoke)) {
+    return (
+      typeof invoke.consumer_id === "string" &&
+      typeof invoke.actor_id === "string" &&
+      typeof invoke.capability_id === "string" &&
+      typeof invoke.resource_scope_id === "string" &&
+      Array.isArray(invoke.payload) &&
+      invoke.payload.every((byte) => typeof byte === "number")
+    );
+  }
+  return isRecord(cancel) && typeof cancel.reason === "string";
+}
+
+/** A `ProviderBoundCapabilityEffectEnvelope` as the gate sends it in an `effect` frame. */
+function isBoundEffect(value: unknown): value is BoundEffect {
+  if (!isRecord(value) || !isU64(value.binding_id) || !isRecord(value.effect)) return false;
+  const e = value.effect;
+  return (
+    isU64(e.sequence) &&
+    isU64(e.operation_id) &&
+    isRequestKey(e.request_key) &&
+    isU64(e.instance_id) &&
+    isU64(e.generation) &&
+    typeof e.provider_id === "string" &&
+    isU64(e.deadline_tick) &&
+    isEffect(e.effect)
+  );
 }
 
 /**
@@ -96,7 +149,8 @@ export class ProviderPoller {
     for (const bound of res.value.effects) {
       const observation = await this.options.onEffect(bound);
       if (observation !== null) {
-        const posted = await call(this.options, "POST", this.#path("observations"), { binding_id: this.#binding, observation: observationFor(bound, observation) });
+        const post: z.input<typeof CapabilityObservationPost> = { binding_id: this.#binding, observation: observationFor(bound, observation) };
+        const posted = await call(this.options, "POST", this.#path("observations"), post);
         this.options.onOutcome?.(posted.ok ? posted.value : { problem: posted.problem });
       }
       this.#after = bound.effect.sequence;
@@ -121,6 +175,7 @@ export class ProviderPoller {
   async stop(): Promise<ClientResult<unknown>> {
     this.#running = false;
     if (this.#binding === null) throw new Error("attach first");
-    return call(this.options, "POST", this.#path("detach"), { binding_id: this.#binding });
+    const detach: z.input<typeof CapabilityDetachPost> = { binding_id: this.#binding };
+    return call(this.options, "POST", this.#path("detach"), detach);
   }
 }

@@ -1,101 +1,81 @@
 /**
- * Wire shapes the client handles. A u64 arrives as a number, or as a bigint beyond
- * 2^53 − 1; either may be sent.
+ * Wire shapes the client handles, derived from the gate's own zod contracts (the capability
+ * core's `wire-*.ts` and `src/contracts/*.ts`), so a contract change reaches the client's types.
+ * Only types are imported: zod and the core's validators stay out of the client bundle.
+ *
+ * What the client sends is the contract's input (`z.input`: a u64 there already accepts a
+ * number or a bigint). What it receives is the contract's output as it arrives on the wire
+ * ({@link Wire}): the contract holds every u64 as a bigint, but the client's reader yields a
+ * number for a safe integer and a bigint only beyond 2^53 − 1.
  * @module
  */
+import type * as z from "zod";
+import type {
+  capabilityCompletionBatch,
+  capabilityCompletionEnvelope,
+  capabilityEffect,
+  capabilityObservation,
+  capabilityObservationEnvelope,
+  capabilityRequestInput,
+  capabilityRequestKey,
+  capabilityRequestSnapshot,
+  policyDecision,
+  providerBoundCapabilityEffectEnvelope,
+  toolAuthorityOutcome,
+} from "../core/capability";
 
-/** An unsigned 64-bit integer on the wire. */
+/** An unsigned 64-bit integer on the wire: a number, or a bigint beyond 2^53 − 1. */
 export type U64 = number | bigint;
 
-/** `CapabilityRequestKey`. */
-export interface RequestKey {
-  consumer_id: string;
-  actor_id: string;
-  local_id: U64;
-}
+/**
+ * A contract's output as the client reads it off the wire: each bigint (a u64) becomes a
+ * {@link U64}, recursively through objects, arrays and tuples.
+ */
+export type Wire<T> = T extends bigint ? U64 : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
 
-/** The `invoke` or `cancel` effect inside an envelope. */
-export type CapabilityEffect =
-  | { invoke: { consumer_id: string; actor_id: string; capability_id: string; resource_scope_id: string; payload: number[] } }
-  | { cancel: { reason: string } };
+/** `CapabilityRequestKey` (`capabilityRequestKey`). */
+export type RequestKey = Wire<z.output<typeof capabilityRequestKey>>;
 
-/** `ProviderBoundCapabilityEffectEnvelope`. */
-export interface BoundEffect {
-  binding_id: U64;
-  effect: {
-    sequence: U64;
-    operation_id: U64;
-    request_key: RequestKey;
-    instance_id: U64;
-    generation: U64;
-    provider_id: string;
-    deadline_tick: U64;
-    effect: CapabilityEffect;
-  };
-}
+/** `CapabilityEffect` (`capabilityEffect`): the `invoke` or `cancel` inside an envelope. */
+export type CapabilityEffect = Wire<z.output<typeof capabilityEffect>>;
 
-/** `CapabilityObservation`: what the provider reports. */
-export type CapabilityObservation =
-  | {
-      succeeded: {
-        result: {
-          metadata: { byte_len: U64; media_type: string | null; truncated: boolean; redacted_summary: string | null };
-          delivery: { inline: { bytes: number[] } } | { "opaque-reference": { reference: string } };
-        };
-      };
-    }
-  | { failed: { failure: { kind: string; redacted_message: string | null } } };
+/** `ProviderBoundCapabilityEffectEnvelope` (`providerBoundCapabilityEffectEnvelope`). */
+export type BoundEffect = Wire<z.output<typeof providerBoundCapabilityEffectEnvelope>>;
 
-/** `CapabilityObservationEnvelope`. */
-export interface ObservationEnvelope {
-  operation_id: U64;
-  request_key: RequestKey;
-  instance_id: U64;
-  generation: U64;
-  provider_id: string;
-  observation: CapabilityObservation;
-}
+/** `CapabilityObservation` (`capabilityObservation`): what a provider reports. */
+export type CapabilityObservation = z.input<typeof capabilityObservation>;
 
-/** `CapabilityRequestInput` (the agent's request; the gate fills the consumer). */
-export interface CapabilityRequestInput {
-  local_id: U64;
-  instance_id: U64;
-  generation: U64;
-  provider_id: string;
-  capability_id: string;
-  resource_scope_id: string;
-  approval_summary: string;
-  /** Absolute deadline in gate ticks (milliseconds of the gate's clock). */
-  deadline_tick: U64;
-  payload: number[];
-}
+/** `CapabilityObservationEnvelope` (`capabilityObservationEnvelope`): an observation as sent. */
+export type ObservationEnvelope = z.input<typeof capabilityObservationEnvelope>;
 
-/** The answer to a capability request. */
+/** `CapabilityRequestInput` (`capabilityRequestInput`): the agent's request; the gate fills the consumer. */
+export type CapabilityRequestInput = z.input<typeof capabilityRequestInput>;
+
+/** `CapabilityRequestSnapshot` (`capabilityRequestSnapshot`): a request's public record. */
+export type CapabilityRequestSnapshot = Wire<z.output<typeof capabilityRequestSnapshot>>;
+
+/**
+ * The answer to a capability request. The gate assembles this envelope (no contract of its
+ * own); its parts are the engine's.
+ */
 export interface CapabilityDecision {
   request_key: RequestKey;
+  /** Null when the engine did not keep the request. */
   accepted_sequence: U64 | null;
-  decision: "allow" | "require-approval" | { deny: unknown };
+  /** `PolicyDecision` (`policyDecision`); a denial is a successful answer. */
+  decision: Wire<z.output<typeof policyDecision>>;
   /** The gate's tick when it decided. */
   tick: U64;
 }
 
-/** `CapabilityCompletionEnvelope`. */
-export interface CapabilityCompletion {
+/** The answer to an authority command: its lane sequence and `ToolAuthorityOutcome` (`toolAuthorityOutcome`). */
+export interface AuthorityAnswer {
   sequence: U64;
-  accepted_sequence: U64;
-  operation_id: U64 | null;
-  request_key: RequestKey;
-  instance_id: U64;
-  generation: U64;
-  provider_id: string;
-  outcome: unknown;
+  outcome: Wire<z.output<typeof toolAuthorityOutcome>>;
 }
 
-/** `CapabilityCompletionBatch`. */
-export interface CompletionBatch {
-  completions: CapabilityCompletion[];
-  dropped_since_last_drain: U64;
-  total_dropped: U64;
-  next_sequence: U64;
-  sequence_exhausted: boolean;
-}
+/** `CapabilityCompletionEnvelope` (`capabilityCompletionEnvelope`). */
+export type CapabilityCompletion = Wire<z.output<typeof capabilityCompletionEnvelope>>;
+
+/** `CapabilityCompletionBatch` (`capabilityCompletionBatch`). */
+export type CompletionBatch = Wire<z.output<typeof capabilityCompletionBatch>>;

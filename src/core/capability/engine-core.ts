@@ -3,6 +3,8 @@
  * effect and completion queues, best-effort cancellation and request closure.
  * They mutate the state in place and never bump the revision on their own account
  * (except `bumpRevision`); the calling operation bumps once.
+ * Size: about 320 lines of primitives every operation file imports; split further they would
+ * import each other in a cycle.
  * @module
  */
 import {

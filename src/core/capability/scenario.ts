@@ -12,28 +12,29 @@ import { capabilityEffectEnvelope } from "./wire-invocation";
 import { u64, variant } from "./wire-scalars";
 import { writeWireJson } from "./wire-json";
 
+/** Counters `set-counters` may set that are top-level fields of the engine state, by the same name. */
+const stateCounters = z.object({
+  revision: u64,
+  current_tick: u64,
+  next_request_sequence: u64,
+  next_operation_id: u64,
+  next_effect_sequence: u64,
+  next_completion_sequence: u64,
+  next_audit_sequence: u64,
+  last_authority_sequence: u64,
+  dropped_audit_events: u64,
+  revision_overflow_count: u64,
+  dropped_completions: u64,
+});
+
+// Typed by the schema, so each name indexes a bigint field of the state without a cast.
+const STATE_COUNTER_NAMES = stateCounters.keyof().options;
+
 /** Test-harness steps that reach states the public operations cannot reach quickly. */
 const harnessOperation = z.union([
   variant("inject-effects", z.object({ count: z.number().int().min(0).max(1_000_000), effect: capabilityEffectEnvelope })),
-  variant(
-    "set-counters",
-    z
-      .object({
-        revision: u64,
-        current_tick: u64,
-        next_request_sequence: u64,
-        next_operation_id: u64,
-        next_effect_sequence: u64,
-        next_completion_sequence: u64,
-        next_audit_sequence: u64,
-        last_authority_sequence: u64,
-        last_provider_sequence: u64,
-        dropped_audit_events: u64,
-        revision_overflow_count: u64,
-        dropped_completions: u64,
-      })
-      .partial(),
-  ),
+  // `last_provider_sequence` lives in the provider runtime, not at the top of the state.
+  variant("set-counters", stateCounters.extend({ last_provider_sequence: u64 }).partial()),
 ]);
 
 const step = z.object({
@@ -144,11 +145,11 @@ function applyHarness(state: CapabilityEngineState, operation: z.output<typeof h
     return { Ok: null };
   }
   const counters = operation["set-counters"];
-  for (const [name, value] of Object.entries(counters)) {
-    if (value === undefined) continue;
-    if (name === "last_provider_sequence") state.provider_runtime.last_sequence = value;
-    else (state as unknown as Record<string, bigint>)[name] = value;
+  for (const name of STATE_COUNTER_NAMES) {
+    const value = counters[name];
+    if (value !== undefined) state[name] = value;
   }
+  if (counters.last_provider_sequence !== undefined) state.provider_runtime.last_sequence = counters.last_provider_sequence;
   return { Ok: null };
 }
 

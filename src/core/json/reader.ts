@@ -1,3 +1,9 @@
+/**
+ * The strict JSON reader: one pass over the bytes with every refusal the reference makes.
+ * Size: one hand-written recursive-descent parser (about 330 lines); splitting its scanner
+ * from its value builder would cost the hot path a call per token.
+ * @module
+ */
 import { JSON_DOMAIN, stringTooLong } from "./domain";
 import { isWellFormed } from "./python-text";
 import { type Json, type JsonObject, PyFloat } from "./value";

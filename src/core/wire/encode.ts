@@ -14,6 +14,11 @@ import { EnvelopeSchema } from "./contracts/envelope";
 import { RustF64, type WireValue, writeRustJson } from "./rust-json";
 import { isSkipIfNone, leafKind } from "./scalars";
 
+/**
+ * The fields of zod's schema definitions the encoder reads. Each kind of def carries only its
+ * own (an object's `shape`, a union's `options`, …), hence all optional; they are read after
+ * switching on `type`.
+ */
 interface Def {
   type: string;
   shape?: Record<string, z.ZodType>;
@@ -28,7 +33,8 @@ interface Def {
 }
 
 function defOf(schema: z.ZodType): Def {
-  return (schema as unknown as { _zod: { def: Def } })._zod.def;
+  // Every def is a `$ZodTypeDef` (a `type` tag); the kind-specific fields are the optional ones above.
+  return schema._zod.def;
 }
 
 function fail(path: string, expected: string): never {
