@@ -100,19 +100,9 @@ export function callFromJson(record: JsonObject): ToolCall {
   };
 }
 
-/** Plain-JSON copy of a call, for tickets and records. */
+/** Plain-JSON copy of a call, for records. */
 export function callJson(call: ToolCall): JsonObject {
-  return {
-    call_id: call.call_id,
-    operation_id: call.operation_id,
-    name: call.name,
-    arguments: call.arguments,
-    idempotency_key: call.idempotency_key,
-    provider: call.provider,
-    api_family: call.api_family,
-    response_id: call.response_id,
-    adapter_revision: call.adapter_revision,
-  };
+  return { ...callCopy(call) };
 }
 
 /**
