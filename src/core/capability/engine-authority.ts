@@ -12,8 +12,6 @@ import {
   closeRequest,
   emitAudit,
   emitInvoke,
-  ensureEffectCapacity,
-  ensureOperationCapacity,
   generationOf,
   instanceStateOf,
   openRequestKeys,
@@ -23,6 +21,7 @@ import {
   requestOf,
   subjectFor,
 } from "./engine-core";
+import { ensureEffectCapacity, ensureOperationCapacity } from "./engine-capacity";
 import { validateAuthorityEnvelope, validateProviderDescriptor } from "./validate";
 import type {
   ApprovalResolution,

@@ -3,20 +3,16 @@
  * effect and completion queues, best-effort cancellation and request closure.
  * They mutate the state in place and never bump the revision on their own account
  * (except `bumpRevision`); the calling operation bumps once.
- * Size: about 320 lines of primitives every operation file imports; split further they would
- * import each other in a cycle.
  * @module
  */
 import {
   TOOL_AUDIT_EVENTS_MAX,
   TOOL_COMPLETIONS_MAX,
   TOOL_EFFECTS_MAX,
-  TOOL_REQUESTS_MAX,
   U64_MAX,
 } from "./limits";
 import { compareRequestKeys, compareU64, sameRequestKey, searchSorted } from "./ordering";
 import type { AcceptedRequest, CapabilityEngineState, RequestRecord } from "./state";
-import type { CapabilityError } from "./errors";
 import type {
   CancellationDisposition,
   CapabilityEffect,
@@ -294,29 +290,4 @@ export function closeRequest(state: CapabilityEngineState, key: CapabilityReques
       break;
   }
   pushTerminalCompletion(state, request, record.snapshot.accepted_sequence, operationId, outcome);
-}
-
-/** Makes room for a new request key by evicting the oldest terminal record. */
-export function ensureRequestCapacity(state: CapabilityEngineState): CapabilityError | null {
-  if (state.requests.length < TOOL_REQUESTS_MAX) return null;
-  let oldest = -1;
-  state.requests.forEach((record, index) => {
-    if (!isTerminal(record)) return;
-    const candidate = state.requests[oldest];
-    if (candidate === undefined || record.snapshot.accepted_sequence < candidate.snapshot.accepted_sequence) oldest = index;
-  });
-  if (oldest < 0) return "request-capacity-exceeded";
-  state.requests.splice(oldest, 1);
-  return null;
-}
-
-/** Effect-queue preflight for `additional` new effects. */
-export function ensureEffectCapacity(state: CapabilityEngineState, additional: number): CapabilityError | null {
-  if (state.effect_sequence_exhausted) return "effect-sequence-exhausted";
-  return additional <= Math.max(0, TOOL_EFFECTS_MAX - state.effects.length) ? null : "effect-capacity-exceeded";
-}
-
-/** Operation-id preflight: the id `u64::MAX` is never allocated. */
-export function ensureOperationCapacity(state: CapabilityEngineState): CapabilityError | null {
-  return state.next_operation_id === U64_MAX ? { "counter-exhausted": { counter: "tool operation id" } } : null;
 }

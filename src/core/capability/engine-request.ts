@@ -11,14 +11,12 @@ import {
   bumpRevision,
   emitAudit,
   emitInvoke,
-  ensureEffectCapacity,
-  ensureOperationCapacity,
-  ensureRequestCapacity,
   isTerminal,
   pushTerminalCompletion,
   requestOf,
   subjectFor,
 } from "./engine-core";
+import { ensureEffectCapacity, ensureOperationCapacity, ensureRequestCapacity } from "./engine-capacity";
 import { evaluatePolicy } from "./engine-authority";
 import { utf8Length } from "./text";
 import { validateRequestInput } from "./validate";

@@ -1,53 +1,16 @@
 /**
  * The strict JSON reader: one pass over the bytes with every refusal the reference makes.
- * Size: one hand-written recursive-descent parser (about 330 lines); splitting its scanner
- * from its value builder would cost the hot path a call per token.
  * @module
  */
 import { JSON_DOMAIN, stringTooLong } from "./domain";
 import { isWellFormed } from "./python-text";
+import { refuse, Refusal, type JsonReadError, type JsonReadErrorCode, type ReadJsonOptions, type ReadJsonResult } from "./read-result";
 import { type Json, type JsonObject, PyFloat } from "./value";
 
-/** Why a document was refused. Stable codes; the message says what and where. */
-export type JsonReadErrorCode =
-  | "JSON_TOO_LARGE"
-  | "JSON_BOM"
-  | "JSON_INVALID_UTF8"
-  | "JSON_SYNTAX"
-  | "JSON_TOO_DEEP"
-  | "JSON_DUPLICATE_KEY"
-  | "JSON_NON_FINITE"
-  | "JSON_NUMBER_RANGE"
-  | "JSON_DOMAIN";
-
-export interface JsonReadError {
-  code: JsonReadErrorCode;
-  message: string;
-  /** UTF-16 offset in the decoded text where the problem was found. */
-  offset?: number;
-  /** JSON path of the offending value (`$.a[0].b`), where one exists. */
-  path?: string;
-}
-
-export type ReadJsonResult = { ok: true; value: Json } | { ok: false; error: JsonReadError };
-
-export interface ReadJsonOptions {
-  /** Largest accepted input in bytes (UTF-8). Default 65,536. */
-  maxBytes?: number;
-  /** Most nested containers. Default 32; the reader refuses the next level before descending. */
-  maxDepth?: number;
-  /** `"safe"` refuses integers beyond ±(2^53−1); `"bigint"` returns them as bigint. Default `"safe"`. */
-  integers?: "safe" | "bigint";
-  /** Apply the reference's value domain: strings ≤ 65,536 code points and well-formed, ≤ 1,024 entries. Default true. */
-  domain?: boolean;
-}
+export type { JsonReadError, JsonReadErrorCode, ReadJsonOptions, ReadJsonResult } from "./read-result";
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
-
-class Refusal {
-  constructor(readonly error: JsonReadError) {}
-}
 
 const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
@@ -292,10 +255,6 @@ class Parser {
 
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
-}
-
-function refuse(code: JsonReadErrorCode, message: string): ReadJsonResult {
-  return { ok: false, error: { code, message } };
 }
 
 /**

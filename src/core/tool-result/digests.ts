@@ -1,46 +1,15 @@
 /**
  * The digests that bind a result to its request, its call and its approval. Each is SHA-256
  * over the reference's canonical JSON, so the values equal the reference's byte for byte.
- * Size: the reference's five digests and their shared contract text (about 340 lines) stay in
- * one file so every canonical layout can be compared with the reference's in one place.
  * @module
  */
-import { canonicalJson, canonicalMember, compareCodePoints, JsonDomainError, sha256Hex, type Json, type JsonObject } from "../json";
+import { sha256Hex, type Json, type JsonObject } from "../json";
+import { documentTemplate, m, templated } from "./document-template";
+import { digestWith, memoizeHash } from "./hash-memo";
 import type { ToolSpec } from "./tool-spec";
+
+export { digestWith, memoizeHash };
 import type { Downstream, HashFn, Principal, ToolCall } from "./types";
-
-const MEMO = Symbol("memoized-hash");
-
-/**
- * A fixed-shape document whose key order is sorted once: each call only writes the member
- * texts, which gives the same bytes as `canonicalJson` of the equivalent object at a fraction of
- * the cost. Values are written one level below the root, as inside the whole document.
- */
-function documentTemplate(keys: readonly string[]): (members: Readonly<Record<string, string>>) => string {
-  const order = [...keys].sort(compareCodePoints);
-  const prefixes = order.map((key, i) => `${i === 0 ? "{" : ","}${JSON.stringify(key)}:`);
-  return (members) => {
-    let out = "";
-    for (let i = 0; i < order.length; i++) out += (prefixes[i] as string) + (members[order[i] as string] as string);
-    return `${out}}`;
-  };
-}
-
-/** A member's canonical text at depth 1, or at `depth` for nested members. */
-const m = (value: unknown, depth = 1): string => canonicalMember(value, depth);
-
-/**
- * Builds a digest's text with a template, falling back to the generic encoder when a value is
- * outside the domain so that the error (and its message) is exactly the generic one.
- */
-function templated(fast: () => string, document: () => Json): string {
-  try {
-    return fast();
-  } catch (error) {
-    if (!(error instanceof JsonDomainError)) throw error;
-    return canonicalJson(document());
-  }
-}
 
 const REQUEST = documentTemplate(["tenant_id", "subject_id", "tool", "arguments", "input_schema_revision", "output_schema_revision", "effect_revision"]);
 const TOOL_CONTRACT = documentTemplate([
@@ -114,36 +83,6 @@ function toolContractText(spec: ToolSpec | undefined, name: string): string {
   });
   if (spec !== undefined) toolContractTexts.set(spec, text);
   return text;
-}
-
-/**
- * Wraps a hash so that one text is hashed once. A call computes each binding once; when a
- * package is re-validated, the recomputed canonical text hits the memo instead of SHA-256,
- * yet any change to the package still changes the text and therefore the answer.
- */
-export function memoizeHash(hash: HashFn = sha256Hex): HashFn {
-  if ((hash as { [MEMO]?: true })[MEMO] === true) return hash;
-  // A call hashes a handful of texts, so a short list compared by `===` (length first, then
-  // bytes) beats a Map, which would hash every long text just to store it.
-  const texts: string[] = [];
-  const hexes: string[] = [];
-  const memo = (text: string): string => {
-    for (let i = 0; i < texts.length; i++) if (texts[i] === text) return hexes[i] as string;
-    const hex = hash(text);
-    if (texts.length === 16) {
-      texts.shift();
-      hexes.shift();
-    }
-    texts.push(text);
-    hexes.push(hex);
-    return hex;
-  };
-  return Object.assign(memo, { [MEMO]: true as const });
-}
-
-/** `hash(canonicalJson(value))`; throws JsonDomainError outside the supported JSON domain. */
-export function digestWith(hash: HashFn, value: Json): string {
-  return hash(canonicalJson(value));
 }
 
 /** The audit's `tool_contract`: the registry's revisions, or "unregistered" for an unknown tool. */

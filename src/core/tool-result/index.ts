@@ -70,7 +70,8 @@ export {
 } from "./query-status";
 export { findForbiddenKey, isHandlerResult, jsonDepth, validateHandlerResult } from "./output-contract";
 export { errorPackage, successPackage, type IdempotencyRecord } from "./packages";
-export { validateResult, validateResultSet } from "./validate-result";
+export { validateResult } from "./validate-result";
+export { validateResultSet } from "./validate-result-set";
 export { modelResultSchema, protectedAuditSchema, resultPackageSchema } from "./package-contract";
 export {
   parseToolCasesFixture,

@@ -1,10 +1,9 @@
 /**
  * Re-validation of a package before it reaches a provider adapter: every field against the
  * contracts, every binding recomputed from the current principal, call and registry.
- * Size: the reference's `validate_result` field by field (about 300 lines), kept in its order.
  * @module
  */
-import { compareCodePoints, JsonDomainError, sha256Hex, type Json } from "../json";
+import { JsonDomainError, sha256Hex, type Json } from "../json";
 import {
   AUDIT_SCHEMA_VERSION,
   DISPATCHER_REVISION,
@@ -22,7 +21,6 @@ import { ERROR_CATALOG, isErrorCode } from "./error-catalog";
 import { exactFields } from "./exact-fields";
 import { validateHandlerResult } from "./output-contract";
 import { canonicalOfResult, trustedBindings, type BuiltBindings } from "./packages";
-import { pyTupleRepr } from "./python-repr";
 import { isNonemptyString, isPlainObject } from "./text-rules";
 import type { ToolSpec } from "./tool-spec";
 import type { Downstream, HashFn, Principal, ToolCall } from "./types";
@@ -244,62 +242,6 @@ export function validateResult(
   const redactionsOk = Array.isArray(redactions) && redactions.every((item) => isNonemptyString(item));
   if (!redactionsOk && !(Array.isArray(redactions) && redactions.length === 0)) {
     errors.push("protected_audit.redactions must be a list of strings");
-  }
-  return errors;
-}
-
-/** A call identity as the reference keys results: (response_id, call_id). */
-type Identity = [string, string];
-
-function compareIdentity(a: Identity, b: Identity): number {
-  return compareCodePoints(a[0], b[0]) || compareCodePoints(a[1], b[1]);
-}
-
-/** The reference's `validate_result_set`: missing, duplicate, unknown or swapped results of a multi-call turn. */
-export function validateResultSet(
-  principal: Principal,
-  calls: readonly ToolCall[],
-  specs: ReadonlyMap<string, ToolSpec>,
-  packages: readonly unknown[],
-  hash: HashFn = sha256Hex,
-): string[] {
-  const errors: string[] = [];
-  const expected = new Map<string, { id: Identity; call: ToolCall }>();
-  for (const call of calls) {
-    const id: Identity = [call.response_id, call.call_id];
-    const key = JSON.stringify(id);
-    if (expected.has(key)) errors.push(`duplicate expected call identity: ${pyTupleRepr(id)}`);
-    expected.set(key, { id, call });
-  }
-  const actual = new Map<string, { id: Identity; pkg: unknown }>();
-  packages.forEach((pkg, index) => {
-    const audit = isPlainObject(pkg) ? pkg["protected_audit"] : undefined;
-    const context = isPlainObject(audit) ? audit["provider_context"] : undefined;
-    const responseId = isPlainObject(context) ? context["response_id"] : undefined;
-    const callId = isPlainObject(context) ? context["call_id"] : undefined;
-    // Non-string identities cannot match any call; the reference would crash on some of them.
-    if (typeof responseId !== "string" || typeof callId !== "string") {
-      errors.push(`packages[${index}] is missing provider correlation fields`);
-      return;
-    }
-    const id: Identity = [responseId, callId];
-    const key = JSON.stringify(id);
-    if (actual.has(key)) {
-      errors.push(`duplicate result identity: ${pyTupleRepr(id)}`);
-      return;
-    }
-    actual.set(key, { id, pkg });
-  });
-  const sorted = <T extends { id: Identity }>(items: T[]): T[] => items.sort((a, b) => compareIdentity(a.id, b.id));
-  for (const item of sorted([...expected].filter(([key]) => !actual.has(key)).map(([, v]) => v))) {
-    errors.push(`missing result: ${pyTupleRepr(item.id)}`);
-  }
-  for (const item of sorted([...actual].filter(([key]) => !expected.has(key)).map(([, v]) => v))) {
-    errors.push(`unknown result appears: ${pyTupleRepr(item.id)}`);
-  }
-  for (const item of sorted([...expected].filter(([key]) => actual.has(key)).map(([, v]) => v))) {
-    const found = actual.get(JSON.stringify(item.id));
-    errors.push(...validateResult(principal, item.call, specs.get(item.call.name), found?.pkg, hash));
   }
   return errors;
 }

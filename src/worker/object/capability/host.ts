@@ -8,7 +8,9 @@ import {
   type ProviderRuntimeEnvelope,
 } from "../../../core/capability";
 import type { AuditChain } from "../audit/plane";
+import { attachmentOf } from "./attachment";
 import { alarmTime, auditRecord, effectMessage, nextDeadline } from "./schedule";
+import { Waiters } from "./waiters";
 import { CapabilityStore, type OutboxRow } from "./store";
 
 /** Operations logged after a checkpoint before the next full checkpoint. */
@@ -34,20 +36,8 @@ export interface CapabilityHostDeps {
   setAlarm(ms: number | null): void;
 }
 
-/** What a hibernatable provider socket remembers across evictions. */
-export interface SocketAttachment {
-  providerId: string;
-  /** Decimal text of the binding id (u64). */
-  bindingId: string;
-}
-
-type RuntimeCommand = ProviderRuntimeEnvelope["command"];
-
 /**
- * Hosts one consumer's capability engine inside its Durable Object. Size: one class of about
- * 320 lines, because its private state (the cached engine state, the journal of the running
- * step, the scheduled alarm, the long-poll waiters) must change only inside its own transaction
- * cycle; pure parts live in `schedule.ts` and `store.ts`. Every operation is one
+ * Hosts one consumer's capability engine inside its Durable Object. Every operation is one
  * synchronous transaction: load (cached) state, advance the engine's clock to the object's
  * millisecond clock, apply, bind drained effects to their provider's binding in the outbox,
  * append the new engine audit events to the consumer's audit chain, and persist: the applied
@@ -66,7 +56,7 @@ export class CapabilityHost {
   #journal: CapabilityOperation[] | "checkpoint" = [];
   /** The deadline the alarm is set for (`undefined`: unknown, e.g. after a restart or a run). */
   #scheduled: bigint | null | undefined;
-  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #waiters = new Waiters();
 
   constructor(private readonly deps: CapabilityHostDeps) {
     this.store = new CapabilityStore(deps.sql);
@@ -149,7 +139,7 @@ export class CapabilityHost {
   }
 
   /** A provider-runtime command under the next provider-lane sequence. */
-  runtime(state: CapabilityEngineState, command: (sequence: bigint) => RuntimeCommand): EngineOutcome<unknown> {
+  runtime(state: CapabilityEngineState, command: (sequence: bigint) => ProviderRuntimeEnvelope["command"]): EngineOutcome<unknown> {
     const last = state.provider_runtime.last_sequence;
     const sequence = last >= U64_MAX ? U64_MAX : last + 1n;
     return this.apply(state, { "provider-runtime": { sequence, command: command(sequence) } });
@@ -215,7 +205,7 @@ export class CapabilityHost {
     this.#reconciled = true;
     for (const binding of [...state.provider_runtime.bindings]) {
       const id = binding.binding_id.toString();
-      const socket = this.deps.sockets(binding.provider_id).some((ws) => (ws.deserializeAttachment() as SocketAttachment | null)?.bindingId === id);
+      const socket = this.deps.sockets(binding.provider_id).some((ws) => attachmentOf(ws)?.bindingId === id);
       const lease = this.store.lease(binding.provider_id);
       if (socket || (lease !== undefined && lease.bindingId === id)) continue;
       this.runtime(state, () => ({ detach: { binding_id: binding.binding_id, provider_id: binding.provider_id } }));
@@ -257,7 +247,7 @@ export class CapabilityHost {
     for (const provider of this.store.providersWithPending()) {
       const binding = this.bindingOf(state, provider);
       if (binding !== null) this.#push(provider, binding);
-      for (const wake of this.#waiters.get(provider) ?? []) wake();
+      this.#waiters.wake(provider);
     }
     // Only a changed deadline costs an alarm write.
     const next = nextDeadline(state, this.store.leases());
@@ -270,7 +260,7 @@ export class CapabilityHost {
   // Sends queued effects to the provider's socket (if it holds the current binding).
   #push(providerId: string, binding: bigint): void {
     const id = binding.toString();
-    const socket = this.deps.sockets(providerId).find((ws) => (ws.deserializeAttachment() as SocketAttachment | null)?.bindingId === id);
+    const socket = this.deps.sockets(providerId).find((ws) => attachmentOf(ws)?.bindingId === id);
     if (socket === undefined) return;
     const rows = this.store.pending(providerId, binding);
     const sent: number[] = [];
@@ -298,29 +288,12 @@ export class CapabilityHost {
    */
   async poll(providerId: string, bindingId: bigint, after: bigint | null, waitMs: number): Promise<OutboxRow[] | null> {
     const renew = (): OutboxRow[] | null =>
-      this.deps.transaction(() => {
-        const state = this.#load();
-        const lease = this.store.lease(providerId);
-        if (this.bindingOf(state, providerId) !== bindingId || lease === undefined || lease.bindingId !== bindingId.toString()) return null;
-        this.store.setLease(providerId, bindingId, this.nowMs() + LEASE_MS);
-        const rows = this.store.pending(providerId, bindingId);
-        const acked = after === null ? [] : rows.filter((row) => BigInt(row.effectSequence) <= after);
-        this.store.remove(acked.map((row) => row.rowId));
-        return rows.filter((row) => !acked.includes(row));
-      });
+      this.deps.transaction(() =>
+        this.bindingOf(this.#load(), providerId) === bindingId ? this.store.renewPoll(providerId, bindingId, after, this.nowMs() + LEASE_MS) : null,
+      );
     const first = renew();
     if (first === null || first.length > 0 || waitMs <= 0) return first;
-    await new Promise<void>((resolve) => {
-      const waiters = this.#waiters.get(providerId) ?? new Set<() => void>();
-      this.#waiters.set(providerId, waiters);
-      const done = (): void => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, waitMs);
-      waiters.add(done);
-    });
+    await this.#waiters.wait(providerId, waitMs);
     return renew();
   }
 }

@@ -4,7 +4,8 @@ import { describeIssues } from "../../body";
 import { bearerToken } from "../../credential-format";
 import { ProviderSocketMessage } from "../../../contracts/capability";
 import { problem, problemResponse } from "../../problem";
-import type { CapabilityHost, SocketAttachment } from "./host";
+import { attachmentOf, type SocketAttachment } from "./attachment";
+import type { CapabilityHost } from "./host";
 import { engineProblem } from "./plane";
 
 /** The WebSocket subprotocol a provider speaks; the gate selects it in the 101 answer. */
@@ -73,7 +74,7 @@ function sendError(ws: WebSocket, code: string, detail: string): void {
 
 /** One provider frame: an observation (answered with its outcome) or a ping. */
 export function onCapabilityMessage(host: CapabilityHost, ws: WebSocket, message: string | ArrayBuffer): void {
-  const attachment = ws.deserializeAttachment() as SocketAttachment | null;
+  const attachment = attachmentOf(ws);
   if (attachment === null) return;
   const bytes = typeof message === "string" ? message : new Uint8Array(message);
   const read = readJson(bytes, { integers: "bigint", domain: false, maxBytes: MAX_FRAME_BYTES });
@@ -89,7 +90,7 @@ export function onCapabilityMessage(host: CapabilityHost, ws: WebSocket, message
 
 /** The socket closed: its binding (if still current) detaches; requests in flight end as provider-detached. */
 export function onCapabilityClose(host: CapabilityHost, ws: WebSocket): void {
-  const attachment = ws.deserializeAttachment() as SocketAttachment | null;
+  const attachment = attachmentOf(ws);
   if (attachment === null) return;
   const binding = BigInt(attachment.bindingId);
   host.timed((state) => {

@@ -132,6 +132,21 @@ export class CapabilityStore {
     }));
   }
 
+  /**
+   * One long-poll round of a provider's current binding: the lease must still be this
+   * binding's; it is renewed until `leaseUntilMs`, effects up to `after` are acknowledged
+   * (removed), and the rest are answered. `null`: the lease is gone or another binding's.
+   */
+  renewPoll(providerId: string, bindingId: bigint, after: bigint | null, leaseUntilMs: number): OutboxRow[] | null {
+    const lease = this.lease(providerId);
+    if (lease === undefined || lease.bindingId !== bindingId.toString()) return null;
+    this.setLease(providerId, bindingId, leaseUntilMs);
+    const rows = this.pending(providerId, bindingId);
+    const acked = after === null ? [] : rows.filter((row) => BigInt(row.effectSequence) <= after);
+    this.remove(acked.map((row) => row.rowId));
+    return rows.filter((row) => !acked.includes(row));
+  }
+
   /** Ends a lease. */
   dropLease(providerId: string): void {
     run(this.sql, "DELETE FROM capability_leases WHERE provider_id = ?", providerId);
