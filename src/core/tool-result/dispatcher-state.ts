@@ -43,14 +43,14 @@ export function idempotencyScope(principal: Principal, call: ToolCall): string[]
   return [principal.tenant_id, principal.subject_id, call.name, call.idempotency_key];
 }
 
-/** Plain-JSON copy of a principal, for tickets and records. */
-export function principalJson(principal: Principal): JsonObject {
+/** A copy of a principal (a ticket must not share the caller's arrays). */
+export function principalCopy(principal: Principal): Principal & { readonly roles: string[] } {
   return { tenant_id: principal.tenant_id, subject_id: principal.subject_id, roles: [...principal.roles] };
 }
 
-/** A copy of a principal (a ticket must not share the caller's arrays). */
-export function principalCopy(principal: Principal): Principal {
-  return { tenant_id: principal.tenant_id, subject_id: principal.subject_id, roles: [...principal.roles] };
+/** Plain-JSON copy of a principal, for records. */
+export function principalJson(principal: Principal): JsonObject {
+  return { ...principalCopy(principal) };
 }
 
 /** A copy of a call's fields (nothing else rides along into a ticket). */

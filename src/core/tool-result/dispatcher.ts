@@ -243,7 +243,7 @@ export function completeDispatch(
  * Runs an in-process handler synchronously; a thrown error is "threw", and a promise is not a
  * HandlerResult. A tool the host executes has no handler here: the sync path reports "threw".
  */
-export function runHandlerSync(spec: ToolSpec, engine: ToolResultEngine, args: JsonObject): HandlerOutcome {
+function runHandlerSync(spec: ToolSpec, engine: ToolResultEngine, args: JsonObject): HandlerOutcome {
   if (spec.execution.kind !== "in_process") return "threw";
   try {
     const result = spec.execution.handler(args, { store: engine.store });

@@ -27,9 +27,9 @@ import { ToolCallPlane } from "./tool-calls/plane";
 import { toolCallAnswer } from "./tool-calls/answer";
 import { callOf, principalOf, type ToolCallInput } from "./tool-calls/bind";
 
-/** A caller the object has authenticated, and the consumer it belongs to. */
+/** A credential the object has authenticated, and the consumer it belongs to. */
 interface Authenticated {
-  caller: Caller | { kind: "admin" };
+  caller: Caller;
   config: ConsumerRecord;
 }
 
@@ -115,17 +115,23 @@ export class ConsumerObject extends DurableObject<Env> {
   }
 
   /**
-   * Authenticates a caller for an operation of the access table: `token` null is the admin
-   * secret, already checked by the Worker. A consumer that does not exist answers as a bad
-   * credential would, so a caller cannot probe for consumers.
+   * The consumer an admin-secret operation names (the Worker checked the secret). The secret on
+   * an operation it may not make is refused before the consumer is looked up, so that refusal
+   * is the same 401 whether or not the consumer exists.
    */
-  #authenticate(consumer: string, token: string | null, operation: Operation): Outcome<Authenticated> {
-    // The admin secret on an operation it may not make is refused before the consumer is
-    // looked up, so that refusal is the same 401 whether or not the consumer exists.
-    if (token === null && !adminMay(operation)) return fail(UNAUTHENTICATED);
+  #admin(consumer: string, operation: Operation): Outcome<ConsumerRecord> {
+    if (!adminMay(operation)) return fail(UNAUTHENTICATED);
     const config = this.#consumer.current();
-    if (config === undefined || config.name !== consumer) return fail(token === null ? problem("NOT_FOUND", "No such consumer.") : UNAUTHENTICATED);
-    if (token === null) return ok({ caller: { kind: "admin" }, config });
+    return config !== undefined && config.name === consumer ? ok(config) : fail(problem("NOT_FOUND", "No such consumer."));
+  }
+
+  /**
+   * Authenticates a credential for an operation of the access table. A consumer that does not
+   * exist answers as a bad credential would, so a caller cannot probe for consumers.
+   */
+  #authenticate(consumer: string, token: string, operation: Operation): Outcome<Authenticated> {
+    const config = this.#consumer.current();
+    if (config === undefined || config.name !== consumer) return fail(UNAUTHENTICATED);
     const caller = this.#credentials.authenticate(token, operation);
     return caller.ok ? ok({ caller: caller.value, config }) : caller;
   }
@@ -134,7 +140,7 @@ export class ConsumerObject extends DurableObject<Env> {
   #approver(consumer: string, token: string, operation: Operation): Outcome<{ approverId: string; config: ConsumerRecord }> {
     const auth = this.#authenticate(consumer, token, operation);
     if (!auth.ok) return auth;
-    const subject = auth.value.caller.kind === "admin" ? null : auth.value.caller.subjectId;
+    const subject = auth.value.caller.subjectId;
     if (subject === null || !auth.value.config.approverSubjects.includes(subject)) {
       return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
     }
@@ -155,7 +161,7 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Admin: mints a credential; the secret is answered once. */
   createCredential(consumer: string, request: CreateCredentialRequest): Outcome<string> {
-    const auth = this.#authenticate(consumer, null, "createCredential");
+    const auth = this.#admin(consumer, "createCredential");
     if (!auth.ok) return auth;
     const now = this.clock.now();
     const subject = request.subject_id ?? null;
@@ -169,7 +175,7 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Admin: revokes a credential at once. */
   revokeCredential(consumer: string, credentialId: string): Outcome<null> {
-    const auth = this.#authenticate(consumer, null, "revokeCredential");
+    const auth = this.#admin(consumer, "revokeCredential");
     if (!auth.ok) return auth;
     const now = this.clock.now();
     const revoked = this.#transaction(() => {
@@ -240,16 +246,19 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Admin: reads (`targets` null) or replaces the App Facade target map. */
   facadeTargets(consumer: string, targets: Record<string, string> | null): Outcome<string> {
-    const auth = this.#authenticate(consumer, null, "facadeTargets");
-    return auth.ok ? ok(this.#runtimeOf(auth.value.config).facadeTargets(targets)) : auth;
+    const config = this.#admin(consumer, "facadeTargets");
+    return config.ok ? ok(this.#runtimeOf(config.value).facadeTargets(targets)) : config;
   }
 
   /** Capability plane: one call; `token` null means the Worker already checked the admin secret. */
   async capabilityCall(consumer: string, token: string | null, call: CapabilityCall): Promise<Outcome<string>> {
+    if (token === null) {
+      const config = this.#admin(consumer, call.kind);
+      return config.ok ? capabilityCall(this.capability, consumer, { kind: "admin" }, config.value.approverSubjects, call) : config;
+    }
     const auth = this.#authenticate(consumer, token, call.kind);
     if (!auth.ok) return auth;
-    const who = auth.value.caller;
-    const caller: CapabilityCaller = who.kind === "admin" ? who : { kind: who.kind, subjectId: who.subjectId };
+    const caller: CapabilityCaller = { kind: auth.value.caller.kind, subjectId: auth.value.caller.subjectId };
     return capabilityCall(this.capability, consumer, caller, auth.value.config.approverSubjects, call);
   }
 
@@ -264,14 +273,13 @@ export class ConsumerObject extends DurableObject<Env> {
     if (route === "runtime") {
       const auth = this.#authenticate(consumer, token, "runtimeConnect");
       if (!auth.ok) return problemResponse(auth.error);
-      const caller = auth.value.caller as Caller;
-      return acceptRuntimeSocket(this.ctx, this.#runtimeOf(auth.value.config), caller.credentialId);
+      return acceptRuntimeSocket(this.ctx, this.#runtimeOf(auth.value.config), auth.value.caller.credentialId);
     }
     if (route === "capability") {
       const providerId = request.headers.get(SOCKET_PROVIDER_HEADER) ?? "";
       const auth = this.#authenticate(consumer, token, "connect");
       if (!auth.ok) return problemResponse(auth.error);
-      const subject = (auth.value.caller as Caller).subjectId;
+      const subject = auth.value.caller.subjectId;
       if (subject !== null && subject !== providerId) return problemResponse(problem("FORBIDDEN", "This provider credential attaches only its own provider."));
       return connectProvider(this.ctx, this.capability, request, providerId);
     }

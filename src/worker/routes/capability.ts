@@ -96,24 +96,27 @@ capabilityRoutes.get(`${BASE}/providers/:provider_id/connect`, providerParam, (c
 
 capabilityRoutes.post(`${BASE}/providers/:provider_id/attach`, providerParam, consumerGate("attach"), (c) => call(c.var, { kind: "attach", providerId: c.req.param("provider_id") }));
 
-capabilityRoutes.get(`${BASE}/providers/:provider_id/effects`, providerParam, async (c, next) => {
+/** The long-poll query (`binding_id`, optional `after`, `wait`), or `null` if it is not as documented. */
+function pollQuery(c: Context): { bindingId: bigint; after: bigint | null; waitMs: number } | null {
   const bindingId = parseU64(c.req.query("binding_id"));
   const afterText = c.req.query("after");
   const after = afterText === undefined ? null : parseU64(afterText);
-  const wait = Number(c.req.query("wait") ?? "0");
-  if (bindingId === null || (afterText !== undefined && after === null) || !Number.isInteger(wait) || wait < 0 || wait > MAX_POLL_WAIT_MS) {
+  const waitMs = Number(c.req.query("wait") ?? "0");
+  const valid = bindingId !== null && (afterText === undefined || after !== null) && Number.isInteger(waitMs) && waitMs >= 0 && waitMs <= MAX_POLL_WAIT_MS;
+  return valid ? { bindingId, after, waitMs } : null;
+}
+
+const pollParams: MiddlewareHandler = async function pollParams(c, next) {
+  if (pollQuery(c) === null) {
     return problemResponse(problem("INVALID_REQUEST", `binding_id (u64), after (u64, optional) and wait (0..${MAX_POLL_WAIT_MS} ms) are required as documented.`));
   }
   await next();
-}, consumerGate("poll"), (c) => {
-  const afterText = c.req.query("after");
-  return call(c.var, {
-    kind: "poll",
-    providerId: c.req.param("provider_id"),
-    bindingId: parseU64(c.req.query("binding_id")) ?? 0n,
-    after: afterText === undefined ? null : parseU64(afterText),
-    waitMs: Number(c.req.query("wait") ?? "0"),
-  });
+};
+
+capabilityRoutes.get(`${BASE}/providers/:provider_id/effects`, providerParam, pollParams, consumerGate("poll"), (c) => {
+  const query = pollQuery(c);
+  if (query === null) throw new Error("the poll query passed its check and then failed it");
+  return call(c.var, { kind: "poll", providerId: c.req.param("provider_id"), ...query });
 });
 
 capabilityRoutes.post(`${BASE}/providers/:provider_id/observations`, providerParam, jsonBody(CapabilityObservationPost, wire), consumerGate("observe"), (c) =>
