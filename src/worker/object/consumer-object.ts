@@ -9,8 +9,7 @@ import type { Env } from "../env";
 import { problem, problemResponse, UNAUTHENTICATED } from "../problem";
 import { fail, ok, type Outcome } from "../result";
 import { registryFor } from "../tools/catalog";
-import { httpExecutor } from "../tools/executor";
-import type { DownstreamService } from "../tools/http-tool";
+import { downstreamOf, httpExecutor } from "../tools/executor";
 import { AuditChain } from "./audit/plane";
 import { CapabilityHost } from "./capability/host";
 import { capabilityCall, type CapabilityCall, type CapabilityCaller } from "./capability/plane";
@@ -81,12 +80,6 @@ export class ConsumerObject extends DurableObject<Env> {
     }
   }
 
-  #downstream(): DownstreamService | undefined {
-    const base = this.env.TOOLGATE_DOWNSTREAM_URL;
-    if (this.env.DOWNSTREAM !== undefined) return { fetcher: this.env.DOWNSTREAM, baseUrl: base ?? "http://downstream" };
-    if (base !== undefined && base !== "") return { fetcher: { fetch: (r) => fetch(r) }, baseUrl: base };
-    return undefined;
-  }
 
   #planeFor(config: ConsumerRecord): ToolCallPlane {
     this.#toolCalls ??= new ToolCallPlane({
@@ -94,7 +87,7 @@ export class ConsumerObject extends DurableObject<Env> {
       audit: this.#audit,
       registry: registryFor(config.tools),
       approvers: config.approverSubjects,
-      executor: httpExecutor(this.#downstream()),
+      executor: httpExecutor(downstreamOf(this.env)),
       transaction: (step) => this.#transaction(step),
     });
     return this.#toolCalls;

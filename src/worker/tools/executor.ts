@@ -1,6 +1,7 @@
 import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { DownstreamEvidence } from "../../core/tool-result/query-status";
 import type { ToolCall } from "../../core/tool-result/types";
+import type { Env } from "../env";
 import { HTTP_TOOLS } from "./catalog";
 import { callHttpTool, queryHttpToolStatus, type DownstreamService, type HttpToolOutcome } from "./http-tool";
 
@@ -15,6 +16,14 @@ export interface ExternalExecutor {
   canQuery(spec: ToolSpec): boolean;
   /** Asks what happened to a write (and fences its key if the downstream never saw it). */
   query(spec: ToolSpec, idempotencyKey: string): Promise<DownstreamEvidence>;
+}
+
+/** The downstream HTTP tools call: the `DOWNSTREAM` service binding, or `fetch` to `TOOLGATE_DOWNSTREAM_URL`. */
+export function downstreamOf(env: Env): DownstreamService | undefined {
+  const base = env.TOOLGATE_DOWNSTREAM_URL;
+  if (env.DOWNSTREAM !== undefined) return { fetcher: env.DOWNSTREAM, baseUrl: base ?? "http://downstream" };
+  if (base !== undefined && base !== "") return { fetcher: { fetch: (r) => fetch(r) }, baseUrl: base };
+  return undefined;
 }
 
 /** External tools over HTTP: each tool's service path comes from the catalog. */
