@@ -20,7 +20,11 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { TOOLGATE_ADMIN_TOKEN: "test-admin-token-0123456789" },
+              bindings: {
+                TOOLGATE_ADMIN_TOKEN: "test-admin-token-0123456789",
+                TOOLGATE_TOKEN_KEY: "test-token-key-0123456789abcdef0123456789",
+                TOOLGATE_SIGNING_KEY: "test-signing-key-0123456789abcdef012345",
+              },
               serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
             },
           }),

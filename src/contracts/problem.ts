@@ -21,6 +21,17 @@ export const PROBLEM_STATUS = {
   APPROVAL_EXPIRED: 409,
   APPROVER_NOT_ALLOWED: 403,
   SELF_APPROVAL_FORBIDDEN: 403,
+  APPROVAL_DIGEST_MISMATCH: 409,
+  // Identity: the principal a call acts for must come from what the gate verified.
+  PRINCIPAL_MISMATCH: 403,
+  ROLE_NOT_ALLOWED: 403,
+  TOOL_NOT_IN_SCOPE: 403,
+  PRINCIPAL_TOKEN_REJECTED: 403,
+  // Quotas and rate limits (each with Retry-After where waiting helps).
+  RATE_LIMITED: 429,
+  QUOTA_EXCEEDED: 429,
+  INVALID_CURSOR: 400,
+  ACTION_COMMIT_IN_FLIGHT: 409,
   INTERNAL: 500,
   // Answered by the local edge of `npm start` before a request reaches the Worker (in production
   // Cloudflare's edge refuses malformed HTTP itself); listed so clients see one catalog.
@@ -62,6 +73,15 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   APPROVAL_EXPIRED: "Approval request expired",
   APPROVER_NOT_ALLOWED: "Subject may not approve",
   SELF_APPROVAL_FORBIDDEN: "The requesting subject may not approve its own call",
+  APPROVAL_DIGEST_MISMATCH: "Approval digest is not the pending call's",
+  PRINCIPAL_MISMATCH: "Credential may not act for this subject",
+  ROLE_NOT_ALLOWED: "Credential may not assert this role",
+  TOOL_NOT_IN_SCOPE: "Credential may not call this tool",
+  PRINCIPAL_TOKEN_REJECTED: "Principal token was not verified",
+  RATE_LIMITED: "Too many requests",
+  QUOTA_EXCEEDED: "Quota exceeded",
+  INVALID_CURSOR: "Cursor is not valid",
+  ACTION_COMMIT_IN_FLIGHT: "The action's commit is in flight",
   INTERNAL: "Internal error",
   MALFORMED_HTTP: "Malformed HTTP request",
   METHOD_NOT_ALLOWED: "Method not allowed",

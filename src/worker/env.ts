@@ -6,6 +6,16 @@ export interface Env {
   CONSUMER: DurableObjectNamespace<ConsumerObject>;
   /** The admin credential (a Worker secret; `.dev.vars` locally). */
   TOOLGATE_ADMIN_TOKEN?: string;
+  /**
+   * The key of credential tags (a Worker secret, at least 32 characters): every credential
+   * carries an HMAC-SHA-256 tag over its consumer and body under this key, checked by the
+   * Worker before any Durable Object is touched. Unset admits no credential.
+   */
+  TOOLGATE_TOKEN_KEY?: string;
+  /** The previous tag key, accepted (never minted with) while a rotation is under way. */
+  TOOLGATE_TOKEN_KEY_PREVIOUS?: string;
+  /** The key that signs the identity statement of every HTTP tool request (RFC 9421, hmac-sha256). */
+  TOOLGATE_SIGNING_KEY?: string;
   /** Base URL of the downstream service that HTTP tools call (optional). */
   TOOLGATE_DOWNSTREAM_URL?: string;
   /** Optional service binding used instead of `fetch(TOOLGATE_DOWNSTREAM_URL)` (tests, same-account services). */

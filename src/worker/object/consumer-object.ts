@@ -17,6 +17,7 @@ import { connectProvider, isCapabilitySocket, onCapabilityClose, onCapabilityMes
 import { ObjectClock } from "./clock";
 import { ConsumerPlane, type ConsumerRecord } from "./consumer/plane";
 import { CredentialPlane, type Caller } from "./credentials/plane";
+import { DEFAULT_LIMITS, type Limits } from "./limits";
 import { migrate } from "./migrations";
 import { fromWorker } from "./rpc";
 import { SOCKET_CONSUMER_HEADER, SOCKET_PROVIDER_HEADER, SOCKET_ROUTE_HEADER, SOCKET_TOKEN_HEADER } from "./socket-route";
@@ -80,6 +81,11 @@ export class ConsumerObject extends DurableObject<Env> {
     }
   }
 
+
+  /** The consumer's limits (its configuration's overrides of the documented defaults). */
+  #limits(): Limits {
+    return DEFAULT_LIMITS;
+  }
 
   #planeFor(config: ConsumerRecord): ToolCallPlane {
     this.#toolCalls ??= new ToolCallPlane({

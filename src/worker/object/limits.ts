@@ -1,0 +1,42 @@
+/**
+ * The per-consumer limits of the gate: each has a documented default (docs/security.md) and
+ * may be changed in the consumer's configuration (`limits`). Every limit bounds the work or the
+ * storage one caller can cause; each refusal is a catalog problem (`RATE_LIMITED`,
+ * `QUOTA_EXCEEDED`) or a WebSocket close code.
+ */
+export interface Limits {
+  /** Tool calls per credential per second (token bucket refill rate). */
+  readonly calls_per_second: number;
+  /** Token bucket size: calls a credential may make at once after a quiet period. */
+  readonly call_burst: number;
+  /** Pending approvals one subject may have open at once. */
+  readonly pending_approvals_per_subject: number;
+  /** Undelivered runtime outbox events (count) of the consumer. */
+  readonly outbox_max_events: number;
+  /** Undelivered runtime outbox events (bytes of their JSON) of the consumer. */
+  readonly outbox_max_bytes: number;
+  /** Events one runtime connect (or one batch on a live socket) sends at most. */
+  readonly outbox_batch_events: number;
+  /** Open WebSockets (provider and runtime) per credential. */
+  readonly sockets_per_credential: number;
+  /** Largest WebSocket message accepted, in bytes (larger closes the socket with 1009). */
+  readonly socket_message_bytes: number;
+  /** WebSocket messages per socket per second (more closes the socket with 1008). */
+  readonly socket_messages_per_second: number;
+  /** Items on one page of any list (approvals, audit entries, …). */
+  readonly page_items: number;
+}
+
+/** The defaults, documented in docs/security.md. */
+export const DEFAULT_LIMITS: Limits = {
+  calls_per_second: 10,
+  call_burst: 20,
+  pending_approvals_per_subject: 20,
+  outbox_max_events: 1000,
+  outbox_max_bytes: 1_048_576,
+  outbox_batch_events: 100,
+  sockets_per_credential: 4,
+  socket_message_bytes: 65_536,
+  socket_messages_per_second: 50,
+  page_items: 100,
+};
