@@ -2,17 +2,60 @@ import * as z from "zod";
 import { CREDENTIAL_KINDS } from "./access";
 import { httpSchemas, Identifier } from "./registry";
 
-/** `POST /v1/consumers/{consumer}/credentials`. Approvers need a subject (their approver id). */
+/**
+ * How an agent credential's calls get their principal (docs/security.md):
+ * - `subject`: the subject is fixed at issue; a call may name only that subject and roles
+ *   within the credential's `roles`;
+ * - `host`: the agent host acts for any subject of the consumer and may assert only the roles
+ *   in the credential's `roles` (its allow-list);
+ * - `token`: every call carries the end user's JWT (`principal_token`); the gate verifies it
+ *   against the consumer's issuer and takes subject and roles from its claims.
+ */
+export const PRINCIPAL_MODES = ["subject", "host", "token"] as const;
+
+/** An agent credential's principal mode. */
+export type PrincipalMode = (typeof PRINCIPAL_MODES)[number];
+
+/** Largest Unix time accepted as an expiry (year 9999). */
+const MAX_EXPIRY = 253_402_300_799;
+
+/** `POST /v1/consumers/{consumer}/credentials`. */
 export const CreateCredentialRequest = z
   .strictObject({
     kind: z.enum(CREDENTIAL_KINDS),
-    subject_id: Identifier.optional(),
+    subject_id: Identifier.optional().meta({
+      description: "The subject the credential is bound to: an agent's end user (principal `subject`), an approver's id (required), a provider's id.",
+    }),
+    principal: z.enum(PRINCIPAL_MODES).optional().meta({
+      description: "Agent credentials only: `subject` (default with a subject_id), `host` (default without), or `token`.",
+    }),
+    roles: z.array(Identifier).max(256).optional().meta({
+      description: "Agent credentials (`subject` and `host`): the roles its calls may assert. Absent: none.",
+    }),
+    tools: z.array(Identifier).min(1).max(256).optional().meta({ description: "Agent credentials: the only tools it may call. Absent: every tool of the consumer." }),
+    expires_at: z.number().int().min(1).max(MAX_EXPIRY).optional().meta({ description: "Unix seconds after which the credential is refused." }),
   })
-  .refine((v) => v.kind !== "approver" || v.subject_id !== undefined, {
-    message: "an approver credential needs a subject_id",
-    path: ["subject_id"],
+  .superRefine((v, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+    if (v.kind === "approver" && v.subject_id === undefined) issue("subject_id", "an approver credential needs a subject_id");
+    if (v.kind !== "agent") {
+      if (v.principal !== undefined) issue("principal", "only agent credentials have a principal mode");
+      if (v.roles !== undefined) issue("roles", "only agent credentials assert roles");
+      if (v.tools !== undefined) issue("tools", "only agent credentials have a tool scope");
+      if (v.subject_id !== undefined && v.kind !== "approver" && v.kind !== "provider") issue("subject_id", `a ${v.kind} credential has no subject`);
+      return;
+    }
+    const mode = principalModeOf(v);
+    if (mode === "subject" && v.subject_id === undefined) issue("subject_id", "a subject-bound credential needs a subject_id");
+    if (mode !== "subject" && v.subject_id !== undefined) issue("subject_id", `a ${mode} credential is bound to no subject`);
+    if (mode === "token" && v.roles !== undefined) issue("roles", "a token-verified credential takes roles from the token's claims");
   })
   .register(httpSchemas, { id: "CreateCredentialRequest" });
+
+/** The principal mode of an agent credential request (`subject` with a subject_id, else `host`). */
+export function principalModeOf(request: { principal?: PrincipalMode | undefined; subject_id?: string | undefined }): PrincipalMode {
+  return request.principal ?? (request.subject_id === undefined ? "host" : "subject");
+}
 
 /** The new credential; `secret` is shown this once and stored only as SHA-256. */
 export const CreatedCredential = z
@@ -21,6 +64,10 @@ export const CreatedCredential = z
     secret: z.string(),
     kind: z.enum(CREDENTIAL_KINDS),
     subject_id: z.string().nullable(),
+    principal: z.enum(PRINCIPAL_MODES).nullable(),
+    roles: z.array(z.string()),
+    tools: z.array(z.string()).nullable(),
+    expires_at: z.number().int().nullable(),
   })
   .register(httpSchemas, { id: "CreatedCredential" });
 

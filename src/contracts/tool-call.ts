@@ -25,7 +25,12 @@ export const HostContextInput = z
   .register(httpSchemas, { id: "HostContext" });
 
 const toolCallShape = {
-  principal: PrincipalInput,
+  principal: PrincipalInput.optional().meta({
+    description: "Whom the call acts for. Required with a host credential; optional with a subject-bound one (it must name that subject); with a token-verified one it may only narrow the token's roles.",
+  }),
+  principal_token: z.string().min(1).max(8192).optional().meta({
+    description: "The end user's JWT, required with a token-verified credential: the gate verifies it and acts as its subject.",
+  }),
   proposal: ProposalInput.optional(),
   provider_item: JsonObjectValue.optional().meta({
     description: "The model's native tool-call item (OpenAI function_call, Anthropic tool_use, Gemini function_call) instead of `proposal`.",

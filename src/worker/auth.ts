@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { bearerToken, parseCredential, type ParsedCredential } from "./credential-format";
+import { bearerToken, parseCredential, tokenKeys, type ParsedCredential } from "./credential-format";
 import type { Env } from "./env";
 import { secretsEqual } from "./timing-safe";
 
@@ -15,10 +15,15 @@ export function isAdmin<E extends { Bindings: Env }>(c: Context<E>): boolean {
 }
 
 /**
- * The Worker's half of credential checking: shape and checksum only, so malformed input never
- * wakes a Durable Object. The consumer's object checks the secret, the kind and revocation.
+ * The Worker's half of credential checking: shape and the keyed tag for this consumer, so a
+ * forged token or another consumer's never wakes (or creates) a Durable Object. The consumer's
+ * object checks the secret, the kind, expiry and revocation.
  */
-export function credentialOf<E extends { Bindings: Env }>(c: Context<E>): ParsedCredential | null {
-  const token = bearerToken(c.req.header("authorization") ?? null);
-  return token === null ? null : parseCredential(token);
+export function credentialOf<E extends { Bindings: Env }>(c: Context<E>, consumer: string): ParsedCredential | null {
+  return keyedCredential(bearerToken(c.req.header("authorization") ?? null), consumer, c.env);
+}
+
+/** {@link credentialOf} for a token read elsewhere (a WebSocket subprotocol). */
+export function keyedCredential(token: string | null, consumer: string, env: Env): ParsedCredential | null {
+  return token === null ? null : parseCredential(token, consumer, tokenKeys(env));
 }

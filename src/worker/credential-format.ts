@@ -1,50 +1,50 @@
 /**
- * The credential format: `tg_<kind>_<random>_<check>`.
+ * The credential format: `tg_<kind>_<random>_<tag>`.
  *
  * - `kind` says which routes the credential may call;
- * - `random` is 40 base62 characters from the platform CSPRNG, independent of the consumer;
- *   its first 16 characters are the public, log-safe credential id;
- * - `check` is the CRC-32 of everything before it in 6 base62 characters, so a typo or a
- *   forgery is refused in the Worker before any Durable Object wakes (GitHub token style).
+ * - `random` is 40 base62 characters from the platform CSPRNG; its first 16 characters are the
+ *   public, log-safe credential id;
+ * - `tag` is the first 16 bytes (32 hex digits) of HMAC-SHA-256 under the Worker secret
+ *   `TOOLGATE_TOKEN_KEY` over the consumer's name and everything before the tag. Without the key
+ *   nobody can make a well-formed token, and a token is well-formed for one consumer only, so
+ *   a forgery, a typo or another consumer's token is refused in the Worker before any Durable
+ *   Object is touched. During a rotation tags under `TOOLGATE_TOKEN_KEY_PREVIOUS` are accepted
+ *   too (new tokens are always tagged with the current key).
  */
 
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { CREDENTIAL_KINDS, type CredentialKind } from "../contracts/access";
+import { secretsEqual } from "./timing-safe";
 
 export { CREDENTIAL_KINDS, type CredentialKind };
-
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const RANDOM_CHARS = 40;
 const ID_CHARS = 16;
-const CHECK_CHARS = 6;
-const SHAPE = /^tg_(agent|approver|provider|runtime|auditor)_([0-9A-Za-z]{40})_([0-9A-Za-z]{6})$/;
+const TAG_BYTES = 16;
+const SHAPE = /^tg_(agent|approver|provider|runtime|auditor)_([0-9A-Za-z]{40})_([0-9a-f]{32})$/;
 
-let crcTable: Uint32Array | undefined;
+/** Shortest tag key accepted: a shorter (or unset) key admits no credential. */
+export const MIN_TOKEN_KEY_CHARS = 32;
 
-function crc32(text: string): number {
-  if (crcTable === undefined) {
-    crcTable = new Uint32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      crcTable[n] = c >>> 0;
-    }
-  }
-  let crc = 0xffffffff;
-  for (let i = 0; i < text.length; i++) {
-    crc = (crcTable[(crc ^ text.charCodeAt(i)) & 0xff] ?? 0) ^ (crc >>> 8);
-  }
-  return (crc ^ 0xffffffff) >>> 0;
+/** The tag keys a Worker accepts, current first; empty when the current key is unset or short. */
+export interface TokenKeys {
+  readonly current: string | null;
+  readonly previous: string | null;
 }
 
-function checksum(body: string): string {
-  let n = crc32(body);
-  let out = "";
-  for (let i = 0; i < CHECK_CHARS; i++) {
-    out = ALPHABET[n % 62] + out;
-    n = Math.floor(n / 62);
-  }
-  return out;
+/** Reads the tag keys from the Worker's secrets. */
+export function tokenKeys(env: { TOOLGATE_TOKEN_KEY?: string; TOOLGATE_TOKEN_KEY_PREVIOUS?: string }): TokenKeys {
+  const usable = (key: string | undefined) => (key !== undefined && key.length >= MIN_TOKEN_KEY_CHARS ? key : null);
+  const current = usable(env.TOOLGATE_TOKEN_KEY);
+  return { current, previous: current === null ? null : usable(env.TOOLGATE_TOKEN_KEY_PREVIOUS) };
+}
+
+function tag(key: string, consumer: string, body: string): string {
+  const mac = hmac(sha256, utf8ToBytes(key), utf8ToBytes(`toolgate credential v1\n${consumer}\n${body}`));
+  return bytesToHex(mac.subarray(0, TAG_BYTES));
 }
 
 function randomBase62(length: number): string {
@@ -66,20 +66,32 @@ export interface ParsedCredential {
   token: string;
 }
 
-/** Mints a fresh credential of a kind. The token is shown once; only its SHA-256 is stored. */
-export function mintCredential(kind: CredentialKind): ParsedCredential {
+/**
+ * Mints a fresh credential of a kind for a consumer, tagged with the current key. The token is
+ * shown once; only its SHA-256 is stored. Throws when no key is configured (a deployment bug
+ * the admin sees as a 500, never a token nobody can use).
+ */
+export function mintCredential(kind: CredentialKind, consumer: string, keys: TokenKeys): ParsedCredential {
+  if (keys.current === null) throw new Error(`TOOLGATE_TOKEN_KEY is unset or shorter than ${MIN_TOKEN_KEY_CHARS} characters`);
   const random = randomBase62(RANDOM_CHARS);
   const body = `tg_${kind}_${random}`;
-  return { kind, credentialId: `cred_${random.slice(0, ID_CHARS)}`, token: `${body}_${checksum(body)}` };
+  return { kind, credentialId: `cred_${random.slice(0, ID_CHARS)}`, token: `${body}_${tag(keys.current, consumer, body)}` };
 }
 
-/** Parses a token's shape and checksum; `null` for anything malformed. Does no I/O. */
-export function parseCredential(token: string): ParsedCredential | null {
+/**
+ * Parses a token's shape and checks its tag for this consumer under the current or the
+ * previous key; `null` for anything else. Does no I/O; constant-time in the tag.
+ */
+export function parseCredential(token: string, consumer: string, keys: TokenKeys): ParsedCredential | null {
   const m = SHAPE.exec(token);
-  if (m === null) return null;
+  if (m === null || keys.current === null) return null;
   const kind = m[1] as CredentialKind;
   const random = m[2] as string;
-  if (checksum(`tg_${kind}_${random}`) !== m[3]) return null;
+  const body = `tg_${kind}_${random}`;
+  const presented = m[3] as string;
+  const current = secretsEqual(presented, tag(keys.current, consumer, body));
+  const previous = keys.previous !== null && secretsEqual(presented, tag(keys.previous, consumer, body));
+  if (!current && !previous) return null;
   return { kind, credentialId: `cred_${random.slice(0, ID_CHARS)}`, token };
 }
 

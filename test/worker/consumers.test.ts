@@ -11,13 +11,34 @@ const UNAUTHORIZED_BODY = {
   detail: "Missing or invalid credential.",
 };
 
+/** The documented default limits (docs/security.md), written out independently of src. */
+const DEFAULT_LIMITS = {
+  calls_per_second: 50,
+  call_burst: 100,
+  pending_approvals_per_subject: 20,
+  outbox_max_events: 1000,
+  outbox_max_bytes: 1048576,
+  outbox_batch_events: 100,
+  sockets_per_credential: 4,
+  socket_message_bytes: 65536,
+  socket_messages_per_second: 50,
+  page_items: 100,
+};
+
 describe("PUT /v1/consumers/{consumer}", () => {
   it("creates, then updates, a consumer", async () => {
     const first = await send("PUT", "/v1/consumers/acme", ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: ["rev-1"] });
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ consumer: "acme", tools: ["get_order"], approver_subjects: ["rev-1"], created: true });
-    const second = await send("PUT", "/v1/consumers/acme", ADMIN_TOKEN, { tools: ["get_order", "create_refund_draft"], approver_subjects: [] });
-    expect(await second.json()).toEqual({ consumer: "acme", tools: ["create_refund_draft", "get_order"], approver_subjects: [], created: false });
+    expect(await first.json()).toEqual({ consumer: "acme", tools: ["get_order"], approver_subjects: ["rev-1"], principal_tokens: null, limits: DEFAULT_LIMITS, created: true });
+    const second = await send("PUT", "/v1/consumers/acme", ADMIN_TOKEN, { tools: ["get_order", "create_refund_draft"], approver_subjects: [], limits: { page_items: 7 } });
+    expect(await second.json()).toEqual({
+      consumer: "acme",
+      tools: ["create_refund_draft", "get_order"],
+      approver_subjects: [],
+      principal_tokens: null,
+      limits: { ...DEFAULT_LIMITS, page_items: 7 },
+      created: false,
+    });
   });
 
   it("refuses a wrong admin token with the one 401 body", async () => {
@@ -59,10 +80,10 @@ describe("credentials", () => {
     await createConsumer("acme", ["get_order"], ["rev-1"]);
     const res = await send("POST", "/v1/consumers/acme/credentials", ADMIN_TOKEN, { kind: "auditor" });
     expect(res.status).toBe(201);
-    const body = (await res.json()) as { credential_id: string; secret: string; kind: string; subject_id: null };
-    expect(/^tg_auditor_[0-9A-Za-z]{40}_[0-9A-Za-z]{6}$/.test(body.secret)).toBe(true);
+    const body = (await res.json()) as { credential_id: string; secret: string };
+    expect(/^tg_auditor_[0-9A-Za-z]{40}_[0-9a-f]{32}$/.test(body.secret)).toBe(true);
     expect(body.credential_id).toBe(`cred_${body.secret.slice(11, 27)}`);
-    expect(body.kind).toBe("auditor");
+    expect(body).toEqual({ credential_id: body.credential_id, secret: body.secret, kind: "auditor", subject_id: null, principal: null, roles: [], tools: null, expires_at: null });
   });
 
   it("needs a subject for an approver credential", async () => {
@@ -102,20 +123,27 @@ describe("credentials", () => {
     }
   });
 
-  it("refuses a malformed credential without waking any Durable Object", async () => {
-    const before = (await listDurableObjectIds(env.CONSUMER)).length;
-    const forged = "tg_agent_" + "A".repeat(40) + "_AAAAAA";
-    for (const token of ["garbage", forged, "tg_admin_" + "A".repeat(40) + "_AAAAAA"]) {
-      const res = await send("POST", "/v1/consumers/never-woken/tool-calls", token, { principal: {}, context: {} });
-      expect(res.status).toBe(401);
-    }
-    expect((await listDurableObjectIds(env.CONSUMER)).length).toBe(before);
-    // The probe does see a wake: a well-formed (checksummed) unknown credential reaches the object.
+  it("refuses a forged credential without creating any Durable Object storage", async () => {
+    // The probe works: creating a consumer is one more object with storage.
+    const start = (await listDurableObjectIds(env.CONSUMER)).length;
     await createConsumer("acme-probe-source", [], []);
     const real = (await credential("acme-probe-source", "agent")).secret;
-    const woken = await send("POST", "/v1/consumers/woken-once/tool-calls", real, { principal: { subject_id: "u", roles: [] }, proposal: { name: "x", arguments: {} }, context: { call_id: "c", operation_id: "o", provider: "openai", api_family: "responses", response_id: "r", adapter_revision: "openai-responses-v1" } });
-    expect(woken.status).toBe(401);
-    expect((await listDurableObjectIds(env.CONSUMER)).length).toBe(before + 2);
+    const before = (await listDurableObjectIds(env.CONSUMER)).length;
+    expect(before).toBe(start + 1);
+    const body = { principal: { subject_id: "u", roles: [] }, proposal: { name: "x", arguments: {} }, context: { call_id: "c", operation_id: "o", provider: "openai", api_family: "responses", response_id: "r", adapter_revision: "openai-responses-v1" } };
+    const hex = () => [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const alnum = () => [...crypto.getRandomValues(new Uint8Array(40))].map((b) => "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[b % 62]).join("");
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const consumer = `forged-${hex().slice(0, 12)}`;
+      // A well-formed token with a tag made without the key; the old CRC-32 check would have let a forger compute it.
+      statuses.push((await send("POST", `/v1/consumers/${consumer}/tool-calls`, `tg_agent_${alnum()}_${hex()}`, body)).status);
+      // Another consumer's genuine token, and the same for the socket and admin routes.
+      statuses.push((await send("POST", `/v1/consumers/${consumer}/tool-calls`, real, body)).status);
+      statuses.push((await gate(`/v1/consumers/${consumer}/runtime/connect`, { headers: { upgrade: "websocket", authorization: `Bearer ${real}` } })).status);
+    }
+    expect(statuses).toEqual(Array.from({ length: 60 }, () => 401));
+    expect((await listDurableObjectIds(env.CONSUMER)).length).toBe(before);
   });
 
   it("answers 403 to a genuine credential of the wrong kind", async () => {

@@ -24,9 +24,12 @@ export async function createConsumer(consumer: string, tools: string[], approver
   if (res.status !== 200) throw new Error(`consumer setup failed: ${res.status} ${await res.text()}`);
 }
 
-/** Mints a credential and answers its secret. */
-export async function credential(consumer: string, kind: string, subject?: string): Promise<{ id: string; secret: string }> {
-  const res = await send("POST", `/v1/consumers/${consumer}/credentials`, ADMIN_TOKEN, subject === undefined ? { kind } : { kind, subject_id: subject });
+/**
+ * Mints a credential and answers its secret. `extra` adds binding members (`principal`,
+ * `roles`, `tools`, `expires_at`); an agent credential without a subject is a host credential.
+ */
+export async function credential(consumer: string, kind: string, subject?: string, extra: Record<string, unknown> = {}): Promise<{ id: string; secret: string }> {
+  const res = await send("POST", `/v1/consumers/${consumer}/credentials`, ADMIN_TOKEN, { kind, ...(subject === undefined ? {} : { subject_id: subject }), ...extra });
   if (res.status !== 201) throw new Error(`credential setup failed: ${res.status} ${await res.text()}`);
   const body = (await res.json()) as { credential_id: string; secret: string };
   return { id: body.credential_id, secret: body.secret };

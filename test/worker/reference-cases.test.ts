@@ -63,6 +63,8 @@ const skippedCases = new Set(
   cases.filter((c) => (c.steps as JsonObject[]).some((s) => String(s.failure).startsWith("timeout_after_commit"))).map((c) => c.id as string),
 );
 
+const CASE_ROLES = [...new Set(cases.flatMap((c) => (c.principal as JsonObject).roles as string[]))];
+
 let comparedSteps = 0;
 
 describe("public tool-cases over HTTP", () => {
@@ -80,7 +82,8 @@ describe("public tool-cases over HTTP", () => {
       const consumer = principal.tenant_id as string;
       await wipe(consumer);
       await createConsumer(consumer, ["get_order", "create_refund_draft"], ["human-reviewer-1"]);
-      const agent = (await credential(consumer, "agent")).secret;
+      // A host credential whose allow-list holds every role the reference's principals assert.
+      const agent = (await credential(consumer, "agent", undefined, { roles: CASE_ROLES })).secret;
       const approver = (await credential(consumer, "approver", "human-reviewer-1")).secret;
       const statusRefs = new Map<string, string>();
       for (const step of testCase.steps as JsonObject[]) {

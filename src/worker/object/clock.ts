@@ -6,4 +6,9 @@ export class ObjectClock {
   now(): number {
     return this.pinnedSeconds ?? Math.floor(Date.now() / 1000);
   }
+
+  /** Wall-clock milliseconds for rate limits, never pinned (a test's pinned second must not starve a bucket). */
+  rateMs(): number {
+    return Date.now();
+  }
 }

@@ -29,8 +29,8 @@ export interface Limits {
 
 /** The defaults, documented in docs/security.md. */
 export const DEFAULT_LIMITS: Limits = {
-  calls_per_second: 10,
-  call_burst: 20,
+  calls_per_second: 50,
+  call_burst: 100,
   pending_approvals_per_subject: 20,
   outbox_max_events: 1000,
   outbox_max_bytes: 1_048_576,

@@ -1,3 +1,5 @@
+import { readJson } from "../../core/json";
+
 /** Values SQLite accepts as bound parameters. */
 export type SqlValue = string | number | null | ArrayBuffer;
 
@@ -44,6 +46,15 @@ export function int(row: SqlRow, column: string): number {
 
 /** Reader options for JSON this object wrote itself (bigger than a request body may be). */
 export const STORED_JSON = { maxBytes: 1 << 20 } as const;
+
+/** Reads a JSON array of strings this object stored; anything else is a bug (thrown). */
+export function storedStrings(json: string, what: string): string[] {
+  const parsed = readJson(json, STORED_JSON);
+  if (!parsed.ok || !Array.isArray(parsed.value) || !parsed.value.every((v) => typeof v === "string")) {
+    throw new Error(`stored ${what} is not a string array`);
+  }
+  return parsed.value as string[];
+}
 
 /** Reads a nullable integer column. */
 export function intOrNull(row: SqlRow, column: string): number | null {

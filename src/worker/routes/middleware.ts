@@ -35,15 +35,15 @@ export function stubOf(env: Env, consumer: string): DurableObjectStub<ConsumerOb
  */
 export function consumerGate(operation: Operation, options: { secretOnly?: boolean } = {}): MiddlewareHandler<GateEnv> {
   return async function consumerGate(c, next) {
+    const consumer = c.req.param("consumer") ?? "";
     let token: string | null;
     if (adminMay(operation) && isAdmin(c)) token = null;
     else if (options.secretOnly === true) return problemResponse(UNAUTHENTICATED);
     else {
-      const credential = credentialOf(c);
+      const credential = credentialOf(c, consumer);
       if (credential === null) return problemResponse(UNAUTHENTICATED);
       token = credential.token;
     }
-    const consumer = c.req.param("consumer") ?? "";
     const stub = stubOf(c.env, consumer);
     if (stub === null) return problemResponse(problem("NOT_FOUND", "No such consumer."));
     c.set("token", token);

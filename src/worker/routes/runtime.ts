@@ -24,7 +24,7 @@ runtimeRoutes.post("/v1/consumers/:consumer/runtime/envelopes", consumerGate("ru
 });
 
 runtimeRoutes.get("/v1/consumers/:consumer/runtime/connect", consumerGate("runtimeConnect"), (c) =>
-  forwardSocket(c.req.raw, c.var.stub, { route: "runtime", consumer: c.var.consumer, token: bearerToken(c.req.header("authorization") ?? null) ?? "" }),
+  forwardSocket(c.req.raw, c.env, c.var.stub, { route: "runtime", consumer: c.var.consumer, token: bearerToken(c.req.header("authorization") ?? null) ?? "" }),
 );
 
 const admin = { secretOnly: true } as const;

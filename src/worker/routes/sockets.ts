@@ -1,6 +1,8 @@
+import { keyedCredential } from "../auth";
+import type { Env } from "../env";
 import type { ConsumerObject } from "../object/consumer-object";
 import { SOCKET_CONSUMER_HEADER, SOCKET_PROVIDER_HEADER, SOCKET_ROUTE_HEADER, SOCKET_TOKEN_HEADER } from "../object/socket-route";
-import { problem, problemResponse } from "../problem";
+import { problem, problemResponse, UNAUTHENTICATED } from "../problem";
 
 /** What a socket route matched, for the object that accepts the socket. */
 export interface SocketRoute {
@@ -12,10 +14,12 @@ export interface SocketRoute {
 
 /**
  * Forwards a WebSocket upgrade to the consumer's object with what the route matched in
- * headers the route sets itself (any the client sent under those names are replaced).
+ * headers the route sets itself (any the client sent under those names are replaced). The
+ * token's keyed tag is checked first, so a forged token never reaches the object.
  */
-export function forwardSocket(request: Request, stub: DurableObjectStub<ConsumerObject>, match: SocketRoute): Promise<Response> | Response {
+export function forwardSocket(request: Request, env: Env, stub: DurableObjectStub<ConsumerObject>, match: SocketRoute): Promise<Response> | Response {
   if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return problemResponse(problem("UPGRADE_REQUIRED", "Connect with a WebSocket upgrade."));
+  if (keyedCredential(match.token, match.consumer, env) === null) return problemResponse(UNAUTHENTICATED);
   const headers = new Headers(request.headers);
   headers.set(SOCKET_ROUTE_HEADER, match.route);
   headers.set(SOCKET_CONSUMER_HEADER, match.consumer);

@@ -96,10 +96,15 @@ interface Creds {
 }
 
 async function setup(): Promise<Creds> {
-  const put = await send("PUT", `/v1/consumers/${CONSUMER}`, ADMIN, { tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: [APPROVER] });
+  const put = await send("PUT", `/v1/consumers/${CONSUMER}`, ADMIN, {
+    tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"],
+    approver_subjects: [APPROVER],
+    // The model drives thousands of calls through one credential: its rate limit is not under test here.
+    limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 },
+  });
   if (put.status !== 200) throw new Error(`consumer setup failed: ${put.status}`);
   const mint = async (kind: string, subject?: string): Promise<string> => {
-    const r = await send("POST", `/v1/consumers/${CONSUMER}/credentials`, ADMIN, subject === undefined ? { kind } : { kind, subject_id: subject });
+    const r = await send("POST", `/v1/consumers/${CONSUMER}/credentials`, ADMIN, subject === undefined ? { kind, ...(kind === "agent" ? { roles: ROLES } : {}) } : { kind, subject_id: subject });
     if (r.status !== 201) throw new Error(`credential setup failed: ${r.status}`);
     return r.json.secret as string;
   };

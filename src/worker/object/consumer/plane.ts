@@ -1,11 +1,16 @@
-import { canonicalJson } from "../../../core/json";
 import type { ConsumerConfig } from "../../../contracts/consumer";
 import type { AuditChain } from "../audit/plane";
+import { DEFAULT_LIMITS, type Limits } from "../limits";
 import { loadConsumer, saveConsumer, type ConsumerRecord } from "./store";
 
 export type { ConsumerRecord };
 
-/** The consumer's configuration: its enabled tools and approvers, cached between calls. */
+/** A consumer's limits: its overrides over the documented defaults. */
+export function limitsOf(record: ConsumerRecord | undefined): Limits {
+  return record === undefined ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...record.limits };
+}
+
+/** The consumer's configuration: its enabled tools, approvers, token issuer and limits, cached between calls. */
 export class ConsumerPlane {
   #current: ConsumerRecord | undefined;
 
@@ -27,10 +32,16 @@ export class ConsumerPlane {
 
   /** Creates or updates the consumer and audits it; inside the caller's transaction. Answers the stored view. */
   configure(consumer: string, config: ConsumerConfig, now: number): string {
-    const created = saveConsumer(this.sql, { name: consumer, tools: config.tools, approverSubjects: config.approver_subjects }, now);
+    const created = saveConsumer(
+      this.sql,
+      { name: consumer, tools: config.tools, approverSubjects: config.approver_subjects, principalTokens: config.principal_tokens ?? null, limits: config.limits ?? {} },
+      now,
+    );
     const stored = this.load();
     if (stored === undefined) throw new Error("consumer row missing right after it was saved");
-    this.audit.append("consumer.configured", now, { consumer, tools: stored.tools, approver_subjects: stored.approverSubjects });
-    return canonicalJson({ consumer, tools: stored.tools, approver_subjects: stored.approverSubjects, created });
+    const limits = limitsOf(stored);
+    const issuer = stored.principalTokens === null ? null : { issuer: stored.principalTokens.issuer, audience: stored.principalTokens.audience };
+    this.audit.append("consumer.configured", now, { consumer, tools: stored.tools, approver_subjects: stored.approverSubjects, principal_tokens: issuer, limits: { ...limits } });
+    return JSON.stringify({ consumer, tools: stored.tools, approver_subjects: stored.approverSubjects, principal_tokens: stored.principalTokens, limits, created });
   }
 }

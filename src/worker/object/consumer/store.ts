@@ -1,8 +1,9 @@
 import { canonicalJson, readJson } from "../../../core/json";
+import { ConsumerLimits, PrincipalTokenIssuer } from "../../../contracts/consumer";
 import type { Migration } from "../migrations";
-import { one, run, STORED_JSON, text } from "../sql";
+import { one, run, STORED_JSON, storedStrings, text, textOrNull } from "../sql";
 
-/** The consumer plane's table (part of schema v1): the one configuration row. */
+/** The consumer plane's table (schema v1: the one configuration row; v4: token issuer and limits). */
 export const CONSUMER_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -16,6 +17,12 @@ export const CONSUMER_MIGRATIONS: readonly Migration[] = [
     updated_at INTEGER NOT NULL
   );`,
   },
+  {
+    version: 4,
+    sql: `
+  ALTER TABLE consumer ADD COLUMN principal_tokens TEXT;
+  ALTER TABLE consumer ADD COLUMN limits TEXT NOT NULL DEFAULT '{}';`,
+  },
 ];
 
 /** A consumer's stored configuration. */
@@ -23,21 +30,30 @@ export interface ConsumerRecord {
   name: string;
   tools: string[];
   approverSubjects: string[];
+  /** The issuer of end users' tokens, if the consumer verifies them. */
+  principalTokens: PrincipalTokenIssuer | null;
+  /** Overrides of the default limits. */
+  limits: ConsumerLimits;
 }
 
-function stringArray(json: string): string[] {
+function storedObject<T>(json: string, schema: { parse(value: unknown): T }, what: string): T {
   const parsed = readJson(json, STORED_JSON);
-  if (!parsed.ok || !Array.isArray(parsed.value) || !parsed.value.every((v) => typeof v === "string")) {
-    throw new Error("stored consumer list is not a string array");
-  }
-  return parsed.value as string[];
+  if (!parsed.ok) throw new Error(`stored ${what} is not strict JSON`);
+  return schema.parse(parsed.value);
 }
 
 /** Reads the consumer row; `undefined` until an admin has created the consumer. */
 export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
-  const row = one(sql, "SELECT name, tools, approver_subjects FROM consumer WHERE id = 1");
+  const row = one(sql, "SELECT name, tools, approver_subjects, principal_tokens, limits FROM consumer WHERE id = 1");
   if (row === undefined) return undefined;
-  return { name: text(row, "name"), tools: stringArray(text(row, "tools")), approverSubjects: stringArray(text(row, "approver_subjects")) };
+  const issuer = textOrNull(row, "principal_tokens");
+  return {
+    name: text(row, "name"),
+    tools: storedStrings(text(row, "tools"), "consumer tools"),
+    approverSubjects: storedStrings(text(row, "approver_subjects"), "consumer approvers"),
+    principalTokens: issuer === null ? null : storedObject(issuer, PrincipalTokenIssuer, "token issuer"),
+    limits: storedObject(text(row, "limits"), ConsumerLimits, "consumer limits"),
+  };
 }
 
 /** Creates or replaces the consumer row; answers whether it was created. */
@@ -45,17 +61,22 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
   const existed = one(sql, "SELECT 1 AS present FROM consumer WHERE id = 1") !== undefined;
   const tools = canonicalJson([...new Set(record.tools)].sort());
   const approvers = canonicalJson([...new Set(record.approverSubjects)].sort());
+  // Both were checked by their contracts: strings, integers, arrays and objects only.
+  const issuer = record.principalTokens === null ? null : JSON.stringify(record.principalTokens);
+  const limits = JSON.stringify(record.limits);
   if (existed) {
-    run(sql, "UPDATE consumer SET tools = ?, approver_subjects = ?, updated_at = ? WHERE id = 1", tools, approvers, now);
+    run(sql, "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, updated_at = ? WHERE id = 1", tools, approvers, issuer, limits, now);
   } else {
     run(
       sql,
-      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?)",
+      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits) VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
       record.name,
       tools,
       approvers,
       now,
       now,
+      issuer,
+      limits,
     );
   }
   return !existed;

@@ -1,33 +1,77 @@
 import { credentialKinds, type CredentialKind, type Operation } from "../../../contracts/access";
-import { mintCredential, parseCredential } from "../../credential-format";
+import { principalModeOf, type CreateCredentialRequest, type PrincipalMode } from "../../../contracts/credential";
+import { compareCodePoints } from "../../../core/json";
+import { mintCredential, parseCredential, type TokenKeys } from "../../credential-format";
 import { UNAUTHENTICATED, problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { digestsEqual, sha256Bytes } from "../../timing-safe";
-import { CredentialTable, type StoredCredential } from "./store";
+import { LruMap } from "../lru";
+import { CredentialTable, type CredentialBinding, type StoredCredential } from "./store";
 
 /** An authenticated caller, from the stored credential record (never from the request). */
 export interface Caller {
   credentialId: string;
   kind: CredentialKind;
   subjectId: string | null;
+  /** Agent credentials: how calls get their principal. */
+  principal: PrincipalMode | null;
+  /** Agent credentials: the roles its calls may assert. */
+  roles: readonly string[];
+  /** Agent credentials: the tools it may call (`null`: all). */
+  tools: readonly string[] | null;
+}
+
+/** Credentials a consumer's object keeps decoded at once. */
+export const CREDENTIAL_CACHE_ENTRIES = 256;
+
+/** What the plane needs of its object. */
+export interface CredentialPlaneDeps {
+  readonly sql: SqlStorage;
+  /** The consumer's name: tokens are tagged for it. */
+  readonly consumer: () => string | undefined;
+  readonly keys: TokenKeys;
+  /** The object's clock, Unix seconds. */
+  readonly now: () => number;
+}
+
+/** The binding a credential request asks for (the contract already checked its combinations). */
+export function bindingOf(request: CreateCredentialRequest): CredentialBinding {
+  const agent = request.kind === "agent";
+  const roles = [...new Set(request.roles ?? [])].sort(compareCodePoints);
+  return {
+    kind: request.kind,
+    subjectId: request.subject_id ?? null,
+    principal: agent ? principalModeOf(request) : null,
+    roles,
+    tools: request.tools === undefined ? null : [...new Set(request.tools)].sort(compareCodePoints),
+    expiresAt: request.expires_at ?? null,
+  };
 }
 
 /**
  * Credentials of one consumer: minted here, stored only as SHA-256, checked here (inside the
- * consumer's object, so a revocation takes effect on the next request).
+ * consumer's object, so a revocation takes effect on the next request). Decoded records are
+ * cached in a bounded LRU map.
  */
 export class CredentialPlane {
   readonly #table: CredentialTable;
-  readonly #cache = new Map<string, StoredCredential | null>();
+  readonly #deps: CredentialPlaneDeps;
+  readonly #cache = new LruMap<string, StoredCredential | null>(CREDENTIAL_CACHE_ENTRIES);
 
-  constructor(sql: SqlStorage) {
-    this.#table = new CredentialTable(sql);
+  constructor(deps: CredentialPlaneDeps) {
+    this.#deps = deps;
+    this.#table = new CredentialTable(deps.sql);
+  }
+
+  /** Decoded credentials held in memory (bounded by {@link CREDENTIAL_CACHE_ENTRIES}). */
+  get cached(): number {
+    return this.#cache.size;
   }
 
   /** Mints and stores a credential; the returned secret is never stored or shown again. */
-  create(kind: CredentialKind, subjectId: string | null, now: number): { credential_id: string; secret: string } {
-    const minted = mintCredential(kind);
-    this.#table.insert(minted.credentialId, kind, subjectId, sha256Bytes(minted.token), now);
+  create(consumer: string, binding: CredentialBinding, now: number): { credential_id: string; secret: string } {
+    const minted = mintCredential(binding.kind, consumer, this.#deps.keys);
+    this.#table.insert(minted.credentialId, binding, sha256Bytes(minted.token), now);
     this.#cache.delete(minted.credentialId);
     return { credential_id: minted.credentialId, secret: minted.token };
   }
@@ -38,9 +82,9 @@ export class CredentialPlane {
     return this.#table.revoke(credentialId, now);
   }
 
-  /** Whether a credential is still live (a WebSocket checks on every message). */
+  /** Whether a credential is still live: not revoked, not expired (a WebSocket checks on every message). */
   isLive(credentialId: string): boolean {
-    return this.#table.isLive(credentialId);
+    return this.#table.isLive(credentialId, this.#deps.now());
   }
 
   #load(credentialId: string): StoredCredential | null {
@@ -53,10 +97,12 @@ export class CredentialPlane {
 
   /**
    * Authenticates a bearer token for an operation of the access table. Every failure to
-   * authenticate is the same problem; a genuine credential of the wrong kind is `FORBIDDEN`.
+   * authenticate (malformed, forged, unknown, revoked, expired) is the same problem; a genuine
+   * credential of the wrong kind is `FORBIDDEN`.
    */
   authenticate(token: string, operation: Operation): Outcome<Caller> {
-    const parsed = parseCredential(token);
+    const consumer = this.#deps.consumer();
+    const parsed = consumer === undefined ? null : parseCredential(token, consumer, this.#deps.keys);
     if (parsed === null) return fail(UNAUTHENTICATED);
     const stored = this.#load(parsed.credentialId);
     const presented = sha256Bytes(token);
@@ -65,9 +111,11 @@ export class CredentialPlane {
       return fail(UNAUTHENTICATED);
     }
     if (!digestsEqual(presented, stored.secretSha256)) return fail(UNAUTHENTICATED);
+    if (stored.expiresAt !== null && stored.expiresAt <= this.#deps.now()) return fail(UNAUTHENTICATED);
     if (!credentialKinds(operation).includes(stored.kind)) {
       return fail(problem("FORBIDDEN", `A ${stored.kind} credential may not call this route.`));
     }
-    return ok({ credentialId: parsed.credentialId, kind: stored.kind, subjectId: stored.subjectId });
+    const { kind, subjectId, principal, roles, tools } = stored;
+    return ok({ credentialId: parsed.credentialId, kind, subjectId, principal, roles, tools });
   }
 }

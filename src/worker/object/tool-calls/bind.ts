@@ -1,5 +1,5 @@
 import { parseAnthropicToolUse, parseGeminiFunctionCall, parseOpenAiFunctionCall } from "../../../core/adapters/native-calls";
-import { compareCodePoints, type JsonObject } from "../../../core/json";
+import type { JsonObject } from "../../../core/json";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
 import type { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
 import { problem } from "../../problem";
@@ -8,10 +8,13 @@ import { fail, ok, type Outcome } from "../../result";
 /** A tool-call request after the Worker's contract check; the tenant is always the consumer. */
 export type ToolCallInput = ToolCallRequest | ToolCallStatusRequest;
 
-/** The principal the request names, under its consumer; roles sorted and de-duplicated. */
-export function principalOf(consumer: string, input: ToolCallInput): Principal {
-  const roles = [...new Set(input.principal.roles)].sort(compareCodePoints);
-  return { tenant_id: consumer, subject_id: input.principal.subject_id, roles };
+/**
+ * The principal of a call the gate stored itself after resolving it (an App Facade action):
+ * always present there. Never use this for a request: those go through `resolvePrincipal`.
+ */
+export function storedPrincipal(consumer: string, input: ToolCallInput): Principal {
+  if (input.principal === undefined) throw new Error("a stored call without its principal");
+  return { tenant_id: consumer, subject_id: input.principal.subject_id, roles: [...input.principal.roles] };
 }
 
 const NATIVE_PARSERS = {
