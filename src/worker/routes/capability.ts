@@ -43,7 +43,11 @@ async function call(gate: ConsumerVariables, request: CapabilityCall, status: 20
   return respond(await gate.stub.capabilityCall(gate.consumer, gate.token, request), status);
 }
 
-/** Path parameters are checked before anything else (a bad one is a 404 whatever the caller). */
+/**
+ * A path parameter's check. Every route authenticates first (`consumerGate`), then checks its
+ * path parameters (a bad one is a 404), then reads its body: a request without a valid
+ * credential is always the one 401, whatever its path or body.
+ */
 function param(name: string, valid: (text: string) => boolean, what: string): MiddlewareHandler {
   return async function param(c, next) {
     if (!valid(c.req.param(name) ?? "")) return notFound(what);
@@ -55,33 +59,44 @@ const u64Param = (name: string, what: string) => param(name, (text) => parseU64(
 const providerParam = param("provider_id", (text) => toolProviderId.safeParse(text).success, "provider");
 const u64 = (c: Context, name: string): bigint => parseU64(c.req.param(name)) ?? 0n;
 
-capabilityRoutes.post(`${BASE}/providers`, jsonBody(CapabilityProviderRegistration, wire), consumerGate("register-provider"), (c) =>
+capabilityRoutes.post(`${BASE}/providers`, consumerGate("register-provider"), jsonBody(CapabilityProviderRegistration, wire), (c) =>
   call(c.var, { kind: "register-provider", body: c.var.body }, 201),
 );
 
-capabilityRoutes.put(`${BASE}/instances/:instance_id`, u64Param("instance_id", "instance"), jsonBody(CapabilityInstanceUpdate, wire), consumerGate("set-instance"), (c) =>
+capabilityRoutes.put(`${BASE}/instances/:instance_id`, consumerGate("set-instance"), u64Param("instance_id", "instance"), jsonBody(CapabilityInstanceUpdate, wire), (c) =>
   call(c.var, { kind: "set-instance", instanceId: u64(c, "instance_id"), body: c.var.body }),
 );
 
-capabilityRoutes.delete(`${BASE}/instances/:instance_id`, u64Param("instance_id", "instance"), consumerGate("remove-instance"), (c) =>
+capabilityRoutes.delete(`${BASE}/instances/:instance_id`, consumerGate("remove-instance"), u64Param("instance_id", "instance"), (c) =>
   call(c.var, { kind: "remove-instance", instanceId: u64(c, "instance_id") }),
 );
 
-capabilityRoutes.post(`${BASE}/authority`, jsonBody(CapabilityAuthorityRequest, wire), consumerGate("authority"), (c) => call(c.var, { kind: "authority", body: c.var.body }));
+capabilityRoutes.post(`${BASE}/authority`, consumerGate("authority"), jsonBody(CapabilityAuthorityRequest, wire), (c) => call(c.var, { kind: "authority", body: c.var.body }));
 
-capabilityRoutes.get(`${BASE}/approvals`, consumerGate("approvals"), (c) => call(c.var, { kind: "approvals" }));
+/** Longest `cursor` the approvals route reads (longer is `400 INVALID_CURSOR` without a look inside). */
+const MAX_CURSOR_CHARS = 128;
 
-capabilityRoutes.post(`${BASE}/requests`, jsonBody(CapabilityRequestBody, wire), consumerGate("request"), (c) => call(c.var, { kind: "request", body: c.var.body }));
+capabilityRoutes.get(`${BASE}/approvals`, consumerGate("approvals"), (c) => {
+  const cursor = c.req.query("cursor") ?? null;
+  if (cursor !== null && cursor.length > MAX_CURSOR_CHARS) return problemResponse(problem("INVALID_CURSOR", "The cursor is malformed."));
+  return call(c.var, { kind: "approvals", cursor });
+});
+
+capabilityRoutes.post(`${BASE}/requests`, consumerGate("request"), jsonBody(CapabilityRequestBody, wire), (c) => call(c.var, { kind: "request", body: c.var.body }));
 
 capabilityRoutes.get(
   `${BASE}/requests/:actor_id/:local_id`,
+  consumerGate("request-status"),
   param("actor_id", (text) => toolActorId.safeParse(text).success, "capability request"),
   u64Param("local_id", "capability request"),
-  consumerGate("request-status"),
   (c) => call(c.var, { kind: "request-status", actorId: c.req.param("actor_id"), localId: u64(c, "local_id") }),
 );
 
-capabilityRoutes.post(`${BASE}/completions/drain`, consumerGate("drain-completions"), (c) => call(c.var, { kind: "drain-completions" }));
+capabilityRoutes.post(`${BASE}/completions/drain`, consumerGate("drain-completions"), (c) => {
+  const actor = c.req.query("actor_id") ?? null;
+  if (actor !== null && !toolActorId.safeParse(actor).success) return problemResponse(problem("INVALID_REQUEST", "actor_id is not an actor id."));
+  return call(c.var, { kind: "drain-completions", actorId: actor });
+});
 
 capabilityRoutes.get(`${BASE}/snapshot`, consumerGate("snapshot"), (c) => call(c.var, { kind: "snapshot" }));
 
@@ -91,10 +106,10 @@ capabilityRoutes.get(`${BASE}/providers/:provider_id/connect`, providerParam, (c
   const stub = stubOf(c.env, c.req.param("consumer"));
   if (stub === null) return notFound("consumer");
   const providerId = c.req.param("provider_id");
-  return forwardSocket(c.req.raw, stub, { route: "capability", consumer: c.req.param("consumer"), token: socketToken(c.req.raw) ?? "", providerId });
+  return forwardSocket(c.req.raw, c.env, stub, { route: "capability", consumer: c.req.param("consumer"), token: socketToken(c.req.raw) ?? "", providerId });
 });
 
-capabilityRoutes.post(`${BASE}/providers/:provider_id/attach`, providerParam, consumerGate("attach"), (c) => call(c.var, { kind: "attach", providerId: c.req.param("provider_id") }));
+capabilityRoutes.post(`${BASE}/providers/:provider_id/attach`, consumerGate("attach"), providerParam, (c) => call(c.var, { kind: "attach", providerId: c.req.param("provider_id") }));
 
 /** The long-poll query (`binding_id`, optional `after`, `wait`), or `null` if it is not as documented. */
 function pollQuery(c: Context): { bindingId: bigint; after: bigint | null; waitMs: number } | null {
@@ -113,17 +128,17 @@ const pollParams: MiddlewareHandler = async function pollParams(c, next) {
   await next();
 };
 
-capabilityRoutes.get(`${BASE}/providers/:provider_id/effects`, providerParam, pollParams, consumerGate("poll"), (c) => {
+capabilityRoutes.get(`${BASE}/providers/:provider_id/effects`, consumerGate("poll"), providerParam, pollParams, (c) => {
   const query = pollQuery(c);
   if (query === null) throw new Error("the poll query passed its check and then failed it");
   return call(c.var, { kind: "poll", providerId: c.req.param("provider_id"), ...query });
 });
 
-capabilityRoutes.post(`${BASE}/providers/:provider_id/observations`, providerParam, jsonBody(CapabilityObservationPost, wire), consumerGate("observe"), (c) =>
+capabilityRoutes.post(`${BASE}/providers/:provider_id/observations`, consumerGate("observe"), providerParam, jsonBody(CapabilityObservationPost, wire), (c) =>
   call(c.var, { kind: "observe", providerId: c.req.param("provider_id"), body: c.var.body }),
 );
 
-capabilityRoutes.post(`${BASE}/providers/:provider_id/detach`, providerParam, jsonBody(CapabilityDetachPost, wire), consumerGate("detach"), (c) =>
+capabilityRoutes.post(`${BASE}/providers/:provider_id/detach`, consumerGate("detach"), providerParam, jsonBody(CapabilityDetachPost, wire), (c) =>
   call(c.var, { kind: "detach", providerId: c.req.param("provider_id"), bindingId: c.var.body.binding_id }),
 );
 
@@ -152,11 +167,20 @@ export const capabilityOperations: readonly OperationDoc[] = [
   }),
   op("put", "/instances/{instance_id}", "set-instance", "Set an instance's generation and state (set-generation, then set-instance-state).", { request: CapabilityInstanceUpdate }),
   op("delete", "/instances/{instance_id}", "remove-instance", "Remove an instance: its grants go, its open requests close as instance-closed."),
-  op("post", "/authority", "authority", "Apply one authority command (set-grant, revoke-grant, resolve-approval, close-client).", { request: CapabilityAuthorityRequest }),
-  op("get", "/approvals", "approvals", "Capability requests awaiting approval and the last authority sequence."),
+  op("post", "/authority", "authority", "Apply one authority command (set-grant, revoke-grant, resolve-approval, close-client).", {
+    request: CapabilityAuthorityRequest,
+    problems: [...AUTH, "APPROVER_NOT_ALLOWED", "SELF_APPROVAL_FORBIDDEN", ...BODY, ...ENGINE],
+  }),
+  op("get", "/approvals", "approvals", "One page of the capability requests awaiting approval (oldest first), the next page's cursor and the last authority sequence.", {
+    query: { cursor: { description: "The `next_cursor` of the previous page (opaque); absent for the first page.", schema: { type: "string", maxLength: MAX_CURSOR_CHARS } } },
+    problems: [...AUTH, "APPROVER_NOT_ALLOWED", "INVALID_CURSOR"],
+  }),
   op("post", "/requests", "request", "Submit a capability request; answers the policy decision (a denial is a 200).", { request: CapabilityRequestBody }),
   op("get", "/requests/{actor_id}/{local_id}", "request-status", "The public record of one capability request."),
-  op("post", "/completions/drain", "drain-completions", "Drain the completion queue (CapabilityCompletionBatch)."),
+  op("post", "/completions/drain", "drain-completions", "Drain one actor's completions (CapabilityCompletionBatch): a subject-bound credential its own, a host credential the actor it names.", {
+    query: { actor_id: { description: "The actor whose completions to drain: required with a host agent credential; with a subject-bound one, its subject or absent.", schema: { type: "string" } } },
+    problems: [...AUTH, "INVALID_REQUEST"],
+  }),
   op("get", "/snapshot", "snapshot", "The engine snapshot and the provider-runtime snapshot."),
   op("get", "/providers/{provider_id}/connect", "connect", "Attach the provider over a WebSocket (hibernation); effects are pushed, observations received.", {
     response: { status: 101, description: "Switching protocols (subprotocol toolgate-provider-v1)." },

@@ -1,7 +1,6 @@
 import {
   applyInPlace,
   U64_MAX,
-  writeWireJson,
   type CapabilityEngineState,
   type CapabilityOperation,
   type Outcome as EngineOutcome,
@@ -9,9 +8,13 @@ import {
 } from "../../../core/capability";
 import type { AuditChain } from "../audit/plane";
 import { attachmentOf } from "./attachment";
-import { alarmTime, auditRecord, effectMessage, nextDeadline } from "./schedule";
+import { collectCompletions } from "./completions";
+import { drainEffects, pushEffects } from "./egress";
+import { CompletionMailbox } from "./mailbox";
+import { alarmTime, auditRecord, nextDeadline } from "./schedule";
 import { Waiters } from "./waiters";
 import { CapabilityStore, type OutboxRow } from "./store";
+import { outOfU64 } from "./u64";
 
 /** Operations logged after a checkpoint before the next full checkpoint. */
 export const CHECKPOINT_EVERY = 256;
@@ -40,9 +43,10 @@ export interface CapabilityHostDeps {
  * Hosts one consumer's capability engine inside its Durable Object. Every operation is one
  * synchronous transaction: load (cached) state, advance the engine's clock to the object's
  * millisecond clock, apply, bind drained effects to their provider's binding in the outbox,
- * append the new engine audit events to the consumer's audit chain, and persist: the applied
- * engine operations are appended to a log (the engine is deterministic, so checkpoint + log
- * replay is the state), with a full checkpoint every {@link CHECKPOINT_EVERY} operations.
+ * move queued completions to their actor's mailbox, append the new engine audit events to the
+ * consumer's audit chain, and persist: the applied engine operations are appended to a log
+ * (the engine is deterministic, so checkpoint + log replay is the state), with a full
+ * checkpoint every {@link CHECKPOINT_EVERY} operations.
  * After the commit, queued effects are pushed to attached sockets and the alarm is set to the
  * next deadline.
  */
@@ -50,6 +54,8 @@ export class CapabilityHost {
   /** Tests pin the clock (milliseconds) through `runInDurableObject`; never reachable over HTTP. */
   pinnedMillis: number | undefined;
   readonly store: CapabilityStore;
+  /** Per-actor completion mailboxes (a drain takes one actor's). */
+  readonly mailbox: CompletionMailbox;
   #state: CapabilityEngineState | undefined;
   #reconciled = false;
   #logLength = 0;
@@ -58,8 +64,13 @@ export class CapabilityHost {
   #scheduled: bigint | null | undefined;
   readonly #waiters = new Waiters();
 
-  constructor(private readonly deps: CapabilityHostDeps) {
+  /** What the host needs from its object (readable by the plane's modules and by failure-injection tests). */
+  readonly deps: CapabilityHostDeps;
+
+  constructor(deps: CapabilityHostDeps) {
+    this.deps = deps;
     this.store = new CapabilityStore(deps.sql);
+    this.mailbox = new CompletionMailbox(deps.sql);
   }
 
   /** The object's clock in milliseconds: one engine tick. */
@@ -78,8 +89,14 @@ export class CapabilityHost {
     return this.#state;
   }
 
-  /** Applies one engine operation inside the current step and journals it. */
+  /**
+   * Applies one engine operation inside the current step and journals it. An operation holding
+   * a value outside u64 is a bug (the plane refuses such input first): it throws, so the step
+   * rolls back and the log never holds a value that would not decode after a restart.
+   */
   apply(state: CapabilityEngineState, operation: CapabilityOperation): EngineOutcome<unknown> {
+    const bad = outOfU64(operation);
+    if (bad !== null) throw new Error(`an engine operation holds ${bad}, outside u64`);
     const outcome = applyInPlace(state, operation);
     if (this.#journal !== "checkpoint" && !QUERIES.has(typeof operation === "string" ? operation : (Object.keys(operation)[0] as string))) {
       this.#journal.push(operation);
@@ -93,7 +110,8 @@ export class CapabilityHost {
   }
 
   /**
-   * One timed step: the clock advances to now, then `step` runs; effects go to the outbox.
+   * One timed step: the clock advances to now, then `step` runs; effects go to the outbox,
+   * completions to their actor's mailbox.
    * Returns what `step` returns.
    */
   timed<T>(step: (state: CapabilityEngineState) => T): T {
@@ -103,7 +121,8 @@ export class CapabilityHost {
       if (now > state.current_tick) this.apply(state, { "advance-time": { tick: now } });
       const value = step(state);
       this.#expireLeases(state);
-      this.#drainEffects(state);
+      drainEffects(this, state);
+      collectCompletions(this, state);
       return value;
     });
     this.#afterCommit();
@@ -195,6 +214,8 @@ export class CapabilityHost {
     for (const event of state.audit_events) {
       if (event.sequence < from) continue;
       const kind = typeof event.event === "string" ? event.event : (Object.keys(event.event)[0] as string);
+      // A completion the engine could not queue is lost for its actor: its drain reports it.
+      if (kind === "completion-dropped" && event.subject !== null) this.mailbox.countDrop(event.subject.request_key.actor_id);
       this.deps.audit.append(`capability.${kind}`, at, auditRecord(event));
     }
   }
@@ -225,28 +246,12 @@ export class CapabilityHost {
     }
   }
 
-  // The kernel's egress: every drained effect is bound to its provider's current binding.
-  #drainEffects(state: CapabilityEngineState): void {
-    if (state.effects.length === 0) return;
-    const at = this.deps.nowSeconds();
-    const drained = this.apply(state, "drain-effects");
-    for (const effect of "Ok" in drained ? (drained.Ok as CapabilityEngineState["effects"]) : []) {
-      const binding = this.bindingOf(state, effect.provider_id);
-      if (binding === null) {
-        this.deps.audit.append("capability.effect-unbound", at, auditRecord({ operation_id: effect.operation_id, provider_id: effect.provider_id, sequence: effect.sequence }));
-        continue;
-      }
-      this.store.enqueue(effect.provider_id, binding, effect.sequence, writeWireJson({ binding_id: binding, effect }));
-    }
-    for (const provider of this.store.providersWithPending()) this.store.dropStale(provider, this.bindingOf(state, provider));
-  }
-
   #afterCommit(): void {
     const state = this.#state;
     if (state === undefined) return;
     for (const provider of this.store.providersWithPending()) {
       const binding = this.bindingOf(state, provider);
-      if (binding !== null) this.#push(provider, binding);
+      if (binding !== null) pushEffects(this, provider, binding);
       this.#waiters.wake(provider);
     }
     // Only a changed deadline costs an alarm write.
@@ -257,29 +262,11 @@ export class CapabilityHost {
     }
   }
 
-  // Sends queued effects to the provider's socket (if it holds the current binding).
-  #push(providerId: string, binding: bigint): void {
-    const id = binding.toString();
-    const socket = this.deps.sockets(providerId).find((ws) => attachmentOf(ws)?.bindingId === id);
-    if (socket === undefined) return;
-    const rows = this.store.pending(providerId, binding);
-    const sent: number[] = [];
-    for (const row of rows) {
-      try {
-        socket.send(effectMessage(row));
-        sent.push(row.rowId);
-      } catch {
-        break; // closing socket: webSocketClose detaches it
-      }
-    }
-    this.deps.transaction(() => this.store.remove(sent));
-  }
-
   /** Pushes whatever is queued for a socket's binding (right after it attached). */
   flush(providerId: string): void {
     const state = this.#state ?? this.peek();
     const binding = this.bindingOf(state, providerId);
-    if (binding !== null) this.#push(providerId, binding);
+    if (binding !== null) pushEffects(this, providerId, binding);
   }
 
   /**

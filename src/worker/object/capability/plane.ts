@@ -1,10 +1,4 @@
-import {
-  errorCode,
-  writeWireJson,
-  type CapabilityEngineState,
-  type CapabilityError,
-  type Outcome as EngineOutcome,
-} from "../../../core/capability";
+import { writeWireJson, type CapabilityEngineState, type Outcome as EngineOutcome } from "../../../core/capability";
 import type {
   CapabilityAuthorityRequest,
   CapabilityInstanceUpdate,
@@ -13,9 +7,15 @@ import type {
   CapabilityRequestBody,
 } from "../../../contracts/capability";
 import type { CredentialKind } from "../../../contracts/access";
-import { problem, type Problem } from "../../problem";
+import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
+import type { Limits } from "../limits";
+import { approvalsCall, authorityCall } from "./authority";
+import { drainMailbox } from "./completions";
+import { engineProblem } from "./engine-problem";
 import { LEASE_MS, type CapabilityHost } from "./host";
+
+export { engineProblem };
 
 /** One capability-plane call, as the Worker hands it to the consumer's object; `kind` is its operation in the access table. */
 export type CapabilityCall =
@@ -23,10 +23,10 @@ export type CapabilityCall =
   | { kind: "set-instance"; instanceId: bigint; body: CapabilityInstanceUpdate }
   | { kind: "remove-instance"; instanceId: bigint }
   | { kind: "authority"; body: CapabilityAuthorityRequest }
-  | { kind: "approvals" }
+  | { kind: "approvals"; cursor: string | null }
   | { kind: "request"; body: CapabilityRequestBody }
   | { kind: "request-status"; actorId: string; localId: bigint }
-  | { kind: "drain-completions" }
+  | { kind: "drain-completions"; actorId: string | null }
   | { kind: "snapshot" }
   | { kind: "attach"; providerId: string }
   | { kind: "poll"; providerId: string; bindingId: bigint; after: bigint | null; waitMs: number }
@@ -35,21 +35,6 @@ export type CapabilityCall =
 
 /** The authenticated caller of a capability call. */
 export type CapabilityCaller = { kind: "admin" } | { kind: CredentialKind; subjectId: string | null };
-
-const CAPACITY = new Set([
-  "provider-capacity-exceeded",
-  "policy-capacity-exceeded",
-  "request-capacity-exceeded",
-  "client-request-capacity-exceeded",
-  "effect-capacity-exceeded",
-]);
-
-/** Maps an engine error to its problem: the engine's tag is the detail, the error the `error` member. */
-export function engineProblem(error: CapabilityError): Problem {
-  const code = errorCode(error);
-  const kind = code === "validation" ? "CAPABILITY_INVALID" : CAPACITY.has(code) ? "CAPABILITY_CAPACITY" : "CAPABILITY_REJECTED";
-  return { ...problem(kind, code), errorJson: writeWireJson(error) };
-}
 
 function wireAnswer(outcome: EngineOutcome<unknown>, body: (value: unknown) => unknown): Outcome<string> {
   return "Err" in outcome ? fail(engineProblem(outcome.Err)) : ok(writeWireJson(body(outcome.Ok)));
@@ -61,7 +46,8 @@ function forbidden(detail: string): Outcome<string> {
 
 /**
  * Runs one authenticated call against the consumer's engine. `consumer` is the engine's
- * consumer id (the toolgate consumer name); `approvers` the consumer's approver subjects.
+ * consumer id (the toolgate consumer name); `approvers` the consumer's approver subjects;
+ * `limits` the consumer's limits (the approvals page size).
  */
 export async function capabilityCall(
   host: CapabilityHost,
@@ -69,6 +55,7 @@ export async function capabilityCall(
   caller: CapabilityCaller,
   approvers: readonly string[],
   call: CapabilityCall,
+  limits: Pick<Limits, "page_items">,
 ): Promise<Outcome<string>> {
   const subject = caller.kind === "admin" ? null : caller.subjectId;
   switch (call.kind) {
@@ -87,31 +74,10 @@ export async function capabilityCall(
       );
     case "remove-instance":
       return wireAnswer(host.operate({ "remove-instance": { instance_id: call.instanceId } }), (removed) => ({ removed }));
-    case "authority": {
-      if (caller.kind === "approver" && (subject === null || !approvers.includes(subject))) {
-        return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
-      }
-      let sequence = 0n;
-      const outcome = host.timed((state) => {
-        sequence = call.body.sequence ?? state.last_authority_sequence + 1n;
-        return host.apply(state, { authority: { sequence, command: call.body.command } });
-      });
-      return wireAnswer(outcome, (value) => ({ sequence, outcome: value }));
-    }
-    case "approvals": {
-      if (caller.kind === "approver" && (subject === null || !approvers.includes(subject))) {
-        return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
-      }
-      return ok(
-        writeWireJson(
-          host.timed((state) => ({
-            approvals: state.requests.filter((r) => r.snapshot.status === "awaiting-approval").map((r) => r.snapshot),
-            last_authority_sequence: state.last_authority_sequence,
-            tick: state.current_tick,
-          })),
-        ),
-      );
-    }
+    case "authority":
+      return authorityCall(host, caller, approvers, call.body);
+    case "approvals":
+      return approvalsCall(host, consumer, caller, approvers, call.cursor, limits);
     case "request": {
       if (subject !== null && subject !== call.body.actor_id) return forbidden("This agent credential acts only as its own subject.");
       const request = { consumer_id: consumer, actor_id: call.body.actor_id, request: call.body.request };
@@ -133,8 +99,13 @@ export async function capabilityCall(
       const found = host.timed((state) => snapshotOf(state, key));
       return found === null ? fail(problem("NOT_FOUND", "No such capability request.")) : ok(writeWireJson({ request: found }));
     }
-    case "drain-completions":
-      return wireAnswer(host.operate("drain-completions"), (batch) => batch);
+    case "drain-completions": {
+      // A subject-bound agent drains its own actor's completions; a host agent names the actor.
+      if (subject !== null && call.actorId !== null && call.actorId !== subject) return forbidden("This agent credential acts only as its own subject.");
+      const actor = subject ?? call.actorId;
+      if (actor === null) return fail(problem("INVALID_REQUEST", "A host agent credential names the actor whose completions it drains: ?actor_id=…"));
+      return ok(host.timed((state) => drainMailbox(host, state, actor)));
+    }
     case "snapshot":
       return ok(
         writeWireJson(

@@ -2,6 +2,7 @@ import { readJson } from "../../../core/json";
 import { capabilityOperation, decodeState, encodeState, initialState, writeWireJson, type CapabilityEngineState, type CapabilityOperation } from "../../../core/capability";
 import type { Migration } from "../migrations";
 import { all, int, one, run, text } from "../sql";
+import { MAILBOX_TABLES } from "./mailbox";
 
 /** SQLite rows hold at most 2 MB; the encoded state is split into chunks below that. */
 const CHUNK_CHARS = 512 * 1024;
@@ -24,9 +25,9 @@ export interface LeaseRow {
 }
 
 /**
- * The capability plane's SQLite tables (migration v2): the encoded engine state, the
- * per-provider effect outbox and long-poll leases. Every call runs inside the caller's
- * transaction.
+ * The capability plane's SQLite tables (migrations v2 and v4): the encoded engine state, the
+ * per-provider effect outbox, long-poll leases and the cursor key (the completion mailboxes
+ * are in mailbox.ts). Every call runs inside the caller's transaction.
  */
 export class CapabilityStore {
   constructor(private readonly sql: SqlStorage) {}
@@ -151,11 +152,21 @@ export class CapabilityStore {
   dropLease(providerId: string): void {
     run(this.sql, "DELETE FROM capability_leases WHERE provider_id = ?", providerId);
   }
+
+  /** The object's approvals-cursor key (32 random bytes, hex), made on first use. */
+  cursorKey(): string {
+    const row = one(this.sql, "SELECT key FROM capability_keys WHERE name = 'approvals-cursor'");
+    if (row !== undefined) return text(row, "key");
+    const key = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    run(this.sql, "INSERT INTO capability_keys (name, key) VALUES ('approvals-cursor', ?)", key);
+    return key;
+  }
 }
 
 /**
- * The capability plane's tables (schema v2): a state checkpoint in chunks plus the log of
- * operations since, the effect outbox, leases.
+ * The capability plane's tables: (v2) a state checkpoint in chunks plus the log of operations
+ * since, the effect outbox, leases; (v4) the per-actor completion mailboxes and their drop
+ * counts (`CompletionMailbox`, mailbox.ts), and the object's cursor key.
  */
 export const CAPABILITY_MIGRATIONS: readonly Migration[] = [
   {
@@ -181,6 +192,14 @@ export const CAPABILITY_MIGRATIONS: readonly Migration[] = [
     provider_id TEXT PRIMARY KEY,
     binding_id TEXT NOT NULL,
     expires_ms INTEGER NOT NULL
+  );`,
+  },
+  {
+    version: 4,
+    sql: `${MAILBOX_TABLES}
+  CREATE TABLE capability_keys (
+    name TEXT PRIMARY KEY,
+    key TEXT NOT NULL
   );`,
   },
 ];
