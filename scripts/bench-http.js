@@ -2,12 +2,11 @@
 // (and vs one small SQLite write in it, since every read call records its audit and call identity),
 // under `wrangler dev` on 127.0.0.1 only. Bounded: at most ROUNDS × PER_ROUND sequential
 // requests per scenario, and CONCURRENT_REQUESTS (or 20 s) per scenario at 8 clients.
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, freePort, startWranglerDev, waitHealthy } from "./start.js";
+import { call, freePort, freshSecrets, startWranglerDev, waitHealthy } from "./start.js";
 
 const ROUNDS = 5;
 const PER_ROUND = 240; // 1,200 sequential calls per scenario
@@ -56,11 +55,13 @@ async function timed(fn) {
 }
 
 async function main() {
-  const admin = randomBytes(24).toString("base64url");
+  // Fresh random secrets, handed to wrangler dev through a 0600 env file (never its command line).
+  const secrets = freshSecrets();
+  const admin = secrets.TOOLGATE_ADMIN_TOKEN;
   const persistTo = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const dev = startWranglerDev({ port, persistTo, vars: { TOOLGATE_ADMIN_TOKEN: admin } });
+  const dev = startWranglerDev({ port, persistTo, secrets });
   try {
     const readyMs = await waitHealthy(base);
     await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order"], approver_subjects: [] });

@@ -4,8 +4,9 @@
 // Also exports the helpers the black-box test and the HTTP benchmark use to run wrangler dev.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { startLocalEdge } from "./local-edge.js";
@@ -27,18 +28,67 @@ export function freePort() {
 }
 
 /**
- * Starts `wrangler dev` on 127.0.0.1:port in its own process group. `vars` are passed with
- * `--var`. Answers { child, stop(), kill(), output() }.
+ * The secrets a local gate needs, each random (32 bytes, base64url: 43 characters): the admin
+ * token, the credential tag key and the key that signs HTTP tool requests.
  */
-export function startWranglerDev({ port, persistTo, vars = {}, inherit = false }) {
-  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--show-interactive-dev-session=false"];
-  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    detached: !inherit,
-    stdio: inherit ? "inherit" : ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+export const SECRET_NAMES = ["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY"];
+
+/** A fresh random value for each of {@link SECRET_NAMES}. */
+export function freshSecrets() {
+  return Object.fromEntries(SECRET_NAMES.map((name) => [name, randomBytes(32).toString("base64url")]));
+}
+
+/**
+ * Writes `bindings` to a new env file (mode 0600, in a new private 0700 folder) for
+ * `wrangler dev --env-file`; answers its path and a function that removes it. Names are
+ * upper-case identifiers; values may not hold whitespace, quotes, `$`, `#` or backslashes
+ * (dotenv would reinterpret them), so a value is always read back exactly.
+ */
+export function writeEnvFile(bindings) {
+  const lines = Object.entries(bindings).map(([name, value]) => {
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name)) throw new Error(`env file: bad binding name ${JSON.stringify(name)}`);
+    if (typeof value !== "string" || !/^[^\s'"`$#\\]*$/.test(value)) throw new Error(`env file: the value of ${name} cannot be written safely`);
+    return `${name}=${value}\n`;
   });
+  const dir = mkdtempSync(join(tmpdir(), "toolgate-env-"));
+  const path = join(dir, "dev.env");
+  writeFileSync(path, lines.join(""), { mode: 0o600 });
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The command line of `wrangler dev` (after `node`): never a secret, only the path of the env
+ * file that holds them (`envFile`; none: wrangler reads `.dev.vars`).
+ */
+export function wranglerDevArgs({ port, persistTo, envFile = null }) {
+  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--show-interactive-dev-session=false"];
+  return envFile === null ? args : [...args, "--env-file", envFile];
+}
+
+/**
+ * Starts `wrangler dev` on 127.0.0.1:port in its own process group. `secrets` (bindings such as
+ * `TOOLGATE_ADMIN_TOKEN` or `TOOLGATE_DOWNSTREAM_URL`) reach the Worker through a 0600 env file
+ * (`--env-file`), never the command line, which `ps` shows to every user of the machine;
+ * without `secrets` wrangler reads the local `.dev.vars`. The file is removed when wrangler
+ * exits. `spawnProcess` is `child_process.spawn` (a test passes a recorder).
+ * Answers { child, stop(), kill(), output() }.
+ */
+export function startWranglerDev({ port, persistTo, secrets = null, inherit = false, spawnProcess = spawn }) {
+  const envFile = secrets === null ? null : writeEnvFile(secrets);
+  let child;
+  try {
+    child = spawnProcess(process.execPath, wranglerDevArgs({ port, persistTo, envFile: envFile?.path ?? null }), {
+      cwd: ROOT,
+      detached: !inherit,
+      stdio: inherit ? "inherit" : ["ignore", "pipe", "pipe"],
+      // Bindings come from the env file or .dev.vars only, never from this process's environment.
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true", CLOUDFLARE_INCLUDE_PROCESS_ENV: "false" },
+    });
+  } catch (error) {
+    envFile?.remove();
+    throw error;
+  }
+  child.once("exit", () => envFile?.remove());
   let log = "";
   child.stdout?.on("data", (d) => (log = (log + d).slice(-20_000)));
   child.stderr?.on("data", (d) => (log = (log + d).slice(-20_000)));
@@ -97,15 +147,28 @@ export async function call(base, method, path, token, body, expected = [200, 201
   return text === "" ? null : JSON.parse(text);
 }
 
-/** Reads (or creates, with a fresh random admin token) the local `.dev.vars`. */
+/**
+ * Reads the local `.dev.vars` (creating it with mode 0600 if missing) and adds a line with a
+ * fresh random value for each of {@link SECRET_NAMES} it lacks; answers the admin token. A key
+ * shorter than 32 characters is refused (the Worker would admit no credential with it).
+ */
 export function ensureDevVars(path = join(ROOT, ".dev.vars")) {
-  if (!existsSync(path)) {
-    writeFileSync(path, `TOOLGATE_ADMIN_TOKEN=${randomBytes(24).toString("base64url")}\n`, { mode: 0o600 });
-    console.log(`toolgate: wrote ${path} with a new local admin token`);
+  if (!existsSync(path)) writeFileSync(path, "", { mode: 0o600 });
+  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  const text = readFileSync(path, "utf8");
+  const value = (name) => new RegExp(`^${name}=(.+)$`, "m").exec(text)?.[1].trim().replace(/^"|"$/g, "");
+  const fresh = freshSecrets();
+  const missing = SECRET_NAMES.filter((name) => value(name) === undefined);
+  if (missing.length > 0) {
+    const lead = text === "" || text.endsWith("\n") ? "" : "\n";
+    appendFileSync(path, lead + missing.map((name) => `${name}=${fresh[name]}\n`).join(""));
+    console.log(`toolgate: added ${missing.join(", ")} to ${path} (new random values)`);
   }
-  const match = /^TOOLGATE_ADMIN_TOKEN=(.+)$/m.exec(readFileSync(path, "utf8"));
-  if (match === null) throw new Error(`${path} has no TOOLGATE_ADMIN_TOKEN line`);
-  return match[1].trim().replace(/^"|"$/g, "");
+  for (const name of ["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY"]) {
+    const key = value(name) ?? fresh[name];
+    if (key.length < 32) throw new Error(`${path}: ${name} is shorter than 32 characters; delete its line to get a new one`);
+  }
+  return value("TOOLGATE_ADMIN_TOKEN") ?? fresh.TOOLGATE_ADMIN_TOKEN;
 }
 
 async function main() {
@@ -140,7 +203,7 @@ async function main() {
   const write = `{"principal":${who},"proposal":{"name":"create_refund_draft","arguments":{"order_ref":"ORDER-7","reason":"duplicate"}},"context":${ctx("call-2", "refund-1")}}`;
   const json = "-H 'content-type: application/json'";
   console.log(`
-toolgate is running at ${base} (state in .toolgate/state; admin token in .dev.vars).
+toolgate is running at ${base} (state in .toolgate/state; admin token and keys in .dev.vars).
 Consumers "demo" and "tenant-a" have the demo catalog; the reference's orders belong to tenant-a.
 Paste these lines into a shell:
 
@@ -159,8 +222,8 @@ curl -s "$TG/approvals?state=pending" -H "authorization: Bearer $APPROVER"
 curl -s $TG/approvals/APPROVAL_ID -H "authorization: Bearer $APPROVER" ${json} -d '{"decision":"approve","approval_digest":"DIGEST"}'
 # agent: the same call again now runs, once; repeat it to see local_replay
 curl -s $TG/tool-calls -H "authorization: Bearer $AGENT" ${json} -d '${write}'
-# auditor: read and verify the audit chain
-curl -s "$TG/audit?after=0&limit=50" -H "authorization: Bearer $AUDITOR"
+# auditor: read the audit chain (follow next_cursor with ?cursor=…) and verify it (follow next_cursor to the head)
+curl -s "$TG/audit?limit=50" -H "authorization: Bearer $AUDITOR"
 curl -s $TG/audit/verify -H "authorization: Bearer $AUDITOR"
 
 Press Ctrl-C to stop.

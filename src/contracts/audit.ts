@@ -13,18 +13,47 @@ export const AuditEntryView = z
   })
   .register(httpSchemas, { id: "AuditEntry" });
 
-/** A page of the audit chain; `next_after` is the `after` of the next page, or null at the end. */
+/**
+ * A page of the audit chain, oldest entry first. `next_cursor` (opaque) continues after the
+ * page's last entry and is null at the end; `next_after` is the same position as a sequence
+ * number (the `after` of the next page), kept for clients that page with `after`.
+ */
 export const AuditPage = z
-  .strictObject({ entries: z.array(AuditEntryView), next_after: z.number().int().nullable() })
+  .strictObject({ entries: z.array(AuditEntryView), next_cursor: z.string().nullable(), next_after: z.number().int().nullable() })
   .register(httpSchemas, { id: "AuditPage" });
 
-/** Query of `GET …/audit`. */
-export const AuditQuery = z.strictObject({
-  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-});
+/** An opaque cursor as the gate answered it (its shape is checked by the object: `INVALID_CURSOR`). */
+const Cursor = z.string().min(1).max(256);
 
-/** `GET …/audit/verify`. */
+/**
+ * Query of `GET …/audit`: where to start (`cursor` from a previous page, or `after` a sequence
+ * number; neither: the first entry) and the page size (`limit`, at most the consumer's
+ * `page_items`; a larger value is served as `page_items`, none means `page_items`).
+ */
+export const AuditQuery = z
+  .strictObject({
+    cursor: Cursor.optional(),
+    after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    limit: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  })
+  .refine((q) => q.cursor === undefined || q.after === undefined, { message: "give either cursor or after, not both" });
+
+/** Query of `GET …/audit/verify`: `cursor` continues a walk (the `next_cursor` of the previous call). */
+export const AuditVerifyQuery = z.strictObject({ cursor: Cursor.optional() });
+
+/**
+ * One step of the chain's verification walk. Entries `1..count` are verified, the last of them
+ * with digest `head` (the genesis value when `count` is 0). `ok` false: `broken_at` is the first
+ * entry found not to match (the entry after `count`, or the one at the cursor's position when
+ * it changed since the cursor was answered) and the walk ends. `next_cursor` continues the walk
+ * and is null once the newest entry is verified (or at a break).
+ */
 export const AuditVerifyView = z
-  .strictObject({ ok: z.boolean(), count: z.number().int(), head: Sha256Hex })
+  .strictObject({
+    ok: z.boolean(),
+    count: z.number().int().min(0),
+    head: Sha256Hex,
+    broken_at: z.number().int().min(1).nullable(),
+    next_cursor: z.string().nullable(),
+  })
   .register(httpSchemas, { id: "AuditVerification" });

@@ -1,10 +1,14 @@
 /**
  * Runs the real gate under `wrangler dev` on loopback for black-box tests: a free port, a
- * persistence folder, its own process group (so a SIGKILL takes workerd down too).
+ * persistence folder, its own process group (so a SIGKILL takes workerd down too). Secrets
+ * reach the Worker through a 0600 env file (`--env-file`), never the command line (which `ps`
+ * shows to every user of the machine).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(__dirname, "..", "..");
@@ -33,7 +37,7 @@ export function freePort(): Promise<number> {
 
 /** Options of {@link startDev}. */
 export interface DevOptions {
-  /** More `--var NAME:value` pairs (for example `TOOLGATE_DOWNSTREAM_URL`). */
+  /** More bindings (for example `TOOLGATE_DOWNSTREAM_URL`), written to the env file too. */
   vars?: Record<string, string>;
   /** Appends everything wrangler and workerd print to this file (scanned for leaks). */
   logFile?: string;
@@ -41,10 +45,44 @@ export interface DevOptions {
   port?: number;
 }
 
-/** Starts wrangler dev and waits until `/healthz` answers 200. */
-export async function startDev(persistTo: string, adminToken: string, options: DevOptions = {}): Promise<DevServer> {
-  const port = options.port ?? (await freePort());
-  const args = [
+/**
+ * The keys of the dev servers on one persistence folder: fresh random ones (32 bytes,
+ * base64url) the first time, the same on a restart on that folder (credentials minted before
+ * the restart carry tags under the token key and must stay valid).
+ */
+const keysByState = new Map<string, { TOOLGATE_TOKEN_KEY: string; TOOLGATE_SIGNING_KEY: string }>();
+
+/** The bindings a dev server on `persistTo` gets: the admin token, its keys, then `vars`. */
+export function devBindings(persistTo: string, adminToken: string, vars: Record<string, string> = {}): Record<string, string> {
+  const state = resolve(persistTo);
+  let keys = keysByState.get(state);
+  if (keys === undefined) {
+    keys = { TOOLGATE_TOKEN_KEY: randomBytes(32).toString("base64url"), TOOLGATE_SIGNING_KEY: randomBytes(32).toString("base64url") };
+    keysByState.set(state, keys);
+  }
+  return { TOOLGATE_ADMIN_TOKEN: adminToken, ...keys, ...vars };
+}
+
+/**
+ * Writes bindings to a new env file (mode 0600, in a new private folder); answers its path and
+ * a function that removes the folder. Values that dotenv would reinterpret (whitespace, quotes,
+ * `$`, `#`, backslash) are refused, so every value is read back exactly.
+ */
+export function writeEnvFile(bindings: Record<string, string>): { path: string; remove(): void } {
+  const lines = Object.entries(bindings).map(([name, value]) => {
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name)) throw new Error(`env file: bad binding name ${JSON.stringify(name)}`);
+    if (!/^[^\s'"`$#\\]*$/.test(value)) throw new Error(`env file: the value of ${name} cannot be written safely`);
+    return `${name}=${value}\n`;
+  });
+  const dir = mkdtempSync(join(tmpdir(), "toolgate-env-"));
+  const path = join(dir, "dev.env");
+  writeFileSync(path, lines.join(""), { mode: 0o600 });
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The command line of `wrangler dev` (after `node`): no secret, only the env file's path. */
+export function devArgs(port: number, persistTo: string, inspectorPort: number, envFile: string): string[] {
+  return [
     join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js"),
     "dev",
     "--ip",
@@ -55,18 +93,25 @@ export async function startDev(persistTo: string, adminToken: string, options: D
     persistTo,
     // Its own inspector port: two dev servers must not race for the default 9229.
     "--inspector-port",
-    String(await freePort()),
+    String(inspectorPort),
     "--show-interactive-dev-session=false",
-    "--var",
-    `TOOLGATE_ADMIN_TOKEN:${adminToken}`,
-    ...Object.entries(options.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+    "--env-file",
+    envFile,
   ];
-  const child: ChildProcess = spawn(process.execPath, args, {
+}
+
+/** Starts wrangler dev and waits until `/healthz` answers 200. */
+export async function startDev(persistTo: string, adminToken: string, options: DevOptions = {}): Promise<DevServer> {
+  const port = options.port ?? (await freePort());
+  const envFile = writeEnvFile(devBindings(persistTo, adminToken, options.vars));
+  const child: ChildProcess = spawn(process.execPath, devArgs(port, persistTo, await freePort(), envFile.path), {
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+    // Bindings come from the env file only, never from this process's environment.
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true", CLOUDFLARE_INCLUDE_PROCESS_ENV: "false" },
   });
+  child.once("exit", () => envFile.remove());
   let log = "";
   const keep = (d: Buffer) => {
     log = (log + d.toString()).slice(-10_000);

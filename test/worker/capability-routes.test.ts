@@ -86,7 +86,7 @@ describe("capability routes (long-poll provider, agent, approver, auditor)", () 
       "capability.invocation-dispatched",
       "capability.invocation-succeeded",
     ]);
-    expect(await (await send("GET", `/v1/consumers/${c.consumer}/audit/verify`, c.auditor)).json()).toEqual({ ok: true, count: page.entries.length, head: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(await (await send("GET", `/v1/consumers/${c.consumer}/audit/verify`, c.auditor)).json()).toEqual({ ok: true, count: page.entries.length, head: expect.stringMatching(/^[0-9a-f]{64}$/), broken_at: null, next_cursor: null });
   });
 
   it("routes approvals through the authority lane (approver lists, approves once; the effect follows)", async () => {

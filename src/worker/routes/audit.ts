@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { AuditPage, AuditQuery, AuditVerifyView } from "../../contracts/audit";
+import { AuditPage, AuditQuery, AuditVerifyQuery, AuditVerifyView } from "../../contracts/audit";
 import { describeIssues } from "../body";
 import type { OperationDoc } from "../openapi";
 import { problem, problemResponse } from "../problem";
@@ -12,33 +12,39 @@ export const auditRoutes = new Hono<GateEnv>();
 auditRoutes.get("/v1/consumers/:consumer/audit", consumerGate("auditPage"), async (c) => {
   const query = AuditQuery.safeParse(c.req.query());
   if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-  return respond(await c.var.stub.auditPage(c.var.consumer, credentialToken(c.var.token), query.data.after, query.data.limit));
+  return respond(await c.var.stub.auditPage(c.var.consumer, credentialToken(c.var.token), query.data));
 });
 
-auditRoutes.get("/v1/consumers/:consumer/audit/verify", consumerGate("auditVerify"), async (c) =>
-  respond(await c.var.stub.auditVerify(c.var.consumer, credentialToken(c.var.token))),
-);
+auditRoutes.get("/v1/consumers/:consumer/audit/verify", consumerGate("auditVerify"), async (c) => {
+  const query = AuditVerifyQuery.safeParse(c.req.query());
+  if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
+  return respond(await c.var.stub.auditVerify(c.var.consumer, credentialToken(c.var.token), query.data.cursor ?? null));
+});
+
+const cursorParameter = (what: string) => ({ description: `The \`next_cursor\` of the previous ${what} (opaque; anything else is 400 INVALID_CURSOR).`, schema: { type: "string", maxLength: 256 } });
 
 /** OpenAPI descriptions of the audit routes. */
 export const auditOperations: readonly OperationDoc[] = [
   {
     method: "get",
     path: "/v1/consumers/{consumer}/audit",
-    summary: "The consumer's audit chain, page by page (entries with seq > after).",
+    summary: "The consumer's audit chain, oldest entry first, page by page (at most the consumer's page_items per page).",
     operation: "auditPage",
     query: {
-      after: { description: "Sequence number to start after (default 0).", schema: { type: "integer", minimum: 0 } },
-      limit: { description: "Page size, 1..500 (default 100).", schema: { type: "integer", minimum: 1, maximum: 500 } },
+      cursor: cursorParameter("page"),
+      after: { description: "Start after this sequence number instead (default 0; not together with cursor).", schema: { type: "integer", minimum: 0 } },
+      limit: { description: "Page size, at least 1; larger than the consumer's page_items (default 100) is served as page_items.", schema: { type: "integer", minimum: 1 } },
     },
-    response: { status: 200, schema: AuditPage, description: "One page." },
-    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST"],
+    response: { status: 200, schema: AuditPage, description: "One page; `next_cursor` is null at the end." },
+    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
   },
   {
     method: "get",
     path: "/v1/consumers/{consumer}/audit/verify",
-    summary: "Recompute every link of the chain.",
+    summary: "Recompute the chain's links, at most page_items × 10 entries per call; follow next_cursor to the head.",
     operation: "auditVerify",
-    response: { status: 200, schema: AuditVerifyView, description: "`ok`, the entry count and the head digest." },
-    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND"],
+    query: { cursor: cursorParameter("verify call") },
+    response: { status: 200, schema: AuditVerifyView, description: "`ok`, how far the walk got (`count`, `head`), the first broken entry and the cursor to continue." },
+    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
   },
 ];

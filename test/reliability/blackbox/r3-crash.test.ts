@@ -407,8 +407,18 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
       after = got.body.next_after as number;
     }
     const auditDense = seqs.every((s, i) => s === i + 1);
-    const verify = await send(base, "GET", "/audit/verify", auditor);
-    const verified = verify.kind === "answer" && verify.status === 200 && verify.body.ok === true && verify.body.count === seqs.length && verify.body.head === lastDigest;
+    // `audit/verify` checks at most page_items × 10 entries per call: walk it to the head.
+    let verified = false;
+    let cursor: string | null = null;
+    for (let step = 0; step < 100; step++) {
+      const verify = await send(base, "GET", `/audit/verify${cursor === null ? "" : `?cursor=${cursor}`}`, auditor);
+      if (verify.kind !== "answer" || verify.status !== 200 || verify.body.ok !== true) break;
+      cursor = typeof verify.body.next_cursor === "string" ? verify.body.next_cursor : null;
+      if (cursor === null) {
+        verified = verify.body.count === seqs.length && verify.body.head === lastDigest;
+        break;
+      }
+    }
 
     const sent = writes.filter((w) => w.phase === "sent");
     const abandoned = writes.filter((w) => w.phase === "abandoned").length;

@@ -1,6 +1,7 @@
 /**
  * R8 audit tamper detection: a chain of ≥ 1,000 entries; each mutation class applied to the
- * stored rows (through `runInDurableObject`), then `verify` (the auditor's route method).
+ * stored rows (through `runInDurableObject`), then the auditor's `verify` walk (the route
+ * method, followed cursor by cursor to the head: one call checks at most page_items × 10 entries).
  * In scope: edit, delete, insert, reorder, duplicate, cross-consumer swap → 100 % detected.
  * Out of scope (documented in docs/reliability.md): tail truncation and a full recomputation,
  * which an unkeyed chain held in the same storage cannot detect.
@@ -9,6 +10,8 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { entryDigest } from "../../../src/core/audit";
+import { VERIFY_PAGES_PER_CALL } from "../../../src/worker/object/audit/plane";
+import { DEFAULT_LIMITS } from "../../../src/worker/object/limits";
 import { prng, report, seedOf } from "../support/figures";
 import { callBody, send, tenant, type Tenant } from "./client";
 
@@ -58,14 +61,34 @@ function rewrite(state: DurableObjectState, from: Row[], to: Row[]): void {
   });
 }
 
-/** Replaces the stored chain with `chain`, verifies, restores `original`; answers verify's `ok`. */
-async function verifyWith(t: Tenant, chain: Row[], original: Row[]): Promise<boolean> {
+/** One step of the auditor's verification walk. */
+interface VerifyStep {
+  ok: boolean;
+  next_cursor: string | null;
+}
+
+/**
+ * Replaces the stored chain with `chain`, walks `verify` from the start to the head (each call
+ * checks a bounded stretch and answers the cursor of the next), restores `original`; answers
+ * whether every step was `ok`. Counts the steps of the walk in `walks`.
+ */
+async function verifyWith(t: Tenant, chain: Row[], original: Row[], walks: number[] = []): Promise<boolean> {
   return runInDurableObject(stubOf(t.name), (object, state) => {
     rewrite(state, original, chain);
-    const answer = object.auditVerify(t.name, t.auditor);
+    let cursor: string | null = null;
+    let steps = 0;
+    let ok = true;
+    do {
+      const answer = object.auditVerify(t.name, t.auditor, cursor);
+      if (!answer.ok) throw new Error(`auditor refused: ${answer.error.code}`);
+      const step = JSON.parse(answer.value) as VerifyStep;
+      ok &&= step.ok;
+      cursor = step.next_cursor;
+      steps++;
+    } while (cursor !== null);
     rewrite(state, chain, original);
-    if (!answer.ok) throw new Error("auditor refused");
-    return (JSON.parse(answer.value) as { ok: boolean }).ok;
+    walks.push(steps);
+    return ok;
   });
 }
 
@@ -130,7 +153,10 @@ describe("R8 audit chain tampering", () => {
         return original.map((x, k) => (k === i ? { ...(foreign[i] as Row) } : x));
       },
     };
-    expect(await verifyWith(a, original, original)).toBe(true);
+    const walks: number[] = [];
+    expect(await verifyWith(a, original, original, walks)).toBe(true);
+    // One verify call checks at most page_items × 10 entries: the chain of ≥ 1,000 takes ⌈length / 1,000⌉ steps.
+    expect(walks).toEqual([Math.ceil(original.length / (DEFAULT_LIMITS.page_items * VERIFY_PAGES_PER_CALL))]);
     let allDetected = true;
     for (const [name, mutate] of Object.entries(classes)) {
       let detected = 0;

@@ -1,10 +1,17 @@
-import { entryDigest, GENESIS_SHA256, verifyChain, type ChainVerification } from "../../../core/audit";
+import { entryDigest, GENESIS_SHA256 } from "../../../core/audit";
 import { canonicalJson, readJson, type Json } from "../../../core/json";
+import { ok, type Outcome } from "../../result";
+import type { Limits } from "../limits";
 import { STORED_JSON } from "../sql";
+import { pageCursor, readPageCursor, readVerifyCursor, verifyCursor, type VerifyPosition } from "./cursor";
 import { AuditStore } from "./store";
+import { walkStep } from "./walk";
 
-/** Largest page of the audit chain one request may read. */
-export const MAX_AUDIT_PAGE = 500;
+/**
+ * Pages of `page_items` entries one `verify` call checks at most: the work of a call is bounded
+ * by `page_items × VERIFY_PAGES_PER_CALL` digests (1,000 with the default limits).
+ */
+export const VERIFY_PAGES_PER_CALL = 10;
 
 /** One entry of a consumer's audit chain, as served to auditors. */
 export interface AuditEntry {
@@ -16,20 +23,28 @@ export interface AuditEntry {
   entry_sha256: string;
 }
 
+/** Where a page starts (`cursor` or `after`; neither: the first entry) and its size. */
+export interface AuditPageRequest {
+  readonly cursor?: string | undefined;
+  readonly after?: number | undefined;
+  readonly limit?: number | undefined;
+}
+
 /**
  * The consumer's hash chain. Any plane appends to it (tool-call audits, approval decisions,
  * capability events…) with its own `kind`; appends must run inside the caller's transaction.
- * The digests and the verification are the core's (`core/audit`).
+ * The digests are the core's (`core/audit`); reading and verifying are bounded per request by
+ * the consumer's limits and resumable with an opaque cursor (`./cursor`).
  */
 export class AuditChain {
   readonly #store: AuditStore;
-  #head: { seq: number; sha256: string } | undefined;
+  #head: VerifyPosition | undefined;
 
   constructor(sql: SqlStorage) {
     this.#store = new AuditStore(sql);
   }
 
-  #loadHead(): { seq: number; sha256: string } {
+  #loadHead(): VerifyPosition {
     this.#head ??= this.#store.head() ?? { seq: 0, sha256: GENESIS_SHA256 };
     return this.#head;
   }
@@ -50,21 +65,40 @@ export class AuditChain {
     return seq;
   }
 
-  /** Entries with `seq > after`, oldest first, at most `limit`, and where the next page starts. */
-  page(after: number, limit: number): { entries: AuditEntry[]; next_after: number | null } {
-    const size = Math.max(1, Math.min(limit, MAX_AUDIT_PAGE));
-    const rows = this.#store.after(after, size + 1);
-    const entries = rows.slice(0, size).map((entry) => {
+  /**
+   * One page as canonical JSON (`AuditPage`): the entries after the request's position, oldest
+   * first, at most `limits.page_items`, with the cursor of the next page (null at the end).
+   */
+  page(request: AuditPageRequest, limits: Limits): Outcome<string> {
+    const start = request.cursor === undefined ? ok(request.after ?? 0) : readPageCursor(request.cursor);
+    if (!start.ok) return start;
+    const max = Math.max(1, limits.page_items);
+    const size = Math.min(Math.max(1, request.limit ?? max), max);
+    const rows = this.#store.after(start.value, size + 1);
+    const entries: AuditEntry[] = rows.slice(0, size).map((entry) => {
       const parsed = readJson(entry.record, STORED_JSON);
       if (!parsed.ok) throw new Error("stored audit record is not strict JSON");
       return { ...entry, record: parsed.value };
     });
-    const last = entries[entries.length - 1];
-    return { entries, next_after: rows.length > size && last !== undefined ? last.seq : null };
+    const next = rows.length > size ? (entries[entries.length - 1]?.seq ?? null) : null;
+    return ok(canonicalJson({ entries, next_cursor: next === null ? null : pageCursor(next), next_after: next }));
   }
 
-  /** Recomputes every link of the chain from the stored text. */
-  verify(): ChainVerification {
-    return verifyChain(this.#store.entries());
+  /**
+   * One step of the verification walk as canonical JSON (`AuditVerification`): from the start
+   * (`cursor` null) or from where the previous step's `next_cursor` left off, at most
+   * `limits.page_items × VERIFY_PAGES_PER_CALL` entries. A walk that resumes first checks that
+   * the entry at the cursor's position still carries the digest the cursor vouches for.
+   */
+  verify(cursor: string | null, limits: Limits): Outcome<string> {
+    const from = cursor === null ? ok({ seq: 0, sha256: GENESIS_SHA256 }) : readVerifyCursor(cursor);
+    if (!from.ok) return from;
+    if (from.value.seq > 0 && this.#store.digestAt(from.value.seq) !== from.value.sha256) {
+      return ok(canonicalJson({ ok: false, count: from.value.seq, head: from.value.sha256, broken_at: from.value.seq, next_cursor: null }));
+    }
+    const max = Math.max(1, limits.page_items) * VERIFY_PAGES_PER_CALL;
+    const step = walkStep(from.value, this.#store.after(from.value.seq, max + 1), max);
+    const next = step.more ? verifyCursor(step.reached) : null;
+    return ok(canonicalJson({ ok: step.ok, count: step.reached.seq, head: step.reached.sha256, broken_at: step.brokenAt, next_cursor: next }));
   }
 }

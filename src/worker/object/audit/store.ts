@@ -57,8 +57,9 @@ export class AuditStore {
     return all(this.sql, "SELECT * FROM audit_chain WHERE seq > ? ORDER BY seq LIMIT ?", after, limit).map(entryOf);
   }
 
-  /** Every entry, oldest first, read lazily. */
-  *entries(): Generator<ChainEntry> {
-    for (const row of this.sql.exec<SqlRow>("SELECT * FROM audit_chain ORDER BY seq")) yield entryOf(row);
+  /** The stored digest of entry `seq`, if that entry exists. */
+  digestAt(seq: number): string | undefined {
+    const row = one(this.sql, "SELECT entry_sha256 FROM audit_chain WHERE seq = ?", seq);
+    return row === undefined ? undefined : text(row, "entry_sha256");
   }
 }

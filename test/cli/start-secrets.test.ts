@@ -1,0 +1,139 @@
+/**
+ * The scripts' secrets: `wrangler dev` gets its secrets through a 0600 env file, never on its
+ * command line (which `ps` shows to every user); `npm start` writes the admin token and both
+ * keys into `.dev.vars`; black-box dev servers get fresh keys per persistence folder.
+ */
+import { EventEmitter } from "node:events";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
+// @ts-expect-error plain JavaScript module without declarations
+import { ensureDevVars, freshSecrets, startWranglerDev, writeEnvFile } from "../../scripts/start.js";
+import { devArgs, devBindings } from "../blackbox/wrangler-dev";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+const KEY = /^[A-Za-z0-9_-]{43}$/;
+
+interface Spawned {
+  command: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+}
+
+/** A `spawn` that records its call and answers a child that never runs. */
+function recorder(): { spawned: Spawned[]; child: EventEmitter; spawn: (command: string, args: string[], options: { env: Record<string, string> }) => EventEmitter } {
+  const spawned: Spawned[] = [];
+  const child = Object.assign(new EventEmitter(), { pid: 4242, exitCode: null, signalCode: null });
+  return { spawned, child, spawn: (command, args, options) => (spawned.push({ command, args, env: options.env }), child) };
+}
+
+const folders: string[] = [];
+const folder = () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolgate-cli-test-"));
+  folders.push(dir);
+  return dir;
+};
+
+afterEach(() => {
+  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+  vi.restoreAllMocks();
+});
+
+describe("wrangler dev's command line", () => {
+  it("hole: scripts pass the admin token on the command line", () => {
+    const secrets = { ...freshSecrets(), TOOLGATE_DOWNSTREAM_URL: "http://127.0.0.1:9999" };
+    const r = recorder();
+    startWranglerDev({ port: 4321, persistTo: "/tmp/state", secrets, spawnProcess: r.spawn });
+    expect(r.spawned.length).toBe(1);
+    const { command, args, env } = r.spawned[0] as Spawned;
+    const envFile = args[args.length - 1] as string;
+    expect(command).toBe(process.execPath);
+    expect(args).toEqual([WRANGLER, "dev", "--ip", "127.0.0.1", "--port", "4321", "--persist-to", "/tmp/state", "--show-interactive-dev-session=false", "--env-file", envFile]);
+    expect(envFile).toMatch(/\/toolgate-env-[^/]+\/dev\.env$/);
+    for (const value of [secrets.TOOLGATE_ADMIN_TOKEN, secrets.TOOLGATE_TOKEN_KEY, secrets.TOOLGATE_SIGNING_KEY]) {
+      expect(args.join(" ").includes(value)).toBe(false);
+      expect(Object.values(env).includes(value)).toBe(false);
+    }
+    expect(args.includes("--var")).toBe(false);
+    expect([env.CLOUDFLARE_INCLUDE_PROCESS_ENV, env.CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV]).toEqual(["false", "true"]);
+    expect(statSync(envFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(envFile, "utf8")).toBe(
+      `TOOLGATE_ADMIN_TOKEN=${secrets.TOOLGATE_ADMIN_TOKEN}\nTOOLGATE_TOKEN_KEY=${secrets.TOOLGATE_TOKEN_KEY}\nTOOLGATE_SIGNING_KEY=${secrets.TOOLGATE_SIGNING_KEY}\nTOOLGATE_DOWNSTREAM_URL=http://127.0.0.1:9999\n`,
+    );
+    r.child.emit("exit", 0, null);
+    expect(existsSync(envFile)).toBe(false);
+  });
+
+  it("lets npm start's wrangler read .dev.vars (no env file, no secret)", () => {
+    const r = recorder();
+    startWranglerDev({ port: 8788, persistTo: "/tmp/state", inherit: true, spawnProcess: r.spawn });
+    expect(r.spawned.map((s) => s.args)).toEqual([[WRANGLER, "dev", "--ip", "127.0.0.1", "--port", "8788", "--persist-to", "/tmp/state", "--show-interactive-dev-session=false"]]);
+  });
+
+  it("gives black-box dev servers fresh keys per state folder, in the env file only", () => {
+    const a = devBindings("/tmp/bb-state-a", "admin-token-for-test-0123456789", { TOOLGATE_DOWNSTREAM_URL: "http://127.0.0.1:1" });
+    expect(Object.keys(a)).toEqual(["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_DOWNSTREAM_URL"]);
+    expect([KEY.test(a.TOOLGATE_TOKEN_KEY ?? ""), KEY.test(a.TOOLGATE_SIGNING_KEY ?? ""), a.TOOLGATE_TOKEN_KEY === a.TOOLGATE_SIGNING_KEY]).toEqual([true, true, false]);
+    // A restart on the same folder keeps the keys (minted credentials stay valid); another folder gets its own.
+    expect(devBindings("/tmp/bb-state-a/", "admin-token-for-test-0123456789")).toEqual({ TOOLGATE_ADMIN_TOKEN: "admin-token-for-test-0123456789", TOOLGATE_TOKEN_KEY: a.TOOLGATE_TOKEN_KEY, TOOLGATE_SIGNING_KEY: a.TOOLGATE_SIGNING_KEY });
+    expect(devBindings("/tmp/bb-state-b", "x").TOOLGATE_TOKEN_KEY === a.TOOLGATE_TOKEN_KEY).toBe(false);
+    expect(devArgs(1234, "/tmp/bb-state-a", 5678, "/tmp/e/dev.env")).toEqual([
+      WRANGLER,
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      "1234",
+      "--persist-to",
+      "/tmp/bb-state-a",
+      "--inspector-port",
+      "5678",
+      "--show-interactive-dev-session=false",
+      "--env-file",
+      "/tmp/e/dev.env",
+    ]);
+  });
+
+  it("refuses an env-file value dotenv would reinterpret", () => {
+    for (const value of ["a b", "a$HOME", "a#b", "a'b", 'a"b', "a\\nb", "a\nb"]) {
+      expect(() => writeEnvFile({ TOOLGATE_ADMIN_TOKEN: value })).toThrow(/cannot be written safely/);
+    }
+    expect(() => writeEnvFile({ "bad name": "x" })).toThrow(/bad binding name/);
+  });
+});
+
+describe("npm start's .dev.vars", () => {
+  it("creates it (0600) with a random admin token and both keys", () => {
+    vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const path = join(folder(), ".dev.vars");
+    const admin = ensureDevVars(path) as string;
+    const lines = readFileSync(path, "utf8").split("\n");
+    expect(lines.map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", ""]);
+    expect(lines.slice(0, 3).map((l) => KEY.test(l.replace(/^[A-Z_]+=/, "")))).toEqual([true, true, true]);
+    expect(lines[0]).toBe(`TOOLGATE_ADMIN_TOKEN=${admin}`);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(ensureDevVars(path)).toBe(admin);
+    expect(readFileSync(path, "utf8").split("\n")).toEqual(lines);
+  });
+
+  it("adds the missing keys to an existing file and keeps what it has", () => {
+    vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const path = join(folder(), ".dev.vars");
+    writeFileSync(path, "TOOLGATE_ADMIN_TOKEN=old-admin-token-kept-as-it-is\nOTHER=1", { mode: 0o644 });
+    expect(ensureDevVars(path)).toBe("old-admin-token-kept-as-it-is");
+    const lines = readFileSync(path, "utf8").split("\n");
+    expect(lines.slice(0, 2)).toEqual(["TOOLGATE_ADMIN_TOKEN=old-admin-token-kept-as-it-is", "OTHER=1"]);
+    expect(lines.slice(2).map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", ""]);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it("refuses a key shorter than 32 characters", () => {
+    vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const path = join(folder(), ".dev.vars");
+    writeFileSync(path, "TOOLGATE_TOKEN_KEY=short\n", { mode: 0o600 });
+    expect(() => ensureDevVars(path)).toThrow(`${path}: TOOLGATE_TOKEN_KEY is shorter than 32 characters; delete its line to get a new one`);
+  });
+});
