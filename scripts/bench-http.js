@@ -64,7 +64,8 @@ async function main() {
   const dev = startWranglerDev({ port, persistTo, secrets });
   try {
     const readyMs = await waitHealthy(base);
-    await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order"], approver_subjects: [] });
+    // The benchmark measures the gate, not its rate limit.
+    await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order"], approver_subjects: [], limits: { calls_per_second: 1000000, call_burst: 1000000 } });
     const agent = (await call(base, "POST", `/v1/consumers/${CONSUMER}/credentials`, admin, { kind: "agent" })).secret;
     let n = 0;
     const gateRead = () => {
@@ -79,7 +80,7 @@ async function main() {
     const ping = () => send(port, "GET", `/v1/consumers/${CONSUMER}/ping`, admin);
     // A third baseline: one small SQLite write in the object (the admin consumer update), to
     // separate the gate's own cost from the local storage commit every read call also pays.
-    const write = () => send(port, "PUT", `/v1/consumers/${CONSUMER}`, admin, '{"tools":["get_order"],"approver_subjects":[]}');
+    const write = () => send(port, "PUT", `/v1/consumers/${CONSUMER}`, admin, '{"tools":["get_order"],"approver_subjects":[],"limits":{"calls_per_second":1000000,"call_burst":1000000}}');
     const scenarios = { "bare DO round trip (ping)": ping, "DO write baseline (PUT)": write, "gate read call (get_order)": gateRead };
 
     for (const fn of Object.values(scenarios)) for (let i = 0; i < WARMUP; i++) await timed(fn);

@@ -14,7 +14,12 @@ export interface Env {
   TOOLGATE_TOKEN_KEY?: string;
   /** The previous tag key, accepted (never minted with) while a rotation is under way. */
   TOOLGATE_TOKEN_KEY_PREVIOUS?: string;
-  /** The key that signs the identity statement of every HTTP tool request (RFC 9421, hmac-sha256). */
+  /**
+   * The secret behind the identity every HTTP tool request carries (a Worker secret, at least
+   * 32 characters): each consumer's `hmac-sha256` key (RFC 9421) is
+   * `HMAC-SHA256(this, "toolgate downstream v1\n" + consumer)` (docs/http-tools.md). Unset or
+   * shorter: HTTP tools send nothing and answer `TOOL_ERROR`.
+   */
   TOOLGATE_SIGNING_KEY?: string;
   /** Base URL of the downstream service that HTTP tools call (optional). */
   TOOLGATE_DOWNSTREAM_URL?: string;

@@ -2,12 +2,17 @@
  * A test-only refunds service for the gate's HTTP tools (`submit_refund`, `lookup_refund`),
  * implementing the downstream protocol of docs/http-api.md: it enforces idempotency keys,
  * answers status queries and honours fences. It knows the truth the gate cannot: how many
- * times each key was POSTed and which refunds were committed. Used behind the `DOWNSTREAM`
- * service binding in workerd (`npm test` and the reliability suite) and as a loopback HTTP
- * server for `wrangler dev`. Scripted through `POST /_control`
- * (`{"mode"?, "delayMs"?, "reset"?, "release"?}`); `GET /_effects` and `GET /_stats` report.
+ * times each key was POSTed and which refunds were committed. Every tool request must carry
+ * the gate's signed identity (docs/http-tools.md): an unsigned, tampered, stale, replayed or
+ * wrong-key request is refused with 401 before anything runs, a statement naming another tool
+ * or key with 403. Used behind the `DOWNSTREAM` service binding in workerd (`npm test` and the
+ * reliability suite) and as a loopback HTTP server for `wrangler dev`. Scripted through
+ * `POST /_control` (`{"mode"?, "delayMs"?, "reset"?, "release"?, "serve"?}`; `serve`: the only
+ * consumers whose keys it holds, `null` for all); `GET /_effects`, `GET /_stats` and
+ * `GET /_identities` (verified statements and refusals) report. The `/_` paths are unsigned.
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { consumerKey, TEST_SIGNING_SECRET, verifyToolgateRequest, type IdentityStatement } from "./identity-verifier.ts";
 
 interface Receipt {
   data: { refund_id: string; order_ref: string; reason: string };
@@ -15,6 +20,39 @@ interface Receipt {
   observed_at: string;
   request_id: string;
   receipt_id: string;
+}
+
+/** A request the service verified, and the statement it carried. */
+export interface VerifiedRequest {
+  method: string;
+  path: string;
+  keyid: string;
+  statement: IdentityStatement;
+}
+
+/** A request the service refused before running anything. */
+export interface RefusedRequest {
+  method: string;
+  path: string;
+  status: 401 | 403;
+  reason: string;
+}
+
+/** The tool (and status_ref) a tool endpoint serves; `null` for any other path. */
+function endpointOf(method: string, path: string): { tool: string; statusRef?: string } | null {
+  if (method === "POST" && path === "/refunds") return { tool: "submit_refund" };
+  if (method === "POST" && path === "/refunds/lookup") return { tool: "lookup_refund" };
+  const status = /^\/refunds\/status\/([^/]+)(\/fence)?$/.exec(path);
+  if (status === null || status[1] === undefined || (method === "POST") !== (status[2] !== undefined)) return null;
+  return { tool: "submit_refund", statusRef: decodeURIComponent(status[1]) };
+}
+
+/** Header fields by lower-case name (a fetch `Headers` of any realm, or Node's incoming headers). */
+function headerRecord(headers: Iterable<[string, string]> | IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  const entries = Symbol.iterator in headers ? [...(headers as Iterable<[string, string]>)] : Object.entries(headers);
+  for (const [name, value] of entries) if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  return out;
 }
 
 /** How the next POSTs behave. */
@@ -38,6 +76,22 @@ export class RefundsService {
   #release: (() => void) | undefined;
   #held: Promise<void> | undefined;
   #random: () => number = Math.random;
+  /**
+   * The gate's `TOOLGATE_SIGNING_KEY` (the test bindings' by default); a black-box test that
+   * starts `wrangler dev` with another key sets it here (or binds this one).
+   */
+  signingSecret: string;
+  /** Consumers whose keys the service holds (`null`: every consumer's, derived from the secret). */
+  #serve: Set<string> | null = null;
+  readonly #nonces = new Set<string>();
+  /** Requests verified, in order, with their statements. */
+  readonly verified: VerifiedRequest[] = [];
+  /** Requests refused before anything ran. */
+  readonly refused: RefusedRequest[] = [];
+
+  constructor(options: { signingSecret?: string } = {}) {
+    this.signingSecret = options.signingSecret ?? TEST_SIGNING_SECRET;
+  }
 
   /** Uses a seeded random source for the jitter. */
   seed(random: () => number): void {
@@ -74,6 +128,36 @@ export class RefundsService {
     this.fenced.clear();
     this.#effects = 0;
     this.#lastIdempotencyKey = null;
+    this.#serve = null;
+    this.#nonces.clear();
+    this.verified.length = 0;
+    this.refused.length = 0;
+  }
+
+  /**
+   * Verifies a tool request's identity and that it names this endpoint's tool (and key); answers
+   * the refusal, or `null` to run it. Nothing of a refused request is counted or executed.
+   */
+  async admit(method: string, url: string, headers: Record<string, string>, body: Uint8Array): Promise<RefusedRequest | null> {
+    const path = new URL(url).pathname;
+    const keyOf = (consumer: string) => (this.#serve === null || this.#serve.has(consumer) ? consumerKey(this.signingSecret, consumer) : undefined);
+    const fresh = (nonce: string) => {
+      if (this.#nonces.has(nonce)) return false;
+      this.#nonces.add(nonce);
+      return true;
+    };
+    const checked = await verifyToolgateRequest({ method, url, headers, body }, keyOf, fresh);
+    const endpoint = endpointOf(method, path);
+    let refusal: RefusedRequest | null = null;
+    if (!checked.ok) refusal = { method, path, status: 401, reason: checked.reason };
+    else if (endpoint !== null && checked.statement.tool !== endpoint.tool) refusal = { method, path, status: 403, reason: "statement names another tool" };
+    else if (endpoint?.statusRef !== undefined && checked.statement.status_ref !== endpoint.statusRef) refusal = { method, path, status: 403, reason: "statement names another status_ref" };
+    if (refusal !== null) {
+      this.refused.push(refusal);
+      return refusal;
+    }
+    if (checked.ok) this.verified.push({ method, path, keyid: checked.keyid, statement: checked.statement });
+    return null;
   }
 
   /** Answers one request. */
@@ -131,8 +215,9 @@ export class RefundsService {
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/_control") {
-      const control = (await request.json()) as { mode?: RefundsMode; delayMs?: number; release?: boolean; reset?: boolean };
+      const control = (await request.json()) as { mode?: RefundsMode; delayMs?: number; release?: boolean; reset?: boolean; serve?: string[] | null };
       if (control.reset === true) this.reset();
+      if (control.serve !== undefined) this.#serve = control.serve === null ? null : new Set(control.serve);
       if (control.release === true) this.release();
       else if (control.mode === "hold") this.hold();
       else if (control.mode !== undefined) this.mode = control.mode;
@@ -145,7 +230,11 @@ export class RefundsService {
     if (url.pathname === "/_stats") {
       return Response.json({ effects: this.effects, duplicates: this.duplicates(), posts: Object.fromEntries(this.posts), committed: [...this.committed.keys()] });
     }
-    const answer = await this.handle(request.method, url.pathname, request.headers.get("idempotency-key"), await request.text());
+    if (url.pathname === "/_identities") return Response.json({ verified: this.verified, refused: this.refused });
+    const body = new Uint8Array(await request.arrayBuffer());
+    const refusal = await this.admit(request.method, request.url, headerRecord(request.headers), body);
+    if (refusal !== null) return Response.json({ error: refusal.reason }, { status: refusal.status });
+    const answer = await this.handle(request.method, url.pathname, request.headers.get("idempotency-key"), new TextDecoder().decode(body));
     return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "content-type": "application/json" } });
   }
 
@@ -156,7 +245,13 @@ export class RefundsService {
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         const key = req.headers["idempotency-key"];
-        this.handle(req.method ?? "GET", (req.url ?? "/").split("?")[0] ?? "/", typeof key === "string" ? key : null, Buffer.concat(chunks).toString())
+        const method = req.method ?? "GET";
+        const body = Buffer.concat(chunks);
+        // The target URI as the gate addressed it: TOOLGATE_DOWNSTREAM_URL is this server's base.
+        this.admit(method, `http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, headerRecord(req.headers), body)
+          .then((refusal) =>
+            refusal !== null ? { status: refusal.status, body: { error: refusal.reason } } : this.handle(method, (req.url ?? "/").split("?")[0] ?? "/", typeof key === "string" ? key : null, body.toString()),
+          )
           .then((answer) => {
             res.writeHead(answer.status, { "content-type": "application/json" });
             res.end(JSON.stringify(answer.body));

@@ -33,7 +33,8 @@ export const submitRefundTool: HttpToolDefinition = {
     producerLabel: "refunds-service",
     producerRevision: "refunds-service-v1",
     timeoutMs: 2_000,
-    // The downstream owns its resources; the gate checks the caller, the downstream the order.
+    // The downstream owns its resources; the gate checks the caller, the downstream the order,
+    // using the subject and roles of the signed identity every request carries (docs/http-tools.md).
     authorize: () => true,
     execution: { kind: "external" },
   }),

@@ -2,8 +2,9 @@ import * as z from "zod";
 import { readJson } from "../../core/json";
 import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { DownstreamEvidence } from "../../core/tool-result/query-status";
-import type { HandlerResult, ToolCall } from "../../core/tool-result/types";
+import type { HandlerResult, Principal, ToolCall } from "../../core/tool-result/types";
 import { readCappedBytes } from "../body";
+import { encodeIdentity, identityStatement, type DownstreamSigner, type EncodedIdentity } from "./signature";
 
 /** A tool the gate runs by calling a downstream HTTP service. */
 export interface HttpToolDefinition {
@@ -15,10 +16,20 @@ export interface HttpToolDefinition {
   readonly statusPath: string;
 }
 
-/** How the gate reaches the downstream: a service binding, or `fetch` to a base URL. */
+/**
+ * How the gate reaches the downstream: a service binding, or `fetch` to a base URL; and the
+ * signer that makes every request carry its identity (no signer, no downstream).
+ */
 export interface DownstreamService {
   readonly fetcher: { fetch(input: Request): Promise<Response> };
   readonly baseUrl: string;
+  readonly signer: DownstreamSigner;
+}
+
+/** A request to the downstream, signed for `identity` each time it is made (a re-send gets a fresh signature). */
+function signedRequest(downstream: DownstreamService, identity: EncodedIdentity, url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Request {
+  const signed = downstream.signer.sign({ method: init.method, url, body: init.body ?? "" }, identity);
+  return new Request(url, { ...init, headers: { ...init.headers, ...signed } });
 }
 
 /** What one downstream call came to, before the engine records it. */
@@ -76,17 +87,18 @@ async function fetchSafe(downstream: DownstreamService, make: () => Request, sig
 }
 
 /**
- * Calls the downstream with the write's idempotency key and the tool's timeout. A write is
- * sent once: `429` is a rate limit (nothing happened); any other failure is an unknown
- * outcome, which the engine records instead of retrying. A read may be re-sent once after a
- * connection failure (see {@link fetchSafe}).
+ * Calls the downstream with the write's idempotency key and the tool's timeout, signed for
+ * `principal` and `call`. A write is sent once: `429` is a rate limit (nothing happened); any
+ * other failure is an unknown outcome, which the engine records instead of retrying. A read
+ * may be re-sent once after a connection failure (see {@link fetchSafe}).
  */
-export async function callHttpTool(def: HttpToolDefinition, downstream: DownstreamService, call: ToolCall, idempotencyKey: string | null): Promise<HttpToolOutcome> {
+export async function callHttpTool(def: HttpToolDefinition, downstream: DownstreamService, principal: Principal, call: ToolCall, idempotencyKey: string | null): Promise<HttpToolOutcome> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
   if (idempotencyKey !== null) headers["idempotency-key"] = `"${idempotencyKey}"`;
   const signal = AbortSignal.timeout(def.spec.timeoutMs);
   const body = JSON.stringify(call.arguments);
-  const make = () => new Request(downstream.baseUrl + def.path, { method: "POST", headers, body, signal });
+  const identity = encodeIdentity(identityStatement(principal, def.spec.name, call, idempotencyKey));
+  const make = () => signedRequest(downstream, identity, downstream.baseUrl + def.path, { method: "POST", headers, body, signal });
   try {
     const response = def.spec.risk === "read" ? await fetchSafe(downstream, make, signal) : await downstream.fetcher.fetch(make());
     if (response.status === 429) {
@@ -129,17 +141,19 @@ function classify(spec: ToolSpec, status: z.infer<typeof DownstreamStatus> | und
  * Asks the downstream what happened to a write (`GET {statusPath}/{key}`). If it has no record
  * of the key, the gate fences it (`POST {statusPath}/{key}/fence`): from then on the downstream
  * refuses that key, so "not found" becomes a definite "never executed" — unless the write
- * committed first, in which case the fence answers its receipt. Both requests are idempotent
- * and may be re-sent after a lost connection.
+ * committed first, in which case the fence answers its receipt. Both requests are idempotent,
+ * signed for `principal` and the status query's `call` (with the key as `status_ref`), and may
+ * be re-sent after a lost connection.
  */
-export async function queryHttpToolStatus(def: HttpToolDefinition, downstream: DownstreamService, idempotencyKey: string): Promise<HttpToolStatus> {
+export async function queryHttpToolStatus(def: HttpToolDefinition, downstream: DownstreamService, principal: Principal, call: ToolCall, idempotencyKey: string): Promise<HttpToolStatus> {
   const signal = AbortSignal.timeout(def.spec.timeoutMs);
   const url = `${downstream.baseUrl}${def.statusPath}/${encodeURIComponent(idempotencyKey)}`;
   const headers = { accept: "application/json" };
+  const identity = encodeIdentity(identityStatement(principal, def.spec.name, call, idempotencyKey));
   try {
-    const asked = await readStatus(await fetchSafe(downstream, () => new Request(url, { headers, signal }), signal));
+    const asked = await readStatus(await fetchSafe(downstream, () => signedRequest(downstream, identity, url, { method: "GET", headers, signal }), signal));
     if (asked?.state !== "not_found") return classify(def.spec, asked);
-    const fenced = await readStatus(await fetchSafe(downstream, () => new Request(`${url}/fence`, { method: "POST", headers, signal }), signal));
+    const fenced = await readStatus(await fetchSafe(downstream, () => signedRequest(downstream, identity, `${url}/fence`, { method: "POST", headers, signal }), signal));
     // A fence answers `fenced` or the receipt of a write that committed first; never `not_found`.
     return fenced?.state === "not_found" ? UNKNOWN : classify(def.spec, fenced);
   } catch {

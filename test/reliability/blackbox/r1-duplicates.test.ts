@@ -23,6 +23,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_SIGNING_SECRET } from "../../support/identity-verifier";
 import { startDev, type DevServer } from "../../blackbox/wrangler-dev";
 import { prng, report, seedOf } from "../support/figures";
 import { RefundsService } from "../../support/refunds-service";
@@ -75,7 +76,7 @@ let agent: string;
 let approver: string;
 
 async function boot(): Promise<void> {
-  dev = await startDev(persistTo, ADMIN, { vars: { TOOLGATE_DOWNSTREAM_URL: downstreamBase }, logFile: LOG_FILE });
+  dev = await startDev(persistTo, ADMIN, { vars: { TOOLGATE_DOWNSTREAM_URL: downstreamBase, TOOLGATE_SIGNING_KEY: TEST_SIGNING_SECRET }, logFile: LOG_FILE });
   client = new LoopbackClient(dev.base, 64);
 }
 
@@ -203,7 +204,7 @@ beforeAll(async () => {
     if (r.status !== 200 && r.status !== 201) throw new Error(`admin ${method} ${path}: ${describeReply(r)}`);
     return r.json as { secret: string };
   };
-  await admin("PUT", "", { tools: ["submit_refund"], approver_subjects: [REVIEWER] });
+  await admin("PUT", "", { tools: ["submit_refund"], approver_subjects: [REVIEWER], limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 } });
   agent = (await admin("POST", "/credentials", { kind: "agent" })).secret;
   approver = (await admin("POST", "/credentials", { kind: "approver", subject_id: REVIEWER })).secret;
 });

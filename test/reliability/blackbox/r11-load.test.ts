@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_SIGNING_SECRET } from "../../support/identity-verifier";
 import { startDev, type DevServer } from "../../blackbox/wrangler-dev";
 import { contractBreach } from "../support/contract";
 import { percentile, prng, report, seedOf } from "../support/figures";
@@ -225,7 +226,7 @@ beforeAll(async () => {
   // Concurrent `wrangler dev` starts (other checks) can race for the inspector port: retry a start that exits early.
   for (let attempt = 1; dev === undefined; attempt++) {
     try {
-      dev = await startDev(persistTo, ADMIN, { vars: { TOOLGATE_DOWNSTREAM_URL: listening.base }, logFile: LOG_FILE });
+      dev = await startDev(persistTo, ADMIN, { vars: { TOOLGATE_DOWNSTREAM_URL: listening.base, TOOLGATE_SIGNING_KEY: TEST_SIGNING_SECRET }, logFile: LOG_FILE });
     } catch (error) {
       if (attempt >= 3 || !/exited early/.test((error as Error).message)) throw new Error(`wrangler dev did not start (attempt ${attempt})`);
       await new Promise((r) => setTimeout(r, 1_000 * attempt));
@@ -233,7 +234,7 @@ beforeAll(async () => {
   }
   client = new LoopbackClient(dev.base, CONCURRENCY);
   for (const name of CONSUMERS) {
-    await admin("PUT", `/v1/consumers/${name}`, { tools: TOOLS, approver_subjects: [REVIEWER] });
+    await admin("PUT", `/v1/consumers/${name}`, { tools: TOOLS, approver_subjects: [REVIEWER], limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 } });
     const mint = async (kind: string, subject?: string) => (await admin("POST", `/v1/consumers/${name}/credentials`, subject === undefined ? { kind } : { kind, subject_id: subject })).secret as string;
     consumers.push({ name, agent: await mint("agent"), approver: await mint("approver", REVIEWER), auditor: await mint("auditor"), runtime: await mint("runtime"), executed: [] });
   }

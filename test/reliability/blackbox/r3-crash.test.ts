@@ -19,6 +19,7 @@ import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { TEST_SIGNING_SECRET } from "../../support/identity-verifier";
 import { freePort, startDev, type DevServer } from "../../blackbox/wrangler-dev";
 import { prng, report, seedOf } from "../support/figures";
 import { RefundsService } from "../../support/refunds-service";
@@ -110,7 +111,7 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
     const boot = async (): Promise<DevServer> => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await startDev(persistTo as string, ADMIN, { vars: { TOOLGATE_DOWNSTREAM_URL: listening.base }, logFile: LOG_FILE, port });
+          return await startDev(persistTo as string, ADMIN, { vars: { TOOLGATE_DOWNSTREAM_URL: listening.base, TOOLGATE_SIGNING_KEY: TEST_SIGNING_SECRET }, logFile: LOG_FILE, port });
         } catch (error) {
           if (attempt >= 4) throw error;
           startRetries += 1;
@@ -129,7 +130,7 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
       if (sent.kind !== "answer" || sent.status >= 300) throw new Error(`admin setup ${method} ${path} failed`);
       return sent.body;
     };
-    await admin("PUT", "", { tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: [APPROVER_SUBJECT] });
+    await admin("PUT", "", { tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: [APPROVER_SUBJECT], limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 } });
     const agent = (await admin("POST", "/credentials", { kind: "agent" })).secret as string;
     const approver = (await admin("POST", "/credentials", { kind: "approver", subject_id: APPROVER_SUBJECT })).secret as string;
     const auditor = (await admin("POST", "/credentials", { kind: "auditor" })).secret as string;

@@ -142,7 +142,7 @@ beforeAll(async () => {
     if (res.status >= 300) throw new Error(`setup ${method} ${path}: ${res.status}`);
     return (await res.json()) as { secret: string };
   };
-  await admin("PUT", "", { tools: ["get_order", "create_refund_draft"], approver_subjects: ["human-reviewer-1"] });
+  await admin("PUT", "", { tools: ["get_order", "create_refund_draft"], approver_subjects: ["human-reviewer-1"], limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 } });
   secrets.admin = ADMIN;
   for (const [kind, subject] of [["agent"], ["approver", "human-reviewer-1"], ["auditor"], ["runtime"], ["provider", "provider-1"]] as Array<[string, string?]>) {
     secrets[kind] = (await admin("POST", "/credentials", subject === undefined ? { kind } : { kind, subject_id: subject })).secret;

@@ -1,0 +1,160 @@
+/**
+ * The identity every HTTP tool request carries to its downstream: a statement of consumer,
+ * subject, roles, tool and call (`Toolgate-Identity`), the body's digest (`Content-Digest`,
+ * RFC 9530) and an HTTP Message Signature over both and the method and target URI (RFC 9421,
+ * `hmac-sha256`) under a key derived per consumer from the Worker secret
+ * `TOOLGATE_SIGNING_KEY`. docs/http-tools.md is the downstream's side of this contract.
+ * @module
+ */
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { utf8ToBytes } from "@noble/hashes/utils.js";
+import { canonicalJson } from "../../core/json";
+import type { Principal, ToolCall } from "../../core/tool-result/types";
+import { encodeBase64Url } from "../../core/wire/base64url";
+
+/** Shortest `TOOLGATE_SIGNING_KEY` the gate signs with; a shorter (or no) key sends nothing. */
+export const MIN_SIGNING_KEY_LENGTH = 32;
+
+/** The prefix of the per-consumer key derivation: `HMAC-SHA256(secret, prefix + consumer)`. */
+export const KEY_DERIVATION_PREFIX = "toolgate downstream v1\n";
+
+/** The signature's label in `Signature-Input`/`Signature`, and its `tag` parameter. */
+export const SIGNATURE_LABEL = "toolgate";
+
+/** Seconds from `created` to `expires`: a captured request is refused soon after. */
+export const SIGNATURE_LIFETIME_SECONDS = 60;
+
+/** The components every signature covers, in this order. */
+export const COVERED_COMPONENTS = ["@method", "@target-uri", "content-digest", "toolgate-identity"] as const;
+
+/**
+ * What the gate vouches for on one downstream request: the consumer (the principal's
+ * `tenant_id`), the verified subject and roles, the tool, the call's correlation ids, and for a
+ * write or a status query its `status_ref` (the `Idempotency-Key`).
+ */
+export interface IdentityStatement {
+  readonly consumer: string;
+  readonly subject_id: string;
+  readonly roles: readonly string[];
+  readonly tool: string;
+  readonly call_id: string;
+  readonly operation_id: string;
+  readonly status_ref?: string;
+}
+
+/** The headers that make a request carry its statement. */
+export interface IdentityHeaders {
+  readonly "content-digest": string;
+  readonly "toolgate-identity": string;
+  readonly "signature-input": string;
+  readonly signature: string;
+}
+
+/** What is signed of one request (the body as sent, `""` for none). */
+export interface SignedRequestParts {
+  readonly method: string;
+  readonly url: string;
+  readonly body: string;
+}
+
+/** A statement ready to send: its consumer (the key id) and its `Toolgate-Identity` value. */
+export interface EncodedIdentity {
+  readonly consumer: string;
+  readonly header: string;
+}
+
+/** Signs downstream requests: the gate's side of the scheme. */
+export interface DownstreamSigner {
+  /** The identity headers of one request; call it for each request sent (fresh `created`, `nonce`). */
+  sign(request: SignedRequestParts, identity: EncodedIdentity): IdentityHeaders;
+}
+
+/** The statement of a call made for `principal` (`statusRef`: the write's key or the queried one). */
+export function identityStatement(principal: Principal, tool: string, call: ToolCall, statusRef: string | null): IdentityStatement {
+  const base = { consumer: principal.tenant_id, subject_id: principal.subject_id, roles: [...principal.roles], tool, call_id: call.call_id, operation_id: call.operation_id };
+  return statusRef === null ? base : { ...base, status_ref: statusRef };
+}
+
+/**
+ * `Toolgate-Identity`: unpadded base64url of the statement's canonical JSON (UTF-8). Throws for
+ * a statement outside the JSON domain or a consumer name that is not printable ASCII (bugs: both
+ * were validated long before).
+ */
+export function encodeIdentity(statement: IdentityStatement): EncodedIdentity {
+  sfString(statement.consumer);
+  return { consumer: statement.consumer, header: encodeBase64Url(utf8ToBytes(canonicalJson(statement))) };
+}
+
+/** A consumer's signing key: `HMAC-SHA256(key = secret, message = KEY_DERIVATION_PREFIX + consumer)`, UTF-8 both. */
+export function consumerSigningKey(secret: string, consumer: string): Uint8Array {
+  return hmac(sha256, utf8ToBytes(secret), utf8ToBytes(KEY_DERIVATION_PREFIX + consumer));
+}
+
+function base64(bytes: Uint8Array): string {
+  let text = "";
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text);
+}
+
+/** `Content-Digest` of a body (RFC 9530): `sha-256=:<base64 of SHA-256>:`. */
+export function contentDigest(body: string): string {
+  return `sha-256=:${base64(sha256(utf8ToBytes(body)))}:`;
+}
+
+/** An RFC 8941 string; the values quoted here (consumer names, base64url, fixed words) are printable ASCII. */
+function sfString(value: string): string {
+  if (!/^[\x20-\x7e]*$/.test(value)) throw new Error("a signature parameter is not printable ASCII");
+  return `"${value.replace(/[\\"]/g, "\\$&")}"`;
+}
+
+/** The `@signature-params` value (also the member of `Signature-Input`). */
+export function signatureParams(created: number, nonce: string, keyid: string): string {
+  const components = COVERED_COMPONENTS.map((c) => `"${c}"`).join(" ");
+  const expires = created + SIGNATURE_LIFETIME_SECONDS;
+  return `(${components});created=${created};expires=${expires};nonce=${sfString(nonce)};keyid=${sfString(keyid)};alg="hmac-sha256";tag=${sfString(SIGNATURE_LABEL)}`;
+}
+
+/** The RFC 9421 signature base: one `"name": value` line per component, then `@signature-params`. */
+export function signatureBase(method: string, targetUri: string, headers: Pick<IdentityHeaders, "content-digest" | "toolgate-identity">, params: string): string {
+  const values: Record<(typeof COVERED_COMPONENTS)[number], string> = {
+    "@method": method.toUpperCase(),
+    "@target-uri": targetUri,
+    "content-digest": headers["content-digest"],
+    "toolgate-identity": headers["toolgate-identity"],
+  };
+  const lines = COVERED_COMPONENTS.map((c) => `"${c}": ${values[c]}`);
+  return [...lines, `"@signature-params": ${params}`].join("\n");
+}
+
+function randomNonce(): string {
+  return encodeBase64Url(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+/**
+ * The signer of a gate, or `undefined` when `secret` is unset or shorter than
+ * {@link MIN_SIGNING_KEY_LENGTH} (then HTTP tools send nothing). `nowMs` is the wall clock the
+ * downstream checks `created`/`expires` against — never a test's pinned object clock; `nonce`
+ * draws each request's nonce (16 random bytes; a test may fix it for a known answer).
+ */
+export function downstreamSigner(secret: string | undefined, nowMs: () => number = Date.now, nonce: () => string = randomNonce): DownstreamSigner | undefined {
+  if (secret === undefined || secret.length < MIN_SIGNING_KEY_LENGTH) return undefined;
+  const keys = new Map<string, Uint8Array>();
+  const keyOf = (consumer: string): Uint8Array => {
+    let key = keys.get(consumer);
+    if (key === undefined) {
+      key = consumerSigningKey(secret, consumer);
+      keys.set(consumer, key);
+    }
+    return key;
+  };
+  return {
+    sign(request, identity) {
+      const digested = { "content-digest": contentDigest(request.body), "toolgate-identity": identity.header };
+      const params = signatureParams(Math.floor(nowMs() / 1000), nonce(), identity.consumer);
+      const base = signatureBase(request.method, new URL(request.url).href, digested, params);
+      const tag = hmac(sha256, keyOf(identity.consumer), utf8ToBytes(base));
+      return { ...digested, "signature-input": `${SIGNATURE_LABEL}=${params}`, signature: `${SIGNATURE_LABEL}=:${base64(tag)}:` };
+    },
+  };
+}
