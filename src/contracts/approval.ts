@@ -9,22 +9,44 @@ export const ApprovalDecisionRequest = z
   })
   .register(httpSchemas, { id: "ApprovalDecisionRequest" });
 
-/** A pending approval as an approver sees it. */
+/**
+ * A pending approval as an approver sees it: the call, and every input of the digest the
+ * approver signs, so the approver can recompute `approval_digest` (and `request_sha256`) from
+ * this view alone (docs/approvals.md).
+ */
 export const ApprovalView = z
   .strictObject({
     approval_id: z.string(),
     state: z.enum(["pending", "approved", "denied"]),
+    tenant_id: z.string().describe("The consumer: the principal's tenant, an input of request_sha256."),
+    subject_id: z.string().describe("The requesting subject (an input of request_sha256); it may not decide."),
     tool: z.string(),
     arguments: z.record(z.string(), z.unknown()),
-    subject_id: z.string(),
-    approval_digest: Sha256Hex,
+    provider: z.string(),
+    api_family: z.string(),
+    adapter_revision: z.string(),
+    operation_id: z.string(),
+    call_id: z.string(),
+    response_id: z.string(),
+    idempotency_key: z.string().nullable(),
+    request_sha256: Sha256Hex.describe("SHA-256 of canonical {tenant_id, subject_id, tool, arguments, input_schema_revision, output_schema_revision, effect_revision}."),
+    input_schema_revision: z.string(),
+    output_schema_revision: z.string(),
+    effect_revision: z.string(),
+    approval_revision: z.string().describe("The tool's policy revision."),
+    approver_id: z.string().describe("The approver this digest was computed for: the caller."),
+    approval_digest: Sha256Hex.describe(
+      "SHA-256 of canonical {provider, api_family, adapter_revision, operation_id, call_id, response_id, idempotency_key, request_sha256, input_schema_revision, output_schema_revision, effect_revision, approval_revision, approver_id}.",
+    ),
     requested_at: z.number().int(),
     expires_at: z.number().int(),
   })
   .register(httpSchemas, { id: "Approval" });
 
-/** `GET …/approvals`. */
-export const ApprovalList = z.strictObject({ approvals: z.array(ApprovalView) }).register(httpSchemas, { id: "ApprovalList" });
+/** `GET …/approvals`: one page, oldest first; `next_cursor` (pass back as `?cursor=`) is `null` on the last page. */
+export const ApprovalList = z
+  .strictObject({ approvals: z.array(ApprovalView), next_cursor: z.string().nullable() })
+  .register(httpSchemas, { id: "ApprovalList" });
 
 /** The stored decision. */
 export const ApprovalDecisionView = z
@@ -34,13 +56,16 @@ export const ApprovalDecisionView = z
     approver_id: z.string(),
     decided_at: z.number().int(),
     valid_until: z.number().int().nullable(),
+    bound_to_request: z.literal(true).describe("Always true: a decision with another digest is refused (APPROVAL_DIGEST_MISMATCH)."),
   })
   .register(httpSchemas, { id: "ApprovalDecision" });
 
-/** Query of `GET …/approvals`. */
-export const ApprovalQuery = z.strictObject({ state: z.enum(["pending"]).default("pending") });
+/** Query of `GET …/approvals`: `cursor` is a `next_cursor` answered before (opaque). */
+export const ApprovalQuery = z.strictObject({ state: z.enum(["pending"]).default("pending"), cursor: z.string().optional() });
 
 /** Parsed decision. */
 export type ApprovalDecisionRequest = z.infer<typeof ApprovalDecisionRequest>;
 /** An approval as listed. */
 export type ApprovalView = z.infer<typeof ApprovalView>;
+/** One page of approvals. */
+export type ApprovalList = z.infer<typeof ApprovalList>;

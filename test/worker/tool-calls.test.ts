@@ -118,12 +118,26 @@ describe("approval round trip", () => {
     const { approvals } = (await list.json()) as { approvals: Array<Record<string, unknown>> };
     expect(approvals.length).toBe(1);
     const pending = approvals[0] as Record<string, unknown>;
-    expect({ ...pending, approval_digest: "-" }).toEqual({
+    expect({ ...pending, request_sha256: "-", approval_digest: "-" }).toEqual({
       approval_id: approvalId,
       state: "pending",
+      tenant_id: "tenant-a",
+      subject_id: "user-1",
       tool: "create_refund_draft",
       arguments: REFUND,
-      subject_id: "user-1",
+      provider: "openai",
+      api_family: "responses",
+      adapter_revision: "openai-responses-v1",
+      operation_id: "op-call-1",
+      call_id: "call-1",
+      response_id: "response-1",
+      idempotency_key: "idem-1",
+      request_sha256: "-",
+      input_schema_revision: "refund-draft-input-v1",
+      output_schema_revision: "refund-draft-output-v2",
+      effect_revision: "create-refund-draft-v1",
+      approval_revision: "refund-draft-policy-v1",
+      approver_id: "rev-1",
       approval_digest: "-",
       requested_at: T0,
       expires_at: T0 + 900,
@@ -174,7 +188,7 @@ describe("approval round trip", () => {
     expect(late.body.model_result.error?.code).toBe("APPROVAL_INVALID");
   });
 
-  it("answers APPROVAL_INVALID after a denial and for a digest that is not the request's", async () => {
+  it("answers APPROVAL_INVALID after a denial, and refuses a digest that is not the request's", async () => {
     const { agent, approver } = await setup(["create_refund_draft"]);
     const denied = context("call-1", { key: "idem-1" });
     await call(agent, "create_refund_draft", REFUND, denied);
@@ -184,8 +198,9 @@ describe("approval round trip", () => {
     const mismatched = context("call-2", { key: "idem-2" });
     const asked = await call(agent, "create_refund_draft", REFUND, mismatched);
     const res = await send("POST", `/v1/consumers/tenant-a/approvals/${asked.body.approval_id}`, approver, { decision: "approve", approval_digest: "0".repeat(64) });
-    expect(((await res.json()) as { bound_to_request: boolean }).bound_to_request).toBe(false);
-    expect((await call(agent, "create_refund_draft", REFUND, mismatched)).body.model_result.error?.code).toBe("APPROVAL_INVALID");
+    expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([409, "APPROVAL_DIGEST_MISMATCH"]);
+    const still = await call(agent, "create_refund_draft", REFUND, mismatched);
+    expect([still.body.model_result.error?.code, still.body.approval_id]).toEqual(["APPROVAL_REQUIRED", asked.body.approval_id]);
   });
 
   it("shows another consumer's approval exactly as a missing one", async () => {
@@ -369,6 +384,6 @@ describe("audit chain", () => {
     ]);
     for (let i = 1; i < all.length; i++) expect(all[i]?.prev_sha256).toBe(all[i - 1]?.entry_sha256);
     const verify = await send("GET", "/v1/consumers/tenant-a/audit/verify", auditor);
-    expect(await verify.json()).toEqual({ ok: true, count: 8, head: all[7]?.entry_sha256 });
+    expect(await verify.json()).toEqual({ ok: true, count: 8, head: all[7]?.entry_sha256, broken_at: null, next_cursor: null });
   });
 });

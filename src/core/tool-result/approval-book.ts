@@ -6,6 +6,7 @@
  * @module
  */
 import { canonicalJson, constantTimeEqual, sha256Hex } from "../json";
+import type { Result } from "../result";
 import { boundApproval } from "./approvals";
 import { APPROVAL_TTL_SECONDS } from "./constants";
 import { callJson } from "./dispatcher-state";
@@ -51,16 +52,33 @@ export interface ApprovalDecisionRecord {
   readonly approver_id: string;
   readonly decided_at: number;
   readonly valid_until: number | null;
-  /** Whether the submitted digest is the one computed for this call and approver. */
-  readonly bound_to_request: boolean;
+  /**
+   * Always `true`: a decision is recorded only with the digest computed for this call and this
+   * approver (another digest is refused, `APPROVAL_DIGEST_MISMATCH`). Kept on the wire for
+   * clients that read it.
+   */
+  readonly bound_to_request: true;
+}
+
+/**
+ * Why a book cannot open one more pending request: the subject already has as many pending
+ * requests as its quota allows. `retry_after_seconds`: when its oldest pending request lapses
+ * (at least 1).
+ */
+export interface ApprovalQuotaExceeded {
+  readonly code: "QUOTA_EXCEEDED";
+  readonly retry_after_seconds: number;
 }
 
 /** The store port of approval requests. Ids are the book's to mint (the core has no randomness). */
 export interface ApprovalBook {
   /** Every request bound to this key, oldest first. */
   byBinding(bindingKey: string): readonly ApprovalRecord[];
-  /** Opens a pending request; answers its id. */
-  open(request: ApprovalRequest): string;
+  /**
+   * Opens a pending request and answers its id, or refuses to open one more (a quota of
+   * pending requests per subject; nothing is stored then).
+   */
+  open(request: ApprovalRequest): Result<string, ApprovalQuotaExceeded>;
 }
 
 /** The lookup key of a call's approvals: the exact call (arguments included) and its request digest. */
@@ -121,12 +139,13 @@ export function approvalRequest(principal: Principal, call: ToolCall, requestSha
 }
 
 /** Why a decision is refused (each a stable HTTP problem code of the Worker). */
-export type DecisionRefusal = "APPROVAL_ALREADY_DECIDED" | "SELF_APPROVAL_FORBIDDEN" | "APPROVAL_EXPIRED";
+export type DecisionRefusal = "APPROVAL_ALREADY_DECIDED" | "SELF_APPROVAL_FORBIDDEN" | "APPROVAL_EXPIRED" | "APPROVAL_DIGEST_MISMATCH";
 
 /**
- * One decision on a request. It binds the digest the approver submitted; whether that is the
- * digest of the pending call for this approver is answered (`bound_to_request`) and checked
- * again, by the dispatcher, when the agent repeats the call.
+ * One decision (approve or deny) on a request. It is taken only with the digest computed for
+ * the pending call and this approver ({@link digestForApprover}); another digest is refused
+ * (`APPROVAL_DIGEST_MISMATCH`) and the request stays pending. The dispatcher checks the
+ * recorded digest again when the agent repeats the call.
  */
 export function decideApproval(
   record: ApprovalRecord,
@@ -141,6 +160,7 @@ export function decideApproval(
   if (record.subject_id === approverId) return { ok: false, error: "SELF_APPROVAL_FORBIDDEN" };
   if (record.expires_at <= now) return { ok: false, error: "APPROVAL_EXPIRED" };
   const expected = approvalDigest(record.call, spec, record.request_sha256, approverId, hash);
+  if (!constantTimeEqual(submittedDigest, expected)) return { ok: false, error: "APPROVAL_DIGEST_MISMATCH" };
   return {
     ok: true,
     value: {
@@ -149,7 +169,7 @@ export function decideApproval(
       approver_id: approverId,
       decided_at: now,
       valid_until: decision === "approve" ? now + APPROVAL_TTL_SECONDS : null,
-      bound_to_request: constantTimeEqual(submittedDigest, expected),
+      bound_to_request: true,
     },
   };
 }

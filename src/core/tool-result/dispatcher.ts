@@ -81,7 +81,12 @@ export type BeginDispatchResult =
       readonly binding_key: string;
     }
   | { readonly kind: "execute"; readonly ticket: DispatchTicket }
-  | { readonly kind: "in_progress" };
+  | { readonly kind: "in_progress" }
+  /**
+   * The write needs a new pending approval but the book refused to open one (the subject's
+   * quota of pending approvals is full): nothing was opened, nothing runs, no package exists.
+   */
+  | { readonly kind: "quota_exceeded"; readonly retry_after_seconds: number };
 
 /** The handler's answer for {@link completeDispatch}: its result, or "threw". */
 export type HandlerOutcome = HandlerResult | "threw";
@@ -148,7 +153,12 @@ export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest
       const stored = book.byBinding(bindingKey);
       const weighed = weighApprovals(request.prepareOnly === true ? pendingOnly(stored, now) : stored, principal, call, spec, now);
       if (weighed.granted.length === 0 && !weighed.refused) {
-        const approvalId = weighed.pendingId ?? book.open(approvalRequest(principal, call, digest, bindingKey, now));
+        let approvalId = weighed.pendingId;
+        if (approvalId === null) {
+          const opened = book.open(approvalRequest(principal, call, digest, bindingKey, now));
+          if (!opened.ok) return { kind: "quota_exceeded", retry_after_seconds: opened.error.retry_after_seconds };
+          approvalId = opened.value;
+        }
         const pkg = errorPackage(principal, call, spec, "APPROVAL_REQUIRED", digest, now, hash, null);
         return { kind: "needs_approval", package: pkg, approval_id: approvalId, request_sha256: digest, binding_key: bindingKey };
       }
@@ -263,6 +273,8 @@ export function dispatch(engine: ToolResultEngine, request: DispatchRequest): Re
   const begun = beginDispatch(engine, { ...request, hash });
   if (begun.kind === "final" || begun.kind === "needs_approval") return begun.package;
   if (begun.kind === "in_progress") throw new Error("a synchronous dispatch found its own write still in flight");
+  // The reference has no approval book; a host that hands this path a book with a quota must use the two steps.
+  if (begun.kind === "quota_exceeded") throw new Error("a synchronous dispatch cannot answer a refused approval request");
   const spec = ticketSpec(engine, begun.ticket);
   return completeDispatch(engine, begun.ticket, runHandlerSync(spec, engine, request.call.arguments), { hash });
 }

@@ -40,6 +40,7 @@ export {
   PENDING_APPROVAL_SECONDS,
   type ApprovalBook,
   type ApprovalDecisionRecord,
+  type ApprovalQuotaExceeded,
   type ApprovalRecord,
   type ApprovalRequest,
   type ApprovalState,

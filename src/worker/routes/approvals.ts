@@ -14,7 +14,8 @@ const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
 approvalRoutes.get("/v1/consumers/:consumer/approvals", consumerGate("listApprovals"), async (c) => {
   const query = ApprovalQuery.safeParse(c.req.query());
   if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-  return respond(await c.var.stub.listApprovals(c.var.consumer, credentialToken(c.var.token)));
+  // The cursor is decoded by the object, after it authenticated the caller (INVALID_CURSOR).
+  return respond(await c.var.stub.listApprovals(c.var.consumer, credentialToken(c.var.token), query.data.cursor ?? null));
 });
 
 approvalRoutes.post("/v1/consumers/:consumer/approvals/:approval_id", consumerGate("decideApproval"), jsonBody(ApprovalDecisionRequest), async (c) => {
@@ -28,16 +29,21 @@ export const approvalOperations: readonly OperationDoc[] = [
   {
     method: "get",
     path: "/v1/consumers/{consumer}/approvals",
-    summary: "Pending approvals, each with the approval_digest computed for the approver who asks.",
+    summary:
+      "Pending approvals, oldest first, one page (at most the consumer's limits.page_items) at a time; each shows every digest input and the approval_digest computed for the approver who asks (docs/approvals.md).",
     operation: "listApprovals",
-    query: { state: { description: "Only `pending` is supported.", schema: { type: "string", enum: ["pending"] } } },
-    response: { status: 200, schema: ApprovalList, description: "Pending approvals." },
-    problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND", "INVALID_REQUEST"],
+    query: {
+      state: { description: "Only `pending` is supported.", schema: { type: "string", enum: ["pending"] } },
+      cursor: { description: "The `next_cursor` of the previous page (opaque); absent for the first page.", schema: { type: "string" } },
+    },
+    response: { status: 200, schema: ApprovalList, description: "One page of pending approvals; `next_cursor` is null on the last page." },
+    problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
   },
   {
     method: "post",
     path: "/v1/consumers/{consumer}/approvals/{approval_id}",
-    summary: "Approve or deny, bound to the digest the approver saw. Valid for APPROVAL_TTL_SECONDS; decided once.",
+    summary:
+      "Approve or deny, with the approval_digest computed for this call and this approver (another digest is refused, the approval stays pending). Valid for APPROVAL_TTL_SECONDS; decided once.",
     operation: "decideApproval",
     request: ApprovalDecisionRequest,
     response: { status: 200, schema: ApprovalDecisionView, description: "The recorded decision." },
@@ -49,6 +55,7 @@ export const approvalOperations: readonly OperationDoc[] = [
       "NOT_FOUND",
       "APPROVAL_ALREADY_DECIDED",
       "APPROVAL_EXPIRED",
+      "APPROVAL_DIGEST_MISMATCH",
       "INVALID_JSON",
       "INVALID_REQUEST",
       "BODY_TOO_LARGE",

@@ -54,7 +54,7 @@ async function runCaseTwoStep(engine: ToolResultEngine, fixtureCase: FixtureCase
     } else {
       const approvals = makeApproval(principal, call, spec, step.approval, step.now);
       const begun = beginDispatch(engine, { principal, call, approvals, now: step.now, failure: step.failure });
-      if (begun.kind === "in_progress") throw new Error("unexpected in-flight write");
+      if (begun.kind === "in_progress" || begun.kind === "quota_exceeded") throw new Error(`unexpected ${begun.kind}`);
       if (begun.kind === "final" || begun.kind === "needs_approval") pkg = begun.package;
       else {
         // A JSON round trip proves the ticket is plain data, as a Durable Object would store it.

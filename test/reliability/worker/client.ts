@@ -53,7 +53,12 @@ async function mint(consumer: string, kind: string, subject?: string): Promise<{
 
 /** Creates a consumer with every tool and one credential of each kind. */
 export async function tenant(name: string, approvers: string[] = ["human-reviewer-1"], approverSubject = "human-reviewer-1"): Promise<Tenant> {
-  const put = await send("PUT", `/v1/consumers/${name}`, ADMIN, { tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: approvers });
+  const put = await send("PUT", `/v1/consumers/${name}`, ADMIN, {
+    tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"],
+    approver_subjects: approvers,
+    // These checks send thousands of requests through one credential; the rate limit has its own tests.
+    limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 },
+  });
   if (put.status !== 200) throw new Error(`consumer setup failed: ${put.status} ${put.text}`);
   const agent = await mint(name, "agent");
   const approver = await mint(name, "approver", approverSubject);

@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import prepareFixture from "../../../fixtures/execution/app-facade-prepare.v1.json?raw";
 import userActionFixture from "../../../fixtures/execution/app-facade-user-action.v1.json?raw";
@@ -25,7 +26,7 @@ interface Surface {
   path: (t: HostileTenant) => string;
   token: (t: HostileTenant) => string;
   /** Valid bodies the hostile inputs are derived from (one picked per input). */
-  base: (t: Tenant) => unknown[];
+  base: (t: HostileTenant) => unknown[];
   method?: string;
 }
 
@@ -64,19 +65,69 @@ const SURFACES: Surface[] = [
   { name: "capability requests", path: (t) => `/v1/consumers/${t.name}/capability/requests`, token: (t) => t.capabilityAgent, base: () => [capabilityRequest(2)] },
   { name: "capability authority", path: (t) => `/v1/consumers/${t.name}/capability/authority`, token: (t) => t.approver, base: (t) => [{ command: { "set-grant": { grant: { key: grantKey(t.name), mode: "allow" } } } }] },
   { name: "runtime envelopes", path: (t) => `/v1/consumers/${t.name}/runtime/envelopes`, token: (t) => t.runtime, base: () => [prepareFixture, userActionFixture, purgeFixture, eventAckFixture, enqueueFixture].map((text) => JSON.parse(text)) },
-  { name: "credentials (admin body)", path: (t) => `/v1/consumers/${t.name}/credentials`, token: () => ADMIN, base: () => [{ kind: "approver", subject_id: "human-reviewer-1" }] },
-  { name: "consumer config (admin body)", path: (t) => `/v1/consumers/${t.name}-config`, token: () => ADMIN, base: () => [{ tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: ["human-reviewer-1"] }], method: "PUT" },
+  {
+    name: "token-verified tool calls",
+    path: (t) => `/v1/consumers/${t.name}/tool-calls`,
+    token: (t) => t.tokenAgent,
+    base: (t) => {
+      const { principal: _asserted, ...body } = callBody({ callId: "c-3", tool: "get_order", key: null });
+      return t.jwts.map((principal_token) => ({ ...body, principal_token }));
+    },
+  },
+  {
+    name: "credentials (admin body)",
+    path: (t) => `/v1/consumers/${t.name}/credentials`,
+    token: () => ADMIN,
+    base: () => [
+      { kind: "approver", subject_id: "human-reviewer-1" },
+      { kind: "agent", subject_id: "user-1", roles: ["support"], tools: ["get_order"], expires_at: 4_102_444_800 },
+      { kind: "agent", principal: "host", roles: ["support", "support_admin"] },
+      { kind: "agent", principal: "token" },
+    ],
+  },
+  {
+    name: "consumer config (admin body)",
+    path: (t) => `/v1/consumers/${t.name}-config`,
+    token: () => ADMIN,
+    base: (t) => [
+      { tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: ["human-reviewer-1"] },
+      { tools: ["get_order"], approver_subjects: [], principal_tokens: t.issuer, limits: { calls_per_second: 5, page_items: 10 } },
+      { tools: [], approver_subjects: [], principal_tokens: { issuer: ISSUER, audience: "r5", jwks_uri: "https://login.example.test/jwks.json" } },
+    ],
+    method: "PUT",
+  },
 ];
+
+const ISSUER = "https://login.example.test/";
 
 /** The R5 tenant: every credential kind, a capability provider, instance 7, an allow grant. */
 interface HostileTenant extends Tenant {
   capabilityAgent: string;
   /** A write waiting for its approval (the approvals surface decides it). */
   pendingApproval: string;
+  /** A token-verified agent credential, and end-user JWTs (valid, expired, foreign) for it. */
+  tokenAgent: string;
+  jwts: string[];
+  /** The consumer's token issuer (inline JWKS). */
+  issuer: Record<string, unknown>;
 }
 
 async function hostileTenant(name: string): Promise<HostileTenant> {
   const t = await tenant(name);
+  const keys = await generateKeyPair("ES256");
+  const jwk = { ...(await exportJWK(keys.publicKey)), kid: "r5" };
+  const issuer = { issuer: ISSUER, audience: "r5", jwks: { keys: [jwk] } };
+  const reconfigured = await send("PUT", `/v1/consumers/${name}`, ADMIN, {
+    tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"],
+    approver_subjects: ["human-reviewer-1"],
+    principal_tokens: issuer,
+    limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 },
+  });
+  if (reconfigured.status !== 200) throw new Error(`issuer setup failed: ${reconfigured.status} ${reconfigured.text}`);
+  const sign = (exp: number, aud = "r5") => new SignJWT({ sub: "user-1", roles: ["support"] }).setProtectedHeader({ alg: "ES256", kid: "r5" }).setIssuer(ISSUER).setAudience(aud).setExpirationTime(exp).sign(keys.privateKey);
+  const far = Math.floor(Date.now() / 1000) + 86_400;
+  const jwts = [await sign(far), await sign(1_000), await sign(far, "elsewhere")];
+  const tokenAgent = (await send("POST", `/v1/consumers/${name}/credentials`, ADMIN, { kind: "agent", principal: "token" })).json.secret as string;
   await runInDurableObject(env.CONSUMER.get(env.CONSUMER.idFromName(name)), (object) => {
     object.capability.pinnedMillis = T0;
   });
@@ -93,7 +144,7 @@ async function hostileTenant(name: string): Promise<HostileTenant> {
   if (statuses.some((st) => st >= 300)) throw new Error(`capability setup failed: ${statuses.join(",")} ${steps.map((r) => r.text.slice(0, 120)).join(" | ")}`);
   const asked = await send("POST", `/v1/consumers/${name}/tool-calls`, t.agent, callBody({ callId: "c-pending", key: `${CANARY}-3` }));
   if (asked.json?.model_result?.error?.code !== "APPROVAL_REQUIRED") throw new Error(`approval setup failed: ${asked.status} ${asked.text.slice(0, 300)}`);
-  return { ...t, capabilityAgent: agent.json.secret, pendingApproval: asked.json.approval_id };
+  return { ...t, capabilityAgent: agent.json.secret, pendingApproval: asked.json.approval_id, tokenAgent, jwts, issuer };
 }
 
 const ROUTES_FOR_AUTH = (t: Tenant): Array<[string, string]> => [
@@ -107,6 +158,9 @@ const ROUTES_FOR_AUTH = (t: Tenant): Array<[string, string]> => [
   ["POST", `/v1/consumers/${t.name}/capability/providers/provider-1/attach`],
   ["PUT", `/v1/consumers/${t.name}`],
   ["POST", `/v1/consumers/${t.name}/credentials`],
+  ["POST", `/v1/consumers/${t.name}/capability/completions/drain?actor_id=agent-1`],
+  ["POST", `/v1/consumers/${t.name}/capability/requests`],
+  ["GET", `/v1/consumers/${t.name}/approvals?cursor=AAAA`],
 ];
 
 interface Tally {
@@ -146,7 +200,7 @@ describe("R5 hostile input (in-process)", () => {
 
   it("refuses every malformed body on every surface with a catalog problem, never a 5xx", async () => {
     t = await hostileTenant("tenant-a");
-    secrets.push(t.agent, t.approver, t.auditor, t.provider, t.runtime, t.capabilityAgent, ADMIN);
+    secrets.push(t.agent, t.approver, t.auditor, t.provider, t.runtime, t.capabilityAgent, t.tokenAgent, ...t.jwts, ADMIN);
     const random = prng(SEED);
     const rows: string[] = [];
     let allOk = true;

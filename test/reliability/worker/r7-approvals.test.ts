@@ -1,6 +1,6 @@
 /**
- * R7 approvals: mutations of an approved call (every digest input), tampered decision digests,
- * replays, expiry at expires_at − 1 / expires_at / + 1 (the object's clock is pinned through
+ * R7 approvals: mutations of an approved call (every digest input), tampered decision digests
+ * (refused, never recorded), replays, expiry at expires_at − 1 / expires_at / + 1 (the object's clock is pinned through
  * `runInDurableObject`), self-approval, and wrong credentials on the approval route.
  * Pass: 0 executions out of contract.
  */
@@ -106,8 +106,12 @@ describe("R7 approvals", () => {
         const a = await ask();
         const decided = await send("POST", `/v1/consumers/${t.name}/approvals/${a.id}`, t.approver, { decision: "approve", approval_digest: tamper(a.digest) });
         const run = await send("POST", calls(t), t.agent, a.body);
-        checks++;
+        checks += 2;
         if (executed(run)) outOfContract.push(`tampered digest executed (decision ${decided.status})`);
+        // A tampered digest is never recorded: the approval stays pending (400 or 409 APPROVAL_DIGEST_MISMATCH).
+        if (decided.status !== 400 && decided.json?.code !== "APPROVAL_DIGEST_MISMATCH") outOfContract.push(`tampered digest recorded (decision ${decided.status})`);
+        // Deny it with the digest shown, so the subject's pending approvals stay under its quota.
+        await send("POST", `/v1/consumers/${t.name}/approvals/${a.id}`, t.approver, { decision: "deny", approval_digest: a.digest });
       }
     }
     // Approval validity: valid iff now < valid_until (= decided_at + 60).

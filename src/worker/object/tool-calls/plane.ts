@@ -1,5 +1,5 @@
 import { sha256Hex } from "../../../core/json";
-import { decideApproval, digestForApprover, type ApprovalDecisionRecord } from "../../../core/tool-result/approval-book";
+import { decideApproval, type ApprovalDecisionRecord } from "../../../core/tool-result/approval-book";
 import { beginDispatch, completeDispatch, type DispatchTicket, type HandlerOutcome } from "../../../core/tool-result/dispatcher";
 import { memoizeHash, requestDigest } from "../../../core/tool-result/digests";
 import { createEngine, type ToolResultEngine } from "../../../core/tool-result/engine";
@@ -9,11 +9,13 @@ import { isOwnUnknownWrite, queryStatus, recordEvidence, recoverInFlight, type D
 import { storeKey } from "../../../core/tool-result/store";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
-import type { ApprovalView } from "../../../contracts/approval";
+import type { ApprovalList, ApprovalView } from "../../../contracts/approval";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { ExternalExecutor } from "../../tools/executor";
 import type { AuditChain } from "../audit/plane";
+import { DEFAULT_LIMITS, type Limits } from "../limits";
+import { approvalView, decodeCursor, encodeCursor } from "./approval-view";
 import { SqlApprovalBook, SqlToolResultStore } from "./store";
 
 /** Seconds a concurrent duplicate is told to wait (`Retry-After`). */
@@ -37,6 +39,11 @@ export interface ToolCallPlaneDeps {
   readonly registry: ToolRegistry;
   readonly approvers: readonly string[];
   readonly executor: ExternalExecutor;
+  /**
+   * The consumer's limits, read at each use (the pending approvals one subject may hold);
+   * the documented defaults when the object passes none.
+   */
+  readonly limits?: () => Limits;
   /** Runs a synchronous step as one SQLite transaction. */
   transaction<T>(step: () => T): T;
 }
@@ -67,7 +74,7 @@ export class ToolCallPlane {
 
   constructor(deps: ToolCallPlaneDeps) {
     this.#deps = deps;
-    this.book = new SqlApprovalBook(deps.sql);
+    this.book = new SqlApprovalBook(deps.sql, () => (deps.limits?.() ?? DEFAULT_LIMITS).pending_approvals_per_subject);
     this.engine = createEngine({ registry: deps.registry, store: new SqlToolResultStore(deps.sql), approvers: new Set(deps.approvers) });
   }
 
@@ -102,6 +109,8 @@ export class ToolCallPlane {
         return ok(outcomeOf(result.package, hash, result.approval_id));
       case "in_progress":
         return fail(problem("IDEMPOTENCY_IN_PROGRESS", "The same call is still executing; retry later.", IN_PROGRESS_RETRY_SECONDS));
+      case "quota_exceeded":
+        return fail(problem("QUOTA_EXCEEDED", "The subject has as many pending approvals as its quota allows; nothing was opened or run.", result.retry_after_seconds));
       case "execute":
         if (options.prepareOnly === true) throw new Error("a prepared call reached its execution");
         return ok(outcomeOf(await this.#execute(result.ticket, hash), hash));
@@ -131,7 +140,7 @@ export class ToolCallPlane {
         }
       });
     }
-    const ran = await this.#deps.executor.run(spec, ticket.call, ticket.status_ref);
+    const ran = await this.#deps.executor.run(spec, ticket.principal, ticket.call, ticket.status_ref);
     return complete(() => (ran.kind === "result" ? ran.result : ran.kind === "failed" ? "threw" : ran.kind));
   }
 
@@ -152,7 +161,7 @@ export class ToolCallPlane {
     const digest = spec === undefined ? "0".repeat(64) : requestDigest(principal, call, spec, hash);
     let evidence: DownstreamEvidence = { kind: "unknown" };
     if (spec?.execution.kind === "external" && this.#deps.executor.canQuery(spec) && isOwnUnknownWrite(this.engine, principal, call, statusRef, digest)) {
-      evidence = await this.#deps.executor.query(spec, statusRef);
+      evidence = await this.#deps.executor.query(spec, principal, call, statusRef);
     }
     const pkg = usage(() =>
       this.#deps.transaction(() => {
@@ -165,27 +174,28 @@ export class ToolCallPlane {
     return pkg.ok ? ok(outcomeOf(pkg.value, hash)) : pkg;
   }
 
-  /** Pending, unexpired approvals, each with the digest computed for this approver. */
-  listApprovals(approverId: string, now: number): ApprovalView[] {
-    const views: ApprovalView[] = [];
-    for (const record of this.book.pending(now)) {
+  /**
+   * One page of pending, unexpired approvals (oldest first, at most `pageItems`), each with
+   * every digest input and the digest computed for this approver. `cursor`: a `next_cursor`
+   * answered before, or `null` for the first page.
+   */
+  listApprovals(request: { tenantId: string; approverId: string; cursor: string | null; pageItems: number }, now: number): Outcome<ApprovalList> {
+    const after = request.cursor === null ? 0 : decodeCursor(request.cursor);
+    if (after === null) return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
+    const page = this.book.pendingPage(now, after, request.pageItems);
+    const approvals: ApprovalView[] = [];
+    for (const record of page.records) {
+      // A tool the consumer no longer enables cannot be decided (NOT_FOUND): it is not listed.
       const spec = this.engine.registry.get(record.call.name);
-      if (spec === undefined) continue;
-      views.push({
-        approval_id: record.approval_id,
-        state: "pending",
-        tool: record.call.name,
-        arguments: record.call.arguments,
-        subject_id: record.subject_id,
-        approval_digest: digestForApprover(record, spec, approverId),
-        requested_at: record.requested_at,
-        expires_at: record.expires_at,
-      });
+      if (spec !== undefined) approvals.push(approvalView(record, spec, request.tenantId, request.approverId));
     }
-    return views;
+    return ok({ approvals, next_cursor: page.next === null ? null : encodeCursor(page.next) });
   }
 
-  /** One decision, bound to the digest the approver saw, recorded and audited in one transaction. */
+  /**
+   * One decision, taken only with the digest computed for the pending call and this approver
+   * (another is `APPROVAL_DIGEST_MISMATCH`, nothing stored), recorded and audited in one transaction.
+   */
   decide(approvalId: string, approverId: string, decision: "approve" | "deny", submittedDigest: string, now: number): Outcome<ApprovalDecisionRecord> {
     return this.#deps.transaction(() => {
       const record = this.book.get(approvalId);
@@ -217,4 +227,5 @@ const DECISION_REFUSALS = {
   APPROVAL_ALREADY_DECIDED: "This approval has already been decided.",
   SELF_APPROVAL_FORBIDDEN: "The subject that requested the call may not decide it.",
   APPROVAL_EXPIRED: "The approval request expired without a decision.",
+  APPROVAL_DIGEST_MISMATCH: "The approval_digest is not the one computed for this call and this approver; the approval stays pending.",
 } as const;

@@ -1,5 +1,6 @@
 import { canonicalJson, readJson, type Json, type JsonObject } from "../../../core/json";
-import type { ApprovalBook, ApprovalDecisionRecord, ApprovalRecord, ApprovalRequest, ApprovalState } from "../../../core/tool-result/approval-book";
+import { err, ok, type Result } from "../../../core/result";
+import type { ApprovalBook, ApprovalDecisionRecord, ApprovalQuotaExceeded, ApprovalRecord, ApprovalRequest, ApprovalState } from "../../../core/tool-result/approval-book";
 import { callFromJson, callJson } from "../../../core/tool-result/dispatcher-state";
 import type { StoreTable, ToolResultStore } from "../../../core/tool-result/store";
 import type { Migration } from "../migrations";
@@ -37,6 +38,17 @@ export const TOOL_CALL_MIGRATIONS: readonly Migration[] = [
   );
   CREATE INDEX approvals_by_binding ON approvals (binding_key);
   CREATE INDEX approvals_by_state ON approvals (state, requested_at);`,
+  },
+  {
+    // v4: approvals listed in pages by insertion order (`seq`, never reused), and the count of a
+    // subject's pending approvals (its quota) read from an index.
+    version: 4,
+    sql: `
+  ALTER TABLE approvals ADD COLUMN seq INTEGER;
+  UPDATE approvals SET seq = rowid;
+  CREATE UNIQUE INDEX approvals_by_seq ON approvals (seq);
+  CREATE INDEX approvals_by_state_seq ON approvals (state, seq);
+  CREATE INDEX approvals_by_subject ON approvals (subject_id, state, expires_at);`,
   },
 ];
 
@@ -110,20 +122,45 @@ function randomId(): string {
   return `apr_${crypto.randomUUID().replaceAll("-", "")}`;
 }
 
-/** The approval book (the core's port) over the `approvals` table. */
+/** One page of pending approvals, in insertion order. */
+export interface PendingPage {
+  readonly records: readonly ApprovalRecord[];
+  /** The position after the page's last row, or `null` when no row follows it. */
+  readonly next: number | null;
+}
+
+/**
+ * The approval book (the core's port) over the `approvals` table. `pendingQuota` answers how
+ * many pending, unexpired approvals one subject may hold (read at each open, so a changed
+ * configuration applies at once).
+ */
 export class SqlApprovalBook implements ApprovalBook {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly pendingQuota: () => number,
+  ) {}
 
   byBinding(bindingKey: string): ApprovalRecord[] {
     return all(this.sql, "SELECT * FROM approvals WHERE binding_key = ? ORDER BY requested_at", bindingKey).map(recordOf);
   }
 
-  open(request: ApprovalRequest): string {
+  open(request: ApprovalRequest): Result<string, ApprovalQuotaExceeded> {
+    const held = one(
+      this.sql,
+      "SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM approvals WHERE subject_id = ? AND state = 'pending' AND expires_at > ?",
+      request.subject_id,
+      request.requested_at,
+    );
+    if (held === undefined) throw new Error("an aggregate query returned no row");
+    if (int(held, "n") >= this.pendingQuota()) {
+      const first = intOrNull(held, "first") ?? request.requested_at + 1;
+      return err({ code: "QUOTA_EXCEEDED", retry_after_seconds: Math.max(1, first - request.requested_at) });
+    }
     const id = randomId();
     run(
       this.sql,
-      `INSERT INTO approvals (approval_id, binding_key, state, subject_id, tool, arguments, call, requested_at, expires_at)
-       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO approvals (approval_id, binding_key, state, subject_id, tool, arguments, call, requested_at, expires_at, seq)
+       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals))`,
       id,
       request.binding_key,
       request.subject_id,
@@ -133,7 +170,7 @@ export class SqlApprovalBook implements ApprovalBook {
       request.requested_at,
       request.expires_at,
     );
-    return id;
+    return ok(id);
   }
 
   get(approvalId: string): ApprovalRecord | undefined {
@@ -141,9 +178,16 @@ export class SqlApprovalBook implements ApprovalBook {
     return row === undefined ? undefined : recordOf(row);
   }
 
-  /** Pending, unexpired requests, oldest first (at most 500). */
-  pending(now: number): ApprovalRecord[] {
-    return all(this.sql, "SELECT * FROM approvals WHERE state = 'pending' AND expires_at > ? ORDER BY requested_at, approval_id LIMIT 500", now).map(recordOf);
+  /**
+   * Pending, unexpired requests after position `after` (0: from the start), oldest first, at
+   * most `limit`. Positions follow insertion, so a request opened while an approver pages
+   * always comes after the pages already read.
+   */
+  pendingPage(now: number, after: number, limit: number): PendingPage {
+    const rows = all(this.sql, "SELECT * FROM approvals WHERE state = 'pending' AND seq > ? AND expires_at > ? ORDER BY seq LIMIT ?", after, now, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { records: page.map(recordOf), next: rows.length > limit && last !== undefined ? int(last, "seq") : null };
   }
 
   /** Records a decision on a request that is still pending. */

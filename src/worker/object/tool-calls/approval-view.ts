@@ -1,0 +1,70 @@
+/**
+ * What an approver sees of a pending approval (every input of the digest it signs), and the
+ * opaque cursor of the approval list's pages. docs/approvals.md shows how to recompute the
+ * digest from a view.
+ * @module
+ */
+import { digestForApprover, type ApprovalRecord } from "../../../core/tool-result/approval-book";
+import type { ToolSpec } from "../../../core/tool-result/tool-spec";
+import type { ApprovalView } from "../../../contracts/approval";
+
+/**
+ * The view of one pending approval for one approver: the call, the principal's tenant and
+ * subject, the tool contract's revisions, `request_sha256`, the approver, and the
+ * `approval_digest` computed over exactly those fields.
+ */
+export function approvalView(record: ApprovalRecord, spec: ToolSpec, tenantId: string, approverId: string): ApprovalView {
+  const call = record.call;
+  return {
+    approval_id: record.approval_id,
+    state: "pending",
+    tenant_id: tenantId,
+    subject_id: record.subject_id,
+    tool: call.name,
+    arguments: call.arguments,
+    provider: call.provider,
+    api_family: call.api_family,
+    adapter_revision: call.adapter_revision,
+    operation_id: call.operation_id,
+    call_id: call.call_id,
+    response_id: call.response_id,
+    idempotency_key: call.idempotency_key,
+    request_sha256: record.request_sha256,
+    input_schema_revision: spec.inputSchemaRevision,
+    output_schema_revision: spec.outputSchemaRevision,
+    effect_revision: spec.effectRevision,
+    approval_revision: spec.policyRevision,
+    approver_id: approverId,
+    approval_digest: digestForApprover(record, spec, approverId),
+    requested_at: record.requested_at,
+    expires_at: record.expires_at,
+  };
+}
+
+const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,64}$/;
+const CURSOR_POSITION = /^pending:(0|[1-9][0-9]{0,15})$/;
+
+/** The cursor of the page after list position `position` (base64url, no padding). */
+export function encodeCursor(position: number): string {
+  return btoa(`pending:${position}`).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/**
+ * The list position a cursor names, or `null` for a cursor this gate never answered (malformed,
+ * another encoding of a position, out of range).
+ */
+export function decodeCursor(cursor: string): number | null {
+  if (!CURSOR_TEXT.test(cursor)) return null;
+  const padded = cursor.replaceAll("-", "+").replaceAll("_", "/") + "=".repeat((4 - (cursor.length % 4)) % 4);
+  let decoded: string;
+  try {
+    decoded = atob(padded);
+  } catch {
+    // atob refuses a length no base64 text has: a malformed cursor, an expected failure.
+    return null;
+  }
+  const match = CURSOR_POSITION.exec(decoded);
+  if (match === null) return null;
+  const position = Number(match[1]);
+  return Number.isSafeInteger(position) && encodeCursor(position) === cursor ? position : null;
+}
