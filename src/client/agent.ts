@@ -37,8 +37,12 @@ export class AgentClient {
     return call(this.options, "GET", `/capability/requests/${encodeURIComponent(actorId)}/${localId.toString()}`);
   }
 
-  /** `POST …/capability/completions/drain`: takes every queued completion. */
-  drainCompletions(): Promise<ClientResult<CompletionBatch>> {
-    return call(this.options, "POST", "/capability/completions/drain");
+  /**
+   * `POST …/capability/completions/drain`: takes the queued completions of one actor — the
+   * credential's own subject, or (host credentials, which must name it) `actorId`.
+   */
+  drainCompletions(actorId?: string): Promise<ClientResult<CompletionBatch>> {
+    const query = actorId === undefined ? "" : `?actor_id=${encodeURIComponent(actorId)}`;
+    return call(this.options, "POST", `/capability/completions/drain${query}`);
   }
 }

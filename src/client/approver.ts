@@ -16,8 +16,8 @@ export class ApproverClient {
   constructor(readonly options: GateOptions) {}
 
   /** `GET …/approvals`: pending tool-call approvals. */
-  listApprovals(): Promise<ClientResult<z.output<typeof ApprovalList>>> {
-    return call(this.options, "GET", "/approvals");
+  listApprovals(cursor?: string): Promise<ClientResult<z.output<typeof ApprovalList>>> {
+    return call(this.options, "GET", cursor === undefined ? "/approvals" : `/approvals?cursor=${encodeURIComponent(cursor)}`);
   }
 
   /** `POST …/approvals/{id}`: a decision bound to the digest the approver saw; answers the recorded decision. */

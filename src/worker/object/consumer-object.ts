@@ -6,32 +6,29 @@ import type { ConsumerConfig } from "../../contracts/consumer";
 import type { CreateCredentialRequest } from "../../contracts/credential";
 import { ToolCallRequest, ToolCallStatusRequest } from "../../contracts/tool-call";
 import type { Env } from "../env";
-import { problem, problemResponse, UNAUTHENTICATED } from "../problem";
+import { problem, UNAUTHENTICATED } from "../problem";
 import { fail, ok, type Outcome } from "../result";
 import { registryFor } from "../tools/catalog";
 import { downstreamOf, httpExecutor } from "../tools/executor";
-import { AuditChain } from "./audit/plane";
+import { AuditChain, type AuditPageRequest } from "./audit/plane";
 import { CapabilityHost } from "./capability/host";
 import { capabilityCall, type CapabilityCall, type CapabilityCaller } from "./capability/plane";
-import { connectProvider, isCapabilitySocket, onCapabilityClose, onCapabilityMessage, providerTag } from "./capability/socket";
+import { detachProvider, isCapabilitySocket, onCapabilityClose, onCapabilityMessage, providerSockets } from "./capability/socket";
 import { ObjectClock } from "./clock";
-import { ConsumerPlane, type ConsumerRecord } from "./consumer/plane";
-import { CredentialPlane, type Caller } from "./credentials/plane";
-import { DEFAULT_LIMITS, type Limits } from "./limits";
+import { ConsumerPlane, limitsOf, type ConsumerRecord } from "./consumer/plane";
+import { bindingOf, CredentialPlane } from "./credentials/plane";
+import { tokenKeys } from "../credential-format";
+import { AgentAdmission } from "./identity/admission";
+import type { Limits } from "./limits";
 import { migrate } from "./migrations";
 import { fromWorker } from "./rpc";
-import { SOCKET_CONSUMER_HEADER, SOCKET_PROVIDER_HEADER, SOCKET_ROUTE_HEADER, SOCKET_TOKEN_HEADER } from "./socket-route";
+import { upgradeSocket, type Authenticated } from "./socket-upgrade";
 import { RuntimeTransport, type RuntimeReply } from "./runtime/plane";
-import { acceptRuntimeSocket, isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime/socket";
+import { isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime/socket";
+import { admitMessage, closeCredentialSockets, sessionPolicy } from "./sessions";
 import { ToolCallPlane } from "./tool-calls/plane";
 import { toolCallAnswer } from "./tool-calls/answer";
-import { callOf, principalOf, type ToolCallInput } from "./tool-calls/bind";
-
-/** A credential the object has authenticated, and the consumer it belongs to. */
-interface Authenticated {
-  caller: Caller;
-  config: ConsumerRecord;
-}
+import type { ToolCallInput } from "./tool-calls/bind";
 
 /**
  * One object per consumer (`idFromName(consumer)`): owns that consumer's configuration,
@@ -46,6 +43,7 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly #audit: AuditChain;
   readonly #credentials: CredentialPlane;
   readonly #consumer: ConsumerPlane;
+  readonly #admission = new AgentAdmission({ now: () => this.clock.now(), rateMs: () => this.clock.rateMs(), fetch: (url, init) => fetch(url, init) });
   #toolCalls: ToolCallPlane | undefined;
   #runtime: RuntimeTransport | undefined;
 
@@ -53,14 +51,14 @@ export class ConsumerObject extends DurableObject<Env> {
     super(ctx, env);
     const sql = ctx.storage.sql;
     this.#audit = new AuditChain(sql);
-    this.#credentials = new CredentialPlane(sql);
+    this.#credentials = new CredentialPlane({ sql, consumer: () => this.#consumer.current()?.name, keys: tokenKeys(env), now: () => this.clock.now() });
     this.#consumer = new ConsumerPlane(sql, this.#audit);
     this.capability = new CapabilityHost({
       sql,
       audit: this.#audit,
       transaction: (step) => this.#transaction(step),
       nowSeconds: () => this.clock.now(),
-      sockets: (provider) => ctx.getWebSockets(providerTag(provider)),
+      sockets: (provider) => providerSockets(ctx, provider, (id) => this.#credentials.isLive(id)),
       setAlarm: (ms) => void (ms === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(ms)),
     });
     void ctx.blockConcurrencyWhile(async () => {
@@ -84,7 +82,7 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** The consumer's limits (its configuration's overrides of the documented defaults). */
   #limits(): Limits {
-    return DEFAULT_LIMITS;
+    return limitsOf(this.#consumer.current());
   }
 
   #planeFor(config: ConsumerRecord): ToolCallPlane {
@@ -94,6 +92,7 @@ export class ConsumerObject extends DurableObject<Env> {
       registry: registryFor(config.tools),
       approvers: config.approverSubjects,
       executor: httpExecutor(downstreamOf(this.env)),
+      limits: () => this.#limits(),
       transaction: (step) => this.#transaction(step),
     });
     return this.#toolCalls;
@@ -163,13 +162,7 @@ export class ConsumerObject extends DurableObject<Env> {
     const auth = this.#admin(consumer, "createCredential");
     if (!auth.ok) return auth;
     const now = this.clock.now();
-    const subject = request.subject_id ?? null;
-    const created = this.#transaction(() => {
-      const c = this.#credentials.create(request.kind, subject, now);
-      this.#audit.append("credential.created", now, { credential_id: c.credential_id, kind: request.kind, subject_id: subject });
-      return c;
-    });
-    return ok(canonicalJson({ ...created, kind: request.kind, subject_id: subject }));
+    return this.#transaction(() => this.#credentials.issue(consumer, bindingOf(request), now, this.#audit));
   }
 
   /** Admin: revokes a credential at once. */
@@ -182,6 +175,8 @@ export class ConsumerObject extends DurableObject<Env> {
       if (done) this.#audit.append("credential.revoked", now, { credential_id: credentialId });
       return done;
     });
+    // Every live session of the credential ends now (1008); a provider's binding detaches first.
+    if (revoked) closeCredentialSockets(this.ctx, credentialId, (ws) => isCapabilitySocket(this.ctx, ws) && detachProvider(this.capability, ws));
     return revoked ? ok(null) : fail(problem("NOT_FOUND", "No such credential."));
   }
 
@@ -200,20 +195,23 @@ export class ConsumerObject extends DurableObject<Env> {
   async #agentCall(consumer: string, token: string, operation: Operation, input: ToolCallInput, statusRef: string | null): Promise<Outcome<string>> {
     const auth = this.#authenticate(consumer, token, operation);
     if (!auth.ok) return auth;
-    const call = callOf(input);
-    if (!call.ok) return call;
-    const principal = principalOf(consumer, input);
-    const plane = this.#planeFor(auth.value.config);
+    const { caller, config } = auth.value;
+    const admitted = await this.#admission.admit(consumer, caller, config, this.#limits(), input);
+    if (!admitted.ok) return admitted;
+    const { principal, call } = admitted.value;
+    const plane = this.#planeFor(config);
     const now = this.clock.now();
-    const outcome = statusRef === null ? await plane.dispatch(principal, call.value, now) : await plane.status(principal, call.value, statusRef, now);
-    return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call.value, outcome.value)) : outcome;
+    const outcome = statusRef === null ? await plane.dispatch(principal, call, now) : await plane.status(principal, call, statusRef, now);
+    return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value)) : outcome;
   }
 
-  /** Approver: pending approvals with the digest computed for this approver. */
-  listApprovals(consumer: string, token: string): Outcome<string> {
+  /** Approver: one page of pending approvals (`cursor`: a `next_cursor` answered before), each with the digest computed for this approver. */
+  listApprovals(consumer: string, token: string, cursor: string | null = null): Outcome<string> {
     const who = this.#approver(consumer, token, "listApprovals");
     if (!who.ok) return who;
-    return ok(canonicalJson({ approvals: this.#planeFor(who.value.config).listApprovals(who.value.approverId, this.clock.now()) }));
+    const request = { tenantId: consumer, approverId: who.value.approverId, cursor, pageItems: this.#limits().page_items };
+    const page = this.#planeFor(who.value.config).listApprovals(request, this.clock.now());
+    return page.ok ? ok(canonicalJson(page.value)) : page;
   }
 
   /** Approver: one decision, bound to the digest the approver saw. */
@@ -225,22 +223,24 @@ export class ConsumerObject extends DurableObject<Env> {
     return decided.ok ? ok(canonicalJson(decided.value)) : decided;
   }
 
-  /** Auditor: one page of the audit chain. */
-  auditPage(consumer: string, token: string, after: number, limit: number): Outcome<string> {
+  /** Auditor: one page of the audit chain (at most `page_items` entries; opaque cursor). */
+  auditPage(consumer: string, token: string, request: AuditPageRequest): Outcome<string> {
     const auth = this.#authenticate(consumer, token, "auditPage");
-    return auth.ok ? ok(canonicalJson(this.#audit.page(after, limit))) : auth;
+    return auth.ok ? this.#audit.page(request, this.#limits()) : auth;
   }
 
-  /** Auditor: verifies the whole chain. */
-  auditVerify(consumer: string, token: string): Outcome<string> {
+  /** Auditor: one bounded step of the chain's verification walk (`cursor`: where the last step stopped). */
+  auditVerify(consumer: string, token: string, cursor: string | null = null): Outcome<string> {
     const auth = this.#authenticate(consumer, token, "auditVerify");
-    return auth.ok ? ok(canonicalJson(this.#audit.verify())) : auth;
+    return auth.ok ? this.#audit.verify(cursor, this.#limits()) : auth;
   }
 
   /** Runtime: one execution envelope (`POST …/runtime/envelopes`). */
   async runtimeEnvelope(consumer: string, token: string, body: Uint8Array): Promise<Outcome<RuntimeReply>> {
     const auth = this.#authenticate(consumer, token, "runtimeEnvelope");
-    return auth.ok ? this.#runtimeOf(auth.value.config).envelope(body, null) : auth;
+    if (!auth.ok) return auth;
+    const origin = { credentialId: auth.value.caller.credentialId, socket: null };
+    return this.#runtimeOf(auth.value.config).envelope(body, origin, sessionPolicy(this.#limits(), this.#credentials));
   }
 
   /** Admin: reads (`targets` null) or replaces the App Facade target map. */
@@ -253,12 +253,14 @@ export class ConsumerObject extends DurableObject<Env> {
   async capabilityCall(consumer: string, token: string | null, call: CapabilityCall): Promise<Outcome<string>> {
     if (token === null) {
       const config = this.#admin(consumer, call.kind);
-      return config.ok ? capabilityCall(this.capability, consumer, { kind: "admin" }, config.value.approverSubjects, call) : config;
+      return config.ok ? capabilityCall(this.capability, consumer, { kind: "admin" }, config.value.approverSubjects, call, this.#limits()) : config;
     }
     const auth = this.#authenticate(consumer, token, call.kind);
     if (!auth.ok) return auth;
+    // Capability bodies carry no end-user token: a token-verified credential has no verified actor here.
+    if (auth.value.caller.principal === "token") return fail(problem("PRINCIPAL_MISMATCH", "A token-verified credential acts on the tool-call plane only."));
     const caller: CapabilityCaller = { kind: auth.value.caller.kind, subjectId: auth.value.caller.subjectId };
-    return capabilityCall(this.capability, consumer, caller, auth.value.config.approverSubjects, call);
+    return capabilityCall(this.capability, consumer, caller, auth.value.config.approverSubjects, call, this.#limits());
   }
 
   /**
@@ -266,30 +268,22 @@ export class ConsumerObject extends DurableObject<Env> {
    * socket and a provider's capability socket. The route passes what it matched in headers.
    */
   override async fetch(request: Request): Promise<Response> {
-    const route = request.headers.get(SOCKET_ROUTE_HEADER);
-    const consumer = request.headers.get(SOCKET_CONSUMER_HEADER) ?? "";
-    const token = request.headers.get(SOCKET_TOKEN_HEADER) ?? "";
-    if (route === "runtime") {
-      const auth = this.#authenticate(consumer, token, "runtimeConnect");
-      if (!auth.ok) return problemResponse(auth.error);
-      return acceptRuntimeSocket(this.ctx, this.#runtimeOf(auth.value.config), auth.value.caller.credentialId);
-    }
-    if (route === "capability") {
-      const providerId = request.headers.get(SOCKET_PROVIDER_HEADER) ?? "";
-      const auth = this.#authenticate(consumer, token, "connect");
-      if (!auth.ok) return problemResponse(auth.error);
-      const subject = auth.value.caller.subjectId;
-      if (subject !== null && subject !== providerId) return problemResponse(problem("FORBIDDEN", "This provider credential attaches only its own provider."));
-      return connectProvider(this.ctx, this.capability, request, providerId);
-    }
-    return problemResponse(problem("NOT_FOUND", "No such route."));
+    return upgradeSocket(request, {
+      ctx: this.ctx,
+      capability: this.capability,
+      policy: sessionPolicy(this.#limits(), this.#credentials),
+      authenticate: (consumer, token, operation) => this.#authenticate(consumer, token, operation),
+      runtimeOf: (config) => this.#runtimeOf(config),
+    });
   }
 
-  /** Hibernation API: one message of an accepted WebSocket. */
+  /** Hibernation API: one message of an accepted WebSocket, handled only once admitted (live credential, size, rate). */
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    const policy = sessionPolicy(this.#limits(), this.#credentials);
+    if (!admitMessage(this.ctx, ws, message, policy, this.clock.rateMs())) return;
     if (isCapabilitySocket(this.ctx, ws)) return onCapabilityMessage(this.capability, ws, message);
     const config = this.#consumer.current();
-    if (isRuntimeSocket(this.ctx, ws) && config !== undefined) await onRuntimeMessage(this.#credentials, this.#runtimeOf(config), ws, message);
+    if (isRuntimeSocket(this.ctx, ws) && config !== undefined) await onRuntimeMessage(this.#runtimeOf(config), ws, message, policy);
   }
 
   /** Hibernation API: the peer closed an accepted WebSocket. */

@@ -175,7 +175,10 @@ export const capabilityOperations: readonly OperationDoc[] = [
     query: { cursor: { description: "The `next_cursor` of the previous page (opaque); absent for the first page.", schema: { type: "string", maxLength: MAX_CURSOR_CHARS } } },
     problems: [...AUTH, "APPROVER_NOT_ALLOWED", "INVALID_CURSOR"],
   }),
-  op("post", "/requests", "request", "Submit a capability request; answers the policy decision (a denial is a 200).", { request: CapabilityRequestBody }),
+  op("post", "/requests", "request", "Submit a capability request; answers the policy decision (a denial is a 200).", {
+    request: CapabilityRequestBody,
+    problems: [...AUTH, "PRINCIPAL_MISMATCH", ...BODY, ...ENGINE],
+  }),
   op("get", "/requests/{actor_id}/{local_id}", "request-status", "The public record of one capability request."),
   op("post", "/completions/drain", "drain-completions", "Drain one actor's completions (CapabilityCompletionBatch): a subject-bound credential its own, a host credential the actor it names.", {
     query: { actor_id: { description: "The actor whose completions to drain: required with a host agent credential; with a subject-bound one, its subject or absent.", schema: { type: "string" } } },
@@ -184,7 +187,7 @@ export const capabilityOperations: readonly OperationDoc[] = [
   op("get", "/snapshot", "snapshot", "The engine snapshot and the provider-runtime snapshot."),
   op("get", "/providers/{provider_id}/connect", "connect", "Attach the provider over a WebSocket (hibernation); effects are pushed, observations received.", {
     response: { status: 101, description: "Switching protocols (subprotocol toolgate-provider-v1)." },
-    problems: [...AUTH, "UPGRADE_REQUIRED", ...ENGINE],
+    problems: [...AUTH, "UPGRADE_REQUIRED", "QUOTA_EXCEEDED", ...ENGINE],
   }),
   op("post", "/providers/{provider_id}/attach", "attach", "Attach the provider for long-polling; answers the binding id and the lease."),
   op("get", "/providers/{provider_id}/effects", "poll", "Long-poll the provider's effects (acknowledge up to `after`, wait up to `wait` ms).", {

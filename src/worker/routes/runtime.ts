@@ -49,7 +49,7 @@ export const runtimeOperations: readonly OperationDoc[] = [
     operation: "runtimeEnvelope",
     request: RuntimeEnvelopeDoc,
     response: { status: 200, schema: RuntimeEnvelopeDoc, description: "The gate's answering envelope, canonical wire JSON." },
-    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_IN_PROGRESS", ...refusals],
+    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_IN_PROGRESS", "QUOTA_EXCEEDED", ...refusals],
   },
   {
     method: "get",
@@ -57,7 +57,7 @@ export const runtimeOperations: readonly OperationDoc[] = [
     summary: "WebSocket (hibernation): each text message one envelope; answers, unacknowledged events and refusals come back as messages.",
     operation: "runtimeConnect",
     response: { status: 101, description: "Switching protocols." },
-    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "UPGRADE_REQUIRED"],
+    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "UPGRADE_REQUIRED", "QUOTA_EXCEEDED"],
   },
   {
     method: "get",

@@ -43,6 +43,12 @@ const problems = [
   "BODY_TOO_LARGE",
   "UNSUPPORTED_MEDIA_TYPE",
   "IDEMPOTENCY_IN_PROGRESS",
+  "PRINCIPAL_MISMATCH",
+  "ROLE_NOT_ALLOWED",
+  "TOOL_NOT_IN_SCOPE",
+  "PRINCIPAL_TOKEN_REJECTED",
+  "RATE_LIMITED",
+  "QUOTA_EXCEEDED",
 ] as const;
 
 /** OpenAPI descriptions of the tool-call routes. */

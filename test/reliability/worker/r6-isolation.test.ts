@@ -225,7 +225,8 @@ const ROUTES: Route[] = [
     url: (c, id) => `${C(c)}/capability/requests/${id}`,
     id: { kind: "request", own: (w) => `${w.actor}/1` },
   },
-  { method: "POST", path: "/v1/consumers/{consumer}/capability/completions/drain", auth: "agent", url: (c) => `${C(c)}/capability/completions/drain` },
+  // A host credential names the actor whose completions it drains.
+  { method: "POST", path: "/v1/consumers/{consumer}/capability/completions/drain", auth: "agent", url: (c) => `${C(c)}/capability/completions/drain`, query: "?actor_id=agent-1" },
   { method: "GET", path: "/v1/consumers/{consumer}/capability/snapshot", auth: "auditor-or-admin", url: (c) => `${C(c)}/capability/snapshot` },
   {
     method: "GET",

@@ -4,6 +4,7 @@ import { describeIssues } from "../../body";
 import { bearerToken } from "../../credential-format";
 import { ProviderSocketMessage } from "../../../contracts/capability";
 import { problem, problemResponse } from "../../problem";
+import { closeQuietly, credentialTag, isOpen, socketCredential } from "../sessions";
 import { attachmentOf, type SocketAttachment } from "./attachment";
 import type { CapabilityHost } from "./host";
 import { engineProblem } from "./plane";
@@ -20,6 +21,17 @@ export const MAX_FRAME_BYTES = 1 << 20;
 /** The hibernation tag of a provider's sockets. */
 export function providerTag(providerId: string): string {
   return `capability-provider:${providerId}`;
+}
+
+/**
+ * The provider's sockets effects may be pushed to: open, and opened with a credential that is
+ * still live (a revoked or expired provider credential receives nothing more).
+ */
+export function providerSockets(ctx: DurableObjectState, providerId: string, isLive: (credentialId: string) => boolean): WebSocket[] {
+  return ctx.getWebSockets(providerTag(providerId)).filter((ws) => {
+    const credentialId = socketCredential(ctx, ws);
+    return isOpen(ws) && credentialId !== null && isLive(credentialId);
+  });
 }
 
 /** Whether an accepted socket belongs to the capability plane. */
@@ -39,11 +51,17 @@ export function socketToken(request: Request): string | null {
   return bearer === undefined ? null : bearer.slice(BEARER_PROTOCOL_PREFIX.length);
 }
 
+/** A provider socket's attachment: its binding, and the credential it was opened with. */
+interface ProviderAttachment extends SocketAttachment {
+  credentialId: string;
+}
+
 /**
  * Attaches the provider (next provider-lane sequence = binding id), accepts a hibernatable
- * socket tagged with the provider, sends `attached`, then any queued effects.
+ * socket tagged with the provider and with its credential (`cred:<credential_id>`, so a
+ * revocation finds it), sends `attached`, then any queued effects.
  */
-export function connectProvider(ctx: DurableObjectState, host: CapabilityHost, request: Request, providerId: string): Response {
+export function connectProvider(ctx: DurableObjectState, host: CapabilityHost, request: Request, providerId: string, credentialId: string): Response {
   if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
     return problemResponse(problem("UPGRADE_REQUIRED", "Connect with a WebSocket upgrade."));
   }
@@ -58,8 +76,8 @@ export function connectProvider(ctx: DurableObjectState, host: CapabilityHost, r
   const pair = new WebSocketPair();
   const client = pair[0];
   const server = pair[1];
-  ctx.acceptWebSocket(server, [providerTag(providerId)]);
-  const attachment: SocketAttachment = { providerId, bindingId: binding.toString() };
+  ctx.acceptWebSocket(server, [providerTag(providerId), credentialTag(credentialId)]);
+  const attachment: ProviderAttachment = { providerId, bindingId: binding.toString(), credentialId };
   server.serializeAttachment(attachment);
   server.send(writeWireJson({ type: "attached", provider_id: providerId, binding_id: binding }));
   host.flush(providerId);
@@ -88,8 +106,12 @@ export function onCapabilityMessage(host: CapabilityHost, ws: WebSocket, message
   ws.send(writeWireJson({ type: "observation-outcome", id: frame.id ?? null, result: outcome }));
 }
 
-/** The socket closed: its binding (if still current) detaches; requests in flight end as provider-detached. */
-export function onCapabilityClose(host: CapabilityHost, ws: WebSocket): void {
+/**
+ * Detaches the socket's binding if it is still the provider's current one: requests in flight
+ * end as provider-detached and no effect is pushed to the socket any more (its credential was
+ * revoked, or it closed).
+ */
+export function detachProvider(host: CapabilityHost, ws: WebSocket): void {
   const attachment = attachmentOf(ws);
   if (attachment === null) return;
   const binding = BigInt(attachment.bindingId);
@@ -97,9 +119,11 @@ export function onCapabilityClose(host: CapabilityHost, ws: WebSocket): void {
     if (host.bindingOf(state, attachment.providerId) !== binding) return null;
     return host.runtime(state, () => ({ detach: { binding_id: binding, provider_id: attachment.providerId } }));
   });
-  try {
-    ws.close(1000, "detached");
-  } catch {
-    // already closed
-  }
+}
+
+/** The socket closed: its binding (if still current) detaches; requests in flight end as provider-detached. */
+export function onCapabilityClose(host: CapabilityHost, ws: WebSocket): void {
+  if (attachmentOf(ws) === null) return;
+  detachProvider(host, ws);
+  closeQuietly(ws, 1000, "detached");
 }

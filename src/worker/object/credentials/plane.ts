@@ -1,10 +1,11 @@
 import { credentialKinds, type CredentialKind, type Operation } from "../../../contracts/access";
 import { principalModeOf, type CreateCredentialRequest, type PrincipalMode } from "../../../contracts/credential";
-import { compareCodePoints } from "../../../core/json";
+import { canonicalJson, compareCodePoints } from "../../../core/json";
 import { mintCredential, parseCredential, type TokenKeys } from "../../credential-format";
 import { UNAUTHENTICATED, problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { digestsEqual, sha256Bytes } from "../../timing-safe";
+import type { AuditChain } from "../audit/plane";
 import { LruMap } from "../lru";
 import { CredentialTable, type CredentialBinding, type StoredCredential } from "./store";
 
@@ -74,6 +75,25 @@ export class CredentialPlane {
     this.#table.insert(minted.credentialId, binding, sha256Bytes(minted.token), now);
     this.#cache.delete(minted.credentialId);
     return { credential_id: minted.credentialId, secret: minted.token };
+  }
+
+  /**
+   * Issues a credential and audits it, inside the caller's transaction; answers the creation
+   * view with its secret, shown this once. An expiry already past is refused.
+   */
+  issue(consumer: string, binding: CredentialBinding, now: number, audit: AuditChain): Outcome<string> {
+    if (binding.expiresAt !== null && binding.expiresAt <= now) return fail(problem("INVALID_REQUEST", "$.expires_at: already in the past."));
+    const view = {
+      kind: binding.kind,
+      subject_id: binding.subjectId,
+      principal: binding.principal,
+      roles: [...binding.roles],
+      tools: binding.tools === null ? null : [...binding.tools],
+      expires_at: binding.expiresAt,
+    };
+    const created = this.create(consumer, binding, now);
+    audit.append("credential.created", now, { credential_id: created.credential_id, ...view });
+    return ok(canonicalJson({ ...created, ...view }));
   }
 
   /** Revokes at once; `false` if no such (unrevoked) credential. */

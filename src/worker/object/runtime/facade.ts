@@ -1,6 +1,5 @@
 import { canonicalJson, checkJsonDomain, compareCodePoints, readJson, sha256Hex, type Json, type JsonObject } from "../../../core/json";
 import { requestDigest } from "../../../core/tool-result/digests";
-import { ERROR_CATALOG, isErrorCode } from "../../../core/tool-result/error-catalog";
 import { isBoundedIdentifier } from "../../../core/tool-result/text-rules";
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
 import {
@@ -13,20 +12,13 @@ import {
   type PreviewValue,
 } from "../../../core/wire";
 import { ToolCallRequest } from "../../../contracts/tool-call";
-import type { Outcome } from "../../result";
 import { fromWorker } from "../rpc";
 import { STORED_JSON } from "../sql";
-import { IN_PROGRESS_RETRY_SECONDS, type ToolCallOutcome, type ToolCallPlane } from "../tool-calls/plane";
-import { callOf, principalOf } from "../tool-calls/bind";
+import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "../tool-calls/plane";
+import { callOf, storedPrincipal } from "../tool-calls/bind";
+import { catalogFailure, failed, fromOutcome, type FacadeAnswer } from "./facade-answer";
 import { facadeIdempotencyKey, facadeIdentity, facadeToolCall, storedRequest, type FacadeIdentity } from "./identity";
 import type { ActionRow, RuntimeStore } from "./store";
-
-/** What the gate answers to an `app_facade_request`; the transport turns it into an envelope. */
-export type FacadeAnswer =
-  | { type: "result"; value: Json }
-  | { type: "prepared"; action: PreparedAction }
-  | { type: "rejected" }
-  | { type: "failed"; code: string; message: string; retryAfterMs: number | null };
 
 /** Everything a facade step needs inside the consumer object. */
 export interface FacadeDeps {
@@ -35,46 +27,13 @@ export interface FacadeDeps {
   readonly consumer: string;
   /** Unix seconds. */
   readonly now: number;
+  /**
+   * Commits whose write is awaited, by action id (a count: duplicates may overlap). Owned by
+   * the transport, so it spans requests; in memory, because only a live object has a write in flight.
+   */
+  readonly committing: Map<string, number>;
   transaction<T>(step: () => T): T;
   audit(record: Record<string, Json>): void;
-}
-
-/** Gate-level failure codes of the App Facade (the rest are the tool plane's catalog codes). */
-const GATE_FAILURES = {
-  UNKNOWN_TARGET: "The facade target is not mapped to a tool.",
-  PREPARE_REQUIRED: "The target mutates state: prepare it, then commit.",
-  INVALID_IDENTITY: "The invocation identity cannot be bound to a tool call.",
-  ACTION_NOT_FOUND: "No such prepared action for this thread and user.",
-  ACTION_CONFLICT: "The operation was already prepared with different input.",
-  ACTION_REJECTED: "The action was rejected and cannot be committed.",
-  ACTION_COMMITTED: "The action was already committed and cannot be rejected.",
-  STALE_REVISION: "The facade revision changed since the action was prepared.",
-  IN_PROGRESS: "The same commit is still executing; retry later.",
-} as const;
-
-type GateFailure = keyof typeof GATE_FAILURES;
-
-function failed(code: GateFailure, retryAfterMs: number | null = null): FacadeAnswer {
-  return { type: "failed", code, message: GATE_FAILURES[code], retryAfterMs };
-}
-
-function catalogFailure(code: string): FacadeAnswer {
-  if (!isErrorCode(code)) throw new Error(`not a catalog code: ${code}`);
-  const policy = ERROR_CATALOG[code];
-  return { type: "failed", code, message: policy.safe_message, retryAfterMs: policy.retry_after_ms };
-}
-
-/** Maps the tool-call plane's outcome (or its problem) onto a facade answer. */
-function fromOutcome(outcome: Outcome<ToolCallOutcome>): FacadeAnswer {
-  if (!outcome.ok) {
-    if (outcome.error.code === "IDEMPOTENCY_IN_PROGRESS") return failed("IN_PROGRESS", IN_PROGRESS_RETRY_SECONDS * 1000);
-    if (outcome.error.code === "INVALID_HOST_CONTEXT") return failed("INVALID_IDENTITY");
-    throw new Error(`unexpected tool-plane problem for a facade call: ${outcome.error.code}`);
-  }
-  const result = outcome.value.package.model_result;
-  if (result.status === "succeeded") return { type: "result", value: result.data };
-  if (result.error === null) throw new Error("a failed model result without its error");
-  return catalogFailure(result.error.code);
 }
 
 function previewValue(value: Json): PreviewValue {
@@ -107,7 +66,7 @@ function storedCall(deps: FacadeDeps, action: ActionRow) {
   const input = fromWorker(action.request, ToolCallRequest);
   const call = callOf(input);
   if (!call.ok) throw new Error("a stored facade call no longer binds");
-  return { principal: principalOf(deps.consumer, input), call: call.value };
+  return { principal: storedPrincipal(deps.consumer, input), call: call.value };
 }
 
 /** The `PreparedAction` of a stored action (rebuilt the same way every time). */
@@ -256,7 +215,17 @@ async function commit(deps: FacadeDeps, context: InvocationContext, action: Prep
   if (row.state === "rejected") return failed("ACTION_REJECTED");
   if (BigInt(action.revision) !== BigInt(row.revision) || deps.store.targets().revision !== row.revision) return failed("STALE_REVISION");
   const { principal, call } = storedCall(deps, row);
-  const answer = fromOutcome(await deps.toolCalls.dispatch(principal, call, deps.now));
+  // Marked before the first await: a reject arriving meanwhile sees the commit in flight.
+  const id = row.action_id;
+  deps.committing.set(id, (deps.committing.get(id) ?? 0) + 1);
+  let answer: FacadeAnswer;
+  try {
+    answer = fromOutcome(await deps.toolCalls.dispatch(principal, call, deps.now));
+  } finally {
+    const left = (deps.committing.get(id) ?? 1) - 1;
+    if (left === 0) deps.committing.delete(id);
+    else deps.committing.set(id, left);
+  }
   if (answer.type !== "result") return answer;
   deps.transaction(() => {
     deps.store.commitAction(row.action_id, answer.value, deps.now);
@@ -265,11 +234,16 @@ async function commit(deps: FacadeDeps, context: InvocationContext, action: Prep
   return answer;
 }
 
-/** `reject`: closes the action and withdraws its pending approval; repeating it is harmless. */
+/**
+ * `reject`: closes the action and withdraws its pending approval; repeating it is harmless. While
+ * a commit's write is in flight it is refused (`ACTION_COMMIT_IN_FLIGHT`) and the action stays as
+ * it is: the write may execute, so the action must not read as rejected.
+ */
 function reject(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, dispatch: DispatchBinding): FacadeAnswer {
   const row = ownedAction(deps, context, action);
   if (row === undefined) return failed("ACTION_NOT_FOUND");
   if (row.state === "committed") return failed("ACTION_COMMITTED");
+  if (deps.committing.has(row.action_id)) return failed("ACTION_COMMIT_IN_FLIGHT", IN_PROGRESS_RETRY_SECONDS * 1000);
   if (row.state === "rejected") return { type: "rejected" };
   deps.transaction(() => {
     deps.store.rejectAction(row.action_id, deps.now);

@@ -15,9 +15,12 @@ import {
 import { problem, type Problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { AuditChain } from "../audit/plane";
+import type { SessionPolicy } from "../sessions";
 import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "../tool-calls/plane";
-import { handleFacadeRequest, type FacadeAnswer } from "./facade";
+import { handleFacadeRequest } from "./facade";
+import type { FacadeAnswer } from "./facade-answer";
 import { replyMessageId } from "./identity";
+import { OUTBOX_RETRY_SECONDS, OutboxDelivery } from "./outbox";
 import { CheckpointPurger } from "./purge";
 import { RuntimeStore, type FacadeTargets } from "./store";
 
@@ -30,15 +33,21 @@ export const RUNTIME_SOCKET_TAG = "runtime";
 /** The gate's answer to one envelope: one envelope (200), or none (202, kept or acknowledged). */
 export type RuntimeReply = { status: 200; envelope: string } | { status: 202; envelope: null };
 
+/** Where an envelope came from: the credential that sent it, and its WebSocket (`null` over HTTP). */
+export interface EnvelopeOrigin {
+  credentialId: string;
+  socket: WebSocket | null;
+}
+
 /** What the transport uses of the consumer object. */
 export interface RuntimeHost {
   readonly ctx: DurableObjectState;
   readonly sql: SqlStorage;
   readonly audit: AuditChain;
   readonly bucket: R2Bucket | undefined;
-  /** Unix seconds. */
   /** The consumer's name. */
   readonly consumer: string;
+  /** Unix seconds. */
   now(): number;
   transaction<T>(step: () => T): T;
   /** The consumer's tool-call plane (App Facade calls run on it). */
@@ -92,10 +101,14 @@ function facadeEnvelope(meta: Metadata, answer: FacadeAnswer): Envelope {
 export class RuntimeTransport {
   readonly store: RuntimeStore;
   readonly #purger: CheckpointPurger;
+  readonly #outbox: OutboxDelivery;
+  /** Commits of App Facade actions awaiting their write, by action id (a reject waits for them). */
+  readonly #committing = new Map<string, number>();
 
   constructor(private readonly host: RuntimeHost) {
     this.store = new RuntimeStore(host.sql);
     this.#purger = new CheckpointPurger(this.store, host.bucket);
+    this.#outbox = new OutboxDelivery(this.store, () => host.ctx.getWebSockets(RUNTIME_SOCKET_TAG));
   }
 
   /** Admin: reads (`targets` null) or replaces the App Facade target map, answered as JSON. */
@@ -110,13 +123,16 @@ export class RuntimeTransport {
     return targetsJson(saved);
   }
 
-  /** Every unacknowledged event's envelope text, oldest first (sent to a socket on connect). */
-  pendingEvents(): string[] {
-    return this.store.pendingEvents();
+  /** A runtime socket just accepted: sends it the oldest batch of unacknowledged events. */
+  openSession(ws: WebSocket, policy: SessionPolicy): void {
+    this.#outbox.open(ws, policy);
   }
 
-  /** Handles one envelope; `sender` is the WebSocket it came on (never echoed an event back). */
-  async envelope(input: Uint8Array | string, sender: WebSocket | null): Promise<Outcome<RuntimeReply>> {
+  /**
+   * Handles one envelope of a credential (`origin.socket`: the WebSocket it came on, never sent
+   * its own event back). `policy` carries the consumer's limits (the outbox bounds and batch).
+   */
+  async envelope(input: Uint8Array | string, origin: EnvelopeOrigin, policy: SessionPolicy): Promise<Outcome<RuntimeReply>> {
     const decoded = decodeEnvelope(input, { maxBytes: MAX_ENVELOPE_BYTES });
     if (!decoded.ok) return fail(refusal(decoded.error));
     const request = decoded.envelope;
@@ -131,6 +147,7 @@ export class RuntimeTransport {
           toolCalls: this.host.toolCalls(),
           consumer,
           now,
+          committing: this.#committing,
           transaction: <T>(step: () => T) => this.host.transaction(step),
           audit: (record: Record<string, unknown>) => void this.host.audit.append("runtime.facade", now, record),
         };
@@ -139,16 +156,25 @@ export class RuntimeTransport {
       }
       case "event": {
         const text = encoded(request);
-        const added = this.host.transaction(() => this.store.addEvent(payload.payload.event.id, text, now));
-        if (added === "stored") this.#broadcast(text, sender);
+        const bounds = { maxEvents: policy.limits.outbox_max_events, maxBytes: policy.limits.outbox_max_bytes };
+        const added = this.host.transaction(() => this.store.addEvent(payload.payload.event.id, text, now, bounds));
+        if (added.status === "full") {
+          const detail = `The runtime outbox is full (at most ${bounds.maxEvents} events, ${bounds.maxBytes} bytes): acknowledge delivered events, then retry.`;
+          return fail(problem("QUOTA_EXCEEDED", detail, OUTBOX_RETRY_SECONDS));
+        }
+        if (added.status === "stored") this.#outbox.deliver(added.seq, text, origin.socket, policy);
         return ok({ status: 202, envelope: null });
       }
       case "event_ack": {
-        this.host.transaction(() => this.store.ackEvent(payload.payload.event_id));
+        const acked = this.host.transaction(() => this.store.ackEvent(payload.payload.event_id));
+        if (acked) this.#outbox.refill(policy);
         return ok({ status: 202, envelope: null });
       }
       case "checkpoint_purge": {
-        const purged = await this.#purger.purge(consumer, payload.payload, now, (step) => this.host.transaction(step));
+        const purged = await this.#purger.purge(consumer, payload.payload, now, {
+          transaction: (step) => this.host.transaction(step),
+          audit: (record) => void this.host.audit.append("runtime.checkpoint_purge", now, { ...record, credential_id: origin.credentialId }),
+        });
         if (purged.status === "in_progress") {
           return fail(problem("IDEMPOTENCY_IN_PROGRESS", "The same purge is still running; retry later.", IN_PROGRESS_RETRY_SECONDS));
         }
@@ -160,18 +186,6 @@ export class RuntimeTransport {
       }
       default:
         return fail(problem("UNSUPPORTED_FAMILY", `The gate does not accept '${payload.family}' envelopes.`));
-    }
-  }
-
-  /** Sends an event to every runtime WebSocket but the one it came on. */
-  #broadcast(text: string, sender: WebSocket | null): void {
-    for (const ws of this.host.ctx.getWebSockets(RUNTIME_SOCKET_TAG)) {
-      if (ws === sender) continue;
-      try {
-        ws.send(text);
-      } catch {
-        // A socket closing right now gets the event on its next connect: it is still unacknowledged.
-      }
     }
   }
 }

@@ -1,4 +1,4 @@
-import { canonicalJson } from "../../../core/json";
+import { canonicalJson, type Json } from "../../../core/json";
 import type { CheckpointPurgeRequest } from "../../../core/wire";
 import type { RuntimeStore } from "./store";
 
@@ -47,10 +47,18 @@ export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<nu
   return deleted;
 }
 
+/** What a purge needs of the object: a transaction, and the audit chain (inside that transaction). */
+export interface PurgeDeps {
+  transaction<T>(step: () => T): T;
+  /** Appends the `runtime.checkpoint_purge` record (the transport adds the credential). */
+  audit(record: Record<string, Json>): void;
+}
+
 /**
  * `checkpoint_purge`, idempotent by `purge_id`: a completed purge is recorded in SQLite and a
  * repeated request answers the recorded count without touching the bucket. Only completed purges
- * are recorded, so a purge interrupted by a failure or a restart runs again in full.
+ * are recorded, so a purge interrupted by a failure or a restart runs again in full. Each completed
+ * purge joins the audit chain in the same transaction as its record (a replay adds nothing).
  */
 export class CheckpointPurger {
   readonly #running = new Set<string>();
@@ -61,7 +69,7 @@ export class CheckpointPurger {
   ) {}
 
   /** Runs (or replays) one purge request of `consumer`; `now` in Unix seconds. */
-  async purge(consumer: string, request: CheckpointPurgeRequest, now: number, transaction: <T>(step: () => T) => T): Promise<PurgeAnswer> {
+  async purge(consumer: string, request: CheckpointPurgeRequest, now: number, deps: PurgeDeps): Promise<PurgeAnswer> {
     const requestKey = canonicalJson({
       conversation_key: request.conversation_key,
       scope: { scope_id: request.scope.scope_id, tenant_id: request.scope.tenant_id },
@@ -84,7 +92,18 @@ export class CheckpointPurger {
       } catch {
         return { status: "failed", code: "PURGE_FAILED", message: "The checkpoint bucket refused the purge; retry it." };
       }
-      transaction(() => this.store.recordPurge(request.purge_id, requestKey, prefix, deleted, now));
+      deps.transaction(() => {
+        this.store.recordPurge(request.purge_id, requestKey, prefix, deleted, now);
+        deps.audit({
+          purge_id: request.purge_id,
+          conversation_key: request.conversation_key,
+          scope: { scope_id: request.scope.scope_id, tenant_id: request.scope.tenant_id },
+          surface_id: request.surface_id,
+          thread_id: request.thread_id,
+          thread_prefix: prefix,
+          deleted_objects: deleted,
+        });
+      });
       return { status: "deleted", deletedObjects: deleted };
     } finally {
       this.#running.delete(request.purge_id);

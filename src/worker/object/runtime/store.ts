@@ -3,10 +3,11 @@ import type { Migration } from "../migrations";
 import { all, int, one, run, text, textOrNull, type SqlRow } from "../sql";
 
 /**
- * The runtime plane's tables (schema v3; docs/runtime-transport.md describes each):
- * `runtime_settings` (the facade-target map's revision), `runtime_facade_targets`,
- * `runtime_actions` (prepared App Facade actions), `runtime_outbox` (events waiting for their
- * `event_ack`), `runtime_purges` (completed checkpoint purges).
+ * The runtime plane's tables (schema v3, v4; docs/runtime-transport.md describes each):
+ * `runtime_settings` (the facade-target map's revision, the outbox's event and byte counters),
+ * `runtime_facade_targets`, `runtime_actions` (prepared App Facade actions), `runtime_outbox`
+ * (events waiting for their `event_ack`, with their size), `runtime_purges` (completed
+ * checkpoint purges).
  */
 export const RUNTIME_MIGRATIONS: readonly Migration[] = [
   {
@@ -52,6 +53,16 @@ export const RUNTIME_MIGRATIONS: readonly Migration[] = [
     deleted_objects INTEGER NOT NULL,
     completed_at INTEGER NOT NULL
   );`,
+  },
+  {
+    // v4: the outbox bounds (limits.outbox_max_events / outbox_max_bytes) read two counters
+    // instead of scanning the table; each event keeps its size so an ack can subtract it.
+    version: 4,
+    sql: `
+  ALTER TABLE runtime_outbox ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+  UPDATE runtime_outbox SET bytes = LENGTH(CAST(envelope AS BLOB));
+  INSERT INTO runtime_settings (key, value) SELECT 'outbox_events', COUNT(*) FROM runtime_outbox;
+  INSERT INTO runtime_settings (key, value) SELECT 'outbox_bytes', COALESCE(SUM(bytes), 0) FROM runtime_outbox;`,
   },
 ];
 
@@ -105,8 +116,29 @@ function actionOf(row: SqlRow): ActionRow {
   };
 }
 
-/** What keeping an event did. */
-export type OutboxAdd = "stored" | "duplicate";
+/** What keeping an event did: stored (at `seq`), already waiting, or refused (the outbox is full). */
+export type OutboxAdd = { status: "stored"; seq: number } | { status: "duplicate" } | { status: "full" };
+
+/** The outbox's bounds (from the consumer's limits). */
+export interface OutboxBounds {
+  maxEvents: number;
+  maxBytes: number;
+}
+
+/** One waiting event: its place and its envelope text. */
+export interface OutboxEvent {
+  seq: number;
+  text: string;
+}
+
+function setting(sql: SqlStorage, key: string): number {
+  const row = one(sql, "SELECT value FROM runtime_settings WHERE key = ?", key);
+  return row === undefined ? 0 : int(row, "value");
+}
+
+function addSetting(sql: SqlStorage, key: string, delta: number): void {
+  run(sql, "INSERT INTO runtime_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = value + excluded.value", key, delta);
+}
 
 /** All SQL of the runtime plane; every call runs inside the caller's transaction where it writes. */
 export class RuntimeStore {
@@ -165,23 +197,50 @@ export class RuntimeStore {
     run(this.sql, "UPDATE runtime_actions SET state = 'rejected', closed_at = ? WHERE action_id = ?", now, actionId);
   }
 
-  /** Keeps an event; an event id already waiting (or a re-sent one) keeps its first text and place. */
-  addEvent(eventId: string, envelopeText: string, now: number): OutboxAdd {
-    if (one(this.sql, "SELECT 1 AS present FROM runtime_outbox WHERE event_id = ?", eventId) !== undefined) return "duplicate";
-    run(this.sql, "INSERT INTO runtime_outbox (event_id, envelope, received_at) VALUES (?, ?, ?)", eventId, envelopeText, now);
-    return "stored";
+  /**
+   * Keeps an event; an event id already waiting (or a re-sent one) keeps its first text and
+   * place. A new event that would take the outbox over either bound is refused (`full`).
+   */
+  addEvent(eventId: string, envelopeText: string, now: number, bounds: OutboxBounds): OutboxAdd {
+    if (one(this.sql, "SELECT 1 AS present FROM runtime_outbox WHERE event_id = ?", eventId) !== undefined) return { status: "duplicate" };
+    const bytes = new TextEncoder().encode(envelopeText).byteLength;
+    const usage = this.outboxUsage();
+    if (usage.events + 1 > bounds.maxEvents || usage.bytes + bytes > bounds.maxBytes) return { status: "full" };
+    const row = one(this.sql, "INSERT INTO runtime_outbox (event_id, envelope, received_at, bytes) VALUES (?, ?, ?, ?) RETURNING seq", eventId, envelopeText, now, bytes);
+    if (row === undefined) throw new Error("outbox insert answered no seq");
+    addSetting(this.sql, "outbox_events", 1);
+    addSetting(this.sql, "outbox_bytes", bytes);
+    return { status: "stored", seq: int(row, "seq") };
   }
 
   /** Clears an event; `false` when no such event waits (an unknown or repeated ack is a no-op). */
   ackEvent(eventId: string): boolean {
-    if (one(this.sql, "SELECT 1 AS present FROM runtime_outbox WHERE event_id = ?", eventId) === undefined) return false;
-    run(this.sql, "DELETE FROM runtime_outbox WHERE event_id = ?", eventId);
+    const row = one(this.sql, "DELETE FROM runtime_outbox WHERE event_id = ? RETURNING bytes", eventId);
+    if (row === undefined) return false;
+    addSetting(this.sql, "outbox_events", -1);
+    addSetting(this.sql, "outbox_bytes", -int(row, "bytes"));
     return true;
   }
 
-  /** Every unacknowledged event's envelope text, oldest first. */
-  pendingEvents(): string[] {
-    return all(this.sql, "SELECT envelope FROM runtime_outbox ORDER BY seq").map((row) => text(row, "envelope"));
+  /** Waiting events and the bytes of their envelopes. */
+  outboxUsage(): { events: number; bytes: number } {
+    return { events: setting(this.sql, "outbox_events"), bytes: setting(this.sql, "outbox_bytes") };
+  }
+
+  /** At most `limit` waiting events after `seq`, oldest first. */
+  eventsAfter(seq: number, limit: number): OutboxEvent[] {
+    return all(this.sql, "SELECT seq, envelope FROM runtime_outbox WHERE seq > ? ORDER BY seq LIMIT ?", seq, limit).map((row) => ({ seq: int(row, "seq"), text: text(row, "envelope") }));
+  }
+
+  /** How many events up to `seq` still wait for their ack (counted up to `cap`). */
+  waitingThrough(seq: number, cap: number): number {
+    const row = one(this.sql, "SELECT COUNT(*) AS n FROM (SELECT 1 FROM runtime_outbox WHERE seq <= ? LIMIT ?)", seq, cap);
+    return row === undefined ? 0 : int(row, "n");
+  }
+
+  /** Whether an event waits strictly between `after` and `before`. */
+  waitingBetween(after: number, before: number): boolean {
+    return one(this.sql, "SELECT 1 AS present FROM runtime_outbox WHERE seq > ? AND seq < ? LIMIT 1", after, before) !== undefined;
   }
 
   /** A completed purge, by id. */

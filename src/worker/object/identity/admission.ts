@@ -1,0 +1,44 @@
+import type { Principal, ToolCall } from "../../../core/tool-result/types";
+import type { Outcome } from "../../result";
+import { ok } from "../../result";
+import type { ConsumerRecord } from "../consumer/plane";
+import type { Caller } from "../credentials/plane";
+import { CallRate } from "../credentials/rate";
+import type { Limits } from "../limits";
+import { callOf, type ToolCallInput } from "../tool-calls/bind";
+import { resolvePrincipal, toolInScope } from "./principal";
+import { PrincipalTokens } from "./principal-token";
+
+/** What admission reads of its object: the clocks and the outbound fetch (JWKS). */
+export interface AdmissionDeps {
+  /** Unix seconds (pinned by tests). */
+  now(): number;
+  /** Wall-clock milliseconds for rate buckets. */
+  rateMs(): number;
+  fetch(url: string, init: RequestInit): Promise<Response>;
+}
+
+/**
+ * Admission of an agent's tool call, after authentication: the credential's call rate, the
+ * principal from what the gate verified, the call bound to its host context, and the
+ * credential's tool scope — in that order, each refusal a problem and nothing executed.
+ */
+export class AgentAdmission {
+  readonly #rate = new CallRate();
+  readonly #tokens: PrincipalTokens;
+
+  constructor(private readonly deps: AdmissionDeps) {
+    this.#tokens = new PrincipalTokens((url, init) => deps.fetch(url, init));
+  }
+
+  async admit(consumer: string, caller: Caller, config: ConsumerRecord, limits: Limits, input: ToolCallInput): Promise<Outcome<{ principal: Principal; call: ToolCall }>> {
+    const rate = this.#rate.take(caller.credentialId, limits, this.deps.rateMs());
+    if (!rate.ok) return rate;
+    const principal = await resolvePrincipal(consumer, caller, input, config.principalTokens, (issuer, jwt) => this.#tokens.verify(issuer, jwt, this.deps.now()));
+    if (!principal.ok) return principal;
+    const call = callOf(input);
+    if (!call.ok) return call;
+    const scope = toolInScope(caller, call.value.name);
+    return scope.ok ? ok({ principal: principal.value, call: call.value }) : scope;
+  }
+}
