@@ -66,6 +66,7 @@ const skippedCases = new Set(
 const CASE_ROLES = [...new Set(cases.flatMap((c) => (c.principal as JsonObject).roles as string[]))];
 
 let comparedSteps = 0;
+let refusedDecisions = 0;
 
 describe("public tool-cases over HTTP", () => {
   it("skips exactly the cases that inject a failure after commit", () => {
@@ -114,6 +115,17 @@ describe("public tool-cases over HTTP", () => {
             const shown = (list.approvals as JsonObject[]).find((a) => a.approval_id === asked.approval_id) as JsonObject;
             const digest = mode === "mismatched" ? "0".repeat(64) : (shown.approval_digest as string);
             const decided = await post(`/v1/consumers/${consumer}/approvals/${asked.approval_id}`, approver, { decision: "approve", approval_digest: digest });
+            if (mode === "mismatched") {
+              // The reference records a decision on a digest that is not the call's and lets the
+              // engine refuse it later; the gate refuses the decision itself (issue #11), so the
+              // approval stays pending and the call keeps answering APPROVAL_REQUIRED.
+              expect([decided.status, read(await decided.text()).code]).toEqual([409, "APPROVAL_DIGEST_MISMATCH"]);
+              await pinClock(consumer, now);
+              const pending = read(await (await post(path, agent, body)).text());
+              expect(((pending.model_result as JsonObject).error as JsonObject).code).toBe("APPROVAL_REQUIRED");
+              refusedDecisions++;
+              continue;
+            }
             expect(decided.status).toBe(200);
           }
         }
@@ -141,8 +153,8 @@ describe("public tool-cases over HTTP", () => {
     });
   }
 
-  it("compared 41 of the fixture's 59 steps (12 in after-commit cases, 6 decided by an injected failure)", () => {
+  it("compared 40 of the fixture's 59 steps (12 in after-commit cases, 6 decided by an injected failure, 1 decision refused for its digest)", () => {
     expect(cases.reduce((n, c) => n + (c.steps as JsonObject[]).length, 0)).toBe(59);
-    expect(comparedSteps).toBe(41);
+    expect([comparedSteps, refusedDecisions]).toEqual([40, 1]);
   });
 });
