@@ -4,10 +4,26 @@ import { httpSchemas, Identifier } from "./registry";
 /** Path segment naming a consumer (tenant). */
 export const ConsumerName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/);
 
-/** A JSON Web Key as a JWKS carries it (the verifier checks the members it uses). */
+const JwkText = z.string().max(8192);
+
+/** A public JSON Web Key as a JWKS carries it: text members only (the verifier checks the ones it uses). */
 const Jwk = z
-  .looseObject({ kty: z.enum(["RSA", "EC", "OKP"]), kid: z.string().max(256).optional(), alg: z.string().max(32).optional(), use: z.string().max(16).optional() })
-  .meta({ description: "A public JSON Web Key (RFC 7517)." });
+  .strictObject({
+    kty: z.enum(["RSA", "EC", "OKP"]),
+    kid: z.string().max(256).optional(),
+    alg: z.string().max(32).optional(),
+    use: z.string().max(16).optional(),
+    key_ops: z.array(z.string().max(32)).max(8).optional(),
+    crv: z.string().max(32).optional(),
+    x: JwkText.optional(),
+    y: JwkText.optional(),
+    n: JwkText.optional(),
+    e: z.string().max(16).optional(),
+    x5c: z.array(JwkText).max(8).optional(),
+    x5t: z.string().max(64).optional(),
+    "x5t#S256": z.string().max(64).optional(),
+  })
+  .meta({ description: "A public JSON Web Key (RFC 7517); private members are refused." });
 
 /** Signature algorithms an end user's token may use (never `none`, never HMAC). */
 export const PRINCIPAL_TOKEN_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;

@@ -41,6 +41,15 @@ describe("PUT /v1/consumers/{consumer}", () => {
     });
   });
 
+  it("refuses a token issuer whose JWKS carries anything but text members (R5 found a 500: a float went on to the object)", async () => {
+    const res = await gate("/v1/consumers/acme", {
+      method: "PUT",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: '{"tools":[],"approver_subjects":[],"principal_tokens":{"issuer":"i","audience":"a","jwks":{"keys":[{"kty":"EC","crv":"P-256","x":"AA","y":"AA","ext":1.0}]}}}',
+    });
+    expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([400, "INVALID_REQUEST"]);
+  });
+
   it("refuses a wrong admin token with the one 401 body", async () => {
     const res = await send("PUT", "/v1/consumers/acme", "not-the-admin-token", { tools: [], approver_subjects: [] });
     expect(res.status).toBe(401);

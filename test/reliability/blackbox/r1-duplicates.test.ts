@@ -204,7 +204,9 @@ beforeAll(async () => {
     if (r.status !== 200 && r.status !== 201) throw new Error(`admin ${method} ${path}: ${describeReply(r)}`);
     return r.json as { secret: string };
   };
-  await admin("PUT", "", { tools: ["submit_refund"], approver_subjects: [REVIEWER], limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 } });
+  // Hundreds of rounds each open an approval for the same subject and fire thousands of calls
+  // through one credential: the rate limit and the approval quota have their own tests.
+  await admin("PUT", "", { tools: ["submit_refund"], approver_subjects: [REVIEWER], limits: { calls_per_second: 1_000_000, call_burst: 1_000_000, pending_approvals_per_subject: 10_000 } });
   agent = (await admin("POST", "/credentials", { kind: "agent" })).secret;
   approver = (await admin("POST", "/credentials", { kind: "approver", subject_id: REVIEWER })).secret;
 });
