@@ -85,7 +85,7 @@ describe("PUT /v1/consumers/{consumer}", () => {
 });
 
 describe("credentials", () => {
-  it("mints typed, checksummed credentials shown once", async () => {
+  it("mints typed credentials with a keyed tag, shown once", async () => {
     await createConsumer("acme", ["get_order"], ["rev-1"]);
     const res = await send("POST", "/v1/consumers/acme/credentials", ADMIN_TOKEN, { kind: "auditor" });
     expect(res.status).toBe(201);
