@@ -6,9 +6,9 @@
  * @module
  */
 import type { JsonObject } from "../json";
-import { approvalBindingKey, approvalRequest, pendingOnly, weighApprovals, type ApprovalBook } from "./approval-book";
+import type { ApprovalBook } from "./approval-book";
+import { approvalGate } from "./approval-gate";
 import { isOneOf, VALID_FAILURES, type Failure } from "./constants";
-import { hasValidApproval } from "./approvals";
 import { callFingerprint, memoizeHash, requestDigest, statusRef as makeStatusRef } from "./digests";
 import {
   bindCallIdentity,
@@ -102,7 +102,6 @@ const BEFORE_EXECUTE_FAILURES: ReadonlyMap<Failure, ErrorCode> = new Map<Failure
 export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest): BeginDispatchResult {
   const { principal, call, now } = request;
   const failure = request.failure ?? "none";
-  const approvals = request.approvals ?? [];
   const hash = memoizeHash(request.hash ?? engine.hash);
   validateHostContext(principal, call, now);
   if (!isOneOf(VALID_FAILURES, failure)) throw new ToolResultUsageError("FAILURE_NOT_APPLICABLE", `unknown failure: ${String(failure)}`);
@@ -118,7 +117,7 @@ export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest
   if (!bindCallIdentity(engine.store, principal, call, callFingerprint(call, digest, "dispatch", hash))) {
     return fail("CALL_ID_CONFLICT", digest);
   }
-  const ctx = { store: engine.store };
+  const ctx = { store: engine.store, now };
   if (!spec.authorize(principal, call.arguments, ctx)) return fail("NOT_FOUND", digest);
 
   let scope: string[] | null = null;
@@ -146,27 +145,10 @@ export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest
     if (spec.businessRule !== undefined && !spec.businessRule(principal, call.arguments, ctx)) {
       return fail("BUSINESS_RULE_VIOLATION", digest);
     }
-    const book = request.book;
-    let granted = approvals;
-    if (book !== undefined) {
-      const bindingKey = approvalBindingKey(call, digest);
-      const stored = book.byBinding(bindingKey);
-      const weighed = weighApprovals(request.prepareOnly === true ? pendingOnly(stored, now) : stored, principal, call, spec, now);
-      if (weighed.granted.length === 0 && !weighed.refused) {
-        let approvalId = weighed.pendingId;
-        if (approvalId === null) {
-          const opened = book.open(approvalRequest(principal, call, digest, bindingKey, now));
-          if (!opened.ok) return { kind: "quota_exceeded", retry_after_seconds: opened.error.retry_after_seconds };
-          approvalId = opened.value;
-        }
-        const pkg = errorPackage(principal, call, spec, "APPROVAL_REQUIRED", digest, now, hash, null);
-        return { kind: "needs_approval", package: pkg, approval_id: approvalId, request_sha256: digest, binding_key: bindingKey };
-      }
-      if (weighed.granted.length === 0) return fail("APPROVAL_INVALID", digest);
-      granted = weighed.granted;
-    } else if (approvals.length === 0) return fail("APPROVAL_REQUIRED", digest);
-    if (!hasValidApproval(granted, principal, call, spec, digest, now, engine.approvers, hash)) {
-      return fail("APPROVAL_INVALID", digest);
+    // Every write needs a human unless the tool's approval rule says this one does not.
+    if (spec.needsApproval === undefined || spec.needsApproval(principal, call.arguments, ctx)) {
+      const refused = approvalGate(engine, request, spec, digest, hash, fail);
+      if (refused !== null) return refused;
     }
   }
 

@@ -149,7 +149,13 @@ function checkHandlerResult(spec: ToolSpec, call: ToolCall, raw: HandlerResult):
   }
   const expected = Object.keys(spec.output);
   const actual = Object.keys(data);
-  if (actual.length !== expected.length || !expected.every((key) => Object.hasOwn(data, key))) {
+  if (spec.outputSchema !== undefined) {
+    // A data-defined tool: its schema decides the fields; `output` rules bind some to arguments.
+    if (checkJsonDomain(data) !== null || !spec.outputSchema.validate(data)) {
+      errors.push("output does not match the tool's output schema");
+      return errors;
+    }
+  } else if (actual.length !== expected.length || !expected.every((key) => Object.hasOwn(data, key))) {
     const missing = expected.filter((key) => !Object.hasOwn(data, key));
     const extra = actual.filter((key) => !Object.hasOwn(spec.output, key));
     errors.push(`output fields do not match: missing=${pySortedListRepr(missing)}, extra=${pySortedListRepr(extra)}`);
@@ -166,6 +172,9 @@ function checkHandlerResult(spec: ToolSpec, call: ToolCall, raw: HandlerResult):
   const bytes = utf8Length(canonicalJson(data));
   if (bytes > spec.maxOutputBytes) errors.push(`output exceeds ${spec.maxOutputBytes} bytes`);
   if (jsonDepth(data) > spec.maxOutputDepth) errors.push(`output depth exceeds ${spec.maxOutputDepth}`);
-  for (const name of expected) checkRule(name, spec.output[name] as OutputRule, data[name] as Json, call, errors);
+  for (const name of expected) {
+    if (spec.outputSchema !== undefined && !Object.hasOwn(data, name)) continue;
+    checkRule(name, spec.output[name] as OutputRule, data[name] as Json, call, errors);
+  }
   return errors;
 }

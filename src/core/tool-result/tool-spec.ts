@@ -33,6 +33,17 @@ export interface OutputRule {
 /** What a tool's checks and handler may consult besides the arguments. */
 export interface ToolContext {
   readonly store: ToolResultStore;
+  /** The dispatch's time (Unix seconds), for policies that read `now` (the core reads no clock). */
+  readonly now?: number;
+}
+
+/**
+ * A compiled schema check (a data-defined tool's `input` or `output`, see `core/tool-schema`):
+ * `validate` answers whether a JSON value satisfies it; `document` is the schema itself.
+ */
+export interface SchemaCheck {
+  readonly document: JsonObject;
+  validate(value: Json): boolean;
 }
 
 /** How a tool runs: an in-process handler, or outside the engine, by the host (an HTTP service). */
@@ -65,6 +76,17 @@ export interface ToolSpec {
   /** Optional business rule for writes; false answers BUSINESS_RULE_VIOLATION. */
   readonly businessRule?: (principal: Principal, args: JsonObject, ctx: ToolContext) => boolean;
   readonly execution: ToolExecution;
+  /** What the tool does, for the model's declaration (data-defined and embedded tools). */
+  readonly description?: string;
+  /** A JSON Schema check of the arguments, instead of the flat `arguments` rules (data-defined tools). */
+  readonly inputSchema?: SchemaCheck;
+  /**
+   * A JSON Schema check of the output data, instead of the exact field set of `output`; the
+   * `output` rules then only bind fields to arguments (data-defined tools).
+   */
+  readonly outputSchema?: SchemaCheck;
+  /** Whether this write needs a human (default: every write does); a data tool's `approval` rule. */
+  readonly needsApproval?: (principal: Principal, args: JsonObject, ctx: ToolContext) => boolean;
 }
 
 /** Registered tools by name. */
@@ -102,6 +124,7 @@ export function hasRuleType(value: unknown, type: RuleType): boolean {
 /** The reference's `_validate_arguments`: exact names, JSON domain, type, stripped/raw lengths, enum. */
 export function validateArguments(spec: ToolSpec, args: Json): boolean {
   if (typeof args !== "object" || args === null || Array.isArray(args) || args instanceof PyFloat) return false;
+  if (spec.inputSchema !== undefined) return checkJsonDomain(args) === null && spec.inputSchema.validate(args);
   const names = Object.keys(spec.arguments);
   const given = Object.keys(args);
   if (given.length !== names.length || !names.every((name) => Object.hasOwn(args, name))) return false;

@@ -5,6 +5,7 @@ import { ApprovalDecisionRequest } from "../../contracts/approval";
 import type { ConsumerConfig } from "../../contracts/consumer";
 import type { CreateCredentialRequest } from "../../contracts/credential";
 import { ToolCallRequest, ToolCallStatusRequest } from "../../contracts/tool-call";
+import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { Env } from "../env";
 import { problem, UNAUTHENTICATED } from "../problem";
 import { fail, ok, type Outcome } from "../result";
@@ -85,11 +86,16 @@ export class ConsumerObject extends DurableObject<Env> {
     return limitsOf(this.#consumer.current());
   }
 
+  /** In-process tools of the embedding Worker; `createGate({ tools })` overrides this (src/worker/gate.ts). */
+  protected codeTools(): readonly ToolSpec[] {
+    return [];
+  }
+
   #planeFor(config: ConsumerRecord): ToolCallPlane {
     this.#toolCalls ??= new ToolCallPlane({
       sql: this.ctx.storage.sql,
       audit: this.#audit,
-      registry: registryFor(config.tools),
+      registry: registryFor(config.tools, this.codeTools()),
       approvers: config.approverSubjects,
       executor: httpExecutor(downstreamOf(this.env)),
       limits: () => this.#limits(),

@@ -78,9 +78,13 @@ export const HTTP_TOOLS: ReadonlyMap<string, HttpToolDefinition> = new Map(
 /** Every tool a consumer may enable. */
 export const ALL_TOOL_NAMES: readonly string[] = [...BUILT_IN_TOOLS.map((t) => t.name), ...HTTP_TOOLS.keys()];
 
-/** The registry of a consumer: the enabled tools only, so any other name is UNKNOWN_TOOL. */
-export function registryFor(enabled: readonly string[]): ToolRegistry {
+/**
+ * The registry of a consumer: the enabled tools only, so any other name is UNKNOWN_TOOL.
+ * `extra` are the tools of the embedding Worker (`createGate({ tools })`) and the consumer's
+ * data-defined tools; a name there shadows nothing (a duplicate name is a bug, thrown).
+ */
+export function registryFor(enabled: readonly string[], extra: readonly ToolSpec[] = []): ToolRegistry {
   const wanted = new Set(enabled);
-  const tools = [...BUILT_IN_TOOLS, ...[...HTTP_TOOLS.values()].map((d) => d.spec)].filter((t) => wanted.has(t.name));
+  const tools = [...BUILT_IN_TOOLS, ...[...HTTP_TOOLS.values()].map((d) => d.spec), ...extra].filter((t) => wanted.has(t.name));
   return createRegistry(tools);
 }
