@@ -1,9 +1,12 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { LedgerService } from "./test/support/ledger-service.ts";
 import { RefundsService } from "./test/support/refunds-service.ts";
 
 /** The downstream of the HTTP tools in the worker tests (one per run, scripted by the tests). */
 const refunds = new RefundsService();
+/** The downstream of the data-defined tools (workerd's outbound fetch to https://ledger.test). */
+const ledger = new LedgerService();
 
 export default defineConfig({
   test: {
@@ -24,7 +27,9 @@ export default defineConfig({
                 TOOLGATE_ADMIN_TOKEN: "test-admin-token-0123456789",
                 TOOLGATE_TOKEN_KEY: "test-token-key-0123456789abcdef0123456789",
                 TOOLGATE_SIGNING_KEY: "test-signing-key-0123456789abcdef012345",
+                TOOLGATE_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456",
               },
+              outboundService: (request: Request) => ledger.fetch(request),
               serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
             },
           }),
@@ -53,7 +58,7 @@ export default defineConfig({
         test: {
           name: "blackbox",
           environment: "node",
-          include: ["test/blackbox/**/*.test.ts"],
+          include: ["test/blackbox/**/*.test.ts", "test/examples/**/*.test.ts"],
           testTimeout: 180_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -25,6 +25,14 @@ export const ACCESS = {
   revokeCredential: ["admin"],
   ping: ["admin"],
   facadeTargets: ["admin"],
+  // Tools as data and consumer secrets (the tool list in a model's format: agents too).
+  defineTool: ["admin"],
+  getTool: ["admin"],
+  listTools: ["admin", "agent"],
+  disableTool: ["admin"],
+  putSecret: ["admin"],
+  deleteSecret: ["admin"],
+  listSecrets: ["admin"],
   // Tool-call plane.
   toolCall: ["agent"],
   toolCallStatus: ["agent"],

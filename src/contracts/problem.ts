@@ -32,6 +32,10 @@ export const PROBLEM_STATUS = {
   QUOTA_EXCEEDED: 429,
   INVALID_CURSOR: 400,
   ACTION_COMMIT_IN_FLIGHT: 409,
+  // Tools as data: a definition outside the supported subset (with the JSON pointer in `path`),
+  // a consumer enabling tool names nobody defined.
+  INVALID_TOOL_DEFINITION: 422,
+  UNKNOWN_TOOL_NAMES: 422,
   INTERNAL: 500,
   // Answered by the local edge of `npm start` before a request reaches the Worker (in production
   // Cloudflare's edge refuses malformed HTTP itself); listed so clients see one catalog.
@@ -82,6 +86,8 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   QUOTA_EXCEEDED: "Quota exceeded",
   INVALID_CURSOR: "Cursor is not valid",
   ACTION_COMMIT_IN_FLIGHT: "The action's commit is in flight",
+  INVALID_TOOL_DEFINITION: "Tool definition is not supported",
+  UNKNOWN_TOOL_NAMES: "Consumer enables tools that are not defined",
   INTERNAL: "Internal error",
   MALFORMED_HTTP: "Malformed HTTP request",
   METHOD_NOT_ALLOWED: "Method not allowed",
@@ -108,6 +114,6 @@ export const ProblemDetails = z
     status: z.number().int(),
     code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]),
     detail: z.string(),
-    path: z.string().optional().meta({ description: "JSON path of the offending field (envelope `unknown_field`)." }),
+    path: z.string().optional().meta({ description: "Where the offending input is: a JSON path (envelope `unknown_field`) or a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`)." }),
   })
   .register(httpSchemas, { id: "ProblemDetails" });

@@ -19,4 +19,6 @@ export * as adapters from "./adapters";
 export * as capability from "./capability";
 export * as wire from "./wire";
 export * as audit from "./audit";
+export * as toolSchema from "./tool-schema";
+export * as policy from "./policy";
 export { ok, err, type Result } from "./result";

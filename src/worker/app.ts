@@ -9,6 +9,7 @@ import { auditOperations, auditRoutes } from "./routes/audit";
 import { capabilityOperations, capabilityRoutes } from "./routes/capability";
 import { runtimeOperations, runtimeRoutes } from "./routes/runtime";
 import { toolCallOperations, toolCallRoutes } from "./routes/tool-calls";
+import { toolOperations, toolRoutes } from "./routes/tools";
 
 /** The gate's version, shown in the OpenAPI document. */
 export const GATE_VERSION = "0.1.0";
@@ -17,6 +18,7 @@ const operations: readonly OperationDoc[] = [
   { method: "get", path: "/healthz", summary: "Liveness.", operation: "none", response: { status: 200, description: "`{\"ok\":true}`" }, problems: [] },
   { method: "get", path: "/v1/openapi.json", summary: "This document.", operation: "none", response: { status: 200, description: "OpenAPI 3.1." }, problems: [] },
   ...adminOperations,
+  ...toolOperations,
   ...toolCallOperations,
   ...approvalOperations,
   ...auditOperations,
@@ -35,6 +37,7 @@ app.get("/v1/openapi.json", () => {
   return new Response(openApiText, { headers: { "content-type": "application/json" } });
 });
 app.route("/", adminRoutes);
+app.route("/", toolRoutes);
 app.route("/", toolCallRoutes);
 app.route("/", approvalRoutes);
 app.route("/", auditRoutes);

@@ -21,6 +21,13 @@ export interface Env {
    * shorter: HTTP tools send nothing and answer `TOOL_ERROR`.
    */
   TOOLGATE_SIGNING_KEY?: string;
+  /**
+   * The key that seals consumer secrets (AES-256-GCM, a key derived per consumer; at least 32
+   * characters). Unset: no secret can be stored, so no tool can use a secret header.
+   */
+  TOOLGATE_SECRETS_KEY?: string;
+  /** `"1"` lets data-defined tools target loopback `http` URLs (`npm start` only); otherwise `https` only. */
+  TOOLGATE_ALLOW_LOOPBACK_TARGETS?: string;
   /** Base URL of the downstream service that HTTP tools call (optional). */
   TOOLGATE_DOWNSTREAM_URL?: string;
   /** Optional service binding used instead of `fetch(TOOLGATE_DOWNSTREAM_URL)` (tests, same-account services). */

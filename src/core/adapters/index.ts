@@ -1,5 +1,6 @@
 /**
- * Provider adapters: outbound projections of validated packages and inbound native tool calls.
+ * Provider adapters: outbound projections of validated packages, inbound native tool calls, and
+ * tool declarations for the model in each vendor's shape.
  * @module
  */
 export {
@@ -18,3 +19,16 @@ export {
   type NativeCallResult,
   type NativeToolCall,
 } from "./native-calls";
+export {
+  DECLARATION_FORMATS,
+  declareTools,
+  isDeclarationFormat,
+  type AnthropicToolDeclaration,
+  type DeclarationFormat,
+  type GeminiToolDeclaration,
+  type JsonSchemaToolDeclaration,
+  type ObjectSchema,
+  type OpenAiToolDeclaration,
+  type ToolDeclarationInput,
+} from "./declarations";
+export { fromOpenAiStrictArguments, toOpenAiStrictSchema } from "./openai-strict";

@@ -1,16 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { canonicalJson } from "../../core/json";
-import { adminMay, type Operation } from "../../contracts/access";
+import type { Operation } from "../../contracts/access";
 import { ApprovalDecisionRequest } from "../../contracts/approval";
 import type { ConsumerConfig } from "../../contracts/consumer";
 import type { CreateCredentialRequest } from "../../contracts/credential";
 import { ToolCallRequest, ToolCallStatusRequest } from "../../contracts/tool-call";
 import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { Env } from "../env";
-import { problem, UNAUTHENTICATED } from "../problem";
+import { problem } from "../problem";
 import { fail, ok, type Outcome } from "../result";
-import { registryFor } from "../tools/catalog";
-import { downstreamOf, httpExecutor } from "../tools/executor";
 import { AuditChain, type AuditPageRequest } from "./audit/plane";
 import { CapabilityHost } from "./capability/host";
 import { capabilityCall, type CapabilityCall, type CapabilityCaller } from "./capability/plane";
@@ -23,7 +21,10 @@ import { AgentAdmission } from "./identity/admission";
 import type { Limits } from "./limits";
 import { migrate } from "./migrations";
 import { fromWorker } from "./rpc";
-import { upgradeSocket, type Authenticated } from "./socket-upgrade";
+import { Gatekeeper } from "./gatekeeper";
+import { toolsCall, type ToolsCall } from "./tools/calls";
+import { ToolsHost } from "./tools/host";
+import { upgradeSocket } from "./socket-upgrade";
 import { RuntimeTransport, type RuntimeReply } from "./runtime/plane";
 import { isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime/socket";
 import { admitMessage, closeCredentialSockets, sessionPolicy } from "./sessions";
@@ -44,6 +45,8 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly #audit: AuditChain;
   readonly #credentials: CredentialPlane;
   readonly #consumer: ConsumerPlane;
+  readonly #gate: Gatekeeper;
+  readonly #tools: ToolsHost;
   readonly #admission = new AgentAdmission({ now: () => this.clock.now(), rateMs: () => this.clock.rateMs(), fetch: (url, init) => fetch(url, init) });
   #toolCalls: ToolCallPlane | undefined;
   #runtime: RuntimeTransport | undefined;
@@ -54,6 +57,8 @@ export class ConsumerObject extends DurableObject<Env> {
     this.#audit = new AuditChain(sql);
     this.#credentials = new CredentialPlane({ sql, consumer: () => this.#consumer.current()?.name, keys: tokenKeys(env), now: () => this.clock.now() });
     this.#consumer = new ConsumerPlane(sql, this.#audit);
+    this.#gate = new Gatekeeper(this.#consumer, this.#credentials);
+    this.#tools = new ToolsHost({ sql, audit: this.#audit, env, consumer: () => this.#consumer.current()?.name ?? "", codeTools: () => this.codeTools() });
     this.capability = new CapabilityHost({
       sql,
       audit: this.#audit,
@@ -76,6 +81,7 @@ export class ConsumerObject extends DurableObject<Env> {
       return this.ctx.storage.transactionSync(step);
     } catch (error) {
       this.#audit.reset();
+      this.#tools.data.reset();
       throw error;
     }
   }
@@ -95,9 +101,9 @@ export class ConsumerObject extends DurableObject<Env> {
     this.#toolCalls ??= new ToolCallPlane({
       sql: this.ctx.storage.sql,
       audit: this.#audit,
-      registry: registryFor(config.tools, this.codeTools()),
+      registry: this.#tools.registry(config.tools),
       approvers: config.approverSubjects,
-      executor: httpExecutor(downstreamOf(this.env)),
+      executor: this.#tools.executor(),
       limits: () => this.#limits(),
       transaction: (step) => this.#transaction(step),
     });
@@ -118,39 +124,6 @@ export class ConsumerObject extends DurableObject<Env> {
     return this.#runtime;
   }
 
-  /**
-   * The consumer an admin-secret operation names (the Worker checked the secret). The secret on
-   * an operation it may not make is refused before the consumer is looked up, so that refusal
-   * is the same 401 whether or not the consumer exists.
-   */
-  #admin(consumer: string, operation: Operation): Outcome<ConsumerRecord> {
-    if (!adminMay(operation)) return fail(UNAUTHENTICATED);
-    const config = this.#consumer.current();
-    return config !== undefined && config.name === consumer ? ok(config) : fail(problem("NOT_FOUND", "No such consumer."));
-  }
-
-  /**
-   * Authenticates a credential for an operation of the access table. A consumer that does not
-   * exist answers as a bad credential would, so a caller cannot probe for consumers.
-   */
-  #authenticate(consumer: string, token: string, operation: Operation): Outcome<Authenticated> {
-    const config = this.#consumer.current();
-    if (config === undefined || config.name !== consumer) return fail(UNAUTHENTICATED);
-    const caller = this.#credentials.authenticate(token, operation);
-    return caller.ok ? ok({ caller: caller.value, config }) : caller;
-  }
-
-  /** An approver credential whose subject is one of the consumer's approvers. */
-  #approver(consumer: string, token: string, operation: Operation): Outcome<{ approverId: string; config: ConsumerRecord }> {
-    const auth = this.#authenticate(consumer, token, operation);
-    if (!auth.ok) return auth;
-    const subject = auth.value.caller.subjectId;
-    if (subject === null || !auth.value.config.approverSubjects.includes(subject)) {
-      return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
-    }
-    return ok({ approverId: subject, config: auth.value.config });
-  }
-
   /** A bare round trip (benchmark baseline). */
   ping(): string {
     return "pong";
@@ -158,6 +131,8 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Admin: creates or updates the consumer (its tool registry is rebuilt on the next call). */
   configure(consumer: string, config: ConsumerConfig): Outcome<string> {
+    const unknown = this.#consumer.current() === undefined ? [] : this.#tools.unknownNames(config.tools);
+    if (unknown.length > 0) return fail(problem("UNKNOWN_TOOL_NAMES", `No tool is defined under ${unknown.map((n) => JSON.stringify(n)).join(", ")}.`));
     const saved = this.#transaction(() => this.#consumer.configure(consumer, config, this.clock.now()));
     this.#toolCalls = undefined;
     return ok(saved);
@@ -165,7 +140,7 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Admin: mints a credential; the secret is answered once. */
   createCredential(consumer: string, request: CreateCredentialRequest): Outcome<string> {
-    const auth = this.#admin(consumer, "createCredential");
+    const auth = this.#gate.admin(consumer, "createCredential");
     if (!auth.ok) return auth;
     const now = this.clock.now();
     return this.#transaction(() => this.#credentials.issue(consumer, bindingOf(request), now, this.#audit));
@@ -173,7 +148,7 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Admin: revokes a credential at once. */
   revokeCredential(consumer: string, credentialId: string): Outcome<null> {
-    const auth = this.#admin(consumer, "revokeCredential");
+    const auth = this.#gate.admin(consumer, "revokeCredential");
     if (!auth.ok) return auth;
     const now = this.clock.now();
     const revoked = this.#transaction(() => {
@@ -199,7 +174,7 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Both agent operations: authenticate, bind the call, run it (or its status query), answer the projection. */
   async #agentCall(consumer: string, token: string, operation: Operation, input: ToolCallInput, statusRef: string | null): Promise<Outcome<string>> {
-    const auth = this.#authenticate(consumer, token, operation);
+    const auth = this.#gate.authenticate(consumer, token, operation);
     if (!auth.ok) return auth;
     const { caller, config } = auth.value;
     const admitted = await this.#admission.admit(consumer, caller, config, this.#limits(), input);
@@ -213,7 +188,7 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Approver: one page of pending approvals (`cursor`: a `next_cursor` answered before), each with the digest computed for this approver. */
   listApprovals(consumer: string, token: string, cursor: string | null = null): Outcome<string> {
-    const who = this.#approver(consumer, token, "listApprovals");
+    const who = this.#gate.approver(consumer, token, "listApprovals");
     if (!who.ok) return who;
     const request = { tenantId: consumer, approverId: who.value.approverId, cursor, pageItems: this.#limits().page_items };
     const page = this.#planeFor(who.value.config).listApprovals(request, this.clock.now());
@@ -222,7 +197,7 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Approver: one decision, bound to the digest the approver saw. */
   decideApproval(consumer: string, token: string, approvalId: string, request: ApprovalDecisionRequest): Outcome<string> {
-    const who = this.#approver(consumer, token, "decideApproval");
+    const who = this.#gate.approver(consumer, token, "decideApproval");
     if (!who.ok) return who;
     const body = ApprovalDecisionRequest.parse(request);
     const decided = this.#planeFor(who.value.config).decide(approvalId, who.value.approverId, body.decision, body.approval_digest, this.clock.now());
@@ -231,19 +206,19 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Auditor: one page of the audit chain (at most `page_items` entries; opaque cursor). */
   auditPage(consumer: string, token: string, request: AuditPageRequest): Outcome<string> {
-    const auth = this.#authenticate(consumer, token, "auditPage");
+    const auth = this.#gate.authenticate(consumer, token, "auditPage");
     return auth.ok ? this.#audit.page(request, this.#limits()) : auth;
   }
 
   /** Auditor: one bounded step of the chain's verification walk (`cursor`: where the last step stopped). */
   auditVerify(consumer: string, token: string, cursor: string | null = null): Outcome<string> {
-    const auth = this.#authenticate(consumer, token, "auditVerify");
+    const auth = this.#gate.authenticate(consumer, token, "auditVerify");
     return auth.ok ? this.#audit.verify(cursor, this.#limits()) : auth;
   }
 
   /** Runtime: one execution envelope (`POST …/runtime/envelopes`). */
   async runtimeEnvelope(consumer: string, token: string, body: Uint8Array): Promise<Outcome<RuntimeReply>> {
-    const auth = this.#authenticate(consumer, token, "runtimeEnvelope");
+    const auth = this.#gate.authenticate(consumer, token, "runtimeEnvelope");
     if (!auth.ok) return auth;
     const origin = { credentialId: auth.value.caller.credentialId, socket: null };
     return this.#runtimeOf(auth.value.config).envelope(body, origin, sessionPolicy(this.#limits(), this.#credentials));
@@ -251,22 +226,30 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Admin: reads (`targets` null) or replaces the App Facade target map. */
   facadeTargets(consumer: string, targets: Record<string, string> | null): Outcome<string> {
-    const config = this.#admin(consumer, "facadeTargets");
+    const config = this.#gate.admin(consumer, "facadeTargets");
     return config.ok ? ok(this.#runtimeOf(config.value).facadeTargets(targets)) : config;
   }
 
   /** Capability plane: one call; `token` null means the Worker already checked the admin secret. */
   async capabilityCall(consumer: string, token: string | null, call: CapabilityCall): Promise<Outcome<string>> {
     if (token === null) {
-      const config = this.#admin(consumer, call.kind);
+      const config = this.#gate.admin(consumer, call.kind);
       return config.ok ? capabilityCall(this.capability, consumer, { kind: "admin" }, config.value.approverSubjects, call, this.#limits()) : config;
     }
-    const auth = this.#authenticate(consumer, token, call.kind);
+    const auth = this.#gate.authenticate(consumer, token, call.kind);
     if (!auth.ok) return auth;
     // Capability bodies carry no end-user token: a token-verified credential has no verified actor here.
     if (auth.value.caller.principal === "token") return fail(problem("PRINCIPAL_MISMATCH", "A token-verified credential acts on the tool-call plane only."));
     const caller: CapabilityCaller = { kind: auth.value.caller.kind, subjectId: auth.value.caller.subjectId };
     return capabilityCall(this.capability, consumer, caller, auth.value.config.approverSubjects, call, this.#limits());
+  }
+
+  /** Tools as data, consumer secrets, and the tool list (`token` null: the admin secret, checked by the Worker). */
+  async toolsCall(consumer: string, token: string | null, call: ToolsCall): Promise<Outcome<string | null>> {
+    const who = this.#gate.either(consumer, token, call.kind);
+    if (!who.ok) return who;
+    const deps = { host: this.#tools, audit: this.#audit, enabled: who.value.config.tools, now: this.clock.now(), transaction: <T>(step: () => T) => this.#transaction(step), invalidate: () => (this.#toolCalls = undefined) };
+    return toolsCall(deps, who.value.caller === null, call);
   }
 
   /**
@@ -278,7 +261,7 @@ export class ConsumerObject extends DurableObject<Env> {
       ctx: this.ctx,
       capability: this.capability,
       policy: sessionPolicy(this.#limits(), this.#credentials),
-      authenticate: (consumer, token, operation) => this.#authenticate(consumer, token, operation),
+      authenticate: (consumer, token, operation) => this.#gate.authenticate(consumer, token, operation),
       runtimeOf: (config) => this.#runtimeOf(config),
     });
   }

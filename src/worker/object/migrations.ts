@@ -3,8 +3,10 @@ import { CAPABILITY_MIGRATIONS } from "./capability/store";
 import { CONSUMER_MIGRATIONS } from "./consumer/store";
 import { CREDENTIAL_MIGRATIONS } from "./credentials/store";
 import { RUNTIME_MIGRATIONS } from "./runtime/store";
+import { SECRET_MIGRATIONS } from "./secrets/store";
 import { int, one } from "./sql";
 import { TOOL_CALL_MIGRATIONS } from "./tool-calls/store";
+import { TOOL_MIGRATIONS } from "./tools/store";
 
 /**
  * One plane's part of one schema version: the DDL of its own tables. Each plane's `store.ts`
@@ -17,7 +19,9 @@ export interface Migration {
 
 /**
  * Every plane's migrations, in the order their tables were first created (v1: consumer,
- * credentials, tool-call records and approvals, audit chain; v2: capability; v3: runtime).
+ * credentials, tool-call records and approvals, audit chain; v2: capability; v3: runtime;
+ * v4: credential bindings, consumer issuer and limits, approval order, mailboxes, outbox bounds;
+ * v5: data-defined tools and consumer secrets).
  * docs/storage.md documents every table. Stored formats are an API: change them only through
  * a new version, never by editing an old one.
  */
@@ -28,6 +32,8 @@ const PLANES: readonly (readonly Migration[])[] = [
   AUDIT_MIGRATIONS,
   CAPABILITY_MIGRATIONS,
   RUNTIME_MIGRATIONS,
+  TOOL_MIGRATIONS,
+  SECRET_MIGRATIONS,
 ];
 
 /** The schema version this code writes. */

@@ -1,23 +1,8 @@
 import { Hono } from "hono";
-import { canonicalJson, JsonDomainError } from "../../core/json";
 import { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../../contracts/tool-call";
 import type { OperationDoc } from "../openapi";
-import { problem, problemResponse } from "../problem";
 import { consumerGate, credentialToken, jsonBody, type GateEnv } from "./middleware";
-import { respond } from "./respond";
-
-/**
- * The validated body as canonical JSON text for the object: RPC cannot carry the reader's
- * `PyFloat` (an integral float such as `1.0`), and text keeps it exact.
- */
-function forObject(value: unknown): string | Response {
-  try {
-    return canonicalJson(value);
-  } catch (error) {
-    if (error instanceof JsonDomainError) return problemResponse(problem("INVALID_REQUEST", error.message));
-    throw error;
-  }
-}
+import { forObject, respond } from "./respond";
 
 /** Agent routes of the tool-call plane (Tool Result v2). */
 export const toolCallRoutes = new Hono<GateEnv>();

@@ -9,8 +9,9 @@ const REASONS = ["duplicate", "damaged", "other"] as const;
  * (`POST /refunds`, status at `GET /refunds/status/{key}`).
  */
 export const submitRefundTool: HttpToolDefinition = {
-  path: "/refunds",
-  statusPath: "/refunds/status",
+  url: "/refunds",
+  statusUrl: "/refunds/status/{status_ref}",
+  fenceUrl: "/refunds/status/{status_ref}/fence",
   spec: defineTool({
     name: "submit_refund",
     inputSchemaRevision: "submit-refund-input-v1",
@@ -42,8 +43,9 @@ export const submitRefundTool: HttpToolDefinition = {
 
 /** `lookup_refund`: a read served by the same downstream (`POST /refunds/lookup`). */
 export const lookupRefundTool: HttpToolDefinition = {
-  path: "/refunds/lookup",
-  statusPath: "/refunds/status",
+  url: "/refunds/lookup",
+  statusUrl: "/refunds/status/{status_ref}",
+  fenceUrl: "/refunds/status/{status_ref}/fence",
   spec: defineTool({
     name: "lookup_refund",
     inputSchemaRevision: "lookup-refund-input-v1",

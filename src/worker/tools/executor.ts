@@ -3,7 +3,7 @@ import type { DownstreamEvidence } from "../../core/tool-result/query-status";
 import type { Principal, ToolCall } from "../../core/tool-result/types";
 import type { Env } from "../env";
 import { HTTP_TOOLS } from "./catalog";
-import { callHttpTool, queryHttpToolStatus, type DownstreamService, type HttpToolOutcome } from "./http-tool";
+import { callHttpTool, queryHttpToolStatus, type DownstreamService, type HttpToolDefinition, type HttpToolOutcome } from "./http-tool";
 import { downstreamSigner } from "./signature";
 
 /** What running an external tool came to; `not_sent`: nothing left the gate. */
@@ -35,20 +35,58 @@ export function downstreamOf(env: DownstreamEnv, nowMs: () => number = Date.now)
   const base = env.TOOLGATE_DOWNSTREAM_URL;
   if (env.DOWNSTREAM !== undefined) return { fetcher: env.DOWNSTREAM, baseUrl: base ?? "http://downstream", signer };
   if (base !== undefined && base !== "") return { fetcher: { fetch: (r) => fetch(r) }, baseUrl: base, signer };
-  return undefined;
+  // No downstream for the built-in HTTP tools (they are not sent); data tools' absolute targets still are.
+  return { fetcher: { fetch: () => Promise.reject(new Error("no downstream is configured")) }, baseUrl: "", signer };
 }
 
-/** External tools over HTTP: each tool's service path comes from the catalog. */
-export function httpExecutor(downstream: DownstreamService | undefined): ExternalExecutor {
-  const definition = (spec: ToolSpec) => {
-    const def = HTTP_TOOLS.get(spec.name);
-    if (def === undefined) throw new Error(`external tool without an HTTP definition: ${spec.name}`);
-    return def;
+/** Whether a request to this URL can be sent at all (a path needs the downstream's base URL). */
+function reachable(downstream: DownstreamService, definition: HttpToolDefinition): boolean {
+  return !definition.url.startsWith("/") || downstream.baseUrl !== "";
+}
+
+/** How the executor finds an external tool: its HTTP definition and the headers of one request. */
+export interface HttpToolRoute {
+  readonly definition: HttpToolDefinition;
+  /** Extra headers (a target's own and its secrets), read per request; `undefined` if a secret cannot be opened. */
+  headers(): Promise<Readonly<Record<string, string>> | undefined>;
+}
+
+const NO_HEADERS = async () => ({});
+
+/** The built-in HTTP tools' routes (the catalog's, under the downstream's base URL). */
+export function catalogRoute(spec: ToolSpec): HttpToolRoute | undefined {
+  const definition = HTTP_TOOLS.get(spec.name);
+  return definition === undefined ? undefined : { definition, headers: NO_HEADERS };
+}
+
+/**
+ * External tools over HTTP: each tool's endpoint comes from `routeOf` (the catalog's HTTP tools
+ * and the consumer's data-defined tools). Nothing is sent without a signer, or when a secret
+ * header cannot be opened: the call then certainly did not start (`not_sent`).
+ */
+export function httpExecutor(downstream: DownstreamService | undefined, routeOf: (spec: ToolSpec) => HttpToolRoute | undefined = catalogRoute): ExternalExecutor {
+  const route = (spec: ToolSpec) => {
+    const found = routeOf(spec);
+    if (found === undefined) throw new Error(`external tool without an HTTP definition: ${spec.name}`);
+    return found;
   };
   return {
-    // No downstream (or no signing key): nothing was sent, so the call certainly did not start.
-    run: async (spec, principal, call, key) => (downstream === undefined ? { kind: "not_sent" } : callHttpTool(definition(spec), downstream, principal, call, key)),
-    canQuery: (spec) => downstream !== undefined && HTTP_TOOLS.has(spec.name),
-    query: async (spec, principal, call, key) => (downstream === undefined ? { kind: "unknown" } : queryHttpToolStatus(definition(spec), downstream, principal, call, key)),
+    run: async (spec, principal, call, key) => {
+      if (downstream === undefined) return { kind: "not_sent" };
+      const { definition, headers } = route(spec);
+      if (!reachable(downstream, definition)) return { kind: "not_sent" };
+      const extra = await headers();
+      return extra === undefined ? { kind: "not_sent" } : callHttpTool(definition, downstream, principal, call, key, extra);
+    },
+    canQuery: (spec) => {
+      const definition = routeOf(spec)?.definition;
+      return downstream !== undefined && definition?.statusUrl !== undefined && reachable(downstream, definition);
+    },
+    query: async (spec, principal, call, key) => {
+      if (downstream === undefined) return { kind: "unknown" };
+      const { definition, headers } = route(spec);
+      const extra = await headers();
+      return extra === undefined ? { kind: "unknown" } : queryHttpToolStatus(definition, downstream, principal, call, key, extra);
+    },
   };
 }

@@ -1,35 +1,58 @@
 import * as z from "zod";
-import { readJson } from "../../core/json";
+import { canonicalJson, readJson } from "../../core/json";
 import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { DownstreamEvidence } from "../../core/tool-result/query-status";
 import type { HandlerResult, Principal, ToolCall } from "../../core/tool-result/types";
 import { readCappedBytes } from "../body";
 import { encodeIdentity, identityStatement, type DownstreamSigner, type EncodedIdentity } from "./signature";
 
-/** A tool the gate runs by calling a downstream HTTP service. */
+/** A tool the gate runs by calling an HTTP service. */
 export interface HttpToolDefinition {
   /** The registry entry (execution kind `external`: the gate executes HTTP tools itself). */
   readonly spec: ToolSpec;
-  /** `POST {base}{path}` runs the tool with the arguments as the JSON body. */
-  readonly path: string;
-  /** `GET {base}{statusPath}/{idempotency key}` reports what happened to a write. */
-  readonly statusPath: string;
+  /**
+   * `{method} {url}` runs the tool with the arguments as the JSON body. An absolute URL (a
+   * data-defined tool's target) is fetched directly, never following a redirect; a path
+   * (the built-in HTTP tools) is under the downstream's base URL.
+   */
+  readonly url: string;
+  readonly method?: "POST" | "PUT";
+  /** `GET` here (with `{status_ref}`, the write's key) reports what happened to a write; absent: no reconciliation. */
+  readonly statusUrl?: string;
+  /** `POST` here (with `{status_ref}`) fences a key the downstream never saw. */
+  readonly fenceUrl?: string;
+  /** Largest answer read (default 64 KiB); a larger one is a failure. */
+  readonly maxResponseBytes?: number;
 }
 
 /**
- * How the gate reaches the downstream: a service binding, or `fetch` to a base URL; and the
- * signer that makes every request carry its identity (no signer, no downstream).
+ * How the gate reaches HTTP tools: the built-in tools' downstream (a service binding, or
+ * `fetch` to a base URL), the fetch of absolute targets, and the signer that makes every
+ * request carry its identity (no signer, nothing is sent).
  */
 export interface DownstreamService {
   readonly fetcher: { fetch(input: Request): Promise<Response> };
   readonly baseUrl: string;
   readonly signer: DownstreamSigner;
+  /** The fetch of absolute URLs (the platform's `fetch` by default). */
+  readonly external?: { fetch(input: Request): Promise<Response> };
+}
+
+/** The URL of a request and the fetch that sends it. */
+function route(downstream: DownstreamService, url: string): { url: string; fetcher: { fetch(input: Request): Promise<Response> } } {
+  if (url.startsWith("/")) return { url: downstream.baseUrl + url, fetcher: downstream.fetcher };
+  return { url, fetcher: downstream.external ?? { fetch: (request) => fetch(request) } };
+}
+
+/** A URL template with the write's key in place of `{status_ref}`. */
+function withKey(template: string, key: string): string {
+  return template.replaceAll("{status_ref}", encodeURIComponent(key));
 }
 
 /** A request to the downstream, signed for `identity` each time it is made (a re-send gets a fresh signature). */
 function signedRequest(downstream: DownstreamService, identity: EncodedIdentity, url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Request {
   const signed = downstream.signer.sign({ method: init.method, url, body: init.body ?? "" }, identity);
-  return new Request(url, { ...init, headers: { ...init.headers, ...signed } });
+  return new Request(url, { ...init, headers: { ...init.headers, ...signed }, redirect: "manual" });
 }
 
 /** What one downstream call came to, before the engine records it. */
@@ -54,10 +77,10 @@ const DownstreamStatus = z.discriminatedUnion("state", [
   z.strictObject({ state: z.enum(["not_found", "pending", "failed", "fenced"]) }),
 ]);
 
-async function readDownstreamJson(response: Response): Promise<unknown> {
-  const bytes = await readCappedBytes(response, MAX_DOWNSTREAM_BYTES);
+async function readDownstreamJson(response: Response, maxBytes = MAX_DOWNSTREAM_BYTES): Promise<unknown> {
+  const bytes = await readCappedBytes(response, maxBytes);
   if (!bytes.ok) return undefined;
-  const parsed = readJson(bytes.value, { maxBytes: MAX_DOWNSTREAM_BYTES });
+  const parsed = readJson(bytes.value, { maxBytes });
   return parsed.ok ? parsed.value : undefined;
 }
 
@@ -77,12 +100,12 @@ function toHandlerResult(spec: ToolSpec, value: z.infer<typeof DownstreamResult>
  * before any answer — a pooled connection the downstream closed just then — it is sent once
  * more within the same deadline. A write is never sent twice.
  */
-async function fetchSafe(downstream: DownstreamService, make: () => Request, signal: AbortSignal): Promise<Response> {
+async function fetchSafe(fetcher: { fetch(input: Request): Promise<Response> }, make: () => Request, signal: AbortSignal): Promise<Response> {
   try {
-    return await downstream.fetcher.fetch(make());
+    return await fetcher.fetch(make());
   } catch (error) {
     if (signal.aborted) throw error;
-    return downstream.fetcher.fetch(make());
+    return fetcher.fetch(make());
   }
 }
 
@@ -92,15 +115,23 @@ async function fetchSafe(downstream: DownstreamService, make: () => Request, sig
  * other failure is an unknown outcome, which the engine records instead of retrying. A read
  * may be re-sent once after a connection failure (see {@link fetchSafe}).
  */
-export async function callHttpTool(def: HttpToolDefinition, downstream: DownstreamService, principal: Principal, call: ToolCall, idempotencyKey: string | null): Promise<HttpToolOutcome> {
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+export async function callHttpTool(
+  def: HttpToolDefinition,
+  downstream: DownstreamService,
+  principal: Principal,
+  call: ToolCall,
+  idempotencyKey: string | null,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): Promise<HttpToolOutcome> {
+  const headers: Record<string, string> = { ...extraHeaders, "content-type": "application/json", accept: "application/json" };
   if (idempotencyKey !== null) headers["idempotency-key"] = `"${idempotencyKey}"`;
   const signal = AbortSignal.timeout(def.spec.timeoutMs);
-  const body = JSON.stringify(call.arguments);
+  const body = canonicalJson(call.arguments);
   const identity = encodeIdentity(identityStatement(principal, def.spec.name, call, idempotencyKey));
-  const make = () => signedRequest(downstream, identity, downstream.baseUrl + def.path, { method: "POST", headers, body, signal });
+  const target = route(downstream, def.url);
+  const make = () => signedRequest(downstream, identity, target.url, { method: def.method ?? "POST", headers, body, signal });
   try {
-    const response = def.spec.risk === "read" ? await fetchSafe(downstream, make, signal) : await downstream.fetcher.fetch(make());
+    const response = def.spec.risk === "read" ? await fetchSafe(target.fetcher, make, signal) : await target.fetcher.fetch(make());
     if (response.status === 429) {
       await response.body?.cancel();
       return { kind: "rate_limited" };
@@ -109,7 +140,7 @@ export async function callHttpTool(def: HttpToolDefinition, downstream: Downstre
       await response.body?.cancel();
       return { kind: "failed" };
     }
-    const parsed = DownstreamResult.safeParse(await readDownstreamJson(response));
+    const parsed = DownstreamResult.safeParse(await readDownstreamJson(response, def.maxResponseBytes));
     return parsed.success ? { kind: "result", result: toHandlerResult(def.spec, parsed.data) } : { kind: "failed" };
   } catch {
     return { kind: "failed" };
@@ -145,15 +176,24 @@ function classify(spec: ToolSpec, status: z.infer<typeof DownstreamStatus> | und
  * signed for `principal` and the status query's `call` (with the key as `status_ref`), and may
  * be re-sent after a lost connection.
  */
-export async function queryHttpToolStatus(def: HttpToolDefinition, downstream: DownstreamService, principal: Principal, call: ToolCall, idempotencyKey: string): Promise<HttpToolStatus> {
+export async function queryHttpToolStatus(
+  def: HttpToolDefinition,
+  downstream: DownstreamService,
+  principal: Principal,
+  call: ToolCall,
+  idempotencyKey: string,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): Promise<HttpToolStatus> {
+  if (def.statusUrl === undefined || def.fenceUrl === undefined) return UNKNOWN;
   const signal = AbortSignal.timeout(def.spec.timeoutMs);
-  const url = `${downstream.baseUrl}${def.statusPath}/${encodeURIComponent(idempotencyKey)}`;
-  const headers = { accept: "application/json" };
+  const status = route(downstream, withKey(def.statusUrl, idempotencyKey));
+  const fence = route(downstream, withKey(def.fenceUrl, idempotencyKey));
+  const headers = { ...extraHeaders, accept: "application/json" };
   const identity = encodeIdentity(identityStatement(principal, def.spec.name, call, idempotencyKey));
   try {
-    const asked = await readStatus(await fetchSafe(downstream, () => signedRequest(downstream, identity, url, { method: "GET", headers, signal }), signal));
+    const asked = await readStatus(await fetchSafe(status.fetcher, () => signedRequest(downstream, identity, status.url, { method: "GET", headers, signal }), signal));
     if (asked?.state !== "not_found") return classify(def.spec, asked);
-    const fenced = await readStatus(await fetchSafe(downstream, () => signedRequest(downstream, identity, `${url}/fence`, { method: "POST", headers, signal }), signal));
+    const fenced = await readStatus(await fetchSafe(fence.fetcher, () => signedRequest(downstream, identity, fence.url, { method: "POST", headers, signal }), signal));
     // A fence answers `fenced` or the receipt of a write that committed first; never `not_found`.
     return fenced?.state === "not_found" ? UNKNOWN : classify(def.spec, fenced);
   } catch {

@@ -1,0 +1,83 @@
+import * as z from "zod";
+import { httpSchemas, JsonObjectValue } from "./registry";
+
+/** A tool name: the model sees it, so it is short and plain (OpenAI, Anthropic and Gemini all accept it). */
+export const ToolName = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/);
+
+/** A consumer secret's name (`PUT …/secrets/{name}`). */
+export const SecretName = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
+
+const HeaderName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/);
+const HeaderValue = z.string().max(1024).regex(/^[\t\x20-\x7e]*$/);
+const CelSource = z.string().min(1).max(2048);
+
+/**
+ * Where a data-defined tool runs: an HTTP endpoint of the consumer's. `status_url` and
+ * `fence_url` take `{status_ref}` (the write's idempotency key), as in docs/tools.md.
+ */
+export const HttpTarget = z
+  .strictObject({
+    kind: z.literal("http"),
+    url: z.url().max(2048),
+    method: z.enum(["POST", "PUT"]).default("POST"),
+    headers: z.record(HeaderName, HeaderValue).default({}),
+    secret_headers: z
+      .record(HeaderName, z.strictObject({ secret: SecretName, prefix: z.string().max(64).regex(/^[\x20-\x7e]*$/).default("") }))
+      .default({})
+      .meta({ description: "Headers whose value is a consumer secret (write-only), optionally after a prefix such as `Bearer `." }),
+    status_url: z.url().max(2048).optional(),
+    fence_url: z.url().max(2048).optional(),
+    max_response_bytes: z.number().int().min(256).max(1_048_576).default(65_536),
+  })
+  .refine((t) => (t.status_url === undefined) === (t.fence_url === undefined), { message: "give both status_url and fence_url, or neither", path: ["status_url"] })
+  .register(httpSchemas, { id: "HttpTarget" });
+
+/** The output contract of a data-defined tool. */
+export const ToolOutput = z
+  .strictObject({
+    schema: JsonObjectValue.meta({ description: "A JSON Schema of the supported subset (docs/tools.md)." }),
+    bound_to_arguments: z
+      .record(z.string().min(1).max(64), z.string().min(1).max(64))
+      .default({})
+      .meta({ description: "Output fields that must equal the argument of the given name (a result about another resource is refused)." }),
+    max_bytes: z.number().int().min(16).max(1_048_576).default(16_384),
+    max_depth: z.number().int().min(1).max(16).default(8),
+  })
+  .register(httpSchemas, { id: "ToolOutput" });
+
+/** `PUT /v1/consumers/{consumer}/tools/{name}`: one tool as data. */
+export const ToolDefinition = z
+  .strictObject({
+    description: z.string().min(1).max(1024),
+    risk: z.enum(["read", "write"]),
+    timeout_ms: z.number().int().min(100).max(30_000).default(5_000),
+    input: JsonObjectValue.meta({ description: "A JSON Schema of the supported subset: an object schema (docs/tools.md)." }),
+    output: ToolOutput,
+    authorize: CelSource.default("true").meta({ description: "CEL over principal, args, tool, consumer, now; false answers NOT_FOUND." }),
+    approval: z
+      .union([z.enum(["always", "never"]), CelSource])
+      .optional()
+      .meta({ description: "Writes: `always` (the default), `never`, or a CEL rule deciding whether this call needs a human. Reads never need one." }),
+    target: HttpTarget,
+  })
+  .refine((d) => d.risk === "write" || d.approval === undefined || d.approval === "never", { message: "a read never needs approval", path: ["approval"] })
+  .register(httpSchemas, { id: "ToolDefinition" });
+
+/** `PUT /v1/consumers/{consumer}/secrets/{name}`: a write-only value, never returned. */
+export const SecretValue = z.strictObject({ value: z.string().min(1).max(4096) }).register(httpSchemas, { id: "SecretValue" });
+
+/** A stored version of a tool, as the admin sees it. */
+export const ToolVersionView = z
+  .strictObject({
+    name: z.string(),
+    version: z.number().int(),
+    definition: z.record(z.string(), z.unknown()),
+    revisions: z.record(z.string(), z.string()),
+    defined_at: z.number().int(),
+  })
+  .register(httpSchemas, { id: "ToolVersion" });
+
+/** Parsed definition. */
+export type ToolDefinition = z.output<typeof ToolDefinition>;
+/** Parsed HTTP target. */
+export type HttpTarget = z.output<typeof HttpTarget>;

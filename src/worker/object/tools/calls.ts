@@ -1,0 +1,82 @@
+import { declareTools, type DeclarationFormat } from "../../../core/adapters/declarations";
+import { canonicalJson } from "../../../core/json";
+import { ToolDefinition } from "../../../contracts/tool-definition";
+import { problem } from "../../problem";
+import { fail, ok, type Outcome } from "../../result";
+import type { AuditChain } from "../audit/plane";
+import { fromWorker } from "../rpc";
+import { MAX_SECRETS } from "../secrets/vault";
+import { declarationInputs } from "./declare";
+import type { ToolsHost } from "./host";
+
+/** One call of the tools plane, as the Worker hands it to the consumer's object; `kind` is its operation. */
+export type ToolsCall =
+  | { kind: "defineTool"; name: string; /** The definition as canonical JSON (RPC keeps floats exact as text). */ definition: string }
+  | { kind: "getTool"; name: string }
+  | { kind: "listTools"; format: DeclarationFormat | null }
+  | { kind: "disableTool"; name: string }
+  | { kind: "putSecret"; name: string; value: string }
+  | { kind: "deleteSecret"; name: string }
+  | { kind: "listSecrets" };
+
+/** What a tools call uses of its object. */
+export interface ToolsCallDeps {
+  readonly host: ToolsHost;
+  readonly audit: AuditChain;
+  /** The consumer's enabled tool names. */
+  readonly enabled: readonly string[];
+  readonly now: number;
+  transaction<T>(step: () => T): T;
+  /** The tool registry changed: rebuild it before the next call. */
+  invalidate(): void;
+}
+
+/**
+ * Runs one tools-plane call. `admin` says whether the caller is the admin (an agent may only
+ * read the enabled tools' declarations).
+ */
+export async function toolsCall(deps: ToolsCallDeps, admin: boolean, call: ToolsCall): Promise<Outcome<string | null>> {
+  const { host, now } = deps;
+  switch (call.kind) {
+    case "defineTool": {
+      const definition = fromWorker(call.definition, ToolDefinition);
+      const defined = deps.transaction(() => host.data.define(call.name, definition, now));
+      if (!defined.ok) return defined;
+      deps.invalidate();
+      return ok(defined.value.view);
+    }
+    case "getTool":
+      return host.data.view(call.name);
+    case "listTools": {
+      const registry = host.registry(deps.enabled);
+      if (call.format !== null) return ok(canonicalJson({ format: call.format, tools: declareTools(declarationInputs(registry), call.format) }));
+      if (!admin) return ok(canonicalJson({ format: "json-schema", tools: declareTools(declarationInputs(registry), "json-schema") }));
+      return ok(canonicalJson({ enabled: [...registry.keys()].sort(), defined: host.data.list() }));
+    }
+    case "disableTool": {
+      const disabled = deps.transaction(() => host.data.disable(call.name, now));
+      if (disabled.ok) deps.invalidate();
+      return disabled.ok ? ok(null) : disabled;
+    }
+    case "putSecret": {
+      if (!host.vault.enabled) return fail(problem("INVALID_REQUEST", "The gate has no TOOLGATE_SECRETS_KEY: secrets cannot be stored."));
+      if (!host.vault.has(call.name) && host.vault.names().length >= MAX_SECRETS) return fail(problem("QUOTA_EXCEEDED", `A consumer holds at most ${MAX_SECRETS} secrets.`));
+      const sealed = await host.vault.seal(call.name, call.value);
+      deps.transaction(() => {
+        host.vault.store(call.name, sealed, now);
+        deps.audit.append("secret.set", now, { name: call.name });
+      });
+      return ok(null);
+    }
+    case "deleteSecret": {
+      const deleted = deps.transaction(() => {
+        const had = host.vault.delete(call.name);
+        if (had) deps.audit.append("secret.deleted", now, { name: call.name });
+        return had;
+      });
+      return deleted ? ok(null) : fail(problem("NOT_FOUND", "No such secret."));
+    }
+    case "listSecrets":
+      return ok(canonicalJson({ secrets: host.vault.names() }));
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * Issue #12, tools as data: define → call → approve (CEL rule true and false) → replay →
+ * change the contract → the old approval and the old key no longer apply; refused definitions
+ * with their pointers; an HTTP target's unknown outcome reconciled through its status URL and
+ * settled through its fence URL. The target is the test ledger (test/support/ledger-service.ts)
+ * behind workerd's outbound fetch; it verifies every request's signature.
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, context, credential, gate, pinClock, send, wipe } from "./gate-client";
+
+const C = "tools-a";
+const T0 = 1_784_419_200;
+
+const LOOKUP = {
+  description: "Look up a customer's tier.",
+  risk: "read",
+  input: { type: "object", properties: { customer: { type: "string", minLength: 1, maxLength: 8 } }, required: ["customer"], additionalProperties: false },
+  output: {
+    schema: { type: "object", properties: { customer: { type: "string" }, tier: { type: "string", enum: ["gold", "silver"] } }, required: ["customer", "tier"], additionalProperties: false },
+    bound_to_arguments: { customer: "customer" },
+  },
+  authorize: '"support" in principal.roles',
+  target: { kind: "http", url: "https://ledger.test/customers/lookup" },
+};
+
+const INVOICE = (maximum = 100_000) => ({
+  description: "Create an invoice.",
+  risk: "write",
+  input: {
+    type: "object",
+    properties: { customer: { type: "string", minLength: 1, maxLength: 8 }, amount: { type: "integer", minimum: 1, maximum } },
+    required: ["customer", "amount"],
+    additionalProperties: false,
+  },
+  output: {
+    schema: {
+      type: "object",
+      properties: { invoice_id: { type: "string", maxLength: 16, pattern: "^INV-[0-9]+$" }, customer: { type: "string" }, amount: { type: "integer" } },
+      required: ["invoice_id", "customer", "amount"],
+      additionalProperties: false,
+    },
+    bound_to_arguments: { customer: "customer", amount: "amount" },
+  },
+  approval: "args.amount > 100",
+  target: {
+    kind: "http",
+    url: "https://ledger.test/invoices",
+    secret_headers: { authorization: { secret: "ledger_token", prefix: "Bearer " } },
+    status_url: "https://ledger.test/invoices/status/{status_ref}",
+    fence_url: "https://ledger.test/invoices/status/{status_ref}/fence",
+  },
+});
+
+async function ledger(path: string, body?: unknown): Promise<Record<string, any>> {
+  const res = await fetch(`https://ledger.test${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+  return (await res.json()) as Record<string, any>;
+}
+
+async function admin(method: string, path: string, body?: unknown) {
+  const res = await send(method, `/v1/consumers/${C}${path}`, ADMIN_TOKEN, body);
+  return { status: res.status, body: res.status === 204 ? null : ((await res.json()) as Record<string, any>) };
+}
+
+let n = 0;
+async function callTool(agent: string, name: string, args: Record<string, unknown>, key: string | null, roles: string[] = []) {
+  n += 1;
+  const res = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, { principal: { subject_id: "user-1", roles }, proposal: { name, arguments: args }, context: context(`call-${n}`, { key }) });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+async function setup(): Promise<{ agent: string; approver: string }> {
+  expect((await admin("PUT", "", { tools: [], approver_subjects: ["rev-1"] })).status).toBe(200);
+  expect((await admin("PUT", "/secrets/ledger_token", { value: "s3cret-token" })).status).toBe(204);
+  expect((await admin("PUT", "/tools/lookup_customer", LOOKUP)).status).toBe(200);
+  expect((await admin("PUT", "/tools/create_invoice", INVOICE())).status).toBe(200);
+  expect((await admin("PUT", "", { tools: ["lookup_customer", "create_invoice"], approver_subjects: ["rev-1"] })).status).toBe(200);
+  await pinClock(C, T0);
+  return { agent: (await credential(C, "agent", undefined, { roles: ["support"] })).secret, approver: (await credential(C, "approver", "rev-1")).secret };
+}
+
+async function approve(approver: string, approvalId: string) {
+  const list = (await (await send("GET", `/v1/consumers/${C}/approvals`, approver)).json()) as { approvals: Array<{ approval_id: string; approval_digest: string }> };
+  const digest = list.approvals.find((a) => a.approval_id === approvalId)?.approval_digest;
+  return send("POST", `/v1/consumers/${C}/approvals/${approvalId}`, approver, { decision: "approve", approval_digest: digest });
+}
+
+beforeEach(async () => {
+  await wipe(C);
+  await ledger("/_control", { reset: true, token: "s3cret-token" });
+});
+
+describe("tools as data", () => {
+  it("define → call a read: CEL authorize true runs it, false is the non-enumerating NOT_FOUND", async () => {
+    const { agent } = await setup();
+    const ok = await callTool(agent, "lookup_customer", { customer: "acme" }, null, ["support"]);
+    expect([ok.status, ok.body.model_result.status, ok.body.model_result.data]).toEqual([200, "succeeded", { customer: "acme", tier: "gold" }]);
+    const denied = await callTool(agent, "lookup_customer", { customer: "acme" }, null, []);
+    expect(denied.body.model_result.error.code).toBe("NOT_FOUND");
+    const state = await ledger("/_state");
+    expect(state.seen).toEqual([{ method: "POST", path: "/customers/lookup", authorization: null, subject: "user-1", tool: "lookup_customer" }]);
+  });
+
+  it("a write under the CEL threshold runs without a human and replays; over it waits for one; its secret header is sent", async () => {
+    const { agent, approver } = await setup();
+    const small = await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-small", ["support"]);
+    expect([small.body.model_result.status, small.body.model_result.data]).toEqual(["succeeded", { invoice_id: "INV-1", customer: "acme", amount: 50 }]);
+    const replay = await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-small", ["support"]);
+    expect(replay.body.model_result.execution.delivery).toBe("local_replay");
+    const big = await callTool(agent, "create_invoice", { customer: "acme", amount: 500 }, "k-big", ["support"]);
+    expect(big.body.model_result.error.code).toBe("APPROVAL_REQUIRED");
+    expect((await approve(approver, big.body.approval_id)).status).toBe(200);
+    const approved = await callTool(agent, "create_invoice", { customer: "acme", amount: 500 }, "k-big", ["support"]);
+    expect(approved.body.model_result.data).toEqual({ invoice_id: "INV-2", customer: "acme", amount: 500 });
+    const state = await ledger("/_state");
+    expect([state.posts, state.seen.map((s: { authorization: string }) => s.authorization)]).toEqual([{ "k-small": 1, "k-big": 1 }, ["Bearer s3cret-token", "Bearer s3cret-token"]]);
+  });
+
+  it("changing the contract changes its revisions: the old key conflicts and the old approval no longer applies", async () => {
+    const { agent, approver } = await setup();
+    expect((await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-1", ["support"])).body.model_result.status).toBe("succeeded");
+    const pending = await callTool(agent, "create_invoice", { customer: "acme", amount: 700 }, "k-2", ["support"]);
+    expect((await approve(approver, pending.body.approval_id)).status).toBe(200);
+    const before = (await admin("GET", "/tools/create_invoice")).body;
+    const redefined = await admin("PUT", "/tools/create_invoice", INVOICE(50_000));
+    expect([redefined.status, redefined.body?.version]).toEqual([200, 2]);
+    expect(redefined.body?.revisions.input).not.toBe(before?.history[0].revisions.input);
+    const replayOld = await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-1", ["support"]);
+    expect(replayOld.body.model_result.error.code).toBe("IDEMPOTENCY_CONFLICT");
+    const afterApproval = await callTool(agent, "create_invoice", { customer: "acme", amount: 700 }, "k-2", ["support"]);
+    expect(afterApproval.body.model_result.error.code).toBe("APPROVAL_REQUIRED");
+    expect((await ledger("/_state")).posts).toEqual({ "k-1": 1 });
+    const history = (await admin("GET", "/tools/create_invoice")).body;
+    expect([history?.current_version, history?.history.map((v: { version: number }) => v.version)]).toEqual([2, [2, 1]]);
+  });
+
+  it("refuses definitions outside the subset, bad CEL, non-https targets and unknown secrets, each with its pointer", async () => {
+    await setup();
+    const refusals: Array<[string, unknown]> = [];
+    const put = async (definition: unknown) => {
+      const res = await admin("PUT", "/tools/bad_tool", definition);
+      refusals.push([`${res.status} ${res.body?.code}`, res.body?.path]);
+    };
+    await put({ ...LOOKUP, input: { ...LOOKUP.input, properties: { customer: { type: "string", format: "email" } } } });
+    await put({ ...LOOKUP, authorize: "principal.roles.contains(" });
+    await put({ ...LOOKUP, target: { kind: "http", url: "http://ledger.test/customers/lookup" } });
+    await put({ ...INVOICE(), target: { ...INVOICE().target, secret_headers: { authorization: { secret: "missing_token" } } } });
+    await put({ ...LOOKUP, output: { ...LOOKUP.output, bound_to_arguments: { tier: "customer" } } });
+    await put({ ...LOOKUP, name: "x" });
+    expect(refusals).toEqual([
+      ["422 INVALID_TOOL_DEFINITION", "/input/properties/customer/format"],
+      ["422 INVALID_TOOL_DEFINITION", "/authorize"],
+      ["422 INVALID_TOOL_DEFINITION", "/target/url"],
+      ["422 INVALID_TOOL_DEFINITION", "/target/secret_headers/authorization/secret"],
+      ["422 INVALID_TOOL_DEFINITION", "/output/bound_to_arguments/tier"],
+      ["400 INVALID_REQUEST", undefined],
+    ]);
+    expect((await admin("GET", "/tools/bad_tool")).status).toBe(404);
+  });
+
+  it("validates arguments at the schema's boundaries: code points, int vs float, extra fields", async () => {
+    const { agent } = await setup();
+    const code = async (args: Record<string, unknown>) => (await callTool(agent, "lookup_customer", args, null, ["support"])).body.model_result.error?.code ?? "OK";
+    // maxLength 8 counts code points: eight astral characters fit, nine do not.
+    expect([await code({ customer: "😀".repeat(8) }), await code({ customer: "😀".repeat(9) }), await code({ customer: "" }), await code({ customer: "a", extra: 1 })]).toEqual([
+      "OK",
+      "INVALID_ARGUMENTS",
+      "INVALID_ARGUMENTS",
+      "INVALID_ARGUMENTS",
+    ]);
+    // The reference's int vs float: `60.0` is a float, so not an `integer`.
+    const raw = async (amount: string) => {
+      n += 1;
+      const body = `{"principal":{"subject_id":"user-1","roles":["support"]},"proposal":{"name":"create_invoice","arguments":{"customer":"acme","amount":${amount}}},"context":${JSON.stringify(context(`raw-${n}`, { key: `raw-${n}` }))}}`;
+      const res = await gate(`/v1/consumers/${C}/tool-calls`, { method: "POST", headers: { authorization: `Bearer ${agent}`, "content-type": "application/json" }, body });
+      const answer = (await res.json()) as { model_result: { status: string; error: { code: string } | null } };
+      return answer.model_result.error?.code ?? answer.model_result.status;
+    };
+    expect([await raw("60"), await raw("60.0"), await raw("0"), await raw("1"), await raw("100000"), await raw("100001")]).toEqual([
+      "succeeded",
+      "INVALID_ARGUMENTS",
+      "INVALID_ARGUMENTS",
+      "succeeded",
+      "APPROVAL_REQUIRED",
+      "INVALID_ARGUMENTS",
+    ]);
+  });
+
+  it("reconciles an unknown outcome through the status URL, and settles one the target never saw through the fence URL", async () => {
+    const { agent } = await setup();
+    await ledger("/_control", { mode: "error_after_commit" });
+    const lost = await callTool(agent, "create_invoice", { customer: "acme", amount: 60 }, "k-lost", ["support"]);
+    expect([lost.body.model_result.status, lost.body.model_result.error.code]).toEqual(["unknown", "OUTCOME_UNKNOWN"]);
+    await ledger("/_control", { mode: "ok" });
+    const status = async (key: string, statusRef: string) => {
+      n += 1;
+      const res = await send("POST", `/v1/consumers/${C}/tool-calls/status`, agent, {
+        principal: { subject_id: "user-1", roles: ["support"] },
+        proposal: { name: "create_invoice", arguments: { customer: "acme", amount: key === "k-lost" ? 60 : 70 } },
+        context: context(`status-${n}`, { key }),
+        status_ref: statusRef,
+      });
+      return (await res.json()) as Record<string, any>;
+    };
+    const reconciled = await status("k-lost", lost.body.status_ref);
+    expect([reconciled.model_result.status, reconciled.model_result.data]).toEqual(["succeeded", { invoice_id: "INV-1", customer: "acme", amount: 60 }]);
+    await ledger("/_control", { mode: "error" });
+    const failed = await callTool(agent, "create_invoice", { customer: "acme", amount: 70 }, "k-never", ["support"]);
+    expect(failed.body.model_result.error.code).toBe("OUTCOME_UNKNOWN");
+    await ledger("/_control", { mode: "ok" });
+    // The 500 answered before any invoice: the status is not_found, the gate fences the key.
+    const state = await ledger("/_state");
+    expect(state.invoices["k-never"]).toBe(undefined);
+    const settled = await status("k-never", failed.body.status_ref);
+    expect(settled.model_result.error.code).toBe("TOOL_ERROR");
+    expect((await ledger("/_state")).fenced).toEqual(["k-never"]);
+  });
+
+  it("refuses a consumer's tool list naming tools nobody defined (422, naming them), and lists declarations for agents", async () => {
+    const { agent } = await setup();
+    const unknown = await admin("PUT", "", { tools: ["lookup_customer", "send_email", "zeta"], approver_subjects: [] });
+    expect([unknown.status, unknown.body?.code, unknown.body?.detail]).toEqual([422, "UNKNOWN_TOOL_NAMES", 'No tool is defined under "send_email", "zeta".']);
+    const declared = (await (await send("GET", `/v1/consumers/${C}/tools?format=anthropic`, agent)).json()) as { format: string; tools: Array<{ name: string; description: string; input_schema: unknown }> };
+    expect([declared.format, declared.tools.map((t) => t.name)]).toEqual(["anthropic", ["create_invoice", "lookup_customer"]]);
+    expect(declared.tools[1]).toEqual({ name: "lookup_customer", description: "Look up a customer's tier.", input_schema: LOOKUP.input });
+    const disabled = await admin("DELETE", "/tools/lookup_customer");
+    expect(disabled.status).toBe(204);
+    const after = (await (await send("GET", `/v1/consumers/${C}/tools?format=json-schema`, agent)).json()) as { tools: Array<{ name: string }> };
+    expect(after.tools.map((t) => t.name)).toEqual(["create_invoice"]);
+    expect((await callTool(agent, "lookup_customer", { customer: "acme" }, null, ["support"])).body.model_result.error.code).toBe("UNKNOWN_TOOL");
+  });
+});
