@@ -20,7 +20,7 @@ function undefinedExports(namespace: object, prefix: string): string[] {
 
 describe("the package's public entry points", () => {
   it("maps ./core, ./client and ./package.json to files that exist", () => {
-    expect(Object.keys(pkg.exports).sort()).toEqual(["./client", "./core", "./package.json"]);
+    expect(Object.keys(pkg.exports).sort()).toEqual(["./client", "./core", "./package.json", "./worker"]);
     for (const target of Object.values(pkg.exports)) expect(existsSync(fileURLToPath(new URL(target, root)))).toBe(true);
   });
 

@@ -62,9 +62,11 @@ async function admin(method: string, path: string, body?: unknown) {
 }
 
 let n = 0;
-async function callTool(agent: string, name: string, args: Record<string, unknown>, key: string | null, roles: string[] = []) {
+/** One call; the call id is the key's (a repeated call after an approval is the same call), or fresh. */
+async function callTool(agent: string, name: string, args: Record<string, unknown>, key: string | null, roles: string[] = [], fresh = false) {
   n += 1;
-  const res = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, { principal: { subject_id: "user-1", roles }, proposal: { name, arguments: args }, context: context(`call-${n}`, { key }) });
+  const callId = key === null || fresh ? `call-${n}` : `call-${key}`;
+  const res = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, { principal: { subject_id: "user-1", roles }, proposal: { name, arguments: args }, context: context(callId, { key }) });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
@@ -112,7 +114,12 @@ describe("tools as data", () => {
     const approved = await callTool(agent, "create_invoice", { customer: "acme", amount: 500 }, "k-big", ["support"]);
     expect(approved.body.model_result.data).toEqual({ invoice_id: "INV-2", customer: "acme", amount: 500 });
     const state = await ledger("/_state");
-    expect([state.posts, state.seen.map((s: { authorization: string }) => s.authorization)]).toEqual([{ "k-small": 1, "k-big": 1 }, ["Bearer s3cret-token", "Bearer s3cret-token"]]);
+    // The gate sends each write's status_ref as its Idempotency-Key: two writes, each posted once.
+    expect([Object.values(state.posts), Object.keys(state.posts)[0]?.slice(0, 7), state.seen.map((s: { authorization: string }) => s.authorization)]).toEqual([
+      [1, 1],
+      "status_",
+      ["Bearer s3cret-token", "Bearer s3cret-token"],
+    ]);
   });
 
   it("changing the contract changes its revisions: the old key conflicts and the old approval no longer applies", async () => {
@@ -124,11 +131,16 @@ describe("tools as data", () => {
     const redefined = await admin("PUT", "/tools/create_invoice", INVOICE(50_000));
     expect([redefined.status, redefined.body?.version]).toEqual([200, 2]);
     expect(redefined.body?.revisions.input).not.toBe(before?.history[0].revisions.input);
-    const replayOld = await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-1", ["support"]);
+    // Another call with the old key: the record of the old contract does not match the new one.
+    const replayOld = await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-1", ["support"], true);
     expect(replayOld.body.model_result.error.code).toBe("IDEMPOTENCY_CONFLICT");
+    // The approved call, repeated under the new contract: its request digest changed, so the call
+    // id bound to the old one conflicts and the old approval never lets it run.
     const afterApproval = await callTool(agent, "create_invoice", { customer: "acme", amount: 700 }, "k-2", ["support"]);
-    expect(afterApproval.body.model_result.error.code).toBe("APPROVAL_REQUIRED");
-    expect((await ledger("/_state")).posts).toEqual({ "k-1": 1 });
+    expect(afterApproval.body.model_result.error.code).toBe("CALL_ID_CONFLICT");
+    const freshCall = await callTool(agent, "create_invoice", { customer: "acme", amount: 700 }, "k-2", ["support"], true);
+    expect(freshCall.body.model_result.error.code).toBe("APPROVAL_REQUIRED");
+    expect(Object.values((await ledger("/_state")).posts)).toEqual([1]);
     const history = (await admin("GET", "/tools/create_invoice")).body;
     expect([history?.current_version, history?.history.map((v: { version: number }) => v.version)]).toEqual([2, [2, 1]]);
   });
@@ -144,7 +156,7 @@ describe("tools as data", () => {
     await put({ ...LOOKUP, authorize: "principal.roles.contains(" });
     await put({ ...LOOKUP, target: { kind: "http", url: "http://ledger.test/customers/lookup" } });
     await put({ ...INVOICE(), target: { ...INVOICE().target, secret_headers: { authorization: { secret: "missing_token" } } } });
-    await put({ ...LOOKUP, output: { ...LOOKUP.output, bound_to_arguments: { tier: "customer" } } });
+    await put({ ...LOOKUP, output: { ...LOOKUP.output, bound_to_arguments: { tier: "nope" } } });
     await put({ ...LOOKUP, name: "x" });
     expect(refusals).toEqual([
       ["422 INVALID_TOOL_DEFINITION", "/input/properties/customer/format"],
@@ -185,6 +197,23 @@ describe("tools as data", () => {
     ]);
   });
 
+  it("reads an OpenAI model's null for an optional argument as left out (its strict declaration), and no other provider's", async () => {
+    const { agent } = await setup();
+    const optional = { ...LOOKUP, input: { ...LOOKUP.input, properties: { ...LOOKUP.input.properties, region: { type: "string", maxLength: 8 } } } };
+    expect((await admin("PUT", "/tools/lookup_customer", optional)).status).toBe(200);
+    const declared = (await (await send("GET", `/v1/consumers/${C}/tools?format=openai`, agent)).json()) as { tools: Array<{ name: string; parameters: { required: string[] } }> };
+    expect(declared.tools.find((t) => t.name === "lookup_customer")?.parameters.required).toEqual(["customer", "region"]);
+    const viaOpenAi = await callTool(agent, "lookup_customer", { customer: "acme", region: null }, null, ["support"]);
+    expect(viaOpenAi.body.model_result.status).toBe("succeeded");
+    n += 1;
+    const res = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, {
+      principal: { subject_id: "user-1", roles: ["support"] },
+      proposal: { name: "lookup_customer", arguments: { customer: "acme", region: null } },
+      context: context(`anthropic-${n}`, { provider: "anthropic" }),
+    });
+    expect(((await res.json()) as { model_result: { error: { code: string } } }).model_result.error.code).toBe("INVALID_ARGUMENTS");
+  });
+
   it("reconciles an unknown outcome through the status URL, and settles one the target never saw through the fence URL", async () => {
     const { agent } = await setup();
     await ledger("/_control", { mode: "error_after_commit" });
@@ -209,10 +238,10 @@ describe("tools as data", () => {
     await ledger("/_control", { mode: "ok" });
     // The 500 answered before any invoice: the status is not_found, the gate fences the key.
     const state = await ledger("/_state");
-    expect(state.invoices["k-never"]).toBe(undefined);
+    expect(state.invoices[failed.body.status_ref]).toBe(undefined);
     const settled = await status("k-never", failed.body.status_ref);
     expect(settled.model_result.error.code).toBe("TOOL_ERROR");
-    expect((await ledger("/_state")).fenced).toEqual(["k-never"]);
+    expect((await ledger("/_state")).fenced).toEqual([failed.body.status_ref]);
   });
 
   it("refuses a consumer's tool list naming tools nobody defined (422, naming them), and lists declarations for agents", async () => {

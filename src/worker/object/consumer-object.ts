@@ -30,7 +30,7 @@ import { isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime/soc
 import { admitMessage, closeCredentialSockets, sessionPolicy } from "./sessions";
 import { ToolCallPlane } from "./tool-calls/plane";
 import { toolCallAnswer } from "./tool-calls/answer";
-import type { ToolCallInput } from "./tool-calls/bind";
+import { withToolForm, type ToolCallInput } from "./tool-calls/bind";
 
 /**
  * One object per consumer (`idFromName(consumer)`): owns that consumer's configuration,
@@ -179,8 +179,9 @@ export class ConsumerObject extends DurableObject<Env> {
     const { caller, config } = auth.value;
     const admitted = await this.#admission.admit(consumer, caller, config, this.#limits(), input);
     if (!admitted.ok) return admitted;
-    const { principal, call } = admitted.value;
     const plane = this.#planeFor(config);
+    const principal = admitted.value.principal;
+    const call = withToolForm(admitted.value.call, plane.engine.registry);
     const now = this.clock.now();
     const outcome = statusRef === null ? await plane.dispatch(principal, call, now) : await plane.status(principal, call, statusRef, now);
     return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value)) : outcome;

@@ -1,5 +1,7 @@
 import { parseAnthropicToolUse, parseGeminiFunctionCall, parseOpenAiFunctionCall } from "../../../core/adapters/native-calls";
+import { fromOpenAiStrictArguments } from "../../../core/adapters/openai-strict";
 import type { JsonObject } from "../../../core/json";
+import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
 import type { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
 import { problem } from "../../problem";
@@ -58,4 +60,17 @@ export function callOf(input: ToolCallInput): Outcome<ToolCall> {
     response_id: ctx.response_id,
     adapter_revision: ctx.adapter_revision,
   });
+}
+
+/**
+ * A call to a tool with its own input schema, proposed by an OpenAI model: its strict-mode
+ * declaration (`GET …/tools?format=openai`) makes every property required and the optional
+ * ones nullable, so the model sends `null` for an optional argument it leaves out. Those
+ * `null`s are dropped (where the tool's own schema refuses them) before the call is bound, so
+ * the arguments validated, digested and executed are the tool's own form.
+ */
+export function withToolForm(call: ToolCall, registry: ToolRegistry): ToolCall {
+  const schema = registry.get(call.name)?.inputSchema;
+  if (call.provider !== "openai" || schema === undefined) return call;
+  return { ...call, arguments: fromOpenAiStrictArguments(schema.document, call.arguments) };
 }
