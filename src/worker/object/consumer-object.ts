@@ -131,7 +131,7 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Admin: creates or updates the consumer (its tool registry is rebuilt on the next call). */
   configure(consumer: string, config: ConsumerConfig): Outcome<string> {
-    const unknown = this.#consumer.current() === undefined ? [] : this.#tools.unknownNames(config.tools);
+    const unknown = this.#tools.unknownNames(config.tools);
     if (unknown.length > 0) return fail(problem("UNKNOWN_TOOL_NAMES", `No tool is defined under ${unknown.map((n) => JSON.stringify(n)).join(", ")}.`));
     const saved = this.#transaction(() => this.#consumer.configure(consumer, config, this.clock.now()));
     this.#toolCalls = undefined;
