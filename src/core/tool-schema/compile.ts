@@ -86,9 +86,9 @@ class Compiler {
 }
 
 /**
- * Compiles a tool's `input` or `output` schema. The subset and every bound are in
- * docs/tools.md and {@link SCHEMA_LIMITS}; anything else answers a {@link SchemaRefusal} with the
- * pointer of the offending keyword. A `maxDepth` outside 1–16 is the caller's bug and throws.
+ * Compiles a tool's `input` or `output` schema. The subset is described in this module's
+ * index, every bound in {@link SCHEMA_LIMITS}; anything else answers a {@link SchemaRefusal} with
+ * the pointer of the offending keyword. A `maxDepth` outside 1–16 is the caller's bug and throws.
  */
 export function compileSchema(schema: Json, options: SchemaOptions = {}): Result<CompiledSchema, SchemaRefusal> {
   const maxDepth = resolveMaxDepth(options);

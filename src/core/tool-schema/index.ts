@@ -1,7 +1,28 @@
 /**
- * The JSON Schema (2020-12) subset of data-defined tools' `input` and `output`: compiled once
- * (refusing anything outside the subset with the pointer of the offending keyword), then
- * validating many values. The subset, its bounds and the pattern rules are in docs/tools.md.
+ * The JSON Schema (2020-12) subset of data-defined tools' `input` and `output`. A schema is
+ * compiled once ({@link compileSchema}), refusing anything outside the subset with the RFC 6901
+ * pointer of the offending keyword, then validates many values.
+ *
+ * The subset, every node an object with a `type`:
+ * - `type`: one string of `object`, `array`, `string`, `integer`, `number`, `boolean`, `null`;
+ *   `description` and `title` (strings ≤ 1,024 code points) anywhere.
+ * - `object`: `properties`, `required` (declared names only), `additionalProperties` only
+ *   `false`; absent means false too: undeclared members are always refused.
+ * - `array`: `items` and `maxItems` (≤ 1,000) are required; `minItems` optional.
+ * - `string`: `minLength`/`maxLength` in code points (an astral character counts 1);
+ *   `pattern`: an ECMAScript regular expression with the `u` flag, searched (unanchored) as JSON
+ *   Schema says, ≤ 256 code points, passing the backtracking check of `pattern-safety.ts`; unless
+ *   it starts with `^`, the string needs `maxLength` ≤ 256.
+ * - `integer`: an int, never a float: the JSON text `1.0` (a `PyFloat` from `readJson`) is
+ *   not an integer, as in the reference. `number`: ints and floats, by value. Both take
+ *   `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers).
+ * - `enum` (1–256 distinct scalars) and `const` (a scalar), of the node's own type.
+ * - Nesting ≤ 8 levels by default (`maxDepth`, at most 16), ≤ 512 schema objects, ≤ 128
+ *   properties per object: {@link SCHEMA_LIMITS} lists every bound.
+ *
+ * Anything else is refused, `$ref`, `oneOf`, `format`, `multipleOf`, `$schema` included. Values
+ * outside the JSON domain (`checkJsonDomain`) are invalid. Validation descends the schema, not
+ * the value, so a hostile value cannot deepen the recursion.
  * @module
  */
 export { compileSchema } from "./compile";

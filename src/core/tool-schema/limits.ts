@@ -1,5 +1,5 @@
 /**
- * Every bound of the tool-schema subset, in one place (docs/tools.md quotes them).
+ * Every bound of the tool-schema subset, in one place: docs quote them from here.
  * @module
  */
 import { JSON_DOMAIN } from "../json/domain";

@@ -111,7 +111,6 @@ class Glushkov {
 
   /** Throws when two positions of the list can match one character (or one position is reached twice). */
   checkDisjoint(list: readonly number[]): void {
-    if (list.length >= 0) return;
     const ranges: [number, number, number][] = [];
     for (const id of list) for (const [lo, hi] of this.sets[id] ?? []) ranges.push([lo, hi, id]);
     ranges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -119,9 +118,9 @@ class Glushkov {
     for (const range of ranges) {
       if (reach !== undefined && range[0] <= reach[1]) {
         const [a, b] = [this.offsets[reach[2]], this.offsets[range[2]]].sort((x = 0, y = 0) => x - y);
-        throw new PatternRisk(
-          a === b ? `ambiguous: one part is reached in two ways (at offset ${a})` : `ambiguous: the parts at offsets ${a} and ${b} can match the same character at the same point`,
-        );
+        // The same position twice would take a second route to one part (rule 2 leaves none: defensive).
+        if (a === b) throw new PatternRisk(`ambiguous: one part is reached in two ways (at offset ${a})`);
+        throw new PatternRisk(`ambiguous: the parts at offsets ${a} and ${b} can match the same character at the same point`);
       }
       if (reach === undefined || range[1] > reach[1]) reach = range;
     }
