@@ -1,5 +1,6 @@
 // Benchmark: the Tool Result v2 engine (in-process, Node) vs the Python reference's run_fixture,
-// side by side in one run (7 alternating pairs of 1.5 s slices, median ratio [min–max]).
+// side by side in one run (7 alternating pairs of 1.5 s slices, median ratio [min–max]); then a
+// data-defined tool with a CEL authorize beside the built-in get_order (bench/data-tool.ts).
 //
 //   node scripts/run-ts.js bench/tool-result.ts [--pairs 7] [--slice 1.5] [--reads 250] [--writes 100]
 //        [--write-fixture FILE] [--seed-module PATH] [--python python3] [--no-python]
@@ -18,6 +19,7 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { readJson, sha256Hex, prettyJson } from "../src/core/json";
 import { parseToolCasesFixture, runFixture, type ToolCasesFixture } from "../src/core/tool-result";
+import { benchDataTool } from "./data-tool";
 
 interface Options {
   pairs: number;
@@ -378,6 +380,8 @@ async function main(): Promise<number> {
     py?.stop();
     if (tmp !== null) rmSync(tmp, { recursive: true, force: true });
   }
+  // A data-defined tool beside the built-in get_order (bench/data-tool.ts): 2·pairs+1 rounds of 2/3 of a slice.
+  process.stdout.write(`\n${benchDataTool(2 * o.pairs + 1, (o.slice * 2) / 3).join("\n")}\n`);
   return 0;
 }
 

@@ -24,6 +24,7 @@ export default defineConfig({
                 TOOLGATE_ADMIN_TOKEN: "test-admin-token-0123456789",
                 TOOLGATE_TOKEN_KEY: "test-token-key-0123456789abcdef0123456789",
                 TOOLGATE_SIGNING_KEY: "test-signing-key-0123456789abcdef012345",
+                TOOLGATE_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456",
                 TOOLGATE_R5_PER_SURFACE: process.env.TOOLGATE_R5_PER_SURFACE ?? "5000",
               },
               serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },

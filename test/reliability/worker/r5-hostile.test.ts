@@ -1,7 +1,7 @@
 /**
  * R5 hostile input, in-process through the Worker's fetch: ≥ 5,000 malformed inputs per surface.
  * Pass: 0 thrown requests, 0 5xx, every refusal a 4xx problem+json whose code is in the catalog
- * with its catalog status.
+ * with its catalog status, and (where a surface sets a bound) no request slower than its bound.
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
@@ -15,6 +15,7 @@ import enqueueFixture from "../../../fixtures/execution/enqueue.v1.json?raw";
 import { CANARY_PREFIX, prng, report, seedOf } from "../support/figures";
 import { hostileAuthorization, hostileInput } from "../support/hostile";
 import { ADMIN, callBody, contractBreach, fetchGate, send, tenant, type Tenant } from "./client";
+import { HOSTILE_DEFINITIONS, R5_SECRET, R5_TOOL, READ_DEFINITION, SECRET_BODIES, WRITE_DEFINITION } from "./r5-tool-definitions";
 
 /** Inputs per surface: `TOOLGATE_R5_PER_SURFACE` (the brief's figure is 5,000; see docs/reliability.md). */
 const PER_SURFACE = Number((env as unknown as Record<string, string | undefined>).TOOLGATE_R5_PER_SURFACE ?? "5000");
@@ -28,6 +29,8 @@ interface Surface {
   /** Valid bodies the hostile inputs are derived from (one picked per input). */
   base: (t: HostileTenant) => unknown[];
   method?: string;
+  /** The slowest request's bound, in ms (a surface whose bodies are compiled: schemas, patterns, CEL). */
+  maxMs?: number;
 }
 
 /** The agent subject of the capability plane (its `actor_id`). */
@@ -96,6 +99,16 @@ const SURFACES: Surface[] = [
     ],
     method: "PUT",
   },
+  {
+    name: "tool definitions (admin body)",
+    path: (t) => `/v1/consumers/${t.name}/tools/${R5_TOOL}`,
+    token: () => ADMIN,
+    // Half the inputs derive from a valid definition, half from a hostile one (r5-tool-definitions.ts).
+    base: () => HOSTILE_DEFINITIONS.flatMap(([, body], i) => [body, i % 2 === 0 ? READ_DEFINITION : WRITE_DEFINITION]),
+    method: "PUT",
+    maxMs: 2_000,
+  },
+  { name: "secrets (admin body)", path: (t) => `/v1/consumers/${t.name}/secrets/r5_secret`, token: () => ADMIN, base: () => SECRET_BODIES, method: "PUT", maxMs: 2_000 },
 ];
 
 const ISSUER = "https://login.example.test/";
@@ -142,6 +155,8 @@ async function hostileTenant(name: string): Promise<HostileTenant> {
   ];
   const statuses = steps.map((r) => r.status);
   if (statuses.some((st) => st >= 300)) throw new Error(`capability setup failed: ${statuses.join(",")} ${steps.map((r) => r.text.slice(0, 120)).join(" | ")}`);
+  const secret = await send("PUT", `/v1/consumers/${name}/secrets/${R5_SECRET}`, ADMIN, { value: "s3cret-token" });
+  if (secret.status !== 204) throw new Error(`secret setup failed: ${secret.status} ${secret.text}`);
   const asked = await send("POST", `/v1/consumers/${name}/tool-calls`, t.agent, callBody({ callId: "c-pending", key: `${CANARY}-3` }));
   if (asked.json?.model_result?.error?.code !== "APPROVAL_REQUIRED") throw new Error(`approval setup failed: ${asked.status} ${asked.text.slice(0, 300)}`);
   return { ...t, capabilityAgent: agent.json.secret, pendingApproval: asked.json.approval_id, tokenAgent, jwts, issuer };
@@ -169,6 +184,8 @@ interface Tally {
   fiveXx: number;
   breaches: Map<string, number>;
   accepted: number;
+  /** The slowest request, from sending it to its body read, in ms (batches of 16 run concurrently). */
+  slowestMs: number;
 }
 
 /** Secrets a refusal must never echo (the caller's credential, the argument canary). */
@@ -180,8 +197,10 @@ async function fire(tally: Tally, request: () => Request, label: string): Promis
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no answer within 10 s")), 10_000)));
+    const started = performance.now();
     const r = await Promise.race([fetchGate(request()), hung]);
     const text = await Promise.race([r.text(), hung]);
+    tally.slowestMs = Math.max(tally.slowestMs, performance.now() - started);
     if (r.status >= 500) tally.fiveXx++;
     if (r.status < 300) tally.accepted++;
     const echoed = r.status >= 400 && secrets.some((secret) => text.includes(secret));
@@ -206,7 +225,7 @@ describe("R5 hostile input (in-process)", () => {
     let allOk = true;
     for (const surface of SURFACES) {
       const bases = surface.base(t);
-      const tally: Tally = { sent: 0, thrown: 0, fiveXx: 0, breaches: new Map(), accepted: 0 };
+      const tally: Tally = { sent: 0, thrown: 0, fiveXx: 0, breaches: new Map(), accepted: 0, slowestMs: 0 };
       for (let i = 0; i < PER_SURFACE; i += BATCH) {
         const batch: Promise<void>[] = [];
         for (let j = 0; j < BATCH && i + j < PER_SURFACE; j++) {
@@ -221,18 +240,24 @@ describe("R5 hostile input (in-process)", () => {
         await Promise.all(batch);
       }
       const breaches = [...tally.breaches].map(([k, n]) => `${k} ×${n}`);
-      const pass = tally.thrown === 0 && tally.fiveXx === 0 && breaches.length === 0 && tally.sent >= PER_SURFACE;
+      const slow = surface.maxMs !== undefined && tally.slowestMs > surface.maxMs;
+      const pass = tally.thrown === 0 && tally.fiveXx === 0 && breaches.length === 0 && tally.sent >= PER_SURFACE && !slow;
       allOk &&= pass;
-      report({ id: "R5", check: `hostile bodies: ${surface.name}`, figure: `${tally.sent} inputs, ${tally.fiveXx} 5xx, ${tally.thrown} crashes, ${breaches.length} non-catalog, ${tally.accepted} 2xx`, pass, seed: SEED });
-      rows.push(...breaches.slice(0, 5));
+      const bound = surface.maxMs === undefined ? "" : ` (bound ${surface.maxMs} ms)`;
+      const figure = `${tally.sent} inputs, ${tally.fiveXx} 5xx, ${tally.thrown} crashes, ${breaches.length} non-catalog, ${tally.accepted} 2xx, slowest ${Math.round(tally.slowestMs)} ms${bound}`;
+      report({ id: "R5", check: `hostile bodies: ${surface.name}`, figure, pass, seed: SEED });
+      rows.push(...breaches.slice(0, 5), ...(slow ? [`${surface.name}: slowest request ${Math.round(tally.slowestMs)} ms`] : []));
     }
+    // The accepted definitions still build: the list compiles every enabled tool, the view reads each stored version.
+    const after = [await send("GET", `/v1/consumers/${t.name}/tools?format=openai`, t.agent), await send("GET", `/v1/consumers/${t.name}/tools/${R5_TOOL}`, ADMIN)];
     expect(rows).toEqual([]);
+    expect(after.map((r) => r.status)).toEqual([200, 200]);
     expect(allOk).toBe(true);
   });
 
   it("answers every hostile Authorization header with the one 401 body", async () => {
     const random = prng(SEED + 1);
-    const tally: Tally = { sent: 0, thrown: 0, fiveXx: 0, breaches: new Map(), accepted: 0 };
+    const tally: Tally = { sent: 0, thrown: 0, fiveXx: 0, breaches: new Map(), accepted: 0, slowestMs: 0 };
     const bodies = new Set<string>();
     const routes = ROUTES_FOR_AUTH(t);
     for (let i = 0; i < PER_SURFACE; i += BATCH) {
