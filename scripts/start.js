@@ -1,7 +1,9 @@
 // `npm start`: runs the gate under `wrangler dev` with local persistence in .toolgate/state,
 // behind the local edge on 127.0.0.1:8787 (strict HTTP/1.1, as Cloudflare's edge in production;
-// see scripts/local-edge.js), creates the demo consumers and prints ready-to-paste curl lines.
-// Also exports the helpers the black-box test and the HTTP benchmark use to run wrangler dev.
+// see scripts/local-edge.js), and the demo service (scripts/demo-service.js) on a free port of
+// 127.0.0.1; creates the demo consumers, defines two tools as data on "demo" (scripts/start-demo.js)
+// and prints ready-to-paste curl lines. Also exports the helpers the black-box test and the HTTP
+// benchmark use to run wrangler dev.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -9,7 +11,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { consumerKey, startDemoService } from "./demo-service.js";
 import { startLocalEdge } from "./local-edge.js";
+import { setUpDemo } from "./start-demo.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -29,9 +33,19 @@ export function freePort() {
 
 /**
  * The secrets a local gate needs, each random (32 bytes, base64url: 43 characters): the admin
- * token, the credential tag key and the key that signs HTTP tool requests.
+ * token, the credential tag key, the key that signs HTTP tool requests and the key that seals
+ * consumer secrets (the secret headers of tools defined as data).
  */
-export const SECRET_NAMES = ["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY"];
+export const SECRET_NAMES = ["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY"];
+
+/** The keys that must hold at least 32 characters (a shorter one disables what it protects). */
+const KEY_NAMES = ["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY"];
+
+/**
+ * Settings `npm start` adds to `.dev.vars` besides the secrets: tools defined as data may target
+ * loopback `http` URLs (the demo service). Never set in production, where targets are https only.
+ */
+export const DEV_SETTINGS = { TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" };
 
 /** A fresh random value for each of {@link SECRET_NAMES}. */
 export function freshSecrets() {
@@ -147,87 +161,70 @@ export async function call(base, method, path, token, body, expected = [200, 201
   return text === "" ? null : JSON.parse(text);
 }
 
+/** The path of `npm start`'s `.dev.vars`. */
+export const DEV_VARS = join(ROOT, ".dev.vars");
+
+/** The `NAME=value` lines of a `.dev.vars` (a value's surrounding double quotes dropped). */
+export function readDevVars(path = DEV_VARS) {
+  const vars = {};
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    const m = /^([A-Z][A-Z0-9_]*)=(.+)$/.exec(line);
+    if (m !== null && !Object.hasOwn(vars, m[1])) vars[m[1]] = m[2].trim().replace(/^"|"$/g, "");
+  }
+  return vars;
+}
+
 /**
  * Reads the local `.dev.vars` (creating it with mode 0600 if missing) and adds a line with a
- * fresh random value for each of {@link SECRET_NAMES} it lacks; answers the admin token. A key
- * shorter than 32 characters is refused (the Worker would admit no credential with it).
+ * fresh random value for each of {@link SECRET_NAMES} it lacks, and each of
+ * {@link DEV_SETTINGS} it lacks; answers the admin token. A key shorter than 32 characters is
+ * refused (the Worker would admit no credential, sign nothing or seal nothing with it).
  */
-export function ensureDevVars(path = join(ROOT, ".dev.vars")) {
+export function ensureDevVars(path = DEV_VARS) {
   if (!existsSync(path)) writeFileSync(path, "", { mode: 0o600 });
   if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   const text = readFileSync(path, "utf8");
-  const value = (name) => new RegExp(`^${name}=(.+)$`, "m").exec(text)?.[1].trim().replace(/^"|"$/g, "");
+  const vars = readDevVars(path);
   const fresh = freshSecrets();
-  const missing = SECRET_NAMES.filter((name) => value(name) === undefined);
-  if (missing.length > 0) {
+  const missing = SECRET_NAMES.filter((name) => vars[name] === undefined);
+  const settings = Object.keys(DEV_SETTINGS).filter((name) => vars[name] === undefined);
+  const lines = [...missing.map((name) => `${name}=${fresh[name]}\n`), ...settings.map((name) => `${name}=${DEV_SETTINGS[name]}\n`)];
+  if (lines.length > 0) {
     const lead = text === "" || text.endsWith("\n") ? "" : "\n";
-    appendFileSync(path, lead + missing.map((name) => `${name}=${fresh[name]}\n`).join(""));
-    console.log(`toolgate: added ${missing.join(", ")} to ${path} (new random values)`);
+    appendFileSync(path, lead + lines.join(""));
+    if (missing.length > 0) console.log(`toolgate: added ${missing.join(", ")} to ${path} (new random values)`);
+    if (settings.length > 0) console.log(`toolgate: added ${settings.map((name) => `${name}=${DEV_SETTINGS[name]}`).join(", ")} to ${path}`);
   }
-  for (const name of ["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY"]) {
-    const key = value(name) ?? fresh[name];
+  for (const name of KEY_NAMES) {
+    const key = vars[name] ?? fresh[name];
     if (key.length < 32) throw new Error(`${path}: ${name} is shorter than 32 characters; delete its line to get a new one`);
   }
-  return value("TOOLGATE_ADMIN_TOKEN") ?? fresh.TOOLGATE_ADMIN_TOKEN;
+  return vars.TOOLGATE_ADMIN_TOKEN ?? fresh.TOOLGATE_ADMIN_TOKEN;
 }
 
 async function main() {
   const port = Number(process.env.TOOLGATE_PORT ?? 8787);
   const base = `http://127.0.0.1:${port}`;
   const admin = ensureDevVars();
+  const vars = readDevVars();
+  if (vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS !== "1") {
+    throw new Error(`${DEV_VARS} sets TOOLGATE_ALLOW_LOOPBACK_TARGETS to "${vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS}": the demo's tools call the demo service over http on 127.0.0.1; set it to 1 or delete its line`);
+  }
+  // The demo service holds only the demo consumer's signing key (docs/http-tools.md), and the
+  // bearer token its write requires (stored in the gate as the consumer secret the tool names).
+  const token = randomBytes(32).toString("base64url");
+  const service = await startDemoService({ keys: { demo: consumerKey(vars.TOOLGATE_SIGNING_KEY, "demo") }, token });
   const persistTo = join(ROOT, ".toolgate", "state");
   mkdirSync(persistTo, { recursive: true });
   const inner = await freePort();
   const dev = startWranglerDev({ port: inner, persistTo, inherit: true });
   const edge = await startLocalEdge({ port, target: { host: "127.0.0.1", port: inner } });
-  const stopAll = () => void Promise.all([dev.stop(), edge.close()]).then(() => process.exit(0));
+  const stopAll = () => void Promise.all([dev.stop(), edge.close(), service.close()]).then(() => process.exit(0));
   process.on("SIGINT", stopAll);
   process.on("SIGTERM", stopAll);
   dev.child.once("exit", (code) => process.exit(code ?? 1));
   await waitHealthy(base);
-
-  const tools = ["get_order", "create_refund_draft"];
-  // The reference's orders live in tenants tenant-a and tenant-b; tenant = consumer, so the
-  // demo catalog answers ORDER-7 for tenant-a. `demo` is the same catalog with no orders of its own.
-  for (const consumer of ["demo", "tenant-a"]) {
-    await call(base, "PUT", `/v1/consumers/${consumer}`, admin, { tools, approver_subjects: ["human-reviewer-1"] });
-  }
-  const c = "tenant-a";
-  const agent = (await call(base, "POST", `/v1/consumers/${c}/credentials`, admin, { kind: "agent" })).secret;
-  const approver = (await call(base, "POST", `/v1/consumers/${c}/credentials`, admin, { kind: "approver", subject_id: "human-reviewer-1" })).secret;
-  const auditor = (await call(base, "POST", `/v1/consumers/${c}/credentials`, admin, { kind: "auditor" })).secret;
-  const ctx = (callId, key) =>
-    JSON.stringify({ call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, provider: "openai", api_family: "responses", response_id: "resp-1", adapter_revision: "openai-responses-v1" });
-  const who = '{"subject_id":"user-1","roles":[]}';
-  const read = `{"principal":${who},"proposal":{"name":"get_order","arguments":{"order_ref":"ORDER-7"}},"context":${ctx("call-1", null)}}`;
-  const write = `{"principal":${who},"proposal":{"name":"create_refund_draft","arguments":{"order_ref":"ORDER-7","reason":"duplicate"}},"context":${ctx("call-2", "refund-1")}}`;
-  const json = "-H 'content-type: application/json'";
-  console.log(`
-toolgate is running at ${base} (state in .toolgate/state; admin token and keys in .dev.vars).
-Consumers "demo" and "tenant-a" have the demo catalog; the reference's orders belong to tenant-a.
-Paste these lines into a shell:
-
-export TG=${base}/v1/consumers/${c}
-export AGENT=${agent}
-export APPROVER=${approver}
-export AUDITOR=${auditor}
-
-# agent: read an order
-curl -s $TG/tool-calls -H "authorization: Bearer $AGENT" ${json} -d '${read}'
-# agent: a write needs approval (answers APPROVAL_REQUIRED and an approval_id)
-curl -s $TG/tool-calls -H "authorization: Bearer $AGENT" ${json} -d '${write}'
-# approver: see what is pending (approval_id and the approval_digest computed for you)
-curl -s "$TG/approvals?state=pending" -H "authorization: Bearer $APPROVER"
-# approver: approve within 60 s, with the id and digest shown above
-curl -s $TG/approvals/APPROVAL_ID -H "authorization: Bearer $APPROVER" ${json} -d '{"decision":"approve","approval_digest":"DIGEST"}'
-# agent: the same call again now runs, once; repeat it to see local_replay
-curl -s $TG/tool-calls -H "authorization: Bearer $AGENT" ${json} -d '${write}'
-# auditor: read the audit chain (follow next_cursor with ?cursor=…) and verify it (follow next_cursor to the head)
-curl -s "$TG/audit?limit=50" -H "authorization: Bearer $AUDITOR"
-curl -s $TG/audit/verify -H "authorization: Bearer $AUDITOR"
-
-Press Ctrl-C to stop.
-`);
+  console.log(await setUpDemo({ base, admin, demoBase: service.base, token, devVarsPath: DEV_VARS, call }));
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

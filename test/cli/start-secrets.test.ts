@@ -1,7 +1,8 @@
 /**
  * The scripts' secrets: `wrangler dev` gets its secrets through a 0600 env file, never on its
- * command line (which `ps` shows to every user); `npm start` writes the admin token and both
- * keys into `.dev.vars`; black-box dev servers get fresh keys per persistence folder.
+ * command line (which `ps` shows to every user); `npm start` writes the admin token, the three
+ * keys and the loopback-target setting of its demo service into `.dev.vars`; black-box dev servers
+ * get fresh keys per persistence folder.
  */
 import { EventEmitter } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 // @ts-expect-error plain JavaScript module without declarations
-import { ensureDevVars, freshSecrets, startWranglerDev, writeEnvFile } from "../../scripts/start.js";
+import { ensureDevVars, freshSecrets, readDevVars, startWranglerDev, writeEnvFile } from "../../scripts/start.js";
 import { devArgs, devBindings } from "../blackbox/wrangler-dev";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
@@ -53,7 +54,7 @@ describe("wrangler dev's command line", () => {
     expect(command).toBe(process.execPath);
     expect(args).toEqual([WRANGLER, "dev", "--ip", "127.0.0.1", "--port", "4321", "--persist-to", "/tmp/state", "--show-interactive-dev-session=false", "--env-file", envFile]);
     expect(envFile).toMatch(/\/toolgate-env-[^/]+\/dev\.env$/);
-    for (const value of [secrets.TOOLGATE_ADMIN_TOKEN, secrets.TOOLGATE_TOKEN_KEY, secrets.TOOLGATE_SIGNING_KEY]) {
+    for (const value of [secrets.TOOLGATE_ADMIN_TOKEN, secrets.TOOLGATE_TOKEN_KEY, secrets.TOOLGATE_SIGNING_KEY, secrets.TOOLGATE_SECRETS_KEY]) {
       expect(args.join(" ").includes(value)).toBe(false);
       expect(Object.values(env).includes(value)).toBe(false);
     }
@@ -61,7 +62,7 @@ describe("wrangler dev's command line", () => {
     expect([env.CLOUDFLARE_INCLUDE_PROCESS_ENV, env.CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV]).toEqual(["false", "true"]);
     expect(statSync(envFile).mode & 0o777).toBe(0o600);
     expect(readFileSync(envFile, "utf8")).toBe(
-      `TOOLGATE_ADMIN_TOKEN=${secrets.TOOLGATE_ADMIN_TOKEN}\nTOOLGATE_TOKEN_KEY=${secrets.TOOLGATE_TOKEN_KEY}\nTOOLGATE_SIGNING_KEY=${secrets.TOOLGATE_SIGNING_KEY}\nTOOLGATE_DOWNSTREAM_URL=http://127.0.0.1:9999\n`,
+      `TOOLGATE_ADMIN_TOKEN=${secrets.TOOLGATE_ADMIN_TOKEN}\nTOOLGATE_TOKEN_KEY=${secrets.TOOLGATE_TOKEN_KEY}\nTOOLGATE_SIGNING_KEY=${secrets.TOOLGATE_SIGNING_KEY}\nTOOLGATE_SECRETS_KEY=${secrets.TOOLGATE_SECRETS_KEY}\nTOOLGATE_DOWNSTREAM_URL=http://127.0.0.1:9999\n`,
     );
     r.child.emit("exit", 0, null);
     expect(existsSync(envFile)).toBe(false);
@@ -106,13 +107,15 @@ describe("wrangler dev's command line", () => {
 });
 
 describe("npm start's .dev.vars", () => {
-  it("creates it (0600) with a random admin token and both keys", () => {
+  it("creates it (0600) with a random admin token, the three keys and loopback targets allowed", () => {
     vi.spyOn(console, "log").mockImplementation(() => undefined);
     const path = join(folder(), ".dev.vars");
     const admin = ensureDevVars(path) as string;
     const lines = readFileSync(path, "utf8").split("\n");
-    expect(lines.map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", ""]);
-    expect(lines.slice(0, 3).map((l) => KEY.test(l.replace(/^[A-Z_]+=/, "")))).toEqual([true, true, true]);
+    expect(lines.map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_ALLOW_LOOPBACK_TARGETS", ""]);
+    expect(lines.slice(0, 4).map((l) => KEY.test(l.replace(/^[A-Z_]+=/, "")))).toEqual([true, true, true, true]);
+    expect(new Set(lines.slice(0, 4)).size).toBe(4);
+    expect(lines[4]).toBe("TOOLGATE_ALLOW_LOOPBACK_TARGETS=1");
     expect(lines[0]).toBe(`TOOLGATE_ADMIN_TOKEN=${admin}`);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(ensureDevVars(path)).toBe(admin);
@@ -126,8 +129,20 @@ describe("npm start's .dev.vars", () => {
     expect(ensureDevVars(path)).toBe("old-admin-token-kept-as-it-is");
     const lines = readFileSync(path, "utf8").split("\n");
     expect(lines.slice(0, 2)).toEqual(["TOOLGATE_ADMIN_TOKEN=old-admin-token-kept-as-it-is", "OTHER=1"]);
-    expect(lines.slice(2).map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", ""]);
+    expect(lines.slice(2).map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_ALLOW_LOOPBACK_TARGETS", ""]);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it("keeps a loopback setting the user changed, and reads values as npm start does", () => {
+    vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const path = join(folder(), ".dev.vars");
+    writeFileSync(path, 'TOOLGATE_ALLOW_LOOPBACK_TARGETS=0\nTOOLGATE_ADMIN_TOKEN="quoted-admin-token-0123456789"\n', { mode: 0o600 });
+    expect(ensureDevVars(path)).toBe("quoted-admin-token-0123456789");
+    const vars = readDevVars(path) as Record<string, string>;
+    expect([Object.keys(vars), vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS]).toEqual([
+      ["TOOLGATE_ALLOW_LOOPBACK_TARGETS", "TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY"],
+      "0",
+    ]);
   });
 
   it("refuses a key shorter than 32 characters", () => {
@@ -135,5 +150,8 @@ describe("npm start's .dev.vars", () => {
     const path = join(folder(), ".dev.vars");
     writeFileSync(path, "TOOLGATE_TOKEN_KEY=short\n", { mode: 0o600 });
     expect(() => ensureDevVars(path)).toThrow(`${path}: TOOLGATE_TOKEN_KEY is shorter than 32 characters; delete its line to get a new one`);
+    const other = join(folder(), ".dev.vars");
+    writeFileSync(other, "TOOLGATE_SECRETS_KEY=0123456789012345678901234567890\n", { mode: 0o600 });
+    expect(() => ensureDevVars(other)).toThrow(`${other}: TOOLGATE_SECRETS_KEY is shorter than 32 characters; delete its line to get a new one`);
   });
 });

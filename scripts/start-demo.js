@@ -1,0 +1,135 @@
+// What `npm start` sets up once the gate is healthy, and the curl lines it prints: the consumer
+// "demo" gets two tools defined as data (targeting the local demo service, scripts/demo-service.js)
+// besides the gate's demo catalog; "tenant-a" keeps the catalog alone (the reference's orders).
+import { randomBytes } from "node:crypto";
+import { demoTools } from "./demo-service.js";
+
+/** The gate's own demo catalog (the reference's tools). */
+export const CATALOG_TOOLS = ["get_order", "create_refund_draft"];
+/** The tools defined as data on the consumer "demo". */
+export const DATA_TOOLS = ["lookup_customer", "create_invoice"];
+/** The consumer secret the demo service's bearer token is stored under. */
+export const DEMO_SECRET = "demo_service_token";
+const APPROVER = "human-reviewer-1";
+
+const JSON_TYPE = "-H 'content-type: application/json'";
+
+/** A tool-call body for the subject `user-1` (`key`: the write's idempotency key, or null). */
+function toolCall(name, args, roles, callId, key) {
+  const context = { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, provider: "openai", api_family: "responses", response_id: "resp-1", adapter_revision: "openai-responses-v1" };
+  return JSON.stringify({ principal: { subject_id: "user-1", roles }, proposal: { name, arguments: args }, context });
+}
+
+/** JSON on one line, spaced for reading. */
+function flat(value) {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(flat).join(", ")}]`;
+  const members = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${flat(v)}`);
+  return members.length === 0 ? "{}" : `{ ${members.join(", ")} }`;
+}
+
+/** JSON for reading: a value that fits on its line stays on one line. */
+function pretty(value, indent = "") {
+  const line = flat(value);
+  if (typeof value !== "object" || value === null || indent.length + line.length <= 100) return line;
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) return `[\n${value.map((v) => inner + pretty(v, inner)).join(",\n")}\n${indent}]`;
+  return `{\n${Object.entries(value).map(([k, v]) => `${inner}${JSON.stringify(k)}: ${pretty(v, inner)}`).join(",\n")}\n${indent}}`;
+}
+
+/** The shell lines that pick one field of the pending approval of `callId` out of `$PENDING`, with node (no jq). */
+function pick(variable, callId, field) {
+  return `${variable}=$(printf '%s' "$PENDING" | node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).approvals.find((a) => a.call_id === "${callId}").${field}')`;
+}
+
+/**
+ * Configures the demo consumers through the admin API (`call`, from start.js), defines the two
+ * data tools on "demo" (the secret first, the definitions next, then the consumer's tool list:
+ * the gate refuses names nobody defined), mints credentials and answers the text to print.
+ * `demoBase`: the demo service's `http://127.0.0.1:<port>`; `token`: its bearer token.
+ */
+export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, call }) {
+  for (const consumer of ["demo", "tenant-a"]) {
+    await call(base, "PUT", `/v1/consumers/${consumer}`, admin, { tools: CATALOG_TOOLS, approver_subjects: [APPROVER] });
+  }
+  const demo = "/v1/consumers/demo";
+  const tools = demoTools(demoBase, DEMO_SECRET);
+  await call(base, "PUT", `${demo}/secrets/${DEMO_SECRET}`, admin, { value: token });
+  for (const [name, definition] of Object.entries(tools)) await call(base, "PUT", `${demo}/tools/${name}`, admin, definition);
+  await call(base, "PUT", demo, admin, { tools: [...CATALOG_TOOLS, ...DATA_TOOLS], approver_subjects: [APPROVER] });
+  const mint = async (consumer, body) => (await call(base, "POST", `/v1/consumers/${consumer}/credentials`, admin, body)).secret;
+  const agent = await mint("demo", { kind: "agent", roles: ["support"] });
+  const approver = await mint("demo", { kind: "approver", subject_id: APPROVER });
+  const auditor = await mint("demo", { kind: "auditor" });
+  const ref = { agent: await mint("tenant-a", { kind: "agent" }), approver: await mint("tenant-a", { kind: "approver", subject_id: APPROVER }), auditor: await mint("tenant-a", { kind: "auditor" }) };
+  // Call ids and keys are new on every start: the gate keeps its state in .toolgate/state, and a
+  // repeated key would replay the last run's result instead of showing the flow.
+  const run = randomBytes(3).toString("hex");
+  const support = ["support"];
+  const lookup = toolCall("lookup_customer", { customer: "acme" }, support, `lookup-${run}`, null);
+  const small = toolCall("create_invoice", { customer: "acme", amount: 40, memo: "June support" }, support, `invoice-40-${run}`, `invoice-40-${run}`);
+  const bigCall = `invoice-250-${run}`;
+  const big = toolCall("create_invoice", { customer: "acme", amount: 250 }, support, bigCall, bigCall);
+  const read = toolCall("get_order", { order_ref: "ORDER-7" }, [], `order-${run}`, null);
+  const refund = toolCall("create_refund_draft", { order_ref: "ORDER-7", reason: "duplicate" }, [], `refund-${run}`, `refund-${run}`);
+  const as = (who) => `-H "authorization: Bearer $${who}"`;
+  const definition = pretty(tools.create_invoice);
+  return `
+toolgate is running at ${base} (state in .toolgate/state; admin token and keys in .dev.vars).
+The demo service, the target of the tools defined as data, is running at ${demoBase}.
+
+== Tools as data, on the consumer "demo" (docs/tools.md) ==
+lookup_customer (a read) and create_invoice (a write: the CEL rule args.amount > 100 asks a human)
+call the demo service; "demo" also has the gate's catalog. Paste these lines into a shell:
+
+export TG=${base}${demo}
+export ADMIN=$(sed -n 's/^TOOLGATE_ADMIN_TOKEN=//p' '${devVarsPath}')
+export AGENT=${agent}
+export APPROVER=${approver}
+export AUDITOR=${auditor}
+
+# admin: define a tool (the same definition keeps its version; a changed one is the next version)
+curl -s -X PUT $TG/tools/create_invoice ${as("ADMIN")} ${JSON_TYPE} --data-binary @- <<'EOF'
+${definition}
+EOF
+# agent: call the read (CEL authorize: "support" in principal.roles)
+curl -s $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${lookup}'
+# agent: a write of 40: the approval rule is false, so it runs at once
+curl -s $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${small}'
+# agent: a write of 250: the rule is true, so it answers APPROVAL_REQUIRED and an approval_id
+curl -s $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${big}'
+# approver: what is pending (each approval shows its approval_id and the approval_digest computed for you)
+curl -s "$TG/approvals?state=pending" ${as("APPROVER")}
+# approver: approve the write of 250, sending back its approval_digest from the list (node picks it out)
+PENDING=$(curl -s "$TG/approvals?state=pending" ${as("APPROVER")})
+${pick("ID", bigCall, "approval_id")}
+${pick("DIGEST", bigCall, "approval_digest")}
+curl -s $TG/approvals/$ID ${as("APPROVER")} ${JSON_TYPE} -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$DIGEST\\"}"
+# agent: the same call again, within 60 s of the approval, now runs, once; repeat it to see local_replay
+curl -s $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${big}'
+# auditor: read the audit chain (follow next_cursor with ?cursor=…) and verify it
+curl -s "$TG/audit?limit=50" ${as("AUDITOR")}
+curl -s $TG/audit/verify ${as("AUDITOR")}
+# agent: the enabled tools as OpenAI function tools (or format=anthropic, gemini, json-schema)
+curl -s "$TG/tools?format=openai" ${as("AGENT")}
+
+== The gate's demo catalog, on the consumer "tenant-a" (the reference's orders) ==
+export REF=${base}/v1/consumers/tenant-a
+export REF_AGENT=${ref.agent}
+export REF_APPROVER=${ref.approver}
+export REF_AUDITOR=${ref.auditor}
+
+# agent: read an order
+curl -s $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${read}'
+# agent: a write needs approval (answers APPROVAL_REQUIRED and an approval_id)
+curl -s $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${refund}'
+# approver: see what is pending, then approve with its approval_id and approval_digest
+curl -s "$REF/approvals?state=pending" ${as("REF_APPROVER")}
+curl -s $REF/approvals/APPROVAL_ID ${as("REF_APPROVER")} ${JSON_TYPE} -d '{"decision":"approve","approval_digest":"DIGEST"}'
+# agent: the same call again now runs, once; auditor: the audit chain
+curl -s $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${refund}'
+curl -s "$REF/audit?limit=50" ${as("REF_AUDITOR")}
+
+Press Ctrl-C to stop.
+`;
+}
