@@ -13,7 +13,8 @@ const CelSource = z.string().min(1).max(2048);
 
 /**
  * Where a data-defined tool runs: an HTTP endpoint of the consumer's. `status_url` and
- * `fence_url` take `{status_ref}` (the write's idempotency key), as in docs/tools.md.
+ * `fence_url` take `{status_ref}`: the write's status reference (`status_` + 32 hex), which
+ * the gate also sends as the write's `Idempotency-Key` (docs/tools.md).
  */
 export const HttpTarget = z
   .strictObject({

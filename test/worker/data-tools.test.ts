@@ -157,6 +157,8 @@ describe("tools as data", () => {
     await put({ ...LOOKUP, target: { kind: "http", url: "http://ledger.test/customers/lookup" } });
     await put({ ...INVOICE(), target: { ...INVOICE().target, secret_headers: { authorization: { secret: "missing_token" } } } });
     await put({ ...LOOKUP, output: { ...LOOKUP.output, bound_to_arguments: { tier: "nope" } } });
+    await put({ ...LOOKUP, target: { ...LOOKUP.target, headers: { "Idempotency-Key": "mine" } } });
+    await put({ ...LOOKUP, target: { ...LOOKUP.target, headers: { "x-a": "1", "X-A": "2" } } });
     await put({ ...LOOKUP, name: "x" });
     expect(refusals).toEqual([
       ["422 INVALID_TOOL_DEFINITION", "/input/properties/customer/format"],
@@ -164,6 +166,8 @@ describe("tools as data", () => {
       ["422 INVALID_TOOL_DEFINITION", "/target/url"],
       ["422 INVALID_TOOL_DEFINITION", "/target/secret_headers/authorization/secret"],
       ["422 INVALID_TOOL_DEFINITION", "/output/bound_to_arguments/tier"],
+      ["422 INVALID_TOOL_DEFINITION", "/target/headers/Idempotency-Key"],
+      ["422 INVALID_TOOL_DEFINITION", "/target/headers"],
       ["400 INVALID_REQUEST", undefined],
     ]);
     expect((await admin("GET", "/tools/bad_tool")).status).toBe(404);

@@ -1,7 +1,7 @@
 /**
  * CEL policies of data-defined tools (`authorize` and `approval` rules): compiled once with
  * {@link compilePolicy}, evaluated per call over {@link PolicyVariables} with a cost bound.
- * The reference of the language (variables, functions, limits) is `docs/tools-cel.md`.
+ * The reference of the language (variables, functions, limits) is docs/tools.md, "Policies in CEL".
  * @module
  */
 export { compilePolicy, type CompiledPolicy, type PolicyFailure, type PolicyRefusal, type PolicyUse } from "./cel";

@@ -37,6 +37,20 @@ function revision(part: string, value: unknown): string {
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
+/** Headers the gate sets on every target request itself; a target may not set them. */
+export const GATE_HEADERS = new Set(["accept", "content-type", "content-length", "content-digest", "host", "idempotency-key", "signature", "signature-input", "toolgate-identity"]);
+
+function checkHeaders(target: HttpTarget): DefinitionRefusal | null {
+  for (const [group, headers] of [["headers", target.headers], ["secret_headers", target.secret_headers]] as const) {
+    for (const name of Object.keys(headers)) {
+      if (GATE_HEADERS.has(name.toLowerCase())) return { pointer: `/target/${group}/${name}`, message: `the gate sets ${name.toLowerCase()} itself` };
+    }
+  }
+  const lower = [...Object.keys(target.headers), ...Object.keys(target.secret_headers)].map((n) => n.toLowerCase());
+  const twice = lower.find((name, i) => lower.indexOf(name) !== i);
+  return twice === undefined ? null : { pointer: "/target/headers", message: `the header ${twice} is given twice` };
+}
+
 function checkUrl(url: string, pointer: string, policy: TargetPolicy): DefinitionRefusal | null {
   const parsed = new URL(url);
   if (parsed.username !== "" || parsed.password !== "") return { pointer, message: "a target URL carries no credentials (use secret_headers)" };
@@ -99,6 +113,8 @@ export function buildTool(name: string, definition: ToolDefinition, targets: Tar
     approval = compiled.value;
   }
   const target = definition.target;
+  const headersRefused = checkHeaders(target);
+  if (headersRefused !== null) return err(headersRefused);
   for (const [pointer, url] of [["/target/url", target.url], ["/target/status_url", target.status_url], ["/target/fence_url", target.fence_url]] as const) {
     const refused = url === undefined ? null : checkUrl(url, pointer, targets);
     if (refused !== null) return err(refused);
@@ -108,7 +124,8 @@ export function buildTool(name: string, definition: ToolDefinition, targets: Tar
     output: revision("output", definition.output),
     policy: revision("policy", { risk: definition.risk, authorize: definition.authorize, approval: approvalSource }),
     effect: revision("effect", { risk: definition.risk, url: target.url, method: target.method }),
-    handler: revision("handler", { target: { ...target, secret_headers: Object.keys(target.secret_headers).sort() }, timeout_ms: definition.timeout_ms }),
+    // The secret headers by the secret they name and their prefix (never a value).
+    handler: revision("handler", { target, timeout_ms: definition.timeout_ms }),
   };
   const rule = (policy: CompiledPolicy) => (principal: Principal, args: JsonObject, ctx: ToolContext) => {
     const verdict = policy.evaluate({

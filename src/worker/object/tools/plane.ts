@@ -145,13 +145,16 @@ export class DataTools {
     return ok(null);
   }
 
-  /** The enabled tools, compiled (cached until a definition changes). */
+  /**
+   * The enabled tools, compiled (cached until a definition changes). A stored definition that
+   * the Worker's current target policy refuses (a loopback target once `npm start` no longer
+   * allows it) is left out: its calls answer UNKNOWN_TOOL until it is defined again.
+   */
   built(): readonly BuiltTool[] {
-    this.#built ??= this.#table.current().map((stored) => {
+    this.#built ??= this.#table.current().flatMap((stored) => {
       const definition = ToolDefinition.parse(readStored(stored.definition, "tool definition"));
-      const built = buildTool(stored.name, definition, { allowLoopback: true });
-      if (!built.ok) throw new Error(`stored tool ${stored.name} v${stored.version} no longer builds: ${built.error.message}`);
-      return built.value;
+      const built = buildTool(stored.name, definition, this.#deps.targets);
+      return built.ok ? [built.value] : [];
     });
     return this.#built;
   }
