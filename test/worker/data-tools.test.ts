@@ -5,6 +5,7 @@
  * settled through its fence URL. The target is the test ledger (test/support/ledger-service.ts)
  * behind workerd's outbound fetch; it verifies every request's signature.
  */
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, context, credential, gate, pinClock, send, wipe } from "./gate-client";
 
@@ -216,6 +217,27 @@ describe("tools as data", () => {
       context: context(`anthropic-${n}`, { provider: "anthropic" }),
     });
     expect(((await res.json()) as { model_result: { error: { code: string } } }).model_result.error.code).toBe("INVALID_ARGUMENTS");
+  });
+
+  it("hands a token-verified principal's claims to the CEL rules (principal.claims)", async () => {
+    const keys = await generateKeyPair("ES256");
+    const jwk = { ...(await exportJWK(keys.publicKey)), kid: "k1" };
+    const issuer = { issuer: "https://login.example.test/", audience: "tools-a", jwks: { keys: [jwk] } };
+    expect((await admin("PUT", "", { tools: [], approver_subjects: [], principal_tokens: issuer })).status).toBe(200);
+    expect((await admin("PUT", "/tools/lookup_customer", { ...LOOKUP, authorize: 'principal.claims.plan == "pro"' })).status).toBe(200);
+    expect((await admin("PUT", "", { tools: ["lookup_customer"], approver_subjects: [], principal_tokens: issuer })).status).toBe(200);
+    await pinClock(C, T0);
+    const agent = (await credential(C, "agent", undefined, { principal: "token" })).secret;
+    const sign = (plan: string) =>
+      new SignJWT({ sub: "user-1", plan }).setProtectedHeader({ alg: "ES256", kid: "k1" }).setIssuer(issuer.issuer).setAudience("tools-a").setExpirationTime(T0 + 300).sign(keys.privateKey);
+    const codes: string[] = [];
+    for (const plan of ["pro", "free"]) {
+      n += 1;
+      const res = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, { principal_token: await sign(plan), proposal: { name: "lookup_customer", arguments: { customer: "acme" } }, context: context(`claims-${n}`) });
+      const body = (await res.json()) as { model_result: { status: string; error: { code: string } | null } };
+      codes.push(body.model_result.error?.code ?? body.model_result.status);
+    }
+    expect(codes).toEqual(["succeeded", "NOT_FOUND"]);
   });
 
   it("reconciles an unknown outcome through the status URL, and settles one the target never saw through the fence URL", async () => {

@@ -55,6 +55,8 @@ export interface DispatchRequest {
   readonly failure?: Failure;
   /** Overrides the engine's hash for this call (for example a memo shared with re-validation). */
   readonly hash?: HashFn;
+  /** The principal's verified claims, handed to the tool's checks (never digested or stored). */
+  readonly claims?: JsonObject;
 }
 
 /** Everything the second step needs; plain JSON values, so it survives a JSON round trip. */
@@ -117,7 +119,7 @@ export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest
   if (!bindCallIdentity(engine.store, principal, call, callFingerprint(call, digest, "dispatch", hash))) {
     return fail("CALL_ID_CONFLICT", digest);
   }
-  const ctx = { store: engine.store, now };
+  const ctx = { store: engine.store, now, ...(request.claims === undefined ? {} : { claims: request.claims }) };
   if (!spec.authorize(principal, call.arguments, ctx)) return fail("NOT_FOUND", digest);
 
   let scope: string[] | null = null;

@@ -3,6 +3,7 @@
  * again; and recovering writes left in flight by a restart.
  * @module
  */
+import type { JsonObject } from "../json";
 import { callFingerprint, memoizeHash, requestDigest } from "./digests";
 import {
   bindCallIdentity,
@@ -38,6 +39,8 @@ export interface StatusQuery {
   readonly expected_request_sha256: string;
   readonly now: number;
   readonly hash?: HashFn;
+  /** The principal's verified claims, handed to the tool's checks (never digested or stored). */
+  readonly claims?: JsonObject;
 }
 
 /** The reference's `query_operation_status`: reconcile a prior unknown write from its receipt. */
@@ -58,7 +61,8 @@ export function queryStatus(engine: ToolResultEngine, query: StatusQuery): Resul
   if (!bindCallIdentity(engine.store, principal, call, callFingerprint(call, digest, "query_status", hash))) {
     return fail("CALL_ID_CONFLICT");
   }
-  if (!spec.authorize(principal, call.arguments, { store: engine.store })) return fail("NOT_FOUND");
+  const ctx = { store: engine.store, now, ...(query.claims === undefined ? {} : { claims: query.claims }) };
+  if (!spec.authorize(principal, call.arguments, ctx)) return fail("NOT_FOUND");
   const unknown = readRecord<UnknownOutcome>(engine.store, "status_refs", statusRef);
   if (unknown === undefined || unknown.scope[0] !== principal.tenant_id || unknown.scope[1] !== principal.subject_id) {
     return fail("NOT_FOUND");

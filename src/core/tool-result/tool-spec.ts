@@ -35,6 +35,8 @@ export interface ToolContext {
   readonly store: ToolResultStore;
   /** The dispatch's time (Unix seconds), for policies that read `now` (the core reads no clock). */
   readonly now?: number;
+  /** The verified claims of the principal (an end user's token), for policies that read them. */
+  readonly claims?: JsonObject;
 }
 
 /**

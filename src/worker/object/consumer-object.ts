@@ -183,7 +183,8 @@ export class ConsumerObject extends DurableObject<Env> {
     const principal = admitted.value.principal;
     const call = withToolForm(admitted.value.call, plane.engine.registry);
     const now = this.clock.now();
-    const outcome = statusRef === null ? await plane.dispatch(principal, call, now) : await plane.status(principal, call, statusRef, now);
+    const claims = admitted.value.claims;
+    const outcome = statusRef === null ? await plane.dispatch(principal, call, now, { claims }) : await plane.status(principal, call, statusRef, now, claims);
     return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value)) : outcome;
   }
 

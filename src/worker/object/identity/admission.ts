@@ -1,3 +1,4 @@
+import type { JsonObject } from "../../../core/json";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
 import type { Outcome } from "../../result";
 import { ok } from "../../result";
@@ -31,7 +32,7 @@ export class AgentAdmission {
     this.#tokens = new PrincipalTokens((url, init) => deps.fetch(url, init));
   }
 
-  async admit(consumer: string, caller: Caller, config: ConsumerRecord, limits: Limits, input: ToolCallInput): Promise<Outcome<{ principal: Principal; call: ToolCall }>> {
+  async admit(consumer: string, caller: Caller, config: ConsumerRecord, limits: Limits, input: ToolCallInput): Promise<Outcome<{ principal: Principal; claims: JsonObject; call: ToolCall }>> {
     const rate = this.#rate.take(caller.credentialId, limits, this.deps.rateMs());
     if (!rate.ok) return rate;
     const principal = await resolvePrincipal(consumer, caller, input, config.principalTokens, (issuer, jwt) => this.#tokens.verify(issuer, jwt, this.deps.now()));
@@ -39,6 +40,6 @@ export class AgentAdmission {
     const call = callOf(input);
     if (!call.ok) return call;
     const scope = toolInScope(caller, call.value.name);
-    return scope.ok ? ok({ principal: principal.value, call: call.value }) : scope;
+    return scope.ok ? ok({ principal: principal.value.principal, claims: principal.value.claims, call: call.value }) : scope;
   }
 }

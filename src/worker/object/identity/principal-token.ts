@@ -1,15 +1,31 @@
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
 import * as z from "zod";
 import type { PrincipalTokenIssuer } from "../../../contracts/consumer";
-import { readJson } from "../../../core/json";
+import { readJson, type Json, type JsonObject } from "../../../core/json";
 import { readCappedBytes } from "../../body";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 
-/** What a verified end-user token says: the subject and the roles of its configured claims. */
+/** What a verified end-user token says: the subject and the roles of its configured claims, and all its claims. */
 export interface VerifiedPrincipal {
   subjectId: string;
   roles: string[];
+  /** The token's claims (JSON values only, at most 8 levels deep), for tools' CEL rules (`principal.claims`). */
+  claims: JsonObject;
+}
+
+/** A JSON copy of a claim value (jose parsed it); values outside JSON, or deeper than `depth`, are dropped. */
+function claimValue(value: unknown, depth: number): Json | undefined {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  if (depth <= 0 || typeof value !== "object") return undefined;
+  if (Array.isArray(value)) return value.flatMap((item) => { const copy = claimValue(item, depth - 1); return copy === undefined ? [] : [copy]; });
+  const out: JsonObject = {};
+  for (const [key, item] of Object.entries(value)) {
+    const copy = claimValue(item, depth - 1);
+    if (copy !== undefined) Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 /** Largest JWKS document fetched from an issuer. */
@@ -48,7 +64,8 @@ function claimsOf(payload: JWTPayload, issuer: PrincipalTokenIssuer): Outcome<Ve
   if (!Array.isArray(roles) || roles.length > MAX_TOKEN_ROLES || !roles.every((r) => typeof r === "string" && r.length > 0 && r.length <= 1024)) {
     return rejected(`The principal token's \`${issuer.roles_claim}\` claim is not a list of at most ${MAX_TOKEN_ROLES} roles.`);
   }
-  return ok({ subjectId: subject, roles: roles as string[] });
+  const claims = claimValue(payload, 8);
+  return ok({ subjectId: subject, roles: roles as string[], claims: claims !== null && typeof claims === "object" && !Array.isArray(claims) ? (claims as JsonObject) : {} });
 }
 
 /**

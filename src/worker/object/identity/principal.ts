@@ -1,4 +1,4 @@
-import { compareCodePoints } from "../../../core/json";
+import { compareCodePoints, type JsonObject } from "../../../core/json";
 import type { Principal } from "../../../core/tool-result/types";
 import type { PrincipalTokenIssuer } from "../../../contracts/consumer";
 import { problem } from "../../problem";
@@ -10,6 +10,12 @@ import type { VerifiedPrincipal } from "./principal-token";
 export interface PrincipalClaim {
   readonly principal?: { readonly subject_id: string; readonly roles: readonly string[] } | undefined;
   readonly principal_token?: string | undefined;
+}
+
+/** The principal a call acts for, and the verified claims behind it (empty unless an end user's token). */
+export interface ResolvedPrincipal {
+  readonly principal: Principal;
+  readonly claims: JsonObject;
 }
 
 /** Verifies an end user's token against the consumer's issuer. */
@@ -42,9 +48,10 @@ export async function resolvePrincipal(
   claim: PrincipalClaim,
   issuer: PrincipalTokenIssuer | null,
   verify: VerifyToken,
-): Promise<Outcome<Principal>> {
+): Promise<Outcome<ResolvedPrincipal>> {
   const asserted = claim.principal;
-  const principal = (subject: string, roles: readonly string[]): Outcome<Principal> => ok({ tenant_id: consumer, subject_id: subject, roles: sorted(roles) });
+  const principal = (subject: string, roles: readonly string[], claims: JsonObject = {}): Outcome<ResolvedPrincipal> =>
+    ok({ principal: { tenant_id: consumer, subject_id: subject, roles: sorted(roles) }, claims });
   switch (caller.principal) {
     case "subject": {
       const subject = caller.subjectId;
@@ -68,10 +75,10 @@ export async function resolvePrincipal(
       if (issuer === null) return fail(problem("PRINCIPAL_TOKEN_REJECTED", "The consumer has no principal token issuer configured."));
       const verified = await verify(issuer, claim.principal_token);
       if (!verified.ok) return verified;
-      if (asserted === undefined) return principal(verified.value.subjectId, verified.value.roles);
+      if (asserted === undefined) return principal(verified.value.subjectId, verified.value.roles, verified.value.claims);
       if (asserted.subject_id !== verified.value.subjectId) return fail(problem("PRINCIPAL_MISMATCH", "The principal differs from the verified token's subject."));
       const within = rolesWithin(asserted.roles, verified.value.roles, "The verified token");
-      return within.ok ? principal(asserted.subject_id, asserted.roles) : within;
+      return within.ok ? principal(asserted.subject_id, asserted.roles, verified.value.claims) : within;
     }
     case null:
       return fail(problem("FORBIDDEN", `A ${caller.kind} credential does not act for a principal.`));

@@ -1,4 +1,4 @@
-import { sha256Hex } from "../../../core/json";
+import { sha256Hex, type JsonObject } from "../../../core/json";
 import { decideApproval, type ApprovalDecisionRecord } from "../../../core/tool-result/approval-book";
 import { beginDispatch, completeDispatch, type DispatchTicket, type HandlerOutcome } from "../../../core/tool-result/dispatcher";
 import { memoizeHash, requestDigest } from "../../../core/tool-result/digests";
@@ -91,11 +91,12 @@ export class ToolCallPlane {
    * run, its in-flight mark; the execution; step two. `prepareOnly` never executes (a prepared
    * action opens its approval).
    */
-  async dispatch(principal: Principal, call: ToolCall, now: number, options: { prepareOnly?: boolean } = {}): Promise<Outcome<ToolCallOutcome>> {
+  async dispatch(principal: Principal, call: ToolCall, now: number, options: { prepareOnly?: boolean; claims?: JsonObject } = {}): Promise<Outcome<ToolCallOutcome>> {
     const hash = memoizeHash(sha256Hex);
     const begun = usage(() =>
       this.#deps.transaction(() => {
-        const result = beginDispatch(this.engine, { principal, call, book: this.book, prepareOnly: options.prepareOnly === true, now, hash });
+        const claims = options.claims === undefined ? {} : { claims: options.claims };
+        const result = beginDispatch(this.engine, { principal, call, book: this.book, prepareOnly: options.prepareOnly === true, now, hash, ...claims });
         if (result.kind === "final" || result.kind === "needs_approval") this.#deps.audit.append("tool_call", now, result.package.protected_audit);
         return result;
       }),
@@ -155,7 +156,7 @@ export class ToolCallPlane {
    * caller, the executor is asked first and its evidence recorded, so the engine can reconcile
    * it; the tool never runs again.
    */
-  async status(principal: Principal, call: ToolCall, statusRef: string, now: number): Promise<Outcome<ToolCallOutcome>> {
+  async status(principal: Principal, call: ToolCall, statusRef: string, now: number, claims: JsonObject = {}): Promise<Outcome<ToolCallOutcome>> {
     const hash = memoizeHash(sha256Hex);
     const spec = this.engine.registry.get(call.name);
     const digest = spec === undefined ? "0".repeat(64) : requestDigest(principal, call, spec, hash);
@@ -166,7 +167,7 @@ export class ToolCallPlane {
     const pkg = usage(() =>
       this.#deps.transaction(() => {
         recordEvidence(this.engine, principal, call, statusRef, digest, evidence);
-        const done = queryStatus(this.engine, { principal, call, status_ref: statusRef, expected_request_sha256: digest, now, hash });
+        const done = queryStatus(this.engine, { principal, call, status_ref: statusRef, expected_request_sha256: digest, now, hash, claims });
         this.#deps.audit.append("tool_call.status", now, done.protected_audit);
         return done;
       }),

@@ -129,7 +129,7 @@ export function buildTool(name: string, definition: ToolDefinition, targets: Tar
   };
   const rule = (policy: CompiledPolicy) => (principal: Principal, args: JsonObject, ctx: ToolContext) => {
     const verdict = policy.evaluate({
-      principal: { subject_id: principal.subject_id, roles: [...principal.roles], claims: {} },
+      principal: { subject_id: principal.subject_id, roles: [...principal.roles], claims: ctx.claims ?? {} },
       args,
       tool: name,
       consumer: principal.tenant_id,
