@@ -36,7 +36,8 @@ export default defineConfig({
         ],
         test: {
           name: "worker",
-          include: ["test/worker/**/*.test.ts"],
+          // The schema subset's keyword boundaries run in workerd too: data tools validate there.
+          include: ["test/worker/**/*.test.ts", "test/core/tool-schema/boundaries.test.ts"],
           // Durable Object storage is shared by every test file in this pool version, and the
           // reference's tenants fix the consumer names: run the files one at a time.
           fileParallelism: false,
