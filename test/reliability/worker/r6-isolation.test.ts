@@ -28,7 +28,7 @@ const PROVIDER = "provider-1";
 
 type Kind = "agent" | "approver" | "auditor" | "provider" | "runtime";
 const KINDS: readonly Kind[] = ["agent", "approver", "auditor", "provider", "runtime"];
-type IdKind = "approval" | "status_ref" | "credential" | "provider" | "request" | "instance";
+type IdKind = "approval" | "status_ref" | "credential" | "provider" | "request" | "instance" | "tool" | "secret";
 
 function hex(n: number): string {
   let out = "";
@@ -43,6 +43,15 @@ function base62(n: number): string {
   return out;
 }
 
+/** A data-defined read tool whose description carries the consumer's canary, with a secret header. */
+const dataTool = (canary: string, secret: string) => ({
+  description: `${canary}-tool`,
+  risk: "read",
+  input: { type: "object", properties: { q: { type: "string", maxLength: 16 } }, required: ["q"], additionalProperties: false },
+  output: { schema: { type: "object", properties: { a: { type: "string", maxLength: 16 } }, required: ["a"], additionalProperties: false } },
+  target: { kind: "http", url: "https://ledger.test/customers/lookup", secret_headers: { authorization: { secret, prefix: "Bearer " } } },
+});
+
 /** One consumer of the check and everything that is its own. */
 interface World extends Tenant {
   letter: string;
@@ -56,6 +65,9 @@ interface World extends Tenant {
   decidedApproval: string;
   statusRef: string;
   submitBody: unknown;
+  /** A tool defined as data in this consumer only, and a secret stored in it only. */
+  toolName: string;
+  secretName: string;
   /** Every string that is this consumer's and no one else's. */
   strings: string[];
 }
@@ -144,11 +156,16 @@ async function world(letter: string): Promise<World> {
   must(await send("PUT", `/v1/consumers/${name}/runtime/facade-targets`, ADMIN, { targets: { [`/app/${canary}-target`]: "get_order" } }), 200, "facade targets");
   const any = await send("POST", `/v1/consumers/${name}/credentials`, ADMIN, { kind: "provider" });
   must(any, 201, "unbound provider credential");
+  // Tools as data: a secret and a tool of this consumer only.
+  const toolName = `tool_${letter}_${hex(8)}`;
+  const secretName = `secret_${letter}_${hex(8)}`;
+  must(await send("PUT", `/v1/consumers/${name}/secrets/${secretName}`, ADMIN, { value: `${canary}-secret` }), 204, "secret");
+  must(await send("PUT", `/v1/consumers/${name}/tools/${toolName}`, ADMIN, dataTool(canary, secretName)), 200, "data tool");
   const auditor = await send("GET", `/v1/consumers/${name}/audit/verify`, t.auditor);
   const head = String(auditor.json?.head ?? auditor.json?.head_digest ?? "");
-  const strings = [name, canary, actor, ownProvider, t.agent, t.approver, t.auditor, t.provider, t.runtime, any.json.secret, t.agentId, t.approverId, any.json.credential_id, pendingApproval, decidedApproval, statusRef];
+  const strings = [name, canary, actor, ownProvider, toolName, secretName, t.agent, t.approver, t.auditor, t.provider, t.runtime, any.json.secret, t.agentId, t.approverId, any.json.credential_id, pendingApproval, decidedApproval, statusRef];
   if (head.length >= 16) strings.push(head);
-  return { ...t, letter, canary, actor, ownProvider, instance, anyProvider: any.json.secret, pendingApproval, decidedApproval, statusRef, submitBody, strings };
+  return { ...t, letter, canary, actor, ownProvider, instance, anyProvider: any.json.secret, pendingApproval, decidedApproval, statusRef, submitBody, toolName, secretName, strings };
 }
 
 /** One route of the OpenAPI document as the check drives it. */
@@ -157,7 +174,7 @@ interface Route {
   /** The OpenAPI path. */
   path: string;
   /** Who may call it. */
-  auth: Kind | "admin" | "approver-or-admin" | "auditor-or-admin";
+  auth: Kind | "admin" | "approver-or-admin" | "auditor-or-admin" | "agent-or-admin";
   /** The path for a consumer segment (already encoded) and an id. */
   url: (consumer: string, id: string) => string;
   /** The caller's own body for this route (independent of the target consumer). */
@@ -173,6 +190,13 @@ const C = (consumer: string) => `/v1/consumers/${consumer}`;
 
 const ROUTES: Route[] = [
   { method: "PUT", path: "/v1/consumers/{consumer}", auth: "admin", url: (c) => C(c), body: () => ({ tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: ["human-reviewer-1"] }) },
+  { method: "GET", path: "/v1/consumers/{consumer}/tools", auth: "agent-or-admin", url: (c) => `${C(c)}/tools`, query: "?format=openai" },
+  { method: "GET", path: "/v1/consumers/{consumer}/tools/{name}", auth: "admin", url: (c, id) => `${C(c)}/tools/${id}`, id: { kind: "tool", own: (w) => w.toolName } },
+  { method: "PUT", path: "/v1/consumers/{consumer}/tools/{name}", auth: "admin", url: (c, id) => `${C(c)}/tools/${id}`, body: (w) => dataTool(w.canary, w.secretName) },
+  { method: "DELETE", path: "/v1/consumers/{consumer}/tools/{name}", auth: "admin", url: (c, id) => `${C(c)}/tools/${id}`, id: { kind: "tool", own: (w) => w.toolName } },
+  { method: "GET", path: "/v1/consumers/{consumer}/secrets", auth: "admin", url: (c) => `${C(c)}/secrets` },
+  { method: "PUT", path: "/v1/consumers/{consumer}/secrets/{name}", auth: "admin", url: (c, id) => `${C(c)}/secrets/${id}`, body: (w) => ({ value: `${w.canary}-secret` }) },
+  { method: "DELETE", path: "/v1/consumers/{consumer}/secrets/{name}", auth: "admin", url: (c, id) => `${C(c)}/secrets/${id}`, id: { kind: "secret", own: (w) => w.secretName } },
   { method: "POST", path: "/v1/consumers/{consumer}/credentials", auth: "admin", url: (c) => `${C(c)}/credentials`, body: () => ({ kind: "auditor" }) },
   { method: "DELETE", path: "/v1/consumers/{consumer}/credentials/{credential_id}", auth: "admin", url: (c, id) => `${C(c)}/credentials/${id}`, id: { kind: "credential", own: () => `cred_${base62(16)}` } },
   { method: "GET", path: "/v1/consumers/{consumer}/ping", auth: "admin", url: (c) => `${C(c)}/ping` },
@@ -280,6 +304,10 @@ function foreignIds(kind: IdKind, other: World): string[] {
       return [`${other.actor}/1`, `${other.actor}/2`];
     case "instance":
       return [String(other.instance)];
+    case "tool":
+      return [other.toolName];
+    case "secret":
+      return [other.secretName];
   }
 }
 
@@ -297,6 +325,10 @@ function randomId(kind: IdKind): string {
       return `actor-q-${hex(8)}/1`;
     case "instance":
       return String(2_000_000 + Math.floor(random() * 1_000_000));
+    case "tool":
+      return `tool_q_${hex(8)}`;
+    case "secret":
+      return `secret_q_${hex(8)}`;
   }
 }
 
@@ -315,6 +347,10 @@ function malformedIds(kind: IdKind, other: World): string[] {
       return [`${other.actor}/x`, `${other.actor}/-1`, `${other.actor}/18446744073709551616`, `%2E%2E/1`, `${LONG}/1`];
     case "instance":
       return ["-1", "18446744073709551616", "0x10", "1e3", LONG];
+    case "tool":
+      return [`${other.toolName}%2F..`, "%00", "9tool", LONG];
+    case "secret":
+      return [`${other.secretName}%2F..`, "UPPER", "%00", LONG];
   }
 }
 
@@ -352,6 +388,7 @@ function tokenOf(w: World, kind: Kind | "admin"): string {
 function ownKind(route: Route): Kind | "admin" {
   if (route.auth === "approver-or-admin") return "approver";
   if (route.auth === "auditor-or-admin") return "auditor";
+  if (route.auth === "agent-or-admin") return "agent";
   return route.auth;
 }
 
@@ -433,7 +470,7 @@ describe("R6 tenant isolation (in-process)", () => {
           }
         }
         // The admin secret on a route of a consumer credential: the same 401 as no credential.
-        if (route.auth !== "admin" && route.auth !== "approver-or-admin" && route.auth !== "auditor-or-admin") {
+        if (route.auth !== "admin" && route.auth !== "approver-or-admin" && route.auth !== "auditor-or-admin" && route.auth !== "agent-or-admin") {
           const label = `${route.method} ${route.path} admin token`;
           for (const target of [owner.name, others[0]!.name, missing]) {
             const asAdmin = await call(route, route.url(target, ownId), ADMIN, owner, ownId);
