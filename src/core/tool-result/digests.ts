@@ -223,15 +223,9 @@ export function callFingerprint(
   return hash(templated(fast, document));
 }
 
-/** Binds an approval to intent, correlation, effects, policy and the approver. */
-export function approvalDigest(
-  call: ToolCall,
-  spec: ToolSpec,
-  requestSha256: string,
-  approverId: string,
-  hash: HashFn = sha256Hex,
-): string {
-  const document = (): JsonObject => ({
+/** Every input of an approval digest, by the name it is hashed under (an approver's view shows them). */
+export function approvalDigestInputs(call: ToolCall, spec: ToolSpec, requestSha256: string, approverId: string) {
+  return {
     provider: call.provider,
     api_family: call.api_family,
     adapter_revision: call.adapter_revision,
@@ -245,7 +239,18 @@ export function approvalDigest(
     effect_revision: spec.effectRevision,
     approval_revision: spec.policyRevision,
     approver_id: approverId,
-  });
+  };
+}
+
+/** Binds an approval to intent, correlation, effects, policy and the approver. */
+export function approvalDigest(
+  call: ToolCall,
+  spec: ToolSpec,
+  requestSha256: string,
+  approverId: string,
+  hash: HashFn = sha256Hex,
+): string {
+  const document = (): JsonObject => approvalDigestInputs(call, spec, requestSha256, approverId);
   const fast = (): string =>
     APPROVAL({
       provider: m(call.provider),

@@ -5,6 +5,7 @@
  * @module
  */
 import { digestForApprover, type ApprovalRecord } from "../../../core/tool-result/approval-book";
+import { approvalDigestInputs } from "../../../core/tool-result/digests";
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
 import type { ApprovalView } from "../../../contracts/approval";
 
@@ -22,19 +23,7 @@ export function approvalView(record: ApprovalRecord, spec: ToolSpec, tenantId: s
     subject_id: record.subject_id,
     tool: call.name,
     arguments: call.arguments,
-    provider: call.provider,
-    api_family: call.api_family,
-    adapter_revision: call.adapter_revision,
-    operation_id: call.operation_id,
-    call_id: call.call_id,
-    response_id: call.response_id,
-    idempotency_key: call.idempotency_key,
-    request_sha256: record.request_sha256,
-    input_schema_revision: spec.inputSchemaRevision,
-    output_schema_revision: spec.outputSchemaRevision,
-    effect_revision: spec.effectRevision,
-    approval_revision: spec.policyRevision,
-    approver_id: approverId,
+    ...approvalDigestInputs(call, spec, record.request_sha256, approverId),
     approval_digest: digestForApprover(record, spec, approverId),
     requested_at: record.requested_at,
     expires_at: record.expires_at,
