@@ -1,5 +1,4 @@
 import * as z from "zod";
-import { ALL_TOOL_NAMES } from "../worker/tools/catalog";
 import { httpSchemas } from "./registry";
 
 /** A canonical App Facade target: `/app/…`, printable ASCII without spaces. */
@@ -9,7 +8,8 @@ export const FacadeTarget = z.string().regex(/^\/app\/[!-~]{1,500}$/);
 export const FacadeTargetsRequest = z
   .strictObject({
     targets: z
-      .record(FacadeTarget, z.string().refine((tool) => ALL_TOOL_NAMES.includes(tool), { message: "not a tool of the gate's catalog" }))
+      // A tool name; the consumer's object checks it names a tool of the gate, the Worker's code or the consumer's data.
+      .record(FacadeTarget, z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/))
       .refine((targets) => Object.keys(targets).length <= 256, { message: "at most 256 targets" }),
   })
   .register(httpSchemas, { id: "FacadeTargetsRequest" });

@@ -248,12 +248,12 @@ describe("reject", () => {
 });
 
 describe("facade-target map", () => {
-  it("is admin-only and refuses tools outside the catalog", async () => {
+  it("is admin-only and refuses tools nobody defined (422, naming them)", async () => {
     const asRuntime = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, creds.runtime, { targets: {} });
     expect(asRuntime.status).toBe(401);
     const bad = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, { targets: { "/app/x": "rm_rf" } });
-    expect(bad.status).toBe(400);
-    expect(((await bad.json()) as Json).code).toBe("INVALID_REQUEST");
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as Json).code).toBe("UNKNOWN_TOOL_NAMES");
     const read = await gate(`/v1/consumers/${CONSUMER}/runtime/facade-targets`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(await read.json()).toEqual({ targets: { [ORDERS]: "get_order", [DRAFTS]: "create_refund_draft" }, revision: 1 });
   });

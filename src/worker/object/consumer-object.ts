@@ -229,7 +229,10 @@ export class ConsumerObject extends DurableObject<Env> {
   /** Admin: reads (`targets` null) or replaces the App Facade target map. */
   facadeTargets(consumer: string, targets: Record<string, string> | null): Outcome<string> {
     const config = this.#gate.admin(consumer, "facadeTargets");
-    return config.ok ? ok(this.#runtimeOf(config.value).facadeTargets(targets)) : config;
+    if (!config.ok) return config;
+    const unknown = targets === null ? [] : this.#tools.unknownNames(Object.values(targets));
+    if (unknown.length > 0) return fail(problem("UNKNOWN_TOOL_NAMES", `No tool is defined under ${unknown.map((n) => JSON.stringify(n)).join(", ")}.`));
+    return ok(this.#runtimeOf(config.value).facadeTargets(targets));
   }
 
   /** Capability plane: one call; `token` null means the Worker already checked the admin secret. */

@@ -74,6 +74,6 @@ export const runtimeOperations: readonly OperationDoc[] = [
     operation: "facadeTargets",
     request: FacadeTargetsRequest,
     response: { status: 200, schema: FacadeTargetsView, description: "The stored map." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
+    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "UNKNOWN_TOOL_NAMES"],
   },
 ];
