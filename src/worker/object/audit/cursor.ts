@@ -8,10 +8,11 @@
  */
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
+import { decodeCursorText, encodeCursorText } from "../cursor-text";
 
 const PAGE = /^audit-page:v1:(0|[1-9][0-9]{0,15})$/;
 const VERIFY = /^audit-verify:v1:([1-9][0-9]{0,15}):([0-9a-f]{64})$/;
-const BASE64URL = /^[A-Za-z0-9_-]{1,400}$/;
+const MAX_CURSOR_CHARS = 400;
 
 /** Where a verification walk continues: entries `1..seq` verified, the last with digest `sha256`. */
 export interface VerifyPosition {
@@ -19,21 +20,8 @@ export interface VerifyPosition {
   readonly sha256: string;
 }
 
-function encode(text: string): string {
-  return btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-/** The text of a cursor, or null when it is not the canonical base64url of ASCII text. */
-function decode(cursor: string): string | null {
-  if (!BASE64URL.test(cursor)) return null;
-  let text: string;
-  try {
-    text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
-  } catch {
-    return null;
-  }
-  return encode(text) === cursor ? text : null;
-}
+const encode = encodeCursorText;
+const decode = (cursor: string): string | null => decodeCursorText(cursor, MAX_CURSOR_CHARS);
 
 const invalid = () => fail(problem("INVALID_CURSOR", "The cursor is not one this route answered; start again without it."));
 

@@ -1,7 +1,7 @@
 import { credentialKinds, type CredentialKind, type Operation } from "../../../contracts/access";
 import { principalModeOf, type CreateCredentialRequest, type PrincipalMode } from "../../../contracts/credential";
 import { canonicalJson, compareCodePoints } from "../../../core/json";
-import { mintCredential, parseCredential, type TokenKeys } from "../../credential-format";
+import { credentialShape, mintCredential, type TokenKeys } from "../../credential-format";
 import { UNAUTHENTICATED, problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { digestsEqual, sha256Bytes } from "../../timing-safe";
@@ -121,8 +121,8 @@ export class CredentialPlane {
    * credential of the wrong kind is `FORBIDDEN`.
    */
   authenticate(token: string, operation: Operation): Outcome<Caller> {
-    const consumer = this.#deps.consumer();
-    const parsed = consumer === undefined ? null : parseCredential(token, consumer, this.#deps.keys);
+    // The Worker checked the keyed tag for this consumer; the stored SHA-256 decides here.
+    const parsed = this.#deps.consumer() === undefined ? null : credentialShape(token);
     if (parsed === null) return fail(UNAUTHENTICATED);
     const stored = this.#load(parsed.credentialId);
     const presented = sha256Bytes(token);

@@ -6,6 +6,7 @@
  */
 import { digestForApprover, type ApprovalRecord } from "../../../core/tool-result/approval-book";
 import { approvalDigestInputs } from "../../../core/tool-result/digests";
+import { decodeCursorText, encodeCursorText } from "../cursor-text";
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
 import type { ApprovalView } from "../../../contracts/approval";
 
@@ -30,12 +31,12 @@ export function approvalView(record: ApprovalRecord, spec: ToolSpec, tenantId: s
   };
 }
 
-const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX_CURSOR_CHARS = 64;
 const CURSOR_POSITION = /^pending:(0|[1-9][0-9]{0,15})$/;
 
 /** The cursor of the page after list position `position` (base64url, no padding). */
 export function encodeCursor(position: number): string {
-  return btoa(`pending:${position}`).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return encodeCursorText(`pending:${position}`);
 }
 
 /**
@@ -43,17 +44,8 @@ export function encodeCursor(position: number): string {
  * another encoding of a position, out of range).
  */
 export function decodeCursor(cursor: string): number | null {
-  if (!CURSOR_TEXT.test(cursor)) return null;
-  const padded = cursor.replaceAll("-", "+").replaceAll("_", "/") + "=".repeat((4 - (cursor.length % 4)) % 4);
-  let decoded: string;
-  try {
-    decoded = atob(padded);
-  } catch {
-    // atob refuses a length no base64 text has: a malformed cursor, an expected failure.
-    return null;
-  }
-  const match = CURSOR_POSITION.exec(decoded);
+  const match = CURSOR_POSITION.exec(decodeCursorText(cursor, MAX_CURSOR_CHARS) ?? "");
   if (match === null) return null;
   const position = Number(match[1]);
-  return Number.isSafeInteger(position) && encodeCursor(position) === cursor ? position : null;
+  return Number.isSafeInteger(position) ? position : null;
 }
