@@ -32,3 +32,4 @@ export {
   type ToolDeclarationInput,
 } from "./declarations";
 export { fromOpenAiStrictArguments, toOpenAiStrictSchema } from "./openai-strict";
+export { mcpAnnotations, mcpOutputSchema, toMcpToolResult } from "./mcp";

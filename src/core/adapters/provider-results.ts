@@ -8,6 +8,7 @@ import { canonicalJson, sha256Hex, type JsonObject } from "../json";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../tool-result/types";
 import type { ToolSpec } from "../tool-result/tool-spec";
 import { validateResult } from "../tool-result/validate-result";
+import { toMcpToolResult } from "./mcp";
 
 /** An adapter's answer: the provider payload, or why the package may not be sent. */
 export type ProjectionResult =
@@ -81,5 +82,6 @@ export function adapterFor(provider: string, apiFamily: string): { readonly name
   if (provider === "openai" && apiFamily === "responses") return { name: "to_openai_responses", adapter: toOpenAiResponses };
   if (provider === "anthropic" && apiFamily === "messages") return { name: "to_anthropic_messages", adapter: toAnthropicMessages };
   if (provider === "google" && apiFamily === "interactions") return { name: "to_gemini_interactions", adapter: toGeminiInteractions };
+  if (provider === "mcp" && apiFamily === "tools") return { name: "to_mcp_tool_result", adapter: toMcpToolResult };
   return undefined;
 }

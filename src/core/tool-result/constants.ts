@@ -76,17 +76,32 @@ export type Failure = (typeof VALID_FAILURES)[number];
 /** A result delivery. */
 export type Delivery = (typeof VALID_DELIVERIES)[number];
 
-/** Registered provider profiles: `provider/api_family` → the only adapter revision allowed. */
-const PROVIDER_PROFILES: ReadonlyMap<string, string> = new Map([
+/** The reference's provider profiles: `provider/api_family` → the only adapter revision allowed. */
+const REFERENCE_PROFILES: ReadonlyMap<string, string> = new Map([
   ["openai\u0000responses", "openai-responses-v1"],
   ["anthropic\u0000messages", "anthropic-messages-v1"],
   ["google\u0000interactions", "gemini-interactions-v1"],
 ]);
 
-/** The adapter revision registered for a provider profile, or undefined when unregistered. */
-export function expectedAdapterRevision(provider: unknown, apiFamily: unknown): string | undefined {
+/**
+ * The gate's own profile for calls that arrive over MCP (`tools/call`): the result is projected
+ * as an MCP `CallToolResult` ({@link import("../adapters/provider-results").toMcpToolResult}).
+ * It is not part of the reference's fixture contract, which keeps only the three above.
+ */
+export const MCP_PROFILE = { provider: "mcp", api_family: "tools", adapter_revision: "mcp-tools-v1" } as const;
+
+const GATE_PROFILES: ReadonlyMap<string, string> = new Map([
+  ...REFERENCE_PROFILES,
+  [`${MCP_PROFILE.provider}\u0000${MCP_PROFILE.api_family}`, MCP_PROFILE.adapter_revision],
+]);
+
+/**
+ * The adapter revision registered for a provider profile, or undefined when unregistered.
+ * `scope` "reference" admits only the reference's profiles (fixtures); "gate" adds MCP's.
+ */
+export function expectedAdapterRevision(provider: unknown, apiFamily: unknown, scope: "gate" | "reference" = "gate"): string | undefined {
   if (typeof provider !== "string" || typeof apiFamily !== "string") return undefined;
-  return PROVIDER_PROFILES.get(`${provider}\u0000${apiFamily}`);
+  return (scope === "gate" ? GATE_PROFILES : REFERENCE_PROFILES).get(`${provider}\u0000${apiFamily}`);
 }
 
 /**

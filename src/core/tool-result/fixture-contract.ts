@@ -54,7 +54,7 @@ const executionContext = z
     adapter_revision: identifier,
   })
   .superRefine((context, ctx) => {
-    const expected = expectedAdapterRevision(context.provider, context.api_family);
+    const expected = expectedAdapterRevision(context.provider, context.api_family, "reference");
     if (expected === undefined) {
       ctx.addIssue({ code: "custom", message: "provider profile is not registered", path: ["provider"] });
     } else if (context.adapter_revision !== expected) {
