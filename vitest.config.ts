@@ -1,12 +1,15 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { LedgerService } from "./test/support/ledger-service.ts";
+import { McpDownstream } from "./test/support/mcp-downstream.ts";
 import { RefundsService } from "./test/support/refunds-service.ts";
 
 /** The downstream of the HTTP tools in the worker tests (one per run, scripted by the tests). */
 const refunds = new RefundsService();
 /** The downstream of the data-defined tools (workerd's outbound fetch to https://ledger.test). */
 const ledger = new LedgerService();
+/** The MCP servers behind MCP targets (workerd's outbound fetch to https://mcp.test). */
+const mcp = new McpDownstream();
 
 export default defineConfig({
   test: {
@@ -29,7 +32,7 @@ export default defineConfig({
                 TOOLGATE_SIGNING_KEY: "test-signing-key-0123456789abcdef012345",
                 TOOLGATE_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456",
               },
-              outboundService: (request: Request) => ledger.fetch(request),
+              outboundService: (request: Request) => (new URL(request.url).hostname === "mcp.test" ? mcp.fetch(request) : ledger.fetch(request)),
               serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
             },
           }),

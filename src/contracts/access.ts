@@ -33,9 +33,17 @@ export const ACCESS = {
   putSecret: ["admin"],
   deleteSecret: ["admin"],
   listSecrets: ["admin"],
+  // MCP servers as targets: registration and import of their tools.
+  registerMcpServer: ["admin"],
+  listMcpServers: ["admin"],
+  getMcpServer: ["admin"],
+  importMcpServer: ["admin"],
+  deleteMcpServer: ["admin"],
   // Tool-call plane.
   toolCall: ["agent"],
   toolCallStatus: ["agent"],
+  // MCP: the endpoint (Streamable HTTP) and the OAuth sign-in that mints a credential for it.
+  mcp: ["agent"],
   listApprovals: ["approver"],
   decideApproval: ["approver"],
   // Audit plane.

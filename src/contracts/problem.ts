@@ -56,7 +56,16 @@ export const PROBLEM_STATUS = {
   CAPABILITY_INVALID: 422,
   CAPABILITY_REJECTED: 409,
   CAPABILITY_CAPACITY: 429,
-} as const satisfies Record<string, 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 415 | 422 | 426 | 429 | 431 | 500 | 503>;
+  // OAuth sign-in of MCP clients: the deployment binds no OAUTH_KV (or the origin cannot be an issuer).
+  OAUTH_NOT_CONFIGURED: 404,
+  // MCP endpoint: an Origin or Host that fails the DNS-rebinding rule, an Accept it cannot answer.
+  ORIGIN_REFUSED: 403,
+  NOT_ACCEPTABLE: 406,
+  // MCP servers as targets: a name registered twice; a server that could not be listed (the
+  // registration is refused, nothing stored).
+  MCP_SERVER_EXISTS: 409,
+  MCP_SERVER_UNREACHABLE: 422,
+} as const satisfies Record<string, 400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 422 | 426 | 429 | 431 | 500 | 503>;
 
 /** A stable HTTP error code of the gate. */
 export type ProblemCode = keyof typeof PROBLEM_STATUS;
@@ -103,6 +112,11 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   CAPABILITY_INVALID: "Capability engine refused invalid input",
   CAPABILITY_REJECTED: "Capability engine rejected the operation",
   CAPABILITY_CAPACITY: "Capability engine capacity exceeded",
+  OAUTH_NOT_CONFIGURED: "OAuth sign-in is not configured",
+  ORIGIN_REFUSED: "Origin or Host refused",
+  NOT_ACCEPTABLE: "Accept names no media type the endpoint answers",
+  MCP_SERVER_EXISTS: "An MCP server of this name is registered",
+  MCP_SERVER_UNREACHABLE: "The MCP server could not be imported",
 };
 
 

@@ -33,6 +33,25 @@ export const HttpTarget = z
   .refine((t) => (t.status_url === undefined) === (t.fence_url === undefined), { message: "give both status_url and fence_url, or neither", path: ["status_url"] })
   .register(httpSchemas, { id: "HttpTarget" });
 
+/** A consumer secret sent as `Authorization` to an MCP server, after a prefix (`Bearer ` unless given). */
+export const McpAuth = z
+  .strictObject({ secret: SecretName, prefix: z.string().max(64).regex(/^[\x20-\x7e]*$/).default("Bearer ") })
+  .register(httpSchemas, { id: "McpAuth" });
+
+/**
+ * Where a data-defined tool runs: a tool of an MCP server (Streamable HTTP), called with
+ * `tools/call`; usually written by `POST …/mcp-servers` (docs/tools.md, "MCP targets").
+ */
+export const McpTarget = z
+  .strictObject({
+    kind: z.literal("mcp"),
+    url: z.url().max(2048).meta({ description: "The server's Streamable HTTP endpoint." }),
+    tool: z.string().min(1).max(128).meta({ description: "The tool's name on that server." }),
+    auth: McpAuth.optional(),
+    max_response_bytes: z.number().int().min(256).max(1_048_576).default(262_144),
+  })
+  .register(httpSchemas, { id: "McpTarget" });
+
 /** The output contract of a data-defined tool. */
 export const ToolOutput = z
   .strictObject({
@@ -59,7 +78,7 @@ export const ToolDefinition = z
       .union([z.enum(["always", "never"]), CelSource])
       .optional()
       .meta({ description: "Writes: `always` (the default), `never`, or a CEL rule deciding whether this call needs a human. Reads never need one." }),
-    target: HttpTarget,
+    target: z.discriminatedUnion("kind", [HttpTarget, McpTarget]),
   })
   .refine((d) => d.risk === "write" || d.approval === undefined || d.approval === "never", { message: "a read never needs approval", path: ["approval"] })
   .register(httpSchemas, { id: "ToolDefinition" });
@@ -82,3 +101,7 @@ export const ToolVersionView = z
 export type ToolDefinition = z.output<typeof ToolDefinition>;
 /** Parsed HTTP target. */
 export type HttpTarget = z.output<typeof HttpTarget>;
+/** Parsed MCP target. */
+export type McpTarget = z.output<typeof McpTarget>;
+/** Either kind of target. */
+export type ToolTarget = HttpTarget | McpTarget;

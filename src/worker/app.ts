@@ -1,25 +1,29 @@
 import { Hono } from "hono";
 import "../contracts/problem";
 import type { Env } from "./env";
+import { GATE_VERSION } from "./version";
 import { openApiDocument, type OperationDoc } from "./openapi";
 import { problem, problemResponse } from "./problem";
+import { mcpBearer, mcpChallenge, oauthOperations, oauthRoutes } from "./oauth/routes";
 import { adminOperations, adminRoutes } from "./routes/admin";
 import { approvalOperations, approvalRoutes } from "./routes/approvals";
 import { auditOperations, auditRoutes } from "./routes/audit";
 import { capabilityOperations, capabilityRoutes } from "./routes/capability";
+import { mcpOperations, mcpRoutes } from "./routes/mcp";
 import { runtimeOperations, runtimeRoutes } from "./routes/runtime";
 import { toolCallOperations, toolCallRoutes } from "./routes/tool-calls";
 import { toolOperations, toolRoutes } from "./routes/tools";
-
-/** The gate's version, shown in the OpenAPI document. */
-export const GATE_VERSION = "0.1.0";
+import { mcpServerOperations, mcpServerRoutes } from "./routes/mcp-servers";
 
 const operations: readonly OperationDoc[] = [
   { method: "get", path: "/healthz", summary: "Liveness.", operation: "none", response: { status: 200, description: "`{\"ok\":true}`" }, problems: [] },
   { method: "get", path: "/v1/openapi.json", summary: "This document.", operation: "none", response: { status: 200, description: "OpenAPI 3.1." }, problems: [] },
   ...adminOperations,
   ...toolOperations,
+  ...mcpServerOperations,
   ...toolCallOperations,
+  ...mcpOperations,
+  ...oauthOperations,
   ...approvalOperations,
   ...auditOperations,
   ...runtimeOperations,
@@ -36,9 +40,14 @@ app.get("/v1/openapi.json", () => {
   openApiText ??= JSON.stringify(openApiDocument(operations, GATE_VERSION));
   return new Response(openApiText, { headers: { "content-type": "application/json" } });
 });
+// The MCP endpoint as an OAuth protected resource: challenge on 401, OAuth tokens → the grant's credential.
+app.use("/v1/consumers/:consumer/mcp", mcpChallenge(), mcpBearer());
+app.route("/", oauthRoutes);
 app.route("/", adminRoutes);
 app.route("/", toolRoutes);
+app.route("/", mcpServerRoutes);
 app.route("/", toolCallRoutes);
+app.route("/", mcpRoutes);
 app.route("/", approvalRoutes);
 app.route("/", auditRoutes);
 app.route("/", runtimeRoutes);

@@ -34,4 +34,10 @@ export interface Env {
   DOWNSTREAM?: Fetcher;
   /** R2 bucket of Runtime checkpoints, purged per thread by `checkpoint_purge` envelopes. */
   CHECKPOINTS?: R2Bucket;
+  /**
+   * OAuth sign-in of MCP clients (src/worker/oauth/): registered clients, grants and tokens, as the
+   * OAuth provider library stores them (secrets only as hashes, props encrypted). Unbound: the
+   * OAuth endpoints answer `404 OAUTH_NOT_CONFIGURED` and bearer credentials work as before.
+   */
+  OAUTH_KV?: KVNamespace;
 }

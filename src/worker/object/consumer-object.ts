@@ -24,13 +24,15 @@ import { fromWorker } from "./rpc";
 import { Gatekeeper } from "./gatekeeper";
 import { toolsCall, type ToolsCall } from "./tools/calls";
 import { ToolsHost } from "./tools/host";
-import { upgradeSocket } from "./socket-upgrade";
+import { upgradeSocket, type Authenticated } from "./socket-upgrade";
 import { RuntimeTransport, type RuntimeReply } from "./runtime/plane";
 import { isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime/socket";
 import { admitMessage, closeCredentialSockets, sessionPolicy } from "./sessions";
+import { McpPlane, type McpReply, type McpRequest } from "./mcp/plane";
 import { ToolCallPlane } from "./tool-calls/plane";
-import { toolCallAnswer } from "./tool-calls/answer";
-import { withToolForm, type ToolCallInput } from "./tool-calls/bind";
+import { agentCall } from "./tool-calls/agent-call";
+import type { ToolCallInput } from "./tool-calls/bind";
+import { oauthGrant, type OAuthGrant, type OAuthGrantRequest } from "./credentials/oauth-grant";
 
 /**
  * One object per consumer (`idFromName(consumer)`): owns that consumer's configuration,
@@ -48,6 +50,7 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly #gate: Gatekeeper;
   readonly #tools: ToolsHost;
   readonly #admission = new AgentAdmission({ now: () => this.clock.now(), rateMs: () => this.clock.rateMs(), fetch: (url, init) => fetch(url, init) });
+  readonly #mcp = new McpPlane({ sql: this.ctx.storage.sql, now: () => this.clock.now(), transaction: (step) => this.#transaction(step), toolCalls: (config) => this.#planeFor(config), audit: () => this.#audit });
   #toolCalls: ToolCallPlane | undefined;
   #runtime: RuntimeTransport | undefined;
 
@@ -58,7 +61,7 @@ export class ConsumerObject extends DurableObject<Env> {
     this.#credentials = new CredentialPlane({ sql, consumer: () => this.#consumer.current()?.name, keys: tokenKeys(env), now: () => this.clock.now() });
     this.#consumer = new ConsumerPlane(sql, this.#audit);
     this.#gate = new Gatekeeper(this.#consumer, this.#credentials);
-    this.#tools = new ToolsHost({ sql, audit: this.#audit, env, consumer: () => this.#consumer.current()?.name ?? "", codeTools: () => this.codeTools() });
+    this.#tools = new ToolsHost({ sql, audit: this.#audit, env, consumer: () => this.#consumer.current()?.name ?? "", codeTools: () => this.codeTools(), now: () => this.clock.now(), transaction: (step) => this.#transaction(step) });
     this.capability = new CapabilityHost({
       sql,
       audit: this.#audit,
@@ -172,20 +175,24 @@ export class ConsumerObject extends DurableObject<Env> {
     return this.#agentCall(consumer, token, "toolCallStatus", input, input.status_ref);
   }
 
-  /** Both agent operations: authenticate, bind the call, run it (or its status query), answer the projection. */
-  async #agentCall(consumer: string, token: string, operation: Operation, input: ToolCallInput, statusRef: string | null): Promise<Outcome<string>> {
-    const auth = this.#gate.authenticate(consumer, token, operation);
+  /** Every agent tool call (HTTP and MCP): authenticate (`who`: a token, or a caller already authenticated), then tool-calls/agent-call.ts. */
+  async #agentCall(consumer: string, who: string | Authenticated, operation: Operation, input: ToolCallInput, statusRef: string | null): Promise<Outcome<string>> {
+    const auth = typeof who === "string" ? this.#gate.authenticate(consumer, who, operation) : ok(who);
     if (!auth.ok) return auth;
-    const { caller, config } = auth.value;
-    const admitted = await this.#admission.admit(consumer, caller, config, this.#limits(), input);
-    if (!admitted.ok) return admitted;
-    const plane = this.#planeFor(config);
-    const principal = admitted.value.principal;
-    const call = withToolForm(admitted.value.call, plane.engine.registry);
-    const now = this.clock.now();
-    const claims = admitted.value.claims;
-    const outcome = statusRef === null ? await plane.dispatch(principal, call, now, { claims }) : await plane.status(principal, call, statusRef, now, claims);
-    return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value)) : outcome;
+    const deps = { admission: this.#admission, limits: this.#limits(), plane: this.#planeFor(auth.value.config), now: () => this.clock.now() };
+    return agentCall(deps, consumer, auth.value, input, statusRef);
+  }
+
+  /** Agent: one MCP message (`…/mcp`, mcp/plane.ts); the session acts for the credential's subject, its tool calls take the path above. */
+  async mcp(consumer: string, token: string, request: McpRequest): Promise<Outcome<McpReply>> {
+    const auth = this.#gate.authenticate(consumer, token, "mcp");
+    return auth.ok ? this.#mcp.handle(auth.value, request, (input, statusRef) => this.#agentCall(consumer, auth.value, "mcp", input, statusRef)) : auth;
+  }
+
+  /** MCP OAuth sign-in: a subject-bound agent credential mints a narrower one for the client's grant (oauth/grant.ts). */
+  oauthGrant(consumer: string, token: string, request: OAuthGrantRequest): Outcome<OAuthGrant> {
+    const auth = this.#gate.authenticate(consumer, token, "mcp");
+    return auth.ok ? this.#transaction(() => oauthGrant({ sql: this.ctx.storage.sql, credentials: this.#credentials, audit: this.#audit }, consumer, auth.value, request, this.clock.now())) : auth;
   }
 
   /** Approver: one page of pending approvals (`cursor`: a `next_cursor` answered before), each with the digest computed for this approver. */

@@ -2,6 +2,8 @@ import { AUDIT_MIGRATIONS } from "./audit/store";
 import { CAPABILITY_MIGRATIONS } from "./capability/store";
 import { CONSUMER_MIGRATIONS } from "./consumer/store";
 import { CREDENTIAL_MIGRATIONS } from "./credentials/store";
+import { MCP_MIGRATIONS } from "./mcp/store";
+import { MCP_SERVER_MIGRATIONS } from "./mcp-servers/store";
 import { RUNTIME_MIGRATIONS } from "./runtime/store";
 import { SECRET_MIGRATIONS } from "./secrets/store";
 import { int, one } from "./sql";
@@ -21,7 +23,7 @@ export interface Migration {
  * Every plane's migrations, in the order their tables were first created (v1: consumer,
  * credentials, tool-call records and approvals, audit chain; v2: capability; v3: runtime;
  * v4: credential bindings, consumer issuer and limits, approval order, mailboxes, outbox bounds;
- * v5: data-defined tools and consumer secrets).
+ * v5: data-defined tools and consumer secrets; v6: MCP sessions and tasks; v7: registered MCP servers).
  * docs/storage.md documents every table. Stored formats are an API: change them only through
  * a new version, never by editing an old one.
  */
@@ -34,6 +36,8 @@ const PLANES: readonly (readonly Migration[])[] = [
   RUNTIME_MIGRATIONS,
   TOOL_MIGRATIONS,
   SECRET_MIGRATIONS,
+  MCP_MIGRATIONS,
+  MCP_SERVER_MIGRATIONS,
 ];
 
 /** The schema version this code writes. */

@@ -4,6 +4,7 @@ import type { Principal, ToolCall } from "../../core/tool-result/types";
 import type { Env } from "../env";
 import { HTTP_TOOLS } from "./catalog";
 import { callHttpTool, queryHttpToolStatus, type DownstreamService, type HttpToolDefinition, type HttpToolOutcome } from "./http-tool";
+import { callMcpTool, type McpToolHost, type McpToolRoute } from "./mcp-tool";
 import { downstreamSigner } from "./signature";
 
 /** What running an external tool came to; `not_sent`: nothing left the gate. */
@@ -88,5 +89,21 @@ export function httpExecutor(downstream: DownstreamService | undefined, routeOf:
       const extra = await headers();
       return extra === undefined ? { kind: "unknown" } : queryHttpToolStatus(definition, downstream, principal, call, key, extra);
     },
+  };
+}
+
+/**
+ * A consumer's external tools: those whose target is an MCP server run through `tools/call`
+ * (`mcpRouteOf` finds them), every other through `http`. MCP has no status query: an MCP
+ * write's unknown outcome is never queried (`canQuery` false) and stays `OUTCOME_UNKNOWN`.
+ */
+export function toolsExecutor(http: ExternalExecutor, mcpRouteOf: (spec: ToolSpec) => McpToolRoute | undefined, host: McpToolHost): ExternalExecutor {
+  return {
+    run: (spec, principal, call, key) => {
+      const route = mcpRouteOf(spec);
+      return route === undefined ? http.run(spec, principal, call, key) : callMcpTool(route, host, spec, principal, call, key);
+    },
+    canQuery: (spec) => mcpRouteOf(spec) === undefined && http.canQuery(spec),
+    query: async (spec, principal, call, key) => (mcpRouteOf(spec) === undefined ? http.query(spec, principal, call, key) : { kind: "unknown" }),
   };
 }

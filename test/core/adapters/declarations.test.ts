@@ -218,7 +218,8 @@ describe("declareTools: anthropic, gemini, json-schema", () => {
       listTools: () => Promise.resolve({ tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input })) }),
       callTool: () => Promise.reject(new Error("not called")),
     };
-    const sdk = await mcpToTool(client).tool();
+    // A stand-in for an MCP SDK client: mcpToTool only lists its tools here.
+    const sdk = await mcpToTool(client as unknown as Parameters<typeof mcpToTool>[0]).tool();
     expect(declareTools(tools, "gemini")).toEqual(sdk.functionDeclarations);
   });
 

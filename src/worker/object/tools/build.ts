@@ -9,7 +9,7 @@ import { compilePolicy, type CompiledPolicy } from "../../../core/policy";
 import { compileSchema } from "../../../core/tool-schema";
 import { defineTool, type OutputRule, type RuleType, type ToolContext, type ToolSpec } from "../../../core/tool-result/tool-spec";
 import type { Principal } from "../../../core/tool-result/types";
-import type { HttpTarget, ToolDefinition } from "../../../contracts/tool-definition";
+import type { HttpTarget, ToolDefinition, ToolTarget } from "../../../contracts/tool-definition";
 import { err, ok, type Result } from "../../../core/result";
 
 /** Why a definition is refused: a message and the JSON pointer of the offending member. */
@@ -21,7 +21,7 @@ export interface DefinitionRefusal {
 /** A data-defined tool ready for the registry: its engine spec and where it runs. */
 export interface BuiltTool {
   readonly spec: ToolSpec;
-  readonly target: HttpTarget;
+  readonly target: ToolTarget;
   /** The revision of each part, shown with every stored version. */
   readonly revisions: Readonly<Record<string, string>>;
 }
@@ -51,9 +51,10 @@ function checkHeaders(target: HttpTarget): DefinitionRefusal | null {
   return twice === undefined ? null : { pointer: "/target/headers", message: `the header ${twice} is given twice` };
 }
 
-function checkUrl(url: string, pointer: string, policy: TargetPolicy): DefinitionRefusal | null {
+/** Whether a URL may be a target under `policy`: https, or loopback http where allowed, never with credentials. */
+export function checkUrl(url: string, pointer: string, policy: TargetPolicy): DefinitionRefusal | null {
   const parsed = new URL(url);
-  if (parsed.username !== "" || parsed.password !== "") return { pointer, message: "a target URL carries no credentials (use secret_headers)" };
+  if (parsed.username !== "" || parsed.password !== "") return { pointer, message: "a target URL carries no credentials (use secret_headers or auth)" };
   if (parsed.protocol === "https:") return null;
   if (parsed.protocol === "http:" && policy.allowLoopback && LOOPBACK.has(parsed.hostname)) return null;
   return { pointer, message: policy.allowLoopback ? "a target URL is https (or loopback http under npm start)" : "a target URL is https" };
@@ -113,9 +114,10 @@ export function buildTool(name: string, definition: ToolDefinition, targets: Tar
     approval = compiled.value;
   }
   const target = definition.target;
-  const headersRefused = checkHeaders(target);
+  const headersRefused = target.kind === "http" ? checkHeaders(target) : null;
   if (headersRefused !== null) return err(headersRefused);
-  for (const [pointer, url] of [["/target/url", target.url], ["/target/status_url", target.status_url], ["/target/fence_url", target.fence_url]] as const) {
+  const urls = target.kind === "http" ? [["/target/url", target.url], ["/target/status_url", target.status_url], ["/target/fence_url", target.fence_url]] as const : [["/target/url", target.url]] as const;
+  for (const [pointer, url] of urls) {
     const refused = url === undefined ? null : checkUrl(url, pointer, targets);
     if (refused !== null) return err(refused);
   }
@@ -123,8 +125,9 @@ export function buildTool(name: string, definition: ToolDefinition, targets: Tar
     input: revision("input", definition.input),
     output: revision("output", definition.output),
     policy: revision("policy", { risk: definition.risk, authorize: definition.authorize, approval: approvalSource }),
-    effect: revision("effect", { risk: definition.risk, url: target.url, method: target.method }),
-    // The secret headers by the secret they name and their prefix (never a value).
+    // What the effect is: an HTTP request's URL and method, or an MCP server's tool.
+    effect: revision("effect", target.kind === "http" ? { risk: definition.risk, url: target.url, method: target.method } : { risk: definition.risk, url: target.url, tool: target.tool }),
+    // The secret headers (or MCP auth) by the secret they name and their prefix (never a value).
     handler: revision("handler", { target, timeout_ms: definition.timeout_ms }),
   };
   const rule = (policy: CompiledPolicy) => (principal: Principal, args: JsonObject, ctx: ToolContext) => {

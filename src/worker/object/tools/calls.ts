@@ -7,6 +7,7 @@ import type { AuditChain } from "../audit/plane";
 import { fromWorker } from "../rpc";
 import { MAX_SECRETS } from "../secrets/vault";
 import { declarationInputs } from "./declare";
+import type { McpServersCall } from "../mcp-servers/plane";
 import type { ToolsHost } from "./host";
 
 /** One call of the tools plane, as the Worker hands it to the consumer's object; `kind` is its operation. */
@@ -17,7 +18,8 @@ export type ToolsCall =
   | { kind: "disableTool"; name: string }
   | { kind: "putSecret"; name: string; value: string }
   | { kind: "deleteSecret"; name: string }
-  | { kind: "listSecrets" };
+  | { kind: "listSecrets" }
+  | McpServersCall;
 
 /** What a tools call uses of its object. */
 export interface ToolsCallDeps {
@@ -78,5 +80,15 @@ export async function toolsCall(deps: ToolsCallDeps, admin: boolean, call: Tools
     }
     case "listSecrets":
       return ok(canonicalJson({ secrets: host.vault.names() }));
+    case "registerMcpServer":
+    case "importMcpServer":
+    case "deleteMcpServer": {
+      const done = await host.mcp.call(call, now);
+      if (done.ok) deps.invalidate();
+      return done;
+    }
+    case "listMcpServers":
+    case "getMcpServer":
+      return host.mcp.call(call, now);
   }
 }

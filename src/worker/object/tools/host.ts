@@ -1,10 +1,12 @@
 import type { ToolRegistry, ToolSpec } from "../../../core/tool-result/tool-spec";
 import type { Env } from "../../env";
 import { ALL_TOOL_NAMES, registryFor } from "../../tools/catalog";
-import { catalogRoute, downstreamOf, httpExecutor, type ExternalExecutor, type HttpToolRoute } from "../../tools/executor";
+import { catalogRoute, downstreamOf, httpExecutor, toolsExecutor, type ExternalExecutor, type HttpToolRoute } from "../../tools/executor";
+import type { McpToolRoute } from "../../tools/mcp-tool";
 import type { AuditChain } from "../audit/plane";
 import { SecretVault } from "../secrets/vault";
 import type { BuiltTool } from "./build";
+import { McpServers } from "../mcp-servers/plane";
 import { DataTools } from "./plane";
 
 /** What the tools host uses of its object. */
@@ -16,6 +18,9 @@ export interface ToolsHostDeps {
   readonly consumer: () => string;
   /** The embedding Worker's in-process tools (`createGate({ tools })`). */
   readonly codeTools: () => readonly ToolSpec[];
+  /** The object's clock (Unix seconds): when an MCP target's answer was observed, a server marked stale. */
+  readonly now: () => number;
+  transaction<T>(step: () => T): T;
 }
 
 /**
@@ -26,18 +31,22 @@ export interface ToolsHostDeps {
 export class ToolsHost {
   readonly data: DataTools;
   readonly vault: SecretVault;
+  /** The downstream MCP servers whose tools the consumer imported. */
+  readonly mcp: McpServers;
   readonly #deps: ToolsHostDeps;
 
   constructor(deps: ToolsHostDeps) {
     this.#deps = deps;
     this.vault = new SecretVault(deps.sql, deps.consumer, deps.env.TOOLGATE_SECRETS_KEY);
+    const targets = { allowLoopback: deps.env.TOOLGATE_ALLOW_LOOPBACK_TARGETS === "1" };
     this.data = new DataTools({
       sql: deps.sql,
       audit: deps.audit,
       vault: this.vault,
-      targets: { allowLoopback: deps.env.TOOLGATE_ALLOW_LOOPBACK_TARGETS === "1" },
+      targets,
       reserved: () => [...ALL_TOOL_NAMES, ...deps.codeTools().map((t) => t.name)],
     });
+    this.mcp = new McpServers({ sql: deps.sql, audit: deps.audit, data: this.data, vault: this.vault, targets, fetch: (request) => fetch(request), transaction: (step) => deps.transaction(step) });
   }
 
   /** The registry of the consumer's enabled tools. */
@@ -56,14 +65,31 @@ export class ToolsHost {
     return [...new Set(enabled)].filter((name) => !known.has(name)).sort();
   }
 
-  /** The executor of external tools: the catalog's HTTP tools and the data tools' targets. */
+  /** The executor of external tools: the catalog's HTTP tools and the data tools' targets (HTTP and MCP). */
   executor(): ExternalExecutor {
-    return httpExecutor(downstreamOf(this.#deps.env), (spec) => catalogRoute(spec) ?? this.#route(spec));
+    const downstream = downstreamOf(this.#deps.env);
+    const http = httpExecutor(downstream, (spec) => catalogRoute(spec) ?? this.#route(spec));
+    const host = { signer: downstream?.signer, fetch: (request: Request) => fetch(request), now: this.#deps.now, listChanged: (url: string) => this.mcp.listChanged(url, this.#deps.now()) };
+    return toolsExecutor(http, (spec) => this.#mcpRoute(spec), host);
+  }
+
+  #mcpRoute(spec: ToolSpec): McpToolRoute | undefined {
+    const target = this.data.built().find((b) => b.spec === spec)?.target;
+    if (target?.kind !== "mcp") return undefined;
+    const auth = target.auth;
+    return {
+      target,
+      authorization: async () => {
+        if (auth === undefined) return null;
+        const value = await this.vault.open(auth.secret);
+        return value === undefined ? undefined : auth.prefix + value;
+      },
+    };
   }
 
   #route(spec: ToolSpec): HttpToolRoute | undefined {
     const built: BuiltTool | undefined = this.data.built().find((b) => b.spec === spec);
-    if (built === undefined) return undefined;
+    if (built === undefined || built.target.kind !== "http") return undefined;
     const target = built.target;
     return {
       definition: {

@@ -1,5 +1,5 @@
 import { canonicalJson, readJson, type Json, type JsonObject } from "../../../core/json";
-import { ToolDefinition } from "../../../contracts/tool-definition";
+import { ToolDefinition, type ToolTarget } from "../../../contracts/tool-definition";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { AuditChain } from "../audit/plane";
@@ -23,9 +23,27 @@ export interface DataToolsDeps {
   readonly reserved: () => readonly string[];
 }
 
+/** A target as stored (its defaults applied). */
+function targetJson(target: ToolTarget): JsonObject {
+  if (target.kind === "mcp") {
+    const json: JsonObject = { kind: target.kind, url: target.url, tool: target.tool, max_response_bytes: target.max_response_bytes };
+    if (target.auth !== undefined) json["auth"] = { secret: target.auth.secret, prefix: target.auth.prefix };
+    return json;
+  }
+  return {
+    kind: target.kind,
+    url: target.url,
+    method: target.method,
+    headers: { ...target.headers },
+    secret_headers: Object.fromEntries(Object.entries(target.secret_headers).map(([header, ref]) => [header, { secret: ref.secret, prefix: ref.prefix }])),
+    max_response_bytes: target.max_response_bytes,
+    ...(target.status_url === undefined ? {} : { status_url: target.status_url }),
+    ...(target.fence_url === undefined ? {} : { fence_url: target.fence_url }),
+  };
+}
+
 /** The stored text of a definition (its defaults applied), canonical JSON. */
 function definitionText(definition: ToolDefinition): string {
-  const target = definition.target;
   const json: JsonObject = {
     description: definition.description,
     risk: definition.risk,
@@ -38,16 +56,7 @@ function definitionText(definition: ToolDefinition): string {
       max_depth: definition.output.max_depth,
     },
     authorize: definition.authorize,
-    target: {
-      kind: target.kind,
-      url: target.url,
-      method: target.method,
-      headers: { ...target.headers },
-      secret_headers: Object.fromEntries(Object.entries(target.secret_headers).map(([header, ref]) => [header, { secret: ref.secret, prefix: ref.prefix }])),
-      max_response_bytes: target.max_response_bytes,
-      ...(target.status_url === undefined ? {} : { status_url: target.status_url }),
-      ...(target.fence_url === undefined ? {} : { fence_url: target.fence_url }),
-    },
+    target: targetJson(definition.target),
     ...(definition.approval === undefined ? {} : { approval: definition.approval }),
   };
   return canonicalJson(json);
@@ -89,10 +98,10 @@ export class DataTools {
     if (this.#deps.reserved().includes(name)) return fail({ ...problem("INVALID_TOOL_DEFINITION", `"${name}" is a tool of the gate's own catalog.`), path: "" });
     const built = buildTool(name, definition, this.#deps.targets);
     if (!built.ok) return fail({ ...problem("INVALID_TOOL_DEFINITION", built.error.message), path: built.error.pointer });
-    for (const [header, ref] of Object.entries(definition.target.secret_headers)) {
-      if (!this.#deps.vault.has(ref.secret)) {
-        return fail({ ...problem("INVALID_TOOL_DEFINITION", `No secret named "${ref.secret}" (PUT …/secrets/${ref.secret} first).`), path: `/target/secret_headers/${header}/secret` });
-      }
+    const target = definition.target;
+    const secrets = target.kind === "http" ? Object.entries(target.secret_headers).map(([header, ref]) => [`/target/secret_headers/${header}/secret`, ref.secret] as const) : target.auth === undefined ? [] : [["/target/auth/secret", target.auth.secret] as const];
+    for (const [path, secret] of secrets) {
+      if (!this.#deps.vault.has(secret)) return fail({ ...problem("INVALID_TOOL_DEFINITION", `No secret named "${secret}" (PUT …/secrets/${secret} first).`), path });
     }
     return ok(built.value);
   }
@@ -128,6 +137,14 @@ export class DataTools {
     if (tool === undefined) return fail(problem("NOT_FOUND", "No such tool."));
     const history = this.#table.history(name, HISTORY_VERSIONS).map(versionView);
     return ok(canonicalJson({ name, current_version: tool.currentVersion, enabled: tool.disabledAt === null, history }));
+  }
+
+  /** A tool's current definition and version (enabled or not), as stored. */
+  current(name: string): { definition: ToolDefinition; version: number; enabled: boolean } | undefined {
+    const tool = this.#table.tool(name);
+    const stored = tool === undefined ? undefined : this.#table.version(name, tool.currentVersion);
+    if (tool === undefined || stored === undefined) return undefined;
+    return { definition: ToolDefinition.parse(readStored(stored.definition, "tool definition")), version: tool.currentVersion, enabled: tool.disabledAt === null };
   }
 
   /** Every defined tool: name, current version, enabled. */

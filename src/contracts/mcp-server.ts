@@ -1,0 +1,61 @@
+import * as z from "zod";
+import { httpSchemas } from "./registry";
+import { McpAuth } from "./tool-definition";
+
+/** A registered MCP server's name (the path segment of `…/mcp-servers/{name}`). */
+export const McpServerName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+
+/** `POST /v1/consumers/{consumer}/mcp-servers`: a downstream MCP server whose tools the gate imports. */
+export const McpServerRegistration = z
+  .strictObject({
+    name: McpServerName,
+    url: z.url().max(2048).meta({ description: "The server's Streamable HTTP endpoint (https; loopback http only under npm start)." }),
+    auth: McpAuth.optional().meta({ description: "A consumer secret sent as `Authorization` on every request to the server." }),
+    prefix: z
+      .string()
+      .regex(/^([a-zA-Z][a-zA-Z0-9_-]{0,31})?$/)
+      .default("")
+      .meta({ description: "Put before each downstream tool's name to make the gate's tool name." }),
+    timeout_ms: z.number().int().min(100).max(30_000).default(5_000).meta({ description: "Each imported tool's `timeout_ms`: the deadline of one call's whole exchange." }),
+  })
+  .register(httpSchemas, { id: "McpServerRegistration" });
+
+/** A registered server as the admin sees it. */
+export const McpServerView = z
+  .strictObject({
+    name: z.string(),
+    url: z.string(),
+    prefix: z.string(),
+    auth: z.strictObject({ secret: z.string(), prefix: z.string() }).nullable(),
+    timeout_ms: z.number().int(),
+    protocol_version: z.string(),
+    server_info: z.record(z.string(), z.unknown()),
+    tools: z.array(z.strictObject({ name: z.string(), downstream: z.string() })),
+    registered_at: z.number().int(),
+    imported_at: z.number().int(),
+    stale: z.boolean().meta({ description: "The server announced `notifications/tools/list_changed` since the last import." }),
+    list_changed_at: z.number().int().nullable(),
+  })
+  .register(httpSchemas, { id: "McpServer" });
+
+/** What an import (registration or re-import) did. */
+export const McpImportResult = z
+  .strictObject({
+    server: McpServerView,
+    imported: z.array(
+      z.strictObject({
+        name: z.string(),
+        downstream: z.string(),
+        risk: z.enum(["read", "write"]),
+        revision: z.number().int().meta({ description: "The definition's version: unchanged tools keep theirs." }),
+        change: z.enum(["new", "updated", "unchanged"]),
+      }),
+    ),
+    refused: z.array(z.strictObject({ downstream: z.string(), reason: z.string() })),
+    gone: z.array(z.strictObject({ name: z.string(), downstream: z.string() })).meta({ description: "Tools of the last import the server no longer lists (their definitions stay)." }),
+    truncated: z.boolean().meta({ description: "The server lists more tools than one import reads." }),
+  })
+  .register(httpSchemas, { id: "McpImportResult" });
+
+/** Parsed registration. */
+export type McpServerRegistration = z.output<typeof McpServerRegistration>;

@@ -1,0 +1,124 @@
+/**
+ * The JSON-RPC messages a consumer's MCP endpoint (`…/mcp`, Streamable HTTP) accepts, and the
+ * params of each method it serves. Shapes follow the MCP schema of protocol versions 2025-11-25
+ * and 2025-06-18; params objects are open (unknown members are ignored), envelopes are closed.
+ * docs/mcp.md describes the endpoint.
+ * @module
+ */
+import * as z from "zod";
+import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
+
+/** Protocol versions the endpoint speaks, newest first (the first is answered to any other request). */
+export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
+
+/** A negotiated protocol version. */
+export type McpProtocolVersion = (typeof MCP_PROTOCOL_VERSIONS)[number];
+
+/** The version answered to a client that asks for one the endpoint does not speak. */
+export const MCP_LATEST_VERSION: McpProtocolVersion = "2025-11-25";
+
+/** Whether a text names a version the endpoint speaks. */
+export function isMcpVersion(version: string): version is McpProtocolVersion {
+  return (MCP_PROTOCOL_VERSIONS as readonly string[]).includes(version);
+}
+
+/** `_meta` keys the gate reads on a `tools/call` request and writes on its result. */
+export const MCP_META = {
+  idempotencyKey: "io.toolgate/idempotency_key",
+  operationId: "io.toolgate/operation_id",
+  callId: "io.toolgate/call_id",
+  approvalId: "io.toolgate/approval_id",
+  statusRef: "io.toolgate/status_ref",
+  relatedTask: "io.modelcontextprotocol/related-task",
+} as const;
+
+/** The JSON-RPC error codes the endpoint answers (docs/mcp.md, "Errors"). */
+export const RPC_ERRORS = {
+  parse: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  /** A refusal of the gate (its problem code in `error.data.code`). */
+  refused: -32000,
+  /** The session is unknown, ended, or another credential's. */
+  sessionNotFound: -32001,
+} as const;
+
+/** A JSON-RPC request id as MCP allows it: a string or an integer (never null). */
+export const JsonRpcId = z.union([z.string(), z.number().int()]);
+
+/** A JSON-RPC request id. */
+export type JsonRpcId = z.infer<typeof JsonRpcId>;
+
+const Jsonrpc = z.literal("2.0");
+
+/** A request: answered with a result or an error. */
+export const JsonRpcRequest = z.strictObject({ jsonrpc: Jsonrpc, id: JsonRpcId, method: z.string().min(1), params: JsonObjectValue.optional() });
+
+/** A notification: no id, never answered. */
+export const JsonRpcNotification = z.strictObject({ jsonrpc: Jsonrpc, method: z.string().min(1), params: JsonObjectValue.optional() });
+
+/** A response of the client (the endpoint sends no requests, so it is only acknowledged). */
+export const JsonRpcResponse = z.union([
+  z.strictObject({ jsonrpc: Jsonrpc, id: JsonRpcId, result: JsonObjectValue }),
+  z.strictObject({
+    jsonrpc: Jsonrpc,
+    id: JsonRpcId.nullable(),
+    error: z.strictObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+  }),
+]);
+
+/** One JSON-RPC message: the body of a `POST …/mcp` (batches are refused: MCP 2025-06-18 removed them). */
+export const JsonRpcMessage = z
+  .union([JsonRpcRequest, JsonRpcNotification, JsonRpcResponse])
+  .meta({ description: "One JSON-RPC 2.0 message of the Model Context Protocol (docs/mcp.md)." })
+  .register(httpSchemas, { id: "McpMessage" });
+
+/** A parsed JSON-RPC message. */
+export type JsonRpcMessage = z.infer<typeof JsonRpcMessage>;
+
+/** `initialize`. */
+export const InitializeParams = z.looseObject({
+  protocolVersion: z.string(),
+  capabilities: JsonObjectValue,
+  clientInfo: z.looseObject({ name: z.string(), version: z.string() }),
+});
+
+/** The `_meta` of a `tools/call`: the gate's keys are checked, any other key is ignored. */
+export const CallToolMeta = z.looseObject({
+  [MCP_META.idempotencyKey]: Identifier.optional(),
+  [MCP_META.operationId]: Identifier.optional(),
+  [MCP_META.callId]: Identifier.optional(),
+  [MCP_META.statusRef]: z.string().regex(/^status_[0-9a-f]{32}$/).optional(),
+});
+
+/** `tools/call` (with `task` under 2025-11-25: run as a task). */
+export const CallToolParams = z.looseObject({
+  name: z.string(),
+  arguments: JsonObjectValue.optional(),
+  task: z.looseObject({ ttl: z.number().int().min(0).optional() }).optional(),
+  _meta: CallToolMeta.optional(),
+});
+
+/** A parsed `tools/call`. */
+export type CallToolParams = z.infer<typeof CallToolParams>;
+
+/** `tasks/get`, `tasks/result`, `tasks/cancel`. */
+export const TaskParams = z.looseObject({ taskId: z.string() });
+
+/** `tools/list`, `tasks/list`: an optional cursor the endpoint answered before. */
+export const ListParams = z.looseObject({ cursor: z.string().optional() });
+
+/** `logging/setLevel`. */
+export const SetLevelParams = z.looseObject({ level: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]) });
+
+const textBlock = z.looseObject({ type: z.literal("text"), text: z.string() });
+const mediaBlock = z.looseObject({ type: z.enum(["image", "audio"]), data: z.string(), mimeType: z.string() });
+const resourceBlock = z.looseObject({
+  type: z.literal("resource"),
+  resource: z.union([z.looseObject({ uri: z.string(), text: z.string() }), z.looseObject({ uri: z.string(), blob: z.string() })]),
+});
+const linkBlock = z.looseObject({ type: z.literal("resource_link"), uri: z.string(), name: z.string() });
+
+/** One MCP content block with its required members (text, image, audio, embedded resource, resource link). */
+export const ContentBlock = z.union([textBlock, mediaBlock, resourceBlock, linkBlock]);

@@ -1,0 +1,50 @@
+/**
+ * How the MCP endpoint answers over HTTP: a JSON-RPC response (200, as JSON or as one SSE
+ * event), `202` for a notification or response, `204` for an ended session, and every refusal
+ * as an RFC 9457 problem whose body is also a JSON-RPC error response.
+ * @module
+ */
+import { RPC_ERRORS, type JsonRpcId } from "../../contracts/mcp";
+import { PROBLEM_STATUS, PROBLEM_TITLES } from "../../contracts/problem";
+import type { McpReply } from "../object/mcp/plane";
+import { problemType, type Problem } from "../problem";
+
+/** How an answer is framed: JSON, or one `message` event of an SSE stream. */
+export type AnswerFraming = "json" | "sse";
+
+/**
+ * A refusal at the HTTP level: the problem members (`type`, `title`, `status`, `code`,
+ * `detail`) and, beside them, a JSON-RPC error response (`jsonrpc`, `id`, `error` with the
+ * problem code in `error.data.code`), so a problem reader and an MCP client both read it.
+ */
+export function rpcProblem(p: Problem, rpcCode: number, id: JsonRpcId | null = null, extra: Record<string, string> = {}): Response {
+  const status = PROBLEM_STATUS[p.code];
+  const error = { code: rpcCode, message: p.detail, data: { code: p.code } };
+  const body = { type: problemType(p.code), title: PROBLEM_TITLES[p.code], status, code: p.code, detail: p.detail, jsonrpc: "2.0", id, error };
+  const headers: Record<string, string> = { "content-type": "application/problem+json", ...extra };
+  if (p.retryAfterSeconds !== undefined) headers["retry-after"] = String(p.retryAfterSeconds);
+  if (p.code === "UNAUTHENTICATED") headers["www-authenticate"] = 'Bearer realm="toolgate"';
+  return new Response(JSON.stringify(body), { status, headers });
+}
+
+/** A problem of the consumer's object as the endpoint's refusal (a session problem, or authentication). */
+export function objectRefusal(p: Problem): Response {
+  return rpcProblem(p, p.code === "NOT_FOUND" ? RPC_ERRORS.sessionNotFound : RPC_ERRORS.refused);
+}
+
+/** The object's reply as HTTP. */
+export function replyResponse(reply: McpReply, framing: AnswerFraming): Response {
+  switch (reply.kind) {
+    case "accepted":
+      return new Response(null, { status: 202 });
+    case "ended":
+      return new Response(null, { status: 204 });
+    case "answer": {
+      const headers: Record<string, string> = { "content-type": framing === "json" ? "application/json" : "text/event-stream", "cache-control": "no-store" };
+      if (reply.sessionId !== null) headers["mcp-session-id"] = reply.sessionId;
+      // Canonical JSON has no raw line breaks, so the message is one `data:` line.
+      const body = framing === "json" ? reply.body : `event: message\ndata: ${reply.body}\n\n`;
+      return new Response(body, { status: 200, headers });
+    }
+  }
+}

@@ -1,0 +1,235 @@
+import { canonicalJson, readJson, type Json, type JsonObject } from "../../../core/json";
+import { compareCodePoints } from "../../../core/json";
+import { McpServerRegistration } from "../../../contracts/mcp-server";
+import type { ToolDefinition } from "../../../contracts/tool-definition";
+import { problem } from "../../problem";
+import { fail, ok, type Outcome } from "../../result";
+import { listTools, type ListedTools, type McpEndpoint } from "../../tools/mcp-client";
+import type { AuditChain } from "../audit/plane";
+import { fromWorker } from "../rpc";
+import type { SecretVault } from "../secrets/vault";
+import { STORED_JSON } from "../sql";
+import { checkUrl, type TargetPolicy } from "../tools/build";
+import type { DataTools } from "../tools/plane";
+import { isImportOf, mergeImported, planImport, type ImportSource, type RefusedTool } from "./import";
+import { McpServerTable, type StoredMcpServer } from "./store";
+
+/** Servers a consumer may register. */
+export const MAX_MCP_SERVERS = 16;
+/** Tools one import reads from a server (more are reported as `truncated`). */
+export const MAX_IMPORTED_TOOLS = 128;
+const MAX_LIST_PAGES = 16;
+const MAX_LIST_BYTES = 1_048_576;
+const IMPORT_TIMEOUT_MS = 15_000;
+
+/** One call of the MCP servers plane, as the Worker hands it to the consumer's object; `kind` is its operation. */
+export type McpServersCall =
+  | { kind: "registerMcpServer"; /** The registration as canonical JSON. */ registration: string }
+  | { kind: "listMcpServers" }
+  | { kind: "getMcpServer"; name: string }
+  | { kind: "importMcpServer"; name: string }
+  | { kind: "deleteMcpServer"; name: string };
+
+/** What the plane uses of its object. */
+export interface McpServersDeps {
+  readonly sql: SqlStorage;
+  readonly audit: AuditChain;
+  readonly data: DataTools;
+  readonly vault: SecretVault;
+  readonly targets: TargetPolicy;
+  readonly fetch: (request: Request) => Promise<Response>;
+  transaction<T>(step: () => T): T;
+}
+
+interface ImportedTool {
+  name: string;
+  downstream: string;
+  risk: "read" | "write";
+  revision: number;
+  change: "new" | "updated" | "unchanged";
+}
+
+function stored(text: string): Json {
+  const read = readJson(text, STORED_JSON);
+  if (!read.ok) throw new Error("a stored MCP server is not strict JSON");
+  return read.value;
+}
+
+function storedTools(server: StoredMcpServer): Array<{ name: string; downstream: string }> {
+  return stored(server.tools) as Array<{ name: string; downstream: string }>;
+}
+
+function view(server: StoredMcpServer): JsonObject {
+  return {
+    name: server.name,
+    url: server.url,
+    prefix: server.prefix,
+    auth: server.auth === null ? null : stored(server.auth),
+    timeout_ms: server.timeoutMs,
+    protocol_version: server.protocolVersion,
+    server_info: stored(server.serverInfo),
+    tools: stored(server.tools),
+    registered_at: server.registeredAt,
+    imported_at: server.importedAt,
+    stale: server.listChangedAt !== null,
+    list_changed_at: server.listChangedAt,
+  };
+}
+
+const byDownstream = (a: { downstream: string }, b: { downstream: string }) => compareCodePoints(a.downstream, b.downstream);
+
+/**
+ * Downstream MCP servers of a consumer: registration imports a server's `tools/list` as tool
+ * definitions (stored, not enabled), a re-import stores what changed as new versions, and a
+ * server that announces `notifications/tools/list_changed` is marked stale until re-imported.
+ */
+export class McpServers {
+  readonly #table: McpServerTable;
+  readonly #deps: McpServersDeps;
+
+  constructor(deps: McpServersDeps) {
+    this.#deps = deps;
+    this.#table = new McpServerTable(deps.sql);
+  }
+
+  /** Runs one call of the plane (the admin's; the object checked who calls). Definitions it wrote need a registry rebuild. */
+  async call(call: McpServersCall, now: number): Promise<Outcome<string | null>> {
+    switch (call.kind) {
+      case "registerMcpServer":
+        return this.#register(fromWorker(call.registration, McpServerRegistration), now);
+      case "listMcpServers":
+        return ok(canonicalJson({ servers: this.#table.list().map(view) }));
+      case "getMcpServer": {
+        const server = this.#table.get(call.name);
+        return server === undefined ? fail(problem("NOT_FOUND", "No such MCP server.")) : ok(canonicalJson(view(server)));
+      }
+      case "importMcpServer": {
+        const server = this.#table.get(call.name);
+        if (server === undefined) return fail(problem("NOT_FOUND", "No such MCP server."));
+        const source: ImportSource = { name: server.name, url: server.url, prefix: server.prefix, auth: server.auth === null ? null : (stored(server.auth) as ImportSource["auth"]), timeoutMs: server.timeoutMs };
+        return this.#import(source, server.registeredAt, now, false);
+      }
+      case "deleteMcpServer":
+        return this.#delete(call.name, now);
+    }
+  }
+
+  /** A server at `url` announced a changed tool list: mark it stale (once, audited) until it is imported again. */
+  listChanged(url: string, now: number): void {
+    this.#deps.transaction(() => {
+      for (const name of this.#table.markListChanged(url, now)) this.#deps.audit.append("mcp_server.list_changed", now, { name });
+    });
+  }
+
+  #register(registration: McpServerRegistration, now: number): Promise<Outcome<string>> | Outcome<string> {
+    const refusedUrl = checkUrl(registration.url, "/url", this.#deps.targets);
+    if (refusedUrl !== null) return fail({ ...problem("INVALID_REQUEST", refusedUrl.message), path: refusedUrl.pointer });
+    const auth = registration.auth ?? null;
+    if (auth !== null && !this.#deps.vault.has(auth.secret)) return fail({ ...problem("INVALID_REQUEST", `No secret named "${auth.secret}" (PUT …/secrets/${auth.secret} first).`), path: "/auth/secret" });
+    const admissible = this.#admissible(registration.name);
+    if (!admissible.ok) return admissible;
+    const source: ImportSource = { name: registration.name, url: registration.url, prefix: registration.prefix, auth, timeoutMs: registration.timeout_ms };
+    return this.#import(source, now, now, true);
+  }
+
+  #admissible(name: string): Outcome<null> {
+    if (this.#table.get(name) !== undefined) return fail(problem("MCP_SERVER_EXISTS", `An MCP server named "${name}" is registered (POST …/mcp-servers/${name}/import imports it again).`));
+    if (this.#table.count() >= MAX_MCP_SERVERS) return fail(problem("QUOTA_EXCEEDED", `A consumer registers at most ${MAX_MCP_SERVERS} MCP servers.`));
+    return ok(null);
+  }
+
+  /** Lists the server's tools (outside any transaction), then stores the server and its definitions in one. */
+  async #import(source: ImportSource, registeredAt: number, now: number, registering: boolean): Promise<Outcome<string>> {
+    let authorization: string | null = null;
+    if (source.auth !== null) {
+      const secret = await this.#deps.vault.open(source.auth.secret);
+      if (secret === undefined) return fail(problem("INVALID_REQUEST", `The secret "${source.auth.secret}" cannot be opened (PUT …/secrets/${source.auth.secret} again).`));
+      authorization = source.auth.prefix + secret;
+    }
+    let changed = false;
+    const endpoint: McpEndpoint = {
+      url: source.url,
+      headers: authorization === null ? {} : { authorization },
+      fetch: this.#deps.fetch,
+      signal: AbortSignal.timeout(IMPORT_TIMEOUT_MS),
+      onListChanged: () => {
+        changed = true;
+      },
+    };
+    const listed = await listTools(endpoint, { maxTools: MAX_IMPORTED_TOOLS, maxPages: MAX_LIST_PAGES, maxBytes: MAX_LIST_BYTES });
+    if (!listed.ok) return fail(problem("MCP_SERVER_UNREACHABLE", `The MCP server "${source.name}" could not be imported: ${listed.error}.`));
+    return this.#deps.transaction(() => this.#store(source, listed.value, registeredAt, now, registering, changed));
+  }
+
+  #store(source: ImportSource, listed: ListedTools, registeredAt: number, now: number, registering: boolean, changed: boolean): Outcome<string> {
+    const previous = this.#table.get(source.name);
+    if (registering) {
+      const admissible = this.#admissible(source.name);
+      if (!admissible.ok) return admissible;
+    } else if (previous === undefined) {
+      return fail(problem("NOT_FOUND", "No such MCP server."));
+    }
+    const { planned, refused } = planImport(source, listed.tools);
+    const imported: ImportedTool[] = [];
+    for (const tool of planned) {
+      const result = this.#define(source, tool.name, tool.downstream, tool.definition, now);
+      if ("reason" in result) refused.push(result);
+      else imported.push(result);
+    }
+    const listedNames = new Set(listed.tools.map((t) => t["name"]));
+    const gone = previous === undefined ? [] : storedTools(previous).filter((t) => !listedNames.has(t.downstream));
+    for (const list of [imported, refused, gone]) list.sort(byDownstream);
+    const server: StoredMcpServer = {
+      name: source.name,
+      url: source.url,
+      prefix: source.prefix,
+      auth: source.auth === null ? null : canonicalJson({ ...source.auth }),
+      timeoutMs: source.timeoutMs,
+      protocolVersion: listed.protocolVersion,
+      serverInfo: canonicalJson(listed.serverInfo),
+      tools: canonicalJson(imported.map((t) => ({ name: t.name, downstream: t.downstream }))),
+      registeredAt,
+      importedAt: now,
+      listChangedAt: changed ? now : null,
+    };
+    this.#table.put(server);
+    if (registering) this.#deps.audit.append("mcp_server.registered", now, { name: source.name, prefix: source.prefix, protocol_version: listed.protocolVersion });
+    this.#deps.audit.append("mcp_server.imported", now, {
+      name: source.name,
+      imported: imported.map((t) => ({ name: t.name, version: t.revision })),
+      refused: refused.map((t) => t.downstream),
+      gone: gone.map((t) => t.name),
+    });
+    return ok(canonicalJson({ server: view(server), imported, refused, gone, truncated: listed.truncated }));
+  }
+
+  /** Defines one imported tool over what is stored under its name (this server's tool only), keeping the admin's rules. */
+  #define(source: ImportSource, name: string, downstream: string, fresh: ToolDefinition, now: number): ImportedTool | RefusedTool {
+    const data = this.#deps.data;
+    const current = data.current(name);
+    if (current !== undefined && !isImportOf(current.definition, source.url, downstream)) return { downstream, reason: `the name "${name}" is another tool's` };
+    const definition = current === undefined ? fresh : mergeImported(current.definition, fresh);
+    const defined = data.define(name, definition, now);
+    if (!defined.ok) return { downstream, reason: defined.error.path === undefined || defined.error.path === "" ? defined.error.detail : `${defined.error.path}: ${defined.error.detail}` };
+    const version = data.current(name)?.version ?? 0;
+    const change = current === undefined ? "new" : version === current.version ? "unchanged" : "updated";
+    return { name, downstream, risk: definition.risk, revision: version, change };
+  }
+
+  /** Unregisters a server and disables the definitions its last import wrote (their history stays). */
+  #delete(name: string, now: number): Outcome<string> {
+    return this.#deps.transaction((): Outcome<string> => {
+      const server = this.#table.get(name);
+      if (server === undefined) return fail(problem("NOT_FOUND", "No such MCP server."));
+      const disabled: string[] = [];
+      for (const tool of storedTools(server)) {
+        const current = this.#deps.data.current(tool.name);
+        if (current === undefined || !current.enabled || !isImportOf(current.definition, server.url, tool.downstream)) continue;
+        if (this.#deps.data.disable(tool.name, now).ok) disabled.push(tool.name);
+      }
+      this.#table.delete(name);
+      this.#deps.audit.append("mcp_server.deleted", now, { name, disabled });
+      return ok(canonicalJson({ name, disabled }));
+    });
+  }
+}

@@ -1,0 +1,156 @@
+import { canonicalJson, type JsonObject } from "../../../core/json";
+import {
+  InitializeParams,
+  isMcpVersion,
+  JsonRpcMessage,
+  ListParams,
+  MCP_LATEST_VERSION,
+  MCP_PROTOCOL_VERSIONS,
+  RPC_ERRORS,
+  SetLevelParams,
+  type JsonRpcId,
+  type McpProtocolVersion,
+} from "../../../contracts/mcp";
+import { GATE_VERSION } from "../../version";
+import { problem } from "../../problem";
+import { fail, ok, type Outcome } from "../../result";
+import { fromWorker } from "../rpc";
+import type { Authenticated } from "../socket-upgrade";
+import { callTool } from "./call";
+import type { McpContext, McpPlaneDeps, RunCall } from "./context";
+import { invalidParams, paramsOf, randomHex, rpcError, rpcResult, type RpcAnswer } from "./rpc";
+import { McpStore, type McpSession } from "./store";
+import { listTools } from "./tools";
+import { McpTasks } from "./tasks";
+
+export type { McpPlaneDeps, RunCall } from "./context";
+
+/** One HTTP request of the endpoint, as the Worker forwards it (after the Origin, Accept and envelope checks). */
+export interface McpRequest {
+  readonly method: "POST" | "DELETE";
+  /** The `Mcp-Session-Id` header. */
+  readonly sessionId: string | null;
+  /** The `MCP-Protocol-Version` header. */
+  readonly protocolVersion: string | null;
+  /** POST: the JSON-RPC message as canonical JSON text; DELETE: null. */
+  readonly message: string | null;
+}
+
+/** What the object answers: a JSON-RPC response (200), an accepted notification or response (202), an ended session (204). */
+export type McpReply = { readonly kind: "answer"; readonly body: string; readonly sessionId: string | null } | { readonly kind: "accepted" } | { readonly kind: "ended" };
+
+/** The server's name in `initialize` (its version is the gate's). */
+export const MCP_SERVER_NAME = "toolgate";
+
+const INSTRUCTIONS =
+  "Every tool call passes through toolgate. A write may need a person's approval: its result is APPROVAL_REQUIRED with _meta io.toolgate/approval_id; " +
+  "call it as a task to wait for the decision, or call it again with the same _meta io.toolgate/idempotency_key once approved. " +
+  "An unknown outcome carries _meta io.toolgate/status_ref: pass it back in _meta to ask for the status; never retry such a write blindly.";
+
+/** The server capabilities of a negotiated version (tasks exist from 2025-11-25). */
+function capabilitiesOf(version: McpProtocolVersion): JsonObject {
+  const base: JsonObject = { tools: { listChanged: false }, logging: {} };
+  return version === "2025-11-25" ? { ...base, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : base;
+}
+
+function answer(id: JsonRpcId, rpc: RpcAnswer, sessionId: string | null): McpReply {
+  return { kind: "answer", body: canonicalJson({ jsonrpc: "2.0", id, ...rpc }), sessionId };
+}
+
+/**
+ * The MCP server of one consumer (docs/mcp.md): sessions bound to the credential that opened
+ * them, each request of a session answered for the credential's subject (the session is the
+ * host context), tool calls run through the agent's tool-call path, tasks over approvals.
+ */
+export class McpPlane {
+  readonly #store: McpStore;
+  readonly #tasks: McpTasks;
+  readonly #deps: McpPlaneDeps;
+
+  constructor(deps: McpPlaneDeps) {
+    this.#deps = deps;
+    this.#store = new McpStore(deps.sql);
+    this.#tasks = new McpTasks(this.#store, deps);
+  }
+
+  /** One request of an authenticated agent credential; `run` is the object's tool-call path for that caller. */
+  async handle(auth: Authenticated, request: McpRequest, run: RunCall): Promise<Outcome<McpReply>> {
+    if (auth.caller.principal !== "subject" || auth.caller.subjectId === null) {
+      return fail(problem("PRINCIPAL_MISMATCH", "An MCP session acts for its credential's subject: use a subject-bound agent credential (a host or token-verified credential cannot name a principal over MCP)."));
+    }
+    if (request.method === "DELETE" || request.message === null) {
+      const session = this.#session(auth, request);
+      if (!session.ok) return session;
+      this.#deps.transaction(() => this.#store.endSession(session.value.sessionId));
+      return ok({ kind: "ended" });
+    }
+    const message = fromWorker(request.message, JsonRpcMessage);
+    // The strict reader made every params object; the contract's type only says "an object".
+    const params = "method" in message ? (message.params as JsonObject | undefined) : undefined;
+    if ("method" in message && "id" in message && message.method === "initialize") return ok(this.#initialize(auth, message.id, params));
+    const session = this.#session(auth, request);
+    if (!session.ok) return session;
+    this.#deps.transaction(() => this.#store.touchSession(session.value.sessionId, this.#deps.now()));
+    if (!("method" in message) || !("id" in message)) return ok({ kind: "accepted" });
+    const ctx: McpContext = { auth, session: session.value, registry: this.#deps.toolCalls(auth.config).engine.registry, run };
+    return ok(answer(message.id, await this.#dispatch(ctx, message.method, params, message.id), session.value.sessionId));
+  }
+
+  /** `initialize`: a new session with the version negotiated (the client's if spoken here, else the latest). */
+  #initialize(auth: Authenticated, id: JsonRpcId, params: JsonObject | undefined): McpReply {
+    const parsed = paramsOf(InitializeParams, params);
+    if (!parsed.ok) return answer(id, parsed.answer, null);
+    const version = isMcpVersion(parsed.value.protocolVersion) ? parsed.value.protocolVersion : MCP_LATEST_VERSION;
+    const subjectId = auth.caller.subjectId;
+    if (subjectId === null) throw new Error("a subject-bound credential without a subject");
+    const session: McpSession = { sessionId: randomHex(16), credentialId: auth.caller.credentialId, subjectId, protocolVersion: version, lastSeen: this.#deps.now() };
+    this.#deps.transaction(() => this.#store.openSession(session, session.lastSeen));
+    const result = { protocolVersion: version, capabilities: capabilitiesOf(version), serverInfo: { name: MCP_SERVER_NAME, version: GATE_VERSION }, instructions: INSTRUCTIONS };
+    return answer(id, rpcResult(result), session.sessionId);
+  }
+
+  /** The session a request names: required (400), this credential's (else 404), with a protocol version spoken here (400). */
+  #session(auth: Authenticated, request: McpRequest): Outcome<McpSession> {
+    if (request.sessionId === null) return fail(problem("INVALID_REQUEST", "Send the Mcp-Session-Id header that initialize answered."));
+    const session = this.#store.session(request.sessionId);
+    if (session === undefined || session.credentialId !== auth.caller.credentialId) {
+      return fail(problem("NOT_FOUND", "No such MCP session: it was deleted, or never opened with this credential. Initialize a new one."));
+    }
+    if (request.protocolVersion !== null && !isMcpVersion(request.protocolVersion)) {
+      return fail(problem("INVALID_REQUEST", `MCP-Protocol-Version names a version this endpoint does not speak (it speaks ${MCP_PROTOCOL_VERSIONS.join(", ")}).`));
+    }
+    return ok(session);
+  }
+
+  async #dispatch(ctx: McpContext, method: string, params: JsonObject | undefined, id: JsonRpcId): Promise<RpcAnswer> {
+    const version = ctx.session.protocolVersion as McpProtocolVersion;
+    if (method.startsWith("tasks/") && version !== "2025-11-25") return rpcError(RPC_ERRORS.methodNotFound, "Method not found: tasks exist from protocol version 2025-11-25.");
+    switch (method) {
+      case "ping":
+        return rpcResult({});
+      case "tools/list": {
+        const parsed = paramsOf(ListParams, params);
+        if (!parsed.ok) return parsed.answer;
+        return parsed.value.cursor === undefined ? rpcResult(listTools(ctx.registry, ctx.auth.caller, version)) : invalidParams("Invalid cursor: tools/list answers one page.");
+      }
+      case "tools/call":
+        return callTool(ctx, params, id, this.#tasks);
+      case "logging/setLevel": {
+        const parsed = paramsOf(SetLevelParams, params);
+        if (!parsed.ok) return parsed.answer;
+        this.#deps.transaction(() => this.#store.setLogLevel(ctx.session.sessionId, parsed.value.level));
+        return rpcResult({});
+      }
+      case "tasks/get":
+        return this.#tasks.get(ctx, params);
+      case "tasks/result":
+        return this.#tasks.result(ctx, params);
+      case "tasks/list":
+        return this.#tasks.list(ctx, params);
+      case "tasks/cancel":
+        return this.#tasks.cancel(ctx, params);
+      default:
+        return rpcError(RPC_ERRORS.methodNotFound, "Method not found: this endpoint serves initialize, ping, tools/list, tools/call, logging/setLevel and (from 2025-11-25) tasks/get, tasks/result, tasks/list, tasks/cancel.");
+    }
+  }
+}

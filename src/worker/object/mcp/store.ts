@@ -1,0 +1,191 @@
+import type { Migration } from "../migrations";
+import { all, int, one, run, text, textOrNull, type SqlRow } from "../sql";
+
+/**
+ * The MCP plane's tables (schema v6; docs/storage.md): `mcp_sessions` (one row per
+ * `initialize`, bound to the credential that made it) and `mcp_tasks` (task-augmented
+ * `tools/call`s, with the call to run again once its approval is decided).
+ */
+export const MCP_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 6,
+    sql: `
+  CREATE TABLE mcp_sessions (
+    session_id TEXT PRIMARY KEY,
+    credential_id TEXT NOT NULL,
+    subject_id TEXT NOT NULL,
+    protocol_version TEXT NOT NULL,
+    log_level TEXT,
+    created_at INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL
+  );
+  CREATE INDEX mcp_sessions_by_seen ON mcp_sessions (last_seen);
+  CREATE TABLE mcp_tasks (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    task_id TEXT NOT NULL UNIQUE,
+    credential_id TEXT NOT NULL,
+    subject_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    status_message TEXT,
+    input TEXT NOT NULL,
+    approval_id TEXT,
+    result TEXT,
+    ttl_ms INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX mcp_tasks_by_credential ON mcp_tasks (credential_id, seq);
+  CREATE INDEX mcp_tasks_by_expiry ON mcp_tasks (expires_at);`,
+  },
+];
+
+/** Sessions one consumer keeps; initializing one more ends the least recently used. */
+export const MAX_MCP_SESSIONS = 1024;
+
+/** Tasks one consumer keeps; creating one more drops the oldest (its approval, if any, stays). */
+export const MAX_MCP_TASKS = 1024;
+
+/** One MCP session as stored. */
+export interface McpSession {
+  readonly sessionId: string;
+  readonly credentialId: string;
+  readonly subjectId: string;
+  readonly protocolVersion: string;
+  readonly lastSeen: number;
+}
+
+/** Where a task stands (MCP 2025-11-25 task statuses; `input_required` is never used). */
+export type McpTaskStatus = "working" | "completed" | "failed" | "cancelled";
+
+/** One task as stored. */
+export interface McpTaskRow {
+  readonly seq: number;
+  readonly taskId: string;
+  readonly credentialId: string;
+  readonly subjectId: string;
+  readonly status: McpTaskStatus;
+  readonly statusMessage: string | null;
+  /** Canonical JSON of the tool call, in the shape of the tool-call contract. */
+  readonly input: string;
+  readonly approvalId: string | null;
+  /** Canonical JSON of the `CallToolResult` (completed) or of the JSON-RPC error (failed). */
+  readonly result: string | null;
+  readonly ttlMs: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** A new task. */
+export type NewTask = Omit<McpTaskRow, "seq" | "updatedAt">;
+
+function sessionOf(row: SqlRow): McpSession {
+  return {
+    sessionId: text(row, "session_id"),
+    credentialId: text(row, "credential_id"),
+    subjectId: text(row, "subject_id"),
+    protocolVersion: text(row, "protocol_version"),
+    lastSeen: int(row, "last_seen"),
+  };
+}
+
+function taskOf(row: SqlRow): McpTaskRow {
+  return {
+    seq: int(row, "seq"),
+    taskId: text(row, "task_id"),
+    credentialId: text(row, "credential_id"),
+    subjectId: text(row, "subject_id"),
+    status: text(row, "status") as McpTaskStatus,
+    statusMessage: textOrNull(row, "status_message"),
+    input: text(row, "input"),
+    approvalId: textOrNull(row, "approval_id"),
+    result: textOrNull(row, "result"),
+    ttlMs: int(row, "ttl_ms"),
+    createdAt: int(row, "created_at"),
+    updatedAt: int(row, "updated_at"),
+  };
+}
+
+/** All SQL of the MCP plane. */
+export class McpStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** Stores a new session and ends the least recently used beyond {@link MAX_MCP_SESSIONS}. */
+  openSession(session: McpSession, now: number): void {
+    run(
+      this.sql,
+      "INSERT INTO mcp_sessions (session_id, credential_id, subject_id, protocol_version, created_at, last_seen) VALUES (?, ?, ?, ?, ?, ?)",
+      session.sessionId,
+      session.credentialId,
+      session.subjectId,
+      session.protocolVersion,
+      now,
+      now,
+    );
+    run(this.sql, "DELETE FROM mcp_sessions WHERE session_id IN (SELECT session_id FROM mcp_sessions ORDER BY last_seen DESC, rowid DESC LIMIT -1 OFFSET ?)", MAX_MCP_SESSIONS);
+  }
+
+  /** A session by id, any credential's (the plane checks whose it is). */
+  session(sessionId: string): McpSession | undefined {
+    const row = one(this.sql, "SELECT * FROM mcp_sessions WHERE session_id = ?", sessionId);
+    return row === undefined ? undefined : sessionOf(row);
+  }
+
+  /** Marks a session used now (its place in the eviction order). */
+  touchSession(sessionId: string, now: number): void {
+    run(this.sql, "UPDATE mcp_sessions SET last_seen = ? WHERE session_id = ? AND last_seen <> ?", now, sessionId, now);
+  }
+
+  /** The level `logging/setLevel` asked for (kept; the endpoint sends no log messages). */
+  setLogLevel(sessionId: string, level: string): void {
+    run(this.sql, "UPDATE mcp_sessions SET log_level = ? WHERE session_id = ?", level, sessionId);
+  }
+
+  /** Ends a session (`DELETE …/mcp`). */
+  endSession(sessionId: string): void {
+    run(this.sql, "DELETE FROM mcp_sessions WHERE session_id = ?", sessionId);
+  }
+
+  /** Stores a new task; expired tasks go, and the oldest beyond {@link MAX_MCP_TASKS}. */
+  addTask(task: NewTask, now: number): void {
+    run(this.sql, "DELETE FROM mcp_tasks WHERE expires_at <= ?", now);
+    run(
+      this.sql,
+      "INSERT INTO mcp_tasks (task_id, credential_id, subject_id, status, status_message, input, approval_id, result, ttl_ms, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      task.taskId,
+      task.credentialId,
+      task.subjectId,
+      task.status,
+      task.statusMessage,
+      task.input,
+      task.approvalId,
+      task.result,
+      task.ttlMs,
+      task.createdAt,
+      task.createdAt,
+      task.createdAt + Math.ceil(task.ttlMs / 1000),
+    );
+    run(this.sql, "DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM mcp_tasks ORDER BY seq DESC LIMIT -1 OFFSET ?)", MAX_MCP_TASKS);
+  }
+
+  /** A credential's unexpired task (another credential's reads as absent). */
+  task(credentialId: string, taskId: string, now: number): McpTaskRow | undefined {
+    const row = one(this.sql, "SELECT * FROM mcp_tasks WHERE task_id = ? AND credential_id = ? AND expires_at > ?", taskId, credentialId, now);
+    return row === undefined ? undefined : taskOf(row);
+  }
+
+  /** Ends a task with its status, message and result (JSON text). */
+  finishTask(taskId: string, status: McpTaskStatus, statusMessage: string | null, result: string | null, now: number): void {
+    run(this.sql, "UPDATE mcp_tasks SET status = ?, status_message = ?, result = ?, updated_at = ? WHERE task_id = ?", status, statusMessage, result, now, taskId);
+  }
+
+  /** A waiting task's call opened another approval: the task waits for that one now. */
+  awaitApproval(taskId: string, approvalId: string, statusMessage: string, now: number): void {
+    run(this.sql, "UPDATE mcp_tasks SET approval_id = ?, status_message = ?, updated_at = ? WHERE task_id = ?", approvalId, statusMessage, now, taskId);
+  }
+
+  /** A credential's unexpired tasks after position `after`, oldest first, at most `limit` (+1 to tell whether more follow). */
+  tasksPage(credentialId: string, after: number, limit: number, now: number): McpTaskRow[] {
+    return all(this.sql, "SELECT * FROM mcp_tasks WHERE credential_id = ? AND seq > ? AND expires_at > ? ORDER BY seq LIMIT ?", credentialId, after, now, limit + 1).map(taskOf);
+  }
+}

@@ -1,0 +1,35 @@
+import type { AgentAdmission } from "../identity/admission";
+import type { Limits } from "../limits";
+import type { Authenticated } from "../socket-upgrade";
+import { ok, type Outcome } from "../../result";
+import { toolCallAnswer } from "./answer";
+import { withToolForm, type ToolCallInput } from "./bind";
+import type { ToolCallPlane } from "./plane";
+
+/** What an agent's tool call uses of its object. */
+export interface AgentCallDeps {
+  readonly admission: AgentAdmission;
+  readonly limits: Limits;
+  readonly plane: ToolCallPlane;
+  /** Unix seconds, read once the call is admitted. */
+  now(): number;
+}
+
+/**
+ * One agent tool call after authentication, whatever carried it (the HTTP route or an MCP
+ * `tools/call`): admission (rate, principal, tool scope), the call bound in the tool's own form,
+ * the dispatch (or, with `statusRef`, the status query of an unknown outcome), and the answer
+ * projected for the call's provider profile.
+ */
+export async function agentCall(deps: AgentCallDeps, consumer: string, auth: Authenticated, input: ToolCallInput, statusRef: string | null): Promise<Outcome<string>> {
+  const { caller, config } = auth;
+  const admitted = await deps.admission.admit(consumer, caller, config, deps.limits, input);
+  if (!admitted.ok) return admitted;
+  const { plane } = deps;
+  const principal = admitted.value.principal;
+  const call = withToolForm(admitted.value.call, plane.engine.registry);
+  const now = deps.now();
+  const claims = admitted.value.claims;
+  const outcome = statusRef === null ? await plane.dispatch(principal, call, now, { claims }) : await plane.status(principal, call, statusRef, now, claims);
+  return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value)) : outcome;
+}

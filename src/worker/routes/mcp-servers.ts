@@ -1,0 +1,83 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import { McpImportResult, McpServerName, McpServerRegistration, McpServerView } from "../../contracts/mcp-server";
+import type { McpServersCall } from "../object/mcp-servers/plane";
+import type { OperationDoc } from "../openapi";
+import { problem, problemResponse, type ProblemCode } from "../problem";
+import { consumerGate, jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
+import { forObject, respond } from "./respond";
+
+/** Admin routes of downstream MCP servers: register (and import their tools), list, read, import again, unregister. */
+export const mcpServerRoutes = new Hono<GateEnv>();
+
+const admin = { secretOnly: true } as const;
+const SERVERS = "/v1/consumers/:consumer/mcp-servers";
+
+async function call(gate: ConsumerVariables, request: McpServersCall): Promise<Response> {
+  return respond(await gate.stub.toolsCall(gate.consumer, gate.token, request));
+}
+
+const named: MiddlewareHandler = async function named(c, next) {
+  if (!McpServerName.safeParse(c.req.param("name")).success) return problemResponse(problem("NOT_FOUND", "No such MCP server."));
+  await next();
+};
+
+mcpServerRoutes.post(SERVERS, consumerGate("registerMcpServer", admin), jsonBody(McpServerRegistration), async (c) => {
+  const text = forObject(c.var.body);
+  return text instanceof Response ? text : call(c.var, { kind: "registerMcpServer", registration: text });
+});
+
+mcpServerRoutes.get(SERVERS, consumerGate("listMcpServers", admin), (c) => call(c.var, { kind: "listMcpServers" }));
+
+mcpServerRoutes.get(`${SERVERS}/:name`, consumerGate("getMcpServer", admin), named, (c) => call(c.var, { kind: "getMcpServer", name: c.req.param("name") }));
+
+mcpServerRoutes.post(`${SERVERS}/:name/import`, consumerGate("importMcpServer", admin), named, (c) => call(c.var, { kind: "importMcpServer", name: c.req.param("name") }));
+
+mcpServerRoutes.delete(`${SERVERS}/:name`, consumerGate("deleteMcpServer", admin), named, (c) => call(c.var, { kind: "deleteMcpServer", name: c.req.param("name") }));
+
+const BODY: readonly ProblemCode[] = ["INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
+const P = "/v1/consumers/{consumer}/mcp-servers";
+
+/** OpenAPI descriptions of the MCP server routes. */
+export const mcpServerOperations: readonly OperationDoc[] = [
+  {
+    method: "post",
+    path: P,
+    summary: "Register a downstream MCP server and import its tools as tool definitions (stored, not enabled; docs/tools.md, MCP targets).",
+    operation: "registerMcpServer",
+    request: McpServerRegistration,
+    response: { status: 200, schema: McpImportResult, description: "The server, the tools imported and the tools refused (with the reason)." },
+    problems: ["UNAUTHENTICATED", "NOT_FOUND", ...BODY, "MCP_SERVER_EXISTS", "MCP_SERVER_UNREACHABLE", "QUOTA_EXCEEDED"],
+  },
+  {
+    method: "get",
+    path: P,
+    summary: "The consumer's registered MCP servers, each with its imported tools and whether it is stale.",
+    operation: "listMcpServers",
+    response: { status: 200, description: "`{servers: [server]}`." },
+    problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: `${P}/{name}`,
+    summary: "One registered MCP server.",
+    operation: "getMcpServer",
+    response: { status: 200, schema: McpServerView, description: "The server." },
+    problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+  },
+  {
+    method: "post",
+    path: `${P}/{name}/import`,
+    summary: "Import the server's tools again: a changed tool is a new version of its definition, an unchanged one keeps its version; clears the stale mark.",
+    operation: "importMcpServer",
+    response: { status: 200, schema: McpImportResult, description: "What the import did, with the tools the server no longer lists (`gone`)." },
+    problems: ["UNAUTHENTICATED", "NOT_FOUND", "MCP_SERVER_UNREACHABLE", "INVALID_REQUEST"],
+  },
+  {
+    method: "delete",
+    path: `${P}/{name}`,
+    summary: "Unregister a server; the definitions its last import wrote are disabled (their history stays).",
+    operation: "deleteMcpServer",
+    response: { status: 200, description: "`{name, disabled: [tool names]}`." },
+    problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+  },
+];

@@ -1,0 +1,84 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import { JsonRpcMessage, RPC_ERRORS } from "../../contracts/mcp";
+import { objectRefusal, replyResponse, rpcProblem } from "../mcp/answer";
+import { answerFraming, readMcpMessage } from "../mcp/message";
+import { mcpOriginRefusal } from "../mcp/origin";
+import type { McpRequest } from "../object/mcp/plane";
+import type { OperationDoc } from "../openapi";
+import { problem } from "../problem";
+import { consumerGate, credentialToken, type GateEnv } from "./middleware";
+
+/** The MCP endpoint of a consumer (Streamable HTTP, docs/mcp.md). */
+export const MCP_PATH = "/v1/consumers/:consumer/mcp";
+
+/** Agent routes of the MCP endpoint. */
+export const mcpRoutes = new Hono<GateEnv>();
+
+/** DNS-rebinding protection: the `Host` and `Origin` rule, before the credential is read. */
+function mcpOrigin(): MiddlewareHandler<GateEnv> {
+  return async function mcpOrigin(c, next) {
+    const refusal = mcpOriginRefusal(c.req.raw);
+    if (refusal !== null) return rpcProblem(refusal, RPC_ERRORS.refused);
+    await next();
+  };
+}
+
+/** The session and protocol headers the object checks. */
+function headersOf(request: Request): Pick<McpRequest, "sessionId" | "protocolVersion"> {
+  return { sessionId: request.headers.get("mcp-session-id"), protocolVersion: request.headers.get("mcp-protocol-version") };
+}
+
+const noStream = () =>
+  rpcProblem(problem("METHOD_NOT_ALLOWED", "This endpoint offers no server-initiated stream: POST each message, DELETE the session."), RPC_ERRORS.invalidRequest, null, {
+    allow: "POST, DELETE",
+  });
+
+mcpRoutes.use(MCP_PATH, mcpOrigin());
+
+mcpRoutes.post(MCP_PATH, consumerGate("mcp"), async (c) => {
+  const framing = answerFraming(c.req.header("accept") ?? null);
+  if (framing === null) return rpcProblem(problem("NOT_ACCEPTABLE", "Accept application/json (or text/event-stream): the answer is one of them."), RPC_ERRORS.invalidRequest);
+  const read = await readMcpMessage(c.req.raw);
+  if (read instanceof Response) return read;
+  const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), { method: "POST", ...headersOf(c.req.raw), message: read.text });
+  return outcome.ok ? replyResponse(outcome.value, framing) : objectRefusal(outcome.error);
+});
+
+mcpRoutes.delete(MCP_PATH, consumerGate("mcp"), async (c) => {
+  const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), { method: "DELETE", ...headersOf(c.req.raw), message: null });
+  return outcome.ok ? replyResponse(outcome.value, "json") : objectRefusal(outcome.error);
+});
+
+mcpRoutes.get(MCP_PATH, consumerGate("mcp"), noStream);
+mcpRoutes.all(MCP_PATH, noStream);
+
+const problems = ["UNAUTHENTICATED", "ORIGIN_REFUSED", "PRINCIPAL_MISMATCH", "NOT_FOUND", "INVALID_REQUEST"] as const;
+
+/** OpenAPI descriptions of the MCP endpoint. */
+export const mcpOperations: readonly OperationDoc[] = [
+  {
+    method: "post",
+    path: "/v1/consumers/{consumer}/mcp",
+    summary:
+      "One MCP message (JSON-RPC 2.0, protocol 2025-11-25 or 2025-06-18). `initialize` answers the `Mcp-Session-Id` every later message sends; JSON-RPC errors of a valid request are 200.",
+    operation: "mcp",
+    request: JsonRpcMessage,
+    response: { status: 200, description: "The JSON-RPC response (application/json, or one SSE event when only text/event-stream is accepted); 202 for a notification or a response." },
+    problems: [...problems, "INVALID_JSON", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_ACCEPTABLE"],
+  },
+  {
+    method: "delete",
+    path: "/v1/consumers/{consumer}/mcp",
+    summary: "Ends the MCP session named by `Mcp-Session-Id`; later messages of it are 404.",
+    operation: "mcp",
+    response: { status: 204, description: "The session is gone." },
+    problems,
+  },
+  {
+    method: "get",
+    path: "/v1/consumers/{consumer}/mcp",
+    summary: "No server-initiated SSE stream is offered: 405 with `Allow: POST, DELETE`.",
+    operation: "mcp",
+    problems: ["UNAUTHENTICATED", "ORIGIN_REFUSED", "METHOD_NOT_ALLOWED"],
+  },
+];

@@ -1,0 +1,291 @@
+/**
+ * The gate's client of MCP servers (Streamable HTTP, protocol 2025-11-25 and the versions before
+ * it back to 2024-11-05). One session per exchange: `initialize`, `notifications/initialized`,
+ * the exchange's requests, then `DELETE` of the session (best effort). Every answer is read as
+ * JSON or as an SSE stream, capped in bytes, bounded by the exchange's deadline, through the
+ * strict JSON reader; no redirect is followed. Requests the server makes of the client on a
+ * stream are answered (`ping`) or refused (anything else: the gate offers no client capability).
+ * @module
+ */
+import * as z from "zod";
+import { canonicalJson, readJson, type Json, type JsonObject } from "../../core/json";
+import { err, ok, type Result } from "../../core/result";
+import { JsonObjectValue } from "../../contracts/registry";
+import { AnswerStop, readAnswer, readEvents } from "./mcp-sse";
+
+/** The version the gate asks for; it accepts what the server answers if it is one of {@link MCP_PROTOCOL_VERSIONS}. */
+export const MCP_PROTOCOL_VERSION = "2025-11-25";
+/** Versions whose `tools/list` and `tools/call` the gate reads. */
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/** `notifications/tools/list_changed`: the server's tools changed since they were listed. */
+export const LIST_CHANGED = "notifications/tools/list_changed";
+
+const SMALL_ANSWER_BYTES = 65_536;
+const MAX_SERVER_REQUESTS = 8;
+const CLOSE_TIMEOUT_MS = 1_000;
+const CLIENT_INFO = { name: "toolgate", version: "0.1.0" };
+const SESSION_ID = /^[\x21-\x7e]{1,256}$/;
+
+/** Where and how one exchange reaches a server. */
+export interface McpEndpoint {
+  readonly url: string;
+  /** Sent on every request (the `Authorization` of the target's `auth`). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly fetch: (request: Request) => Promise<Response>;
+  /** The identity headers of one request (signed afresh for each one sent), if the exchange carries them. */
+  readonly sign?: (method: string, url: string, body: string) => Readonly<Record<string, string>>;
+  /** The exchange's deadline. */
+  readonly signal: AbortSignal;
+  /** Called (once per exchange) when the server announces `notifications/tools/list_changed`. */
+  readonly onListChanged?: () => void;
+}
+
+/** How one request ended: a result, a JSON-RPC error (the server answered), HTTP 429, or no usable answer. */
+export type McpReply =
+  | { readonly kind: "result"; readonly result: JsonObject }
+  | { readonly kind: "error"; readonly code: number; readonly message: string }
+  | { readonly kind: "rate_limited" }
+  | { readonly kind: "lost"; readonly detail: string };
+
+/** Every reply but a result. */
+export type McpFailure = Exclude<McpReply, { kind: "result" }>;
+
+const lost = (detail: string): McpFailure => ({ kind: "lost", detail });
+
+/** One failure in words (an admin reads them; never a body the server sent). */
+export function describeFailure(failure: McpFailure, method: string): string {
+  if (failure.kind === "error") return `${method} answered the JSON-RPC error ${failure.code}`;
+  if (failure.kind === "rate_limited") return `${method} answered HTTP 429`;
+  return `${method}: ${failure.detail}`;
+}
+
+const RpcMessage = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.number()]).nullable().optional(),
+  method: z.string().optional(),
+  result: JsonObjectValue.optional(),
+  error: z.object({ code: z.number().int(), message: z.string() }).optional(),
+});
+
+function mediaType(value: string | null): string {
+  return (value ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/** One session with one server (see the module's comment). */
+export class McpSession {
+  readonly #endpoint: McpEndpoint;
+  readonly #aborted: Promise<never>;
+  #sessionId: string | null = null;
+  #version: string | null = null;
+  #nextId = 0;
+  #listChanged = false;
+  #serverRequests = 0;
+  #serverInfo: JsonObject = {};
+
+  private constructor(endpoint: McpEndpoint) {
+    this.#endpoint = endpoint;
+    this.#aborted = new Promise<never>((_, reject) => {
+      const stop = () => reject(new AnswerStop("no answer in time"));
+      if (endpoint.signal.aborted) stop();
+      else endpoint.signal.addEventListener("abort", stop, { once: true });
+    });
+    this.#aborted.catch(() => undefined);
+  }
+
+  /** The negotiated protocol version. */
+  get protocolVersion(): string {
+    return this.#version ?? MCP_PROTOCOL_VERSION;
+  }
+
+  /** The server's `serverInfo` (name, version, …) as it answered it. */
+  get serverInfo(): JsonObject {
+    return this.#serverInfo;
+  }
+
+  /** `initialize`, then `notifications/initialized`; a failure says why the server cannot be used. */
+  static async open(endpoint: McpEndpoint): Promise<Result<McpSession, McpFailure>> {
+    const session = new McpSession(endpoint);
+    const params = { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO };
+    const init = await session.request("initialize", params, { retry: true, maxBytes: SMALL_ANSWER_BYTES });
+    if (init.kind !== "result") {
+      await session.close();
+      return err(init);
+    }
+    const version = init.result["protocolVersion"];
+    if (typeof version !== "string" || !MCP_PROTOCOL_VERSIONS.includes(version)) {
+      await session.close();
+      return err(lost(`the server speaks an MCP protocol version the gate does not (${typeof version === "string" ? version.slice(0, 32) : "none"})`));
+    }
+    session.#version = version;
+    const info = init.result["serverInfo"];
+    if (typeof info === "object" && info !== null && !Array.isArray(info)) session.#serverInfo = info as JsonObject;
+    const sent = await session.#post({ jsonrpc: "2.0", method: "notifications/initialized" }, null, true, SMALL_ANSWER_BYTES);
+    if (sent !== null) {
+      await session.close();
+      return err(sent.kind === "result" ? lost("the server answered a notification") : sent);
+    }
+    return ok(session);
+  }
+
+  /** One request of the session; `retry`: it may be sent once more after a connection failure (idempotent requests only). */
+  async request(method: string, params: JsonObject, options: { retry: boolean; maxBytes: number }): Promise<McpReply> {
+    const id = ++this.#nextId;
+    const reply = await this.#post({ jsonrpc: "2.0", id, method, params }, id, options.retry, options.maxBytes);
+    return reply ?? lost("the server accepted a request without answering it");
+  }
+
+  /** Ends the session on the server (`DELETE`, best effort, its own short deadline). */
+  async close(): Promise<void> {
+    if (this.#sessionId === null) return;
+    const request = new Request(this.#endpoint.url, { method: "DELETE", headers: this.#headers("DELETE", ""), signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS), redirect: "manual" });
+    this.#sessionId = null;
+    try {
+      const response = await this.#endpoint.fetch(request);
+      await response.body?.cancel();
+    } catch {
+      // The server forgets the session on its own.
+    }
+  }
+
+  #headers(method: string, body: string): Record<string, string> {
+    const headers: Record<string, string> = { ...this.#endpoint.headers };
+    if (method === "POST") {
+      headers["content-type"] = "application/json";
+      headers["accept"] = "application/json, text/event-stream";
+    }
+    if (this.#sessionId !== null) headers["mcp-session-id"] = this.#sessionId;
+    if (this.#version !== null) headers["mcp-protocol-version"] = this.#version;
+    return { ...headers, ...(this.#endpoint.sign?.(method, this.#endpoint.url, body) ?? {}) };
+  }
+
+  async #send(body: string, retry: boolean): Promise<Response> {
+    const { url, fetch, signal } = this.#endpoint;
+    const make = () => new Request(url, { method: "POST", headers: this.#headers("POST", body), body, signal, redirect: "manual" });
+    try {
+      return await fetch(make());
+    } catch (error) {
+      if (!retry || signal.aborted) throw error;
+      return fetch(make());
+    }
+  }
+
+  /** Sends one message; a request (`expectId`) answers its reply, a notification or response `null` once accepted. */
+  async #post(message: JsonObject, expectId: number | null, retry: boolean, maxBytes: number): Promise<McpReply | null> {
+    const body = canonicalJson(message);
+    let response: Response;
+    try {
+      response = await this.#send(body, retry);
+    } catch {
+      return lost(this.#endpoint.signal.aborted ? "no answer in time" : "the connection failed");
+    }
+    const sessionId = response.headers.get("mcp-session-id");
+    if (message["method"] === "initialize" && sessionId !== null && SESSION_ID.test(sessionId)) this.#sessionId = sessionId;
+    if (response.status === 429 || !response.ok || expectId === null || response.body === null) {
+      await response.body?.cancel().catch(() => undefined);
+      if (response.status === 429) return { kind: "rate_limited" };
+      if (!response.ok) return lost(`HTTP ${response.status}`);
+      return expectId === null ? null : lost("an empty answer");
+    }
+    const type = mediaType(response.headers.get("content-type"));
+    try {
+      if (type === "application/json") return this.#fromJson(await readAnswer(response.body, maxBytes, this.#aborted), expectId, maxBytes);
+      if (type === "text/event-stream") return await this.#fromSse(response.body, expectId, maxBytes);
+      await response.body.cancel();
+      return lost("an answer that is neither JSON nor an event stream");
+    } catch (error) {
+      return lost(error instanceof AnswerStop ? error.message : this.#endpoint.signal.aborted ? "no answer in time" : "the answer could not be read");
+    }
+  }
+
+  async #fromJson(bytes: Uint8Array, expectId: number, maxBytes: number): Promise<McpReply> {
+    const read = readJson(bytes, { maxBytes });
+    if (!read.ok) return lost("an answer that is not strict JSON");
+    return (await this.#handle(read.value, expectId)) ?? lost("an answer without the request's id");
+  }
+
+  async #fromSse(body: ReadableStream<Uint8Array>, expectId: number, maxBytes: number): Promise<McpReply> {
+    const reply = await readEvents(body, maxBytes, this.#aborted, async (data) => {
+      const read = readJson(data, { maxBytes });
+      return read.ok ? this.#handle(read.value, expectId) : lost("an event that is not strict JSON");
+    });
+    return reply ?? lost("the stream ended without the answer");
+  }
+
+  /** One JSON-RPC message (or a batch) of an answer: the awaited reply, or `null` to read on. */
+  async #handle(value: Json, expectId: number): Promise<McpReply | null> {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const message = RpcMessage.safeParse(item);
+      if (!message.success) return lost("a message that is not JSON-RPC 2.0");
+      const { id, method, result, error } = message.data;
+      if (method !== undefined) {
+        if (id !== undefined && id !== null) await this.#answer(id, method);
+        else if (method === LIST_CHANGED && !this.#listChanged) {
+          this.#listChanged = true;
+          this.#endpoint.onListChanged?.();
+        }
+        continue;
+      }
+      if (id !== expectId) continue;
+      if (error !== undefined) return { kind: "error", code: error.code, message: error.message.slice(0, 256) };
+      return result === undefined ? lost("a response without a result") : { kind: "result", result: result as JsonObject };
+    }
+    return null;
+  }
+
+  /** A request of the server's: `ping` answers `{}`, anything else "method not found" (the gate declared no client capability). */
+  async #answer(id: string | number, method: string): Promise<void> {
+    if (++this.#serverRequests > MAX_SERVER_REQUESTS) return;
+    const reply: JsonObject = method === "ping" ? { jsonrpc: "2.0", id, result: {} } : { jsonrpc: "2.0", id, error: { code: -32601, message: "The client offers no such method." } };
+    await this.#post(reply, null, false, SMALL_ANSWER_BYTES);
+  }
+}
+
+/** What `tools/list` answered, every page read (bounded). */
+export interface ListedTools {
+  readonly tools: readonly JsonObject[];
+  /** The server has more pages, or more tools, than the bounds read. */
+  readonly truncated: boolean;
+  readonly protocolVersion: string;
+  readonly serverInfo: JsonObject;
+}
+
+const ToolsPage = z.object({ tools: z.array(JsonObjectValue).max(1_000), nextCursor: z.string().max(4_096).optional() });
+
+/** Lists a server's tools in one session: pages until `maxTools` tools or `maxPages` pages, each answer at most `maxBytes`. */
+export async function listTools(endpoint: McpEndpoint, bounds: { maxTools: number; maxPages: number; maxBytes: number }): Promise<Result<ListedTools, string>> {
+  const opened = await McpSession.open(endpoint);
+  if (!opened.ok) return err(describeFailure(opened.error, "initialize"));
+  const session = opened.value;
+  try {
+    const tools: JsonObject[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const reply = await session.request("tools/list", cursor === undefined ? {} : { cursor }, { retry: true, maxBytes: bounds.maxBytes });
+      if (reply.kind !== "result") return err(describeFailure(reply, "tools/list"));
+      const page = ToolsPage.safeParse(reply.result);
+      if (!page.success) return err("tools/list: an answer that is not a list of tools");
+      tools.push(...(page.data.tools as JsonObject[]));
+      cursor = page.data.nextCursor;
+      pages += 1;
+    } while (cursor !== undefined && tools.length < bounds.maxTools && pages < bounds.maxPages);
+    const truncated = cursor !== undefined || tools.length > bounds.maxTools;
+    return ok({ tools: tools.slice(0, bounds.maxTools), truncated, protocolVersion: session.protocolVersion, serverInfo: session.serverInfo });
+  } finally {
+    await session.close();
+  }
+}
+
+/** What one `tools/call` exchange came to; `not_started`: the session failed before the call was sent. */
+export type McpCallReply = McpReply | { readonly kind: "not_started"; readonly failure: McpFailure };
+
+/** Calls one tool in its own session (`params`: `name`, `arguments`, `_meta`); `retry` for reads only. */
+export async function callTool(endpoint: McpEndpoint, params: JsonObject, options: { retry: boolean; maxBytes: number }): Promise<McpCallReply> {
+  const opened = await McpSession.open(endpoint);
+  if (!opened.ok) return { kind: "not_started", failure: opened.error };
+  try {
+    return await opened.value.request("tools/call", params, options);
+  } finally {
+    await opened.value.close();
+  }
+}

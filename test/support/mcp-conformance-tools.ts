@@ -1,0 +1,161 @@
+/**
+ * A real MCP server (the official SDK's `Server` over Streamable HTTP, stateless) that offers the
+ * tools the official conformance suite's server scenarios call (`test_simple_text`,
+ * `test_image_content`, …), each answering as the suite's scenario text asks. The gate imports
+ * them through an MCP target, so the suite's tool scenarios judge the gate's pipeline end to end:
+ * what the suite sees went through contracts, authorization and the audit.
+ *
+ * The tools that need the server to speak to the client in the middle of a call (logging,
+ * progress, sampling, elicitation) are offered too; whether they pass through the gate is what
+ * the suite reports.
+ */
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, CreateMessageResultSchema, ElicitResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+/** A 1×1 red PNG. */
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/** A 44-byte WAV header with no samples (8 kHz, mono, 8-bit). */
+const WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+
+const EMPTY = { type: "object", properties: {}, additionalProperties: false } as const;
+const READ = { readOnlyHint: true };
+
+/** The tools, as `tools/list` answers them. */
+export const CONFORMANCE_TOOLS = [
+  { name: "test_simple_text", description: "Answers a fixed text.", inputSchema: EMPTY, annotations: READ },
+  { name: "test_image_content", description: "Answers a 1x1 PNG image.", inputSchema: EMPTY, annotations: READ },
+  { name: "test_audio_content", description: "Answers a tiny WAV clip.", inputSchema: EMPTY, annotations: READ },
+  { name: "test_embedded_resource", description: "Answers an embedded text resource.", inputSchema: EMPTY, annotations: READ },
+  { name: "test_multiple_content_types", description: "Answers text, an image and a resource.", inputSchema: EMPTY, annotations: READ },
+  { name: "test_error_handling", description: "Always fails.", inputSchema: EMPTY, annotations: READ },
+  { name: "test_tool_with_logging", description: "Logs three messages while it runs.", inputSchema: EMPTY, annotations: READ },
+  { name: "test_tool_with_progress", description: "Reports progress 0, 50, 100.", inputSchema: EMPTY, annotations: READ },
+  {
+    name: "test_sampling",
+    description: "Asks the client's model to answer a prompt.",
+    inputSchema: { type: "object", properties: { prompt: { type: "string" } }, required: ["prompt"], additionalProperties: false },
+    annotations: READ,
+  },
+  {
+    name: "test_elicitation",
+    description: "Asks the user for their details.",
+    inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"], additionalProperties: false },
+    annotations: READ,
+  },
+  {
+    name: "json_schema_2020_12_tool",
+    description: "A tool whose input schema uses $schema, $defs and $ref (JSON Schema 2020-12).",
+    inputSchema: {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      $defs: { address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
+      properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+      additionalProperties: false,
+    },
+    annotations: READ,
+  },
+] as const;
+
+const text = (value: string) => ({ type: "text", text: value });
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+function mcpServer(): Server {
+  const server = new Server({ name: "conformance-tools", version: "1.0.0" }, { capabilities: { tools: {}, logging: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: CONFORMANCE_TOOLS.map((tool) => ({ ...tool })) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const args = request.params.arguments ?? {};
+    switch (request.params.name) {
+      case "test_simple_text":
+        return { content: [text("This is a simple text response for testing.")] };
+      case "test_image_content":
+        return { content: [{ type: "image", data: PNG, mimeType: "image/png" }] };
+      case "test_audio_content":
+        return { content: [{ type: "audio", data: WAV, mimeType: "audio/wav" }] };
+      case "test_embedded_resource":
+        return { content: [{ type: "resource", resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." } }] };
+      case "test_multiple_content_types":
+        return {
+          content: [
+            text("Multiple content types test:"),
+            { type: "image", data: PNG, mimeType: "image/png" },
+            { type: "resource", resource: { uri: "test://mixed-content-resource", mimeType: "application/json", text: '{"test":"data","value":123}' } },
+          ],
+        };
+      case "test_error_handling":
+        return { isError: true, content: [text("This tool intentionally returns an error for testing")] };
+      case "test_tool_with_logging":
+        for (const data of ["Tool execution started", "Tool processing data", "Tool execution completed"]) {
+          await extra.sendNotification({ method: "notifications/message", params: { level: "info", data } });
+          await sleep(50);
+        }
+        return { content: [text("Tool with logging executed successfully")] };
+      case "test_tool_with_progress": {
+        const token = request.params._meta?.progressToken;
+        for (const progress of [0, 50, 100]) {
+          if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, total: 100 } });
+          await sleep(50);
+        }
+        return { content: [text(String(token ?? "no progress token"))] };
+      }
+      case "test_sampling": {
+        const answer = await extra.sendRequest(
+          { method: "sampling/createMessage", params: { messages: [{ role: "user", content: text(String(args["prompt"])) }], maxTokens: 100 } },
+          CreateMessageResultSchema,
+        );
+        return { content: [text(`LLM response: ${JSON.stringify(answer.content)}`)] };
+      }
+      case "test_elicitation": {
+        const answer = await extra.sendRequest(
+          {
+            method: "elicitation/create",
+            params: {
+              message: String(args["message"]),
+              requestedSchema: { type: "object", properties: { username: { type: "string" }, email: { type: "string" } }, required: ["username", "email"] },
+            },
+          },
+          ElicitResultSchema,
+        );
+        return { content: [text(`User response: ${JSON.stringify(answer)}`)] };
+      }
+      case "json_schema_2020_12_tool":
+        return { content: [text(`Received: ${JSON.stringify(args)}`)] };
+      default:
+        return { isError: true, content: [text(`Unknown tool: ${request.params.name}`)] };
+    }
+  });
+  return server;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.url !== "/mcp") {
+    res.writeHead(404).end();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks).toString("utf8");
+  // Stateless: one server and transport per request, as the suite's own reference servers do.
+  const server = mcpServer();
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.on("close", () => void transport.close().then(() => server.close()));
+  await server.connect(transport);
+  await transport.handleRequest(req, res, raw === "" ? undefined : JSON.parse(raw));
+}
+
+/** Starts the server on 127.0.0.1 (a free port); answers its MCP URL and how to stop it. */
+export async function startConformanceTools(): Promise<{ url: string; close(): Promise<void> }> {
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  await new Promise<void>((done) => http.listen(0, "127.0.0.1", done));
+  const address = http.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () => new Promise((done) => http.close(() => done())),
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * Real MCP servers (the official SDK's `McpServer` over its web-standard Streamable HTTP
+ * transport) behind workerd's outbound fetch in the worker tests, at `https://mcp.test/...`:
+ *
+ * - `/shop/mcp`: stateful (sessions), answers as SSE streams; a read with structured content
+ *   (`get_item`), writes (`create_order`, `slow_order` which sleeps past the gate's deadline after
+ *   doing its work), a tool that fails (`broken`), one outside the gate's schema subset
+ *   (`with_email`), and `refresh_catalog`, which changes `get_item`'s schema and announces
+ *   `notifications/tools/list_changed` in the middle of its call. Needs `Bearer <token>` when a
+ *   token is set.
+ * - `/json/mcp`: stateless, answers plain JSON; one read (`echo`).
+ *
+ * Tests drive it at `https://mcp.test/_control` and read what it saw at `/_state`.
+ */
+import { randomUUID } from "node:crypto";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import * as z from "zod";
+
+/** One POST a server received. */
+interface Seen {
+  path: string;
+  rpc: string | null;
+  session: boolean;
+  protocol: string | null;
+  authorization: string | null;
+  /** The gate's identity statement, decoded, when the request carried one. */
+  identity: Record<string, unknown> | null;
+}
+
+/** One tool run (recorded when the handler starts, before any sleep). */
+interface Run {
+  tool: string;
+  arguments: Record<string, unknown>;
+  key: string | null;
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+function identityOf(request: Request): Record<string, unknown> | null {
+  const header = request.headers.get("toolgate-identity");
+  return header === null ? null : (JSON.parse(Buffer.from(header, "base64url").toString("utf8")) as Record<string, unknown>);
+}
+
+export class McpDownstream {
+  token: string | null = null;
+  /** `get_item`'s schema: 1 (ids up to 8 characters), 2 (up to 16). */
+  variant = 1;
+  slowMs = 2_500;
+  readonly seen: Seen[] = [];
+  readonly runs: Run[] = [];
+  deletes = 0;
+  readonly #sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+
+  reset(): void {
+    this.token = null;
+    this.variant = 1;
+    this.slowMs = 2_500;
+    this.seen.length = 0;
+    this.runs.length = 0;
+    this.deletes = 0;
+    this.#sessions.clear();
+  }
+
+  #run(tool: string, args: Record<string, unknown>, meta: Record<string, unknown> | undefined): void {
+    const key = meta?.["io.toolgate/idempotency_key"];
+    this.runs.push({ tool, arguments: args, key: typeof key === "string" ? key : null });
+  }
+
+  #shop(): McpServer {
+    const server = new McpServer({ name: "shop", version: "1.2.0" });
+    const text = (value: string) => ({ type: "text" as const, text: value });
+    server.registerTool(
+      "get_item",
+      {
+        description: "Read an item's name and stock.",
+        inputSchema: { id: z.string().max(this.variant === 1 ? 8 : 16) },
+        outputSchema: { id: z.string(), name: z.string(), stock: z.number().int() },
+        annotations: { readOnlyHint: true },
+      },
+      async (args, extra) => {
+        this.#run("get_item", args, extra._meta);
+        return {
+          content: [{ ...text(`item ${args.id}: Widget, 3 in stock`), annotations: { audience: ["assistant" as const] }, _meta: { "shop/trace": "t-1" } }],
+          structuredContent: { id: args.id, name: "Widget", stock: 3 },
+        };
+      },
+    );
+    server.registerTool(
+      "create_order",
+      { title: "Create an order", inputSchema: { item: z.string().max(8), quantity: z.number().int().min(1).max(100) }, outputSchema: { order_id: z.string() } },
+      async (args, extra) => {
+        this.#run("create_order", args, extra._meta);
+        const orderId = `ORD-${this.runs.filter((r) => r.tool === "create_order").length}`;
+        return { content: [text(`created ${orderId}`)], structuredContent: { order_id: orderId } };
+      },
+    );
+    server.registerTool("slow_order", { description: "Create an order, slowly.", inputSchema: { item: z.string().max(8) } }, async (args, extra) => {
+      this.#run("slow_order", args, extra._meta);
+      await sleep(this.slowMs);
+      return { content: [text("created slowly")] };
+    });
+    server.registerTool("broken", { description: "Always fails.", annotations: { readOnlyHint: true } }, async (extra) => {
+      this.#run("broken", {}, extra._meta);
+      return { isError: true, content: [text("the warehouse is on fire")] };
+    });
+    server.registerTool("with_email", { description: "Look a customer up by email.", inputSchema: { email: z.string().email() }, annotations: { readOnlyHint: true } }, async () => ({
+      content: [text("never called")],
+    }));
+    server.registerTool("refresh_catalog", { description: "Reload the catalog.", annotations: { readOnlyHint: true } }, async (extra) => {
+      this.#run("refresh_catalog", {}, extra._meta);
+      this.variant = 2;
+      await extra.sendNotification({ method: "notifications/tools/list_changed" });
+      return { content: [text("catalog reloaded")] };
+    });
+    return server;
+  }
+
+  #plain(): McpServer {
+    const server = new McpServer({ name: "plain", version: "0.1.0" });
+    server.registerTool("echo", { description: "Echo a word.", inputSchema: { word: z.string().max(16) }, annotations: { readOnlyHint: true } }, async (args, extra) => {
+      this.#run("echo", args, extra._meta);
+      return { content: [{ type: "text", text: args.word }] };
+    });
+    return server;
+  }
+
+  async #record(path: string, request: Request): Promise<unknown> {
+    const body = request.method === "POST" ? (JSON.parse(await request.text()) as { method?: string }) : undefined;
+    this.seen.push({
+      path,
+      rpc: body?.method ?? (request.method === "POST" ? "(response)" : request.method),
+      session: request.headers.has("mcp-session-id"),
+      protocol: request.headers.get("mcp-protocol-version"),
+      authorization: request.headers.get("authorization"),
+      identity: identityOf(request),
+    });
+    return body;
+  }
+
+  async #shopRequest(request: Request): Promise<Response> {
+    if (this.token !== null && request.headers.get("authorization") !== `Bearer ${this.token}`) return Response.json({ error: "unauthorized" }, { status: 401 });
+    const parsedBody = await this.#record("/shop/mcp", request);
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId !== null) {
+      const transport = this.#sessions.get(sessionId);
+      if (transport === undefined) return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }, { status: 404 });
+      return transport.handleRequest(request, { parsedBody });
+    }
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void this.#sessions.set(id, transport),
+      onsessionclosed: (id) => {
+        this.deletes += 1;
+        this.#sessions.delete(id);
+      },
+    });
+    await this.#shop().connect(transport);
+    return transport.handleRequest(request, { parsedBody });
+  }
+
+  async #plainRequest(request: Request): Promise<Response> {
+    const parsedBody = await this.#record("/json/mcp", request);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await this.#plain().connect(transport);
+    return transport.handleRequest(request, { parsedBody });
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === "/_control") {
+      const control = (await request.json()) as { reset?: boolean; token?: string | null; slowMs?: number };
+      if (control.reset === true) this.reset();
+      if (control.token !== undefined) this.token = control.token;
+      if (control.slowMs !== undefined) this.slowMs = control.slowMs;
+      return Response.json({ ok: true });
+    }
+    if (url.pathname === "/_state") return Response.json({ seen: this.seen, runs: this.runs, deletes: this.deletes, variant: this.variant });
+    if (url.pathname === "/shop/mcp") return this.#shopRequest(request);
+    if (url.pathname === "/json/mcp") return this.#plainRequest(request);
+    return Response.json({ error: "no such endpoint" }, { status: 404 });
+  }
+}
