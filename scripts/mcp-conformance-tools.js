@@ -9,7 +9,7 @@
  * progress, sampling, elicitation) are offered too; whether they pass through the gate is what
  * the suite reports.
  */
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, CreateMessageResultSchema, ElicitResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -19,7 +19,7 @@ const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwA
 /** A 44-byte WAV header with no samples (8 kHz, mono, 8-bit). */
 const WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
 
-const EMPTY = { type: "object", properties: {}, additionalProperties: false } as const;
+const EMPTY = { type: "object", properties: {}, additionalProperties: false };
 const READ = { readOnlyHint: true };
 
 /** The tools, as `tools/list` answers them. */
@@ -56,12 +56,12 @@ export const CONFORMANCE_TOOLS = [
     },
     annotations: READ,
   },
-] as const;
+];
 
-const text = (value: string) => ({ type: "text", text: value });
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+const text = (value) => ({ type: "text", text: value });
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
-function mcpServer(): Server {
+function mcpServer() {
   const server = new Server({ name: "conformance-tools", version: "1.0.0" }, { capabilities: { tools: {}, logging: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: CONFORMANCE_TOOLS.map((tool) => ({ ...tool })) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -128,30 +128,31 @@ function mcpServer(): Server {
   return server;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(req, res) {
   if (req.url !== "/mcp") {
     res.writeHead(404).end();
     return;
   }
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
   const raw = Buffer.concat(chunks).toString("utf8");
   // Stateless: one server and transport per request, as the suite's own reference servers do.
   const server = mcpServer();
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   res.on("close", () => void transport.close().then(() => server.close()));
   await server.connect(transport);
+  // A test server for the suite: the SDK transport takes the parsed body.
   await transport.handleRequest(req, res, raw === "" ? undefined : JSON.parse(raw));
 }
 
 /** Starts the server on 127.0.0.1 (a free port); answers its MCP URL and how to stop it. */
-export async function startConformanceTools(): Promise<{ url: string; close(): Promise<void> }> {
-  const http: HttpServer = createServer((req, res) => {
+export async function startConformanceTools() {
+  const http = createServer((req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
-  await new Promise<void>((done) => http.listen(0, "127.0.0.1", done));
+  await new Promise((done) => http.listen(0, "127.0.0.1", done));
   const address = http.address();
   const port = typeof address === "object" && address !== null ? address.port : 0;
   return {
