@@ -6,10 +6,13 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
+import { McpDownstream } from "../support/mcp-downstream.ts";
 import { RefundsService } from "../support/refunds-service.ts";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const refunds = new RefundsService();
+/** Real MCP SDK servers behind MCP targets (workerd's outbound fetch to https://mcp.test). */
+const mcp = new McpDownstream();
 
 export default defineConfig({
   root: ROOT,
@@ -28,6 +31,7 @@ export default defineConfig({
                 TOOLGATE_R5_PER_SURFACE: process.env.TOOLGATE_R5_PER_SURFACE ?? "5000",
               },
               serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
+              outboundService: (request: Request) => (new URL(request.url).hostname === "mcp.test" ? mcp.fetch(request) : new Response("no such host", { status: 502 })),
             },
           }),
         ],

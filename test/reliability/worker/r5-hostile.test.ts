@@ -31,6 +31,8 @@ interface Surface {
   method?: string;
   /** The slowest request's bound, in ms (a surface whose bodies are compiled: schemas, patterns, CEL). */
   maxMs?: number;
+  /** Headers every input of the surface carries besides the credential (an MCP client's Accept and session). */
+  headers?: (t: HostileTenant) => Record<string, string>;
 }
 
 /** The agent subject of the capability plane (its `actor_id`). */
@@ -109,6 +111,34 @@ const SURFACES: Surface[] = [
     maxMs: 2_000,
   },
   { name: "secrets (admin body)", path: (t) => `/v1/consumers/${t.name}/secrets/r5_secret`, token: () => ADMIN, base: () => SECRET_BODIES, method: "PUT", maxMs: 2_000 },
+  {
+    name: "MCP messages",
+    path: (t) => `/v1/consumers/${t.name}/mcp`,
+    token: (t) => t.capabilityAgent,
+    headers: (t) => ({ accept: "application/json, text/event-stream", "mcp-session-id": t.mcpSession, "mcp-protocol-version": "2025-11-25" }),
+    base: () => [
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_order", arguments: { order_ref: "ORDER-7" } } },
+      { jsonrpc: "2.0", id: "w-1", method: "tools/call", params: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" }, _meta: { "io.toolgate/idempotency_key": CANARY } } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "other" }, task: { ttl: 60_000 } } },
+      { jsonrpc: "2.0", id: 3, method: "tools/list", params: {} },
+      { jsonrpc: "2.0", id: 4, method: "ping" },
+      { jsonrpc: "2.0", id: 5, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "r5", version: "1" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 6, method: "tasks/list", params: {} },
+      { jsonrpc: "2.0", id: 7, method: "tasks/get", params: { taskId: "0123456789abcdef0123456789abcdef" } },
+      { jsonrpc: "2.0", id: 8, method: "logging/setLevel", params: { level: "info" } },
+    ],
+  },
+  {
+    name: "MCP server registrations (admin body)",
+    path: (t) => `/v1/consumers/${t.name}/mcp-servers`,
+    token: () => ADMIN,
+    base: () => [
+      { name: "srv_r5", url: "https://mcp.test/json/mcp", prefix: "r5_" },
+      { name: "srv_r5_shop", url: "https://mcp.test/shop/mcp", prefix: "shop_", auth: { secret: R5_SECRET, prefix: "Bearer " }, timeout_ms: 2_000 },
+      { name: "srv_r5_gone", url: "https://mcp.test/missing/mcp" },
+    ],
+  },
 ];
 
 const ISSUER = "https://login.example.test/";
@@ -123,6 +153,8 @@ interface HostileTenant extends Tenant {
   jwts: string[];
   /** The consumer's token issuer (inline JWKS). */
   issuer: Record<string, unknown>;
+  /** An MCP session of the subject-bound agent `capabilityAgent`. */
+  mcpSession: string;
 }
 
 async function hostileTenant(name: string): Promise<HostileTenant> {
@@ -159,7 +191,17 @@ async function hostileTenant(name: string): Promise<HostileTenant> {
   if (secret.status !== 204) throw new Error(`secret setup failed: ${secret.status} ${secret.text}`);
   const asked = await send("POST", `/v1/consumers/${name}/tool-calls`, t.agent, callBody({ callId: "c-pending", key: `${CANARY}-3` }));
   if (asked.json?.model_result?.error?.code !== "APPROVAL_REQUIRED") throw new Error(`approval setup failed: ${asked.status} ${asked.text.slice(0, 300)}`);
-  return { ...t, capabilityAgent: agent.json.secret, pendingApproval: asked.json.approval_id, tokenAgent, jwts, issuer };
+  const init = await fetchGate(
+    new Request(`http://gate/v1/consumers/${name}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${agent.json.secret}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "r5", version: "1" } } }),
+    }),
+  );
+  await init.text();
+  const mcpSession = init.headers.get("mcp-session-id");
+  if (init.status !== 200 || mcpSession === null) throw new Error(`mcp setup failed: ${init.status}`);
+  return { ...t, capabilityAgent: agent.json.secret, pendingApproval: asked.json.approval_id, tokenAgent, jwts, issuer, mcpSession };
 }
 
 const ROUTES_FOR_AUTH = (t: Tenant): Array<[string, string]> => [
@@ -176,6 +218,9 @@ const ROUTES_FOR_AUTH = (t: Tenant): Array<[string, string]> => [
   ["POST", `/v1/consumers/${t.name}/capability/completions/drain?actor_id=agent-1`],
   ["POST", `/v1/consumers/${t.name}/capability/requests`],
   ["GET", `/v1/consumers/${t.name}/approvals?cursor=AAAA`],
+  ["POST", `/v1/consumers/${t.name}/mcp`],
+  ["DELETE", `/v1/consumers/${t.name}/mcp`],
+  ["POST", `/v1/consumers/${t.name}/mcp-servers`],
 ];
 
 interface Tally {
@@ -232,6 +277,7 @@ describe("R5 hostile input (in-process)", () => {
           const h = hostileInput(random, bases[Math.floor(random() * bases.length)]);
           const headers = new Headers();
           headers.set("authorization", `Bearer ${surface.token(t)}`);
+          for (const [k, v] of Object.entries(surface.headers?.(t) ?? {})) headers.set(k, v);
           if (h.contentType !== null) headers.set("content-type", h.contentType);
           for (const [k, v] of h.headers) headers.append(k, v);
           const url = `http://gate${surface.path(t)}`;

@@ -28,7 +28,7 @@ const PROVIDER = "provider-1";
 
 type Kind = "agent" | "approver" | "auditor" | "provider" | "runtime";
 const KINDS: readonly Kind[] = ["agent", "approver", "auditor", "provider", "runtime"];
-type IdKind = "approval" | "status_ref" | "credential" | "provider" | "request" | "instance" | "tool" | "secret";
+type IdKind = "approval" | "status_ref" | "credential" | "provider" | "request" | "instance" | "tool" | "secret" | "mcp_server" | "mcp_session";
 
 function hex(n: number): string {
   let out = "";
@@ -68,6 +68,10 @@ interface World extends Tenant {
   /** A tool defined as data in this consumer only, and a secret stored in it only. */
   toolName: string;
   secretName: string;
+  /** A subject-bound agent credential (the MCP endpoint acts for a subject), its MCP session, and an MCP server registered here only. */
+  mcpAgent: string;
+  mcpSession: string;
+  mcpServer: string;
   /** Every string that is this consumer's and no one else's. */
   strings: string[];
 }
@@ -96,6 +100,15 @@ function event(id: string): unknown {
   envelope.payload.payload.event.id = id;
   return envelope;
 }
+
+/** An MCP client's headers: JSON and SSE accepted; `session`, once initialized. */
+const MCP_HEADERS = (token: string | null, session: string | null): Record<string, string> => ({
+  ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  ...(session === null ? {} : { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }),
+});
+const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "r6", version: "1" } } };
 
 async function downstreamMode(mode: string): Promise<void> {
   const fetcher = (env as unknown as { DOWNSTREAM: Fetcher }).DOWNSTREAM;
@@ -161,11 +174,20 @@ async function world(letter: string): Promise<World> {
   const secretName = `secret_${letter}_${hex(8)}`;
   must(await send("PUT", `/v1/consumers/${name}/secrets/${secretName}`, ADMIN, { value: `${canary}-secret` }), 204, "secret");
   must(await send("PUT", `/v1/consumers/${name}/tools/${toolName}`, ADMIN, dataTool(canary, secretName)), 200, "data tool");
+  // MCP: a session of a subject-bound agent, and a registered MCP server (a real SDK server behind https://mcp.test).
+  const mcpAgent = await send("POST", `/v1/consumers/${name}/credentials`, ADMIN, { kind: "agent", subject_id: `user-${letter}` });
+  must(mcpAgent, 201, "mcp agent");
+  const init = await fetchGate(new Request(`http://gate/v1/consumers/${name}/mcp`, { method: "POST", headers: MCP_HEADERS(mcpAgent.json.secret, null), body: JSON.stringify(INITIALIZE) }));
+  await init.text();
+  const mcpSession = init.headers.get("mcp-session-id") ?? "";
+  if (init.status !== 200 || mcpSession === "") throw new Error(`mcp session: ${init.status}`);
+  const mcpServer = `srv_${letter}_${hex(8)}`;
+  must(await send("POST", `/v1/consumers/${name}/mcp-servers`, ADMIN, { name: mcpServer, url: "https://mcp.test/json/mcp", prefix: `${letter}_` }), 200, "mcp server");
   const auditor = await send("GET", `/v1/consumers/${name}/audit/verify`, t.auditor);
   const head = String(auditor.json?.head ?? auditor.json?.head_digest ?? "");
-  const strings = [name, canary, actor, ownProvider, toolName, secretName, t.agent, t.approver, t.auditor, t.provider, t.runtime, any.json.secret, t.agentId, t.approverId, any.json.credential_id, pendingApproval, decidedApproval, statusRef];
+  const strings = [name, canary, actor, ownProvider, toolName, secretName, mcpAgent.json.secret, mcpAgent.json.credential_id, mcpSession, mcpServer, t.agent, t.approver, t.auditor, t.provider, t.runtime, any.json.secret, t.agentId, t.approverId, any.json.credential_id, pendingApproval, decidedApproval, statusRef];
   if (head.length >= 16) strings.push(head);
-  return { ...t, letter, canary, actor, ownProvider, instance, anyProvider: any.json.secret, pendingApproval, decidedApproval, statusRef, submitBody, toolName, secretName, strings };
+  return { ...t, letter, canary, actor, ownProvider, instance, anyProvider: any.json.secret, pendingApproval, decidedApproval, statusRef, submitBody, toolName, secretName, mcpAgent: mcpAgent.json.secret, mcpSession, mcpServer, strings };
 }
 
 /** One route of the OpenAPI document as the check drives it. */
@@ -182,6 +204,10 @@ interface Route {
   rawBody?: (owner: World) => string;
   query?: string;
   upgrade?: boolean;
+  /** Headers of the request besides the credential (the MCP session id travels in one). */
+  headers?: (id: string) => Record<string, string>;
+  /** The owner's credential for the route when its own kind's default does not fit (MCP: a subject-bound agent). */
+  own?: (w: World) => string;
   /** The route's id parameter: which consumer-owned id it names, and the owner's own value. */
   id?: { kind: IdKind; own: (w: World) => string };
 }
@@ -285,9 +311,41 @@ const ROUTES: Route[] = [
     body: () => ({ binding_id: 999 }),
     id: { kind: "provider", own: () => PROVIDER },
   },
+  // MCP: the endpoint (a session's id is the consumer's own), and the registered MCP servers.
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/mcp",
+    auth: "agent",
+    own: (w) => w.mcpAgent,
+    url: (c) => `${C(c)}/mcp`,
+    headers: (id) => MCP_HEADERS(null, id),
+    body: () => ({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }),
+    id: { kind: "mcp_session", own: (w) => w.mcpSession },
+  },
+  { method: "DELETE", path: "/v1/consumers/{consumer}/mcp", auth: "agent", own: (w) => w.mcpAgent, url: (c) => `${C(c)}/mcp`, headers: (id) => MCP_HEADERS(null, id), id: { kind: "mcp_session", own: () => hex(32) } },
+  { method: "GET", path: "/v1/consumers/{consumer}/mcp", auth: "agent", own: (w) => w.mcpAgent, url: (c) => `${C(c)}/mcp`, headers: () => ({ accept: "text/event-stream" }) },
+  { method: "POST", path: "/v1/consumers/{consumer}/mcp-servers", auth: "admin", url: (c) => `${C(c)}/mcp-servers`, body: (w) => ({ name: `probe_${w.letter}`, url: "https://mcp.test/missing/mcp" }) },
+  { method: "GET", path: "/v1/consumers/{consumer}/mcp-servers", auth: "admin", url: (c) => `${C(c)}/mcp-servers` },
+  { method: "GET", path: "/v1/consumers/{consumer}/mcp-servers/{name}", auth: "admin", url: (c, id) => `${C(c)}/mcp-servers/${id}`, id: { kind: "mcp_server", own: (w) => w.mcpServer } },
+  { method: "POST", path: "/v1/consumers/{consumer}/mcp-servers/{name}/import", auth: "admin", url: (c, id) => `${C(c)}/mcp-servers/${id}/import`, id: { kind: "mcp_server", own: (w) => w.mcpServer } },
+  { method: "DELETE", path: "/v1/consumers/{consumer}/mcp-servers/{name}", auth: "admin", url: (c, id) => `${C(c)}/mcp-servers/${id}`, id: { kind: "mcp_server", own: () => `srv_gone_${hex(8)}` } },
+  // OAuth protected resource metadata names the consumer's MCP URL, nothing of the consumer's state.
+  { method: "GET", path: "/.well-known/oauth-protected-resource/v1/consumers/{consumer}/mcp", auth: "agent", url: (c) => `/.well-known/oauth-protected-resource${C(c)}/mcp` },
 ];
-/** Routes without a consumer: nothing of a consumer to isolate. */
-const GLOBAL = ["GET /healthz", "GET /v1/openapi.json"];
+/**
+ * Routes without a consumer: nothing of a consumer to isolate. The OAuth endpoints answer
+ * OAuth's own error bodies (RFC 6749), and a token for one consumer's MCP URL is refused on
+ * another's (test/worker/mcp-oauth.test.ts).
+ */
+const GLOBAL = [
+  "GET /healthz",
+  "GET /v1/openapi.json",
+  "GET /.well-known/oauth-authorization-server",
+  "GET /oauth/authorize",
+  "POST /oauth/authorize",
+  "POST /oauth/token",
+  "POST /oauth/register",
+];
 
 /** Foreign ids of `other` for an id kind (what the caller might have learned or guessed). */
 function foreignIds(kind: IdKind, other: World): string[] {
@@ -308,6 +366,10 @@ function foreignIds(kind: IdKind, other: World): string[] {
       return [other.toolName];
     case "secret":
       return [other.secretName];
+    case "mcp_server":
+      return [other.mcpServer];
+    case "mcp_session":
+      return [other.mcpSession];
   }
 }
 
@@ -329,6 +391,10 @@ function randomId(kind: IdKind): string {
       return `tool_q_${hex(8)}`;
     case "secret":
       return `secret_q_${hex(8)}`;
+    case "mcp_server":
+      return `srv_q_${hex(8)}`;
+    case "mcp_session":
+      return hex(32);
   }
 }
 
@@ -351,6 +417,10 @@ function malformedIds(kind: IdKind, other: World): string[] {
       return [`${other.toolName}%2F..`, "%00", "9tool", LONG];
     case "secret":
       return [`${other.secretName}%2F..`, "UPPER", "%00", LONG];
+    case "mcp_server":
+      return [`${other.mcpServer}%2F..`, "%00", "9srv", LONG];
+    case "mcp_session":
+      return [`${other.mcpSession}x`, "zz", LONG, "a b"];
   }
 }
 
@@ -368,10 +438,11 @@ async function call(route: Route, path: string, token: string | null, owner: Wor
   const headers: Record<string, string> = {};
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (route.upgrade === true) headers.upgrade = "websocket";
+  Object.assign(headers, route.headers?.(id) ?? {});
   let body: string | undefined;
   if (route.rawBody !== undefined) body = route.rawBody(owner);
   else if (route.body !== undefined) body = JSON.stringify(route.body(owner, id));
-  if (body !== undefined) headers["content-type"] = "application/json";
+  if (body !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json";
   requests++;
   const res = await fetchGate(new Request(`http://gate${path}${route.query ?? ""}`, { method: route.method, headers, body }));
   if (res.webSocket !== null && res.webSocket !== undefined) {
@@ -383,6 +454,11 @@ async function call(route: Route, path: string, token: string | null, owner: Wor
 
 function tokenOf(w: World, kind: Kind | "admin"): string {
   return kind === "admin" ? ADMIN : w[kind];
+}
+
+/** The owner's credential for its own calls of a route. */
+function ownToken(w: World, route: Route): string {
+  return route.own?.(w) ?? tokenOf(w, ownKind(route));
 }
 
 function ownKind(route: Route): Kind | "admin" {
@@ -426,7 +502,12 @@ describe("R6 tenant isolation (in-process)", () => {
     /** Two answers that must be indistinguishable (ids the caller sent replaced by a placeholder). */
     const same = (label: string, x: Answer, y: Answer, xId = "", yId = ""): void => {
       compared++;
-      const norm = (a: Answer, id: string) => ({ ...a, text: id === "" ? a.text : a.text.split(id).join("<id>") });
+      // The MCP 401's challenge names the consumer segment the caller sent (its metadata URL).
+      const norm = (a: Answer, id: string) => ({
+        ...a,
+        auth: a.auth?.replace(/\/v1\/consumers\/[^/"]*\/mcp/, "/v1/consumers/<consumer>/mcp") ?? null,
+        text: id === "" ? a.text : a.text.split(id).join("<id>"),
+      });
       const [nx, ny] = [norm(x, xId), norm(y, yId)];
       if (nx.status === ny.status && nx.type === ny.type && nx.auth === ny.auth && nx.retry === ny.retry && nx.text === ny.text) equal++;
       else note(differ, `${label}: ${nx.status} ${nx.text.slice(0, 60)} ≠ ${ny.status} ${ny.text.slice(0, 60)}`);
@@ -443,7 +524,7 @@ describe("R6 tenant isolation (in-process)", () => {
         // (0) The owner's own call of the route: its own data only.
         if (route.upgrade !== true) {
           const path = route.url(owner.name, ownId);
-          check(`${route.method} ${route.path} own`, await call(route, path, tokenOf(owner, ownKind(route)), owner, ownId), owner, sentOf(route, owner, path, ownId));
+          check(`${route.method} ${route.path} own`, await call(route, path, ownToken(owner, route), owner, ownId), owner, sentOf(route, owner, path, ownId));
         }
         // (1, 2) Every credential of the owner (and none) on each other consumer ≡ on a missing consumer.
         for (const kind of [...KINDS, null] as const) {
@@ -459,7 +540,7 @@ describe("R6 tenant isolation (in-process)", () => {
             check(`${label} on ${other.letter}`, onForeign, owner, sentOf(route, owner, path, ownId));
             same(`${label} on ${other.letter} vs missing`, onForeign, onMissing);
             // The same path forged through the owner's segment: `…/A/../B/…` and an encoded name.
-            const forged = `/v1/consumers/${owner.name}/..${path.slice("/v1/consumers".length)}`;
+            const forged = path.replace(`/v1/consumers/${other.name}`, `/v1/consumers/${owner.name}/../${other.name}`);
             const dotted = await call(route, forged, token, owner, ownId);
             check(`${label} via ${owner.letter}/../${other.letter}`, dotted, owner, "");
             same(`${label} via ${owner.letter}/../${other.letter} vs missing`, dotted, onMissing);
@@ -482,7 +563,7 @@ describe("R6 tenant isolation (in-process)", () => {
         // (5) Malformed and slash-smuggling consumer segments: a catalog 4xx, nothing of anyone.
         for (const other of others) {
           for (const segment of [`${owner.name}%2F..%2F${other.name}`, `${owner.name}%2F${other.name}`, `..%2F${other.name}`, `${other.name}%00`, `%2E%2E`, LONG]) {
-            const a = await call(route, route.url(segment, ownId), tokenOf(owner, ownKind(route)), owner, ownId);
+            const a = await call(route, route.url(segment, ownId), ownToken(owner, route), owner, ownId);
             malformedRequests++;
             check(`${route.method} ${route.path} consumer ${segment.slice(0, 24)}`, a, owner, segment);
             if (a.status < 400) note(breaches, `${route.method} ${route.path} consumer ${segment.slice(0, 24)}: accepted (${a.status})`);
@@ -491,7 +572,7 @@ describe("R6 tenant isolation (in-process)", () => {
         // (3, 4) The other consumers' ids on the owner's own path ≡ random well-formed ids; malformed ids refused.
         if (route.id !== undefined) {
           const kindOf = route.id.kind;
-          const credentials = kindOf === "provider" ? [owner.provider, owner.anyProvider] : [tokenOf(owner, ownKind(route))];
+          const credentials = kindOf === "provider" ? [owner.provider, owner.anyProvider] : [ownToken(owner, route)];
           for (const token of credentials) {
             const rnd = randomId(kindOf);
             const label = `${route.method} ${route.path} ${kindOf}`;
