@@ -62,6 +62,8 @@ export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, cal
   const approver = await mint("demo", { kind: "approver", subject_id: APPROVER });
   const auditor = await mint("demo", { kind: "auditor" });
   const ref = { agent: await mint("tenant-a", { kind: "agent" }), approver: await mint("tenant-a", { kind: "approver", subject_id: APPROVER }), auditor: await mint("tenant-a", { kind: "auditor" }) };
+  // An MCP session acts for one subject: the reference's orders belong to user-1 of tenant-a.
+  const mcpAgent = await mint("tenant-a", { kind: "agent", subject_id: "user-1" });
   // Call ids and keys are new on every start: the gate keeps its state in .toolgate/state, and a
   // repeated key would replay the last run's result instead of showing the flow.
   const run = randomBytes(3).toString("hex");
@@ -129,6 +131,15 @@ curl -s $REF/approvals/APPROVAL_ID ${as("REF_APPROVER")} ${JSON_TYPE} -d '{"deci
 # agent: the same call again now runs, once; auditor: the audit chain
 curl -s $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${refund}'
 curl -s "$REF/audit?limit=50" ${as("REF_AUDITOR")}
+
+== MCP: "tenant-a" as an MCP server (docs/mcp.md) ==
+Connect Claude, the MCP Inspector or any MCP client to $REF/mcp (Streamable HTTP) with the header
+"Authorization: Bearer $MCP_AGENT"; for example npx @modelcontextprotocol/inspector, or:
+
+export MCP_AGENT=${mcpAgent}
+curl -s -i $REF/mcp ${as("MCP_AGENT")} ${JSON_TYPE} -H "accept: application/json, text/event-stream" -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+# then, with the Mcp-Session-Id header it answered: tools/list and tools/call (a write answers APPROVAL_REQUIRED as above)
+# npm run mcp:conformance runs the official MCP conformance suite against this gate
 
 Press Ctrl-C to stop.
 `;

@@ -204,6 +204,7 @@ describe("the demo's tools as data", () => {
       "POST /v1/consumers/tenant-a/credentials",
       "POST /v1/consumers/tenant-a/credentials",
       "POST /v1/consumers/tenant-a/credentials",
+      "POST /v1/consumers/tenant-a/credentials",
     ]);
     expect(text.split("\n").filter((line) => line.startsWith("export "))).toEqual([
       "export TG=http://127.0.0.1:1/v1/consumers/demo",
@@ -215,6 +216,7 @@ describe("the demo's tools as data", () => {
       "export REF_AGENT=credential-4",
       "export REF_APPROVER=credential-5",
       "export REF_AUDITOR=credential-6",
+      "export MCP_AGENT=credential-7",
     ]);
   });
 });
