@@ -9,6 +9,11 @@
  *   `notifications/tools/list_changed` in the middle of its call. Needs `Bearer <token>` when a
  *   token is set.
  * - `/json/mcp`: stateless, answers plain JSON; one read (`echo`).
+ * - `/relay/mcp`: stateless, answers as SSE streams; reads that speak while they run:
+ *   `count_up` (progress 1, 2, 3 of 3 for the request's token), `log_steps` (one log message at
+ *   each of debug, info, warning, error), `flood` (200 info messages), `flood_big` (20 info
+ *   messages of 10,000 characters each), `count_held` (progress 1 of 2, then waits until the test
+ *   posts `{ release: true }` to `/_control`, then progress 2 of 2).
  *
  * Tests drive it at `https://mcp.test/_control` and read what it saw at `/_state`.
  */
@@ -50,6 +55,7 @@ export class McpDownstream {
   readonly seen: Seen[] = [];
   readonly runs: Run[] = [];
   deletes = 0;
+  #release: (() => void) | null = null;
   readonly #sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
 
   reset(): void {
@@ -116,6 +122,54 @@ export class McpDownstream {
     return server;
   }
 
+  #relay(): McpServer {
+    const server = new McpServer({ name: "relay", version: "0.1.0" }, { capabilities: { logging: {} } });
+    const log = (extra: { sendNotification: (n: any) => Promise<void> }, level: string, data: unknown) =>
+      extra.sendNotification({ method: "notifications/message", params: { level, logger: "downstream", data } });
+    server.registerTool("count_up", { description: "Count to three, reporting progress.", annotations: { readOnlyHint: true } }, async (extra) => {
+      const token = extra._meta?.progressToken;
+      this.#run("count_up", { token: token ?? null }, extra._meta);
+      for (const progress of [1, 2, 3]) {
+        if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, total: 3, message: `step ${progress}` } });
+      }
+      // Progress for a token the gate never sent: not relayed.
+      await extra.sendNotification({ method: "notifications/progress", params: { progressToken: "someone-else", progress: 99 } });
+      return { content: [{ type: "text", text: "counted" }] };
+    });
+    server.registerTool("log_steps", { description: "Log at four levels.", annotations: { readOnlyHint: true } }, async (extra) => {
+      this.#run("log_steps", {}, extra._meta);
+      for (const level of ["debug", "info", "warning", "error"]) await log(extra, level, { step: level });
+      return { content: [{ type: "text", text: "logged" }] };
+    });
+    server.registerTool("count_held", { description: "Count to two, waiting in between.", annotations: { readOnlyHint: true } }, async (extra) => {
+      const token = extra._meta?.progressToken ?? "none";
+      this.#run("count_held", {}, extra._meta);
+      await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: 1, total: 2 } });
+      await Promise.race([new Promise<void>((done) => (this.#release = done)), sleep(4_000)]);
+      await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: 2, total: 2 } });
+      return { content: [{ type: "text", text: "held" }] };
+    });
+    server.registerTool("flood", { description: "Log 200 messages.", annotations: { readOnlyHint: true } }, async (extra) => {
+      this.#run("flood", {}, extra._meta);
+      for (let i = 1; i <= 200; i++) await log(extra, "info", `message ${i}`);
+      return { content: [{ type: "text", text: "flooded" }] };
+    });
+    server.registerTool("flood_big", { description: "Log 20 long messages.", annotations: { readOnlyHint: true } }, async (extra) => {
+      this.#run("flood_big", {}, extra._meta);
+      for (let i = 0; i < 20; i++) await log(extra, "info", String(i % 10).repeat(10_000));
+      return { content: [{ type: "text", text: "flooded" }] };
+    });
+    return server;
+  }
+
+  async #relayRequest(request: Request): Promise<Response> {
+    const parsedBody = await this.#record("/relay/mcp", request);
+    if (request.method === "DELETE") return new Response(null, { status: 405 });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await this.#relay().connect(transport);
+    return transport.handleRequest(request, { parsedBody });
+  }
+
   #plain(): McpServer {
     const server = new McpServer({ name: "plain", version: "0.1.0" });
     server.registerTool("echo", { description: "Echo a word.", inputSchema: { word: z.string().max(16) }, annotations: { readOnlyHint: true } }, async (args, extra) => {
@@ -169,7 +223,8 @@ export class McpDownstream {
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/_control") {
-      const control = (await request.json()) as { reset?: boolean; token?: string | null; slowMs?: number };
+      const control = (await request.json()) as { reset?: boolean; token?: string | null; slowMs?: number; release?: boolean };
+      if (control.release === true) this.#release?.();
       if (control.reset === true) this.reset();
       if (control.token !== undefined) this.token = control.token;
       if (control.slowMs !== undefined) this.slowMs = control.slowMs;
@@ -178,6 +233,7 @@ export class McpDownstream {
     if (url.pathname === "/_state") return Response.json({ seen: this.seen, runs: this.runs, deletes: this.deletes, variant: this.variant });
     if (url.pathname === "/shop/mcp") return this.#shopRequest(request);
     if (url.pathname === "/json/mcp") return this.#plainRequest(request);
+    if (url.pathname === "/relay/mcp") return this.#relayRequest(request);
     return Response.json({ error: "no such endpoint" }, { status: 404 });
   }
 }

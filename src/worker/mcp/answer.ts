@@ -32,13 +32,15 @@ export function objectRefusal(p: Problem): Response {
   return rpcProblem(p, p.code === "NOT_FOUND" ? RPC_ERRORS.sessionNotFound : RPC_ERRORS.refused);
 }
 
-/** The object's reply as HTTP. */
+/** The object's reply as HTTP (a stream of relayed notifications is passed on as the object writes it). */
 export function replyResponse(reply: McpReply, framing: AnswerFraming): Response {
   switch (reply.kind) {
     case "accepted":
       return new Response(null, { status: 202 });
     case "ended":
       return new Response(null, { status: 204 });
+    case "stream":
+      return new Response(reply.body, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-store", "mcp-session-id": reply.sessionId } });
     case "answer": {
       const headers: Record<string, string> = { "content-type": framing === "json" ? "application/json" : "text/event-stream", "cache-control": "no-store" };
       if (reply.sessionId !== null) headers["mcp-session-id"] = reply.sessionId;

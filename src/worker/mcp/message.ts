@@ -19,15 +19,28 @@ export const MCP_MAX_BODY_BYTES = MAX_BODY_BYTES;
  * when neither is, or when `Accept` is missing (MCP clients must send it).
  */
 export function answerFraming(accept: string | null): AnswerFraming | null {
-  if (accept === null) return null;
-  let sse = false;
-  for (const range of accept.split(",")) {
+  const types = acceptedTypes(accept);
+  if (types.some((type) => type === "application/json" || type === "application/*" || type === "*/*")) return "json";
+  return acceptsEventStream(accept) ? "sse" : null;
+}
+
+/** The media ranges of an `Accept` that are acceptable (a zero `q` is not), lowercase. */
+function acceptedTypes(accept: string | null): string[] {
+  const types: string[] = [];
+  for (const range of (accept ?? "").split(",")) {
     const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
-    if (params.some((p) => /^q=0(\.0{0,3})?$/.test(p.replace(/\s/g, "")))) continue;
-    if (type === "application/json" || type === "application/*" || type === "*/*") return "json";
-    if (type === "text/event-stream" || type === "text/*") sse = true;
+    if (type !== "" && !params.some((p) => /^q=0(\.0{0,3})?$/.test(p.replace(/\s/g, "")))) types.push(type);
   }
-  return sse ? "sse" : null;
+  return types;
+}
+
+/**
+ * Whether an `Accept` names an event stream (`text/event-stream` or `text/*`, not the bare wildcard): a
+ * `tools/call` that relays progress or log messages is then answered as one, whatever else is
+ * accepted (MCP clients send `application/json, text/event-stream`).
+ */
+export function acceptsEventStream(accept: string | null): boolean {
+  return acceptedTypes(accept).some((type) => type === "text/event-stream" || type === "text/*");
 }
 
 /** The id of a message that failed the envelope, when it has a usable one (else null). */

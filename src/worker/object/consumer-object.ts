@@ -28,7 +28,7 @@ import { upgradeSocket, type Authenticated } from "./socket-upgrade";
 import { RuntimeTransport, type RuntimeReply } from "./runtime/plane";
 import { isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime/socket";
 import { admitMessage, closeCredentialSockets, sessionPolicy } from "./sessions";
-import { McpPlane, type McpReply, type McpRequest } from "./mcp/plane";
+import { McpPlane, type McpNotifySink, type McpReply, type McpRequest } from "./mcp/plane";
 import { ToolCallPlane } from "./tool-calls/plane";
 import { agentCall } from "./tool-calls/agent-call";
 import type { ToolCallInput } from "./tool-calls/bind";
@@ -176,17 +176,17 @@ export class ConsumerObject extends DurableObject<Env> {
   }
 
   /** Every agent tool call (HTTP and MCP): authenticate (`who`: a token, or a caller already authenticated), then tool-calls/agent-call.ts. */
-  async #agentCall(consumer: string, who: string | Authenticated, operation: Operation, input: ToolCallInput, statusRef: string | null): Promise<Outcome<string>> {
+  async #agentCall(consumer: string, who: string | Authenticated, operation: Operation, input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink): Promise<Outcome<string>> {
     const auth = typeof who === "string" ? this.#gate.authenticate(consumer, who, operation) : ok(who);
     if (!auth.ok) return auth;
     const deps = { admission: this.#admission, limits: this.#limits(), plane: this.#planeFor(auth.value.config), now: () => this.clock.now() };
-    return agentCall(deps, consumer, auth.value, input, statusRef);
+    return agentCall(deps, consumer, auth.value, input, statusRef, notify);
   }
 
   /** Agent: one MCP message (`…/mcp`, mcp/plane.ts); the session acts for the credential's subject, its tool calls take the path above. */
   async mcp(consumer: string, token: string, request: McpRequest): Promise<Outcome<McpReply>> {
     const auth = this.#gate.authenticate(consumer, token, "mcp");
-    return auth.ok ? this.#mcp.handle(auth.value, request, (input, statusRef) => this.#agentCall(consumer, auth.value, "mcp", input, statusRef)) : auth;
+    return auth.ok ? this.#mcp.handle(auth.value, request, (input, statusRef, notify) => this.#agentCall(consumer, auth.value, "mcp", input, statusRef, notify)) : auth;
   }
 
   /** MCP OAuth sign-in: a subject-bound agent credential mints a narrower one for the client's grant (oauth/grant.ts). */

@@ -1,7 +1,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { JsonRpcMessage, RPC_ERRORS } from "../../contracts/mcp";
 import { objectRefusal, replyResponse, rpcProblem } from "../mcp/answer";
-import { answerFraming, readMcpMessage } from "../mcp/message";
+import { acceptsEventStream, answerFraming, readMcpMessage } from "../mcp/message";
 import { mcpOriginRefusal } from "../mcp/origin";
 import type { McpRequest } from "../object/mcp/plane";
 import type { OperationDoc } from "../openapi";
@@ -40,7 +40,8 @@ mcpRoutes.post(MCP_PATH, consumerGate("mcp"), async (c) => {
   if (framing === null) return rpcProblem(problem("NOT_ACCEPTABLE", "Accept application/json (or text/event-stream): the answer is one of them."), RPC_ERRORS.invalidRequest);
   const read = await readMcpMessage(c.req.raw);
   if (read instanceof Response) return read;
-  const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), { method: "POST", ...headersOf(c.req.raw), message: read.text });
+  const events = acceptsEventStream(c.req.header("accept") ?? null);
+  const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), { method: "POST", ...headersOf(c.req.raw), message: read.text, events });
   return outcome.ok ? replyResponse(outcome.value, framing) : objectRefusal(outcome.error);
 });
 
@@ -63,7 +64,11 @@ export const mcpOperations: readonly OperationDoc[] = [
       "One MCP message (JSON-RPC 2.0, protocol 2025-11-25 or 2025-06-18). `initialize` answers the `Mcp-Session-Id` every later message sends; JSON-RPC errors of a valid request are 200.",
     operation: "mcp",
     request: JsonRpcMessage,
-    response: { status: 200, description: "The JSON-RPC response (application/json, or one SSE event when only text/event-stream is accepted); 202 for a notification or a response." },
+    response: {
+      status: 200,
+      description:
+        "The JSON-RPC response (application/json, or one SSE event when only text/event-stream is accepted); a `tools/call` with `_meta.progressToken`, or in a session that set a logging level, is answered as an event stream when text/event-stream is accepted: the downstream's progress and log messages as they come, then the response. 202 for a notification or a response.",
+    },
     problems: [...problems, "INVALID_JSON", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_ACCEPTABLE"],
   },
   {

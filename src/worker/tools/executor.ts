@@ -4,6 +4,7 @@ import type { Principal, ToolCall } from "../../core/tool-result/types";
 import type { Env } from "../env";
 import { HTTP_TOOLS } from "./catalog";
 import { callHttpTool, queryHttpToolStatus, type DownstreamService, type HttpToolDefinition, type HttpToolOutcome } from "./http-tool";
+import type { McpNotifySink } from "./mcp-notify";
 import { callMcpTool, type McpToolHost, type McpToolRoute } from "./mcp-tool";
 import { downstreamSigner } from "./signature";
 
@@ -12,8 +13,11 @@ export type ExternalOutcome = HttpToolOutcome | { readonly kind: "not_sent" };
 
 /** The host's side of tools whose execution kind is `external`. */
 export interface ExternalExecutor {
-  /** Runs the tool once for `principal` (a write is never re-sent); the request carries their identity. */
-  run(spec: ToolSpec, principal: Principal, call: ToolCall, idempotencyKey: string | null): Promise<ExternalOutcome>;
+  /**
+   * Runs the tool once for `principal` (a write is never re-sent); the request carries their
+   * identity. `notify`: where this call's downstream progress and log messages go (MCP targets only).
+   */
+  run(spec: ToolSpec, principal: Principal, call: ToolCall, idempotencyKey: string | null, notify?: McpNotifySink): Promise<ExternalOutcome>;
   /** Whether the executor can ask what happened to a write of this tool. */
   canQuery(spec: ToolSpec): boolean;
   /** Asks, for `principal` and the status query's `call`, what happened to a write (and fences its key if the downstream never saw it). */
@@ -99,9 +103,9 @@ export function httpExecutor(downstream: DownstreamService | undefined, routeOf:
  */
 export function toolsExecutor(http: ExternalExecutor, mcpRouteOf: (spec: ToolSpec) => McpToolRoute | undefined, host: McpToolHost): ExternalExecutor {
   return {
-    run: (spec, principal, call, key) => {
+    run: (spec, principal, call, key, notify) => {
       const route = mcpRouteOf(spec);
-      return route === undefined ? http.run(spec, principal, call, key) : callMcpTool(route, host, spec, principal, call, key);
+      return route === undefined ? http.run(spec, principal, call, key) : callMcpTool(route, host, spec, principal, call, key, notify);
     },
     canQuery: (spec) => mcpRouteOf(spec) === undefined && http.canQuery(spec),
     query: async (spec, principal, call, key) => (mcpRouteOf(spec) === undefined ? http.query(spec, principal, call, key) : { kind: "unknown" }),

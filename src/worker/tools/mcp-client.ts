@@ -8,7 +8,7 @@
  * @module
  */
 import * as z from "zod";
-import { canonicalJson, readJson, type Json, type JsonObject } from "../../core/json";
+import { canonicalJson, PyFloat, readJson, type Json, type JsonObject } from "../../core/json";
 import { err, ok, type Result } from "../../core/result";
 import { JsonObjectValue } from "../../contracts/registry";
 import { AnswerStop, readAnswer, readEvents } from "./mcp-sse";
@@ -38,6 +38,8 @@ export interface McpEndpoint {
   readonly signal: AbortSignal;
   /** Called (once per exchange) when the server announces `notifications/tools/list_changed`. */
   readonly onListChanged?: () => void;
+  /** Called with every other notification the server sends in an answer (method, object params), in order. */
+  readonly onNotification?: (method: string, params: JsonObject | undefined) => void;
 }
 
 /** How one request ended: a result, a JSON-RPC error (the server answered), HTTP 429, or no usable answer. */
@@ -66,6 +68,12 @@ const RpcMessage = z.object({
   result: JsonObjectValue.optional(),
   error: z.object({ code: z.number().int(), message: z.string() }).optional(),
 });
+
+/** A message's `params` when they are an object (a notification's are handed on only then). */
+function paramsOf(message: Json): JsonObject | undefined {
+  const params = typeof message === "object" && message !== null && !Array.isArray(message) ? (message as JsonObject)["params"] : undefined;
+  return typeof params === "object" && params !== null && !Array.isArray(params) && !(params instanceof PyFloat) ? params : undefined;
+}
 
 function mediaType(value: string | null): string {
   return (value ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
@@ -219,10 +227,10 @@ export class McpSession {
       const { id, method, result, error } = message.data;
       if (method !== undefined) {
         if (id !== undefined && id !== null) await this.#answer(id, method);
-        else if (method === LIST_CHANGED && !this.#listChanged) {
+        else if (method === LIST_CHANGED) {
+          if (!this.#listChanged) this.#endpoint.onListChanged?.();
           this.#listChanged = true;
-          this.#endpoint.onListChanged?.();
-        }
+        } else this.#endpoint.onNotification?.(method, paramsOf(item));
         continue;
       }
       if (id !== expectId) continue;

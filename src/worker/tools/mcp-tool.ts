@@ -15,6 +15,7 @@ import type { McpTarget } from "../../contracts/tool-definition";
 import type { ExternalOutcome } from "./executor";
 import { callTool, type McpEndpoint } from "./mcp-client";
 import { contentBlocks, declaresStructuredContent } from "./mcp-content";
+import { relayable, type McpNotification, type McpNotifySink } from "./mcp-notify";
 import { encodeIdentity, identityStatement, type DownstreamSigner } from "./signature";
 
 /** How the executor reaches one MCP tool: its target, and the `Authorization` of one exchange. */
@@ -42,6 +43,10 @@ const CallToolResult = z.object({
   isError: z.boolean().optional(),
 });
 
+function relay(sink: McpNotifySink, notification: McpNotification | null): void {
+  if (notification !== null) sink.notify(notification);
+}
+
 const NOT_SENT: ExternalOutcome = { kind: "not_sent" };
 const FAILED: ExternalOutcome = { kind: "failed" };
 const RATE_LIMITED: ExternalOutcome = { kind: "rate_limited" };
@@ -52,15 +57,18 @@ const RATE_LIMITED: ExternalOutcome = { kind: "rate_limited" };
  * error → `not_sent` (the server answered that it did not do it: `TOOL_ERROR`); HTTP 429 →
  * `rate_limited`; a session that failed before the call was sent → `not_sent`; anything else
  * after the call was sent (timeout, lost connection, unreadable answer) → `failed`, which the
- * engine records as an unknown outcome for a write.
+ * engine records as an unknown outcome for a write. With a `sink`, the server's progress (for a
+ * token of the gate's) and log messages on the answer's stream go to it as they arrive.
  */
-export async function callMcpTool(route: McpToolRoute, host: McpToolHost, spec: ToolSpec, principal: Principal, call: ToolCall, key: string | null): Promise<ExternalOutcome> {
+export async function callMcpTool(route: McpToolRoute, host: McpToolHost, spec: ToolSpec, principal: Principal, call: ToolCall, key: string | null, sink?: McpNotifySink): Promise<ExternalOutcome> {
   const signer = host.signer;
   if (signer === undefined) return NOT_SENT;
   const authorization = await route.authorization();
   if (authorization === undefined) return NOT_SENT;
   const target = route.target;
   const write = spec.risk === "write" && key !== null;
+  // A token of the gate's own, only when progress is wanted: the client's token never leaves the gate.
+  const token = sink?.progress === true ? `toolgate-${crypto.randomUUID()}` : null;
   const identity = encodeIdentity(identityStatement(principal, spec.name, call, write ? key : null));
   const endpoint: McpEndpoint = {
     url: target.url,
@@ -69,8 +77,10 @@ export async function callMcpTool(route: McpToolRoute, host: McpToolHost, spec: 
     sign: (method, url, body) => ({ ...signer.sign({ method, url, body }, identity) }),
     signal: AbortSignal.timeout(spec.timeoutMs),
     onListChanged: () => host.listChanged(target.url),
+    onNotification: sink === undefined ? undefined : (method, params) => relay(sink, relayable(method, params, token)),
   };
-  const params: JsonObject = { name: target.tool, arguments: call.arguments, ...(write ? { _meta: { [MCP_META.idempotencyKey]: key } } : {}) };
+  const meta: JsonObject = { ...(write ? { [MCP_META.idempotencyKey]: key } : {}), ...(token === null ? {} : { progressToken: token }) };
+  const params: JsonObject = { name: target.tool, arguments: call.arguments, ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }) };
   const reply = await callTool(endpoint, params, { retry: spec.risk === "read", maxBytes: target.max_response_bytes });
   switch (reply.kind) {
     case "not_started":

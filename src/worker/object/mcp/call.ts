@@ -78,7 +78,7 @@ export async function callTool(ctx: McpContext, params: JsonObject | undefined, 
   const body = { proposal: { name, arguments: parsed.value.arguments ?? {} }, context, ...(statusRef === null ? {} : { status_ref: statusRef }) };
   const input = (statusRef === null ? ToolCallRequest : ToolCallStatusRequest).safeParse(body);
   if (!input.success) return invalidParams(`Invalid params: ${describeIssues(input.error)}`);
-  const ran = await ctx.run(input.data, statusRef);
+  const ran = await ctx.run(input.data, statusRef, ctx.notify);
   if (!ran.ok) return refusal(ran.error);
   const answer = storedObject(ran.value, "a tool-call answer");
   const result = callToolResult(answer);

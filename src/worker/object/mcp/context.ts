@@ -1,5 +1,6 @@
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { Outcome } from "../../result";
+import type { McpNotifySink } from "../../tools/mcp-notify";
 import type { AuditChain } from "../audit/plane";
 import type { ConsumerRecord } from "../consumer/plane";
 import type { Authenticated } from "../socket-upgrade";
@@ -10,9 +11,9 @@ import type { McpSession } from "./store";
 /**
  * The agent's tool-call path of the consumer object, for the caller of this MCP request:
  * admission (rate, principal, tool scope), dispatch or status query, and the answer text an
- * HTTP tool call gets (`tool-calls/answer.ts`).
+ * HTTP tool call gets (`tool-calls/answer.ts`); `notify` takes the call's downstream notifications.
  */
-export type RunCall = (input: ToolCallInput, statusRef: string | null) => Promise<Outcome<string>>;
+export type RunCall = (input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink) => Promise<Outcome<string>>;
 
 /** What the MCP plane uses of its object. */
 export interface McpPlaneDeps {
@@ -32,4 +33,6 @@ export interface McpContext {
   readonly session: McpSession;
   readonly registry: ToolRegistry;
   readonly run: RunCall;
+  /** A `tools/call` answered as an event stream: where its downstream notifications go. */
+  readonly notify?: McpNotifySink;
 }

@@ -19,11 +19,13 @@ import type { Authenticated } from "../socket-upgrade";
 import { callTool } from "./call";
 import type { McpContext, McpPlaneDeps, RunCall } from "./context";
 import { invalidParams, paramsOf, randomHex, rpcError, rpcResult, type RpcAnswer } from "./rpc";
+import { McpRelay, relayPlan, type RelayPlan } from "./relay";
 import { McpStore, type McpSession } from "./store";
 import { listTools } from "./tools";
 import { McpTasks } from "./tasks";
 
 export type { McpPlaneDeps, RunCall } from "./context";
+export type { McpNotifySink } from "../../tools/mcp-notify";
 
 /** One HTTP request of the endpoint, as the Worker forwards it (after the Origin, Accept and envelope checks). */
 export interface McpRequest {
@@ -34,10 +36,20 @@ export interface McpRequest {
   readonly protocolVersion: string | null;
   /** POST: the JSON-RPC message as canonical JSON text; DELETE: null. */
   readonly message: string | null;
+  /** The client accepts `text/event-stream`: a relaying `tools/call` is answered as one (mcp/relay.ts). */
+  readonly events?: boolean;
 }
 
-/** What the object answers: a JSON-RPC response (200), an accepted notification or response (202), an ended session (204). */
-export type McpReply = { readonly kind: "answer"; readonly body: string; readonly sessionId: string | null } | { readonly kind: "accepted" } | { readonly kind: "ended" };
+/**
+ * What the object answers: a JSON-RPC response (200), the same as the last event of a stream of
+ * relayed notifications (200, `text/event-stream`), an accepted notification or response (202),
+ * an ended session (204).
+ */
+export type McpReply =
+  | { readonly kind: "answer"; readonly body: string; readonly sessionId: string | null }
+  | { readonly kind: "stream"; readonly body: ReadableStream<Uint8Array>; readonly sessionId: string }
+  | { readonly kind: "accepted" }
+  | { readonly kind: "ended" };
 
 /** The server's name in `initialize` (its version is the gate's). */
 export const MCP_SERVER_NAME = "toolgate";
@@ -55,6 +67,16 @@ function capabilitiesOf(version: McpProtocolVersion): JsonObject {
 
 function answer(id: JsonRpcId, rpc: RpcAnswer, sessionId: string | null): McpReply {
   return { kind: "answer", body: canonicalJson({ jsonrpc: "2.0", id, ...rpc }), sessionId };
+}
+
+/** A `tools/call` that relays: the stream now; the call runs on in the object, its response the stream's last event. */
+function relayed(dispatch: (notify: McpRelay) => Promise<RpcAnswer>, plan: RelayPlan, id: JsonRpcId, sessionId: string): McpReply {
+  const relay = new McpRelay(plan);
+  void dispatch(relay).then(
+    (rpc) => relay.end(canonicalJson({ jsonrpc: "2.0", id, ...rpc })),
+    (error: unknown) => relay.fail(error),
+  );
+  return { kind: "stream", body: relay.body, sessionId };
 }
 
 /**
@@ -93,6 +115,8 @@ export class McpPlane {
     this.#deps.transaction(() => this.#store.touchSession(session.value.sessionId, this.#deps.now()));
     if (!("method" in message) || !("id" in message)) return ok({ kind: "accepted" });
     const ctx: McpContext = { auth, session: session.value, registry: this.#deps.toolCalls(auth.config).engine.registry, run };
+    const plan = request.events === true && message.method === "tools/call" ? relayPlan(params, session.value.logLevel ?? null) : null;
+    if (plan !== null) return ok(relayed((notify) => this.#dispatch({ ...ctx, notify }, message.method, params, message.id), plan, message.id, session.value.sessionId));
     return ok(answer(message.id, await this.#dispatch(ctx, message.method, params, message.id), session.value.sessionId));
   }
 
@@ -103,7 +127,7 @@ export class McpPlane {
     const version = isMcpVersion(parsed.value.protocolVersion) ? parsed.value.protocolVersion : MCP_LATEST_VERSION;
     const subjectId = auth.caller.subjectId;
     if (subjectId === null) throw new Error("a subject-bound credential without a subject");
-    const session: McpSession = { sessionId: randomHex(16), credentialId: auth.caller.credentialId, subjectId, protocolVersion: version, lastSeen: this.#deps.now() };
+    const session: McpSession = { sessionId: randomHex(16), credentialId: auth.caller.credentialId, subjectId, protocolVersion: version, logLevel: null, lastSeen: this.#deps.now() };
     this.#deps.transaction(() => this.#store.openSession(session, session.lastSeen));
     const result = { protocolVersion: version, capabilities: capabilitiesOf(version), serverInfo: { name: MCP_SERVER_NAME, version: GATE_VERSION }, instructions: INSTRUCTIONS };
     return answer(id, rpcResult(result), session.sessionId);

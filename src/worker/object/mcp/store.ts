@@ -52,6 +52,8 @@ export interface McpSession {
   readonly credentialId: string;
   readonly subjectId: string;
   readonly protocolVersion: string;
+  /** The level `logging/setLevel` asked for; `null`: no log messages are relayed. */
+  readonly logLevel?: string | null;
   readonly lastSeen: number;
 }
 
@@ -85,6 +87,7 @@ function sessionOf(row: SqlRow): McpSession {
     credentialId: text(row, "credential_id"),
     subjectId: text(row, "subject_id"),
     protocolVersion: text(row, "protocol_version"),
+    logLevel: textOrNull(row, "log_level"),
     lastSeen: int(row, "last_seen"),
   };
 }
@@ -136,7 +139,7 @@ export class McpStore {
     run(this.sql, "UPDATE mcp_sessions SET last_seen = ? WHERE session_id = ? AND last_seen <> ?", now, sessionId, now);
   }
 
-  /** The level `logging/setLevel` asked for (kept; the endpoint sends no log messages). */
+  /** The level `logging/setLevel` asked for: relayed log messages are at least this severe (mcp/relay.ts). */
   setLogLevel(sessionId: string, level: string): void {
     run(this.sql, "UPDATE mcp_sessions SET log_level = ? WHERE session_id = ?", level, sessionId);
   }

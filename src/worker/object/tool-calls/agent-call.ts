@@ -1,5 +1,6 @@
 import type { AgentAdmission } from "../identity/admission";
 import type { Limits } from "../limits";
+import type { McpNotifySink } from "../../tools/mcp-notify";
 import type { Authenticated } from "../socket-upgrade";
 import { ok, type Outcome } from "../../result";
 import { toolCallAnswer } from "./answer";
@@ -19,9 +20,10 @@ export interface AgentCallDeps {
  * One agent tool call after authentication, whatever carried it (the HTTP route or an MCP
  * `tools/call`): admission (rate, principal, tool scope), the call bound in the tool's own form,
  * the dispatch (or, with `statusRef`, the status query of an unknown outcome), and the answer
- * projected for the call's provider profile.
+ * projected for the call's provider profile. `notify` (an MCP `tools/call` that relays) takes the
+ * call's downstream progress and log messages.
  */
-export async function agentCall(deps: AgentCallDeps, consumer: string, auth: Authenticated, input: ToolCallInput, statusRef: string | null): Promise<Outcome<string>> {
+export async function agentCall(deps: AgentCallDeps, consumer: string, auth: Authenticated, input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink): Promise<Outcome<string>> {
   const { caller, config } = auth;
   const admitted = await deps.admission.admit(consumer, caller, config, deps.limits, input);
   if (!admitted.ok) return admitted;
@@ -30,6 +32,6 @@ export async function agentCall(deps: AgentCallDeps, consumer: string, auth: Aut
   const call = withToolForm(admitted.value.call, plane.engine.registry);
   const now = deps.now();
   const claims = admitted.value.claims;
-  const outcome = statusRef === null ? await plane.dispatch(principal, call, now, { claims }) : await plane.status(principal, call, statusRef, now, claims);
+  const outcome = statusRef === null ? await plane.dispatch(principal, call, now, { claims, notify }) : await plane.status(principal, call, statusRef, now, claims);
   return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value)) : outcome;
 }

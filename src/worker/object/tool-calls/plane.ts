@@ -13,6 +13,7 @@ import type { ApprovalList, ApprovalView } from "../../../contracts/approval";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { ExternalExecutor } from "../../tools/executor";
+import type { McpNotifySink } from "../../tools/mcp-notify";
 import type { AuditChain } from "../audit/plane";
 import { DEFAULT_LIMITS, type Limits } from "../limits";
 import { approvalView, decodeCursor, encodeCursor } from "./approval-view";
@@ -89,9 +90,9 @@ export class ToolCallPlane {
   /**
    * One call: step one (bind, validate, authorize, deduplicate, approvals); for a write that may
    * run, its in-flight mark; the execution; step two. `prepareOnly` never executes (a prepared
-   * action opens its approval).
+   * action opens its approval); `notify` takes this one call's downstream notifications.
    */
-  async dispatch(principal: Principal, call: ToolCall, now: number, options: { prepareOnly?: boolean; claims?: JsonObject } = {}): Promise<Outcome<ToolCallOutcome>> {
+  async dispatch(principal: Principal, call: ToolCall, now: number, options: { prepareOnly?: boolean; claims?: JsonObject; notify?: McpNotifySink } = {}): Promise<Outcome<ToolCallOutcome>> {
     const hash = memoizeHash(sha256Hex);
     const begun = usage(() =>
       this.#deps.transaction(() => {
@@ -114,11 +115,11 @@ export class ToolCallPlane {
         return fail(problem("QUOTA_EXCEEDED", "The subject has as many pending approvals as its quota allows; nothing was opened or run.", result.retry_after_seconds));
       case "execute":
         if (options.prepareOnly === true) throw new Error("a prepared call reached its execution");
-        return ok(outcomeOf(await this.#execute(result.ticket, hash), hash));
+        return ok(outcomeOf(await this.#execute(result.ticket, hash, options.notify), hash));
     }
   }
 
-  async #execute(ticket: DispatchTicket, hash: HashFn): Promise<ResultPackage> {
+  async #execute(ticket: DispatchTicket, hash: HashFn, notify: McpNotifySink | undefined): Promise<ResultPackage> {
     const spec = this.engine.registry.get(ticket.tool);
     if (spec === undefined) throw new Error("ticket names an unregistered tool");
     const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent"): ResultPackage =>
@@ -141,7 +142,7 @@ export class ToolCallPlane {
         }
       });
     }
-    const ran = await this.#deps.executor.run(spec, ticket.principal, ticket.call, ticket.status_ref);
+    const ran = await this.#deps.executor.run(spec, ticket.principal, ticket.call, ticket.status_ref, notify);
     return complete(() => (ran.kind === "result" ? ran.result : ran.kind === "failed" ? "threw" : ran.kind));
   }
 
