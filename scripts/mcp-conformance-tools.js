@@ -1,5 +1,5 @@
 /**
- * A real MCP server (the official SDK's `Server` over Streamable HTTP, stateless) that offers the
+ * A real MCP server (the official SDK's `Server` over Streamable HTTP, with sessions) that offers the
  * tools the official conformance suite's server scenarios call (`test_simple_text`,
  * `test_image_content`, …), each answering as the suite's scenario text asks. The gate imports
  * them through an MCP target, so the suite's tool scenarios judge the gate's pipeline end to end:
@@ -7,8 +7,11 @@
  *
  * The tools that need the server to speak to the client in the middle of a call (logging,
  * progress, sampling, elicitation) are offered too; whether they pass through the gate is what
- * the suite reports.
+ * the suite reports. The server keeps sessions (one transport per `initialize`, as the SDK's
+ * reference server does): a stateless server could never receive the client's answer to its
+ * sampling or elicitation request, which arrives as a separate POST of the same session.
  */
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -44,6 +47,8 @@ export const CONFORMANCE_TOOLS = [
     inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"], additionalProperties: false },
     annotations: READ,
   },
+  { name: "test_elicitation_sep1034_defaults", description: "Asks the user with a default for every primitive type.", inputSchema: EMPTY, annotations: READ },
+  { name: "test_elicitation_sep1330_enums", description: "Asks the user with each enum form.", inputSchema: EMPTY, annotations: READ },
   {
     name: "json_schema_2020_12_tool",
     description: "A tool whose input schema uses $schema, $defs and $ref (JSON Schema 2020-12).",
@@ -60,6 +65,15 @@ export const CONFORMANCE_TOOLS = [
 
 const text = (value) => ({ type: "text", text: value });
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+/** Asks the client's user for a form of `properties`; answers what came back. */
+async function elicited(extra, properties) {
+  const answer = await extra.sendRequest(
+    { method: "elicitation/create", params: { message: "Please review the defaults and answer", requestedSchema: { type: "object", properties, required: [] } } },
+    ElicitResultSchema,
+  );
+  return { content: [text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)] };
+}
 
 function mcpServer() {
   const server = new Server({ name: "conformance-tools", version: "1.0.0" }, { capabilities: { tools: {}, logging: {} } });
@@ -119,6 +133,22 @@ function mcpServer() {
         );
         return { content: [text(`User response: ${JSON.stringify(answer)}`)] };
       }
+      case "test_elicitation_sep1034_defaults":
+        return elicited(extra, {
+          name: { type: "string", default: "John Doe" },
+          age: { type: "integer", default: 30 },
+          score: { type: "number", default: 95.5 },
+          status: { type: "string", enum: ["active", "inactive", "pending"], default: "active" },
+          verified: { type: "boolean", default: true },
+        });
+      case "test_elicitation_sep1330_enums":
+        return elicited(extra, {
+          untitledSingle: { type: "string", enum: ["option1", "option2", "option3"] },
+          titledSingle: { type: "string", oneOf: [{ const: "value1", title: "First Option" }, { const: "value2", title: "Second Option" }, { const: "value3", title: "Third Option" }] },
+          legacyEnum: { type: "string", enum: ["opt1", "opt2", "opt3"], enumNames: ["Option One", "Option Two", "Option Three"] },
+          untitledMulti: { type: "array", items: { type: "string", enum: ["option1", "option2", "option3"] } },
+          titledMulti: { type: "array", items: { anyOf: [{ const: "value1", title: "First Choice" }, { const: "value2", title: "Second Choice" }, { const: "value3", title: "Third Choice" }] } },
+        });
       case "json_schema_2020_12_tool":
         return { content: [text(`Received: ${JSON.stringify(args)}`)] };
       default:
@@ -126,6 +156,13 @@ function mcpServer() {
     }
   });
   return server;
+}
+
+/** The open sessions' transports, by `Mcp-Session-Id`. */
+const transports = new Map();
+
+function rpcError(res, status, message) {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }));
 }
 
 async function handle(req, res) {
@@ -136,13 +173,28 @@ async function handle(req, res) {
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
   const raw = Buffer.concat(chunks).toString("utf8");
-  // Stateless: one server and transport per request, as the suite's own reference servers do.
-  const server = mcpServer();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-  res.on("close", () => void transport.close().then(() => server.close()));
-  await server.connect(transport);
   // A test server for the suite: the SDK transport takes the parsed body.
-  await transport.handleRequest(req, res, raw === "" ? undefined : JSON.parse(raw));
+  const body = raw === "" ? undefined : JSON.parse(raw);
+  const sessionId = req.headers["mcp-session-id"];
+  if (typeof sessionId === "string") {
+    const transport = transports.get(sessionId);
+    if (transport === undefined) return rpcError(res, 404, "Session not found");
+    await transport.handleRequest(req, res, body);
+    return;
+  }
+  if (req.method !== "POST") return rpcError(res, 400, "Bad Request: No valid session ID provided");
+  const server = mcpServer();
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => void transports.set(id, transport),
+    onsessionclosed: (id) => void transports.delete(id),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId !== undefined) transports.delete(transport.sessionId);
+    void server.close();
+  };
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
 }
 
 /** Starts the server on 127.0.0.1 (a free port); answers its MCP URL and how to stop it. */

@@ -96,7 +96,8 @@ export async function runConformance({ base, admin, consumer = "mcp-conformance"
     const imported = [];
     for (const server of [
       { name: "everything", url: everything.url, prefix: "" },
-      { name: "conformance", url: tools.url, prefix: "" },
+      // The suite's sampling and elicitation scenarios need the server's requests relayed to its client (opt-in per server).
+      { name: "conformance", url: tools.url, prefix: "", relay: { sampling: true, elicitation: true } },
     ]) {
       // A second run on the same state: the server's address changed, so register it afresh.
       await call(base, "DELETE", `${path}/mcp-servers/${server.name}`, admin, undefined, [200, 404]);

@@ -5,6 +5,18 @@ import { McpAuth } from "./tool-definition";
 /** A registered MCP server's name (the path segment of `…/mcp-servers/{name}`). */
 export const McpServerName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
 
+/**
+ * Which requests of the server's the gate relays to the MCP client in the middle of a call (both
+ * off by default): `sampling/createMessage` and `elicitation/create`, each only when the client
+ * declared the capability (docs/mcp.md, "Sampling and elicitation (opt-in)").
+ */
+export const McpRelaySetting = z
+  .strictObject({
+    sampling: z.boolean().default(false).meta({ description: "Relay `sampling/createMessage`: the server may make the client's model generate text." }),
+    elicitation: z.boolean().default(false).meta({ description: "Relay `elicitation/create`: the server may ask the client's user questions." }),
+  })
+  .register(httpSchemas, { id: "McpRelaySetting" });
+
 /** `POST /v1/consumers/{consumer}/mcp-servers`: a downstream MCP server whose tools the gate imports. */
 export const McpServerRegistration = z
   .strictObject({
@@ -17,6 +29,7 @@ export const McpServerRegistration = z
       .default("")
       .meta({ description: "Put before each downstream tool's name to make the gate's tool name." }),
     timeout_ms: z.number().int().min(100).max(30_000).default(5_000).meta({ description: "Each imported tool's `timeout_ms`: the deadline of one call's whole exchange." }),
+    relay: McpRelaySetting.default({ sampling: false, elicitation: false }),
   })
   .register(httpSchemas, { id: "McpServerRegistration" });
 
@@ -28,6 +41,7 @@ export const McpServerView = z
     prefix: z.string(),
     auth: z.strictObject({ secret: z.string(), prefix: z.string() }).nullable(),
     timeout_ms: z.number().int(),
+    relay: z.strictObject({ sampling: z.boolean(), elicitation: z.boolean() }),
     protocol_version: z.string(),
     server_info: z.record(z.string(), z.unknown()),
     tools: z.array(z.strictObject({ name: z.string(), downstream: z.string() })),
@@ -59,3 +73,5 @@ export const McpImportResult = z
 
 /** Parsed registration. */
 export type McpServerRegistration = z.output<typeof McpServerRegistration>;
+/** A server's relay setting. */
+export type McpRelaySetting = z.output<typeof McpRelaySetting>;

@@ -122,3 +122,35 @@ const linkBlock = z.looseObject({ type: z.literal("resource_link"), uri: z.strin
 
 /** One MCP content block with its required members (text, image, audio, embedded resource, resource link). */
 export const ContentBlock = z.union([textBlock, mediaBlock, resourceBlock, linkBlock]);
+
+/** A block of a sampling message: text, image, audio, or (2025-11-25) a tool use or tool result. */
+const SamplingBlock = z.looseObject({ type: z.enum(["text", "image", "audio", "tool_use", "tool_result"]) });
+
+/**
+ * `sampling/createMessage` of a downstream server that the gate may relay to its MCP client
+ * (docs/mcp.md, "Sampling and elicitation (opt-in)"). `includeContext` other than `none` is
+ * refused: it would ask the client to send what other servers told its model to the downstream.
+ */
+export const CreateMessageParams = z.looseObject({
+  messages: z
+    .array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.union([SamplingBlock, z.array(SamplingBlock).min(1).max(64)]) }))
+    .min(1)
+    .max(256),
+  maxTokens: z.number().int().min(1),
+  systemPrompt: z.string().optional(),
+  includeContext: z.literal("none").optional(),
+  temperature: z.number().optional(),
+  stopSequences: z.array(z.string()).max(64).optional(),
+  modelPreferences: JsonObjectValue.optional(),
+  metadata: JsonObjectValue.optional(),
+});
+
+/** `elicitation/create` of a downstream server that the gate may relay: a form (a flat object schema) or a URL. */
+export const ElicitParams = z.union([
+  z.looseObject({
+    mode: z.literal("form").optional(),
+    message: z.string(),
+    requestedSchema: z.looseObject({ type: z.literal("object"), properties: z.record(z.string(), JsonObjectValue), required: z.array(z.string()).optional() }),
+  }),
+  z.looseObject({ mode: z.literal("url"), message: z.string(), url: z.url(), elicitationId: z.string() }),
+]);

@@ -33,12 +33,12 @@ afterAll(async () => {
 });
 
 /**
- * Every scenario of the suite's active set and whether the gate passes it. What fails, and why:
- * - tool calls that need the server to speak to the client in the middle of a call: `sampling` and
- *   `elicitation` (a downstream's request to the client is not relayed: docs/mcp.md);
+ * Every scenario of the suite's active set and whether the gate passes it. The sampling and
+ * elicitation scenarios pass because the "conformance" server is registered with `relay` (a
+ * downstream's sampling and elicitation requests reach the suite's client: docs/mcp.md, "Sampling
+ * and elicitation (opt-in)"). What fails, and why:
  * - `resources-*`, `prompts-*`, `completion-complete`: the gate serves tools only, by design;
- * - `server-sse-multiple-streams`, `elicitation-sep*`: no server-initiated stream (GET answers 405)
- *   and no elicitation.
+ * - `server-sse-multiple-streams`: no server-initiated stream (GET answers 405).
  */
 const EXPECTED: Record<string, boolean> = {
   "server-initialize": true,
@@ -53,12 +53,12 @@ const EXPECTED: Record<string, boolean> = {
   "tools-call-error": true,
   "tools-call-with-logging": true,
   "tools-call-with-progress": true,
-  "tools-call-sampling": false,
-  "tools-call-elicitation": false,
+  "tools-call-sampling": true,
+  "tools-call-elicitation": true,
   "dns-rebinding-protection": true,
   "completion-complete": false,
-  "elicitation-sep1034-defaults": false,
-  "elicitation-sep1330-enums": false,
+  "elicitation-sep1034-defaults": true,
+  "elicitation-sep1330-enums": true,
   "server-sse-multiple-streams": false,
   "resources-list": false,
   "resources-read-text": false,
@@ -78,7 +78,7 @@ describe("the official MCP conformance suite (server mode) against the gate", ()
     const lines: string[] = [];
     const { results, table } = (await runConformance({ base: dev.base, admin: ADMIN, log: (line: string) => lines.push(line) })) as { results: Record<string, boolean>; table: string };
     console.log(`${lines.join("\n")}\n${table}`);
-    expect(lines).toEqual(["everything: imported 11, refused gzip-file-as-resource, simulate-research-query", "conformance: imported 10, refused json_schema_2020_12_tool"]);
+    expect(lines).toEqual(["everything: imported 11, refused gzip-file-as-resource, simulate-research-query", "conformance: imported 12, refused json_schema_2020_12_tool"]);
     expect(results).toEqual(EXPECTED);
   }, 600_000);
 });

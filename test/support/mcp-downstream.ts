@@ -15,11 +15,18 @@
  *   messages of 10,000 characters each), `count_held` (progress 1 of 2, then waits until the test
  *   posts `{ release: true }` to `/_control`, then progress 2 of 2).
  *
+ * - `/ask/mcp`: stateful, answers as SSE streams; reads that ask the client in the middle of the
+ *   call (`extra.sendRequest`, on the call's stream): `ask_model` (one `sampling/createMessage`),
+ *   `ask_user` (one `elicitation/create`), `ask_many` (five `sampling/createMessage` at once).
+ *   Each records what its requests came to in `asked`; each `initialize`'s client capabilities
+ *   are recorded in `askInit`.
+ *
  * Tests drive it at `https://mcp.test/_control` and read what it saw at `/_state`.
  */
 import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CreateMessageResultSchema, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 
 /** One POST a server received. */
@@ -40,6 +47,14 @@ interface Run {
   key: string | null;
 }
 
+/** What one request of an `/ask` tool came to: the client's answer, or the error code the gate sent. */
+interface Asked {
+  tool: string;
+  method: string;
+  answer?: unknown;
+  error?: number;
+}
+
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 function identityOf(request: Request): Record<string, unknown> | null {
@@ -55,6 +70,9 @@ export class McpDownstream {
   readonly seen: Seen[] = [];
   readonly runs: Run[] = [];
   deletes = 0;
+  readonly asked: Asked[] = [];
+  readonly askInit: unknown[] = [];
+  readonly #askSessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   #release: (() => void) | null = null;
   readonly #sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
 
@@ -66,6 +84,9 @@ export class McpDownstream {
     this.runs.length = 0;
     this.deletes = 0;
     this.#sessions.clear();
+    this.asked.length = 0;
+    this.askInit.length = 0;
+    this.#askSessions.clear();
   }
 
   #run(tool: string, args: Record<string, unknown>, meta: Record<string, unknown> | undefined): void {
@@ -170,6 +191,64 @@ export class McpDownstream {
     return transport.handleRequest(request, { parsedBody });
   }
 
+  #ask(): McpServer {
+    const server = new McpServer({ name: "ask", version: "0.1.0" });
+    type Extra = { sendRequest: (request: any, schema: any) => Promise<any>; _meta?: Record<string, unknown> };
+    const ask = async (tool: string, extra: Extra, method: string, params: Record<string, unknown>, schema: unknown): Promise<Asked> => {
+      try {
+        const answer = await extra.sendRequest({ method, params }, schema);
+        const asked = { tool, method, answer };
+        this.asked.push(asked);
+        return asked;
+      } catch (error) {
+        const asked = { tool, method, error: (error as { code?: number }).code ?? 0 };
+        this.asked.push(asked);
+        return asked;
+      }
+    };
+    const sampling = (text: string) => ({ messages: [{ role: "user", content: { type: "text", text } }], maxTokens: 50, _meta: { "ask/trace": "t-9" } });
+    const read = { annotations: { readOnlyHint: true } };
+    server.registerTool("ask_model", { description: "Ask the client's model.", ...read }, async (extra) => {
+      this.#run("ask_model", {}, extra._meta);
+      const asked = await ask("ask_model", extra, "sampling/createMessage", sampling("Say hello"), CreateMessageResultSchema);
+      if (asked.error !== undefined) throw new Error(`sampling refused: ${asked.error}`);
+      const answer = asked.answer as { content: { text: string }; model: string };
+      return { content: [{ type: "text", text: `${answer.model} said: ${answer.content.text}` }] };
+    });
+    server.registerTool("ask_user", { description: "Ask the user for a name.", ...read }, async (extra) => {
+      this.#run("ask_user", {}, extra._meta);
+      const params = { message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } };
+      const asked = await ask("ask_user", extra, "elicitation/create", params, ElicitResultSchema);
+      if (asked.error !== undefined) throw new Error(`elicitation refused: ${asked.error}`);
+      const answer = asked.answer as { action: string; content?: { name?: string } };
+      return { content: [{ type: "text", text: `${answer.action}: ${answer.content?.name ?? "-"}` }] };
+    });
+    server.registerTool("ask_many", { description: "Ask the client's model five times at once.", ...read }, async (extra) => {
+      this.#run("ask_many", {}, extra._meta);
+      const all = await Promise.all([1, 2, 3, 4, 5].map((n) => ask("ask_many", extra, "sampling/createMessage", sampling(`question ${n}`), CreateMessageResultSchema)));
+      return { content: [{ type: "text", text: all.map((a) => (a.error === undefined ? "answered" : `error ${a.error}`)).join(", ") }] };
+    });
+    return server;
+  }
+
+  async #askRequest(request: Request): Promise<Response> {
+    const parsedBody = (await this.#record("/ask/mcp", request)) as { method?: string; params?: { capabilities?: unknown } } | undefined;
+    if (parsedBody?.method === "initialize") this.askInit.push(parsedBody.params?.capabilities ?? null);
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId !== null) {
+      const transport = this.#askSessions.get(sessionId);
+      if (transport === undefined) return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }, { status: 404 });
+      return transport.handleRequest(request, { parsedBody });
+    }
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void this.#askSessions.set(id, transport),
+      onsessionclosed: (id) => void this.#askSessions.delete(id),
+    });
+    await this.#ask().connect(transport);
+    return transport.handleRequest(request, { parsedBody });
+  }
+
   #plain(): McpServer {
     const server = new McpServer({ name: "plain", version: "0.1.0" });
     server.registerTool("echo", { description: "Echo a word.", inputSchema: { word: z.string().max(16) }, annotations: { readOnlyHint: true } }, async (args, extra) => {
@@ -230,10 +309,11 @@ export class McpDownstream {
       if (control.slowMs !== undefined) this.slowMs = control.slowMs;
       return Response.json({ ok: true });
     }
-    if (url.pathname === "/_state") return Response.json({ seen: this.seen, runs: this.runs, deletes: this.deletes, variant: this.variant });
+    if (url.pathname === "/_state") return Response.json({ seen: this.seen, runs: this.runs, deletes: this.deletes, variant: this.variant, asked: this.asked, askInit: this.askInit });
     if (url.pathname === "/shop/mcp") return this.#shopRequest(request);
     if (url.pathname === "/json/mcp") return this.#plainRequest(request);
     if (url.pathname === "/relay/mcp") return this.#relayRequest(request);
+    if (url.pathname === "/ask/mcp") return this.#askRequest(request);
     return Response.json({ error: "no such endpoint" }, { status: 404 });
   }
 }

@@ -94,6 +94,7 @@ describe("registering an MCP server", () => {
       prefix: "",
       auth: { secret: "shop_token", prefix: "Bearer " },
       timeout_ms: 2_000,
+      relay: { sampling: false, elicitation: false },
       protocol_version: "2025-11-25",
       server_info: { name: "shop", version: "1.2.0" },
       tools: ["broken", "create_order", "get_item", "refresh_catalog", "slow_order"].map((name) => ({ name, downstream: name })),
@@ -332,7 +333,7 @@ describe("calling an MCP target", () => {
     const auditor = (await credential(C, "auditor")).secret;
     const entries = ((await (await send("GET", `/v1/consumers/${C}/audit`, auditor)).json()) as { entries: Array<{ kind: string; record: Record<string, unknown> }> }).entries;
     expect(entries.filter((e) => e.kind.startsWith("mcp_server.")).map((e) => [e.kind, e.record])).toEqual([
-      ["mcp_server.registered", { name: "shop", prefix: "", protocol_version: "2025-11-25" }],
+      ["mcp_server.registered", { name: "shop", prefix: "", protocol_version: "2025-11-25", relay: { sampling: false, elicitation: false } }],
       ["mcp_server.imported", { name: "shop", imported: ["broken", "create_order", "get_item", "refresh_catalog", "slow_order"].map((name) => ({ name, version: 1 })), refused: ["with_email"], gone: [] }],
       ["mcp_server.list_changed", { name: "shop" }],
       ["mcp_server.imported", { name: "shop", imported: ["broken", "create_order", "get_item", "refresh_catalog", "slow_order"].map((name) => ({ name, version: name === "get_item" ? 2 : 1 })), refused: ["with_email"], gone: [] }],

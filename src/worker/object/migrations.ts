@@ -23,7 +23,8 @@ export interface Migration {
  * Every plane's migrations, in the order their tables were first created (v1: consumer,
  * credentials, tool-call records and approvals, audit chain; v2: capability; v3: runtime;
  * v4: credential bindings, consumer issuer and limits, approval order, mailboxes, outbox bounds;
- * v5: data-defined tools and consumer secrets; v6: MCP sessions and tasks; v7: registered MCP servers).
+ * v5: data-defined tools and consumer secrets; v6: MCP sessions and tasks; v7: registered MCP
+ * servers; v8: a server's relay setting and a session's client capabilities).
  * docs/storage.md documents every table. Stored formats are an API: change them only through
  * a new version, never by editing an old one.
  */

@@ -4,13 +4,16 @@
  * the exchange's requests, then `DELETE` of the session (best effort). Every answer is read as
  * JSON or as an SSE stream, capped in bytes, bounded by the exchange's deadline, through the
  * strict JSON reader; no redirect is followed. Requests the server makes of the client on a
- * stream are answered (`ping`) or refused (anything else: the gate offers no client capability).
+ * stream are answered (`ping`), handed to `onRequest` (on a `tools/call`'s answer, when the
+ * exchange declared client capabilities), or refused.
  * @module
  */
 import * as z from "zod";
 import { canonicalJson, PyFloat, readJson, type Json, type JsonObject } from "../../core/json";
 import { err, ok, type Result } from "../../core/result";
 import { JsonObjectValue } from "../../contracts/registry";
+import type { RelayReply } from "./mcp-requests";
+import { describeFailure, lost, mediaType, paramsOf, RpcMessage, type McpFailure, type McpReply } from "./mcp-rpc";
 import { AnswerStop, readAnswer, readEvents } from "./mcp-sse";
 
 /** The version the gate asks for; it accepts what the server answers if it is one of {@link MCP_PROTOCOL_VERSIONS}. */
@@ -26,6 +29,8 @@ const CLOSE_TIMEOUT_MS = 1_000;
 const CLIENT_INFO = { name: "toolgate", version: "0.1.0" };
 const SESSION_ID = /^[\x21-\x7e]{1,256}$/;
 
+export { describeFailure, type McpFailure, type McpReply } from "./mcp-rpc";
+
 /** Where and how one exchange reaches a server. */
 export interface McpEndpoint {
   readonly url: string;
@@ -40,44 +45,12 @@ export interface McpEndpoint {
   readonly onListChanged?: () => void;
   /** Called with every other notification the server sends in an answer (method, object params), in order. */
   readonly onNotification?: (method: string, params: JsonObject | undefined) => void;
+  /** The client capabilities `initialize` declares (none by default). */
+  readonly capabilities?: JsonObject;
+  /** A request of the server's on a `tools/call`'s answer: `true` when taken (it answers through `reply`, once), `false` to refuse it. */
+  readonly onRequest?: (method: string, params: JsonObject | undefined, reply: RelayReply) => boolean;
 }
 
-/** How one request ended: a result, a JSON-RPC error (the server answered), HTTP 429, or no usable answer. */
-export type McpReply =
-  | { readonly kind: "result"; readonly result: JsonObject }
-  | { readonly kind: "error"; readonly code: number; readonly message: string }
-  | { readonly kind: "rate_limited" }
-  | { readonly kind: "lost"; readonly detail: string };
-
-/** Every reply but a result. */
-export type McpFailure = Exclude<McpReply, { kind: "result" }>;
-
-const lost = (detail: string): McpFailure => ({ kind: "lost", detail });
-
-/** One failure in words (an admin reads them; never a body the server sent). */
-export function describeFailure(failure: McpFailure, method: string): string {
-  if (failure.kind === "error") return `${method} answered the JSON-RPC error ${failure.code}`;
-  if (failure.kind === "rate_limited") return `${method} answered HTTP 429`;
-  return `${method}: ${failure.detail}`;
-}
-
-const RpcMessage = z.object({
-  jsonrpc: z.literal("2.0"),
-  id: z.union([z.string(), z.number()]).nullable().optional(),
-  method: z.string().optional(),
-  result: JsonObjectValue.optional(),
-  error: z.object({ code: z.number().int(), message: z.string() }).optional(),
-});
-
-/** A message's `params` when they are an object (a notification's are handed on only then). */
-function paramsOf(message: Json): JsonObject | undefined {
-  const params = typeof message === "object" && message !== null && !Array.isArray(message) ? (message as JsonObject)["params"] : undefined;
-  return typeof params === "object" && params !== null && !Array.isArray(params) && !(params instanceof PyFloat) ? params : undefined;
-}
-
-function mediaType(value: string | null): string {
-  return (value ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-}
 
 /** One session with one server (see the module's comment). */
 export class McpSession {
@@ -89,6 +62,9 @@ export class McpSession {
   #listChanged = false;
   #serverRequests = 0;
   #serverInfo: JsonObject = {};
+  /** The answer being read is a `tools/call`'s: the server's requests may go to `onRequest`. */
+  #relaying = false;
+  #closed = false;
 
   private constructor(endpoint: McpEndpoint) {
     this.#endpoint = endpoint;
@@ -113,7 +89,7 @@ export class McpSession {
   /** `initialize`, then `notifications/initialized`; a failure says why the server cannot be used. */
   static async open(endpoint: McpEndpoint): Promise<Result<McpSession, McpFailure>> {
     const session = new McpSession(endpoint);
-    const params = { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO };
+    const params = { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: endpoint.capabilities ?? {}, clientInfo: CLIENT_INFO };
     const init = await session.request("initialize", params, { retry: true, maxBytes: SMALL_ANSWER_BYTES });
     if (init.kind !== "result") {
       await session.close();
@@ -138,12 +114,14 @@ export class McpSession {
   /** One request of the session; `retry`: it may be sent once more after a connection failure (idempotent requests only). */
   async request(method: string, params: JsonObject, options: { retry: boolean; maxBytes: number }): Promise<McpReply> {
     const id = ++this.#nextId;
+    this.#relaying = method === "tools/call";
     const reply = await this.#post({ jsonrpc: "2.0", id, method, params }, id, options.retry, options.maxBytes);
     return reply ?? lost("the server accepted a request without answering it");
   }
 
   /** Ends the session on the server (`DELETE`, best effort, its own short deadline). */
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#sessionId === null) return;
     const request = new Request(this.#endpoint.url, { method: "DELETE", headers: this.#headers("DELETE", ""), signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS), redirect: "manual" });
     this.#sessionId = null;
@@ -226,7 +204,7 @@ export class McpSession {
       if (!message.success) return lost("a message that is not JSON-RPC 2.0");
       const { id, method, result, error } = message.data;
       if (method !== undefined) {
-        if (id !== undefined && id !== null) await this.#answer(id, method);
+        if (id !== undefined && id !== null) await this.#answer(id, method, paramsOf(item));
         else if (method === LIST_CHANGED) {
           if (!this.#listChanged) this.#endpoint.onListChanged?.();
           this.#listChanged = true;
@@ -240,11 +218,16 @@ export class McpSession {
     return null;
   }
 
-  /** A request of the server's: `ping` answers `{}`, anything else "method not found" (the gate declared no client capability). */
-  async #answer(id: string | number, method: string): Promise<void> {
+  /**
+   * A request of the server's: `ping` answers `{}`; on a `tools/call`'s answer `onRequest` may take
+   * it (the answer is sent when it comes, while the stream is read on); anything else "method not found".
+   */
+  async #answer(id: string | number, method: string, params: JsonObject | undefined): Promise<void> {
     if (++this.#serverRequests > MAX_SERVER_REQUESTS) return;
-    const reply: JsonObject = method === "ping" ? { jsonrpc: "2.0", id, result: {} } : { jsonrpc: "2.0", id, error: { code: -32601, message: "The client offers no such method." } };
-    await this.#post(reply, null, false, SMALL_ANSWER_BYTES);
+    const send = (answer: JsonObject) => this.#post({ jsonrpc: "2.0", id, ...answer }, null, false, SMALL_ANSWER_BYTES).then(() => undefined);
+    const reply: RelayReply = async (answer) => (this.#closed ? undefined : send(answer));
+    if (method !== "ping" && this.#relaying && this.#endpoint.onRequest?.(method, params, reply) === true) return;
+    await send(method === "ping" ? { result: {} } : { error: { code: -32601, message: "The client offers no such method." } });
   }
 }
 

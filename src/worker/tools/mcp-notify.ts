@@ -6,6 +6,7 @@
  * @module
  */
 import { PyFloat, type Json, type JsonObject } from "../../core/json";
+import type { McpRequestSink } from "./mcp-requests";
 
 /** MCP's log levels, least severe first (RFC 5424 severities). */
 export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
@@ -24,6 +25,8 @@ export interface McpNotifySink {
   readonly progress: boolean;
   /** One notification, in the order the server sent them. */
   notify(notification: McpNotification): void;
+  /** Where the server's sampling and elicitation requests go; absent: none is relayed. */
+  readonly requests?: McpRequestSink;
 }
 
 /** `notifications/progress`. */

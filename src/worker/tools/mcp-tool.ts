@@ -16,6 +16,7 @@ import type { ExternalOutcome } from "./executor";
 import { callTool, type McpEndpoint } from "./mcp-client";
 import { contentBlocks, declaresStructuredContent } from "./mcp-content";
 import { relayable, type McpNotification, type McpNotifySink } from "./mcp-notify";
+import { declaredCapabilities, isRelayedMethod, RELAYED_METHODS, type McpToolRelay } from "./mcp-requests";
 import { encodeIdentity, identityStatement, type DownstreamSigner } from "./signature";
 
 /** How the executor reaches one MCP tool: its target, and the `Authorization` of one exchange. */
@@ -23,6 +24,8 @@ export interface McpToolRoute {
   readonly target: McpTarget;
   /** `auth`'s secret opened for this exchange (prefix included); `null` without `auth`; `undefined` if it cannot be opened. */
   authorization(): Promise<string | null | undefined>;
+  /** The registered server's relay setting, read at call time; `null` (or absent): nothing is relayed. */
+  relay?(): McpToolRelay | null;
 }
 
 /** What calling MCP tools uses of the gate. */
@@ -43,7 +46,7 @@ const CallToolResult = z.object({
   isError: z.boolean().optional(),
 });
 
-function relay(sink: McpNotifySink, notification: McpNotification | null): void {
+function pass(sink: McpNotifySink, notification: McpNotification | null): void {
   if (notification !== null) sink.notify(notification);
 }
 
@@ -58,7 +61,8 @@ const RATE_LIMITED: ExternalOutcome = { kind: "rate_limited" };
  * `rate_limited`; a session that failed before the call was sent → `not_sent`; anything else
  * after the call was sent (timeout, lost connection, unreadable answer) → `failed`, which the
  * engine records as an unknown outcome for a write. With a `sink`, the server's progress (for a
- * token of the gate's) and log messages on the answer's stream go to it as they arrive.
+ * token of the gate's) and log messages on the answer's stream go to it as they arrive, and its
+ * sampling and elicitation requests to `sink.requests` when the server's registration opted in.
  */
 export async function callMcpTool(route: McpToolRoute, host: McpToolHost, spec: ToolSpec, principal: Principal, call: ToolCall, key: string | null, sink?: McpNotifySink): Promise<ExternalOutcome> {
   const signer = host.signer;
@@ -70,6 +74,10 @@ export async function callMcpTool(route: McpToolRoute, host: McpToolHost, spec: 
   // A token of the gate's own, only when progress is wanted: the client's token never leaves the gate.
   const token = sink?.progress === true ? `toolgate-${crypto.randomUUID()}` : null;
   const identity = encodeIdentity(identityStatement(principal, spec.name, call, write ? key : null));
+  // Client capabilities only where the server opted in and the client declared them: a request of any other method is refused.
+  const relay = route.relay?.() ?? null;
+  const requests = sink?.requests;
+  const capabilities = declaredCapabilities(relay, requests);
   const endpoint: McpEndpoint = {
     url: target.url,
     headers: authorization === null ? {} : { authorization },
@@ -77,7 +85,13 @@ export async function callMcpTool(route: McpToolRoute, host: McpToolHost, spec: 
     sign: (method, url, body) => ({ ...signer.sign({ method, url, body }, identity) }),
     signal: AbortSignal.timeout(spec.timeoutMs),
     onListChanged: () => host.listChanged(target.url),
-    onNotification: sink === undefined ? undefined : (method, params) => relay(sink, relayable(method, params, token)),
+    onNotification: sink === undefined ? undefined : (method, params) => pass(sink, relayable(method, params, token)),
+    capabilities,
+    onRequest: (method, params, reply) => {
+      if (relay === null || requests === undefined || !isRelayedMethod(method) || !Object.hasOwn(capabilities, RELAYED_METHODS[method])) return false;
+      requests.request(method, params, { server: relay.server, tool: spec.name }, reply);
+      return true;
+    },
   };
   const meta: JsonObject = { ...(write ? { [MCP_META.idempotencyKey]: key } : {}), ...(token === null ? {} : { progressToken: token }) };
   const params: JsonObject = { name: target.tool, arguments: call.arguments, ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }) };

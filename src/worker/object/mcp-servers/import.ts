@@ -17,6 +17,8 @@ export interface ImportSource {
   readonly prefix: string;
   readonly auth: { readonly secret: string; readonly prefix: string } | null;
   readonly timeoutMs: number;
+  /** The stored relay bits (store.ts `RELAY_*`; absent: none). */
+  readonly relay?: number;
 }
 
 /** One listed tool, ready to define. */

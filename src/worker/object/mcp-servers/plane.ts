@@ -5,6 +5,7 @@ import type { ToolDefinition } from "../../../contracts/tool-definition";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { listTools, type ListedTools, type McpEndpoint } from "../../tools/mcp-client";
+import type { McpToolRelay } from "../../tools/mcp-requests";
 import type { AuditChain } from "../audit/plane";
 import { fromWorker } from "../rpc";
 import type { SecretVault } from "../secrets/vault";
@@ -12,7 +13,7 @@ import { STORED_JSON } from "../sql";
 import { checkUrl, type TargetPolicy } from "../tools/build";
 import type { DataTools } from "../tools/plane";
 import { isImportOf, mergeImported, planImport, type ImportSource, type RefusedTool } from "./import";
-import { McpServerTable, type StoredMcpServer } from "./store";
+import { McpServerTable, RELAY_ELICITATION, RELAY_SAMPLING, type StoredMcpServer } from "./store";
 
 /** Servers a consumer may register. */
 export const MAX_MCP_SERVERS = 16;
@@ -59,6 +60,11 @@ function storedTools(server: StoredMcpServer): Array<{ name: string; downstream:
   return stored(server.tools) as Array<{ name: string; downstream: string }>;
 }
 
+/** The relay bits as the admin reads them. */
+function relayView(bits: number): { sampling: boolean; elicitation: boolean } {
+  return { sampling: (bits & RELAY_SAMPLING) !== 0, elicitation: (bits & RELAY_ELICITATION) !== 0 };
+}
+
 function view(server: StoredMcpServer): JsonObject {
   return {
     name: server.name,
@@ -66,6 +72,7 @@ function view(server: StoredMcpServer): JsonObject {
     prefix: server.prefix,
     auth: server.auth === null ? null : stored(server.auth),
     timeout_ms: server.timeoutMs,
+    relay: relayView(server.relay),
     protocol_version: server.protocolVersion,
     server_info: stored(server.serverInfo),
     tools: stored(server.tools),
@@ -106,12 +113,24 @@ export class McpServers {
       case "importMcpServer": {
         const server = this.#table.get(call.name);
         if (server === undefined) return fail(problem("NOT_FOUND", "No such MCP server."));
-        const source: ImportSource = { name: server.name, url: server.url, prefix: server.prefix, auth: server.auth === null ? null : (stored(server.auth) as ImportSource["auth"]), timeoutMs: server.timeoutMs };
+        const source: ImportSource = { name: server.name, url: server.url, prefix: server.prefix, auth: server.auth === null ? null : (stored(server.auth) as ImportSource["auth"]), timeoutMs: server.timeoutMs, relay: server.relay };
         return this.#import(source, server.registeredAt, now, false);
       }
       case "deleteMcpServer":
         return this.#delete(call.name, now);
     }
+  }
+
+  /**
+   * The relay setting of the gate tool `name` whose target is tool `downstream` at `url`, read at
+   * call time (a re-import or a new registration is reflected at once); `null` when no registered
+   * server's last import defined it.
+   */
+  relayOf(name: string, url: string, downstream: string): McpToolRelay | null {
+    for (const server of this.#table.atUrl(url)) {
+      if (storedTools(server).some((t) => t.name === name && t.downstream === downstream)) return { server: server.name, ...relayView(server.relay) };
+    }
+    return null;
   }
 
   /** A server at `url` announced a changed tool list: mark it stale (once, audited) until it is imported again. */
@@ -128,7 +147,8 @@ export class McpServers {
     if (auth !== null && !this.#deps.vault.has(auth.secret)) return fail({ ...problem("INVALID_REQUEST", `No secret named "${auth.secret}" (PUT …/secrets/${auth.secret} first).`), path: "/auth/secret" });
     const admissible = this.#admissible(registration.name);
     if (!admissible.ok) return admissible;
-    const source: ImportSource = { name: registration.name, url: registration.url, prefix: registration.prefix, auth, timeoutMs: registration.timeout_ms };
+    const relay = (registration.relay.sampling ? RELAY_SAMPLING : 0) | (registration.relay.elicitation ? RELAY_ELICITATION : 0);
+    const source: ImportSource = { name: registration.name, url: registration.url, prefix: registration.prefix, auth, timeoutMs: registration.timeout_ms, relay };
     return this.#import(source, now, now, true);
   }
 
@@ -185,6 +205,7 @@ export class McpServers {
       prefix: source.prefix,
       auth: source.auth === null ? null : canonicalJson({ ...source.auth }),
       timeoutMs: source.timeoutMs,
+      relay: source.relay ?? 0,
       protocolVersion: listed.protocolVersion,
       serverInfo: canonicalJson(listed.serverInfo),
       tools: canonicalJson(imported.map((t) => ({ name: t.name, downstream: t.downstream }))),
@@ -193,7 +214,7 @@ export class McpServers {
       listChangedAt: changed ? now : null,
     };
     this.#table.put(server);
-    if (registering) this.#deps.audit.append("mcp_server.registered", now, { name: source.name, prefix: source.prefix, protocol_version: listed.protocolVersion });
+    if (registering) this.#deps.audit.append("mcp_server.registered", now, { name: source.name, prefix: source.prefix, protocol_version: listed.protocolVersion, relay: relayView(source.relay ?? 0) });
     this.#deps.audit.append("mcp_server.imported", now, {
       name: source.name,
       imported: imported.map((t) => ({ name: t.name, version: t.revision })),

@@ -1,7 +1,11 @@
 import type { Migration } from "../migrations";
 import { all, int, intOrNull, one, run, text, textOrNull } from "../sql";
 
-/** The MCP servers plane's table (schema v7): downstream MCP servers whose tools the consumer imported. */
+/**
+ * The MCP servers plane's table (schema v7): downstream MCP servers whose tools the consumer
+ * imported; v8 adds `relay`, the requests of the server's relayed to the MCP client
+ * ({@link RELAY_SAMPLING} | {@link RELAY_ELICITATION}, 0: none).
+ */
 export const MCP_SERVER_MIGRATIONS: readonly Migration[] = [
   {
     version: 7,
@@ -21,7 +25,13 @@ export const MCP_SERVER_MIGRATIONS: readonly Migration[] = [
   );
   CREATE INDEX mcp_servers_url ON mcp_servers (url);`,
   },
+  { version: 8, sql: "ALTER TABLE mcp_servers ADD COLUMN relay INTEGER NOT NULL DEFAULT 0;" },
 ];
+
+/** `relay` bit: `sampling/createMessage` is relayed. */
+export const RELAY_SAMPLING = 1;
+/** `relay` bit: `elicitation/create` is relayed. */
+export const RELAY_ELICITATION = 2;
 
 /** One registered server as stored; `auth`, `server_info` and `tools` are canonical JSON. */
 export interface StoredMcpServer {
@@ -31,6 +41,8 @@ export interface StoredMcpServer {
   /** `{secret, prefix}` or `null`. */
   readonly auth: string | null;
   readonly timeoutMs: number;
+  /** Bits {@link RELAY_SAMPLING} and {@link RELAY_ELICITATION}. */
+  readonly relay: number;
   readonly protocolVersion: string;
   readonly serverInfo: string;
   /** `[{name, downstream}]`: the tools the last import defined. */
@@ -48,6 +60,7 @@ function serverOf(row: Record<string, SqlStorageValue>): StoredMcpServer {
     prefix: text(row, "prefix"),
     auth: textOrNull(row, "auth"),
     timeoutMs: int(row, "timeout_ms"),
+    relay: int(row, "relay"),
     protocolVersion: text(row, "protocol_version"),
     serverInfo: text(row, "server_info"),
     tools: text(row, "tools"),
@@ -80,8 +93,8 @@ export class McpServerTable {
   put(server: StoredMcpServer): void {
     run(
       this.sql,
-      `INSERT INTO mcp_servers (name, url, prefix, auth, timeout_ms, protocol_version, server_info, tools, registered_at, imported_at, list_changed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO mcp_servers (name, url, prefix, auth, timeout_ms, relay, protocol_version, server_info, tools, registered_at, imported_at, list_changed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET protocol_version = excluded.protocol_version, server_info = excluded.server_info, tools = excluded.tools,
          imported_at = excluded.imported_at, list_changed_at = excluded.list_changed_at`,
       server.name,
@@ -89,6 +102,7 @@ export class McpServerTable {
       server.prefix,
       server.auth,
       server.timeoutMs,
+      server.relay,
       server.protocolVersion,
       server.serverInfo,
       server.tools,
@@ -96,6 +110,11 @@ export class McpServerTable {
       server.importedAt,
       server.listChangedAt,
     );
+  }
+
+  /** The servers at `url` (several registrations may share one). */
+  atUrl(url: string): StoredMcpServer[] {
+    return all(this.sql, "SELECT * FROM mcp_servers WHERE url = ? ORDER BY name", url).map(serverOf);
   }
 
   /** Marks the servers at `url` not yet marked as having announced a changed tool list; answers their names. */

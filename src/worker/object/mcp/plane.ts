@@ -18,8 +18,9 @@ import { fromWorker } from "../rpc";
 import type { Authenticated } from "../socket-upgrade";
 import { callTool } from "./call";
 import type { McpContext, McpPlaneDeps, RunCall } from "./context";
-import { invalidParams, paramsOf, randomHex, rpcError, rpcResult, type RpcAnswer } from "./rpc";
+import { invalidParams, objectMember, paramsOf, randomHex, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
 import { McpRelay, relayPlan, type RelayPlan } from "./relay";
+import { CallRequests, PendingRelays, type CallRequestsHost } from "./requests";
 import { McpStore, type McpSession } from "./store";
 import { listTools } from "./tools";
 import { McpTasks } from "./tasks";
@@ -69,9 +70,19 @@ function answer(id: JsonRpcId, rpc: RpcAnswer, sessionId: string | null): McpRep
   return { kind: "answer", body: canonicalJson({ jsonrpc: "2.0", id, ...rpc }), sessionId };
 }
 
+/** The client capabilities a session declared that requests may be relayed for (mcp/requests.ts). */
+function declaredOf(session: McpSession): RelayPlan["capabilities"] {
+  const stored = session.clientCapabilities ?? null;
+  const declared = stored === null ? {} : storedObject(stored, "a session's client capabilities");
+  const sampling = objectMember(declared, "sampling");
+  const elicitation = objectMember(declared, "elicitation");
+  return { ...(sampling === undefined ? {} : { sampling }), ...(elicitation === undefined ? {} : { elicitation }) };
+}
+
 /** A `tools/call` that relays: the stream now; the call runs on in the object, its response the stream's last event. */
-function relayed(dispatch: (notify: McpRelay) => Promise<RpcAnswer>, plan: RelayPlan, id: JsonRpcId, sessionId: string): McpReply {
-  const relay = new McpRelay(plan);
+function relayed(dispatch: (notify: McpRelay) => Promise<RpcAnswer>, plan: RelayPlan, id: JsonRpcId, sessionId: string, host: Omit<CallRequestsHost, "write">): McpReply {
+  const requests = Object.keys(plan.capabilities).length === 0 ? undefined : (write: CallRequestsHost["write"]) => new CallRequests(plan.capabilities, { ...host, write });
+  const relay = new McpRelay(plan, requests);
   void dispatch(relay).then(
     (rpc) => relay.end(canonicalJson({ jsonrpc: "2.0", id, ...rpc })),
     (error: unknown) => relay.fail(error),
@@ -88,6 +99,8 @@ export class McpPlane {
   readonly #store: McpStore;
   readonly #tasks: McpTasks;
   readonly #deps: McpPlaneDeps;
+  /** Relayed requests awaiting the client's response (memory only). */
+  readonly #pending = new PendingRelays();
 
   constructor(deps: McpPlaneDeps) {
     this.#deps = deps;
@@ -113,11 +126,23 @@ export class McpPlane {
     const session = this.#session(auth, request);
     if (!session.ok) return session;
     this.#deps.transaction(() => this.#store.touchSession(session.value.sessionId, this.#deps.now()));
+    // A response answers a relayed request of this session's only; any other is dropped.
+    if ("result" in message) await this.#pending.answer(session.value.sessionId, message.id, { result: message.result as JsonObject });
+    else if ("error" in message) await this.#pending.answer(session.value.sessionId, message.id, { error: { ...message.error } as JsonObject });
     if (!("method" in message) || !("id" in message)) return ok({ kind: "accepted" });
     const ctx: McpContext = { auth, session: session.value, registry: this.#deps.toolCalls(auth.config).engine.registry, run };
-    const plan = request.events === true && message.method === "tools/call" ? relayPlan(params, session.value.logLevel ?? null) : null;
-    if (plan !== null) return ok(relayed((notify) => this.#dispatch({ ...ctx, notify }, message.method, params, message.id), plan, message.id, session.value.sessionId));
+    const plan = request.events === true && message.method === "tools/call" ? relayPlan(params, session.value.logLevel ?? null, declaredOf(session.value)) : null;
+    if (plan !== null) {
+      const host = { pending: this.#pending, sessionId: session.value.sessionId, audit: (record: JsonObject) => this.#audit(record) };
+      return ok(relayed((notify) => this.#dispatch({ ...ctx, notify }, message.method, params, message.id), plan, message.id, session.value.sessionId, host));
+    }
     return ok(answer(message.id, await this.#dispatch(ctx, message.method, params, message.id), session.value.sessionId));
+  }
+
+  /** The audit entry of one relayed request. */
+  #audit(record: JsonObject): void {
+    const now = this.#deps.now();
+    this.#deps.transaction(() => this.#deps.audit().append("mcp.relayed", now, record));
   }
 
   /** `initialize`: a new session with the version negotiated (the client's if spoken here, else the latest). */
@@ -127,7 +152,10 @@ export class McpPlane {
     const version = isMcpVersion(parsed.value.protocolVersion) ? parsed.value.protocolVersion : MCP_LATEST_VERSION;
     const subjectId = auth.caller.subjectId;
     if (subjectId === null) throw new Error("a subject-bound credential without a subject");
-    const session: McpSession = { sessionId: randomHex(16), credentialId: auth.caller.credentialId, subjectId, protocolVersion: version, logLevel: null, lastSeen: this.#deps.now() };
+    const declared = parsed.value.capabilities as JsonObject;
+    const relayable = { sampling: objectMember(declared, "sampling"), elicitation: objectMember(declared, "elicitation") };
+    const clientCapabilities = canonicalJson(Object.fromEntries(Object.entries(relayable).filter(([, value]) => value !== undefined)) as JsonObject);
+    const session: McpSession = { sessionId: randomHex(16), credentialId: auth.caller.credentialId, subjectId, protocolVersion: version, logLevel: null, clientCapabilities, lastSeen: this.#deps.now() };
     this.#deps.transaction(() => this.#store.openSession(session, session.lastSeen));
     const result = { protocolVersion: version, capabilities: capabilitiesOf(version), serverInfo: { name: MCP_SERVER_NAME, version: GATE_VERSION }, instructions: INSTRUCTIONS };
     return answer(id, rpcResult(result), session.sessionId);

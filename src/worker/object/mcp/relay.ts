@@ -4,11 +4,15 @@
  * messages (at or above the session's level, `logger` the tool's name) are written as `message`
  * events as they arrive, at most {@link MAX_RELAYED_NOTIFICATIONS} and
  * {@link MAX_RELAYED_BYTES} per call; the JSON-RPC response is the last event, then the stream
- * closes. The stream leaves the object over RPC; the call goes on in the object meanwhile.
+ * closes. A downstream's sampling and elicitation requests, when relayed (mcp/requests.ts), are
+ * written on it too, as requests with ids of the gate's. The stream leaves the object over RPC;
+ * the call goes on in the object meanwhile.
  * @module
  */
 import { canonicalJson, type JsonObject } from "../../../core/json";
 import { admitsLevel, LOG_LEVELS, LOG_MESSAGE, PROGRESS, type LogLevel, type McpNotification, type McpNotifySink } from "../../tools/mcp-notify";
+import type { McpRequestSink } from "../../tools/mcp-requests";
+import type { CallRequests } from "./requests";
 
 /** Notifications relayed per call at most; later ones are dropped. */
 export const MAX_RELAYED_NOTIFICATIONS = 64;
@@ -25,6 +29,8 @@ export interface RelayPlan {
   readonly level: LogLevel | null;
   /** The `logger` of relayed log messages: the tool's name as the client called it. */
   readonly logger: string;
+  /** The client capabilities of the session that requests may be relayed for (none: `{}`). */
+  readonly capabilities: McpRequestSink["capabilities"];
 }
 
 function tokenOf(params: JsonObject | undefined): string | number | null {
@@ -37,14 +43,15 @@ function tokenOf(params: JsonObject | undefined): string | number | null {
 
 /**
  * How a `tools/call` relays, or `null` when it does not: it asks for progress
- * (`params._meta.progressToken`) or its session set a logging level (`logging/setLevel`).
+ * (`params._meta.progressToken`), its session set a logging level (`logging/setLevel`), or its
+ * client declared sampling or elicitation (a downstream that opted in may then ask it).
  */
-export function relayPlan(params: JsonObject | undefined, sessionLevel: string | null): RelayPlan | null {
+export function relayPlan(params: JsonObject | undefined, sessionLevel: string | null, capabilities: RelayPlan["capabilities"] = {}): RelayPlan | null {
   const token = tokenOf(params);
   const level = (LOG_LEVELS as readonly (string | null)[]).includes(sessionLevel) ? (sessionLevel as LogLevel) : null;
-  if (token === null && level === null) return null;
+  if (token === null && level === null && Object.keys(capabilities).length === 0) return null;
   const name = params?.["name"];
-  return { token, level, logger: typeof name === "string" ? name : "" };
+  return { token, level, logger: typeof name === "string" ? name : "", capabilities };
 }
 
 const encoder = new TextEncoder();
@@ -58,15 +65,18 @@ function event(message: JsonObject): Uint8Array {
 export class McpRelay implements McpNotifySink {
   readonly body: ReadableStream<Uint8Array>;
   readonly progress: boolean;
+  readonly requests: CallRequests | undefined;
   readonly #plan: RelayPlan;
   #controller: ReadableByteStreamController | undefined;
   #open = true;
   #count = 0;
   #bytes = 0;
 
-  constructor(plan: RelayPlan) {
+  /** `requests`: makes the call's request relay, given how it writes on this stream (none: no request is relayed). */
+  constructor(plan: RelayPlan, requests?: (write: (message: JsonObject) => boolean) => CallRequests) {
     this.#plan = plan;
     this.progress = plan.token !== null;
+    this.requests = requests?.((message) => this.#write(message));
     this.body = new ReadableStream({
       type: "bytes",
       start: (controller) => {
@@ -105,8 +115,16 @@ export class McpRelay implements McpNotifySink {
     this.#controller?.enqueue(bytes);
   }
 
+  /** A relayed request, outside the notification bounds (mcp/requests.ts bounds it); `false` when the stream is gone. */
+  #write(message: JsonObject): boolean {
+    if (!this.#open || this.#controller === undefined) return false;
+    this.#controller.enqueue(event(message));
+    return true;
+  }
+
   /** The JSON-RPC response (canonical JSON text) as the last event; the stream closes. */
   end(response: string): void {
+    this.requests?.end();
     if (!this.#open) return;
     this.#open = false;
     this.#controller?.enqueue(encoder.encode(`event: message\ndata: ${response}\n\n`));
@@ -115,6 +133,7 @@ export class McpRelay implements McpNotifySink {
 
   /** The call failed with a bug: the stream errors (the client sees it cut, as it would see a 500). */
   fail(error: unknown): void {
+    this.requests?.end();
     if (!this.#open) return;
     this.#open = false;
     this.#controller?.error(error);

@@ -4,7 +4,8 @@ import { all, int, one, run, text, textOrNull, type SqlRow } from "../sql";
 /**
  * The MCP plane's tables (schema v6; docs/storage.md): `mcp_sessions` (one row per
  * `initialize`, bound to the credential that made it) and `mcp_tasks` (task-augmented
- * `tools/call`s, with the call to run again once its approval is decided).
+ * `tools/call`s, with the call to run again once its approval is decided). v8 keeps the client
+ * capabilities a session declared that the gate may relay requests for (`sampling`, `elicitation`).
  */
 export const MCP_MIGRATIONS: readonly Migration[] = [
   {
@@ -38,6 +39,7 @@ export const MCP_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX mcp_tasks_by_credential ON mcp_tasks (credential_id, seq);
   CREATE INDEX mcp_tasks_by_expiry ON mcp_tasks (expires_at);`,
   },
+  { version: 8, sql: "ALTER TABLE mcp_sessions ADD COLUMN client_capabilities TEXT;" },
 ];
 
 /** Sessions one consumer keeps; initializing one more ends the least recently used. */
@@ -54,6 +56,8 @@ export interface McpSession {
   readonly protocolVersion: string;
   /** The level `logging/setLevel` asked for; `null`: no log messages are relayed. */
   readonly logLevel?: string | null;
+  /** Canonical JSON of the client's declared `sampling` and `elicitation` capabilities (`{}`: neither); `null` for sessions opened before v8. */
+  readonly clientCapabilities?: string | null;
   readonly lastSeen: number;
 }
 
@@ -88,6 +92,7 @@ function sessionOf(row: SqlRow): McpSession {
     subjectId: text(row, "subject_id"),
     protocolVersion: text(row, "protocol_version"),
     logLevel: textOrNull(row, "log_level"),
+    clientCapabilities: textOrNull(row, "client_capabilities"),
     lastSeen: int(row, "last_seen"),
   };
 }
@@ -117,11 +122,12 @@ export class McpStore {
   openSession(session: McpSession, now: number): void {
     run(
       this.sql,
-      "INSERT INTO mcp_sessions (session_id, credential_id, subject_id, protocol_version, created_at, last_seen) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO mcp_sessions (session_id, credential_id, subject_id, protocol_version, client_capabilities, created_at, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?)",
       session.sessionId,
       session.credentialId,
       session.subjectId,
       session.protocolVersion,
+      session.clientCapabilities ?? null,
       now,
       now,
     );

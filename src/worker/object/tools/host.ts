@@ -84,6 +84,7 @@ export class ToolsHost {
         const value = await this.vault.open(auth.secret);
         return value === undefined ? undefined : auth.prefix + value;
       },
+      relay: () => this.mcp.relayOf(spec.name, target.url, target.tool),
     };
   }
 
