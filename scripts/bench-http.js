@@ -2,6 +2,7 @@
 // (and vs one small SQLite write in it, since every read call records its audit and call identity),
 // under `wrangler dev` on 127.0.0.1 only. Bounded: at most ROUNDS × PER_ROUND sequential
 // requests per scenario, and CONCURRENT_REQUESTS (or 20 s) per scenario at 8 clients.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -120,6 +121,16 @@ async function main() {
     console.log(`throughput at c=${CONCURRENCY}: gate ${gate.rps.toFixed(0)} req/s vs bare ${bare.rps.toFixed(0)} req/s (${(gate.rps / bare.rps).toFixed(2)}×)`);
     console.log(
       `gate / DO write baseline: p50 ${(gate.p50 / writeRow.p50).toFixed(2)}×, p99 ${(gate.p99 / writeRow.p99).toFixed(2)}×, throughput ${(gate.rps / writeRow.rps).toFixed(2)}×`,
+    );
+    // The audit append's own work per call (chain digest, export line, Merkle leaf and nodes), on
+    // the same core in this process, beside the gate read call measured above; signing a
+    // checkpoint is never on a call's path (docs/audit.md).
+    const append = spawnSync(process.execPath, ["scripts/run-ts.js", "bench/audit-append.ts", "20000"], { encoding: "utf8" });
+    if (append.status !== 0) throw new Error(`audit append bench failed: ${append.stderr.slice(0, 300)}`);
+    // A line this run's own child process printed, not untrusted input.
+    const { entries, us_per_append: perAppend } = JSON.parse(append.stdout.trim());
+    console.log(
+      `audit append per call (chain digest + Merkle leaf and nodes, core in-process, ${entries} entries): ${perAppend.toFixed(1)} µs = ${((100 * perAppend) / gate.p50).toFixed(1)} % of the gate read call's p50`,
     );
   } finally {
     await dev.stop();

@@ -5,7 +5,7 @@
 // and prints ready-to-paste curl lines. Also exports the helpers the black-box test and the HTTP
 // benchmark use to run wrangler dev.
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -36,7 +36,7 @@ export function freePort() {
  * token, the credential tag key, the key that signs HTTP tool requests and the key that seals
  * consumer secrets (the secret headers of tools defined as data).
  */
-export const SECRET_NAMES = ["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY"];
+export const SECRET_NAMES = ["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_AUDIT_SIGNING_KEY"];
 
 /** The keys that must hold at least 32 characters (a shorter one disables what it protects). */
 const KEY_NAMES = ["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY"];
@@ -47,9 +47,21 @@ const KEY_NAMES = ["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRE
  */
 export const DEV_SETTINGS = { TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" };
 
-/** A fresh random value for each of {@link SECRET_NAMES}. */
+/**
+ * A C2SP signer key text (Ed25519) for audit checkpoints from a fresh random seed:
+ * `PRIVATE+KEY+<name>+<key id, 8 hex>+<base64(0x01 ‖ seed)>`, the key id being the first four
+ * bytes of SHA-256(name ‖ "\n" ‖ 0x01 ‖ public key) (docs/audit.md).
+ */
+export function auditSigningKey(name = "toolgate-local", seed = randomBytes(32)) {
+  const pkcs8 = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]);
+  const publicKey = createPublicKey(createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" })).export({ format: "der", type: "spki" }).subarray(-32);
+  const id = createHash("sha256").update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([1]), publicKey])).digest().subarray(0, 4).toString("hex");
+  return `PRIVATE+KEY+${name}+${id}+${Buffer.concat([Buffer.from([1]), seed]).toString("base64")}`;
+}
+
+/** A fresh random value for each of {@link SECRET_NAMES} (the audit signing key: a fresh signer key). */
 export function freshSecrets() {
-  return Object.fromEntries(SECRET_NAMES.map((name) => [name, randomBytes(32).toString("base64url")]));
+  return Object.fromEntries(SECRET_NAMES.map((name) => [name, name === "TOOLGATE_AUDIT_SIGNING_KEY" ? auditSigningKey() : randomBytes(32).toString("base64url")]));
 }
 
 /**

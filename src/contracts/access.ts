@@ -49,6 +49,10 @@ export const ACCESS = {
   // Audit plane.
   auditPage: ["auditor"],
   auditVerify: ["auditor"],
+  auditCheckpoint: ["auditor"],
+  auditInclusion: ["auditor"],
+  auditConsistency: ["auditor"],
+  auditExport: ["auditor"],
   // Runtime plane.
   runtimeEnvelope: ["runtime"],
   runtimeConnect: ["runtime"],

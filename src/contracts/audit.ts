@@ -57,3 +57,41 @@ export const AuditVerifyView = z
     next_cursor: z.string().nullable(),
   })
   .register(httpSchemas, { id: "AuditVerification" });
+
+/** Standard padded base64 of a 32-byte hash (RFC 4648 §4), as C2SP checkpoints write it. */
+const Base64Hash = z.string().regex(/^[A-Za-z0-9+/]{43}=$/);
+
+/** A non-negative decimal query value (a sequence number or a tree size). */
+const Count = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The latest signed checkpoint of the consumer's log (signed first if the tree grew): its tree
+ * size, root hash, and the C2SP signed note (`<origin>\n<size>\n<base64 root>\n\n— <key name> <base64 signature>\n`).
+ */
+export const AuditCheckpointView = z
+  .strictObject({ size: z.number().int().min(0), root: Base64Hash, checkpoint: z.string() })
+  .register(httpSchemas, { id: "AuditCheckpoint" });
+
+/** Query of `GET …/audit/proof/inclusion`: entry `seq` (1-based) in the tree of `size` entries (default: the latest checkpoint's). */
+export const AuditInclusionQuery = z.strictObject({ seq: Count.min(1), size: Count.optional() });
+
+/** An RFC 9162 §2.1.3 inclusion proof: leaf `seq − 1` in the tree of `tree_size` leaves; hashes in base64. */
+export const AuditInclusionView = z
+  .strictObject({ seq: z.number().int().min(1), leaf_index: z.number().int().min(0), tree_size: z.number().int().min(1), leaf_hash: Base64Hash, proof: z.array(Base64Hash) })
+  .register(httpSchemas, { id: "AuditInclusionProof" });
+
+/** Query of `GET …/audit/proof/consistency`: the tree of `from` entries against the tree of `to` entries. */
+export const AuditConsistencyQuery = z.strictObject({ from: Count, to: Count }).refine((q) => q.from <= q.to, { message: "from must be at most to", path: ["from"] });
+
+/** An RFC 9162 §2.1.4 consistency proof (empty for `from` 0 or `from` = `to`); hashes in base64. */
+export const AuditConsistencyView = z
+  .strictObject({ from: z.number().int().min(0), to: z.number().int().min(0), proof: z.array(Base64Hash) })
+  .register(httpSchemas, { id: "AuditConsistencyProof" });
+
+/** `GET /v1/audit/verifier-keys`: the C2SP verifier keys of checkpoints, the current key first, then the previous one. */
+export const AuditVerifierKeys = z.strictObject({ keys: z.array(z.string()) }).register(httpSchemas, { id: "AuditVerifierKeys" });
+
+/** A tool call's audit reference: the entry that recorded it and its Merkle leaf hash (hex). */
+export const AuditReference = z
+  .strictObject({ seq: z.number().int().min(1), leaf_hash: Sha256Hex })
+  .register(httpSchemas, { id: "AuditReference" });

@@ -65,6 +65,8 @@ export const PROBLEM_STATUS = {
   // registration is refused, nothing stored).
   MCP_SERVER_EXISTS: 409,
   MCP_SERVER_UNREACHABLE: 422,
+  // Verifiable audit log: the deployment sets no TOOLGATE_AUDIT_SIGNING_KEY (checkpoint routes only).
+  AUDIT_SIGNING_NOT_CONFIGURED: 404,
 } as const satisfies Record<string, 400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 422 | 426 | 429 | 431 | 500 | 503>;
 
 /** A stable HTTP error code of the gate. */
@@ -117,6 +119,7 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   NOT_ACCEPTABLE: "Accept names no media type the endpoint answers",
   MCP_SERVER_EXISTS: "An MCP server of this name is registered",
   MCP_SERVER_UNREACHABLE: "The MCP server could not be imported",
+  AUDIT_SIGNING_NOT_CONFIGURED: "Audit checkpoint signing is not configured",
 };
 
 

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { AuditReference } from "./audit";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
 
 /** The subject the agent host acts for; the tenant is always the consumer. */
@@ -63,6 +64,7 @@ export const ToolCallResponse = z
     provider_output: z.record(z.string(), z.unknown()),
     approval_id: z.string().optional().meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." }),
     status_ref: z.string().optional().meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." }),
+    audit: AuditReference.meta({ description: "The audit entry that recorded this call: its seq and Merkle leaf hash (hex), for an inclusion proof later." }),
   })
   .register(httpSchemas, { id: "ToolCallResponse" });
 

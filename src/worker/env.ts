@@ -35,6 +35,18 @@ export interface Env {
   /** R2 bucket of Runtime checkpoints, purged per thread by `checkpoint_purge` envelopes. */
   CHECKPOINTS?: R2Bucket;
   /**
+   * The key that signs audit checkpoints (a Worker secret, C2SP signer key text
+   * `PRIVATE+KEY+<name>+<id>+<key>`, Ed25519; docs/audit.md). Parsed once per isolate, never
+   * stored or logged. Unset: the checkpoint routes answer `404 AUDIT_SIGNING_NOT_CONFIGURED`.
+   */
+  TOOLGATE_AUDIT_SIGNING_KEY?: string;
+  /** The signing key before a rotation (signer or verifier key text): its verifier key stays published. */
+  TOOLGATE_AUDIT_SIGNING_KEY_PREVIOUS?: string;
+  /** The first part of every checkpoint origin, `<name>/consumers/<consumer>` (default `toolgate`). */
+  TOOLGATE_AUDIT_LOG_NAME?: string;
+  /** R2 bucket of the audit witness: every signed checkpoint, one object each, never overwritten. */
+  AUDIT_WITNESS?: R2Bucket;
+  /**
    * OAuth sign-in of MCP clients (src/worker/oauth/): registered clients, grants and tokens, as the
    * OAuth provider library stores them (secrets only as hashes, props encrypted). Unbound: the
    * OAuth endpoints answer `404 OAUTH_NOT_CONFIGURED` and bearer credentials work as before.

@@ -10,6 +10,8 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+// @ts-expect-error plain JavaScript module without declarations
+import { auditSigningKey } from "../../scripts/start.js";
 
 const ROOT = resolve(__dirname, "..", "..");
 
@@ -50,14 +52,14 @@ export interface DevOptions {
  * base64url) the first time, the same on a restart on that folder (credentials minted before
  * the restart carry tags under the token key and must stay valid).
  */
-const keysByState = new Map<string, { TOOLGATE_TOKEN_KEY: string; TOOLGATE_SIGNING_KEY: string }>();
+const keysByState = new Map<string, { TOOLGATE_TOKEN_KEY: string; TOOLGATE_SIGNING_KEY: string; TOOLGATE_AUDIT_SIGNING_KEY: string }>();
 
 /** The bindings a dev server on `persistTo` gets: the admin token, its keys, then `vars`. */
 export function devBindings(persistTo: string, adminToken: string, vars: Record<string, string> = {}): Record<string, string> {
   const state = resolve(persistTo);
   let keys = keysByState.get(state);
   if (keys === undefined) {
-    keys = { TOOLGATE_TOKEN_KEY: randomBytes(32).toString("base64url"), TOOLGATE_SIGNING_KEY: randomBytes(32).toString("base64url") };
+    keys = { TOOLGATE_TOKEN_KEY: randomBytes(32).toString("base64url"), TOOLGATE_SIGNING_KEY: randomBytes(32).toString("base64url"), TOOLGATE_AUDIT_SIGNING_KEY: auditSigningKey() };
     keysByState.set(state, keys);
   }
   return { TOOLGATE_ADMIN_TOKEN: adminToken, ...keys, ...vars };

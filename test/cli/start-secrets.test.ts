@@ -62,7 +62,7 @@ describe("wrangler dev's command line", () => {
     expect([env.CLOUDFLARE_INCLUDE_PROCESS_ENV, env.CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV]).toEqual(["false", "true"]);
     expect(statSync(envFile).mode & 0o777).toBe(0o600);
     expect(readFileSync(envFile, "utf8")).toBe(
-      `TOOLGATE_ADMIN_TOKEN=${secrets.TOOLGATE_ADMIN_TOKEN}\nTOOLGATE_TOKEN_KEY=${secrets.TOOLGATE_TOKEN_KEY}\nTOOLGATE_SIGNING_KEY=${secrets.TOOLGATE_SIGNING_KEY}\nTOOLGATE_SECRETS_KEY=${secrets.TOOLGATE_SECRETS_KEY}\nTOOLGATE_DOWNSTREAM_URL=http://127.0.0.1:9999\n`,
+      `TOOLGATE_ADMIN_TOKEN=${secrets.TOOLGATE_ADMIN_TOKEN}\nTOOLGATE_TOKEN_KEY=${secrets.TOOLGATE_TOKEN_KEY}\nTOOLGATE_SIGNING_KEY=${secrets.TOOLGATE_SIGNING_KEY}\nTOOLGATE_SECRETS_KEY=${secrets.TOOLGATE_SECRETS_KEY}\nTOOLGATE_AUDIT_SIGNING_KEY=${secrets.TOOLGATE_AUDIT_SIGNING_KEY}\nTOOLGATE_DOWNSTREAM_URL=http://127.0.0.1:9999\n`,
     );
     r.child.emit("exit", 0, null);
     expect(existsSync(envFile)).toBe(false);
@@ -76,10 +76,11 @@ describe("wrangler dev's command line", () => {
 
   it("gives black-box dev servers fresh keys per state folder, in the env file only", () => {
     const a = devBindings("/tmp/bb-state-a", "admin-token-for-test-0123456789", { TOOLGATE_DOWNSTREAM_URL: "http://127.0.0.1:1" });
-    expect(Object.keys(a)).toEqual(["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_DOWNSTREAM_URL"]);
+    expect(Object.keys(a)).toEqual(["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_AUDIT_SIGNING_KEY", "TOOLGATE_DOWNSTREAM_URL"]);
+    expect(a.TOOLGATE_AUDIT_SIGNING_KEY).toMatch(/^PRIVATE\+KEY\+toolgate-local\+[0-9a-f]{8}\+A[Q-Za-f][A-Za-z0-9+/]{42}$/);
     expect([KEY.test(a.TOOLGATE_TOKEN_KEY ?? ""), KEY.test(a.TOOLGATE_SIGNING_KEY ?? ""), a.TOOLGATE_TOKEN_KEY === a.TOOLGATE_SIGNING_KEY]).toEqual([true, true, false]);
     // A restart on the same folder keeps the keys (minted credentials stay valid); another folder gets its own.
-    expect(devBindings("/tmp/bb-state-a/", "admin-token-for-test-0123456789")).toEqual({ TOOLGATE_ADMIN_TOKEN: "admin-token-for-test-0123456789", TOOLGATE_TOKEN_KEY: a.TOOLGATE_TOKEN_KEY, TOOLGATE_SIGNING_KEY: a.TOOLGATE_SIGNING_KEY });
+    expect(devBindings("/tmp/bb-state-a/", "admin-token-for-test-0123456789")).toEqual({ TOOLGATE_ADMIN_TOKEN: "admin-token-for-test-0123456789", TOOLGATE_TOKEN_KEY: a.TOOLGATE_TOKEN_KEY, TOOLGATE_SIGNING_KEY: a.TOOLGATE_SIGNING_KEY, TOOLGATE_AUDIT_SIGNING_KEY: a.TOOLGATE_AUDIT_SIGNING_KEY });
     expect(devBindings("/tmp/bb-state-b", "x").TOOLGATE_TOKEN_KEY === a.TOOLGATE_TOKEN_KEY).toBe(false);
     expect(devArgs(1234, "/tmp/bb-state-a", 5678, "/tmp/e/dev.env")).toEqual([
       WRANGLER,
@@ -112,10 +113,11 @@ describe("npm start's .dev.vars", () => {
     const path = join(folder(), ".dev.vars");
     const admin = ensureDevVars(path) as string;
     const lines = readFileSync(path, "utf8").split("\n");
-    expect(lines.map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_ALLOW_LOOPBACK_TARGETS", ""]);
+    expect(lines.map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_AUDIT_SIGNING_KEY", "TOOLGATE_ALLOW_LOOPBACK_TARGETS", ""]);
     expect(lines.slice(0, 4).map((l) => KEY.test(l.replace(/^[A-Z_]+=/, "")))).toEqual([true, true, true, true]);
     expect(new Set(lines.slice(0, 4)).size).toBe(4);
-    expect(lines[4]).toBe("TOOLGATE_ALLOW_LOOPBACK_TARGETS=1");
+    expect(lines[4]).toMatch(/^TOOLGATE_AUDIT_SIGNING_KEY=PRIVATE\+KEY\+toolgate-local\+[0-9a-f]{8}\+A[Q-Za-f][A-Za-z0-9+/]{42}$/);
+    expect(lines[5]).toBe("TOOLGATE_ALLOW_LOOPBACK_TARGETS=1");
     expect(lines[0]).toBe(`TOOLGATE_ADMIN_TOKEN=${admin}`);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(ensureDevVars(path)).toBe(admin);
@@ -129,7 +131,7 @@ describe("npm start's .dev.vars", () => {
     expect(ensureDevVars(path)).toBe("old-admin-token-kept-as-it-is");
     const lines = readFileSync(path, "utf8").split("\n");
     expect(lines.slice(0, 2)).toEqual(["TOOLGATE_ADMIN_TOKEN=old-admin-token-kept-as-it-is", "OTHER=1"]);
-    expect(lines.slice(2).map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_ALLOW_LOOPBACK_TARGETS", ""]);
+    expect(lines.slice(2).map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_AUDIT_SIGNING_KEY", "TOOLGATE_ALLOW_LOOPBACK_TARGETS", ""]);
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
@@ -140,7 +142,7 @@ describe("npm start's .dev.vars", () => {
     expect(ensureDevVars(path)).toBe("quoted-admin-token-0123456789");
     const vars = readDevVars(path) as Record<string, string>;
     expect([Object.keys(vars), vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS]).toEqual([
-      ["TOOLGATE_ALLOW_LOOPBACK_TARGETS", "TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY"],
+      ["TOOLGATE_ALLOW_LOOPBACK_TARGETS", "TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_AUDIT_SIGNING_KEY"],
       "0",
     ]);
   });

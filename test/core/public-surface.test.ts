@@ -42,6 +42,7 @@ describe("the package's public entry points", () => {
       ...undefinedExports(core.toolResult, "toolResult."),
       ...undefinedExports(core.wire, "wire."),
       ...undefinedExports(core.adapters, "adapters."),
+      ...undefinedExports(core.audit, "audit."),
       ...undefinedExports(client, "client."),
     ];
     expect(missing).toEqual([]);

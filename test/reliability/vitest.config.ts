@@ -28,6 +28,8 @@ export default defineConfig({
                 TOOLGATE_TOKEN_KEY: "test-token-key-0123456789abcdef0123456789",
                 TOOLGATE_SIGNING_KEY: "test-signing-key-0123456789abcdef012345",
                 TOOLGATE_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456",
+                // A test key (seed 01 02 … 20), never a deployment's: signs audit checkpoints.
+                TOOLGATE_AUDIT_SIGNING_KEY: "PRIVATE+KEY+toolgate-test+f62e6223+AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g",
                 TOOLGATE_R5_PER_SURFACE: process.env.TOOLGATE_R5_PER_SURFACE ?? "5000",
               },
               serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },

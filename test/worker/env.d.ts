@@ -7,6 +7,7 @@ declare namespace Cloudflare {
     TOOLGATE_DOWNSTREAM_URL?: string;
     DOWNSTREAM?: Fetcher;
     CHECKPOINTS?: R2Bucket;
+    AUDIT_WITNESS?: R2Bucket;
   }
   interface GlobalProps {
     mainModule: typeof import("../../src/worker/index");

@@ -70,7 +70,7 @@ describe("POST /v1/consumers/{consumer}/tool-calls (reads)", () => {
       provenance: { source_label: "orders", producer_revision: "orders-mock-v2", resource_revision: "order-7-r3", observed_at: "2026-07-19T00:00:00Z", trust: "untrusted_data" },
     });
     expect(res.body.provider_output).toEqual({ type: "function_call_output", call_id: "call-1", output: canonicalJson(res.body.model_result) });
-    expect(Object.keys(res.body).sort()).toEqual(["model_result", "provider_output"]);
+    expect(Object.keys(res.body).sort()).toEqual(["audit", "model_result", "provider_output"]);
   });
 
   it("takes the provider's native tool_use block and answers a tool_result block", async () => {

@@ -9,7 +9,8 @@ import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { Env } from "../env";
 import { problem } from "../problem";
 import { fail, ok, type Outcome } from "../result";
-import { AuditChain, type AuditPageRequest } from "./audit/plane";
+import { AuditHost, AUDIT_CALL_OPERATION, type AuditCall } from "./audit/rpc";
+import { AlarmSlots } from "./alarms";
 import { CapabilityHost } from "./capability/host";
 import { capabilityCall, type CapabilityCall, type CapabilityCaller } from "./capability/plane";
 import { detachProvider, isCapabilitySocket, onCapabilityClose, onCapabilityMessage, providerSockets } from "./capability/socket";
@@ -44,7 +45,10 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly clock = new ObjectClock();
   /** The consumer's capability engine (tests pin its clock through `runInDurableObject`). */
   readonly capability: CapabilityHost;
-  readonly #audit: AuditChain;
+  readonly #alarms = new AlarmSlots(this.ctx.storage);
+  /** The audit log (chain, tree, checkpoints) every plane appends to; the alarm is shared (./alarms). */
+  readonly #auditHost = new AuditHost({ sql: this.ctx.storage.sql, env: this.env, alarms: this.#alarms, now: () => this.clock.now(), transaction: (step) => this.#transaction(step) });
+  readonly #audit = this.#auditHost.chain;
   readonly #credentials: CredentialPlane;
   readonly #consumer: ConsumerPlane;
   readonly #gate: Gatekeeper;
@@ -57,7 +61,6 @@ export class ConsumerObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = ctx.storage.sql;
-    this.#audit = new AuditChain(sql);
     this.#credentials = new CredentialPlane({ sql, consumer: () => this.#consumer.current()?.name, keys: tokenKeys(env), now: () => this.clock.now() });
     this.#consumer = new ConsumerPlane(sql, this.#audit);
     this.#gate = new Gatekeeper(this.#consumer, this.#credentials);
@@ -68,11 +71,12 @@ export class ConsumerObject extends DurableObject<Env> {
       transaction: (step) => this.#transaction(step),
       nowSeconds: () => this.clock.now(),
       sockets: (provider) => providerSockets(ctx, provider, (id) => this.#credentials.isLive(id)),
-      setAlarm: (ms) => void (ms === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(ms)),
+      setAlarm: (ms) => this.#alarms.set("capability", ms),
     });
     void ctx.blockConcurrencyWhile(async () => {
+      this.#transaction(() => migrate(sql));
+      this.#auditHost.backfill();
       this.#transaction(() => {
-        migrate(sql);
         const config = this.#consumer.load();
         if (config !== undefined) this.#planeFor(config).recover(this.clock.now());
       });
@@ -89,7 +93,6 @@ export class ConsumerObject extends DurableObject<Env> {
     }
   }
 
-
   /** The consumer's limits (its configuration's overrides of the documented defaults). */
   #limits(): Limits {
     return limitsOf(this.#consumer.current());
@@ -102,13 +105,8 @@ export class ConsumerObject extends DurableObject<Env> {
 
   #planeFor(config: ConsumerRecord): ToolCallPlane {
     this.#toolCalls ??= new ToolCallPlane({
-      sql: this.ctx.storage.sql,
-      audit: this.#audit,
-      registry: this.#tools.registry(config.tools),
-      approvers: config.approverSubjects,
-      executor: this.#tools.executor(),
-      limits: () => this.#limits(),
-      transaction: (step) => this.#transaction(step),
+      sql: this.ctx.storage.sql, audit: this.#audit, registry: this.#tools.registry(config.tools), approvers: config.approverSubjects,
+      executor: this.#tools.executor(), limits: () => this.#limits(), transaction: (step) => this.#transaction(step),
     });
     return this.#toolCalls;
   }
@@ -213,16 +211,16 @@ export class ConsumerObject extends DurableObject<Env> {
     return decided.ok ? ok(canonicalJson(decided.value)) : decided;
   }
 
-  /** Auditor: one page of the audit chain (at most `page_items` entries; opaque cursor). */
-  auditPage(consumer: string, token: string, request: AuditPageRequest): Outcome<string> {
-    const auth = this.#gate.authenticate(consumer, token, "auditPage");
-    return auth.ok ? this.#audit.page(request, this.#limits()) : auth;
-  }
-
   /** Auditor: one bounded step of the chain's verification walk (`cursor`: where the last step stopped). */
   auditVerify(consumer: string, token: string, cursor: string | null = null): Outcome<string> {
     const auth = this.#gate.authenticate(consumer, token, "auditVerify");
     return auth.ok ? this.#audit.verify(cursor, this.#limits()) : auth;
+  }
+
+  /** Auditor: a page of the chain, the signed checkpoint, proofs and the export (audit/rpc.ts). */
+  async auditCall(consumer: string, token: string, call: AuditCall): Promise<Outcome<string>> {
+    const auth = this.#gate.authenticate(consumer, token, AUDIT_CALL_OPERATION[call.kind]);
+    return auth.ok ? this.#auditHost.call(consumer, call, this.#limits()) : auth;
   }
 
   /** Runtime: one execution envelope (`POST …/runtime/envelopes`). */
@@ -293,8 +291,10 @@ export class ConsumerObject extends DurableObject<Env> {
     if (isRuntimeSocket(this.ctx, ws)) onRuntimeClose(ws, code, reason);
   }
 
-  /** Alarm: the capability engine's next deadline (advance time to now; idempotent). */
+  /** Alarm (shared, ./alarms): the capability engine's next deadline, the audit log's periodic checkpoint; both idempotent. */
   override async alarm(): Promise<void> {
+    this.#alarms.fired(Date.now());
     this.capability.alarm();
+    await this.#auditHost.alarm(this.#consumer.current()?.name);
   }
 }

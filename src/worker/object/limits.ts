@@ -40,3 +40,9 @@ export const DEFAULT_LIMITS: Limits = {
   socket_messages_per_second: 50,
   page_items: 100,
 };
+
+/**
+ * Entries after the latest signed audit checkpoint at which the object's alarm signs the next
+ * one (docs/audit.md): a log is signed at least every this many entries, never on a call's path.
+ */
+export const AUDIT_CHECKPOINT_EVERY = 256;

@@ -24,7 +24,8 @@ export interface Migration {
  * credentials, tool-call records and approvals, audit chain; v2: capability; v3: runtime;
  * v4: credential bindings, consumer issuer and limits, approval order, mailboxes, outbox bounds;
  * v5: data-defined tools and consumer secrets; v6: MCP sessions and tasks; v7: registered MCP
- * servers; v8: a server's relay setting and a session's client capabilities).
+ * servers; v8: a server's relay setting and a session's client capabilities; v9: the audit
+ * log's Merkle tree and signed checkpoints).
  * docs/storage.md documents every table. Stored formats are an API: change them only through
  * a new version, never by editing an old one.
  */

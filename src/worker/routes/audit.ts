@@ -1,19 +1,40 @@
 import { Hono } from "hono";
-import { AuditPage, AuditQuery, AuditVerifyQuery, AuditVerifyView } from "../../contracts/audit";
+import { AuditConsistencyQuery, AuditInclusionQuery, AuditPage, AuditQuery, AuditVerifyQuery, AuditVerifyView } from "../../contracts/audit";
 import { describeIssues } from "../body";
 import type { OperationDoc } from "../openapi";
 import { problem, problemResponse } from "../problem";
+import { auditExport, auditLogOperations, verifierKeysResponse } from "./audit-export";
 import { consumerGate, credentialToken, type GateEnv } from "./middleware";
 import { respond } from "./respond";
 
-/** Auditor routes: the consumer's hash chain. */
+/** Auditor routes: the consumer's hash chain and its verifiable log; the public verifier keys. */
 export const auditRoutes = new Hono<GateEnv>();
 
 auditRoutes.get("/v1/consumers/:consumer/audit", consumerGate("auditPage"), async (c) => {
   const query = AuditQuery.safeParse(c.req.query());
   if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-  return respond(await c.var.stub.auditPage(c.var.consumer, credentialToken(c.var.token), query.data));
+  return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "page", request: query.data }));
 });
+
+auditRoutes.get("/v1/consumers/:consumer/audit/checkpoint", consumerGate("auditCheckpoint"), async (c) => {
+  return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "checkpoint" }));
+});
+
+auditRoutes.get("/v1/consumers/:consumer/audit/proof/inclusion", consumerGate("auditInclusion"), async (c) => {
+  const query = AuditInclusionQuery.safeParse(c.req.query());
+  if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
+  return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "inclusion", ...query.data }));
+});
+
+auditRoutes.get("/v1/consumers/:consumer/audit/proof/consistency", consumerGate("auditConsistency"), async (c) => {
+  const query = AuditConsistencyQuery.safeParse(c.req.query());
+  if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
+  return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "consistency", ...query.data }));
+});
+
+auditRoutes.get("/v1/consumers/:consumer/audit/export", consumerGate("auditExport"), (c) => auditExport(c.var.stub, c.var.consumer, credentialToken(c.var.token)));
+
+auditRoutes.get("/v1/audit/verifier-keys", (c) => verifierKeysResponse(c.env));
 
 auditRoutes.get("/v1/consumers/:consumer/audit/verify", consumerGate("auditVerify"), async (c) => {
   const query = AuditVerifyQuery.safeParse(c.req.query());
@@ -47,4 +68,5 @@ export const auditOperations: readonly OperationDoc[] = [
     response: { status: 200, schema: AuditVerifyView, description: "`ok`, how far the walk got (`count`, `head`), the first broken entry and the cursor to continue." },
     problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
   },
+  ...auditLogOperations,
 ];

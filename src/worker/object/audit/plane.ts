@@ -1,10 +1,12 @@
 import { entryDigest, GENESIS_SHA256 } from "../../../core/audit";
 import { canonicalJson, readJson, type Json } from "../../../core/json";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { ok, type Outcome } from "../../result";
 import type { Limits } from "../limits";
 import { STORED_JSON } from "../sql";
 import { pageCursor, readPageCursor, readVerifyCursor, verifyCursor, type VerifyPosition } from "./cursor";
 import { AuditStore } from "./store";
+import { AuditTree } from "./tree";
 import { walkStep } from "./walk";
 
 /**
@@ -23,6 +25,18 @@ export interface AuditEntry {
   entry_sha256: string;
 }
 
+/** Where a tool call's answer says it was recorded: the entry's sequence and its leaf hash (hex). */
+export interface AuditRef {
+  readonly seq: number;
+  readonly leaf_hash: string;
+}
+
+/** When the periodic checkpoint is due: after `every` entries past the latest one, `schedule` asks for an alarm. */
+export interface CheckpointSchedule {
+  readonly every: number;
+  schedule(): void;
+}
+
 /** Where a page starts (`cursor` or `after`; neither: the first entry) and its size. */
 export interface AuditPageRequest {
   readonly cursor?: string | undefined;
@@ -38,10 +52,21 @@ export interface AuditPageRequest {
  */
 export class AuditChain {
   readonly #store: AuditStore;
+  /** The chain's Merkle tree (`./tree`), one leaf per entry, kept in the append's transaction. */
+  readonly tree: AuditTree;
   #head: VerifyPosition | undefined;
+  /** The size of the latest signed checkpoint (cached), and whether an alarm was asked for since. */
+  #signed: number | undefined;
+  #asked = false;
 
-  constructor(sql: SqlStorage) {
+  constructor(sql: SqlStorage, private readonly periodic?: CheckpointSchedule) {
     this.#store = new AuditStore(sql);
+    this.tree = new AuditTree(this.#store);
+  }
+
+  /** The chain's SQL (the checkpoint and proof module reads through it). */
+  get store(): AuditStore {
+    return this.#store;
   }
 
   #loadHead(): VerifyPosition {
@@ -52,17 +77,38 @@ export class AuditChain {
   /** Forgets the cached head (after a rolled-back transaction). */
   reset(): void {
     this.#head = undefined;
+    this.#signed = undefined;
+    this.#asked = false;
+    this.tree.reset();
   }
 
-  /** Appends one record; returns its sequence number. */
-  append(kind: string, at: number, record: unknown): number {
+  /** Appends one record and its tree leaf; returns where it was recorded. */
+  append(kind: string, at: number, record: unknown): AuditRef {
     const head = this.#loadHead();
     const seq = head.seq + 1;
     const recordText = canonicalJson(record);
     const sha = entryDigest(seq, kind, at, recordText, head.sha256);
-    this.#store.insert({ seq, kind, at, record: recordText, prev_sha256: head.sha256, entry_sha256: sha });
+    const entry = { seq, kind, at, record: recordText, prev_sha256: head.sha256, entry_sha256: sha };
+    this.#store.insert(entry);
+    const leaf = this.tree.append(entry);
     this.#head = { seq, sha256: sha };
-    return seq;
+    this.#due(seq);
+    return { seq, leaf_hash: bytesToHex(leaf) };
+  }
+
+  /** Asks once for the alarm that signs when `every` entries followed the latest checkpoint. */
+  #due(size: number): void {
+    if (this.periodic === undefined || this.#asked) return;
+    this.#signed ??= this.#store.latestCheckpoint()?.size ?? 0;
+    if (size - this.#signed < this.periodic.every) return;
+    this.#asked = true;
+    this.periodic.schedule();
+  }
+
+  /** A checkpoint of `size` was signed (or the alarm ran): the next period counts from it. */
+  signed(size: number | null): void {
+    if (size !== null) this.#signed = size;
+    this.#asked = false;
   }
 
   /**

@@ -6,7 +6,8 @@ import type { ToolCallOutcome } from "./plane";
 
 /**
  * The HTTP answer body: the model projection, the provider-native result item, the approval to
- * wait for, and (for the host, never the model) the status reference of an unknown outcome.
+ * wait for, and (for the host, never the model) the status reference of an unknown outcome and
+ * the audit entry that recorded the call (its sequence and Merkle leaf hash: the host's receipt).
  */
 export function toolCallAnswer(registry: ToolRegistry, principal: Principal, call: ToolCall, outcome: ToolCallOutcome): string {
   const adapter = adapterFor(call.provider, call.api_family);
@@ -16,5 +17,6 @@ export function toolCallAnswer(registry: ToolRegistry, principal: Principal, cal
   const body: { [key: string]: Json } = { model_result: outcome.package.model_result, provider_output: projected.value };
   if (outcome.approvalId !== null) body.approval_id = outcome.approvalId;
   if (outcome.statusRef !== null) body.status_ref = outcome.statusRef;
+  body.audit = { seq: outcome.audit.seq, leaf_hash: outcome.audit.leaf_hash };
   return canonicalJson(body);
 }

@@ -14,7 +14,7 @@ import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { ExternalExecutor } from "../../tools/executor";
 import type { McpNotifySink } from "../../tools/mcp-notify";
-import type { AuditChain } from "../audit/plane";
+import type { AuditChain, AuditRef } from "../audit/plane";
 import { DEFAULT_LIMITS, type Limits } from "../limits";
 import { approvalView, decodeCursor, encodeCursor } from "./approval-view";
 import { SqlApprovalBook, SqlToolResultStore } from "./store";
@@ -31,6 +31,8 @@ export interface ToolCallOutcome {
   readonly statusRef: string | null;
   /** The call's hash memo: a projection re-validates the package without hashing again. */
   readonly hash: HashFn;
+  /** The audit entry that recorded this outcome (the host's receipt: `audit` of the answer). */
+  readonly audit: AuditRef;
 }
 
 /** Everything the plane uses of its consumer object. */
@@ -59,9 +61,16 @@ function usage<T>(step: () => T): Outcome<T> {
   }
 }
 
-function outcomeOf(pkg: ResultPackage, hash: HashFn, approvalId: string | null = null): ToolCallOutcome {
+function outcomeOf(recorded: Recorded, hash: HashFn, approvalId: string | null = null): ToolCallOutcome {
+  const pkg = recorded.package;
   const statusRef = pkg.model_result.status === "unknown" ? pkg.protected_audit.downstream.status_ref : null;
-  return { package: pkg, approvalId, statusRef, hash };
+  return { package: pkg, approvalId, statusRef, hash, audit: recorded.audit };
+}
+
+/** A package and the audit entry that recorded it. */
+interface Recorded {
+  readonly package: ResultPackage;
+  readonly audit: AuditRef;
 }
 
 /**
@@ -94,21 +103,26 @@ export class ToolCallPlane {
    */
   async dispatch(principal: Principal, call: ToolCall, now: number, options: { prepareOnly?: boolean; claims?: JsonObject; notify?: McpNotifySink } = {}): Promise<Outcome<ToolCallOutcome>> {
     const hash = memoizeHash(sha256Hex);
+    let audit: AuditRef | undefined;
     const begun = usage(() =>
       this.#deps.transaction(() => {
         const claims = options.claims === undefined ? {} : { claims: options.claims };
         const result = beginDispatch(this.engine, { principal, call, book: this.book, prepareOnly: options.prepareOnly === true, now, hash, ...claims });
-        if (result.kind === "final" || result.kind === "needs_approval") this.#deps.audit.append("tool_call", now, result.package.protected_audit);
+        if (result.kind === "final" || result.kind === "needs_approval") audit = this.#deps.audit.append("tool_call", now, result.package.protected_audit);
         return result;
       }),
     );
     if (!begun.ok) return begun;
     const result = begun.value;
+    const recorded = (pkg: ResultPackage): Recorded => {
+      if (audit === undefined) throw new Error("a final package was not audited");
+      return { package: pkg, audit };
+    };
     switch (result.kind) {
       case "final":
-        return ok(outcomeOf(result.package, hash));
+        return ok(outcomeOf(recorded(result.package), hash));
       case "needs_approval":
-        return ok(outcomeOf(result.package, hash, result.approval_id));
+        return ok(outcomeOf(recorded(result.package), hash, result.approval_id));
       case "in_progress":
         return fail(problem("IDEMPOTENCY_IN_PROGRESS", "The same call is still executing; retry later.", IN_PROGRESS_RETRY_SECONDS));
       case "quota_exceeded":
@@ -119,15 +133,14 @@ export class ToolCallPlane {
     }
   }
 
-  async #execute(ticket: DispatchTicket, hash: HashFn, notify: McpNotifySink | undefined): Promise<ResultPackage> {
+  async #execute(ticket: DispatchTicket, hash: HashFn, notify: McpNotifySink | undefined): Promise<Recorded> {
     const spec = this.engine.registry.get(ticket.tool);
     if (spec === undefined) throw new Error("ticket names an unregistered tool");
-    const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent"): ResultPackage =>
+    const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent"): Recorded =>
       this.#deps.transaction(() => {
         const value = outcome();
         const done = value === "rate_limited" || value === "not_sent" ? this.#failBeforeEffect(ticket, value === "rate_limited" ? "RATE_LIMIT" : "TOOL_ERROR", hash) : completeDispatch(this.engine, ticket, value, { hash });
-        this.#deps.audit.append("tool_call", ticket.now, done.protected_audit);
-        return done;
+        return { package: done, audit: this.#deps.audit.append("tool_call", ticket.now, done.protected_audit) };
       });
     const execution = spec.execution;
     if (execution.kind === "in_process") {
@@ -169,8 +182,7 @@ export class ToolCallPlane {
       this.#deps.transaction(() => {
         recordEvidence(this.engine, principal, call, statusRef, digest, evidence);
         const done = queryStatus(this.engine, { principal, call, status_ref: statusRef, expected_request_sha256: digest, now, hash, claims });
-        this.#deps.audit.append("tool_call.status", now, done.protected_audit);
-        return done;
+        return { package: done, audit: this.#deps.audit.append("tool_call.status", now, done.protected_audit) };
       }),
     );
     return pkg.ok ? ok(outcomeOf(pkg.value, hash)) : pkg;

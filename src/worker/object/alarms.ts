@@ -1,0 +1,31 @@
+/**
+ * The object's one alarm, shared by the planes that need a wake-up: the capability engine's
+ * next deadline and the audit log's periodic checkpoint. Each plane asks for its own deadline;
+ * the object keeps the earliest. When the alarm runs every plane's handler runs (each is
+ * idempotent and asks again for what it still needs), so an alarm set earlier than a plane
+ * needed, or after a restart that forgot the others' deadlines, only costs one idle run.
+ * @module
+ */
+
+/** A plane that sets the object's alarm. */
+export type AlarmSlot = "capability" | "audit";
+
+/** The deadlines (wall-clock milliseconds) of each plane, and the alarm set for the earliest. */
+export class AlarmSlots {
+  readonly #deadlines = new Map<AlarmSlot, number>();
+
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  /** A plane's next deadline (`null`: none); the alarm moves to the earliest of all. */
+  set(slot: AlarmSlot, ms: number | null): void {
+    if (ms === null) this.#deadlines.delete(slot);
+    else this.#deadlines.set(slot, ms);
+    const next = Math.min(...this.#deadlines.values());
+    void (Number.isFinite(next) ? this.storage.setAlarm(next) : this.storage.deleteAlarm());
+  }
+
+  /** The alarm ran: deadlines that are due are forgotten (their handlers run now). */
+  fired(nowMs: number): void {
+    for (const [slot, ms] of this.#deadlines) if (ms <= nowMs) this.#deadlines.delete(slot);
+  }
+}

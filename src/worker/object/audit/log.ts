@@ -1,0 +1,134 @@
+/**
+ * The verifiable side of a consumer's audit log: signed checkpoints of its Merkle tree (C2SP
+ * `tlog-checkpoint` in a C2SP `signed-note`), RFC 9162 inclusion and consistency proofs, the
+ * export's pages, and the witness copy of every checkpoint in R2. Signing runs on demand (a
+ * checkpoint, proof or export request when the tree grew) or from the object's alarm, never on
+ * a tool call's path. docs/audit.md describes every format.
+ * @module
+ */
+import { consistencyProof, encodeBase64, entryLine, formatCheckpoint, inclusionProof, rootHash, signNote, type Signer } from "../../../core/audit";
+import { canonicalJson } from "../../../core/json";
+import { problem } from "../../problem";
+import { fail, ok, type Outcome } from "../../result";
+import type { AuditChain } from "./plane";
+import type { StoredCheckpoint } from "./store";
+
+/** Lines one export page carries at most (one RPC call of the export's stream). */
+export const EXPORT_PAGE_LINES = 1000;
+
+/** What the log uses of its object. */
+export interface AuditLogDeps {
+  readonly chain: AuditChain;
+  /** The checkpoint signer (`TOOLGATE_AUDIT_SIGNING_KEY`), or null when unset. */
+  readonly signer: Signer | null;
+  /** The consumer whose log this is (the witness key, and the checkpoint origin's last part). */
+  readonly consumer: string;
+  /** The checkpoint origin, `<log name>/consumers/<consumer>`. */
+  readonly origin: string;
+  readonly witness: R2Bucket | undefined;
+  /** Unix seconds (`signed_at`). */
+  now(): number;
+  transaction<T>(step: () => T): T;
+}
+
+const NOT_CONFIGURED = problem("AUDIT_SIGNING_NOT_CONFIGURED", "This deployment sets no TOOLGATE_AUDIT_SIGNING_KEY: checkpoints are not signed.");
+
+/** The witness object key of a checkpoint: sizes zero-padded to 20 digits sort as numbers. */
+export function witnessKey(consumer: string, size: number): string {
+  return `consumers/${consumer}/checkpoints/${String(size).padStart(20, "0")}`;
+}
+
+/**
+ * Writes a checkpoint to the witness bucket unless an object of its key exists (never
+ * overwritten). Without the binding nothing is written; a failed write is logged (the note is
+ * public, but only the key is named) and retried with a later checkpoint.
+ */
+export async function witness(deps: AuditLogDeps, checkpoint: StoredCheckpoint): Promise<void> {
+  const bucket = deps.witness;
+  if (bucket === undefined) return;
+  const key = witnessKey(deps.consumer, checkpoint.size);
+  try {
+    if ((await bucket.head(key)) !== null) return;
+    await bucket.put(key, checkpoint.note, { httpMetadata: { contentType: "text/plain; charset=utf-8" } });
+  } catch (error) {
+    console.error(`toolgate: audit witness write of ${key} failed: ${error instanceof Error ? error.name : "error"}`);
+  }
+}
+
+/** Signs a checkpoint of the whole tree unless the latest one has its size; inside one transaction. */
+function signLatest(deps: AuditLogDeps, signer: Signer): { checkpoint: StoredCheckpoint; fresh: boolean } {
+  return deps.transaction(() => {
+    const { chain } = deps;
+    const size = chain.tree.size();
+    const latest = chain.store.latestCheckpoint();
+    if (latest !== undefined && latest.size >= size) return { checkpoint: latest, fresh: false };
+    const root = rootHash(chain.tree, size);
+    const note = signNote(formatCheckpoint({ origin: deps.origin, size, root }), [signer]);
+    const checkpoint = { size, root, note, signedAt: deps.now() };
+    chain.store.putCheckpoint(checkpoint);
+    chain.signed(size);
+    return { checkpoint, fresh: true };
+  });
+}
+
+/** The latest checkpoint, signing one first if the tree grew since; a new one goes to the witness. */
+export async function checkpoint(deps: AuditLogDeps): Promise<Outcome<StoredCheckpoint>> {
+  if (deps.signer === null) return fail(NOT_CONFIGURED);
+  const signed = signLatest(deps, deps.signer);
+  if (signed.fresh) await witness(deps, signed.checkpoint);
+  return ok(signed.checkpoint);
+}
+
+/** `GET …/audit/checkpoint`: `{ size, root, checkpoint }`. */
+export async function checkpointView(deps: AuditLogDeps): Promise<Outcome<string>> {
+  const latest = await checkpoint(deps);
+  if (!latest.ok) return latest;
+  return ok(canonicalJson({ size: latest.value.size, root: encodeBase64(latest.value.root), checkpoint: latest.value.note }));
+}
+
+/**
+ * The periodic checkpoint (the object's alarm): signs when at least `every` entries followed the
+ * latest checkpoint; idempotent (a second run finds the checkpoint signed).
+ */
+export async function periodicCheckpoint(deps: AuditLogDeps, every: number): Promise<void> {
+  const signer = deps.signer;
+  deps.chain.signed(null);
+  if (signer === null) return;
+  const due = deps.transaction(() => deps.chain.tree.size() - (deps.chain.store.latestCheckpoint()?.size ?? 0) >= every);
+  if (!due) return;
+  const signed = signLatest(deps, signer);
+  if (signed.fresh) await witness(deps, signed.checkpoint);
+}
+
+const beyond = (what: string, value: number, size: number) => fail(problem("INVALID_REQUEST", `${what} ${value} is beyond the log's tree (${size} entries).`));
+
+/** `GET …/audit/proof/inclusion`: entry `seq` in the tree of `size` (default: the latest checkpoint's). */
+export async function inclusion(deps: AuditLogDeps, seq: number, size: number | undefined): Promise<Outcome<string>> {
+  let treeSize = size;
+  if (treeSize === undefined) {
+    const latest = deps.signer === null ? undefined : await checkpoint(deps);
+    treeSize = latest === undefined ? deps.chain.tree.size() : latest.ok ? latest.value.size : 0;
+  }
+  const total = deps.chain.tree.size();
+  if (treeSize > total) return beyond("size", treeSize, total);
+  if (seq > treeSize) return fail(problem("INVALID_REQUEST", `seq ${seq} is not in a tree of size ${treeSize} (seq must be at most size).`));
+  const proof = inclusionProof(deps.chain.tree, seq - 1, treeSize);
+  const leaf = deps.chain.tree.node(0, seq - 1);
+  return ok(canonicalJson({ seq, leaf_index: seq - 1, tree_size: treeSize, leaf_hash: encodeBase64(leaf), proof: proof.map(encodeBase64) }));
+}
+
+/** `GET …/audit/proof/consistency`: the tree of `from` entries is a prefix of the tree of `to`. */
+export function consistency(deps: AuditLogDeps, from: number, to: number): Outcome<string> {
+  const total = deps.chain.tree.size();
+  if (to > total) return beyond("to", to, total);
+  if (from > to) return fail(problem("INVALID_REQUEST", `from ${from} is larger than to ${to}.`));
+  const proof = consistencyProof(deps.chain.tree, from, to);
+  return ok(canonicalJson({ from, to, proof: proof.map(encodeBase64) }));
+}
+
+/** One page of the export: the lines of the entries after `after`, up to entry `until`, each with its newline. */
+export function exportPage(deps: AuditLogDeps, after: number, until: number): string {
+  const count = Math.max(0, Math.min(EXPORT_PAGE_LINES, until - after));
+  if (count === 0) return "";
+  return deps.chain.store.after(after, count).map((entry) => `${entryLine(entry)}\n`).join("");
+}
