@@ -246,6 +246,10 @@ const ROUTES: Route[] = [
   },
   { method: "GET", path: "/v1/consumers/{consumer}/audit", auth: "auditor", url: (c) => `${C(c)}/audit`, query: "?after=0&limit=500" },
   { method: "GET", path: "/v1/consumers/{consumer}/audit/verify", auth: "auditor", url: (c) => `${C(c)}/audit/verify` },
+  { method: "GET", path: "/v1/consumers/{consumer}/audit/checkpoint", auth: "auditor", url: (c) => `${C(c)}/audit/checkpoint` },
+  { method: "GET", path: "/v1/consumers/{consumer}/audit/proof/inclusion", auth: "auditor", url: (c) => `${C(c)}/audit/proof/inclusion`, query: "?seq=2" },
+  { method: "GET", path: "/v1/consumers/{consumer}/audit/proof/consistency", auth: "auditor", url: (c) => `${C(c)}/audit/proof/consistency`, query: "?from=1&to=3" },
+  { method: "GET", path: "/v1/consumers/{consumer}/audit/export", auth: "auditor", url: (c) => `${C(c)}/audit/export` },
   { method: "POST", path: "/v1/consumers/{consumer}/runtime/envelopes", auth: "runtime", url: (c) => `${C(c)}/runtime/envelopes`, rawBody: () => enqueueFixture },
   { method: "GET", path: "/v1/consumers/{consumer}/runtime/connect", auth: "runtime", url: (c) => `${C(c)}/runtime/connect`, upgrade: true },
   { method: "GET", path: "/v1/consumers/{consumer}/runtime/facade-targets", auth: "admin", url: (c) => `${C(c)}/runtime/facade-targets` },
@@ -340,6 +344,7 @@ const ROUTES: Route[] = [
 const GLOBAL = [
   "GET /healthz",
   "GET /v1/openapi.json",
+  "GET /v1/audit/verifier-keys",
   "GET /.well-known/oauth-authorization-server",
   "GET /oauth/authorize",
   "POST /oauth/authorize",
@@ -506,7 +511,8 @@ describe("R6 tenant isolation (in-process)", () => {
       const norm = (a: Answer, id: string) => ({
         ...a,
         auth: a.auth?.replace(/\/v1\/consumers\/[^/"]*\/mcp/, "/v1/consumers/<consumer>/mcp") ?? null,
-        text: id === "" ? a.text : a.text.split(id).join("<id>"),
+        // A tool-call answer's audit reference is the caller's own log position, new on every call.
+        text: (id === "" ? a.text : a.text.split(id).join("<id>")).replace(/"audit":\{"leaf_hash":"[0-9a-f]{64}","seq":\d+\}/g, '"audit":<ref>'),
       });
       const [nx, ny] = [norm(x, xId), norm(y, yId)];
       if (nx.status === ny.status && nx.type === ny.type && nx.auth === ny.auth && nx.retry === ny.retry && nx.text === ny.text) equal++;

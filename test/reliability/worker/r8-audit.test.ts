@@ -3,8 +3,8 @@
  * stored rows (through `runInDurableObject`), then the auditor's `verify` walk (the route
  * method, followed cursor by cursor to the head: one call checks at most page_items × 10 entries).
  * In scope: edit, delete, insert, reorder, duplicate, cross-consumer swap → 100 % detected.
- * Out of scope (documented in docs/reliability.md): tail truncation and a full recomputation,
- * which an unkeyed chain held in the same storage cannot detect.
+ * The chain's walk alone cannot see tail truncation or a full recomputation (an unkeyed chain in
+ * the same storage); the signed checkpoints do: r8-checkpoints.test.ts.
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
@@ -171,7 +171,7 @@ describe("R8 audit chain tampering", () => {
       const edited = original.map((x, i) => (i === 10 + k ? { ...x, record: x.record.replace(/ORDER-7/, "ORDER-9") } : x));
       if (!(await verifyWith(a, recompute(edited), original))) recomputedDetected++;
     }
-    report({ id: "R8", check: "audit: tail truncation / full recomputation (out of scope, documented)", figure: `${truncatedDetected}/5 and ${recomputedDetected}/5 detected by verify alone (needs anchored head + keyed MAC)`, pass: truncatedDetected === 0 && recomputedDetected === 0 });
+    report({ id: "R8", check: "audit: tail truncation / full recomputation, by the chain's verify walk alone", figure: `${truncatedDetected}/5 and ${recomputedDetected}/5 detected by the walk alone, as expected (signed checkpoints detect both: the R8 checkpoint rows)`, pass: truncatedDetected === 0 && recomputedDetected === 0 });
     expect(await verifyWith(a, original, original)).toBe(true);
     expect(allDetected).toBe(true);
   });
