@@ -113,6 +113,8 @@ describe("examples/custom-worker from a packed install", () => {
           provenance: { source_label: "word-count", producer_revision: "word-count-v1", resource_revision: null, observed_at: observedAt, trust: "untrusted_data" },
         },
         provider_output: { type: "function_call_output", call_id: "call-1", output: JSON.stringify(result) },
+        // The call's receipt: the third audit entry (after consumer.configured and credential.created).
+        audit: { seq: 3, leaf_hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
       },
     });
     // The handler's clock: the second of the call.
