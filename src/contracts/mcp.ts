@@ -29,6 +29,7 @@ export const MCP_META = {
   callId: "io.toolgate/call_id",
   approvalId: "io.toolgate/approval_id",
   statusRef: "io.toolgate/status_ref",
+  audit: "io.toolgate/audit",
   relatedTask: "io.modelcontextprotocol/related-task",
 } as const;
 

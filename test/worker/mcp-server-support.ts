@@ -45,3 +45,34 @@ export async function decideAll(approver: string, decision: "approve" | "deny" =
   }
   return approvals.map((a) => a.approval_id);
 }
+
+/**
+ * The audit receipt of the latest `tool_call` entry of `tenant-a`, computed here from the audit
+ * page: its seq, and SHA-256(0x00 ‖ the entry's line) (RFC 9162 leaf, docs/audit.md) with
+ * WebCrypto, independently of the gate's tree code.
+ */
+export async function lastToolCallReceipt(auditor: string): Promise<{ seq: number; leaf_hash: string }> {
+  const page = (await (await send("GET", "/v1/consumers/tenant-a/audit?limit=500", auditor)).json()) as { entries: Array<Record<string, unknown> & { seq: number; kind: string }> };
+  const entry = page.entries.filter((e) => e.kind === "tool_call").at(-1);
+  if (entry === undefined) throw new Error("no tool_call entry");
+  const keys = Object.keys(entry).sort();
+  const line = `{${keys.map((k) => `${JSON.stringify(k)}:${k === "record" ? canonical(entry[k]) : JSON.stringify(entry[k])}`).join(",")}}`;
+  const bytes = new TextEncoder().encode(line);
+  const leaf = new Uint8Array(bytes.length + 1);
+  leaf.set(bytes, 1);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", leaf));
+  return { seq: entry.seq, leaf_hash: [...digest].map((b) => b.toString(16).padStart(2, "0")).join("") };
+}
+
+/** Canonical JSON of a record (keys in code-point order; the records hold no floats). */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const obj = value as Record<string, unknown>;
+    return `{${Object.keys(obj)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -7,7 +7,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/core/json";
 import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "./gate-client";
-import { decideAll, initialize, mcpPost, T0 } from "./mcp-server-support";
+import { decideAll, initialize, lastToolCallReceipt, mcpPost, T0 } from "./mcp-server-support";
 
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
 const AT = "2026-07-19T00:00:00.000Z";
@@ -75,7 +75,7 @@ describe("a write that needs an approver, as a task", () => {
     expect((await rpc("tasks/get", { taskId: task.taskId })).json.result).toEqual(completed);
     expect((await rpc("tasks/get", { taskId: task.taskId })).json.result).toEqual(completed);
     const result = await rpc("tasks/result", { taskId: task.taskId });
-    expect(result.json.result).toEqual({ ...DRAFT_RESULT(), _meta: { "io.modelcontextprotocol/related-task": { taskId: task.taskId } } });
+    expect(result.json.result).toEqual({ ...DRAFT_RESULT(), _meta: { "io.toolgate/audit": await lastToolCallReceipt(auditor), "io.modelcontextprotocol/related-task": { taskId: task.taskId } } });
     expect(await auditKinds()).toEqual(["tool_call", "approval.decision", "tool_call"]);
 
     // The same key outside the task: the call already ran, so it replays.
@@ -100,7 +100,7 @@ describe("a write that needs an approver, as a task", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     await decideAll(approver);
     const result = await waiting;
-    expect(result.json.result).toEqual({ ...DRAFT_RESULT(), _meta: { "io.modelcontextprotocol/related-task": { taskId } } });
+    expect(result.json.result).toEqual({ ...DRAFT_RESULT(), _meta: { "io.toolgate/audit": await lastToolCallReceipt(auditor), "io.modelcontextprotocol/related-task": { taskId } } });
   });
 
   it("completes with the engine's failed result when the approver denies", async () => {
@@ -141,7 +141,7 @@ describe("tasks of reads, other credentials, other versions", () => {
     // A ttl below the floor is raised to it (one minute).
     expect(created.json.result).toEqual({ task: { taskId, status: "completed", ttl: 60_000, createdAt: AT, lastUpdatedAt: AT, pollInterval: 1000 } });
     const result = (await rpc("tasks/result", { taskId })).json.result;
-    expect([result.isError, result.structuredContent.data, result._meta]).toEqual([false, { order_ref: "ORDER-7", status: "paid" }, { "io.modelcontextprotocol/related-task": { taskId } }]);
+    expect([result.isError, result.structuredContent.data, result._meta]).toEqual([false, { order_ref: "ORDER-7", status: "paid" }, { "io.toolgate/audit": await lastToolCallReceipt(auditor), "io.modelcontextprotocol/related-task": { taskId } }]);
   });
 
   it("forgets a task after its ttl", async () => {

@@ -9,7 +9,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson, type JsonObject } from "../../src/core/json";
 import { callToolResult } from "../../src/worker/object/mcp/call";
 import { createConsumer, credential, pinClock, send, wipe } from "./gate-client";
-import { decideAll, initialize, mcpPost, T0 } from "./mcp-server-support";
+import { decideAll, initialize, lastToolCallReceipt, mcpPost, T0 } from "./mcp-server-support";
 
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
 const OBSERVED = "2026-07-19T00:00:00Z";
@@ -167,7 +167,11 @@ describe("tools/call", () => {
     const s = await initialize(agent);
     const read = await call(agent, s.headers, 1, "get_order", { order_ref: "ORDER-7" });
     const expected = model({ data: { order_ref: "ORDER-7", status: "paid" } });
-    expect(read.json).toEqual({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: canonicalJson(expected) }], structuredContent: expected, isError: false } });
+    expect(read.json).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: canonicalJson(expected) }], structuredContent: expected, isError: false, _meta: { "io.toolgate/audit": await lastToolCallReceipt(auditor) } },
+    });
   });
 
   it("answers APPROVAL_REQUIRED with the approval id in _meta; once approved the repeated call runs, then replays", async () => {
@@ -183,14 +187,19 @@ describe("tools/call", () => {
       execution: { outcome: "not_started", delivery: "fresh", complete: true, truncated: false },
       provenance: { source_label: "offline-dispatcher", producer_revision: "offline-dispatcher-v2", resource_revision: null, observed_at: OBSERVED, trust: "trusted_control" },
     });
-    expect(first.json.result).toEqual({ content: [{ type: "text", text: canonicalJson(asked) }], structuredContent: asked, isError: true, _meta: { "io.toolgate/approval_id": approvalId } });
+    expect(first.json.result).toEqual({
+      content: [{ type: "text", text: canonicalJson(asked) }],
+      structuredContent: asked,
+      isError: true,
+      _meta: { "io.toolgate/approval_id": approvalId, "io.toolgate/audit": await lastToolCallReceipt(auditor) },
+    });
     expect(await decideAll(approver)).toEqual([approvalId]);
 
     const ran = await call(agent, s.headers, 2, "create_refund_draft", REFUND, meta);
     const draft = { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" };
     const provenance = { source_label: "refunds", producer_revision: "refunds-mock-v2", resource_revision: "draft-1-r1", observed_at: OBSERVED, trust: "untrusted_data" };
     const succeeded = model({ data: draft, provenance });
-    expect(ran.json.result).toEqual({ content: [{ type: "text", text: canonicalJson(succeeded) }], structuredContent: succeeded, isError: false });
+    expect(ran.json.result).toEqual({ content: [{ type: "text", text: canonicalJson(succeeded) }], structuredContent: succeeded, isError: false, _meta: { "io.toolgate/audit": await lastToolCallReceipt(auditor) } });
 
     // Another session, another JSON-RPC id: the same key is the same call.
     const later = await initialize(agent);

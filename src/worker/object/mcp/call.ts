@@ -41,7 +41,8 @@ export function callIdentity(tool: string, meta: CallToolParams["_meta"], key: s
  * A tool-call answer (`{model_result, provider_output, approval_id?, status_ref?}`) as an MCP
  * `CallToolResult`: the MCP projection (`provider_output`), with the content blocks a
  * succeeded result's `data.content` carries placed before the text block, and the approval
- * to wait for or the status reference of an unknown outcome in `_meta`.
+ * to wait for, the status reference of an unknown outcome, and the call's audit receipt
+ * (`{seq, leaf_hash}`, docs/audit.md) in `_meta`.
  */
 export function callToolResult(answer: JsonObject): JsonObject {
   const output = objectMember(answer, "provider_output");
@@ -54,6 +55,8 @@ export function callToolResult(answer: JsonObject): JsonObject {
   const meta: JsonObject = {};
   if (typeof answer["approval_id"] === "string") meta[MCP_META.approvalId] = answer["approval_id"];
   if (typeof answer["status_ref"] === "string") meta[MCP_META.statusRef] = answer["status_ref"];
+  const audit = objectMember(answer, "audit");
+  if (audit !== undefined) meta[MCP_META.audit] = audit;
   return Object.keys(meta).length === 0 ? { ...output, content } : { ...output, content, _meta: meta };
 }
 
