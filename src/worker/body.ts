@@ -38,9 +38,14 @@ export async function readCappedBytes(request: Request | Response, maxBytes: num
   return ok(bytes);
 }
 
+/** The media type of a `Content-Type`, lowercase, without its parameters (such as `charset`). */
+export function mediaType(value: string | null | undefined): string {
+  return (value ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
 /** Whether a `Content-Type` names JSON (parameters such as `charset` are ignored). */
 export function isJsonMediaType(value: string | null | undefined): boolean {
-  return value?.split(";")[0]?.trim().toLowerCase() === "application/json";
+  return mediaType(value) === "application/json";
 }
 
 /** Turns zod issues into one short, path-qualified detail line (no values echoed). */

@@ -8,6 +8,7 @@ import { RPC_ERRORS, type JsonRpcId } from "../../contracts/mcp";
 import { PROBLEM_STATUS, PROBLEM_TITLES } from "../../contracts/problem";
 import type { McpReply } from "../object/mcp/plane";
 import { problemType, type Problem } from "../problem";
+import { sseMessage } from "../tools/mcp-sse";
 
 /** How an answer is framed: JSON, or one `message` event of an SSE stream. */
 export type AnswerFraming = "json" | "sse";
@@ -45,7 +46,7 @@ export function replyResponse(reply: McpReply, framing: AnswerFraming): Response
       const headers: Record<string, string> = { "content-type": framing === "json" ? "application/json" : "text/event-stream", "cache-control": "no-store" };
       if (reply.sessionId !== null) headers["mcp-session-id"] = reply.sessionId;
       // Canonical JSON has no raw line breaks, so the message is one `data:` line.
-      const body = framing === "json" ? reply.body : `event: message\ndata: ${reply.body}\n\n`;
+      const body = framing === "json" ? reply.body : sseMessage(reply.body);
       return new Response(body, { status: 200, headers });
     }
   }

@@ -9,7 +9,7 @@
 import type { AuthRequest } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
 import { keyedCredential } from "../auth";
-import { readCappedBytes } from "../body";
+import { mediaType, readCappedBytes } from "../body";
 import type { Env } from "../env";
 import type { OAuthGrant } from "../object/credentials/oauth-grant";
 import { problem, problemResponse, type Problem } from "../problem";
@@ -127,8 +127,7 @@ function choiceOf(form: URLSearchParams): ConsentChoice {
 }
 
 async function readForm(request: Request): Promise<URLSearchParams | Response> {
-  const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") return problemResponse(problem("UNSUPPORTED_MEDIA_TYPE", "Send the form as application/x-www-form-urlencoded."));
+  if (mediaType(request.headers.get("content-type")) !== "application/x-www-form-urlencoded") return problemResponse(problem("UNSUPPORTED_MEDIA_TYPE", "Send the form as application/x-www-form-urlencoded."));
   const bytes = await readCappedBytes(request, MAX_FORM_BYTES);
   return bytes.ok ? new URLSearchParams(new TextDecoder().decode(bytes.value)) : problemResponse(bytes.error);
 }

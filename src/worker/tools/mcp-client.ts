@@ -13,7 +13,8 @@ import { canonicalJson, PyFloat, readJson, type Json, type JsonObject } from "..
 import { err, ok, type Result } from "../../core/result";
 import { JsonObjectValue } from "../../contracts/registry";
 import type { RelayReply } from "./mcp-requests";
-import { describeFailure, lost, mediaType, paramsOf, RpcMessage, type McpFailure, type McpReply } from "./mcp-rpc";
+import { mediaType } from "../body";
+import { describeFailure, lost, paramsOf, RpcMessage, type McpFailure, type McpReply } from "./mcp-rpc";
 import { AnswerStop, readAnswer, readEvents } from "./mcp-sse";
 
 /** The version the gate asks for; it accepts what the server answers if it is one of {@link MCP_PROTOCOL_VERSIONS}. */

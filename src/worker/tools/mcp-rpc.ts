@@ -42,7 +42,3 @@ export function paramsOf(message: Json): JsonObject | undefined {
   return typeof params === "object" && params !== null && !Array.isArray(params) && !(params instanceof PyFloat) ? params : undefined;
 }
 
-/** The media type of a `Content-Type`, lowercase, without parameters. */
-export function mediaType(value: string | null): string {
-  return (value ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-}

@@ -5,6 +5,11 @@
  * @module
  */
 
+/** One `message` event carrying `data` (JSON text without raw line breaks: one `data:` line). */
+export function sseMessage(data: string): string {
+  return `event: message\ndata: ${data}\n\n`;
+}
+
 /** One dispatched event: its type (`message` unless named) and its data lines joined by `\n`. */
 export interface SseEvent {
   readonly event: string;

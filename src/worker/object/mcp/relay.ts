@@ -12,6 +12,7 @@
 import { canonicalJson, type JsonObject } from "../../../core/json";
 import { admitsLevel, LOG_LEVELS, LOG_MESSAGE, PROGRESS, type LogLevel, type McpNotification, type McpNotifySink } from "../../tools/mcp-notify";
 import type { McpRequestSink } from "../../tools/mcp-requests";
+import { sseMessage } from "../../tools/mcp-sse";
 import type { CallRequests } from "./requests";
 
 /** Notifications relayed per call at most; later ones are dropped. */
@@ -58,7 +59,7 @@ const encoder = new TextEncoder();
 
 /** One SSE `message` event (canonical JSON has no raw line break: one `data:` line). */
 function event(message: JsonObject): Uint8Array {
-  return encoder.encode(`event: message\ndata: ${canonicalJson(message)}\n\n`);
+  return encoder.encode(sseMessage(canonicalJson(message)));
 }
 
 /** The sink of one call's notifications and the stream they are written to. */
@@ -127,7 +128,7 @@ export class McpRelay implements McpNotifySink {
     this.requests?.end();
     if (!this.#open) return;
     this.#open = false;
-    this.#controller?.enqueue(encoder.encode(`event: message\ndata: ${response}\n\n`));
+    this.#controller?.enqueue(encoder.encode(sseMessage(response)));
     this.#controller?.close();
   }
 
