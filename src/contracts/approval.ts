@@ -63,6 +63,16 @@ export const ApprovalDecisionView = z
 /** Query of `GET …/approvals`: `cursor` is a `next_cursor` answered before (opaque). */
 export const ApprovalQuery = z.strictObject({ state: z.enum(["pending"]).default("pending"), cursor: z.string().optional() });
 
+/** Query of `GET …/approvals/{approval_id}`: `wait`, seconds to wait for a decision (0–60). */
+export const ApprovalWaitQuery = z.strictObject({
+  wait: z
+    .string()
+    .regex(/^(0|[1-9][0-9]?)$/, "wait is whole seconds, 0 to 60")
+    .transform(Number)
+    .refine((n) => n <= 60, "wait is whole seconds, 0 to 60")
+    .optional(),
+});
+
 /** Parsed decision. */
 export type ApprovalDecisionRequest = z.infer<typeof ApprovalDecisionRequest>;
 /** An approval as listed. */

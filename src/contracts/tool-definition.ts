@@ -78,6 +78,13 @@ export const ToolDefinition = z
       .union([z.enum(["always", "never"]), CelSource])
       .optional()
       .meta({ description: "Writes: `always` (the default), `never`, or a CEL rule deciding whether this call needs a human. Reads never need one." }),
+    approval_valid_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(3600)
+      .optional()
+      .meta({ description: "Writes: seconds an approval stays valid for the repeated call, from the decision (60 when absent, the reference's window)." }),
     target: z.discriminatedUnion("kind", [HttpTarget, McpTarget]),
   })
   .refine((d) => d.risk === "write" || d.approval === undefined || d.approval === "never", { message: "a read never needs approval", path: ["approval"] })

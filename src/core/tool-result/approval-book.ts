@@ -168,7 +168,7 @@ export function decideApproval(
       state: decision === "approve" ? "approved" : "denied",
       approver_id: approverId,
       decided_at: now,
-      valid_until: decision === "approve" ? now + APPROVAL_TTL_SECONDS : null,
+      valid_until: decision === "approve" ? now + (spec.approvalValidSeconds ?? APPROVAL_TTL_SECONDS) : null,
       bound_to_request: true,
     },
   };

@@ -107,6 +107,9 @@ export interface RecoveredWrite {
   readonly scope: string[];
   /** The OUTCOME_UNKNOWN package its caller should have received. */
   readonly package: ResultPackage;
+  /** The write's principal and call, as recorded in flight. */
+  readonly principal: Principal;
+  readonly call: ToolCall;
 }
 
 /**
@@ -124,7 +127,7 @@ export function recoverInFlight(engine: ToolResultEngine, now: number, options: 
     const call = callFromJson(record.call);
     const spec = engine.registry.get(call.name);
     const pkg = errorPackage(principal, call, spec, "OUTCOME_UNKNOWN", record.request_sha256, now, hash, record.status_ref);
-    recovered.push({ status_ref: record.status_ref, scope: [...record.scope], package: pkg });
+    recovered.push({ status_ref: record.status_ref, scope: [...record.scope], package: pkg, principal, call });
   }
   return recovered;
 }

@@ -89,6 +89,11 @@ export interface ToolSpec {
   readonly outputSchema?: SchemaCheck;
   /** Whether this write needs a human (default: every write does); a data tool's `approval` rule. */
   readonly needsApproval?: (principal: Principal, args: JsonObject, ctx: ToolContext) => boolean;
+  /**
+   * Seconds an approval of this tool stays valid for the repeated call, from the decision
+   * (default `APPROVAL_TTL_SECONDS`, the reference's 60).
+   */
+  readonly approvalValidSeconds?: number;
 }
 
 /** Registered tools by name. */

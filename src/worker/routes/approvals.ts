@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { ApprovalDecisionRequest, ApprovalDecisionView, ApprovalList, ApprovalQuery } from "../../contracts/approval";
+import { ApprovalDecisionRequest, ApprovalDecisionView, ApprovalList, ApprovalQuery, ApprovalWaitQuery } from "../../contracts/approval";
+import { ApprovalEventData } from "../../contracts/events";
 import { describeIssues } from "../body";
 import type { OperationDoc } from "../openapi";
 import { problem, problemResponse } from "../problem";
@@ -15,13 +16,28 @@ approvalRoutes.get("/v1/consumers/:consumer/approvals", consumerGate("listApprov
   const query = ApprovalQuery.safeParse(c.req.query());
   if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
   // The cursor is decoded by the object, after it authenticated the caller (INVALID_CURSOR).
-  return respond(await c.var.stub.listApprovals(c.var.consumer, credentialToken(c.var.token), query.data.cursor ?? null));
+  return respond(await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), { kind: "listApprovals", cursor: query.data.cursor ?? null }));
+});
+
+// Before `…/approvals/:approval_id`: "events" is not an approval id.
+approvalRoutes.get("/v1/consumers/:consumer/approvals/events", consumerGate("approvalEvents"), async (c) => {
+  const stream = await c.var.stub.approvalEvents(c.var.consumer, credentialToken(c.var.token));
+  if (!stream.ok) return problemResponse(stream.error);
+  return new Response(stream.value, { headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" } });
+});
+
+approvalRoutes.get("/v1/consumers/:consumer/approvals/:approval_id", consumerGate("getApproval"), async (c) => {
+  const id = c.req.param("approval_id");
+  const query = ApprovalWaitQuery.safeParse(c.req.query());
+  if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
+  if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
+  return respond(await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), { kind: "getApproval", approvalId: id, waitSeconds: query.data.wait ?? 0 }));
 });
 
 approvalRoutes.post("/v1/consumers/:consumer/approvals/:approval_id", consumerGate("decideApproval"), jsonBody(ApprovalDecisionRequest), async (c) => {
   const id = c.req.param("approval_id");
   if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
-  return respond(await c.var.stub.decideApproval(c.var.consumer, credentialToken(c.var.token), id, c.var.body));
+  return respond(await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), { kind: "decideApproval", approvalId: id, request: c.var.body }));
 });
 
 /** OpenAPI descriptions of the approval routes. */
@@ -38,6 +54,25 @@ export const approvalOperations: readonly OperationDoc[] = [
     },
     response: { status: 200, schema: ApprovalList, description: "One page of pending approvals; `next_cursor` is null on the last page." },
     problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
+  },
+  {
+    method: "get",
+    path: "/v1/consumers/{consumer}/approvals/events",
+    summary:
+      "Server-sent events of approvals (text/event-stream): the pending ones first, then `approval.requested` and `approval.decided` as they happen, each `data` an ApprovalStatus. An agent credential sees the approvals its own calls opened; an approver sees all. The stream closes after 300 s (clients reconnect); a keep-alive comment every 15 s (docs/approvals.md).",
+    operation: "approvalEvents",
+    response: { status: 200, description: "An event stream (text/event-stream); each event's data is an ApprovalStatus." },
+    problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND", "QUOTA_EXCEEDED"],
+  },
+  {
+    method: "get",
+    path: "/v1/consumers/{consumer}/approvals/{approval_id}",
+    summary:
+      "An approval's status. With `wait`, a pending approval's answer waits (long-poll) up to that many seconds (at most 60, and no later than its expiry) for the decision. An agent credential sees the approvals its own calls opened; an approver sees all.",
+    operation: "getApproval",
+    query: { wait: { description: "Seconds to wait for a decision (0–60; 0, the default, answers at once).", schema: { type: "integer", minimum: 0, maximum: 60 } } },
+    response: { status: 200, schema: ApprovalEventData, description: "The approval's state (`expired`: pending past expires_at); `valid_until` is when an approval stops admitting the repeated call." },
+    problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND", "INVALID_REQUEST", "QUOTA_EXCEEDED"],
   },
   {
     method: "post",

@@ -6,6 +6,8 @@ import { ok, type Outcome } from "../../result";
 import { toolCallAnswer } from "./answer";
 import { withToolForm, type ToolCallInput } from "./bind";
 import type { ToolCallPlane } from "./plane";
+import { describeToolCall, endToolSpan, startToolSpan } from "../../trace/tool-call";
+import type { Tracer } from "../../trace/span";
 
 /** What an agent's tool call uses of its object. */
 export interface AgentCallDeps {
@@ -14,6 +16,8 @@ export interface AgentCallDeps {
   readonly plane: ToolCallPlane;
   /** Unix seconds, read once the call is admitted. */
   now(): number;
+  /** Traces of dispatched calls (../../trace); absent or the no-op tracer: none. */
+  readonly tracer?: Tracer;
 }
 
 /**
@@ -21,17 +25,25 @@ export interface AgentCallDeps {
  * `tools/call`): admission (rate, principal, tool scope), the call bound in the tool's own form,
  * the dispatch (or, with `statusRef`, the status query of an unknown outcome), and the answer
  * projected for the call's provider profile. `notify` (an MCP `tools/call` that relays) takes the
- * call's downstream progress and log messages.
+ * call's downstream progress and log messages. A dispatch is traced when `deps.tracer` records
+ * (docs/traces.md); a status query is not.
  */
 export async function agentCall(deps: AgentCallDeps, consumer: string, auth: Authenticated, input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink): Promise<Outcome<string>> {
   const { caller, config } = auth;
+  const span = statusRef === null ? startToolSpan(deps.tracer, consumer) : undefined;
   const admitted = await deps.admission.admit(consumer, caller, config, deps.limits, input);
-  if (!admitted.ok) return admitted;
+  if (!admitted.ok) {
+    endToolSpan(span, admitted);
+    return admitted;
+  }
   const { plane } = deps;
   const principal = admitted.value.principal;
   const call = withToolForm(admitted.value.call, plane.engine.registry);
   const now = deps.now();
   const claims = admitted.value.claims;
-  const outcome = statusRef === null ? await plane.dispatch(principal, call, now, { claims, notify }) : await plane.status(principal, call, statusRef, now, claims);
+  const credentialId = caller.credentialId;
+  describeToolCall(span, call);
+  const outcome = statusRef === null ? await plane.dispatch(principal, call, now, { claims, notify, credentialId, span }) : await plane.status(principal, call, statusRef, now, claims, credentialId);
+  endToolSpan(span, outcome);
   return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value)) : outcome;
 }

@@ -1,11 +1,12 @@
 import { sha256Hex, type JsonObject } from "../../../core/json";
-import { decideApproval, type ApprovalDecisionRecord } from "../../../core/tool-result/approval-book";
+import { decideApproval, type ApprovalDecisionRecord, type ApprovalRecord } from "../../../core/tool-result/approval-book";
 import { beginDispatch, completeDispatch, type DispatchTicket, type HandlerOutcome } from "../../../core/tool-result/dispatcher";
 import { memoizeHash, requestDigest } from "../../../core/tool-result/digests";
 import { createEngine, type ToolResultEngine } from "../../../core/tool-result/engine";
 import { ToolResultUsageError } from "../../../core/tool-result/host-context";
 import { errorPackage } from "../../../core/tool-result/packages";
 import { isOwnUnknownWrite, queryStatus, recordEvidence, recoverInFlight, type DownstreamEvidence } from "../../../core/tool-result/query-status";
+import { idempotencyScope } from "../../../core/tool-result/dispatcher-state";
 import { storeKey } from "../../../core/tool-result/store";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
@@ -17,7 +18,10 @@ import type { McpNotifySink } from "../../tools/mcp-notify";
 import type { AuditChain, AuditRef } from "../audit/plane";
 import { DEFAULT_LIMITS, type Limits } from "../limits";
 import { approvalView, decodeCursor, encodeCursor } from "./approval-view";
+import { approvalStatus, callEvent, type EventSink } from "./events";
 import { SqlApprovalBook, SqlToolResultStore } from "./store";
+import type { Span } from "../../trace/span";
+import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../trace/tool-call";
 
 /** Seconds a concurrent duplicate is told to wait (`Retry-After`). */
 export const IN_PROGRESS_RETRY_SECONDS = 1;
@@ -49,6 +53,21 @@ export interface ToolCallPlaneDeps {
   readonly limits?: () => Limits;
   /** Runs a synchronous step as one SQLite transaction. */
   transaction<T>(step: () => T): T;
+  /** Takes the plane's events inside their transactions (contracts/events.ts); none when absent. */
+  readonly events?: EventSink;
+}
+
+/** What one dispatch carries besides the call. */
+export interface DispatchOptions {
+  /** Never execute (a prepared action opens its approval). */
+  readonly prepareOnly?: boolean;
+  readonly claims?: JsonObject;
+  /** This one call's downstream notifications (an MCP tools/call that relays). */
+  readonly notify?: McpNotifySink;
+  /** The agent credential making the call: stored with an approval it opens, named in its events. */
+  readonly credentialId?: string | null;
+  /** The call's trace span (../../trace): its approval and downstream spans become children. */
+  readonly span?: Span;
 }
 
 /** A host-context problem of the engine (a caller's metadata), as a value. */
@@ -84,7 +103,9 @@ export class ToolCallPlane {
 
   constructor(deps: ToolCallPlaneDeps) {
     this.#deps = deps;
-    this.book = new SqlApprovalBook(deps.sql, () => (deps.limits?.() ?? DEFAULT_LIMITS).pending_approvals_per_subject);
+    const opened = (record: ApprovalRecord, openedBy: string | null) =>
+      deps.events?.({ type: "approval.requested", data: approvalStatus(record, record.requested_at), credentialId: openedBy }, record.requested_at);
+    this.book = new SqlApprovalBook(deps.sql, () => (deps.limits?.() ?? DEFAULT_LIMITS).pending_approvals_per_subject, opened);
     this.engine = createEngine({ registry: deps.registry, store: new SqlToolResultStore(deps.sql), approvers: new Set(deps.approvers) });
   }
 
@@ -93,7 +114,10 @@ export class ToolCallPlane {
    * with its status_ref, never a second execution. Runs inside the caller's transaction.
    */
   recover(now: number): void {
-    for (const recovered of recoverInFlight(this.engine, now)) this.#deps.audit.append("tool_call.recovered", now, recovered.package.protected_audit);
+    for (const recovered of recoverInFlight(this.engine, now)) {
+      this.#deps.audit.append("tool_call.recovered", now, recovered.package.protected_audit);
+      this.#deps.events?.(callEvent("call.outcome_unknown", recovered.principal, recovered.call, recovered.package, now, null), now);
+    }
   }
 
   /**
@@ -101,19 +125,27 @@ export class ToolCallPlane {
    * run, its in-flight mark; the execution; step two. `prepareOnly` never executes (a prepared
    * action opens its approval); `notify` takes this one call's downstream notifications.
    */
-  async dispatch(principal: Principal, call: ToolCall, now: number, options: { prepareOnly?: boolean; claims?: JsonObject; notify?: McpNotifySink } = {}): Promise<Outcome<ToolCallOutcome>> {
+  async dispatch(principal: Principal, call: ToolCall, now: number, options: DispatchOptions = {}): Promise<Outcome<ToolCallOutcome>> {
     const hash = memoizeHash(sha256Hex);
     let audit: AuditRef | undefined;
+    const watch = options.span === undefined ? undefined : new ApprovalWatch(this.book, options.span);
     const begun = usage(() =>
       this.#deps.transaction(() => {
         const claims = options.claims === undefined ? {} : { claims: options.claims };
-        const result = beginDispatch(this.engine, { principal, call, book: this.book, prepareOnly: options.prepareOnly === true, now, hash, ...claims });
+        this.book.opener = options.credentialId ?? null;
+        let result: ReturnType<typeof beginDispatch>;
+        try {
+          result = beginDispatch(this.engine, { principal, call, book: watch?.book ?? this.book, prepareOnly: options.prepareOnly === true, now, hash, ...claims });
+        } finally {
+          this.book.opener = null;
+        }
         if (result.kind === "final" || result.kind === "needs_approval") audit = this.#deps.audit.append("tool_call", now, result.package.protected_audit);
         return result;
       }),
     );
     if (!begun.ok) return begun;
     const result = begun.value;
+    watch?.end(result, now);
     const recorded = (pkg: ResultPackage): Recorded => {
       if (audit === undefined) throw new Error("a final package was not audited");
       return { package: pkg, audit };
@@ -129,17 +161,18 @@ export class ToolCallPlane {
         return fail(problem("QUOTA_EXCEEDED", "The subject has as many pending approvals as its quota allows; nothing was opened or run.", result.retry_after_seconds));
       case "execute":
         if (options.prepareOnly === true) throw new Error("a prepared call reached its execution");
-        return ok(outcomeOf(await this.#execute(result.ticket, hash, options.notify), hash));
+        return ok(outcomeOf(await this.#execute(result.ticket, hash, options.notify, options.credentialId ?? null, options.span), hash));
     }
   }
 
-  async #execute(ticket: DispatchTicket, hash: HashFn, notify: McpNotifySink | undefined): Promise<Recorded> {
+  async #execute(ticket: DispatchTicket, hash: HashFn, notify: McpNotifySink | undefined, credentialId: string | null, span?: Span): Promise<Recorded> {
     const spec = this.engine.registry.get(ticket.tool);
     if (spec === undefined) throw new Error("ticket names an unregistered tool");
     const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent"): Recorded =>
       this.#deps.transaction(() => {
         const value = outcome();
         const done = value === "rate_limited" || value === "not_sent" ? this.#failBeforeEffect(ticket, value === "rate_limited" ? "RATE_LIMIT" : "TOOL_ERROR", hash) : completeDispatch(this.engine, ticket, value, { hash });
+        if (done.model_result.status === "unknown") this.#deps.events?.(callEvent("call.outcome_unknown", ticket.principal, ticket.call, done, ticket.now, credentialId), ticket.now);
         return { package: done, audit: this.#deps.audit.append("tool_call", ticket.now, done.protected_audit) };
       });
     const execution = spec.execution;
@@ -155,7 +188,9 @@ export class ToolCallPlane {
         }
       });
     }
+    const downstream = startDownstreamSpan(span, this.#deps.executor, spec);
     const ran = await this.#deps.executor.run(spec, ticket.principal, ticket.call, ticket.status_ref, notify);
+    endDownstreamSpan(downstream, ran);
     return complete(() => (ran.kind === "result" ? ran.result : ran.kind === "failed" ? "threw" : ran.kind));
   }
 
@@ -170,7 +205,7 @@ export class ToolCallPlane {
    * caller, the executor is asked first and its evidence recorded, so the engine can reconcile
    * it; the tool never runs again.
    */
-  async status(principal: Principal, call: ToolCall, statusRef: string, now: number, claims: JsonObject = {}): Promise<Outcome<ToolCallOutcome>> {
+  async status(principal: Principal, call: ToolCall, statusRef: string, now: number, claims: JsonObject = {}, credentialId: string | null = null): Promise<Outcome<ToolCallOutcome>> {
     const hash = memoizeHash(sha256Hex);
     const spec = this.engine.registry.get(call.name);
     const digest = spec === undefined ? "0".repeat(64) : requestDigest(principal, call, spec, hash);
@@ -181,7 +216,11 @@ export class ToolCallPlane {
     const pkg = usage(() =>
       this.#deps.transaction(() => {
         recordEvidence(this.engine, principal, call, statusRef, digest, evidence);
+        // Reconciled now: the write was uncertain before this query and its receipt settled it.
+        const key = call.idempotency_key === null ? null : storeKey(idempotencyScope(principal, call));
+        const uncertain = key !== null && this.engine.store.get("uncertain_outcomes", key) !== undefined;
         const done = queryStatus(this.engine, { principal, call, status_ref: statusRef, expected_request_sha256: digest, now, hash, claims });
+        if (uncertain && done.model_result.status === "succeeded") this.#deps.events?.(callEvent("call.reconciled", principal, call, done, now, credentialId), now);
         return { package: done, audit: this.#deps.audit.append("tool_call.status", now, done.protected_audit) };
       }),
     );
@@ -218,6 +257,8 @@ export class ToolCallPlane {
       const decided = decideApproval(record, spec, approverId, decision, submittedDigest, now);
       if (!decided.ok) return fail(problem(decided.error, DECISION_REFUSALS[decided.error]));
       this.book.decide(decided.value, submittedDigest);
+      const stored = this.book.get(approvalId);
+      if (stored !== undefined) this.#deps.events?.({ type: "approval.decided", data: approvalStatus(stored, now), credentialId: this.book.openedBy(approvalId) ?? null }, now);
       this.#deps.audit.append("approval.decision", now, {
         ...decided.value,
         approval_digest: submittedDigest,

@@ -50,6 +50,15 @@ export const TOOL_CALL_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX approvals_by_state_seq ON approvals (state, seq);
   CREATE INDEX approvals_by_subject ON approvals (subject_id, state, expires_at);`,
   },
+  {
+    // v10: the agent credential whose call opened an approval (its own approvals are the ones
+    // it may wait on and stream); NULL for approvals opened before, or by the App Facade.
+    version: 10,
+    sql: `
+  ALTER TABLE approvals ADD COLUMN opened_by TEXT;
+  CREATE INDEX approvals_by_opener ON approvals (opened_by, state, seq);
+  CREATE INDEX approvals_by_decision ON approvals (decided_at) WHERE decided_at IS NOT NULL;`,
+  },
 ];
 
 function stored(value: string, what: string): Json {
@@ -135,9 +144,13 @@ export interface PendingPage {
  * configuration applies at once).
  */
 export class SqlApprovalBook implements ApprovalBook {
+  /** The agent credential of the call being dispatched (set for one transaction), stored with what it opens. */
+  opener: string | null = null;
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly pendingQuota: () => number,
+    private readonly opened: (record: ApprovalRecord, openedBy: string | null) => void = () => {},
   ) {}
 
   byBinding(bindingKey: string): ApprovalRecord[] {
@@ -159,8 +172,8 @@ export class SqlApprovalBook implements ApprovalBook {
     const id = randomId();
     run(
       this.sql,
-      `INSERT INTO approvals (approval_id, binding_key, state, subject_id, tool, arguments, call, requested_at, expires_at, seq)
-       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals))`,
+      `INSERT INTO approvals (approval_id, binding_key, state, subject_id, tool, arguments, call, requested_at, expires_at, opened_by, seq)
+       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals))`,
       id,
       request.binding_key,
       request.subject_id,
@@ -169,13 +182,43 @@ export class SqlApprovalBook implements ApprovalBook {
       canonicalJson({ call: callJson(request.call), request_sha256: request.request_sha256 }),
       request.requested_at,
       request.expires_at,
+      this.opener,
     );
+    const record = this.get(id);
+    if (record === undefined) throw new Error("an approval just opened is missing");
+    this.opened(record, this.opener);
     return ok(id);
   }
 
   get(approvalId: string): ApprovalRecord | undefined {
     const row = one(this.sql, "SELECT * FROM approvals WHERE approval_id = ?", approvalId);
     return row === undefined ? undefined : recordOf(row);
+  }
+
+  /** The agent credential that opened an approval (`null`: none recorded, `undefined`: no such approval). */
+  openedBy(approvalId: string): string | null | undefined {
+    const row = one(this.sql, "SELECT opened_by FROM approvals WHERE approval_id = ?", approvalId);
+    return row === undefined ? undefined : textOrNull(row, "opened_by");
+  }
+
+  /** The pending, unexpired approvals a credential opened (`null`: all), oldest first, at most `limit`. */
+  pendingOf(openedBy: string | null, now: number, limit: number): ApprovalRecord[] {
+    const rows =
+      openedBy === null
+        ? all(this.sql, "SELECT * FROM approvals WHERE state = 'pending' AND expires_at > ? ORDER BY seq LIMIT ?", now, limit)
+        : all(this.sql, "SELECT * FROM approvals WHERE opened_by = ? AND state = 'pending' AND expires_at > ? ORDER BY seq LIMIT ?", openedBy, now, limit);
+    return rows.map(recordOf);
+  }
+
+  /** Decided (or withdrawn) approvals, newest decision first, after position `before` (a `decided_at`/`seq` pair), at most `limit`. */
+  decidedPage(before: { decidedAt: number; seq: number } | null, limit: number): { records: ApprovalRecord[]; next: { decidedAt: number; seq: number } | null } {
+    const rows =
+      before === null
+        ? all(this.sql, "SELECT * FROM approvals WHERE decided_at IS NOT NULL ORDER BY decided_at DESC, seq DESC LIMIT ?", limit + 1)
+        : all(this.sql, "SELECT * FROM approvals WHERE decided_at IS NOT NULL AND (decided_at < ? OR (decided_at = ? AND seq < ?)) ORDER BY decided_at DESC, seq DESC LIMIT ?", before.decidedAt, before.decidedAt, before.seq, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { records: page.map(recordOf), next: rows.length > limit && last !== undefined ? { decidedAt: int(last, "decided_at"), seq: int(last, "seq") } : null };
   }
 
   /**

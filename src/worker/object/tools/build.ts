@@ -124,7 +124,8 @@ export function buildTool(name: string, definition: ToolDefinition, targets: Tar
   const revisions = {
     input: revision("input", definition.input),
     output: revision("output", definition.output),
-    policy: revision("policy", { risk: definition.risk, authorize: definition.authorize, approval: approvalSource }),
+    // The approval window joins the policy revision only when set: definitions without it keep their revisions.
+    policy: revision("policy", { risk: definition.risk, authorize: definition.authorize, approval: approvalSource, ...(definition.approval_valid_seconds === undefined ? {} : { approval_valid_seconds: definition.approval_valid_seconds }) }),
     // What the effect is: an HTTP request's URL and method, or an MCP server's tool.
     effect: revision("effect", target.kind === "http" ? { risk: definition.risk, url: target.url, method: target.method } : { risk: definition.risk, url: target.url, tool: target.tool }),
     // The secret headers (or MCP auth) by the secret they name and their prefix (never a value).
@@ -164,6 +165,7 @@ export function buildTool(name: string, definition: ToolDefinition, targets: Tar
     authorize: (principal, args, ctx) => authorizeRule(principal, args, ctx) === true,
     ...(approval === "never" ? { needsApproval: () => false } : {}),
     ...(approvalRule === null ? {} : { needsApproval: (principal: Principal, args: JsonObject, ctx: ToolContext) => approvalRule(principal, args, ctx) !== false }),
+    ...(definition.approval_valid_seconds === undefined ? {} : { approvalValidSeconds: definition.approval_valid_seconds }),
     execution: { kind: "external" },
   });
   return ok({ spec, target, revisions });

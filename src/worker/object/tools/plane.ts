@@ -58,6 +58,7 @@ function definitionText(definition: ToolDefinition): string {
     authorize: definition.authorize,
     target: targetJson(definition.target),
     ...(definition.approval === undefined ? {} : { approval: definition.approval }),
+    ...(definition.approval_valid_seconds === undefined ? {} : { approval_valid_seconds: definition.approval_valid_seconds }),
   };
   return canonicalJson(json);
 }

@@ -1,0 +1,72 @@
+import * as z from "zod";
+import { httpSchemas, Sha256Hex } from "./registry";
+
+/**
+ * What the gate tells the people around it: the events webhooks deliver, the approval streams
+ * carry and the console shows. An event's `data` never holds a secret; `arguments` (the call's
+ * arguments) is present only where the receiver asked for them (a webhook endpoint with
+ * `include_arguments`, an approver's own console and stream).
+ * @module
+ */
+
+/** The event types, in the Standard Webhooks `type` form. */
+export const EVENT_TYPES = ["approval.requested", "approval.decided", "call.outcome_unknown", "call.reconciled"] as const;
+
+/** One event type. */
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** An approval's state as the people around it see it (an expired one is `pending` past `expires_at` in storage). */
+export const ApprovalState = z.enum(["pending", "approved", "denied", "expired", "withdrawn"]);
+
+/** An approval in an event, a wait's answer and the approval streams. */
+export const ApprovalEventData = z
+  .strictObject({
+    approval_id: z.string(),
+    state: ApprovalState,
+    tool: z.string(),
+    subject_id: z.string().describe("The subject that asked."),
+    operation_id: z.string(),
+    call_id: z.string(),
+    request_sha256: Sha256Hex,
+    requested_at: z.number().int(),
+    expires_at: z.number().int().describe("Unix seconds; a pending approval may be decided while now < expires_at."),
+    approver_id: z.string().nullable(),
+    decided_at: z.number().int().nullable(),
+    valid_until: z.number().int().nullable().describe("Unix seconds until which the approved call may be repeated (the tool's approval window)."),
+    arguments: z.record(z.string(), z.unknown()).optional().describe("Only where the receiver asked for arguments."),
+  })
+  .register(httpSchemas, { id: "ApprovalStatus" });
+
+/** A call whose outcome became unknown, or was reconciled. */
+export const CallEventData = z
+  .strictObject({
+    tool: z.string(),
+    subject_id: z.string(),
+    operation_id: z.string(),
+    call_id: z.string(),
+    request_sha256: Sha256Hex,
+    status_ref: z.string().describe("The host's reference to reconcile with (POST …/tool-calls/status)."),
+    status: z.enum(["unknown", "succeeded"]),
+    at: z.number().int(),
+    arguments: z.record(z.string(), z.unknown()).optional().describe("Only where the receiver asked for arguments."),
+  })
+  .register(httpSchemas, { id: "CallEvent" });
+
+/** An approval's data. */
+export type ApprovalEventData = z.infer<typeof ApprovalEventData>;
+/** A call's data. */
+export type CallEventData = z.infer<typeof CallEventData>;
+
+/**
+ * One event of a consumer. `credentialId` (never delivered) is the agent credential whose call
+ * caused it, when one did: an agent's own approval stream shows only its own.
+ */
+export type GateEvent =
+  | { readonly type: "approval.requested" | "approval.decided"; readonly data: ApprovalEventData; readonly credentialId: string | null }
+  | { readonly type: "call.outcome_unknown" | "call.reconciled"; readonly data: CallEventData; readonly credentialId: string | null };
+
+/** The data without the arguments (what a receiver that did not ask for them gets). */
+export function withoutArguments<T extends { arguments?: unknown }>(data: T): Omit<T, "arguments"> {
+  const { arguments: _dropped, ...rest } = data;
+  return rest;
+}
