@@ -1,5 +1,6 @@
 import type * as z from "zod";
 import type { CapabilityRequestBody } from "../contracts/capability";
+import type { ApprovalEventData } from "../contracts/events";
 import type { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../contracts/tool-call";
 import { call, type ClientResult, type GateOptions } from "./transport";
 import type { CapabilityDecision, CapabilityRequestInput, CapabilityRequestSnapshot, CompletionBatch, U64 } from "./types";
@@ -11,7 +12,13 @@ import type { CapabilityDecision, CapabilityRequestInput, CapabilityRequestSnaps
  */
 export type ToolCallAnswer = z.output<typeof ToolCallResponse>;
 
-/** An agent host's client: tool calls and their status, capability requests and completions. */
+/** An approval's status (`ApprovalStatus`): `pending`, `approved`, `denied`, `expired` or `withdrawn`. */
+export type ApprovalStatus = z.output<typeof ApprovalEventData>;
+
+/** Seconds one status request waits at most (the gate's bound). */
+const MAX_WAIT_SECONDS = 60;
+
+/** An agent host's client: tool calls and their status, approvals it waits on, capability requests and completions. */
 export class AgentClient {
   constructor(readonly options: GateOptions) {}
 
@@ -23,6 +30,37 @@ export class AgentClient {
   /** `POST …/tool-calls/status`: the status of an unknown outcome (the call again, plus its `status_ref`). */
   toolCallStatus(body: z.input<typeof ToolCallStatusRequest>): Promise<ClientResult<ToolCallAnswer>> {
     return call(this.options, "POST", "/tool-calls/status", body);
+  }
+
+  /**
+   * `GET …/approvals/{id}?wait=`: the status of an approval this credential's call opened; with
+   * `waitSeconds` (at most 60) a pending approval's answer waits for the decision.
+   */
+  approval(approvalId: string, waitSeconds = 0): Promise<ClientResult<ApprovalStatus>> {
+    const wait = Math.max(0, Math.min(MAX_WAIT_SECONDS, Math.floor(waitSeconds)));
+    return call(this.options, "GET", `/approvals/${encodeURIComponent(approvalId)}${wait === 0 ? "" : `?wait=${wait}`}`);
+  }
+
+  /**
+   * A tool call that may wait for a human: when the gate answers `APPROVAL_REQUIRED`, waits
+   * (long-polls, up to `maxWaitSeconds` in all, default 300) for the decision and, once
+   * approved, sends the same call again so it runs. Answers the last answer: the result, the
+   * refusal after a denial (`APPROVAL_INVALID`), or `APPROVAL_REQUIRED` when nobody decided in time.
+   */
+  async toolCallWithApproval(body: z.input<typeof ToolCallRequest>, maxWaitSeconds = 300): Promise<ClientResult<ToolCallAnswer>> {
+    const first = await this.toolCall(body);
+    const approvalId = first.ok ? first.value.approval_id : undefined;
+    if (!first.ok || approvalId === undefined || approvalId === null) return first;
+    let left = maxWaitSeconds;
+    while (left > 0) {
+      const wait = Math.min(MAX_WAIT_SECONDS, left);
+      const started = Date.now();
+      const status = await this.approval(approvalId, wait);
+      if (!status.ok) return status;
+      if (status.value.state !== "pending") return this.toolCall(body);
+      left -= Math.max(1, Math.round((Date.now() - started) / 1000));
+    }
+    return first;
   }
 
   /** `POST …/capability/requests`: the policy decision (a denial is a successful answer). */

@@ -4,7 +4,7 @@
  * 2^53 − 1).
  * @module
  */
-export { AgentClient, type ToolCallAnswer } from "./agent";
+export { AgentClient, type ApprovalStatus, type ToolCallAnswer } from "./agent";
 export { ApproverClient, type AuthorityCommand, type ToolApproval } from "./approver";
 export { connectProvider, ProviderPoller, PROVIDER_PROTOCOL, type EffectHandler, type ProviderConnection, type ProviderOptions } from "./provider";
 export { failure, inlineResult, jsonBytes, observationFor, type ProviderFailureKind } from "./observation";

@@ -4,6 +4,8 @@
  * per-tool window in which an approved call may be repeated.
  */
 import { beforeEach, describe, expect, it } from "vitest";
+import { AgentClient } from "../../src/client";
+import { exports } from "cloudflare:workers";
 import { ADMIN_TOKEN, context, credential, pinClock, send, wipe, type ToolCallAnswer } from "./gate-client";
 
 const T0 = 1_784_419_200;
@@ -155,6 +157,27 @@ describe("an approval's status and the wait for its decision", () => {
     expect(decided.body).toEqual({ approval_id: id, state: "approved", approver_id: "rev-1", decided_at: T0 + 1000, valid_until: T0 + 1300, bound_to_request: true });
     await pinClock(CONSUMER, T0 + 1299);
     expect((await call()).model_result.status).toBe("succeeded");
+  });
+});
+
+describe("the client waits for a human", () => {
+  it("toolCallWithApproval waits for the decision and sends the call again once approved; a denial ends it", async () => {
+    const actors = await setup();
+    const client = new AgentClient({ baseUrl: "http://gate", consumer: CONSUMER, token: actors.agent, fetch: (input, init) => exports.default.fetch(new Request(input, init)) });
+    const body = (callId: string) => ({ principal: { subject_id: "user-1", roles: [] }, proposal: { name: "create_note", arguments: ARGS }, context: context(callId, { key: `key-${callId}` }) });
+    const approveSoon = async (decision: "approve" | "deny") => {
+      for (;;) {
+        const list = (await (await send("GET", `${BASE}/approvals?state=pending`, actors.approver)).json()) as { approvals: Array<{ approval_id: string }> };
+        if (list.approvals.length > 0) return approve(actors.approver, list.approvals[0]!.approval_id, decision);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const [ran] = await Promise.all([client.toolCallWithApproval(body("call-client-1"), 30), approveSoon("approve")]);
+    expect(ran.ok && [ran.value.model_result.status, ran.value.model_result.execution.delivery]).toEqual(["succeeded", "fresh"]);
+    const [denied] = await Promise.all([client.toolCallWithApproval(body("call-client-2"), 30), approveSoon("deny")]);
+    expect(denied.ok && denied.value.model_result.error?.code).toBe("APPROVAL_INVALID");
+    const status = await client.approval("apr_" + "f".repeat(32));
+    expect(!status.ok && [status.problem.status, status.problem.code]).toEqual([404, "NOT_FOUND"]);
   });
 });
 
