@@ -1,0 +1,111 @@
+import * as z from "zod";
+import { EVENT_TYPES } from "./events";
+import { httpSchemas } from "./registry";
+
+/**
+ * Webhook endpoints of a consumer (docs/webhooks.md): where the gate sends its events
+ * (`contracts/events.ts`), signed per Standard Webhooks, and the log of every delivery.
+ * @module
+ */
+
+/** An endpoint's id (the path segment of `…/webhooks/{endpoint_id}`). */
+export const WebhookEndpointId = z.string().regex(/^ep_[0-9a-f]{32}$/);
+
+/** A delivery's id (the path segment of `…/webhooks/deliveries/{delivery_id}`). */
+export const WebhookDeliveryId = z.string().regex(/^dlv_[0-9a-f]{32}$/);
+
+/** Whether a URL names no user or password (one that does not parse is the `url` check's to refuse). */
+function withoutCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username === "" && parsed.password === "";
+  } catch {
+    return true;
+  }
+}
+
+/** `POST /v1/consumers/{consumer}/webhooks`. */
+export const WebhookEndpointRequest = z
+  .strictObject({
+    url: z
+      .url()
+      .max(2048)
+      .refine(withoutCredentials, { message: "a webhook URL carries no credentials" })
+      .meta({ description: "Where deliveries are POSTed: https (loopback http only under npm start), without credentials." }),
+    events: z
+      .array(z.enum(EVENT_TYPES))
+      .min(1)
+      .max(EVENT_TYPES.length)
+      .refine((types) => new Set(types).size === types.length, { message: "an event type is listed twice" })
+      .default([...EVENT_TYPES])
+      .meta({ description: "The event types delivered (default: all four)." }),
+    include_arguments: z.boolean().default(false).meta({ description: "Deliver the call's `arguments` in `data` (default: never)." }),
+    description: z.string().max(256).regex(/^[^\p{Cc}]*$/u).optional().meta({ description: "A note for people (no control characters)." }),
+  })
+  .register(httpSchemas, { id: "WebhookEndpointRequest" });
+
+const endpointFields = {
+  endpoint_id: z.string(),
+  url: z.string(),
+  events: z.array(z.enum(EVENT_TYPES)),
+  include_arguments: z.boolean(),
+  description: z.string().nullable(),
+  created_at: z.number().int(),
+};
+
+/** An endpoint as the admin sees it: never its secret. */
+export const WebhookEndpointView = z.strictObject(endpointFields).register(httpSchemas, { id: "WebhookEndpoint" });
+
+/** The answer of a creation: the endpoint and its signing secret, shown this once. */
+export const WebhookEndpointCreated = z
+  .strictObject({
+    ...endpointFields,
+    secret: z.string().meta({ description: "`whsec_` + base64 of 24 random bytes: the Standard Webhooks signing secret. Shown only here; stored sealed." }),
+  })
+  .register(httpSchemas, { id: "WebhookEndpointCreated" });
+
+/** `GET …/webhooks`: every endpoint of the consumer (at most 16), oldest first. */
+export const WebhookEndpointList = z.strictObject({ endpoints: z.array(WebhookEndpointView) }).register(httpSchemas, { id: "WebhookEndpointList" });
+
+/** How an attempt failed: a non-2xx answer, no answer in time, no answer at all, or no key to sign with. */
+export const WebhookAttemptError = z.enum(["http_status", "timeout", "network", "secret_unavailable"]);
+
+/** One attempt of a delivery, as logged (never the secret, the signature or the answer's body). */
+export const WebhookAttemptView = z.strictObject({
+  attempt: z.number().int().min(1),
+  at: z.number().int().describe("Unix seconds."),
+  status_code: z.number().int().nullable().describe("The receiver's HTTP status; null when it did not answer."),
+  duration_ms: z.number().int(),
+  error: WebhookAttemptError.nullable(),
+});
+
+/** One message to one endpoint, and its attempts. */
+export const WebhookDeliveryView = z
+  .strictObject({
+    delivery_id: z.string(),
+    endpoint_id: z.string(),
+    message_id: z.string().describe("The `webhook-id` header: fixed for the message's life, the same on every attempt and redelivery."),
+    event_type: z.enum(EVENT_TYPES),
+    state: z.enum(["pending", "delivered", "failed"]),
+    failure: z.enum(["attempts_exhausted", "backlog_full"]).nullable().describe("Why a `failed` delivery stopped."),
+    attempts: z.array(WebhookAttemptView),
+    next_attempt_at: z.number().int().nullable().describe("Unix seconds of the next attempt (pending only); a later message waits for an earlier one of the same endpoint."),
+    created_at: z.number().int(),
+    finished_at: z.number().int().nullable(),
+    redelivery_of: z.string().nullable().describe("The delivery this one repeats (`…/redeliver`)."),
+  })
+  .register(httpSchemas, { id: "WebhookDelivery" });
+
+/** `GET …/webhooks/deliveries`: newest first; `next_cursor` (pass back as `?cursor=`) is `null` on the last page. */
+export const WebhookDeliveryPage = z
+  .strictObject({ deliveries: z.array(WebhookDeliveryView), next_cursor: z.string().nullable() })
+  .register(httpSchemas, { id: "WebhookDeliveryPage" });
+
+/** Parsed endpoint request. */
+export type WebhookEndpointRequest = z.output<typeof WebhookEndpointRequest>;
+/** An endpoint view. */
+export type WebhookEndpointView = z.output<typeof WebhookEndpointView>;
+/** A delivery view. */
+export type WebhookDeliveryView = z.output<typeof WebhookDeliveryView>;
+/** An attempt's error class. */
+export type WebhookAttemptError = z.output<typeof WebhookAttemptError>;
