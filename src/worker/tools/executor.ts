@@ -11,6 +11,13 @@ import { downstreamSigner } from "./signature";
 /** What running an external tool came to; `not_sent`: nothing left the gate. */
 export type ExternalOutcome = HttpToolOutcome | { readonly kind: "not_sent" };
 
+/** Where a run of an external tool is sent (traces keep the method and the host only). */
+export interface ExternalTarget {
+  readonly kind: "http" | "mcp";
+  readonly method: string;
+  readonly url: string;
+}
+
 /** The host's side of tools whose execution kind is `external`. */
 export interface ExternalExecutor {
   /**
@@ -22,6 +29,8 @@ export interface ExternalExecutor {
   canQuery(spec: ToolSpec): boolean;
   /** Asks, for `principal` and the status query's `call`, what happened to a write (and fences its key if the downstream never saw it). */
   query(spec: ToolSpec, principal: Principal, call: ToolCall, idempotencyKey: string): Promise<DownstreamEvidence>;
+  /** Where `run` sends this tool's request, when it can be said (a trace's downstream span). */
+  target?(spec: ToolSpec): ExternalTarget | undefined;
 }
 
 /** The bindings {@link downstreamOf} reads. */
@@ -93,6 +102,11 @@ export function httpExecutor(downstream: DownstreamService | undefined, routeOf:
       const extra = await headers();
       return extra === undefined ? { kind: "unknown" } : queryHttpToolStatus(definition, downstream, principal, call, key, extra);
     },
+    target: (spec) => {
+      const definition = routeOf(spec)?.definition;
+      if (downstream === undefined || definition === undefined || !reachable(downstream, definition)) return undefined;
+      return { kind: "http", method: definition.method ?? "POST", url: definition.url.startsWith("/") ? downstream.baseUrl + definition.url : definition.url };
+    },
   };
 }
 
@@ -109,5 +123,9 @@ export function toolsExecutor(http: ExternalExecutor, mcpRouteOf: (spec: ToolSpe
     },
     canQuery: (spec) => mcpRouteOf(spec) === undefined && http.canQuery(spec),
     query: async (spec, principal, call, key) => (mcpRouteOf(spec) === undefined ? http.query(spec, principal, call, key) : { kind: "unknown" }),
+    target: (spec) => {
+      const route = mcpRouteOf(spec);
+      return route === undefined ? http.target?.(spec) : { kind: "mcp", method: "POST", url: route.target.url };
+    },
   };
 }

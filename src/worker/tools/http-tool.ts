@@ -57,7 +57,8 @@ function signedRequest(downstream: DownstreamService, identity: EncodedIdentity,
 
 /** What one downstream call came to, before the engine records it. */
 export type HttpToolOutcome =
-  | { readonly kind: "result"; readonly result: HandlerResult }
+  /** `status`: the downstream's HTTP status (a trace's `http.response.status_code`). */
+  | { readonly kind: "result"; readonly result: HandlerResult; readonly status?: number }
   | { readonly kind: "rate_limited" }
   | { readonly kind: "failed" };
 
@@ -141,7 +142,7 @@ export async function callHttpTool(
       return { kind: "failed" };
     }
     const parsed = DownstreamResult.safeParse(await readDownstreamJson(response, def.maxResponseBytes));
-    return parsed.success ? { kind: "result", result: toHandlerResult(def.spec, parsed.data) } : { kind: "failed" };
+    return parsed.success ? { kind: "result", result: toHandlerResult(def.spec, parsed.data), status: response.status } : { kind: "failed" };
   } catch {
     return { kind: "failed" };
   }
