@@ -1,0 +1,125 @@
+/**
+ * `toolgate admin approvals list|decide` (an approver credential in `TOOLGATE_APPROVER_TOKEN`).
+ * `decide` recomputes both digests of the pending view from the fields it shows
+ * (docs/approvals.md, "Recomputing the digest") and submits only when they match.
+ * @module
+ */
+import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../core/json";
+import { err, ok } from "../core/result";
+import type { AdminContext, AdminGroup } from "./admin";
+import { gateExit, intOf, jsonLine, objectOf, textOf, textOrNull, usageExit, type Step } from "./admin-http";
+import { clip, compact, fields, table, when } from "./admin-table";
+
+const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
+/** The widest name of a decision's lines (`arguments`), so the preview and the decision align. */
+const NAME_WIDTH = 9;
+
+/** The inputs of `approval_digest`, in the view (docs/approvals.md). */
+const APPROVAL_FIELDS = [
+  "provider",
+  "api_family",
+  "adapter_revision",
+  "operation_id",
+  "call_id",
+  "response_id",
+  "idempotency_key",
+  "request_sha256",
+  "input_schema_revision",
+  "output_schema_revision",
+  "effect_revision",
+  "approval_revision",
+  "approver_id",
+] as const;
+
+/** The inputs of `request_sha256`: they bind the arguments shown. */
+const REQUEST_FIELDS = ["tenant_id", "subject_id", "tool", "arguments", "input_schema_revision", "output_schema_revision", "effect_revision"] as const;
+
+function pick(view: JsonObject, keys: readonly string[]): Step<JsonObject> {
+  const picked: JsonObject = {};
+  for (const key of keys) {
+    const value = view[key];
+    if (value === undefined) return err(gateExit(`the pending view has no ${key}: refusing to decide`));
+    picked[key] = value;
+  }
+  return ok(picked);
+}
+
+/** Both digests recomputed from the view's own fields; an exit unless both equal the view's. */
+export function checkDigests(view: JsonObject): Step<string> {
+  const request = pick(view, REQUEST_FIELDS);
+  if (!request.ok) return request;
+  const approval = pick(view, APPROVAL_FIELDS);
+  if (!approval.ok) return approval;
+  if (sha256Hex(canonicalJson(request.value)) !== view.request_sha256) {
+    return err(gateExit("request_sha256 does not match the tenant, subject, tool and arguments shown: nothing was submitted"));
+  }
+  const digest = sha256Hex(canonicalJson(approval.value));
+  if (digest !== view.approval_digest) return err(gateExit("approval_digest does not match the fields shown: nothing was submitted"));
+  return ok(digest);
+}
+
+/** The lines that say what a decision binds: the call, its arguments, the digest. */
+function preview(view: JsonObject, digest: string): Array<readonly [string, string]> {
+  return [
+    ["approval", textOf(view, "approval_id")],
+    ["tool", textOf(view, "tool")],
+    ["subject", textOf(view, "subject_id")],
+    ["arguments", compact(view.arguments)],
+    ["call", `${textOf(view, "provider")} ${textOf(view, "call_id")} (operation ${textOf(view, "operation_id")}, key ${textOrNull(view, "idempotency_key") ?? "none"})`],
+    ["expires", when(intOf(view, "expires_at"))],
+    ["digest", `${digest} (recomputed from the fields shown)`],
+  ];
+}
+
+function pendingPages(ctx: AdminContext): Promise<Step<Json[]>> {
+  return ctx.client.pages(ctx.at("/approvals?state=pending"), "approvals", "approver");
+}
+
+/** The verbs of `toolgate admin approvals`. */
+export const approvalVerbs: AdminGroup = {
+  list: {
+    usage: "list",
+    role: "approver",
+    consumer: true,
+    positionals: 0,
+    async run(ctx) {
+      const items = await pendingPages(ctx);
+      if (!items.ok) return items;
+      if (ctx.json) return ok(jsonLine(items.value));
+      const rows = items.value.map((item) => {
+        const v = objectOf(item);
+        return [textOf(v, "approval_id"), textOf(v, "tool"), textOf(v, "subject_id"), when(intOf(v, "requested_at"), "-"), when(intOf(v, "expires_at")), clip(compact(v?.arguments))];
+      });
+      return ok(table(["ID", "TOOL", "SUBJECT", "REQUESTED", "EXPIRES", "ARGUMENTS"], rows));
+    },
+  },
+  decide: {
+    usage: "decide ID approve|deny",
+    role: "approver",
+    consumer: true,
+    positionals: 2,
+    async run(ctx) {
+      const [id = "", decision = ""] = ctx.args;
+      if (!APPROVAL_ID.test(id)) return err(usageExit(`not an approval id (apr_ and 32 hex digits): ${id}`));
+      if (decision !== "approve" && decision !== "deny") return err(usageExit(`the decision is approve or deny, not ${decision}`));
+      const items = await pendingPages(ctx);
+      if (!items.ok) return items;
+      const view = items.value.map(objectOf).find((v) => v?.approval_id === id);
+      if (view === undefined) return err(gateExit(`no pending approval ${id} (decided, expired, withdrawn or never opened)`));
+      const digest = checkDigests(view);
+      if (!digest.ok) return digest;
+      // What is decided is shown before it is sent; with --json on standard error, the gate's answer alone on standard output.
+      const shown = fields(preview(view, digest.value), NAME_WIDTH);
+      if (ctx.json) ctx.io.stderr(shown);
+      else ctx.io.stdout(shown);
+      const body = canonicalJson({ decision, approval_digest: digest.value });
+      const answer = await ctx.client.json(ctx.at(`/approvals/${id}`), { role: "approver", method: "POST", body });
+      if (!answer.ok) return answer;
+      if (ctx.json) return ok(`${answer.value.text}\n`);
+      const d = objectOf(answer.value.value);
+      const valid = intOf(d, "valid_until");
+      const line = `${textOf(d, "state")} by ${textOf(d, "approver_id")} at ${when(intOf(d, "decided_at"), "-")}${valid === null ? "" : `, valid until ${when(valid)}`}`;
+      return ok(fields([["decision", line]], NAME_WIDTH));
+    },
+  },
+};

@@ -1,0 +1,71 @@
+/**
+ * The admin's read routes: one consumer's configuration, the directory of consumers, and a
+ * consumer's credentials. None of them answers a secret, a credential's tag or its hash.
+ * @module
+ */
+import * as z from "zod";
+import { CREDENTIAL_KINDS } from "./access";
+import { PRINCIPAL_MODES } from "./credential";
+import { httpSchemas } from "./registry";
+
+/** `GET /v1/consumers/{consumer}`: the stored configuration, the limits with their defaults applied. */
+export const ConsumerDetails = z
+  .strictObject({
+    consumer: z.string(),
+    tools: z.array(z.string()),
+    approver_subjects: z.array(z.string()),
+    principal_tokens: z.record(z.string(), z.unknown()).nullable(),
+    limits: z.record(z.string(), z.number()),
+  })
+  .register(httpSchemas, { id: "ConsumerDetails" });
+
+/** One consumer of the directory: its name and when the directory first recorded it (Unix seconds). */
+export const ConsumerEntry = z.strictObject({ consumer: z.string(), created_at: z.number().int() }).register(httpSchemas, { id: "ConsumerEntry" });
+
+/** `GET /v1/consumers`: one page of consumer names in code-point order; `next_cursor` is null on the last page. */
+export const ConsumerList = z
+  .strictObject({ consumers: z.array(ConsumerEntry), next_cursor: z.string().nullable() })
+  .register(httpSchemas, { id: "ConsumerList" });
+
+/** Largest page of the consumer directory. */
+export const MAX_DIRECTORY_PAGE = 500;
+/** The directory's page size when `limit` is absent. */
+export const DEFAULT_DIRECTORY_PAGE = 100;
+
+/** Query of `GET /v1/consumers`. */
+export const ConsumerListQuery = z.strictObject({
+  cursor: z.string().min(1).max(256).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_DIRECTORY_PAGE).optional(),
+});
+
+/** A credential as listed: what it is bound to and its life, never its secret or tag. */
+export const CredentialSummary = z
+  .strictObject({
+    credential_id: z.string(),
+    kind: z.enum(CREDENTIAL_KINDS),
+    subject_id: z.string().nullable(),
+    principal: z.enum(PRINCIPAL_MODES).nullable(),
+    roles: z.array(z.string()),
+    tools: z.array(z.string()).nullable(),
+    created_at: z.number().int(),
+    expires_at: z.number().int().nullable(),
+    revoked_at: z.number().int().nullable(),
+  })
+  .register(httpSchemas, { id: "CredentialSummary" });
+
+/** `GET /v1/consumers/{consumer}/credentials`: one page in issue order; `next_cursor` is null on the last page. */
+export const CredentialList = z
+  .strictObject({ credentials: z.array(CredentialSummary), next_cursor: z.string().nullable() })
+  .register(httpSchemas, { id: "CredentialList" });
+
+/** Query of `GET /v1/consumers/{consumer}/credentials`. */
+export const CredentialListQuery = z.strictObject({ cursor: z.string().min(1).max(256).optional() });
+
+/** A parsed consumer configuration view. */
+export type ConsumerDetails = z.infer<typeof ConsumerDetails>;
+/** One page of the consumer directory. */
+export type ConsumerList = z.infer<typeof ConsumerList>;
+/** A listed credential. */
+export type CredentialSummary = z.infer<typeof CredentialSummary>;
+/** One page of credentials. */
+export type CredentialList = z.infer<typeof CredentialList>;

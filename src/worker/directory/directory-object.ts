@@ -1,0 +1,55 @@
+/**
+ * The directory of consumers: one SQLite Durable Object for the whole deployment
+ * (`idFromName("directory")`), the only place that knows every consumer's name, so the admin
+ * can list them. Each consumer object knows only itself.
+ * @module
+ */
+import { DurableObject } from "cloudflare:workers";
+import { canonicalJson } from "../../core/json";
+import { ConsumerName } from "../../contracts/consumer";
+import type { Env } from "../env";
+import { ObjectClock } from "../object/clock";
+import { decodeCursorText, encodeCursorText } from "../object/cursor-text";
+import { problem } from "../problem";
+import { fail, ok, type Outcome } from "../result";
+import { consumersAfter, hasConsumer, migrateDirectory, recordConsumer } from "./store";
+
+/** The name of the one directory object. */
+export const DIRECTORY_NAME = "directory";
+
+/** Longest cursor the directory answers: base64url of a name of at most 64 characters. */
+const MAX_CURSOR_CHARS = 128;
+
+/** The directory of consumer names (docs/storage.md, "The directory of consumers"). */
+export class DirectoryObject extends DurableObject<Env> {
+  readonly clock = new ObjectClock();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => ctx.storage.transactionSync(() => migrateDirectory(ctx.storage.sql)));
+  }
+
+  /** Records a consumer the admin configured (idempotent: the first time is kept). */
+  record(consumer: string): void {
+    if (!ConsumerName.safeParse(consumer).success) throw new Error("the directory records consumer names only");
+    const now = this.clock.now();
+    this.ctx.storage.transactionSync(() => recordConsumer(this.ctx.storage.sql, consumer, now));
+  }
+
+  /** One page of consumers after the cursor's name (`null`: from the first), `limit` at most. */
+  page(cursor: string | null, limit: number): Outcome<string> {
+    let after: string | null = null;
+    if (cursor !== null) {
+      const name = decodeCursorText(cursor, MAX_CURSOR_CHARS);
+      if (name === null || !ConsumerName.safeParse(name).success || !hasConsumer(this.ctx.storage.sql, name)) {
+        return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
+      }
+      after = name;
+    }
+    const rows = consumersAfter(this.ctx.storage.sql, after, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const next = rows.length > limit && last !== undefined ? encodeCursorText(last.consumer) : null;
+    return ok(canonicalJson({ consumers: page, next_cursor: next }));
+  }
+}

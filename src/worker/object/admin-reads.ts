@@ -1,0 +1,53 @@
+/**
+ * The admin's reads of one consumer: its configuration and a page of its credentials. Neither
+ * answers a secret: a credential is listed by what it is bound to, never by its hash or tag.
+ * @module
+ */
+import { canonicalJson } from "../../core/json";
+import { CredentialId } from "../../contracts/credential";
+import { problem } from "../problem";
+import { fail, ok, type Outcome } from "../result";
+import type { ConsumerRecord } from "./consumer/plane";
+import { CredentialTable } from "./credentials/store";
+import { decodeCursorText, encodeCursorText } from "./cursor-text";
+import type { Limits } from "./limits";
+
+/** `GET /v1/consumers/{consumer}`: the stored configuration with its limits' defaults applied (contracts `ConsumerDetails`). */
+export function consumerDetails(record: ConsumerRecord, limits: Limits): string {
+  return canonicalJson({
+    consumer: record.name,
+    tools: record.tools,
+    approver_subjects: record.approverSubjects,
+    principal_tokens: record.principalTokens,
+    limits: { ...limits },
+  });
+}
+
+/** Longest credential cursor: base64url of a credential id. */
+const MAX_CURSOR_CHARS = 64;
+
+/** `GET …/credentials`: one page in issue order after the cursor's credential (contracts `CredentialList`). */
+export function credentialPage(sql: SqlStorage, cursor: string | null, pageItems: number): Outcome<string> {
+  const table = new CredentialTable(sql);
+  let after: string | null = null;
+  if (cursor !== null) {
+    const id = decodeCursorText(cursor, MAX_CURSOR_CHARS);
+    if (id === null || !CredentialId.safeParse(id).success || table.get(id) === null) return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
+    after = id;
+  }
+  const rows = table.listed(after, pageItems + 1);
+  const page = rows.slice(0, pageItems);
+  const last = page[page.length - 1];
+  const credentials = page.map((c) => ({
+    credential_id: c.credentialId,
+    kind: c.kind,
+    subject_id: c.subjectId,
+    principal: c.principal,
+    roles: [...c.roles],
+    tools: c.tools === null ? null : [...c.tools],
+    created_at: c.createdAt,
+    expires_at: c.expiresAt,
+    revoked_at: c.revokedAt,
+  }));
+  return ok(canonicalJson({ credentials, next_cursor: rows.length > pageItems && last !== undefined ? encodeCursorText(last.credentialId) : null }));
+}
