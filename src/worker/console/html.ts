@@ -1,0 +1,67 @@
+/**
+ * HTML with every value escaped: the `html` tag escapes each interpolated value unless it is
+ * already {@link SafeHtml} (the output of another `html` template), so no stored text (a tool's
+ * description, an argument, a subject) can become markup.
+ * @module
+ */
+
+/** Markup built by {@link html}; only it makes one. */
+export class SafeHtml {
+  readonly #text: string;
+
+  private constructor(text: string) {
+    this.#text = text;
+  }
+
+  /** Internal: markup the `html` tag assembled from escaped parts. */
+  static trusted(text: string): SafeHtml {
+    return new SafeHtml(text);
+  }
+
+  toString(): string {
+    return this.#text;
+  }
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text escaped for an element's content or a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] as string);
+}
+
+function part(value: unknown): string {
+  if (value instanceof SafeHtml) return value.toString();
+  if (Array.isArray(value)) return value.map(part).join("");
+  if (value === null || value === undefined || value === false) return "";
+  if (typeof value === "string") return escapeHtml(value);
+  if (typeof value === "number" || typeof value === "boolean") return escapeHtml(String(value));
+  throw new Error("an HTML template value is not text, a number or markup");
+}
+
+/** A template whose values are escaped (arrays are joined; `null`, `undefined` and `false` render nothing). */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0] ?? "";
+  for (let i = 0; i < values.length; i++) out += part(values[i]) + (strings[i + 1] ?? "");
+  return SafeHtml.trusted(out);
+}
+
+/** Unix seconds as an ISO 8601 UTC instant without fractions (`2026-01-02T03:04:05Z`). */
+export function isoTime(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** A `<time>` element of Unix seconds. */
+export function timeElement(seconds: number): SafeHtml {
+  const iso = isoTime(seconds);
+  return html`<time datetime="${iso}">${iso.replace("T", " ").replace("Z", " UTC")}</time>`;
+}
+
+/** "14 min 05 s" (or "expired"): the time left until `until` at `now`, as the page shows it before its script runs. */
+export function timeLeft(until: number, now: number): string {
+  const left = until - now;
+  if (left <= 0) return "expired";
+  const minutes = Math.floor(left / 60);
+  const seconds = String(left % 60).padStart(2, "0");
+  return minutes > 0 ? `${minutes} min ${seconds} s` : `${left} s`;
+}
