@@ -2,7 +2,9 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { LedgerService } from "./test/support/ledger-service.ts";
 import { McpDownstream } from "./test/support/mcp-downstream.ts";
+import { OtlpReceiver } from "./test/support/otlp-receiver.ts";
 import { RefundsService } from "./test/support/refunds-service.ts";
+import { WebhookReceiver } from "./test/support/webhook-receiver.ts";
 
 /** The downstream of the HTTP tools in the worker tests (one per run, scripted by the tests). */
 const refunds = new RefundsService();
@@ -10,6 +12,10 @@ const refunds = new RefundsService();
 const ledger = new LedgerService();
 /** The MCP servers behind MCP targets (workerd's outbound fetch to https://mcp.test). */
 const mcp = new McpDownstream();
+/** The OTLP collector the gate exports traces to (workerd's outbound fetch to https://otlp.test); keeps exports only while armed. */
+const otlp = new OtlpReceiver();
+/** The receiver of webhook deliveries (workerd's outbound fetch to https://hooks.test), verifying each with standardwebhooks. */
+const hooks = new WebhookReceiver();
 
 export default defineConfig({
   test: {
@@ -33,8 +39,15 @@ export default defineConfig({
                 TOOLGATE_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456",
                 // A test key (seed 01 02 … 20), never a deployment's: signs audit checkpoints.
                 TOOLGATE_AUDIT_SIGNING_KEY: "PRIVATE+KEY+toolgate-test+f62e6223+AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g",
+                // Traces of every tool call go to the test collector (test/worker/traces.test.ts reads them).
+                TOOLGATE_OTLP_ENDPOINT: "https://otlp.test/v1/traces",
+                TOOLGATE_OTLP_HEADERS: "x-collector-key=otlp-test-key-5a7c%2C9",
               },
-              outboundService: (request: Request) => (new URL(request.url).hostname === "mcp.test" ? mcp.fetch(request) : ledger.fetch(request)),
+              outboundService: (request: Request) => {
+                const host = new URL(request.url).hostname;
+                if (host === "hooks.test") return hooks.fetch(request);
+                return host === "mcp.test" ? mcp.fetch(request) : host === "otlp.test" ? otlp.fetch(request) : ledger.fetch(request);
+              },
               serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
             },
           }),

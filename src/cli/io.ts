@@ -8,6 +8,20 @@ export interface CliIo {
    * Throws like `readFile` when the file cannot be opened; without it, commands read the file whole.
    */
   readChunks?(path: string): Iterable<Uint8Array>;
+  /** The process environment: `toolgate admin` reads its tokens here only, never from a flag. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** HTTP for `toolgate admin` (the platform's `fetch` by default). */
+  readonly fetch?: typeof fetch;
+  /** All of standard input (a secret's value piped in). */
+  readStdin?(): Uint8Array;
+  /** Creates (or truncates) a file, mode 0600, written piece by piece (an audit export). */
+  openOutput?(path: string): OutputFile;
+}
+
+/** A file being written. */
+export interface OutputFile {
+  write(bytes: Uint8Array): void;
+  close(): void;
 }
 
 /** A subcommand: returns the process exit status. */

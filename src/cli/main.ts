@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
-import type { CliIo, Command } from "./io";
+import type { CliIo, Command, OutputFile } from "./io";
 
 const USAGE = `usage: toolgate <command> [options]
 
@@ -11,6 +11,9 @@ commands:
                                       verify an audit export offline
   audit prove --export FILE --seq N [--size M]
                                       print the inclusion proof of one audit entry
+  admin <group> <verb> [options]      manage a running gate: consumers, tools, secrets,
+                                      credentials, approvals, audit, webhooks
+                                      (toolgate admin --help, docs/admin-cli.md)
 `;
 
 const commands: Record<string, () => Promise<Command>> = {
@@ -18,6 +21,7 @@ const commands: Record<string, () => Promise<Command>> = {
   capability: async () => (await import("./capability")).runCapability,
   envelope: async () => (await import("./envelope")).runEnvelope,
   audit: async () => (await import("./audit")).runAudit,
+  admin: async () => (await import("./admin")).runAdmin,
 };
 
 const CHUNK_BYTES = 1 << 20;
@@ -42,11 +46,26 @@ function writeAll(fd: number, text: string): void {
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
 }
 
+function outputFile(path: string): OutputFile {
+  const fd = openSync(path, "w", 0o600);
+  return {
+    write: (bytes) => {
+      let offset = 0;
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+    },
+    close: () => closeSync(fd),
+  };
+}
+
 export const nodeIo: CliIo = {
   stdout: (text) => writeAll(1, text),
   stderr: (text) => writeAll(2, text),
   readFile: (path) => new Uint8Array(readFileSync(path)),
   readChunks: (path) => chunksOf(openSync(path, "r")),
+  env: process.env,
+  fetch: (input, init) => fetch(input, init),
+  readStdin: () => new Uint8Array(readFileSync(0)),
+  openOutput: outputFile,
 };
 
 /** Runs the toolgate command line and returns its exit status. */

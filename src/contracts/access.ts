@@ -25,6 +25,10 @@ export const ACCESS = {
   revokeCredential: ["admin"],
   ping: ["admin"],
   facadeTargets: ["admin"],
+  // The admin's reads: a consumer's configuration, the directory of consumers, a consumer's credentials.
+  getConsumer: ["admin"],
+  listConsumers: ["admin"],
+  listCredentials: ["admin"],
   // Tools as data and consumer secrets (the tool list in a model's format: agents too).
   defineTool: ["admin"],
   getTool: ["admin"],
@@ -39,6 +43,13 @@ export const ACCESS = {
   getMcpServer: ["admin"],
   importMcpServer: ["admin"],
   deleteMcpServer: ["admin"],
+  // Webhook endpoints of the consumer's events, the delivery log and a manual redelivery.
+  createWebhook: ["admin"],
+  listWebhooks: ["admin"],
+  getWebhook: ["admin"],
+  deleteWebhook: ["admin"],
+  listWebhookDeliveries: ["admin"],
+  redeliverWebhook: ["admin"],
   // Tool-call plane.
   toolCall: ["agent"],
   toolCallStatus: ["agent"],
@@ -46,6 +57,12 @@ export const ACCESS = {
   mcp: ["agent"],
   listApprovals: ["approver"],
   decideApproval: ["approver"],
+  // Approver console: a session exchanged for an approver credential; the audit part of its page.
+  consoleSignIn: ["approver"],
+  consoleAudit: ["approver"],
+  // An approval's status (waiting for its decision) and the approval stream: an agent sees what its credential opened.
+  getApproval: ["agent", "approver"],
+  approvalEvents: ["agent", "approver"],
   // Audit plane.
   auditPage: ["auditor"],
   auditVerify: ["auditor"],

@@ -67,6 +67,12 @@ export const PROBLEM_STATUS = {
   MCP_SERVER_UNREACHABLE: 422,
   // Verifiable audit log: the deployment sets no TOOLGATE_AUDIT_SIGNING_KEY (checkpoint routes only).
   AUDIT_SIGNING_NOT_CONFIGURED: 404,
+  // Webhooks: the deployment sets no TOOLGATE_SECRETS_KEY (endpoint secrets are sealed with it);
+  // a redelivery of a delivery that is still pending.
+  WEBHOOKS_NOT_CONFIGURED: 404,
+  WEBHOOK_DELIVERY_PENDING: 409,
+  // Approver console: a state-changing request without the session's CSRF token or from another origin.
+  CSRF_REFUSED: 403,
 } as const satisfies Record<string, 400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 422 | 426 | 429 | 431 | 500 | 503>;
 
 /** A stable HTTP error code of the gate. */
@@ -120,6 +126,9 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   MCP_SERVER_EXISTS: "An MCP server of this name is registered",
   MCP_SERVER_UNREACHABLE: "The MCP server could not be imported",
   AUDIT_SIGNING_NOT_CONFIGURED: "Audit checkpoint signing is not configured",
+  WEBHOOKS_NOT_CONFIGURED: "Webhooks are not configured",
+  WEBHOOK_DELIVERY_PENDING: "The webhook delivery is still pending",
+  CSRF_REFUSED: "Cross-site request refused",
 };
 
 

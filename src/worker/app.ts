@@ -6,21 +6,26 @@ import { openApiDocument, type OperationDoc } from "./openapi";
 import { problem, problemResponse } from "./problem";
 import { mcpBearer, mcpChallenge, oauthOperations, oauthRoutes } from "./oauth/routes";
 import { adminOperations, adminRoutes } from "./routes/admin";
+import { adminReadOperations, adminReadRoutes } from "./routes/admin-reads";
 import { approvalOperations, approvalRoutes } from "./routes/approvals";
 import { auditOperations, auditRoutes } from "./routes/audit";
 import { capabilityOperations, capabilityRoutes } from "./routes/capability";
+import { consoleRoutes } from "./routes/console";
 import { mcpOperations, mcpRoutes } from "./routes/mcp";
 import { runtimeOperations, runtimeRoutes } from "./routes/runtime";
 import { toolCallOperations, toolCallRoutes } from "./routes/tool-calls";
 import { toolOperations, toolRoutes } from "./routes/tools";
 import { mcpServerOperations, mcpServerRoutes } from "./routes/mcp-servers";
+import { webhookOperations, webhookRoutes } from "./routes/webhooks";
 
 const operations: readonly OperationDoc[] = [
   { method: "get", path: "/healthz", summary: "Liveness.", operation: "none", response: { status: 200, description: "`{\"ok\":true}`" }, problems: [] },
   { method: "get", path: "/v1/openapi.json", summary: "This document.", operation: "none", response: { status: 200, description: "OpenAPI 3.1." }, problems: [] },
   ...adminOperations,
+  ...adminReadOperations,
   ...toolOperations,
   ...mcpServerOperations,
+  ...webhookOperations,
   ...toolCallOperations,
   ...mcpOperations,
   ...oauthOperations,
@@ -44,14 +49,18 @@ app.get("/v1/openapi.json", () => {
 app.use("/v1/consumers/:consumer/mcp", mcpChallenge(), mcpBearer());
 app.route("/", oauthRoutes);
 app.route("/", adminRoutes);
+app.route("/", adminReadRoutes);
 app.route("/", toolRoutes);
 app.route("/", mcpServerRoutes);
+app.route("/", webhookRoutes);
 app.route("/", toolCallRoutes);
 app.route("/", mcpRoutes);
 app.route("/", approvalRoutes);
 app.route("/", auditRoutes);
 app.route("/", runtimeRoutes);
 app.route("/", capabilityRoutes);
+// The approver console (docs/console.md): HTML pages with a cookie session, not part of the OpenAPI document.
+app.route("/", consoleRoutes);
 
 app.notFound(() => problemResponse(problem("NOT_FOUND", "No such route.")));
 app.onError((error) => {

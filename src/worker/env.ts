@@ -1,9 +1,16 @@
 import type { ConsumerObject } from "./object/consumer-object";
+import type { DirectoryObject } from "./directory/directory-object";
 
 /** Bindings of the toolgate Worker. */
 export interface Env {
   /** One Durable Object per consumer, addressed by `idFromName(consumer)`. */
   CONSUMER: DurableObjectNamespace<ConsumerObject>;
+  /**
+   * The directory of consumer names (one object, `idFromName("directory")`), written when the
+   * admin configures a consumer; `GET /v1/consumers` lists it. Unbound (an embedding Worker
+   * that declares only CONSUMER): consumers are not recorded and that route answers 404.
+   */
+  DIRECTORY?: DurableObjectNamespace<DirectoryObject>;
   /** The admin credential (a Worker secret; `.dev.vars` locally). */
   TOOLGATE_ADMIN_TOKEN?: string;
   /**
@@ -52,4 +59,12 @@ export interface Env {
    * OAuth endpoints answer `404 OAUTH_NOT_CONFIGURED` and bearer credentials work as before.
    */
   OAUTH_KV?: KVNamespace;
+  /**
+   * The OTLP/HTTP traces URL of a collector (for example `https://otel.example/v1/traces`;
+   * docs/traces.md): each agent tool call's spans are exported there as JSON. `https` only,
+   * loopback `http` too where TOOLGATE_ALLOW_LOOPBACK_TARGETS is `"1"`. Unset: tracing is off.
+   */
+  TOOLGATE_OTLP_ENDPOINT?: string;
+  /** Headers of every export (a Worker secret, `name=value,name2=value2`, e.g. a collector's API key); never logged. */
+  TOOLGATE_OTLP_HEADERS?: string;
 }

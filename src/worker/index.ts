@@ -5,5 +5,6 @@
 import { app } from "./app";
 
 export { ConsumerObject } from "./object/consumer-object";
+export { DirectoryObject } from "./directory/directory-object";
 
 export default app;

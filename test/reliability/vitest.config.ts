@@ -8,11 +8,14 @@ import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
 import { McpDownstream } from "../support/mcp-downstream.ts";
 import { RefundsService } from "../support/refunds-service.ts";
+import { WebhookReceiver } from "../support/webhook-receiver.ts";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const refunds = new RefundsService();
 /** Real MCP SDK servers behind MCP targets (workerd's outbound fetch to https://mcp.test). */
 const mcp = new McpDownstream();
+/** A receiver of webhook deliveries (https://hooks.test) that verifies each with standardwebhooks. */
+const hooks = new WebhookReceiver();
 
 export default defineConfig({
   root: ROOT,
@@ -33,7 +36,10 @@ export default defineConfig({
                 TOOLGATE_R5_PER_SURFACE: process.env.TOOLGATE_R5_PER_SURFACE ?? "5000",
               },
               serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
-              outboundService: (request: Request) => (new URL(request.url).hostname === "mcp.test" ? mcp.fetch(request) : new Response("no such host", { status: 502 })),
+              outboundService: (request: Request) => {
+                const host = new URL(request.url).hostname;
+                return host === "mcp.test" ? mcp.fetch(request) : host === "hooks.test" ? hooks.fetch(request) : new Response("no such host", { status: 502 });
+              },
             },
           }),
         ],

@@ -1,14 +1,15 @@
 /**
  * The object's one alarm, shared by the planes that need a wake-up: the capability engine's
- * next deadline and the audit log's periodic checkpoint. Each plane asks for its own deadline;
- * the object keeps the earliest. When the alarm runs every plane's handler runs (each is
- * idempotent and asks again for what it still needs), so an alarm set earlier than a plane
- * needed, or after a restart that forgot the others' deadlines, only costs one idle run.
+ * next deadline, the audit log's periodic checkpoint and the next webhook delivery. Each plane
+ * asks for its own deadline; the object keeps the earliest. When the alarm runs every plane's
+ * handler runs (each is idempotent and asks again for what it still needs), so an alarm set
+ * earlier than a plane needed, or after a restart that forgot the others' deadlines, only costs
+ * one idle run.
  * @module
  */
 
 /** A plane that sets the object's alarm. */
-export type AlarmSlot = "capability" | "audit";
+export type AlarmSlot = "capability" | "audit" | "webhooks";
 
 /** The deadlines (wall-clock milliseconds) of each plane, and the alarm set for the earliest. */
 export class AlarmSlots {

@@ -1,13 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
-import { canonicalJson } from "../../core/json";
 import type { Operation } from "../../contracts/access";
-import { ApprovalDecisionRequest } from "../../contracts/approval";
-import type { ConsumerConfig } from "../../contracts/consumer";
-import type { CreateCredentialRequest } from "../../contracts/credential";
 import { ToolCallRequest, ToolCallStatusRequest } from "../../contracts/tool-call";
 import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { Env } from "../env";
-import { problem } from "../problem";
+import { problem, UNAUTHENTICATED } from "../problem";
 import { fail, ok, type Outcome } from "../result";
 import { AuditHost, AUDIT_CALL_OPERATION, type AuditCall } from "./audit/rpc";
 import { AlarmSlots } from "./alarms";
@@ -16,8 +12,7 @@ import { capabilityCall, type CapabilityCall, type CapabilityCaller } from "./ca
 import { detachProvider, isCapabilitySocket, onCapabilityClose, onCapabilityMessage, providerSockets } from "./capability/socket";
 import { ObjectClock } from "./clock";
 import { ConsumerPlane, limitsOf, type ConsumerRecord } from "./consumer/plane";
-import { bindingOf, CredentialPlane } from "./credentials/plane";
-import { tokenKeys } from "../credential-format";
+import { CredentialPlane } from "./credentials/plane";
 import { AgentAdmission } from "./identity/admission";
 import type { Limits } from "./limits";
 import { migrate } from "./migrations";
@@ -31,9 +26,17 @@ import { isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime/soc
 import { admitMessage, closeCredentialSockets, sessionPolicy } from "./sessions";
 import { McpPlane, type McpNotifySink, type McpReply, type McpRequest } from "./mcp/plane";
 import { ToolCallPlane } from "./tool-calls/plane";
+import { ConsolePlane, type ConsoleCall, type ConsoleReply, type ConsoleSignedIn } from "./console/plane";
+import { credentialShape, tokenKeys } from "../credential-format";
 import { agentCall } from "./tool-calls/agent-call";
+import { tracerFor } from "../trace/config";
+import { approvalEvents, approvalsCall, type ApprovalsCall, type ApprovalsDeps } from "./tool-calls/approvals-call";
+import { EventBus } from "./events/bus";
 import type { ToolCallInput } from "./tool-calls/bind";
 import { oauthGrant, type OAuthGrant, type OAuthGrantRequest } from "./credentials/oauth-grant";
+import { WebhookPlane } from "./webhooks/plane";
+import { webhooksCall, type WebhooksCall } from "./webhooks/calls";
+import { adminCall, type AdminCall } from "./consumer/admin-call";
 
 /**
  * One object per consumer (`idFromName(consumer)`): owns that consumer's configuration,
@@ -43,6 +46,8 @@ import { oauthGrant, type OAuthGrant, type OAuthGrantRequest } from "./credentia
  */
 export class ConsumerObject extends DurableObject<Env> {
   readonly clock = new ObjectClock();
+  /** The consumer's events (events/bus.ts): webhooks store them in their transaction, streams hear them once committed. */
+  readonly events = new EventBus();
   /** The consumer's capability engine (tests pin its clock through `runInDurableObject`). */
   readonly capability: CapabilityHost;
   readonly #alarms = new AlarmSlots(this.ctx.storage);
@@ -53,9 +58,18 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly #consumer: ConsumerPlane;
   readonly #gate: Gatekeeper;
   readonly #tools: ToolsHost;
+  /** Webhook endpoints and their outbox (webhooks/): a durable listener of {@link events}, delivered from the alarm. */
+  readonly #webhooks: WebhookPlane;
   readonly #admission = new AgentAdmission({ now: () => this.clock.now(), rateMs: () => this.clock.rateMs(), fetch: (url, init) => fetch(url, init) });
   readonly #mcp = new McpPlane({ sql: this.ctx.storage.sql, now: () => this.clock.now(), transaction: (step) => this.#transaction(step), toolCalls: (config) => this.#planeFor(config), audit: () => this.#audit });
+  /** The approver console's sessions and calls (console/plane.ts). */
+  readonly #console = new ConsolePlane({
+    sql: this.ctx.storage.sql, env: this.env, audit: this.#audit, now: () => this.clock.now(), transaction: (step) => this.#transaction(step), isLive: (id) => this.#credentials.isLive(id),
+    consumer: () => this.#consumer.current(), toolCalls: (config) => this.#planeFor(config), limits: () => this.#limits(), events: () => this.events,
+  });
   #toolCalls: ToolCallPlane | undefined;
+  /** Traces of agent tool calls (../trace, docs/traces.md): exported when TOOLGATE_OTLP_ENDPOINT is set, a no-op otherwise. */
+  readonly #tracer = tracerFor(this.env, (promise) => this.ctx.waitUntil(promise));
   #runtime: RuntimeTransport | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -65,16 +79,18 @@ export class ConsumerObject extends DurableObject<Env> {
     this.#consumer = new ConsumerPlane(sql, this.#audit);
     this.#gate = new Gatekeeper(this.#consumer, this.#credentials);
     this.#tools = new ToolsHost({ sql, audit: this.#audit, env, consumer: () => this.#consumer.current()?.name ?? "", codeTools: () => this.codeTools(), now: () => this.clock.now(), transaction: (step) => this.#transaction(step) });
+    this.#webhooks = new WebhookPlane({
+      sql, vault: this.#tools.vault, audit: this.#audit, targets: { allowLoopback: env.TOOLGATE_ALLOW_LOOPBACK_TARGETS === "1" }, now: () => this.clock.now(), wallMs: () => Date.now(),
+      fetch: (request) => fetch(request), transaction: (step) => this.#transaction(step), setAlarm: (ms) => this.#alarms.set("webhooks", ms),
+    });
+    this.events.durable((event, now) => this.#webhooks.enqueue(event, now));
     this.capability = new CapabilityHost({
-      sql,
-      audit: this.#audit,
-      transaction: (step) => this.#transaction(step),
-      nowSeconds: () => this.clock.now(),
-      sockets: (provider) => providerSockets(ctx, provider, (id) => this.#credentials.isLive(id)),
-      setAlarm: (ms) => this.#alarms.set("capability", ms),
+      sql, audit: this.#audit, transaction: (step) => this.#transaction(step), nowSeconds: () => this.clock.now(),
+      sockets: (provider) => providerSockets(ctx, provider, (id) => this.#credentials.isLive(id)), setAlarm: (ms) => this.#alarms.set("capability", ms),
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.#transaction(() => migrate(sql));
+      this.#webhooks.rearm();
       this.#auditHost.backfill();
       this.#transaction(() => {
         const config = this.#consumer.load();
@@ -85,8 +101,11 @@ export class ConsumerObject extends DurableObject<Env> {
 
   #transaction<T>(step: () => T): T {
     try {
-      return this.ctx.storage.transactionSync(step);
+      const done = this.ctx.storage.transactionSync(step);
+      this.events.committed();
+      return done;
     } catch (error) {
+      this.events.rolledBack();
       this.#audit.reset();
       this.#tools.data.reset();
       throw error;
@@ -106,21 +125,15 @@ export class ConsumerObject extends DurableObject<Env> {
   #planeFor(config: ConsumerRecord): ToolCallPlane {
     this.#toolCalls ??= new ToolCallPlane({
       sql: this.ctx.storage.sql, audit: this.#audit, registry: this.#tools.registry(config.tools), approvers: config.approverSubjects,
-      executor: this.#tools.executor(), limits: () => this.#limits(), transaction: (step) => this.#transaction(step),
+      executor: this.#tools.executor(), limits: () => this.#limits(), transaction: (step) => this.#transaction(step), events: (event, now) => this.events.emit(event, now),
     });
     return this.#toolCalls;
   }
 
   #runtimeOf(config: ConsumerRecord): RuntimeTransport {
     this.#runtime ??= new RuntimeTransport({
-      ctx: this.ctx,
-      sql: this.ctx.storage.sql,
-      audit: this.#audit,
-      bucket: this.env.CHECKPOINTS,
-      consumer: config.name,
-      now: () => this.clock.now(),
-      transaction: (step) => this.#transaction(step),
-      toolCalls: () => this.#planeFor(this.#consumer.current() ?? config),
+      ctx: this.ctx, sql: this.ctx.storage.sql, audit: this.#audit, bucket: this.env.CHECKPOINTS, consumer: config.name, now: () => this.clock.now(),
+      transaction: (step) => this.#transaction(step), toolCalls: () => this.#planeFor(this.#consumer.current() ?? config),
     });
     return this.#runtime;
   }
@@ -130,36 +143,18 @@ export class ConsumerObject extends DurableObject<Env> {
     return "pong";
   }
 
-  /** Admin: creates or updates the consumer (its tool registry is rebuilt on the next call). */
-  configure(consumer: string, config: ConsumerConfig): Outcome<string> {
-    const unknown = this.#tools.unknownNames(config.tools);
-    if (unknown.length > 0) return fail(problem("UNKNOWN_TOOL_NAMES", `No tool is defined under ${unknown.map((n) => JSON.stringify(n)).join(", ")}.`));
-    const saved = this.#transaction(() => this.#consumer.configure(consumer, config, this.clock.now()));
-    this.#toolCalls = undefined;
-    return ok(saved);
-  }
-
-  /** Admin: mints a credential; the secret is answered once. */
-  createCredential(consumer: string, request: CreateCredentialRequest): Outcome<string> {
-    const auth = this.#gate.admin(consumer, "createCredential");
-    if (!auth.ok) return auth;
-    const now = this.clock.now();
-    return this.#transaction(() => this.#credentials.issue(consumer, bindingOf(request), now, this.#audit));
-  }
-
-  /** Admin: revokes a credential at once. */
-  revokeCredential(consumer: string, credentialId: string): Outcome<null> {
-    const auth = this.#gate.admin(consumer, "revokeCredential");
-    if (!auth.ok) return auth;
-    const now = this.clock.now();
-    const revoked = this.#transaction(() => {
-      const done = this.#credentials.revoke(credentialId, now);
-      if (done) this.#audit.append("credential.revoked", now, { credential_id: credentialId });
-      return done;
-    });
-    // Every live session of the credential ends now (1008); a provider's binding detaches first.
-    if (revoked) closeCredentialSockets(this.ctx, credentialId, (ws) => isCapabilitySocket(this.ctx, ws) && detachProvider(this.capability, ws));
-    return revoked ? ok(null) : fail(problem("NOT_FOUND", "No such credential."));
+  /** Admin: the consumer's configuration, its credentials and the App Facade's targets (consumer/admin-call.ts). */
+  admin(consumer: string, call: AdminCall): Outcome<string | null> {
+    return adminCall(
+      {
+        sql: this.ctx.storage.sql, gate: this.#gate, consumer: this.#consumer, credentials: this.#credentials, audit: this.#audit, limits: this.#limits(), now: this.clock.now(),
+        transaction: (step) => this.#transaction(step), unknownNames: (names) => this.#tools.unknownNames(names), configured: () => (this.#toolCalls = undefined), runtimeOf: (config) => this.#runtimeOf(config),
+        // Every live session of the credential ends now (1008); a provider's binding detaches first.
+        revoked: (id) => closeCredentialSockets(this.ctx, id, (ws) => isCapabilitySocket(this.ctx, ws) && detachProvider(this.capability, ws)),
+      },
+      consumer,
+      call,
+    );
   }
 
   /** Agent: dispatches one tool call (`request`: the Worker-validated body as canonical JSON). */
@@ -177,7 +172,7 @@ export class ConsumerObject extends DurableObject<Env> {
   async #agentCall(consumer: string, who: string | Authenticated, operation: Operation, input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink): Promise<Outcome<string>> {
     const auth = typeof who === "string" ? this.#gate.authenticate(consumer, who, operation) : ok(who);
     if (!auth.ok) return auth;
-    const deps = { admission: this.#admission, limits: this.#limits(), plane: this.#planeFor(auth.value.config), now: () => this.clock.now() };
+    const deps = { admission: this.#admission, limits: this.#limits(), plane: this.#planeFor(auth.value.config), now: () => this.clock.now(), tracer: this.#tracer };
     return agentCall(deps, consumer, auth.value, input, statusRef, notify);
   }
 
@@ -193,22 +188,29 @@ export class ConsumerObject extends DurableObject<Env> {
     return auth.ok ? this.#transaction(() => oauthGrant({ sql: this.ctx.storage.sql, credentials: this.#credentials, audit: this.#audit }, consumer, auth.value, request, this.clock.now())) : auth;
   }
 
-  /** Approver: one page of pending approvals (`cursor`: a `next_cursor` answered before), each with the digest computed for this approver. */
-  listApprovals(consumer: string, token: string, cursor: string | null = null): Outcome<string> {
-    const who = this.#gate.approver(consumer, token, "listApprovals");
-    if (!who.ok) return who;
-    const request = { tenantId: consumer, approverId: who.value.approverId, cursor, pageItems: this.#limits().page_items };
-    const page = this.#planeFor(who.value.config).listApprovals(request, this.clock.now());
-    return page.ok ? ok(canonicalJson(page.value)) : page;
+  /** Approvals (tool-calls/approvals-call.ts): an approver's list and decision; an approval's status, waiting for its decision. */
+  async approvalsCall(consumer: string, token: string, call: ApprovalsCall): Promise<Outcome<string>> {
+    return approvalsCall(this.#approvalDeps(), consumer, token, call);
   }
 
-  /** Approver: one decision, bound to the digest the approver saw. */
-  decideApproval(consumer: string, token: string, approvalId: string, request: ApprovalDecisionRequest): Outcome<string> {
-    const who = this.#gate.approver(consumer, token, "decideApproval");
-    if (!who.ok) return who;
-    const body = ApprovalDecisionRequest.parse(request);
-    const decided = this.#planeFor(who.value.config).decide(approvalId, who.value.approverId, body.decision, body.approval_digest, this.clock.now());
-    return decided.ok ? ok(canonicalJson(decided.value)) : decided;
+  /** The SSE stream of approvals (an agent's own, or all for an approver). */
+  approvalEvents(consumer: string, token: string): Outcome<ReadableStream<Uint8Array>> {
+    return approvalEvents(this.#approvalDeps(), consumer, token);
+  }
+
+  readonly #approvalDeps = (): ApprovalsDeps => ({ gate: this.#gate, bus: this.events, limits: this.#limits(), plane: (config) => this.#planeFor(config), now: () => this.clock.now() });
+
+  /** Approver console: an approver credential exchanged for a session (`sessionId`: the Worker's; only its hash is stored). */
+  consoleSignIn(consumer: string, token: string, sessionId: string): Outcome<ConsoleSignedIn> {
+    const who = this.#gate.approver(consumer, token, "consoleSignIn");
+    const credential = credentialShape(token);
+    return who.ok && credential !== null ? ok(this.#console.signIn(who.value.approverId, credential.credentialId, sessionId)) : who.ok ? fail(UNAUTHENTICATED) : who;
+  }
+
+  /** Approver console: one call of a signed-in session (its page, an approval, a decision, the live stream, sign-out). */
+  consoleCall(consumer: string, sessionId: string, call: ConsoleCall): Outcome<ConsoleReply> {
+    const config = this.#consumer.current();
+    return config !== undefined && config.name === consumer ? this.#console.call(config, sessionId, call) : fail(UNAUTHENTICATED);
   }
 
   /** Auditor: one bounded step of the chain's verification walk (`cursor`: where the last step stopped). */
@@ -231,15 +233,6 @@ export class ConsumerObject extends DurableObject<Env> {
     return this.#runtimeOf(auth.value.config).envelope(body, origin, sessionPolicy(this.#limits(), this.#credentials));
   }
 
-  /** Admin: reads (`targets` null) or replaces the App Facade target map. */
-  facadeTargets(consumer: string, targets: Record<string, string> | null): Outcome<string> {
-    const config = this.#gate.admin(consumer, "facadeTargets");
-    if (!config.ok) return config;
-    const unknown = targets === null ? [] : this.#tools.unknownNames(Object.values(targets));
-    if (unknown.length > 0) return fail(problem("UNKNOWN_TOOL_NAMES", `No tool is defined under ${unknown.map((n) => JSON.stringify(n)).join(", ")}.`));
-    return ok(this.#runtimeOf(config.value).facadeTargets(targets));
-  }
-
   /** Capability plane: one call; `token` null means the Worker already checked the admin secret. */
   async capabilityCall(consumer: string, token: string | null, call: CapabilityCall): Promise<Outcome<string>> {
     if (token === null) {
@@ -260,6 +253,12 @@ export class ConsumerObject extends DurableObject<Env> {
     if (!who.ok) return who;
     const deps = { host: this.#tools, audit: this.#audit, enabled: who.value.config.tools, now: this.clock.now(), transaction: <T>(step: () => T) => this.#transaction(step), invalidate: () => (this.#toolCalls = undefined) };
     return toolsCall(deps, who.value.caller === null, call);
+  }
+
+  /** Admin: webhook endpoints, the delivery log, a redelivery (webhooks/calls.ts); the Worker checked the admin secret. */
+  async webhooksCall(consumer: string, call: WebhooksCall): Promise<Outcome<string | null>> {
+    const config = this.#gate.admin(consumer, call.kind);
+    return config.ok ? webhooksCall(this.#webhooks, call, this.#limits().page_items) : config;
   }
 
   /**
@@ -296,5 +295,6 @@ export class ConsumerObject extends DurableObject<Env> {
     this.#alarms.fired(Date.now());
     this.capability.alarm();
     await this.#auditHost.alarm(this.#consumer.current()?.name);
+    await this.#webhooks.deliver();
   }
 }

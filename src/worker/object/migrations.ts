@@ -1,5 +1,6 @@
 import { AUDIT_MIGRATIONS } from "./audit/store";
 import { CAPABILITY_MIGRATIONS } from "./capability/store";
+import { CONSOLE_MIGRATIONS } from "./console/store";
 import { CONSUMER_MIGRATIONS } from "./consumer/store";
 import { CREDENTIAL_MIGRATIONS } from "./credentials/store";
 import { MCP_MIGRATIONS } from "./mcp/store";
@@ -9,6 +10,7 @@ import { SECRET_MIGRATIONS } from "./secrets/store";
 import { int, one } from "./sql";
 import { TOOL_CALL_MIGRATIONS } from "./tool-calls/store";
 import { TOOL_MIGRATIONS } from "./tools/store";
+import { WEBHOOK_MIGRATIONS } from "./webhooks/store";
 
 /**
  * One plane's part of one schema version: the DDL of its own tables. Each plane's `store.ts`
@@ -25,7 +27,8 @@ export interface Migration {
  * v4: credential bindings, consumer issuer and limits, approval order, mailboxes, outbox bounds;
  * v5: data-defined tools and consumer secrets; v6: MCP sessions and tasks; v7: registered MCP
  * servers; v8: a server's relay setting and a session's client capabilities; v9: the audit
- * log's Merkle tree and signed checkpoints).
+ * log's Merkle tree and signed checkpoints; v11: webhook endpoints, messages, deliveries and attempts;
+ * v12: the approver console's sessions).
  * docs/storage.md documents every table. Stored formats are an API: change them only through
  * a new version, never by editing an old one.
  */
@@ -40,6 +43,8 @@ const PLANES: readonly (readonly Migration[])[] = [
   SECRET_MIGRATIONS,
   MCP_MIGRATIONS,
   MCP_SERVER_MIGRATIONS,
+  WEBHOOK_MIGRATIONS,
+  CONSOLE_MIGRATIONS,
 ];
 
 /** The schema version this code writes. */

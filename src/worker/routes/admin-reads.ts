@@ -41,12 +41,12 @@ adminReadRoutes.get("/v1/consumers", async (c) => {
   return respond(await directory.page(query.data.cursor ?? null, query.data.limit ?? DEFAULT_DIRECTORY_PAGE));
 });
 
-adminReadRoutes.get("/v1/consumers/:consumer", consumerGate("getConsumer", admin), async (c) => respond(await c.var.stub.consumerView(c.var.consumer)));
+adminReadRoutes.get("/v1/consumers/:consumer", consumerGate("getConsumer", admin), async (c) => respond(await c.var.stub.admin(c.var.consumer, { kind: "getConsumer" })));
 
 adminReadRoutes.get("/v1/consumers/:consumer/credentials", consumerGate("listCredentials", admin), async (c) => {
   const query = CredentialListQuery.safeParse(c.req.query());
   if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-  return respond(await c.var.stub.listCredentials(c.var.consumer, query.data.cursor ?? null));
+  return respond(await c.var.stub.admin(c.var.consumer, { kind: "listCredentials", cursor: query.data.cursor ?? null }));
 });
 
 const cursor = { description: "The `next_cursor` of the previous page (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 256 } };

@@ -3,6 +3,7 @@ import { ConsumerConfig, ConsumerView } from "../../contracts/consumer";
 import { CreateCredentialRequest, CreatedCredential, CredentialId } from "../../contracts/credential";
 import type { OperationDoc } from "../openapi";
 import { problem, problemResponse } from "../problem";
+import { recordInDirectory } from "./admin-reads";
 import { consumerGate, jsonBody, type GateEnv } from "./middleware";
 import { respond } from "./respond";
 
@@ -11,18 +12,21 @@ export const adminRoutes = new Hono<GateEnv>();
 
 const admin = { secretOnly: true } as const;
 
-adminRoutes.put("/v1/consumers/:consumer", consumerGate("configure", admin), jsonBody(ConsumerConfig), async (c) =>
-  respond(await c.var.stub.configure(c.var.consumer, c.var.body)),
-);
+adminRoutes.put("/v1/consumers/:consumer", consumerGate("configure", admin), jsonBody(ConsumerConfig), async (c) => {
+  const configured = await c.var.stub.admin(c.var.consumer, { kind: "configure", config: c.var.body });
+  // Listed only once the consumer's object accepted the configuration.
+  if (configured.ok) await recordInDirectory(c.env, c.var.consumer);
+  return respond(configured);
+});
 
 adminRoutes.post("/v1/consumers/:consumer/credentials", consumerGate("createCredential", admin), jsonBody(CreateCredentialRequest), async (c) =>
-  respond(await c.var.stub.createCredential(c.var.consumer, c.var.body), 201),
+  respond(await c.var.stub.admin(c.var.consumer, { kind: "createCredential", request: c.var.body }), 201),
 );
 
 adminRoutes.delete("/v1/consumers/:consumer/credentials/:credential_id", consumerGate("revokeCredential", admin), async (c) => {
   const id = c.req.param("credential_id");
   if (!CredentialId.safeParse(id).success) return problemResponse(problem("NOT_FOUND", "No such credential."));
-  return respond(await c.var.stub.revokeCredential(c.var.consumer, id));
+  return respond(await c.var.stub.admin(c.var.consumer, { kind: "revokeCredential", credentialId: id }));
 });
 
 adminRoutes.get("/v1/consumers/:consumer/ping", consumerGate("ping", admin), async (c) => c.json({ pong: await c.var.stub.ping() }));

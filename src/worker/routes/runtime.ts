@@ -30,11 +30,11 @@ runtimeRoutes.get("/v1/consumers/:consumer/runtime/connect", consumerGate("runti
 const admin = { secretOnly: true } as const;
 
 runtimeRoutes.get("/v1/consumers/:consumer/runtime/facade-targets", consumerGate("facadeTargets", admin), async (c) =>
-  respond(await c.var.stub.facadeTargets(c.var.consumer, null)),
+  respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: null })),
 );
 
 runtimeRoutes.put("/v1/consumers/:consumer/runtime/facade-targets", consumerGate("facadeTargets", admin), jsonBody(FacadeTargetsRequest), async (c) =>
-  respond(await c.var.stub.facadeTargets(c.var.consumer, c.var.body.targets)),
+  respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: c.var.body.targets })),
 );
 
 const refusals = ["INVALID_JSON", "UNKNOWN_FIELD", "UNSUPPORTED_VERSION", "MISSING_IDENTIFIER", "INVALID_BINDING", "UNSUPPORTED_FAMILY"] as const;

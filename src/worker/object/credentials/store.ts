@@ -2,7 +2,7 @@ import type { CredentialKind } from "../../../contracts/access";
 import type { PrincipalMode } from "../../../contracts/credential";
 import { canonicalJson } from "../../../core/json";
 import type { Migration } from "../migrations";
-import { intOrNull, one, run, storedStrings, textOrNull } from "../sql";
+import { all, int, intOrNull, one, run, storedStrings, text, textOrNull } from "../sql";
 
 /** The credentials plane's table (schema v1) and its bindings (v4: principal mode, roles, tool scope, expiry). */
 export const CREDENTIAL_MIGRATIONS: readonly Migration[] = [
@@ -110,4 +110,39 @@ export class CredentialTable {
     const row = one(this.sql, "SELECT revoked_at, expires_at FROM credentials WHERE credential_id = ?", credentialId);
     return row !== undefined && row.revoked_at === null && (row.expires_at === null || (row.expires_at as number) > now);
   }
+
+  /**
+   * Up to `limit` credentials issued after `afterId` (`null`: from the first), in issue order
+   * (`rowid`: rows are never deleted). Never the secret's hash.
+   */
+  listed(afterId: string | null, limit: number): ListedCredential[] {
+    const columns = "credential_id, kind, subject_id, principal, roles, tools, created_at, expires_at, revoked_at";
+    const rows =
+      afterId === null
+        ? all(this.sql, `SELECT ${columns} FROM credentials ORDER BY rowid LIMIT ?`, limit)
+        : all(this.sql, `SELECT ${columns} FROM credentials WHERE rowid > (SELECT rowid FROM credentials WHERE credential_id = ?) ORDER BY rowid LIMIT ?`, afterId, limit);
+    return rows.map((row) => {
+      const kind = text(row, "kind") as CredentialKind;
+      const subjectId = textOrNull(row, "subject_id");
+      const tools = textOrNull(row, "tools");
+      return {
+        credentialId: text(row, "credential_id"),
+        kind,
+        subjectId,
+        principal: modeOf(kind, subjectId, textOrNull(row, "principal")),
+        roles: storedStrings(text(row, "roles"), "credential roles"),
+        tools: tools === null ? null : storedStrings(tools, "credential tools"),
+        expiresAt: intOrNull(row, "expires_at"),
+        createdAt: int(row, "created_at"),
+        revokedAt: intOrNull(row, "revoked_at"),
+      };
+    });
+  }
+}
+
+/** A credential as the admin lists it: its binding and its life, no secret. */
+export interface ListedCredential extends CredentialBinding {
+  credentialId: string;
+  createdAt: number;
+  revokedAt: number | null;
 }

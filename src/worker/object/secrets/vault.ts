@@ -69,7 +69,15 @@ export class SecretVault {
   /** Opens a stored secret; `undefined` if it is missing or does not open (another key). */
   async open(name: string): Promise<string | undefined> {
     const sealed = this.#table.get(name);
-    if (sealed === undefined || !this.enabled) return undefined;
+    return sealed === undefined ? undefined : this.unseal(name, sealed);
+  }
+
+  /**
+   * Opens a value sealed under `name` that another plane stores itself (a webhook endpoint's
+   * signing secret, under a name no consumer secret can have); `undefined` if it does not open.
+   */
+  async unseal(name: string, sealed: SealedSecret): Promise<string | undefined> {
+    if (!this.enabled) return undefined;
     try {
       const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: sealed.iv, additionalData: this.#aad(name) }, await this.#cryptoKey(), sealed.ciphertext);
       return new TextDecoder().decode(plain);
