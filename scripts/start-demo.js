@@ -80,6 +80,10 @@ export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, cal
 toolgate is running at ${base} (state in .toolgate/state; admin token and keys in .dev.vars).
 The demo service, the target of the tools defined as data, is running at ${demoBase}.
 
+Approver console: ${base}/console
+  sign in with consumer "demo" and the approver credential ${approver}
+  (approvals appear there live; docs/console.md)
+
 == Tools as data, on the consumer "demo" (docs/tools.md) ==
 lookup_customer (a read) and create_invoice (a write: the CEL rule args.amount > 100 asks a human)
 call the demo service; "demo" also has the gate's catalog. Paste these lines into a shell:
@@ -106,9 +110,18 @@ curl -s "$TG/approvals?state=pending" ${as("APPROVER")}
 PENDING=$(curl -s "$TG/approvals?state=pending" ${as("APPROVER")})
 ${pick("ID", bigCall, "approval_id")}
 ${pick("DIGEST", bigCall, "approval_digest")}
+# agent: wait for the decision instead of re-sending the call (long-poll, up to 60 s; run it in a
+# second shell before the approval below to see it return the moment the approver decides)
+curl -s "$TG/approvals/$ID?wait=60" ${as("AGENT")}
 curl -s $TG/approvals/$ID ${as("APPROVER")} ${JSON_TYPE} -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$DIGEST\\"}"
 # agent: the same call again, within 60 s of the approval, now runs, once; repeat it to see local_replay
 curl -s $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${big}'
+# admin CLI (docs/admin-cli.md): the same gate from the command line, tables or --json
+export TOOLGATE_URL=${base} TOOLGATE_CONSUMER=demo TOOLGATE_ADMIN_TOKEN=$ADMIN TOOLGATE_APPROVER_TOKEN=$APPROVER TOOLGATE_AUDITOR_TOKEN=$AUDITOR
+npx toolgate admin tools list
+npx toolgate admin approvals list
+# admin: a webhook endpoint for approval and outcome events (docs/webhooks.md); its secret is answered once
+npx toolgate admin webhooks create --url http://127.0.0.1:9999/hooks
 # auditor: read the audit chain (follow next_cursor with ?cursor=…) and verify it
 curl -s "$TG/audit?limit=50" ${as("AUDITOR")}
 curl -s $TG/audit/verify ${as("AUDITOR")}

@@ -237,6 +237,11 @@ async function main() {
   dev.child.once("exit", (code) => process.exit(code ?? 1));
   await waitHealthy(base);
   console.log(await setUpDemo({ base, admin, demoBase: service.base, token, devVarsPath: DEV_VARS, call }));
+  console.log(
+    vars.TOOLGATE_OTLP_ENDPOINT === undefined
+      ? "traces: off; add TOOLGATE_OTLP_ENDPOINT=http://127.0.0.1:4318/v1/traces to .dev.vars to export each tool call's spans (docs/traces.md)"
+      : `traces: each tool call's spans go to ${vars.TOOLGATE_OTLP_ENDPOINT} (docs/traces.md)`,
+  );
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

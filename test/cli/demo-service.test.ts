@@ -212,11 +212,18 @@ describe("the demo's tools as data", () => {
       "export AGENT=credential-1",
       "export APPROVER=credential-2",
       "export AUDITOR=credential-3",
+      "export TOOLGATE_URL=http://127.0.0.1:1 TOOLGATE_CONSUMER=demo TOOLGATE_ADMIN_TOKEN=$ADMIN TOOLGATE_APPROVER_TOKEN=$APPROVER TOOLGATE_AUDITOR_TOKEN=$AUDITOR",
       "export REF=http://127.0.0.1:1/v1/consumers/tenant-a",
       "export REF_AGENT=credential-4",
       "export REF_APPROVER=credential-5",
       "export REF_AUDITOR=credential-6",
       "export MCP_AGENT=credential-7",
+    ]);
+    // The approver console's sign-in line names the consumer and the approver credential.
+    expect(text.split("\n").slice(4, 7)).toEqual([
+      "Approver console: http://127.0.0.1:1/console",
+      '  sign in with consumer "demo" and the approver credential credential-2',
+      "  (approvals appear there live; docs/console.md)",
     ]);
   });
 });
