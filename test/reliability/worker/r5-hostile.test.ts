@@ -139,6 +139,22 @@ const SURFACES: Surface[] = [
       { name: "srv_r5_gone", url: "https://mcp.test/missing/mcp" },
     ],
   },
+  {
+    name: "console decisions (session, CSRF)",
+    path: (t) => `/console/approvals/${t.pendingApproval}`,
+    token: (t) => t.approver,
+    headers: (t) => ({ cookie: t.consoleCookie, origin: "http://gate", "x-csrf-token": t.consoleCsrf }),
+    base: () => [{ decision: "approve", approval_digest: "0".repeat(64) }, { decision: "deny", approval_digest: "f".repeat(64) }],
+  },
+  {
+    name: "webhook endpoints (admin body)",
+    path: (t) => `/v1/consumers/${t.name}/webhooks`,
+    token: () => ADMIN,
+    base: () => [
+      { url: "https://hooks.test/r5" },
+      { url: "https://hooks.test/r5/all", events: ["approval.requested", "approval.decided", "call.outcome_unknown", "call.reconciled"], include_arguments: true, description: "R5 receiver" },
+    ],
+  },
 ];
 
 const ISSUER = "https://login.example.test/";
@@ -155,6 +171,9 @@ interface HostileTenant extends Tenant {
   issuer: Record<string, unknown>;
   /** An MCP session of the subject-bound agent `capabilityAgent`. */
   mcpSession: string;
+  /** An approver console session: its cookie and CSRF token. */
+  consoleCookie: string;
+  consoleCsrf: string;
 }
 
 async function hostileTenant(name: string): Promise<HostileTenant> {
@@ -201,7 +220,15 @@ async function hostileTenant(name: string): Promise<HostileTenant> {
   await init.text();
   const mcpSession = init.headers.get("mcp-session-id");
   if (init.status !== 200 || mcpSession === null) throw new Error(`mcp setup failed: ${init.status}`);
-  return { ...t, capabilityAgent: agent.json.secret, pendingApproval: asked.json.approval_id, tokenAgent, jwts, issuer, mcpSession };
+  const signIn = await fetchGate(
+    new Request("http://gate/console/session", { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://gate" }, body: new URLSearchParams({ consumer: name, credential: t.approver }).toString() }),
+  );
+  await signIn.text();
+  const consoleCookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  const page = await (await fetchGate(new Request("http://gate/console/approvals", { headers: { cookie: consoleCookie } }))).text();
+  const consoleCsrf = /<meta name="csrf-token" content="([^"]+)">/.exec(page)?.[1];
+  if (signIn.status !== 303 || consoleCsrf === undefined) throw new Error(`console setup failed: ${signIn.status}`);
+  return { ...t, capabilityAgent: agent.json.secret, pendingApproval: asked.json.approval_id, tokenAgent, jwts, issuer, mcpSession, consoleCookie, consoleCsrf };
 }
 
 const ROUTES_FOR_AUTH = (t: Tenant): Array<[string, string]> => [

@@ -28,7 +28,7 @@ const PROVIDER = "provider-1";
 
 type Kind = "agent" | "approver" | "auditor" | "provider" | "runtime";
 const KINDS: readonly Kind[] = ["agent", "approver", "auditor", "provider", "runtime"];
-type IdKind = "approval" | "status_ref" | "credential" | "provider" | "request" | "instance" | "tool" | "secret" | "mcp_server" | "mcp_session";
+type IdKind = "approval" | "status_ref" | "credential" | "provider" | "request" | "instance" | "tool" | "secret" | "mcp_server" | "mcp_session" | "webhook" | "delivery";
 
 function hex(n: number): string {
   let out = "";
@@ -72,6 +72,9 @@ interface World extends Tenant {
   mcpAgent: string;
   mcpSession: string;
   mcpServer: string;
+  /** A webhook endpoint of this consumer (its URL holds the canary) and one of its deliveries. */
+  webhook: string;
+  delivery: string;
   /** Every string that is this consumer's and no one else's. */
   strings: string[];
 }
@@ -130,6 +133,11 @@ async function world(letter: string): Promise<World> {
     object.capability.pinnedMillis = T0;
   });
   const calls = `/v1/consumers/${name}/tool-calls`;
+  // A webhook endpoint first, so the approvals below queue deliveries to it.
+  const hook = await send("POST", `/v1/consumers/${name}/webhooks`, ADMIN, { url: `https://hooks.test/${canary}-hook`, include_arguments: true });
+  must(hook, 201, "webhook");
+  const webhook = hook.json?.endpoint_id as string;
+  const webhookSecret = hook.json?.secret as string;
   // A read with a canary argument.
   must(await send("POST", calls, t.agent, callBody({ callId: `read-${letter}`, tool: "get_order", args: { order_ref: `${canary}-read` }, key: null })), 200, "read");
   // A pending approval and a decided, executed one.
@@ -183,11 +191,14 @@ async function world(letter: string): Promise<World> {
   if (init.status !== 200 || mcpSession === "") throw new Error(`mcp session: ${init.status}`);
   const mcpServer = `srv_${letter}_${hex(8)}`;
   must(await send("POST", `/v1/consumers/${name}/mcp-servers`, ADMIN, { name: mcpServer, url: "https://mcp.test/json/mcp", prefix: `${letter}_` }), 200, "mcp server");
+  const deliveries = await send("GET", `/v1/consumers/${name}/webhooks/deliveries`, ADMIN);
+  const delivery = (deliveries.json?.deliveries as Array<{ delivery_id: string }> | undefined)?.[0]?.delivery_id;
+  if (typeof delivery !== "string") throw new Error(`webhook delivery: ${deliveries.text}`);
   const auditor = await send("GET", `/v1/consumers/${name}/audit/verify`, t.auditor);
   const head = String(auditor.json?.head ?? auditor.json?.head_digest ?? "");
-  const strings = [name, canary, actor, ownProvider, toolName, secretName, mcpAgent.json.secret, mcpAgent.json.credential_id, mcpSession, mcpServer, t.agent, t.approver, t.auditor, t.provider, t.runtime, any.json.secret, t.agentId, t.approverId, any.json.credential_id, pendingApproval, decidedApproval, statusRef];
+  const strings = [name, canary, actor, ownProvider, toolName, secretName, mcpAgent.json.secret, mcpAgent.json.credential_id, mcpSession, mcpServer, t.agent, t.approver, t.auditor, t.provider, t.runtime, any.json.secret, t.agentId, t.approverId, any.json.credential_id, pendingApproval, decidedApproval, statusRef, webhook, webhookSecret, delivery];
   if (head.length >= 16) strings.push(head);
-  return { ...t, letter, canary, actor, ownProvider, instance, anyProvider: any.json.secret, pendingApproval, decidedApproval, statusRef, submitBody, toolName, secretName, mcpAgent: mcpAgent.json.secret, mcpSession, mcpServer, strings };
+  return { ...t, letter, canary, actor, ownProvider, instance, anyProvider: any.json.secret, pendingApproval, decidedApproval, statusRef, submitBody, toolName, secretName, mcpAgent: mcpAgent.json.secret, mcpSession, mcpServer, webhook, delivery, strings };
 }
 
 /** One route of the OpenAPI document as the check drives it. */
@@ -236,6 +247,9 @@ const ROUTES: Route[] = [
     id: { kind: "status_ref", own: (w) => w.statusRef },
   },
   { method: "GET", path: "/v1/consumers/{consumer}/approvals", auth: "approver", url: (c) => `${C(c)}/approvals`, query: "?state=pending" },
+  // The approval stream replays the pending approvals first: the owner's own, nobody else's.
+  { method: "GET", path: "/v1/consumers/{consumer}/approvals/events", auth: "approver", url: (c) => `${C(c)}/approvals/events` },
+  { method: "GET", path: "/v1/consumers/{consumer}/approvals/{approval_id}", auth: "approver", url: (c, id) => `${C(c)}/approvals/${id}`, id: { kind: "approval", own: (w) => w.pendingApproval } },
   {
     method: "POST",
     path: "/v1/consumers/{consumer}/approvals/{approval_id}",
@@ -333,6 +347,22 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/v1/consumers/{consumer}/mcp-servers/{name}", auth: "admin", url: (c, id) => `${C(c)}/mcp-servers/${id}`, id: { kind: "mcp_server", own: (w) => w.mcpServer } },
   { method: "POST", path: "/v1/consumers/{consumer}/mcp-servers/{name}/import", auth: "admin", url: (c, id) => `${C(c)}/mcp-servers/${id}/import`, id: { kind: "mcp_server", own: (w) => w.mcpServer } },
   { method: "DELETE", path: "/v1/consumers/{consumer}/mcp-servers/{name}", auth: "admin", url: (c, id) => `${C(c)}/mcp-servers/${id}`, id: { kind: "mcp_server", own: () => `srv_gone_${hex(8)}` } },
+  // Webhook endpoints, their delivery log and a redelivery (admin).
+  { method: "POST", path: "/v1/consumers/{consumer}/webhooks", auth: "admin", url: (c) => `${C(c)}/webhooks`, body: (w) => ({ url: `https://hooks.test/${w.canary}-probe` }) },
+  { method: "GET", path: "/v1/consumers/{consumer}/webhooks", auth: "admin", url: (c) => `${C(c)}/webhooks` },
+  { method: "GET", path: "/v1/consumers/{consumer}/webhooks/{endpoint_id}", auth: "admin", url: (c, id) => `${C(c)}/webhooks/${id}`, id: { kind: "webhook", own: (w) => w.webhook } },
+  { method: "DELETE", path: "/v1/consumers/{consumer}/webhooks/{endpoint_id}", auth: "admin", url: (c, id) => `${C(c)}/webhooks/${id}`, id: { kind: "webhook", own: () => `ep_${hex(32)}` } },
+  { method: "GET", path: "/v1/consumers/{consumer}/webhooks/deliveries", auth: "admin", url: (c) => `${C(c)}/webhooks/deliveries` },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/webhooks/deliveries/{delivery_id}/redeliver",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/webhooks/deliveries/${id}/redeliver`,
+    id: { kind: "delivery", own: (w) => w.delivery },
+  },
+  // The admin's reads: the consumer's configuration and its credentials (never a secret).
+  { method: "GET", path: "/v1/consumers/{consumer}", auth: "admin", url: (c) => C(c) },
+  { method: "GET", path: "/v1/consumers/{consumer}/credentials", auth: "admin", url: (c) => `${C(c)}/credentials` },
   // OAuth protected resource metadata names the consumer's MCP URL, nothing of the consumer's state.
   { method: "GET", path: "/.well-known/oauth-protected-resource/v1/consumers/{consumer}/mcp", auth: "agent", url: (c) => `/.well-known/oauth-protected-resource${C(c)}/mcp` },
 ];
@@ -343,6 +373,8 @@ const ROUTES: Route[] = [
  */
 const GLOBAL = [
   "GET /healthz",
+  // The directory of consumers (admin): every consumer's name is its answer by design.
+  "GET /v1/consumers",
   "GET /v1/openapi.json",
   "GET /v1/audit/verifier-keys",
   "GET /.well-known/oauth-authorization-server",
@@ -375,6 +407,10 @@ function foreignIds(kind: IdKind, other: World): string[] {
       return [other.mcpServer];
     case "mcp_session":
       return [other.mcpSession];
+    case "webhook":
+      return [other.webhook];
+    case "delivery":
+      return [other.delivery];
   }
 }
 
@@ -400,6 +436,10 @@ function randomId(kind: IdKind): string {
       return `srv_q_${hex(8)}`;
     case "mcp_session":
       return hex(32);
+    case "webhook":
+      return `ep_${hex(32)}`;
+    case "delivery":
+      return `dlv_${hex(32)}`;
   }
 }
 
@@ -426,6 +466,10 @@ function malformedIds(kind: IdKind, other: World): string[] {
       return [`${other.mcpServer}%2F..`, "%00", "9srv", LONG];
     case "mcp_session":
       return [`${other.mcpSession}x`, "zz", LONG, "a b"];
+    case "webhook":
+      return [`${other.webhook}x`, "ep_XYZ", "deliveries%2F..", LONG];
+    case "delivery":
+      return [`${other.delivery}x`, "dlv_XYZ", "%00", LONG];
   }
 }
 
@@ -454,7 +498,22 @@ async function call(route: Route, path: string, token: string | null, owner: Wor
     res.webSocket.accept();
     res.webSocket.close(1000, "r6");
   }
-  return { status: res.status, type: res.headers.get("content-type"), auth: res.headers.get("www-authenticate"), retry: res.headers.get("retry-after"), text: await res.text() };
+  const type = res.headers.get("content-type");
+  return { status: res.status, type, auth: res.headers.get("www-authenticate"), retry: res.headers.get("retry-after"), text: (type ?? "").startsWith("text/event-stream") ? await opening(res) : await res.text() };
+}
+
+/** An event stream's opening (what it writes at once: the replayed state), then the stream is cancelled. */
+async function opening(res: Response): Promise<string> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), 150))]);
+    if (next === null || next.done) break;
+    text += decoder.decode(next.value, { stream: true });
+  }
+  await reader.cancel();
+  return text;
 }
 
 function tokenOf(w: World, kind: Kind | "admin"): string {
