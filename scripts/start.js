@@ -105,7 +105,9 @@ export function startWranglerDev({ port, persistTo, secrets = null, inherit = fa
   try {
     child = spawnProcess(process.execPath, wranglerDevArgs({ port, persistTo, envFile: envFile?.path ?? null }), {
       cwd: ROOT,
-      detached: !inherit,
+      // Its own process group always: stopping it takes workerd down too (a terminal's Ctrl-C reaches
+      // the caller, whose handler stops the group).
+      detached: true,
       stdio: inherit ? "inherit" : ["ignore", "pipe", "pipe"],
       // Bindings come from the env file or .dev.vars only, never from this process's environment.
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true", CLOUDFLARE_INCLUDE_PROCESS_ENV: "false" },
@@ -121,8 +123,7 @@ export function startWranglerDev({ port, persistTo, secrets = null, inherit = fa
   const signal = (sig) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     try {
-      if (inherit) child.kill(sig);
-      else process.kill(-child.pid, sig);
+      process.kill(-child.pid, sig);
     } catch {
       // already gone
     }
@@ -214,8 +215,32 @@ export function ensureDevVars(path = DEV_VARS) {
   return vars.TOOLGATE_ADMIN_TOKEN ?? fresh.TOOLGATE_ADMIN_TOKEN;
 }
 
+/** Refuses a port another process holds on 127.0.0.1, before anything starts. */
+export function assertPortFree(port) {
+  return new Promise((done, reject) => {
+    const probe = createServer();
+    probe.once("error", (error) =>
+      reject(
+        error.code === "EADDRINUSE"
+          ? new Error(`127.0.0.1:${port} is in use (another npm start?); stop it, or choose another port: TOOLGATE_PORT=${port + 1} npm start`)
+          : error,
+      ),
+    );
+    probe.listen(port, "127.0.0.1", () => probe.close(() => done()));
+  });
+}
+
+/** What `main` started, stopped in reverse order on exit or failure. */
+const started = [];
+
+async function stopStarted() {
+  for (const stop of started.splice(0).reverse()) await stop().catch(() => {});
+}
+
 async function main() {
   const port = Number(process.env.TOOLGATE_PORT ?? 8787);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`TOOLGATE_PORT must be a port number (1–65535), not ${JSON.stringify(process.env.TOOLGATE_PORT)}`);
+  await assertPortFree(port);
   const base = `http://127.0.0.1:${port}`;
   const admin = ensureDevVars();
   const vars = readDevVars();
@@ -226,15 +251,26 @@ async function main() {
   // bearer token its write requires (stored in the gate as the consumer secret the tool names).
   const token = randomBytes(32).toString("base64url");
   const service = await startDemoService({ keys: { demo: consumerKey(vars.TOOLGATE_SIGNING_KEY, "demo") }, token });
+  started.push(() => service.close());
   const persistTo = join(ROOT, ".toolgate", "state");
   mkdirSync(persistTo, { recursive: true });
   const inner = await freePort();
   const dev = startWranglerDev({ port: inner, persistTo, inherit: true });
+  started.push(() => dev.stop());
+  // Whatever ends this process, wrangler's process group (workerd included) ends with it.
+  process.once("exit", () => {
+    try {
+      process.kill(-dev.child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  });
   const edge = await startLocalEdge({ port, target: { host: "127.0.0.1", port: inner } });
-  const stopAll = () => void Promise.all([dev.stop(), edge.close(), service.close()]).then(() => process.exit(0));
+  started.push(() => edge.close());
+  const stopAll = () => void stopStarted().then(() => process.exit(0));
   process.on("SIGINT", stopAll);
   process.on("SIGTERM", stopAll);
-  dev.child.once("exit", (code) => process.exit(code ?? 1));
+  dev.child.once("exit", (code) => void stopStarted().then(() => process.exit(code ?? 1)));
   await waitHealthy(base);
   console.log(await setUpDemo({ base, admin, demoBase: service.base, token, devVarsPath: DEV_VARS, call }));
   console.log(
@@ -245,8 +281,9 @@ async function main() {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((error) => {
+  main().catch(async (error) => {
     console.error(`toolgate: ${error instanceof Error ? error.message : String(error)}`);
+    await stopStarted();
     process.exit(1);
   });
 }
