@@ -6,6 +6,7 @@
  */
 import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../core/json";
 import { err, ok } from "../core/result";
+import { APPROVAL_DIGEST_FIELDS, REQUEST_DIGEST_FIELDS } from "../core/tool-result/digests";
 import type { AdminContext, AdminGroup } from "./admin";
 import { gateExit, intOf, jsonLine, objectOf, textOf, textOrNull, usageExit, type Step } from "./admin-http";
 import { clip, compact, fields, table, when } from "./admin-table";
@@ -14,25 +15,9 @@ const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
 /** The widest name of a decision's lines (`arguments`), so the preview and the decision align. */
 const NAME_WIDTH = 9;
 
-/** The inputs of `approval_digest`, in the view (docs/approvals.md). */
-const APPROVAL_FIELDS = [
-  "provider",
-  "api_family",
-  "adapter_revision",
-  "operation_id",
-  "call_id",
-  "response_id",
-  "idempotency_key",
-  "request_sha256",
-  "input_schema_revision",
-  "output_schema_revision",
-  "effect_revision",
-  "approval_revision",
-  "approver_id",
-] as const;
-
-/** The inputs of `request_sha256`: they bind the arguments shown. */
-const REQUEST_FIELDS = ["tenant_id", "subject_id", "tool", "arguments", "input_schema_revision", "output_schema_revision", "effect_revision"] as const;
+/** The inputs of `approval_digest` and of `request_sha256` (which binds the arguments shown), in the view. */
+const APPROVAL_FIELDS = APPROVAL_DIGEST_FIELDS;
+const REQUEST_FIELDS = REQUEST_DIGEST_FIELDS;
 
 function pick(view: JsonObject, keys: readonly string[]): Step<JsonObject> {
   const picked: JsonObject = {};

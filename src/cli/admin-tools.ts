@@ -5,7 +5,7 @@
  */
 import { canonicalJson, prettyJson, type JsonObject } from "../core/json";
 import { err, ok } from "../core/result";
-import type { AdminContext, AdminGroup } from "./admin";
+import { listVerb, type AdminContext, type AdminGroup } from "./admin";
 import { gateExit, intOf, jsonLine, objectOf, readFileStep, reasonOf, textOf, textsOf, usageExit, type Step } from "./admin-http";
 import { fields, table, when } from "./admin-table";
 
@@ -55,30 +55,20 @@ export const toolVerbs: AdminGroup = {
       ]));
     },
   },
-  list: {
-    usage: "list",
-    role: "admin",
-    consumer: true,
-    positionals: 0,
-    async run(ctx) {
-      const answer = await ctx.client.json(ctx.at("/tools"), { role: "admin" });
-      if (!answer.ok) return answer;
-      if (ctx.json) return ok(`${answer.value.text}\n`);
-      const view = objectOf(answer.value.value);
-      const enabled = new Set(textsOf(view, "enabled"));
-      const defined = new Map<string, JsonObject>();
-      for (const item of Array.isArray(view?.defined) ? view.defined : []) {
-        const tool = objectOf(item);
-        if (tool !== undefined) defined.set(textOf(tool, "name"), tool);
-      }
-      const rows = [...new Set([...enabled, ...defined.keys()])].sort().map((name) => {
-        const data = defined.get(name);
-        const state = data !== undefined && data.enabled !== true ? "disabled" : enabled.has(name) ? "enabled" : "defined";
-        return [name, data === undefined ? "built-in" : String(intOf(data, "current_version") ?? "?"), state];
-      });
-      return ok(table(["TOOL", "VERSION", "STATE"], rows));
-    },
-  },
+  list: listVerb("/tools", (view) => {
+    const enabled = new Set(textsOf(view, "enabled"));
+    const defined = new Map<string, JsonObject>();
+    for (const item of Array.isArray(view?.defined) ? view.defined : []) {
+      const tool = objectOf(item);
+      if (tool !== undefined) defined.set(textOf(tool, "name"), tool);
+    }
+    const rows = [...new Set([...enabled, ...defined.keys()])].sort().map((name) => {
+      const data = defined.get(name);
+      const state = data !== undefined && data.enabled !== true ? "disabled" : enabled.has(name) ? "enabled" : "defined";
+      return [name, data === undefined ? "built-in" : String(intOf(data, "current_version") ?? "?"), state];
+    });
+    return table(["TOOL", "VERSION", "STATE"], rows);
+  }),
   show: {
     usage: "show NAME",
     role: "admin",
@@ -144,17 +134,5 @@ export const secretVerbs: AdminGroup = {
       return ok(ctx.json ? jsonLine({ secret: name.value, stored: true }) : `stored secret ${name.value}\n`);
     },
   },
-  list: {
-    usage: "list",
-    role: "admin",
-    consumer: true,
-    positionals: 0,
-    async run(ctx) {
-      const answer = await ctx.client.json(ctx.at("/secrets"), { role: "admin" });
-      if (!answer.ok) return answer;
-      if (ctx.json) return ok(`${answer.value.text}\n`);
-      const secrets = textsOf(objectOf(answer.value.value), "secrets");
-      return ok(table(["SECRET"], secrets.map((s) => [s])));
-    },
-  },
+  list: listVerb("/secrets", (view) => table(["SECRET"], textsOf(view, "secrets").map((s) => [s]))),
 };

@@ -6,7 +6,7 @@
  */
 import { canonicalJson } from "../core/json";
 import { err, ok } from "../core/result";
-import type { AdminGroup } from "./admin";
+import { listVerb, type AdminGroup } from "./admin";
 import { intOf, jsonLine, objectOf, textOf, textOrNull, textsOf, usageExit } from "./admin-http";
 import { fields, names, table, when } from "./admin-table";
 
@@ -46,24 +46,14 @@ export const webhookVerbs: AdminGroup = {
       return ok(`${lines}The signing secret is shown this once: store it now (receivers verify each delivery with it).\n`);
     },
   },
-  list: {
-    usage: "list",
-    role: "admin",
-    consumer: true,
-    positionals: 0,
-    async run(ctx) {
-      const answer = await ctx.client.json(ctx.at("/webhooks"), { role: "admin" });
-      if (!answer.ok) return answer;
-      if (ctx.json) return ok(`${answer.value.text}\n`);
-      const endpoints = objectOf(answer.value.value)?.endpoints;
-      const items = Array.isArray(endpoints) ? endpoints : [];
-      const rows = items.map((item) => {
-        const e = objectOf(item);
-        return [textOf(e, "endpoint_id"), textOf(e, "url"), textsOf(e, "events").join(","), e?.include_arguments === true ? "yes" : "no", when(intOf(e, "created_at"), "-")];
-      });
-      return ok(table(["ID", "URL", "EVENTS", "ARGUMENTS", "CREATED"], rows));
-    },
-  },
+  list: listVerb("/webhooks", (view) => {
+    const items = Array.isArray(view?.endpoints) ? view.endpoints : [];
+    const rows = items.map((item) => {
+      const e = objectOf(item);
+      return [textOf(e, "endpoint_id"), textOf(e, "url"), textsOf(e, "events").join(","), e?.include_arguments === true ? "yes" : "no", when(intOf(e, "created_at"), "-")];
+    });
+    return table(["ID", "URL", "EVENTS", "ARGUMENTS", "CREATED"], rows);
+  }),
   delete: {
     usage: "delete ID",
     role: "admin",

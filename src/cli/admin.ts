@@ -4,8 +4,9 @@
  * answered a problem (or a check failed), 2 a usage error or a missing or refused token.
  * @module
  */
+import type { JsonObject } from "../core/json";
 import { err, ok, type Result } from "../core/result";
-import { CONSUMER_NAME, GateClient, TOKEN_VARIABLES, usageExit, type Exit, type Role, type Step } from "./admin-http";
+import { CONSUMER_NAME, GateClient, objectOf, TOKEN_VARIABLES, usageExit, type Exit, type Role, type Step } from "./admin-http";
 import type { CliIo } from "./io";
 
 /** What a verb's run sees: its parsed arguments, the gate, and the consumer it acts on. */
@@ -49,6 +50,24 @@ export interface AdminVerb {
 
 /** A group of verbs. */
 export type AdminGroup = Readonly<Record<string, AdminVerb>>;
+
+/**
+ * `list` of a consumer's collection that answers in one read (`path` under the consumer, the
+ * admin's token): the gate's JSON with `--json`, else the table `render` makes of it.
+ */
+export function listVerb(path: string, render: (answer: JsonObject | undefined) => string): AdminVerb {
+  return {
+    usage: "list",
+    role: "admin",
+    consumer: true,
+    positionals: 0,
+    async run(ctx) {
+      const answer = await ctx.client.json(ctx.at(path), { role: "admin" });
+      if (!answer.ok) return answer;
+      return ok(ctx.json ? `${answer.value.text}\n` : render(objectOf(answer.value.value)));
+    },
+  };
+}
 
 const GROUPS: Record<string, () => Promise<AdminGroup>> = {
   consumers: async () => (await import("./admin-consumers")).consumerVerbs,

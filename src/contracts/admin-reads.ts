@@ -5,19 +5,12 @@
  */
 import * as z from "zod";
 import { CREDENTIAL_KINDS } from "./access";
+import { ConsumerView } from "./consumer";
 import { PRINCIPAL_MODES } from "./credential";
 import { httpSchemas } from "./registry";
 
 /** `GET /v1/consumers/{consumer}`: the stored configuration, the limits with their defaults applied. */
-export const ConsumerDetails = z
-  .strictObject({
-    consumer: z.string(),
-    tools: z.array(z.string()),
-    approver_subjects: z.array(z.string()),
-    principal_tokens: z.record(z.string(), z.unknown()).nullable(),
-    limits: z.record(z.string(), z.number()),
-  })
-  .register(httpSchemas, { id: "ConsumerDetails" });
+export const ConsumerDetails = ConsumerView.omit({ created: true }).register(httpSchemas, { id: "ConsumerDetails" });
 
 /** One consumer of the directory: its name and when the directory first recorded it (Unix seconds). */
 export const ConsumerEntry = z.strictObject({ consumer: z.string(), created_at: z.number().int() }).register(httpSchemas, { id: "ConsumerEntry" });

@@ -11,7 +11,25 @@ import type { ToolSpec } from "./tool-spec";
 export { digestWith, memoizeHash };
 import type { Downstream, HashFn, Principal, ToolCall } from "./types";
 
-const REQUEST = documentTemplate(["tenant_id", "subject_id", "tool", "arguments", "input_schema_revision", "output_schema_revision", "effect_revision"]);
+/** The members of `request_sha256`, each a field of an approval's view (docs/approvals.md). */
+export const REQUEST_DIGEST_FIELDS = ["tenant_id", "subject_id", "tool", "arguments", "input_schema_revision", "output_schema_revision", "effect_revision"] as const;
+/** The members of `approval_digest`, each a field of an approval's view (docs/approvals.md). */
+export const APPROVAL_DIGEST_FIELDS = [
+  "provider",
+  "api_family",
+  "adapter_revision",
+  "operation_id",
+  "call_id",
+  "response_id",
+  "idempotency_key",
+  "request_sha256",
+  "input_schema_revision",
+  "output_schema_revision",
+  "effect_revision",
+  "approval_revision",
+  "approver_id",
+] as const;
+const REQUEST = documentTemplate(REQUEST_DIGEST_FIELDS);
 const TOOL_CONTRACT = documentTemplate([
   "name",
   "input_schema_revision",
@@ -48,21 +66,7 @@ const FINGERPRINT = documentTemplate([
   "purpose",
   "request_sha256",
 ]);
-const APPROVAL = documentTemplate([
-  "provider",
-  "api_family",
-  "adapter_revision",
-  "operation_id",
-  "call_id",
-  "response_id",
-  "idempotency_key",
-  "request_sha256",
-  "input_schema_revision",
-  "output_schema_revision",
-  "effect_revision",
-  "approval_revision",
-  "approver_id",
-]);
+const APPROVAL = documentTemplate(APPROVAL_DIGEST_FIELDS);
 const PRINCIPAL = documentTemplate(["tenant_id", "subject_id"]);
 
 // Registry entries never change, so each tool contract's canonical text is written once.

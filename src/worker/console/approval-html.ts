@@ -6,26 +6,13 @@
  * @module
  */
 import { canonicalJson, prettyJson, PyFloat, readJson, type Json } from "../../core/json";
+import { APPROVAL_DIGEST_FIELDS, REQUEST_DIGEST_FIELDS } from "../../core/tool-result/digests";
 import type { CheckpointStatus, ConsoleApproval, ConsoleAudit, ConsoleSettled } from "../object/console/view";
 import { html, timeElement, timeLeft, type SafeHtml } from "./html";
 
 /** The fields of the request digest and of the approval digest (docs/approvals.md). */
-const REQUEST_INPUTS = new Set(["tenant_id", "subject_id", "tool", "arguments", "input_schema_revision", "output_schema_revision", "effect_revision"]);
-const APPROVAL_INPUTS = new Set([
-  "provider",
-  "api_family",
-  "adapter_revision",
-  "operation_id",
-  "call_id",
-  "response_id",
-  "idempotency_key",
-  "request_sha256",
-  "input_schema_revision",
-  "output_schema_revision",
-  "effect_revision",
-  "approval_revision",
-  "approver_id",
-]);
+const REQUEST_INPUTS = new Set<string>(REQUEST_DIGEST_FIELDS);
+const APPROVAL_INPUTS = new Set<string>(APPROVAL_DIGEST_FIELDS);
 
 function argumentsOf(text: string): Record<string, Json> {
   const read = readJson(text);
