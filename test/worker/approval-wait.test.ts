@@ -34,6 +34,8 @@ interface Actors {
 }
 
 async function setup(): Promise<Actors> {
+  // The test ledger is shared by the worker tests: its writes answer plainly (no token, no fault mode).
+  await fetch("https://ledger.test/_control", { method: "POST", body: JSON.stringify({ mode: "ok", token: null }) });
   expect((await send("PUT", BASE, ADMIN_TOKEN, { tools: [], approver_subjects: ["rev-1"], limits: RATES })).status).toBe(200);
   expect((await send("PUT", `${BASE}/tools/create_invoice`, ADMIN_TOKEN, INVOICE)).status).toBe(200);
   const { approval_valid_seconds: _default, ...note } = INVOICE;
