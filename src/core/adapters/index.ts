@@ -6,19 +6,30 @@
 export {
   adapterFor,
   toAnthropicMessages,
+  toGeminiGenerateContent,
   toGeminiInteractions,
+  toGeminiInteractionsV2,
+  toOpenAiChatCompletions,
   toOpenAiResponses,
   type ProjectionResult,
   type ProviderAdapter,
 } from "./provider-results";
 export {
+  GROUP_SEPARATOR,
   parseAnthropicToolUse,
   parseGeminiFunctionCall,
+  parseGeminiGenerateContentCall,
+  parseOpenAiChatToolCall,
   parseOpenAiFunctionCall,
+  parseProviderItem,
+  qualifiedToolName,
+  type CallEcho,
   type NativeCallErrorCode,
   type NativeCallResult,
   type NativeToolCall,
 } from "./native-calls";
+export { joinsTurns, joinTurn, type TurnResult } from "./provider-turn";
+export type * from "./provider-shapes";
 export {
   DECLARATION_FORMATS,
   declareTools,

@@ -76,12 +76,22 @@ export type Failure = (typeof VALID_FAILURES)[number];
 /** A result delivery. */
 export type Delivery = (typeof VALID_DELIVERIES)[number];
 
-/** The reference's provider profiles: `provider/api_family` → the only adapter revision allowed. */
-const REFERENCE_PROFILES: ReadonlyMap<string, string> = new Map([
-  ["openai\u0000responses", "openai-responses-v1"],
-  ["anthropic\u0000messages", "anthropic-messages-v1"],
-  ["google\u0000interactions", "gemini-interactions-v1"],
-]);
+/** A provider profile: the model's vendor, its API family, and the adapter revision that answers it. */
+export interface ProviderProfile {
+  readonly provider: string;
+  readonly api_family: string;
+  readonly adapter_revision: string;
+}
+
+/** The reference's provider profiles: one adapter revision each (the fixtures' contract). */
+export const REFERENCE_PROFILES: readonly ProviderProfile[] = [
+  { provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1" },
+  { provider: "anthropic", api_family: "messages", adapter_revision: "anthropic-messages-v1" },
+  { provider: "google", api_family: "interactions", adapter_revision: "gemini-interactions-v1" },
+];
+
+const profileKey = (provider: string, apiFamily: string): string => `${provider}\u0000${apiFamily}`;
+const REFERENCE_REVISIONS: ReadonlyMap<string, string> = new Map(REFERENCE_PROFILES.map((p) => [profileKey(p.provider, p.api_family), p.adapter_revision]));
 
 /**
  * The gate's own profile for calls that arrive over MCP (`tools/call`): the result is projected
@@ -90,18 +100,49 @@ const REFERENCE_PROFILES: ReadonlyMap<string, string> = new Map([
  */
 export const MCP_PROFILE = { provider: "mcp", api_family: "tools", adapter_revision: "mcp-tools-v1" } as const;
 
-const GATE_PROFILES: ReadonlyMap<string, string> = new Map([
-  ...REFERENCE_PROFILES,
-  [`${MCP_PROFILE.provider}\u0000${MCP_PROFILE.api_family}`, MCP_PROFILE.adapter_revision],
-]);
+/** OpenAI Chat Completions: a message's `tool_calls[]` entry in, a `tool` message out (gate only). */
+export const OPENAI_CHAT_COMPLETIONS_PROFILE = { provider: "openai", api_family: "chat_completions", adapter_revision: "openai-chat-completions-v1" } as const;
+
+/** Gemini generateContent: a `FunctionCall` (or its `Part`) in, a `functionResponse` part out (gate only). */
+export const GEMINI_GENERATE_CONTENT_PROFILE = { provider: "google", api_family: "generate_content", adapter_revision: "gemini-generate-content-v1" } as const;
 
 /**
- * The adapter revision registered for a provider profile, or undefined when unregistered.
- * `scope` "reference" admits only the reference's profiles (fixtures); "gate" adds MCP's.
+ * Gemini Interactions answered with `is_error` on each `function_result` (gate only). The
+ * reference's `gemini-interactions-v1` keeps its bytes, which carry no `is_error`.
+ */
+export const GEMINI_INTERACTIONS_V2_PROFILE = { provider: "google", api_family: "interactions", adapter_revision: "gemini-interactions-v2" } as const;
+
+/** Every profile the gate answers: the reference's three first, then the gate's own. */
+export const GATE_PROFILES: readonly ProviderProfile[] = [
+  ...REFERENCE_PROFILES,
+  MCP_PROFILE,
+  OPENAI_CHAT_COMPLETIONS_PROFILE,
+  GEMINI_GENERATE_CONTENT_PROFILE,
+  GEMINI_INTERACTIONS_V2_PROFILE,
+];
+
+const GATE_REVISIONS: ReadonlySet<string> = new Set(GATE_PROFILES.map((p) => `${profileKey(p.provider, p.api_family)}\u0000${p.adapter_revision}`));
+
+/**
+ * The first adapter revision registered for a provider profile (the reference's, where it has
+ * one), or undefined when unregistered. `scope` "reference" admits only the reference's profiles
+ * (fixtures); "gate" adds the gate's own.
  */
 export function expectedAdapterRevision(provider: unknown, apiFamily: unknown, scope: "gate" | "reference" = "gate"): string | undefined {
   if (typeof provider !== "string" || typeof apiFamily !== "string") return undefined;
-  return (scope === "gate" ? GATE_PROFILES : REFERENCE_PROFILES).get(`${provider}\u0000${apiFamily}`);
+  if (scope === "reference") return REFERENCE_REVISIONS.get(profileKey(provider, apiFamily));
+  return GATE_PROFILES.find((p) => p.provider === provider && p.api_family === apiFamily)?.adapter_revision;
+}
+
+/**
+ * Whether `adapterRevision` answers the provider profile: in scope "reference" only the
+ * reference's one revision; in scope "gate" any revision the gate registers for it (Gemini
+ * Interactions has two).
+ */
+export function isRegisteredProfile(provider: unknown, apiFamily: unknown, adapterRevision: unknown, scope: "gate" | "reference" = "gate"): boolean {
+  if (typeof provider !== "string" || typeof apiFamily !== "string" || typeof adapterRevision !== "string") return false;
+  if (scope === "reference") return REFERENCE_REVISIONS.get(profileKey(provider, apiFamily)) === adapterRevision;
+  return GATE_REVISIONS.has(`${profileKey(provider, apiFamily)}\u0000${adapterRevision}`);
 }
 
 /**

@@ -4,7 +4,7 @@
  * @module
  */
 import { compareCodePoints } from "../json";
-import { expectedAdapterRevision, MAX_IDENTIFIER_CHARS, MAX_ROLES } from "./constants";
+import { isRegisteredProfile, MAX_IDENTIFIER_CHARS, MAX_ROLES } from "./constants";
 import { isBoundedIdentifier } from "./text-rules";
 import type { ExecutionContext, ModelProposal, Principal, ToolCall } from "./types";
 import { isPortableTimepoint } from "./utc-time";
@@ -71,7 +71,7 @@ export function checkHostContext(principal: Principal, call: ToolCall, now: numb
   if (call.idempotency_key !== null && !isBoundedIdentifier(call.idempotency_key)) {
     return `call.idempotency_key must be null or contain 1..${MAX_IDENTIFIER_CHARS} characters`;
   }
-  if (expectedAdapterRevision(call.provider, call.api_family) !== call.adapter_revision) {
+  if (!isRegisteredProfile(call.provider, call.api_family, call.adapter_revision)) {
     return "call provider profile/adapter revision is not registered";
   }
   return null;

@@ -8,8 +8,8 @@ import {
   AUDIT_SCHEMA_VERSION,
   DISPATCHER_REVISION,
   DISPATCHER_SOURCE_LABEL,
-  expectedAdapterRevision,
   isOneOf,
+  isRegisteredProfile,
   MODEL_RESULT_SCHEMA_VERSION,
   VALID_DELIVERIES,
   VALID_OUTCOMES,
@@ -195,7 +195,7 @@ export function validateResult(
   hash: HashFn = sha256Hex,
 ): string[] {
   const errors: string[] = [];
-  if (expectedAdapterRevision(call.provider, call.api_family) !== call.adapter_revision) {
+  if (!isRegisteredProfile(call.provider, call.api_family, call.adapter_revision)) {
     errors.push("current call   provider profile/adapter revision is not registered");
   }
   if (!exactFields(pkg, PACKAGE_FIELDS, "package", errors)) return errors;

@@ -4,7 +4,7 @@ import type { McpNotifySink } from "../../tools/mcp-notify";
 import type { Authenticated } from "../socket-upgrade";
 import { ok, type Outcome } from "../../result";
 import { toolCallAnswer } from "./answer";
-import { withToolForm, type ToolCallInput } from "./bind";
+import { echoOf, withToolForm, type ToolCallInput } from "./bind";
 import type { ToolCallPlane } from "./plane";
 import { describeToolCall, endToolSpan, startToolSpan } from "../../trace/tool-call";
 import type { Tracer } from "../../trace/span";
@@ -45,5 +45,5 @@ export async function agentCall(deps: AgentCallDeps, consumer: string, auth: Aut
   describeToolCall(span, call);
   const outcome = statusRef === null ? await plane.dispatch(principal, call, now, { claims, notify, credentialId, span }) : await plane.status(principal, call, statusRef, now, claims, credentialId);
   endToolSpan(span, outcome);
-  return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value)) : outcome;
+  return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value, echoOf(input))) : outcome;
 }

@@ -1,4 +1,4 @@
-import { parseAnthropicToolUse, parseGeminiFunctionCall, parseOpenAiFunctionCall } from "../../../core/adapters/native-calls";
+import { parseProviderItem, type CallEcho } from "../../../core/adapters/native-calls";
 import { fromOpenAiStrictArguments } from "../../../core/adapters/openai-strict";
 import type { JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
@@ -19,12 +19,6 @@ export function storedPrincipal(consumer: string, input: ToolCallInput): Princip
   return { tenant_id: consumer, subject_id: input.principal.subject_id, roles: [...input.principal.roles] };
 }
 
-const NATIVE_PARSERS = {
-  "openai/responses": parseOpenAiFunctionCall,
-  "anthropic/messages": parseAnthropicToolUse,
-  "google/interactions": parseGeminiFunctionCall,
-} as const;
-
 /** Binds the proposal (or the provider's native item) to the host context. */
 export function callOf(input: ToolCallInput): Outcome<ToolCall> {
   const ctx = input.context;
@@ -32,16 +26,17 @@ export function callOf(input: ToolCallInput): Outcome<ToolCall> {
   let args: JsonObject;
   let callId = ctx.call_id;
   if (input.provider_item !== undefined) {
-    const parse = (NATIVE_PARSERS as Record<string, (typeof NATIVE_PARSERS)[keyof typeof NATIVE_PARSERS] | undefined>)[`${ctx.provider}/${ctx.api_family}`];
-    if (parse === undefined) return fail(problem("INVALID_HOST_CONTEXT", "The provider profile is not registered."));
-    const parsed = parse(input.provider_item as JsonObject);
+    const parsed = parseProviderItem(ctx.provider, ctx.api_family, input.provider_item as JsonObject);
+    if (parsed === undefined) return fail(problem("INVALID_HOST_CONTEXT", "The provider profile is not registered."));
     if (!parsed.ok) return fail(problem("INVALID_PROVIDER_ITEM", parsed.error.message));
-    if (callId !== undefined && callId !== parsed.value.call_id) {
+    const itemId = parsed.value.call_id;
+    if (callId !== undefined && itemId !== null && callId !== itemId) {
       return fail(problem("INVALID_PROVIDER_ITEM", "context.call_id differs from the provider item's call id."));
     }
+    if (itemId === null && callId === undefined) return fail(problem("INVALID_REQUEST", "$.context.call_id: required when the provider item has no id"));
     name = parsed.value.name;
     args = parsed.value.arguments;
-    callId = parsed.value.call_id;
+    callId = itemId ?? callId;
   } else if (input.proposal !== undefined) {
     name = input.proposal.name;
     args = input.proposal.arguments as JsonObject;
@@ -60,6 +55,16 @@ export function callOf(input: ToolCallInput): Outcome<ToolCall> {
     response_id: ctx.response_id,
     adapter_revision: ctx.adapter_revision,
   });
+}
+
+/**
+ * What the answer to a call repeats of the model's own item (an Anthropic toolset name, a Gemini
+ * call without id): read again from the item `callOf` already accepted; none for a proposal.
+ */
+export function echoOf(input: ToolCallInput): CallEcho | undefined {
+  if (input.provider_item === undefined) return undefined;
+  const parsed = parseProviderItem(input.context.provider, input.context.api_family, input.provider_item as JsonObject);
+  return parsed?.ok === true ? parsed.value.echo : undefined;
 }
 
 /**

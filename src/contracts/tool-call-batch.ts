@@ -1,0 +1,70 @@
+import * as z from "zod";
+import { AuditReference } from "./audit";
+import { ProblemDetails } from "./problem";
+import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
+import { PrincipalInput, ProposalInput } from "./tool-call";
+
+/** At most this many calls in one batch: the tool calls of one model turn. */
+export const MAX_BATCH_CALLS = 32;
+
+/** Cap on a batch body, in bytes (a single call's is 64 KiB). */
+export const MAX_BATCH_BODY_BYTES = 262_144;
+
+/** One call of the turn: the model's item (or a proposal) and the host's own ids for it. */
+export const BatchCallInput = z
+  .strictObject({
+    provider_item: JsonObjectValue.optional().meta({
+      description: "The model's native tool-call item, in the shape of `context.provider`/`api_family` (docs/providers.md).",
+    }),
+    proposal: ProposalInput.optional(),
+    call_id: Identifier.optional().meta({
+      description: "Required with a proposal, and with an item that has no id (a Gemini FunctionCall without `id`); with an item that has one it may be left out, or must equal it.",
+    }),
+    operation_id: Identifier,
+    idempotency_key: Identifier.nullable().optional().meta({ description: "The call's idempotency key; left out, null (a write then fails as it would alone)." }),
+  })
+  .refine((v) => (v.proposal === undefined) !== (v.provider_item === undefined), { message: "send exactly one of proposal and provider_item", path: ["proposal"] })
+  .register(httpSchemas, { id: "BatchCall" });
+
+/** What the calls of one turn share: the provider profile and the model response that proposed them. */
+export const BatchContextInput = z
+  .strictObject({ provider: Identifier, api_family: Identifier, response_id: Identifier, adapter_revision: Identifier })
+  .register(httpSchemas, { id: "BatchContext" });
+
+/** `POST …/tool-calls/batch`: all the tool calls of one model turn. */
+export const ToolCallBatchRequest = z
+  .strictObject({
+    principal: PrincipalInput.optional().meta({ description: "Whom every call acts for, as in a single tool call." }),
+    principal_token: z.string().min(1).max(8192).optional().meta({ description: "The end user's JWT, as in a single tool call." }),
+    context: BatchContextInput,
+    calls: z.array(BatchCallInput).min(1).max(MAX_BATCH_CALLS).meta({ description: `The turn's calls in the model's order, 1 to ${MAX_BATCH_CALLS}; call ids distinct.` }),
+  })
+  .register(httpSchemas, { id: "ToolCallBatchRequest" });
+
+/** One call's answer inside a batch: the single route's answer, or the problem it would have answered. */
+export const BatchCallAnswer = z
+  .strictObject({
+    call_id: z.string(),
+    model_result: z.record(z.string(), z.unknown()).optional(),
+    provider_output: z.record(z.string(), z.unknown()).optional(),
+    approval_id: z.string().optional().meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." }),
+    status_ref: z.string().optional().meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." }),
+    audit: AuditReference.optional(),
+    problem: ProblemDetails.optional().meta({ description: "The call was refused before it ran (what POST …/tool-calls would have answered); nothing else is set." }),
+    retry_after: z.number().int().optional().meta({ description: "With a RATE_LIMITED or IDEMPOTENCY_IN_PROGRESS problem: the seconds the single route's Retry-After would say." }),
+  })
+  .register(httpSchemas, { id: "BatchCallAnswer" });
+
+/** The answer to a batch: the turn's one provider message, and each call's own answer in call order. */
+export const ToolCallBatchResponse = z
+  .strictObject({
+    provider_message: z
+      .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
+      .nullable()
+      .meta({ description: "Every call's result as the provider's one message for the turn (docs/providers.md); null when a call has a problem." }),
+    calls: z.array(BatchCallAnswer),
+  })
+  .register(httpSchemas, { id: "ToolCallBatchResponse" });
+
+/** Parsed batch request. */
+export type ToolCallBatchRequest = z.infer<typeof ToolCallBatchRequest>;
