@@ -73,6 +73,32 @@ export const ConsumerLimits = z
   })
   .register(httpSchemas, { id: "ConsumerLimits" });
 
+/** Origins a consumer may allow to call its routes from browsers (CORS). */
+export const MAX_CORS_ORIGINS = 32;
+
+/** A loopback host name as URL parsing answers it: `localhost` (and `*.localhost`), 127.0.0.0/8, `[::1]`. */
+function isLoopbackHostname(hostname: string): boolean {
+  return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/** Whether a text is an origin exactly as a browser's `Origin` header serializes it: https, or http on a loopback host. */
+function isCorsOrigin(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.origin !== value) return false;
+  return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHostname(url.hostname));
+}
+
+/** One origin of a consumer's CORS allow-list, compared byte for byte with a request's `Origin`. */
+export const CorsOrigin = z
+  .string()
+  .max(256)
+  .refine(isCorsOrigin, { message: "an exact origin as browsers send it (scheme://host[:port], lowercase, no path or trailing slash): https, or http on a loopback host" });
+
 /** `PUT /v1/consumers/{consumer}`: the consumer's enabled tools, who may approve, its token issuer and limits. */
 export const ConsumerConfig = z
   .strictObject({
@@ -80,6 +106,14 @@ export const ConsumerConfig = z
     approver_subjects: z.array(Identifier).max(256),
     principal_tokens: PrincipalTokenIssuer.optional(),
     limits: ConsumerLimits.optional(),
+    cors_origins: z
+      .array(CorsOrigin)
+      .max(MAX_CORS_ORIGINS)
+      .optional()
+      .meta({
+        description:
+          "Browser origins allowed to call the consumer's credential routes across origins (CORS), each exactly as browsers send `Origin` (`https://app.example`; http only on a loopback host), at most 32. Absent or empty: no origin. Never offered on admin-only routes or the console.",
+      }),
   })
   .register(httpSchemas, { id: "ConsumerConfig" });
 
@@ -91,6 +125,7 @@ export const ConsumerView = z
     approver_subjects: z.array(z.string()),
     principal_tokens: z.record(z.string(), z.unknown()).nullable(),
     limits: z.record(z.string(), z.number()),
+    cors_origins: z.array(z.string()).optional().meta({ description: "The CORS allow-list, sorted; present only when the consumer allows an origin." }),
     created: z.boolean(),
   })
   .register(httpSchemas, { id: "ConsumerView" });

@@ -64,8 +64,10 @@ export const WebhookEndpointCreated = z
   })
   .register(httpSchemas, { id: "WebhookEndpointCreated" });
 
-/** `GET …/webhooks`: every endpoint of the consumer (at most 16), oldest first. */
-export const WebhookEndpointList = z.strictObject({ endpoints: z.array(WebhookEndpointView) }).register(httpSchemas, { id: "WebhookEndpointList" });
+/** `GET …/webhooks`: a page of the consumer's endpoints (at most 16 in all), oldest first; `next_cursor` is null on the last page. */
+export const WebhookEndpointList = z
+  .strictObject({ endpoints: z.array(WebhookEndpointView), next_cursor: z.string().nullable() })
+  .register(httpSchemas, { id: "WebhookEndpointList" });
 
 /** How an attempt failed: a non-2xx answer, no answer in time, no answer at all, or no key to sign with. */
 export const WebhookAttemptError = z.enum(["http_status", "timeout", "network", "secret_unavailable"]);

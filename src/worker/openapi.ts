@@ -14,6 +14,8 @@ export interface OperationDoc {
   readonly request?: z.ZodType;
   readonly response?: { readonly status: number; readonly schema?: z.ZodType; readonly description: string };
   readonly query?: Readonly<Record<string, { readonly description: string; readonly schema: Record<string, unknown> }>>;
+  /** Request headers the operation reads (never `Authorization`: the security scheme documents it). */
+  readonly headers?: Readonly<Record<string, { readonly description: string; readonly schema: Record<string, unknown> }>>;
   readonly problems: readonly ProblemCode[];
 }
 
@@ -39,6 +41,9 @@ export function openApiDocument(operations: readonly OperationDoc[], version: st
     }
     for (const [name, q] of Object.entries(op.query ?? {})) {
       parameters.push({ name, in: "query", required: false, description: q.description, schema: q.schema });
+    }
+    for (const [name, h] of Object.entries(op.headers ?? {})) {
+      parameters.push({ name, in: "header", required: false, description: h.description, schema: h.schema });
     }
     const responses: Record<string, unknown> = {};
     if (op.response !== undefined) {

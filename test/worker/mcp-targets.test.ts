@@ -114,7 +114,7 @@ describe("registering an MCP server", () => {
     expect(registered).toEqual({ status: 200, body: { server, imported: imported("new"), refused, gone: [], truncated: false } });
     // Importing again changes nothing: every definition keeps its version.
     expect(await admin("POST", "/mcp-servers/shop/import")).toEqual({ status: 200, body: { server, imported: imported("unchanged"), refused, gone: [], truncated: false } });
-    expect(await admin("GET", "/mcp-servers")).toEqual({ status: 200, body: { servers: [server] } });
+    expect(await admin("GET", "/mcp-servers")).toEqual({ status: 200, body: { servers: [server], next_cursor: null } });
     // Stored, not enabled: the consumer's tool list is unchanged until the admin names them.
     expect((await admin("GET", "/tools")).body?.enabled).toEqual([]);
     const getItem = (await admin("GET", "/tools/get_item")).body;
@@ -207,7 +207,7 @@ describe("registering an MCP server", () => {
     }
     expect((await send("POST", `/v1/consumers/${C}/mcp-servers`, agent, { name: "x", url: SHOP })).status).toBe(401);
     expect((await admin("PUT", "", { tools: [], approver_subjects: [] }, OTHER)).status).toBe(200);
-    expect(await admin("GET", "/mcp-servers", undefined, OTHER)).toEqual({ status: 200, body: { servers: [] } });
+    expect(await admin("GET", "/mcp-servers", undefined, OTHER)).toEqual({ status: 200, body: { servers: [], next_cursor: null } });
     for (const [method, path] of [["GET", "/mcp-servers/shop"], ["POST", "/mcp-servers/shop/import"], ["DELETE", "/mcp-servers/shop"]] as const) {
       const res = await admin(method, path, undefined, OTHER);
       expect([method, path, res.status, res.body?.code]).toEqual([method, path, 404, "NOT_FOUND"]);

@@ -172,13 +172,13 @@ describe("webhook endpoints", () => {
     expect(body).toEqual({ ...view, secret });
     const listed = await admin("GET", "/webhooks");
     const read = await admin("GET", `/webhooks/${id}`);
-    expect([listed.status, listed.body, read.status, read.body]).toEqual([200, { endpoints: [view] }, 200, view]);
+    expect([listed.status, listed.body, read.status, read.body]).toEqual([200, { endpoints: [view], next_cursor: null }, 200, view]);
     expect(listed.text.includes(secret.slice(6)) || read.text.includes(secret.slice(6))).toBe(false);
     expect((await admin("DELETE", `/webhooks/${id}`)).status).toBe(204);
     const gone = await admin("GET", `/webhooks/${id}`);
     expect([gone.status, gone.body]).toEqual([404, problem("NOT_FOUND", "Not found", 404, "No such webhook endpoint.")]);
     expect((await admin("DELETE", `/webhooks/${id}`)).status).toBe(404);
-    expect((await admin("GET", "/webhooks")).body).toEqual({ endpoints: [] });
+    expect((await admin("GET", "/webhooks")).body).toEqual({ endpoints: [], next_cursor: null });
     // The audit log names the endpoint and its URL's origin only (a receiver's path or query may hold a token).
     const audited = await runInDurableObject(stub(), (_object, state) => state.storage.sql.exec("SELECT kind, at, record FROM audit_chain WHERE kind LIKE 'webhook.%' ORDER BY seq").toArray());
     expect(audited).toEqual([
@@ -242,7 +242,7 @@ describe("webhook endpoints", () => {
       return plane.create(JSON.stringify({ url: `${HOOKS}/a`, events: ["approval.requested"], include_arguments: false }));
     });
     expect(answer).toEqual({ ok: false, error: { code: "WEBHOOKS_NOT_CONFIGURED", detail: "The gate has no TOOLGATE_SECRETS_KEY: webhook signing secrets cannot be stored." } });
-    expect((await admin("GET", "/webhooks")).body).toEqual({ endpoints: [] });
+    expect((await admin("GET", "/webhooks")).body).toEqual({ endpoints: [], next_cursor: null });
   });
 });
 
@@ -260,7 +260,7 @@ describe("the OpenAPI document", () => {
     ] as const;
     expect(routes.map(([path, method]) => [method, path, doc.paths[path]?.[method]?.["x-toolgate-credential"], Object.keys(doc.paths[path]?.[method]?.responses ?? {})])).toEqual([
       ["post", P, "admin", ["201", "400", "401", "404", "413", "415", "429"]],
-      ["get", P, "admin", ["200", "401", "404"]],
+      ["get", P, "admin", ["200", "400", "401", "404"]],
       ["get", `${P}/deliveries`, "admin", ["200", "400", "401", "404"]],
       ["post", `${P}/deliveries/{delivery_id}/redeliver`, "admin", ["202", "401", "404", "409", "429"]],
       ["get", `${P}/{endpoint_id}`, "admin", ["200", "401", "404"]],

@@ -20,6 +20,7 @@ export function consumerDetails(record: ConsumerRecord, limits: Limits): string 
     approver_subjects: record.approverSubjects,
     principal_tokens: record.principalTokens,
     limits: { ...limits },
+    ...(record.corsOrigins.length === 0 ? {} : { cors_origins: record.corsOrigins }),
   });
 }
 

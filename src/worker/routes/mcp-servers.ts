@@ -26,7 +26,7 @@ mcpServerRoutes.post(SERVERS, consumerGate("registerMcpServer", admin), jsonBody
   return text instanceof Response ? text : call(c.var, { kind: "registerMcpServer", registration: text });
 });
 
-mcpServerRoutes.get(SERVERS, consumerGate("listMcpServers", admin), (c) => call(c.var, { kind: "listMcpServers" }));
+mcpServerRoutes.get(SERVERS, consumerGate("listMcpServers", admin), (c) => call(c.var, { kind: "listMcpServers", cursor: c.req.query("cursor") ?? null }));
 
 mcpServerRoutes.get(`${SERVERS}/:name`, consumerGate("getMcpServer", admin), named, (c) => call(c.var, { kind: "getMcpServer", name: c.req.param("name") }));
 
@@ -51,10 +51,11 @@ export const mcpServerOperations: readonly OperationDoc[] = [
   {
     method: "get",
     path: P,
-    summary: "The consumer's registered MCP servers, each with its imported tools and whether it is stale.",
+    summary: "The consumer's registered MCP servers in name order, each with its imported tools and whether it is stale; at most the consumer's page_items per page.",
     operation: "listMcpServers",
-    response: { status: 200, description: "`{servers: [server]}`." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+    query: { cursor: { description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 400 } } },
+    response: { status: 200, description: "`{servers: [server], next_cursor}`; `next_cursor` is null on the last page." },
+    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
   },
   {
     method: "get",

@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { JsonRpcMessage, RPC_ERRORS } from "../../contracts/mcp";
 import { objectRefusal, replyResponse, rpcProblem } from "../mcp/answer";
 import { acceptsEventStream, answerFraming, readMcpMessage } from "../mcp/message";
+import { corsOriginAllowed } from "../http/cors";
 import { mcpOriginRefusal } from "../mcp/origin";
 import type { McpRequest } from "../object/mcp/plane";
 import type { OperationDoc } from "../openapi";
@@ -18,7 +19,8 @@ export const mcpRoutes = new Hono<GateEnv>();
 function mcpOrigin(): MiddlewareHandler<GateEnv> {
   return async function mcpOrigin(c, next) {
     const refusal = mcpOriginRefusal(c.req.raw);
-    if (refusal !== null) return rpcProblem(refusal, RPC_ERRORS.refused);
+    // A browser page on an origin the consumer allows (cors_origins) is not a DNS-rebinding attack.
+    if (refusal !== null && !(await corsOriginAllowed(c.env, c.req.param("consumer"), c.req.header("origin")))) return rpcProblem(refusal, RPC_ERRORS.refused);
     await next();
   };
 }

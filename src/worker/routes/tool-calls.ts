@@ -1,18 +1,19 @@
 import { Hono } from "hono";
 import { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../../contracts/tool-call";
 import type { OperationDoc } from "../openapi";
-import { consumerGate, credentialToken, jsonBody, type GateEnv } from "./middleware";
+import { keyedJsonBody } from "../http/idempotency-key";
+import { consumerGate, credentialToken, type GateEnv } from "./middleware";
 import { forObject, respond } from "./respond";
 
 /** Agent routes of the tool-call plane (Tool Result v2). */
 export const toolCallRoutes = new Hono<GateEnv>();
 
-toolCallRoutes.post("/v1/consumers/:consumer/tool-calls", consumerGate("toolCall"), jsonBody(ToolCallRequest), async (c) => {
+toolCallRoutes.post("/v1/consumers/:consumer/tool-calls", consumerGate("toolCall"), keyedJsonBody(ToolCallRequest), async (c) => {
   const text = forObject(c.var.body);
   return text instanceof Response ? text : respond(await c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), text));
 });
 
-toolCallRoutes.post("/v1/consumers/:consumer/tool-calls/status", consumerGate("toolCallStatus"), jsonBody(ToolCallStatusRequest), async (c) => {
+toolCallRoutes.post("/v1/consumers/:consumer/tool-calls/status", consumerGate("toolCallStatus"), keyedJsonBody(ToolCallStatusRequest), async (c) => {
   const text = forObject(c.var.body);
   return text instanceof Response ? text : respond(await c.var.stub.toolCallStatus(c.var.consumer, credentialToken(c.var.token), text));
 });
@@ -34,7 +35,18 @@ const problems = [
   "PRINCIPAL_TOKEN_REJECTED",
   "RATE_LIMITED",
   "QUOTA_EXCEEDED",
+  "INVALID_IDEMPOTENCY_KEY",
+  "IDEMPOTENCY_KEY_MISMATCH",
 ] as const;
+
+/** The `Idempotency-Key` request header (draft-ietf-httpapi-idempotency-key-header), documented on each route that reads it. */
+export const IDEMPOTENCY_KEY_HEADER = {
+  "Idempotency-Key": {
+    description:
+      'The call\'s idempotency key as a structured-field String (`"k-1"`; a bare token `k-1` is accepted too), 1..255 characters: it fills `context.idempotency_key` when the body has none (or null); both given and different is 422 IDEMPOTENCY_KEY_MISMATCH; malformed, or sent more than once, is 400 INVALID_IDEMPOTENCY_KEY.',
+    schema: { type: "string", maxLength: 1024 },
+  },
+} as const;
 
 /** OpenAPI descriptions of the tool-call routes. */
 export const toolCallOperations: readonly OperationDoc[] = [
@@ -43,6 +55,7 @@ export const toolCallOperations: readonly OperationDoc[] = [
     path: "/v1/consumers/{consumer}/tool-calls",
     summary: "Dispatch one model-proposed tool call. Model-level failures are 200 with a failed or unknown model_result.",
     operation: "toolCall",
+    headers: IDEMPOTENCY_KEY_HEADER,
     request: ToolCallRequest,
     response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
     problems,
@@ -52,6 +65,7 @@ export const toolCallOperations: readonly OperationDoc[] = [
     path: "/v1/consumers/{consumer}/tool-calls/status",
     summary: "Query the status of a write whose outcome is unknown (reconciles from the downstream receipt).",
     operation: "toolCallStatus",
+    headers: IDEMPOTENCY_KEY_HEADER,
     request: ToolCallStatusRequest,
     response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
     problems: problems.filter((p) => p !== "IDEMPOTENCY_IN_PROGRESS"),

@@ -32,7 +32,7 @@ toolRoutes.put(`${TOOLS}/:name`, consumerGate("defineTool", admin), named(ToolNa
 toolRoutes.get(TOOLS, consumerGate("listTools"), async (c) => {
   const format = c.req.query("format");
   if (format !== undefined && !isDeclarationFormat(format)) return problemResponse(problem("INVALID_REQUEST", `format is one of ${DECLARATION_FORMATS.join(", ")}.`));
-  return call(c.var, { kind: "listTools", format: format ?? null });
+  return call(c.var, { kind: "listTools", format: format ?? null, cursor: c.req.query("cursor") ?? null });
 });
 
 toolRoutes.get(`${TOOLS}/:name`, consumerGate("getTool", admin), named(ToolName, "tool"), (c) => call(c.var, { kind: "getTool", name: c.req.param("name") }));
@@ -45,10 +45,11 @@ toolRoutes.put(`${SECRETS}/:name`, consumerGate("putSecret", admin), named(Secre
 
 toolRoutes.delete(`${SECRETS}/:name`, consumerGate("deleteSecret", admin), named(SecretName, "secret"), (c) => call(c.var, { kind: "deleteSecret", name: c.req.param("name") }));
 
-toolRoutes.get(SECRETS, consumerGate("listSecrets", admin), (c) => call(c.var, { kind: "listSecrets" }));
+toolRoutes.get(SECRETS, consumerGate("listSecrets", admin), (c) => call(c.var, { kind: "listSecrets", cursor: c.req.query("cursor") ?? null }));
 
 const BODY: readonly ProblemCode[] = ["INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 const P = "/v1/consumers/{consumer}";
+const cursor = { description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 400 } };
 
 /** OpenAPI descriptions of the tool and secret routes. */
 export const toolOperations: readonly OperationDoc[] = [
@@ -64,11 +65,12 @@ export const toolOperations: readonly OperationDoc[] = [
   {
     method: "get",
     path: `${P}/tools`,
-    summary: "The consumer's tools: for the admin, enabled names and defined tools; with `format`, the enabled tools as a model's tool declarations (agents too).",
+    summary:
+      "The consumer's tools: for the admin, the enabled names and a page of the defined tools (name, current version, enabled; never a secret); with `format` (and for an agent without it, json-schema), a page of the enabled tools as a model's tool declarations. Pages by tool name, at most the consumer's page_items.",
     operation: "listTools",
-    query: { format: { description: "openai, anthropic, gemini or json-schema.", schema: { type: "string", enum: [...DECLARATION_FORMATS] } } },
-    response: { status: 200, description: "`{enabled, defined}` or `{format, tools}`." },
-    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST"],
+    query: { format: { description: "openai, anthropic, gemini or json-schema.", schema: { type: "string", enum: [...DECLARATION_FORMATS] } }, cursor },
+    response: { status: 200, description: "`{enabled, defined, next_cursor}` (`enabled` whole on every page) or `{format, tools, next_cursor}`; `next_cursor` is null on the last page." },
+    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
   },
   {
     method: "get",
@@ -106,9 +108,10 @@ export const toolOperations: readonly OperationDoc[] = [
   {
     method: "get",
     path: `${P}/secrets`,
-    summary: "The names of the consumer's secrets (never their values).",
+    summary: "The names of the consumer's secrets (never their values), in name order, at most the consumer's page_items per page.",
     operation: "listSecrets",
-    response: { status: 200, description: "`{secrets: [names]}`." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+    query: { cursor },
+    response: { status: 200, description: "`{secrets: [names], next_cursor}`; `next_cursor` is null on the last page." },
+    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
   },
 ];

@@ -42,7 +42,7 @@ webhookRoutes.post(HOOKS, consumerGate("createWebhook", admin), jsonBody(Webhook
   return text instanceof Response ? text : call(c.var, { kind: "createWebhook", request: text }, 201);
 });
 
-webhookRoutes.get(HOOKS, consumerGate("listWebhooks", admin), (c) => call(c.var, { kind: "listWebhooks" }));
+webhookRoutes.get(HOOKS, consumerGate("listWebhooks", admin), (c) => call(c.var, { kind: "listWebhooks", cursor: c.req.query("cursor") ?? null }));
 
 webhookRoutes.get(`${HOOKS}/:endpoint_id`, consumerGate("getWebhook", admin), endpoint, (c) => call(c.var, { kind: "getWebhook", endpointId: c.req.param("endpoint_id") }));
 
@@ -65,10 +65,11 @@ export const webhookOperations: readonly OperationDoc[] = [
   {
     method: "get",
     path: P,
-    summary: "The consumer's webhook endpoints, oldest first (never a secret).",
+    summary: "The consumer's webhook endpoints, oldest first (never a secret), at most the consumer's page_items per page.",
     operation: "listWebhooks",
-    response: { status: 200, schema: WebhookEndpointList, description: "`{endpoints: [endpoint]}`." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+    query: { cursor: { description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 400 } } },
+    response: { status: 200, schema: WebhookEndpointList, description: "`{endpoints: [endpoint], next_cursor}`; `next_cursor` is null on the last page." },
+    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
   },
   {
     method: "get",

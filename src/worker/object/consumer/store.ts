@@ -3,7 +3,7 @@ import { ConsumerLimits, PrincipalTokenIssuer } from "../../../contracts/consume
 import type { Migration } from "../migrations";
 import { one, run, STORED_JSON, storedStrings, text, textOrNull } from "../sql";
 
-/** The consumer plane's table (schema v1: the one configuration row; v4: token issuer and limits). */
+/** The consumer plane's table (schema v1: the one configuration row; v4: token issuer and limits; v13: the CORS allow-list). */
 export const CONSUMER_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -23,6 +23,7 @@ export const CONSUMER_MIGRATIONS: readonly Migration[] = [
   ALTER TABLE consumer ADD COLUMN principal_tokens TEXT;
   ALTER TABLE consumer ADD COLUMN limits TEXT NOT NULL DEFAULT '{}';`,
   },
+  { version: 13, sql: "ALTER TABLE consumer ADD COLUMN cors_origins TEXT NOT NULL DEFAULT '[]';" },
 ];
 
 /** A consumer's stored configuration. */
@@ -34,6 +35,8 @@ export interface ConsumerRecord {
   principalTokens: PrincipalTokenIssuer | null;
   /** Overrides of the default limits. */
   limits: ConsumerLimits;
+  /** Browser origins allowed to call the consumer's credential routes (CORS), sorted; empty: none. */
+  corsOrigins: string[];
 }
 
 function storedObject<T>(json: string, schema: { parse(value: unknown): T }, what: string): T {
@@ -44,7 +47,7 @@ function storedObject<T>(json: string, schema: { parse(value: unknown): T }, wha
 
 /** Reads the consumer row; `undefined` until an admin has created the consumer. */
 export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
-  const row = one(sql, "SELECT name, tools, approver_subjects, principal_tokens, limits FROM consumer WHERE id = 1");
+  const row = one(sql, "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins FROM consumer WHERE id = 1");
   if (row === undefined) return undefined;
   const issuer = textOrNull(row, "principal_tokens");
   return {
@@ -53,6 +56,7 @@ export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
     approverSubjects: storedStrings(text(row, "approver_subjects"), "consumer approvers"),
     principalTokens: issuer === null ? null : storedObject(issuer, PrincipalTokenIssuer, "token issuer"),
     limits: storedObject(text(row, "limits"), ConsumerLimits, "consumer limits"),
+    corsOrigins: storedStrings(text(row, "cors_origins"), "consumer CORS origins"),
   };
 }
 
@@ -64,12 +68,13 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
   // Both were checked by their contracts: strings, integers, arrays and objects only.
   const issuer = record.principalTokens === null ? null : JSON.stringify(record.principalTokens);
   const limits = JSON.stringify(record.limits);
+  const origins = canonicalJson([...new Set(record.corsOrigins)].sort());
   if (existed) {
-    run(sql, "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, updated_at = ? WHERE id = 1", tools, approvers, issuer, limits, now);
+    run(sql, "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, updated_at = ? WHERE id = 1", tools, approvers, issuer, limits, origins, now);
   } else {
     run(
       sql,
-      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits) VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits, cors_origins) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
       record.name,
       tools,
       approvers,
@@ -77,6 +82,7 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
       now,
       issuer,
       limits,
+      origins,
     );
   }
   return !existed;

@@ -4,6 +4,8 @@ import { McpServerRegistration } from "../../../contracts/mcp-server";
 import type { ToolDefinition } from "../../../contracts/tool-definition";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
+import { DEFAULT_LIMITS } from "../limits";
+import { listPage } from "../list-page";
 import { listTools, type ListedTools, type McpEndpoint } from "../../tools/mcp-client";
 import type { McpToolRelay } from "../../tools/mcp-requests";
 import type { AuditChain } from "../audit/plane";
@@ -26,7 +28,7 @@ const IMPORT_TIMEOUT_MS = 15_000;
 /** One call of the MCP servers plane, as the Worker hands it to the consumer's object; `kind` is its operation. */
 export type McpServersCall =
   | { kind: "registerMcpServer"; /** The registration as canonical JSON. */ registration: string }
-  | { kind: "listMcpServers" }
+  | { kind: "listMcpServers"; cursor: string | null }
   | { kind: "getMcpServer"; name: string }
   | { kind: "importMcpServer"; name: string }
   | { kind: "deleteMcpServer"; name: string };
@@ -99,13 +101,18 @@ export class McpServers {
     this.#table = new McpServerTable(deps.sql);
   }
 
-  /** Runs one call of the plane (the admin's; the object checked who calls). Definitions it wrote need a registry rebuild. */
-  async call(call: McpServersCall, now: number): Promise<Outcome<string | null>> {
+  /**
+   * Runs one call of the plane (the admin's; the object checked who calls). Definitions it wrote
+   * need a registry rebuild. `pageItems`: the consumer's page size (the list's).
+   */
+  async call(call: McpServersCall, now: number, pageItems: number = DEFAULT_LIMITS.page_items): Promise<Outcome<string | null>> {
     switch (call.kind) {
       case "registerMcpServer":
         return this.#register(fromWorker(call.registration, McpServerRegistration), now);
-      case "listMcpServers":
-        return ok(canonicalJson({ servers: this.#table.list().map(view) }));
+      case "listMcpServers": {
+        const page = listPage("mcp-servers", this.#table.list(), (server) => server.name, call.cursor, pageItems);
+        return page.ok ? ok(canonicalJson({ servers: page.value.items.map(view), next_cursor: page.value.next_cursor })) : page;
+      }
       case "getMcpServer": {
         const server = this.#table.get(call.name);
         return server === undefined ? fail(problem("NOT_FOUND", "No such MCP server.")) : ok(canonicalJson(view(server)));

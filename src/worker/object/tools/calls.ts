@@ -3,6 +3,7 @@ import { canonicalJson } from "../../../core/json";
 import { ToolDefinition } from "../../../contracts/tool-definition";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
+import { listPage } from "../list-page";
 import type { AuditChain } from "../audit/plane";
 import { fromWorker } from "../rpc";
 import { MAX_SECRETS } from "../secrets/vault";
@@ -14,11 +15,11 @@ import type { ToolsHost } from "./host";
 export type ToolsCall =
   | { kind: "defineTool"; name: string; /** The definition as canonical JSON (RPC keeps floats exact as text). */ definition: string }
   | { kind: "getTool"; name: string }
-  | { kind: "listTools"; format: DeclarationFormat | null }
+  | { kind: "listTools"; format: DeclarationFormat | null; cursor: string | null }
   | { kind: "disableTool"; name: string }
   | { kind: "putSecret"; name: string; value: string }
   | { kind: "deleteSecret"; name: string }
-  | { kind: "listSecrets" }
+  | { kind: "listSecrets"; cursor: string | null }
   | McpServersCall;
 
 /** What a tools call uses of its object. */
@@ -28,6 +29,8 @@ export interface ToolsCallDeps {
   /** The consumer's enabled tool names. */
   readonly enabled: readonly string[];
   readonly now: number;
+  /** Items on one page of a list (the consumer's `page_items`). */
+  readonly pageItems: number;
   transaction<T>(step: () => T): T;
   /** The tool registry changed: rebuild it before the next call. */
   invalidate(): void;
@@ -51,9 +54,14 @@ export async function toolsCall(deps: ToolsCallDeps, admin: boolean, call: Tools
       return host.data.view(call.name);
     case "listTools": {
       const registry = host.registry(deps.enabled);
-      if (call.format !== null) return ok(canonicalJson({ format: call.format, tools: declareTools(declarationInputs(registry), call.format) }));
-      if (!admin) return ok(canonicalJson({ format: "json-schema", tools: declareTools(declarationInputs(registry), "json-schema") }));
-      return ok(canonicalJson({ enabled: [...registry.keys()].sort(), defined: host.data.list() }));
+      // Pages by tool name: the declarations of a model's format, or the admin's defined tools (`enabled`, the configuration, whole on each page).
+      if (call.format !== null || !admin) {
+        const format = call.format ?? "json-schema";
+        const page = listPage("tools", declarationInputs(registry), (t) => t.name, call.cursor, deps.pageItems);
+        return page.ok ? ok(canonicalJson({ format, tools: declareTools(page.value.items, format), next_cursor: page.value.next_cursor })) : page;
+      }
+      const page = listPage("tools", host.data.list(), (t) => String(t["name"]), call.cursor, deps.pageItems);
+      return page.ok ? ok(canonicalJson({ enabled: [...registry.keys()].sort(), defined: page.value.items, next_cursor: page.value.next_cursor })) : page;
     }
     case "disableTool": {
       const disabled = deps.transaction(() => host.data.disable(call.name, now));
@@ -78,8 +86,10 @@ export async function toolsCall(deps: ToolsCallDeps, admin: boolean, call: Tools
       });
       return deleted ? ok(null) : fail(problem("NOT_FOUND", "No such secret."));
     }
-    case "listSecrets":
-      return ok(canonicalJson({ secrets: host.vault.names() }));
+    case "listSecrets": {
+      const page = listPage("secrets", host.vault.names(), (name) => name, call.cursor, deps.pageItems);
+      return page.ok ? ok(canonicalJson({ secrets: page.value.items, next_cursor: page.value.next_cursor })) : page;
+    }
     case "registerMcpServer":
     case "importMcpServer":
     case "deleteMcpServer": {
@@ -89,6 +99,6 @@ export async function toolsCall(deps: ToolsCallDeps, admin: boolean, call: Tools
     }
     case "listMcpServers":
     case "getMcpServer":
-      return host.mcp.call(call, now);
+      return host.mcp.call(call, now, deps.pageItems);
   }
 }

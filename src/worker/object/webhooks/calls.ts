@@ -1,10 +1,10 @@
-import { ok, type Outcome } from "../../result";
+import type { Outcome } from "../../result";
 import type { WebhookPlane } from "./plane";
 
 /** One call of the webhooks plane, as the Worker hands it to the consumer's object; `kind` is its operation (admin only). */
 export type WebhooksCall =
   | { kind: "createWebhook"; /** The request as canonical JSON. */ request: string }
-  | { kind: "listWebhooks" }
+  | { kind: "listWebhooks"; cursor: string | null }
   | { kind: "getWebhook"; endpointId: string }
   | { kind: "deleteWebhook"; endpointId: string }
   | { kind: "listWebhookDeliveries"; endpointId: string | null; cursor: string | null }
@@ -16,7 +16,7 @@ export async function webhooksCall(plane: WebhookPlane, call: WebhooksCall, page
     case "createWebhook":
       return plane.create(call.request);
     case "listWebhooks":
-      return ok(plane.list());
+      return plane.list(call.cursor, pageItems);
     case "getWebhook":
       return plane.get(call.endpointId);
     case "deleteWebhook":

@@ -13,6 +13,7 @@ import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { AuditChain } from "../audit/plane";
 import { decodeCursorText, encodeCursorText } from "../cursor-text";
+import { listPage, seqKey } from "../list-page";
 import { randomHex } from "../mcp/rpc";
 import { fromWorker } from "../rpc";
 import type { SecretVault } from "../secrets/vault";
@@ -94,8 +95,10 @@ export class WebhookPlane {
     return ok(canonicalJson({ ...endpointView(endpoint), secret }));
   }
 
-  list(): string {
-    return canonicalJson({ endpoints: this.#tables.endpoints().map(endpointView) });
+  /** One page of the endpoints, oldest first. */
+  list(cursor: string | null, pageItems: number): Outcome<string> {
+    const page = listPage("webhooks", this.#tables.endpoints(), (endpoint) => seqKey(endpoint.seq ?? 0), cursor, pageItems);
+    return page.ok ? ok(canonicalJson({ endpoints: page.value.items.map(endpointView), next_cursor: page.value.next_cursor })) : page;
   }
 
   get(endpointId: string): Outcome<string> {

@@ -63,6 +63,8 @@ export const WEBHOOK_MIGRATIONS: readonly Migration[] = [
 
 /** An endpoint as stored. */
 export interface StoredEndpoint {
+  /** The list's order (the table's autoincrement); absent on an endpoint not yet stored. */
+  readonly seq?: number;
   readonly endpointId: string;
   readonly url: string;
   readonly events: readonly EventType[];
@@ -116,6 +118,7 @@ function blob(row: SqlRow, column: string): Uint8Array {
 
 function endpointOf(row: SqlRow): StoredEndpoint {
   return {
+    seq: int(row, "seq"),
     endpointId: text(row, "endpoint_id"),
     url: text(row, "url"),
     events: storedStrings(text(row, "events"), "webhook events") as EventType[],

@@ -1,0 +1,140 @@
+/**
+ * CORS (the Fetch standard's CORS protocol) for browser clients on other origins. Which route
+ * offers it is read from the OpenAPI operations list and the access table:
+ * - a consumer route that a consumer credential may call: only for the origins in that
+ *   consumer's `cors_origins` (exact match), each answer with `Vary: Origin`;
+ * - the public documents (`/healthz`, `/v1/openapi.json`, `/v1/audit/verifier-keys`): `*`;
+ * - a route only the admin secret may call: never (its preflight is refused);
+ * - anything else (the approver console, same-origin only; OAuth, which answers its own
+ *   preflights): not handled here.
+ * A refused preflight is `403 ORIGIN_REFUSED` without CORS headers, the same whether the
+ * consumer allows other origins, allows none, or does not exist.
+ * @module
+ */
+import { credentialKinds } from "../../contracts/access";
+import { ConsumerName } from "../../contracts/consumer";
+import type { Env } from "../env";
+import type { OperationDoc } from "../openapi";
+import { problem, problemResponse } from "../problem";
+import { corsOriginsOf } from "./cors-origins";
+
+/** Request headers a page may send to a consumer route (its preflight's `Access-Control-Allow-Headers`). */
+export const CORS_ALLOW_HEADERS = "authorization, content-type, idempotency-key, mcp-session-id, mcp-protocol-version, last-event-id";
+/** Answer headers a page may read besides the CORS-safelisted ones. */
+export const CORS_EXPOSE_HEADERS = "retry-after, www-authenticate, mcp-session-id, location";
+/** How long a browser may reuse a preflight's answer (seconds). */
+export const CORS_MAX_AGE_SECONDS = 600;
+/** The routes any origin may read (no credential, nothing of a consumer). */
+export const PUBLIC_CORS_PATHS: readonly string[] = ["/healthz", "/v1/openapi.json", "/v1/audit/verifier-keys"];
+
+/** The order methods are listed in (`Allow`, `Access-Control-Allow-Methods`). */
+export const METHOD_ORDER: readonly string[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/** What CORS a path offers. */
+export type CorsRoute =
+  | { readonly kind: "public"; readonly methods: readonly string[] }
+  | { readonly kind: "consumer"; readonly consumer: string; readonly methods: readonly string[] }
+  | { readonly kind: "closed" };
+
+interface Shape {
+  readonly pattern: RegExp;
+  readonly method: string;
+  /** A consumer credential may call it (not only the admin secret, not a public route). */
+  readonly credential: boolean;
+  readonly open: boolean;
+}
+
+const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+
+function shapeOf(op: OperationDoc): Shape {
+  const source = op.path
+    .split(/(\{[a-z_]+\})/)
+    .map((part) => (part === "{consumer}" ? "(?<consumer>[^/]+)" : /^\{[a-z_]+\}$/.test(part) ? "[^/]+" : escape(part)))
+    .join("");
+  return { pattern: new RegExp(`^${source}$`), method: op.method.toUpperCase(), credential: op.operation !== "none" && credentialKinds(op.operation).length > 0, open: op.operation === "none" };
+}
+
+function ordered(methods: Iterable<string>): string[] {
+  const set = new Set(methods);
+  return METHOD_ORDER.filter((m) => set.has(m));
+}
+
+/** The consumer a path segment names, decoded as the router decodes parameters; `null` if it names none. */
+export function consumerOf(segment: string | undefined): string | null {
+  if (segment === undefined) return null;
+  let name: string;
+  try {
+    name = decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+  return ConsumerName.safeParse(name).success ? name : null;
+}
+
+/** The CORS offer of each documented path, matched against a request's path. */
+export class CorsRoutes {
+  readonly #shapes: readonly Shape[];
+
+  constructor(operations: readonly OperationDoc[]) {
+    this.#shapes = operations.map(shapeOf);
+  }
+
+  /** What CORS `path` offers; `null` for a path this module leaves alone. */
+  route(path: string): CorsRoute | null {
+    const matched = this.#shapes.flatMap((shape) => {
+      const match = shape.pattern.exec(path);
+      return match === null ? [] : [{ shape, consumer: match.groups?.["consumer"] }];
+    });
+    if (matched.length === 0) return null;
+    if (PUBLIC_CORS_PATHS.includes(path)) return { kind: "public", methods: ordered(matched.map((m) => m.shape.method)) };
+    if (matched.every((m) => m.shape.open)) return null;
+    const offered = matched.filter((m) => m.shape.credential);
+    if (offered.length === 0) return { kind: "closed" };
+    // A segment that names no consumer allows no origin, like a consumer that does not exist.
+    return { kind: "consumer", consumer: consumerOf(offered[0]?.consumer) ?? "", methods: ordered(offered.map((m) => m.shape.method)) };
+  }
+}
+
+/** Whether a request is a CORS preflight (an `OPTIONS` with `Origin` and `Access-Control-Request-Method`). */
+export function isPreflight(request: Request): boolean {
+  return request.method === "OPTIONS" && request.headers.has("origin") && request.headers.has("access-control-request-method");
+}
+
+function refused(detail: string): Response {
+  const res = problemResponse(problem("ORIGIN_REFUSED", detail));
+  res.headers.set("vary", "Origin");
+  return res;
+}
+
+/** The answer to a preflight of a path this module handles. */
+export async function preflight(env: Env, route: CorsRoute, origin: string): Promise<Response> {
+  if (route.kind === "closed") return refused("This route takes the admin secret: it is never offered to pages on other origins.");
+  const allowed = route.kind === "public" ? "*" : (await corsOriginsOf(env, route.consumer)).includes(origin) ? origin : null;
+  if (allowed === null) return refused("The Origin is not in this consumer's cors_origins.");
+  const headers: Record<string, string> = {
+    "access-control-allow-origin": allowed,
+    "access-control-allow-methods": route.methods.join(", "),
+    "access-control-allow-headers": CORS_ALLOW_HEADERS,
+    "access-control-max-age": String(CORS_MAX_AGE_SECONDS),
+  };
+  if (route.kind === "consumer") headers["vary"] = "Origin";
+  return new Response(null, { status: 204, headers });
+}
+
+/** The CORS headers of an actual answer (`origin`: the request's, or null without one). */
+export async function answerHeaders(env: Env, route: CorsRoute, origin: string | null): Promise<Record<string, string>> {
+  if (route.kind === "closed") return {};
+  if (route.kind === "public") return { "access-control-allow-origin": "*" };
+  if (origin === null || !(await corsOriginsOf(env, route.consumer)).includes(origin)) return { vary: "Origin" };
+  return { vary: "Origin", "access-control-allow-origin": origin, "access-control-expose-headers": CORS_EXPOSE_HEADERS };
+}
+
+/**
+ * Whether `origin` is in the allow-list of the consumer a path segment names (for a route's own
+ * `Origin` rule, such as the MCP endpoint's DNS-rebinding check, to accept a listed origin).
+ */
+export async function corsOriginAllowed(env: Env, consumerSegment: string | undefined, origin: string | null | undefined): Promise<boolean> {
+  const consumer = consumerOf(consumerSegment);
+  if (consumer === null || origin === null || origin === undefined) return false;
+  return (await corsOriginsOf(env, consumer)).includes(origin);
+}
