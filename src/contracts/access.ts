@@ -53,6 +53,8 @@ export const ACCESS = {
   // Tool-call plane.
   toolCall: ["agent"],
   toolCallStatus: ["agent"],
+  // The tool calls of one model turn, each its own toolCall (answered as one provider message).
+  toolCallBatch: ["agent"],
   // MCP: the endpoint (Streamable HTTP) and the OAuth sign-in that mints a credential for it.
   mcp: ["agent"],
   listApprovals: ["approver"],

@@ -73,6 +73,10 @@ export const PROBLEM_STATUS = {
   WEBHOOK_DELIVERY_PENDING: 409,
   // Approver console: a state-changing request without the session's CSRF token or from another origin.
   CSRF_REFUSED: 403,
+  // The `Idempotency-Key` header (draft-ietf-httpapi-idempotency-key-header): not one structured-field
+  // String or token, or sent more than once; a key that differs from the body's `context.idempotency_key`.
+  INVALID_IDEMPOTENCY_KEY: 400,
+  IDEMPOTENCY_KEY_MISMATCH: 422,
 } as const satisfies Record<string, 400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 422 | 426 | 429 | 431 | 500 | 503>;
 
 /** A stable HTTP error code of the gate. */
@@ -129,6 +133,8 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   WEBHOOKS_NOT_CONFIGURED: "Webhooks are not configured",
   WEBHOOK_DELIVERY_PENDING: "The webhook delivery is still pending",
   CSRF_REFUSED: "Cross-site request refused",
+  INVALID_IDEMPOTENCY_KEY: "Idempotency-Key header is not valid",
+  IDEMPOTENCY_KEY_MISMATCH: "Idempotency-Key header and body disagree",
 };
 
 

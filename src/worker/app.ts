@@ -4,6 +4,7 @@ import type { Env } from "./env";
 import { GATE_VERSION } from "./version";
 import { openApiDocument, type OperationDoc } from "./openapi";
 import { problem, problemResponse } from "./problem";
+import { httpConventions } from "./http/conventions";
 import { mcpBearer, mcpChallenge, oauthOperations, oauthRoutes } from "./oauth/routes";
 import { adminOperations, adminRoutes } from "./routes/admin";
 import { adminReadOperations, adminReadRoutes } from "./routes/admin-reads";
@@ -14,6 +15,7 @@ import { consoleRoutes } from "./routes/console";
 import { mcpOperations, mcpRoutes } from "./routes/mcp";
 import { runtimeOperations, runtimeRoutes } from "./routes/runtime";
 import { toolCallOperations, toolCallRoutes } from "./routes/tool-calls";
+import { toolCallBatchOperations, toolCallBatchRoutes } from "./routes/tool-call-batch";
 import { toolOperations, toolRoutes } from "./routes/tools";
 import { mcpServerOperations, mcpServerRoutes } from "./routes/mcp-servers";
 import { webhookOperations, webhookRoutes } from "./routes/webhooks";
@@ -27,6 +29,7 @@ const operations: readonly OperationDoc[] = [
   ...mcpServerOperations,
   ...webhookOperations,
   ...toolCallOperations,
+  ...toolCallBatchOperations,
   ...mcpOperations,
   ...oauthOperations,
   ...approvalOperations,
@@ -39,6 +42,9 @@ let openApiText: string | undefined;
 
 /** The Hono app: each plane mounts its own route module. */
 export const app = new Hono<{ Bindings: Env }>();
+
+// CORS and 405 with Allow (docs/http-api.md, "HTTP conventions"): before every route, so it wraps each answer.
+app.use("*", httpConventions(app, operations));
 
 app.get("/healthz", (c) => c.json({ ok: true }));
 app.get("/v1/openapi.json", () => {
@@ -54,6 +60,7 @@ app.route("/", toolRoutes);
 app.route("/", mcpServerRoutes);
 app.route("/", webhookRoutes);
 app.route("/", toolCallRoutes);
+app.route("/", toolCallBatchRoutes);
 app.route("/", mcpRoutes);
 app.route("/", approvalRoutes);
 app.route("/", auditRoutes);

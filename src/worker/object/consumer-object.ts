@@ -1,14 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Operation } from "../../contracts/access";
 import { ToolCallRequest, ToolCallStatusRequest } from "../../contracts/tool-call";
+import { ToolCallBatchRequest } from "../../contracts/tool-call-batch";
 import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { Env } from "../env";
-import { problem, UNAUTHENTICATED } from "../problem";
+import { UNAUTHENTICATED } from "../problem";
 import { fail, ok, type Outcome } from "../result";
 import { AuditHost, AUDIT_CALL_OPERATION, type AuditCall } from "./audit/rpc";
 import { AlarmSlots } from "./alarms";
 import { CapabilityHost } from "./capability/host";
-import { capabilityCall, type CapabilityCall, type CapabilityCaller } from "./capability/plane";
+import { gatedCapabilityCall, type CapabilityCall } from "./capability/plane";
 import { detachProvider, isCapabilitySocket, onCapabilityClose, onCapabilityMessage, providerSockets } from "./capability/socket";
 import { ObjectClock } from "./clock";
 import { ConsumerPlane, limitsOf, type ConsumerRecord } from "./consumer/plane";
@@ -29,6 +30,7 @@ import { ToolCallPlane } from "./tool-calls/plane";
 import { ConsolePlane, type ConsoleCall, type ConsoleReply, type ConsoleSignedIn } from "./console/plane";
 import { credentialShape, tokenKeys } from "../credential-format";
 import { agentCall } from "./tool-calls/agent-call";
+import { toolCallBatch } from "./tool-calls/batch-call";
 import { tracerFor } from "../trace/config";
 import { approvalEvents, approvalsCall, type ApprovalsCall, type ApprovalsDeps } from "./tool-calls/approvals-call";
 import { EventBus } from "./events/bus";
@@ -63,10 +65,8 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly #admission = new AgentAdmission({ now: () => this.clock.now(), rateMs: () => this.clock.rateMs(), fetch: (url, init) => fetch(url, init) });
   readonly #mcp = new McpPlane({ sql: this.ctx.storage.sql, now: () => this.clock.now(), transaction: (step) => this.#transaction(step), toolCalls: (config) => this.#planeFor(config), audit: () => this.#audit });
   /** The approver console's sessions and calls (console/plane.ts). */
-  readonly #console = new ConsolePlane({
-    sql: this.ctx.storage.sql, env: this.env, audit: this.#audit, now: () => this.clock.now(), transaction: (step) => this.#transaction(step), isLive: (id) => this.#credentials.isLive(id),
-    consumer: () => this.#consumer.current(), toolCalls: (config) => this.#planeFor(config), limits: () => this.#limits(), events: () => this.events,
-  });
+  readonly #console = new ConsolePlane({ sql: this.ctx.storage.sql, env: this.env, audit: this.#audit, now: () => this.clock.now(), transaction: (step) => this.#transaction(step),
+    isLive: (id) => this.#credentials.isLive(id), consumer: () => this.#consumer.current(), toolCalls: (config) => this.#planeFor(config), limits: () => this.#limits(), events: () => this.events });
   #toolCalls: ToolCallPlane | undefined;
   /** Traces of agent tool calls (../trace, docs/traces.md): exported when TOOLGATE_OTLP_ENDPOINT is set, a no-op otherwise. */
   readonly #tracer = tracerFor(this.env, (promise) => this.ctx.waitUntil(promise));
@@ -79,10 +79,9 @@ export class ConsumerObject extends DurableObject<Env> {
     this.#consumer = new ConsumerPlane(sql, this.#audit);
     this.#gate = new Gatekeeper(this.#consumer, this.#credentials);
     this.#tools = new ToolsHost({ sql, audit: this.#audit, env, consumer: () => this.#consumer.current()?.name ?? "", codeTools: () => this.codeTools(), now: () => this.clock.now(), transaction: (step) => this.#transaction(step) });
-    this.#webhooks = new WebhookPlane({
-      sql, vault: this.#tools.vault, audit: this.#audit, targets: { allowLoopback: env.TOOLGATE_ALLOW_LOOPBACK_TARGETS === "1" }, now: () => this.clock.now(), wallMs: () => Date.now(),
-      fetch: (request) => fetch(request), transaction: (step) => this.#transaction(step), setAlarm: (ms) => this.#alarms.set("webhooks", ms),
-    });
+    const targets = { allowLoopback: env.TOOLGATE_ALLOW_LOOPBACK_TARGETS === "1" };
+    const webhooks = { sql, vault: this.#tools.vault, audit: this.#audit, targets, now: () => this.clock.now(), wallMs: () => Date.now(), fetch: (request: Request) => fetch(request) };
+    this.#webhooks = new WebhookPlane({ ...webhooks, transaction: (step) => this.#transaction(step), setAlarm: (ms) => this.#alarms.set("webhooks", ms) });
     this.events.durable((event, now) => this.#webhooks.enqueue(event, now));
     this.capability = new CapabilityHost({
       sql, audit: this.#audit, transaction: (step) => this.#transaction(step), nowSeconds: () => this.clock.now(),
@@ -143,6 +142,11 @@ export class ConsumerObject extends DurableObject<Env> {
     return "pong";
   }
 
+  /** The consumer's CORS allow-list (the Worker caches it: http/cors-origins.ts); empty before it is configured. */
+  corsOrigins(): string[] {
+    return [...(this.#consumer.current()?.corsOrigins ?? [])];
+  }
+
   /** Admin: the consumer's configuration, its credentials and the App Facade's targets (consumer/admin-call.ts). */
   admin(consumer: string, call: AdminCall): Outcome<string | null> {
     return adminCall(
@@ -166,6 +170,12 @@ export class ConsumerObject extends DurableObject<Env> {
   async toolCallStatus(consumer: string, token: string, request: string): Promise<Outcome<string>> {
     const input = fromWorker(request, ToolCallStatusRequest);
     return this.#agentCall(consumer, token, "toolCallStatus", input, input.status_ref);
+  }
+
+  /** Agent: the tool calls of one model turn, each its own call on the path below, answered as one provider message (tool-calls/batch-call.ts). */
+  async toolCallBatch(consumer: string, token: string, request: string): Promise<Outcome<string>> {
+    const auth = this.#gate.authenticate(consumer, token, "toolCallBatch");
+    return auth.ok ? toolCallBatch(fromWorker(request, ToolCallBatchRequest), (input) => this.#agentCall(consumer, auth.value, "toolCallBatch", input, null)) : auth;
   }
 
   /** Every agent tool call (HTTP and MCP): authenticate (`who`: a token, or a caller already authenticated), then tool-calls/agent-call.ts. */
@@ -202,9 +212,8 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Approver console: an approver credential exchanged for a session (`sessionId`: the Worker's; only its hash is stored). */
   consoleSignIn(consumer: string, token: string, sessionId: string): Outcome<ConsoleSignedIn> {
-    const who = this.#gate.approver(consumer, token, "consoleSignIn");
-    const credential = credentialShape(token);
-    return who.ok && credential !== null ? ok(this.#console.signIn(who.value.approverId, credential.credentialId, sessionId)) : who.ok ? fail(UNAUTHENTICATED) : who;
+    const [who, credentialId] = [this.#gate.approver(consumer, token, "consoleSignIn"), credentialShape(token)?.credentialId];
+    return !who.ok ? who : credentialId === undefined ? fail(UNAUTHENTICATED) : ok(this.#console.signIn(who.value.approverId, credentialId, sessionId));
   }
 
   /** Approver console: one call of a signed-in session (its page, an approval, a decision, the live stream, sign-out). */
@@ -235,23 +244,14 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Capability plane: one call; `token` null means the Worker already checked the admin secret. */
   async capabilityCall(consumer: string, token: string | null, call: CapabilityCall): Promise<Outcome<string>> {
-    if (token === null) {
-      const config = this.#gate.admin(consumer, call.kind);
-      return config.ok ? capabilityCall(this.capability, consumer, { kind: "admin" }, config.value.approverSubjects, call, this.#limits()) : config;
-    }
-    const auth = this.#gate.authenticate(consumer, token, call.kind);
-    if (!auth.ok) return auth;
-    // Capability bodies carry no end-user token: a token-verified credential has no verified actor here.
-    if (auth.value.caller.principal === "token") return fail(problem("PRINCIPAL_MISMATCH", "A token-verified credential acts on the tool-call plane only."));
-    const caller: CapabilityCaller = { kind: auth.value.caller.kind, subjectId: auth.value.caller.subjectId };
-    return capabilityCall(this.capability, consumer, caller, auth.value.config.approverSubjects, call, this.#limits());
+    return gatedCapabilityCall(this.#gate, this.capability, consumer, token, call, this.#limits());
   }
 
   /** Tools as data, consumer secrets, and the tool list (`token` null: the admin secret, checked by the Worker). */
   async toolsCall(consumer: string, token: string | null, call: ToolsCall): Promise<Outcome<string | null>> {
     const who = this.#gate.either(consumer, token, call.kind);
     if (!who.ok) return who;
-    const deps = { host: this.#tools, audit: this.#audit, enabled: who.value.config.tools, now: this.clock.now(), transaction: <T>(step: () => T) => this.#transaction(step), invalidate: () => (this.#toolCalls = undefined) };
+    const deps = { host: this.#tools, audit: this.#audit, enabled: who.value.config.tools, now: this.clock.now(), pageItems: this.#limits().page_items, transaction: <T>(step: () => T) => this.#transaction(step), invalidate: () => (this.#toolCalls = undefined) };
     return toolsCall(deps, who.value.caller === null, call);
   }
 
@@ -290,7 +290,7 @@ export class ConsumerObject extends DurableObject<Env> {
     if (isRuntimeSocket(this.ctx, ws)) onRuntimeClose(ws, code, reason);
   }
 
-  /** Alarm (shared, ./alarms): the capability engine's next deadline, the audit log's periodic checkpoint; both idempotent. */
+  /** Alarm (shared, ./alarms): the capability engine's next deadline, the audit log's periodic checkpoint, webhook deliveries; each idempotent. */
   override async alarm(): Promise<void> {
     this.#alarms.fired(Date.now());
     this.capability.alarm();

@@ -9,6 +9,7 @@ import type {
 import type { CredentialKind } from "../../../contracts/access";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
+import type { Gatekeeper } from "../gatekeeper";
 import type { Limits } from "../limits";
 import { approvalsCall, authorityCall } from "./authority";
 import { drainMailbox } from "./completions";
@@ -42,6 +43,24 @@ function wireAnswer(outcome: EngineOutcome<unknown>, body: (value: unknown) => u
 
 function forbidden(detail: string): Outcome<string> {
   return fail(problem("FORBIDDEN", detail));
+}
+
+/**
+ * One call of the capability routes, its caller checked first: the admin secret (`token`
+ * null, checked by the Worker) or a consumer credential of a kind the access table allows.
+ * Capability bodies carry no end-user token, so a token-verified credential has no verified
+ * actor here and is refused.
+ */
+export async function gatedCapabilityCall(gate: Gatekeeper, host: CapabilityHost, consumer: string, token: string | null, call: CapabilityCall, limits: Limits): Promise<Outcome<string>> {
+  if (token === null) {
+    const config = gate.admin(consumer, call.kind);
+    return config.ok ? capabilityCall(host, consumer, { kind: "admin" }, config.value.approverSubjects, call, limits) : config;
+  }
+  const auth = gate.authenticate(consumer, token, call.kind);
+  if (!auth.ok) return auth;
+  if (auth.value.caller.principal === "token") return fail(problem("PRINCIPAL_MISMATCH", "A token-verified credential acts on the tool-call plane only."));
+  const caller: CapabilityCaller = { kind: auth.value.caller.kind, subjectId: auth.value.caller.subjectId };
+  return capabilityCall(host, consumer, caller, auth.value.config.approverSubjects, call, limits);
 }
 
 /**
