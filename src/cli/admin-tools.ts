@@ -55,7 +55,7 @@ export const toolVerbs: AdminGroup = {
       ]));
     },
   },
-  list: listVerb("/tools", (view) => {
+  list: listVerb("/tools", "defined", (view) => {
     const enabled = new Set(textsOf(view, "enabled"));
     const defined = new Map<string, JsonObject>();
     for (const item of Array.isArray(view?.defined) ? view.defined : []) {
@@ -134,5 +134,5 @@ export const secretVerbs: AdminGroup = {
       return ok(ctx.json ? jsonLine({ secret: name.value, stored: true }) : `stored secret ${name.value}\n`);
     },
   },
-  list: listVerb("/secrets", (view) => table(["SECRET"], textsOf(view, "secrets").map((s) => [s]))),
+  list: listVerb("/secrets", "secrets", (view) => table(["SECRET"], textsOf(view, "secrets").map((s) => [s]))),
 };

@@ -46,7 +46,7 @@ export const webhookVerbs: AdminGroup = {
       return ok(`${lines}The signing secret is shown this once: store it now (receivers verify each delivery with it).\n`);
     },
   },
-  list: listVerb("/webhooks", (view) => {
+  list: listVerb("/webhooks", "endpoints", (view) => {
     const items = Array.isArray(view?.endpoints) ? view.endpoints : [];
     const rows = items.map((item) => {
       const e = objectOf(item);

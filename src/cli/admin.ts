@@ -4,7 +4,7 @@
  * answered a problem (or a check failed), 2 a usage error or a missing or refused token.
  * @module
  */
-import type { JsonObject } from "../core/json";
+import { canonicalJson, type JsonObject } from "../core/json";
 import { err, ok, type Result } from "../core/result";
 import { CONSUMER_NAME, GateClient, objectOf, TOKEN_VARIABLES, usageExit, type Exit, type Role, type Step } from "./admin-http";
 import type { CliIo } from "./io";
@@ -52,19 +52,25 @@ export interface AdminVerb {
 export type AdminGroup = Readonly<Record<string, AdminVerb>>;
 
 /**
- * `list` of a consumer's collection that answers in one read (`path` under the consumer, the
- * admin's token): the gate's JSON with `--json`, else the table `render` makes of it.
+ * `list` of a consumer's collection (`path` under the consumer, the admin's token), every page
+ * of it: the first page with `key` holding the items of all pages (`--json`: as JSON), else the
+ * table `render` makes of that.
  */
-export function listVerb(path: string, render: (answer: JsonObject | undefined) => string): AdminVerb {
+export function listVerb(path: string, key: string, render: (answer: JsonObject | undefined) => string): AdminVerb {
   return {
     usage: "list",
     role: "admin",
     consumer: true,
     positionals: 0,
     async run(ctx) {
-      const answer = await ctx.client.json(ctx.at(path), { role: "admin" });
-      if (!answer.ok) return answer;
-      return ok(ctx.json ? `${answer.value.text}\n` : render(objectOf(answer.value.value)));
+      const first = await ctx.client.json(ctx.at(path), { role: "admin" });
+      if (!first.ok) return first;
+      const page = objectOf(first.value.value);
+      const rest = typeof page?.next_cursor === "string" ? await ctx.client.pages(`${ctx.at(path)}?cursor=${encodeURIComponent(page.next_cursor)}`, key, "admin") : ok([]);
+      if (!rest.ok) return rest;
+      const items = Array.isArray(page?.[key]) ? page[key] : [];
+      const all: JsonObject = { ...page, [key]: [...items, ...rest.value], next_cursor: null };
+      return ok(ctx.json ? `${canonicalJson(all)}\n` : render(all));
     },
   };
 }

@@ -288,7 +288,7 @@ describe("tools and secrets", () => {
       stdout: lines("TOOL                 VERSION   STATE", "create_refund_draft  built-in  enabled", "get_order            built-in  enabled"),
     });
     const listed = await toolgate(["tools", "list", "--json"], shop);
-    expect(JSON.parse(listed.stdout)).toEqual({ enabled: ["create_refund_draft", "get_order"], defined: [] });
+    expect(JSON.parse(listed.stdout)).toEqual({ enabled: ["create_refund_draft", "get_order"], defined: [], next_cursor: null });
 
     const shown = await toolgate(["tools", "show", "lookup_customer", "--consumer", OTHER], admin);
     const [head, definition] = shown.stdout.split("definition:\n");
@@ -329,10 +329,12 @@ describe("tools and secrets", () => {
       stdout: "",
       stderr: "toolgate admin secrets put: the value is empty: set TOOLGATE_SECRET_VALUE or pipe the value into standard input\n",
     });
-    expect((await api("GET", `/v1/consumers/${SHOP}/secrets`, ADMIN)).json).toEqual({ secrets: ["billing_token", "other_token", "third_token"] });
+    // The gate answers pages of the consumer's page_items (2 here); the CLI walks every page.
+    const firstPage = (await api("GET", `/v1/consumers/${SHOP}/secrets`, ADMIN)).json;
+    expect([firstPage.secrets, typeof firstPage.next_cursor]).toEqual([["billing_token", "other_token"], "string"]);
     const list = await toolgate(["secrets", "list"], shop);
     expect(list).toEqual({ status: 0, stderr: "", stdout: lines("SECRET", "billing_token", "other_token", "third_token") });
-    expect(JSON.parse((await toolgate(["secrets", "list", "--json"], shop)).stdout)).toEqual({ secrets: ["billing_token", "other_token", "third_token"] });
+    expect(JSON.parse((await toolgate(["secrets", "list", "--json"], shop)).stdout)).toEqual({ secrets: ["billing_token", "other_token", "third_token"], next_cursor: null });
     for (const run of [...runs, list]) expect(run.stdout.includes(fromEnv) || run.stdout.includes(piped) || run.stderr.includes(fromEnv)).toBe(false);
   });
 });
@@ -605,10 +607,10 @@ describe("webhooks", () => {
       stderr: "",
       stdout: lines(`ID${" ".repeat(33)}  ${"URL".padEnd(urlWidth)}  ${"EVENTS".padEnd(eventsWidth)}  ARGUMENTS  CREATED`, row(endpoints[0], "no"), row(endpoints[1], "yes")),
     });
-    expect(JSON.parse((await toolgate(["webhooks", "list", "--json"], shop)).stdout)).toEqual({ endpoints });
+    expect(JSON.parse((await toolgate(["webhooks", "list", "--json"], shop)).stdout)).toEqual({ endpoints, next_cursor: null });
     // --gate names the gate where --url is the endpoint's (and over TOOLGATE_URL).
     const viaGate = await toolgate(["webhooks", "list", "--json", "--gate", gateUrl], { ...shop, TOOLGATE_URL: `http://127.0.0.1:${await freePort()}` });
-    expect([viaGate.status, JSON.parse(viaGate.stdout)]).toEqual([0, { endpoints }]);
+    expect([viaGate.status, JSON.parse(viaGate.stdout)]).toEqual([0, { endpoints, next_cursor: null }]);
 
     // An approval requested: one message to each endpoint.
     await refundCall(4, "damaged");
