@@ -2,7 +2,9 @@ import type * as z from "zod";
 import type { CapabilityRequestBody } from "../contracts/capability";
 import type { ApprovalEventData } from "../contracts/events";
 import type { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../contracts/tool-call";
-import { call, type ClientResult, type GateOptions } from "./transport";
+import type { ToolCallBatchRequest, ToolCallBatchResponse } from "../contracts/tool-call-batch";
+import type { DECLARATION_FORMATS } from "../core/adapters/declarations";
+import { call, idempotencyKeyHeader, query, type CallOptions, type ClientResult, type GateOptions } from "./transport";
 import type { CapabilityDecision, CapabilityRequestInput, CapabilityRequestSnapshot, CompletionBatch, U64 } from "./types";
 
 /**
@@ -15,21 +17,76 @@ export type ToolCallAnswer = z.output<typeof ToolCallResponse>;
 /** An approval's status (`ApprovalStatus`): `pending`, `approved`, `denied`, `expired` or `withdrawn`. */
 export type ApprovalStatus = z.output<typeof ApprovalEventData>;
 
+/** A tool call's request body (`ToolCallRequest`, as sent: server defaults may be left out). */
+export type ToolCallInput = z.input<typeof ToolCallRequest>;
+
+/** `POST …/tool-calls/status`'s body (`ToolCallStatusRequest`): the call again, plus its `status_ref`. */
+export type ToolCallStatusInput = z.input<typeof ToolCallStatusRequest>;
+
+/** The batch route's body (`ToolCallBatchRequest`): all the tool calls of one model turn. */
+export type ToolCallBatchInput = z.input<typeof ToolCallBatchRequest>;
+
+/** The batch route's answer (`ToolCallBatchResponse`): the turn's provider message and each call's answer. */
+export type ToolCallBatchAnswer = z.output<typeof ToolCallBatchResponse>;
+
+/** Options of one tool call. */
+export interface ToolCallOptions {
+  /**
+   * Sent as the `Idempotency-Key` header (a Structured Field String); it fills
+   * `context.idempotency_key` when the body has none, and must equal it when both are given.
+   */
+  readonly idempotencyKey?: string;
+}
+
+/** A model's tool-declaration format (`GET …/tools?format=`). */
+export type DeclarationFormat = (typeof DECLARATION_FORMATS)[number];
+
+/** A page of the enabled tools as a model's declarations (`GET …/tools` for an agent). */
+export interface ToolDeclarationPage {
+  readonly format: DeclarationFormat;
+  /** Each tool in the format's own declaration shape (docs/http-api.md, "Tools"). */
+  readonly tools: Array<Record<string, unknown>>;
+  /** Null on the last page. */
+  readonly next_cursor: string | null;
+}
+
+const keyed = (options: ToolCallOptions): CallOptions =>
+  options.idempotencyKey === undefined ? {} : { headers: { "idempotency-key": idempotencyKeyHeader(options.idempotencyKey) } };
+
 /** Seconds one status request waits at most (the gate's bound). */
 const MAX_WAIT_SECONDS = 60;
+
+/** `GET …/approvals/{id}?wait=` (agents and approvers): the approval's status, waiting up to `waitSeconds` (0–60) for a decision. */
+export function approvalStatus(options: GateOptions, approvalId: string, waitSeconds: number): Promise<ClientResult<ApprovalStatus>> {
+  const wait = Math.max(0, Math.min(MAX_WAIT_SECONDS, Math.floor(waitSeconds)));
+  return call(options, "GET", `/approvals/${encodeURIComponent(approvalId)}${wait === 0 ? "" : `?wait=${wait}`}`);
+}
 
 /** An agent host's client: tool calls and their status, approvals it waits on, capability requests and completions. */
 export class AgentClient {
   constructor(readonly options: GateOptions) {}
 
   /** `POST …/tool-calls` (Tool Result v2; the body is a `ToolCallRequest`). */
-  toolCall(body: z.input<typeof ToolCallRequest>): Promise<ClientResult<ToolCallAnswer>> {
-    return call(this.options, "POST", "/tool-calls", body);
+  toolCall(body: ToolCallInput, options: ToolCallOptions = {}): Promise<ClientResult<ToolCallAnswer>> {
+    return call(this.options, "POST", "/tool-calls", body, keyed(options));
   }
 
   /** `POST …/tool-calls/status`: the status of an unknown outcome (the call again, plus its `status_ref`). */
-  toolCallStatus(body: z.input<typeof ToolCallStatusRequest>): Promise<ClientResult<ToolCallAnswer>> {
-    return call(this.options, "POST", "/tool-calls/status", body);
+  toolCallStatus(body: ToolCallStatusInput, options: ToolCallOptions = {}): Promise<ClientResult<ToolCallAnswer>> {
+    return call(this.options, "POST", "/tool-calls/status", body, keyed(options));
+  }
+
+  /**
+   * `POST …/tool-calls/batch`: all the tool calls of one model turn, each its own gate call
+   * (with its own `idempotency_key` in the body), answered as the provider's one message.
+   */
+  toolCallBatch(body: ToolCallBatchInput): Promise<ClientResult<ToolCallBatchAnswer>> {
+    return call(this.options, "POST", "/tool-calls/batch", body);
+  }
+
+  /** `GET …/tools?format=`: a page of the enabled tools as declarations (json-schema when no format is given). */
+  tools(options: { format?: DeclarationFormat; cursor?: string } = {}): Promise<ClientResult<ToolDeclarationPage>> {
+    return call(this.options, "GET", `/tools${query({ format: options.format, cursor: options.cursor })}`);
   }
 
   /**
@@ -37,8 +94,7 @@ export class AgentClient {
    * `waitSeconds` (at most 60) a pending approval's answer waits for the decision.
    */
   approval(approvalId: string, waitSeconds = 0): Promise<ClientResult<ApprovalStatus>> {
-    const wait = Math.max(0, Math.min(MAX_WAIT_SECONDS, Math.floor(waitSeconds)));
-    return call(this.options, "GET", `/approvals/${encodeURIComponent(approvalId)}${wait === 0 ? "" : `?wait=${wait}`}`);
+    return approvalStatus(this.options, approvalId, waitSeconds);
   }
 
   /**
@@ -47,8 +103,8 @@ export class AgentClient {
    * approved, sends the same call again so it runs. Answers the last answer: the result, the
    * refusal after a denial (`APPROVAL_INVALID`), or `APPROVAL_REQUIRED` when nobody decided in time.
    */
-  async toolCallWithApproval(body: z.input<typeof ToolCallRequest>, maxWaitSeconds = 300): Promise<ClientResult<ToolCallAnswer>> {
-    const first = await this.toolCall(body);
+  async toolCallWithApproval(body: ToolCallInput, maxWaitSeconds = 300, options: ToolCallOptions = {}): Promise<ClientResult<ToolCallAnswer>> {
+    const first = await this.toolCall(body, options);
     const approvalId = first.ok ? first.value.approval_id : undefined;
     if (!first.ok || approvalId === undefined || approvalId === null) return first;
     let left = maxWaitSeconds;
@@ -57,7 +113,7 @@ export class AgentClient {
       const started = Date.now();
       const status = await this.approval(approvalId, wait);
       if (!status.ok) return status;
-      if (status.value.state !== "pending") return this.toolCall(body);
+      if (status.value.state !== "pending") return this.toolCall(body, options);
       left -= Math.max(1, Math.round((Date.now() - started) / 1000));
     }
     return first;

@@ -2,6 +2,7 @@ import type * as z from "zod";
 import type { ApprovalDecisionRequest, ApprovalDecisionView, ApprovalList, ApprovalView } from "../contracts/approval";
 import type { CapabilityAuthorityRequest } from "../contracts/capability";
 import type { approvalDecision, toolAuthorityCommand } from "../core/capability";
+import { approvalStatus, type ApprovalStatus } from "./agent";
 import { call, type ClientResult, type GateOptions } from "./transport";
 import type { AuthorityAnswer, CapabilityRequestSnapshot, RequestKey, U64 } from "./types";
 
@@ -18,6 +19,11 @@ export class ApproverClient {
   /** `GET …/approvals`: pending tool-call approvals. */
   listApprovals(cursor?: string): Promise<ClientResult<z.output<typeof ApprovalList>>> {
     return call(this.options, "GET", cursor === undefined ? "/approvals" : `/approvals?cursor=${encodeURIComponent(cursor)}`);
+  }
+
+  /** `GET …/approvals/{id}?wait=`: an approval's status; with `waitSeconds` (at most 60) a pending one's answer waits for the decision. */
+  approval(approvalId: string, waitSeconds = 0): Promise<ClientResult<ApprovalStatus>> {
+    return approvalStatus(this.options, approvalId, waitSeconds);
   }
 
   /** `POST …/approvals/{id}`: a decision bound to the digest the approver saw; answers the recorded decision. */

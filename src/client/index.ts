@@ -4,9 +4,21 @@
  * 2^53 − 1).
  * @module
  */
-export { AgentClient, type ApprovalStatus, type ToolCallAnswer } from "./agent";
+export {
+  AgentClient,
+  type ApprovalStatus,
+  type DeclarationFormat,
+  type ToolCallAnswer,
+  type ToolCallBatchAnswer,
+  type ToolCallBatchInput,
+  type ToolCallInput,
+  type ToolCallOptions,
+  type ToolCallStatusInput,
+  type ToolDeclarationPage,
+} from "./agent";
 export { ApproverClient, type AuthorityCommand, type ToolApproval } from "./approver";
+export { AuditorClient, type AuditEntry, type AuditExport, type AuditPageQuery } from "./auditor";
 export { connectProvider, ProviderPoller, PROVIDER_PROTOCOL, type EffectHandler, type ProviderConnection, type ProviderOptions } from "./provider";
 export { failure, inlineResult, jsonBytes, observationFor, type ProviderFailureKind } from "./observation";
-export { call, readWire, writeWire, type ClientProblem, type ClientResult, type GateOptions } from "./transport";
+export { call, idempotencyKeyHeader, readWire, writeWire, type CallOptions, type ClientProblem, type ClientResult, type GateOptions } from "./transport";
 export type * from "./types";

@@ -43,20 +43,63 @@ export function consumerPath(options: GateOptions, path: string): string {
   return `${options.baseUrl.replace(/\/+$/, "")}/v1/consumers/${encodeURIComponent(options.consumer)}${path}`;
 }
 
-/** Sends one request and reads the answer (204 → `null`). */
-export async function call<T>(options: GateOptions, method: string, path: string, body?: unknown): Promise<ClientResult<T>> {
-  const headers: Record<string, string> = { authorization: `Bearer ${options.token}` };
+/** `/v1/consumers/{consumer}` + `path`, or (`gateWide`) the gate's origin + `path`. */
+function urlOf(options: GateOptions, path: string, gateWide: boolean): string {
+  return gateWide ? `${options.baseUrl.replace(/\/+$/, "")}${path}` : consumerPath(options, path);
+}
+
+/** Per-request options of a call. */
+export interface CallOptions {
+  /** Extra request headers (lower-case names), e.g. `idempotency-key`. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** `path` is gate-wide (`/v1/…`), not under the consumer. */
+  readonly gateWide?: boolean;
+}
+
+/**
+ * An `Idempotency-Key` header value: the key as a Structured Field String (RFC 8941, `"k-1"`),
+ * which is how the gate reads it (draft-ietf-httpapi-idempotency-key-header).
+ */
+export function idempotencyKeyHeader(key: string): string {
+  return `"${key.replace(/[\\"]/g, "\\$&")}"`;
+}
+
+/** `?name=value&…` of the given values (undefined and null left out), or `""` when none is given. */
+export function query(values: Readonly<Record<string, string | number | undefined | null>>): string {
+  const pairs = Object.entries(values).filter((e): e is [string, string | number] => e[1] !== undefined && e[1] !== null);
+  return pairs.length === 0 ? "" : `?${pairs.map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`).join("&")}`;
+}
+
+/** Sends one request; answers the raw response (network failures throw). */
+async function send(options: GateOptions, method: string, path: string, body: unknown, extra: CallOptions): Promise<Response> {
+  const headers: Record<string, string> = { ...extra.headers, authorization: `Bearer ${options.token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const res = await doFetch(consumerPath(options, path), { method, headers, body: body === undefined ? undefined : writeWire(body) });
+  return doFetch(urlOf(options, path, extra.gateWide === true), { method, headers, body: body === undefined ? undefined : writeWire(body) });
+}
+
+/** Sends one request and reads the answer (204 → `null`). */
+export async function call<T>(options: GateOptions, method: string, path: string, body?: unknown, extra: CallOptions = {}): Promise<ClientResult<T>> {
+  const res = await send(options, method, path, body, extra);
   const text = await res.text();
   if (res.ok) return { ok: true, value: (text === "" ? null : readWire(text)) as T };
+  return { ok: false, problem: problemOf(res, text) };
+}
+
+/** `GET` of a non-JSON answer (NDJSON, an event stream): its text, or the gate's problem. */
+export async function callText(options: GateOptions, path: string): Promise<ClientResult<{ text: string; headers: Headers }>> {
+  const res = await send(options, "GET", path, undefined, {});
+  const text = await res.text();
+  return res.ok ? { ok: true, value: { text, headers: res.headers } } : { ok: false, problem: problemOf(res, text) };
+}
+
+/** The problem of a failed answer (RFC 9457 body; a bodiless failure is `HTTP_ERROR`). */
+function problemOf(res: Response, text: string): ClientProblem {
   const parsed = text === "" ? {} : (readWire(text) as Record<string, Json>);
-  const problem: ClientProblem = {
+  return {
     status: res.status,
     code: typeof parsed.code === "string" ? parsed.code : "HTTP_ERROR",
     detail: typeof parsed.detail === "string" ? parsed.detail : res.statusText,
     ...(parsed.error === undefined ? {} : { error: parsed.error }),
   };
-  return { ok: false, problem };
 }

@@ -19,9 +19,16 @@ function undefinedExports(namespace: object, prefix: string): string[] {
 }
 
 describe("the package's public entry points", () => {
-  it("maps ./core, ./client and ./package.json to files that exist", () => {
-    expect(Object.keys(pkg.exports).sort()).toEqual(["./client", "./core", "./package.json", "./worker"]);
-    for (const target of Object.values(pkg.exports)) expect(existsSync(fileURLToPath(new URL(target, root)))).toBe(true);
+  it("maps ., ./core, ./client and ./worker to the built ESM and declarations of sources that exist", () => {
+    expect(Object.keys(pkg.exports).sort()).toEqual([".", "./client", "./core", "./package.json", "./worker"]);
+    // dist/<name>.js and its declarations are built from these sources (scripts/build-package.js; test/blackbox/packed-install.test.ts installs them).
+    const built = { core: "src/core/index.ts", client: "src/client/index.ts", worker: "src/worker/gate.ts" };
+    for (const [name, source] of Object.entries(built)) {
+      expect(existsSync(fileURLToPath(new URL(source, root)))).toBe(true);
+      const entry = { import: `./dist/${name}.js`, types: `./dist/types/${source.slice(4, -3)}.d.ts` };
+      expect(pkg.exports[`./${name}` as keyof typeof pkg.exports]).toEqual(entry);
+    }
+    expect(pkg.exports["."]).toEqual(pkg.exports["./core"]);
   });
 
   it("names the core's subsystems as namespaces and strict JSON flat", () => {

@@ -1,0 +1,50 @@
+// Builds the published package into dist/: one ESM file per entry point (`toolgate` → the core,
+// `toolgate/client`, `toolgate/worker`; shared code in dist/chunks/) with esbuild, dependencies
+// left as imports so a host's bundler dedupes and tree-shakes them, and the type declarations
+// under dist/types/ from `tsc -p tsconfig.build.json`. Run by `prepack`.
+import { build } from "esbuild";
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** The entry points: output name (under dist/) → source. */
+export const ENTRIES = { core: "src/core/index.ts", client: "src/client/index.ts", worker: "src/worker/gate.ts" };
+
+/** Bundles the entries (ESM, platform neutral: no Node or browser built-ins assumed). */
+export async function buildJs() {
+  rmSync(`${root}dist/chunks`, { recursive: true, force: true });
+  await build({
+    absWorkingDir: root,
+    entryPoints: Object.entries(ENTRIES).map(([out, src]) => ({ in: src, out })),
+    outdir: "dist",
+    chunkNames: "chunks/[name]-[hash]",
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    // Dependencies stay imports (installed with the package); the Workers runtime's own modules too.
+    packages: "external",
+    external: ["cloudflare:*"],
+    logLevel: "warning",
+  });
+}
+
+/** Emits the `.d.ts` files of the entries (and what they reference) into dist/types/. */
+export function buildTypes() {
+  rmSync(`${root}dist/types`, { recursive: true, force: true });
+  const tsc = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.build.json`], { cwd: root, stdio: "inherit" });
+  if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (exit ${tsc.status})`);
+}
+
+/** The whole package build: JavaScript, then declarations. */
+export async function buildPackage() {
+  await buildJs();
+  buildTypes();
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await buildPackage();
+}
