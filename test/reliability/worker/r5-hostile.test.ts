@@ -140,6 +140,26 @@ const SURFACES: Surface[] = [
     ],
   },
   {
+    name: "tool-call batches (one model turn)",
+    path: (t) => `/v1/consumers/${t.name}/tool-calls/batch`,
+    token: (t) => t.agent,
+    base: () => [
+      {
+        principal: { subject_id: "user-1", roles: [] },
+        context: { provider: "openai", api_family: "responses", response_id: "resp-b", adapter_revision: "openai-responses-v1" },
+        calls: [
+          { proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } }, call_id: "b-1", operation_id: "op-b-1" },
+          { proposal: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } }, call_id: "b-2", operation_id: "op-b-2", idempotency_key: CANARY },
+        ],
+      },
+      {
+        principal: { subject_id: "user-1", roles: [] },
+        context: { provider: "anthropic", api_family: "messages", response_id: "msg-b", adapter_revision: "anthropic-messages-v1" },
+        calls: [{ provider_item: { type: "tool_use", id: "toolu_b1", name: "get_order", input: { order_ref: "ORDER-7" } }, operation_id: "op-b-3" }],
+      },
+    ],
+  },
+  {
     name: "console decisions (session, CSRF)",
     path: (t) => `/console/approvals/${t.pendingApproval}`,
     token: (t) => t.approver,

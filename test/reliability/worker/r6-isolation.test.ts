@@ -5,7 +5,8 @@
  * facade map), then every consumer route of the OpenAPI document × every credential kind of
  * each consumer × {foreign consumer, missing consumer}, every id route × {the other consumers'
  * ids, random well-formed ids, malformed ids}, malformed and forged consumer segments, and the
- * admin token on the credential routes.
+ * admin token on the credential routes, and CORS: each consumer allows its own origin, which on
+ * another consumer is a never-allowed origin (preflight and actual answer alike).
  * Pass: 0 answers holding another consumer's data (any of its secrets, ids or argument
  * canaries the caller did not send itself), a foreign answer equal to the missing answer
  * (status, content-type, www-authenticate, body), a foreign id answered as a random one, every
@@ -77,6 +78,8 @@ interface World extends Tenant {
   delivery: string;
   /** Every string that is this consumer's and no one else's. */
   strings: string[];
+  /** The one browser origin this consumer allows (its `cors_origins`). */
+  origin: string;
 }
 
 const capabilityRequest = (w: { actor: string }, localId: number, scope: string, summary: string) => ({
@@ -125,6 +128,17 @@ function must(r: { status: number; text: string }, status: number, what: string)
 async function world(letter: string): Promise<World> {
   const name = `r6${letter}-${hex(8)}`;
   const t = await tenant(name);
+  const origin = `https://r6-${letter}-${hex(8)}.example`;
+  must(
+    await send("PUT", `/v1/consumers/${name}`, ADMIN, {
+      tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"],
+      approver_subjects: ["human-reviewer-1"],
+      limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 },
+      cors_origins: [origin],
+    }),
+    200,
+    "cors origins",
+  );
   const canary = `${CANARY_PREFIX}-${letter}-${hex(12)}`;
   const actor = `actor-${letter}-${hex(8)}`;
   const ownProvider = `browser-${letter}-${hex(8)}`;
@@ -196,9 +210,9 @@ async function world(letter: string): Promise<World> {
   if (typeof delivery !== "string") throw new Error(`webhook delivery: ${deliveries.text}`);
   const auditor = await send("GET", `/v1/consumers/${name}/audit/verify`, t.auditor);
   const head = String(auditor.json?.head ?? auditor.json?.head_digest ?? "");
-  const strings = [name, canary, actor, ownProvider, toolName, secretName, mcpAgent.json.secret, mcpAgent.json.credential_id, mcpSession, mcpServer, t.agent, t.approver, t.auditor, t.provider, t.runtime, any.json.secret, t.agentId, t.approverId, any.json.credential_id, pendingApproval, decidedApproval, statusRef, webhook, webhookSecret, delivery];
+  const strings = [name, canary, actor, ownProvider, toolName, secretName, mcpAgent.json.secret, mcpAgent.json.credential_id, mcpSession, mcpServer, t.agent, t.approver, t.auditor, t.provider, t.runtime, any.json.secret, t.agentId, t.approverId, any.json.credential_id, pendingApproval, decidedApproval, statusRef, webhook, webhookSecret, delivery, origin];
   if (head.length >= 16) strings.push(head);
-  return { ...t, letter, canary, actor, ownProvider, instance, anyProvider: any.json.secret, pendingApproval, decidedApproval, statusRef, submitBody, toolName, secretName, mcpAgent: mcpAgent.json.secret, mcpSession, mcpServer, webhook, delivery, strings };
+  return { ...t, letter, canary, actor, ownProvider, instance, anyProvider: any.json.secret, pendingApproval, decidedApproval, statusRef, submitBody, toolName, secretName, mcpAgent: mcpAgent.json.secret, mcpSession, mcpServer, webhook, delivery, strings, origin };
 }
 
 /** One route of the OpenAPI document as the check drives it. */
@@ -226,7 +240,13 @@ interface Route {
 const C = (consumer: string) => `/v1/consumers/${consumer}`;
 
 const ROUTES: Route[] = [
-  { method: "PUT", path: "/v1/consumers/{consumer}", auth: "admin", url: (c) => C(c), body: () => ({ tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: ["human-reviewer-1"] }) },
+  {
+    method: "PUT",
+    path: "/v1/consumers/{consumer}",
+    auth: "admin",
+    url: (c) => C(c),
+    body: (w) => ({ tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: ["human-reviewer-1"], cors_origins: [w.origin] }),
+  },
   { method: "GET", path: "/v1/consumers/{consumer}/tools", auth: "agent-or-admin", url: (c) => `${C(c)}/tools`, query: "?format=openai" },
   { method: "GET", path: "/v1/consumers/{consumer}/tools/{name}", auth: "admin", url: (c, id) => `${C(c)}/tools/${id}`, id: { kind: "tool", own: (w) => w.toolName } },
   { method: "PUT", path: "/v1/consumers/{consumer}/tools/{name}", auth: "admin", url: (c, id) => `${C(c)}/tools/${id}`, body: (w) => dataTool(w.canary, w.secretName) },
@@ -245,6 +265,21 @@ const ROUTES: Route[] = [
     url: (c) => `${C(c)}/tool-calls/status`,
     body: (w, id) => ({ ...(w.submitBody as object), status_ref: id }),
     id: { kind: "status_ref", own: (w) => w.statusRef },
+  },
+  // One model turn's calls in one request: each its own tool call of the caller's consumer.
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/tool-calls/batch",
+    auth: "agent",
+    url: (c) => `${C(c)}/tool-calls/batch`,
+    body: (w) => ({
+      principal: { subject_id: "user-1", roles: [] },
+      context: { provider: "openai", api_family: "responses", response_id: "resp-1", adapter_revision: "openai-responses-v1" },
+      calls: [
+        { proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } }, call_id: `batch-${w.letter}-1`, operation_id: `op-batch-${w.letter}-1` },
+        { proposal: { name: "get_order", arguments: { order_ref: `${w.canary}-batch` } }, call_id: `batch-${w.letter}-2`, operation_id: `op-batch-${w.letter}-2` },
+      ],
+    }),
   },
   { method: "GET", path: "/v1/consumers/{consumer}/approvals", auth: "approver", url: (c) => `${C(c)}/approvals`, query: "?state=pending" },
   // The approval stream replays the pending approvals first: the owner's own, nobody else's.
@@ -479,12 +514,29 @@ interface Answer {
   auth: string | null;
   retry: string | null;
   text: string;
+  /** The CORS headers (`name=value; …`, `-` where absent). */
+  cors: string;
+}
+
+const CORS_NAMES = ["access-control-allow-origin", "access-control-allow-methods", "access-control-allow-headers", "access-control-max-age", "access-control-expose-headers", "vary"];
+
+function corsOf(res: Response): string {
+  return CORS_NAMES.map((name) => `${name}=${res.headers.get(name) ?? "-"}`).join("; ");
+}
+
+/** A CORS preflight of `method` on `path` from `origin`. */
+async function preflightOf(path: string, method: string, origin: string): Promise<Answer> {
+  requests++;
+  const headers = { origin, "access-control-request-method": method, "access-control-request-headers": "authorization, content-type" };
+  const res = await fetchGate(new Request(`http://gate${path}`, { method: "OPTIONS", headers }));
+  return { status: res.status, type: res.headers.get("content-type"), auth: res.headers.get("www-authenticate"), retry: res.headers.get("retry-after"), text: await res.text(), cors: corsOf(res) };
 }
 
 let requests = 0;
 
-async function call(route: Route, path: string, token: string | null, owner: World, id: string): Promise<Answer> {
+async function call(route: Route, path: string, token: string | null, owner: World, id: string, origin?: string): Promise<Answer> {
   const headers: Record<string, string> = {};
+  if (origin !== undefined) headers.origin = origin;
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (route.upgrade === true) headers.upgrade = "websocket";
   Object.assign(headers, route.headers?.(id) ?? {});
@@ -499,7 +551,8 @@ async function call(route: Route, path: string, token: string | null, owner: Wor
     res.webSocket.close(1000, "r6");
   }
   const type = res.headers.get("content-type");
-  return { status: res.status, type, auth: res.headers.get("www-authenticate"), retry: res.headers.get("retry-after"), text: (type ?? "").startsWith("text/event-stream") ? await opening(res) : await res.text() };
+  const text = (type ?? "").startsWith("text/event-stream") ? await opening(res) : await res.text();
+  return { status: res.status, type, auth: res.headers.get("www-authenticate"), retry: res.headers.get("retry-after"), text, cors: corsOf(res) };
 }
 
 /** An event stream's opening (what it writes at once: the replayed state), then the stream is cancelled. */
@@ -662,6 +715,55 @@ describe("R6 tenant isolation (in-process)", () => {
       }
     }
 
+    // CORS: each consumer allows its own origin on the routes a consumer credential may call. On another consumer that
+    // origin is a never-allowed one — in the preflight, in the answer to the owner's request, in the answer to the other
+    // consumer's own reads — and a consumer that does not exist answers its preflight the same.
+    const never = `https://r6-never-${hex(8)}.example`;
+    const corsStart = requests;
+    /** Two answers that must be indistinguishable once each origin reads as `<origin>` (OAuth metadata echoes any). */
+    const corsSame = (label: string, x: Answer, xOrigin: string, y: Answer, yOrigin: string): void => {
+      compared++;
+      const norm = (a: Answer, origin: string) => `${a.status} ${a.type} ${a.auth} ${a.retry} ${a.cors.split(origin).join("<origin>")} ${a.text}`;
+      if (norm(x, xOrigin) === norm(y, yOrigin)) equal++;
+      else note(differ, `${label}: ${x.status} ${x.cors} ≠ ${y.status} ${y.cors}`);
+    };
+    for (const owner of worlds) {
+      for (const route of ROUTES) {
+        if (route.upgrade === true) continue;
+        const ownId = route.id?.own(owner) ?? String(1 + Math.floor(random() * 900));
+        const label = `CORS ${route.method} ${route.path}`;
+        const own = await preflightOf(route.url(owner.name, ownId), route.method, owner.origin);
+        check(`${label} own preflight`, own, owner, owner.origin);
+        // OAuth's metadata answers its own preflights; every other route offers CORS exactly where a consumer credential may call.
+        if (!route.path.startsWith("/.well-known/")) {
+          const offered = own.status === 204 && own.cors.startsWith(`access-control-allow-origin=${owner.origin};`);
+          if (offered !== (route.auth !== "admin")) note(breaches, `${label} own preflight of ${owner.letter}: ${own.status} ${own.cors}`);
+        }
+        const onMissing = await preflightOf(route.url(missing, ownId), route.method, owner.origin);
+        for (const other of worlds.filter((w) => w !== owner)) {
+          const path = route.url(other.name, ownId);
+          const foreign = await preflightOf(path, route.method, owner.origin);
+          check(`${label} preflight on ${other.letter}`, foreign, owner, owner.origin);
+          corsSame(`${label} preflight of ${owner.letter}'s origin on ${other.letter} vs a never-allowed origin`, foreign, owner.origin, await preflightOf(path, route.method, never), never);
+          corsSame(`${label} preflight of ${owner.letter}'s origin on ${other.letter} vs missing`, foreign, owner.origin, onMissing, owner.origin);
+          // The owner's request (its admin-only routes with its agent credential: nothing is configured), its origin vs a never-allowed one.
+          const token = route.auth === "admin" ? owner.agent : ownToken(owner, route);
+          const withOrigin = await call(route, path, token, owner, ownId, owner.origin);
+          check(`${label} ${owner.letter}'s request on ${other.letter}`, withOrigin, owner, `${path} ${owner.origin}`);
+          corsSame(`${label} ${owner.letter}'s request with its origin on ${other.letter}`, withOrigin, owner.origin, await call(route, path, token, owner, ownId, never), never);
+          // The other consumer's own reads: the owner's origin unlocks nothing there.
+          if (route.method === "GET" && route.auth !== "admin") {
+            const theirs = (origin: string) => call(route, path, ownToken(other, route), other, ownId, origin);
+            const [a, b] = [await theirs(owner.origin), await theirs(never)];
+            compared++;
+            if (a.status === b.status && a.cors.split(owner.origin).join("<origin>") === b.cors.split(never).join("<origin>")) equal++;
+            else note(differ, `${label} ${other.letter}'s own read with ${owner.letter}'s origin: ${a.status} ${a.cors} ≠ ${b.status} ${b.cors}`);
+          }
+        }
+      }
+    }
+    const corsRequests = requests - corsStart;
+
     // No consumer's state moved through another's requests: its own reads still see its data, unchanged.
     const after = await Promise.all(worlds.map((w) => send("GET", `/v1/consumers/${w.name}/audit/verify`, w.auditor)));
     const ownUnchanged: string[] = [];
@@ -677,7 +779,7 @@ describe("R6 tenant isolation (in-process)", () => {
     const figure =
       `${ROUTES.length} consumer routes (+${GLOBAL.length} global) × 3 consumers × 5 id kinds (foreign, missing, foreign ids, random ids, malformed): ` +
       `${requests.toLocaleString("en-US")} requests (${foreignRequests} foreign-consumer, ${idRequests} foreign-id, ${malformedRequests} malformed) in ${seconds} s, ` +
-      `${leaks.size} foreign data, foreign ≡ missing/random in ${equal}/${compared}, ${breaches.size} contract breaches` +
+      `${leaks.size} foreign data, foreign ≡ missing/random in ${equal}/${compared}, ${breaches.size} contract breaches, ${corsRequests} CORS requests (own origin on foreign ≡ never-allowed)` +
       `${missingRoutes.length > 0 ? `, undriven: ${missingRoutes.join(", ")}` : ""}` +
       `${leaks.size > 0 ? `; e.g. ${[...leaks.keys()].slice(0, 3).join(" | ")}` : ""}` +
       `${differ.size > 0 ? `; e.g. ${[...differ.keys()].slice(0, 3).join(" | ")}` : ""}` +
