@@ -4,7 +4,7 @@ import type { ApprovalEventData } from "../contracts/events";
 import type { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../contracts/tool-call";
 import type { ToolCallBatchRequest, ToolCallBatchResponse } from "../contracts/tool-call-batch";
 import type { DECLARATION_FORMATS } from "../core/adapters/declarations";
-import { call, idempotencyKeyHeader, query, type CallOptions, type ClientResult, type GateOptions } from "./transport";
+import { call, callStream, idempotencyKeyHeader, query, readWire, serverEvents, type CallOptions, type ClientResult, type GateOptions } from "./transport";
 import type { CapabilityDecision, CapabilityRequestInput, CapabilityRequestSnapshot, CompletionBatch, U64 } from "./types";
 
 /**
@@ -62,6 +62,30 @@ export function approvalStatus(options: GateOptions, approvalId: string, waitSec
   return call(options, "GET", `/approvals/${encodeURIComponent(approvalId)}${wait === 0 ? "" : `?wait=${wait}`}`);
 }
 
+/** One event of the approval stream: `approval.requested` (the pending ones replayed first) or `approval.decided`. */
+export interface ApprovalEvent {
+  readonly event: string;
+  /** `<approval_id>.<state>`. */
+  readonly id: string;
+  readonly approval: ApprovalStatus;
+}
+
+/**
+ * `GET …/approvals/events` (agents: the approvals their calls opened; approvers: all): the
+ * events as they arrive. The gate closes a stream after 300 s; the iteration then ends, and a
+ * host that still waits opens it again (the pending ones are replayed first).
+ */
+export async function approvalEvents(options: GateOptions): Promise<ClientResult<AsyncGenerator<ApprovalEvent>>> {
+  const stream = await callStream(options, "/approvals/events");
+  if (!stream.ok) return stream;
+  // The gate's own answer, read as `call` reads any answer: typed by its contract, not checked again here.
+  const status = <T>(data: string): T => readWire(data) as T;
+  async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<ApprovalEvent> {
+    for await (const e of serverEvents(body)) yield { event: e.event, id: e.id, approval: status<ApprovalStatus>(e.data) };
+  }
+  return { ok: true, value: events(stream.value) };
+}
+
 /** An agent host's client: tool calls and their status, approvals it waits on, capability requests and completions. */
 export class AgentClient {
   constructor(readonly options: GateOptions) {}
@@ -95,6 +119,11 @@ export class AgentClient {
    */
   approval(approvalId: string, waitSeconds = 0): Promise<ClientResult<ApprovalStatus>> {
     return approvalStatus(this.options, approvalId, waitSeconds);
+  }
+
+  /** The stream of the approvals this credential's calls opened ({@link approvalEvents}). */
+  approvalEvents(): Promise<ClientResult<AsyncGenerator<ApprovalEvent>>> {
+    return approvalEvents(this.options);
   }
 
   /**

@@ -6,6 +6,8 @@
  */
 export {
   AgentClient,
+  approvalEvents,
+  type ApprovalEvent,
   type ApprovalStatus,
   type DeclarationFormat,
   type ToolCallAnswer,

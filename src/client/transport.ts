@@ -93,6 +93,50 @@ export async function callText(options: GateOptions, path: string): Promise<Clie
   return res.ok ? { ok: true, value: { text, headers: res.headers } } : { ok: false, problem: problemOf(res, text) };
 }
 
+/** `GET` of an event stream: its body to read as it arrives, or the gate's problem. */
+export async function callStream(options: GateOptions, path: string): Promise<ClientResult<ReadableStream<Uint8Array>>> {
+  const res = await send(options, "GET", path, undefined, { headers: { accept: "text/event-stream" } });
+  if (res.ok && res.body !== null) return { ok: true, value: res.body };
+  return { ok: false, problem: problemOf(res, await res.text()) };
+}
+
+/** One server-sent event: its name, id and data (a stream's comments and `retry:` are skipped). */
+export interface ServerEvent {
+  readonly event: string;
+  readonly id: string;
+  readonly data: string;
+}
+
+/** The events of an SSE body as they arrive; ends with the stream (breaking out of the loop cancels it). */
+export async function* serverEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerEvent> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+        const fields = { event: "message", id: "", data: [] as string[] };
+        for (const line of buffer.slice(0, end).split("\n")) {
+          const colon = line.indexOf(":");
+          if (colon === 0) continue;
+          const [name, raw] = colon < 0 ? [line, ""] : [line.slice(0, colon), line.slice(colon + 1)];
+          const text = raw.startsWith(" ") ? raw.slice(1) : raw;
+          if (name === "event") fields.event = text;
+          else if (name === "id") fields.id = text;
+          else if (name === "data") fields.data.push(text);
+        }
+        buffer = buffer.slice(end + 2);
+        if (fields.data.length > 0) yield { event: fields.event, id: fields.id, data: fields.data.join("\n") };
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 /** The problem of a failed answer (RFC 9457 body; a bodiless failure is `HTTP_ERROR`). */
 function problemOf(res: Response, text: string): ClientProblem {
   const parsed = text === "" ? {} : (readWire(text) as Record<string, Json>);

@@ -179,6 +179,17 @@ describe("the client waits for a human", () => {
     expect([result?.status, result?.execution.delivery]).toEqual(["succeeded", "fresh"]);
     const [denied] = await Promise.all([client.toolCallWithApproval(body("call-client-2"), 30), approveSoon("deny")]);
     expect(denied.ok ? (denied.value as unknown as ToolCallAnswer).model_result.error?.code : null).toBe("APPROVAL_INVALID");
+    // The stream through the client: the pending approval replayed, then its decision.
+    const pending = await client.toolCall(body("call-client-3"));
+    const id = pending.ok ? (pending.value as unknown as { approval_id: string }).approval_id : "";
+    const events = await client.approvalEvents();
+    if (!events.ok) throw new Error(events.problem.code);
+    const first = await events.value.next();
+    expect(first.value === undefined ? null : [first.value.event, first.value.id, first.value.approval.state, first.value.approval.call_id]).toEqual(["approval.requested", `${id}.pending`, "pending", "call-client-3"]);
+    await approve(actors.approver, id, "deny");
+    const second = await events.value.next();
+    expect(second.value === undefined ? null : [second.value.event, second.value.id, second.value.approval.state]).toEqual(["approval.decided", `${id}.denied`, "denied"]);
+    await events.value.return(undefined);
     const status = await client.approval("apr_" + "f".repeat(32));
     expect(!status.ok && [status.problem.status, status.problem.code]).toEqual([404, "NOT_FOUND"]);
   });
