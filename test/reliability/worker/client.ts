@@ -111,4 +111,18 @@ export async function approveCall(t: Tenant, body: unknown): Promise<string> {
 }
 
 /** The error contract check (pure logic, shared with the Node-side checks). */
+/** An event stream's opening (what it writes at once, e.g. the replayed state), then the stream is cancelled. */
+export async function opening(res: Response): Promise<string> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), 150))]);
+    if (next === null || next.done) break;
+    text += decoder.decode(next.value, { stream: true });
+  }
+  await reader.cancel();
+  return text;
+}
+
 export { contractBreach } from "../support/contract";

@@ -9,23 +9,10 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CANARY_PREFIX, CREDENTIAL_PATTERN, report } from "../support/figures";
-import { ADMIN, callBody, gate, send, tenant } from "./client";
+import { ADMIN, callBody, gate, send, tenant, opening } from "./client";
 
 const CONSUMER = `r10-people-${Date.now().toString(16)}`;
 const ORIGIN = "http://gate";
-
-async function opening(res: Response): Promise<string> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  for (;;) {
-    const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), 150))]);
-    if (next === null || next.done) break;
-    text += decoder.decode(next.value, { stream: true });
-  }
-  await reader.cancel();
-  return text;
-}
 
 describe("R10 secrets in the console and the webhooks", () => {
   it("shows no secret on any console page, stream or decision, nor in any webhook delivery or its log", async () => {

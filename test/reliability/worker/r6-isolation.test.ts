@@ -18,7 +18,7 @@ import { describe, expect, it } from "vitest";
 import eventFixture from "../../../fixtures/execution/completed-event.v1.json?raw";
 import enqueueFixture from "../../../fixtures/execution/enqueue.v1.json?raw";
 import { CANARY_PREFIX, prng, report, seedOf } from "../support/figures";
-import { ADMIN, approveCall, callBody, contractBreach, fetchGate, send, tenant, type Tenant } from "./client";
+import { ADMIN, approveCall, callBody, contractBreach, fetchGate, send, tenant, type Tenant, opening } from "./client";
 
 const SEED = seedOf(6006);
 const random = prng(SEED);
@@ -553,20 +553,6 @@ async function call(route: Route, path: string, token: string | null, owner: Wor
   const type = res.headers.get("content-type");
   const text = (type ?? "").startsWith("text/event-stream") ? await opening(res) : await res.text();
   return { status: res.status, type, auth: res.headers.get("www-authenticate"), retry: res.headers.get("retry-after"), text, cors: corsOf(res) };
-}
-
-/** An event stream's opening (what it writes at once: the replayed state), then the stream is cancelled. */
-async function opening(res: Response): Promise<string> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  for (;;) {
-    const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), 150))]);
-    if (next === null || next.done) break;
-    text += decoder.decode(next.value, { stream: true });
-  }
-  await reader.cancel();
-  return text;
 }
 
 function tokenOf(w: World, kind: Kind | "admin"): string {
