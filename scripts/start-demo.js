@@ -48,7 +48,7 @@ function pick(variable, callId, field) {
  * the gate refuses names nobody defined), mints credentials and answers the text to print.
  * `demoBase`: the demo service's `http://127.0.0.1:<port>`; `token`: its bearer token.
  */
-export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, call }) {
+export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, statePath = ".toolgate/state", call }) {
   for (const consumer of ["demo", "tenant-a"]) {
     await call(base, "PUT", `/v1/consumers/${consumer}`, admin, { tools: CATALOG_TOOLS, approver_subjects: [APPROVER] });
   }
@@ -77,7 +77,7 @@ export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, cal
   const as = (who) => `-H "authorization: Bearer $${who}"`;
   const definition = pretty(tools.create_invoice);
   return `
-toolgate is running at ${base} (state in .toolgate/state; admin token and keys in .dev.vars).
+toolgate is running at ${base} (state in ${statePath}; admin token and keys in ${devVarsPath}).
 The demo service, the target of the tools defined as data, is running at ${demoBase}.
 
 Approver console: ${base}/console

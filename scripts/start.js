@@ -3,13 +3,15 @@
 // see scripts/local-edge.js), and the demo service (scripts/demo-service.js) on a free port of
 // 127.0.0.1; creates the demo consumers, defines two tools as data on "demo" (scripts/start-demo.js)
 // and prints ready-to-paste curl lines. Also exports the helpers the black-box test and the HTTP
-// benchmark use to run wrangler dev.
+// benchmark use to run wrangler dev. TOOLGATE_PORT picks another public port; TOOLGATE_STATE_DIR
+// another persistence folder and TOOLGATE_DEV_VARS another secrets file than .dev.vars (a test
+// runs the whole stack this way without touching a developer's state or secrets).
 import { spawn } from "node:child_process";
 import { createHash, createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { consumerKey, startDemoService } from "./demo-service.js";
 import { startLocalEdge } from "./local-edge.js";
@@ -95,15 +97,16 @@ export function wranglerDevArgs({ port, persistTo, envFile = null }) {
  * Starts `wrangler dev` on 127.0.0.1:port in its own process group. `secrets` (bindings such as
  * `TOOLGATE_ADMIN_TOKEN` or `TOOLGATE_DOWNSTREAM_URL`) reach the Worker through a 0600 env file
  * (`--env-file`), never the command line, which `ps` shows to every user of the machine;
- * without `secrets` wrangler reads the local `.dev.vars`. The file is removed when wrangler
- * exits. `spawnProcess` is `child_process.spawn` (a test passes a recorder).
+ * without `secrets` wrangler reads `envFile` (the path of a secrets file the caller keeps),
+ * else the local `.dev.vars`. The file written for `secrets` is removed when wrangler exits.
+ * `spawnProcess` is `child_process.spawn` (a test passes a recorder).
  * Answers { child, stop(), kill(), output() }.
  */
-export function startWranglerDev({ port, persistTo, secrets = null, inherit = false, spawnProcess = spawn }) {
+export function startWranglerDev({ port, persistTo, secrets = null, envFile: kept = null, inherit = false, spawnProcess = spawn }) {
   const envFile = secrets === null ? null : writeEnvFile(secrets);
   let child;
   try {
-    child = spawnProcess(process.execPath, wranglerDevArgs({ port, persistTo, envFile: envFile?.path ?? null }), {
+    child = spawnProcess(process.execPath, wranglerDevArgs({ port, persistTo, envFile: envFile?.path ?? kept }), {
       cwd: ROOT,
       // Its own process group always: stopping it takes workerd down too (a terminal's Ctrl-C reaches
       // the caller, whose handler stops the group).
@@ -152,7 +155,8 @@ export async function waitHealthy(base, timeoutMs = 60_000) {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     try {
-      const res = await fetch(`${base}/healthz`);
+      // Each probe is bounded: a Worker that fails to build can hold the connection open.
+      const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) });
       if (res.status === 200) return Date.now() - started;
     } catch {
       // not up yet
@@ -242,20 +246,22 @@ async function main() {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`TOOLGATE_PORT must be a port number (1–65535), not ${JSON.stringify(process.env.TOOLGATE_PORT)}`);
   await assertPortFree(port);
   const base = `http://127.0.0.1:${port}`;
-  const admin = ensureDevVars();
-  const vars = readDevVars();
+  const devVars = process.env.TOOLGATE_DEV_VARS === undefined ? DEV_VARS : resolve(process.env.TOOLGATE_DEV_VARS);
+  const admin = ensureDevVars(devVars);
+  const vars = readDevVars(devVars);
   if (vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS !== "1") {
-    throw new Error(`${DEV_VARS} sets TOOLGATE_ALLOW_LOOPBACK_TARGETS to "${vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS}": the demo's tools call the demo service over http on 127.0.0.1; set it to 1 or delete its line`);
+    throw new Error(`${devVars} sets TOOLGATE_ALLOW_LOOPBACK_TARGETS to "${vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS}": the demo's tools call the demo service over http on 127.0.0.1; set it to 1 or delete its line`);
   }
   // The demo service holds only the demo consumer's signing key (docs/http-tools.md), and the
   // bearer token its write requires (stored in the gate as the consumer secret the tool names).
   const token = randomBytes(32).toString("base64url");
   const service = await startDemoService({ keys: { demo: consumerKey(vars.TOOLGATE_SIGNING_KEY, "demo") }, token });
   started.push(() => service.close());
-  const persistTo = join(ROOT, ".toolgate", "state");
+  const persistTo = process.env.TOOLGATE_STATE_DIR === undefined ? join(ROOT, ".toolgate", "state") : resolve(process.env.TOOLGATE_STATE_DIR);
   mkdirSync(persistTo, { recursive: true });
   const inner = await freePort();
-  const dev = startWranglerDev({ port: inner, persistTo, inherit: true });
+  // wrangler reads .dev.vars by itself; another secrets file is named to it (`--env-file`).
+  const dev = startWranglerDev({ port: inner, persistTo, inherit: true, envFile: devVars === DEV_VARS ? null : devVars });
   started.push(() => dev.stop());
   // Whatever ends this process, wrangler's process group (workerd included) ends with it.
   process.once("exit", () => {
@@ -272,7 +278,7 @@ async function main() {
   process.on("SIGTERM", stopAll);
   dev.child.once("exit", (code) => void stopStarted().then(() => process.exit(code ?? 1)));
   await waitHealthy(base);
-  console.log(await setUpDemo({ base, admin, demoBase: service.base, token, devVarsPath: DEV_VARS, call }));
+  console.log(await setUpDemo({ base, admin, demoBase: service.base, token, devVarsPath: devVars, statePath: relative(ROOT, persistTo) || persistTo, call }));
   console.log(
     vars.TOOLGATE_OTLP_ENDPOINT === undefined
       ? "traces: off; add TOOLGATE_OTLP_ENDPOINT=http://127.0.0.1:4318/v1/traces to .dev.vars to export each tool call's spans (docs/traces.md)"

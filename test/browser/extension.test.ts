@@ -1,9 +1,12 @@
 /**
  * The Manifest V3 extension in examples/browser-extension, built by `npm run build:extension`
- * and loaded as it is into real Chromium, attached to the real gate under `wrangler dev`.
+ * and loaded as it is into real Chromium, attached to the gate as `npm start` serves it: the real
+ * `node scripts/start.js` (wrangler dev behind the strict HTTP/1.1 local edge, with the demo
+ * service and consumers) on a free port, with its own state folder and secrets file. The
+ * extension's provider socket is upgraded through the edge, as it would be through Cloudflare's.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Page } from "playwright-core";
@@ -11,8 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonBytes, type CompletionBatch } from "../../src/client";
 import { AgentClient } from "../../src/client/agent";
 import { ApproverClient } from "../../src/client/approver";
-import { freePort, startDev, type DevServer } from "../blackbox/wrangler-dev";
+import { freePort } from "../blackbox/wrangler-dev";
 import { type ExtensionBrowser, launchExtension, serveHtml } from "./support/extension";
+import { type NpmStart, startNpmStart } from "./support/npm-start";
 import type { PageServer } from "./support/page-server";
 
 const ROOT = resolve(__dirname, "..", "..");
@@ -31,9 +35,10 @@ const ARTICLE = `<!doctype html><html><head><meta charset="utf-8"><title>Field n
 const LONG_TEXT = "abcdefghij".repeat(2_000);
 const LONG = `<!doctype html><meta charset="utf-8"><title>A long page</title><p>${LONG_TEXT}</p>`;
 
-let dev: DevServer;
+let gate: NpmStart;
 let port: number;
-let persist: string;
+/** A scratch folder: npm start's state (`state/`) and secrets file (`dev.vars`). */
+let scratch: string;
 let pages: PageServer;
 let browser: ExtensionBrowser;
 let options: Page;
@@ -42,7 +47,7 @@ let providerSecret: string;
 let localId = 0;
 
 async function admin(method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${dev.base}/v1/consumers/${CONSUMER}${path}`, {
+  const res = await fetch(`${gate.base}/v1/consumers/${CONSUMER}${path}`, {
     method,
     headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -109,25 +114,32 @@ async function openTab(path: string): Promise<Page> {
   return tab;
 }
 
+/** `npm start` on the test's port, state folder and secrets file (the same on a restart). */
+function startGate(): Promise<NpmStart> {
+  return startNpmStart({ port, stateDir: join(scratch, "state"), devVars: join(scratch, "dev.vars") });
+}
+
 beforeAll(async () => {
   execFileSync(process.execPath, [join(ROOT, "scripts", "build-extension.js")], { cwd: ROOT, stdio: "pipe" });
-  persist = mkdtempSync(join(tmpdir(), "toolgate-extension-"));
+  scratch = mkdtempSync(join(tmpdir(), "toolgate-extension-"));
+  // The admin token is the test's; start.js adds the keys and its settings to the file.
+  writeFileSync(join(scratch, "dev.vars"), `TOOLGATE_ADMIN_TOKEN=${ADMIN}\n`, { mode: 0o600 });
   port = await freePort();
   // Each part is kept as soon as it runs, so afterAll stops it even when another failed to start.
   const started = await Promise.allSettled([
-    startDev(persist, ADMIN, { port }).then((d) => (dev = d)),
+    startGate().then((d) => (gate = d)),
     serveHtml({ "/article": ARTICLE, "/long": LONG }).then((p) => (pages = p)),
     launchExtension(EXTENSION).then((b) => (browser = b)),
   ]);
   for (const part of started) if (part.status === "rejected") throw part.reason;
 
   await admin("PUT", "", { tools: [], approver_subjects: [] });
-  agent = new AgentClient({ baseUrl: dev.base, consumer: CONSUMER, token: ((await admin("POST", "/credentials", { kind: "agent", subject_id: "agent-1" })) as { secret: string }).secret });
+  agent = new AgentClient({ baseUrl: gate.base, consumer: CONSUMER, token: ((await admin("POST", "/credentials", { kind: "agent", subject_id: "agent-1" })) as { secret: string }).secret });
   providerSecret = ((await admin("POST", "/credentials", { kind: "provider", subject_id: PROVIDER })) as { secret: string }).secret;
   const descriptor = { id: PROVIDER, owner: { consumer: CONSUMER }, capabilities: [{ id: SNAPSHOT, class: "browser", description: "Title, address and visible text of the active tab" }] };
   await admin("POST", "/capability/providers", { descriptor });
   await admin("PUT", "/capability/instances/1", { generation: 1, state: "active" });
-  const authority = new ApproverClient({ baseUrl: dev.base, consumer: CONSUMER, token: ADMIN });
+  const authority = new ApproverClient({ baseUrl: gate.base, consumer: CONSUMER, token: ADMIN });
   const key = { consumer_id: CONSUMER, actor_id: "agent-1", instance_id: 1, generation: 1, provider_id: PROVIDER, capability_id: SNAPSHOT, resource_scope_id: "tab:active" };
   expect(await authority.authority({ "set-grant": { grant: { key, mode: "allow" } } })).toEqual({ ok: true, value: { sequence: 1, outcome: "grant-set" } });
 });
@@ -135,11 +147,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await pages?.close();
-  await dev?.kill();
-  if (persist !== undefined) rmSync(persist, { recursive: true, force: true });
+  await gate?.stop();
+  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
 });
 
-describe("the Manifest V3 extension in Chromium against wrangler dev", () => {
+describe("the Manifest V3 extension in Chromium against npm start's gate", () => {
   it("loads as it is: its service worker runs from dist/ and reports that it needs settings", async () => {
     expect(browser.workerUrl).toBe(`chrome-extension://${browser.extensionId}/dist/service-worker.js`);
     options = await browser.context.newPage();
@@ -148,17 +160,17 @@ describe("the Manifest V3 extension in Chromium against wrangler dev", () => {
   });
 
   it("takes its settings on the options page and attaches as the profile's one provider", async () => {
-    await options.fill("#gate-url", `${dev.base}/v1`);
+    await options.fill("#gate-url", `${gate.base}/v1`);
     await options.click("#save");
     expect(await options.textContent("#message")).toBe("Gate URL: the gate's origin, such as https://gate.example or http://127.0.0.1:8787");
     expect(await options.getAttribute("#gate-url", "aria-invalid")).toBe("true");
-    await options.fill("#gate-url", `${dev.base}/`);
+    await options.fill("#gate-url", `${gate.base}/`);
     await options.fill("#consumer", CONSUMER);
     await options.fill("#provider-id", PROVIDER);
     await options.fill("#credential", providerSecret);
     await options.click("#save");
     expect(await options.textContent("#message")).toBe("Saved.");
-    expect(await statusLine((line) => line.startsWith("attached"))).toBe(`attached as ${PROVIDER} at ${dev.base} (consumer ${CONSUMER}), binding 1`);
+    expect(await statusLine((line) => line.startsWith("attached"))).toBe(`attached as ${PROVIDER} at ${gate.base} (consumer ${CONSUMER}), binding 1`);
     // The credential is stored, never shown again.
     expect(await options.inputValue("#credential")).toBe("");
     expect(await options.getAttribute("#credential", "placeholder")).toBe("saved: leave empty to keep it");
@@ -217,16 +229,17 @@ describe("the Manifest V3 extension in Chromium against wrangler dev", () => {
 
   it("attaches again, with backoff, after the gate restarts", async () => {
     const lines = await watchStatus();
-    await dev.kill();
+    // npm start crashes: start.js, wrangler and workerd are killed at once; it is started again.
+    await gate.kill();
     await statusLine((line) => !line.startsWith("attached"));
-    dev = await startDev(persist, ADMIN, { port });
-    const attached = `attached as ${PROVIDER} at ${dev.base} (consumer ${CONSUMER}), binding 7`;
+    gate = await startGate();
+    const attached = `attached as ${PROVIDER} at ${gate.base} (consumer ${CONSUMER}), binding 7`;
     await statusLine((line) => line.startsWith("attached"), 90_000);
     const seen = await lines();
     // The socket drops; each attempt while the gate is down fails and waits longer, up to 30 s.
     expect(seen[0]).toBe("the socket closed; attaching again in 1 s");
     const failed = /^not attached: the socket closed before attaching \(\d+\); attaching again in (\d+) s$/;
-    const between = seen.slice(1, -1).filter((line) => line !== `attaching as ${PROVIDER} at ${dev.base} (consumer ${CONSUMER})`);
+    const between = seen.slice(1, -1).filter((line) => line !== `attaching as ${PROVIDER} at ${gate.base} (consumer ${CONSUMER})`);
     // Every line between is a failed attempt and its wait.
     expect(between.filter((line) => !failed.test(line))).toEqual([]);
     const waits = between.map((line) => Number(failed.exec(line)?.[1]));
@@ -251,7 +264,7 @@ describe("the Manifest V3 extension in Chromium against wrangler dev", () => {
     // raced the detach and was refused).
     const line = await statusLine((l) => l.startsWith("attached") && !l.endsWith("binding 7"), 60_000);
     const binding = Number(/binding (\d+)$/.exec(line)?.[1]);
-    expect(line).toBe(`attached as ${PROVIDER} at ${dev.base} (consumer ${CONSUMER}), binding ${binding}`);
+    expect(line).toBe(`attached as ${PROVIDER} at ${gate.base} (consumer ${CONSUMER}), binding ${binding}`);
     expect(binding).toBeGreaterThanOrEqual(10);
     const runtime = (await admin("GET", "/capability/snapshot")) as { provider_runtime: unknown };
     expect(runtime.provider_runtime).toEqual({ last_sequence: binding, sequence_exhausted: false, bindings: [{ binding_id: binding, provider_id: PROVIDER }] });
