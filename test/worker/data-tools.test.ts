@@ -103,6 +103,19 @@ describe("tools as data", () => {
     expect(state.seen).toEqual([{ method: "POST", path: "/customers/lookup", authorization: null, subject: "user-1", tool: "lookup_customer" }]);
   });
 
+  it("keeps calling a data tool after a refused call rolled its transaction back (the tools are rebuilt, the plane keeps its specs)", async () => {
+    const { agent } = await setup();
+    expect((await callTool(agent, "lookup_customer", { customer: "acme" }, null, ["support"])).status).toBe(200);
+    const refused = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, {
+      principal: { subject_id: "user-1", roles: ["support"] },
+      proposal: { name: "lookup_customer", arguments: { customer: "acme" } },
+      context: { ...context("refused-1"), adapter_revision: "gemini-generate-content-v9" },
+    });
+    expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([400, "INVALID_HOST_CONTEXT"]);
+    const again = await callTool(agent, "lookup_customer", { customer: "acme" }, null, ["support"]);
+    expect([again.status, again.body.model_result.status, again.body.model_result.data]).toEqual([200, "succeeded", { customer: "acme", tier: "gold" }]);
+  });
+
   it("a write under the CEL threshold runs without a human and replays; over it waits for one; its secret header is sent", async () => {
     const { agent, approver } = await setup();
     const small = await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-small", ["support"]);

@@ -74,7 +74,7 @@ export class ToolsHost {
   }
 
   #mcpRoute(spec: ToolSpec): McpToolRoute | undefined {
-    const target = this.data.built().find((b) => b.spec === spec)?.target;
+    const target = this.#built(spec)?.target;
     if (target?.kind !== "mcp") return undefined;
     const auth = target.auth;
     return {
@@ -88,8 +88,17 @@ export class ToolsHost {
     };
   }
 
+  /**
+   * The built tool a spec came from. By name and revisions, not identity: a rolled-back
+   * transaction rebuilds the tools from storage while a plane may still hold the specs it was
+   * built with (the same definitions, new objects).
+   */
+  #built(spec: ToolSpec): BuiltTool | undefined {
+    return this.data.built().find((b) => b.spec === spec || (b.spec.name === spec.name && sameRevisions(b.spec, spec)));
+  }
+
   #route(spec: ToolSpec): HttpToolRoute | undefined {
-    const built: BuiltTool | undefined = this.data.built().find((b) => b.spec === spec);
+    const built = this.#built(spec);
     if (built === undefined || built.target.kind !== "http") return undefined;
     const target = built.target;
     return {
@@ -112,4 +121,14 @@ export class ToolsHost {
       },
     };
   }
+}
+
+function sameRevisions(a: ToolSpec, b: ToolSpec): boolean {
+  return (
+    a.inputSchemaRevision === b.inputSchemaRevision &&
+    a.policyRevision === b.policyRevision &&
+    a.outputSchemaRevision === b.outputSchemaRevision &&
+    a.effectRevision === b.effectRevision &&
+    a.handlerRevision === b.handlerRevision
+  );
 }
