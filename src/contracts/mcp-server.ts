@@ -75,3 +75,13 @@ export const McpImportResult = z
 export type McpServerRegistration = z.output<typeof McpServerRegistration>;
 /** A server's relay setting. */
 export type McpRelaySetting = z.output<typeof McpRelaySetting>;
+
+/** `GET …/mcp-servers`: one page of servers. */
+export const McpServerList = z
+  .strictObject({ servers: z.array(McpServerView), next_cursor: z.string().nullable().describe("Where the next page starts; null on the last page.") })
+  .register(httpSchemas, { id: "McpServerList" });
+
+/** `DELETE …/mcp-servers/{name}`: the server is gone and its imported tools are disabled. */
+export const McpServerRemoved = z
+  .strictObject({ name: z.string(), disabled: z.array(z.string()).describe("The gate's tool names that were disabled.") })
+  .register(httpSchemas, { id: "McpServerRemoved" });

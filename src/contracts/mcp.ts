@@ -7,6 +7,7 @@
  */
 import * as z from "zod";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
+import { PROBLEM_STATUS, type ProblemCode } from "./problem";
 
 /** Protocol versions the endpoint speaks, newest first (the first is answered to any other request). */
 export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
@@ -59,7 +60,7 @@ export const JsonRpcRequest = z.strictObject({ jsonrpc: Jsonrpc, id: JsonRpcId, 
 /** A notification: no id, never answered. */
 export const JsonRpcNotification = z.strictObject({ jsonrpc: Jsonrpc, method: z.string().min(1), params: JsonObjectValue.optional() });
 
-/** A response of the client (the endpoint sends no requests, so it is only acknowledged). */
+/** A response: the endpoint's answer to a request, or a client's answer to a relayed request (acknowledged with 202). */
 export const JsonRpcResponse = z.union([
   z.strictObject({ jsonrpc: Jsonrpc, id: JsonRpcId, result: JsonObjectValue }),
   z.strictObject({
@@ -67,7 +68,7 @@ export const JsonRpcResponse = z.union([
     id: JsonRpcId.nullable(),
     error: z.strictObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
   }),
-]);
+]).register(httpSchemas, { id: "McpResponse", description: "A JSON-RPC 2.0 response: `result` or `error`." });
 
 /** One JSON-RPC message: the body of a `POST …/mcp` (batches are refused: MCP 2025-06-18 removed them). */
 export const JsonRpcMessage = z
@@ -155,3 +156,27 @@ export const ElicitParams = z.union([
   }),
   z.looseObject({ mode: z.literal("url"), message: z.string(), url: z.url(), elicitationId: z.string() }),
 ]);
+
+/**
+ * A refusal of the MCP endpoint: RFC 9457 problem details that are also a JSON-RPC error
+ * response, so an MCP client reads it either way (the 401 before the endpoint's own checks is
+ * a plain problem).
+ */
+export const McpProblem = z
+  .strictObject({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]),
+    detail: z.string(),
+    jsonrpc: Jsonrpc.optional(),
+    id: JsonRpcId.nullable().optional().describe("The refused request's id, when it was read."),
+    error: z
+      .strictObject({
+        code: z.number().int(),
+        message: z.string(),
+        data: z.strictObject({ code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]), retry_after_seconds: z.number().int().optional() }),
+      })
+      .optional(),
+  })
+  .register(httpSchemas, { id: "McpProblem" });

@@ -82,6 +82,9 @@ export const PROBLEM_STATUS = {
 /** A stable HTTP error code of the gate. */
 export type ProblemCode = keyof typeof PROBLEM_STATUS;
 
+/** The codes whose answers may carry `Retry-After` (where waiting helps). */
+export const RETRY_AFTER_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(["RATE_LIMITED", "QUOTA_EXCEEDED", "IDEMPOTENCY_IN_PROGRESS"]);
+
 /** The RFC 9457 `title` of each code. */
 export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   UNAUTHENTICATED: "Unauthorized",
@@ -147,5 +150,14 @@ export const ProblemDetails = z
     code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]),
     detail: z.string(),
     path: z.string().optional().meta({ description: "Where the offending input is: a JSON path (envelope `unknown_field`) or a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`)." }),
+    error: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          "With CAPABILITY_INVALID, CAPABILITY_REJECTED and CAPABILITY_CAPACITY: the capability engine's tagged error, one member named by its kind (`{\"sequence-out-of-range\": {…}}`; docs/capability-http.md).",
+        minProperties: 1,
+        maxProperties: 1,
+      }),
   })
   .register(httpSchemas, { id: "ProblemDetails" });

@@ -12,7 +12,7 @@ export const JsonObjectValue = z
     (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype,
     { message: "expected a JSON object" },
   )
-  .meta({ type: "object" });
+  .meta({ type: "object", additionalProperties: {} });
 
 /** A lowercase hex SHA-256 digest. */
 export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);

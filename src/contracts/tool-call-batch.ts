@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { AuditReference } from "./audit";
 import { ProblemDetails } from "./problem";
+import { ModelResult, ProviderMessage, ProviderOutput } from "./provider-output";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
 import { PrincipalInput, ProposalInput } from "./tool-call";
 
@@ -45,8 +46,8 @@ export const ToolCallBatchRequest = z
 export const BatchCallAnswer = z
   .strictObject({
     call_id: z.string(),
-    model_result: z.record(z.string(), z.unknown()).optional(),
-    provider_output: z.record(z.string(), z.unknown()).optional(),
+    model_result: ModelResult.optional(),
+    provider_output: ProviderOutput.optional(),
     approval_id: z.string().optional().meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." }),
     status_ref: z.string().optional().meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." }),
     audit: AuditReference.optional(),
@@ -58,9 +59,7 @@ export const BatchCallAnswer = z
 /** The answer to a batch: the turn's one provider message, and each call's own answer in call order. */
 export const ToolCallBatchResponse = z
   .strictObject({
-    provider_message: z
-      .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
-      .nullable()
+    provider_message: ProviderMessage.nullable()
       .meta({ description: "Every call's result as the provider's one message for the turn (docs/providers.md); null when a call has a problem." }),
     calls: z.array(BatchCallAnswer),
   })

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { AuditReference } from "./audit";
+import { ModelResult, ProviderOutput } from "./provider-output";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
 
 /** The subject the agent host acts for; the tenant is always the consumer. */
@@ -60,8 +61,8 @@ export const ToolCallStatusRequest = z
 /** The answer to a tool call: what the model may see, as a Tool Result v2 model result and as the provider's native item. */
 export const ToolCallResponse = z
   .strictObject({
-    model_result: z.record(z.string(), z.unknown()),
-    provider_output: z.record(z.string(), z.unknown()),
+    model_result: ModelResult,
+    provider_output: ProviderOutput,
     approval_id: z.string().optional().meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." }),
     status_ref: z.string().optional().meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." }),
     audit: AuditReference.meta({ description: "The audit entry that recorded this call: its seq and Merkle leaf hash (hex), for an inclusion proof later." }),

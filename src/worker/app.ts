@@ -1,44 +1,24 @@
 import { Hono } from "hono";
 import "../contracts/problem";
 import type { Env } from "./env";
-import { GATE_VERSION } from "./version";
-import { openApiDocument, type OperationDoc } from "./openapi";
+import openApiDocument from "./openapi/openapi.json";
+import { operations } from "./openapi/operations";
 import { problem, problemResponse } from "./problem";
 import { httpConventions } from "./http/conventions";
-import { mcpBearer, mcpChallenge, oauthOperations, oauthRoutes } from "./oauth/routes";
-import { adminOperations, adminRoutes } from "./routes/admin";
-import { adminReadOperations, adminReadRoutes } from "./routes/admin-reads";
-import { approvalOperations, approvalRoutes } from "./routes/approvals";
-import { auditOperations, auditRoutes } from "./routes/audit";
-import { capabilityOperations, capabilityRoutes } from "./routes/capability";
+import { mcpBearer, mcpChallenge, oauthRoutes } from "./oauth/routes";
+import { adminRoutes } from "./routes/admin";
+import { adminReadRoutes } from "./routes/admin-reads";
+import { approvalRoutes } from "./routes/approvals";
+import { auditRoutes } from "./routes/audit";
+import { capabilityRoutes } from "./routes/capability";
 import { consoleRoutes } from "./routes/console";
-import { mcpOperations, mcpRoutes } from "./routes/mcp";
-import { runtimeOperations, runtimeRoutes } from "./routes/runtime";
-import { toolCallOperations, toolCallRoutes } from "./routes/tool-calls";
-import { toolCallBatchOperations, toolCallBatchRoutes } from "./routes/tool-call-batch";
-import { toolOperations, toolRoutes } from "./routes/tools";
-import { mcpServerOperations, mcpServerRoutes } from "./routes/mcp-servers";
-import { webhookOperations, webhookRoutes } from "./routes/webhooks";
-
-const operations: readonly OperationDoc[] = [
-  { method: "get", path: "/healthz", summary: "Liveness.", operation: "none", response: { status: 200, description: "`{\"ok\":true}`" }, problems: [] },
-  { method: "get", path: "/v1/openapi.json", summary: "This document.", operation: "none", response: { status: 200, description: "OpenAPI 3.1." }, problems: [] },
-  ...adminOperations,
-  ...adminReadOperations,
-  ...toolOperations,
-  ...mcpServerOperations,
-  ...webhookOperations,
-  ...toolCallOperations,
-  ...toolCallBatchOperations,
-  ...mcpOperations,
-  ...oauthOperations,
-  ...approvalOperations,
-  ...auditOperations,
-  ...runtimeOperations,
-  ...capabilityOperations,
-];
-
-let openApiText: string | undefined;
+import { mcpRoutes } from "./routes/mcp";
+import { runtimeRoutes } from "./routes/runtime";
+import { toolCallRoutes } from "./routes/tool-calls";
+import { toolCallBatchRoutes } from "./routes/tool-call-batch";
+import { toolRoutes } from "./routes/tools";
+import { mcpServerRoutes } from "./routes/mcp-servers";
+import { webhookRoutes } from "./routes/webhooks";
 
 /** The Hono app: each plane mounts its own route module. */
 export const app = new Hono<{ Bindings: Env }>();
@@ -47,8 +27,10 @@ export const app = new Hono<{ Bindings: Env }>();
 app.use("*", httpConventions(app, operations));
 
 app.get("/healthz", (c) => c.json({ ok: true }));
+// Built by `npm run build:openapi` from the operations and the contracts (a test keeps it current).
+let openApiText: string | undefined;
 app.get("/v1/openapi.json", () => {
-  openApiText ??= JSON.stringify(openApiDocument(operations, GATE_VERSION));
+  openApiText ??= JSON.stringify(openApiDocument);
   return new Response(openApiText, { headers: { "content-type": "application/json" } });
 });
 // The MCP endpoint as an OAuth protected resource: challenge on 401, OAuth tokens → the grant's credential.

@@ -259,12 +259,12 @@ describe("the OpenAPI document", () => {
       [`${P}/{endpoint_id}`, "delete"],
     ] as const;
     expect(routes.map(([path, method]) => [method, path, doc.paths[path]?.[method]?.["x-toolgate-credential"], Object.keys(doc.paths[path]?.[method]?.responses ?? {})])).toEqual([
-      ["post", P, "admin", ["201", "400", "401", "404", "413", "415", "429"]],
-      ["get", P, "admin", ["200", "400", "401", "404"]],
-      ["get", `${P}/deliveries`, "admin", ["200", "400", "401", "404"]],
-      ["post", `${P}/deliveries/{delivery_id}/redeliver`, "admin", ["202", "401", "404", "409", "429"]],
-      ["get", `${P}/{endpoint_id}`, "admin", ["200", "401", "404"]],
-      ["delete", `${P}/{endpoint_id}`, "admin", ["204", "401", "404"]],
+      ["post", P, "admin", ["201", "400", "401", "404", "413", "415", "429", "4XX", "default"]],
+      ["get", P, "admin", ["200", "400", "401", "404", "4XX", "default"]],
+      ["get", `${P}/deliveries`, "admin", ["200", "400", "401", "404", "4XX", "default"]],
+      ["post", `${P}/deliveries/{delivery_id}/redeliver`, "admin", ["202", "401", "404", "409", "429", "4XX", "default"]],
+      ["get", `${P}/{endpoint_id}`, "admin", ["200", "401", "404", "4XX", "default"]],
+      ["delete", `${P}/{endpoint_id}`, "admin", ["204", "401", "404", "4XX", "default"]],
     ]);
     const ids = ["WebhookEndpointRequest", "WebhookEndpoint", "WebhookEndpointCreated", "WebhookEndpointList", "WebhookDelivery", "WebhookDeliveryPage"];
     expect(ids.filter((id) => doc.components.schemas[id] === undefined)).toEqual([]);

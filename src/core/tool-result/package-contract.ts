@@ -13,7 +13,7 @@ import {
   VALID_STATUSES,
   VALID_TRUST,
 } from "./constants";
-import { isErrorCode } from "./error-catalog";
+import { ERROR_CATALOG, isErrorCode } from "./error-catalog";
 import { isPlainObject } from "./text-rules";
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -23,10 +23,11 @@ const nullableText = z.string().min(1).nullable();
 export const modelResultSchema = z.strictObject({
   schema_version: z.literal(MODEL_RESULT_SCHEMA_VERSION),
   status: z.enum(VALID_STATUSES),
-  data: z.custom<JsonObject>((v) => isPlainObject(v) && checkJsonDomain(v) === null).nullable(),
+  // `meta` gives the JSON Schema of the OpenAPI document what a custom check cannot express.
+  data: z.custom<JsonObject>((v) => isPlainObject(v) && checkJsonDomain(v) === null).meta({ type: "object", additionalProperties: {} }).nullable(),
   error: z
     .strictObject({
-      code: z.custom<string>(isErrorCode),
+      code: z.custom<string>(isErrorCode).meta({ type: "string", enum: Object.keys(ERROR_CATALOG) }),
       category: z.string(),
       safe_message: z.string(),
       recovery: z.string(),

@@ -10,7 +10,7 @@ import { matchedRoutes } from "hono/route";
 import type { Router } from "hono/router";
 import type { RouterRoute } from "hono/types";
 import type { Env } from "../env";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
 import { answerHeaders, consumerOf, CorsRoutes, isPreflight, METHOD_ORDER, preflight } from "./cors";
 import { forgetCorsOrigins } from "./cors-origins";

@@ -14,7 +14,7 @@
 import { credentialKinds } from "../../contracts/access";
 import { ConsumerName } from "../../contracts/consumer";
 import type { Env } from "../env";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
 import { corsOriginsOf } from "./cors-origins";
 

@@ -6,7 +6,17 @@
  */
 import { Hono } from "hono";
 import type { Env } from "../env";
-import type { OperationDoc } from "../openapi";
+import {
+  AuthorizationServerMetadata,
+  OAuthClientInformation,
+  OAuthClientMetadata,
+  OAuthConsentForm,
+  OAuthError,
+  OAuthTokenRequest,
+  OAuthTokenResponse,
+  ProtectedResourceMetadata,
+} from "../../contracts/oauth";
+import type { HeaderDoc, OperationDoc } from "../openapi/operation";
 import { authorizeDecision, authorizePage } from "./authorize";
 import { mcpBearer, mcpChallenge } from "./bearer";
 import { authorizationServerMetadata, libraryEndpoint, protectedResourceMetadata, tokenEndpoint, withCors } from "./endpoints";
@@ -30,6 +40,8 @@ oauthRoutes.options(TOKEN_PATH, libraryEndpoint);
 oauthRoutes.get(AUTHORIZE_PATH, authorizePage);
 oauthRoutes.post(AUTHORIZE_PATH, authorizeDecision);
 
+const LOCATION: HeaderDoc = { description: "The client's redirect URI with the answer's parameters.", schema: { type: "string" }, required: true };
+
 /** OpenAPI descriptions of the OAuth routes (their bodies are OAuth's forms and JSON, RFC 6749 and RFC 7591). */
 export const oauthOperations: readonly OperationDoc[] = [
   {
@@ -37,7 +49,7 @@ export const oauthOperations: readonly OperationDoc[] = [
     path: "/.well-known/oauth-protected-resource/v1/consumers/{consumer}/mcp",
     summary: "Protected resource metadata (RFC 9728) of a consumer's MCP endpoint: the resource and its authorization server (this gate).",
     operation: "none",
-    response: { status: 200, description: "`{resource, authorization_servers, bearer_methods_supported, resource_name}`." },
+    response: { status: 200, schema: ProtectedResourceMetadata, description: "The endpoint's metadata." },
     problems: ["NOT_FOUND", "OAUTH_NOT_CONFIGURED"],
   },
   {
@@ -45,7 +57,7 @@ export const oauthOperations: readonly OperationDoc[] = [
     path: "/.well-known/oauth-authorization-server",
     summary: "Authorization server metadata (RFC 8414): authorization code with S256 PKCE, refresh tokens, dynamic registration, revocation.",
     operation: "none",
-    response: { status: 200, description: "The metadata document." },
+    response: { status: 200, schema: AuthorizationServerMetadata, description: "The metadata document." },
     problems: ["OAUTH_NOT_CONFIGURED"],
   },
   {
@@ -53,7 +65,8 @@ export const oauthOperations: readonly OperationDoc[] = [
     path: "/oauth/authorize",
     summary: "The sign-in and consent page of an MCP client: a subject-bound agent credential of the consumer named by `resource`, and the tools to grant.",
     operation: "none",
-    response: { status: 200, description: "HTML; errors of a validated request redirect to the client (RFC 6749 §4.1.2.1)." },
+    response: { status: 200, text: "text/html", description: "The page; errors of a validated request redirect to the client (RFC 6749 §4.1.2.1)." },
+    alsoResponses: [{ status: 302, description: "An error of a validated request, back to the client's redirect URI.", headers: { Location: LOCATION } }],
     problems: ["INVALID_REQUEST", "OAUTH_NOT_CONFIGURED"],
   },
   {
@@ -61,7 +74,10 @@ export const oauthOperations: readonly OperationDoc[] = [
     path: "/oauth/authorize",
     summary: "The consent form (application/x-www-form-urlencoded): Allow mints the grant's credential and redirects with the code; Deny redirects with access_denied.",
     operation: "none",
-    response: { status: 302, description: "Back to the client's redirect URI; the page again (200) when the sign-in credential or the tool choice is refused." },
+    request: OAuthConsentForm,
+    requestMedia: "application/x-www-form-urlencoded",
+    response: { status: 302, description: "Back to the client's redirect URI, with the code or `access_denied`.", headers: { Location: LOCATION } },
+    alsoResponses: [{ status: 200, text: "text/html", description: "The page again, saying why: the sign-in credential or the tool choice was refused." }],
     problems: ["INVALID_REQUEST", "UNSUPPORTED_MEDIA_TYPE", "BODY_TOO_LARGE", "OAUTH_NOT_CONFIGURED"],
   },
   {
@@ -69,7 +85,13 @@ export const oauthOperations: readonly OperationDoc[] = [
     path: "/oauth/token",
     summary: "Token endpoint (authorization_code with PKCE, refresh_token) and revocation (RFC 7009); OAuth error bodies (RFC 6749 §5.2).",
     operation: "none",
-    response: { status: 200, description: "`{access_token, token_type, expires_in, refresh_token, scope, resource}`." },
+    request: OAuthTokenRequest,
+    requestMedia: "application/x-www-form-urlencoded",
+    response: { status: 200, schema: OAuthTokenResponse, description: "The tokens (a revocation answers 200 with an empty body)." },
+    alsoResponses: [
+      { status: 400, schema: OAuthError, description: "An OAuth error (RFC 6749 §5.2)." },
+      { status: 401, schema: OAuthError, description: "`invalid_client` (RFC 6749 §5.2)." },
+    ],
     problems: ["OAUTH_NOT_CONFIGURED"],
   },
   {
@@ -77,7 +99,9 @@ export const oauthOperations: readonly OperationDoc[] = [
     path: "/oauth/register",
     summary: "Dynamic client registration (RFC 7591); OAuth error bodies.",
     operation: "none",
-    response: { status: 201, description: "The registered client." },
+    request: OAuthClientMetadata,
+    response: { status: 201, schema: OAuthClientInformation, description: "The registered client." },
+    alsoResponses: [{ status: 400, schema: OAuthError, description: "`invalid_client_metadata` or `invalid_redirect_uri` (RFC 7591 §3.2.2)." }],
     problems: ["OAUTH_NOT_CONFIGURED"],
   },
 ];

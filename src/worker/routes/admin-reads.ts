@@ -9,7 +9,7 @@ import { isAdmin } from "../auth";
 import { describeIssues } from "../body";
 import { DIRECTORY_NAME, type DirectoryObject } from "../directory/directory-object";
 import type { Env } from "../env";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse, UNAUTHENTICATED } from "../problem";
 import { consumerGate, type GateEnv } from "./middleware";
 import { respond } from "./respond";

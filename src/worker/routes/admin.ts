@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { ConsumerConfig, ConsumerView } from "../../contracts/consumer";
 import { CreateCredentialRequest, CreatedCredential, CredentialId } from "../../contracts/credential";
-import type { OperationDoc } from "../openapi";
+import { Pong } from "../../contracts/service";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
 import { recordInDirectory } from "./admin-reads";
 import { consumerGate, jsonBody, type GateEnv } from "./middleware";
@@ -40,7 +41,7 @@ export const adminOperations: readonly OperationDoc[] = [
     operation: "configure",
     request: ConsumerConfig,
     response: { status: 200, schema: ConsumerView, description: "The stored consumer." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
+    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "UNKNOWN_TOOL_NAMES"],
   },
   {
     method: "post",
@@ -49,7 +50,7 @@ export const adminOperations: readonly OperationDoc[] = [
     operation: "createCredential",
     request: CreateCredentialRequest,
     response: { status: 201, schema: CreatedCredential, description: "The new credential." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
+    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "UNKNOWN_TOOL_NAMES"],
   },
   {
     method: "delete",
@@ -64,7 +65,7 @@ export const adminOperations: readonly OperationDoc[] = [
     path: "/v1/consumers/{consumer}/ping",
     summary: "A bare round trip to the consumer's object (benchmark baseline).",
     operation: "ping",
-    response: { status: 200, description: "`{\"pong\":\"pong\"}`" },
+    response: { status: 200, schema: Pong, description: "The object answered." },
     problems: ["UNAUTHENTICATED", "NOT_FOUND"],
   },
 ];

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { ApprovalDecisionRequest, ApprovalDecisionView, ApprovalList, ApprovalQuery, ApprovalWaitQuery } from "../../contracts/approval";
 import { ApprovalEventData } from "../../contracts/events";
 import { describeIssues } from "../body";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
 import { consumerGate, credentialToken, jsonBody, type GateEnv } from "./middleware";
 import { respond } from "./respond";
@@ -61,7 +61,7 @@ export const approvalOperations: readonly OperationDoc[] = [
     summary:
       "Server-sent events of approvals (text/event-stream): the pending ones first, then `approval.requested` and `approval.decided` as they happen, each `data` an ApprovalStatus. An agent credential sees the approvals its own calls opened; an approver sees all. The stream closes after 300 s (clients reconnect); a keep-alive comment every 15 s (docs/approvals.md).",
     operation: "approvalEvents",
-    response: { status: 200, description: "An event stream (text/event-stream); each event's data is an ApprovalStatus." },
+    response: { status: 200, text: "text/event-stream", description: "The event stream; each event's `data` is an ApprovalStatus." },
     problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND", "QUOTA_EXCEEDED"],
   },
   {

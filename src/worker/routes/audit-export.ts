@@ -11,7 +11,7 @@ import { verifierKeys } from "../audit-keys";
 import type { Env } from "../env";
 import type { ConsumerObject } from "../object/consumer-object";
 import { EXPORT_PAGE_LINES } from "../object/audit/log";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
 
 const encoder = new TextEncoder();
@@ -85,7 +85,12 @@ export const auditLogOperations: readonly OperationDoc[] = [
     path: "/v1/consumers/{consumer}/audit/export",
     summary: "The whole log as NDJSON: one line per entry, then {\"checkpoint\": signed note} covering exactly those entries.",
     operation: "auditExport",
-    response: { status: 200, description: "`application/x-ndjson`; the `Toolgate-Audit-Entries` header gives the entry count." },
+    response: {
+      status: 200,
+      text: "application/x-ndjson",
+      description: "One AuditEntry per line, then the checkpoint line.",
+      headers: { "Toolgate-Audit-Entries": { description: "The number of entry lines.", schema: { type: "integer", minimum: 0 }, required: true } },
+    },
     problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED"],
   },
   {

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { AuditConsistencyQuery, AuditInclusionQuery, AuditPage, AuditQuery, AuditVerifyQuery, AuditVerifyView } from "../../contracts/audit";
 import { describeIssues } from "../body";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
 import { auditExport, auditLogOperations, verifierKeysResponse } from "./audit-export";
 import { consumerGate, credentialToken, type GateEnv } from "./middleware";

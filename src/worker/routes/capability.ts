@@ -11,7 +11,7 @@ import {
 } from "../../contracts/capability";
 import type { CapabilityCall } from "../object/capability/plane";
 import { socketToken } from "../object/capability/socket";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse, type ProblemCode } from "../problem";
 import { consumerGate, jsonBody, stubOf, type ConsumerVariables, type GateEnv } from "./middleware";
 import { respond } from "./respond";

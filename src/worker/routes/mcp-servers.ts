@@ -1,7 +1,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
-import { McpImportResult, McpServerName, McpServerRegistration, McpServerView } from "../../contracts/mcp-server";
+import { McpImportResult, McpServerList, McpServerName, McpServerRegistration, McpServerRemoved, McpServerView } from "../../contracts/mcp-server";
 import type { McpServersCall } from "../object/mcp-servers/plane";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse, type ProblemCode } from "../problem";
 import { consumerGate, jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
 import { forObject, respond } from "./respond";
@@ -54,7 +54,7 @@ export const mcpServerOperations: readonly OperationDoc[] = [
     summary: "The consumer's registered MCP servers in name order, each with its imported tools and whether it is stale; at most the consumer's page_items per page.",
     operation: "listMcpServers",
     query: { cursor: { description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 400 } } },
-    response: { status: 200, description: "`{servers: [server], next_cursor}`; `next_cursor` is null on the last page." },
+    response: { status: 200, schema: McpServerList, description: "One page of servers." },
     problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
   },
   {
@@ -78,7 +78,7 @@ export const mcpServerOperations: readonly OperationDoc[] = [
     path: `${P}/{name}`,
     summary: "Unregister a server; the definitions its last import wrote are disabled (their history stays).",
     operation: "deleteMcpServer",
-    response: { status: 200, description: "`{name, disabled: [tool names]}`." },
+    response: { status: 200, schema: McpServerRemoved, description: "What was disabled." },
     problems: ["UNAUTHENTICATED", "NOT_FOUND"],
   },
 ];

@@ -1,11 +1,11 @@
 import { Hono, type MiddlewareHandler } from "hono";
-import { JsonRpcMessage, RPC_ERRORS } from "../../contracts/mcp";
+import { JsonRpcMessage, JsonRpcResponse, McpProblem, RPC_ERRORS } from "../../contracts/mcp";
 import { objectRefusal, replyResponse, rpcProblem } from "../mcp/answer";
 import { acceptsEventStream, answerFraming, readMcpMessage } from "../mcp/message";
 import { corsOriginAllowed } from "../http/cors";
 import { mcpOriginRefusal } from "../mcp/origin";
 import type { McpRequest } from "../object/mcp/plane";
-import type { OperationDoc } from "../openapi";
+import type { HeaderDoc, OperationDoc } from "../openapi/operation";
 import { problem } from "../problem";
 import { consumerGate, credentialToken, type GateEnv } from "./middleware";
 
@@ -57,6 +57,11 @@ mcpRoutes.all(MCP_PATH, noStream);
 
 const problems = ["UNAUTHENTICATED", "ORIGIN_REFUSED", "PRINCIPAL_MISMATCH", "NOT_FOUND", "INVALID_REQUEST"] as const;
 
+const MCP_HEADERS: Readonly<Record<string, HeaderDoc>> = {
+  "Mcp-Session-Id": { description: "The session `initialize` answered; every later message of it sends it.", schema: { type: "string" } },
+  "MCP-Protocol-Version": { description: "The negotiated protocol version (2025-11-25 or 2025-06-18), after `initialize`.", schema: { type: "string" } },
+};
+
 /** OpenAPI descriptions of the MCP endpoint. */
 export const mcpOperations: readonly OperationDoc[] = [
   {
@@ -66,11 +71,17 @@ export const mcpOperations: readonly OperationDoc[] = [
       "One MCP message (JSON-RPC 2.0, protocol 2025-11-25 or 2025-06-18). `initialize` answers the `Mcp-Session-Id` every later message sends; JSON-RPC errors of a valid request are 200.",
     operation: "mcp",
     request: JsonRpcMessage,
+    headers: MCP_HEADERS,
+    problemSchema: McpProblem,
     response: {
       status: 200,
+      schema: JsonRpcResponse,
+      text: "text/event-stream",
+      headers: { "Mcp-Session-Id": { description: "Set by `initialize`: the session every later message names.", schema: { type: "string" } } },
       description:
-        "The JSON-RPC response (application/json, or one SSE event when only text/event-stream is accepted); a `tools/call` with `_meta.progressToken`, in a session that set a logging level, or whose client declared sampling or elicitation, is answered as an event stream when text/event-stream is accepted: the downstream's progress and log messages as they come, its sampling and elicitation requests when its server opted in (ids `toolgate-<uuid>`, answered by POSTing the response), then the response. 202 for a notification or a response (a response to a relayed request is forwarded to the downstream first).",
+        "The JSON-RPC response (application/json, or one SSE event when only text/event-stream is accepted); a `tools/call` with `_meta.progressToken`, in a session that set a logging level, or whose client declared sampling or elicitation, is answered as an event stream when text/event-stream is accepted: the downstream's progress and log messages as they come, its sampling and elicitation requests when its server opted in (ids `toolgate-<uuid>`, answered by POSTing the response), then the response.",
     },
+    alsoResponses: [{ status: 202, description: "A notification or a response, accepted (a response to a relayed request is forwarded to the downstream first)." }],
     problems: [...problems, "INVALID_JSON", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_ACCEPTABLE"],
   },
   {
@@ -78,6 +89,8 @@ export const mcpOperations: readonly OperationDoc[] = [
     path: "/v1/consumers/{consumer}/mcp",
     summary: "Ends the MCP session named by `Mcp-Session-Id`; later messages of it are 404.",
     operation: "mcp",
+    headers: MCP_HEADERS,
+    problemSchema: McpProblem,
     response: { status: 204, description: "The session is gone." },
     problems,
   },
@@ -86,6 +99,8 @@ export const mcpOperations: readonly OperationDoc[] = [
     path: "/v1/consumers/{consumer}/mcp",
     summary: "No server-initiated SSE stream is offered: 405 with `Allow: POST, DELETE`.",
     operation: "mcp",
+    // Routed (the MCP transport's own answer) but not documented: it has no successful outcome.
+    documented: false,
     problems: ["UNAUTHENTICATED", "ORIGIN_REFUSED", "METHOD_NOT_ALLOWED"],
   },
 ];

@@ -4,7 +4,7 @@ import { isJsonMediaType, readCappedBytes } from "../body";
 import { bearerToken } from "../credential-format";
 import { forwardSocket } from "./sockets";
 import { MAX_ENVELOPE_BYTES } from "../object/runtime/plane";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
 import { consumerGate, credentialToken, jsonBody, type GateEnv } from "./middleware";
 import { respond } from "./respond";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { MAX_BATCH_BODY_BYTES, ToolCallBatchRequest, ToolCallBatchResponse } from "../../contracts/tool-call-batch";
 import { noIdempotencyKeyHeader } from "../http/idempotency-key";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { consumerGate, credentialToken, jsonBody, type GateEnv } from "./middleware";
 import { forObject, respond } from "./respond";
 

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../../contracts/tool-call";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { keyedJsonBody } from "../http/idempotency-key";
 import { consumerGate, credentialToken, type GateEnv } from "./middleware";
 import { forObject, respond } from "./respond";

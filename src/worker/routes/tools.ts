@@ -1,8 +1,9 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { DECLARATION_FORMATS, isDeclarationFormat } from "../../core/adapters/declarations";
+import { SecretList, ToolDetails, ToolList } from "../../contracts/tool-views";
 import { SecretName, SecretValue, ToolDefinition, ToolName, ToolVersionView } from "../../contracts/tool-definition";
 import type { ToolsCall } from "../object/tools/calls";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse, type ProblemCode } from "../problem";
 import { consumerGate, jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
 import { forObject, respond } from "./respond";
@@ -69,7 +70,7 @@ export const toolOperations: readonly OperationDoc[] = [
       "The consumer's tools: for the admin, the enabled names and a page of the defined tools (name, current version, enabled; never a secret); with `format` (and for an agent without it, json-schema), a page of the enabled tools as a model's tool declarations. Pages by tool name, at most the consumer's page_items.",
     operation: "listTools",
     query: { format: { description: "openai, anthropic, gemini or json-schema.", schema: { type: "string", enum: [...DECLARATION_FORMATS] } }, cursor },
-    response: { status: 200, description: "`{enabled, defined, next_cursor}` (`enabled` whole on every page) or `{format, tools, next_cursor}`; `next_cursor` is null on the last page." },
+    response: { status: 200, schema: ToolList, description: "`{enabled, defined, next_cursor}` for the admin without `format`, else `{format, tools, next_cursor}`." },
     problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
   },
   {
@@ -77,7 +78,7 @@ export const toolOperations: readonly OperationDoc[] = [
     path: `${P}/tools/{name}`,
     summary: "A data-defined tool: its current version and its history, newest first.",
     operation: "getTool",
-    response: { status: 200, description: "`{name, current_version, enabled, history}`." },
+    response: { status: 200, schema: ToolDetails, description: "The tool and its history." },
     problems: ["UNAUTHENTICATED", "NOT_FOUND"],
   },
   {
@@ -111,7 +112,7 @@ export const toolOperations: readonly OperationDoc[] = [
     summary: "The names of the consumer's secrets (never their values), in name order, at most the consumer's page_items per page.",
     operation: "listSecrets",
     query: { cursor },
-    response: { status: 200, description: "`{secrets: [names], next_cursor}`; `next_cursor` is null on the last page." },
+    response: { status: 200, schema: SecretList, description: "One page of names." },
     problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
   },
 ];

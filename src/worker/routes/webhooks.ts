@@ -1,7 +1,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { WebhookDeliveryId, WebhookDeliveryPage, WebhookDeliveryView, WebhookEndpointCreated, WebhookEndpointId, WebhookEndpointList, WebhookEndpointRequest, WebhookEndpointView } from "../../contracts/webhook";
 import type { WebhooksCall } from "../object/webhooks/calls";
-import type { OperationDoc } from "../openapi";
+import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse, type ProblemCode } from "../problem";
 import { consumerGate, jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
 import { forObject, respond } from "./respond";

@@ -1,0 +1,26 @@
+import * as z from "zod";
+import { ApprovalEventData, CallEventData, type EventType } from "./events";
+import { httpSchemas } from "./registry";
+
+/**
+ * The body of a webhook delivery (docs/webhooks.md): the event's type, the UTC second it was
+ * queued and its data, as canonical JSON. `arguments` is in `data` only for an endpoint created
+ * with `include_arguments`.
+ * @module
+ */
+
+const Timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/).describe("When the event was queued, an RFC 3339 UTC second.");
+
+const approvalPayload = (type: "approval.requested" | "approval.decided", id: string) =>
+  z.strictObject({ type: z.literal(type), timestamp: Timestamp, data: ApprovalEventData }).register(httpSchemas, { id });
+
+const callPayload = (type: "call.outcome_unknown" | "call.reconciled", id: string) =>
+  z.strictObject({ type: z.literal(type), timestamp: Timestamp, data: CallEventData }).register(httpSchemas, { id });
+
+/** Each event type's delivery body. */
+export const WEBHOOK_PAYLOADS: Readonly<Record<EventType, z.ZodType>> = {
+  "approval.requested": approvalPayload("approval.requested", "ApprovalRequestedWebhook"),
+  "approval.decided": approvalPayload("approval.decided", "ApprovalDecidedWebhook"),
+  "call.outcome_unknown": callPayload("call.outcome_unknown", "CallOutcomeUnknownWebhook"),
+  "call.reconciled": callPayload("call.reconciled", "CallReconciledWebhook"),
+};
