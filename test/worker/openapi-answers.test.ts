@@ -391,8 +391,7 @@ describe("tool calls and approvals", () => {
     ]);
   });
 
-  // On a consumer of its own, of catalog tools only: after a refusal inside the object (the unknown
-  // profile's 400), the data-defined tools of the same object answer 500 until it restarts.
+  // On a consumer of its own, of catalog tools only, with the rate limits these refusals need.
   it("refuses a host error, an unknown profile, a mismatched or malformed Idempotency-Key, and a call without a credential", async () => {
     const hosts = `/v1/consumers/${HOSTS}`;
     expect((await expectDocumented("PUT", P, await send("PUT", hosts, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: [], limits: RATES }))).status).toBe(200);
