@@ -7,7 +7,7 @@
  */
 import * as z from "zod";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
-import { PROBLEM_STATUS, type ProblemCode } from "./problem";
+import { ProblemCodeSchema } from "./problem";
 
 /** Protocol versions the endpoint speaks, newest first (the first is answered to any other request). */
 export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
@@ -167,7 +167,7 @@ export const McpProblem = z
     type: z.string(),
     title: z.string(),
     status: z.number().int(),
-    code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]),
+    code: ProblemCodeSchema,
     detail: z.string(),
     jsonrpc: Jsonrpc.optional(),
     id: JsonRpcId.nullable().optional().describe("The refused request's id, when it was read."),
@@ -175,7 +175,7 @@ export const McpProblem = z
       .strictObject({
         code: z.number().int(),
         message: z.string(),
-        data: z.strictObject({ code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]), retry_after_seconds: z.number().int().optional() }),
+        data: z.strictObject({ code: ProblemCodeSchema, retry_after_seconds: z.number().int().optional() }),
       })
       .optional(),
   })

@@ -141,13 +141,18 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
 };
 
 
+/** The stable code of a problem, as the document lists them (once, referred to by each problem). */
+export const ProblemCodeSchema = z
+  .enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]])
+  .register(httpSchemas, { id: "ProblemCode", description: "toolgate's stable problem code; its status is fixed (docs/http-api.md)." });
+
 /** RFC 9457 problem details with toolgate's stable `code`. */
 export const ProblemDetails = z
   .strictObject({
     type: z.string(),
     title: z.string(),
     status: z.number().int(),
-    code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]),
+    code: ProblemCodeSchema,
     detail: z.string(),
     path: z.string().optional().meta({ description: "Where the offending input is: a JSON path (envelope `unknown_field`) or a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`)." }),
     error: z

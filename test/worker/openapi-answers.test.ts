@@ -25,12 +25,24 @@ interface HeaderEntry {
 }
 interface ResponseEntry {
   description: string;
-  headers?: Record<string, HeaderEntry>;
+  headers?: Record<string, HeaderEntry | Ref>;
   content?: Record<string, { schema?: Schema }>;
 }
 interface OpenApi {
-  paths: Record<string, Record<string, { responses?: Record<string, ResponseEntry> }>>;
+  paths: Record<string, Record<string, { responses?: Record<string, ResponseEntry | Ref> }>>;
   components: Record<string, unknown>;
+}
+interface Ref {
+  $ref: string;
+}
+
+/** A `#/components/<kind>/<name>` reference followed (responses and headers may be shared). */
+function resolve<T>(entry: T | Ref): T {
+  if (typeof entry !== "object" || entry === null || !("$ref" in entry)) return entry as T;
+  const [, kind, name] = /^#\/components\/([a-z]+)\/(.+)$/.exec(entry.$ref) ?? [];
+  const target = (DOC.components[kind ?? ""] as Record<string, T> | undefined)?.[name ?? ""];
+  if (target === undefined) throw new Error(`unresolved ${entry.$ref}`);
+  return target;
 }
 
 const DOC = doc as unknown as OpenApi;
@@ -39,10 +51,8 @@ const DOC_URI = "https://openapi.toolgate.test/openapi.json";
 /** A copy: the validator annotates the schemas it reads. */
 const COMPONENTS = structuredClone(DOC.components);
 const validators = new Map<string, Validator>();
-/** The problem codes the document names (ProblemDetails.code), to read a status's description for the ones it lists. */
-const PROBLEM_CODES = new Set<string>(
-  (COMPONENTS as { schemas?: { ProblemDetails?: { properties?: { code?: { enum?: string[] } } } } }).schemas?.ProblemDetails?.properties?.code?.enum ?? [],
-);
+/** The problem codes the document names (the ProblemCode schema), to read a status's description for the ones it lists. */
+const PROBLEM_CODES = new Set<string>((COMPONENTS as { schemas?: { ProblemCode?: { enum?: string[] } } }).schemas?.ProblemCode?.enum ?? []);
 
 /** A validator of one schema of the document, its `#/components/...` references resolvable. */
 function validatorFor(schema: Schema): Validator {
@@ -114,7 +124,7 @@ async function findings(method: string, pathTemplate: string, response: Response
     const isProblem = mediaType === "application/problem+json";
     const fallbacks = isProblem ? [String(status), `${String(status)[0]}XX`, "default"] : [String(status)];
     const key = fallbacks.find((k) => responses[k] !== undefined);
-    const entry = key === undefined ? undefined : responses[key];
+    const entry = key === undefined || responses[key] === undefined ? undefined : resolve<ResponseEntry>(responses[key]);
     if (key === undefined || entry === undefined) errors.push(`status ${status} is not documented (documented: ${Object.keys(responses).join(", ")})`);
     else {
       errors.push(...checkBody(entry, mediaType, bodyText, body));
@@ -142,7 +152,7 @@ function checkBody(entry: ResponseEntry, mediaType: string, bodyText: string, bo
 
 function checkHeaders(entry: ResponseEntry, headers: Headers): string[] {
   const errors: string[] = [];
-  const documented = new Map(Object.entries(entry.headers ?? {}).map(([name, h]) => [name.toLowerCase(), h]));
+  const documented = new Map(Object.entries(entry.headers ?? {}).map(([name, h]) => [name.toLowerCase(), resolve<HeaderEntry>(h)]));
   for (const [name, header] of documented) {
     const value = headers.get(name);
     if (value === null) {

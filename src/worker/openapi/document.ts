@@ -17,11 +17,14 @@ type Json = Record<string, unknown>;
 const ref = (id: string): Json => ({ $ref: `#/components/schemas/${id}` });
 const PROBLEM = { "application/problem+json": { schema: ref("ProblemDetails") } };
 
-const RETRY_AFTER: HeaderDoc = { description: "Seconds to wait before sending again (RFC 9110 §10.2.3).", schema: { type: "integer", minimum: 0 } };
-const WWW_AUTHENTICATE: HeaderDoc = {
-  description: "`Bearer realm=\"toolgate\"`; on the MCP endpoint `Bearer resource_metadata=\"…\"` (RFC 9728), where an MCP client starts OAuth sign-in.",
-  schema: { type: "string" },
-  required: true,
+/** Headers and answers every operation shares, once under `components` (each use is a `$ref`). */
+const SHARED_HEADERS: Json = {
+  RetryAfter: { description: "Seconds to wait before sending again (RFC 9110 §10.2.3).", required: false, schema: { type: "integer", minimum: 0 } },
+  WwwAuthenticate: {
+    description: "`Bearer realm=\"toolgate\"`; on the MCP endpoint `Bearer resource_metadata=\"…\"` (RFC 9728), where an MCP client starts OAuth sign-in.",
+    required: true,
+    schema: { type: "string" },
+  },
 };
 
 /** Problems the HTTP front answers before a request reaches the gate (npm start's local edge; Cloudflare's edge answers its own). */
@@ -48,24 +51,32 @@ function answer(doc: ResponseDoc, answerIds: Set<string>): Json {
   };
 }
 
-/** The problem answers of an operation, one per status, with the headers their codes send. */
-function problemAnswers(codes: readonly ProblemCode[], schema: string, answerIds: Set<string>): Json {
+/** `UNAUTHENTICATED` → `Unauthenticated`: a shared answer's name from its codes. */
+const pascal = (code: string): string => code.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
+
+/**
+ * The problem answers of an operation, one per status with the headers its codes send; each is
+ * shared under `components/responses` (named by its codes) and referred to.
+ */
+function problemAnswers(codes: readonly ProblemCode[], schema: string, answerIds: Set<string>, shared: Json): Json {
   answerIds.add(schema);
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of codes) byStatus.set(PROBLEM_STATUS[code], [...(byStatus.get(PROBLEM_STATUS[code]) ?? []), code]);
   const out: Json = {};
   for (const [status, group] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    const headers: Record<string, HeaderDoc> = {};
-    if (status === 401) headers["WWW-Authenticate"] = WWW_AUTHENTICATE;
-    if (group.some((code) => RETRY_AFTER_CODES.has(code))) headers["Retry-After"] = RETRY_AFTER;
-    out[String(status)] = {
+    const name = `${schema === "ProblemDetails" ? "" : schema.replace(/Problem$/, "")}${group.map(pascal).join("Or")}`;
+    const headers: Json = {};
+    if (status === 401) headers["WWW-Authenticate"] = { $ref: "#/components/headers/WwwAuthenticate" };
+    if (group.some((code) => RETRY_AFTER_CODES.has(code))) headers["Retry-After"] = { $ref: "#/components/headers/RetryAfter" };
+    shared[name] ??= {
       description: `Problem: ${group.join(", ")}`,
-      ...(Object.keys(headers).length === 0 ? {} : { headers: headerObjects(headers) }),
+      ...(Object.keys(headers).length === 0 ? {} : { headers }),
       content: { "application/problem+json": { schema: ref(schema) } },
     };
+    out[String(status)] = { $ref: `#/components/responses/${name}` };
   }
-  out["4XX"] = { description: `Problem from the HTTP front, before the gate: ${FRONT.join(", ")}.`, content: PROBLEM };
-  out["default"] = { description: "Problem: INTERNAL (500), or another status a later version adds.", content: PROBLEM };
+  out["4XX"] = { $ref: "#/components/responses/FrontProblem" };
+  out["default"] = { $ref: "#/components/responses/InternalProblem" };
   return out;
 }
 
@@ -77,10 +88,10 @@ function parameters(op: OperationDoc): Json[] {
   return out;
 }
 
-function operationObject(op: OperationDoc, requestIds: Set<string>, answerIds: Set<string>): Json {
+function operationObject(op: OperationDoc, requestIds: Set<string>, answerIds: Set<string>, shared: Json): Json {
   const responses: Json = {};
   for (const doc of [...(op.response === undefined ? [] : [op.response]), ...(op.alsoResponses ?? [])]) responses[String(doc.status)] = answer(doc, answerIds);
-  Object.assign(responses, problemAnswers(op.problems, op.problemSchema === undefined ? "ProblemDetails" : schemaId(op.problemSchema), answerIds));
+  Object.assign(responses, problemAnswers(op.problems, op.problemSchema === undefined ? "ProblemDetails" : schemaId(op.problemSchema), answerIds, shared));
   const params = parameters(op);
   let requestBody: Json | undefined;
   if (op.request !== undefined) {
@@ -122,10 +133,14 @@ export function openApiDocument(operations: readonly OperationDoc[], version: st
   const requestIds = new Set<string>();
   const answerIds = new Set<string>(["ProblemDetails"]);
   const paths: Record<string, Json> = {};
+  const shared: Json = {
+    FrontProblem: { description: `Problem from the HTTP front, before the gate: ${FRONT.join(", ")}.`, content: PROBLEM },
+    InternalProblem: { description: "Problem: INTERNAL (500), or another status a later version adds.", content: PROBLEM },
+  };
   for (const op of operations) {
     if (op.documented === false) continue;
     paths[op.path] ??= {};
-    (paths[op.path] as Json)[op.method] = operationObject(op, requestIds, answerIds);
+    (paths[op.path] as Json)[op.method] = operationObject(op, requestIds, answerIds, shared);
   }
   const hooks = webhooks(answerIds);
   return {
@@ -141,6 +156,8 @@ export function openApiDocument(operations: readonly OperationDoc[], version: st
     webhooks: hooks,
     components: {
       schemas: componentSchemas(requestIds, answerIds),
+      responses: Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b))),
+      headers: SHARED_HEADERS,
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "`tg_<kind>_<random>_<check>` consumer credentials, or the admin secret." },
         webhookSignature: {
