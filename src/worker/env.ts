@@ -54,6 +54,13 @@ export interface Env {
   /** R2 bucket of the audit witness: every signed checkpoint, one object each, never overwritten. */
   AUDIT_WITNESS?: R2Bucket;
   /**
+   * R2 bucket of the audit archive: full C2SP tlog-tiles of entries a witnessed checkpoint covers,
+   * whose SQLite rows are then deleted (docs/audit.md, "The archive"). Unbound: nothing is archived.
+   */
+  AUDIT_TILES?: R2Bucket;
+  /** Newest audit entries always kept in SQLite, a decimal integer (default 4096). */
+  TOOLGATE_AUDIT_KEEP_ENTRIES?: string;
+  /**
    * OAuth sign-in of MCP clients (src/worker/oauth/): registered clients, grants and tokens, as the
    * OAuth provider library stores them (secrets only as hashes, props encrypted). Unbound: the
    * OAuth endpoints answer `404 OAUTH_NOT_CONFIGURED` and bearer credentials work as before.

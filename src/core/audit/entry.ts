@@ -3,7 +3,7 @@
  * A verifier needs nothing but the export: each line, without its newline, is the entry.
  * @module
  */
-import { canonicalMember } from "../json";
+import { canonicalJson, canonicalMember, PyFloat, readJson } from "../json";
 import type { ChainEntry } from "./chain";
 import { leafHash } from "./merkle";
 
@@ -25,4 +25,31 @@ export function entryLine(entry: ChainEntry): string {
 /** The Merkle leaf hash of an entry (leaf index seq − 1): {@link leafHash} of its line's UTF-8. */
 export function entryLeafHash(entry: ChainEntry): Uint8Array {
   return leafHash(encoder.encode(entryLine(entry)));
+}
+
+/** The longest entry line {@link readEntryLine} reads (the stored JSON cap of the Worker). */
+export const MAX_ENTRY_LINE_BYTES = 1 << 20;
+
+/**
+ * The entry an export line (or a tile's entry) holds, or null unless the text is exactly
+ * {@link entryLine} of what it reads back to: one spelling per entry, so the fields read are the
+ * bytes the leaf hash and the chain digest committed to.
+ */
+export function readEntryLine(line: string | Uint8Array): ChainEntry | null {
+  const read = readJson(line, { maxBytes: MAX_ENTRY_LINE_BYTES, maxDepth: 40 });
+  if (!read.ok) return null;
+  const value = read.value;
+  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof PyFloat) return null;
+  const { seq, kind, at, record, prev_sha256, entry_sha256 } = value;
+  if (typeof seq !== "number" || !Number.isSafeInteger(seq) || typeof at !== "number" || !Number.isSafeInteger(at)) return null;
+  if (typeof kind !== "string" || typeof prev_sha256 !== "string" || typeof entry_sha256 !== "string" || record === undefined) return null;
+  let recordText: string;
+  try {
+    recordText = canonicalJson(record);
+  } catch {
+    return null;
+  }
+  const entry: ChainEntry = { seq, kind, at, record: recordText, prev_sha256, entry_sha256 };
+  const text = typeof line === "string" ? line : new TextDecoder().decode(line);
+  return entryLine(entry) === text ? entry : null;
 }

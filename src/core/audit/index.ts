@@ -19,7 +19,25 @@ export {
   type NodeReader,
   type StoredNode,
 } from "./merkle";
-export { entryLeafHash, entryLine } from "./entry";
+export { entryLeafHash, entryLine, MAX_ENTRY_LINE_BYTES, readEntryLine } from "./entry";
+export {
+  archivedNodeBound,
+  decodeEntryBundle,
+  decodeHashTile,
+  encodeEntryBundle,
+  encodeHashTile,
+  entryTilePath,
+  hashTilePath,
+  MAX_BUNDLE_ENTRY_BYTES,
+  nodeInTile,
+  subtreeOfTile,
+  TILE_HEIGHT,
+  TILE_WIDTH,
+  tileIndexPath,
+  tilesCompletedBy,
+  tileSpan,
+  type NodeInTile,
+} from "./tiles";
 export { formatCheckpoint, parseCheckpoint, type Checkpoint, type CheckpointCode, type ParsedCheckpoint } from "./checkpoint";
 export {
   openNote,

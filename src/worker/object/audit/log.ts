@@ -6,12 +6,14 @@
  * a tool call's path. docs/audit.md describes every format.
  * @module
  */
-import { consistencyProof, encodeBase64, entryLine, formatCheckpoint, inclusionProof, rootHash, signNote, type Signer } from "../../../core/audit";
+import { consistencyProof, encodeBase64, formatCheckpoint, inclusionProof, rootHash, signNote, type Signer } from "../../../core/audit";
 import { canonicalJson } from "../../../core/json";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
+import { readEntries } from "./entries";
 import type { AuditChain } from "./plane";
 import type { StoredCheckpoint } from "./store";
+import { overTree } from "./tiles";
 
 /** Lines one export page carries at most (one RPC call of the export's stream). */
 export const EXPORT_PAGE_LINES = 1000;
@@ -26,6 +28,8 @@ export interface AuditLogDeps {
   /** The checkpoint origin, `<log name>/consumers/<consumer>`. */
   readonly origin: string;
   readonly witness: R2Bucket | undefined;
+  /** A checkpoint of `size` is in the witness bucket (the archive may move up to it). */
+  witnessed?(size: number): void;
   /** Unix seconds (`signed_at`). */
   now(): number;
   transaction<T>(step: () => T): T;
@@ -48,8 +52,8 @@ export async function witness(deps: AuditLogDeps, checkpoint: StoredCheckpoint):
   if (bucket === undefined) return;
   const key = witnessKey(deps.consumer, checkpoint.size);
   try {
-    if ((await bucket.head(key)) !== null) return;
-    await bucket.put(key, checkpoint.note, { httpMetadata: { contentType: "text/plain; charset=utf-8" } });
+    if ((await bucket.head(key)) === null) await bucket.put(key, checkpoint.note, { httpMetadata: { contentType: "text/plain; charset=utf-8" } });
+    deps.witnessed?.(checkpoint.size);
   } catch (error) {
     console.error(`toolgate: audit witness write of ${key} failed: ${error instanceof Error ? error.name : "error"}`);
   }
@@ -112,23 +116,26 @@ export async function inclusion(deps: AuditLogDeps, seq: number, size: number | 
   const total = deps.chain.tree.size();
   if (treeSize > total) return beyond("size", treeSize, total);
   if (seq > treeSize) return fail(problem("INVALID_REQUEST", `seq ${seq} is not in a tree of size ${treeSize} (seq must be at most size).`));
-  const proof = inclusionProof(deps.chain.tree, seq - 1, treeSize);
-  const leaf = deps.chain.tree.node(0, seq - 1);
+  const ofSize = treeSize;
+  const { proof, leaf } = await overTree(deps.chain.store, deps.chain.tiles, (tree) => ({ proof: inclusionProof(tree, seq - 1, ofSize), leaf: tree.node(0, seq - 1) }));
   return ok(canonicalJson({ seq, leaf_index: seq - 1, tree_size: treeSize, leaf_hash: encodeBase64(leaf), proof: proof.map(encodeBase64) }));
 }
 
 /** `GET …/audit/proof/consistency`: the tree of `from` entries is a prefix of the tree of `to`. */
-export function consistency(deps: AuditLogDeps, from: number, to: number): Outcome<string> {
+export async function consistency(deps: AuditLogDeps, from: number, to: number): Promise<Outcome<string>> {
   const total = deps.chain.tree.size();
   if (to > total) return beyond("to", to, total);
   if (from > to) return fail(problem("INVALID_REQUEST", `from ${from} is larger than to ${to}.`));
-  const proof = consistencyProof(deps.chain.tree, from, to);
+  const proof = await overTree(deps.chain.store, deps.chain.tiles, (tree) => consistencyProof(tree, from, to));
   return ok(canonicalJson({ from, to, proof: proof.map(encodeBase64) }));
 }
 
-/** One page of the export: the lines of the entries after `after`, up to entry `until`, each with its newline. */
-export function exportPage(deps: AuditLogDeps, after: number, until: number): string {
+/**
+ * One page of the export: the lines of the entries after `after`, up to entry `until`, each with
+ * its newline; archived entries are their tiles' bytes, the same bytes their rows gave.
+ */
+export async function exportPage(deps: AuditLogDeps, after: number, until: number): Promise<string> {
   const count = Math.max(0, Math.min(EXPORT_PAGE_LINES, until - after));
   if (count === 0) return "";
-  return deps.chain.store.after(after, count).map((entry) => `${entryLine(entry)}\n`).join("");
+  return (await readEntries(deps.chain.store, deps.chain.tiles, after, count)).map((read) => `${read.line}\n`).join("");
 }

@@ -5,7 +5,9 @@ import { ok, type Outcome } from "../../result";
 import type { Limits } from "../limits";
 import { STORED_JSON } from "../sql";
 import { pageCursor, readPageCursor, readVerifyCursor, verifyCursor, type VerifyPosition } from "./cursor";
+import { readEntries } from "./entries";
 import { AuditStore } from "./store";
+import { TileBucket } from "./tiles";
 import { AuditTree } from "./tree";
 import { walkStep } from "./walk";
 
@@ -54,14 +56,17 @@ export class AuditChain {
   readonly #store: AuditStore;
   /** The chain's Merkle tree (`./tree`), one leaf per entry, kept in the append's transaction. */
   readonly tree: AuditTree;
+  /** The archived tiles (`AUDIT_TILES`), when the deployment binds the bucket. */
+  readonly tiles: TileBucket | undefined;
   #head: VerifyPosition | undefined;
   /** The size of the latest signed checkpoint (cached), and whether an alarm was asked for since. */
   #signed: number | undefined;
   #asked = false;
 
-  constructor(sql: SqlStorage, private readonly periodic?: CheckpointSchedule) {
+  constructor(sql: SqlStorage, private readonly periodic?: CheckpointSchedule, tiles?: R2Bucket) {
     this.#store = new AuditStore(sql);
     this.tree = new AuditTree(this.#store);
+    this.tiles = tiles === undefined ? undefined : new TileBucket(tiles);
   }
 
   /** The chain's SQL (the checkpoint and proof module reads through it). */
@@ -114,14 +119,16 @@ export class AuditChain {
   /**
    * One page as canonical JSON (`AuditPage`): the entries after the request's position, oldest
    * first, at most `limits.page_items`, with the cursor of the next page (null at the end).
+   * Archived entries are read from their tiles.
    */
-  page(request: AuditPageRequest, limits: Limits): Outcome<string> {
+  async page(request: AuditPageRequest, limits: Limits): Promise<Outcome<string>> {
     const start = request.cursor === undefined ? ok(request.after ?? 0) : readPageCursor(request.cursor);
     if (!start.ok) return start;
     const max = Math.max(1, limits.page_items);
     const size = Math.min(Math.max(1, request.limit ?? max), max);
-    const rows = this.#store.after(start.value, size + 1);
-    const entries: AuditEntry[] = rows.slice(0, size).map((entry) => {
+    const rows = await readEntries(this.#store, this.tiles, start.value, size + 1);
+    const entries: AuditEntry[] = rows.slice(0, size).map(({ entry }) => {
+      if (entry === null) throw new Error("an archived audit tile holds a line that is not an entry's canonical line");
       const parsed = readJson(entry.record, STORED_JSON);
       if (!parsed.ok) throw new Error("stored audit record is not strict JSON");
       return { ...entry, record: parsed.value };
@@ -135,15 +142,24 @@ export class AuditChain {
    * (`cursor` null) or from where the previous step's `next_cursor` left off, at most
    * `limits.page_items × VERIFY_PAGES_PER_CALL` entries. A walk that resumes first checks that
    * the entry at the cursor's position still carries the digest the cursor vouches for.
+   *
+   * Archived entries were checked (links, digests, leaf hashes against the tree) before their
+   * rows were deleted, and their tiles are checked by the export's offline verifier: the walk
+   * starts at the archive's last entry (its digest kept in `audit_archive`), so the first stored
+   * entry must link to it. A cursor whose position was archived since continues from there too.
    */
   verify(cursor: string | null, limits: Limits): Outcome<string> {
-    const from = cursor === null ? ok({ seq: 0, sha256: GENESIS_SHA256 }) : readVerifyCursor(cursor);
+    const archive = this.#store.archive();
+    const anchor = archive.entries > 0 ? { seq: archive.entries, sha256: archive.lastSha256 } : { seq: 0, sha256: GENESIS_SHA256 };
+    const from = cursor === null ? ok(anchor) : readVerifyCursor(cursor);
     if (!from.ok) return from;
-    if (from.value.seq > 0 && this.#store.digestAt(from.value.seq) !== from.value.sha256) {
+    const vouched = from.value.seq < archive.entries || (from.value.seq === anchor.seq ? anchor.sha256 : this.#store.digestAt(from.value.seq)) === from.value.sha256;
+    if (!vouched) {
       return ok(canonicalJson({ ok: false, count: from.value.seq, head: from.value.sha256, broken_at: from.value.seq, next_cursor: null }));
     }
+    const position = from.value.seq < archive.entries ? anchor : from.value;
     const max = Math.max(1, limits.page_items) * VERIFY_PAGES_PER_CALL;
-    const step = walkStep(from.value, this.#store.after(from.value.seq, max + 1), max);
+    const step = walkStep(position, this.#store.after(position.seq, max + 1), max);
     const next = step.more ? verifyCursor(step.reached) : null;
     return ok(canonicalJson({ ok: step.ok, count: step.reached.seq, head: step.reached.sha256, broken_at: step.brokenAt, next_cursor: next }));
   }

@@ -11,6 +11,7 @@ import type { Env } from "../../env";
 import { ok, type Outcome } from "../../result";
 import type { AlarmSlots } from "../alarms";
 import { AUDIT_CHECKPOINT_EVERY, type Limits } from "../limits";
+import { archiveLimit, archiveRun, keepEntries } from "./archive";
 import { checkpointView, consistency, exportPage, inclusion, periodicCheckpoint, type AuditLogDeps } from "./log";
 import { AuditChain, type AuditPageRequest } from "./plane";
 
@@ -44,9 +45,9 @@ export async function auditCall(deps: AuditLogDeps, call: Exclude<AuditCall, { k
     case "inclusion":
       return inclusion(deps, call.seq, call.size);
     case "consistency":
-      return deps.transaction(() => consistency(deps, call.from, call.to));
+      return consistency(deps, call.from, call.to);
     case "exportPage":
-      return ok(exportPage(deps, call.after, call.until));
+      return ok(await exportPage(deps, call.after, call.until));
   }
 }
 
@@ -60,17 +61,22 @@ export interface AuditHostDeps {
   transaction<T>(step: () => T): T;
 }
 
+/** How long the alarm waits before retrying an archive run that failed (R2 unavailable), in ms. */
+export const ARCHIVE_RETRY_MS = 60_000;
+
 /**
  * The object's audit log: the chain (with its tree) every plane appends to, the periodic
  * checkpoint's alarm (asked for only where a key signs, `AUDIT_CHECKPOINT_EVERY` entries after
- * the latest checkpoint), and the auditor's calls.
+ * the latest checkpoint), the archive of witnessed tiles (./archive.ts, from the same alarm),
+ * and the auditor's calls.
  */
 export class AuditHost {
   readonly chain: AuditChain;
+  #archiving = false;
 
   constructor(private readonly deps: AuditHostDeps) {
     const schedule = auditSigner(deps.env) === null ? undefined : { every: AUDIT_CHECKPOINT_EVERY, schedule: () => deps.alarms.set("audit", Date.now()) };
-    this.chain = new AuditChain(deps.sql, schedule);
+    this.chain = new AuditChain(deps.sql, schedule, deps.env.AUDIT_TILES);
   }
 
   /** Builds the tree of a chain stored before it (schema v9), one bounded transaction per step; a restart resumes. */
@@ -80,16 +86,40 @@ export class AuditHost {
 
   #log(consumer: string): AuditLogDeps {
     const { env, now, transaction } = this.deps;
-    return { chain: this.chain, signer: auditSigner(env), consumer, origin: auditOrigin(env, consumer), witness: env.AUDIT_WITNESS, now, transaction };
+    const witnessed = (size: number) => this.#archiveDue(size);
+    return { chain: this.chain, signer: auditSigner(env), consumer, origin: auditOrigin(env, consumer), witness: env.AUDIT_WITNESS, witnessed, now, transaction };
+  }
+
+  /** A checkpoint was witnessed: when tiles below it can be archived, the alarm is asked for. */
+  #archiveDue(size: number): void {
+    if (this.chain.tiles === undefined) return;
+    const keep = keepEntries(this.deps.env.TOOLGATE_AUDIT_KEEP_ENTRIES);
+    if (this.deps.transaction(() => archiveLimit(this.chain.store, this.chain.tree.size(), keep, size)) !== null) this.deps.alarms.set("audit", Date.now());
   }
 
   /** One authenticated auditor call (`limits`: the consumer's, for pages). */
   call(consumer: string, call: AuditCall, limits: Limits): Promise<Outcome<string>> {
-    return call.kind === "page" ? Promise.resolve(this.chain.page(call.request, limits)) : auditCall(this.#log(consumer), call);
+    return call.kind === "page" ? this.chain.page(call.request, limits) : auditCall(this.#log(consumer), call);
   }
 
-  /** The alarm ran: the periodic checkpoint, if due (idempotent). */
+  /**
+   * The alarm ran: the periodic checkpoint, if due, then one archive run (both idempotent). A run
+   * that leaves tiles asks for the alarm again; a failed one (R2) is logged and retried later.
+   */
   async alarm(consumer: string | undefined): Promise<void> {
-    if (consumer !== undefined) await periodicCheckpoint(this.#log(consumer), AUDIT_CHECKPOINT_EVERY);
+    if (consumer === undefined) return;
+    const log = this.#log(consumer);
+    await periodicCheckpoint(log, AUDIT_CHECKPOINT_EVERY);
+    // One run at a time (an alarm may start while a run awaits R2); a second would only repeat its writes.
+    if (this.#archiving) return;
+    this.#archiving = true;
+    try {
+      if (await archiveRun(log, keepEntries(this.deps.env.TOOLGATE_AUDIT_KEEP_ENTRIES))) this.deps.alarms.set("audit", Date.now());
+    } catch (error) {
+      console.error(`toolgate: audit archive run failed: ${error instanceof Error ? error.message : "error"}`);
+      this.deps.alarms.set("audit", Date.now() + ARCHIVE_RETRY_MS);
+    } finally {
+      this.#archiving = false;
+    }
   }
 }
