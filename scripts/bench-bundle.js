@@ -1,0 +1,153 @@
+// The bundle figures of `npm run bench` (issue #17, "Bundle"), each beside its goal:
+// - the Worker with every plane, as `wrangler deploy --dry-run` builds it (the production
+//   build: wrangler.toml, minified): wrangler's own "Total Upload … / gzip …" line (gzip at
+//   zlib's default level, all modules together, as wrangler reports it), and the same output
+//   gzipped at level 9;
+// - the top contributors by package or source folder: the same build's source map attributes
+//   each byte of the output to a module; each group's bytes are gzipped on their own at level 9
+//   (an estimate: gzipped apart, groups lose the context they share, so the estimates sum to a
+//   little more than the whole);
+// - the core alone (src/core/index.ts) and the client (src/client/index.ts), each bundled by
+//   esbuild for a browser (minified, ESM), gzipped at level 9.
+// `node scripts/bench-bundle.js` prints the same section alone.
+import { build } from "esbuild";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { constants, gzipSync } from "node:zlib";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const KIB = 1024;
+const gzip9 = (bytes) => gzipSync(bytes, { level: constants.Z_BEST_COMPRESSION }).byteLength;
+const kib = (bytes) => `${(bytes / KIB).toFixed(1)} KiB`;
+
+/** The Worker as `wrangler deploy --dry-run` builds it: wrangler's report, the output files, the source map. */
+function wranglerBuild(dir) {
+  const run = spawnSync(process.execPath, [join(root, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", dir], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+    timeout: 5 * 60 * 1000,
+  });
+  const out = `${run.stdout}${run.stderr}`;
+  const total = /Total Upload: ([0-9.]+) KiB \/ gzip: ([0-9.]+) KiB/.exec(out);
+  if (run.status !== 0 || total === null) throw new Error(`wrangler deploy --dry-run failed (exit ${run.status}):\n${out.slice(-2000)}`);
+  const files = readdirSync(dir).filter((f) => /\.(m?js|wasm|bin|txt|json)$/.test(f) && !f.endsWith(".map"));
+  const bytes = Buffer.concat(files.map((f) => readFileSync(join(dir, f))));
+  return { rawKiB: Number(total[1]), gzipKiB: Number(total[2]), bytes, files, dir };
+}
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const DIGIT = new Map([...BASE64].map((c, i) => [c, i]));
+
+/** A source map's segments: per generated line, [column, source index or -1] in order. */
+function segments(mappings) {
+  const lines = [];
+  let source = 0;
+  for (const line of mappings.split(";")) {
+    const out = [];
+    let column = 0;
+    for (const segment of line.split(",")) {
+      if (segment === "") continue;
+      const fields = [];
+      let value = 0;
+      let shift = 0;
+      for (const ch of segment) {
+        const digit = DIGIT.get(ch);
+        value += (digit & 31) << shift;
+        if (digit & 32) shift += 5;
+        else {
+          fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
+          value = 0;
+          shift = 0;
+        }
+      }
+      column += fields[0];
+      if (fields.length > 1) source += fields[1];
+      out.push([column, fields.length > 1 ? source : -1]);
+    }
+    lines.push(out);
+  }
+  return lines;
+}
+
+/** The group a source belongs to: its npm package, or its folder under src/ (planes one by one). */
+export function groupOf(path) {
+  const normal = path.replace(/\\/g, "/");
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(normal);
+  if (pkg !== null) return pkg[1];
+  const src = /(?:^|\/)(src\/.*)$/.exec(normal);
+  if (src === null) return "(wrangler and esbuild glue)";
+  const parts = src[1].split("/").slice(0, -1);
+  return parts.slice(0, parts[1] === "worker" && parts[2] === "object" ? 4 : 3).join("/");
+}
+
+/** Each group's output bytes (from the source map) and their gzip estimate, largest first. */
+export function contributors(code, map) {
+  const text = code.toString("utf8");
+  const lines = text.split("\n");
+  const slices = new Map();
+  const add = (group, piece) => {
+    if (piece.length === 0) return;
+    const list = slices.get(group) ?? [];
+    list.push(piece);
+    slices.set(group, list);
+  };
+  const groups = map.sources.map(groupOf);
+  segments(map.mappings).forEach((segs, lineIndex) => {
+    const line = lines[lineIndex] ?? "";
+    if (segs.length === 0) return add("(unmapped)", line);
+    add("(unmapped)", line.slice(0, segs[0][0]));
+    segs.forEach(([column, source], i) => add(source < 0 ? "(unmapped)" : (groups[source] ?? "(unmapped)"), line.slice(column, segs[i + 1]?.[0] ?? line.length)));
+  });
+  return [...slices]
+    .map(([group, pieces]) => {
+      const bytes = Buffer.from(pieces.join(""), "utf8");
+      return { group, min: bytes.byteLength, gzip: gzip9(bytes) };
+    })
+    .sort((a, b) => b.gzip - a.gzip);
+}
+
+/** An entry bundled by esbuild for a browser (minified ESM): its bytes raw and gzipped at level 9, its contributors. */
+async function browserBundle(entry) {
+  const out = await build({ absWorkingDir: root, entryPoints: [entry], outdir: "out", bundle: true, minify: true, format: "esm", platform: "browser", target: "es2022", sourcemap: "external", write: false, logLevel: "warning" });
+  const code = out.outputFiles.find((f) => f.path.endsWith(".js")).contents;
+  const map = JSON.parse(out.outputFiles.find((f) => f.path.endsWith(".map")).text);
+  return { min: code.byteLength, gzip: gzip9(code), groups: contributors(Buffer.from(code), map) };
+}
+
+/** One contributor's line. */
+const row = (g) => `    ${g.group.padEnd(44)} ${kib(g.min).padStart(10)} min  ${kib(g.gzip).padStart(9)} gzip`;
+
+/** Prints the bundle section; `top` contributors are listed. */
+export async function printBundle(top = 15) {
+  const write = (line) => process.stdout.write(`${line}\n`);
+  const dir = mkdtempSync(join(tmpdir(), "toolgate-bundle-"));
+  try {
+    write("\nbundle (goals from issue #17)");
+    const worker = wranglerBuild(dir);
+    const gzipped = gzip9(worker.bytes);
+    write(`  worker, every plane (wrangler deploy --dry-run): ${worker.rawKiB.toFixed(1)} KiB, gzip ${worker.gzipKiB.toFixed(1)} KiB as wrangler reports it, ${kib(gzipped)} at level 9   (goal ≤ 160 KiB gzip, target ≤ 128 KiB)`);
+    const main = worker.files.find((f) => f.endsWith(".js")) ?? "";
+    if (existsSync(join(dir, `${main}.map`))) {
+      const map = JSON.parse(readFileSync(join(dir, `${main}.map`), "utf8"));
+      const groups = contributors(readFileSync(join(dir, main)), map);
+      const sum = groups.reduce((s, g) => s + g.gzip, 0);
+      write(`  top ${top} contributors (minified bytes from the source map; gzip: each group alone at level 9, an estimate: the ${groups.length} groups sum to ${kib(sum)} against ${kib(gzipped)} together)`);
+      for (const g of groups.slice(0, top)) write(row(g));
+    } else write("  (wrangler wrote no source map: no per-module figures)");
+    const core = await browserBundle("src/core/index.ts");
+    write(`  core alone for a browser (src/core/index.ts): ${kib(core.min)} min, ${kib(core.gzip)} gzip   (goal ≤ 40 KiB gzip)`);
+    write("  its top contributors (each group gzipped alone, an estimate)");
+    for (const g of core.groups.slice(0, 8)) write(row(g));
+    const client = await browserBundle("src/client/index.ts");
+    write(`  client for a browser (src/client/index.ts): ${kib(client.min)} min, ${kib(client.gzip)} gzip   (goal ≤ 12 KiB gzip)`);
+    return { worker: { wranglerGzipKiB: worker.gzipKiB, gzip9: gzipped }, core: { min: core.min, gzip: core.gzip }, client: { min: client.min, gzip: client.gzip } };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await printBundle();
