@@ -1,8 +1,10 @@
 // Benchmark: the Tool Result v2 engine (in-process, Node) vs the Python reference's run_fixture,
-// side by side in one run (7 alternating pairs of 1.5 s slices, median ratio [min–max]); then a
+// side by side in one run (7 alternating pairs of 1 s slices, median ratio [min–max]), with the
+// ratio of each phase of a step (bench/phases.ts, short slices in the same rounds); then a
 // data-defined tool with a CEL authorize beside the built-in get_order (bench/data-tool.ts).
+// Where the engine's own time goes, function by function: bench/profile.ts (not run here).
 //
-//   node scripts/run-ts.js bench/tool-result.ts [--pairs 7] [--slice 1.5] [--reads 250] [--writes 100]
+//   node scripts/run-ts.js bench/tool-result.ts [--pairs 7] [--slice 1] [--phase-slice 0.1] [--reads 250] [--writes 100]
 //        [--write-fixture FILE] [--seed-module PATH] [--python python3] [--no-python]
 //
 // The fixture has two cases: "reads" (get_order ORDER-7 for tenant-a/user-1, distinct call and
@@ -20,10 +22,13 @@ import { createInterface } from "node:readline";
 import { readJson, sha256Hex, prettyJson } from "../src/core/json";
 import { parseToolCasesFixture, runFixture, type ToolCasesFixture } from "../src/core/tool-result";
 import { benchDataTool } from "./data-tool";
+import { benchFixture } from "./fixture";
+import { PHASES, preparePhases, type Phase } from "./phases";
 
 interface Options {
   pairs: number;
   slice: number;
+  phaseSlice: number;
   reads: number;
   writes: number;
   writeFixture: string | null;
@@ -35,7 +40,8 @@ interface Options {
 function parseOptions(argv: string[]): Options {
   const o: Options = {
     pairs: 7,
-    slice: 1.5,
+    slice: 1,
+    phaseSlice: 0.1,
     reads: 250,
     writes: 100,
     writeFixture: null,
@@ -52,6 +58,7 @@ function parseOptions(argv: string[]): Options {
     };
     if (a === "--pairs") o.pairs = Number(v());
     else if (a === "--slice") o.slice = Number(v());
+    else if (a === "--phase-slice") o.phaseSlice = Number(v());
     else if (a === "--reads") o.reads = Number(v());
     else if (a === "--writes") o.writes = Number(v());
     else if (a === "--write-fixture") o.writeFixture = v();
@@ -60,64 +67,10 @@ function parseOptions(argv: string[]): Options {
     else if (a === "--no-python") o.usePython = false;
     else throw new Error(`unknown option ${a}`);
   }
-  if (!(o.pairs >= 1 && o.pairs <= 50 && o.slice > 0 && o.slice <= 10 && o.reads >= 1 && o.writes >= 1)) {
+  if (!(o.pairs >= 1 && o.pairs <= 50 && o.slice > 0 && o.slice <= 10 && o.phaseSlice > 0 && o.phaseSlice <= 2 && o.reads >= 1 && o.writes >= 1)) {
     throw new Error("out-of-range option");
   }
   return o;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The fixture
-
-const NOW = 1784419200;
-
-function step(i: number, fields: Record<string, unknown>): Record<string, unknown> {
-  return { step_id: `step-${i}`, action: "dispatch", status_ref_from: null, now: NOW + i, failure: "none", ...fields };
-}
-
-export function benchFixture(reads: number, writes: number): Record<string, unknown> {
-  const readSteps = [];
-  for (let i = 1; i <= reads; i++) {
-    readSteps.push(
-      step(i, {
-        proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
-        execution_context: {
-          provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1",
-          response_id: "resp-1", call_id: `call-${i}`, operation_id: `op-${i}`, idempotency_key: null,
-        },
-        approval: "none",
-        expected: {
-          code: "OK", status: "succeeded", outcome: "committed", recovery: "none", delivery: "fresh",
-          data: { order_ref: "ORDER-7", status: "paid" }, side_effect_count: 0,
-        },
-      }),
-    );
-  }
-  const writeSteps = [];
-  for (let i = 1; i <= writes; i++) {
-    writeSteps.push(
-      step(i, {
-        proposal: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } },
-        execution_context: {
-          provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1",
-          response_id: "resp-1", call_id: `call-${i}`, operation_id: `op-${i}`, idempotency_key: `refund-${i}`,
-        },
-        approval: "valid",
-        expected: {
-          code: "OK", status: "succeeded", outcome: "committed", recovery: "none", delivery: "fresh",
-          data: { draft_id: `DRAFT-${i}`, order_ref: "ORDER-7", reason: "duplicate" }, side_effect_count: i,
-        },
-      }),
-    );
-  }
-  return {
-    schema_version: "tool-cases-v2",
-    contract: { model_result: "tool-model-result-v2", protected_audit: "tool-audit-v2" },
-    cases: [
-      { id: "reads", principal: { tenant_id: "tenant-a", subject_id: "user-1", roles: [] }, steps: readSteps },
-      { id: "writes", principal: { tenant_id: "tenant-a", subject_id: "user-1", roles: [] }, steps: writeSteps },
-    ],
-  };
 }
 
 function parseFixture(text: string): ToolCasesFixture {
@@ -323,6 +276,10 @@ async function main(): Promise<number> {
       const tsRates: number[][] = VARIANTS.map(() => []);
       const ratios: number[][] = VARIANTS.map(() => []);
       const pyRates: number[] = [];
+      const phaseSet = preparePhases(f);
+      const tsPhases = new Map<string, number[]>();
+      const pyPhases = new Map<string, number[]>();
+      const phaseRatios = new Map<string, number[]>();
       let rounds = 0;
       for (let pair = 0; pair < o.pairs && Date.now() < deadline; pair++) {
         const measurePy = async (): Promise<void> => {
@@ -337,13 +294,36 @@ async function main(): Promise<number> {
             round[k] = r.steps / r.elapsed;
           });
         };
+        const roundTsPhases = new Map<string, number>();
+        let roundPyPhases: Record<string, number> | null = null;
+        const measurePhasesTs = (): void => {
+          for (const row of PHASE_ROWS) roundTsPhases.set(row.name, phaseSet.time(row.phase, o.phaseSlice, row.native));
+        };
+        const measurePhasesPy = async (): Promise<void> => {
+          if (py === null) return;
+          const budget = (PHASES.length * o.phaseSlice + 120) * 1000;
+          roundPyPhases = (await py.ask({ cmd: "phases", case: part, seconds: o.phaseSlice }, budget)).phases as Record<string, number>;
+        };
         // alternate which side goes first
         if (pair % 2 === 0) {
           await measurePy();
           measureTs();
+          await measurePhasesPy();
+          measurePhasesTs();
         } else {
           measureTs();
           await measurePy();
+          measurePhasesTs();
+          await measurePhasesPy();
+        }
+        for (const row of PHASE_ROWS) {
+          const ts = roundTsPhases.get(row.name) as number;
+          push(tsPhases, row.name, ts);
+          const ref = (roundPyPhases as Record<string, number> | null)?.[row.phase];
+          if (ref !== undefined) {
+            push(pyPhases, row.name, ref);
+            push(phaseRatios, row.name, ref / ts);
+          }
         }
         round.forEach((rate, k) => {
           (tsRates[k] as number[]).push(rate);
@@ -375,6 +355,8 @@ async function main(): Promise<number> {
           );
         });
       }
+      const stepUs = 1e6 / median(tsRates[0] as number[]);
+      process.stdout.write(printPhases(tsPhases, pyPhases, phaseRatios, stepUs, rounds, o.phaseSlice));
     }
   } finally {
     py?.stop();
@@ -383,6 +365,45 @@ async function main(): Promise<number> {
   // A data-defined tool beside the built-in get_order (bench/data-tool.ts): 2·pairs+1 rounds of 2/3 of a slice.
   process.stdout.write(`\n${benchDataTool(2 * o.pairs + 1, (o.slice * 2) / 3).join("\n")}\n`);
   return 0;
+}
+
+/** The rows of the phase table: every phase with noble, and the hashing rows again with node:crypto. */
+const PHASE_ROWS: ReadonlyArray<{ name: string; phase: Phase; native: boolean }> = [
+  ...PHASES.map((phase) => ({ name: phase, phase, native: false })),
+  { name: "digests (node:crypto)", phase: "digests", native: true },
+  { name: "SHA-256 (node:crypto)", phase: "SHA-256", native: true },
+];
+
+function push(map: Map<string, number[]>, key: string, value: number): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}
+
+/** The phase table: µs per step on each side (medians), the ratio per round (median [min–max]), the share of the noble step. */
+function printPhases(
+  ts: Map<string, number[]>,
+  py: Map<string, number[]>,
+  ratios: Map<string, number[]>,
+  stepUs: number,
+  rounds: number,
+  slice: number,
+): string {
+  const lines = [
+    `  phases, µs per step (medians of ${rounds} rounds of ${slice} s per phase and side; the first five with SHA-256 stubbed, see bench/phases.ts):`,
+    `    ${"phase".padEnd(22)} ${"TypeScript".padStart(10)} ${"reference".padStart(10)}   ${"ratio [min–max]".padEnd(22)} share of the step`,
+  ];
+  for (const row of PHASE_ROWS) {
+    const t = median(ts.get(row.name) ?? [NaN]);
+    const r = py.get(row.name);
+    const rs = ratios.get(row.name);
+    const ratio = rs === undefined ? "–" : `${fmt(median(rs), 2)}× [${fmt(Math.min(...rs), 2)}–${fmt(Math.max(...rs), 2)}]`;
+    const share = row.native ? "" : `${fmt((100 * t) / stepUs, 0)} %`;
+    lines.push(
+      `    ${row.name.padEnd(22)} ${fmt(t, 2).padStart(10)} ${(r === undefined ? "–" : fmt(median(r), 2)).padStart(10)}   ${ratio.padEnd(22)} ${share.padStart(5)}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
 }
 
 function readJsonValue(text: string): never {

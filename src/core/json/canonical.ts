@@ -66,8 +66,23 @@ function writeString(value: string, root: unknown): string {
  * one in U+E000–U+FFFF; a sorted array is in order iff its neighbours are, so check and re-sort then.
  */
 function sortKeys(keys: string[]): string[] {
-  keys.sort();
-  for (let i = 1; i < keys.length; i++) {
+  const n = keys.length;
+  if (n < 2) return keys;
+  if (n > 16) keys.sort();
+  else {
+    // Objects have a handful of keys: an insertion sort (UTF-16 order, as the native sort) is a
+    // third of the native sort's cost at that size.
+    for (let i = 1; i < n; i++) {
+      const key = keys[i] as string;
+      let j = i - 1;
+      while (j >= 0 && (keys[j] as string) > key) {
+        keys[j + 1] = keys[j] as string;
+        j--;
+      }
+      keys[j + 1] = key;
+    }
+  }
+  for (let i = 1; i < n; i++) {
     if (compareCodePoints(keys[i - 1] as string, keys[i] as string) > 0) return keys.sort(compareCodePoints);
   }
   return keys;

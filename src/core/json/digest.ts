@@ -7,6 +7,30 @@ const encoder = new TextEncoder();
 // per digest. Hashing is synchronous, so the buffer is never shared by two digests at once.
 const SCRATCH_LIMIT = 256 * 1024;
 let scratch = new Uint8Array(8 * 1024);
+// One hash instance reused for every digest: `_cloneInto` (noble's documented way to reuse an
+// instance, as its HMAC does) resets it to the untouched initial state, which saves the
+// buffers a fresh instance allocates; the digest is written into one reused output.
+const initial = sha256.create();
+const reused = sha256.create();
+const output = new Uint8Array(32);
+
+// Hex through one decode of 64 ASCII bytes: a flat string, a third of the cost of 32 concatenations.
+const HEX_DIGITS = new Uint8Array(512);
+for (let i = 0; i < 256; i++) {
+  HEX_DIGITS[2 * i] = "0123456789abcdef".charCodeAt(i >> 4);
+  HEX_DIGITS[2 * i + 1] = "0123456789abcdef".charCodeAt(i & 15);
+}
+const hexBytes = new Uint8Array(64);
+const ascii = new TextDecoder();
+
+function outputHex(): string {
+  for (let i = 0; i < 32; i++) {
+    const byte = output[i] as number;
+    hexBytes[2 * i] = HEX_DIGITS[2 * byte] as number;
+    hexBytes[2 * i + 1] = HEX_DIGITS[2 * byte + 1] as number;
+  }
+  return ascii.decode(hexBytes);
+}
 
 /** Lowercase hex SHA-256 of a string's UTF-8 bytes (Python `hashlib.sha256(s.encode()).hexdigest()`). */
 export function sha256Hex(text: string): string {
@@ -14,7 +38,10 @@ export function sha256Hex(text: string): string {
   if (worst > SCRATCH_LIMIT) return bytesToHex(sha256(encoder.encode(text)));
   if (worst > scratch.length) scratch = new Uint8Array(worst);
   const { written } = encoder.encodeInto(text, scratch);
-  return bytesToHex(sha256(scratch.subarray(0, written)));
+  initial._cloneInto(reused);
+  reused.update(scratch.subarray(0, written));
+  reused.digestInto(output);
+  return outputHex();
 }
 
 /** The reference's `_digest`: SHA-256 over the canonical JSON text. */

@@ -43,6 +43,48 @@ function typeName(value: unknown): string {
  * the messages (typos included) are the reference's, so a rejection reads the same on both sides.
  */
 export function checkJsonDomain(value: unknown, path = "$", depth = 0): string | null {
+  // Values are almost always inside the domain: a walk that builds no paths answers that case.
+  if (inJsonDomain(value, depth)) return null;
+  return describeOutside(value, path, depth);
+}
+
+/** True exactly when {@link checkJsonDomain} would answer null; allocates nothing. */
+export function inJsonDomain(value: unknown, depth = 0): boolean {
+  if (depth > JSON_DOMAIN.maxDepth) return false;
+  switch (typeof value) {
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value) && !(Number.isInteger(value) && Math.abs(value) > JSON_DOMAIN.maxSafeInteger);
+    case "bigint":
+      return (value < 0n ? -value : value) <= BigInt(JSON_DOMAIN.maxSafeInteger);
+    case "string":
+      return !stringTooLong(value) && isWellFormed(value);
+    case "object": {
+      if (value === null || value instanceof PyFloat) return true;
+      if (Array.isArray(value)) {
+        if (value.length > JSON_DOMAIN.maxEntries) return false;
+        for (let i = 0; i < value.length; i++) if (!inJsonDomain(value[i], depth + 1)) return false;
+        return true;
+      }
+      if (!isPlainObject(value)) return false;
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record);
+      if (keys.length > JSON_DOMAIN.maxEntries) return false;
+      // Keys are one level deeper, like values.
+      if (keys.length > 0 && depth + 1 > JSON_DOMAIN.maxDepth) return false;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        if (stringTooLong(key) || !isWellFormed(key) || !inJsonDomain(record[key], depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+function describeOutside(value: unknown, path: string, depth: number): string | null {
   if (depth > JSON_DOMAIN.maxDepth) return `${path} exceeds the maximum JSON depth ${JSON_DOMAIN.maxDepth}`;
   if (value === null || typeof value === "boolean") return null;
   if (typeof value === "number") {
@@ -65,7 +107,7 @@ export function checkJsonDomain(value: unknown, path = "$", depth = 0): string |
   if (Array.isArray(value)) {
     if (value.length > JSON_DOMAIN.maxEntries) return `${path} array is too long`;
     for (let i = 0; i < value.length; i++) {
-      const error = checkJsonDomain(value[i], `${path}[${i}]`, depth + 1);
+      const error = describeOutside(value[i], `${path}[${i}]`, depth + 1);
       if (error !== null) return error;
     }
     return null;
@@ -75,9 +117,9 @@ export function checkJsonDomain(value: unknown, path = "$", depth = 0): string |
     const keys = Object.keys(record);
     if (keys.length > JSON_DOMAIN.maxEntries) return `${path} object has too many fields`;
     for (const key of keys) {
-      const keyError = checkJsonDomain(key, `${path}.<key>`, depth + 1);
+      const keyError = describeOutside(key, `${path}.<key>`, depth + 1);
       if (keyError !== null) return keyError;
-      const error = checkJsonDomain(record[key], `${path}.${key}`, depth + 1);
+      const error = describeOutside(record[key], `${path}.${key}`, depth + 1);
       if (error !== null) return error;
     }
     return null;

@@ -121,7 +121,6 @@ export const GATE_PROFILES: readonly ProviderProfile[] = [
   GEMINI_INTERACTIONS_V2_PROFILE,
 ];
 
-const GATE_REVISIONS: ReadonlySet<string> = new Set(GATE_PROFILES.map((p) => `${profileKey(p.provider, p.api_family)}\u0000${p.adapter_revision}`));
 
 /**
  * The first adapter revision registered for a provider profile (the reference's, where it has
@@ -142,7 +141,12 @@ export function expectedAdapterRevision(provider: unknown, apiFamily: unknown, s
 export function isRegisteredProfile(provider: unknown, apiFamily: unknown, adapterRevision: unknown, scope: "gate" | "reference" = "gate"): boolean {
   if (typeof provider !== "string" || typeof apiFamily !== "string" || typeof adapterRevision !== "string") return false;
   if (scope === "reference") return REFERENCE_REVISIONS.get(profileKey(provider, apiFamily)) === adapterRevision;
-  return GATE_REVISIONS.has(`${profileKey(provider, apiFamily)}\u0000${adapterRevision}`);
+  // A handful of profiles: comparing in place beats building and hashing a key on every call.
+  for (let i = 0; i < GATE_PROFILES.length; i++) {
+    const p = GATE_PROFILES[i] as ProviderProfile;
+    if (p.adapter_revision === adapterRevision && p.provider === provider && p.api_family === apiFamily) return true;
+  }
+  return false;
 }
 
 /**

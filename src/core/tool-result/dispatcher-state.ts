@@ -50,7 +50,7 @@ export function principalCopy(principal: Principal): Principal & { readonly role
 
 /** Plain-JSON copy of a principal, for records. */
 export function principalJson(principal: Principal): JsonObject {
-  return { ...principalCopy(principal) };
+  return { tenant_id: principal.tenant_id, subject_id: principal.subject_id, roles: [...principal.roles] };
 }
 
 /** A copy of a call's fields (nothing else rides along into a ticket). */
@@ -102,7 +102,17 @@ export function callFromJson(record: JsonObject): ToolCall {
 
 /** Plain-JSON copy of a call, for records. */
 export function callJson(call: ToolCall): JsonObject {
-  return { ...callCopy(call) };
+  return {
+    call_id: call.call_id,
+    operation_id: call.operation_id,
+    name: call.name,
+    arguments: call.arguments,
+    idempotency_key: call.idempotency_key,
+    provider: call.provider,
+    api_family: call.api_family,
+    response_id: call.response_id,
+    adapter_revision: call.adapter_revision,
+  };
 }
 
 /**
@@ -181,6 +191,22 @@ export function unknownOutcome(scope: string[], call: ToolCall, spec: ToolSpec, 
     effect_revision: spec.effectRevision,
     producer_revision: spec.producerRevision,
     status_ref: statusRef,
+  };
+}
+
+/** The in-flight mark of a write: its unknown-outcome record plus the principal and call to recover it (same key order as a spread). */
+export function inFlightRecord(unknown: UnknownOutcome, principal: JsonObject, call: JsonObject): InFlightRecord {
+  return {
+    scope: unknown.scope,
+    request_sha256: unknown.request_sha256,
+    provider: unknown.provider,
+    api_family: unknown.api_family,
+    adapter_revision: unknown.adapter_revision,
+    effect_revision: unknown.effect_revision,
+    producer_revision: unknown.producer_revision,
+    status_ref: unknown.status_ref,
+    principal,
+    call,
   };
 }
 

@@ -15,6 +15,7 @@ import {
   callCopy,
   callJson,
   idempotencyScope,
+  inFlightRecord,
   isNotExecuted,
   principalCopy,
   principalJson,
@@ -30,10 +31,10 @@ import {
 import type { ToolResultEngine } from "./engine";
 import type { ErrorCode } from "./error-catalog";
 import { ToolResultUsageError, validateHostContext } from "./host-context";
-import { validateHandlerResult } from "./output-contract";
+import { checkHandlerOutput } from "./output-contract";
 import { errorPackage, successPackage, type IdempotencyRecord } from "./packages";
 import { storeKey } from "./store";
-import { validateArguments, type ToolSpec } from "./tool-spec";
+import { validateArguments, type ToolContext, type ToolSpec } from "./tool-spec";
 import type { Approval, HandlerResult, HashFn, Principal, ResultPackage, ToolCall } from "./types";
 
 /** One dispatch request from the trusted host. */
@@ -102,9 +103,12 @@ const BEFORE_EXECUTE_FAILURES: ReadonlyMap<Failure, ErrorCode> = new Map<Failure
 
 /** Step one: everything up to the handler call. Writes are marked in flight before `execute` is returned. */
 export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest): BeginDispatchResult {
+  return begin(engine, request, memoizeHash(request.hash ?? engine.hash));
+}
+
+function begin(engine: ToolResultEngine, request: DispatchRequest, hash: HashFn): BeginDispatchResult {
   const { principal, call, now } = request;
   const failure = request.failure ?? "none";
-  const hash = memoizeHash(request.hash ?? engine.hash);
   validateHostContext(principal, call, now);
   if (!isOneOf(VALID_FAILURES, failure)) throw new ToolResultUsageError("FAILURE_NOT_APPLICABLE", `unknown failure: ${String(failure)}`);
   const spec = engine.registry.get(call.name);
@@ -119,14 +123,15 @@ export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest
   if (!bindCallIdentity(engine.store, principal, call, callFingerprint(call, digest, "dispatch", hash))) {
     return fail("CALL_ID_CONFLICT", digest);
   }
-  const ctx = { store: engine.store, now, ...(request.claims === undefined ? {} : { claims: request.claims }) };
+  const ctx: ToolContext = request.claims === undefined ? { store: engine.store, now } : { store: engine.store, now, claims: request.claims };
   if (!spec.authorize(principal, call.arguments, ctx)) return fail("NOT_FOUND", digest);
 
   let scope: string[] | null = null;
+  let key = "";
   if (spec.risk === "write") {
     if (!call.idempotency_key) return fail("IDEMPOTENCY_KEY_REQUIRED", digest);
     scope = idempotencyScope(principal, call);
-    const key = storeKey(scope);
+    key = storeKey(scope);
     const record = readRecord<IdempotencyRecord>(engine.store, "idempotency_records", key);
     if (record !== undefined) {
       if (!recordMatches(record, call, spec, digest)) return fail("IDEMPOTENCY_CONFLICT", digest);
@@ -162,12 +167,8 @@ export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest
   let statusRef: string | null = null;
   if (scope !== null) {
     statusRef = makeStatusRef(scope, digest, hash);
-    const inFlight: InFlightRecord = {
-      ...unknownOutcome(scope, call, spec, digest, statusRef),
-      principal: principalJson(principal),
-      call: callJson(call),
-    };
-    engine.store.put("in_flight", storeKey(scope), inFlight);
+    const inFlight: InFlightRecord = inFlightRecord(unknownOutcome(scope, call, spec, digest, statusRef), principalJson(principal), callJson(call));
+    engine.store.put("in_flight", key, inFlight);
   }
   return {
     kind: "execute",
@@ -205,7 +206,8 @@ export function completeDispatch(
   const remember = (): void => {
     if (scope !== null && statusRef !== null) rememberUnknown(engine.store, unknownOutcome(scope, call, spec, digest, statusRef));
   };
-  if (scope !== null) engine.store.delete("in_flight", storeKey(scope));
+  const key = scope === null ? "" : storeKey(scope);
+  if (scope !== null) engine.store.delete("in_flight", key);
 
   if (outcome === "threw") {
     // A write that threw may still have committed downstream: never report it as not started.
@@ -215,13 +217,13 @@ export function completeDispatch(
     }
     return fail("TOOL_ERROR", null);
   }
-  if (validateHandlerResult(spec, call, outcome).length > 0) {
+  const checked = checkHandlerOutput(spec, call, outcome);
+  if (checked.errors.length > 0) {
     if (spec.risk === "write") remember();
     return fail("OUTPUT_CONTRACT_VIOLATION", statusRef);
   }
   const record = recordFromHandler(spec, call, outcome, digest, statusRef);
   if (scope !== null) {
-    const key = storeKey(scope);
     if (AFTER_COMMIT_FAILURES.has(ticket.failure)) {
       remember();
       if (ticket.failure === "timeout_after_commit") engine.store.put("downstream_receipts", key, record);
@@ -230,7 +232,7 @@ export function completeDispatch(
     engine.store.put("downstream_receipts", key, record);
     engine.store.put("idempotency_records", key, record);
   }
-  return successPackage(principal, call, spec, record, "fresh", hash);
+  return successPackage(principal, call, spec, record, "fresh", hash, checked.dataText);
 }
 
 /**
@@ -254,7 +256,7 @@ function runHandlerSync(spec: ToolSpec, engine: ToolResultEngine, args: JsonObje
 /** Both steps at once, for synchronous handlers: the reference's `Dispatcher.dispatch`. */
 export function dispatch(engine: ToolResultEngine, request: DispatchRequest): ResultPackage {
   const hash = memoizeHash(request.hash ?? engine.hash);
-  const begun = beginDispatch(engine, { ...request, hash });
+  const begun = begin(engine, request, hash);
   if (begun.kind === "final" || begun.kind === "needs_approval") return begun.package;
   if (begun.kind === "in_progress") throw new Error("a synchronous dispatch found its own write still in flight");
   // The reference has no approval book; a host that hands this path a book with a quota must use the two steps.

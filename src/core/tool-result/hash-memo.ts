@@ -7,6 +7,9 @@ import { canonicalJson, sha256Hex, type Json } from "../json";
 import type { HashFn } from "./types";
 
 const MEMO = Symbol("memoized-hash");
+const BASE = Symbol("memoized-hash-base");
+
+type Memo = HashFn & { readonly [MEMO]?: true; readonly [BASE]?: HashFn };
 
 /**
  * Wraps a hash so that one text is hashed once. A call computes each binding once; when a
@@ -14,7 +17,7 @@ const MEMO = Symbol("memoized-hash");
  * yet any change to the package still changes the text and therefore the answer.
  */
 export function memoizeHash(hash: HashFn = sha256Hex): HashFn {
-  if ((hash as { [MEMO]?: true })[MEMO] === true) return hash;
+  if ((hash as Memo)[MEMO] === true) return hash;
   // A call hashes a handful of texts, so a short list compared by `===` (length first, then
   // bytes) beats a Map, which would hash every long text just to store it.
   const texts: string[] = [];
@@ -30,7 +33,32 @@ export function memoizeHash(hash: HashFn = sha256Hex): HashFn {
     hexes.push(hex);
     return hex;
   };
-  return Object.assign(memo, { [MEMO]: true as const });
+  return Object.assign(memo, { [MEMO]: true as const, [BASE]: hash });
+}
+
+// Texts that recur from call to call (a principal's reference), hashed once per hash function.
+// Keyed by the hash a memo wraps, so every call's memo over the same hash shares the entries.
+const RECURRING_LIMIT = 256;
+const recurring = new WeakMap<HashFn, Map<string, string>>();
+
+/**
+ * `hash(text)` for a text that recurs across calls: answered from a small per-hash cache (a
+ * hash is a pure function of the text, so a hit is the same hex). The cache is cleared when it
+ * reaches 256 texts, so it stays bounded whatever the callers.
+ */
+export function hashRecurring(hash: HashFn, text: string): string {
+  const base = (hash as Memo)[BASE] ?? hash;
+  let cache = recurring.get(base);
+  if (cache === undefined) {
+    cache = new Map();
+    recurring.set(base, cache);
+  }
+  const cached = cache.get(text);
+  if (cached !== undefined) return cached;
+  const hex = hash(text);
+  if (cache.size >= RECURRING_LIMIT) cache.clear();
+  cache.set(text, hex);
+  return hex;
 }
 
 /** `hash(canonicalJson(value))`; throws JsonDomainError outside the supported JSON domain. */

@@ -48,23 +48,38 @@ function rolesAreCanonical(roles: unknown): boolean {
   return true;
 }
 
+// The identifiers checked first, in the reference's order (its labels name them in errors).
+const IDENTIFIER_LABELS = [
+  "principal.tenant_id",
+  "principal.subject_id",
+  "call.call_id",
+  "call.operation_id",
+  "call.name",
+  "call.provider",
+  "call.api_family",
+  "call.response_id",
+  "call.adapter_revision",
+] as const;
+
+/** Index in IDENTIFIER_LABELS of the first identifier that is not bounded, or -1 (no per-call allocation). */
+function firstUnbounded(principal: Principal, call: ToolCall): number {
+  if (!isBoundedIdentifier(principal.tenant_id)) return 0;
+  if (!isBoundedIdentifier(principal.subject_id)) return 1;
+  if (!isBoundedIdentifier(call.call_id)) return 2;
+  if (!isBoundedIdentifier(call.operation_id)) return 3;
+  if (!isBoundedIdentifier(call.name)) return 4;
+  if (!isBoundedIdentifier(call.provider)) return 5;
+  if (!isBoundedIdentifier(call.api_family)) return 6;
+  if (!isBoundedIdentifier(call.response_id)) return 7;
+  if (!isBoundedIdentifier(call.adapter_revision)) return 8;
+  return -1;
+}
+
 /** The reference's `validate_host_context` as a value: the first problem, or null. */
 export function checkHostContext(principal: Principal, call: ToolCall, now: number): string | null {
   if (!isPortableTimepoint(now)) return "now is outside the portable UTC datetime range";
-  const fields: Array<[string, unknown]> = [
-    ["principal.tenant_id", principal.tenant_id],
-    ["principal.subject_id", principal.subject_id],
-    ["call.call_id", call.call_id],
-    ["call.operation_id", call.operation_id],
-    ["call.name", call.name],
-    ["call.provider", call.provider],
-    ["call.api_family", call.api_family],
-    ["call.response_id", call.response_id],
-    ["call.adapter_revision", call.adapter_revision],
-  ];
-  for (const [label, value] of fields) {
-    if (!isBoundedIdentifier(value)) return `${label} must contain 1..${MAX_IDENTIFIER_CHARS} characters`;
-  }
+  const unbounded = firstUnbounded(principal, call);
+  if (unbounded >= 0) return `${IDENTIFIER_LABELS[unbounded] as string} must contain 1..${MAX_IDENTIFIER_CHARS} characters`;
   if (!rolesAreCanonical(principal.roles)) {
     return "principal.roles must be a bounded, sorted, duplicate-free tuple of strings";
   }

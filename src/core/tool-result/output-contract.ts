@@ -9,6 +9,7 @@ import { pySortedListRepr } from "./python-repr";
 import { hasRuleType, type OutputRule, type ToolSpec } from "./tool-spec";
 import { isNonemptyString, isPlainObject } from "./text-rules";
 import type { HandlerResult, ToolCall } from "./types";
+import { RecentByIdentity } from "./recent";
 import { isRfc3339UtcSecond } from "./utc-time";
 
 // UTF-8 length without allocating the bytes: the text is well-formed (the domain check passed).
@@ -25,6 +26,14 @@ function utf8Length(text: string): number {
   return bytes;
 }
 
+/** Whether the UTF-8 encoding of `text` is longer than `max` bytes; counts only when its length cannot tell. */
+function exceedsBytes(text: string, max: number): boolean {
+  // A UTF-16 unit takes one to three bytes (a surrogate pair four for two units).
+  if (3 * text.length <= max) return false;
+  if (text.length > max) return true;
+  return utf8Length(text) > max;
+}
+
 /** Nesting depth as the reference counts it: a scalar is 0, `{}` is 1. */
 export function jsonDepth(value: unknown): number {
   let inner = 0;
@@ -39,28 +48,53 @@ export function jsonDepth(value: unknown): number {
   return 0;
 }
 
-/** Path of the first key (depth first) that names a credential or a host control field, or null. */
-export function findForbiddenKey(value: unknown, path = "data"): string | null {
+function isForbiddenKey(key: string): boolean {
+  const lower = key.toLowerCase();
+  return SENSITIVE_OR_CONTROL_KEYS.has(lower.includes("-") ? lower.replaceAll("-", "_") : lower);
+}
+
+/** Whether any key (depth first) names a credential or a host control field; builds no paths. */
+function hasForbiddenKey(value: unknown): boolean {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) if (hasForbiddenKey(value[i])) return true;
+  } else if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i += 1) {
+      const key = keys[i] as string;
+      if (isForbiddenKey(key) || hasForbiddenKey(value[key])) return true;
+    }
+  }
+  return false;
+}
+
+function locateForbiddenKey(value: unknown, path: string): string | null {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i += 1) {
-      const found = findForbiddenKey(value[i], `${path}[${i}]`);
+      const found = locateForbiddenKey(value[i], `${path}[${i}]`);
       if (found !== null) return found;
     }
   } else if (isPlainObject(value)) {
     for (const key of Object.keys(value)) {
-      if (SENSITIVE_OR_CONTROL_KEYS.has(key.toLowerCase().replaceAll("-", "_"))) return `${path}.${key}`;
-      const found = findForbiddenKey(value[key], `${path}.${key}`);
+      if (isForbiddenKey(key)) return `${path}.${key}`;
+      const found = locateForbiddenKey(value[key], `${path}.${key}`);
       if (found !== null) return found;
     }
   }
   return null;
 }
 
+/** Path of the first key (depth first) that names a credential or a host control field, or null. */
+export function findForbiddenKey(value: unknown, path = "data"): string | null {
+  // Nearly every output is clean: the paths are built only once a key is known to be there.
+  return hasForbiddenKey(value) ? locateForbiddenKey(value, path) : null;
+}
+
 const HANDLER_FIELDS = new Set(["data", "producer_revision", "resource_revision", "observed_at", "downstream_request_id", "receipt_id"]);
 
 /** `true` when `raw` has the HandlerResult shape (the reference's `isinstance(raw, HandlerResult)`). */
 export function isHandlerResult(raw: unknown): raw is HandlerResult {
-  if (!isPlainObject(raw) || !Object.keys(raw).every((key) => HANDLER_FIELDS.has(key))) return false;
+  if (!isPlainObject(raw)) return false;
+  for (const key in raw) if (Object.hasOwn(raw, key) && !HANDLER_FIELDS.has(key)) return false;
   const optionalText = (v: unknown): boolean => v === undefined || v === null || typeof v === "string";
   return (
     Object.hasOwn(raw, "data") &&
@@ -102,7 +136,7 @@ interface ValidOutput {
 // Outputs already found valid, keyed by their data object. A hit counts only once the data is
 // frozen (packages deep-freeze their model result), so the same frozen data re-validated within
 // one call — dispatch, then validate_result — is checked once; anything else is checked afresh.
-const validOutputs = new WeakMap<object, ValidOutput>();
+const validOutputs = new RecentByIdentity<object, ValidOutput>(32);
 
 function knownValid(spec: ToolSpec, call: ToolCall, raw: HandlerResult): boolean {
   const data = raw.data;
@@ -120,10 +154,27 @@ function knownValid(spec: ToolSpec, call: ToolCall, raw: HandlerResult): boolean
 
 /** The reference's `validate_handler_result`: every problem, in its order. Empty means valid. */
 export function validateHandlerResult(spec: ToolSpec, call: ToolCall, raw: unknown): string[] {
-  if (!isHandlerResult(raw)) return ["handler must return HandlerResult, not an arbitrary mapping"];
-  if (knownValid(spec, call, raw)) return [];
-  const errors = checkHandlerResult(spec, call, raw);
-  if (errors.length === 0 && typeof raw.data === "object" && raw.data !== null) {
+  return checkHandlerOutput(spec, call, raw).errors;
+}
+
+/** What {@link checkHandlerOutput} found: the problems, and the valid data's canonical text when it wrote one. */
+export interface HandlerOutputCheck {
+  readonly errors: string[];
+  /** `canonicalJson(data)` of valid data (at most 30 levels deep, so it is also its text inside a model result). */
+  readonly dataText: string | undefined;
+}
+
+const NOT_A_RESULT: readonly string[] = ["handler must return HandlerResult, not an arbitrary mapping"];
+
+/**
+ * {@link validateHandlerResult}, also handing over the data's canonical text it wrote for the
+ * size check, so the package built right after from the same data does not write it again.
+ */
+export function checkHandlerOutput(spec: ToolSpec, call: ToolCall, raw: unknown): HandlerOutputCheck {
+  if (!isHandlerResult(raw)) return { errors: [...NOT_A_RESULT], dataText: undefined };
+  if (knownValid(spec, call, raw)) return { errors: [], dataText: undefined };
+  const checked = checkHandlerResult(spec, call, raw);
+  if (checked.errors.length === 0 && typeof raw.data === "object" && raw.data !== null) {
     validOutputs.set(raw.data, {
       spec,
       call,
@@ -132,11 +183,12 @@ export function validateHandlerResult(spec: ToolSpec, call: ToolCall, raw: unkno
       observedAt: raw.observed_at,
     });
   }
-  return errors;
+  return checked;
 }
 
-function checkHandlerResult(spec: ToolSpec, call: ToolCall, raw: HandlerResult): string[] {
+function checkHandlerResult(spec: ToolSpec, call: ToolCall, raw: HandlerResult): HandlerOutputCheck {
   const errors: string[] = [];
+  const refused = { errors, dataText: undefined };
   if (raw.producer_revision !== spec.producerRevision) errors.push("producer_revision andregistryis inconsistent");
   if (raw.resource_revision !== null && !isNonemptyString(raw.resource_revision)) {
     errors.push("resource_revision must be null or non-emptystring");
@@ -145,7 +197,7 @@ function checkHandlerResult(spec: ToolSpec, call: ToolCall, raw: HandlerResult):
   const data = raw.data;
   if (!isPlainObject(data)) {
     errors.push("handler data must be an object");
-    return errors;
+    return refused;
   }
   const expected = Object.keys(spec.output);
   const actual = Object.keys(data);
@@ -153,28 +205,30 @@ function checkHandlerResult(spec: ToolSpec, call: ToolCall, raw: HandlerResult):
     // A data-defined tool: its schema decides the fields; `output` rules bind some to arguments.
     if (checkJsonDomain(data) !== null || !spec.outputSchema.validate(data)) {
       errors.push("output does not match the tool's output schema");
-      return errors;
+      return refused;
     }
   } else if (actual.length !== expected.length || !expected.every((key) => Object.hasOwn(data, key))) {
     const missing = expected.filter((key) => !Object.hasOwn(data, key));
     const extra = actual.filter((key) => !Object.hasOwn(spec.output, key));
     errors.push(`output fields do not match: missing=${pySortedListRepr(missing)}, extra=${pySortedListRepr(extra)}`);
-    return errors;
+    return refused;
   }
   // Check the bounded JSON domain before the recursive scans, so hostile nesting cannot overflow them.
   const domain = checkJsonDomain(data);
   if (domain !== null) {
     errors.push(`output is outside the supported JSON domain: ${domain.replace(/^\$/, "data")}`);
-    return errors;
+    return refused;
   }
   const forbidden = findForbiddenKey(data);
   if (forbidden !== null) errors.push(`output contains sensitive or control fields: ${forbidden}`);
-  const bytes = utf8Length(canonicalJson(data));
-  if (bytes > spec.maxOutputBytes) errors.push(`output exceeds ${spec.maxOutputBytes} bytes`);
-  if (jsonDepth(data) > spec.maxOutputDepth) errors.push(`output depth exceeds ${spec.maxOutputDepth}`);
+  const text = canonicalJson(data);
+  if (exceedsBytes(text, spec.maxOutputBytes)) errors.push(`output exceeds ${spec.maxOutputBytes} bytes`);
+  const depth = jsonDepth(data);
+  if (depth > spec.maxOutputDepth) errors.push(`output depth exceeds ${spec.maxOutputDepth}`);
   for (const name of expected) {
     if (spec.outputSchema !== undefined && !Object.hasOwn(data, name)) continue;
     checkRule(name, spec.output[name] as OutputRule, data[name] as Json, call, errors);
   }
-  return errors;
+  // Inside a model result the data sits one level down: hand the text over only where that cannot matter.
+  return { errors, dataText: errors.length === 0 && depth <= 30 ? text : undefined };
 }

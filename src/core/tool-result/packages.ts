@@ -12,6 +12,8 @@ import {
   type Delivery,
 } from "./constants";
 import { callBindingDigest, principalRef, toolContract } from "./digests";
+import { m, templated } from "./document-template";
+import { RecentByIdentity } from "./recent";
 import { ERROR_CATALOG, type ErrorCode } from "./error-catalog";
 import type { ToolSpec } from "./tool-spec";
 import type { Downstream, HashFn, ModelResult, Principal, ProtectedAudit, ResultPackage, ToolCall } from "./types";
@@ -37,10 +39,14 @@ export interface IdempotencyRecord {
   readonly status_ref: string | null;
 }
 
+// How many recently built packages re-validation can find: more than one call's worth (a batch
+// of a model turn's calls is validated after all are built); older ones are simply recomputed.
+const RECENT_PACKAGES = 32;
+
 // Canonical texts of model results this module built and deep-froze. A frozen value cannot
 // change, so re-validation may reuse its text instead of encoding it again; anything else
 // (a copy, a package from outside) is encoded afresh.
-const frozenCanonical = new WeakMap<object, string>();
+const frozenCanonical = new RecentByIdentity<object, string>(RECENT_PACKAGES);
 
 function deepFreeze(value: Json): void {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
@@ -49,16 +55,54 @@ function deepFreeze(value: Json): void {
   else for (const key of Object.keys(value)) deepFreeze((value as JsonObject)[key] as Json);
 }
 
+/**
+ * The canonical text of a model result this module built: its fixed shape written in sorted key
+ * order with each member encoded on its own (the bytes of `canonicalJson(result)`, which still
+ * writes the text, error included, when a member is outside the JSON domain). `dataText` is the
+ * data's canonical text when the caller has just written it from the same, unchanged data.
+ */
+export function modelResultText(result: ModelResult, dataText?: string): string {
+  return templated(() => {
+    const { error, execution: e, provenance: p } = result;
+    const errorText =
+      error === null
+        ? "null"
+        : `{"category":${m(error.category, 2)},"code":${m(error.code, 2)},"recovery":${m(error.recovery, 2)},` +
+          `"retry_after_ms":${m(error.retry_after_ms, 2)},"safe_message":${m(error.safe_message, 2)}}`;
+    return (
+      `{"data":${dataText ?? m(result.data)},"error":${errorText},` +
+      `"execution":{"complete":${m(e.complete, 2)},"delivery":${m(e.delivery, 2)},"outcome":${m(e.outcome, 2)},"truncated":${m(e.truncated, 2)}},` +
+      `"provenance":{"observed_at":${m(p.observed_at, 2)},"producer_revision":${m(p.producer_revision, 2)},` +
+      `"resource_revision":${m(p.resource_revision, 2)},"source_label":${m(p.source_label, 2)},"trust":${m(p.trust, 2)}},` +
+      `"schema_version":${m(result.schema_version)},"status":${m(result.status)}}`
+    );
+  }, () => result as Json);
+}
+
+/** deepFreeze of a model result, knowing its shape: only `data` is walked. */
+function freezeModelResult(result: ModelResult): void {
+  if (Object.isFrozen(result)) return;
+  Object.freeze(result);
+  Object.freeze(result.execution);
+  Object.freeze(result.provenance);
+  if (result.error !== null) Object.freeze(result.error);
+  deepFreeze(result.data);
+}
+
 /** Canonical JSON of a value, reusing the text of a model result this module built and froze. */
 export function canonicalOfResult(value: Json): string {
   const cached = typeof value === "object" && value !== null ? frozenCanonical.get(value) : undefined;
   return cached ?? canonicalJson(value);
 }
 
-/** The bindings a package was built with, and the exact inputs they were computed from. */
+/** A call's text fields as a package was built with them (its arguments excluded: see validateResult). */
+type CallFields = Omit<ToolCall, "arguments">;
+
+/** The bindings a package was built with, and copies of the inputs they were computed from. */
 export interface BuiltBindings {
-  readonly principal: Principal;
-  readonly call: ToolCall;
+  readonly tenantId: string;
+  readonly subjectId: string;
+  readonly call: CallFields;
   readonly spec: ToolSpec | undefined;
   readonly principalRef: string;
   readonly requestSha256: string;
@@ -70,9 +114,14 @@ export interface BuiltBindings {
 // Keyed by the audit object: lets re-validation inside the same trusted call compare against the
 // bindings computed once instead of recomputing them, while any change to the package's fields
 // is still caught by the comparisons themselves.
-const builtBindings = new WeakMap<object, BuiltBindings>();
+const builtBindings = new RecentByIdentity<object, BuiltBindings>(RECENT_PACKAGES);
 
-/** The bindings `audit` was built with, if it was built here for these very principal, call and spec. */
+/**
+ * The bindings `audit` was built with, if it was built here for this spec and a principal and
+ * call with the same text fields (compared by value: a caller's copy is as good as the original).
+ * The request digest also covers the arguments, which may have changed since (a handler may
+ * have altered them): the caller still recomputes it and trusts the rest only when it matches.
+ */
 export function trustedBindings(
   audit: object,
   principal: Principal,
@@ -80,7 +129,18 @@ export function trustedBindings(
   spec: ToolSpec | undefined,
 ): BuiltBindings | undefined {
   const built = builtBindings.get(audit);
-  return built !== undefined && built.principal === principal && built.call === call && built.spec === spec ? built : undefined;
+  if (built === undefined || built.spec !== spec || built.tenantId !== principal.tenant_id || built.subjectId !== principal.subject_id) return undefined;
+  const c = built.call;
+  const same =
+    c.call_id === call.call_id &&
+    c.operation_id === call.operation_id &&
+    c.name === call.name &&
+    c.idempotency_key === call.idempotency_key &&
+    c.provider === call.provider &&
+    c.api_family === call.api_family &&
+    c.response_id === call.response_id &&
+    c.adapter_revision === call.adapter_revision;
+  return same ? built : undefined;
 }
 
 /** Wraps a model result with its audit record. `result_sha256` is taken over the model result. */
@@ -92,9 +152,10 @@ export function buildPackage(
   requestSha256: string,
   downstream: Downstream,
   hash: HashFn,
+  dataText?: string,
 ): ResultPackage {
-  deepFreeze(modelResult);
-  const modelText = canonicalJson(modelResult);
+  freezeModelResult(modelResult);
+  const modelText = modelResultText(modelResult, dataText);
   frozenCanonical.set(modelResult, modelText);
   const resultSha256 = hash(modelText);
   const bound = { request_id: downstream.request_id, receipt_id: downstream.receipt_id, status_ref: downstream.status_ref };
@@ -123,19 +184,32 @@ export function buildPackage(
     redactions: [],
   };
   builtBindings.set(audit, {
-    principal,
-    call,
+    tenantId: principal.tenant_id,
+    subjectId: principal.subject_id,
+    call: {
+      call_id: call.call_id,
+      operation_id: call.operation_id,
+      name: call.name,
+      idempotency_key: call.idempotency_key,
+      provider: call.provider,
+      api_family: call.api_family,
+      response_id: call.response_id,
+      adapter_revision: call.adapter_revision,
+    },
     spec,
     principalRef: ref,
     requestSha256,
     resultSha256,
     callBindingSha256,
-    downstream: { ...bound },
+    downstream: { request_id: bound.request_id, receipt_id: bound.receipt_id, status_ref: bound.status_ref },
   });
   return { model_result: modelResult, protected_audit: audit };
 }
 
-/** A succeeded package from a committed record; the data is marked untrusted. */
+/**
+ * A succeeded package from a committed record; the data is marked untrusted. `dataText`: the
+ * record data's canonical text, when the output check has just written it (see checkHandlerOutput).
+ */
 export function successPackage(
   principal: Principal,
   call: ToolCall,
@@ -143,6 +217,7 @@ export function successPackage(
   record: IdempotencyRecord,
   delivery: Delivery,
   hash: HashFn,
+  dataText?: string,
 ): ResultPackage {
   const modelResult: ModelResult = {
     schema_version: MODEL_RESULT_SCHEMA_VERSION,
@@ -161,7 +236,7 @@ export function successPackage(
     },
   };
   const downstream = { request_id: record.downstream_request_id, receipt_id: record.receipt_id, status_ref: record.status_ref };
-  return buildPackage(principal, call, spec, modelResult, record.request_sha256, downstream, hash);
+  return buildPackage(principal, call, spec, modelResult, record.request_sha256, downstream, hash, dataText);
 }
 
 /** A failed or unknown package carrying one catalog entry; the dispatcher is its trusted source. */

@@ -51,10 +51,12 @@ export interface RunFixtureOptions {
 
 class FixtureRuntimeError extends Error {}
 
+/** The number a JSON value compares as under Python `==`, or undefined for a non-number. */
+const num = (v: Json | undefined): number | undefined =>
+  typeof v === "number" ? v : typeof v === "boolean" ? Number(v) : v instanceof PyFloat ? v.value : typeof v === "bigint" ? Number(v) : undefined;
+
 /** Python `==` on JSON values: `1 == 1.0 == True`, dicts by keys, lists in order. */
 export function pyJsonEquals(a: Json | undefined, b: Json | undefined): boolean {
-  const num = (v: Json | undefined): number | undefined =>
-    typeof v === "number" ? v : typeof v === "boolean" ? Number(v) : v instanceof PyFloat ? v.value : typeof v === "bigint" ? Number(v) : undefined;
   const x = num(a);
   const y = num(b);
   if (x !== undefined || y !== undefined) return x !== undefined && y !== undefined && x === y;

@@ -8,12 +8,16 @@ import { MAX_IDENTIFIER_CHARS } from "./constants";
 
 /** Python `isinstance(v, str) and bool(v.strip())`. */
 export function isNonemptyString(value: unknown): value is string {
-  return typeof value === "string" && pyStrip(value).length > 0;
+  if (typeof value !== "string") return false;
+  // A printable ASCII first character is not whitespace, so the stripped text keeps it.
+  const first = value.charCodeAt(0);
+  return (first > 0x20 && first < 0x7f) || pyStrip(value).length > 0;
 }
 
 /** A non-empty string of at most 255 code points. */
 export function isBoundedIdentifier(value: unknown): value is string {
-  return isNonemptyString(value) && codePointLength(value) <= MAX_IDENTIFIER_CHARS;
+  // At most 255 UTF-16 units is at most 255 code points: count them only for longer text.
+  return isNonemptyString(value) && (value.length <= MAX_IDENTIFIER_CHARS || codePointLength(value) <= MAX_IDENTIFIER_CHARS);
 }
 
 /** `true` for a plain JSON object (not an array, not null). */
@@ -26,6 +30,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** `true` when two sets of keys are equal. */
 export function sameKeys(value: Record<string, unknown>, expected: readonly string[]): boolean {
-  const keys = Object.keys(value);
-  return keys.length === expected.length && expected.every((key) => Object.hasOwn(value, key));
+  // Counting own keys in place saves the array Object.keys would allocate on every check.
+  let count = 0;
+  for (const key in value) if (Object.hasOwn(value, key)) count++;
+  if (count !== expected.length) return false;
+  for (let i = 0; i < expected.length; i++) if (!Object.hasOwn(value, expected[i] as string)) return false;
+  return true;
 }

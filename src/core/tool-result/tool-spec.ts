@@ -4,7 +4,7 @@
  * @module
  */
 import { codePointLength, PyFloat, pyStrip, type Json, type JsonObject } from "../json";
-import { checkJsonDomain } from "../json";
+import { inJsonDomain } from "../json/domain";
 import type { HandlerResult, Principal } from "./types";
 import type { ToolResultStore } from "./store";
 
@@ -131,12 +131,13 @@ export function hasRuleType(value: unknown, type: RuleType): boolean {
 /** The reference's `_validate_arguments`: exact names, JSON domain, type, stripped/raw lengths, enum. */
 export function validateArguments(spec: ToolSpec, args: Json): boolean {
   if (typeof args !== "object" || args === null || Array.isArray(args) || args instanceof PyFloat) return false;
-  if (spec.inputSchema !== undefined) return checkJsonDomain(args) === null && spec.inputSchema.validate(args);
+  if (spec.inputSchema !== undefined) return inJsonDomain(args) && spec.inputSchema.validate(args);
   const names = Object.keys(spec.arguments);
-  const given = Object.keys(args);
-  if (given.length !== names.length || !names.every((name) => Object.hasOwn(args, name))) return false;
-  if (checkJsonDomain(args) !== null) return false;
-  for (const name of names) {
+  if (Object.keys(args).length !== names.length) return false;
+  for (let i = 0; i < names.length; i++) if (!Object.hasOwn(args, names[i] as string)) return false;
+  if (!inJsonDomain(args)) return false;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
     const rule = spec.arguments[name] as ArgumentRule;
     const value = args[name];
     if (!hasRuleType(value, rule.type)) return false;

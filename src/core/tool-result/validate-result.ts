@@ -16,7 +16,7 @@ import {
   VALID_STATUSES,
   VALID_TRUST,
 } from "./constants";
-import { callBindingDigest, principalRef, requestDigest, toolContract } from "./digests";
+import { callBindingDigest, principalRef, requestDigest } from "./digests";
 import { ERROR_CATALOG, isErrorCode } from "./error-catalog";
 import { exactFields } from "./exact-fields";
 import { validateHandlerResult } from "./output-contract";
@@ -42,12 +42,33 @@ const TOOL_CONTRACT_FIELDS = [
 ];
 const BINDING_FIELDS = ["request_sha256", "result_sha256", "call_binding_sha256"];
 const DOWNSTREAM_FIELDS = ["request_id", "receipt_id", "status_ref"];
-const HEX64_PATTERN = /^[0-9a-f]{64}$/;
 const STATUS_REF_PATTERN = /^status_[0-9a-f]{32}$/;
 
-/** Field-by-field equality of an object against expected string fields (Python `dict ==` here). */
-function sameStrings(value: Record<string, unknown>, expected: Record<string, Json>): boolean {
-  return Object.keys(expected).every((key) => value[key] === expected[key]);
+/** `^[0-9a-f]{64}$` without a regular expression (three per package, on every call). */
+function isHex64(value: unknown): boolean {
+  if (typeof value !== "string" || value.length !== 64) return false;
+  for (let i = 0; i < 64; i++) {
+    const c = value.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
+
+/** The audit's `tool_contract` fields equal the registry's (Python `dict ==` on the exact field set). */
+function sameContract(contract: Record<string, unknown>, spec: ToolSpec | undefined, name: string): boolean {
+  if (contract["name"] !== name) return false;
+  if (spec === undefined) {
+    for (let i = 1; i < TOOL_CONTRACT_FIELDS.length; i++) if (contract[TOOL_CONTRACT_FIELDS[i] as string] !== "unregistered") return false;
+    return true;
+  }
+  return (
+    contract["input_schema_revision"] === spec.inputSchemaRevision &&
+    contract["output_schema_revision"] === spec.outputSchemaRevision &&
+    contract["effect_revision"] === spec.effectRevision &&
+    contract["handler_revision"] === spec.handlerRevision &&
+    contract["producer_revision"] === spec.producerRevision &&
+    contract["policy_revision"] === spec.policyRevision
+  );
 }
 
 function validateErrorModel(model: Record<string, unknown>, errors: string[]): void {
@@ -153,7 +174,7 @@ function validateBinding(
   if (!exactFields(binding, BINDING_FIELDS, "protected_audit.binding", errors)) return;
   for (const field of BINDING_FIELDS) {
     const value = binding[field];
-    if (typeof value !== "string" || !HEX64_PATTERN.test(value)) {
+    if (!isHex64(value)) {
       errors.push(`protected_audit.binding.${field} must be full 64-character hexadecimal digest`);
     }
   }
@@ -161,11 +182,16 @@ function validateBinding(
   let expectedResult: string;
   let expectedCallBinding: string;
   try {
-    expectedRequest = trusted?.requestSha256 ?? requestDigest(principal, call, spec, hash);
+    // Always recomputed: the arguments are not frozen. With the call's memo it costs the text only.
+    expectedRequest = requestDigest(principal, call, spec, hash);
     expectedResult = hash(canonicalOfResult(model as Json));
     const downstream = downstreamValid ? (audit["downstream"] as Json) : null;
+    // Every other input of the call binding was compared by trustedBindings; equal inputs, equal digest.
     expectedCallBinding =
-      trusted !== undefined && trusted.resultSha256 === expectedResult && sameDownstream(trusted.downstream, downstream)
+      trusted !== undefined &&
+      trusted.requestSha256 === expectedRequest &&
+      trusted.resultSha256 === expectedResult &&
+      sameDownstream(trusted.downstream, downstream)
         ? trusted.callBindingSha256
         : callBindingDigest(principal, call, spec, expectedRequest, expectedResult, downstream, hash);
   } catch (error) {
@@ -213,18 +239,17 @@ export function validateResult(
   }
   const providerContext = audit["provider_context"];
   if (exactFields(providerContext, PROVIDER_CONTEXT_FIELDS, "protected_audit.provider_context", errors)) {
-    const expected = {
-      provider: call.provider,
-      api_family: call.api_family,
-      response_id: call.response_id,
-      call_id: call.call_id,
-      adapter_revision: call.adapter_revision,
-    };
-    if (!sameStrings(providerContext, expected)) errors.push("provider_context is not bound to the current provider response/call");
+    const same =
+      providerContext["provider"] === call.provider &&
+      providerContext["api_family"] === call.api_family &&
+      providerContext["response_id"] === call.response_id &&
+      providerContext["call_id"] === call.call_id &&
+      providerContext["adapter_revision"] === call.adapter_revision;
+    if (!same) errors.push("provider_context is not bound to the current provider response/call");
   }
   const contract = audit["tool_contract"];
   if (exactFields(contract, TOOL_CONTRACT_FIELDS, "protected_audit.tool_contract", errors)) {
-    if (!sameStrings(contract, toolContract(spec, call.name))) errors.push("tool_contract is inconsistent with the trusted registry");
+    if (!sameContract(contract, spec, call.name)) errors.push("tool_contract is inconsistent with the trusted registry");
   }
   const downstream = audit["downstream"];
   const downstreamValid = exactFields(downstream, DOWNSTREAM_FIELDS, "protected_audit.downstream", errors);
