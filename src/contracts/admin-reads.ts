@@ -9,8 +9,16 @@ import { ConsumerView } from "./consumer";
 import { PRINCIPAL_MODES } from "./credential";
 import { httpSchemas } from "./registry";
 
-/** `GET /v1/consumers/{consumer}`: the stored configuration, the limits with their defaults applied. */
-export const ConsumerDetails = ConsumerView.omit({ created: true }).register(httpSchemas, { id: "ConsumerDetails" });
+/** `GET /v1/consumers/{consumer}`: the stored configuration, the limits with their defaults applied, and the object's storage size. */
+export const ConsumerDetails = ConsumerView.omit({ created: true })
+  .extend({
+    storage_bytes: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "Bytes of the consumer object's SQLite database now (pages in use and free pages kept for reuse; docs/storage.md, Retention)." }),
+  })
+  .register(httpSchemas, { id: "ConsumerDetails" });
 
 /** One consumer of the directory: its name and when the directory first recorded it (Unix seconds). */
 export const ConsumerEntry = z.strictObject({ consumer: z.string(), created_at: z.number().int() }).register(httpSchemas, { id: "ConsumerEntry" });

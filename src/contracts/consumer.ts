@@ -70,6 +70,16 @@ export const ConsumerLimits = z
     socket_message_bytes: positive(1_048_576),
     socket_messages_per_second: positive(10_000),
     page_items: positive(500),
+    retention_seconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86_400)
+      .optional()
+      .meta({
+        description:
+          "Seconds call identities, idempotency records and decided approvals are kept (default 86400, 60..2592000); a replay after that runs as a new call (docs/storage.md, Retention).",
+      }),
   })
   .register(httpSchemas, { id: "ConsumerLimits" });
 

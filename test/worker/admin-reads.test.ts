@@ -24,6 +24,7 @@ const DEFAULT_LIMITS = {
   socket_message_bytes: 65536,
   socket_messages_per_second: 50,
   page_items: 100,
+  retention_seconds: 86400,
 };
 
 const directoryNamespace = (env as { DIRECTORY?: DurableObjectNamespace<DirectoryObject> }).DIRECTORY;
@@ -50,7 +51,10 @@ describe("GET /v1/consumers/{consumer}", () => {
     const res = await send("GET", "/v1/consumers/adm-reads-show", ADMIN_TOKEN);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
-    expect(await json(res)).toEqual({
+    const { storage_bytes: bytes, ...details } = (await json(res)) as { storage_bytes: number };
+    // The object's SQLite size: whole pages, never empty.
+    expect([bytes > 0, bytes % 4096]).toEqual([true, 0]);
+    expect(details).toEqual({
       consumer: "adm-reads-show",
       tools: ["get_order"],
       approver_subjects: ["rev-1", "rev-2"],

@@ -23,6 +23,7 @@ const DEFAULT_LIMITS = {
   socket_message_bytes: 65536,
   socket_messages_per_second: 50,
   page_items: 100,
+  retention_seconds: 86400,
 };
 
 describe("PUT /v1/consumers/{consumer}", () => {

@@ -12,8 +12,8 @@ import { CredentialTable } from "./credentials/store";
 import { decodeCursorText, encodeCursorText } from "./cursor-text";
 import type { Limits } from "./limits";
 
-/** `GET /v1/consumers/{consumer}`: the stored configuration with its limits' defaults applied (contracts `ConsumerDetails`). */
-export function consumerDetails(record: ConsumerRecord, limits: Limits): string {
+/** `GET /v1/consumers/{consumer}`: the stored configuration with its limits' defaults applied, and `storageBytes` (contracts `ConsumerDetails`). */
+export function consumerDetails(record: ConsumerRecord, limits: Limits, storageBytes: number): string {
   return canonicalJson({
     consumer: record.name,
     tools: record.tools,
@@ -21,6 +21,7 @@ export function consumerDetails(record: ConsumerRecord, limits: Limits): string 
     principal_tokens: record.principalTokens,
     limits: { ...limits },
     ...(record.corsOrigins.length === 0 ? {} : { cors_origins: record.corsOrigins }),
+    storage_bytes: storageBytes,
   });
 }
 

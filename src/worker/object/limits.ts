@@ -25,6 +25,11 @@ export interface Limits {
   readonly socket_messages_per_second: number;
   /** Items on one page of any list (approvals, audit entries, …). */
   readonly page_items: number;
+  /**
+   * Seconds call identities, idempotency records and decided approvals are kept before the
+   * alarm's retention sweep deletes them (retention/sweep.ts, docs/storage.md "Retention").
+   */
+  readonly retention_seconds: number;
 }
 
 /** The defaults, documented in docs/security.md. */
@@ -39,6 +44,7 @@ export const DEFAULT_LIMITS: Limits = {
   socket_message_bytes: 65_536,
   socket_messages_per_second: 50,
   page_items: 100,
+  retention_seconds: 86_400,
 };
 
 /**
@@ -46,3 +52,23 @@ export const DEFAULT_LIMITS: Limits = {
  * one (docs/audit.md): a log is signed at least every this many entries, never on a call's path.
  */
 export const AUDIT_CHECKPOINT_EVERY = 256;
+
+/**
+ * The least time a write's result (its idempotency record and receipt) is kept, whatever
+ * `retention_seconds` says: the longest an approval may stay valid after its decision (a data
+ * tool's `approval_valid_seconds` is at most 3600), so a write never runs twice under one approval.
+ */
+export const RESULT_MIN_KEEP_SECONDS = 3_600;
+
+/**
+ * How long an unknown outcome not yet reconciled (its status reference, and a receipt waiting
+ * for the status query) is kept: deleting it would let the same key run again although the
+ * first write may have committed, so it outlives any window (the longest is 30 days).
+ */
+export const UNRECONCILED_KEEP_SECONDS = 30 * 86_400;
+
+/**
+ * How long after it was prepared an App Facade action never committed nor rejected counts as
+ * open: its approval waits 900 s for a decision and stays valid at most 3600 s after it.
+ */
+export const PREPARED_ACTION_SECONDS = 900 + 3_600;

@@ -65,7 +65,7 @@ export const adminReadOperations: readonly OperationDoc[] = [
   {
     method: "get",
     path: "/v1/consumers/{consumer}",
-    summary: "A consumer's configuration: enabled tools, approvers, token issuer, limits (defaults applied). Never a secret.",
+    summary: "A consumer's configuration: enabled tools, approvers, token issuer, limits (defaults applied), and its object's storage size. Never a secret.",
     operation: "getConsumer",
     response: { status: 200, schema: ConsumerDetails, description: "The stored configuration." },
     problems: ["UNAUTHENTICATED", "NOT_FOUND"],

@@ -1,6 +1,11 @@
 import { canonicalJson } from "../../../core/json";
+import { PREPARED_ACTION_SECONDS } from "../limits";
 import type { Migration } from "../migrations";
+import type { ExpiryRule } from "../retention/sweep";
 import { all, int, one, run, text, textOrNull, type SqlRow } from "../sql";
+
+/** When a prepared action stops mattering: when it was committed or rejected, or once its approval can no longer be used. */
+const ACTION_END = `COALESCE(closed_at, prepared_at + ${PREPARED_ACTION_SECONDS})`;
 
 /**
  * The runtime plane's tables (schema v3, v4; docs/runtime-transport.md describes each):
@@ -64,6 +69,23 @@ export const RUNTIME_MIGRATIONS: readonly Migration[] = [
   INSERT INTO runtime_settings (key, value) SELECT 'outbox_events', COUNT(*) FROM runtime_outbox;
   INSERT INTO runtime_settings (key, value) SELECT 'outbox_bytes', COALESCE(SUM(bytes), 0) FROM runtime_outbox;`,
   },
+  {
+    // v14: retention (docs/storage.md): the ages the sweep reads, indexed.
+    version: 14,
+    sql: `
+  CREATE INDEX runtime_actions_by_end ON runtime_actions (${ACTION_END});
+  CREATE INDEX runtime_purges_by_completion ON runtime_purges (completed_at);`,
+  },
+];
+
+/**
+ * The plane's expiring rows (retention/sweep.ts): a prepared action a window after it ended (a
+ * repeated commit or prepare after that finds none), a completed purge a window after it
+ * completed (its id then runs as a new purge).
+ */
+export const RUNTIME_EXPIRY: readonly ExpiryRule[] = [
+  { table: "runtime_actions", key: "action_id", age: ACTION_END, keep: (window) => window },
+  { table: "runtime_purges", key: "purge_id", age: "completed_at", keep: (window) => window },
 ];
 
 /** The consumer's map from App Facade target to tool name, and its revision. */

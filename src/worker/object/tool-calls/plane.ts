@@ -20,6 +20,7 @@ import { DEFAULT_LIMITS, type Limits } from "../limits";
 import { approvalView, decodeCursor, encodeCursor } from "./approval-view";
 import { approvalStatus, callEvent, type EventSink } from "./events";
 import { SqlApprovalBook, SqlToolResultStore } from "./store";
+import type { Retention } from "../retention/sweep";
 import type { Span } from "../../trace/span";
 import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../trace/tool-call";
 
@@ -55,6 +56,8 @@ export interface ToolCallPlaneDeps {
   transaction<T>(step: () => T): T;
   /** Takes the plane's events inside their transactions (contracts/events.ts); none when absent. */
   readonly events?: EventSink;
+  /** Retention (../retention/sweep.ts): the clock records are stamped with, told after a call stored them; absent: wall seconds. */
+  readonly retention?: Pick<Retention, "now" | "stored">;
 }
 
 /** What one dispatch carries besides the call. */
@@ -106,7 +109,8 @@ export class ToolCallPlane {
     const opened = (record: ApprovalRecord, openedBy: string | null) =>
       deps.events?.({ type: "approval.requested", data: approvalStatus(record, record.requested_at), credentialId: openedBy }, record.requested_at);
     this.book = new SqlApprovalBook(deps.sql, () => (deps.limits?.() ?? DEFAULT_LIMITS).pending_approvals_per_subject, opened);
-    this.engine = createEngine({ registry: deps.registry, store: new SqlToolResultStore(deps.sql), approvers: new Set(deps.approvers) });
+    const stamp = () => deps.retention?.now() ?? Math.floor(Date.now() / 1000);
+    this.engine = createEngine({ registry: deps.registry, store: new SqlToolResultStore(deps.sql, stamp), approvers: new Set(deps.approvers) });
   }
 
   /**
@@ -144,6 +148,7 @@ export class ToolCallPlane {
       }),
     );
     if (!begun.ok) return begun;
+    this.#deps.retention?.stored();
     const result = begun.value;
     watch?.end(result, now);
     const recorded = (pkg: ResultPackage): Recorded => {

@@ -1,10 +1,17 @@
 import { canonicalJson, readJson, type Json, type JsonObject } from "../../../core/json";
 import { err, ok, type Result } from "../../../core/result";
 import type { ApprovalBook, ApprovalDecisionRecord, ApprovalQuotaExceeded, ApprovalRecord, ApprovalRequest, ApprovalState } from "../../../core/tool-result/approval-book";
-import { callFromJson, callJson } from "../../../core/tool-result/dispatcher-state";
+import { callFromJson, callJson, isNotExecuted, type UnknownOutcome } from "../../../core/tool-result/dispatcher-state";
 import type { StoreTable, ToolResultStore } from "../../../core/tool-result/store";
+import { RESULT_MIN_KEEP_SECONDS, UNRECONCILED_KEEP_SECONDS } from "../limits";
 import type { Migration } from "../migrations";
+import type { ExpiryRule } from "../retention/sweep";
 import { all, int, intOrNull, one, run, STORED_JSON, text, textOrNull, type SqlRow } from "../sql";
+
+/** An approval's age: its decision (it is valid at most 3600 s after), or the lapse of a request never decided. */
+const APPROVAL_END = "COALESCE(decided_at, expires_at)";
+/** The counter of the approvals' positions (`seq`): never reused, even once the rows before expired (v14 seeds it). */
+const APPROVAL_SEQ = "toolgate.approvals.seq";
 
 /** The tool-call plane's tables (part of schema v1): the engine's records and counters, approvals. */
 export const TOOL_CALL_MIGRATIONS: readonly Migration[] = [
@@ -59,6 +66,33 @@ export const TOOL_CALL_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX approvals_by_opener ON approvals (opened_by, state, seq);
   CREATE INDEX approvals_by_decision ON approvals (decided_at) WHERE decided_at IS NOT NULL;`,
   },
+  {
+    // v14: retention (docs/storage.md): a record's stamp and hold (HOLD; stored before: stamped now).
+    version: 14,
+    sql: `
+  ALTER TABLE records ADD COLUMN stored_at INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE records ADD COLUMN hold INTEGER NOT NULL DEFAULT 0;
+  UPDATE records SET stored_at = CAST(strftime('%s', 'now') AS INTEGER),
+    hold = CASE tbl WHEN 'in_flight' THEN 3 WHEN 'uncertain_outcomes' THEN 2 WHEN 'status_refs' THEN 2 WHEN 'call_fingerprints' THEN 0 ELSE 1 END;
+  UPDATE records SET hold = 2 WHERE tbl = 'downstream_receipts' AND key IN (SELECT key FROM records WHERE tbl = 'uncertain_outcomes');
+  CREATE INDEX records_by_age ON records (hold, stored_at);
+  CREATE INDEX approvals_by_end ON approvals (${APPROVAL_END});
+  INSERT INTO counters (name, value) SELECT '${APPROVAL_SEQ}', MAX(seq) FROM approvals HAVING COUNT(*) > 0;`,
+  },
+];
+
+/**
+ * How long a record is held (`records.hold`): a call identity, the window; a write's result, at least
+ * {@link RESULT_MIN_KEEP_SECONDS}; an unknown outcome not reconciled, {@link UNRECONCILED_KEEP_SECONDS}; in flight, never.
+ */
+export const HOLD = { call: 0, result: 1, unreconciled: 2, live: 3 } as const;
+
+/** The plane's expiring rows (retention/sweep.ts); an approval goes no later than its write's result, never while valid. */
+export const TOOL_CALL_EXPIRY: readonly ExpiryRule[] = [
+  { table: "records", key: "rowid", where: `hold = ${HOLD.call}`, age: "stored_at", keep: (window) => window },
+  { table: "records", key: "rowid", where: `hold = ${HOLD.result}`, age: "stored_at", keep: (window) => Math.max(window, RESULT_MIN_KEEP_SECONDS) },
+  { table: "records", key: "rowid", where: `hold = ${HOLD.unreconciled}`, age: "stored_at", keep: () => UNRECONCILED_KEEP_SECONDS },
+  { table: "approvals", key: "approval_id", age: APPROVAL_END, keep: (window) => Math.max(window, RESULT_MIN_KEEP_SECONDS) },
 ];
 
 function stored(value: string, what: string): Json {
@@ -70,10 +104,20 @@ function stored(value: string, what: string): Json {
 /**
  * The engine's store port over the `records` and `counters` tables. Values are written as
  * canonical JSON and read back with the strict reader, so integral floats (`1.0`) survive the
- * round trip and digests stay byte-identical.
+ * round trip and digests stay byte-identical. Each record is stamped with `now` (the object's clock) and its HOLD.
  */
 export class SqlToolResultStore implements ToolResultStore {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(private readonly sql: SqlStorage, private readonly now: () => number) {}
+
+  /** How long a record is held (the store holds only the engine's records); an unknown write's status reference and receipt wait for the status query. */
+  #hold(table: StoreTable, key: string, value: Json): number {
+    if (table === "call_fingerprints") return HOLD.call;
+    if (table === "in_flight") return HOLD.live;
+    if (table === "status_refs") return HOLD.unreconciled;
+    if (table === "uncertain_outcomes") return isNotExecuted(value as UnknownOutcome) ? HOLD.result : HOLD.unreconciled;
+    if (table === "downstream_receipts" && one(this.sql, "SELECT 1 AS present FROM records WHERE tbl = 'uncertain_outcomes' AND key = ?", key) !== undefined) return HOLD.unreconciled;
+    return HOLD.result;
+  }
 
   get(table: StoreTable, key: string): Json | undefined {
     const row = one(this.sql, "SELECT value FROM records WHERE tbl = ? AND key = ?", table, key);
@@ -81,7 +125,8 @@ export class SqlToolResultStore implements ToolResultStore {
   }
 
   put(table: StoreTable, key: string, value: Json): void {
-    run(this.sql, "INSERT INTO records (tbl, key, value) VALUES (?, ?, ?) ON CONFLICT (tbl, key) DO UPDATE SET value = excluded.value", table, key, canonicalJson(value));
+    const upsert = "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO UPDATE SET value = excluded.value, stored_at = excluded.stored_at, hold = excluded.hold";
+    run(this.sql, upsert, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value));
   }
 
   delete(table: StoreTable, key: string): void {
@@ -170,10 +215,11 @@ export class SqlApprovalBook implements ApprovalBook {
       return err({ code: "QUOTA_EXCEEDED", retry_after_seconds: Math.max(1, first - request.requested_at) });
     }
     const id = randomId();
+    run(this.sql, "INSERT INTO counters (name, value) VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals)) ON CONFLICT (name) DO UPDATE SET value = value + 1", APPROVAL_SEQ);
     run(
       this.sql,
       `INSERT INTO approvals (approval_id, binding_key, state, subject_id, tool, arguments, call, requested_at, expires_at, opened_by, seq)
-       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals))`,
+       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, (SELECT value FROM counters WHERE name = '${APPROVAL_SEQ}'))`,
       id,
       request.binding_key,
       request.subject_id,

@@ -1,0 +1,136 @@
+/**
+ * Retention: what the consumer object stops keeping, and when (docs/storage.md, "Retention").
+ * Each plane declares in its `store.ts` which rows expire ({@link ExpiryRule}: a table, the rows
+ * a rule may touch, the age column or expression and how long a row is kept past it), as it
+ * declares its migrations; the sweep runs every rule from the object's shared alarm, at most
+ * {@link SWEEP_BATCH} rows per rule per run, each rule in its own transaction. A call's path
+ * only asks for the alarm when it is not set yet ({@link Retention.stored}): one map lookup.
+ * @module
+ */
+import { RUNTIME_EXPIRY } from "../runtime/store";
+import { intOrNull, one } from "../sql";
+import { TOOL_CALL_EXPIRY } from "../tool-calls/store";
+
+/**
+ * One kind of row that expires: rows of `table` matching `where` whose `age` (a column or an
+ * indexed expression, Unix seconds) is at most `now − keep(window)`. `key` names each row (a
+ * primary key or `rowid`). The SQL is the owning plane's, written in its `store.ts`; the sweep
+ * only runs it.
+ */
+export interface ExpiryRule {
+  readonly table: string;
+  readonly key: string;
+  readonly where?: string;
+  readonly age: string;
+  /** Seconds a row is kept past its age, given the consumer's `retention_seconds`. */
+  keep(window: number): number;
+}
+
+/** Every plane's rules, in the order the sweep runs them. */
+export const EXPIRY_RULES: readonly ExpiryRule[] = [...TOOL_CALL_EXPIRY, ...RUNTIME_EXPIRY];
+
+/** Rows one rule deletes at most per run; a full batch asks for the next run at once. */
+export const SWEEP_BATCH = 500;
+
+/** Seconds between two runs when no batch was full: rows live at most this long past their expiry. */
+export const SWEEP_SPACING_SECONDS = 60;
+
+/** The object's clock (Unix seconds) and the consumer's window, both read at each use. */
+export interface RetentionClock {
+  now(): number;
+  /** The consumer's `retention_seconds`. */
+  window(): number;
+}
+
+/** What the sweep uses of its object. */
+export interface RetentionDeps {
+  readonly sql: SqlStorage;
+  readonly clock: RetentionClock;
+  /** Runs one step as one SQLite transaction. */
+  transaction<T>(step: () => T): T;
+  /** Wall-clock milliseconds (the alarm's time base). */
+  wallMs(): number;
+  /** Asks for the alarm's retention slot (`null`: none needed). */
+  arm(ms: number | null): void;
+  /** Whether the retention slot is set in this instance's memory. */
+  armed(): boolean;
+}
+
+/** What one sweep deleted: rows per rule, in {@link EXPIRY_RULES} order. */
+export type SweepReport = readonly number[];
+
+function filter(rule: ExpiryRule): string {
+  return rule.where === undefined ? "" : `${rule.where} AND `;
+}
+
+/** Deletes at most `limit` rows of one rule whose age is at most `cutoff`; answers how many. */
+function prune(sql: SqlStorage, rule: ExpiryRule, cutoff: number, limit: number): number {
+  const query = `DELETE FROM ${rule.table} WHERE ${rule.key} IN (SELECT ${rule.key} FROM ${rule.table} WHERE ${filter(rule)}${rule.age} <= ? LIMIT ?) RETURNING 1 AS gone`;
+  return sql.exec(query, cutoff, limit).toArray().length;
+}
+
+/** The Unix second the first row of any rule expires (`null`: no row will). */
+export function nextExpiry(sql: SqlStorage, window: number): number | null {
+  let due: number | null = null;
+  for (const rule of EXPIRY_RULES) {
+    const where = rule.where === undefined ? "" : ` WHERE ${rule.where}`;
+    const row = one(sql, `SELECT MIN(${rule.age}) AS first FROM ${rule.table}${where}`);
+    const first = row === undefined ? null : intOrNull(row, "first");
+    if (first !== null) due = Math.min(due ?? Infinity, first + rule.keep(window));
+  }
+  return due;
+}
+
+/**
+ * The consumer's retention: stamps stored rows with the object's clock, runs the sweep from the
+ * alarm, and keeps the alarm's retention slot set while any row will expire. Idempotent: a
+ * second sweep at the same second deletes nothing more.
+ */
+export class Retention {
+  /** No slot set yet by this instance: the alarm stored before a restart may be another plane's deadline. */
+  #fresh = true;
+  /** The window the slot was last set for (a changed configuration sets it again). */
+  #window: number | undefined;
+
+  constructor(private readonly deps: RetentionDeps) {}
+
+  /** The second stored rows are stamped with (the object's clock, which tests pin). */
+  now(): number {
+    return this.deps.clock.now();
+  }
+
+  /**
+   * The cheap step after a call stored rows: when the slot is not set (a new instance, or the
+   * last sweep left nothing to expire) or the window changed, it is set for the first expiry;
+   * otherwise nothing.
+   */
+  stored(): void {
+    const window = this.deps.clock.window();
+    if (!this.deps.armed() || window !== this.#window) this.#arm(nextExpiry(this.deps.sql, window), false, window);
+  }
+
+  /** One run: each rule deletes at most {@link SWEEP_BATCH} expired rows, then the slot is set again. */
+  sweep(): SweepReport {
+    const now = this.deps.clock.now();
+    const window = this.deps.clock.window();
+    const deleted = EXPIRY_RULES.map((rule) => this.deps.transaction(() => prune(this.deps.sql, rule, now - rule.keep(window), SWEEP_BATCH)));
+    const full = deleted.some((n) => n >= SWEEP_BATCH);
+    this.#arm(full ? now : nextExpiry(this.deps.sql, window), full, window);
+    return deleted;
+  }
+
+  #arm(due: number | null, atOnce: boolean, window: number): void {
+    this.#window = window;
+    if (due === null) {
+      if (this.deps.armed()) this.deps.arm(null);
+      return;
+    }
+    const now = this.deps.clock.now();
+    let at = atOnce ? now : Math.max(due, now + SWEEP_SPACING_SECONDS);
+    // The first slot of an instance replaces the stored alarm, which may hold a deadline another
+    // plane set before a restart: run soon, so every plane's handler runs and asks again.
+    if (this.#fresh) at = Math.min(at, now + SWEEP_SPACING_SECONDS);
+    this.#fresh = false;
+    this.deps.arm(this.deps.wallMs() + (at - now) * 1000);
+  }
+}
