@@ -8,6 +8,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, freePort, freshSecrets, startWranglerDev, waitHealthy } from "./start.js";
+import { gateCost } from "./bench-http-cost.js";
 
 const ROUNDS = 5;
 const PER_ROUND = 240; // 1,200 sequential calls per scenario
@@ -41,6 +42,48 @@ function send(port, method, path, token, body) {
     if (payload !== undefined) req.write(payload);
     req.end();
   });
+}
+
+// Bytes stored per call (docs/storage.md, "Retention"): the consumer object's SQLite size, read
+// from the admin's `GET /v1/consumers/{c}` (`storage_bytes`), before and after STORAGE_CALLS
+// sequential read calls. With BENCH_RETENTION=1 the window is then set to its minimum (60 s),
+// the bench waits for the sweep, and measures the same number of calls again: freed pages are
+// reused, so the second figure is what a consumer in its steady state adds per call.
+const STORAGE_CALLS = 2_000;
+const RETENTION_WAIT_MS = 130_000;
+
+async function storagePerCall(port, base, admin, agent) {
+  const size = async () => (await call(base, "GET", `/v1/consumers/${CONSUMER}`, admin)).storage_bytes;
+  const drive = async (label) => {
+    const before = await size();
+    for (let i = 1; i <= STORAGE_CALLS; i++) {
+      const body = JSON.stringify({
+        principal: { subject_id: "user-1", roles: [] },
+        proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+        context: { call_id: `store-${label}-${i}`, operation_id: `op-store-${label}-${i}`, idempotency_key: null, provider: "openai", api_family: "responses", response_id: "resp-store", adapter_revision: "openai-responses-v1" },
+      });
+      const res = await send(port, "POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, body);
+      if (res.status !== 200) throw new Error(`storage bench call ${i}: ${res.status} ${res.body.slice(0, 300)}`);
+    }
+    const after = await size();
+    console.log(`storage, ${label}: ${STORAGE_CALLS} read calls, database ${mb(before)} → ${mb(after)} MB: ${((after - before) / STORAGE_CALLS).toFixed(0)} bytes stored per call`);
+    return { before, after };
+  };
+  const mb = (bytes) => (bytes / 1_000_000).toFixed(2);
+  const first = await drive("window 24 h (default)");
+  if (process.env.BENCH_RETENTION !== "1") {
+    console.log("storage after expiry: not measured (BENCH_RETENTION=1 sets a 60 s window, waits for the sweep and measures again)");
+    return;
+  }
+  await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order"], approver_subjects: [], limits: { calls_per_second: 1000000, call_burst: 1000000, retention_seconds: 60 } });
+  // A call arms the sweep under the new window; then wait for the window and the sweep's spacing.
+  await send(port, "POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, JSON.stringify({ principal: { subject_id: "user-1", roles: [] }, proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } }, context: { call_id: "store-arm", operation_id: "op-store-arm", idempotency_key: null, provider: "openai", api_family: "responses", response_id: "resp-store", adapter_revision: "openai-responses-v1" } }));
+  await new Promise((resolve) => setTimeout(resolve, RETENTION_WAIT_MS));
+  const swept = await size();
+  console.log(`storage, the sweep after the window: database ${mb(first.after)} → ${mb(swept)} MB (${((first.after - swept) / STORAGE_CALLS).toFixed(0)} bytes per expired call freed)`);
+  await drive("window 60 s, after the sweep");
+  // The default window again, for whatever the bench measures next.
+  await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order"], approver_subjects: [], limits: { calls_per_second: 1000000, call_burst: 1000000 } });
 }
 
 function percentile(sorted, p) {
@@ -132,6 +175,8 @@ async function main() {
     console.log(
       `audit append per call (chain digest + Merkle leaf and nodes, core in-process, ${entries} entries): ${perAppend.toFixed(1)} µs = ${((100 * perAppend) / gate.p50).toFixed(1)} % of the gate read call's p50`,
     );
+    await storagePerCall(port, base, admin, agent);
+    await gateCost({ port, admin, agent, samples, perRound: PER_ROUND });
   } finally {
     await dev.stop();
     agentPool.destroy();

@@ -24,6 +24,11 @@ export const CORS_ORIGINS_CACHED = 1024;
 const NONE: readonly string[] = Object.freeze([]);
 const cache = new LruMap<string, { readonly origins: readonly string[]; readonly until: number }>(CORS_ORIGINS_CACHED);
 
+/** Consumers whose allow-lists this isolate holds now (at most {@link CORS_ORIGINS_CACHED}). */
+export function corsOriginsHeld(): number {
+  return cache.size;
+}
+
 /**
  * Whether the directory recorded `consumer`: it accepts a list cursor naming a consumer only
  * when that consumer is recorded (directory-object.ts `page`), so a one-item page says it.

@@ -39,6 +39,7 @@ import { oauthGrant, type OAuthGrant, type OAuthGrantRequest } from "./credentia
 import { WebhookPlane } from "./webhooks/plane";
 import { webhooksCall, type WebhooksCall } from "./webhooks/calls";
 import { adminCall, type AdminCall } from "./consumer/admin-call";
+import { trackMemory } from "./memory";
 
 /**
  * One object per consumer (`idFromName(consumer)`): owns that consumer's configuration,
@@ -52,7 +53,7 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly events = new EventBus();
   /** The consumer's capability engine (tests pin its clock through `runInDurableObject`). */
   readonly capability: CapabilityHost;
-  readonly #alarms = new AlarmSlots(this.ctx.storage);
+  readonly #alarms = new AlarmSlots(this.ctx.storage, { now: () => this.clock.now(), window: () => this.#limits().retention_seconds });
   /** The audit log (chain, tree, checkpoints) every plane appends to; the alarm is shared (./alarms). */
   readonly #auditHost = new AuditHost({ sql: this.ctx.storage.sql, env: this.env, alarms: this.#alarms, now: () => this.clock.now(), transaction: (step) => this.#transaction(step) });
   readonly #audit = this.#auditHost.chain;
@@ -87,6 +88,7 @@ export class ConsumerObject extends DurableObject<Env> {
       sql, audit: this.#audit, transaction: (step) => this.#transaction(step), nowSeconds: () => this.clock.now(),
       sockets: (provider) => providerSockets(ctx, provider, (id) => this.#credentials.isLive(id)), setAlarm: (ms) => this.#alarms.set("capability", ms),
     });
+    trackMemory(this, () => ({ credentials: this.#credentials.cached, rateBuckets: this.#admission.rateBuckets, listeners: this.events.listeners, relayed: this.#mcp.relayed, pollers: this.capability.waiting, sockets: ctx.getWebSockets().length }));
     void ctx.blockConcurrencyWhile(async () => {
       this.#transaction(() => migrate(sql));
       this.#webhooks.rearm();
@@ -124,7 +126,7 @@ export class ConsumerObject extends DurableObject<Env> {
   #planeFor(config: ConsumerRecord): ToolCallPlane {
     this.#toolCalls ??= new ToolCallPlane({
       sql: this.ctx.storage.sql, audit: this.#audit, registry: this.#tools.registry(config.tools), approvers: config.approverSubjects,
-      executor: this.#tools.executor(), limits: () => this.#limits(), transaction: (step) => this.#transaction(step), events: (event, now) => this.events.emit(event, now),
+      executor: this.#tools.executor(), limits: () => this.#limits(), transaction: (step) => this.#transaction(step), events: (event, now) => this.events.emit(event, now), retention: this.#alarms.retention,
     });
     return this.#toolCalls;
   }
@@ -267,11 +269,8 @@ export class ConsumerObject extends DurableObject<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     return upgradeSocket(request, {
-      ctx: this.ctx,
-      capability: this.capability,
-      policy: sessionPolicy(this.#limits(), this.#credentials),
+      ctx: this.ctx, capability: this.capability, policy: sessionPolicy(this.#limits(), this.#credentials), runtimeOf: (config) => this.#runtimeOf(config),
       authenticate: (consumer, token, operation) => this.#gate.authenticate(consumer, token, operation),
-      runtimeOf: (config) => this.#runtimeOf(config),
     });
   }
 
@@ -290,9 +289,9 @@ export class ConsumerObject extends DurableObject<Env> {
     if (isRuntimeSocket(this.ctx, ws)) onRuntimeClose(ws, code, reason);
   }
 
-  /** Alarm (shared, ./alarms): the capability engine's next deadline, the audit log's periodic checkpoint, webhook deliveries; each idempotent. */
+  /** Alarm (shared, ./alarms): the retention sweep, the capability engine's next deadline, the audit log's periodic checkpoint, webhook deliveries; each idempotent. */
   override async alarm(): Promise<void> {
-    this.#alarms.fired(Date.now());
+    this.#alarms.ran(Date.now());
     this.capability.alarm();
     await this.#auditHost.alarm(this.#consumer.current()?.name);
     await this.#webhooks.deliver();

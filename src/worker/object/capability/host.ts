@@ -63,6 +63,10 @@ export class CapabilityHost {
   /** The deadline the alarm is set for (`undefined`: unknown, e.g. after a restart or a run). */
   #scheduled: bigint | null | undefined;
   readonly #waiters = new Waiters();
+  /** Providers with a long-poll waiting now. */
+  get waiting(): number {
+    return this.#waiters.size;
+  }
 
   /** What the host needs from its object (readable by the plane's modules and by failure-injection tests). */
   readonly deps: CapabilityHostDeps;

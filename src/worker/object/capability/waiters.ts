@@ -13,6 +13,8 @@ export class Waiters {
       const done = (): void => {
         clearTimeout(timer);
         waiters.delete(done);
+        // A provider nobody waits for leaves the map, so it holds live polls only.
+        if (waiters.size === 0 && this.#byProvider.get(providerId) === waiters) this.#byProvider.delete(providerId);
         resolve();
       };
       const timer = setTimeout(done, ms);
@@ -23,5 +25,10 @@ export class Waiters {
   /** Wakes every poll waiting for the provider. */
   wake(providerId: string): void {
     for (const wake of this.#byProvider.get(providerId) ?? []) wake();
+  }
+
+  /** Providers with a poll waiting now. */
+  get size(): number {
+    return this.#byProvider.size;
   }
 }

@@ -33,4 +33,9 @@ export class CallRate {
     this.#buckets.set(credentialId, { tokens: refilled - 1, at: nowMs });
     return ok(null);
   }
+
+  /** Buckets held now (at most {@link RATE_BUCKETS}). */
+  get size(): number {
+    return this.#buckets.size;
+  }
 }

@@ -32,6 +32,11 @@ export class AgentAdmission {
     this.#tokens = new PrincipalTokens((url, init) => deps.fetch(url, init));
   }
 
+  /** Rate buckets held now (credentials/rate.ts, bounded). */
+  get rateBuckets(): number {
+    return this.#rate.size;
+  }
+
   async admit(consumer: string, caller: Caller, config: ConsumerRecord, limits: Limits, input: ToolCallInput): Promise<Outcome<{ principal: Principal; claims: JsonObject; call: ToolCall }>> {
     const rate = this.#rate.take(caller.credentialId, limits, this.deps.rateMs());
     if (!rate.ok) return rate;

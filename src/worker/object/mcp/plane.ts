@@ -108,6 +108,11 @@ export class McpPlane {
     this.#tasks = new McpTasks(this.#store, deps);
   }
 
+  /** Relayed requests awaiting the client's response now. */
+  get relayed(): number {
+    return this.#pending.size;
+  }
+
   /** One request of an authenticated agent credential; `run` is the object's tool-call path for that caller. */
   async handle(auth: Authenticated, request: McpRequest, run: RunCall): Promise<Outcome<McpReply>> {
     if (auth.caller.principal !== "subject" || auth.caller.subjectId === null) {

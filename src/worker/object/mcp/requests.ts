@@ -30,6 +30,11 @@ interface Pending {
 export class PendingRelays {
   readonly #pending = new Map<string, Pending>();
 
+  /** Requests awaiting a response now (each call's are dropped when it ends). */
+  get size(): number {
+    return this.#pending.size;
+  }
+
   add(sessionId: string, id: string, pending: Pending): void {
     this.#pending.set(`${sessionId} ${id}`, pending);
   }

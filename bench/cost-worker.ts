@@ -1,0 +1,208 @@
+// The gate's Worker for `npm run bench:http` only (scripts/bench-http-cost.js runs it with
+// `wrangler dev bench/cost-worker.ts` on 127.0.0.1; never deployed, never in the production
+// bundle): the production app and object, the object extended with one `bench` method and the
+// Worker with `POST /bench/object` and `POST /bench/worker` (admin secret only). Each runs a batch
+// of one kind of call inside one request and answers the batch's time by performance.now(); the
+// bench script also reads workerd's CPU time around that request (/proc, per thread), which is
+// the figure it ranks by. Under `wrangler dev` performance.now() advances while code runs, in
+// steps the `clock` operation measures (1 ms when the machine is idle); in production it stands
+// still between I/O, so this method only works locally.
+import { app } from "../src/worker/app";
+import type { Env } from "../src/worker/env";
+import { canonicalJson, type JsonObject } from "../src/core/json";
+import { corsOriginsHeld, CORS_ORIGINS_CACHED } from "../src/worker/http/cors-origins";
+import { heldInMemory, type HeldInMemory } from "../src/worker/object/memory";
+import { ConsumerObject as GateObject } from "../src/worker/object/consumer-object";
+import { secretsEqual } from "../src/worker/timing-safe";
+
+export { DirectoryObject } from "../src/worker/directory/directory-object";
+
+/** What the object times: a bare SQLite insert, or one kind of gate call. */
+export type Scenario = "insert" | "read" | "write" | "data" | "fetch" | "mcp";
+
+/** The credentials the scenarios call with (all of the consumer the operation names). */
+export interface Tokens {
+  readonly agent: string;
+  readonly approver: string;
+  readonly mcp: string;
+}
+
+/** One operation of `POST /bench/object`. */
+export type BenchOp =
+  | { readonly kind: "clock" }
+  | { readonly kind: "serial" }
+  | { readonly kind: "abort" }
+  | { readonly kind: "memory" }
+  | { readonly kind: "mcpSession"; readonly tokens: Tokens }
+  | { readonly kind: "prepareWrites"; readonly run: string; readonly n: number; readonly tokens: Tokens }
+  | { readonly kind: "time"; readonly scenario: Scenario; readonly run: string; readonly n: number; readonly tokens: Tokens; readonly sessionId?: string; readonly fetchUrl?: string }
+  | { readonly kind: "calls"; readonly run: string; readonly n: number; readonly agents: readonly string[] };
+
+const CONTEXT = { provider: "openai", api_family: "responses", response_id: "resp-bench", adapter_revision: "openai-responses-v1" };
+
+function toolCallText(name: string, args: JsonObject, roles: string[], callId: string, key: string | null): string {
+  return canonicalJson({ principal: { subject_id: "user-1", roles }, proposal: { name, arguments: args }, context: { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, ...CONTEXT } });
+}
+
+/** The request texts of a scenario's calls (built before the clock starts). */
+export function texts(scenario: Scenario, run: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => {
+    const id = `${run}-${i}`;
+    if (scenario === "write") return toolCallText("create_refund_draft", { order_ref: "ORDER-7", reason: "duplicate" }, [], id, id);
+    if (scenario === "data") return toolCallText("lookup_customer", { customer: "acme" }, ["support"], id, null);
+    if (scenario === "mcp") return canonicalJson({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_order", arguments: { order_ref: "ORDER-7" } } });
+    return toolCallText("get_order", { order_ref: "ORDER-7" }, [], id, null);
+  });
+}
+
+const MCP_VERSION = "2025-11-25";
+
+/** The clock's step: the least change of performance.now() seen (null when it stands still). */
+function clockStep(): number | null {
+  let smallest = Infinity;
+  let last = performance.now();
+  for (let i = 0; i < 50_000_000 && smallest === Infinity; i++) {
+    const now = performance.now();
+    if (now !== last) smallest = Math.min(smallest, now - last);
+    last = now;
+  }
+  return smallest === Infinity ? null : smallest;
+}
+
+function answerOf(outcome: { ok: true; value: string } | { ok: false; error: unknown }, what: string): JsonObject {
+  if (!outcome.ok) throw new Error(`${what}: ${JSON.stringify(outcome.error)}`);
+  return JSON.parse(outcome.value) as JsonObject;
+}
+
+function succeeded(answer: JsonObject, what: string): void {
+  const model = answer["model_result"] as JsonObject | undefined;
+  if (model?.["status"] !== "succeeded") throw new Error(`${what} did not succeed: ${JSON.stringify(answer).slice(0, 300)}`);
+}
+
+let constructed = 0;
+
+/** The gate's object with the benchmark's operations. */
+export class ConsumerObject extends GateObject {
+  /** Which instance of this isolate this is: a cold start (after `abort`) is a new one. */
+  readonly serial = ++constructed;
+
+  async bench(consumer: string, op: BenchOp): Promise<{ ms?: number; n?: number; step?: number | null; serial?: number; sessionId?: string; held?: HeldInMemory[] }> {
+    switch (op.kind) {
+      case "clock":
+        return { step: clockStep() };
+      case "serial":
+        return { serial: this.serial };
+      case "abort":
+        this.ctx.abort("bench: the next call meets a cold object");
+        return {};
+      case "memory":
+        return { held: heldInMemory(this) };
+      case "mcpSession": {
+        const init = canonicalJson({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
+        const reply = await this.mcp(consumer, op.tokens.mcp, { method: "POST", sessionId: null, protocolVersion: null, message: init, events: false });
+        if (!reply.ok || reply.value.kind !== "answer" || reply.value.sessionId === null) throw new Error(`initialize: ${JSON.stringify(reply)}`);
+        return { sessionId: reply.value.sessionId };
+      }
+      case "prepareWrites":
+        for (const text of texts("write", op.run, op.n)) await this.#approve(consumer, op.tokens, text);
+        return {};
+      case "calls": {
+        const all = texts("read", op.run, op.n);
+        for (let i = 0; i < all.length; i++) answerOf(await this.toolCall(consumer, op.agents[i % op.agents.length] ?? "", all[i] ?? ""), "call");
+        return { n: all.length };
+      }
+      case "time":
+        return this.#time(consumer, op);
+    }
+  }
+
+  /** One write opened (it needs an approval), then approved with the digest the approver sees. */
+  async #approve(consumer: string, tokens: Tokens, text: string): Promise<void> {
+    const approvalId = answerOf(await this.toolCall(consumer, tokens.agent, text), "write")["approval_id"];
+    if (typeof approvalId !== "string") throw new Error("a bench write did not ask for an approval");
+    const list = answerOf(await this.approvalsCall(consumer, tokens.approver, { kind: "listApprovals", cursor: null }), "approvals") as { approvals?: JsonObject[] };
+    const digest = list.approvals?.find((a) => a["approval_id"] === approvalId)?.["approval_digest"];
+    if (typeof digest !== "string") throw new Error("the bench approval is not listed");
+    answerOf(await this.approvalsCall(consumer, tokens.approver, { kind: "decideApproval", approvalId, request: { decision: "approve", approval_digest: digest } }), "decision");
+  }
+
+  async #time(consumer: string, op: Extract<BenchOp, { kind: "time" }>): Promise<{ ms: number; n: number }> {
+    const sql = this.ctx.storage.sql;
+    const all = texts(op.scenario === "insert" || op.scenario === "fetch" ? "read" : op.scenario, op.run, op.n);
+    const answers: unknown[] = [];
+    sql.exec("CREATE TABLE IF NOT EXISTS bench_rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
+    const started = performance.now();
+    for (const text of all) {
+      if (op.scenario === "insert") sql.exec("INSERT INTO bench_rows (body) VALUES (?)", text);
+      else if (op.scenario === "fetch") {
+        const res = await fetch(op.fetchUrl ?? "", { method: "POST", headers: { "content-type": "application/json" }, body: '{"customer":"acme"}' });
+        answers.push(await res.text());
+      } else if (op.scenario === "mcp") {
+        answers.push(await this.mcp(consumer, op.tokens.mcp, { method: "POST", sessionId: op.sessionId ?? null, protocolVersion: MCP_VERSION, message: text, events: false }));
+      } else answers.push(await this.toolCall(consumer, op.tokens.agent, text));
+    }
+    const ms = performance.now() - started;
+    // Checked after the clock stopped: every call did what it was meant to.
+    for (const answer of answers) {
+      if (op.scenario === "mcp") {
+        const reply = answer as Awaited<ReturnType<GateObject["mcp"]>>;
+        if (!reply.ok || reply.value.kind !== "answer" || reply.value.body.includes('"isError":true')) throw new Error(`mcp tools/call: ${JSON.stringify(reply).slice(0, 300)}`);
+      } else if (op.scenario !== "fetch") succeeded(answerOf(answer as Awaited<ReturnType<GateObject["toolCall"]>>, op.scenario), op.scenario);
+    }
+    return { ms, n: all.length };
+  }
+}
+
+/** One real answer of the object per scenario, recorded by a batch of 0 before the timed ones. */
+const recorded = new Map<string, unknown>();
+
+/** The Worker's share of one call: the route (credential tag, body, contract, canonical text, answer) with the object answering at once. */
+async function workerSide(request: Request, env: Env, ctx: ExecutionContext, body: { consumer: string; scenario: "read" | "mcp"; n: number; token: string; sessionId?: string }): Promise<{ ms: number; n: number }> {
+  const origin = new URL(request.url).origin;
+  const headers: Record<string, string> = { authorization: `Bearer ${body.token}`, "content-type": "application/json" };
+  if (body.scenario === "mcp") Object.assign(headers, { accept: "application/json, text/event-stream", "mcp-session-id": body.sessionId ?? "", "mcp-protocol-version": MCP_VERSION });
+  if (!recorded.has(body.scenario)) {
+    const real = env.CONSUMER.get(env.CONSUMER.idFromName(body.consumer));
+    const sample = texts(body.scenario, `worker-${crypto.randomUUID()}`, 1)[0] ?? "";
+    const message = { method: "POST" as const, sessionId: body.sessionId ?? null, protocolVersion: MCP_VERSION, message: sample, events: false };
+    recorded.set(body.scenario, body.scenario === "mcp" ? await real.mcp(body.consumer, body.token, message) : await real.toolCall(body.consumer, body.token, sample));
+  }
+  // The object's part is that recorded answer here, so only the Worker's work is timed.
+  const outcome = recorded.get(body.scenario);
+  const stub = { toolCall: async () => outcome, mcp: async () => outcome };
+  const namespace = { idFromName: (name: string) => env.CONSUMER.idFromName(name), get: () => stub };
+  const fake = { ...env, CONSUMER: namespace as unknown as Env["CONSUMER"] };
+  const path = body.scenario === "mcp" ? "mcp" : "tool-calls";
+  const requests = texts(body.scenario, `worker-${crypto.randomUUID()}`, body.n).map((text) => new Request(`${origin}/v1/consumers/${body.consumer}/${path}`, { method: "POST", headers, body: text }));
+  const statuses: number[] = [];
+  const started = performance.now();
+  for (const req of requests) {
+    const res = await app.fetch(req, fake, ctx);
+    await res.arrayBuffer();
+    statuses.push(res.status);
+  }
+  const ms = performance.now() - started;
+  if (statuses.some((s) => s !== 200)) throw new Error(`worker side answered ${statuses.find((s) => s !== 200)}`);
+  return { ms, n: requests.length };
+}
+
+export default {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (request.method !== "POST" || (path !== "/bench/object" && path !== "/bench/worker")) return app.fetch(request, env, ctx);
+    const given = request.headers.get("authorization") ?? "";
+    if (env.TOOLGATE_ADMIN_TOKEN === undefined || !secretsEqual(given, `Bearer ${env.TOOLGATE_ADMIN_TOKEN}`)) return new Response("unauthenticated", { status: 401 });
+    const body = (await request.json()) as { consumer: string; op: BenchOp } & Parameters<typeof workerSide>[3];
+    try {
+      if (path === "/bench/worker") return Response.json(await workerSide(request, env, ctx, body));
+      const stub = env.CONSUMER.get(env.CONSUMER.idFromName(body.consumer)) as unknown as DurableObjectStub<ConsumerObject>;
+      const answer = await stub.bench(body.consumer, body.op);
+      // The Worker's own cache (its isolate's, whichever consumer it serves) joins the object's list.
+      const cors: HeldInMemory = { structure: "CORS allow-lists (Worker isolate)", entries: corsOriginsHeld(), cap: CORS_ORIGINS_CACHED, bound: "LRU, 30 s each" };
+      return Response.json(body.op.kind === "memory" ? { held: [...(answer.held ?? []), cors] } : answer);
+    } catch (error) {
+      // `abort` ends in an error by design; anything else is a failed benchmark.
+      return Response.json({ error: error instanceof Error ? error.message : String(error) }, { status: 500 });
+    }
+  },
+};

@@ -1,0 +1,347 @@
+// The gate's own cost, for `npm run bench:http` (scripts/bench-http.js calls gateCost once its
+// own measurements are done). Two parts:
+//
+// 1. The round-trip goals over the bench's wrangler dev, from its c = 1 samples taken round by
+//    round (a gate read call's p50 beside one durable write's and a bare round trip's, per round)
+//    and from rounds of 8 concurrent clients run here (gate read vs the write baseline).
+// 2. Inside workerd, on a second wrangler dev that runs bench/cost-worker.ts (the production app
+//    and object plus benchmark operations; never deployed): the CPU (workerd's, read from /proc
+//    per thread) and the wall time of one read call, one approved write, one data-defined tool
+//    with a CEL rule (target: the demo service on 127.0.0.1; beside it a bare, unsigned fetch of
+//    the same URL, which the service refuses with 401), one MCP tools/call and the Worker's share
+//    of a call, each beside a bare SQLite insert in the same object and the same round; a cold
+//    object's first call beside its warm calls; and what the object holds in memory after 10,000
+//    and 20,000 calls.
+//
+// Bounded: every loop has a fixed count; only 127.0.0.1; every process started here is stopped.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { consumerKey, demoTools, startDemoService } from "./demo-service.js";
+import { call, DEV_SETTINGS, freePort, freshSecrets, startWranglerDev, waitHealthy } from "./start.js";
+
+const CONSUMER = "tenant-a";
+const APPROVER = "human-reviewer-1";
+const UNLIMITED = { calls_per_second: 1000000, call_burst: 1000000 };
+
+// Part 1: round trips (the bench's own server).
+const GOALS = { readVsWrite: 1.1, readVsBare: 1.5, throughputVsWrite: 0.9, coldVsWarm: 2 };
+const THROUGHPUT_ROUNDS = 3;
+const THROUGHPUT_REQUESTS = 600;
+const CONCURRENCY = 8;
+
+// Part 2: inside workerd.
+const ROUNDS = 5; // after one warm-up round that also sizes each batch
+const BATCH_MS = 100; // a batch takes about this long, wall or CPU, so a clock step or the request's own cost is small beside it
+const BATCH_LIMITS = { insert: [500, 20000], read: [50, 1000], write: [30, 150], data: [20, 200], fetch: [20, 200], mcp: [50, 1000], "worker read": [50, 2000], "worker mcp": [50, 2000] };
+const COLD_CONSUMERS = 8;
+const WARM_CALLS = 20;
+const MEMORY_CREDENTIALS = 300; // more than the credential cache holds
+const MEMORY_CALLS = 10_000;
+const CALLS_PER_REQUEST = 1_000;
+
+const median = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+const p50 = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** `median [min–max]` of a list, with `digits` decimals and a unit. */
+const spread = (values, digits = 2, unit = "") => `${median(values).toFixed(digits)}${unit} [${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}]`;
+const verdict = (value, goal, atMost = true) => ((atMost ? value <= goal : value >= goal) ? "met" : "NOT met");
+
+function requester(port, agent) {
+  return (method, path, token, body) =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(body);
+      const req = http.request(
+        {
+          host: "127.0.0.1",
+          port,
+          method,
+          path,
+          agent,
+          headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": payload.length }) },
+        },
+        (res) => {
+          const chunks = [];
+          res.on("data", (c) => chunks.push(c));
+          res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+        },
+      );
+      req.on("error", reject);
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+}
+
+function readBody(id) {
+  return JSON.stringify({
+    principal: { subject_id: "user-1", roles: [] },
+    proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+    context: { call_id: id, operation_id: `op-${id}`, idempotency_key: null, provider: "openai", api_family: "responses", response_id: "resp-bench", adapter_revision: "openai-responses-v1" },
+  });
+}
+
+/** Part 1: the c = 1 p50 ratios per round (from the bench's samples) and rounds at 8 clients. */
+async function roundTripGoals({ port, admin, agent, samples, perRound }) {
+  const names = Object.keys(samples);
+  const [bareName, writeName, gateName] = names;
+  const rounds = Math.floor(samples[gateName].length / perRound);
+  const perRoundP50 = (name) => Array.from({ length: rounds }, (_, r) => p50(samples[name].slice(r * perRound, (r + 1) * perRound)));
+  const [bare, write, gate] = [bareName, writeName, gateName].map(perRoundP50);
+  const vsWrite = gate.map((g, r) => g / write[r]);
+  const vsBare = gate.map((g, r) => g / bare[r]);
+
+  const pool = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const send = requester(port, pool);
+  let n = 0;
+  const scenarios = {
+    gate: () => send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, readBody(`tp-${++n}`)),
+    write: () => send("PUT", `/v1/consumers/${CONSUMER}`, admin, JSON.stringify({ tools: ["get_order"], approver_subjects: [], limits: UNLIMITED })),
+  };
+  const throughput = [];
+  try {
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      const rps = {};
+      for (const name of round % 2 === 0 ? ["gate", "write"] : ["write", "gate"]) {
+        let sent = 0;
+        const started = process.hrtime.bigint();
+        const client = async () => {
+          while (sent < THROUGHPUT_REQUESTS) {
+            sent += 1;
+            const res = await scenarios[name]();
+            if (res.status !== 200) throw new Error(`throughput ${name}: ${res.status} ${res.body.slice(0, 200)}`);
+          }
+        };
+        await Promise.all(Array.from({ length: CONCURRENCY }, client));
+        rps[name] = sent / (Number(process.hrtime.bigint() - started) / 1e9);
+      }
+      throughput.push(rps);
+    }
+  } finally {
+    pool.destroy();
+  }
+  const tpRatio = throughput.map((r) => r.gate / r.write);
+  console.log(`\nGoals over wrangler dev (issue #17), median [min–max] over rounds:`);
+  const goal = (label, values, text, met, note) => console.log(`  ${label.padEnd(44)}${`${spread(values)}×`.padEnd(20)}${text.padEnd(15)}${met ? "met" : "NOT met"}   ${note}`);
+  goal("gate read / DO write baseline, c=1 p50", vsWrite, `goal ≤ ${GOALS.readVsWrite.toFixed(2)}×`, median(vsWrite) <= GOALS.readVsWrite, `(${rounds} rounds of ${perRound} calls)`);
+  goal("gate read / bare round trip, c=1 p50", vsBare, `goal ≤ ${GOALS.readVsBare.toFixed(2)}×`, median(vsBare) <= GOALS.readVsBare, "");
+  const rps = (name) => spread(throughput.map((r) => r[name]), 0);
+  goal(`gate read / DO write baseline, c=${CONCURRENCY} req/s`, tpRatio, `goal ≥ ${GOALS.throughputVsWrite.toFixed(2)}×`, median(tpRatio) >= GOALS.throughputVsWrite, `(${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_REQUESTS} requests; gate ${rps("gate")} req/s, write ${rps("write")} req/s)`);
+}
+
+/** Whether this system shows per-thread CPU time (Linux /proc); elsewhere the CPU figures are left out. */
+const HAS_PROC = existsSync("/proc/self/task") && existsSync("/proc/self/schedstat");
+
+/** The workerd processes of a wrangler dev (its process group). */
+function workerdPids(group) {
+  if (!HAS_PROC) return [];
+  const pids = [];
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const pgrp = Number(stat.slice(close + 2).split(" ")[2]);
+      if (pgrp === group && stat.slice(stat.indexOf("(") + 1, close).startsWith("workerd")) pids.push(pid);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  if (pids.length === 0) throw new Error("no workerd process found in wrangler dev's process group");
+  return pids;
+}
+
+/** Resident memory of those processes, in MB. */
+function rssMb(pids) {
+  if (!HAS_PROC) return NaN;
+  let kib = 0;
+  for (const pid of pids) kib += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  return kib / 1024;
+}
+
+/**
+ * CPU time those processes have run, in ns: the kernel's per-thread run time (the first field of
+ * /proc/<pid>/task/<tid>/schedstat), summed over their threads. Unlike a wall clock it does not
+ * count time spent waiting for a core, so other load on the machine does not inflate it.
+ */
+function cpuNs(pids) {
+  if (!HAS_PROC) return NaN;
+  let ns = 0;
+  for (const pid of pids) {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  }
+  return ns;
+}
+
+/** Part 2: the cost inside workerd, on its own wrangler dev running bench/cost-worker.ts (also runnable alone). */
+export async function insideWorkerd() {
+  const secrets = { ...freshSecrets(), ...DEV_SETTINGS };
+  const admin = secrets.TOOLGATE_ADMIN_TOKEN;
+  const persistTo = mkdtempSync(join(tmpdir(), "toolgate-bench-cost-"));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const serviceToken = "bench-service-token";
+  const service = await startDemoService({ keys: { [CONSUMER]: consumerKey(secrets.TOOLGATE_SIGNING_KEY, CONSUMER) }, token: serviceToken });
+  // The same wrangler dev as the bench's, with the benchmark's entry point instead of wrangler.toml's
+  // `main` (right after `dev`: `--env-file` takes every value that follows it).
+  const withEntry = (command, [cli, dev, ...rest], options) => spawn(command, [cli, dev, "bench/cost-worker.ts", ...rest], options);
+  const dev = startWranglerDev({ port, persistTo, secrets, spawnProcess: withEntry });
+  const pool = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const send = requester(port, pool);
+  const bench = async (where, body) => {
+    const res = await send("POST", `/bench/${where}`, admin, JSON.stringify(body));
+    if (res.status !== 200) throw new Error(`bench ${where} ${body.op?.kind ?? body.scenario}: ${res.status} ${res.body.slice(0, 400)}`);
+    return JSON.parse(res.body);
+  };
+  try {
+    await waitHealthy(base);
+    // Looked up at each reading: wrangler may replace its workerd process while starting.
+    const pids = () => workerdPids(dev.child.pid);
+    // One consumer with the catalog's read and write, a data-defined tool (CEL authorize) on the demo service, an approver.
+    const tools = demoTools(service.base, "bench_service_token");
+    await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order", "create_refund_draft"], approver_subjects: [APPROVER], limits: UNLIMITED });
+    await call(base, "PUT", `/v1/consumers/${CONSUMER}/secrets/bench_service_token`, admin, { value: serviceToken });
+    await call(base, "PUT", `/v1/consumers/${CONSUMER}/tools/lookup_customer`, admin, tools.lookup_customer);
+    await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order", "create_refund_draft", "lookup_customer"], approver_subjects: [APPROVER], limits: UNLIMITED });
+    const mint = async (body) => (await call(base, "POST", `/v1/consumers/${CONSUMER}/credentials`, admin, body)).secret;
+    const tokens = { agent: await mint({ kind: "agent", roles: ["support"] }), approver: await mint({ kind: "approver", subject_id: APPROVER }), mcp: await mint({ kind: "agent", subject_id: "user-1" }) };
+    const object = (op) => bench("object", { consumer: CONSUMER, op });
+    const { step } = await object({ kind: "clock" });
+    const { sessionId } = await object({ kind: "mcpSession", tokens });
+    const fetchUrl = `${service.base}/customers/lookup`;
+    // The Worker's share is timed against one recorded answer of the object (recorded here, untimed).
+    const workerOp = (scenario, n) => ({ consumer: CONSUMER, scenario, n, token: scenario === "mcp" ? tokens.mcp : tokens.agent, sessionId });
+    for (const scenario of ["read", "mcp"]) await bench("worker", workerOp(scenario, 0));
+
+    // Interleaved rounds; each batch in one request, timed inside (µs per call = ms × 1000 / n).
+    const scenarios = ["insert", "read", "write", "data", "fetch", "mcp", "worker read", "worker mcp"];
+    const sizes = Object.fromEntries(scenarios.map((s) => [s, BATCH_LIMITS[s][0]]));
+    const byRound = [];
+    let runs = 0;
+    // One batch: its CPU (workerd's, minus an empty batch's) and its wall time inside the object, per call.
+    const timeOne = async (scenario, n, emptyNs = 0) => {
+      const run = `r${++runs}`;
+      if (scenario === "write") await object({ kind: "prepareWrites", run, n, tokens });
+      const before = cpuNs(pids());
+      const answer = scenario.startsWith("worker ")
+        ? await bench("worker", workerOp(scenario.slice(7), n))
+        : await object({ kind: "time", scenario, run, n, tokens, sessionId, fetchUrl });
+      const ns = cpuNs(pids()) - before;
+      return n === 0 ? { ns } : { cpu: (ns - emptyNs) / 1000 / n, wall: (answer.ms * 1000) / n };
+    };
+    for (let round = -1; round < ROUNDS; round++) {
+      const order = scenarios.map((_, i) => scenarios[(i + Math.max(round, 0)) % scenarios.length]);
+      const empty = [];
+      for (let i = 0; i < 3; i++) empty.push((await timeOne("insert", 0)).ns);
+      const thisRound = { empty: median(empty) / 1000 };
+      for (const scenario of order) {
+        const measured = await timeOne(scenario, sizes[scenario], median(empty));
+        if (round < 0) {
+          const [least, most] = BATCH_LIMITS[scenario];
+          sizes[scenario] = Math.min(most, Math.max(least, Math.ceil((BATCH_MS * 1000) / Math.max(measured.wall, measured.cpu, 0.1))));
+        }
+        thisRound[scenario] = measured;
+      }
+      if (round >= 0) byRound.push(thisRound);
+    }
+
+    // Cold objects: a new consumer, configured, its object reset; then its first call and warm ones (over HTTP).
+    const cold = [];
+    const warm = [];
+    const coldCpu = [];
+    const warmCpu = [];
+    for (let k = 0; k < COLD_CONSUMERS; k++) {
+      const name = `bench-cold-${k}`;
+      await call(base, "PUT", `/v1/consumers/${name}`, admin, { tools: ["get_order"], approver_subjects: [], limits: UNLIMITED });
+      const token = (await call(base, "POST", `/v1/consumers/${name}/credentials`, admin, { kind: "agent" })).secret;
+      const before = (await bench("object", { consumer: name, op: { kind: "serial" } })).serial;
+      const reset = await send("POST", "/bench/object", admin, JSON.stringify({ consumer: name, op: { kind: "abort" } }));
+      if (reset.status !== 500) throw new Error(`abort answered ${reset.status}`);
+      const times = [];
+      const cpus = [];
+      for (let i = 0; i <= WARM_CALLS; i++) {
+        const cpu = cpuNs(pids());
+        const started = process.hrtime.bigint();
+        const res = await send("POST", `/v1/consumers/${name}/tool-calls`, token, readBody(`cold-${k}-${i}`));
+        times.push(Number(process.hrtime.bigint() - started) / 1000);
+        cpus.push((cpuNs(pids()) - cpu) / 1000);
+        if (res.status !== 200) throw new Error(`cold call: ${res.status} ${res.body.slice(0, 200)}`);
+      }
+      const after = (await bench("object", { consumer: name, op: { kind: "serial" } })).serial;
+      if (after === before) throw new Error("the object was not reset");
+      cold.push(times[0]);
+      warm.push(median(times.slice(1)));
+      coldCpu.push(cpus[0]);
+      warmCpu.push(median(cpus.slice(1)));
+    }
+
+    // Memory: many credentials (more than the cache holds), then 10,000 calls twice.
+    const agents = [];
+    for (let i = 0; i < MEMORY_CREDENTIALS; i++) agents.push(await mint({ kind: "agent" }));
+    const snapshots = [{ calls: 0, rss: rssMb(pids()), held: (await object({ kind: "memory" })).held }];
+    for (const total of [MEMORY_CALLS, 2 * MEMORY_CALLS]) {
+      for (let done = snapshots.at(-1).calls; done < total; done += CALLS_PER_REQUEST) await object({ kind: "calls", run: `mem-${done}`, n: CALLS_PER_REQUEST, agents });
+      snapshots.push({ calls: total, rss: rssMb(pids()), held: (await object({ kind: "memory" })).held });
+    }
+
+    report({ step, sizes, byRound, cold: { wall: [cold, warm], cpu: [coldCpu, warmCpu] }, snapshots });
+  } finally {
+    pool.destroy();
+    await dev.stop();
+    await service.close();
+    rmSync(persistTo, { recursive: true, force: true });
+  }
+}
+
+function report({ step, sizes, byRound: rows, cold, snapshots }) {
+  const of = (scenario, field) => rows.map((r) => r[scenario][field]);
+  const ratio = (scenario) => rows.map((r) => r[scenario].cpu / r.insert.cpu);
+  console.log(`\nInside workerd (bench/cost-worker.ts under wrangler dev), per call, ${ROUNDS} interleaved rounds after a warm-up round; median [min–max] over rounds.`);
+  console.log("  CPU: the run time of that wrangler dev's workerd processes (/proc/<pid>/task/*/schedstat, ns, every thread) over the one request running the batch, minus an empty batch's request;");
+  console.log(`  wall: performance.now() around the batch inside the object or Worker (under wrangler dev it advances while code runs, step ${step === null ? "none: it stood still" : `${step} ms`}).`);
+  if (!HAS_PROC) console.log("  (no /proc on this system: CPU and resident memory are not measured, NaN below)");
+  console.log(`  An empty batch's request costs ${spread(rows.map((r) => r.empty), 0, " µs")} of CPU (subtracted). Wall times include waiting for a core when the machine is busy; CPU does not.`);
+  console.log(`  ${"scenario".padEnd(54)}${"batch".padStart(6)}   ${"CPU µs".padEnd(26)}${"× bare insert (CPU)".padEnd(23)}wall µs`);
+  const line = (label, scenario) =>
+    console.log(`  ${label.padEnd(54)}${String(sizes[scenario]).padStart(6)}   ${spread(of(scenario, "cpu"), 1).padEnd(26)}${(scenario === "insert" ? "1" : spread(ratio(scenario), 1)).padEnd(23)}${spread(of(scenario, "wall"), 1)}`);
+  line("bare SQLite insert (same object)", "insert");
+  line("read call get_order (object)", "read");
+  line("approved write create_refund_draft: the run (object)", "write");
+  line("data tool lookup_customer, CEL authorize (object)", "data");
+  line("  bare fetch of the same downstream URL (object)", "fetch");
+  line("MCP tools/call get_order (object)", "mcp");
+  line("the Worker's share of POST …/tool-calls (route only)", "worker read");
+  line("the Worker's share of POST …/mcp (route only)", "worker mcp");
+  const sum = (a, b) => rows.map((r) => r[a].cpu + r[b].cpu);
+  console.log(`  CPU of the data tool minus its bare fetch ${spread(rows.map((r) => r.data.cpu - r.fetch.cpu), 1, " µs")}; read call, Worker + object ${spread(sum("read", "worker read"), 1, " µs")}; MCP tools/call, Worker + object ${spread(sum("mcp", "worker mcp"), 1, " µs")}`);
+  const [first, warm] = cold.wall;
+  const [firstCpu, warmCpu] = cold.cpu;
+  const wallRatio = first.map((c, k) => c / warm[k]);
+  const cpuRatio = firstCpu.map((c, k) => c / warmCpu[k]);
+  console.log(`\nCold object: ${COLD_CONSUMERS} new consumers, each configured, its object reset (ctx.abort; the Worker's isolate stays warm), then its first read call over HTTP beside the median of its next ${WARM_CALLS}:`);
+  console.log(`  wall  first ${spread(first, 0, " µs")}, warm ${spread(warm, 0, " µs")}: ${spread(wallRatio)}×   goal ≤ ${GOALS.coldVsWarm.toFixed(2)}×  ${verdict(median(wallRatio), GOALS.coldVsWarm)}`);
+  console.log(`  CPU   first ${spread(firstCpu, 0, " µs")}, warm ${spread(warmCpu, 0, " µs")}: ${spread(cpuRatio)}×`);
+  console.log(`\nMemory of one consumer object (${MEMORY_CREDENTIALS} agent credentials, read calls spread over them, run inside the object in batches of ${CALLS_PER_REQUEST}), entries after each count of calls:`);
+  const header = snapshots.map((s) => `${s.calls.toLocaleString("en-US")} calls`.padStart(14)).join("");
+  console.log(`  ${"structure".padEnd(36)}${header}   cap`);
+  for (const [i, held] of snapshots[0].held.entries()) {
+    const counts = snapshots.map((s) => String(s.held[i].entries).padStart(14)).join("");
+    console.log(`  ${held.structure.padEnd(36)}${counts}   ${held.cap === null ? held.bound : `${held.cap} (${held.bound})`}`);
+  }
+  console.log(`  ${"workerd resident memory, MB".padEnd(36)}${snapshots.map((s) => s.rss.toFixed(1).padStart(14)).join("")}   (the whole process: every object, SQLite's page cache)`);
+}
+
+/** The gate's own cost (issue #17 point 3): the round-trip goals, then the cost inside workerd. */
+export async function gateCost(options) {
+  await roundTripGoals(options);
+  await insideWorkerd();
+}
