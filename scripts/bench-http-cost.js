@@ -52,7 +52,8 @@ const p50 = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.leng
 const spread = (values, digits = 2, unit = "") => `${median(values).toFixed(digits)}${unit} [${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}]`;
 const verdict = (value, goal, atMost = true) => ((atMost ? value <= goal : value >= goal) ? "met" : "NOT met");
 
-function requester(port, agent) {
+/** Keep-alive JSON requests to 127.0.0.1:`port` through `agent`: `(method, path, token, body) → {status, body}`. */
+export function requester(port, agent) {
   return (method, path, token, body) =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(body);

@@ -8,7 +8,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, freePort, freshSecrets, startWranglerDev, waitHealthy } from "./start.js";
-import { gateCost } from "./bench-http-cost.js";
+import { gateCost, requester } from "./bench-http-cost.js";
 
 const ROUNDS = 5;
 const PER_ROUND = 240; // 1,200 sequential calls per scenario
@@ -21,27 +21,7 @@ const CONSUMER = "tenant-a";
 const agentPool = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 function send(port, method, path, token, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(body);
-    const req = http.request(
-      {
-        host: "127.0.0.1",
-        port,
-        method,
-        path,
-        agent: agentPool,
-        headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": payload.length }) },
-      },
-      (res) => {
-        const chunks = [];
-        res.on("data", (c) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on("error", reject);
-    if (payload !== undefined) req.write(payload);
-    req.end();
-  });
+  return requester(port, agentPool)(method, path, token, body);
 }
 
 // Bytes stored per call (docs/storage.md, "Retention"): the consumer object's SQLite size, read

@@ -7,7 +7,7 @@
  */
 import * as z from "zod";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
-import { ProblemCodeSchema } from "./problem";
+import { PROBLEM_MEMBERS, ProblemCodeSchema } from "./problem";
 
 /** Protocol versions the endpoint speaks, newest first (the first is answered to any other request). */
 export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
@@ -164,11 +164,7 @@ export const ElicitParams = z.union([
  */
 export const McpProblem = z
   .strictObject({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    code: ProblemCodeSchema,
-    detail: z.string(),
+    ...PROBLEM_MEMBERS,
     jsonrpc: Jsonrpc.optional(),
     id: JsonRpcId.nullable().optional().describe("The refused request's id, when it was read."),
     error: z

@@ -146,14 +146,13 @@ export const ProblemCodeSchema = z
   .enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]])
   .register(httpSchemas, { id: "ProblemCode", description: "toolgate's stable problem code; its status is fixed (docs/http-api.md)." });
 
+/** The RFC 9457 members every problem of the gate carries, its stable `code` among them. */
+export const PROBLEM_MEMBERS = { type: z.string(), title: z.string(), status: z.number().int(), code: ProblemCodeSchema, detail: z.string() };
+
 /** RFC 9457 problem details with toolgate's stable `code`. */
 export const ProblemDetails = z
   .strictObject({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    code: ProblemCodeSchema,
-    detail: z.string(),
+    ...PROBLEM_MEMBERS,
     path: z.string().optional().meta({ description: "Where the offending input is: a JSON path (envelope `unknown_field`) or a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`)." }),
     error: z
       .record(z.string(), z.unknown())

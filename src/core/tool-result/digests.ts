@@ -164,13 +164,7 @@ export function callBindingDigest(
     text = generic(error, () => ({
       tenant_id: principal.tenant_id,
       subject_id: principal.subject_id,
-      provider: call.provider,
-      api_family: call.api_family,
-      response_id: call.response_id,
-      call_id: call.call_id,
-      operation_id: call.operation_id,
-      idempotency_key: call.idempotency_key,
-      adapter_revision: call.adapter_revision,
+      ...callIdentity(call),
       tool_contract: toolContract(spec, call.name),
       request_sha256: requestSha256,
       result_sha256: resultSha256,
@@ -178,6 +172,19 @@ export function callBindingDigest(
     }));
   }
   return hash(text);
+}
+
+/** The provider call identity's members (the generic encoder's input when a fast path refuses). */
+function callIdentity(call: ToolCall) {
+  return {
+    provider: call.provider,
+    api_family: call.api_family,
+    response_id: call.response_id,
+    call_id: call.call_id,
+    operation_id: call.operation_id,
+    idempotency_key: call.idempotency_key,
+    adapter_revision: call.adapter_revision,
+  };
 }
 
 /** Binds a provider call identity to one proposed action and one purpose, before execution. */
@@ -195,13 +202,7 @@ export function callFingerprint(
       `"purpose":${m(purpose)},"request_sha256":${m(requestSha256)},"response_id":${m(call.response_id)}}`;
   } catch (error) {
     text = generic(error, () => ({
-      provider: call.provider,
-      api_family: call.api_family,
-      response_id: call.response_id,
-      call_id: call.call_id,
-      operation_id: call.operation_id,
-      idempotency_key: call.idempotency_key,
-      adapter_revision: call.adapter_revision,
+      ...callIdentity(call),
       purpose,
       request_sha256: requestSha256,
     }));

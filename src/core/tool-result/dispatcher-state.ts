@@ -102,17 +102,8 @@ export function callFromJson(record: JsonObject): ToolCall {
 
 /** Plain-JSON copy of a call, for records. */
 export function callJson(call: ToolCall): JsonObject {
-  return {
-    call_id: call.call_id,
-    operation_id: call.operation_id,
-    name: call.name,
-    arguments: call.arguments,
-    idempotency_key: call.idempotency_key,
-    provider: call.provider,
-    api_family: call.api_family,
-    response_id: call.response_id,
-    adapter_revision: call.adapter_revision,
-  };
+  const copy: JsonObject = { ...callCopy(call) };
+  return copy;
 }
 
 /**
