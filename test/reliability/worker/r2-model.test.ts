@@ -122,9 +122,12 @@ const totals = { runs: 0, commands: 0, evictions: 0, heldEvictions: 0, heldDupli
 const violations: string[] = [];
 /**
  * What runs share: the object's draft counter, the clock (each run starts 1,000 s after the
- * last one ended, so no earlier request is still pending), the audit chain's head.
+ * last one ended, so no earlier request is still pending), the audit chain's head. The clock
+ * starts at the wall clock: an evicted object restarts on the wall clock until it is pinned
+ * again, and what it stores then (a recovered unknown outcome) must not look years older than
+ * the pinned clock to the retention sweep (a production object has one clock).
  */
-const shared = { drafts: 0, now: 1_900_000_000, auditSeq: 0, auditHead: "0".repeat(64) };
+const shared = { drafts: 0, now: Math.floor(Date.now() / 1000), auditSeq: 0, auditHead: "0".repeat(64) };
 const phase = { pin: 0, cmds: 0, finish: 0 };
 let runViolations: string[] = [];
 
