@@ -7,6 +7,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send, wipe } from "./gate-client";
+import { LOOKUP } from "../support/ledger-tools";
 
 // The demo catalog's orders belong to the reference's tenant: each test starts from a wiped one.
 const C = "tenant-a";
@@ -33,18 +34,6 @@ const NOT_FOUND = failed("authorization", "NOT_FOUND", "none", "The resource doe
 const UNKNOWN_TOOL = failed("contract", "UNKNOWN_TOOL", "correct_input", "The tool is not allowlisted.");
 const APPROVAL_REQUIRED = failed("approval", "APPROVAL_REQUIRED", "request_approval", "This action requires approval bound to the current arguments.");
 const text = (value: unknown) => JSON.stringify(value);
-
-/** A read as data, so a provider's group (`crm`, `browser`) can name a tool of its own. */
-const LOOKUP = {
-  description: "Look up a customer's tier.",
-  risk: "read",
-  input: { type: "object", properties: { customer: { type: "string", minLength: 1, maxLength: 8 } }, required: ["customer"], additionalProperties: false },
-  output: {
-    schema: { type: "object", properties: { customer: { type: "string" }, tier: { type: "string", enum: ["gold", "silver"] } }, required: ["customer", "tier"], additionalProperties: false },
-    bound_to_arguments: { customer: "customer" },
-  },
-  target: { kind: "http", url: "https://ledger.test/customers/lookup" },
-};
 
 const PROFILES = {
   responses: { provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1" },

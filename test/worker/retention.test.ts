@@ -11,6 +11,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { RUNTIME_MIGRATIONS } from "../../src/worker/object/runtime/store";
 import { TOOL_CALL_MIGRATIONS } from "../../src/worker/object/tool-calls/store";
+import { INVOICE, LOOKUP } from "../support/ledger-tools";
 import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "./gate-client";
 
 const C = "retention-a";
@@ -19,44 +20,6 @@ const T0 = 1_784_419_200;
 const WINDOW = 60;
 /** Calls sent at once (the object still runs them one at a time). */
 const PARALLEL = 25;
-
-const LOOKUP = {
-  description: "Look up a customer's tier.",
-  risk: "read",
-  input: { type: "object", properties: { customer: { type: "string", minLength: 1, maxLength: 8 } }, required: ["customer"], additionalProperties: false },
-  output: {
-    schema: { type: "object", properties: { customer: { type: "string" }, tier: { type: "string", enum: ["gold", "silver"] } }, required: ["customer", "tier"], additionalProperties: false },
-    bound_to_arguments: { customer: "customer" },
-  },
-  target: { kind: "http", url: "https://ledger.test/customers/lookup" },
-};
-
-const INVOICE = {
-  description: "Create an invoice.",
-  risk: "write",
-  input: {
-    type: "object",
-    properties: { customer: { type: "string", minLength: 1, maxLength: 8 }, amount: { type: "integer", minimum: 1, maximum: 100_000 } },
-    required: ["customer", "amount"],
-    additionalProperties: false,
-  },
-  output: {
-    schema: {
-      type: "object",
-      properties: { invoice_id: { type: "string", maxLength: 16, pattern: "^INV-[0-9]+$" }, customer: { type: "string" }, amount: { type: "integer" } },
-      required: ["invoice_id", "customer", "amount"],
-      additionalProperties: false,
-    },
-    bound_to_arguments: { customer: "customer", amount: "amount" },
-  },
-  approval: "args.amount > 100",
-  target: {
-    kind: "http",
-    url: "https://ledger.test/invoices",
-    status_url: "https://ledger.test/invoices/status/{status_ref}",
-    fence_url: "https://ledger.test/invoices/status/{status_ref}/fence",
-  },
-};
 
 type Answer = { status: number; body: Record<string, any> };
 
