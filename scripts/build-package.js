@@ -12,13 +12,15 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 /** The entry points: output name (under dist/) → source. */
 export const ENTRIES = { core: "src/core/index.ts", client: "src/client/index.ts", worker: "src/worker/gate.ts" };
 
-/** Bundles the entries (ESM, platform neutral: no Node or browser built-ins assumed). */
-export async function buildJs() {
-  rmSync(`${root}dist/chunks`, { recursive: true, force: true });
-  await build({
+/**
+ * The esbuild options of the package's entries (`names`: which of {@link ENTRIES}) into `outdir`:
+ * ESM, platform neutral (no Node or browser built-ins assumed), shared code in chunks/.
+ */
+export function entryBuild(names, outdir) {
+  return {
     absWorkingDir: root,
-    entryPoints: Object.entries(ENTRIES).map(([out, src]) => ({ in: src, out })),
-    outdir: "dist",
+    entryPoints: names.map((out) => ({ in: ENTRIES[out], out })),
+    outdir,
     chunkNames: "chunks/[name]-[hash]",
     bundle: true,
     splitting: true,
@@ -29,7 +31,13 @@ export async function buildJs() {
     packages: "external",
     external: ["cloudflare:*"],
     logLevel: "warning",
-  });
+  };
+}
+
+/** Bundles the entries into dist/. */
+export async function buildJs() {
+  rmSync(`${root}dist/chunks`, { recursive: true, force: true });
+  await build(entryBuild(Object.keys(ENTRIES), "dist"));
 }
 
 /** Emits the `.d.ts` files of the entries (and what they reference) into dist/types/. */

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain JavaScript module without declarations
-import { ENTRIES } from "../../scripts/build-package.js";
+import { entryBuild } from "../../scripts/build-package.js";
 import { startDev, type DevServer } from "./wrangler-dev";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -142,20 +142,7 @@ function packageEntries(dist: string): Plugin {
 /** Builds the core and client entries as scripts/build-package.js does, then bundles each program against them. */
 async function buildPrograms(): Promise<void> {
   const dist = join(dir, "dist");
-  const entries = ENTRIES as Record<string, string>;
-  await build({
-    absWorkingDir: ROOT,
-    entryPoints: ["core", "client"].map((out) => ({ in: entries[out] ?? "", out })),
-    outdir: dist,
-    chunkNames: "chunks/[name]-[hash]",
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    packages: "external",
-    logLevel: "silent",
-  });
+  await build({ ...entryBuild(["core", "client"], dist), logLevel: "silent" });
   for (const program of ["core-parity.mjs", "client-host.mjs"]) {
     await build({
       entryPoints: [join(PROGRAMS, program)],

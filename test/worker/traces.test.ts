@@ -24,6 +24,7 @@ import { OtlpExporter } from "../../src/worker/trace/export";
 import { otlpSpan, otlpValue } from "../../src/worker/trace/otlp";
 import { createTracer, NOOP_TRACER, randomId, unixNano, type FinishedSpan } from "../../src/worker/trace/span";
 import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "./gate-client";
+import { INVOICE as LEDGER_INVOICE, LOOKUP as LEDGER_LOOKUP } from "../support/ledger-tools";
 
 const C = "traces-a";
 const T0 = 1_784_419_200;
@@ -34,45 +35,9 @@ const COLLECTOR_KEY = "otlp-test-key-5a7c,9";
 const CUSTOMER = "cu-q8v2";
 const AMOUNT = 4_817;
 
-const LOOKUP = {
-  description: "Look up a customer's tier.",
-  risk: "read",
-  input: { type: "object", properties: { customer: { type: "string", minLength: 1, maxLength: 8 } }, required: ["customer"], additionalProperties: false },
-  output: {
-    schema: { type: "object", properties: { customer: { type: "string" }, tier: { type: "string", enum: ["gold", "silver"] } }, required: ["customer", "tier"], additionalProperties: false },
-    bound_to_arguments: { customer: "customer" },
-  },
-  authorize: '"support" in principal.roles',
-  target: { kind: "http", url: "https://ledger.test/customers/lookup?tenant=q" },
-};
+const LOOKUP = { ...LEDGER_LOOKUP, authorize: '"support" in principal.roles', target: { kind: "http", url: "https://ledger.test/customers/lookup?tenant=q" } };
 
-const INVOICE = {
-  description: "Create an invoice.",
-  risk: "write",
-  input: {
-    type: "object",
-    properties: { customer: { type: "string", minLength: 1, maxLength: 8 }, amount: { type: "integer", minimum: 1, maximum: 100_000 } },
-    required: ["customer", "amount"],
-    additionalProperties: false,
-  },
-  output: {
-    schema: {
-      type: "object",
-      properties: { invoice_id: { type: "string", maxLength: 16, pattern: "^INV-[0-9]+$" }, customer: { type: "string" }, amount: { type: "integer" } },
-      required: ["invoice_id", "customer", "amount"],
-      additionalProperties: false,
-    },
-    bound_to_arguments: { customer: "customer", amount: "amount" },
-  },
-  approval: "args.amount > 100",
-  target: {
-    kind: "http",
-    url: "https://ledger.test/invoices",
-    secret_headers: { authorization: { secret: "ledger_token", prefix: "Bearer " } },
-    status_url: "https://ledger.test/invoices/status/{status_ref}",
-    fence_url: "https://ledger.test/invoices/status/{status_ref}/fence",
-  },
-};
+const INVOICE = { ...LEDGER_INVOICE, target: { ...LEDGER_INVOICE.target, secret_headers: { authorization: { secret: "ledger_token", prefix: "Bearer " } } } };
 
 type Value = { stringValue: string } | { intValue: string } | { boolValue: boolean } | { doubleValue: number };
 interface ExportedSpan {
