@@ -102,8 +102,23 @@ export function devArgs(port: number, persistTo: string, inspectorPort: number, 
   ];
 }
 
-/** Starts wrangler dev and waits until `/healthz` answers 200. */
+/**
+ * Starts wrangler dev and waits until `/healthz` answers 200. A port picked here can be taken by
+ * another process before wrangler binds it (test files start servers in parallel): that start is
+ * tried again on new ports, at most twice; a port the caller chose is never replaced.
+ */
 export async function startDev(persistTo: string, adminToken: string, options: DevOptions = {}): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevOnce(persistTo, adminToken, options);
+    } catch (error) {
+      const raced = error instanceof Error && error.message.includes("Address already in use");
+      if (!raced || options.port !== undefined || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startDevOnce(persistTo: string, adminToken: string, options: DevOptions): Promise<DevServer> {
   const port = options.port ?? (await freePort());
   const envFile = writeEnvFile(devBindings(persistTo, adminToken, options.vars));
   const child: ChildProcess = spawn(process.execPath, devArgs(port, persistTo, await freePort(), envFile.path), {
