@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type * as z from "../core/zod";
 import type { CapabilityRequestBody } from "../contracts/capability";
 import type { ApprovalEventData } from "../contracts/events";
 import type { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../contracts/tool-call";

@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type * as z from "../core/zod";
 import type { ApprovalDecisionRequest, ApprovalDecisionView, ApprovalList, ApprovalView } from "../contracts/approval";
 import type { CapabilityAuthorityRequest } from "../contracts/capability";
 import type { approvalDecision, toolAuthorityCommand } from "../core/capability";

@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type * as z from "../core/zod";
 import type { toolFailureKind } from "../core/capability";
 import type { BoundEffect, CapabilityObservation, ObservationEnvelope } from "./types";
 

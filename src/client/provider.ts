@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type * as z from "../core/zod";
 import type { CapabilityDetachPost, CapabilityObservationPost, ProviderSocketMessage } from "../contracts/capability";
 import { observationFor } from "./observation";
 import { call, consumerPath, readWire, writeWire, type ClientProblem, type ClientResult, type GateOptions } from "./transport";

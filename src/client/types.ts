@@ -9,7 +9,7 @@
  * number for a safe integer and a bigint only beyond 2^53 − 1.
  * @module
  */
-import type * as z from "zod";
+import type * as z from "../core/zod";
 import type {
   capabilityCompletionBatch,
   capabilityCompletionEnvelope,

@@ -3,29 +3,30 @@
  * consumer's credentials. None of them answers a secret, a credential's tag or its hash.
  * @module
  */
-import * as z from "zod";
+import * as z from "../core/zod";
 import { CREDENTIAL_KINDS } from "./access";
 import { ConsumerView } from "./consumer";
 import { PRINCIPAL_MODES } from "./credential";
 import { httpSchemas } from "./registry";
 
 /** `GET /v1/consumers/{consumer}`: the stored configuration, the limits with their defaults applied, and the object's storage size. */
-export const ConsumerDetails = ConsumerView.omit({ created: true })
-  .extend({
+export const ConsumerDetails = z
+  .extend(z.omit(ConsumerView, { created: true }), {
     storage_bytes: z
-      .number()
       .int()
-      .min(0)
-      .meta({ description: "Bytes of the consumer object's SQLite database now (pages in use and free pages kept for reuse; docs/storage.md, Retention)." }),
+      .check(
+        z.gte(0),
+        z.meta({ description: "Bytes of the consumer object's SQLite database now (pages in use and free pages kept for reuse; docs/storage.md, Retention)." }),
+      ),
   })
   .register(httpSchemas, { id: "ConsumerDetails" });
 
 /** One consumer of the directory: its name and when the directory first recorded it (Unix seconds). */
-export const ConsumerEntry = z.strictObject({ consumer: z.string(), created_at: z.number().int() }).register(httpSchemas, { id: "ConsumerEntry" });
+export const ConsumerEntry = z.strictObject({ consumer: z.string(), created_at: z.int() }).register(httpSchemas, { id: "ConsumerEntry" });
 
 /** `GET /v1/consumers`: one page of consumer names in code-point order; `next_cursor` is null on the last page. */
 export const ConsumerList = z
-  .strictObject({ consumers: z.array(ConsumerEntry), next_cursor: z.string().nullable() })
+  .strictObject({ consumers: z.array(ConsumerEntry), next_cursor: z.nullable(z.string()) })
   .register(httpSchemas, { id: "ConsumerList" });
 
 /** Largest page of the consumer directory. */
@@ -35,8 +36,8 @@ export const DEFAULT_DIRECTORY_PAGE = 100;
 
 /** Query of `GET /v1/consumers`. */
 export const ConsumerListQuery = z.strictObject({
-  cursor: z.string().min(1).max(256).optional(),
-  limit: z.coerce.number().int().min(1).max(MAX_DIRECTORY_PAGE).optional(),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  limit: z.optional(z.coerce.number().check(z.int(), z.gte(1), z.lte(MAX_DIRECTORY_PAGE))),
 });
 
 /** A credential as listed: what it is bound to and its life, never its secret or tag. */
@@ -44,23 +45,23 @@ export const CredentialSummary = z
   .strictObject({
     credential_id: z.string(),
     kind: z.enum(CREDENTIAL_KINDS),
-    subject_id: z.string().nullable(),
-    principal: z.enum(PRINCIPAL_MODES).nullable(),
+    subject_id: z.nullable(z.string()),
+    principal: z.nullable(z.enum(PRINCIPAL_MODES)),
     roles: z.array(z.string()),
-    tools: z.array(z.string()).nullable(),
-    created_at: z.number().int(),
-    expires_at: z.number().int().nullable(),
-    revoked_at: z.number().int().nullable(),
+    tools: z.nullable(z.array(z.string())),
+    created_at: z.int(),
+    expires_at: z.nullable(z.int()),
+    revoked_at: z.nullable(z.int()),
   })
   .register(httpSchemas, { id: "CredentialSummary" });
 
 /** `GET /v1/consumers/{consumer}/credentials`: one page in issue order; `next_cursor` is null on the last page. */
 export const CredentialList = z
-  .strictObject({ credentials: z.array(CredentialSummary), next_cursor: z.string().nullable() })
+  .strictObject({ credentials: z.array(CredentialSummary), next_cursor: z.nullable(z.string()) })
   .register(httpSchemas, { id: "CredentialList" });
 
 /** Query of `GET /v1/consumers/{consumer}/credentials`. */
-export const CredentialListQuery = z.strictObject({ cursor: z.string().min(1).max(256).optional() });
+export const CredentialListQuery = z.strictObject({ cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) });
 
 /** A parsed consumer configuration view. */
 export type ConsumerDetails = z.infer<typeof ConsumerDetails>;

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { httpSchemas, Sha256Hex } from "./registry";
 
 /** `POST …/approvals/{approval_id}`: the decision, bound to the digest the approver saw. */
@@ -18,8 +18,8 @@ export const ApprovalView = z
   .strictObject({
     approval_id: z.string(),
     state: z.enum(["pending", "approved", "denied"]),
-    tenant_id: z.string().describe("The consumer: the principal's tenant, an input of request_sha256."),
-    subject_id: z.string().describe("The requesting subject (an input of request_sha256); it may not decide."),
+    tenant_id: z.string().check(z.describe("The consumer: the principal's tenant, an input of request_sha256.")),
+    subject_id: z.string().check(z.describe("The requesting subject (an input of request_sha256); it may not decide.")),
     tool: z.string(),
     arguments: z.record(z.string(), z.unknown()),
     provider: z.string(),
@@ -28,24 +28,28 @@ export const ApprovalView = z
     operation_id: z.string(),
     call_id: z.string(),
     response_id: z.string(),
-    idempotency_key: z.string().nullable(),
-    request_sha256: Sha256Hex.describe("SHA-256 of canonical {tenant_id, subject_id, tool, arguments, input_schema_revision, output_schema_revision, effect_revision}."),
+    idempotency_key: z.nullable(z.string()),
+    request_sha256: Sha256Hex.check(
+      z.describe("SHA-256 of canonical {tenant_id, subject_id, tool, arguments, input_schema_revision, output_schema_revision, effect_revision}."),
+    ),
     input_schema_revision: z.string(),
     output_schema_revision: z.string(),
     effect_revision: z.string(),
-    approval_revision: z.string().describe("The tool's policy revision."),
-    approver_id: z.string().describe("The approver this digest was computed for: the caller."),
-    approval_digest: Sha256Hex.describe(
-      "SHA-256 of canonical {provider, api_family, adapter_revision, operation_id, call_id, response_id, idempotency_key, request_sha256, input_schema_revision, output_schema_revision, effect_revision, approval_revision, approver_id}.",
+    approval_revision: z.string().check(z.describe("The tool's policy revision.")),
+    approver_id: z.string().check(z.describe("The approver this digest was computed for: the caller.")),
+    approval_digest: Sha256Hex.check(
+      z.describe(
+        "SHA-256 of canonical {provider, api_family, adapter_revision, operation_id, call_id, response_id, idempotency_key, request_sha256, input_schema_revision, output_schema_revision, effect_revision, approval_revision, approver_id}.",
+      ),
     ),
-    requested_at: z.number().int(),
-    expires_at: z.number().int(),
+    requested_at: z.int(),
+    expires_at: z.int(),
   })
   .register(httpSchemas, { id: "Approval" });
 
 /** `GET …/approvals`: one page, oldest first; `next_cursor` (pass back as `?cursor=`) is `null` on the last page. */
 export const ApprovalList = z
-  .strictObject({ approvals: z.array(ApprovalView), next_cursor: z.string().nullable() })
+  .strictObject({ approvals: z.array(ApprovalView), next_cursor: z.nullable(z.string()) })
   .register(httpSchemas, { id: "ApprovalList" });
 
 /** The stored decision. */
@@ -54,23 +58,22 @@ export const ApprovalDecisionView = z
     approval_id: z.string(),
     state: z.enum(["approved", "denied"]),
     approver_id: z.string(),
-    decided_at: z.number().int(),
-    valid_until: z.number().int().nullable(),
-    bound_to_request: z.literal(true).describe("Always true: a decision with another digest is refused (APPROVAL_DIGEST_MISMATCH)."),
+    decided_at: z.int(),
+    valid_until: z.nullable(z.int()),
+    bound_to_request: z.literal(true).check(z.describe("Always true: a decision with another digest is refused (APPROVAL_DIGEST_MISMATCH).")),
   })
   .register(httpSchemas, { id: "ApprovalDecision" });
 
 /** Query of `GET …/approvals`: `cursor` is a `next_cursor` answered before (opaque). */
-export const ApprovalQuery = z.strictObject({ state: z.enum(["pending"]).default("pending"), cursor: z.string().optional() });
+export const ApprovalQuery = z.strictObject({ state: z._default(z.enum(["pending"]), "pending"), cursor: z.optional(z.string()) });
 
 /** Query of `GET …/approvals/{approval_id}`: `wait`, seconds to wait for a decision (0–60). */
 export const ApprovalWaitQuery = z.strictObject({
-  wait: z
-    .string()
-    .regex(/^(0|[1-9][0-9]?)$/, "wait is whole seconds, 0 to 60")
-    .transform(Number)
-    .refine((n) => n <= 60, "wait is whole seconds, 0 to 60")
-    .optional(),
+  wait: z.optional(
+    z
+      .pipe(z.string().check(z.regex(/^(0|[1-9][0-9]?)$/, "wait is whole seconds, 0 to 60")), z.transform(Number))
+      .check(z.refine((n) => n <= 60, "wait is whole seconds, 0 to 60")),
+  ),
 });
 
 /** Parsed decision. */

@@ -1,12 +1,12 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { httpSchemas, Sha256Hex } from "./registry";
 
 /** One audit-chain entry. */
 export const AuditEntryView = z
   .strictObject({
-    seq: z.number().int().min(1),
+    seq: z.int().check(z.gte(1)),
     kind: z.string(),
-    at: z.number().int(),
+    at: z.int(),
     record: z.record(z.string(), z.unknown()),
     prev_sha256: Sha256Hex,
     entry_sha256: Sha256Hex,
@@ -19,11 +19,11 @@ export const AuditEntryView = z
  * number (the `after` of the next page), kept for clients that page with `after`.
  */
 export const AuditPage = z
-  .strictObject({ entries: z.array(AuditEntryView), next_cursor: z.string().nullable(), next_after: z.number().int().nullable() })
+  .strictObject({ entries: z.array(AuditEntryView), next_cursor: z.nullable(z.string()), next_after: z.nullable(z.int()) })
   .register(httpSchemas, { id: "AuditPage" });
 
 /** An opaque cursor as the gate answered it (its shape is checked by the object: `INVALID_CURSOR`). */
-const Cursor = z.string().min(1).max(256);
+const Cursor = z.string().check(z.minLength(1), z.maxLength(256));
 
 /**
  * Query of `GET …/audit`: where to start (`cursor` from a previous page, or `after` a sequence
@@ -32,14 +32,14 @@ const Cursor = z.string().min(1).max(256);
  */
 export const AuditQuery = z
   .strictObject({
-    cursor: Cursor.optional(),
-    after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-    limit: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    cursor: z.optional(Cursor),
+    after: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER))),
+    limit: z.optional(z.coerce.number().check(z.int(), z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
   })
-  .refine((q) => q.cursor === undefined || q.after === undefined, { message: "give either cursor or after, not both" });
+  .check(z.refine((q) => q.cursor === undefined || q.after === undefined, { message: "give either cursor or after, not both" }));
 
 /** Query of `GET …/audit/verify`: `cursor` continues a walk (the `next_cursor` of the previous call). */
-export const AuditVerifyQuery = z.strictObject({ cursor: Cursor.optional() });
+export const AuditVerifyQuery = z.strictObject({ cursor: z.optional(Cursor) });
 
 /**
  * One step of the chain's verification walk. Entries `1..count` are verified, the last of them
@@ -51,41 +51,49 @@ export const AuditVerifyQuery = z.strictObject({ cursor: Cursor.optional() });
 export const AuditVerifyView = z
   .strictObject({
     ok: z.boolean(),
-    count: z.number().int().min(0),
+    count: z.int().check(z.gte(0)),
     head: Sha256Hex,
-    broken_at: z.number().int().min(1).nullable(),
-    next_cursor: z.string().nullable(),
+    broken_at: z.nullable(z.int().check(z.gte(1))),
+    next_cursor: z.nullable(z.string()),
   })
   .register(httpSchemas, { id: "AuditVerification" });
 
 /** Standard padded base64 of a 32-byte hash (RFC 4648 §4), as C2SP checkpoints write it. */
-const Base64Hash = z.string().regex(/^[A-Za-z0-9+/]{43}=$/);
+const Base64Hash = z.string().check(z.regex(/^[A-Za-z0-9+/]{43}=$/));
 
 /** A non-negative decimal query value (a sequence number or a tree size). */
-const Count = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const Count = z.coerce.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER));
 
 /**
  * The latest signed checkpoint of the consumer's log (signed first if the tree grew): its tree
  * size, root hash, and the C2SP signed note (`<origin>\n<size>\n<base64 root>\n\n— <key name> <base64 signature>\n`).
  */
 export const AuditCheckpointView = z
-  .strictObject({ size: z.number().int().min(0), root: Base64Hash, checkpoint: z.string() })
+  .strictObject({ size: z.int().check(z.gte(0)), root: Base64Hash, checkpoint: z.string() })
   .register(httpSchemas, { id: "AuditCheckpoint" });
 
 /** Query of `GET …/audit/proof/inclusion`: entry `seq` (1-based) in the tree of `size` entries (default: the latest checkpoint's). */
-export const AuditInclusionQuery = z.strictObject({ seq: Count.min(1), size: Count.optional() });
+export const AuditInclusionQuery = z.strictObject({ seq: Count.check(z.gte(1)), size: z.optional(Count) });
 
 /** An RFC 9162 §2.1.3 inclusion proof: leaf `seq − 1` in the tree of `tree_size` leaves; hashes in base64. */
 export const AuditInclusionView = z
-  .strictObject({ seq: z.number().int().min(1), leaf_index: z.number().int().min(0), tree_size: z.number().int().min(1), leaf_hash: Base64Hash, proof: z.array(Base64Hash) })
+  .strictObject({
+    seq: z.int().check(z.gte(1)),
+    leaf_index: z.int().check(z.gte(0)),
+    tree_size: z.int().check(z.gte(1)),
+    leaf_hash: Base64Hash,
+    proof: z.array(Base64Hash),
+  })
   .register(httpSchemas, { id: "AuditInclusionProof" });
 
 /** Query of `GET …/audit/proof/consistency`: the tree of `from` entries against the tree of `to` entries. */
-export const AuditConsistencyQuery = z.strictObject({ from: Count, to: Count }).refine((q) => q.from <= q.to, { message: "from must be at most to", path: ["from"] });
+export const AuditConsistencyQuery = z
+  .strictObject({ from: Count, to: Count })
+  .check(z.refine((q) => q.from <= q.to, { message: "from must be at most to", path: ["from"] }));
 
 /** An RFC 9162 §2.1.4 consistency proof (empty for `from` 0 or `from` = `to`); hashes in base64. */
 export const AuditConsistencyView = z
-  .strictObject({ from: z.number().int().min(0), to: z.number().int().min(0), proof: z.array(Base64Hash) })
+  .strictObject({ from: z.int().check(z.gte(0)), to: z.int().check(z.gte(0)), proof: z.array(Base64Hash) })
   .register(httpSchemas, { id: "AuditConsistencyProof" });
 
 /** `GET /v1/audit/verifier-keys`: the C2SP verifier keys of checkpoints, the current key first, then the previous one. */
@@ -93,5 +101,5 @@ export const AuditVerifierKeys = z.strictObject({ keys: z.array(z.string()) }).r
 
 /** A tool call's audit reference: the entry that recorded it and its Merkle leaf hash (hex). */
 export const AuditReference = z
-  .strictObject({ seq: z.number().int().min(1), leaf_hash: Sha256Hex })
+  .strictObject({ seq: z.int().check(z.gte(1)), leaf_hash: Sha256Hex })
   .register(httpSchemas, { id: "AuditReference" });

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import {
   capabilityObservationEnvelope,
   capabilityProviderDescriptor,
@@ -25,7 +25,7 @@ export const CapabilityInstanceUpdate = z
  * `sequence` the gate uses the last accepted authority sequence + 1.
  */
 export const CapabilityAuthorityRequest = z
-  .object({ sequence: u64.optional(), command: toolAuthorityCommand })
+  .object({ sequence: z.optional(u64), command: toolAuthorityCommand })
   .register(httpSchemas, { id: "CapabilityAuthorityRequest" });
 
 /**
@@ -33,7 +33,7 @@ export const CapabilityAuthorityRequest = z
  * consumer; `provider_binding_id` defaults to the provider's current binding.
  */
 export const CapabilityRequestBody = z
-  .object({ actor_id: toolActorId, request: capabilityRequestInput, provider_binding_id: u64.nullable().optional() })
+  .object({ actor_id: toolActorId, request: capabilityRequestInput, provider_binding_id: z.optional(z.nullable(u64)) })
   .register(httpSchemas, { id: "CapabilityRequestBody" });
 
 /** `POST …/providers/{provider_id}/observations` (provider, long-poll transport). */
@@ -51,7 +51,11 @@ export const CapabilityAnswer = z
 
 /** Provider → gate WebSocket message. */
 export const ProviderSocketMessage = z.union([
-  z.object({ type: z.literal("observation"), id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(), observation: capabilityObservationEnvelope }),
+  z.object({
+    type: z.literal("observation"),
+    id: z.optional(z.int().check(z.gte(0), z.lte(Number.MAX_SAFE_INTEGER))),
+    observation: capabilityObservationEnvelope,
+  }),
   z.object({ type: z.literal("ping") }),
 ]);
 

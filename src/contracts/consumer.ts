@@ -1,32 +1,38 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { httpSchemas, Identifier } from "./registry";
 
 /** Path segment naming a consumer (tenant). */
-export const ConsumerName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/);
+export const ConsumerName = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/));
 
-const JwkText = z.string().max(8192);
+const JwkText = z.string().check(z.maxLength(8192));
+
+/** A text member of a JWK of at most `max` characters, when present. */
+const jwkMember = (max: number) => z.optional(z.string().check(z.maxLength(max)));
 
 /** A public JSON Web Key as a JWKS carries it: text members only (the verifier checks the ones it uses). */
 const Jwk = z
   .strictObject({
     kty: z.enum(["RSA", "EC", "OKP"]),
-    kid: z.string().max(256).optional(),
-    alg: z.string().max(32).optional(),
-    use: z.string().max(16).optional(),
-    key_ops: z.array(z.string().max(32)).max(8).optional(),
-    crv: z.string().max(32).optional(),
-    x: JwkText.optional(),
-    y: JwkText.optional(),
-    n: JwkText.optional(),
-    e: z.string().max(16).optional(),
-    x5c: z.array(JwkText).max(8).optional(),
-    x5t: z.string().max(64).optional(),
-    "x5t#S256": z.string().max(64).optional(),
+    kid: jwkMember(256),
+    alg: jwkMember(32),
+    use: jwkMember(16),
+    key_ops: z.optional(z.array(z.string().check(z.maxLength(32))).check(z.maxLength(8))),
+    crv: jwkMember(32),
+    x: z.optional(JwkText),
+    y: z.optional(JwkText),
+    n: z.optional(JwkText),
+    e: jwkMember(16),
+    x5c: z.optional(z.array(JwkText).check(z.maxLength(8))),
+    x5t: jwkMember(64),
+    "x5t#S256": jwkMember(64),
   })
-  .meta({ description: "A public JSON Web Key (RFC 7517); private members are refused." });
+  .check(z.meta({ description: "A public JSON Web Key (RFC 7517); private members are refused." }));
 
 /** Signature algorithms an end user's token may use (never `none`, never HMAC). */
 export const PRINCIPAL_TOKEN_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
+
+/** A claim name of the issuer's tokens. */
+const claimName = () => z.string().check(z.minLength(1), z.maxLength(64));
 
 /**
  * The issuer of end users' tokens (`principal_token` of token-verified agent credentials):
@@ -35,27 +41,24 @@ export const PRINCIPAL_TOKEN_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "
  */
 export const PrincipalTokenIssuer = z
   .strictObject({
-    issuer: z.string().min(1).max(512).meta({ description: "Expected `iss`." }),
-    audience: z.string().min(1).max(512).meta({ description: "Expected `aud` (one of them when it is an array)." }),
+    issuer: z.string().check(z.minLength(1), z.maxLength(512), z.meta({ description: "Expected `iss`." })),
+    audience: z.string().check(z.minLength(1), z.maxLength(512), z.meta({ description: "Expected `aud` (one of them when it is an array)." })),
     jwks: z
-      .strictObject({ keys: z.array(Jwk).min(1).max(32) })
-      .optional()
-      .meta({ description: "The issuer's public keys inline." }),
+      .optional(z.strictObject({ keys: z.array(Jwk).check(z.minLength(1), z.maxLength(32)) }))
+      .check(z.meta({ description: "The issuer's public keys inline." })),
     jwks_uri: z
-      .url({ protocol: /^https$/ })
-      .max(2048)
-      .optional()
-      .meta({ description: "Where to fetch the issuer's JWKS (https); cached for jwks_cache_seconds." }),
-    subject_claim: z.string().min(1).max(64).default("sub"),
-    roles_claim: z.string().min(1).max(64).default("roles").meta({ description: "A claim holding an array of role names (or one space-separated string)." }),
-    algorithms: z.array(z.enum(PRINCIPAL_TOKEN_ALGORITHMS)).min(1).max(11).default(["RS256", "ES256", "EdDSA", "Ed25519"]),
-    max_skew_seconds: z.number().int().min(0).max(300).default(60),
-    jwks_cache_seconds: z.number().int().min(60).max(86_400).default(600),
+      .optional(z.url({ protocol: /^https$/ }).check(z.maxLength(2048)))
+      .check(z.meta({ description: "Where to fetch the issuer's JWKS (https); cached for jwks_cache_seconds." })),
+    subject_claim: z._default(claimName(), "sub"),
+    roles_claim: z._default(claimName(), "roles").check(z.meta({ description: "A claim holding an array of role names (or one space-separated string)." })),
+    algorithms: z._default(z.array(z.enum(PRINCIPAL_TOKEN_ALGORITHMS)).check(z.minLength(1), z.maxLength(11)), ["RS256", "ES256", "EdDSA", "Ed25519"]),
+    max_skew_seconds: z._default(z.int().check(z.gte(0), z.lte(300)), 60),
+    jwks_cache_seconds: z._default(z.int().check(z.gte(60), z.lte(86_400)), 600),
   })
-  .refine((v) => (v.jwks === undefined) !== (v.jwks_uri === undefined), { message: "give exactly one of jwks and jwks_uri", path: ["jwks"] })
+  .check(z.refine((v) => (v.jwks === undefined) !== (v.jwks_uri === undefined), { message: "give exactly one of jwks and jwks_uri", path: ["jwks"] }))
   .register(httpSchemas, { id: "PrincipalTokenIssuer" });
 
-const positive = (max: number) => z.number().int().min(1).max(max).optional();
+const positive = (max: number) => z.optional(z.int().check(z.gte(1), z.lte(max)));
 
 /** Overrides of the documented per-consumer limits (docs/security.md); absent members keep their defaults. */
 export const ConsumerLimits = z
@@ -70,16 +73,12 @@ export const ConsumerLimits = z
     socket_message_bytes: positive(1_048_576),
     socket_messages_per_second: positive(10_000),
     page_items: positive(500),
-    retention_seconds: z
-      .number()
-      .int()
-      .min(60)
-      .max(30 * 86_400)
-      .optional()
-      .meta({
+    retention_seconds: z.optional(z.int().check(z.gte(60), z.lte(30 * 86_400))).check(
+      z.meta({
         description:
           "Seconds call identities, idempotency records and decided approvals are kept (default 86400, 60..2592000); a replay after that runs as a new call (docs/storage.md, Retention).",
       }),
+    ),
   })
   .register(httpSchemas, { id: "ConsumerLimits" });
 
@@ -106,24 +105,24 @@ function isCorsOrigin(value: string): boolean {
 /** One origin of a consumer's CORS allow-list, compared byte for byte with a request's `Origin`. */
 export const CorsOrigin = z
   .string()
-  .max(256)
-  .refine(isCorsOrigin, { message: "an exact origin as browsers send it (scheme://host[:port], lowercase, no path or trailing slash): https, or http on a loopback host" });
+  .check(
+    z.maxLength(256),
+    z.refine(isCorsOrigin, { message: "an exact origin as browsers send it (scheme://host[:port], lowercase, no path or trailing slash): https, or http on a loopback host" }),
+  );
 
 /** `PUT /v1/consumers/{consumer}`: the consumer's enabled tools, who may approve, its token issuer and limits. */
 export const ConsumerConfig = z
   .strictObject({
-    tools: z.array(Identifier).max(256),
-    approver_subjects: z.array(Identifier).max(256),
-    principal_tokens: PrincipalTokenIssuer.optional(),
-    limits: ConsumerLimits.optional(),
-    cors_origins: z
-      .array(CorsOrigin)
-      .max(MAX_CORS_ORIGINS)
-      .optional()
-      .meta({
+    tools: z.array(Identifier).check(z.maxLength(256)),
+    approver_subjects: z.array(Identifier).check(z.maxLength(256)),
+    principal_tokens: z.optional(PrincipalTokenIssuer),
+    limits: z.optional(ConsumerLimits),
+    cors_origins: z.optional(z.array(CorsOrigin).check(z.maxLength(MAX_CORS_ORIGINS))).check(
+      z.meta({
         description:
           "Browser origins allowed to call the consumer's credential routes across origins (CORS), each exactly as browsers send `Origin` (`https://app.example`; http only on a loopback host), at most 32. Absent or empty: no origin. Never offered on admin-only routes or the console.",
       }),
+    ),
   })
   .register(httpSchemas, { id: "ConsumerConfig" });
 
@@ -133,9 +132,9 @@ export const ConsumerView = z
     consumer: z.string(),
     tools: z.array(z.string()),
     approver_subjects: z.array(z.string()),
-    principal_tokens: z.record(z.string(), z.unknown()).nullable(),
+    principal_tokens: z.nullable(z.record(z.string(), z.unknown())),
     limits: z.record(z.string(), z.number()),
-    cors_origins: z.array(z.string()).optional().meta({ description: "The CORS allow-list, sorted; present only when the consumer allows an origin." }),
+    cors_origins: z.optional(z.array(z.string())).check(z.meta({ description: "The CORS allow-list, sorted; present only when the consumer allows an origin." })),
     created: z.boolean(),
   })
   .register(httpSchemas, { id: "ConsumerView" });

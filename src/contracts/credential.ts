@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { CREDENTIAL_KINDS } from "./access";
 import { httpSchemas, Identifier } from "./registry";
 
@@ -23,33 +23,45 @@ const MAX_EXPIRY = 253_402_300_799;
 export const CreateCredentialRequest = z
   .strictObject({
     kind: z.enum(CREDENTIAL_KINDS),
-    subject_id: Identifier.optional().meta({
-      description: "The subject the credential is bound to: an agent's end user (principal `subject`), an approver's id (required), a provider's id.",
-    }),
-    principal: z.enum(PRINCIPAL_MODES).optional().meta({
-      description: "Agent credentials only: `subject` (default with a subject_id), `host` (default without), or `token`.",
-    }),
-    roles: z.array(Identifier).max(256).optional().meta({
-      description: "Agent credentials (`subject` and `host`): the roles its calls may assert. Absent: none.",
-    }),
-    tools: z.array(Identifier).min(1).max(256).optional().meta({ description: "Agent credentials: the only tools it may call. Absent: every tool of the consumer." }),
-    expires_at: z.number().int().min(1).max(MAX_EXPIRY).optional().meta({ description: "Unix seconds after which the credential is refused." }),
+    subject_id: z.optional(Identifier).check(
+      z.meta({
+        description: "The subject the credential is bound to: an agent's end user (principal `subject`), an approver's id (required), a provider's id.",
+      }),
+    ),
+    principal: z.optional(z.enum(PRINCIPAL_MODES)).check(
+      z.meta({
+        description: "Agent credentials only: `subject` (default with a subject_id), `host` (default without), or `token`.",
+      }),
+    ),
+    roles: z.optional(z.array(Identifier).check(z.maxLength(256))).check(
+      z.meta({
+        description: "Agent credentials (`subject` and `host`): the roles its calls may assert. Absent: none.",
+      }),
+    ),
+    tools: z
+      .optional(z.array(Identifier).check(z.minLength(1), z.maxLength(256)))
+      .check(z.meta({ description: "Agent credentials: the only tools it may call. Absent: every tool of the consumer." })),
+    expires_at: z
+      .optional(z.int().check(z.gte(1), z.lte(MAX_EXPIRY)))
+      .check(z.meta({ description: "Unix seconds after which the credential is refused." })),
   })
-  .superRefine((v, ctx) => {
-    const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
-    if (v.kind === "approver" && v.subject_id === undefined) issue("subject_id", "an approver credential needs a subject_id");
-    if (v.kind !== "agent") {
-      if (v.principal !== undefined) issue("principal", "only agent credentials have a principal mode");
-      if (v.roles !== undefined) issue("roles", "only agent credentials assert roles");
-      if (v.tools !== undefined) issue("tools", "only agent credentials have a tool scope");
-      if (v.subject_id !== undefined && v.kind !== "approver" && v.kind !== "provider") issue("subject_id", `a ${v.kind} credential has no subject`);
-      return;
-    }
-    const mode = principalModeOf(v);
-    if (mode === "subject" && v.subject_id === undefined) issue("subject_id", "a subject-bound credential needs a subject_id");
-    if (mode !== "subject" && v.subject_id !== undefined) issue("subject_id", `a ${mode} credential is bound to no subject`);
-    if (mode === "token" && v.roles !== undefined) issue("roles", "a token-verified credential takes roles from the token's claims");
-  })
+  .check(
+    z.superRefine((v, ctx) => {
+      const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+      if (v.kind === "approver" && v.subject_id === undefined) issue("subject_id", "an approver credential needs a subject_id");
+      if (v.kind !== "agent") {
+        if (v.principal !== undefined) issue("principal", "only agent credentials have a principal mode");
+        if (v.roles !== undefined) issue("roles", "only agent credentials assert roles");
+        if (v.tools !== undefined) issue("tools", "only agent credentials have a tool scope");
+        if (v.subject_id !== undefined && v.kind !== "approver" && v.kind !== "provider") issue("subject_id", `a ${v.kind} credential has no subject`);
+        return;
+      }
+      const mode = principalModeOf(v);
+      if (mode === "subject" && v.subject_id === undefined) issue("subject_id", "a subject-bound credential needs a subject_id");
+      if (mode !== "subject" && v.subject_id !== undefined) issue("subject_id", `a ${mode} credential is bound to no subject`);
+      if (mode === "token" && v.roles !== undefined) issue("roles", "a token-verified credential takes roles from the token's claims");
+    }),
+  )
   .register(httpSchemas, { id: "CreateCredentialRequest" });
 
 /** The principal mode of an agent credential request (`subject` with a subject_id, else `host`). */
@@ -63,16 +75,16 @@ export const CreatedCredential = z
     credential_id: z.string(),
     secret: z.string(),
     kind: z.enum(CREDENTIAL_KINDS),
-    subject_id: z.string().nullable(),
-    principal: z.enum(PRINCIPAL_MODES).nullable(),
+    subject_id: z.nullable(z.string()),
+    principal: z.nullable(z.enum(PRINCIPAL_MODES)),
     roles: z.array(z.string()),
-    tools: z.array(z.string()).nullable(),
-    expires_at: z.number().int().nullable(),
+    tools: z.nullable(z.array(z.string())),
+    expires_at: z.nullable(z.int()),
   })
   .register(httpSchemas, { id: "CreatedCredential" });
 
 /** Path segment naming a credential. */
-export const CredentialId = z.string().regex(/^cred_[0-9A-Za-z]{16}$/);
+export const CredentialId = z.string().check(z.regex(/^cred_[0-9A-Za-z]{16}$/));
 
 /** Parsed credential request. */
 export type CreateCredentialRequest = z.infer<typeof CreateCredentialRequest>;

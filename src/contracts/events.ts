@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { httpSchemas, Sha256Hex } from "./registry";
 
 /**
@@ -24,16 +24,16 @@ export const ApprovalEventData = z
     approval_id: z.string(),
     state: ApprovalState,
     tool: z.string(),
-    subject_id: z.string().describe("The subject that asked."),
+    subject_id: z.string().check(z.describe("The subject that asked.")),
     operation_id: z.string(),
     call_id: z.string(),
     request_sha256: Sha256Hex,
-    requested_at: z.number().int(),
-    expires_at: z.number().int().describe("Unix seconds; a pending approval may be decided while now < expires_at."),
-    approver_id: z.string().nullable(),
-    decided_at: z.number().int().nullable(),
-    valid_until: z.number().int().nullable().describe("Unix seconds until which the approved call may be repeated (the tool's approval window)."),
-    arguments: z.record(z.string(), z.unknown()).optional().describe("Only where the receiver asked for arguments."),
+    requested_at: z.int(),
+    expires_at: z.int().check(z.describe("Unix seconds; a pending approval may be decided while now < expires_at.")),
+    approver_id: z.nullable(z.string()),
+    decided_at: z.nullable(z.int()),
+    valid_until: z.nullable(z.int()).check(z.describe("Unix seconds until which the approved call may be repeated (the tool's approval window).")),
+    arguments: z.optional(z.record(z.string(), z.unknown())).check(z.describe("Only where the receiver asked for arguments.")),
   })
   .register(httpSchemas, { id: "ApprovalStatus" });
 
@@ -45,10 +45,10 @@ export const CallEventData = z
     operation_id: z.string(),
     call_id: z.string(),
     request_sha256: Sha256Hex,
-    status_ref: z.string().describe("The host's reference to reconcile with (POST …/tool-calls/status)."),
+    status_ref: z.string().check(z.describe("The host's reference to reconcile with (POST …/tool-calls/status).")),
     status: z.enum(["unknown", "succeeded"]),
-    at: z.number().int(),
-    arguments: z.record(z.string(), z.unknown()).optional().describe("Only where the receiver asked for arguments."),
+    at: z.int(),
+    arguments: z.optional(z.record(z.string(), z.unknown())).check(z.describe("Only where the receiver asked for arguments.")),
   })
   .register(httpSchemas, { id: "CallEvent" });
 

@@ -5,7 +5,7 @@
  * docs/mcp.md describes the endpoint.
  * @module
  */
-import * as z from "zod";
+import * as z from "../core/zod";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
 import { PROBLEM_MEMBERS, ProblemCodeSchema } from "./problem";
 
@@ -47,7 +47,7 @@ export const RPC_ERRORS = {
 } as const;
 
 /** A JSON-RPC request id as MCP allows it: a string or an integer (never null). */
-export const JsonRpcId = z.union([z.string(), z.number().int()]);
+export const JsonRpcId = z.union([z.string(), z.int()]);
 
 /** A JSON-RPC request id. */
 export type JsonRpcId = z.infer<typeof JsonRpcId>;
@@ -55,25 +55,27 @@ export type JsonRpcId = z.infer<typeof JsonRpcId>;
 const Jsonrpc = z.literal("2.0");
 
 /** A request: answered with a result or an error. */
-export const JsonRpcRequest = z.strictObject({ jsonrpc: Jsonrpc, id: JsonRpcId, method: z.string().min(1), params: JsonObjectValue.optional() });
+export const JsonRpcRequest = z.strictObject({ jsonrpc: Jsonrpc, id: JsonRpcId, method: z.string().check(z.minLength(1)), params: z.optional(JsonObjectValue) });
 
 /** A notification: no id, never answered. */
-export const JsonRpcNotification = z.strictObject({ jsonrpc: Jsonrpc, method: z.string().min(1), params: JsonObjectValue.optional() });
+export const JsonRpcNotification = z.strictObject({ jsonrpc: Jsonrpc, method: z.string().check(z.minLength(1)), params: z.optional(JsonObjectValue) });
 
 /** A response: the endpoint's answer to a request, or a client's answer to a relayed request (acknowledged with 202). */
-export const JsonRpcResponse = z.union([
-  z.strictObject({ jsonrpc: Jsonrpc, id: JsonRpcId, result: JsonObjectValue }),
-  z.strictObject({
-    jsonrpc: Jsonrpc,
-    id: JsonRpcId.nullable(),
-    error: z.strictObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
-  }),
-]).register(httpSchemas, { id: "McpResponse", description: "A JSON-RPC 2.0 response: `result` or `error`." });
+export const JsonRpcResponse = z
+  .union([
+    z.strictObject({ jsonrpc: Jsonrpc, id: JsonRpcId, result: JsonObjectValue }),
+    z.strictObject({
+      jsonrpc: Jsonrpc,
+      id: z.nullable(JsonRpcId),
+      error: z.strictObject({ code: z.int(), message: z.string(), data: z.optional(z.unknown()) }),
+    }),
+  ])
+  .register(httpSchemas, { id: "McpResponse", description: "A JSON-RPC 2.0 response: `result` or `error`." });
 
 /** One JSON-RPC message: the body of a `POST …/mcp` (batches are refused: MCP 2025-06-18 removed them). */
 export const JsonRpcMessage = z
   .union([JsonRpcRequest, JsonRpcNotification, JsonRpcResponse])
-  .meta({ description: "One JSON-RPC 2.0 message of the Model Context Protocol (docs/mcp.md)." })
+  .check(z.meta({ description: "One JSON-RPC 2.0 message of the Model Context Protocol (docs/mcp.md)." }))
   .register(httpSchemas, { id: "McpMessage" });
 
 /** A parsed JSON-RPC message. */
@@ -88,18 +90,18 @@ export const InitializeParams = z.looseObject({
 
 /** The `_meta` of a `tools/call`: the gate's keys are checked, any other key is ignored. */
 export const CallToolMeta = z.looseObject({
-  [MCP_META.idempotencyKey]: Identifier.optional(),
-  [MCP_META.operationId]: Identifier.optional(),
-  [MCP_META.callId]: Identifier.optional(),
-  [MCP_META.statusRef]: z.string().regex(/^status_[0-9a-f]{32}$/).optional(),
+  [MCP_META.idempotencyKey]: z.optional(Identifier),
+  [MCP_META.operationId]: z.optional(Identifier),
+  [MCP_META.callId]: z.optional(Identifier),
+  [MCP_META.statusRef]: z.optional(z.string().check(z.regex(/^status_[0-9a-f]{32}$/))),
 });
 
 /** `tools/call` (with `task` under 2025-11-25: run as a task). */
 export const CallToolParams = z.looseObject({
   name: z.string(),
-  arguments: JsonObjectValue.optional(),
-  task: z.looseObject({ ttl: z.number().int().min(0).optional() }).optional(),
-  _meta: CallToolMeta.optional(),
+  arguments: z.optional(JsonObjectValue),
+  task: z.optional(z.looseObject({ ttl: z.optional(z.int().check(z.gte(0))) })),
+  _meta: z.optional(CallToolMeta),
 });
 
 /** A parsed `tools/call`. */
@@ -109,7 +111,7 @@ export type CallToolParams = z.infer<typeof CallToolParams>;
 export const TaskParams = z.looseObject({ taskId: z.string() });
 
 /** `tools/list`, `tasks/list`: an optional cursor the endpoint answered before. */
-export const ListParams = z.looseObject({ cursor: z.string().optional() });
+export const ListParams = z.looseObject({ cursor: z.optional(z.string()) });
 
 /** `logging/setLevel`. */
 export const SetLevelParams = z.looseObject({ level: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]) });
@@ -135,24 +137,32 @@ const SamplingBlock = z.looseObject({ type: z.enum(["text", "image", "audio", "t
  */
 export const CreateMessageParams = z.looseObject({
   messages: z
-    .array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.union([SamplingBlock, z.array(SamplingBlock).min(1).max(64)]) }))
-    .min(1)
-    .max(256),
-  maxTokens: z.number().int().min(1),
-  systemPrompt: z.string().optional(),
-  includeContext: z.literal("none").optional(),
-  temperature: z.number().optional(),
-  stopSequences: z.array(z.string()).max(64).optional(),
-  modelPreferences: JsonObjectValue.optional(),
-  metadata: JsonObjectValue.optional(),
+    .array(
+      z.looseObject({
+        role: z.enum(["user", "assistant"]),
+        content: z.union([SamplingBlock, z.array(SamplingBlock).check(z.minLength(1), z.maxLength(64))]),
+      }),
+    )
+    .check(z.minLength(1), z.maxLength(256)),
+  maxTokens: z.int().check(z.gte(1)),
+  systemPrompt: z.optional(z.string()),
+  includeContext: z.optional(z.literal("none")),
+  temperature: z.optional(z.number()),
+  stopSequences: z.optional(z.array(z.string()).check(z.maxLength(64))),
+  modelPreferences: z.optional(JsonObjectValue),
+  metadata: z.optional(JsonObjectValue),
 });
 
 /** `elicitation/create` of a downstream server that the gate may relay: a form (a flat object schema) or a URL. */
 export const ElicitParams = z.union([
   z.looseObject({
-    mode: z.literal("form").optional(),
+    mode: z.optional(z.literal("form")),
     message: z.string(),
-    requestedSchema: z.looseObject({ type: z.literal("object"), properties: z.record(z.string(), JsonObjectValue), required: z.array(z.string()).optional() }),
+    requestedSchema: z.looseObject({
+      type: z.literal("object"),
+      properties: z.record(z.string(), JsonObjectValue),
+      required: z.optional(z.array(z.string())),
+    }),
   }),
   z.looseObject({ mode: z.literal("url"), message: z.string(), url: z.url(), elicitationId: z.string() }),
 ]);
@@ -165,14 +175,14 @@ export const ElicitParams = z.union([
 export const McpProblem = z
   .strictObject({
     ...PROBLEM_MEMBERS,
-    jsonrpc: Jsonrpc.optional(),
-    id: JsonRpcId.nullable().optional().describe("The refused request's id, when it was read."),
-    error: z
-      .strictObject({
-        code: z.number().int(),
+    jsonrpc: z.optional(Jsonrpc),
+    id: z.optional(z.nullable(JsonRpcId)).check(z.describe("The refused request's id, when it was read.")),
+    error: z.optional(
+      z.strictObject({
+        code: z.int(),
         message: z.string(),
-        data: z.strictObject({ code: ProblemCodeSchema, retry_after_seconds: z.number().int().optional() }),
-      })
-      .optional(),
+        data: z.strictObject({ code: ProblemCodeSchema, retry_after_seconds: z.optional(z.int()) }),
+      }),
+    ),
   })
   .register(httpSchemas, { id: "McpProblem" });

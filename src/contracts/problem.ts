@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { httpSchemas } from "./registry";
 
 /**
@@ -147,21 +147,22 @@ export const ProblemCodeSchema = z
   .register(httpSchemas, { id: "ProblemCode", description: "toolgate's stable problem code; its status is fixed (docs/http-api.md)." });
 
 /** The RFC 9457 members every problem of the gate carries, its stable `code` among them. */
-export const PROBLEM_MEMBERS = { type: z.string(), title: z.string(), status: z.number().int(), code: ProblemCodeSchema, detail: z.string() };
+export const PROBLEM_MEMBERS = { type: z.string(), title: z.string(), status: z.int(), code: ProblemCodeSchema, detail: z.string() };
 
 /** RFC 9457 problem details with toolgate's stable `code`. */
 export const ProblemDetails = z
   .strictObject({
     ...PROBLEM_MEMBERS,
-    path: z.string().optional().meta({ description: "Where the offending input is: a JSON path (envelope `unknown_field`) or a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`)." }),
-    error: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .meta({
+    path: z.optional(z.string()).check(
+      z.meta({ description: "Where the offending input is: a JSON path (envelope `unknown_field`) or a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`)." }),
+    ),
+    error: z.optional(z.record(z.string(), z.unknown())).check(
+      z.meta({
         description:
           "With CAPABILITY_INVALID, CAPABILITY_REJECTED and CAPABILITY_CAPACITY: the capability engine's tagged error, one member named by its kind (`{\"sequence-out-of-range\": {…}}`; docs/capability-http.md).",
         minProperties: 1,
         maxProperties: 1,
       }),
+    ),
   })
   .register(httpSchemas, { id: "ProblemDetails" });

@@ -1,16 +1,16 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { httpSchemas } from "./registry";
 
 /** A canonical App Facade target: `/app/…`, printable ASCII without spaces. */
-export const FacadeTarget = z.string().regex(/^\/app\/[!-~]{1,500}$/);
+export const FacadeTarget = z.string().check(z.regex(/^\/app\/[!-~]{1,500}$/));
 
 /** `PUT …/runtime/facade-targets`: the whole map from facade target to tool name (replaces the old one). */
 export const FacadeTargetsRequest = z
   .strictObject({
     targets: z
       // A tool name; the consumer's object checks it names a tool of the gate, the Worker's code or the consumer's data.
-      .record(FacadeTarget, z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/))
-      .refine((targets) => Object.keys(targets).length <= 256, { message: "at most 256 targets" }),
+      .record(FacadeTarget, z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/)))
+      .check(z.refine((targets) => Object.keys(targets).length <= 256, { message: "at most 256 targets" })),
   })
   .register(httpSchemas, { id: "FacadeTargetsRequest" });
 
@@ -18,7 +18,7 @@ export const FacadeTargetsRequest = z
 export const FacadeTargetsView = z
   .strictObject({
     targets: z.record(z.string(), z.string()),
-    revision: z.number().int(),
+    revision: z.int(),
   })
   .register(httpSchemas, { id: "FacadeTargetsView" });
 
@@ -28,7 +28,7 @@ export const FacadeTargetsView = z
  */
 export const RuntimeEnvelopeDoc = z
   .record(z.string(), z.unknown())
-  .meta({ description: "An execution envelope v1 (`metadata` + `payload`), canonical wire JSON." })
+  .check(z.meta({ description: "An execution envelope v1 (`metadata` + `payload`), canonical wire JSON." }))
   .register(httpSchemas, { id: "RuntimeEnvelope" });
 
 /** Parsed facade-target map. */

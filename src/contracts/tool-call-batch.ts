@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { AuditReference } from "./audit";
 import { ProblemDetails } from "./problem";
 import { ModelResult, ProviderMessage, ProviderOutput } from "./provider-output";
@@ -14,17 +14,23 @@ export const MAX_BATCH_BODY_BYTES = 262_144;
 /** One call of the turn: the model's item (or a proposal) and the host's own ids for it. */
 export const BatchCallInput = z
   .strictObject({
-    provider_item: JsonObjectValue.optional().meta({
-      description: "The model's native tool-call item, in the shape of `context.provider`/`api_family` (docs/providers.md).",
-    }),
-    proposal: ProposalInput.optional(),
-    call_id: Identifier.optional().meta({
-      description: "Required with a proposal, and with an item that has no id (a Gemini FunctionCall without `id`); with an item that has one it may be left out, or must equal it.",
-    }),
+    provider_item: z.optional(JsonObjectValue).check(
+      z.meta({
+        description: "The model's native tool-call item, in the shape of `context.provider`/`api_family` (docs/providers.md).",
+      }),
+    ),
+    proposal: z.optional(ProposalInput),
+    call_id: z.optional(Identifier).check(
+      z.meta({
+        description: "Required with a proposal, and with an item that has no id (a Gemini FunctionCall without `id`); with an item that has one it may be left out, or must equal it.",
+      }),
+    ),
     operation_id: Identifier,
-    idempotency_key: Identifier.nullable().optional().meta({ description: "The call's idempotency key; left out, null (a write then fails as it would alone)." }),
+    idempotency_key: z
+      .optional(z.nullable(Identifier))
+      .check(z.meta({ description: "The call's idempotency key; left out, null (a write then fails as it would alone)." })),
   })
-  .refine((v) => (v.proposal === undefined) !== (v.provider_item === undefined), { message: "send exactly one of proposal and provider_item", path: ["proposal"] })
+  .check(z.refine((v) => (v.proposal === undefined) !== (v.provider_item === undefined), { message: "send exactly one of proposal and provider_item", path: ["proposal"] }))
   .register(httpSchemas, { id: "BatchCall" });
 
 /** What the calls of one turn share: the provider profile and the model response that proposed them. */
@@ -35,10 +41,18 @@ export const BatchContextInput = z
 /** `POST …/tool-calls/batch`: all the tool calls of one model turn. */
 export const ToolCallBatchRequest = z
   .strictObject({
-    principal: PrincipalInput.optional().meta({ description: "Whom every call acts for, as in a single tool call." }),
-    principal_token: z.string().min(1).max(8192).optional().meta({ description: "The end user's JWT, as in a single tool call." }),
+    principal: z.optional(PrincipalInput).check(z.meta({ description: "Whom every call acts for, as in a single tool call." })),
+    principal_token: z
+      .optional(z.string().check(z.minLength(1), z.maxLength(8192)))
+      .check(z.meta({ description: "The end user's JWT, as in a single tool call." })),
     context: BatchContextInput,
-    calls: z.array(BatchCallInput).min(1).max(MAX_BATCH_CALLS).meta({ description: `The turn's calls in the model's order, 1 to ${MAX_BATCH_CALLS}; call ids distinct.` }),
+    calls: z
+      .array(BatchCallInput)
+      .check(
+        z.minLength(1),
+        z.maxLength(MAX_BATCH_CALLS),
+        z.meta({ description: `The turn's calls in the model's order, 1 to ${MAX_BATCH_CALLS}; call ids distinct.` }),
+      ),
   })
   .register(httpSchemas, { id: "ToolCallBatchRequest" });
 
@@ -46,21 +60,26 @@ export const ToolCallBatchRequest = z
 export const BatchCallAnswer = z
   .strictObject({
     call_id: z.string(),
-    model_result: ModelResult.optional(),
-    provider_output: ProviderOutput.optional(),
-    approval_id: z.string().optional().meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." }),
-    status_ref: z.string().optional().meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." }),
-    audit: AuditReference.optional(),
-    problem: ProblemDetails.optional().meta({ description: "The call was refused before it ran (what POST …/tool-calls would have answered); nothing else is set." }),
-    retry_after: z.number().int().optional().meta({ description: "With a RATE_LIMITED or IDEMPOTENCY_IN_PROGRESS problem: the seconds the single route's Retry-After would say." }),
+    model_result: z.optional(ModelResult),
+    provider_output: z.optional(ProviderOutput),
+    approval_id: z.optional(z.string()).check(z.meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." })),
+    status_ref: z.optional(z.string()).check(z.meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." })),
+    audit: z.optional(AuditReference),
+    problem: z
+      .optional(ProblemDetails)
+      .check(z.meta({ description: "The call was refused before it ran (what POST …/tool-calls would have answered); nothing else is set." })),
+    retry_after: z
+      .optional(z.int())
+      .check(z.meta({ description: "With a RATE_LIMITED or IDEMPOTENCY_IN_PROGRESS problem: the seconds the single route's Retry-After would say." })),
   })
   .register(httpSchemas, { id: "BatchCallAnswer" });
 
 /** The answer to a batch: the turn's one provider message, and each call's own answer in call order. */
 export const ToolCallBatchResponse = z
   .strictObject({
-    provider_message: ProviderMessage.nullable()
-      .meta({ description: "Every call's result as the provider's one message for the turn (docs/providers.md); null when a call has a problem." }),
+    provider_message: z
+      .nullable(ProviderMessage)
+      .check(z.meta({ description: "Every call's result as the provider's one message for the turn (docs/providers.md); null when a call has a problem." })),
     calls: z.array(BatchCallAnswer),
   })
   .register(httpSchemas, { id: "ToolCallBatchResponse" });

@@ -1,11 +1,11 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { AuditReference } from "./audit";
 import { ModelResult, ProviderOutput } from "./provider-output";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
 
 /** The subject the agent host acts for; the tenant is always the consumer. */
 export const PrincipalInput = z
-  .strictObject({ subject_id: Identifier, roles: z.array(Identifier).max(32) })
+  .strictObject({ subject_id: Identifier, roles: z.array(Identifier).check(z.maxLength(32)) })
   .register(httpSchemas, { id: "Principal" });
 
 /** What the model proposed. */
@@ -16,9 +16,9 @@ export const ProposalInput = z
 /** Correlation fields set by the trusted host (`call_id` may come from `provider_item`). */
 export const HostContextInput = z
   .strictObject({
-    call_id: Identifier.optional(),
+    call_id: z.optional(Identifier),
     operation_id: Identifier,
-    idempotency_key: Identifier.nullable().default(null),
+    idempotency_key: z._default(z.nullable(Identifier), null),
     provider: Identifier,
     api_family: Identifier,
     response_id: Identifier,
@@ -27,16 +27,22 @@ export const HostContextInput = z
   .register(httpSchemas, { id: "HostContext" });
 
 const toolCallShape = {
-  principal: PrincipalInput.optional().meta({
-    description: "Whom the call acts for. Required with a host credential; optional with a subject-bound one (it must name that subject); with a token-verified one it may only narrow the token's roles.",
-  }),
-  principal_token: z.string().min(1).max(8192).optional().meta({
-    description: "The end user's JWT, required with a token-verified credential: the gate verifies it and acts as its subject.",
-  }),
-  proposal: ProposalInput.optional(),
-  provider_item: JsonObjectValue.optional().meta({
-    description: "The model's native tool-call item (OpenAI function_call, Anthropic tool_use, Gemini function_call) instead of `proposal`.",
-  }),
+  principal: z.optional(PrincipalInput).check(
+    z.meta({
+      description: "Whom the call acts for. Required with a host credential; optional with a subject-bound one (it must name that subject); with a token-verified one it may only narrow the token's roles.",
+    }),
+  ),
+  principal_token: z.optional(z.string().check(z.minLength(1), z.maxLength(8192))).check(
+    z.meta({
+      description: "The end user's JWT, required with a token-verified credential: the gate verifies it and acts as its subject.",
+    }),
+  ),
+  proposal: z.optional(ProposalInput),
+  provider_item: z.optional(JsonObjectValue).check(
+    z.meta({
+      description: "The model's native tool-call item (OpenAI function_call, Anthropic tool_use, Gemini function_call) instead of `proposal`.",
+    }),
+  ),
   context: HostContextInput,
 };
 
@@ -49,13 +55,13 @@ const intentRule = { message: "send exactly one of proposal and provider_item", 
 /** `POST …/tool-calls`. */
 export const ToolCallRequest = z
   .strictObject(toolCallShape)
-  .refine(oneIntent, intentRule)
+  .check(z.refine(oneIntent, intentRule))
   .register(httpSchemas, { id: "ToolCallRequest" });
 
 /** `POST …/tool-calls/status`: the same call plus the `status_ref` of its unknown outcome. */
 export const ToolCallStatusRequest = z
-  .strictObject({ ...toolCallShape, status_ref: z.string().regex(/^status_[0-9a-f]{32}$/) })
-  .refine(oneIntent, intentRule)
+  .strictObject({ ...toolCallShape, status_ref: z.string().check(z.regex(/^status_[0-9a-f]{32}$/)) })
+  .check(z.refine(oneIntent, intentRule))
   .register(httpSchemas, { id: "ToolCallStatusRequest" });
 
 /** The answer to a tool call: what the model may see, as a Tool Result v2 model result and as the provider's native item. */
@@ -63,9 +69,11 @@ export const ToolCallResponse = z
   .strictObject({
     model_result: ModelResult,
     provider_output: ProviderOutput,
-    approval_id: z.string().optional().meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." }),
-    status_ref: z.string().optional().meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." }),
-    audit: AuditReference.meta({ description: "The audit entry that recorded this call: its seq and Merkle leaf hash (hex), for an inclusion proof later." }),
+    approval_id: z.optional(z.string()).check(z.meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." })),
+    status_ref: z.optional(z.string()).check(z.meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." })),
+    audit: AuditReference.check(
+      z.meta({ description: "The audit entry that recorded this call: its seq and Merkle leaf hash (hex), for an inclusion proof later." }),
+    ),
   })
   .register(httpSchemas, { id: "ToolCallResponse" });
 

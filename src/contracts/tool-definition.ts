@@ -1,15 +1,18 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { httpSchemas, JsonObjectValue } from "./registry";
 
 /** A tool name: the model sees it, so it is short and plain (OpenAI, Anthropic and Gemini all accept it). */
-export const ToolName = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/);
+export const ToolName = z.string().check(z.regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/));
 
 /** A consumer secret's name (`PUT …/secrets/{name}`). */
-export const SecretName = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
+export const SecretName = z.string().check(z.regex(/^[a-z][a-z0-9_]{0,63}$/));
 
-const HeaderName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/);
-const HeaderValue = z.string().max(1024).regex(/^[\t\x20-\x7e]*$/);
-const CelSource = z.string().min(1).max(2048);
+const HeaderName = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/));
+const HeaderValue = z.string().check(z.maxLength(1024), z.regex(/^[\t\x20-\x7e]*$/));
+const CelSource = z.string().check(z.minLength(1), z.maxLength(2048));
+
+/** A text sent before a secret's value (`Bearer `): printable ASCII, at most 64 characters. */
+const secretPrefix = () => z.string().check(z.maxLength(64), z.regex(/^[\x20-\x7e]*$/));
 
 /**
  * Where a data-defined tool runs: an HTTP endpoint of the consumer's. `status_url` and
@@ -19,23 +22,22 @@ const CelSource = z.string().min(1).max(2048);
 export const HttpTarget = z
   .strictObject({
     kind: z.literal("http"),
-    url: z.url().max(2048),
-    method: z.enum(["POST", "PUT"]).default("POST"),
-    headers: z.record(HeaderName, HeaderValue).default({}),
+    url: z.url().check(z.maxLength(2048)),
+    method: z._default(z.enum(["POST", "PUT"]), "POST"),
+    headers: z._default(z.record(HeaderName, HeaderValue), {}),
     secret_headers: z
-      .record(HeaderName, z.strictObject({ secret: SecretName, prefix: z.string().max(64).regex(/^[\x20-\x7e]*$/).default("") }))
-      .default({})
-      .meta({ description: "Headers whose value is a consumer secret (write-only), optionally after a prefix such as `Bearer `." }),
-    status_url: z.url().max(2048).optional(),
-    fence_url: z.url().max(2048).optional(),
-    max_response_bytes: z.number().int().min(256).max(1_048_576).default(65_536),
+      ._default(z.record(HeaderName, z.strictObject({ secret: SecretName, prefix: z._default(secretPrefix(), "") })), {})
+      .check(z.meta({ description: "Headers whose value is a consumer secret (write-only), optionally after a prefix such as `Bearer `." })),
+    status_url: z.optional(z.url().check(z.maxLength(2048))),
+    fence_url: z.optional(z.url().check(z.maxLength(2048))),
+    max_response_bytes: z._default(z.int().check(z.gte(256), z.lte(1_048_576)), 65_536),
   })
-  .refine((t) => (t.status_url === undefined) === (t.fence_url === undefined), { message: "give both status_url and fence_url, or neither", path: ["status_url"] })
+  .check(z.refine((t) => (t.status_url === undefined) === (t.fence_url === undefined), { message: "give both status_url and fence_url, or neither", path: ["status_url"] }))
   .register(httpSchemas, { id: "HttpTarget" });
 
 /** A consumer secret sent as `Authorization` to an MCP server, after a prefix (`Bearer ` unless given). */
 export const McpAuth = z
-  .strictObject({ secret: SecretName, prefix: z.string().max(64).regex(/^[\x20-\x7e]*$/).default("Bearer ") })
+  .strictObject({ secret: SecretName, prefix: z._default(secretPrefix(), "Bearer ") })
   .register(httpSchemas, { id: "McpAuth" });
 
 /**
@@ -45,62 +47,58 @@ export const McpAuth = z
 export const McpTarget = z
   .strictObject({
     kind: z.literal("mcp"),
-    url: z.url().max(2048).meta({ description: "The server's Streamable HTTP endpoint." }),
-    tool: z.string().min(1).max(128).meta({ description: "The tool's name on that server." }),
-    auth: McpAuth.optional(),
-    max_response_bytes: z.number().int().min(256).max(1_048_576).default(262_144),
+    url: z.url().check(z.maxLength(2048), z.meta({ description: "The server's Streamable HTTP endpoint." })),
+    tool: z.string().check(z.minLength(1), z.maxLength(128), z.meta({ description: "The tool's name on that server." })),
+    auth: z.optional(McpAuth),
+    max_response_bytes: z._default(z.int().check(z.gte(256), z.lte(1_048_576)), 262_144),
   })
   .register(httpSchemas, { id: "McpTarget" });
 
 /** The output contract of a data-defined tool. */
 export const ToolOutput = z
   .strictObject({
-    schema: JsonObjectValue.meta({ description: "A JSON Schema of the supported subset (docs/tools.md)." }),
+    schema: JsonObjectValue.check(z.meta({ description: "A JSON Schema of the supported subset (docs/tools.md)." })),
     bound_to_arguments: z
-      .record(z.string().min(1).max(64), z.string().min(1).max(64))
-      .default({})
-      .meta({ description: "Output fields that must equal the argument of the given name (a result about another resource is refused)." }),
-    max_bytes: z.number().int().min(16).max(1_048_576).default(16_384),
-    max_depth: z.number().int().min(1).max(16).default(8),
+      ._default(z.record(z.string().check(z.minLength(1), z.maxLength(64)), z.string().check(z.minLength(1), z.maxLength(64))), {})
+      .check(z.meta({ description: "Output fields that must equal the argument of the given name (a result about another resource is refused)." })),
+    max_bytes: z._default(z.int().check(z.gte(16), z.lte(1_048_576)), 16_384),
+    max_depth: z._default(z.int().check(z.gte(1), z.lte(16)), 8),
   })
   .register(httpSchemas, { id: "ToolOutput" });
 
 /** `PUT /v1/consumers/{consumer}/tools/{name}`: one tool as data. */
 export const ToolDefinition = z
   .strictObject({
-    description: z.string().min(1).max(1024),
+    description: z.string().check(z.minLength(1), z.maxLength(1024)),
     risk: z.enum(["read", "write"]),
-    timeout_ms: z.number().int().min(100).max(30_000).default(5_000),
-    input: JsonObjectValue.meta({ description: "A JSON Schema of the supported subset: an object schema (docs/tools.md)." }),
+    timeout_ms: z._default(z.int().check(z.gte(100), z.lte(30_000)), 5_000),
+    input: JsonObjectValue.check(z.meta({ description: "A JSON Schema of the supported subset: an object schema (docs/tools.md)." })),
     output: ToolOutput,
-    authorize: CelSource.default("true").meta({ description: "CEL over principal, args, tool, consumer, now; false answers NOT_FOUND." }),
+    authorize: z._default(CelSource, "true").check(z.meta({ description: "CEL over principal, args, tool, consumer, now; false answers NOT_FOUND." })),
     approval: z
-      .union([z.enum(["always", "never"]), CelSource])
-      .optional()
-      .meta({ description: "Writes: `always` (the default), `never`, or a CEL rule deciding whether this call needs a human. Reads never need one." }),
+      .optional(z.union([z.enum(["always", "never"]), CelSource]))
+      .check(z.meta({ description: "Writes: `always` (the default), `never`, or a CEL rule deciding whether this call needs a human. Reads never need one." })),
     approval_valid_seconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(3600)
-      .optional()
-      .meta({ description: "Writes: seconds an approval stays valid for the repeated call, from the decision (60 when absent, the reference's window)." }),
+      .optional(z.int().check(z.gte(1), z.lte(3600)))
+      .check(
+        z.meta({ description: "Writes: seconds an approval stays valid for the repeated call, from the decision (60 when absent, the reference's window)." }),
+      ),
     target: z.discriminatedUnion("kind", [HttpTarget, McpTarget]),
   })
-  .refine((d) => d.risk === "write" || d.approval === undefined || d.approval === "never", { message: "a read never needs approval", path: ["approval"] })
+  .check(z.refine((d) => d.risk === "write" || d.approval === undefined || d.approval === "never", { message: "a read never needs approval", path: ["approval"] }))
   .register(httpSchemas, { id: "ToolDefinition" });
 
 /** `PUT /v1/consumers/{consumer}/secrets/{name}`: a write-only value, never returned. */
-export const SecretValue = z.strictObject({ value: z.string().min(1).max(4096) }).register(httpSchemas, { id: "SecretValue" });
+export const SecretValue = z.strictObject({ value: z.string().check(z.minLength(1), z.maxLength(4096)) }).register(httpSchemas, { id: "SecretValue" });
 
 /** A stored version of a tool, as the admin sees it. */
 export const ToolVersionView = z
   .strictObject({
     name: z.string(),
-    version: z.number().int(),
+    version: z.int(),
     definition: z.record(z.string(), z.unknown()),
     revisions: z.record(z.string(), z.string()),
-    defined_at: z.number().int(),
+    defined_at: z.int(),
   })
   .register(httpSchemas, { id: "ToolVersion" });
 

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { DECLARATION_FORMATS } from "../core/adapters/declarations";
 import { ToolVersionView } from "./tool-definition";
 import { httpSchemas } from "./registry";
@@ -8,32 +8,38 @@ import { httpSchemas } from "./registry";
  * @module
  */
 
-const NextCursor = z.string().nullable().describe("Where the next page starts; null on the last page.");
+const NextCursor = z.nullable(z.string()).check(z.describe("Where the next page starts; null on the last page."));
 
 /** A data-defined tool in the admin's list. */
-const DefinedTool = z.strictObject({ name: z.string(), current_version: z.number().int(), enabled: z.boolean() });
+const DefinedTool = z.strictObject({ name: z.string(), current_version: z.int(), enabled: z.boolean() });
 
 /** An object JSON Schema, as a declaration carries a tool's input schema. */
 const ObjectSchema = z.looseObject({ type: z.literal("object") });
 
 /** One tool as a model's declaration, in the page's `format` (docs/tools.md). */
 const Declaration = z.union([
-  z.strictObject({ type: z.literal("function"), name: z.string(), description: z.string(), parameters: ObjectSchema, strict: z.literal(true) }).describe("openai"),
-  z.strictObject({ name: z.string(), description: z.string(), input_schema: ObjectSchema }).describe("anthropic, json-schema"),
-  z.strictObject({ name: z.string(), description: z.string(), parametersJsonSchema: ObjectSchema }).describe("gemini"),
+  z
+    .strictObject({ type: z.literal("function"), name: z.string(), description: z.string(), parameters: ObjectSchema, strict: z.literal(true) })
+    .check(z.describe("openai")),
+  z.strictObject({ name: z.string(), description: z.string(), input_schema: ObjectSchema }).check(z.describe("anthropic, json-schema")),
+  z.strictObject({ name: z.string(), description: z.string(), parametersJsonSchema: ObjectSchema }).check(z.describe("gemini")),
 ]);
 
 /** `GET …/tools`: the admin's page, or a page of declarations. */
 export const ToolList = z
   .union([
-    z.strictObject({ enabled: z.array(z.string()).describe("The consumer's enabled tool names, whole on every page."), defined: z.array(DefinedTool), next_cursor: NextCursor }),
+    z.strictObject({
+      enabled: z.array(z.string()).check(z.describe("The consumer's enabled tool names, whole on every page.")),
+      defined: z.array(DefinedTool),
+      next_cursor: NextCursor,
+    }),
     z.strictObject({ format: z.enum(DECLARATION_FORMATS), tools: z.array(Declaration), next_cursor: NextCursor }),
   ])
   .register(httpSchemas, { id: "ToolList" });
 
 /** `GET …/tools/{name}`: the current version and the history, newest first. */
 export const ToolDetails = z
-  .strictObject({ name: z.string(), current_version: z.number().int(), enabled: z.boolean(), history: z.array(ToolVersionView) })
+  .strictObject({ name: z.string(), current_version: z.int(), enabled: z.boolean(), history: z.array(ToolVersionView) })
   .register(httpSchemas, { id: "ToolDetails" });
 
 /** `GET …/secrets`: names only, never a value. */

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { ApprovalEventData, CallEventData, type EventType } from "./events";
 import { httpSchemas } from "./registry";
 
@@ -9,7 +9,9 @@ import { httpSchemas } from "./registry";
  * @module
  */
 
-const Timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/).describe("When the event was queued, an RFC 3339 UTC second.");
+const Timestamp = z
+  .string()
+  .check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/), z.describe("When the event was queued, an RFC 3339 UTC second."));
 
 const approvalPayload = (type: "approval.requested" | "approval.decided", id: string) =>
   z.strictObject({ type: z.literal(type), timestamp: Timestamp, data: ApprovalEventData }).register(httpSchemas, { id });
@@ -18,7 +20,7 @@ const callPayload = (type: "call.outcome_unknown" | "call.reconciled", id: strin
   z.strictObject({ type: z.literal(type), timestamp: Timestamp, data: CallEventData }).register(httpSchemas, { id });
 
 /** Each event type's delivery body. */
-export const WEBHOOK_PAYLOADS: Readonly<Record<EventType, z.ZodType>> = {
+export const WEBHOOK_PAYLOADS: Readonly<Record<EventType, z.ZodMiniType>> = {
   "approval.requested": approvalPayload("approval.requested", "ApprovalRequestedWebhook"),
   "approval.decided": approvalPayload("approval.decided", "ApprovalDecidedWebhook"),
   "call.outcome_unknown": callPayload("call.outcome_unknown", "CallOutcomeUnknownWebhook"),

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import { EVENT_TYPES } from "./events";
 import { httpSchemas } from "./registry";
 
@@ -9,10 +9,10 @@ import { httpSchemas } from "./registry";
  */
 
 /** An endpoint's id (the path segment of `…/webhooks/{endpoint_id}`). */
-export const WebhookEndpointId = z.string().regex(/^ep_[0-9a-f]{32}$/);
+export const WebhookEndpointId = z.string().check(z.regex(/^ep_[0-9a-f]{32}$/));
 
 /** A delivery's id (the path segment of `…/webhooks/deliveries/{delivery_id}`). */
-export const WebhookDeliveryId = z.string().regex(/^dlv_[0-9a-f]{32}$/);
+export const WebhookDeliveryId = z.string().check(z.regex(/^dlv_[0-9a-f]{32}$/));
 
 /** Whether a URL names no user or password (one that does not parse is the `url` check's to refuse). */
 function withoutCredentials(url: string): boolean {
@@ -29,18 +29,27 @@ export const WebhookEndpointRequest = z
   .strictObject({
     url: z
       .url()
-      .max(2048)
-      .refine(withoutCredentials, { message: "a webhook URL carries no credentials" })
-      .meta({ description: "Where deliveries are POSTed: https (loopback http only under npm start), without credentials." }),
+      .check(
+        z.maxLength(2048),
+        z.refine(withoutCredentials, { message: "a webhook URL carries no credentials" }),
+        z.meta({ description: "Where deliveries are POSTed: https (loopback http only under npm start), without credentials." }),
+      ),
     events: z
-      .array(z.enum(EVENT_TYPES))
-      .min(1)
-      .max(EVENT_TYPES.length)
-      .refine((types) => new Set(types).size === types.length, { message: "an event type is listed twice" })
-      .default([...EVENT_TYPES])
-      .meta({ description: "The event types delivered (default: all four)." }),
-    include_arguments: z.boolean().default(false).meta({ description: "Deliver the call's `arguments` in `data` (default: never)." }),
-    description: z.string().max(256).regex(/^[^\p{Cc}]*$/u).optional().meta({ description: "A note for people (no control characters)." }),
+      ._default(
+        z
+          .array(z.enum(EVENT_TYPES))
+          .check(
+            z.minLength(1),
+            z.maxLength(EVENT_TYPES.length),
+            z.refine((types) => new Set(types).size === types.length, { message: "an event type is listed twice" }),
+          ),
+        [...EVENT_TYPES],
+      )
+      .check(z.meta({ description: "The event types delivered (default: all four)." })),
+    include_arguments: z._default(z.boolean(), false).check(z.meta({ description: "Deliver the call's `arguments` in `data` (default: never)." })),
+    description: z
+      .optional(z.string().check(z.maxLength(256), z.regex(/^[^\p{Cc}]*$/u)))
+      .check(z.meta({ description: "A note for people (no control characters)." })),
   })
   .register(httpSchemas, { id: "WebhookEndpointRequest" });
 
@@ -49,8 +58,8 @@ const endpointFields = {
   url: z.string(),
   events: z.array(z.enum(EVENT_TYPES)),
   include_arguments: z.boolean(),
-  description: z.string().nullable(),
-  created_at: z.number().int(),
+  description: z.nullable(z.string()),
+  created_at: z.int(),
 };
 
 /** An endpoint as the admin sees it: never its secret. */
@@ -60,13 +69,13 @@ export const WebhookEndpointView = z.strictObject(endpointFields).register(httpS
 export const WebhookEndpointCreated = z
   .strictObject({
     ...endpointFields,
-    secret: z.string().meta({ description: "`whsec_` + base64 of 24 random bytes: the Standard Webhooks signing secret. Shown only here; stored sealed." }),
+    secret: z.string().check(z.meta({ description: "`whsec_` + base64 of 24 random bytes: the Standard Webhooks signing secret. Shown only here; stored sealed." })),
   })
   .register(httpSchemas, { id: "WebhookEndpointCreated" });
 
 /** `GET …/webhooks`: a page of the consumer's endpoints (at most 16 in all), oldest first; `next_cursor` is null on the last page. */
 export const WebhookEndpointList = z
-  .strictObject({ endpoints: z.array(WebhookEndpointView), next_cursor: z.string().nullable() })
+  .strictObject({ endpoints: z.array(WebhookEndpointView), next_cursor: z.nullable(z.string()) })
   .register(httpSchemas, { id: "WebhookEndpointList" });
 
 /** How an attempt failed: a non-2xx answer, no answer in time, no answer at all, or no key to sign with. */
@@ -74,11 +83,11 @@ export const WebhookAttemptError = z.enum(["http_status", "timeout", "network", 
 
 /** One attempt of a delivery, as logged (never the secret, the signature or the answer's body). */
 export const WebhookAttemptView = z.strictObject({
-  attempt: z.number().int().min(1),
-  at: z.number().int().describe("Unix seconds."),
-  status_code: z.number().int().nullable().describe("The receiver's HTTP status; null when it did not answer."),
-  duration_ms: z.number().int(),
-  error: WebhookAttemptError.nullable(),
+  attempt: z.int().check(z.gte(1)),
+  at: z.int().check(z.describe("Unix seconds.")),
+  status_code: z.nullable(z.int()).check(z.describe("The receiver's HTTP status; null when it did not answer.")),
+  duration_ms: z.int(),
+  error: z.nullable(WebhookAttemptError),
 });
 
 /** One message to one endpoint, and its attempts. */
@@ -86,21 +95,23 @@ export const WebhookDeliveryView = z
   .strictObject({
     delivery_id: z.string(),
     endpoint_id: z.string(),
-    message_id: z.string().describe("The `webhook-id` header: fixed for the message's life, the same on every attempt and redelivery."),
+    message_id: z.string().check(z.describe("The `webhook-id` header: fixed for the message's life, the same on every attempt and redelivery.")),
     event_type: z.enum(EVENT_TYPES),
     state: z.enum(["pending", "delivered", "failed"]),
-    failure: z.enum(["attempts_exhausted", "backlog_full"]).nullable().describe("Why a `failed` delivery stopped."),
+    failure: z.nullable(z.enum(["attempts_exhausted", "backlog_full"])).check(z.describe("Why a `failed` delivery stopped.")),
     attempts: z.array(WebhookAttemptView),
-    next_attempt_at: z.number().int().nullable().describe("Unix seconds of the next attempt (pending only); a later message waits for an earlier one of the same endpoint."),
-    created_at: z.number().int(),
-    finished_at: z.number().int().nullable(),
-    redelivery_of: z.string().nullable().describe("The delivery this one repeats (`…/redeliver`)."),
+    next_attempt_at: z
+      .nullable(z.int())
+      .check(z.describe("Unix seconds of the next attempt (pending only); a later message waits for an earlier one of the same endpoint.")),
+    created_at: z.int(),
+    finished_at: z.nullable(z.int()),
+    redelivery_of: z.nullable(z.string()).check(z.describe("The delivery this one repeats (`…/redeliver`).")),
   })
   .register(httpSchemas, { id: "WebhookDelivery" });
 
 /** `GET …/webhooks/deliveries`: newest first; `next_cursor` (pass back as `?cursor=`) is `null` on the last page. */
 export const WebhookDeliveryPage = z
-  .strictObject({ deliveries: z.array(WebhookDeliveryView), next_cursor: z.string().nullable() })
+  .strictObject({ deliveries: z.array(WebhookDeliveryView), next_cursor: z.nullable(z.string()) })
   .register(httpSchemas, { id: "WebhookDeliveryPage" });
 
 /** Parsed endpoint request. */

@@ -1,5 +1,5 @@
-import type * as z from "zod";
 import { readJson } from "../core/json";
+import type * as z from "../core/zod";
 import { problem } from "./problem";
 import { fail, ok, type Outcome } from "./result";
 
@@ -49,7 +49,7 @@ export function isJsonMediaType(value: string | null | undefined): boolean {
 }
 
 /** Turns zod issues into one short, path-qualified detail line (no values echoed). */
-export function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: z.core.$ZodError): string {
   return error.issues
     .slice(0, 5)
     .map((issue) => `${issue.path.length === 0 ? "$" : `$.${issue.path.join(".")}`}: ${issue.message}`)
@@ -73,7 +73,7 @@ export const MAX_WIRE_BODY_BYTES = 1 << 20;
  * The one way a route reads an untrusted body: media type, size cap, no BOM, the strict JSON
  * reader, then one zod contract.
  */
-export async function readBody<S extends z.ZodType>(request: Request, schema: S, options: BodyOptions = {}): Promise<Outcome<z.output<S>>> {
+export async function readBody<S extends z.ZodMiniType>(request: Request, schema: S, options: BodyOptions = {}): Promise<Outcome<z.output<S>>> {
   const wire = options.wire === true;
   const maxBytes = options.maxBytes ?? (wire ? MAX_WIRE_BODY_BYTES : MAX_BODY_BYTES);
   if (!isJsonMediaType(request.headers.get("content-type"))) {

@@ -16,7 +16,7 @@
  * two tools, and a group's tools can be an MCP server imported with the prefix `<group>__`.
  * @module
  */
-import * as z from "zod";
+import * as z from "../zod";
 import { readJson, type Json, type JsonObject } from "../json";
 import { isBoundedIdentifier, isPlainObject } from "../tool-result/text-rules";
 
@@ -57,7 +57,7 @@ const openAiFunctionCall = z.looseObject({
   call_id: identifier,
   name: identifier,
   arguments: z.string(),
-  namespace: identifier.nullish(),
+  namespace: z.nullish(identifier),
 });
 const openAiChatToolCall = z.looseObject({
   id: identifier,
@@ -69,28 +69,28 @@ const anthropicToolUse = z.looseObject({
   id: identifier,
   name: identifier,
   input: argumentsObject,
-  toolset_name: identifier.nullish(),
+  toolset_name: z.nullish(identifier),
 });
 const geminiFunctionCallStep = z.looseObject({
-  type: z.literal("function_call").optional(),
+  type: z.optional(z.literal("function_call")),
   id: identifier,
   name: identifier,
-  arguments: argumentsObject.optional(),
-  args: argumentsObject.optional(),
+  arguments: z.optional(argumentsObject),
+  args: z.optional(argumentsObject),
 });
 const geminiFunctionCall = z.looseObject({
-  id: identifier.nullish(),
+  id: z.nullish(identifier),
   name: identifier,
-  args: argumentsObject.optional(),
-  partialArgs: z.unknown().optional(),
-  willContinue: z.boolean().optional(),
+  args: z.optional(argumentsObject),
+  partialArgs: z.optional(z.unknown()),
+  willContinue: z.optional(z.boolean()),
 });
 
 function invalid(code: NativeCallErrorCode, message: string): NativeCallResult {
   return { ok: false, error: { code, message } };
 }
 
-function issuesText(error: z.ZodError): string {
+function issuesText(error: z.core.$ZodError): string {
   return error.issues.map((issue) => `${issue.path.map(String).join(".") || "item"}: ${issue.message}`).join("; ");
 }
 

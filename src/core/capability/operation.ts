@@ -5,7 +5,7 @@
  * encoding `{"Ok": value}` / `{"Err": error}`.
  * @module
  */
-import * as z from "zod";
+import * as z from "../zod";
 import type { CapabilityEngineState } from "./state";
 import { ok, type Outcome } from "./errors";
 import { applyAuthority, registerProvider } from "./engine-authority";

@@ -3,7 +3,7 @@
  * of each, run against a fresh (or given) engine state. See docs/capability-cases.md.
  * @module
  */
-import * as z from "zod";
+import * as z from "../zod";
 import { readJson, type Json } from "../json";
 import { initialState, type CapabilityEngineState } from "./state";
 import { capabilityEngineState } from "./state-codec";
@@ -28,29 +28,29 @@ const stateCounters = z.object({
 });
 
 // Typed by the schema, so each name indexes a bigint field of the state without a cast.
-const STATE_COUNTER_NAMES = stateCounters.keyof().options;
+const STATE_COUNTER_NAMES = z.keyof(stateCounters).options;
 
 /** Test-harness steps that reach states the public operations cannot reach quickly. */
 const harnessOperation = z.union([
-  variant("inject-effects", z.object({ count: z.number().int().min(0).max(1_000_000), effect: capabilityEffectEnvelope })),
+  variant("inject-effects", z.object({ count: z.number().check(z.int(), z.gte(0), z.lte(1_000_000)), effect: capabilityEffectEnvelope })),
   // `last_provider_sequence` lives in the provider runtime, not at the top of the state.
-  variant("set-counters", stateCounters.extend({ last_provider_sequence: u64 }).partial()),
+  variant("set-counters", z.partial(z.extend(stateCounters, { last_provider_sequence: u64 }))),
 ]);
 
 const step = z.object({
   op: z.unknown(),
-  expect_invalid: z.boolean().optional(),
-  expect: z.unknown().optional(),
-  repeat: z.number().int().min(1).max(1_000_000).optional(),
-  note: z.string().optional(),
+  expect_invalid: z.optional(z.boolean()),
+  expect: z.optional(z.unknown()),
+  repeat: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1_000_000))),
+  note: z.optional(z.string()),
 });
 
 /** Contract of a scenario file. */
 export const capabilityScenario = z.object({
   format: z.literal("capability-cases-v1"),
-  name: z.string().min(1),
-  description: z.string().optional(),
-  initial_state: capabilityEngineState.optional(),
+  name: z.string().check(z.minLength(1)),
+  description: z.optional(z.string()),
+  initial_state: z.optional(capabilityEngineState),
   steps: z.array(step),
 });
 export type CapabilityScenario = z.output<typeof capabilityScenario>;

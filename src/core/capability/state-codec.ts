@@ -3,7 +3,7 @@
  * every operation and resume later. u64 values are bare integers over their whole range.
  * @module
  */
-import * as z from "zod";
+import * as z from "../zod";
 import { readJson } from "../json";
 import type { CapabilityEngineState } from "./state";
 import {

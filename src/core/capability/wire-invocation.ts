@@ -3,7 +3,7 @@
  * back, results, failures, terminal completions and the provider-runtime lane.
  * @module
  */
-import * as z from "zod";
+import * as z from "../zod";
 import { capabilityRequestKey, policyDenial } from "./wire-policy";
 import { bytes, consumerId, optional, resourceScopeId, toolActorId, toolCapabilityId, toolProviderId, u64, variant } from "./wire-scalars";
 

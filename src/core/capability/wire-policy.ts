@@ -3,7 +3,7 @@
  * (serde: externally tagged kebab-case variants, snake_case fields).
  * @module
  */
-import * as z from "zod";
+import * as z from "../zod";
 import { bytes, consumerId, resourceScopeId, toolActorId, toolCapabilityId, toolProviderId, u64, usize, variant, optional } from "./wire-scalars";
 
 /** `CapabilityOwner`: `"gate"` or `{"consumer": id}`. */

@@ -3,7 +3,7 @@
  * observation dispositions, audit events and the engine snapshot.
  * @module
  */
-import * as z from "zod";
+import * as z from "../zod";
 import { approvalDecision, capabilityOwner, capabilityProviderDescriptor, capabilityRequestKey, policyDecision, policyDenial, policyGrant, policyKey } from "./wire-policy";
 import {
   cancellationDisposition,

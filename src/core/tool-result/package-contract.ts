@@ -3,7 +3,7 @@
  * Shapes only: `validateResult` remains the authority, because it also recomputes every binding.
  * @module
  */
-import * as z from "zod";
+import * as z from "../zod";
 import { checkJsonDomain, type JsonObject } from "../json";
 import {
   AUDIT_SCHEMA_VERSION,
@@ -16,24 +16,26 @@ import {
 import { ERROR_CATALOG, isErrorCode } from "./error-catalog";
 import { isPlainObject } from "./text-rules";
 
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const nullableText = z.string().min(1).nullable();
+const hex64 = z.string().check(z.regex(/^[0-9a-f]{64}$/));
+const nullableText = z.nullable(z.string().check(z.minLength(1)));
 
 /** The model-visible result (`tool-model-result-v2`). */
 export const modelResultSchema = z.strictObject({
   schema_version: z.literal(MODEL_RESULT_SCHEMA_VERSION),
   status: z.enum(VALID_STATUSES),
   // `meta` gives the JSON Schema of the OpenAPI document what a custom check cannot express.
-  data: z.custom<JsonObject>((v) => isPlainObject(v) && checkJsonDomain(v) === null).meta({ type: "object", additionalProperties: {} }).nullable(),
-  error: z
-    .strictObject({
-      code: z.custom<string>(isErrorCode).meta({ type: "string", enum: Object.keys(ERROR_CATALOG) }),
+  data: z.nullable(
+    z.custom<JsonObject>((v) => isPlainObject(v) && checkJsonDomain(v) === null).check(z.meta({ type: "object", additionalProperties: {} })),
+  ),
+  error: z.nullable(
+    z.strictObject({
+      code: z.custom<string>(isErrorCode).check(z.meta({ type: "string", enum: Object.keys(ERROR_CATALOG) })),
       category: z.string(),
       safe_message: z.string(),
       recovery: z.string(),
-      retry_after_ms: z.int().min(0).nullable(),
-    })
-    .nullable(),
+      retry_after_ms: z.nullable(z.int().check(z.gte(0))),
+    }),
+  ),
   execution: z.strictObject({
     outcome: z.enum(VALID_OUTCOMES),
     delivery: z.enum(VALID_DELIVERIES),
@@ -41,10 +43,10 @@ export const modelResultSchema = z.strictObject({
     truncated: z.literal(false),
   }),
   provenance: z.strictObject({
-    source_label: z.string().min(1),
-    producer_revision: z.string().min(1),
+    source_label: z.string().check(z.minLength(1)),
+    producer_revision: z.string().check(z.minLength(1)),
     resource_revision: nullableText,
-    observed_at: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+    observed_at: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)),
     trust: z.enum(VALID_TRUST),
   }),
 });
@@ -53,17 +55,17 @@ export const modelResultSchema = z.strictObject({
 export const protectedAuditSchema = z.strictObject({
   schema_version: z.literal(AUDIT_SCHEMA_VERSION),
   visibility: z.literal("protected_audit"),
-  operation_id: z.string().min(1),
-  principal_ref: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+  operation_id: z.string().check(z.minLength(1)),
+  principal_ref: z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/)),
   provider_context: z.strictObject({
-    provider: z.string().min(1),
-    api_family: z.string().min(1),
-    response_id: z.string().min(1),
-    call_id: z.string().min(1),
-    adapter_revision: z.string().min(1),
+    provider: z.string().check(z.minLength(1)),
+    api_family: z.string().check(z.minLength(1)),
+    response_id: z.string().check(z.minLength(1)),
+    call_id: z.string().check(z.minLength(1)),
+    adapter_revision: z.string().check(z.minLength(1)),
   }),
   tool_contract: z.strictObject({
-    name: z.string().min(1),
+    name: z.string().check(z.minLength(1)),
     input_schema_revision: z.string(),
     output_schema_revision: z.string(),
     effect_revision: z.string(),
@@ -75,9 +77,9 @@ export const protectedAuditSchema = z.strictObject({
   downstream: z.strictObject({
     request_id: nullableText,
     receipt_id: nullableText,
-    status_ref: z.string().regex(/^status_[0-9a-f]{32}$/).nullable(),
+    status_ref: z.nullable(z.string().check(z.regex(/^status_[0-9a-f]{32}$/))),
   }),
-  redactions: z.array(z.string().min(1)),
+  redactions: z.array(z.string().check(z.minLength(1))),
 });
 
 /** A whole package. */

@@ -3,7 +3,7 @@
  * wire), so a ticket or a store record can cross a Durable Object transaction unchanged.
  * @module
  */
-import type * as z from "zod";
+import type * as z from "../zod";
 import type { Json, JsonObject } from "../json";
 import type { modelResultSchema, protectedAuditSchema } from "./package-contract";
 

@@ -12,7 +12,7 @@
  * @module
  */
 
-import type * as z from "zod";
+import type * as z from "../zod";
 import { type Json, PyFloat, isWellFormed, readJson } from "../json";
 import { type Envelope, EnvelopeSchema } from "./contracts/envelope";
 import { envelopeToWire } from "./encode";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type * as z from "zod";
+import type * as z from "../zod";
 import type { Envelope } from "./contracts/envelope";
 import { EnvelopeSchema } from "./contracts/envelope";
 import { RustF64, type WireValue, writeRustJson } from "./rust-json";
@@ -21,18 +21,18 @@ import { isSkipIfNone, leafKind } from "./scalars";
  */
 interface Def {
   type: string;
-  shape?: Record<string, z.ZodType>;
-  options?: z.ZodType[];
+  shape?: Record<string, z.core.$ZodType>;
+  options?: z.core.$ZodType[];
   discriminator?: string;
-  innerType?: z.ZodType;
+  innerType?: z.core.$ZodType;
   defaultValue?: unknown;
-  out?: z.ZodType;
-  element?: z.ZodType;
+  out?: z.core.$ZodType;
+  element?: z.core.$ZodType;
   entries?: Record<string, string>;
   values?: unknown[];
 }
 
-function defOf(schema: z.ZodType): Def {
+function defOf(schema: z.core.$ZodType): Def {
   // Every def is a `$ZodTypeDef` (a `type` tag); the kind-specific fields are the optional ones above.
   return schema._zod.def;
 }
@@ -58,13 +58,13 @@ function encodeLeaf(kind: string, value: unknown, path: string): WireValue {
   }
 }
 
-function discriminatorValue(option: z.ZodType, key: string): unknown {
+function discriminatorValue(option: z.core.$ZodType, key: string): unknown {
   const tag = defOf(option).shape?.[key];
   return tag === undefined ? undefined : defOf(tag).values?.[0];
 }
 
 /** Encodes `value` as `schema` describes it. */
-function encodeWith(schema: z.ZodType, value: unknown, path: string): WireValue {
+function encodeWith(schema: z.core.$ZodType, value: unknown, path: string): WireValue {
   const kind = leafKind(schema);
   if (kind !== undefined) return encodeLeaf(kind, value, path);
   const def = defOf(schema);
@@ -76,7 +76,7 @@ function encodeWith(schema: z.ZodType, value: unknown, path: string): WireValue 
         const item = value[key];
         if (isSkipIfNone(field)) {
           if (item === undefined || item === null) continue;
-          out[key] = encodeWith(defOf(defOf(field).out as z.ZodType).innerType as z.ZodType, item, `${path}.${key}`);
+          out[key] = encodeWith(defOf(defOf(field).out as z.core.$ZodType).innerType as z.core.$ZodType, item, `${path}.${key}`);
         } else {
           out[key] = encodeWith(field, item, `${path}.${key}`);
         }
@@ -91,12 +91,12 @@ function encodeWith(schema: z.ZodType, value: unknown, path: string): WireValue 
     }
     case "default": {
       const fallback = typeof def.defaultValue === "function" ? (def.defaultValue as () => unknown)() : def.defaultValue;
-      return encodeWith(def.innerType as z.ZodType, value === undefined ? fallback : value, path);
+      return encodeWith(def.innerType as z.core.$ZodType, value === undefined ? fallback : value, path);
     }
     case "nullable":
-      return value === null ? null : encodeWith(def.innerType as z.ZodType, value, path);
+      return value === null ? null : encodeWith(def.innerType as z.core.$ZodType, value, path);
     case "array":
-      return Array.isArray(value) ? value.map((item, i) => encodeWith(def.element as z.ZodType, item, `${path}[${i}]`)) : fail(path, "an array");
+      return Array.isArray(value) ? value.map((item, i) => encodeWith(def.element as z.core.$ZodType, item, `${path}[${i}]`)) : fail(path, "an array");
     case "string":
       return typeof value === "string" ? value : fail(path, "a string");
     case "boolean":

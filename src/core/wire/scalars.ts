@@ -12,22 +12,22 @@
  * @module
  */
 
-import * as z from "zod";
+import * as z from "../zod";
 import { type Json, PyFloat } from "../json";
 import { parseSurface } from "./surface";
 
 /** Leaf kinds the encoder writes specially. */
 export type LeafKind = "int" | "f64" | "json";
 
-const leaves = new Map<z.ZodType, LeafKind>();
+const leaves = new Map<z.core.$ZodType, LeafKind>();
 
-function leaf<T extends z.ZodType>(schema: T, kind: LeafKind): T {
+function leaf<T extends z.core.$ZodType>(schema: T, kind: LeafKind): T {
   leaves.set(schema, kind);
   return schema;
 }
 
 /** The special leaf kind of a schema instance, if it has one. */
-export function leafKind(schema: z.ZodType): LeafKind | undefined {
+export function leafKind(schema: z.core.$ZodType): LeafKind | undefined {
   return leaves.get(schema);
 }
 
@@ -36,16 +36,20 @@ const I64_MIN = -9_223_372_036_854_775_808n;
 const I64_MAX = 9_223_372_036_854_775_807n;
 
 /** Rust `u16`. */
-export const u16 = leaf(z.int().min(0).max(65_535), "int");
+export const u16 = leaf(z.int().check(z.gte(0), z.lte(65_535)), "int");
 /** Rust `u32`. */
-export const u32 = leaf(z.int().min(0).max(4_294_967_295), "int");
+export const u32 = leaf(z.int().check(z.gte(0), z.lte(4_294_967_295)), "int");
 /** Rust `u64`: a safe integer as `number`, anything larger as `bigint`. */
-export const u64 = leaf(z.union([z.int().min(0), z.bigint().min(0n).max(U64_MAX)]), "int");
+export const u64 = leaf(z.union([z.int().check(z.gte(0)), z.bigint().check(z.gte(0n), z.lte(U64_MAX))]), "int");
 /** Rust `i64`: a safe integer as `number`, anything larger as `bigint`. */
-export const i64 = leaf(z.union([z.int(), z.bigint().min(I64_MIN).max(I64_MAX)]), "int");
+export const i64 = leaf(z.union([z.int(), z.bigint().check(z.gte(I64_MIN), z.lte(I64_MAX))]), "int");
 /** Rust `f64`: any JSON number; integral lexemes (`1.0`) and huge integers become plain numbers. */
 export const f64 = leaf(
-  z.union([z.number(), z.instanceof(PyFloat).transform((x) => x.value), z.bigint().transform((x) => Number(x))]),
+  z.union([
+    z.number(),
+    z.pipe(z.instanceof(PyFloat), z.transform((x: PyFloat) => x.value)),
+    z.pipe(z.bigint(), z.transform((x: bigint) => Number(x))),
+  ]),
   "f64",
 );
 /** `serde_json::Value`: any JSON, but the key must be present (serde has no default for it). */
@@ -58,16 +62,16 @@ export const json = leaf(
 export const id = z.string();
 
 /** `ConversationSurface`: only the canonical `cs1` string decodes. */
-export const surface = z.string().refine((text) => parseSurface(text) !== null, { message: "invalid conversation surface" });
+export const surface = z.string().check(z.refine((text: string) => parseSurface(text) !== null, { message: "invalid conversation surface" }));
 
-const skipped = new WeakSet<z.ZodType>();
+const skipped = new WeakSet<z.core.$ZodType>();
 
 /**
  * `Option<T>` written as `null` when empty: a missing key decodes as `null` (serde's rule for
  * `Option`), and an explicit `null` is `None`.
  */
-export function option<T extends z.ZodType>(inner: T) {
-  return inner.nullable().default(null);
+export function option<T extends z.core.SomeType>(inner: T) {
+  return z._default(z.nullable(inner), null);
 }
 
 /**
@@ -75,13 +79,16 @@ export function option<T extends z.ZodType>(inner: T) {
  * accepted here as serde does (it becomes `None`); the strict decoder's canonical diff then
  * refuses it as an unknown field, because the re-encoded form has no such key.
  */
-export function skipIfNone<T extends z.ZodType>(inner: T) {
-  const schema = z.preprocess((value) => (value === null ? undefined : value), inner.optional());
+export function skipIfNone<T extends z.core.SomeType>(inner: T) {
+  const schema = z.pipe(
+    z.transform((value: unknown): unknown => (value === null ? undefined : value)),
+    z.optional(inner),
+  );
   skipped.add(schema);
   return schema;
 }
 
 /** True for a field built by {@link skipIfNone}: the encoder leaves it out when undefined. */
-export function isSkipIfNone(schema: z.ZodType): boolean {
+export function isSkipIfNone(schema: z.core.$ZodType): boolean {
   return skipped.has(schema);
 }

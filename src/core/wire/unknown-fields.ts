@@ -20,7 +20,7 @@
  * @module
  */
 
-import type * as z from "zod";
+import type * as z from "../zod";
 import { type Json, type JsonObject, compareCodePoints } from "../json";
 import {
   ActorSchema,
@@ -52,7 +52,7 @@ interface Visible {
   options?: ReadonlySet<string>;
 }
 
-function struct(schema: z.ZodObject, children: Visible["children"] = {}, options: readonly string[] = []): Visible {
+function struct(schema: z.ZodMiniObject, children: Visible["children"] = {}, options: readonly string[] = []): Visible {
   return { keys: new Set(Object.keys(schema.shape)), children, options: new Set(options) };
 }
 

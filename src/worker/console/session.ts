@@ -10,8 +10,8 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import type * as z from "zod";
 import { ConsumerName } from "../../contracts/consumer";
+import type * as z from "../../core/zod";
 import { describeIssues, mediaType, readCappedBytes } from "../body";
 import type { TokenKeys } from "../credential-format";
 import { problem, type Problem } from "../problem";
@@ -100,7 +100,7 @@ export function originRefusal(request: Request): Problem | null {
  * Reads an `application/x-www-form-urlencoded` body: media type, cap, UTF-8, each field at most
  * once, then one contract (no values echoed in refusals).
  */
-export async function readForm<S extends z.ZodType>(request: Request, schema: S): Promise<Outcome<z.output<S>>> {
+export async function readForm<S extends z.ZodMiniType>(request: Request, schema: S): Promise<Outcome<z.output<S>>> {
   if (mediaType(request.headers.get("content-type")) !== "application/x-www-form-urlencoded") {
     return fail(problem("UNSUPPORTED_MEDIA_TYPE", "Send the form as application/x-www-form-urlencoded."));
   }

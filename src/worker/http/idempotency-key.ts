@@ -7,7 +7,7 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import type * as z from "zod";
+import type * as z from "../../core/zod";
 import { readBody } from "../body";
 import type { Env } from "../env";
 import { problem, problemResponse, type Problem } from "../problem";
@@ -78,7 +78,7 @@ type KeyedBody = { context: { idempotency_key: string | null } };
  * read), then the one body reader ({@link readBody}), then the header's key merged into
  * `context.idempotency_key`.
  */
-export function keyedJsonBody<S extends z.ZodType<KeyedBody>>(schema: S): MiddlewareHandler<{ Bindings: Env; Variables: { body: z.output<S> } }> {
+export function keyedJsonBody<S extends z.ZodMiniType<KeyedBody>>(schema: S): MiddlewareHandler<{ Bindings: Env; Variables: { body: z.output<S> } }> {
   return async function keyedJsonBody(c, next) {
     const header = parseIdempotencyKey(c.req.header("idempotency-key") ?? null);
     if (!header.ok) return problemResponse(header.error);

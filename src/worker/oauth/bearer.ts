@@ -4,8 +4,8 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import * as z from "zod";
 import { ConsumerName } from "../../contracts/consumer";
+import * as z from "../../core/zod";
 import { isAdmin } from "../auth";
 import { bearerToken } from "../credential-format";
 import type { Env } from "../env";
@@ -15,7 +15,7 @@ import { oauthOrigin, oauthServer } from "./server";
 type OAuthEnv = { Bindings: Env };
 
 /** What a grant carries (encrypted by the library with a key only the token unwraps). */
-export const GrantProps = z.strictObject({ consumer: z.string(), credential: z.string().startsWith("tg_agent_") });
+export const GrantProps = z.strictObject({ consumer: z.string(), credential: z.string().check(z.startsWith("tg_agent_")) });
 
 /** Grant props, as stored by the consent handler. */
 export type GrantProps = z.infer<typeof GrantProps>;

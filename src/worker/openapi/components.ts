@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../../core/zod";
 import { u64 } from "../../core/capability";
 import { httpSchemas } from "../../contracts/registry";
 
@@ -88,7 +88,7 @@ function reachable(schemas: Record<string, Json>, roots: Iterable<string>): Set<
 }
 
 /** The id a contract is registered under. */
-export function schemaId(schema: z.ZodType): string {
+export function schemaId(schema: z.ZodMiniType): string {
   const meta = httpSchemas.get(schema);
   if (meta === undefined) throw new Error("every documented schema is registered in httpSchemas");
   return meta.id;

@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type * as z from "../../core/zod";
 import type { Operation } from "../../contracts/access";
 import type { ProblemCode } from "../problem";
 
@@ -15,7 +15,7 @@ export interface ResponseDoc {
   readonly status: number;
   readonly description: string;
   /** The body's contract (a registered schema); absent: no body, or `text` below. */
-  readonly schema?: z.ZodType;
+  readonly schema?: z.ZodMiniType;
   /** A body that is not JSON: its media type (the body is then a string); with `schema`, the other form the client may accept. */
   readonly text?: "text/event-stream" | "text/html" | "application/x-ndjson";
   readonly headers?: Readonly<Record<string, HeaderDoc>>;
@@ -29,7 +29,7 @@ export interface OperationDoc {
   readonly summary: string;
   /** The operation in the access table (who may call it), or `none` for a public route. */
   readonly operation: Operation | "none";
-  readonly request?: z.ZodType;
+  readonly request?: z.ZodMiniType;
   /** The request body's media type when it is not JSON (an OAuth form). */
   readonly requestMedia?: "application/x-www-form-urlencoded";
   /** The main successful answer; `alsoResponses` lists the others (a 202, the page shown again). */
@@ -40,7 +40,7 @@ export interface OperationDoc {
   readonly headers?: Readonly<Record<string, HeaderDoc>>;
   readonly problems: readonly ProblemCode[];
   /** The body of this operation's problems when it is not plain `ProblemDetails` (the MCP endpoint's). */
-  readonly problemSchema?: z.ZodType;
+  readonly problemSchema?: z.ZodMiniType;
   /**
    * `false`: routed and offered to CORS and `405` like the others, but left out of the document
    * (an answer with no successful outcome, such as the MCP endpoint's GET).

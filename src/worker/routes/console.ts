@@ -7,11 +7,11 @@
  * @module
  */
 import { Hono, type Context } from "hono";
-import * as z from "zod";
 import { ApprovalDecisionRequest } from "../../contracts/approval";
 import { ConsumerName } from "../../contracts/consumer";
 import { PROBLEM_STATUS } from "../../contracts/problem";
 import { Sha256Hex } from "../../contracts/registry";
+import * as z from "../../core/zod";
 import { keyedCredential } from "../auth";
 import { isJsonMediaType, readBody } from "../body";
 import { approvalPage, approvalsPage, signInPage, type ConsoleNotice } from "../console/pages";
@@ -33,9 +33,9 @@ type ConsoleContext = Context<{ Bindings: Env }>;
 
 const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
 const SIGN_IN_FAILED = "Sign-in failed: this consumer has no approver with this credential. Check both and try again.";
-const SignInForm = z.strictObject({ consumer: z.string().max(64), credential: z.string().max(512) });
-const SignOutForm = z.strictObject({ csrf: z.string().max(128) });
-const DecisionForm = z.strictObject({ csrf: z.string().max(128), decision: z.enum(["approve", "deny"]), approval_digest: Sha256Hex });
+const SignInForm = z.strictObject({ consumer: z.string().check(z.maxLength(64)), credential: z.string().check(z.maxLength(512)) });
+const SignOutForm = z.strictObject({ csrf: z.string().check(z.maxLength(128)) });
+const DecisionForm = z.strictObject({ csrf: z.string().check(z.maxLength(128)), decision: z.enum(["approve", "deny"]), approval_digest: Sha256Hex });
 
 consoleRoutes.use("/console", consoleHeaders());
 consoleRoutes.use("/console/*", consoleHeaders());

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
-import type * as z from "zod";
 import { adminMay, type Operation } from "../../contracts/access";
 import { ConsumerName } from "../../contracts/consumer";
+import type * as z from "../../core/zod";
 import { isAdmin, credentialOf } from "../auth";
 import { readBody, type BodyOptions } from "../body";
 import type { Env } from "../env";
@@ -54,7 +54,7 @@ export function consumerGate(operation: Operation, options: { secretOnly?: boole
 }
 
 /** Reads the request body once: media type, size cap, no BOM, the strict reader, one contract. */
-export function jsonBody<S extends z.ZodType>(schema: S, options: BodyOptions = {}): MiddlewareHandler<BodyEnv<z.output<S>>> {
+export function jsonBody<S extends z.ZodMiniType>(schema: S, options: BodyOptions = {}): MiddlewareHandler<BodyEnv<z.output<S>>> {
   return async function jsonBody(c, next) {
     const body = await readBody(c.req.raw, schema, options);
     if (!body.ok) return problemResponse(body.error);

@@ -1,8 +1,8 @@
-import * as z from "zod";
 import { canonicalJson, readJson } from "../../core/json";
 import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { DownstreamEvidence } from "../../core/tool-result/query-status";
 import type { HandlerResult, Principal, ToolCall } from "../../core/tool-result/types";
+import * as z from "../../core/zod";
 import { readCappedBytes } from "../body";
 import { encodeIdentity, identityStatement, type DownstreamSigner, type EncodedIdentity } from "./signature";
 
@@ -67,10 +67,10 @@ const MAX_DOWNSTREAM_BYTES = 65_536;
 /** The downstream's answer to a call, and the `result` inside a committed status. */
 const DownstreamResult = z.strictObject({
   data: z.record(z.string(), z.unknown()),
-  resource_revision: z.string().nullable(),
+  resource_revision: z.nullable(z.string()),
   observed_at: z.string(),
-  request_id: z.string().nullable().optional(),
-  receipt_id: z.string().nullable().optional(),
+  request_id: z.optional(z.nullable(z.string())),
+  receipt_id: z.optional(z.nullable(z.string())),
 });
 
 const DownstreamStatus = z.discriminatedUnion("state", [

@@ -8,9 +8,9 @@
  * exchange declared client capabilities), or refused.
  * @module
  */
-import * as z from "zod";
 import { canonicalJson, PyFloat, readJson, type Json, type JsonObject } from "../../core/json";
 import { err, ok, type Result } from "../../core/result";
+import * as z from "../../core/zod";
 import { JsonObjectValue } from "../../contracts/registry";
 import type { RelayReply } from "./mcp-requests";
 import { mediaType } from "../body";
@@ -241,7 +241,7 @@ export interface ListedTools {
   readonly serverInfo: JsonObject;
 }
 
-const ToolsPage = z.object({ tools: z.array(JsonObjectValue).max(1_000), nextCursor: z.string().max(4_096).optional() });
+const ToolsPage = z.object({ tools: z.array(JsonObjectValue).check(z.maxLength(1_000)), nextCursor: z.optional(z.string().check(z.maxLength(4_096))) });
 
 /** Lists a server's tools in one session: pages until `maxTools` tools or `maxPages` pages, each answer at most `maxBytes`. */
 export async function listTools(endpoint: McpEndpoint, bounds: { maxTools: number; maxPages: number; maxBytes: number }): Promise<Result<ListedTools, string>> {

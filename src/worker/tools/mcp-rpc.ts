@@ -3,8 +3,8 @@
  * envelope of a server's message, and the params a notification or request carries.
  * @module
  */
-import * as z from "zod";
 import { PyFloat, type Json, type JsonObject } from "../../core/json";
+import * as z from "../../core/zod";
 import { JsonObjectValue } from "../../contracts/registry";
 
 /** How one request ended: a result, a JSON-RPC error (the server answered), HTTP 429, or no usable answer. */
@@ -30,10 +30,10 @@ export function describeFailure(failure: McpFailure, method: string): string {
 /** A JSON-RPC message of a server, as the client reads it (the members it uses). */
 export const RpcMessage = z.object({
   jsonrpc: z.literal("2.0"),
-  id: z.union([z.string(), z.number()]).nullable().optional(),
-  method: z.string().optional(),
-  result: JsonObjectValue.optional(),
-  error: z.object({ code: z.number().int(), message: z.string() }).optional(),
+  id: z.optional(z.nullable(z.union([z.string(), z.number()]))),
+  method: z.optional(z.string()),
+  result: z.optional(JsonObjectValue),
+  error: z.optional(z.object({ code: z.number().check(z.int()), message: z.string() })),
 });
 
 /** A message's `params` when they are an object (a notification's are handed on only then). */

@@ -4,11 +4,11 @@
  * to the engine's handler result. docs/tools.md, "MCP targets", is the contract.
  * @module
  */
-import * as z from "zod";
 import type { Json, JsonObject } from "../../core/json";
 import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { Principal, ToolCall } from "../../core/tool-result/types";
 import { formatUtcSecond } from "../../core/tool-result/utc-time";
+import * as z from "../../core/zod";
 import { MCP_META } from "../../contracts/mcp";
 import { JsonObjectValue } from "../../contracts/registry";
 import type { McpTarget } from "../../contracts/tool-definition";
@@ -42,8 +42,8 @@ export interface McpToolHost {
 /** A `tools/call` result as MCP defines it (2025-11-25: `content` required). */
 const CallToolResult = z.object({
   content: z.array(z.unknown()),
-  structuredContent: JsonObjectValue.optional(),
-  isError: z.boolean().optional(),
+  structuredContent: z.optional(JsonObjectValue),
+  isError: z.optional(z.boolean()),
 });
 
 function pass(sink: McpNotifySink, notification: McpNotification | null): void {

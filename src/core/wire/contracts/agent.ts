@@ -4,7 +4,7 @@
  * @module
  */
 
-import * as z from "zod";
+import * as z from "../../zod";
 import { id, json, option, u32, u64 } from "../scalars";
 import { InvocationContextSchema } from "./context";
 import { PreparedActionSchema } from "./facade";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import * as z from "zod";
+import * as z from "../../zod";
 import { id, option, surface, u16, u32, u64 } from "../scalars";
 
 /** `DispatchBinding`: one execution attempt and its authenticated Agent session. */

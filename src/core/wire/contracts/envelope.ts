@@ -4,7 +4,7 @@
  * @module
  */
 
-import * as z from "zod";
+import * as z from "../../zod";
 import { id, option, surface, u32, u64 } from "../scalars";
 import { AgentCommandSchema, AgentObservationSchema, DurableEventSchema } from "./agent";
 import {

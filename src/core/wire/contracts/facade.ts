@@ -5,7 +5,7 @@
  * @module
  */
 
-import * as z from "zod";
+import * as z from "../../zod";
 import { f64, id, json, option, skipIfNone, u64 } from "../scalars";
 import { ContextGenerationSchema, InvocationContextSchema } from "./context";
 
@@ -33,8 +33,8 @@ export const InteractionPreviewSchema = z.object({
   actionCode: z.string(),
   title: z.string(),
   message: z.string(),
-  tone: z.enum(["normal", "danger"]).default("normal"),
-  details: z.array(PreviewDetailSchema).default([]),
+  tone: z._default(z.enum(["normal", "danger"]), "normal"),
+  details: z._default(z.array(PreviewDetailSchema), []),
   proceedLabel: z.string(),
   rejectLabel: z.string(),
   clientTask: skipIfNone(ClientTaskSchema),
@@ -45,7 +45,7 @@ export const PreparedActionSchema = z.object({
   action_id: id,
   operation_id: id,
   preview: InteractionPreviewSchema,
-  payload: json.default(null),
+  payload: z._default(json, null),
   revision: u64,
   approval: z.enum(["never", "when_interactive", "always"]),
   interaction_kind: z.enum(["approval", "user_action"]),

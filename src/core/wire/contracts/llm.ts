@@ -6,7 +6,7 @@
  * @module
  */
 
-import * as z from "zod";
+import * as z from "../../zod";
 import { f64, option, skipIfNone, u32 } from "../scalars";
 
 /** llm_api `GenerationSupport`, catalog spelling. */
@@ -24,7 +24,7 @@ export const GenerationSupportSchema = z.object({
 
 /** llm_api `ModelCapabilities`; `input` defaults to `[]` when missing. */
 export const ModelCapabilitiesSchema = z.object({
-  input: z.array(z.string()).default([]),
+  input: z._default(z.array(z.string()), []),
   tool_calling: z.boolean(),
   structured_output: z.boolean(),
 });

@@ -5,7 +5,7 @@
  * @module
  */
 
-import * as z from "zod";
+import * as z from "../../zod";
 import { i64, id, json, skipIfNone } from "../scalars";
 
 /** `Image`. The Rust field types are known only from the schema; `createdAt` is taken as `i64`. */

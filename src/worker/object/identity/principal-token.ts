@@ -1,7 +1,7 @@
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
-import * as z from "zod";
 import type { PrincipalTokenIssuer } from "../../../contracts/consumer";
 import { readJson, type Json, type JsonObject } from "../../../core/json";
+import * as z from "../../../core/zod";
 import { readCappedBytes } from "../../body";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
@@ -37,7 +37,7 @@ export const JWKS_REFETCH_COOLDOWN_SECONDS = 60;
 /** Roles a token may carry. */
 export const MAX_TOKEN_ROLES = 32;
 
-const FetchedJwks = z.looseObject({ keys: z.array(z.looseObject({ kty: z.string() })).min(1).max(32) });
+const FetchedJwks = z.looseObject({ keys: z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1), z.maxLength(32)) });
 
 type KeySet = ReturnType<typeof createLocalJWKSet>;
 

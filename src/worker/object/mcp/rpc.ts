@@ -1,5 +1,5 @@
-import type * as z from "zod";
 import { PyFloat, readJson, type Json, type JsonObject } from "../../../core/json";
+import type * as z from "../../../core/zod";
 import { RPC_ERRORS } from "../../../contracts/mcp";
 import { describeIssues } from "../../body";
 import type { Problem } from "../../problem";
@@ -24,7 +24,7 @@ export function invalidParams(message: string): RpcAnswer {
 }
 
 /** A method's params checked against its contract, or the -32602 answer. */
-export function paramsOf<S extends z.ZodType>(schema: S, params: JsonObject | undefined): { ok: true; value: z.output<S> } | { ok: false; answer: RpcAnswer } {
+export function paramsOf<S extends z.ZodMiniType>(schema: S, params: JsonObject | undefined): { ok: true; value: z.output<S> } | { ok: false; answer: RpcAnswer } {
   const parsed = schema.safeParse(params ?? {});
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, answer: invalidParams(`Invalid params: ${describeIssues(parsed.error)}`) };
 }
