@@ -1,4 +1,4 @@
-// Builds the OpenAPI 3.1 document (src/worker/openapi/openapi.json) from the route modules'
+// Builds the OpenAPI 3.1 document (assets/openapi.json) from the route modules'
 // operation lists and the zod contracts, so the Worker serves a file instead of generating it
 // (zod's JSON Schema code stays out of its bundle). `--check` exits 1 when the committed file is
 // not what the sources give (test/cli/openapi.test.ts runs the same comparison).
@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-export const OPENAPI_FILE = `${root}src/worker/openapi/openapi.json`;
+export const OPENAPI_FILE = `${root}assets/openapi.json`;
 
 /** The Workers runtime's own module, for code that is only read here, never run as a Worker. */
 const workersRuntime = {
@@ -58,12 +58,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv.includes("--check")) {
     const current = readFileSync(OPENAPI_FILE, "utf8");
     if (current !== text) {
-      console.error("src/worker/openapi/openapi.json is not what the contracts give: run `npm run build:openapi`.");
+      console.error("assets/openapi.json is not what the contracts give: run `npm run build:openapi`.");
       process.exit(1);
     }
     console.log("openapi.json is current");
   } else {
     writeFileSync(OPENAPI_FILE, text);
-    console.log(`wrote src/worker/openapi/openapi.json (${text.length} bytes)`);
+    console.log(`wrote assets/openapi.json (${text.length} bytes)`);
   }
 }

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import "../contracts/problem";
 import type { Env } from "./env";
-import openApiDocument from "./openapi/openapi.json";
 import { operations } from "./openapi/operations";
+import { assetResponse } from "./assets";
 import { problem, problemResponse } from "./problem";
 import { httpConventions } from "./http/conventions";
 import { mcpBearer, mcpChallenge, oauthRoutes } from "./oauth/routes";
@@ -27,12 +27,9 @@ export const app = new Hono<{ Bindings: Env }>();
 app.use("*", httpConventions(app, operations));
 
 app.get("/healthz", (c) => c.json({ ok: true }));
-// Built by `npm run build:openapi` from the operations and the contracts (a test keeps it current).
-let openApiText: string | undefined;
-app.get("/v1/openapi.json", () => {
-  openApiText ??= JSON.stringify(openApiDocument);
-  return new Response(openApiText, { headers: { "content-type": "application/json" } });
-});
+// Built by `npm run build:openapi` from the operations and the contracts (a test keeps it current)
+// into assets/openapi.json, a static asset: the document stays out of the Worker's bundle.
+app.get("/v1/openapi.json", (c) => assetResponse(c.env.ASSETS, "openapi.json", "application/json"));
 // The MCP endpoint as an OAuth protected resource: challenge on 401, OAuth tokens → the grant's credential.
 app.use("/v1/consumers/:consumer/mcp", mcpChallenge(), mcpBearer());
 app.route("/", oauthRoutes);

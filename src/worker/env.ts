@@ -39,6 +39,12 @@ export interface Env {
   TOOLGATE_DOWNSTREAM_URL?: string;
   /** Optional service binding used instead of `fetch(TOOLGATE_DOWNSTREAM_URL)` (tests, same-account services). */
   DOWNSTREAM?: Fetcher;
+  /**
+   * The Worker's static assets (wrangler.toml `[assets]`, the folder `assets/`; src/worker/assets.ts):
+   * the OpenAPI document `npm run build:openapi` writes and the console's script and style sheet,
+   * kept out of the Worker's bundle. Unbound (a Worker embedding the gate without it): their routes are 404.
+   */
+  ASSETS?: Fetcher;
   /** R2 bucket of Runtime checkpoints, purged per thread by `checkpoint_purge` envelopes. */
   CHECKPOINTS?: R2Bucket;
   /**

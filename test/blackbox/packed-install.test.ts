@@ -88,7 +88,7 @@ describe("the packed toolgate package installed into a scratch project", () => {
       "./package.json": "./package.json",
     });
     expect(manifest?.sideEffects).toEqual(["./src/contracts/problem.ts", "./src/core/zod.ts"]);
-    for (const file of ["dist/core.js", "dist/client.js", "dist/worker.js", "dist/types/core/index.d.ts", "dist/types/client/index.d.ts", "dist/types/worker/gate.d.ts"]) {
+    for (const file of ["assets/openapi.json", "dist/core.js", "dist/client.js", "dist/worker.js", "dist/types/core/index.d.ts", "dist/types/client/index.d.ts", "dist/types/worker/gate.d.ts"]) {
       expect(packed).toContain(file);
       expect(existsSync(join(app, "node_modules", "toolgate", file))).toBe(true);
     }

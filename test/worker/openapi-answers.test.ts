@@ -1,7 +1,7 @@
 /**
  * The OpenAPI document against the gate's real answers: every answer of the operations driven
  * here, through the Worker as a client sends them, must be one the committed document
- * (src/worker/openapi/openapi.json) describes — the status (a problem may fall back to `4XX` or
+ * (assets/openapi.json) describes — the status (a problem may fall back to `4XX` or
  * `default`), the media type, the body (read strictly, validated by the independent
  * @cfworker/json-schema against the document's own components), the problem's code among those
  * the status lists, the headers it requires, and `Retry-After` / `WWW-Authenticate` only where
@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Validator, type OutputUnit, type Schema } from "@cfworker/json-schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import doc from "../../src/worker/openapi/openapi.json";
+import doc from "../../assets/openapi.json";
 import prepareFixture from "../../fixtures/execution/app-facade-prepare.v1.json?raw";
 import { PyFloat, readJson, type Json } from "../../src/core/json";
 import { ADMIN_TOKEN, gate, pinClock, send, wipe } from "./gate-client";

@@ -8,7 +8,7 @@ import type { HeaderDoc, OperationDoc, ResponseDoc } from "./operation";
 /**
  * The OpenAPI 3.1 document of the gate, built from the route modules' operation lists and the
  * zod contracts by `npm run build:openapi` (scripts/build-openapi.js) into
- * src/worker/openapi/openapi.json, which the Worker serves as it is.
+ * assets/openapi.json, which the Worker serves as it is.
  * @module
  */
 

@@ -17,7 +17,7 @@ import { webhookOperations } from "../routes/webhooks";
 /** Every route the gate serves, as the OpenAPI document shows it and CORS and `405` read it. */
 export const operations: readonly OperationDoc[] = [
   { method: "get", path: "/healthz", summary: "Liveness.", operation: "none", response: { status: 200, schema: Health, description: "Serving." }, problems: [] },
-  { method: "get", path: "/v1/openapi.json", summary: "This document.", operation: "none", response: { status: 200, schema: OpenApiDescription, description: "OpenAPI 3.1." }, problems: [] },
+  { method: "get", path: "/v1/openapi.json", summary: "This document (a Worker embedding the gate without the ASSETS binding answers 404).", operation: "none", response: { status: 200, schema: OpenApiDescription, description: "OpenAPI 3.1." }, problems: ["NOT_FOUND"] },
   ...adminOperations,
   ...adminReadOperations,
   ...toolOperations,

@@ -12,13 +12,12 @@ import { ConsumerName } from "../../contracts/consumer";
 import { PROBLEM_STATUS } from "../../contracts/problem";
 import { Sha256Hex } from "../../contracts/registry";
 import * as z from "../../core/zod";
+import { assetResponse } from "../assets";
 import { keyedCredential } from "../auth";
 import { isJsonMediaType, readBody } from "../body";
 import { approvalPage, approvalsPage, signInPage, type ConsoleNotice } from "../console/pages";
 import { consoleHeaders, htmlResponse, seeOther } from "../console/headers";
-import { CONSOLE_SCRIPT } from "../console/script";
 import { CLEARED_SESSION_COOKIE, mintSessionId, originRefusal, readForm, sessionCookie, sessionOf, type ConsoleSessionRef } from "../console/session";
-import { CONSOLE_STYLES } from "../console/styles";
 import { tokenKeys } from "../credential-format";
 import type { Env } from "../env";
 import { CONSOLE_SESSION_SECONDS, type ConsoleCall, type ConsoleReply } from "../object/console/plane";
@@ -40,8 +39,9 @@ const DecisionForm = z.strictObject({ csrf: z.string().check(z.maxLength(128)), 
 consoleRoutes.use("/console", consoleHeaders());
 consoleRoutes.use("/console/*", consoleHeaders());
 
-consoleRoutes.get("/console/script.js", () => new Response(CONSOLE_SCRIPT, { headers: { "content-type": "text/javascript; charset=utf-8" } }));
-consoleRoutes.get("/console/styles.css", () => new Response(CONSOLE_STYLES, { headers: { "content-type": "text/css; charset=utf-8" } }));
+// Static assets (assets/console/), outside the bundle; consoleHeaders() adds the CSP to them too.
+consoleRoutes.get("/console/script.js", (c) => assetResponse(c.env.ASSETS, "console/script.js", "text/javascript; charset=utf-8"));
+consoleRoutes.get("/console/styles.css", (c) => assetResponse(c.env.ASSETS, "console/styles.css", "text/css; charset=utf-8"));
 
 consoleRoutes.get("/console", (c) => {
   const query = c.req.query();

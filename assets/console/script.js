@@ -1,16 +1,14 @@
-/**
- * The approver console's script, served as `/console/script.js` (the CSP admits no inline
+/*
+ * The approver console's script, served as /console/script.js (the CSP admits no inline
  * script). Hand-written, no framework, no build step: the pages work without it; it adds the
- * live list (SSE `/console/events`), the countdowns (from the server's clock, `data-now`), and
- * decisions sent with `fetch` (the CSRF token in `X-CSRF-Token`) whose result or problem is
- * announced in the page's `aria-live` region. New and settled approvals are read as the
+ * live list (SSE /console/events), the countdowns (from the server's clock, data-now), and
+ * decisions sent with fetch (the CSRF token in X-CSRF-Token) whose result or problem is
+ * announced in the page's aria-live region. New and settled approvals are read as the
  * server renders them (the approval's own page), so every value the page shows is escaped by
- * the server; the script sets text only through `textContent`.
- * @module
+ * the server; the script sets text only through textContent. A static asset of the Worker
+ * (wrangler.toml [assets]), outside its bundle.
  */
-
-/** `/console/script.js`. */
-export const CONSOLE_SCRIPT = `"use strict";
+"use strict";
 (() => {
   const body = document.body;
   const serverNow = Number(body.getAttribute("data-now"));
@@ -34,7 +32,7 @@ export const CONSOLE_SCRIPT = `"use strict";
     const link = article.querySelector("h3 a");
     return (link === null ? "approval" : link.textContent) + " (" + article.getAttribute("data-approval-id") + ")";
   };
-  const iso = (seconds) => new Date(seconds * 1000).toISOString().replace(/\\.\\d{3}Z$/, "Z");
+  const iso = (seconds) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 
   function say(text, error) {
     if (announce === null) return;
@@ -230,4 +228,3 @@ export const CONSOLE_SCRIPT = `"use strict";
   tick();
   setInterval(tick, 1000);
 })();
-`;
