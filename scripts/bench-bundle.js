@@ -118,6 +118,14 @@ async function browserBundle(entry) {
   return { min: code.byteLength, gzip: gzip9(code), groups: contributors(Buffer.from(code), map) };
 }
 
+/** The files under the Worker's assets folder, by path relative to it. */
+function assetFiles(dir, prefix = "") {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? assetFiles(join(dir, entry.name), `${prefix}${entry.name}/`) : [{ path: `${prefix}${entry.name}`, bytes: readFileSync(join(dir, entry.name)) }],
+  );
+}
+
 /** One contributor's line. */
 const row = (g) => `    ${g.group.padEnd(44)} ${kib(g.min).padStart(10)} min  ${kib(g.gzip).padStart(9)} gzip`;
 
@@ -138,6 +146,11 @@ export async function printBundle(top = 15) {
       write(`  top ${top} contributors (minified bytes from the source map; gzip: each group alone at level 9, an estimate: the ${groups.length} groups sum to ${kib(sum)} against ${kib(gzipped)} together)`);
       for (const g of groups.slice(0, top)) write(row(g));
     } else write("  (wrangler wrote no source map: no per-module figures)");
+    const assets = assetFiles(join(root, "assets"));
+    if (assets.length > 0) {
+      write("  static assets (wrangler.toml [assets]: uploaded beside the Worker, not part of its bundle; the Worker serves them)");
+      for (const a of assets) write(`    ${a.path.padEnd(44)} ${kib(a.bytes.byteLength).padStart(10)}      ${kib(gzip9(a.bytes)).padStart(9)} gzip`);
+    }
     const core = await browserBundle("src/core/index.ts");
     write(`  core alone for a browser (src/core/index.ts): ${kib(core.min)} min, ${kib(core.gzip)} gzip   (goal ≤ 40 KiB gzip)`);
     write("  its top contributors (each group gzipped alone, an estimate)");
