@@ -179,6 +179,9 @@ describe("the approver console in Chromium", () => {
     const decided = await waiting;
     expect([decided.state, decided.approver_id, decided.valid_until - decided.decided_at]).toEqual(["approved", "rev-1", 60]);
     await live.locator(`#approval-${id}`).waitFor({ state: "detached" });
+    // The stream's "decided" event may remove the item before the decision's own answer reaches
+    // this tab: wait for that answer's announcement, then read it whole.
+    await live.locator("#announce", { hasText: "Approved " }).waitFor();
     expect(await announced(live)).toBe(`Approved create_refund_draft (${id}); the agent may repeat the call until ${iso(decided.valid_until)}.`);
     // Every open tab drops it live and lists the decision.
     await other.locator(`#approval-${id}`).waitFor({ state: "detached" });
@@ -199,6 +202,7 @@ describe("the approver console in Chromium", () => {
     const decided = await waiting;
     expect([decided.state, decided.valid_until]).toEqual(["denied", null]);
     await live.locator(`#approval-${id}`).waitFor({ state: "detached" });
+    await live.locator("#announce", { hasText: "Denied " }).waitFor();
     expect(await announced(live)).toBe(`Denied create_refund_draft (${id}).`);
     const again = await refund("user-1", "ORDER-7", "damaged", asked.n);
     expect(again.body.model_result.error.code).toBe("APPROVAL_INVALID");

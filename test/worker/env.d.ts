@@ -8,6 +8,7 @@ declare namespace Cloudflare {
     DOWNSTREAM?: Fetcher;
     CHECKPOINTS?: R2Bucket;
     AUDIT_WITNESS?: R2Bucket;
+    ASSETS?: Fetcher;
   }
   interface GlobalProps {
     mainModule: typeof import("../../src/worker/index");
