@@ -86,6 +86,19 @@ export class ConsumerObject extends GateObject {
   /** Which instance of this isolate this is: a cold start (after `abort`) is a new one. */
   readonly serial = ++constructed;
 
+  /**
+   * One bare round trip's object side (`write` false: nothing) or one durable write in this
+   * object (`write` true: one small SQLite insert, committed before the answer leaves, as a gate
+   * call's rows are): the two baselines a gate read call is ranked against over HTTP.
+   */
+  roundTrip(write: boolean): { ok: true } {
+    if (write) {
+      this.ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench_rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
+      this.ctx.storage.sql.exec("INSERT INTO bench_rows (body) VALUES (?)", "one durable write");
+    }
+    return { ok: true };
+  }
+
   async bench(consumer: string, op: BenchOp): Promise<{ ms?: number; n?: number; step?: number | null; serial?: number; sessionId?: string; held?: HeldInMemory[] }> {
     switch (op.kind) {
       case "clock":
@@ -189,9 +202,15 @@ async function workerSide(request: Request, env: Env, ctx: ExecutionContext, bod
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const path = new URL(request.url).pathname;
-    if (request.method !== "POST" || (path !== "/bench/object" && path !== "/bench/worker")) return app.fetch(request, env, ctx);
+    if (request.method !== "POST" || (path !== "/bench/object" && path !== "/bench/worker" && !path.startsWith("/bench/rt/"))) return app.fetch(request, env, ctx);
     const given = request.headers.get("authorization") ?? "";
     if (env.TOOLGATE_ADMIN_TOKEN === undefined || !secretsEqual(given, `Bearer ${env.TOOLGATE_ADMIN_TOKEN}`)) return new Response("unauthenticated", { status: 401 });
+    // `/bench/rt/<consumer>/bare` and `/bench/rt/<consumer>/write`: a round trip to the consumer's object, with no body to read.
+    if (path.startsWith("/bench/rt/")) {
+      const [consumer = "", kind] = path.slice("/bench/rt/".length).split("/");
+      const stub = env.CONSUMER.get(env.CONSUMER.idFromName(consumer)) as unknown as DurableObjectStub<ConsumerObject>;
+      return Response.json(await stub.roundTrip(kind === "write"));
+    }
     const body = (await request.json()) as { consumer: string; op: BenchOp } & Parameters<typeof workerSide>[3];
     try {
       if (path === "/bench/worker") return Response.json(await workerSide(request, env, ctx, body));

@@ -102,10 +102,11 @@ async function main() {
       return send(port, "POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, body);
     };
     const ping = () => send(port, "GET", `/v1/consumers/${CONSUMER}/ping`, admin);
-    // A third baseline: one small SQLite write in the object (the admin consumer update), to
-    // separate the gate's own cost from the local storage commit every read call also pays.
+    // A third row: the admin consumer update (a write in the consumer's object, then one in the
+    // directory's). The goals rank the read call against one write in the same object, measured
+    // on the cost worker (scripts/bench-http-round-trips.js).
     const write = () => send(port, "PUT", `/v1/consumers/${CONSUMER}`, admin, '{"tools":["get_order"],"approver_subjects":[],"limits":{"calls_per_second":1000000,"call_burst":1000000}}');
-    const scenarios = { "bare DO round trip (ping)": ping, "DO write baseline (PUT)": write, "gate read call (get_order)": gateRead };
+    const scenarios = { "bare DO round trip (ping)": ping, "PUT consumer (2 objects)": write, "gate read call (get_order)": gateRead };
 
     for (const fn of Object.values(scenarios)) for (let i = 0; i < WARMUP; i++) await timed(fn);
     const samples = Object.fromEntries(Object.keys(scenarios).map((k) => [k, []]));
@@ -140,10 +141,10 @@ async function main() {
     }
     const p50 = gate.p50 / bare.p50;
     const p99 = gate.p99 / bare.p99;
-    console.log(`\ngate / bare: p50 ${p50.toFixed(2)}× (goal ≤ 1.50×) ${p50 <= 1.5 ? "met" : "NOT met"}; p99 ${p99.toFixed(2)}×`);
+    console.log(`\ngate / bare: p50 ${p50.toFixed(2)}×, p99 ${p99.toFixed(2)}× (the goals: "Goals over wrangler dev" below)`);
     console.log(`throughput at c=${CONCURRENCY}: gate ${gate.rps.toFixed(0)} req/s vs bare ${bare.rps.toFixed(0)} req/s (${(gate.rps / bare.rps).toFixed(2)}×)`);
     console.log(
-      `gate / DO write baseline: p50 ${(gate.p50 / writeRow.p50).toFixed(2)}×, p99 ${(gate.p99 / writeRow.p99).toFixed(2)}×, throughput ${(gate.rps / writeRow.rps).toFixed(2)}×`,
+      `gate / PUT consumer: p50 ${(gate.p50 / writeRow.p50).toFixed(2)}×, p99 ${(gate.p99 / writeRow.p99).toFixed(2)}×, throughput ${(gate.rps / writeRow.rps).toFixed(2)}×`,
     );
     // The audit append's own work per call (chain digest, export line, Merkle leaf and nodes), on
     // the same core in this process, beside the gate read call measured above; signing a

@@ -1,0 +1,100 @@
+// The round-trip goals of `npm run bench:http` (issue #17, "The gate's own cost"), measured on the
+// cost worker's wrangler dev (bench/cost-worker.ts: the production app and object plus benchmark
+// routes), where both baselines are what the goals name:
+// - a bare round trip: `POST /bench/rt/<consumer>/bare`, the Worker (admin check) → the consumer's
+//   object → an empty answer;
+// - one durable write in the same object: `POST /bench/rt/<consumer>/write`, the same path with one
+//   small SQLite insert, committed before the answer leaves (a gate call's rows are too);
+// - the gate read call: `POST /v1/consumers/<consumer>/tool-calls` (get_order), the production route.
+// c = 1: the three interleaved call by call (each round rotates their order), p50 per round;
+// c = 8: rounds of 8 concurrent clients, the gate read call beside the write baseline.
+// Bounded: fixed counts, 127.0.0.1 only.
+import http from "node:http";
+
+const ROUNDS = 5;
+const CALLS = 240; // per kind and round
+const WARMUP = 100; // per kind
+const THROUGHPUT_ROUNDS = 3;
+const THROUGHPUT_REQUESTS = 600;
+const CONCURRENCY = 8;
+const GOALS = { readVsWrite: 1.1, readVsBare: 1.5, throughputVsWrite: 0.9 };
+
+const median = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+const p50 = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const spread = (values, digits = 2) => `${median(values).toFixed(digits)} [${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}]`;
+
+/**
+ * Measures and prints the goals. `requester(port, agent)` sends keep-alive requests; `readBody(id)`
+ * is a read call's body; `consumer` has get_order and no rate limit; `agentToken` may call it.
+ */
+export async function roundTripGoals({ port, admin, agentToken, consumer, requester, readBody }) {
+  const pool = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const send = requester(port, pool);
+  let n = 0;
+  const kinds = {
+    bare: () => send("POST", `/bench/rt/${consumer}/bare`, admin),
+    write: () => send("POST", `/bench/rt/${consumer}/write`, admin),
+    gate: () => send("POST", `/v1/consumers/${consumer}/tool-calls`, agentToken, readBody(`rt-${++n}`)),
+  };
+  const names = Object.keys(kinds);
+  const once = async (kind) => {
+    const started = process.hrtime.bigint();
+    const res = await kinds[kind]();
+    if (res.status !== 200) throw new Error(`round trip ${kind}: ${res.status} ${res.body.slice(0, 200)}`);
+    return Number(process.hrtime.bigint() - started) / 1000;
+  };
+  try {
+    for (const kind of names) for (let i = 0; i < WARMUP; i++) await once(kind);
+    const perRound = { bare: [], write: [], gate: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const samples = { bare: [], write: [], gate: [] };
+      for (let i = 0; i < CALLS; i++) for (let k = 0; k < names.length; k++) {
+        const kind = names[(i + k + round) % names.length];
+        samples[kind].push(await once(kind));
+      }
+      for (const kind of names) perRound[kind].push(p50(samples[kind]));
+    }
+    const throughput = [];
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      const rps = {};
+      for (const kind of round % 2 === 0 ? ["gate", "write"] : ["write", "gate"]) {
+        let sent = 0;
+        const started = process.hrtime.bigint();
+        const client = async () => {
+          while (sent < THROUGHPUT_REQUESTS) {
+            sent += 1;
+            await once(kind);
+          }
+        };
+        await Promise.all(Array.from({ length: CONCURRENCY }, client));
+        rps[kind] = sent / (Number(process.hrtime.bigint() - started) / 1e9);
+      }
+      throughput.push(rps);
+    }
+    report(perRound, throughput);
+  } finally {
+    pool.destroy();
+  }
+}
+
+function report(perRound, throughput) {
+  const ratio = (a, b) => perRound[a].map((v, r) => v / perRound[b][r]);
+  const vsWrite = ratio("gate", "write");
+  const vsBare = ratio("gate", "bare");
+  const tp = throughput.map((r) => r.gate / r.write);
+  console.log(`\nGoals over wrangler dev (issue #17), on the cost worker's wrangler dev; median [min–max] over rounds.`);
+  console.log(`  c = 1 p50 in µs, ${ROUNDS} rounds of ${CALLS} calls of each kind, interleaved call by call (after ${WARMUP} warm-up calls each):`);
+  for (const [kind, label] of [["bare", "bare round trip (Worker → object → empty answer)"], ["write", "one durable write in the same object (one SQLite insert)"], ["gate", "gate read call (POST …/tool-calls, get_order)"]]) {
+    console.log(`    ${label.padEnd(60)}${spread(perRound[kind], 0)}`);
+  }
+  const goal = (label, values, text, met, note = "") => console.log(`  ${label.padEnd(44)}${`${spread(values)}×`.padEnd(22)}${text.padEnd(15)}${met ? "met" : "NOT met"}   ${note}`);
+  goal("gate read / one durable write, c=1 p50", vsWrite, `goal ≤ ${GOALS.readVsWrite.toFixed(2)}×`, median(vsWrite) <= GOALS.readVsWrite);
+  goal("gate read / bare round trip, c=1 p50", vsBare, `goal ≤ ${GOALS.readVsBare.toFixed(2)}×`, median(vsBare) <= GOALS.readVsBare);
+  console.log(`  ${"  one durable write / bare round trip".padEnd(44)}${`${spread(ratio("write", "bare"))}×`.padEnd(22)}(what committing one row costs here: the floor of any call that commits before it answers)`);
+  const rps = (kind) => spread(throughput.map((r) => r[kind]), 0);
+  goal(`gate read / one durable write, c=${CONCURRENCY} req/s`, tp, `goal ≥ ${GOALS.throughputVsWrite.toFixed(2)}×`, median(tp) >= GOALS.throughputVsWrite, `(${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_REQUESTS} requests; gate ${rps("gate")} req/s, write ${rps("write")} req/s)`);
+}
