@@ -91,6 +91,11 @@ export class ConsumerObject extends GateObject {
    * object (`write` true: one small SQLite insert, committed before the answer leaves, as a gate
    * call's rows are): the two baselines a gate read call is ranked against over HTTP.
    */
+  /** A bare round trip that carries bytes: the request's text came in (RPC), `answerBytes` characters go out. */
+  roundTripCarrying(_request: string, answerBytes: number): string {
+    return "x".repeat(Math.min(answerBytes, 65536));
+  }
+
   roundTrip(write: boolean): { ok: true } {
     if (write) {
       this.ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench_rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
@@ -209,6 +214,8 @@ export default {
     if (path.startsWith("/bench/rt/")) {
       const [consumer = "", kind] = path.slice("/bench/rt/".length).split("/");
       const stub = env.CONSUMER.get(env.CONSUMER.idFromName(consumer)) as unknown as DurableObjectStub<ConsumerObject>;
+      // `carrying?answer=N`: the request's body goes to the object and N characters come back, as a read call's would.
+      if (kind === "carrying") return new Response(await stub.roundTripCarrying(await request.text(), Number(new URL(request.url).searchParams.get("answer"))), { headers: { "content-type": "application/json" } });
       return Response.json(await stub.roundTrip(kind === "write"));
     }
     const body = (await request.json()) as { consumer: string; op: BenchOp } & Parameters<typeof workerSide>[3];

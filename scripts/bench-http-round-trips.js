@@ -5,7 +5,10 @@
 //   object → an empty answer;
 // - one durable write in the same object: `POST /bench/rt/<consumer>/write`, the same path with one
 //   small SQLite insert, committed before the answer leaves (a gate call's rows are too);
-// - the gate read call: `POST /v1/consumers/<consumer>/tool-calls` (get_order), the production route.
+// - the gate read call: `POST /v1/consumers/<consumer>/tool-calls` (get_order), the production route;
+// - beside them, informative: a bare round trip carrying a read call's bytes (its request body to
+//   the object, an answer of its answer's length back), which splits the read call's cost into the
+//   bytes' way through wrangler dev and RPC and the gate's own work.
 // c = 1: the three interleaved call by call (each round rotates their order), p50 per round;
 // c = 8: rounds of 8 concurrent clients, the gate read call beside the write baseline.
 // Bounded: fixed counts, 127.0.0.1 only.
@@ -35,8 +38,11 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
   const pool = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const send = requester(port, pool);
   let n = 0;
+  const sample = await send("POST", `/v1/consumers/${consumer}/tool-calls`, agentToken, readBody("rt-size"));
+  const answerBytes = Buffer.byteLength(sample.body);
   const kinds = {
     bare: () => send("POST", `/bench/rt/${consumer}/bare`, admin),
+    carrying: () => send("POST", `/bench/rt/${consumer}/carrying?answer=${answerBytes}`, admin, readBody(`rt-c-${n}`)),
     write: () => send("POST", `/bench/rt/${consumer}/write`, admin),
     gate: () => send("POST", `/v1/consumers/${consumer}/tool-calls`, agentToken, readBody(`rt-${++n}`)),
   };
@@ -49,9 +55,9 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
   };
   try {
     for (const kind of names) for (let i = 0; i < WARMUP; i++) await once(kind);
-    const perRound = { bare: [], write: [], gate: [] };
+    const perRound = { bare: [], carrying: [], write: [], gate: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      const samples = { bare: [], write: [], gate: [] };
+      const samples = { bare: [], carrying: [], write: [], gate: [] };
       for (let i = 0; i < CALLS; i++) for (let k = 0; k < names.length; k++) {
         const kind = names[(i + k + round) % names.length];
         samples[kind].push(await once(kind));
@@ -75,25 +81,31 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
       }
       throughput.push(rps);
     }
-    report(perRound, throughput);
+    report(perRound, throughput, { request: Buffer.byteLength(readBody("rt-size")), answer: answerBytes });
   } finally {
     pool.destroy();
   }
 }
 
-function report(perRound, throughput) {
+function report(perRound, throughput, bytes) {
   const ratio = (a, b) => perRound[a].map((v, r) => v / perRound[b][r]);
   const vsWrite = ratio("gate", "write");
   const vsBare = ratio("gate", "bare");
   const tp = throughput.map((r) => r.gate / r.write);
   console.log(`\nGoals over wrangler dev (issue #17), on the cost worker's wrangler dev; median [min–max] over rounds.`);
   console.log(`  c = 1 p50 in µs, ${ROUNDS} rounds of ${CALLS} calls of each kind, interleaved call by call (after ${WARMUP} warm-up calls each):`);
-  for (const [kind, label] of [["bare", "bare round trip (Worker → object → empty answer)"], ["write", "one durable write in the same object (one SQLite insert)"], ["gate", "gate read call (POST …/tool-calls, get_order)"]]) {
+  for (const [kind, label] of [
+    ["bare", "bare round trip (Worker → object → empty answer)"],
+    ["carrying", `  the same, carrying a read call's bytes (${bytes.request} B in, ${bytes.answer} B out)`],
+    ["write", "one durable write in the same object (one SQLite insert)"],
+    ["gate", "gate read call (POST …/tool-calls, get_order)"],
+  ]) {
     console.log(`    ${label.padEnd(60)}${spread(perRound[kind], 0)}`);
   }
   const goal = (label, values, text, met, note = "") => console.log(`  ${label.padEnd(44)}${`${spread(values)}×`.padEnd(22)}${text.padEnd(15)}${met ? "met" : "NOT met"}   ${note}`);
   goal("gate read / one durable write, c=1 p50", vsWrite, `goal ≤ ${GOALS.readVsWrite.toFixed(2)}×`, median(vsWrite) <= GOALS.readVsWrite);
   goal("gate read / bare round trip, c=1 p50", vsBare, `goal ≤ ${GOALS.readVsBare.toFixed(2)}×`, median(vsBare) <= GOALS.readVsBare);
+  console.log(`  ${"  carrying the bytes / bare round trip".padEnd(44)}${`${spread(ratio("carrying", "bare"))}×`.padEnd(22)}(what moving a read call's request and answer costs here, before any gate work)`);
   console.log(`  ${"  one durable write / bare round trip".padEnd(44)}${`${spread(ratio("write", "bare"))}×`.padEnd(22)}(what committing one row costs here: the floor of any call that commits before it answers)`);
   const rps = (kind) => spread(throughput.map((r) => r[kind]), 0);
   goal(`gate read / one durable write, c=${CONCURRENCY} req/s`, tp, `goal ≥ ${GOALS.throughputVsWrite.toFixed(2)}×`, median(tp) >= GOALS.throughputVsWrite, `(${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_REQUESTS} requests; gate ${rps("gate")} req/s, write ${rps("write")} req/s)`);
