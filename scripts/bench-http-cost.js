@@ -20,7 +20,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { roundTripGoals } from "./bench-http-round-trips.js";
+import { roundTripGoals, throughputRounds } from "./bench-http-round-trips.js";
 import { consumerKey, demoTools, startDemoService } from "./demo-service.js";
 import { call, DEV_SETTINGS, freePort, freshSecrets, startWranglerDev, waitHealthy } from "./start.js";
 
@@ -106,25 +106,13 @@ async function productionRoundTrips({ port, admin, agent, samples, perRound }) {
     gate: () => send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, readBody(`tp-${++n}`)),
     write: () => send("PUT", `/v1/consumers/${CONSUMER}`, admin, JSON.stringify({ tools: ["get_order"], approver_subjects: [], limits: UNLIMITED })),
   };
-  const throughput = [];
+  const once = async (name) => {
+    const res = await scenarios[name]();
+    if (res.status !== 200) throw new Error(`throughput ${name}: ${res.status} ${res.body.slice(0, 200)}`);
+  };
+  let throughput;
   try {
-    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
-      const rps = {};
-      for (const name of round % 2 === 0 ? ["gate", "write"] : ["write", "gate"]) {
-        let sent = 0;
-        const started = process.hrtime.bigint();
-        const client = async () => {
-          while (sent < THROUGHPUT_REQUESTS) {
-            sent += 1;
-            const res = await scenarios[name]();
-            if (res.status !== 200) throw new Error(`throughput ${name}: ${res.status} ${res.body.slice(0, 200)}`);
-          }
-        };
-        await Promise.all(Array.from({ length: CONCURRENCY }, client));
-        rps[name] = sent / (Number(process.hrtime.bigint() - started) / 1e9);
-      }
-      throughput.push(rps);
-    }
+    throughput = await throughputRounds(THROUGHPUT_ROUNDS, THROUGHPUT_REQUESTS, CONCURRENCY, once);
   } finally {
     pool.destroy();
   }

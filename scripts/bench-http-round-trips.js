@@ -64,27 +64,36 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
       }
       for (const kind of names) perRound[kind].push(p50(samples[kind]));
     }
-    const throughput = [];
-    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
-      const rps = {};
-      for (const kind of round % 2 === 0 ? ["gate", "write"] : ["write", "gate"]) {
-        let sent = 0;
-        const started = process.hrtime.bigint();
-        const client = async () => {
-          while (sent < THROUGHPUT_REQUESTS) {
-            sent += 1;
-            await once(kind);
-          }
-        };
-        await Promise.all(Array.from({ length: CONCURRENCY }, client));
-        rps[kind] = sent / (Number(process.hrtime.bigint() - started) / 1e9);
-      }
-      throughput.push(rps);
-    }
+    const throughput = await throughputRounds(THROUGHPUT_ROUNDS, THROUGHPUT_REQUESTS, CONCURRENCY, once);
     report(perRound, throughput, { request: Buffer.byteLength(readBody("rt-size")), answer: answerBytes });
   } finally {
     pool.destroy();
   }
+}
+
+/**
+ * Requests per second of "gate" and "write" (`once(kind)` sends one and checks it), `rounds` rounds
+ * of `requests` each from `concurrency` clients, the two kinds' order alternating per round.
+ */
+export async function throughputRounds(rounds, requests, concurrency, once) {
+  const throughput = [];
+  for (let round = 0; round < rounds; round++) {
+    const rps = {};
+    for (const kind of round % 2 === 0 ? ["gate", "write"] : ["write", "gate"]) {
+      let sent = 0;
+      const started = process.hrtime.bigint();
+      const client = async () => {
+        while (sent < requests) {
+          sent += 1;
+          await once(kind);
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, client));
+      rps[kind] = sent / (Number(process.hrtime.bigint() - started) / 1e9);
+    }
+    throughput.push(rps);
+  }
+  return throughput;
 }
 
 function report(perRound, throughput, bytes) {
