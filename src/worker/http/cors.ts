@@ -37,21 +37,34 @@ export type CorsRoute =
   | { readonly kind: "closed" };
 
 interface Shape {
-  readonly pattern: RegExp;
+  /** The template's segments split at "/": a literal, or `null` for a parameter (any non-empty segment). */
+  readonly segments: readonly (string | null)[];
+  /** Where `{consumer}` is among the segments (-1: not a consumer route). */
+  readonly consumerAt: number;
   readonly method: string;
   /** A consumer credential may call it (not only the admin secret, not a public route). */
   readonly credential: boolean;
   readonly open: boolean;
 }
 
-const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+const PARAMETER = /^\{[a-z_]+\}$/;
 
 function shapeOf(op: OperationDoc): Shape {
-  const source = op.path
-    .split(/(\{[a-z_]+\})/)
-    .map((part) => (part === "{consumer}" ? "(?<consumer>[^/]+)" : /^\{[a-z_]+\}$/.test(part) ? "[^/]+" : escape(part)))
-    .join("");
-  return { pattern: new RegExp(`^${source}$`), method: op.method.toUpperCase(), credential: op.operation !== "none" && credentialKinds(op.operation).length > 0, open: op.operation === "none" };
+  const parts = op.path.split("/");
+  // Every parameter is a whole segment; a template that mixes one into a literal is a bug here.
+  if (parts.some((part) => part.includes("{") && !PARAMETER.test(part))) throw new Error(`CORS cannot read the route template ${op.path}`);
+  return {
+    segments: parts.map((part) => (PARAMETER.test(part) ? null : part)),
+    consumerAt: parts.indexOf("{consumer}"),
+    method: op.method.toUpperCase(),
+    credential: op.operation !== "none" && credentialKinds(op.operation).length > 0,
+    open: op.operation === "none",
+  };
+}
+
+/** Whether a request path's segments fit a shape's (same count, literals equal, parameters non-empty). */
+function fits(shape: Shape, parts: readonly string[]): boolean {
+  return shape.segments.every((segment, i) => (segment === null ? parts[i] !== "" : segment === parts[i]));
 }
 
 function ordered(methods: Iterable<string>): string[] {
@@ -73,18 +86,21 @@ export function consumerOf(segment: string | undefined): string | null {
 
 /** The CORS offer of each documented path, matched against a request's path. */
 export class CorsRoutes {
-  readonly #shapes: readonly Shape[];
+  /** The shapes by their number of segments: a request is compared with those of its own count only. */
+  readonly #bySegments = new Map<number, Shape[]>();
 
   constructor(operations: readonly OperationDoc[]) {
-    this.#shapes = operations.map(shapeOf);
+    for (const shape of operations.map(shapeOf)) {
+      const list = this.#bySegments.get(shape.segments.length) ?? [];
+      list.push(shape);
+      this.#bySegments.set(shape.segments.length, list);
+    }
   }
 
   /** What CORS `path` offers; `null` for a path this module leaves alone. */
   route(path: string): CorsRoute | null {
-    const matched = this.#shapes.flatMap((shape) => {
-      const match = shape.pattern.exec(path);
-      return match === null ? [] : [{ shape, consumer: match.groups?.["consumer"] }];
-    });
+    const parts = path.split("/");
+    const matched = (this.#bySegments.get(parts.length) ?? []).flatMap((shape) => (fits(shape, parts) ? [{ shape, consumer: shape.consumerAt < 0 ? undefined : parts[shape.consumerAt] }] : []));
     if (matched.length === 0) return null;
     if (PUBLIC_CORS_PATHS.includes(path)) return { kind: "public", methods: ordered(matched.map((m) => m.shape.method)) };
     if (matched.every((m) => m.shape.open)) return null;
