@@ -42,8 +42,18 @@ export function tokenKeys(env: { TOOLGATE_TOKEN_KEY?: string; TOOLGATE_TOKEN_KEY
   return { current, previous: current === null ? null : usable(env.TOOLGATE_TOKEN_KEY_PREVIOUS) };
 }
 
+/** HMAC-SHA-256 states with a key's pads already hashed, per key (an isolate has one or two keys). */
+const keyed = new Map<string, ReturnType<typeof hmac.create>>();
+const KEYED_MAX = 4;
+
 function tag(key: string, consumer: string, body: string): string {
-  const mac = hmac(sha256, utf8ToBytes(key), utf8ToBytes(`toolgate credential v1\n${consumer}\n${body}`));
+  let base = keyed.get(key);
+  if (base === undefined) {
+    if (keyed.size >= KEYED_MAX) keyed.clear();
+    base = hmac.create(sha256, utf8ToBytes(key));
+    keyed.set(key, base);
+  }
+  const mac = base.clone().update(utf8ToBytes(`toolgate credential v1\n${consumer}\n${body}`)).digest();
   return bytesToHex(mac.subarray(0, TAG_BYTES));
 }
 

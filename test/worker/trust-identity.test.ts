@@ -181,6 +181,17 @@ describe("keyed credential tags", () => {
   const A = { current: "key-a-0123456789abcdef0123456789abcdef", previous: null };
   const B = { current: "key-b-0123456789abcdef0123456789abcdef", previous: null };
 
+  it("are the first 16 bytes of HMAC-SHA-256 over the consumer and the token's body (a tag computed by Python's hmac module)", () => {
+    const keys = { current: "k".repeat(32), previous: null };
+    const token = "tg_agent_A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5_df43ca3754691962bb2e01f171cc65ff";
+    // Twice: the second check reuses the key's prepared HMAC state.
+    expect([parseCredential(token, "tenant-a", keys), parseCredential(token, "tenant-a", keys)]).toEqual([
+      { kind: "agent", credentialId: "cred_A1b2C3d4E5A1b2C3", token },
+      { kind: "agent", credentialId: "cred_A1b2C3d4E5A1b2C3", token },
+    ]);
+    expect(parseCredential(token.replace(/f$/, "e"), "tenant-a", keys)).toBe(null);
+  });
+
   it("are bound to the consumer and the key; the previous key is accepted during a rotation", () => {
     const minted = mintCredential("agent", "tenant-a", A);
     expect(parseCredential(minted.token, "tenant-a", A)?.credentialId).toBe(minted.credentialId);
