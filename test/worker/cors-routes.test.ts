@@ -8,6 +8,8 @@ const routes = new CorsRoutes(operations);
 describe("CorsRoutes: a path's CORS offer, read from the operations list", () => {
   it("offers a consumer route to its consumer's origins, with the methods a consumer credential may call", () => {
     expect(routes.route("/v1/consumers/acme/tool-calls")).toEqual({ kind: "consumer", consumer: "acme", methods: ["POST"] });
+    // Again: the answer kept for the path.
+    expect(routes.route("/v1/consumers/acme/tool-calls")).toEqual({ kind: "consumer", consumer: "acme", methods: ["POST"] });
     expect(routes.route("/v1/consumers/acme/tool-calls/status")).toEqual({ kind: "consumer", consumer: "acme", methods: ["POST"] });
     expect(routes.route("/v1/consumers/acme/approvals/apr_0123")).toEqual({ kind: "consumer", consumer: "acme", methods: ["GET", "POST"] });
   });

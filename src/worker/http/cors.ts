@@ -84,6 +84,10 @@ export function consumerOf(segment: string | undefined): string | null {
   return ConsumerName.safeParse(name).success ? name : null;
 }
 
+/** How many paths' offers are kept (then all are forgotten at once), and the longest path kept. */
+const RECENT_PATHS = 512;
+const RECENT_PATH_CHARS = 256;
+
 /** The CORS offer of each documented path, matched against a request's path. */
 export class CorsRoutes {
   /** The shapes by their number of segments: a request is compared with those of its own count only. */
@@ -97,8 +101,22 @@ export class CorsRoutes {
     }
   }
 
+  /** Recent answers by path (a pure function of it): a client calls the same few paths again and again. */
+  readonly #recent = new Map<string, CorsRoute | null>();
+
   /** What CORS `path` offers; `null` for a path this module leaves alone. */
   route(path: string): CorsRoute | null {
+    const known = this.#recent.get(path);
+    if (known !== undefined) return known;
+    const answer = this.#offer(path);
+    if (path.length <= RECENT_PATH_CHARS) {
+      if (this.#recent.size >= RECENT_PATHS) this.#recent.clear();
+      this.#recent.set(path, answer);
+    }
+    return answer;
+  }
+
+  #offer(path: string): CorsRoute | null {
     const parts = path.split("/");
     const matched = (this.#bySegments.get(parts.length) ?? []).flatMap((shape) => (fits(shape, parts) ? [{ shape, consumer: shape.consumerAt < 0 ? undefined : parts[shape.consumerAt] }] : []));
     if (matched.length === 0) return null;
