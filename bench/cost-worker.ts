@@ -33,6 +33,7 @@ export type BenchOp =
   | { readonly kind: "serial" }
   | { readonly kind: "abort" }
   | { readonly kind: "memory" }
+  | { readonly kind: "tables" }
   | { readonly kind: "mcpSession"; readonly tokens: Tokens }
   | { readonly kind: "prepareWrites"; readonly run: string; readonly n: number; readonly tokens: Tokens }
   | { readonly kind: "time"; readonly scenario: Scenario; readonly run: string; readonly n: number; readonly tokens: Tokens; readonly sessionId?: string; readonly fetchUrl?: string }
@@ -104,7 +105,7 @@ export class ConsumerObject extends GateObject {
     return { ok: true };
   }
 
-  async bench(consumer: string, op: BenchOp): Promise<{ ms?: number; n?: number; step?: number | null; serial?: number; sessionId?: string; held?: HeldInMemory[] }> {
+  async bench(consumer: string, op: BenchOp): Promise<{ ms?: number; n?: number; step?: number | null; serial?: number; sessionId?: string; held?: HeldInMemory[]; tables?: Record<string, number>; changes?: number }> {
     switch (op.kind) {
       case "clock":
         return { step: clockStep() };
@@ -113,6 +114,13 @@ export class ConsumerObject extends GateObject {
       case "abort":
         this.ctx.abort("bench: the next call meets a cold object");
         return {};
+      case "tables": {
+        // Rows per table (the object's own tables; SQLite's and the runtime's internal ones left out).
+        const names = this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").toArray();
+        const tables = Object.fromEntries(names.map(({ name }) => [name, Number(this.ctx.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM "${name}"`).one().n)]));
+        // SQLite's count of rows inserted, updated or deleted on this connection (one object, one connection).
+        return { tables, changes: Number(this.ctx.storage.sql.exec<{ n: number }>("SELECT total_changes() AS n").one().n) };
+      }
       case "memory":
         return { held: heldInMemory(this) };
       case "mcpSession": {

@@ -283,18 +283,33 @@ export async function insideWorkerd() {
     const agents = [];
     for (let i = 0; i < MEMORY_CREDENTIALS; i++) agents.push(await mint({ kind: "agent" }));
     const snapshots = [{ calls: 0, rss: rssMb(pids()), held: (await object({ kind: "memory" })).held }];
+    const tablesBefore = await object({ kind: "tables" });
     for (const total of [MEMORY_CALLS, 2 * MEMORY_CALLS]) {
       for (let done = snapshots.at(-1).calls; done < total; done += CALLS_PER_REQUEST) await object({ kind: "calls", run: `mem-${done}`, n: CALLS_PER_REQUEST, agents });
       snapshots.push({ calls: total, rss: rssMb(pids()), held: (await object({ kind: "memory" })).held });
+      if (total === MEMORY_CALLS) snapshots.at(-1).tables = await object({ kind: "tables" });
     }
 
     report({ step, sizes, byRound, cold: { wall: [cold, warm], cpu: [coldCpu, warmCpu] }, snapshots });
+    rowsPerCall(tablesBefore, snapshots[1].tables, MEMORY_CALLS);
   } finally {
     pool.destroy();
     await dev.stop();
     await service.close();
     rmSync(persistTo, { recursive: true, force: true });
   }
+}
+
+/** Rows each read call writes (SQLite's total_changes) and leaves per table, from counts before and after `calls` read calls in one object. */
+function rowsPerCall(before, after, calls) {
+  console.log(`\nRows a read call writes in the object (SQLite total_changes: inserted, updated or deleted): ${((after.changes - before.changes) / calls).toFixed(2)} per call`);
+  const grown = Object.keys(after.tables)
+    .map((table) => ({ table, rows: (after.tables[table] - (before.tables[table] ?? 0)) / calls }))
+    .filter((t) => t.rows !== 0)
+    .sort((a, b) => b.rows - a.rows);
+  const total = grown.reduce((sum, t) => sum + t.rows, 0);
+  console.log(`Rows it leaves, by table (${calls.toLocaleString("en-US")} calls, before any retention sweep): ${total.toFixed(2)} rows per call`);
+  for (const t of grown) console.log(`  ${t.table.padEnd(40)} ${t.rows.toFixed(3)}`);
 }
 
 function report({ step, sizes, byRound: rows, cold, snapshots }) {
