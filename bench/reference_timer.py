@@ -50,6 +50,18 @@ PHASES = ("host context", "arguments", "authorization", "dispatch", "packages", 
 STUB_HEX = "0" * 64
 
 
+def run_for(seconds: float, run) -> tuple[int, float]:
+    """Calls `run` until `seconds` have passed; returns the number of calls and the seconds taken."""
+    runs = 0
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < seconds:
+        run()
+        runs += 1
+        elapsed = time.perf_counter() - start
+    return runs, elapsed
+
+
 class _StubSha:
     """hashlib.sha256 replaced by a constant: every binding then agrees with itself."""
 
@@ -172,13 +184,7 @@ class Phases:
             raise KeyError(name)
 
     def time(self, name: str, seconds: float) -> float:
-        passes = 0
-        start = time.perf_counter()
-        elapsed = 0.0
-        while elapsed < seconds:
-            self.run(name)
-            passes += 1
-            elapsed = time.perf_counter() - start
+        passes, elapsed = run_for(seconds, lambda: self.run(name))
         return elapsed * 1e6 / (passes * len(self.items))
 
 
@@ -228,14 +234,7 @@ def main() -> int:
             break
         fx = sub_fixture(command.get("case"))
         if cmd == "time":
-            budget = float(command.get("seconds", 1.5))
-            runs = 0
-            start = time.perf_counter()
-            elapsed = 0.0
-            while elapsed < budget:
-                td.run_fixture(fx)
-                runs += 1
-                elapsed = time.perf_counter() - start
+            runs, elapsed = run_for(float(command.get("seconds", 1.5)), lambda: td.run_fixture(fx))
             reply = {"runs": runs, "steps": runs * step_count(fx), "elapsed": elapsed}
         elif cmd == "digests":
             counts = {"digests": 0, "bytes": 0}

@@ -14,6 +14,7 @@ import { entryDigest } from "../../src/core/audit";
 import { runAudit } from "../../src/cli/audit";
 import { AUDIT_KEEP_ENTRIES } from "../../src/worker/object/audit/archive";
 import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "./gate-client";
+import { sha256 } from "../support/web-sha256";
 
 const CONSUMER = "audit-archive";
 /** Entries of the chain: the kept ones and 600 more, so two full tiles (512 entries) can go. */
@@ -28,16 +29,6 @@ const tilesBucket = () => (env as unknown as { AUDIT_TILES: R2Bucket }).AUDIT_TI
 const witnessBucket = () => (env as unknown as { AUDIT_WITNESS: R2Bucket }).AUDIT_WITNESS;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-async function sha256(...parts: Uint8Array[]): Promise<Uint8Array> {
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.length;
-  }
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", all));
-}
 
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));

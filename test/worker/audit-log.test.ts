@@ -10,6 +10,7 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { beforeAll, describe, expect, it } from "vitest";
 import { decodeBase64, openNote, parseCheckpoint, parseVerifierKey, verifyConsistency, verifyInclusion } from "../../src/core/audit";
 import { ADMIN_TOKEN, context, credential, send, wipe } from "./gate-client";
+import { sha256 } from "../support/web-sha256";
 
 const CONSUMER = "audit-log-a";
 const CALLS = 300;
@@ -17,16 +18,6 @@ const CALLS = 300;
 const TEST_VERIFIER_KEY = "toolgate-test+f62e6223+AXm1Vi6P5lT5QHixEuipi6eQH4U65pW+1+DjkQutBJZk";
 const stub = () => env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER));
 const encoder = new TextEncoder();
-
-async function sha256(...parts: Uint8Array[]): Promise<Uint8Array> {
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.length;
-  }
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", all));
-}
 
 const leafOf = (line: string) => sha256(new Uint8Array([0]), encoder.encode(line));
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");

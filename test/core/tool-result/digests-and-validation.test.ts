@@ -12,18 +12,8 @@ import {
   type ResultPackage,
   type ToolCall,
 } from "../../../src/core/tool-result";
+import { context, NOW, principal } from "./host-context";
 
-const principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] as string[] };
-const NOW = 1784419200;
-const context = (callId: string, key: string | null = null) => ({
-  provider: "openai",
-  api_family: "responses",
-  adapter_revision: "openai-responses-v1",
-  response_id: "resp-1",
-  call_id: callId,
-  operation_id: "op-1",
-  idempotency_key: key,
-});
 const readCall = (callId = "call-1"): ToolCall => bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context(callId));
 
 function counting(): { hash: (text: string) => string; count: () => number } {

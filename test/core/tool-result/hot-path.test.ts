@@ -26,18 +26,8 @@ import { modelResultText } from "../../../src/core/tool-result/packages";
 import { RecentByIdentity } from "../../../src/core/tool-result/recent";
 import { isBoundedIdentifier, isNonemptyString } from "../../../src/core/tool-result/text-rules";
 import { fixtureText } from "./fixture-files";
+import { context, NOW, principal } from "./host-context";
 
-const principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] as string[] };
-const NOW = 1784419200;
-const context = (callId: string, key: string | null = null) => ({
-  provider: "openai",
-  api_family: "responses",
-  adapter_revision: "openai-responses-v1",
-  response_id: "resp-1",
-  call_id: callId,
-  operation_id: "op-1",
-  idempotency_key: key,
-});
 
 function referenceSteps(): JsonObject[] {
   const doc = readJson(fixtureText("public-cases.expected.json"), { maxBytes: 1 << 24 });
