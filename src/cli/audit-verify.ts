@@ -3,7 +3,7 @@
  * optionally, checkpoints saved earlier) and prints one report.
  * @module
  */
-import { encodeBase64, openNote, parseCheckpoint, parseVerifierKey, type NoteCode, type ParsedCheckpoint, type Verifier } from "../core/audit";
+import { encodeBase64, openNote, parseCheckpoint, parseVerifierKey, sameBytes, type NoteCode, type ParsedCheckpoint, type Verifier } from "../core/audit";
 import { readJson } from "../core/json";
 import { readExport, reasonOf, type ExportLog } from "./audit-export";
 import type { CliIo } from "./io";
@@ -57,10 +57,6 @@ function readSavedNote(io: CliIo, file: string): string {
   }
   // A note saved with an extra newline (`jq -r`, an editor) is the same note.
   return `${text.replace(/\n+$/, "")}\n`;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
 /** Compares one saved checkpoint with the export; answers its report line and adds its findings. */

@@ -20,6 +20,7 @@ export {
   type StoredNode,
 } from "./merkle";
 export { entryLeafHash, entryLine, MAX_ENTRY_LINE_BYTES, readEntryLine } from "./entry";
+export { sameBytes } from "./same-bytes";
 export {
   archivedNodeBound,
   decodeEntryBundle,

@@ -13,6 +13,7 @@ import {
   entryTilePath,
   hashTilePath,
   nodeInTile,
+  sameBytes,
   subtreeOfTile,
   type NodeInTile,
   type NodeReader,
@@ -23,10 +24,6 @@ import type { AuditStore } from "./store";
 export const HASH_TILE_CACHE = 16;
 
 const CONTENT_TYPE = "application/octet-stream";
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
-}
 
 /** One consumer object's view of the tiles bucket (tiles are immutable once written). */
 export class TileBucket {

@@ -5,7 +5,7 @@
  * the gate's own verifier keys against the tree.
  * @module
  */
-import { openNote, parseCheckpoint, parseVerifierKey, rootHash, encodeBase64, type Verifier } from "../../../core/audit";
+import { openNote, parseCheckpoint, parseVerifierKey, rootHash, encodeBase64, sameBytes, type Verifier } from "../../../core/audit";
 import { canonicalJson } from "../../../core/json";
 import type { ApprovalRecord } from "../../../core/tool-result/approval-book";
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
@@ -81,10 +81,6 @@ export function consoleApproval(view: ApprovalView, spec: ToolSpec): ConsoleAppr
 /** A stored approval as settled (its state at `now`), without arguments. */
 export function consoleSettled(record: ApprovalRecord, now: number): ConsoleSettled {
   return withoutArguments(approvalStatus(record, now));
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
 /**
