@@ -14,9 +14,8 @@
 
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js";
 import { CREDENTIAL_KINDS, type CredentialKind } from "../contracts/access";
-import { secretsEqual } from "./timing-safe";
 
 export { CREDENTIAL_KINDS, type CredentialKind };
 
@@ -46,15 +45,23 @@ export function tokenKeys(env: { TOOLGATE_TOKEN_KEY?: string; TOOLGATE_TOKEN_KEY
 const keyed = new Map<string, ReturnType<typeof hmac.create>>();
 const KEYED_MAX = 4;
 
-function tag(key: string, consumer: string, body: string): string {
+function tagBytes(key: string, consumer: string, body: string): Uint8Array {
   let base = keyed.get(key);
   if (base === undefined) {
     if (keyed.size >= KEYED_MAX) keyed.clear();
     base = hmac.create(sha256, utf8ToBytes(key));
     keyed.set(key, base);
   }
-  const mac = base.clone().update(utf8ToBytes(`toolgate credential v1\n${consumer}\n${body}`)).digest();
-  return bytesToHex(mac.subarray(0, TAG_BYTES));
+  return base.clone().update(utf8ToBytes(`toolgate credential v1\n${consumer}\n${body}`)).digest().subarray(0, TAG_BYTES);
+}
+
+function tag(key: string, consumer: string, body: string): string {
+  return bytesToHex(tagBytes(key, consumer, body));
+}
+
+/** Whether `presented` (TAG_BYTES bytes) is the tag under `key`: constant-time in the tag's bytes. */
+function tagMatches(presented: Uint8Array, key: string, consumer: string, body: string): boolean {
+  return crypto.subtle.timingSafeEqual(presented, tagBytes(key, consumer, body));
 }
 
 function randomBase62(length: number): string {
@@ -110,9 +117,9 @@ export function parseCredential(token: string, consumer: string, keys: TokenKeys
   const kind = m[1] as CredentialKind;
   const random = m[2] as string;
   const body = `tg_${kind}_${random}`;
-  const presented = m[3] as string;
-  const current = secretsEqual(presented, tag(keys.current, consumer, body));
-  const previous = keys.previous !== null && secretsEqual(presented, tag(keys.previous, consumer, body));
+  const presented = hexToBytes(m[3] as string);
+  const current = tagMatches(presented, keys.current, consumer, body);
+  const previous = keys.previous !== null && tagMatches(presented, keys.previous, consumer, body);
   if (!current && !previous) return null;
   return { kind, credentialId: `cred_${random.slice(0, ID_CHARS)}`, token };
 }
