@@ -6,6 +6,7 @@ import { isAdmin, credentialOf } from "../auth";
 import { readBody, type BodyOptions } from "../body";
 import type { Env } from "../env";
 import type { ConsumerObject } from "../object/consumer-object";
+import { LruMap } from "../object/lru";
 import { problem, problemResponse, UNAUTHENTICATED } from "../problem";
 
 /** What the consumer prologue leaves for a route: who calls, and the consumer's object. */
@@ -23,8 +24,26 @@ export type GateEnv = { Bindings: Env; Variables: ConsumerVariables };
 /** The body a {@link jsonBody} middleware validated. */
 export type BodyEnv<T> = { Bindings: Env; Variables: { body: T } };
 
+/** Consumer names the isolate has seen, with their objects' ids (an id is a pure function of the name). */
+const CONSUMER_IDS_CACHED = 1024;
+const consumerIds = new WeakMap<DurableObjectNamespace<ConsumerObject>, LruMap<string, DurableObjectId>>();
+
+/** The id of a consumer's object, or `null` for a name outside the contract (validated once per name). */
+function consumerId(namespace: DurableObjectNamespace<ConsumerObject>, consumer: string): DurableObjectId | null {
+  let ids = consumerIds.get(namespace);
+  if (ids === undefined) consumerIds.set(namespace, (ids = new LruMap(CONSUMER_IDS_CACHED)));
+  let id = ids.get(consumer);
+  if (id === undefined) {
+    if (!ConsumerName.safeParse(consumer).success) return null;
+    id = namespace.idFromName(consumer);
+    ids.set(consumer, id);
+  }
+  return id;
+}
+
 export function stubOf(env: Env, consumer: string): DurableObjectStub<ConsumerObject> | null {
-  return ConsumerName.safeParse(consumer).success ? env.CONSUMER.get(env.CONSUMER.idFromName(consumer)) : null;
+  const id = consumerId(env.CONSUMER, consumer);
+  return id === null ? null : env.CONSUMER.get(id);
 }
 
 /**
