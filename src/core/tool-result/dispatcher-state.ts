@@ -112,9 +112,10 @@ export function callJson(call: ToolCall): JsonObject {
  */
 export function bindCallIdentity(store: ToolResultStore, principal: Principal, call: ToolCall, fingerprint: string): boolean {
   const key = storeKey([principal.tenant_id, principal.subject_id, call.provider, call.api_family, call.response_id, call.call_id]);
-  const prior = store.get("call_fingerprints", key);
+  const prior = store.claim === undefined ? store.get("call_fingerprints", key) : store.claim("call_fingerprints", key, fingerprint);
   if (prior !== undefined && prior !== fingerprint) return false;
-  store.put("call_fingerprints", key, fingerprint);
+  // A new identity is stored by claim; a repeated one is stored again (its retention restarts).
+  if (store.claim === undefined || prior !== undefined) store.put("call_fingerprints", key, fingerprint);
   return true;
 }
 

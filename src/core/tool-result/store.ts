@@ -19,6 +19,12 @@ export type StoreTable =
 export interface ToolResultStore {
   get(table: StoreTable, key: string): Json | undefined;
   put(table: StoreTable, key: string, value: Json): void;
+  /**
+   * Optional: stores `value` unless `key` already holds one, and answers the value held before
+   * (`undefined`: `value` is stored now). The same as `get`, then `put` when absent, in one step
+   * (a store on a database saves a statement on every new call).
+   */
+  claim?(table: StoreTable, key: string, value: Json): Json | undefined;
   delete(table: StoreTable, key: string): void;
   /** Every entry of a table, in insertion order (used only by recovery). */
   entries(table: StoreTable): Array<[string, Json]>;
@@ -53,6 +59,13 @@ export class InMemoryToolResultStore implements ToolResultStore {
 
   put(table: StoreTable, key: string, value: Json): void {
     this.#table(table).set(key, value);
+  }
+
+  claim(table: StoreTable, key: string, value: Json): Json | undefined {
+    const rows = this.#table(table);
+    const prior = rows.get(key);
+    if (prior === undefined) rows.set(key, value);
+    return prior;
   }
 
   delete(table: StoreTable, key: string): void {

@@ -129,6 +129,11 @@ export class SqlToolResultStore implements ToolResultStore {
     run(this.sql, upsert, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value));
   }
 
+  claim(table: StoreTable, key: string, value: Json): Json | undefined {
+    const insert = "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO NOTHING RETURNING 1 AS stored";
+    return one(this.sql, insert, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value)) === undefined ? this.get(table, key) : undefined;
+  }
+
   delete(table: StoreTable, key: string): void {
     run(this.sql, "DELETE FROM records WHERE tbl = ? AND key = ?", table, key);
   }
