@@ -13,6 +13,12 @@ export const BACKFILL_STEP = 512;
 /** The tree of one consumer's chain; calls run inside the caller's transaction. */
 export class AuditTree implements NodeReader {
   #size: number | undefined;
+  /**
+   * The newest stored node of each level (the tree's right edge): the left siblings the next
+   * append combines, so an append reads no row. Nodes never change once stored; the edge is
+   * forgotten with the size ({@link reset}).
+   */
+  #edge: Array<{ index: number; hash: Uint8Array } | undefined> = [];
 
   constructor(private readonly store: AuditStore) {}
 
@@ -24,10 +30,12 @@ export class AuditTree implements NodeReader {
 
   reset(): void {
     this.#size = undefined;
+    this.#edge = [];
   }
 
   node(level: number, index: number): Uint8Array {
-    return this.store.node(level, index);
+    const edge = this.#edge[level];
+    return edge !== undefined && edge.index === index ? edge.hash : this.store.node(level, index);
   }
 
   /** Adds entry `entry.seq` as the next leaf; the tree must hold exactly the entries before it. */
@@ -35,7 +43,10 @@ export class AuditTree implements NodeReader {
     const size = this.size();
     if (size !== entry.seq - 1) throw new Error(`the audit tree holds ${size} leaves; entry ${entry.seq} cannot be appended`);
     const leaf = entryLeafHash(entry);
-    for (const node of appendNodes(size, leaf, this)) this.store.putNode(node.level, node.index, node.hash);
+    for (const node of appendNodes(size, leaf, this)) {
+      this.store.putNode(node.level, node.index, node.hash);
+      this.#edge[node.level] = { index: node.index, hash: node.hash };
+    }
     this.#size = size + 1;
     return leaf;
   }
