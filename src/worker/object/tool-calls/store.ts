@@ -130,8 +130,8 @@ export class SqlToolResultStore implements ToolResultStore {
   }
 
   claim(table: StoreTable, key: string, value: Json): Json | undefined {
-    const insert = "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO NOTHING RETURNING 1 AS stored";
-    return one(this.sql, insert, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value)) === undefined ? this.get(table, key) : undefined;
+    const insert = "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO NOTHING";
+    return this.sql.exec(insert, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value)).rowsWritten === 0 ? this.get(table, key) : undefined;
   }
 
   delete(table: StoreTable, key: string): void {
