@@ -106,7 +106,10 @@ export class Retention {
    */
   stored(): void {
     const window = this.deps.clock.window();
-    if (!this.deps.armed() || window !== this.#window) this.#arm(nextExpiry(this.deps.sql, window), false, window);
+    if (this.deps.armed() && window === this.#window) return;
+    // A new instance's first slot runs the sweep within SWEEP_SPACING_SECONDS whatever expires
+    // first (see #arm), so its first call need not look: the sweep finds the first expiry then.
+    this.#arm(this.#fresh ? this.deps.clock.now() + SWEEP_SPACING_SECONDS : nextExpiry(this.deps.sql, window), false, window);
   }
 
   /** One run: each rule deletes at most {@link SWEEP_BATCH} expired rows, then the slot is set again. */
