@@ -178,8 +178,11 @@ export class AuditStore {
     return bytes(row, "hash");
   }
 
-  putNode(level: number, idx: number, hash: Uint8Array): void {
-    run(this.sql, "INSERT INTO audit_tree (level, idx, hash) VALUES (?, ?, ?)", level, idx, blob(hash));
+  /** Stores the nodes one append completes, in one statement (an append completes at most 64). */
+  putNodes(nodes: ReadonlyArray<{ level: number; index: number; hash: Uint8Array }>): void {
+    if (nodes.length === 0) return;
+    const values = nodes.map(() => "(?, ?, ?)").join(", ");
+    run(this.sql, `INSERT INTO audit_tree (level, idx, hash) VALUES ${values}`, ...nodes.flatMap((node) => [node.level, node.index, blob(node.hash)]));
   }
 
   /** The signed checkpoint of the largest size, if any. */

@@ -43,10 +43,9 @@ export class AuditTree implements NodeReader {
     const size = this.size();
     if (size !== entry.seq - 1) throw new Error(`the audit tree holds ${size} leaves; entry ${entry.seq} cannot be appended`);
     const leaf = entryLeafHash(entry);
-    for (const node of appendNodes(size, leaf, this)) {
-      this.store.putNode(node.level, node.index, node.hash);
-      this.#edge[node.level] = { index: node.index, hash: node.hash };
-    }
+    const nodes = appendNodes(size, leaf, this);
+    this.store.putNodes(nodes);
+    for (const node of nodes) this.#edge[node.level] = { index: node.index, hash: node.hash };
     this.#size = size + 1;
     return leaf;
   }
