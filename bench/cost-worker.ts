@@ -87,16 +87,16 @@ export class ConsumerObject extends GateObject {
   /** Which instance of this isolate this is: a cold start (after `abort`) is a new one. */
   readonly serial = ++constructed;
 
-  /**
-   * One bare round trip's object side (`write` false: nothing) or one durable write in this
-   * object (`write` true: one small SQLite insert, committed before the answer leaves, as a gate
-   * call's rows are): the two baselines a gate read call is ranked against over HTTP.
-   */
   /** A bare round trip that carries bytes: the request's text came in (RPC), `answerBytes` characters go out. */
   roundTripCarrying(_request: string, answerBytes: number): string {
     return "x".repeat(Math.min(answerBytes, 65536));
   }
 
+  /**
+   * One bare round trip's object side (`write` false: nothing) or one durable write in this
+   * object (`write` true: one small SQLite insert, committed before the answer leaves, as a gate
+   * call's rows are): the two baselines a gate read call is ranked against over HTTP.
+   */
   roundTrip(write: boolean): { ok: true } {
     if (write) {
       this.ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench_rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
@@ -224,6 +224,11 @@ export default {
       const stub = env.CONSUMER.get(env.CONSUMER.idFromName(consumer)) as unknown as DurableObjectStub<ConsumerObject>;
       // `carrying?answer=N`: the request's body goes to the object and N characters come back, as a read call's would.
       if (kind === "carrying") return new Response(await stub.roundTripCarrying(await request.text(), Number(new URL(request.url).searchParams.get("answer"))), { headers: { "content-type": "application/json" } });
+      // `object`: a read call's body handed straight to the object's toolCall with the agent token of `x-agent-token`.
+      if (kind === "object") {
+        const outcome = await stub.toolCall(consumer, request.headers.get("x-agent-token") ?? "", await request.text());
+        return outcome.ok ? new Response(outcome.value, { headers: { "content-type": "application/json" } }) : Response.json(outcome.error, { status: 500 });
+      }
       return Response.json(await stub.roundTrip(kind === "write"));
     }
     const body = (await request.json()) as { consumer: string; op: BenchOp } & Parameters<typeof workerSide>[3];

@@ -54,9 +54,9 @@ const p50 = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.leng
 const spread = (values, digits = 2, unit = "") => `${median(values).toFixed(digits)}${unit} [${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}]`;
 const verdict = (value, goal, atMost = true) => ((atMost ? value <= goal : value >= goal) ? "met" : "NOT met");
 
-/** Keep-alive JSON requests to 127.0.0.1:`port` through `agent`: `(method, path, token, body) → {status, body}`. */
+/** Keep-alive JSON requests to 127.0.0.1:`port` through `agent`: `(method, path, token, body, extra headers) → {status, body}`. */
 export function requester(port, agent) {
-  return (method, path, token, body) =>
+  return (method, path, token, body, extra = {}) =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(body);
       const req = http.request(
@@ -66,7 +66,7 @@ export function requester(port, agent) {
           method,
           path,
           agent,
-          headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": payload.length }) },
+          headers: { ...extra, authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": payload.length }) },
         },
         (res) => {
           const chunks = [];

@@ -8,7 +8,10 @@
 // - the gate read call: `POST /v1/consumers/<consumer>/tool-calls` (get_order), the production route;
 // - beside them, informative: a bare round trip carrying a read call's bytes (its request body to
 //   the object, an answer of its answer's length back), which splits the read call's cost into the
-//   bytes' way through wrangler dev and RPC and the gate's own work.
+//   bytes' way through wrangler dev and RPC and the gate's own work; and the same read call handed
+//   straight to the object's `toolCall` (`POST /bench/rt/<consumer>/object`: no credential tag,
+//   routing or body contract in the Worker; the object authenticates, validates and runs it as
+//   usual), which splits the gate's work into the Worker's share and the object's.
 // c = 1: the three interleaved call by call (each round rotates their order), p50 per round;
 // c = 8: rounds of 8 concurrent clients, the gate read call beside the write baseline.
 // Bounded: fixed counts, 127.0.0.1 only.
@@ -44,6 +47,7 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
     bare: () => send("POST", `/bench/rt/${consumer}/bare`, admin),
     carrying: () => send("POST", `/bench/rt/${consumer}/carrying?answer=${answerBytes}`, admin, readBody(`rt-c-${n}`)),
     write: () => send("POST", `/bench/rt/${consumer}/write`, admin),
+    object: () => send("POST", `/bench/rt/${consumer}/object`, admin, readBody(`rt-o-${++n}`), { "x-agent-token": agentToken }),
     gate: () => send("POST", `/v1/consumers/${consumer}/tool-calls`, agentToken, readBody(`rt-${++n}`)),
   };
   const names = Object.keys(kinds);
@@ -55,9 +59,9 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
   };
   try {
     for (const kind of names) for (let i = 0; i < WARMUP; i++) await once(kind);
-    const perRound = { bare: [], carrying: [], write: [], gate: [] };
+    const perRound = Object.fromEntries(names.map((kind) => [kind, []]));
     for (let round = 0; round < ROUNDS; round++) {
-      const samples = { bare: [], carrying: [], write: [], gate: [] };
+      const samples = Object.fromEntries(names.map((kind) => [kind, []]));
       for (let i = 0; i < CALLS; i++) for (let k = 0; k < names.length; k++) {
         const kind = names[(i + k + round) % names.length];
         samples[kind].push(await once(kind));
@@ -107,6 +111,7 @@ function report(perRound, throughput, bytes) {
     ["bare", "bare round trip (Worker → object → empty answer)"],
     ["carrying", `  the same, carrying a read call's bytes (${bytes.request} B in, ${bytes.answer} B out)`],
     ["write", "one durable write in the same object (one SQLite insert)"],
+    ["object", "  the same read call handed straight to the object"],
     ["gate", "gate read call (POST …/tool-calls, get_order)"],
   ]) {
     console.log(`    ${label.padEnd(60)}${spread(perRound[kind], 0)}`);
@@ -116,6 +121,9 @@ function report(perRound, throughput, bytes) {
   goal("gate read / bare round trip, c=1 p50", vsBare, `goal ≤ ${GOALS.readVsBare.toFixed(2)}×`, median(vsBare) <= GOALS.readVsBare);
   console.log(`  ${"  carrying the bytes / bare round trip".padEnd(44)}${`${spread(ratio("carrying", "bare"))}×`.padEnd(22)}(what moving a read call's request and answer costs here, before any gate work)`);
   console.log(`  ${"  one durable write / bare round trip".padEnd(44)}${`${spread(ratio("write", "bare"))}×`.padEnd(22)}(what committing one row costs here: the floor of any call that commits before it answers)`);
+  const share = (a, b) => perRound[a].map((v, r) => v - perRound[b][r]);
+  console.log(`  ${"  the gate's work, object's share".padEnd(44)}${`${spread(share("object", "write"), 0)} µs`.padEnd(22)}(read call straight to the object − one durable write, per round)`);
+  console.log(`  ${"  the gate's work, Worker's share".padEnd(44)}${`${spread(share("gate", "object"), 0)} µs`.padEnd(22)}(gate read call − the same straight to the object: credential tag, routing, body contract)`);
   const rps = (kind) => spread(throughput.map((r) => r[kind]), 0);
   goal(`gate read / one durable write, c=${CONCURRENCY} req/s`, tp, `goal ≥ ${GOALS.throughputVsWrite.toFixed(2)}×`, median(tp) >= GOALS.throughputVsWrite, `(${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_REQUESTS} requests; gate ${rps("gate")} req/s, write ${rps("write")} req/s)`);
 }
