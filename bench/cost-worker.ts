@@ -13,6 +13,7 @@ import { canonicalJson, type JsonObject } from "../src/core/json";
 import { corsOriginsHeld, CORS_ORIGINS_CACHED } from "../src/worker/http/cors-origins";
 import { heldInMemory, type HeldInMemory } from "../src/worker/object/memory";
 import { ConsumerObject as GateObject } from "../src/worker/object/consumer-object";
+import { consumerIdsHeld, CONSUMER_IDS_CACHED } from "../src/worker/routes/middleware";
 import { secretsEqual } from "../src/worker/timing-safe";
 
 export { DirectoryObject } from "../src/worker/directory/directory-object";
@@ -238,7 +239,8 @@ export default {
       const answer = await stub.bench(body.consumer, body.op);
       // The Worker's own cache (its isolate's, whichever consumer it serves) joins the object's list.
       const cors: HeldInMemory = { structure: "CORS allow-lists (Worker isolate)", entries: corsOriginsHeld(), cap: CORS_ORIGINS_CACHED, bound: "LRU, 30 s each" };
-      return Response.json(body.op.kind === "memory" ? { held: [...(answer.held ?? []), cors] } : answer);
+      const ids: HeldInMemory = { structure: "consumer object ids (Worker isolate)", entries: consumerIdsHeld(env.CONSUMER), cap: CONSUMER_IDS_CACHED, bound: "LRU" };
+      return Response.json(body.op.kind === "memory" ? { held: [...(answer.held ?? []), cors, ids] } : answer);
     } catch (error) {
       // `abort` ends in an error by design; anything else is a failed benchmark.
       return Response.json({ error: error instanceof Error ? error.message : String(error) }, { status: 500 });

@@ -25,7 +25,7 @@ export type GateEnv = { Bindings: Env; Variables: ConsumerVariables };
 export type BodyEnv<T> = { Bindings: Env; Variables: { body: T } };
 
 /** Consumer names the isolate has seen, with their objects' ids (an id is a pure function of the name). */
-const CONSUMER_IDS_CACHED = 1024;
+export const CONSUMER_IDS_CACHED = 1024;
 const consumerIds = new WeakMap<DurableObjectNamespace<ConsumerObject>, LruMap<string, DurableObjectId>>();
 
 /** The id of a consumer's object, or `null` for a name outside the contract (validated once per name). */
@@ -39,6 +39,11 @@ function consumerId(namespace: DurableObjectNamespace<ConsumerObject>, consumer:
     ids.set(consumer, id);
   }
   return id;
+}
+
+/** Consumer names whose object ids this isolate holds for a namespace (at most {@link CONSUMER_IDS_CACHED}). */
+export function consumerIdsHeld(namespace: DurableObjectNamespace<ConsumerObject>): number {
+  return consumerIds.get(namespace)?.size ?? 0;
 }
 
 export function stubOf(env: Env, consumer: string): DurableObjectStub<ConsumerObject> | null {
