@@ -106,6 +106,38 @@ export class ConsumerObject extends GateObject {
     return { ok: true };
   }
 
+  /** The next entry of {@link roundTripRows}' shadow tables (from their last row once per instance). */
+  #shadowSeq: number | undefined;
+
+  /**
+   * One durable write of a read call's rows without the gate's code: the rows a gate read call
+   * commits, in tables shaped like the gate's own (a call identity in a `records`-like table with
+   * its primary key and age index; a ~1 KB audit entry; its Merkle leaf and the nodes it completes,
+   * in one statement) and in the same two transactions, so the object's share of a read call splits
+   * into its rows and its code. Shadow tables: the gate's own are never touched.
+   */
+  roundTripRows(): { ok: true } {
+    const sql = this.ctx.storage.sql;
+    if (this.#shadowSeq === undefined) {
+      sql.exec(`CREATE TABLE IF NOT EXISTS bench_records (tbl TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, stored_at INTEGER NOT NULL DEFAULT 0, hold INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, key));
+        CREATE INDEX IF NOT EXISTS bench_records_by_age ON bench_records (hold, stored_at);
+        CREATE TABLE IF NOT EXISTS bench_chain (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, at INTEGER NOT NULL, record TEXT NOT NULL, prev_sha256 TEXT NOT NULL, entry_sha256 TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS bench_tree (level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL, PRIMARY KEY (level, idx)) WITHOUT ROWID;`);
+      this.#shadowSeq = Number(sql.exec<{ n: number }>("SELECT COALESCE(MAX(seq), 0) AS n FROM bench_chain").one().n) + 1;
+    }
+    const seq = this.#shadowSeq++;
+    const key = JSON.stringify(["tenant-a", "user-1", "openai", "responses", "resp-bench", `rt-rows-${seq}`]);
+    this.ctx.storage.transactionSync(() => sql.exec("INSERT INTO bench_records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO NOTHING", "call_fingerprints", key, `"${"f".repeat(64)}"`, seq, 0));
+    this.ctx.storage.transactionSync(() => {
+      sql.exec("INSERT INTO bench_chain (seq, kind, at, record, prev_sha256, entry_sha256) VALUES (?, ?, ?, ?, ?, ?)", seq, "tool_call", seq, `{"call":"${"r".repeat(960)}"}`, "a".repeat(64), "b".repeat(64));
+      const nodes: Array<[number, number]> = [[0, seq - 1]];
+      for (let level = 0, index = seq - 1; index % 2 === 1; level++, index = (index - 1) / 2) nodes.push([level + 1, (index - 1) / 2]);
+      const hash = new Uint8Array(32).fill(seq % 251).buffer;
+      sql.exec(`INSERT INTO bench_tree (level, idx, hash) VALUES ${nodes.map(() => "(?, ?, ?)").join(", ")}`, ...nodes.flatMap(([level, idx]) => [level, idx, hash]));
+    });
+    return { ok: true };
+  }
+
   async bench(consumer: string, op: BenchOp): Promise<{ ms?: number; n?: number; step?: number | null; serial?: number; sessionId?: string; held?: HeldInMemory[]; tables?: Record<string, number>; changes?: number }> {
     switch (op.kind) {
       case "clock":
@@ -230,6 +262,7 @@ export default {
         const outcome = await stub.toolCall(consumer, request.headers.get("x-agent-token") ?? "", await request.text());
         return outcome.ok ? new Response(outcome.value, { headers: { "content-type": "application/json" } }) : Response.json(outcome.error, { status: 500 });
       }
+      if (kind === "rows") return Response.json(await stub.roundTripRows());
       return Response.json(await stub.roundTrip(kind === "write"));
     }
     const body = (await request.json()) as { consumer: string; op: BenchOp } & Parameters<typeof workerSide>[3];

@@ -11,7 +11,10 @@
 //   bytes' way through wrangler dev and RPC and the gate's own work; and the same read call handed
 //   straight to the object's `toolCall` (`POST /bench/rt/<consumer>/object`: no credential tag,
 //   routing or body contract in the Worker; the object authenticates, validates and runs it as
-//   usual), which splits the gate's work into the Worker's share and the object's.
+//   usual), which splits the gate's work into the Worker's share and the object's; and one durable
+//   write of a read call's rows without the gate's code (`POST /bench/rt/<consumer>/rows`: shadow
+//   tables shaped like the gate's, the same rows in the same two transactions), which splits the
+//   object's share into its rows and its code.
 // c = 1: the three interleaved call by call (each round rotates their order), p50 per round;
 // c = 8: rounds of 8 concurrent clients, the gate read call beside the write baseline.
 // Bounded: fixed counts, 127.0.0.1 only.
@@ -47,6 +50,7 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
     bare: () => send("POST", `/bench/rt/${consumer}/bare`, admin),
     carrying: () => send("POST", `/bench/rt/${consumer}/carrying?answer=${answerBytes}`, admin, readBody(`rt-c-${n}`)),
     write: () => send("POST", `/bench/rt/${consumer}/write`, admin),
+    rows: () => send("POST", `/bench/rt/${consumer}/rows`, admin),
     object: () => send("POST", `/bench/rt/${consumer}/object`, admin, readBody(`rt-o-${++n}`), { "x-agent-token": agentToken }),
     gate: () => send("POST", `/v1/consumers/${consumer}/tool-calls`, agentToken, readBody(`rt-${++n}`)),
   };
@@ -111,6 +115,7 @@ function report(perRound, throughput, bytes) {
     ["bare", "bare round trip (Worker → object → empty answer)"],
     ["carrying", `  the same, carrying a read call's bytes (${bytes.request} B in, ${bytes.answer} B out)`],
     ["write", "one durable write in the same object (one SQLite insert)"],
+    ["rows", "  a read call's rows, without the gate's code"],
     ["object", "  the same read call handed straight to the object"],
     ["gate", "gate read call (POST …/tool-calls, get_order)"],
   ]) {
@@ -123,6 +128,8 @@ function report(perRound, throughput, bytes) {
   console.log(`  ${"  one durable write / bare round trip".padEnd(44)}${`${spread(ratio("write", "bare"))}×`.padEnd(22)}(what committing one row costs here: the floor of any call that commits before it answers)`);
   const share = (a, b) => perRound[a].map((v, r) => v - perRound[b][r]);
   console.log(`  ${"  the gate's work, object's share".padEnd(44)}${`${spread(share("object", "write"), 0)} µs`.padEnd(22)}(read call straight to the object − one durable write, per round)`);
+  console.log(`  ${"    of which its rows".padEnd(44)}${`${spread(share("rows", "write"), 0)} µs`.padEnd(22)}(a read call's rows without the gate's code − one durable write)`);
+  console.log(`  ${"    of which its code".padEnd(44)}${`${spread(share("object", "rows"), 0)} µs`.padEnd(22)}(read call straight to the object − its rows alone)`);
   console.log(`  ${"  the gate's work, Worker's share".padEnd(44)}${`${spread(share("gate", "object"), 0)} µs`.padEnd(22)}(gate read call − the same straight to the object: credential tag, routing, body contract)`);
   const rps = (kind) => spread(throughput.map((r) => r[kind]), 0);
   goal(`gate read / one durable write, c=${CONCURRENCY} req/s`, tp, `goal ≥ ${GOALS.throughputVsWrite.toFixed(2)}×`, median(tp) >= GOALS.throughputVsWrite, `(${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_REQUESTS} requests; gate ${rps("gate")} req/s, write ${rps("write")} req/s)`);
