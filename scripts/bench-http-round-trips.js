@@ -23,6 +23,7 @@ import http from "node:http";
 const ROUNDS = 5;
 const CALLS = 240; // per kind and round
 const WARMUP = 100; // per kind
+const RUN = 40; // calls of one kind in a row, in the informative runs
 const THROUGHPUT_ROUNDS = 3;
 const THROUGHPUT_REQUESTS = 600;
 const CONCURRENCY = 8;
@@ -72,8 +73,16 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
       }
       for (const kind of names) perRound[kind].push(p50(samples[kind]));
     }
+    // Informative: the same three kinds in runs of RUN calls of one kind (the kinds alternating run by
+    // run), so each runs in its own steady state rather than after a call of another kind.
+    const inRuns = { bare: [], write: [], gate: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const samples = { bare: [], write: [], gate: [] };
+      for (let i = 0; i < CALLS / RUN; i++) for (const kind of Object.keys(samples)) for (let j = 0; j < RUN; j++) samples[kind].push(await once(kind));
+      for (const kind of Object.keys(samples)) inRuns[kind].push(p50(samples[kind]));
+    }
     const throughput = await throughputRounds(THROUGHPUT_ROUNDS, THROUGHPUT_REQUESTS, CONCURRENCY, once);
-    report(perRound, throughput, { request: Buffer.byteLength(readBody("rt-size")), answer: answerBytes });
+    report(perRound, throughput, { request: Buffer.byteLength(readBody("rt-size")), answer: answerBytes }, inRuns);
   } finally {
     pool.destroy();
   }
@@ -104,7 +113,7 @@ export async function throughputRounds(rounds, requests, concurrency, once) {
   return throughput;
 }
 
-function report(perRound, throughput, bytes) {
+function report(perRound, throughput, bytes, inRuns) {
   const ratio = (a, b) => perRound[a].map((v, r) => v / perRound[b][r]);
   const vsWrite = ratio("gate", "write");
   const vsBare = ratio("gate", "bare");
@@ -131,6 +140,8 @@ function report(perRound, throughput, bytes) {
   console.log(`  ${"    of which its rows".padEnd(44)}${`${spread(share("rows", "write"), 0)} µs`.padEnd(22)}(a read call's rows without the gate's code − one durable write)`);
   console.log(`  ${"    of which its code".padEnd(44)}${`${spread(share("object", "rows"), 0)} µs`.padEnd(22)}(read call straight to the object − its rows alone)`);
   console.log(`  ${"  the gate's work, Worker's share".padEnd(44)}${`${spread(share("gate", "object"), 0)} µs`.padEnd(22)}(gate read call − the same straight to the object: credential tag, routing, body contract)`);
+  const runRatio = (a, b) => inRuns[a].map((v, r) => v / inRuns[b][r]);
+  console.log(`  ${"  informative, in runs of one kind:".padEnd(44)}gate read / one durable write ${spread(runRatio("gate", "write"))}×, / bare ${spread(runRatio("gate", "bare"))}× (${ROUNDS} rounds of ${CALLS} calls per kind in runs of ${RUN}, each kind after calls of its own; p50 µs: bare ${spread(inRuns.bare, 0)}, write ${spread(inRuns.write, 0)}, gate ${spread(inRuns.gate, 0)})`);
   const rps = (kind) => spread(throughput.map((r) => r[kind]), 0);
   goal(`gate read / one durable write, c=${CONCURRENCY} req/s`, tp, `goal ≥ ${GOALS.throughputVsWrite.toFixed(2)}×`, median(tp) >= GOALS.throughputVsWrite, `(${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_REQUESTS} requests; gate ${rps("gate")} req/s, write ${rps("write")} req/s)`);
 }
