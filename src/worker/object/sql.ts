@@ -1,4 +1,4 @@
-import { readJson } from "../../core/json";
+import { readJson, type Json } from "../../core/json";
 
 /** Values SQLite accepts as bound parameters. */
 export type SqlValue = string | number | null | ArrayBuffer;
@@ -46,6 +46,13 @@ export function int(row: SqlRow, column: string): number {
 
 /** Reader options for JSON this object wrote itself (bigger than a request body may be). */
 export const STORED_JSON = { maxBytes: 1 << 20 } as const;
+
+/** Reads JSON this object stored; text that is not strict JSON is a bug (thrown). */
+export function storedJson(json: string, what: string): Json {
+  const parsed = readJson(json, STORED_JSON);
+  if (!parsed.ok) throw new Error(`stored ${what} is not strict JSON`);
+  return parsed.value;
+}
 
 /** Reads a JSON array of strings this object stored; anything else is a bug (thrown). */
 export function storedStrings(json: string, what: string): string[] {

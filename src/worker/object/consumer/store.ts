@@ -1,7 +1,7 @@
-import { canonicalJson, readJson } from "../../../core/json";
+import { canonicalJson } from "../../../core/json";
 import { ConsumerLimits, PrincipalTokenIssuer } from "../../../contracts/consumer";
 import type { Migration } from "../migrations";
-import { one, run, STORED_JSON, storedStrings, text, textOrNull } from "../sql";
+import { one, run, storedJson, storedStrings, text, textOrNull } from "../sql";
 
 /** The consumer plane's table (schema v1: the one configuration row; v4: token issuer and limits; v13: the CORS allow-list). */
 export const CONSUMER_MIGRATIONS: readonly Migration[] = [
@@ -40,9 +40,7 @@ export interface ConsumerRecord {
 }
 
 function storedObject<T>(json: string, schema: { parse(value: unknown): T }, what: string): T {
-  const parsed = readJson(json, STORED_JSON);
-  if (!parsed.ok) throw new Error(`stored ${what} is not strict JSON`);
-  return schema.parse(parsed.value);
+  return schema.parse(storedJson(json, what));
 }
 
 /** Reads the consumer row; `undefined` until an admin has created the consumer. */

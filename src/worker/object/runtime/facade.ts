@@ -1,4 +1,4 @@
-import { canonicalJson, checkJsonDomain, compareCodePoints, readJson, sha256Hex, type Json, type JsonObject } from "../../../core/json";
+import { canonicalJson, checkJsonDomain, compareCodePoints, sha256Hex, type Json, type JsonObject } from "../../../core/json";
 import { requestDigest } from "../../../core/tool-result/digests";
 import { isBoundedIdentifier } from "../../../core/tool-result/text-rules";
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
@@ -13,7 +13,7 @@ import {
 } from "../../../core/wire";
 import { ToolCallRequest } from "../../../contracts/tool-call";
 import { fromWorker } from "../rpc";
-import { STORED_JSON } from "../sql";
+import { storedJson } from "../sql";
 import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "../tool-calls/plane";
 import { callOf, storedPrincipal } from "../tool-calls/bind";
 import { catalogFailure, failed, fromOutcome, type FacadeAnswer } from "./facade-answer";
@@ -197,11 +197,6 @@ function closeRecord(
   };
 }
 
-function storedValue(textValue: string): Json {
-  const parsed = readJson(textValue, STORED_JSON);
-  if (!parsed.ok) throw new Error("stored runtime JSON is not strict JSON");
-  return parsed.value;
-}
 
 /**
  * `commit`: executes the stored call once. The tool plane's idempotency key is derived from the
@@ -211,7 +206,7 @@ function storedValue(textValue: string): Json {
 async function commit(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, dispatch: DispatchBinding): Promise<FacadeAnswer> {
   const row = ownedAction(deps, context, action);
   if (row === undefined) return failed("ACTION_NOT_FOUND");
-  if (row.state === "committed" && row.result !== null) return { type: "result", value: storedValue(row.result) };
+  if (row.state === "committed" && row.result !== null) return { type: "result", value: storedJson(row.result, "runtime JSON") };
   if (row.state === "rejected") return failed("ACTION_REJECTED");
   if (BigInt(action.revision) !== BigInt(row.revision) || deps.store.targets().revision !== row.revision) return failed("STALE_REVISION");
   const { principal, call } = storedCall(deps, row);

@@ -1,10 +1,10 @@
-import { canonicalJson, readJson, type Json, type JsonObject } from "../../../core/json";
+import { canonicalJson, type JsonObject } from "../../../core/json";
 import { ToolDefinition, type ToolTarget } from "../../../contracts/tool-definition";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { AuditChain } from "../audit/plane";
 import type { SecretVault } from "../secrets/vault";
-import { STORED_JSON } from "../sql";
+import { storedJson } from "../sql";
 import { buildTool, type BuiltTool, type TargetPolicy } from "./build";
 import { ToolTable, type StoredToolVersion } from "./store";
 
@@ -63,18 +63,13 @@ function definitionText(definition: ToolDefinition): string {
   return canonicalJson(json);
 }
 
-function readStored(text: string, what: string): Json {
-  const parsed = readJson(text, STORED_JSON);
-  if (!parsed.ok) throw new Error(`stored ${what} is not strict JSON`);
-  return parsed.value;
-}
 
 function versionView(stored: StoredToolVersion): JsonObject {
   return {
     name: stored.name,
     version: stored.version,
-    definition: readStored(stored.definition, "tool definition"),
-    revisions: readStored(stored.revisions, "tool revisions"),
+    definition: storedJson(stored.definition, "tool definition"),
+    revisions: storedJson(stored.revisions, "tool revisions"),
     defined_at: stored.definedAt,
   };
 }
@@ -145,7 +140,7 @@ export class DataTools {
     const tool = this.#table.tool(name);
     const stored = tool === undefined ? undefined : this.#table.version(name, tool.currentVersion);
     if (tool === undefined || stored === undefined) return undefined;
-    return { definition: ToolDefinition.parse(readStored(stored.definition, "tool definition")), version: tool.currentVersion, enabled: tool.disabledAt === null };
+    return { definition: ToolDefinition.parse(storedJson(stored.definition, "tool definition")), version: tool.currentVersion, enabled: tool.disabledAt === null };
   }
 
   /** Every defined tool: name, current version, enabled. */
@@ -170,7 +165,7 @@ export class DataTools {
    */
   built(): readonly BuiltTool[] {
     this.#built ??= this.#table.current().flatMap((stored) => {
-      const definition = ToolDefinition.parse(readStored(stored.definition, "tool definition"));
+      const definition = ToolDefinition.parse(storedJson(stored.definition, "tool definition"));
       const built = buildTool(stored.name, definition, this.#deps.targets);
       return built.ok ? [built.value] : [];
     });
