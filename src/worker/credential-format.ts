@@ -16,6 +16,7 @@ import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js";
 import { CREDENTIAL_KINDS, type CredentialKind } from "../contracts/access";
+import { LruMap } from "./lru";
 
 export { CREDENTIAL_KINDS, type CredentialKind };
 
@@ -42,13 +43,11 @@ export function tokenKeys(env: { TOOLGATE_TOKEN_KEY?: string; TOOLGATE_TOKEN_KEY
 }
 
 /** HMAC-SHA-256 states with a key's pads already hashed, per key (an isolate has one or two keys). */
-const keyed = new Map<string, ReturnType<typeof hmac.create>>();
-const KEYED_MAX = 4;
+const keyed = new LruMap<string, ReturnType<typeof hmac.create>>(4);
 
 function tagBytes(key: string, consumer: string, body: string): Uint8Array {
   let base = keyed.get(key);
   if (base === undefined) {
-    if (keyed.size >= KEYED_MAX) keyed.clear();
     base = hmac.create(sha256, utf8ToBytes(key));
     keyed.set(key, base);
   }

@@ -14,7 +14,7 @@ import { ConsumerName } from "../../contracts/consumer";
 import { DIRECTORY_NAME } from "../directory/directory-object";
 import type { Env } from "../env";
 import { encodeCursorText } from "../object/cursor-text";
-import { LruMap } from "../object/lru";
+import { LruMap } from "../lru";
 
 /** How long an isolate trusts an allow-list it read (a removed origin is honoured at most this long). */
 export const CORS_ORIGINS_TTL_MS = 30_000;

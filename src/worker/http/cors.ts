@@ -13,6 +13,7 @@
  */
 import { credentialKinds } from "../../contracts/access";
 import { ConsumerName } from "../../contracts/consumer";
+import { LruMap } from "../lru";
 import type { Env } from "../env";
 import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
@@ -84,7 +85,7 @@ export function consumerOf(segment: string | undefined): string | null {
   return ConsumerName.safeParse(name).success ? name : null;
 }
 
-/** How many paths' offers are kept (then all are forgotten at once), and the longest path kept. */
+/** How many paths' offers are kept (least recently used forgotten first), and the longest path kept. */
 const RECENT_PATHS = 512;
 const RECENT_PATH_CHARS = 256;
 
@@ -102,17 +103,14 @@ export class CorsRoutes {
   }
 
   /** Recent answers by path (a pure function of it): a client calls the same few paths again and again. */
-  readonly #recent = new Map<string, CorsRoute | null>();
+  readonly #recent = new LruMap<string, CorsRoute | null>(RECENT_PATHS);
 
   /** What CORS `path` offers; `null` for a path this module leaves alone. */
   route(path: string): CorsRoute | null {
     const known = this.#recent.get(path);
     if (known !== undefined) return known;
     const answer = this.#offer(path);
-    if (path.length <= RECENT_PATH_CHARS) {
-      if (this.#recent.size >= RECENT_PATHS) this.#recent.clear();
-      this.#recent.set(path, answer);
-    }
+    if (path.length <= RECENT_PATH_CHARS) this.#recent.set(path, answer);
     return answer;
   }
 

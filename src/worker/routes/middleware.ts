@@ -6,7 +6,7 @@ import { isAdmin, credentialOf } from "../auth";
 import { readBody, type BodyOptions } from "../body";
 import type { Env } from "../env";
 import type { ConsumerObject } from "../object/consumer-object";
-import { LruMap } from "../object/lru";
+import { LruMap } from "../lru";
 import { problem, problemResponse, UNAUTHENTICATED } from "../problem";
 
 /** What the consumer prologue leaves for a route: who calls, and the consumer's object. */

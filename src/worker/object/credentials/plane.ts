@@ -6,7 +6,7 @@ import { UNAUTHENTICATED, problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { digestsEqual, sha256Bytes } from "../../timing-safe";
 import type { AuditChain } from "../audit/plane";
-import { LruMap } from "../lru";
+import { LruMap } from "../../lru";
 import { CredentialTable, type CredentialBinding, type StoredCredential } from "./store";
 
 /** An authenticated caller, from the stored credential record (never from the request). */

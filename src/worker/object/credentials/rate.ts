@@ -1,7 +1,7 @@
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { Limits } from "../limits";
-import { LruMap } from "../lru";
+import { LruMap } from "../../lru";
 
 /** Credentials whose buckets one object keeps at once (a forgotten bucket starts full). */
 export const RATE_BUCKETS = 4096;
