@@ -110,9 +110,13 @@ export function contributors(code, map) {
     .sort((a, b) => b.gzip - a.gzip);
 }
 
-/** An entry bundled by esbuild for a browser (minified ESM): its bytes raw and gzipped at level 9, its contributors. */
+/**
+ * An entry bundled by esbuild for a browser (minified ESM): its bytes raw and gzipped at level 9,
+ * its contributors. `entry`: a file, or `{ contents }` (a module's source, resolved from the root).
+ */
 async function browserBundle(entry) {
-  const out = await build({ absWorkingDir: root, entryPoints: [entry], outdir: "out", bundle: true, minify: true, format: "esm", platform: "browser", target: "es2022", sourcemap: "external", write: false, logLevel: "warning" });
+  const input = typeof entry === "string" ? { entryPoints: [entry] } : { stdin: { contents: entry.contents, resolveDir: root, sourcefile: "entry.ts", loader: "ts" } };
+  const out = await build({ absWorkingDir: root, ...input, outdir: "out", bundle: true, minify: true, format: "esm", platform: "browser", target: "es2022", sourcemap: "external", write: false, logLevel: "warning" });
   const code = out.outputFiles.find((f) => f.path.endsWith(".js")).contents;
   const map = JSON.parse(out.outputFiles.find((f) => f.path.endsWith(".map")).text);
   return { min: code.byteLength, gzip: gzip9(code), groups: contributors(Buffer.from(code), map) };
@@ -125,6 +129,9 @@ function assetFiles(dir, prefix = "") {
     entry.isDirectory() ? assetFiles(join(dir, entry.name), `${prefix}${entry.name}/`) : [{ path: `${prefix}${entry.name}`, bytes: readFileSync(join(dir, entry.name)) }],
   );
 }
+
+/** The namespaces of src/core/index.ts, each measured alone. */
+const CORE_NAMESPACES = ["toolResult", "adapters", "capability", "wire", "audit", "toolSchema", "policy"];
 
 /** One contributor's line. */
 const row = (g) => `    ${g.group.padEnd(44)} ${kib(g.min).padStart(10)} min  ${kib(g.gzip).padStart(9)} gzip`;
@@ -155,6 +162,13 @@ export async function printBundle(top = 15) {
     write(`  core alone for a browser (src/core/index.ts): ${kib(core.min)} min, ${kib(core.gzip)} gzip   (goal ≤ 40 KiB gzip)`);
     write("  its top contributors (each group gzipped alone, an estimate)");
     for (const g of core.groups.slice(0, 8)) write(row(g));
+    // Informative: what an application that imports one of the core's namespaces ships (with the
+    // strict JSON layer every namespace reads through), the rest left out by its bundler.
+    write("  the core by namespace: what an app importing only that one ships (with readJson and canonicalJson)");
+    for (const name of CORE_NAMESPACES) {
+      const part = await browserBundle({ contents: `export { readJson, canonicalJson, ${name} } from "./src/core/index.ts";` });
+      write(`    ${name.padEnd(44)} ${kib(part.min).padStart(10)} min  ${kib(part.gzip).padStart(9)} gzip`);
+    }
     const client = await browserBundle("src/client/index.ts");
     write(`  client for a browser (src/client/index.ts): ${kib(client.min)} min, ${kib(client.gzip)} gzip   (goal ≤ 12 KiB gzip)`);
     return { worker: { wranglerGzipKiB: worker.gzipKiB, gzip9: gzipped }, core: { min: core.min, gzip: core.gzip }, client: { min: client.min, gzip: client.gzip } };
