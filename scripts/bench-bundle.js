@@ -130,8 +130,8 @@ function assetFiles(dir, prefix = "") {
   );
 }
 
-/** The namespaces of src/core/index.ts, each measured alone. */
-const CORE_NAMESPACES = ["toolResult", "adapters", "capability", "wire", "audit", "toolSchema", "policy"];
+/** The namespaces src/core/index.ts exports (`export * as <name>`), each measured alone. */
+const coreNamespaces = () => [...readFileSync(join(root, "src/core/index.ts"), "utf8").matchAll(/^export \* as (\w+) from/gm)].map((m) => m[1]);
 
 /** One contributor's line. */
 const row = (g) => `    ${g.group.padEnd(44)} ${kib(g.min).padStart(10)} min  ${kib(g.gzip).padStart(9)} gzip`;
@@ -165,9 +165,9 @@ export async function printBundle(top = 15) {
     // Informative: what an application that imports one of the core's namespaces ships (with the
     // strict JSON layer every namespace reads through), the rest left out by its bundler.
     write("  the core by namespace: what an app importing only that one ships (with readJson and canonicalJson)");
-    for (const name of CORE_NAMESPACES) {
+    for (const name of coreNamespaces()) {
       const part = await browserBundle({ contents: `export { readJson, canonicalJson, ${name} } from "./src/core/index.ts";` });
-      write(`    ${name.padEnd(44)} ${kib(part.min).padStart(10)} min  ${kib(part.gzip).padStart(9)} gzip`);
+      write(row({ group: name, ...part }));
     }
     const client = await browserBundle("src/client/index.ts");
     write(`  client for a browser (src/client/index.ts): ${kib(client.min)} min, ${kib(client.gzip)} gzip   (goal ≤ 12 KiB gzip)`);

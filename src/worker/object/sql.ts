@@ -56,11 +56,9 @@ export function storedJson(json: string, what: string): Json {
 
 /** Reads a JSON array of strings this object stored; anything else is a bug (thrown). */
 export function storedStrings(json: string, what: string): string[] {
-  const parsed = readJson(json, STORED_JSON);
-  if (!parsed.ok || !Array.isArray(parsed.value) || !parsed.value.every((v) => typeof v === "string")) {
-    throw new Error(`stored ${what} is not a string array`);
-  }
-  return parsed.value as string[];
+  const value = storedJson(json, what);
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) throw new Error(`stored ${what} is not a string array`);
+  return value as string[];
 }
 
 /** Reads a nullable integer column. */

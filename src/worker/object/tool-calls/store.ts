@@ -7,7 +7,6 @@ import type { ExpiryRule } from "../retention/sweep";
 import { all, int, one, run, storedJson, text } from "../sql";
 import { APPROVAL_END, APPROVAL_SEQ } from "./approval-store";
 
-
 /** The tool-call plane's tables (part of schema v1): the engine's records and counters, approvals. */
 export const TOOL_CALL_MIGRATIONS: readonly Migration[] = [
   {
@@ -89,7 +88,6 @@ export const TOOL_CALL_EXPIRY: readonly ExpiryRule[] = [
   { table: "records", key: "rowid", where: `hold = ${HOLD.unreconciled}`, age: "stored_at", keep: () => UNRECONCILED_KEEP_SECONDS },
   { table: "approvals", key: "approval_id", age: APPROVAL_END, keep: (window) => Math.max(window, RESULT_MIN_KEEP_SECONDS) },
 ];
-
 
 /**
  * The engine's store port over the `records` and `counters` tables. Values are written as
