@@ -7,10 +7,17 @@
 // still sees and refuses them itself — to `wrangler dev` on an internal port. WebSocket
 // upgrades are piped through as they are.
 //
+// A client that goes away takes its upstream request with it (a long-poll or event stream frees
+// its upstream connection at once, as on Cloudflare). Upstream connections have no global cap, so
+// nothing queues behind held ones; each client address may hold at most `maxHeldPerClient`
+// long-polls, event streams and WebSockets at once (more are refused with 429 RATE_LIMITED),
+// while its short requests, `/healthz` among them, are never counted.
+//
 // Without it, `wrangler dev` answers such requests itself with 500, 501 or 503 ("Your worker
 // restarted mid-request"), or holds the connection open forever.
 import http from "node:http";
 import net from "node:net";
+import { heldLedger, isHeld } from "./local-edge-held.js";
 
 /** Problems the edge answers with; each code, status and title is in the gate's catalog. */
 export const EDGE_PROBLEMS = {
@@ -19,6 +26,7 @@ export const EDGE_PROBLEMS = {
   REQUEST_TIMEOUT: { status: 408, title: "Request not received in time", reason: "Request Timeout" },
   BODY_TOO_LARGE: { status: 413, title: "Request body too large", reason: "Payload Too Large" },
   HEADERS_TOO_LARGE: { status: 431, title: "Request head too large", reason: "Request Header Fields Too Large" },
+  RATE_LIMITED: { status: 429, title: "Too many requests", reason: "Too Many Requests" },
   UPSTREAM_UNAVAILABLE: { status: 503, title: "The gate is not reachable", reason: "Service Unavailable" },
 };
 
@@ -100,10 +108,11 @@ function preflight(req, maxBodyBytes) {
 
 /**
  * Starts the edge on host:port in front of the gate at target (`{ host, port }`). Options:
- * `maxBodyBytes` (default 4 MiB, above every limit of the gate), `requestTimeoutMs` (15 s).
- * Answers `{ server, port, close() }`.
+ * `maxBodyBytes` (default 4 MiB, above every limit of the gate), `requestTimeoutMs` (15 s),
+ * `maxHeldPerClient` (64: long-polls, event streams and WebSockets one client address holds at
+ * once). Answers `{ server, port, close() }`.
  */
-export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, maxBodyBytes = 4 * 1024 * 1024, requestTimeoutMs = 15_000 }) {
+export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, maxBodyBytes = 4 * 1024 * 1024, requestTimeoutMs = 15_000, maxHeldPerClient = 64 }) {
   const server = http.createServer({
     requestTimeout: requestTimeoutMs,
     headersTimeout: Math.min(10_000, requestTimeoutMs),
@@ -121,7 +130,11 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
-  const upstream = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  // No cap on upstream sockets: with one, every later request (`/healthz` too) queued behind
+  // held long-polls and streams until they ended. Held requests are bounded per client instead.
+  const upstream = new http.Agent({ keepAlive: true });
+  const held = heldLedger(maxHeldPerClient);
+  const tooMany = `This client holds ${maxHeldPerClient} long-polls, event streams or WebSockets already; close one first.`;
 
   server.on("request", (req, res) => {
     const early = preflight(req, maxBodyBytes);
@@ -152,6 +165,12 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
     req.on("error", () => refuseOnce("MALFORMED_HTTP", "The request body could not be read."));
     req.on("end", () => {
       if (refused) return;
+      const socket = req.socket;
+      const holds = isHeld(req.headers, path);
+      // A client that closed its side before a held request is forwarded is gone (see `gone`).
+      if (holds && socket.readableEnded) return void res.destroy();
+      const release = holds ? held.take(socket.remoteAddress ?? "") : () => {};
+      if (release === null) return void refuse(res, "RATE_LIMITED", tooMany, { "retry-after": "1" });
       const body = Buffer.concat(chunks);
       const hasBody = body.length > 0 || declared !== undefined || req.headers["transfer-encoding"] !== undefined;
       const out = http.request(
@@ -167,7 +186,25 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
           answer.on("error", () => res.destroy());
         },
       );
-      out.on("error", () => refuse(res, "UPSTREAM_UNAVAILABLE", "The gate behind this port did not answer."));
+      out.on("error", () => {
+        if (!res.destroyed) refuse(res, "UPSTREAM_UNAVAILABLE", "The gate behind this port did not answer.");
+      });
+      out.once("close", release);
+      // The client went away: end the upstream request at once, so a long-poll or an event stream
+      // frees its upstream connection (and its held slot) instead of running to its own end. A
+      // closed socket is gone for every request; a client that only closed its sending side
+      // (`shutdown(SHUT_WR)`) still reads a short answer, but for a held one it is taken as gone:
+      // nothing is written to it before the answer, so its leaving would go unnoticed for minutes.
+      const gone = () => {
+        if (res.writableFinished) return;
+        out.destroy();
+        res.destroy();
+      };
+      res.once("close", () => {
+        socket.off("end", gone);
+        gone();
+      });
+      if (holds) socket.once("end", gone);
       out.end(body);
     });
   });
@@ -179,7 +216,10 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
   server.on("upgrade", (req, socket, head) => {
     const path = originForm(req.url ?? "");
     if (path === null) return rawProblem(socket, "MALFORMED_HTTP", "The request target must be a path (or an absolute http URL).");
+    const release = held.take(socket.remoteAddress ?? "");
+    if (release === null) return rawProblem(socket, "RATE_LIMITED", tooMany, "retry-after: 1\r\n");
     const up = net.connect(target.port, target.host);
+    up.once("close", release);
     const lines = [`${req.method} ${path} HTTP/1.1`];
     for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
     up.on("connect", () => {

@@ -3,6 +3,7 @@
 // besides the gate's demo catalog; "tenant-a" keeps the catalog alone (the reference's orders).
 import { randomBytes } from "node:crypto";
 import { demoTools } from "./demo-service.js";
+import { recordingMint, revokeIssued } from "./start-credentials.js";
 
 /** The gate's own demo catalog (the reference's tools). */
 export const CATALOG_TOOLS = ["get_order", "create_refund_draft"];
@@ -46,9 +47,12 @@ function pick(variable, callId, field) {
  * Configures the demo consumers through the admin API (`call`, from start.js), defines the two
  * data tools on "demo" (the secret first, the definitions next, then the consumer's tool list:
  * the gate refuses names nobody defined), mints credentials and answers the text to print.
- * `demoBase`: the demo service's `http://127.0.0.1:<port>`; `token`: its bearer token.
+ * `demoBase`: the demo service's `http://127.0.0.1:<port>`; `token`: its bearer token;
+ * `issuedPath`: the record of the credentials npm start issued (scripts/start-credentials.js):
+ * those of the previous start are revoked first, each new one is recorded as it is minted.
  */
-export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, statePath = ".toolgate/state", call }) {
+export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, statePath = ".toolgate/state", issuedPath, call }) {
+  const revoked = await revokeIssued({ base, admin, path: issuedPath, call });
   for (const consumer of ["demo", "tenant-a"]) {
     await call(base, "PUT", `/v1/consumers/${consumer}`, admin, { tools: CATALOG_TOOLS, approver_subjects: [APPROVER] });
   }
@@ -57,7 +61,7 @@ export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, sta
   await call(base, "PUT", `${demo}/secrets/${DEMO_SECRET}`, admin, { value: token });
   for (const [name, definition] of Object.entries(tools)) await call(base, "PUT", `${demo}/tools/${name}`, admin, definition);
   await call(base, "PUT", demo, admin, { tools: [...CATALOG_TOOLS, ...DATA_TOOLS], approver_subjects: [APPROVER] });
-  const mint = async (consumer, body) => (await call(base, "POST", `/v1/consumers/${consumer}/credentials`, admin, body)).secret;
+  const mint = recordingMint({ base, admin, path: issuedPath, call });
   const agent = await mint("demo", { kind: "agent", roles: ["support"] });
   const approver = await mint("demo", { kind: "approver", subject_id: APPROVER });
   const auditor = await mint("demo", { kind: "auditor" });
@@ -154,6 +158,7 @@ curl -s -i $REF/mcp ${as("MCP_AGENT")} ${JSON_TYPE} -H "accept: application/json
 # then, with the Mcp-Session-Id header it answered: tools/list and tools/call (a write answers APPROVAL_REQUIRED as above)
 # npm run mcp:conformance runs the official MCP conformance suite against this gate
 
+The credentials above are new and stay valid until the next npm start revokes them${revoked === 0 ? "" : `; the ${revoked} the previous start printed are revoked`}.
 Press Ctrl-C to stop.
 `;
 }

@@ -2,10 +2,12 @@
 // behind the local edge on 127.0.0.1:8787 (strict HTTP/1.1, as Cloudflare's edge in production;
 // see scripts/local-edge.js), and the demo service (scripts/demo-service.js) on a free port of
 // 127.0.0.1; creates the demo consumers, defines two tools as data on "demo" (scripts/start-demo.js)
-// and prints ready-to-paste curl lines. Also exports the helpers the black-box test and the HTTP
-// benchmark use to run wrangler dev. TOOLGATE_PORT picks another public port; TOOLGATE_STATE_DIR
-// another persistence folder and TOOLGATE_DEV_VARS another secrets file than .dev.vars (a test
-// runs the whole stack this way without touching a developer's state or secrets).
+// and prints ready-to-paste curl lines with new credentials, having revoked those the previous
+// start printed (their ids are kept in the state folder: scripts/start-credentials.js). Also
+// exports the helpers the black-box test and the HTTP benchmark use to run wrangler dev.
+// TOOLGATE_PORT picks another public port; TOOLGATE_STATE_DIR another persistence folder and
+// TOOLGATE_DEV_VARS another secrets file than .dev.vars (a test runs the whole stack this way
+// without touching a developer's state or secrets).
 import { spawn } from "node:child_process";
 import { createHash, createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -15,6 +17,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { consumerKey, startDemoService } from "./demo-service.js";
 import { startLocalEdge } from "./local-edge.js";
+import { issuedPath } from "./start-credentials.js";
 import { setUpDemo } from "./start-demo.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -278,7 +281,8 @@ async function main() {
   process.on("SIGTERM", stopAll);
   dev.child.once("exit", (code) => void stopStarted().then(() => process.exit(code ?? 1)));
   await waitHealthy(base);
-  console.log(await setUpDemo({ base, admin, demoBase: service.base, token, devVarsPath: devVars, statePath: relative(ROOT, persistTo) || persistTo, call }));
+  const statePath = relative(ROOT, persistTo) || persistTo;
+  console.log(await setUpDemo({ base, admin, demoBase: service.base, token, devVarsPath: devVars, statePath, issuedPath: issuedPath(persistTo), call }));
   console.log(
     vars.TOOLGATE_OTLP_ENDPOINT === undefined
       ? "traces: off; add TOOLGATE_OTLP_ENDPOINT=http://127.0.0.1:4318/v1/traces to .dev.vars to export each tool call's spans (docs/traces.md)"

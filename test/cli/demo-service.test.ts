@@ -6,6 +6,9 @@
  * build under the gate's rules, and `npm start` defines them before enabling them.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createSigner, httpbis } from "http-message-signatures";
 import { afterEach, describe, expect, it } from "vitest";
 // @ts-expect-error plain JavaScript module without declarations
@@ -188,9 +191,13 @@ describe("the demo's tools as data", () => {
     let n = 0;
     const call = async (_base: string, method: string, path: string, _token: string, body: { tools?: string[] }) => {
       calls.push(`${method} ${path}${body?.tools === undefined ? "" : ` ${body.tools.join(",")}`}`);
-      return path.endsWith("/credentials") ? { secret: `credential-${++n}` } : {};
+      return path.endsWith("/credentials") ? { secret: `credential-${++n}`, credential_id: `cred_${String(n).padStart(16, "0")}` } : {};
     };
-    const text = (await setUpDemo({ base: "http://127.0.0.1:1", admin: "admin", demoBase: "http://127.0.0.1:2", token: "t", devVarsPath: "/x/.dev.vars", call })) as string;
+    const state = mkdtempSync(join(tmpdir(), "toolgate-demo-"));
+    const issuedPath = join(state, "issued.json");
+    const text = (await setUpDemo({ base: "http://127.0.0.1:1", admin: "admin", demoBase: "http://127.0.0.1:2", token: "t", devVarsPath: "/x/.dev.vars", issuedPath, call }).finally(() =>
+      rmSync(state, { recursive: true, force: true }),
+    )) as string;
     expect(calls).toEqual([
       "PUT /v1/consumers/demo get_order,create_refund_draft",
       "PUT /v1/consumers/tenant-a get_order,create_refund_draft",

@@ -1,9 +1,11 @@
 /**
  * The local edge of `npm start` in front of a recording upstream: malformed framing is refused
  * with the gate's own catalog problems, well-formed requests pass through byte for byte
- * (repeated headers included), WebSocket upgrades are piped.
+ * (repeated headers included), WebSocket upgrades are piped; a client that leaves ends its
+ * upstream request, and held requests are bounded per client without starving anyone.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain JavaScript module without declarations
 import { EDGE_PROBLEMS, edgeProblem, startLocalEdge } from "../../scripts/local-edge.js";
@@ -20,9 +22,28 @@ interface Seen {
 let upstream: Server;
 let edge: { port: number; close(): Promise<void> };
 const seen: Seen[] = [];
+/** Held requests (paths under /held/) the upstream has open, and when each one's close reached it. */
+const holding = new Set<string>();
+const closedAt = new Map<string, number>();
+
+/** Holds a request under /held/ open: an event stream (headers and one comment at once) or a silent long-poll. */
+function hold(req: IncomingMessage, res: import("node:http").ServerResponse): void {
+  const url = req.url ?? "";
+  holding.add(url);
+  res.once("close", () => {
+    holding.delete(url);
+    closedAt.set(url, Date.now());
+  });
+  if ((req.headers.accept ?? "").includes("text/event-stream")) {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(": open\n\n");
+  }
+}
 
 beforeAll(async () => {
   upstream = createServer((req: IncomingMessage, res) => {
+    if ((req.url ?? "").startsWith("/held/")) return hold(req, res);
+    if (req.url === "/healthz") return void res.end('{"ok":true}');
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -118,5 +139,98 @@ describe("local edge", () => {
     const text = Buffer.concat(received).toString();
     expect(text.startsWith("HTTP/1.1 101 Switching Protocols\r\n")).toBe(true);
     expect(text.endsWith("\r\n\r\necho:ping")).toBe(true);
+  });
+});
+
+/** Polls `done` every 10 ms for up to `ms`; answers whether it came true. */
+async function until(done: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return true;
+}
+
+/**
+ * A GET from the client address `from`; `first` is what was answered once it holds a JSON body or
+ * the stream's opening comment (`: open`, in its chunk), or whatever came within 3 s.
+ */
+function open(path: string, from: string, accept = "text/event-stream"): { socket: Socket; first: Promise<string> } {
+  const socket = connect({ port: edge.port, host: "127.0.0.1", localAddress: from });
+  socket.on("error", () => undefined);
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: a\r\nAccept: ${accept}\r\n\r\n`);
+  const first = new Promise<string>((done) => {
+    let text = "";
+    const timer = setTimeout(() => done(text), 3_000);
+    socket.on("data", (d: Buffer) => {
+      text += d.toString("latin1");
+      if (/\r\n\r\n(\{.*\}|8\r\n: open\n\n\r\n)$/s.test(text)) (clearTimeout(timer), done(text));
+    });
+    socket.once("close", () => (clearTimeout(timer), done(text)));
+  });
+  return { socket, first };
+}
+
+const statusOf = (text: string) => text.slice(0, 12);
+const tally = (texts: string[]) => texts.reduce<Record<string, number>>((t, x) => ({ ...t, [statusOf(x)]: (t[statusOf(x)] ?? 0) + 1 }), {});
+
+describe("local edge: held requests", { timeout: 20_000 }, () => {
+  it("ends the upstream request within 1 s of the client leaving mid-stream or mid-wait", async () => {
+    const got = [];
+    for (const [path, accept] of [
+      ["/held/a-stream", "text/event-stream"],
+      ["/held/a-poll?wait=60", "application/json"],
+    ] as const) {
+      const c = open(path, "127.0.0.1", accept);
+      const arrived = await until(() => holding.has(path), 3_000);
+      const first = accept === "text/event-stream" ? (await c.first).endsWith("\r\n8\r\n: open\n\n\r\n") : true;
+      const left = Date.now();
+      c.socket.destroy();
+      const closed = await until(() => closedAt.has(path), 3_000);
+      got.push([path, arrived, first, closed, closed && (closedAt.get(path) ?? 0) - left < 1_000]);
+    }
+    expect(got).toEqual([
+      ["/held/a-stream", true, true, true, true],
+      ["/held/a-poll?wait=60", true, true, true, true],
+    ]);
+  });
+
+  it("after 300 held streams are opened and dropped, holds none upstream and answers /healthz at once", async () => {
+    const flood = Array.from({ length: 300 }, (_, i) => open(`/held/b-${i}`, "127.0.0.1"));
+    const firsts = await Promise.all(flood.map((c) => c.first));
+    const heldBefore = holding.size;
+    for (const c of flood) c.socket.destroy();
+    const drained = await until(() => holding.size === 0, 1_000);
+    const started = Date.now();
+    const health = await rawRequest(edge.port, Buffer.from("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"), { waitMs: 2_000 });
+    expect([tally(firsts), heldBefore, drained, health.status, health.body]).toEqual([{ "HTTP/1.1 200": 64, "HTTP/1.1 429": 236 }, 64, true, 200, '{"ok":true}']);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(codeOf(firsts.find((f) => f.startsWith("HTTP/1.1 429"))?.split("\r\n\r\n")[1] ?? "")).toBe("RATE_LIMITED");
+  });
+
+  it("lets neither one client's held streams nor a full quota block another's request or its own short ones", async () => {
+    const flood = Array.from({ length: 300 }, (_, i) => open(`/held/c-${i}`, "127.0.0.2"));
+    const firsts = await Promise.all(flood.map((c) => c.first));
+    const own = open("/healthz", "127.0.0.2", "application/json");
+    const other = open("/held/c-other", "127.0.0.3");
+    const more = open("/held/c-more", "127.0.0.2");
+    const [ownFirst, otherFirst, moreFirst] = await Promise.all([own.first, other.first, more.first]);
+    for (const c of [...flood, own, other, more]) c.socket.destroy();
+    await until(() => holding.size === 0, 1_000);
+    expect([statusOf(ownFirst), ownFirst.endsWith('\r\n\r\n{"ok":true}'), statusOf(otherFirst), otherFirst.endsWith("\r\n8\r\n: open\n\n\r\n")]).toEqual(["HTTP/1.1 200", true, "HTTP/1.1 200", true]);
+    expect(tally(firsts)).toEqual({ "HTTP/1.1 200": 64, "HTTP/1.1 429": 236 });
+    const [head, body] = moreFirst.split("\r\n\r\n");
+    expect([statusOf(moreFirst), head?.toLowerCase().includes("\r\nretry-after: 1\r\n"), JSON.parse(body ?? "")]).toEqual([
+      "HTTP/1.1 429",
+      true,
+      {
+        type: "https://toolgate.dev/problems/rate-limited",
+        title: "Too many requests",
+        status: 429,
+        code: "RATE_LIMITED",
+        detail: "This client holds 64 long-polls, event streams or WebSockets already; close one first.",
+      },
+    ]);
   });
 });

@@ -6,7 +6,8 @@
  * (examples/openapi-host), while refusing the requests the gate refuses.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { describe, expect, it } from "vitest";
@@ -36,9 +37,13 @@ async function demoRequests(): Promise<DemoRequest[]> {
   const sent: DemoRequest[] = [];
   const call = async (_base: string, method: string, path: string, _token: string, body: unknown) => {
     sent.push({ method, path, body });
-    return { secret: `tg_secret_${sent.length}` };
+    return { secret: `tg_secret_${sent.length}`, credential_id: `cred_${String(sent.length).padStart(16, "0")}` };
   };
-  const text: string = await setUpDemo({ base: "http://127.0.0.1:8787", admin: "admin", demoBase: "http://127.0.0.1:8789", token: "t", devVarsPath: ".dev.vars", call });
+  const state = mkdtempSync(join(tmpdir(), "toolgate-openapi-"));
+  const issuedPath = join(state, "issued.json");
+  const text: string = await setUpDemo({ base: "http://127.0.0.1:8787", admin: "admin", demoBase: "http://127.0.0.1:8789", token: "t", devVarsPath: ".dev.vars", issuedPath, call }).finally(() =>
+    rmSync(state, { recursive: true, force: true }),
+  );
   const vars: Record<string, string> = { TG: "/v1/consumers/demo", REF: "/v1/consumers/tenant-a" };
   const printed: DemoRequest[] = [];
   const lines = text.split("\n");
