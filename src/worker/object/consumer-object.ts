@@ -67,7 +67,7 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly #mcp = new McpPlane({ sql: this.ctx.storage.sql, now: () => this.clock.now(), transaction: (step) => this.#transaction(step), toolCalls: (config) => this.#planeFor(config), audit: () => this.#audit });
   /** The approver console's sessions and calls (console/plane.ts). */
   readonly #console = new ConsolePlane({ sql: this.ctx.storage.sql, env: this.env, audit: this.#audit, now: () => this.clock.now(), transaction: (step) => this.#transaction(step),
-    isLive: (id) => this.#credentials.isLive(id), consumer: () => this.#consumer.current(), toolCalls: (config) => this.#planeFor(config), limits: () => this.#limits(), events: () => this.events });
+    isLive: (id) => this.#credentials.isLive(id), expiresAt: (id) => this.#credentials.expiresAt(id), consumer: () => this.#consumer.current(), toolCalls: (config) => this.#planeFor(config), limits: () => this.#limits(), events: () => this.events });
   #toolCalls: ToolCallPlane | undefined;
   /** Traces of agent tool calls (../trace, docs/traces.md): exported when TOOLGATE_OTLP_ENDPOINT is set, a no-op otherwise. */
   readonly #tracer = tracerFor(this.env, (promise) => this.ctx.waitUntil(promise));
@@ -154,7 +154,7 @@ export class ConsumerObject extends DurableObject<Env> {
     return adminCall(
       {
         sql: this.ctx.storage.sql, gate: this.#gate, consumer: this.#consumer, credentials: this.#credentials, audit: this.#audit, limits: this.#limits(), now: this.clock.now(),
-        transaction: (step) => this.#transaction(step), unknownNames: (names) => this.#tools.unknownNames(names), configured: () => (this.#toolCalls = undefined), runtimeOf: (config) => this.#runtimeOf(config),
+        transaction: (step) => this.#transaction(step), unknownNames: (names) => this.#tools.unknownNames(names), configured: () => (this.#toolCalls = undefined), runtimeOf: (config) => this.#runtimeOf(config), events: this.events,
         // Every live session of the credential ends now (1008); a provider's binding detaches first.
         revoked: (id) => closeCredentialSockets(this.ctx, id, (ws) => isCapabilitySocket(this.ctx, ws) && detachProvider(this.capability, ws)),
       },

@@ -48,6 +48,21 @@ export class Gatekeeper {
     return auth.ok ? ok({ config: auth.value.config, caller: auth.value.caller }) : auth;
   }
 
+  /**
+   * Whether a credential that authenticated earlier still holds: live (neither revoked nor
+   * expired) and, for an approver (`approverId`), its subject still one of the consumer's
+   * approvers. A live listener (a wait, a stream) asks before each event it would hear.
+   */
+  holds(credentialId: string, approverId: string | null): boolean {
+    const config = this.consumer.current();
+    return config !== undefined && this.credentials.isLive(credentialId) && (approverId === null || config.approverSubjects.includes(approverId));
+  }
+
+  /** When a credential expires (Unix seconds; `null`: never): what listens with it ends then. */
+  expiresAt(credentialId: string): number | null {
+    return this.credentials.expiresAt(credentialId);
+  }
+
   /** An approver credential whose subject is one of the consumer's approvers. */
   approver(consumer: string, token: string, operation: Operation): Outcome<{ approverId: string; config: ConsumerRecord }> {
     const auth = this.authenticate(consumer, token, operation);

@@ -20,7 +20,6 @@ import type { EventBus } from "../events/bus";
 import { eventStream, sseEvent } from "../events/stream";
 import type { Limits } from "../limits";
 import { approvalView } from "../tool-calls/approval-view";
-import { MAX_LIVE_LISTENERS } from "../tool-calls/approvals-call";
 import type { ToolCallPlane } from "../tool-calls/plane";
 import { ConsoleSessionStore, type StoredSession } from "./store";
 import { auditSection, consoleApproval, consoleSettled, type ConsoleApproval, type ConsoleIdentity, type ConsolePage, type ConsoleSettled } from "./view";
@@ -79,6 +78,8 @@ export interface ConsoleDeps {
   transaction<T>(step: () => T): T;
   /** Whether a credential is neither revoked nor expired. */
   isLive(credentialId: string): boolean;
+  /** When a credential expires (Unix seconds; `null`: never). */
+  expiresAt(credentialId: string): number | null;
   /** The consumer's configuration now. */
   consumer(): ConsumerRecord | undefined;
   toolCalls(config: ConsumerRecord): ToolCallPlane;
@@ -118,6 +119,8 @@ export class ConsolePlane {
       this.#store.insert({ sessionSha256: sha256Hex(sessionId), credentialId, approverId, csrfToken: csrf, createdAt: now, lastSeenAt: now, expiresAt });
       this.#store.trim(credentialId, CONSOLE_SESSIONS_PER_CREDENTIAL);
     });
+    // A session the trim ended stops streaming now.
+    this.deps.events().recheck();
     return { csrf, expiresAt };
   }
 
@@ -159,12 +162,14 @@ export class ConsolePlane {
         const decided = plane.decide(call.approvalId, session.approverId, call.decision, call.approvalDigest, now);
         return decided.ok ? ok({ kind: "decided", json: canonicalJson(decided.value) }) : decided;
       }
-      case "events":
-        // Console streams count against the consumer's live listeners like the agents' waits and streams.
-        if (this.deps.events().listeners >= MAX_LIVE_LISTENERS) return fail(problem("QUOTA_EXCEEDED", "Too many streams are open on this consumer's approvals; retry shortly.", 1));
-        return ok({ kind: "stream", body: this.#stream(session, this.#pending(config, plane, session, now), now) });
+      case "events": {
+        // A console stream is a live listener of its credential, within its share and the slots kept for approvers.
+        const stream = this.#stream(session, this.#pending(config, plane, session, now), now);
+        return stream.ok ? ok({ kind: "stream", body: stream.value }) : stream;
+      }
       case "signOut":
         this.deps.transaction(() => this.#store.delete(session.sessionSha256));
+        this.deps.events().recheck();
         return ok({ kind: "signedOut" });
     }
   }
@@ -209,22 +214,24 @@ export class ConsolePlane {
    * The session's live stream: first `console.pending` (the ids pending now, so a page that
    * reconnects drops what was decided meanwhile and reads what it missed), then
    * `approval.requested` and `approval.decided` (without arguments; the page reads a new
-   * approval's view itself). It closes at the session's end or after
-   * {@link CONSOLE_STREAM_SECONDS}, and sends nothing once the session ended meanwhile.
+   * approval's view itself). It closes at the session's end (its credential's expiry included)
+   * or after {@link CONSOLE_STREAM_SECONDS}, and as soon as the session ended meanwhile (sign-out,
+   * revocation, its subject no longer an approver): nothing is sent after.
    */
-  #stream(session: StoredSession, pending: { items: readonly ConsoleApproval[] }, now: number): ReadableStream<Uint8Array> {
-    const ends = Math.min(session.expiresAt, session.lastSeenAt + CONSOLE_IDLE_SECONDS);
+  #stream(session: StoredSession, pending: { items: readonly ConsoleApproval[] }, now: number): Outcome<ReadableStream<Uint8Array>> {
+    const expiry = this.deps.expiresAt(session.credentialId);
+    const ends = Math.min(session.expiresAt, session.lastSeenAt + CONSOLE_IDLE_SECONDS, expiry ?? session.expiresAt);
     const ids = pending.items.map((item) => item.view.approval_id);
+    const holds = (): boolean => {
+      const stored = this.#store.get(session.sessionSha256);
+      const config = this.deps.consumer();
+      return stored !== undefined && config !== undefined && this.#valid(stored, config, this.deps.now());
+    };
     return eventStream(this.deps.events(), {
+      owner: { credentialId: session.credentialId, approver: true, holds },
       first: [sseEvent("console.pending", String(now), canonicalJson({ approval_ids: ids }))],
       maxSeconds: Math.max(1, Math.min(CONSOLE_STREAM_SECONDS, ends - now)),
-      accept: (event) => {
-        if (event.type !== "approval.requested" && event.type !== "approval.decided") return null;
-        const stored = this.#store.get(session.sessionSha256);
-        const config = this.deps.consumer();
-        if (stored === undefined || config === undefined || !this.#valid(stored, config, this.deps.now())) return null;
-        return sseEvent(event.type, event.data.approval_id, canonicalJson(withoutArguments(event.data)));
-      },
+      accept: (event) => (event.type === "approval.requested" || event.type === "approval.decided" ? sseEvent(event.type, event.data.approval_id, canonicalJson(withoutArguments(event.data))) : null),
     });
   }
 }

@@ -11,6 +11,7 @@ import { fail, ok, type Outcome } from "../../result";
 import { consumerDetails, credentialPage } from "../admin-reads";
 import type { AuditChain } from "../audit/plane";
 import { bindingOf, type CredentialPlane } from "../credentials/plane";
+import type { EventBus } from "../events/bus";
 import type { Gatekeeper } from "../gatekeeper";
 import type { Limits } from "../limits";
 import type { RuntimeTransport } from "../runtime/plane";
@@ -40,6 +41,8 @@ export interface AdminDeps {
   unknownNames(names: readonly string[]): string[];
   /** The configuration changed: the tool-call plane rebuilds its registry on the next call. */
   configured(): void;
+  /** The consumer's bus: its waits and streams end once their credential no longer holds. */
+  readonly events: EventBus;
   /** A credential was revoked: its live sessions end now. */
   revoked(credentialId: string): void;
   runtimeOf(config: ConsumerRecord): RuntimeTransport;
@@ -57,6 +60,8 @@ export function adminCall(deps: AdminDeps, consumer: string, call: AdminCall): O
     if (!known.ok) return known;
     const saved = deps.transaction(() => deps.consumer.configure(consumer, call.config, deps.now));
     deps.configured();
+    // A wait or stream of a subject no longer among the approvers ends now.
+    deps.events.recheck();
     return ok(saved);
   }
   const config = deps.gate.admin(consumer, call.kind);
@@ -73,6 +78,8 @@ export function adminCall(deps: AdminDeps, consumer: string, call: AdminCall): O
         return done;
       });
       if (revoked) deps.revoked(call.credentialId);
+      // Its waits and streams (the console's included) end now too.
+      if (revoked) deps.events.recheck();
       return revoked ? ok(null) : fail(problem("NOT_FOUND", "No such credential."));
     }
     case "listCredentials":

@@ -107,6 +107,11 @@ export class CredentialPlane {
     return this.#table.isLive(credentialId, this.#deps.now());
   }
 
+  /** When a credential expires (Unix seconds; `null`: never, or no such credential): a live stream of it closes then. */
+  expiresAt(credentialId: string): number | null {
+    return this.#table.get(credentialId)?.expiresAt ?? null;
+  }
+
   #load(credentialId: string): StoredCredential | null {
     const cached = this.#cache.get(credentialId);
     if (cached !== undefined) return cached;

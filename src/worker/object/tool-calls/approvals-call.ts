@@ -2,7 +2,9 @@
  * The approval routes' calls, after the object found the consumer: an approver's list and
  * decision (docs/approvals.md), and the status of one approval and the stream of approvals
  * for whoever waits on them (an agent: the approvals its own credential opened; an approver:
- * all). A status request may wait (long-poll, bounded) for the decision.
+ * all). A status request may wait (long-poll, bounded) for the decision. A wait and a stream
+ * are live listeners of the bus (events/bus.ts): within their credential's share, and ended as
+ * soon as that credential no longer holds (revoked, expired, no longer an approver).
  * @module
  */
 import { canonicalJson } from "../../../core/json";
@@ -11,8 +13,8 @@ import type { ApprovalEventData, GateEvent } from "../../../contracts/events";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { ConsumerRecord } from "../consumer/plane";
-import type { EventBus } from "../events/bus";
-import { eventStream, sseEvent } from "../events/stream";
+import type { EventBus, ListenerOwner } from "../events/bus";
+import { eventStream, sseEvent, STREAM_MAX_SECONDS } from "../events/stream";
 import type { Gatekeeper } from "../gatekeeper";
 import type { Limits } from "../limits";
 import { approvalStatus } from "./events";
@@ -20,9 +22,6 @@ import type { ToolCallPlane } from "./plane";
 
 /** Seconds a status request waits for a decision at most (`?wait=`). */
 export const MAX_APPROVAL_WAIT_SECONDS = 60;
-
-/** Live listeners (waiting requests and streams) one consumer holds at most. */
-export const MAX_LIVE_LISTENERS = 256;
 
 /** Pending approvals a new stream replays first, at most. */
 const STREAM_REPLAY = 100;
@@ -46,14 +45,28 @@ export interface ApprovalsDeps {
 /** Who looks at approvals: an approver (all of them) or an agent credential (those it opened). */
 type Viewer = { readonly kind: "approver"; readonly approverId: string } | { readonly kind: "agent"; readonly credentialId: string };
 
-function viewerOf(deps: ApprovalsDeps, consumer: string, token: string, operation: "getApproval" | "approvalEvents"): Outcome<{ viewer: Viewer; config: ConsumerRecord }> {
+/** A viewer, its configuration, and what its waits and streams listen as. */
+interface Viewing {
+  readonly viewer: Viewer;
+  readonly config: ConsumerRecord;
+  readonly owner: ListenerOwner;
+}
+
+function viewerOf(deps: ApprovalsDeps, consumer: string, token: string, operation: "getApproval" | "approvalEvents"): Outcome<Viewing> {
   const auth = deps.gate.authenticate(consumer, token, operation);
   if (!auth.ok) return auth;
   const { caller, config } = auth.value;
-  if (caller.kind === "agent") return ok({ viewer: { kind: "agent", credentialId: caller.credentialId }, config });
+  const { credentialId } = caller;
+  if (caller.kind === "agent") return ok({ viewer: { kind: "agent", credentialId }, config, owner: { credentialId, approver: false, holds: () => deps.gate.holds(credentialId, null) } });
   const subject = caller.subjectId;
   if (subject === null || !config.approverSubjects.includes(subject)) return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
-  return ok({ viewer: { kind: "approver", approverId: subject }, config });
+  return ok({ viewer: { kind: "approver", approverId: subject }, config, owner: { credentialId, approver: true, holds: () => deps.gate.holds(credentialId, subject) } });
+}
+
+/** Seconds until a credential expires, capped at `seconds` (a credential without expiry: `seconds`). */
+function untilExpiry(deps: ApprovalsDeps, credentialId: string, now: number, seconds: number): number {
+  const expiresAt = deps.gate.expiresAt(credentialId);
+  return expiresAt === null ? seconds : Math.min(seconds, expiresAt - now);
 }
 
 /** Whether a viewer sees an approval's events. */
@@ -80,49 +93,63 @@ export async function approvalsCall(deps: ApprovalsDeps, consumer: string, token
 async function approvalOf(deps: ApprovalsDeps, consumer: string, token: string, approvalId: string, waitSeconds: number): Promise<Outcome<string>> {
   const who = viewerOf(deps, consumer, token, "getApproval");
   if (!who.ok) return who;
-  const { viewer, config } = who.value;
+  const { viewer, config, owner } = who.value;
   const book = deps.plane(config).book;
   const record = book.get(approvalId);
   // An agent sees only what its own credential opened; another's looks absent.
   if (record === undefined || (viewer.kind === "agent" && book.openedBy(approvalId) !== viewer.credentialId)) return fail(problem("NOT_FOUND", "No such approval."));
   const now = deps.now();
-  const wait = Math.min(waitSeconds, MAX_APPROVAL_WAIT_SECONDS, record.expires_at - now);
+  const wait = untilExpiry(deps, owner.credentialId, now, Math.min(waitSeconds, MAX_APPROVAL_WAIT_SECONDS, record.expires_at - now));
   if (record.state === "pending" && wait > 0) {
-    if (deps.bus.listeners >= MAX_LIVE_LISTENERS) return fail(problem("QUOTA_EXCEEDED", "Too many requests wait on this consumer's approvals; retry shortly.", 1));
-    await decision(deps.bus, approvalId, wait * 1000);
+    const decided = decision(deps.bus, owner, approvalId, wait * 1000);
+    if (!decided.ok) return decided;
+    await decided.value;
+    // The answer goes only to a credential that still holds (not revoked nor expired meanwhile; an approver still one).
+    const still = viewerOf(deps, consumer, token, "getApproval");
+    if (!still.ok) return still;
   }
   const latest = book.get(approvalId) ?? record;
   return ok(canonicalJson(approvalStatus(latest, deps.now())));
 }
 
-/** Resolves at the approval's decision, or after `ms`. */
-function decision(bus: EventBus, approvalId: string, ms: number): Promise<void> {
-  return new Promise((done) => {
-    const finish = (): void => {
-      unlisten();
-      clearTimeout(timer);
-      done();
-    };
-    const unlisten = bus.listen((event) => {
+/** Resolves at the approval's decision, after `ms`, or once the owner's credential no longer holds; refused as the bus refuses a listener. */
+function decision(bus: EventBus, owner: ListenerOwner, approvalId: string, ms: number): Outcome<Promise<void>> {
+  let done = (): void => {};
+  const answered = new Promise<void>((resolve) => (done = resolve));
+  let unlisten = (): void => {};
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const finish = (): void => {
+    unlisten();
+    clearTimeout(timer);
+    done();
+  };
+  const listening = bus.listen({
+    credentialId: owner.credentialId,
+    approver: owner.approver,
+    holds: () => owner.holds(),
+    hear: (event) => {
       if (event.type === "approval.decided" && event.data.approval_id === approvalId) finish();
-    });
-    const timer = setTimeout(finish, ms);
+    },
+    end: finish,
   });
+  if (!listening.ok) return listening;
+  unlisten = listening.value;
+  timer = setTimeout(finish, ms);
+  return ok(answered);
 }
 
 /** The SSE stream of approvals (`GET …/approvals/events`): the pending ones first, then each request and decision as it commits. */
 export function approvalEvents(deps: ApprovalsDeps, consumer: string, token: string): Outcome<ReadableStream<Uint8Array>> {
   const who = viewerOf(deps, consumer, token, "approvalEvents");
   if (!who.ok) return who;
-  const { viewer, config } = who.value;
-  if (deps.bus.listeners >= MAX_LIVE_LISTENERS) return fail(problem("QUOTA_EXCEEDED", "Too many streams are open on this consumer's approvals; retry shortly.", 1));
+  const { viewer, config, owner } = who.value;
   const now = deps.now();
   const pending = deps.plane(config).book.pendingOf(viewer.kind === "agent" ? viewer.credentialId : null, now, STREAM_REPLAY);
   const text = (name: string, data: ApprovalEventData): string => sseEvent(name, `${data.approval_id}.${data.state}`, canonicalJson(data));
-  return ok(
-    eventStream(deps.bus, {
-      first: pending.map((record) => text("approval.requested", approvalStatus(record, now))),
-      accept: (event) => ((event.type === "approval.requested" || event.type === "approval.decided") && sees(viewer, event) ? text(event.type, event.data) : null),
-    }),
-  );
+  return eventStream(deps.bus, {
+    owner,
+    first: pending.map((record) => text("approval.requested", approvalStatus(record, now))),
+    maxSeconds: untilExpiry(deps, owner.credentialId, now, STREAM_MAX_SECONDS),
+    accept: (event) => ((event.type === "approval.requested" || event.type === "approval.decided") && sees(viewer, event) ? text(event.type, event.data) : null),
+  });
 }
