@@ -48,6 +48,7 @@ const DIGIT = /^\p{Nd}$/u;
 const LATIN = /^\p{Script=Latin}$/u;
 const NO_SCRIPT = /^[\p{Script=Common}\p{Script=Inherited}]$/u;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
 
 /** Cyrillic, Greek and Armenian letters that pass for Latin ones (UTS #39 confusables, the common ones). */
 const LATIN_LOOKALIKES = new Set([
@@ -110,6 +111,8 @@ function markConfusables(points: Point[]): void {
 
 /** The text cut into runs shown as they are and code points shown escaped, in order. */
 export function visibleParts(text: string, options: VisibleOptions = {}): VisiblePart[] {
+  // Printable ASCII and spaces (most text) hold nothing to escape.
+  if (PLAIN_ASCII.test(text)) return text === "" ? [] : [{ hidden: null, text }];
   const points = pointsOf(text, options.layout === true);
   markConfusables(points);
   const parts: VisiblePart[] = [];
