@@ -33,7 +33,7 @@ describe("client registration refuses hidden characters in display fields", () =
     const res = await register({ client_name: "Claude\u202E" });
     expect([res.status, await res.json()]).toEqual([
       400,
-      { error: "invalid_client_metadata", error_description: "client_name holds ⟨U+202E⟩ (bidirectional control: reorders the text around it): the fields a person reads must hold no bidi control, invisible or control character." },
+      { error: "invalid_client_metadata", error_description: "client_name holds ⟨U+202E⟩ (bidirectional control: reorders the text around it): the fields a person reads must hold no bidi control, invisible, control or other hidden character." },
     ]);
   });
 

@@ -40,7 +40,7 @@ export function refuseHiddenDisplayText({ clientMetadata }: Pick<ClientRegistrat
     if (!isDisplayField(name)) continue;
     const hidden = firstHidden(value);
     if (hidden !== null) {
-      return { code: "invalid_client_metadata", status: 400, description: `${name} holds ${hidden}: the fields a person reads must hold no bidi control, invisible or control character.` };
+      return { code: "invalid_client_metadata", status: 400, description: `${name} holds ${hidden}: the fields a person reads must hold no bidi control, invisible, control or other hidden character.` };
     }
   }
   return undefined;
