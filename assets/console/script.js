@@ -122,16 +122,30 @@
     if (table !== null) table.hidden = false;
   }
 
-  /** Takes an approval off the pending list (focus moves on if it was inside); answers whether it was there. */
+  /** Nobody holds the focus: a decision's button was disabled while it had it (the browser moved it to <body>). */
+  const focusDropped = () => document.activeElement === null || document.activeElement === body;
+
+  /**
+   * Whether the focus belongs to this approval: inside it, or dropped from its decision's
+   * disabled button and not moved since (data-focus-within, set when the decision started).
+   */
+  const holdsFocus = (article) => article.contains(document.activeElement) || (article.hasAttribute("data-focus-within") && focusDropped());
+
+  /**
+   * Takes an approval off the pending list; answers whether it was there. If the focus was its
+   * own, it moves to the next pending approval's first control (the first one's after the last),
+   * or to the list's heading when none is left.
+   */
   function removeItem(id) {
     const article = articleOf(id);
     if (article === null) return false;
-    const hadFocus = article.contains(document.activeElement);
+    const hadFocus = holdsFocus(article);
     const next = article.nextElementSibling;
     article.remove();
     updateCount();
     if (hadFocus) {
-      const target = next === null ? document.getElementById("pending-heading") : next.querySelector("h3 a");
+      const following = next !== null && next.matches("article.approval") ? next : list === null ? null : list.querySelector("article.approval");
+      const target = following === null ? document.getElementById("pending-heading") : following.querySelector("h3 a");
       if (target !== null) {
         if (target.tabIndex < 0) target.setAttribute("tabindex", "-1");
         target.focus();
@@ -147,13 +161,21 @@
     void addDecided(id);
   }
 
-  async function decide(form, decision) {
+  /** The buttons are usable again after a refusal: the focus goes back to the one pressed if it was dropped. */
+  function enableAgain(article, buttons, submitter) {
+    for (const button of buttons) button.disabled = article.classList.contains("expired");
+    if (holdsFocus(article) && !submitter.disabled) submitter.focus();
+  }
+
+  async function decide(form, decision, submitter) {
     const article = form.closest("article.approval");
     if (article === null) return;
     const id = article.getAttribute("data-approval-id");
     const title = titleOf(article);
     const digest = form.querySelector('input[name="approval_digest"]').value;
     const buttons = form.querySelectorAll("button");
+    // Disabling the pressed button drops the focus to <body>: remember that it was here.
+    if (article.contains(document.activeElement)) article.setAttribute("data-focus-within", "");
     for (const button of buttons) button.disabled = true;
     article.setAttribute("data-deciding", "");
     try {
@@ -173,12 +195,13 @@
       say("Not decided: " + title + ". " + answer.title + " (" + answer.code + "): " + answer.detail, true);
       if (answer.code === "UNAUTHENTICATED") sessionEnded();
       else if (ENDS_ITEM.includes(answer.code)) settled(id, false);
-      else for (const button of buttons) button.disabled = article.classList.contains("expired");
+      else enableAgain(article, buttons, submitter);
     } catch {
       say("Not decided: " + title + ". The gate could not be reached; nothing was sent.", true);
-      for (const button of buttons) button.disabled = article.classList.contains("expired");
+      enableAgain(article, buttons, submitter);
     } finally {
       article.removeAttribute("data-deciding");
+      article.removeAttribute("data-focus-within");
     }
   }
 
@@ -188,7 +211,7 @@
     if (!(form instanceof HTMLFormElement) || !form.classList.contains("decision") || submitter == null) return;
     if (submitter.value !== "approve" && submitter.value !== "deny") return;
     event.preventDefault();
-    void decide(form, submitter.value);
+    void decide(form, submitter.value, submitter);
   });
 
   /** The stream was refused: an ended session (401 on any read) stops, anything else (a full gate) retries later. */

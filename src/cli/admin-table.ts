@@ -1,9 +1,13 @@
 /**
  * `toolgate admin`'s human-readable output: aligned tables, `name: value` blocks, times and
- * clipped JSON. Scripts read `--json` instead; this layout may change between versions.
+ * clipped JSON. Scripts read `--json` instead; this layout may change between versions. Every
+ * cell and value is shown as a person must see it (core `text.visibleText`): a bidi control, an
+ * invisible, control or look-alike character becomes its escape (`⟨U+202E⟩`), and a note under
+ * the output says so whenever one was escaped.
  * @module
  */
 import { canonicalJson, type Json } from "../core/json";
+import { visibleText } from "../core/text";
 
 /** Characters a cell is clipped to (JSON arguments, audit records). */
 export const CLIP_CHARS = 60;
@@ -12,11 +16,26 @@ function width(text: string): number {
   return [...text].length;
 }
 
+/** The line under output that holds escapes. */
+export const ESCAPED_NOTE = "note: ⟨U+…⟩ stands for a character shown by its code point: a bidi control, an invisible, control or look-alike character";
+
+/** Texts as shown, and whether any was escaped. */
+function seen(texts: readonly string[]): { shown: string[]; escaped: boolean } {
+  const shown = texts.map((text) => visibleText(text));
+  return { shown, escaped: shown.some((text, i) => text !== texts[i]) };
+}
+
+function noted(text: string, escaped: boolean): string {
+  return escaped ? `${text}${ESCAPED_NOTE}\n` : text;
+}
+
 /**
  * An aligned table: a header row, then one row per item; columns two spaces apart, the last
- * column unpadded. No rows: the header, then `(none)`.
+ * column unpadded. No rows: the header, then `(none)`. Cells are shown escaped (see above).
  */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+export function table(header: readonly string[], cells: readonly (readonly string[])[]): string {
+  const shownRows = cells.map((row) => seen(row));
+  const rows = shownRows.map((row) => row.shown);
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((row) => width(row[i] ?? ""))));
   const line = (row: readonly string[]) =>
@@ -24,13 +43,16 @@ export function table(header: readonly string[], rows: readonly (readonly string
       .map((cell, i) => (i === row.length - 1 ? cell : cell + " ".repeat((widths[i] ?? 0) - width(cell))))
       .join("  ")
       .trimEnd();
-  return `${[line(header), ...rows.map(line), ...(rows.length === 0 ? ["(none)"] : [])].join("\n")}\n`;
+  const text = `${[line(header), ...rows.map(line), ...(rows.length === 0 ? ["(none)"] : [])].join("\n")}\n`;
+  return noted(text, shownRows.some((row) => row.escaped));
 }
 
-/** `name: value` lines, the values aligned one column after the longest name's colon (or `nameWidth`'s). */
+/** `name: value` lines, the values aligned one column after the longest name's colon (or `nameWidth`'s); values shown escaped (see above). */
 export function fields(pairs: readonly (readonly [string, string])[], nameWidth = 0): string {
   const longest = Math.max(nameWidth, ...pairs.map(([name]) => width(name)));
-  return pairs.map(([name, value]) => `${name}:${" ".repeat(longest - width(name) + 2)}${value}`.trimEnd()).join("\n") + "\n";
+  const values = seen(pairs.map(([, value]) => value));
+  const text = pairs.map(([name], i) => `${name}:${" ".repeat(longest - width(name) + 2)}${values.shown[i] ?? ""}`.trimEnd()).join("\n") + "\n";
+  return noted(text, values.escaped);
 }
 
 /** A Unix time as UTC ISO 8601 to the second; `null` as `never` (or what `none` says). */

@@ -11,6 +11,7 @@
  *   - `adapters`: provider projections of result packages and parsers of native tool calls.
  *   - `capability`: the capability plane's wire contracts and deterministic engine.
  *   - `wire`: execution envelope v1, its strict codec and builders.
+ *   - `text`: text a person reads, with invisible, bidi and look-alike characters escaped visibly.
  * @module
  */
 export * from "./json";
@@ -21,4 +22,5 @@ export * as wire from "./wire";
 export * as audit from "./audit";
 export * as toolSchema from "./tool-schema";
 export * as policy from "./policy";
+export * as text from "./text";
 export { ok, err, type Result } from "./result";

@@ -2,8 +2,9 @@
  * Issue #15, the approver console in real Chromium against the real gate (wrangler dev): sign
  * in; an agent's write opens an approval while its host waits on it; the approval appears live;
  * approved with the keyboard alone, the waiting call completes; another denied; an expired one;
- * a second tab deciding first; CSRF refusals and the cookie's flags; axe-core finds no serious
- * or critical violation. Screenshots of the pending list and of one approval's page go to
+ * a second tab deciding first; CSRF refusals and the cookie's flags; an IBAN memo whose bidi
+ * overrides show escaped and marked, under a warning; after a decision the focus moves to the
+ * next approval (or the list's heading); axe-core finds no serious or critical violation. Screenshots of the pending list and of one approval's page go to
  * .toolgate/test-output/console/.
  *
  * An expired approval: the gate's pending window is fixed (900 s) and wrangler dev's clock
@@ -26,6 +27,17 @@ const ADMIN = "console-browser-admin-token-0123456789";
 // The demo tool's orders belong to tenant-a; this server's storage is this file's own.
 const CONSUMER = "tenant-a";
 const OUTPUT = resolve(__dirname, "..", "..", ".toolgate", "test-output", "console");
+/** An IBAN memo whose overrides make it read `IBAN DE89 3704 00 0130 2350 4400` when rendered raw. */
+const MEMO = "IBAN DE89 3704 \u202E0044 0532\u202C 0130 00";
+const MEMO_SHOWN = "IBAN DE89 3704 ⟨U+202E⟩0044 0532⟨U+202C⟩ 0130 00";
+/** A write with a free-text argument (its HTTP target is never called: its approvals are decided, the calls not repeated). */
+const NOTE_TOOL = {
+  description: "Posts a payment note.",
+  risk: "write",
+  input: { type: "object", properties: { title: { type: "string", maxLength: 100 } }, required: ["title"], additionalProperties: false },
+  output: { schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false } },
+  target: { kind: "http", url: "https://ledger.test/notes" },
+};
 const COOKIE = /^__Host-toolgate-console=tenant-a\.cs1_[0-9a-f]{64}_[0-9a-f]{32}; Max-Age=3600; Path=\/; Secure; HttpOnly; SameSite=Strict$/;
 
 let dev: DevServer;
@@ -54,6 +66,14 @@ async function refund(subject: string, orderRef: string, reason: string, n?: num
   const ctx = { call_id: `call-${number}`, operation_id: `op-${number}`, idempotency_key: `idem-${number}`, provider: "openai", api_family: "responses", response_id: "response-1", adapter_revision: "openai-responses-v1" };
   const res = await api("POST", "/tool-calls", agent, { principal: { subject_id: subject, roles: [] }, proposal: { name: "create_refund_draft", arguments: { order_ref: orderRef, reason } }, context: ctx });
   return { n: number, body: res.body };
+}
+
+/** An agent's call of post_note: answers the approval it opens. */
+async function note(title: string): Promise<string> {
+  const number = ++calls;
+  const ctx = { call_id: `call-${number}`, operation_id: `op-${number}`, idempotency_key: `idem-${number}`, provider: "openai", api_family: "responses", response_id: "response-1", adapter_revision: "openai-responses-v1" };
+  const res = await api("POST", "/tool-calls", agent, { principal: { subject_id: "user-3", roles: [] }, proposal: { name: "post_note", arguments: { title } }, context: ctx });
+  return res.body.approval_id as string;
 }
 
 /** The agent's host waiting for a decision (long-poll). */
@@ -85,6 +105,8 @@ beforeAll(async () => {
   mkdirSync(OUTPUT, { recursive: true });
   [dev, browser] = await Promise.all([startDev(persist, ADMIN), launchChromium()]);
   expect((await api("PUT", "", ADMIN, { tools: ["create_refund_draft"], approver_subjects: ["rev-1"] })).status).toBe(200);
+  expect((await api("PUT", "/tools/post_note", ADMIN, NOTE_TOOL)).status).toBe(200);
+  expect((await api("PUT", "", ADMIN, { tools: ["create_refund_draft", "post_note"], approver_subjects: ["rev-1"] })).status).toBe(200);
   agent = (await api("POST", "/credentials", ADMIN, { kind: "agent" })).body.secret;
   approver = (await api("POST", "/credentials", ADMIN, { kind: "approver", subject_id: "rev-1" })).body.secret;
   // An auditor asks for the signed checkpoint: the console verifies it with the gate's verifier key.
@@ -179,6 +201,8 @@ describe("the approver console in Chromium", () => {
     const decided = await waiting;
     expect([decided.state, decided.approver_id, decided.valid_until - decided.decided_at]).toEqual(["approved", "rev-1", 60]);
     await live.locator(`#approval-${id}`).waitFor({ state: "detached" });
+    // No approval is left: the focus goes to the list's heading, not to <body>.
+    expect(await live.evaluate<string>(FOCUSED)).toBe("h2 Pending (0) [solid 3px]");
     // The stream's "decided" event may remove the item before the decision's own answer reaches
     // this tab: wait for that answer's announcement, then read it whole.
     await live.locator("#announce", { hasText: "Approved " }).waitFor();
@@ -191,6 +215,40 @@ describe("the approver console in Chromium", () => {
 
     const again = await refund("user-1", "ORDER-7", "duplicate", asked.n);
     expect([again.body.model_result.status, again.body.model_result.data]).toEqual(["succeeded", { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" }]);
+  });
+
+  it("shows the IBAN memo's bidi overrides escaped and marked in the list and the canonical JSON, under a warning; a decision moves the focus to the next approval", async () => {
+    const memo = await note(MEMO);
+    const plain = await note("Quarterly report");
+    await live.locator(`#approval-${memo}`).waitFor();
+    await live.locator(`#approval-${plain}`).waitFor();
+    const article = live.locator(`#approval-${memo}`);
+    await article.locator("details.canonical summary").click();
+    expect(await article.locator("dl.arguments dd").allInnerTexts()).toEqual([MEMO_SHOWN]);
+    expect(await article.locator("dl.arguments mark.hidden-char.hidden-bidi").allInnerTexts()).toEqual(["⟨U+202E⟩", "⟨U+202C⟩"]);
+    expect(await article.locator("details.canonical code").innerText()).toBe(`{"title":"${MEMO_SHOWN}"}`);
+    expect(await article.locator("details.canonical mark.hidden-char.hidden-bidi").count()).toBe(2);
+    expect(await article.locator(".hidden-warning").innerText()).toBe(
+      "Warning: these arguments hold 2 characters you could not see as they are (2 bidirectional controls). Each is shown highlighted as its code point, ⟨U+…⟩. Your decision binds the arguments as they are stored, these characters included.",
+    );
+    expect(await live.locator(`#approval-${plain} .hidden-warning`).count()).toBe(0);
+    // No raw bidi control anywhere in the rendered approval.
+    expect(await live.evaluate<boolean>(`/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/.test(document.getElementById("approval-${memo}").innerHTML)`)).toBe(false);
+    await article.screenshot({ path: join(OUTPUT, "hidden-characters.png") });
+    expect(await axeFindings(live)).toEqual([]);
+
+    // Deny the memo with the keyboard: its button is disabled while it has the focus, and the focus goes on to the next approval.
+    await article.locator("button.deny").focus();
+    await live.keyboard.press("Enter");
+    await article.waitFor({ state: "detached" });
+    expect(await live.evaluate<string>(FOCUSED)).toBe("a post_note [solid 3px]");
+    expect(await live.evaluate<string>("document.activeElement.closest('article').id")).toBe(`approval-${plain}`);
+    await live.locator("#announce", { hasText: `Denied post_note (${memo}).` }).waitFor();
+    await live.locator(`#approval-${plain} button.approve`).focus();
+    await live.keyboard.press("Enter");
+    await live.locator(`#approval-${plain}`).waitFor({ state: "detached" });
+    expect(await live.evaluate<string>(FOCUSED)).toBe("h2 Pending (0) [solid 3px]");
+    await live.locator("#announce", { hasText: `Approved post_note (${plain})` }).waitFor();
   });
 
   it("denies another; the waiting call learns it and the repeated call is refused", async () => {

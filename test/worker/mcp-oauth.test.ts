@@ -211,7 +211,7 @@ describe("sign-in page", () => {
     expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
     const page = await pageOf(res);
     expect(page.cookie.startsWith("__Host-oauth-consent-")).toBe(true);
-    expect(page.html).toContain(`<h1>Allow Test MCP client to call tools of <code>${A}</code>?</h1>`);
+    expect(page.html).toContain(`<h1>Allow <bdi class="client">Test MCP client</bdi> to call tools of <code>${A}</code>?</h1>`);
     expect(page.html).toContain(`<label for="tool-0"><input type="checkbox" id="tool-0" name="tool" value="get_order" checked> <code>get_order</code></label>`);
     expect(page.html).toContain(`<label for="credential">Sign-in credential</label>`);
     expect(page.html).toContain(`<p class="warn">Access goes to an app on this computer.`);

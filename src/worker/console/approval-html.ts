@@ -2,13 +2,16 @@
  * The console's parts that show approvals and the audit log: one pending approval (the tool,
  * its description and risk, the subject, the arguments as a readable list and as canonical
  * JSON, every digest input, the time left, Approve and Deny), a settled approval's row, and the
- * audit section with the checkpoint's verification status.
+ * audit section with the checkpoint's verification status. What the approver reads is shown
+ * with bidi controls, invisible and look-alike characters escaped and marked (./html `shown`),
+ * and a warning above arguments that hold any; the digest still binds the arguments as stored.
  * @module
  */
 import { canonicalJson, prettyJson, PyFloat, readJson, type Json } from "../../core/json";
 import { APPROVAL_DIGEST_FIELDS, REQUEST_DIGEST_FIELDS } from "../../core/tool-result/digests";
 import type { CheckpointStatus, ConsoleApproval, ConsoleAudit, ConsoleSettled } from "../object/console/view";
-import { html, timeElement, timeLeft, type SafeHtml } from "./html";
+import { hiddenArguments } from "./hidden-warning";
+import { html, shown, timeElement, timeLeft, type SafeHtml } from "./html";
 
 /** The fields of the request digest and of the approval digest (docs/approvals.md). */
 const REQUEST_INPUTS = new Set<string>(REQUEST_DIGEST_FIELDS);
@@ -24,8 +27,8 @@ function argumentsOf(text: string): Record<string, Json> {
 
 /** One argument's value: text as it is, other scalars as JSON, nested values as indented JSON. */
 function argumentValue(value: Json): SafeHtml {
-  if (typeof value === "string") return html`<dd class="text">${value}</dd>`;
-  if (typeof value === "object" && value !== null && !(value instanceof PyFloat)) return html`<dd><pre class="json"><code>${prettyJson(value)}</code></pre></dd>`;
+  if (typeof value === "string") return html`<dd class="text">${shown(value, { layout: true })}</dd>`;
+  if (typeof value === "object" && value !== null && !(value instanceof PyFloat)) return html`<dd><pre class="json"><code>${shown(prettyJson(value), { layout: true })}</code></pre></dd>`;
   return html`<dd><code>${canonicalJson(value)}</code></dd>`;
 }
 
@@ -37,7 +40,7 @@ function inputsOf(field: string): string {
 function digestRows(item: ConsoleApproval): SafeHtml[] {
   const rows: SafeHtml[] = [];
   for (const [field, value] of Object.entries(item.view)) {
-    rows.push(html`<tr><th scope="row"><code>${field}</code></th><td><code>${value === null ? "null" : String(value)}</code></td><td>${inputsOf(field)}</td></tr>`);
+    rows.push(html`<tr><th scope="row"><code>${field}</code></th><td><code>${shown(value === null ? "null" : String(value))}</code></td><td>${inputsOf(field)}</td></tr>`);
     if (field === "tool") rows.push(html`<tr><th scope="row"><code>arguments</code></th><td>the canonical JSON above</td><td>${inputsOf("arguments")}</td></tr>`);
   }
   return rows;
@@ -50,18 +53,21 @@ export function approvalArticle(item: ConsoleApproval, csrf: string, now: number
   const args = argumentsOf(item.argumentsJson);
   const names = Object.keys(args);
   const label = `${view.tool} (${id})`;
+  const warning = hiddenArguments(args, `hidden-${id}`);
+  const described = warning === null ? "" : html` aria-describedby="hidden-${id}"`;
   return html`<article class="approval" id="approval-${id}" data-approval-id="${id}" data-expires-at="${view.expires_at}" aria-labelledby="title-${id}">
-<h3 id="title-${id}"><a href="/console/approvals/${id}">${view.tool}</a> <span class="risk risk-${item.risk}">risk: ${item.risk}</span></h3>
-<p class="description">${item.description ?? "This tool has no description."}</p>
+<h3 id="title-${id}"><a href="/console/approvals/${id}">${shown(view.tool)}</a> <span class="risk risk-${item.risk}">risk: ${item.risk}</span></h3>
+<p class="description">${shown(item.description ?? "This tool has no description.")}</p>
 <dl class="facts">
-<dt>Requested by</dt><dd><code>${view.subject_id}</code></dd>
+<dt>Requested by</dt><dd><code>${shown(view.subject_id)}</code></dd>
 <dt>Requested at</dt><dd>${timeElement(view.requested_at)}</dd>
 <dt>Time left</dt><dd><span class="countdown" data-expires-at="${view.expires_at}">${timeLeft(view.expires_at, now)}</span> (until ${timeElement(view.expires_at)})</dd>
 <dt>Approval</dt><dd><code>${id}</code></dd>
 </dl>
 <h4>Arguments</h4>
-${names.length === 0 ? html`<p>No arguments.</p>` : html`<dl class="arguments">${names.map((name) => html`<dt><code>${name}</code></dt>${argumentValue(args[name] as Json)}`)}</dl>`}
-<details class="canonical"><summary>Arguments as canonical JSON</summary><pre class="json"><code>${item.argumentsJson}</code></pre></details>
+${warning ?? ""}
+${names.length === 0 ? html`<p>No arguments.</p>` : html`<dl class="arguments">${names.map((name) => html`<dt><code>${shown(name)}</code></dt>${argumentValue(args[name] as Json)}`)}</dl>`}
+<details class="canonical"><summary>Arguments as canonical JSON</summary><pre class="json"><code>${shown(item.argumentsJson)}</code></pre></details>
 <details class="inputs"><summary>Every digest input</summary>
 <table><caption>The fields this approver's <code>approval_digest</code> is computed over (and <code>request_sha256</code>'s); docs/approvals.md shows how to recompute both.</caption>
 <thead><tr><th scope="col">field</th><th scope="col">value</th><th scope="col">input of</th></tr></thead>
@@ -70,15 +76,15 @@ ${names.length === 0 ? html`<p>No arguments.</p>` : html`<dl class="arguments">$
 <input type="hidden" name="csrf" value="${csrf}">
 <input type="hidden" name="approval_digest" value="${view.approval_digest}">
 <p class="digest">Your decision is bound to <code>approval_digest</code> <code class="hash">${view.approval_digest}</code>.</p>
-<button type="submit" name="decision" value="approve" class="approve">Approve<span class="visually-hidden"> ${label}</span></button>
-<button type="submit" name="decision" value="deny" class="deny">Deny<span class="visually-hidden"> ${label}</span></button>
+<button type="submit" name="decision" value="approve" class="approve"${described}>Approve<span class="visually-hidden"> ${label}</span></button>
+<button type="submit" name="decision" value="deny" class="deny"${described}>Deny<span class="visually-hidden"> ${label}</span></button>
 </form>
 </article>`;
 }
 
 /** A settled approval's table row (the script builds the same for one decided live). */
 export function settledRow(item: ConsoleSettled): SafeHtml {
-  return html`<tr id="decided-${item.approval_id}"><td><code>${item.approval_id}</code></td><td>${item.tool}</td><td><code>${item.subject_id}</code></td><td class="state state-${item.state}">${item.state}</td><td>${item.approver_id ?? "—"}</td><td>${item.decided_at === null ? "—" : timeElement(item.decided_at)}</td><td>${item.valid_until === null ? "—" : timeElement(item.valid_until)}</td></tr>`;
+  return html`<tr id="decided-${item.approval_id}"><td><code>${item.approval_id}</code></td><td>${shown(item.tool)}</td><td><code>${shown(item.subject_id)}</code></td><td class="state state-${item.state}">${item.state}</td><td>${shown(item.approver_id ?? "—")}</td><td>${item.decided_at === null ? "—" : timeElement(item.decided_at)}</td><td>${item.valid_until === null ? "—" : timeElement(item.valid_until)}</td></tr>`;
 }
 
 /** The header row of the decided table (the script's rows follow its columns). */

@@ -1,9 +1,13 @@
 /**
  * HTML with every value escaped: the `html` tag escapes each interpolated value unless it is
  * already {@link SafeHtml} (the output of another `html` template), so no stored text (a tool's
- * description, an argument, a subject) can become markup.
+ * description, an argument, a subject) can become markup. Text is also shown as a person must
+ * see it (core `text.visibleText`): a bidi control, an invisible or a look-alike character
+ * becomes its escape (`⟨U+202E⟩`), in attributes and titles too, and {@link shown} marks each
+ * escape in the page.
  * @module
  */
+import { HIDDEN_KIND_TITLES, visibleParts, visibleText, type VisibleOptions } from "../../core/text";
 
 /** Markup built by {@link html}; only it makes one. */
 export class SafeHtml {
@@ -34,7 +38,7 @@ function part(value: unknown): string {
   if (value instanceof SafeHtml) return value.toString();
   if (Array.isArray(value)) return value.map(part).join("");
   if (value === null || value === undefined || value === false) return "";
-  if (typeof value === "string") return escapeHtml(value);
+  if (typeof value === "string") return escapeHtml(visibleText(value));
   if (typeof value === "number" || typeof value === "boolean") return escapeHtml(String(value));
   throw new Error("an HTML template value is not text, a number or markup");
 }
@@ -44,6 +48,18 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
   let out = strings[0] ?? "";
   for (let i = 0; i < values.length; i++) out += part(values[i]) + (strings[i + 1] ?? "");
   return SafeHtml.trusted(out);
+}
+
+/**
+ * Text a person reads, each escaped code point marked: `<mark class="hidden-char hidden-bidi"
+ * title="…">⟨U+202E⟩</mark>` (the class names its kind). `layout` keeps TAB and LINE FEED, for
+ * text shown pre-formatted.
+ */
+export function shown(text: string, options: VisibleOptions = {}): SafeHtml {
+  const out = visibleParts(text, options).map((part) =>
+    part.hidden === null ? escapeHtml(part.text) : `<mark class="hidden-char hidden-${part.hidden}" title="${escapeHtml(HIDDEN_KIND_TITLES[part.hidden])}">${part.text}</mark>`,
+  );
+  return SafeHtml.trusted(out.join(""));
 }
 
 /** Unix seconds as an ISO 8601 UTC instant without fractions (`2026-01-02T03:04:05Z`). */

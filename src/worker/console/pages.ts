@@ -8,7 +8,7 @@
 import { PROBLEM_TITLES, type ProblemCode } from "../../contracts/problem";
 import type { ConsoleApproval, ConsoleIdentity, ConsolePage, ConsoleSettled } from "../object/console/view";
 import { approvalArticle, auditPart, settledRow, SETTLED_HEAD } from "./approval-html";
-import { html, timeElement, type SafeHtml } from "./html";
+import { html, shown, timeElement, type SafeHtml } from "./html";
 
 /** What a form post without script comes back to (`?decided=` or `?problem=` with `&approval=`). */
 export type ConsoleNotice = { readonly kind: "decided"; readonly approvalId: string; readonly state: "approved" | "denied" } | { readonly kind: "problem"; readonly approvalId: string | null; readonly code: ProblemCode };
@@ -36,7 +36,7 @@ function banner(identity: ConsoleIdentity | null): SafeHtml {
   const who =
     identity === null
       ? ""
-      : html`<p class="who">Consumer <strong>${identity.consumer}</strong>, approver <strong>${identity.approverId}</strong>. The session ends by ${timeElement(identity.sessionExpiresAt)}, or after 15 minutes without a page or a decision.</p>
+      : html`<p class="who">Consumer <strong>${shown(identity.consumer)}</strong>, approver <strong>${shown(identity.approverId)}</strong>. The session ends by ${timeElement(identity.sessionExpiresAt)}, or after 15 minutes without a page or a decision.</p>
 <form method="post" action="/console/sign-out" class="sign-out"><input type="hidden" name="csrf" value="${identity.csrf}"><button type="submit">Sign out</button></form>`;
   return html`<header class="top">
 <p class="brand"><a href="/console/approvals">toolgate console</a></p>
@@ -116,7 +116,7 @@ export function approvalPage(identity: ConsoleIdentity, approvalId: string, pend
     pending !== null
       ? html`<section aria-labelledby="state-heading"><h2 id="state-heading">Waiting for a decision</h2>${approvalArticle(pending, identity.csrf, identity.now)}</section>`
       : html`<section aria-labelledby="state-heading"><h2 id="state-heading">No longer pending</h2>
-<p class="settled">This approval is <strong>${settled?.state ?? "gone"}</strong>${settled?.approver_id == null ? "" : html` (by ${settled.approver_id})`}.</p>
+<p class="settled">This approval is <strong>${settled?.state ?? "gone"}</strong>${settled?.approver_id == null ? "" : html` (by ${shown(settled.approver_id)})`}.</p>
 ${settled === null ? "" : html`<table class="decided">${SETTLED_HEAD}<tbody>${settledRow(settled)}</tbody></table>`}</section>`;
   return layout(
     `Approval ${approvalId}`,

@@ -118,7 +118,7 @@ async function showPage(oauth: OAuthServer, request: AuthRequest, consumer: stri
   for (const from of [spent, consent.headers]) for (const cookie of from?.getAll("set-cookie") ?? []) headers.append("set-cookie", cookie);
   headers.set("cache-control", "no-store");
   headers.set("x-frame-options", "DENY");
-  const html = consentPage({ consumer, clientName: details.clientName, redirectHost: details.redirectHost, redirectIsLoopback: details.redirectIsLoopback, requested: details.scope, handle: consent.handle, choice, error });
+  const html = consentPage({ consumer, clientName: details.clientName, redirectUri: details.redirectUri, redirectIsLoopback: details.redirectIsLoopback, requested: details.scope, handle: consent.handle, choice, error });
   return new Response(html, { status: 200, headers });
 }
 

@@ -6,6 +6,7 @@
  */
 import type { OAuthAuthorizationServer, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
+import { refuseHiddenDisplayText } from "./client-metadata";
 import { issuerOrigin, mcpResource } from "./resource";
 
 /** The sign-in and consent page (ours). */
@@ -63,6 +64,8 @@ export async function oauthServer(url: URL, env: Env, consumer: string | null): 
     tokenEndpoint: TOKEN_PATH,
     clientRegistrationEndpoint: REGISTER_PATH,
     refreshTokenTTL: GRANT_TTL_SECONDS,
+    // A client's name and other display fields never hold bidi controls or invisible characters.
+    clientRegistrationCallback: refuseHiddenDisplayText,
     onError({ status, code, internal }) {
       // The library's internal reason names the failed check; it never carries a secret.
       console.warn(`toolgate: oauth ${status} ${code} (${internal.category}/${internal.reason})`);

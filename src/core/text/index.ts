@@ -1,0 +1,7 @@
+/**
+ * Text a person reads: what cannot be shown as it is (invisible, bidirectional controls,
+ * look-alikes) and its visible escapes.
+ * @module
+ */
+export { escapeCodePoint, hiddenKind, HIDDEN_KIND_TITLES, type HiddenKind } from "./classify";
+export { hiddenCount, visibleParts, visibleText, type HiddenPart, type PlainPart, type VisibleOptions, type VisiblePart } from "./visible";
