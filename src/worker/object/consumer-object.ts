@@ -64,7 +64,7 @@ export class ConsumerObject extends DurableObject<Env> {
   /** Webhook endpoints and their outbox (webhooks/): a durable listener of {@link events}, delivered from the alarm. */
   readonly #webhooks: WebhookPlane;
   readonly #admission = new AgentAdmission({ now: () => this.clock.now(), rateMs: () => this.clock.rateMs(), fetch: (url, init) => fetch(url, init) });
-  readonly #mcp = new McpPlane({ sql: this.ctx.storage.sql, now: () => this.clock.now(), transaction: (step) => this.#transaction(step), toolCalls: (config) => this.#planeFor(config), audit: () => this.#audit });
+  readonly #mcp = new McpPlane({ sql: this.ctx.storage.sql, now: () => this.clock.now(), transaction: (step) => this.#transaction(step), toolCalls: (config) => this.#planeFor(config), audit: () => this.#audit, rate: (id, limits) => this.#admission.rate(id, limits) });
   /** The approver console's sessions and calls (console/plane.ts). */
   readonly #console = new ConsolePlane({ sql: this.ctx.storage.sql, env: this.env, audit: this.#audit, now: () => this.clock.now(), transaction: (step) => this.#transaction(step),
     isLive: (id) => this.#credentials.isLive(id), expiresAt: (id) => this.#credentials.expiresAt(id), consumer: () => this.#consumer.current(), toolCalls: (config) => this.#planeFor(config), limits: () => this.#limits(), events: () => this.events });

@@ -82,7 +82,8 @@ export const mcpOperations: readonly OperationDoc[] = [
         "The JSON-RPC response (application/json, or one SSE event when only text/event-stream is accepted); a `tools/call` with `_meta.progressToken`, in a session that set a logging level, or whose client declared sampling or elicitation, is answered as an event stream when text/event-stream is accepted: the downstream's progress and log messages as they come, its sampling and elicitation requests when its server opted in (ids `toolgate-<uuid>`, answered by POSTing the response), then the response.",
     },
     alsoResponses: [{ status: 202, description: "A notification or a response, accepted (a response to a relayed request is forwarded to the downstream first)." }],
-    problems: [...problems, "INVALID_JSON", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_ACCEPTABLE"],
+    // `initialize` past the call rate or without a place for its session (docs/mcp.md, "Sessions").
+    problems: [...problems, "INVALID_JSON", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_ACCEPTABLE", "RATE_LIMITED", "QUOTA_EXCEEDED"],
   },
   {
     method: "delete",

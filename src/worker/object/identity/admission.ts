@@ -37,8 +37,13 @@ export class AgentAdmission {
     return this.#rate.size;
   }
 
+  /** Takes one token of a credential's call rate: each tool call here, and the MCP requests that store or wait (mcp/plane.ts). */
+  rate(credentialId: string, limits: Limits): Outcome<null> {
+    return this.#rate.take(credentialId, limits, this.deps.rateMs());
+  }
+
   async admit(consumer: string, caller: Caller, config: ConsumerRecord, limits: Limits, input: ToolCallInput): Promise<Outcome<{ principal: Principal; claims: JsonObject; call: ToolCall }>> {
-    const rate = this.#rate.take(caller.credentialId, limits, this.deps.rateMs());
+    const rate = this.rate(caller.credentialId, limits);
     if (!rate.ok) return rate;
     const principal = await resolvePrincipal(consumer, caller, input, config.principalTokens, (issuer, jwt) => this.#tokens.verify(issuer, jwt, this.deps.now()));
     if (!principal.ok) return principal;

@@ -65,8 +65,9 @@ export function callToolResult(answer: JsonObject): JsonObject {
  * tool call's path (admission, dispatch, audit, projection). `_meta` `io.toolgate/status_ref`
  * makes it the status query of an unknown outcome. Under 2025-11-25 with `task`, the answer is
  * a task (a write without an idempotency key gets one derived from the session and the
- * JSON-RPC id, so it runs once). Refusals of the gate are JSON-RPC errors; an unknown tool is
- * the engine's answer (`UNKNOWN_TOOL`, a failed result).
+ * JSON-RPC id, so it runs once), and runs only once its task has a place (mcp/quota.ts).
+ * Refusals of the gate are JSON-RPC errors; an unknown tool is the engine's answer
+ * (`UNKNOWN_TOOL`, a failed result).
  */
 export async function callTool(ctx: McpContext, params: JsonObject | undefined, rpcId: JsonRpcId, tasks: McpTasks): Promise<RpcAnswer> {
   const parsed = paramsOf(CallToolParams, params);
@@ -81,11 +82,15 @@ export async function callTool(ctx: McpContext, params: JsonObject | undefined, 
   const body = { proposal: { name, arguments: parsed.value.arguments ?? {} }, context, ...(statusRef === null ? {} : { status_ref: statusRef }) };
   const input = (statusRef === null ? ToolCallRequest : ToolCallStatusRequest).safeParse(body);
   if (!input.success) return invalidParams(`Invalid params: ${describeIssues(input.error)}`);
-  const ran = await ctx.run(input.data, statusRef, ctx.notify);
-  if (!ran.ok) return refusal(ran.error);
-  const answer = storedObject(ran.value, "a tool-call answer");
-  const result = callToolResult(answer);
-  if (!asTask) return rpcResult(result);
-  const approvalId = typeof answer["approval_id"] === "string" ? answer["approval_id"] : null;
-  return rpcResult(tasks.create(ctx, { input: canonicalJson(input.data), approvalId, result, ttlMs: task.ttl ?? null }));
+  const call = async (): Promise<RpcAnswer> => {
+    const ran = await ctx.run(input.data, statusRef, ctx.notify);
+    if (!ran.ok) return refusal(ran.error);
+    const answer = storedObject(ran.value, "a tool-call answer");
+    const result = callToolResult(answer);
+    if (!asTask) return rpcResult(result);
+    const approvalId = typeof answer["approval_id"] === "string" ? answer["approval_id"] : null;
+    return rpcResult(tasks.create(ctx, { input: canonicalJson(input.data), approvalId, result, ttlMs: task.ttl ?? null }));
+  };
+  // A task needs its place before the call runs: a write must not run when its task cannot be kept.
+  return asTask ? tasks.withPlace(ctx, call) : call();
 }

@@ -3,6 +3,7 @@ import type { Outcome } from "../../result";
 import type { McpNotifySink } from "../../tools/mcp-notify";
 import type { AuditChain } from "../audit/plane";
 import type { ConsumerRecord } from "../consumer/plane";
+import type { Limits } from "../limits";
 import type { Authenticated } from "../socket-upgrade";
 import type { ToolCallPlane } from "../tool-calls/plane";
 import type { ToolCallInput } from "../tool-calls/bind";
@@ -25,6 +26,8 @@ export interface McpPlaneDeps {
   /** The consumer's tool-call plane (its registry, approvals and withdrawals). */
   toolCalls(config: ConsumerRecord): ToolCallPlane;
   audit(): AuditChain;
+  /** Takes one token of the credential's call rate (credentials/rate.ts), shared with its tool calls. */
+  rate(credentialId: string, limits: Limits): Outcome<null>;
 }
 
 /** One request of an open session. */

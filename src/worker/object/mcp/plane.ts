@@ -14,11 +14,13 @@ import {
 import { GATE_VERSION } from "../../version";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
+import { limitsOf } from "../consumer/plane";
 import { fromWorker } from "../rpc";
 import type { Authenticated } from "../socket-upgrade";
 import { callTool } from "./call";
 import type { McpContext, McpPlaneDeps, RunCall } from "./context";
-import { invalidParams, objectMember, paramsOf, randomHex, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
+import { invalidParams, objectMember, paramsOf, randomHex, refusal, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
+import { MAX_MCP_SESSIONS, MAX_MCP_SESSIONS_PER_CREDENTIAL } from "./quota";
 import { McpRelay, relayPlan, type RelayPlan } from "./relay";
 import { CallRequests, PendingRelays, type CallRequestsHost } from "./requests";
 import { McpStore, type McpSession } from "./store";
@@ -127,7 +129,11 @@ export class McpPlane {
     const message = fromWorker(request.message, JsonRpcMessage);
     // The strict reader made every params object; the contract's type only says "an object".
     const params = "method" in message ? (message.params as JsonObject | undefined) : undefined;
-    if ("method" in message && "id" in message && message.method === "initialize") return ok(this.#initialize(auth, message.id, params));
+    if ("method" in message && "id" in message && message.method === "initialize") {
+      // Each initialize stores a session: it takes a token of the credential's call rate.
+      const rate = this.#deps.rate(auth.caller.credentialId, limitsOf(auth.config));
+      return rate.ok ? this.#initialize(auth, message.id, params) : rate;
+    }
     const session = this.#session(auth, request);
     if (!session.ok) return session;
     this.#deps.transaction(() => this.#store.touchSession(session.value.sessionId, this.#deps.now()));
@@ -150,10 +156,14 @@ export class McpPlane {
     this.#deps.transaction(() => this.#deps.audit().append("mcp.relayed", now, record));
   }
 
-  /** `initialize`: a new session with the version negotiated (the client's if spoken here, else the latest). */
-  #initialize(auth: Authenticated, id: JsonRpcId, params: JsonObject | undefined): McpReply {
+  /**
+   * `initialize`: a new session with the version negotiated (the client's if spoken here, else
+   * the latest), in the place the credential's quota makes for it (mcp/quota.ts); `QUOTA_EXCEEDED`
+   * when the consumer's sessions are all other credentials'.
+   */
+  #initialize(auth: Authenticated, id: JsonRpcId, params: JsonObject | undefined): Outcome<McpReply> {
     const parsed = paramsOf(InitializeParams, params);
-    if (!parsed.ok) return answer(id, parsed.answer, null);
+    if (!parsed.ok) return ok(answer(id, parsed.answer, null));
     const version = isMcpVersion(parsed.value.protocolVersion) ? parsed.value.protocolVersion : MCP_LATEST_VERSION;
     const subjectId = auth.caller.subjectId;
     if (subjectId === null) throw new Error("a subject-bound credential without a subject");
@@ -161,15 +171,19 @@ export class McpPlane {
     const relayable = { sampling: objectMember(declared, "sampling"), elicitation: objectMember(declared, "elicitation") };
     const clientCapabilities = canonicalJson(Object.fromEntries(Object.entries(relayable).filter(([, value]) => value !== undefined)) as JsonObject);
     const session: McpSession = { sessionId: randomHex(16), credentialId: auth.caller.credentialId, subjectId, protocolVersion: version, logLevel: null, clientCapabilities, lastSeen: this.#deps.now() };
-    this.#deps.transaction(() => this.#store.openSession(session, session.lastSeen));
+    const room = this.#deps.transaction(() => this.#store.openSession(session, session.lastSeen));
+    if (!room.fits) {
+      const detail = `A credential keeps at most ${MAX_MCP_SESSIONS_PER_CREDENTIAL} MCP sessions and a consumer ${MAX_MCP_SESSIONS}; the consumer's are all other credentials'. Retry when one has ended.`;
+      return fail(problem("QUOTA_EXCEEDED", detail, room.retryAfterSeconds));
+    }
     const result = { protocolVersion: version, capabilities: capabilitiesOf(version), serverInfo: { name: MCP_SERVER_NAME, version: GATE_VERSION }, instructions: INSTRUCTIONS };
-    return answer(id, rpcResult(result), session.sessionId);
+    return ok(answer(id, rpcResult(result), session.sessionId));
   }
 
   /** The session a request names: required (400), this credential's (else 404), with a protocol version spoken here (400). */
   #session(auth: Authenticated, request: McpRequest): Outcome<McpSession> {
     if (request.sessionId === null) return fail(problem("INVALID_REQUEST", "Send the Mcp-Session-Id header that initialize answered."));
-    const session = this.#store.session(request.sessionId);
+    const session = this.#store.session(request.sessionId, this.#deps.now());
     if (session === undefined || session.credentialId !== auth.caller.credentialId) {
       return fail(problem("NOT_FOUND", "No such MCP session: it was deleted, or never opened with this credential. Initialize a new one."));
     }
@@ -181,7 +195,12 @@ export class McpPlane {
 
   async #dispatch(ctx: McpContext, method: string, params: JsonObject | undefined, id: JsonRpcId): Promise<RpcAnswer> {
     const version = ctx.session.protocolVersion as McpProtocolVersion;
-    if (method.startsWith("tasks/") && version !== "2025-11-25") return rpcError(RPC_ERRORS.methodNotFound, "Method not found: tasks exist from protocol version 2025-11-25.");
+    if (method.startsWith("tasks/")) {
+      if (version !== "2025-11-25") return rpcError(RPC_ERRORS.methodNotFound, "Method not found: tasks exist from protocol version 2025-11-25.");
+      // A task method may wait (tasks/result) or run the call (tasks/get): it takes a token of the credential's call rate.
+      const rate = this.#deps.rate(ctx.auth.caller.credentialId, limitsOf(ctx.auth.config));
+      if (!rate.ok) return refusal(rate.error);
+    }
     switch (method) {
       case "ping":
         return rpcResult({});

@@ -1,5 +1,6 @@
 import type { Migration } from "../migrations";
 import { all, int, one, run, text, textOrNull, type SqlRow } from "../sql";
+import { MCP_SESSION_IDLE_SECONDS, sessionRoom, taskRoom, type HeldTasks, type Room } from "./quota";
 
 /**
  * The MCP plane's tables (schema v6; docs/storage.md): `mcp_sessions` (one row per
@@ -41,12 +42,6 @@ export const MCP_MIGRATIONS: readonly Migration[] = [
   },
   { version: 8, sql: "ALTER TABLE mcp_sessions ADD COLUMN client_capabilities TEXT;" },
 ];
-
-/** Sessions one consumer keeps; initializing one more ends the least recently used. */
-export const MAX_MCP_SESSIONS = 1024;
-
-/** Tasks one consumer keeps; creating one more drops the oldest (its approval, if any, stays). */
-export const MAX_MCP_TASKS = 1024;
 
 /** One MCP session as stored. */
 export interface McpSession {
@@ -118,8 +113,10 @@ function taskOf(row: SqlRow): McpTaskRow {
 export class McpStore {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Stores a new session and ends the least recently used beyond {@link MAX_MCP_SESSIONS}. */
-  openSession(session: McpSession, now: number): void {
+  /** Stores a new session where its credential's quota makes room for it (mcp/quota.ts); stores nothing when it does not. */
+  openSession(session: McpSession, now: number): Room {
+    const room = sessionRoom(this.sql, session.credentialId, now);
+    if (!room.fits) return room;
     run(
       this.sql,
       "INSERT INTO mcp_sessions (session_id, credential_id, subject_id, protocol_version, client_capabilities, created_at, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -131,16 +128,16 @@ export class McpStore {
       now,
       now,
     );
-    run(this.sql, "DELETE FROM mcp_sessions WHERE session_id IN (SELECT session_id FROM mcp_sessions ORDER BY last_seen DESC, rowid DESC LIMIT -1 OFFSET ?)", MAX_MCP_SESSIONS);
+    return room;
   }
 
-  /** A session by id, any credential's (the plane checks whose it is). */
-  session(sessionId: string): McpSession | undefined {
-    const row = one(this.sql, "SELECT * FROM mcp_sessions WHERE session_id = ?", sessionId);
+  /** A session by id, any credential's (the plane checks whose it is), unless it has been idle too long. */
+  session(sessionId: string, now: number): McpSession | undefined {
+    const row = one(this.sql, "SELECT * FROM mcp_sessions WHERE session_id = ? AND last_seen > ?", sessionId, now - MCP_SESSION_IDLE_SECONDS);
     return row === undefined ? undefined : sessionOf(row);
   }
 
-  /** Marks a session used now (its place in the eviction order). */
+  /** Marks a session used now (its idle time, its place among its credential's sessions). */
   touchSession(sessionId: string, now: number): void {
     run(this.sql, "UPDATE mcp_sessions SET last_seen = ? WHERE session_id = ? AND last_seen <> ?", now, sessionId, now);
   }
@@ -155,9 +152,13 @@ export class McpStore {
     run(this.sql, "DELETE FROM mcp_sessions WHERE session_id = ?", sessionId);
   }
 
-  /** Stores a new task; expired tasks go, and the oldest beyond {@link MAX_MCP_TASKS}. */
-  addTask(task: NewTask, now: number): void {
-    run(this.sql, "DELETE FROM mcp_tasks WHERE expires_at <= ?", now);
+  /** Makes the place of one more task of the credential, beside the places `held` for its calls still running (mcp/quota.ts). */
+  taskRoom(credentialId: string, held: HeldTasks, now: number): Room {
+    return taskRoom(this.sql, credentialId, held, now);
+  }
+
+  /** Stores a new task in the place {@link taskRoom} made for it. */
+  addTask(task: NewTask): void {
     run(
       this.sql,
       "INSERT INTO mcp_tasks (task_id, credential_id, subject_id, status, status_message, input, approval_id, result, ttl_ms, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -174,7 +175,6 @@ export class McpStore {
       task.createdAt,
       task.createdAt + Math.ceil(task.ttlMs / 1000),
     );
-    run(this.sql, "DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM mcp_tasks ORDER BY seq DESC LIMIT -1 OFFSET ?)", MAX_MCP_TASKS);
   }
 
   /** A credential's unexpired task (another credential's reads as absent). */

@@ -1,11 +1,13 @@
 import { canonicalJson, type JsonObject } from "../../../core/json";
 import { ListParams, MCP_META, RPC_ERRORS, TaskParams } from "../../../contracts/mcp";
 import { ToolCallRequest } from "../../../contracts/tool-call";
+import { problem } from "../../problem";
 import { limitsOf } from "../consumer/plane";
 import { decodeCursorText, encodeCursorText } from "../cursor-text";
 import { fromWorker } from "../rpc";
 import type { McpContext, McpPlaneDeps } from "./context";
 import { invalidParams, objectMember, paramsOf, randomHex, refusal, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
+import { MAX_MCP_TASKS, MAX_MCP_TASKS_PER_CREDENTIAL } from "./quota";
 import type { McpStore, McpTaskRow, McpTaskStatus } from "./store";
 import { callToolResult } from "./call";
 
@@ -62,13 +64,41 @@ export interface TaskStart {
 export class McpTasks {
   /** Tasks whose call is running now (a concurrent poll leaves them alone). */
   readonly #running = new Set<string>();
+  /** Places held for task-augmented calls running now, per credential, and in all (memory only). */
+  readonly #held = new Map<string, number>();
+  #heldAll = 0;
 
   constructor(
     private readonly store: McpStore,
     private readonly deps: McpPlaneDeps,
   ) {}
 
-  /** Stores the task of a `tools/call` and answers its `CreateTaskResult`. */
+  /**
+   * Runs a task-augmented `tools/call` once its task has a place (mcp/quota.ts), holding the
+   * place while the call runs so that no concurrent call takes it; without one the call is
+   * refused with `QUOTA_EXCEEDED` before anything runs.
+   */
+  async withPlace(ctx: McpContext, call: () => Promise<RpcAnswer>): Promise<RpcAnswer> {
+    const credentialId = ctx.auth.caller.credentialId;
+    const held = { own: this.#held.get(credentialId) ?? 0, all: this.#heldAll };
+    const room = this.deps.transaction(() => this.store.taskRoom(credentialId, held, this.deps.now()));
+    if (!room.fits) {
+      const detail = `A credential keeps at most ${MAX_MCP_TASKS_PER_CREDENTIAL} MCP tasks and a consumer ${MAX_MCP_TASKS}; the tasks in the way are still working or another credential's. Nothing ran.`;
+      return refusal(problem("QUOTA_EXCEEDED", detail, room.retryAfterSeconds));
+    }
+    this.#held.set(credentialId, held.own + 1);
+    this.#heldAll += 1;
+    try {
+      return await call();
+    } finally {
+      const left = (this.#held.get(credentialId) ?? 1) - 1;
+      if (left === 0) this.#held.delete(credentialId);
+      else this.#held.set(credentialId, left);
+      this.#heldAll -= 1;
+    }
+  }
+
+  /** Stores the task of a `tools/call` (in the place {@link withPlace} holds) and answers its `CreateTaskResult`. */
   create(ctx: McpContext, start: TaskStart): JsonObject {
     const now = this.deps.now();
     const ttlMs = Math.min(Math.max(start.ttlMs ?? TASK_TTL_MS.default, TASK_TTL_MS.min), TASK_TTL_MS.max);
@@ -87,7 +117,7 @@ export class McpTasks {
       createdAt: now,
       updatedAt: now,
     };
-    this.deps.transaction(() => this.store.addTask(row, now));
+    this.deps.transaction(() => this.store.addTask(row));
     return start.approvalId === null ? { task: taskView(row) } : { task: taskView(row), _meta: { [MCP_META.approvalId]: start.approvalId } };
   }
 
