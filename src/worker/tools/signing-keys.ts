@@ -57,20 +57,25 @@ export function deriveKeyPair(secret: string, consumer: string): SigningKeyPair 
   return { publicKey: { kty: "OKP", crv: "Ed25519", x, kid, use: "sig" }, sign: (message) => ed25519.sign(message, seed) };
 }
 
-/** Consumers whose pairs an isolate keeps (an object signs for one; the Worker publishes for any). */
+/** Pairs an isolate keeps: the signers (an object signs for its one consumer), apart from the published keys (any name), so publishing never evicts a signer. */
 const PAIRS_KEPT = 256;
-const pairs = new LruMap<string, SigningKeyPair>(PAIRS_KEPT);
+const signers = new LruMap<string, SigningKeyPair>(PAIRS_KEPT);
+const published = new LruMap<string, SigningKeyPair>(PAIRS_KEPT);
+
+function kept(cache: LruMap<string, SigningKeyPair>, secret: string, consumer: string): SigningKeyPair {
+  // The secret's length first: no two (secret, consumer) pairs share a key.
+  const key = `${secret.length}:${secret}${consumer}`;
+  let pair = cache.get(key);
+  if (pair === undefined) {
+    pair = deriveKeyPair(secret, consumer);
+    cache.set(key, pair);
+  }
+  return pair;
+}
 
 /** A consumer's key pair under `secret`, derived once per isolate while it stays among the recent ones. */
 export function keyPairOf(secret: string, consumer: string): SigningKeyPair {
-  // The secret's length first: no two (secret, consumer) pairs share a key.
-  const key = `${secret.length}:${secret}${consumer}`;
-  let pair = pairs.get(key);
-  if (pair === undefined) {
-    pair = deriveKeyPair(secret, consumer);
-    pairs.set(key, pair);
-  }
-  return pair;
+  return kept(signers, secret, consumer);
 }
 
 /**
@@ -80,8 +85,8 @@ export function keyPairOf(secret: string, consumer: string): SigningKeyPair {
 export function publishedKeys(env: Pick<Env, "TOOLGATE_SIGNING_KEY" | "TOOLGATE_SIGNING_KEY_PREVIOUS">, consumer: string): PublicSigningKey[] {
   const current = env.TOOLGATE_SIGNING_KEY;
   if (!usableSecret(current)) return [];
-  const keys = [keyPairOf(current, consumer).publicKey];
+  const keys = [kept(published, current, consumer).publicKey];
   const previous = env.TOOLGATE_SIGNING_KEY_PREVIOUS;
-  if (usableSecret(previous) && previous !== current) keys.push(keyPairOf(previous, consumer).publicKey);
+  if (usableSecret(previous) && previous !== current) keys.push(kept(published, previous, consumer).publicKey);
   return keys;
 }
