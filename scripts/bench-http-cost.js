@@ -21,7 +21,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { roundTripGoals, throughputRounds } from "./bench-http-round-trips.js";
-import { consumerKey, demoTools, startDemoService } from "./demo-service.js";
+import { demoTools, startDemoService } from "./demo-service.js";
 import { call, DEV_SETTINGS, freePort, freshSecrets, startWranglerDev, waitHealthy } from "./start.js";
 
 const CONSUMER = "tenant-a";
@@ -183,7 +183,7 @@ export async function insideWorkerd() {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const serviceToken = "bench-service-token";
-  const service = await startDemoService({ keys: { [CONSUMER]: consumerKey(secrets.TOOLGATE_SIGNING_KEY, CONSUMER) }, token: serviceToken });
+  const service = await startDemoService({ keys: { [CONSUMER]: `${base}/v1/consumers/${CONSUMER}/signing-keys` }, token: serviceToken });
   // The same wrangler dev as the bench's, with the benchmark's entry point instead of wrangler.toml's
   // `main` (right after `dev`: `--env-file` takes every value that follows it).
   const withEntry = (command, [cli, dev, ...rest], options) => spawn(command, [cli, dev, "bench/cost-worker.ts", ...rest], options);

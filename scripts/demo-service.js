@@ -5,102 +5,10 @@
 //                                       which needs `Authorization: Bearer <token>`: the tool's secret header)
 //   GET  /invoices/status/{status_ref}  what happened to a write: committed (with its result) or not_found
 //   POST /invoices/status/{status_ref}/fence   refuse that key from now on (answers its result if it committed)
-// Every request must carry the gate's signature (docs/http-tools.md), checked here with node:crypto
-// only: a downstream with no dependency at all. State lives in memory and ends with the process.
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+// Every request must carry the gate's signature (docs/http-tools.md), checked with the gate's
+// published public key (demo-identity.js). State lives in memory and ends with the process.
 import { createServer } from "node:http";
-
-/** A consumer's signing key: `HMAC-SHA256(TOOLGATE_SIGNING_KEY, "toolgate downstream v1\n" + consumer)`. */
-export function consumerKey(signingSecret, consumer) {
-  return createHmac("sha256", signingSecret).update(`toolgate downstream v1\n${consumer}`).digest();
-}
-
-const COMPONENTS = ['"@method"', '"@target-uri"', '"content-digest"', '"toolgate-identity"'];
-/** Clock skew accepted on `created`, and the oldest `created` accepted (the gate's signatures live 60 s). */
-const SKEW_SECONDS = 5;
-const MAX_AGE_SECONDS = 65;
-const STATEMENT_TEXT = ["consumer", "subject_id", "tool", "call_id", "operation_id"];
-
-function sameBytes(a, b) {
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** The members of `;name=value` parameters (integers or strings without escapes); null if malformed or repeated. */
-function readParams(text) {
-  const params = new Map();
-  const member = /;([a-z]+)=(?:"([^"\\]*)"|(\d{1,15}))/y;
-  let at = 0;
-  while (at < text.length) {
-    member.lastIndex = at;
-    const m = member.exec(text);
-    if (m === null || params.has(m[1])) return null;
-    params.set(m[1], m[2] ?? Number(m[3]));
-    at = member.lastIndex;
-  }
-  return params;
-}
-
-function readStatement(header) {
-  if (!/^[A-Za-z0-9_-]+$/.test(header)) return null;
-  let value;
-  try {
-    value = JSON.parse(Buffer.from(header, "base64url").toString("utf8"));
-  } catch {
-    return null;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-  if (!STATEMENT_TEXT.every((k) => typeof value[k] === "string")) return null;
-  if (!Array.isArray(value.roles) || !value.roles.every((r) => typeof r === "string")) return null;
-  if (value.status_ref !== undefined && typeof value.status_ref !== "string") return null;
-  return value;
-}
-
-/**
- * Verifies one request as docs/http-tools.md says, in its order: the body's digest, the one
- * `toolgate` signature (hmac-sha256 over the four components, under the key of its `keyid`), its
- * age, the statement (its consumer is the keyid), the nonce (never seen), the Idempotency-Key
- * (the statement's status_ref). Only the form the gate sends is read: one dictionary member
- * labelled `toolgate`, string parameters without escapes.
- * `request`: { method, url (as the gate addressed it), headers (lower-case names), body (Buffer) };
- * `keyOf(consumer)`: its key or undefined; `fresh(nonce)`: records it, false if seen before.
- * Answers `{ ok: true, statement }` or `{ ok: false, reason }`.
- */
-export function verifyToolgateRequest(request, { keyOf, nowSeconds, fresh }) {
-  const { headers } = request;
-  const identity = headers["toolgate-identity"];
-  const digest = headers["content-digest"];
-  const input = headers["signature-input"];
-  const signature = headers["signature"];
-  if ([identity, digest, input, signature].some((h) => typeof h !== "string")) return { ok: false, reason: "unsigned" };
-  const sent = /(?:^|,\s*)sha-256=:([A-Za-z0-9+/]+={0,2}):(?:\s*,|$)/.exec(digest);
-  if (sent === null || !sameBytes(Buffer.from(sent[1], "base64"), createHash("sha256").update(request.body).digest())) {
-    return { ok: false, reason: "content-digest mismatch" };
-  }
-  const signed = /^toolgate=\(([^()]*)\)(.*)$/.exec(input);
-  const params = signed === null ? null : readParams(signed[2]);
-  const tag = /^toolgate=:([A-Za-z0-9+/]+={0,2}):$/.exec(signature);
-  if (signed === null || params === null || tag === null) return { ok: false, reason: "not one toolgate signature" };
-  const components = signed[1].split(" ");
-  if (components.length !== COMPONENTS.length || !COMPONENTS.every((c) => components.includes(c))) return { ok: false, reason: "the signature does not cover the four components" };
-  const [created, expires, nonce, keyid] = ["created", "expires", "nonce", "keyid"].map((p) => params.get(p));
-  if (params.get("alg") !== "hmac-sha256" || params.get("tag") !== "toolgate" || typeof created !== "number" || typeof expires !== "number" || typeof nonce !== "string" || typeof keyid !== "string") {
-    return { ok: false, reason: "signature parameters" };
-  }
-  const key = keyOf(keyid);
-  if (key === undefined) return { ok: false, reason: "unknown key" };
-  const values = { '"@method"': request.method.toUpperCase(), '"@target-uri"': request.url, '"content-digest"': digest, '"toolgate-identity"': identity };
-  const base = [...components.map((c) => `${c}: ${values[c]}`), `"@signature-params": ${input.slice("toolgate=".length)}`].join("\n");
-  if (!sameBytes(Buffer.from(tag[1], "base64"), createHmac("sha256", key).update(base).digest())) return { ok: false, reason: "bad signature" };
-  if (created > nowSeconds + SKEW_SECONDS) return { ok: false, reason: "created in the future" };
-  if (nowSeconds - created > MAX_AGE_SECONDS || expires + SKEW_SECONDS < nowSeconds) return { ok: false, reason: "expired" };
-  const statement = readStatement(identity);
-  if (statement === null) return { ok: false, reason: "malformed identity" };
-  if (statement.consumer !== keyid) return { ok: false, reason: "key of another consumer" };
-  if (!fresh(nonce)) return { ok: false, reason: "replayed nonce" };
-  const idempotencyKey = headers["idempotency-key"];
-  if (idempotencyKey !== undefined && idempotencyKey !== `"${statement.status_ref ?? ""}"`) return { ok: false, reason: "idempotency key is not the statement's status_ref" };
-  return { ok: true, statement };
-}
+import { keyring, MAX_AGE_SECONDS, verifyToolgateRequest } from "./demo-identity.js";
 
 /** The demo's customers (what `lookup_customer` reads). */
 export const CUSTOMERS = {
@@ -206,12 +114,14 @@ function routeOf(method, path) {
 }
 
 /**
- * Starts the demo service on 127.0.0.1 (`port` 0: a free one). `keys`: the signing key of each
- * consumer it serves (`{ demo: consumerKey(secret, "demo") }`); `token`: the bearer token
- * `create_invoice` requires; `now`: the clock in milliseconds. Answers
- * `{ port, base, state(), close() }`.
+ * Starts the demo service on 127.0.0.1 (`port` 0: a free one). `keys`: for each consumer it
+ * serves, the gate's published keys of that consumer — the URL of
+ * `GET /v1/consumers/{consumer}/signing-keys`, or the JWK Set itself (see {@link keyring});
+ * `token`: the bearer token `create_invoice` requires; `now`: the clock in milliseconds.
+ * Answers `{ port, base, state(), close() }`.
  */
 export async function startDemoService({ port = 0, keys, token, now = Date.now }) {
+  const keysOf = keyring(keys, now);
   const nonces = new Map();
   const invoices = new Map();
   const fenced = new Set();
@@ -229,7 +139,7 @@ export async function startDemoService({ port = 0, keys, token, now = Date.now }
     if (body === null) return send(res, 413, { error: "body too large" });
     // The URI the gate was configured with (docs/http-tools.md: rebuild it, never trust a Host header).
     const url = `${base}${req.url}`;
-    const checked = verifyToolgateRequest({ method: req.method, url, headers: req.headers, body }, { keyOf: (c) => keys[c], nowSeconds: Math.floor(now() / 1000), fresh });
+    const checked = await verifyToolgateRequest({ method: req.method, url, headers: req.headers, body }, { keysOf, nowSeconds: Math.floor(now() / 1000), fresh });
     if (!checked.ok) return send(res, 401, { error: checked.reason });
     const route = routeOf(req.method, new URL(url).pathname);
     if (route === null) return send(res, 404, { error: "no such endpoint" });

@@ -15,7 +15,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { consumerKey, startDemoService } from "./demo-service.js";
+import { startDemoService } from "./demo-service.js";
 import { startLocalEdge } from "./local-edge.js";
 import { issuedPath } from "./start-credentials.js";
 import { setUpDemo } from "./start-demo.js";
@@ -255,10 +255,11 @@ async function main() {
   if (vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS !== "1") {
     throw new Error(`${devVars} sets TOOLGATE_ALLOW_LOOPBACK_TARGETS to "${vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS}": the demo's tools call the demo service over http on 127.0.0.1; set it to 1 or delete its line`);
   }
-  // The demo service holds only the demo consumer's signing key (docs/http-tools.md), and the
-  // bearer token its write requires (stored in the gate as the consumer secret the tool names).
+  // The demo service holds only what any downstream may: where the gate publishes the demo
+  // consumer's public key (fetched at its first request; docs/http-tools.md), and the bearer
+  // token its write requires (stored in the gate as the consumer secret the tool names).
   const token = randomBytes(32).toString("base64url");
-  const service = await startDemoService({ keys: { demo: consumerKey(vars.TOOLGATE_SIGNING_KEY, "demo") }, token });
+  const service = await startDemoService({ keys: { demo: `${base}/v1/consumers/demo/signing-keys` }, token });
   started.push(() => service.close());
   const persistTo = process.env.TOOLGATE_STATE_DIR === undefined ? join(ROOT, ".toolgate", "state") : resolve(process.env.TOOLGATE_STATE_DIR);
   mkdirSync(persistTo, { recursive: true });

@@ -16,3 +16,11 @@ export const OpenApiDescription = z
 
 /** `GET /v1/consumers/{consumer}/ping`: a bare round trip to the consumer's object. */
 export const Pong = z.strictObject({ pong: z.literal("pong") }).register(httpSchemas, { id: "Pong" });
+
+/** One published public key of a consumer's request signatures: an RFC 8037 Ed25519 JWK, `kid` its RFC 7638 thumbprint. */
+export const SigningKey = z
+  .strictObject({ kty: z.literal("OKP"), crv: z.literal("Ed25519"), x: z.string(), kid: z.string(), use: z.literal("sig") })
+  .register(httpSchemas, { id: "SigningKey" });
+
+/** `GET /v1/consumers/{consumer}/signing-keys`: a JWK Set (RFC 7517), the current key first, then the previous one during a rotation. */
+export const SigningKeySet = z.strictObject({ keys: z.array(SigningKey) }).register(httpSchemas, { id: "SigningKeySet" });

@@ -14,6 +14,7 @@ import { capabilityRoutes } from "./routes/capability";
 import { consoleRoutes } from "./routes/console";
 import { mcpRoutes } from "./routes/mcp";
 import { runtimeRoutes } from "./routes/runtime";
+import { signingKeyRoutes } from "./routes/signing-keys";
 import { toolCallRoutes } from "./routes/tool-calls";
 import { toolCallBatchRoutes } from "./routes/tool-call-batch";
 import { toolRoutes } from "./routes/tools";
@@ -43,6 +44,7 @@ app.route("/", toolCallBatchRoutes);
 app.route("/", mcpRoutes);
 app.route("/", approvalRoutes);
 app.route("/", auditRoutes);
+app.route("/", signingKeyRoutes);
 app.route("/", runtimeRoutes);
 app.route("/", capabilityRoutes);
 // The approver console (docs/console.md): HTML pages with a cookie session, not part of the OpenAPI document.

@@ -22,12 +22,15 @@ export interface Env {
   /** The previous tag key, accepted (never minted with) while a rotation is under way. */
   TOOLGATE_TOKEN_KEY_PREVIOUS?: string;
   /**
-   * The secret behind the identity every HTTP tool request carries (a Worker secret, at least
-   * 32 characters): each consumer's `hmac-sha256` key (RFC 9421) is
-   * `HMAC-SHA256(this, "toolgate downstream v1\n" + consumer)` (docs/http-tools.md). Unset or
-   * shorter: HTTP tools send nothing and answer `TOOL_ERROR`.
+   * The secret behind the identity every HTTP tool and MCP target request carries (a Worker
+   * secret, at least 32 characters): each consumer's Ed25519 key pair (RFC 9421 `ed25519`) is
+   * derived from it with HKDF-SHA256, and only the public keys are published, at
+   * `GET /v1/consumers/{consumer}/signing-keys` (docs/http-tools.md). Unset or shorter: HTTP
+   * tools send nothing and answer `TOOL_ERROR`, and that route answers `404 SIGNING_NOT_CONFIGURED`.
    */
   TOOLGATE_SIGNING_KEY?: string;
+  /** The signing secret before a rotation (at least 32 characters): its public keys stay published, nothing is signed with it. */
+  TOOLGATE_SIGNING_KEY_PREVIOUS?: string;
   /**
    * The key that seals consumer secrets (AES-256-GCM, a key derived per consumer; at least 32
    * characters). Unset: no secret can be stored, so no tool can use a secret header.

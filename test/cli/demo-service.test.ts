@@ -1,22 +1,27 @@
 /**
- * `npm start`'s demo service (scripts/demo-service.js): it verifies the gate's request signature
- * with node:crypto alone (checked against the known-answer vector of docs/http-tools.md, and
- * against requests signed by the independent `http-message-signatures`), and answers the
- * downstream protocol of data-defined tools with exact bodies. Also: its two tool definitions
- * build under the gate's rules, and `npm start` defines them before enabling them.
+ * `npm start`'s demo service (scripts/demo-service.js, its check in scripts/demo-identity.js): it
+ * verifies the gate's request signature with `http-message-signatures` under the public key the
+ * gate publishes (checked against the known-answer vector of docs/http-tools.md, and against
+ * requests signed by the same library with the gate's key; a forging downstream is in
+ * demo-service-keys.test.ts), and answers the downstream protocol of data-defined tools with
+ * exact bodies. Also: its two tool
+ * definitions build under the gate's rules, and `npm start` defines them before enabling them.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSigner, httpbis } from "http-message-signatures";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 // @ts-expect-error plain JavaScript module without declarations
-import { consumerKey, demoTools, startDemoService, verifyToolgateRequest } from "../../scripts/demo-service.js";
+import { verifyToolgateRequest } from "../../scripts/demo-identity.js";
+// @ts-expect-error plain JavaScript module without declarations
+import { demoTools, startDemoService } from "../../scripts/demo-service.js";
 // @ts-expect-error plain JavaScript module without declarations
 import { setUpDemo } from "../../scripts/start-demo.js";
 import { ToolDefinition } from "../../src/contracts/tool-definition";
 import { buildTool } from "../../src/worker/object/tools/build";
+import { gatePrivateKey, publishedKey } from "../support/identity-verifier";
 
 /** The known-answer vector of docs/http-tools.md ("The signature"). */
 const DOC = {
@@ -29,65 +34,78 @@ const DOC = {
     "content-digest": "sha-256=:EjiQBdw7cFR14wMYBpfPF+k6veopPmllOKgFF2YKs9I=:",
     "toolgate-identity":
       "eyJjYWxsX2lkIjoiY2FsbC0xIiwiY29uc3VtZXIiOiJ0ZW5hbnQtYSIsIm9wZXJhdGlvbl9pZCI6Im9wLWNhbGwtMSIsInJvbGVzIjpbInN1cHBvcnQiXSwic3ViamVjdF9pZCI6InVzZXItMSIsInRvb2wiOiJsb29rdXBfcmVmdW5kIn0",
-    "signature-input": 'toolgate=("@method" "@target-uri" "content-digest" "toolgate-identity");created=1784419200;expires=1784419260;nonce="nonce-1";keyid="tenant-a";alg="hmac-sha256";tag="toolgate"',
-    signature: "toolgate=:/ubqGauRlg2yMzyiTWTjxqWxVCnoY2G27z59As6hWno=:",
+    "signature-input":
+      'toolgate=("@method" "@target-uri" "content-digest" "toolgate-identity");created=1784419200;expires=1784419260;nonce="nonce-1";keyid="D5MYTufZAonKSHAHsIyKHYhugrwiS1KjJjEvQIzbRMA";alg="ed25519";tag="toolgate"',
+    signature: "toolgate=:glwwx562ffJ1PpklAJ0etJwfWvfSjpcIItz8wPgCxfDt0vHBgexoOiWGcN6d3ocFBxAO8/eXkg5bgBvktEXCAA==:",
   } as Record<string, string>,
+  /** tenant-a's published key (docs/http-tools.md). */
+  key: { kty: "OKP", crv: "Ed25519", x: "M-lbJxbTypqagK876iBxmuSRaA1DlBszUY9NDdgKQXs", kid: "D5MYTufZAonKSHAHsIyKHYhugrwiS1KjJjEvQIzbRMA", use: "sig" },
 };
 
-describe("the demo service's signature check (node:crypto only)", () => {
-  const key = () => consumerKey(DOC.secret, "tenant-a") as Buffer;
-  const verify = (change: { headers?: Record<string, string>; drop?: string; body?: string; url?: string; now?: number; known?: boolean; fresh?: boolean } = {}) =>
-    verifyToolgateRequest(
+describe("the demo service's signature check (http-message-signatures, the published key)", () => {
+  afterEach(() => void vi.useRealTimers());
+  type Change = { headers?: Record<string, string>; drop?: string; body?: string; url?: string; now?: number; known?: boolean; fresh?: boolean };
+  const verify = async (change: Change = {}) => {
+    // The library checks `expires` against the system clock: set it to the vector's time.
+    vi.useFakeTimers({ toFake: ["Date"], now: (change.now ?? DOC.created) * 1000 });
+    return verifyToolgateRequest(
       {
         method: "POST",
         url: change.url ?? DOC.url,
         headers: Object.fromEntries(Object.entries({ ...DOC.headers, ...change.headers }).filter(([name]) => name !== change.drop)),
         body: Buffer.from(change.body ?? DOC.body),
       },
-      { keyOf: (c: string) => (change.known === false || c !== "tenant-a" ? undefined : key()), nowSeconds: change.now ?? DOC.created, fresh: () => change.fresh ?? true },
+      { keysOf: async (c: string) => (change.known === false || c !== "tenant-a" ? undefined : [DOC.key]), nowSeconds: change.now ?? DOC.created, fresh: () => change.fresh ?? true },
     );
+  };
 
-  it("derives the consumer key of docs/http-tools.md", () => {
-    expect(key().toString("hex")).toBe("04e99275e9013413d28389a2cd7f11e4d623c6accc6ee42b469d1959ef6b4f3c");
+  it("holds the documented key: tenant-a's public key as node:crypto derives it from the test secret", () => {
+    expect(publishedKey(DOC.secret, "tenant-a")).toEqual(DOC.key);
   });
 
-  it("accepts the documented request and reads its statement", () => {
-    expect(verify()).toEqual({
+  it("accepts the documented request and reads its statement", async () => {
+    expect(await verify()).toEqual({
       ok: true,
       statement: { call_id: "call-1", consumer: "tenant-a", operation_id: "op-call-1", roles: ["support"], subject_id: "user-1", tool: "lookup_refund" },
     });
   });
 
-  it("refuses each alteration with its reason", () => {
-    const reasons = [
-      verify({ drop: "content-digest" }),
-      verify({ headers: { signature: "" } }),
-      verify({ body: '{"refund_id":"RF-2"}' }),
-      verify({ url: "http://downstream/refunds/lookup?x=1" }),
-      verify({ headers: { signature: "toolgate=:AAAAGauRlg2yMzyiTWTjxqWxVCnoY2G27z59As6hWno=:" } }),
-      verify({ headers: { "signature-input": DOC.headers["signature-input"]!.replace(' "toolgate-identity"', "") } }),
-      verify({ headers: { "signature-input": DOC.headers["signature-input"]!.replace("hmac-sha256", "hmac-sha512") } }),
-      verify({ known: false }),
-      verify({ now: DOC.created - 6 }),
-      verify({ now: DOC.created + 66 }),
-      verify({ fresh: false }),
-      verify({ headers: { "idempotency-key": '"k-1"' } }),
-    ].map((r) => (r.ok ? "ok" : r.reason));
+  it("refuses each alteration with its reason", async () => {
+    const input = DOC.headers["signature-input"]!;
+    const reasons = [];
+    const changes: Change[] = [
+      { drop: "content-digest" },
+      { headers: { signature: "" } },
+      { body: '{"refund_id":"RF-2"}' },
+      { url: "http://downstream/refunds/lookup?x=1" },
+      { headers: { signature: "toolgate=:AAAAx562ffJ1PpklAJ0etJwfWvfSjpcIItz8wPgCxfDt0vHBgexoOiWGcN6d3ocFBxAO8/eXkg5bgBvktEXCAA==:" } },
+      { headers: { "signature-input": input.replace(' "toolgate-identity"', "") } },
+      { headers: { "signature-input": input.replace("ed25519", "hmac-sha256") } },
+      { known: false },
+      { now: DOC.created - 6 },
+      { now: DOC.created + 66 },
+      { fresh: false },
+      { headers: { "idempotency-key": '"k-1"' } },
+    ];
+    for (const change of changes) {
+      const r = await verify(change);
+      reasons.push(r.ok ? "ok" : r.reason);
+    }
     expect(reasons).toEqual([
       "unsigned",
-      "not one toolgate signature",
+      "signature refused: Incomplete signature headers",
       "content-digest mismatch",
       "bad signature",
       "bad signature",
-      "the signature does not cover the four components",
-      "signature parameters",
+      "signature refused: Missing required signed fields",
+      "unknown key",
       "unknown key",
       "created in the future",
       "expired",
       "replayed nonce",
       "idempotency key is not the statement's status_ref",
     ]);
-    expect([verify({ now: DOC.created + 5 }).ok, verify({ now: DOC.created + 65 }).ok]).toEqual([true, true]);
+    expect([(await verify({ now: DOC.created + 5 })).ok, (await verify({ now: DOC.created + 65 })).ok]).toEqual([true, true]);
   });
 });
 
@@ -101,7 +119,7 @@ interface Statement {
   status_ref?: string;
 }
 
-/** A request signed as the gate signs it, by the independent library, for the consumer `demo`. */
+/** A request signed as the gate signs it, by the independent library with the gate's key, for the consumer `demo`. */
 async function signed(method: string, path: string, statement: Statement, body = "", extra: Record<string, string> = {}, nonce = randomBytes(16).toString("base64url")) {
   const url = `${service.base}${path}`;
   const full = { consumer: "demo", subject_id: "user-1", roles: ["support"], call_id: "call-1", operation_id: "op-1", ...statement };
@@ -113,7 +131,7 @@ async function signed(method: string, path: string, statement: Statement, body =
   const created = new Date(NOW);
   const message = await httpbis.signMessage(
     {
-      key: { id: "demo", alg: "hmac-sha256", sign: createSigner(consumerKey(SECRET, "demo") as Buffer, "hmac-sha256").sign },
+      key: { id: publishedKey(SECRET, "demo").kid, alg: "ed25519", sign: createSigner(gatePrivateKey(SECRET, "demo"), "ed25519").sign },
       name: "toolgate",
       fields: ["@method", "@target-uri", "content-digest", "toolgate-identity"],
       params: ["created", "expires", "nonce", "keyid", "alg", "tag"],
@@ -140,7 +158,7 @@ describe("the demo service's endpoints", () => {
   afterEach(async () => service?.close());
 
   const start = async () => {
-    service = await startDemoService({ keys: { demo: consumerKey(SECRET, "demo") }, token: TOKEN, now: () => NOW });
+    service = await startDemoService({ keys: { demo: { keys: [publishedKey(SECRET, "demo")] } }, token: TOKEN, now: () => NOW });
   };
 
   it("answers a read, refuses unsigned and replayed requests and a statement for another tool", async () => {

@@ -10,13 +10,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain JavaScript module without declarations
-import { consumerKey, demoTools } from "../../scripts/demo-service.js";
+import { demoTools } from "../../scripts/demo-service.js";
 // @ts-expect-error plain JavaScript module without declarations
 import { freePort } from "../../scripts/start.js";
 import { readJson } from "../../src/core/json";
 import { ToolDefinition } from "../../src/contracts/tool-definition";
 import { buildTool } from "../../src/worker/object/tools/build";
 import { downstreamSigner, encodeIdentity } from "../../src/worker/tools/signature";
+import { publishedKey } from "../support/identity-verifier";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TOOLS_DOC = readFileSync(join(ROOT, "docs", "tools.md"), "utf8");
@@ -79,7 +80,7 @@ describe("docs/tools.md's minimal Node downstream", () => {
     writeFileSync(join(dir, "server.js"), blockAfter(TOOLS_DOC, "<!-- downstream example -->", "js"));
     const port = (await freePort()) as number;
     base = `http://127.0.0.1:${port}`;
-    const env = { PATH: process.env.PATH, PORT: String(port), BASE_URL: base, BILLING_TOKEN: TOKEN, ACME_TOOLGATE_KEY: (consumerKey(SECRET, "acme") as Buffer).toString("hex") };
+    const env = { PATH: process.env.PATH, PORT: String(port), BASE_URL: base, BILLING_TOKEN: TOKEN, ACME_TOOLGATE_KEYS: JSON.stringify({ keys: [publishedKey(SECRET, "acme")] }) };
     child = spawn(process.execPath, ["server.js"], { cwd: dir, env, stdio: "ignore" });
     for (let i = 0; i < 100; i++) {
       if (await fetch(base).then(() => true, () => false)) return;

@@ -1,9 +1,10 @@
 /**
  * The downstream's side of the gate's request identity (docs/http-tools.md), written
- * independently of src/: `http-message-signatures` checks the RFC 9421 signature, node:crypto
- * derives the consumer's key and checks `Content-Digest`. Used by the test refunds service.
+ * independently of src/: `http-message-signatures` checks the RFC 9421 `ed25519` signature under
+ * the consumer's published public key (a JWK, imported by node:crypto), node:crypto checks
+ * `Content-Digest`. Used by the test refunds and ledger services.
  */
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, hkdfSync, timingSafeEqual, type KeyObject } from "node:crypto";
 import { createVerifier, httpbis, type SignatureParameters } from "http-message-signatures";
 
 /** The `TOOLGATE_SIGNING_KEY` bound in vitest.config.ts and test/reliability/vitest.config.ts. */
@@ -14,6 +15,36 @@ const REQUIRED_COMPONENTS = ["@method", "@target-uri", "content-digest", "toolga
 /** Clock skew accepted on `created`/`expires`, and the oldest `created` accepted. */
 const TOLERANCE_SECONDS = 5;
 const MAX_AGE_SECONDS = 65;
+
+/** A published public key (a JWK of `GET /v1/consumers/{consumer}/signing-keys`). */
+export interface PublishedKey {
+  kty: string;
+  crv: string;
+  x: string;
+  kid: string;
+  use: string;
+}
+
+/** PKCS #8 DER of an Ed25519 private key, before its 32-byte seed (RFC 8410). */
+const ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+
+/**
+ * The private key of a consumer as the gate derives it (docs/http-tools.md: HKDF-SHA256 of the
+ * secret, salt "toolgate downstream ed25519 v1", info the consumer) — what only the gate holds;
+ * the tests use it for known answers and to stand in for the gate.
+ */
+export function gatePrivateKey(secret: string, consumer: string): KeyObject {
+  const seed = Buffer.from(hkdfSync("sha256", secret, "toolgate downstream ed25519 v1", consumer, 32));
+  return createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" });
+}
+
+/** The key the gate publishes for a consumer: its public JWK, `kid` the RFC 7638 thumbprint. */
+export function publishedKey(secret: string, consumer: string): PublishedKey {
+  const jwk = createPublicKey(gatePrivateKey(secret, consumer)).export({ format: "jwk" });
+  const x = String(jwk.x);
+  const kid = createHash("sha256").update(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).digest("base64url");
+  return { kty: "OKP", crv: "Ed25519", x, kid, use: "sig" };
+}
 
 /** The statement a verified request carries (`Toolgate-Identity`, decoded). */
 export interface IdentityStatement {
@@ -38,11 +69,6 @@ export interface ReceivedRequest {
 
 /** What verification came to: the identity, or why the request is refused (401). */
 export type Verification = { ok: true; keyid: string; statement: IdentityStatement } | { ok: false; reason: string };
-
-/** A consumer's key: `HMAC-SHA256(secret, "toolgate downstream v1\n" + consumer)`. */
-export function consumerKey(secret: string, consumer: string): Buffer {
-  return createHmac("sha256", secret).update(`toolgate downstream v1\n${consumer}`).digest();
-}
 
 function digestMatches(header: string, body: Uint8Array): boolean {
   const expected = createHash("sha256").update(body).digest();
@@ -80,10 +106,11 @@ function decodeStatement(header: string): IdentityStatement | null {
 }
 
 /**
- * Verifies one request. `keyOf` answers the key this downstream holds for a consumer (none:
- * refused); `fresh` records a nonce and answers false if it was seen before (a replay).
+ * Verifies one request. `keysOf` answers the published keys this downstream holds for a
+ * consumer (none: refused); the key must be one of the keys of the consumer the statement
+ * names. `fresh` records a nonce and answers false if it was seen before (a replay).
  */
-export async function verifyToolgateRequest(request: ReceivedRequest, keyOf: (consumer: string) => Buffer | undefined, fresh: (nonce: string) => boolean): Promise<Verification> {
+export async function verifyToolgateRequest(request: ReceivedRequest, keysOf: (consumer: string) => readonly PublishedKey[] | undefined, fresh: (nonce: string) => boolean): Promise<Verification> {
   const h = request.headers;
   const identity = h["toolgate-identity"];
   const digest = h["content-digest"];
@@ -91,16 +118,19 @@ export async function verifyToolgateRequest(request: ReceivedRequest, keyOf: (co
   if (!digestMatches(digest, request.body)) return { ok: false, reason: "content-digest mismatch" };
   const statement = decodeStatement(identity);
   if (statement === null) return { ok: false, reason: "malformed identity" };
+  // Only the keys of the consumer the statement names: another consumer's key vouches for nothing here.
+  const keys = keysOf(statement.consumer) ?? [];
   const accepted: SignatureParameters[] = [];
   let verified: boolean | null;
   try {
     verified = await httpbis.verifyMessage(
       {
         async keyLookup(params) {
-          const key = params.tag === "toolgate" && params.alg === "hmac-sha256" && typeof params.keyid === "string" ? keyOf(params.keyid) : undefined;
-          if (key === undefined) return null;
+          const jwk = params.tag === "toolgate" && params.alg === "ed25519" ? keys.find((k) => k.kid === params.keyid) : undefined;
+          if (jwk === undefined) return null;
           accepted.push(params);
-          return { id: params.keyid, algs: ["hmac-sha256"], verify: createVerifier(key, "hmac-sha256") };
+          const key = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: "jwk" });
+          return { id: jwk.kid, algs: ["ed25519"], verify: createVerifier(key, "ed25519") };
         },
         requiredFields: REQUIRED_COMPONENTS,
         requiredParams: ["created", "expires", "nonce", "keyid", "alg", "tag"],
@@ -112,10 +142,9 @@ export async function verifyToolgateRequest(request: ReceivedRequest, keyOf: (co
   } catch (error) {
     return { ok: false, reason: `signature refused: ${(error as Error).message}` };
   }
-  // Exactly one toolgate signature, under a key this downstream holds, and it verified.
+  // Exactly one toolgate signature, under a key this downstream holds for that consumer, and it verified.
   const params = accepted.length === 1 ? accepted[0] : undefined;
-  if (verified !== true || params === undefined) return { ok: false, reason: accepted.length === 0 ? "unknown key" : "bad signature" };
-  if (params.keyid !== statement.consumer) return { ok: false, reason: "key of another consumer" };
+  if (verified !== true || params === undefined || typeof params.keyid !== "string") return { ok: false, reason: accepted.length === 0 ? "unknown key" : "bad signature" };
   if (typeof params.nonce !== "string" || !fresh(params.nonce)) return { ok: false, reason: "replayed nonce" };
   const key = h["idempotency-key"];
   if (key !== undefined && key !== `"${statement.status_ref ?? ""}"`) return { ok: false, reason: "idempotency key is not the statement's status_ref" };

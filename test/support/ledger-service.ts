@@ -6,7 +6,7 @@
  * and, when a token is configured, `Authorization: Bearer <token>` from the tool's secret header.
  * Tests drive it at `https://ledger.test/_control` and read it at `/_state`.
  */
-import { consumerKey, TEST_SIGNING_SECRET, verifyToolgateRequest } from "./identity-verifier.ts";
+import { publishedKey, TEST_SIGNING_SECRET, verifyToolgateRequest } from "./identity-verifier.ts";
 
 type Mode = "ok" | "error_after_commit" | "error";
 
@@ -66,7 +66,7 @@ export class LedgerService {
     const body = new Uint8Array(await request.arrayBuffer());
     const headers = headerRecord(request.headers);
     const fresh = (nonce: string) => !this.#nonces.has(nonce) && this.#nonces.add(nonce) !== undefined;
-    const checked = await verifyToolgateRequest({ method: request.method, url: request.url, headers, body }, (c) => consumerKey(TEST_SIGNING_SECRET, c), fresh);
+    const checked = await verifyToolgateRequest({ method: request.method, url: request.url, headers, body }, (c) => [publishedKey(TEST_SIGNING_SECRET, c)], fresh);
     if (!checked.ok) {
       this.refused.push(`${request.method} ${url.pathname}: ${checked.reason}`);
       return Response.json({ error: checked.reason }, { status: 401 });

@@ -27,6 +27,7 @@ import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CreateMessageResultSchema, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { publishedKey, TEST_SIGNING_SECRET, verifyToolgateRequest } from "./identity-verifier.ts";
 import * as z from "zod";
 
 /** One POST a server received. */
@@ -36,7 +37,7 @@ interface Seen {
   session: boolean;
   protocol: string | null;
   authorization: string | null;
-  /** The gate's identity statement, decoded, when the request carried one. */
+  /** The gate's identity statement when the request carried one that verifies under the consumer's published key; `{ refused }` with the reason otherwise. */
   identity: Record<string, unknown> | null;
 }
 
@@ -57,9 +58,11 @@ interface Asked {
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-function identityOf(request: Request): Record<string, unknown> | null {
-  const header = request.headers.get("toolgate-identity");
-  return header === null ? null : (JSON.parse(Buffer.from(header, "base64url").toString("utf8")) as Record<string, unknown>);
+async function identityOf(request: Request, body: Uint8Array): Promise<Record<string, unknown> | null> {
+  if (!request.headers.has("toolgate-identity")) return null;
+  const headers = Object.fromEntries(request.headers);
+  const checked = await verifyToolgateRequest({ method: request.method, url: request.url, headers, body }, (consumer) => [publishedKey(TEST_SIGNING_SECRET, consumer)], () => true);
+  return checked.ok ? { ...checked.statement } : { refused: checked.reason };
 }
 
 export class McpDownstream {
@@ -259,14 +262,16 @@ export class McpDownstream {
   }
 
   async #record(path: string, request: Request): Promise<unknown> {
-    const body = request.method === "POST" ? (JSON.parse(await request.text()) as { method?: string }) : undefined;
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    const body = request.method === "POST" ? (JSON.parse(new TextDecoder().decode(bytes)) as { method?: string }) : undefined;
+    const identity = await identityOf(request, bytes);
     this.seen.push({
       path,
       rpc: body?.method ?? (request.method === "POST" ? "(response)" : request.method),
       session: request.headers.has("mcp-session-id"),
       protocol: request.headers.get("mcp-protocol-version"),
       authorization: request.headers.get("authorization"),
-      identity: identityOf(request),
+      identity,
     });
     return body;
   }

@@ -12,7 +12,7 @@
  * `GET /_identities` (verified statements and refusals) report. The `/_` paths are unsigned.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { consumerKey, TEST_SIGNING_SECRET, verifyToolgateRequest, type IdentityStatement } from "./identity-verifier.ts";
+import { publishedKey, TEST_SIGNING_SECRET, verifyToolgateRequest, type IdentityStatement } from "./identity-verifier.ts";
 
 interface Receipt {
   data: { refund_id: string; order_ref: string; reason: string };
@@ -81,7 +81,7 @@ export class RefundsService {
    * starts `wrangler dev` with another key sets it here (or binds this one).
    */
   signingSecret: string;
-  /** Consumers whose keys the service holds (`null`: every consumer's, derived from the secret). */
+  /** Consumers whose published keys the service holds (`null`: every consumer's). */
   #serve: Set<string> | null = null;
   readonly #nonces = new Set<string>();
   /** Requests verified, in order, with their statements. */
@@ -140,13 +140,14 @@ export class RefundsService {
    */
   async admit(method: string, url: string, headers: Record<string, string>, body: Uint8Array): Promise<RefusedRequest | null> {
     const path = new URL(url).pathname;
-    const keyOf = (consumer: string) => (this.#serve === null || this.#serve.has(consumer) ? consumerKey(this.signingSecret, consumer) : undefined);
+    // The public key the gate publishes for each consumer served: what a real downstream holds.
+    const keysOf = (consumer: string) => (this.#serve === null || this.#serve.has(consumer) ? [publishedKey(this.signingSecret, consumer)] : undefined);
     const fresh = (nonce: string) => {
       if (this.#nonces.has(nonce)) return false;
       this.#nonces.add(nonce);
       return true;
     };
-    const checked = await verifyToolgateRequest({ method, url, headers, body }, keyOf, fresh);
+    const checked = await verifyToolgateRequest({ method, url, headers, body }, keysOf, fresh);
     const endpoint = endpointOf(method, path);
     let refusal: RefusedRequest | null = null;
     if (!checked.ok) refusal = { method, path, status: 401, reason: checked.reason };

@@ -1,23 +1,26 @@
 /**
  * Every HTTP tool request carries a signed statement of consumer, subject, roles, tool and call
  * (docs/http-tools.md). The refunds service behind `DOWNSTREAM` (test/support/refunds-service.ts)
- * verifies it with `http-message-signatures` and records what it verified.
+ * verifies it with `http-message-signatures` under the public key the gate publishes, and
+ * records what it verified. Expected keys and signatures are computed with node:crypto.
  */
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { hmac } from "@noble/hashes/hmac.js";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import type { Principal, ToolCall } from "../../src/core/tool-result/types";
 import { lookupRefundTool, submitRefundTool } from "../../src/worker/tools/catalog";
 import { downstreamOf, httpExecutor } from "../../src/worker/tools/executor";
-import { consumerSigningKey, contentDigest, downstreamSigner, encodeIdentity, identityStatement, signatureBase, signatureParams } from "../../src/worker/tools/signature";
-import { context, createConsumer, credential, send, wipe, type ToolCallAnswer } from "./gate-client";
+import { downstreamSigner, encodeIdentity, identityStatement } from "../../src/worker/tools/signature";
+import { gateKey, signedHeaders } from "../support/forgery";
+import { context, createConsumer, credential, gate, send, wipe, type ToolCallAnswer } from "./gate-client";
 
 /** `TOOLGATE_SIGNING_KEY` as vitest.config.ts binds it (and the refunds service's secret). */
 const KEY = "test-signing-key-0123456789abcdef012345";
 const ALICE: Principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: ["support"] };
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
+/** The keys the gate publishes for tenant-a and tenant-b under KEY (computed with node:crypto: HKDF-SHA256, Ed25519, RFC 7638). */
+const TENANT_A_KEY = { kty: "OKP", crv: "Ed25519", x: "M-lbJxbTypqagK876iBxmuSRaA1DlBszUY9NDdgKQXs", kid: "D5MYTufZAonKSHAHsIyKHYhugrwiS1KjJjEvQIzbRMA", use: "sig" };
+const TENANT_B_KID = "71QXDCIMtUP2I7iodil7qARmrbjpbBWzih1lHx7Pkmw";
+const KID = { "tenant-a": TENANT_A_KEY.kid, "tenant-b": TENANT_B_KID } as const;
 
 function toolCall(name: string, args: ToolCall["arguments"], callId: string, key: string | null = null): ToolCall {
   return { ...context(callId, { key }), name, arguments: args };
@@ -56,14 +59,14 @@ describe("the identity of HTTP tool requests", () => {
     const statement = (consumer: string) => ({ consumer, subject_id: "user-1", roles: ["support"], tool: "lookup_refund", call_id: "call-1", operation_id: "op-call-1" });
     expect(await downstream("/_identities")).toEqual({
       verified: [
-        { method: "POST", path: "/refunds/lookup", keyid: "tenant-a", statement: statement("tenant-a") },
-        { method: "POST", path: "/refunds/lookup", keyid: "tenant-b", statement: statement("tenant-b") },
+        { method: "POST", path: "/refunds/lookup", keyid: KID["tenant-a"], statement: statement("tenant-a") },
+        { method: "POST", path: "/refunds/lookup", keyid: KID["tenant-b"], statement: statement("tenant-b") },
       ],
       refused: [],
     });
   });
 
-  it("hole: a downstream that holds only tenant-a's key refuses tenant-b's request, which answers TOOL_ERROR", async () => {
+  it("hole: a downstream that holds only tenant-a's published key refuses tenant-b's request, which answers TOOL_ERROR", async () => {
     await downstream("/_control", { serve: ["tenant-a"] });
     await createConsumer("tenant-b", ["lookup_refund"], ["rev-1"]);
     const agent = (await credential("tenant-b", "agent", "user-1")).secret;
@@ -84,9 +87,9 @@ describe("the identity of HTTP tool requests", () => {
     const statement = (callId: string, statusRef: string) => ({ consumer: "tenant-a", subject_id: "user-1", roles: ["support"], tool: "submit_refund", call_id: callId, operation_id: `op-${callId}`, status_ref: statusRef });
     expect(await downstream("/_identities")).toEqual({
       verified: [
-        { method: "POST", path: "/refunds", keyid: "tenant-a", statement: statement("call-1", "status_write") },
-        { method: "GET", path: "/refunds/status/status_lost", keyid: "tenant-a", statement: statement("call-2", "status_lost") },
-        { method: "POST", path: "/refunds/status/status_lost/fence", keyid: "tenant-a", statement: statement("call-2", "status_lost") },
+        { method: "POST", path: "/refunds", keyid: KID["tenant-a"], statement: statement("call-1", "status_write") },
+        { method: "GET", path: "/refunds/status/status_lost", keyid: KID["tenant-a"], statement: statement("call-2", "status_lost") },
+        { method: "POST", path: "/refunds/status/status_lost/fence", keyid: KID["tenant-a"], statement: statement("call-2", "status_lost") },
       ],
       refused: [],
     });
@@ -99,10 +102,9 @@ describe("the identity of HTTP tool requests", () => {
       "content-digest": "sha-256=:EjiQBdw7cFR14wMYBpfPF+k6veopPmllOKgFF2YKs9I=:",
       "toolgate-identity":
         "eyJjYWxsX2lkIjoiY2FsbC0xIiwiY29uc3VtZXIiOiJ0ZW5hbnQtYSIsIm9wZXJhdGlvbl9pZCI6Im9wLWNhbGwtMSIsInJvbGVzIjpbInN1cHBvcnQiXSwic3ViamVjdF9pZCI6InVzZXItMSIsInRvb2wiOiJsb29rdXBfcmVmdW5kIn0",
-      "signature-input": 'toolgate=("@method" "@target-uri" "content-digest" "toolgate-identity");created=1784419200;expires=1784419260;nonce="nonce-1";keyid="tenant-a";alg="hmac-sha256";tag="toolgate"',
-      signature: "toolgate=:/ubqGauRlg2yMzyiTWTjxqWxVCnoY2G27z59As6hWno=:",
+      "signature-input": `toolgate=("@method" "@target-uri" "content-digest" "toolgate-identity");created=1784419200;expires=1784419260;nonce="nonce-1";keyid="${TENANT_A_KEY.kid}";alg="ed25519";tag="toolgate"`,
+      signature: "toolgate=:glwwx562ffJ1PpklAJ0etJwfWvfSjpcIItz8wPgCxfDt0vHBgexoOiWGcN6d3ocFBxAO8/eXkg5bgBvktEXCAA==:",
     });
-    expect(bytesToHex(consumerSigningKey(KEY, "tenant-a"))).toBe("04e99275e9013413d28389a2cd7f11e4d623c6accc6ee42b469d1959ef6b4f3c");
   });
 });
 
@@ -141,19 +143,16 @@ describe("the downstream refuses what the gate did not sign", () => {
   it("hole: a request signed with another gate's key is refused", async () => {
     const call = toolCall("lookup_refund", { refund_id: "RF-1" }, "call-1");
     expect(await through(undefined, "another-gates-signing-key-0123456789abcdef").run(lookupRefundTool.spec, ALICE, call, null)).toEqual({ kind: "failed" });
-    expect((await downstream("/_identities")).refused).toEqual([{ method: "POST", path: "/refunds/lookup", status: 401, reason: "bad signature" }]);
+    expect((await downstream("/_identities")).refused).toEqual([{ method: "POST", path: "/refunds/lookup", status: 401, reason: "unknown key" }]);
   });
 
   it("hole: tenant-b's key cannot vouch for a statement of tenant-a", async () => {
     const body = JSON.stringify({ refund_id: "RF-1" });
     const url = "http://downstream/refunds/lookup";
-    const digested = { "content-digest": contentDigest(body), "toolgate-identity": encodeIdentity(identityStatement(ALICE, "lookup_refund", toolCall("lookup_refund", {}, "call-1"), null)).header };
-    const params = signatureParams(Math.floor(Date.now() / 1000), "nonce-b", "tenant-b");
-    const tag = hmac(sha256, consumerSigningKey(KEY, "tenant-b"), utf8ToBytes(signatureBase("POST", url, digested, params)));
-    const headers = { ...digested, "content-type": "application/json", "signature-input": `toolgate=${params}`, signature: `toolgate=:${btoa(String.fromCharCode(...tag))}:` };
-    const res = await env.DOWNSTREAM!.fetch(new Request(url, { method: "POST", headers, body }));
-    expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ error: "key of another consumer" });
+    const statement = { consumer: "tenant-a", subject_id: "user-1", roles: ["support"], tool: "lookup_refund", call_id: "call-1", operation_id: "op-call-1" };
+    const headers = signedHeaders(gateKey(KEY, "tenant-b", TENANT_B_KID), "POST", url, statement, body, Math.floor(Date.now() / 1000), "nonce-b");
+    const res = await env.DOWNSTREAM!.fetch(new Request(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body }));
+    expect([res.status, await res.json()]).toEqual([401, { error: "unknown key" }]);
   });
 
   it("hole: a replayed or stale request is refused", async () => {

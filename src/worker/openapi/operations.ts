@@ -8,6 +8,7 @@ import { auditOperations } from "../routes/audit";
 import { capabilityOperations } from "../routes/capability";
 import { mcpOperations } from "../routes/mcp";
 import { runtimeOperations } from "../routes/runtime";
+import { signingKeyOperations } from "../routes/signing-keys";
 import { toolCallOperations } from "../routes/tool-calls";
 import { toolCallBatchOperations } from "../routes/tool-call-batch";
 import { toolOperations } from "../routes/tools";
@@ -29,6 +30,7 @@ export const operations: readonly OperationDoc[] = [
   ...oauthOperations,
   ...approvalOperations,
   ...auditOperations,
+  ...signingKeyOperations,
   ...runtimeOperations,
   ...capabilityOperations,
 ];

@@ -38,8 +38,9 @@ export type DownstreamEnv = Pick<Env, "DOWNSTREAM" | "TOOLGATE_DOWNSTREAM_URL" |
 
 /**
  * The downstream HTTP tools call: the `DOWNSTREAM` service binding, or `fetch` to
- * `TOOLGATE_DOWNSTREAM_URL`, every request signed under `TOOLGATE_SIGNING_KEY`. Without a
- * signing key of at least 32 characters there is no downstream: HTTP tools fail closed
+ * `TOOLGATE_DOWNSTREAM_URL`, every request signed with the consumer's key derived from
+ * `TOOLGATE_SIGNING_KEY`. Without a signing key of at least 32 characters there is no
+ * downstream: HTTP tools fail closed
  * (`not_sent`, the catalog `TOOL_ERROR`) and never send an unsigned request. `nowMs` is the wall
  * clock of the signatures' `created` (see `downstreamSigner`).
  */

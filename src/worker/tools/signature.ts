@@ -1,23 +1,20 @@
 /**
- * The identity every HTTP tool request carries to its downstream: a statement of consumer,
- * subject, roles, tool and call (`Toolgate-Identity`), the body's digest (`Content-Digest`,
- * RFC 9530) and an HTTP Message Signature over both and the method and target URI (RFC 9421,
- * `hmac-sha256`) under a key derived per consumer from the Worker secret
- * `TOOLGATE_SIGNING_KEY`. docs/http-tools.md is the downstream's side of this contract.
+ * The identity every HTTP tool and MCP target request carries to its downstream: a statement
+ * of consumer, subject, roles, tool and call (`Toolgate-Identity`), the body's digest
+ * (`Content-Digest`, RFC 9530) and an HTTP Message Signature over both and the method and
+ * target URI (RFC 9421, `ed25519`) under the consumer's private key (signing-keys.ts), whose
+ * public key the gate publishes. docs/http-tools.md is the downstream's side of this contract.
  * @module
  */
-import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "../../core/json";
 import type { Principal, ToolCall } from "../../core/tool-result/types";
 import { encodeBase64Url } from "../../core/wire/base64url";
+import { keyPairOf, usableSecret } from "./signing-keys";
 
-/** Shortest `TOOLGATE_SIGNING_KEY` the gate signs with; a shorter (or no) key sends nothing. */
-export const MIN_SIGNING_KEY_LENGTH = 32;
-
-/** The prefix of the per-consumer key derivation: `HMAC-SHA256(secret, prefix + consumer)`. */
-export const KEY_DERIVATION_PREFIX = "toolgate downstream v1\n";
+/** The signature algorithm (RFC 9421 §3.3.6). */
+export const SIGNATURE_ALGORITHM = "ed25519";
 
 /** The signature's label in `Signature-Input`/`Signature`, and its `tag` parameter. */
 export const SIGNATURE_LABEL = "toolgate";
@@ -58,7 +55,7 @@ export interface SignedRequestParts {
   readonly body: string;
 }
 
-/** A statement ready to send: its consumer (the key id) and its `Toolgate-Identity` value. */
+/** A statement ready to send: its consumer (whose key signs it) and its `Toolgate-Identity` value. */
 export interface EncodedIdentity {
   readonly consumer: string;
   readonly header: string;
@@ -86,11 +83,6 @@ export function encodeIdentity(statement: IdentityStatement): EncodedIdentity {
   return { consumer: statement.consumer, header: encodeBase64Url(utf8ToBytes(canonicalJson(statement))) };
 }
 
-/** A consumer's signing key: `HMAC-SHA256(key = secret, message = KEY_DERIVATION_PREFIX + consumer)`, UTF-8 both. */
-export function consumerSigningKey(secret: string, consumer: string): Uint8Array {
-  return hmac(sha256, utf8ToBytes(secret), utf8ToBytes(KEY_DERIVATION_PREFIX + consumer));
-}
-
 function base64(bytes: Uint8Array): string {
   let text = "";
   for (const byte of bytes) text += String.fromCharCode(byte);
@@ -112,7 +104,7 @@ function sfString(value: string): string {
 export function signatureParams(created: number, nonce: string, keyid: string): string {
   const components = COVERED_COMPONENTS.map((c) => `"${c}"`).join(" ");
   const expires = created + SIGNATURE_LIFETIME_SECONDS;
-  return `(${components});created=${created};expires=${expires};nonce=${sfString(nonce)};keyid=${sfString(keyid)};alg="hmac-sha256";tag=${sfString(SIGNATURE_LABEL)}`;
+  return `(${components});created=${created};expires=${expires};nonce=${sfString(nonce)};keyid=${sfString(keyid)};alg="${SIGNATURE_ALGORITHM}";tag=${sfString(SIGNATURE_LABEL)}`;
 }
 
 /** The RFC 9421 signature base: one `"name": value` line per component, then `@signature-params`. */
@@ -133,28 +125,22 @@ function randomNonce(): string {
 
 /**
  * The signer of a gate, or `undefined` when `secret` is unset or shorter than
- * {@link MIN_SIGNING_KEY_LENGTH} (then HTTP tools send nothing). `nowMs` is the wall clock the
- * downstream checks `created`/`expires` against — never a test's pinned object clock; `nonce`
- * draws each request's nonce (16 random bytes; a test may fix it for a known answer).
+ * `MIN_SIGNING_KEY_LENGTH` (then HTTP tools send nothing). Each request is signed with its
+ * consumer's Ed25519 key (derived once per isolate; `keyid` is the key's published `kid`).
+ * `nowMs` is the wall clock the downstream checks `created`/`expires` against — never a test's
+ * pinned object clock; `nonce` draws each request's nonce (16 random bytes; a test may fix it
+ * for a known answer).
  */
 export function downstreamSigner(secret: string | undefined, nowMs: () => number = Date.now, nonce: () => string = randomNonce): DownstreamSigner | undefined {
-  if (secret === undefined || secret.length < MIN_SIGNING_KEY_LENGTH) return undefined;
-  const keys = new Map<string, Uint8Array>();
-  const keyOf = (consumer: string): Uint8Array => {
-    let key = keys.get(consumer);
-    if (key === undefined) {
-      key = consumerSigningKey(secret, consumer);
-      keys.set(consumer, key);
-    }
-    return key;
-  };
+  if (!usableSecret(secret)) return undefined;
   return {
     sign(request, identity) {
+      const pair = keyPairOf(secret, identity.consumer);
       const digested = { "content-digest": contentDigest(request.body), "toolgate-identity": identity.header };
-      const params = signatureParams(Math.floor(nowMs() / 1000), nonce(), identity.consumer);
+      const params = signatureParams(Math.floor(nowMs() / 1000), nonce(), pair.publicKey.kid);
       const base = signatureBase(request.method, new URL(request.url).href, digested, params);
-      const tag = hmac(sha256, keyOf(identity.consumer), utf8ToBytes(base));
-      return { ...digested, "signature-input": `${SIGNATURE_LABEL}=${params}`, signature: `${SIGNATURE_LABEL}=:${base64(tag)}:` };
+      const signature = pair.sign(utf8ToBytes(base));
+      return { ...digested, "signature-input": `${SIGNATURE_LABEL}=${params}`, signature: `${SIGNATURE_LABEL}=:${base64(signature)}:` };
     },
   };
 }

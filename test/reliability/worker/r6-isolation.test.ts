@@ -412,6 +412,9 @@ const GLOBAL = [
   "GET /v1/consumers",
   "GET /v1/openapi.json",
   "GET /v1/audit/verifier-keys",
+  // Under a consumer's path but public and derived, not stored: any valid name's public key,
+  // the same answer whether the consumer exists or not (test/worker/request-signing-keys.test.ts).
+  "GET /v1/consumers/{consumer}/signing-keys",
   "GET /.well-known/oauth-authorization-server",
   "GET /oauth/authorize",
   "POST /oauth/authorize",
