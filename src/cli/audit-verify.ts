@@ -98,6 +98,14 @@ function checkExportCheckpoint(log: ExportLog, verifiers: Verifier[], findings: 
   return { lines, origin: cp.origin };
 }
 
+/**
+ * What an ok without `--checkpoint` does not prove: a log rewritten and re-signed before its
+ * latest checkpoint is self-consistent (only an earlier checkpoint, or the witness's, shows it).
+ */
+export const NO_SAVED_CHECKPOINT =
+  "toolgate audit verify: warning: no earlier checkpoint given (--checkpoint): this proves the export's internal consistency and its checkpoint's signature only, " +
+  "not that the log was not rewritten or truncated before that checkpoint; pass checkpoints saved earlier (or the witness bucket's copies) to prove that.\n";
+
 function badInput(io: CliIo, message: string): number {
   io.stderr(`toolgate audit verify: ${message}\n`);
   return 2;
@@ -150,5 +158,6 @@ export function verifyExport(args: VerifyArgs, io: CliIo): number {
     total === 0 ? "result:      ok" : "result:      FAILED",
   ];
   io.stdout(`${report.join("\n")}\n`);
+  if (total === 0 && saved.length === 0) io.stderr(NO_SAVED_CHECKPOINT);
   return total === 0 ? 0 : 1;
 }

@@ -18,6 +18,22 @@ export const ConsumerDetails = z
         z.gte(0),
         z.meta({ description: "Bytes of the consumer object's SQLite database now (pages in use and free pages kept for reuse; docs/storage.md, Retention)." }),
       ),
+    audit_inconsistent: z.optional(
+      z
+        .strictObject({
+          refusals: z.int().check(z.gte(1)),
+          detected_at: z.int(),
+          checkpoint_size: z.int().check(z.gte(0)),
+          tree_size: z.int().check(z.gte(0)),
+          against: z.enum(["stored", "witness"]),
+        })
+        .check(
+          z.meta({
+            description:
+              "Present once a checkpoint signing since the object started found the stored audit log not extending its signed checkpoint (the stored one, or the witness's newest): signings refused (AUDIT_LOG_INCONSISTENT), the latest one's time and sizes (docs/audit.md).",
+          }),
+        ),
+    ),
   })
   .register(httpSchemas, { id: "ConsumerDetails" });
 

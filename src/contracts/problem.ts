@@ -65,10 +65,12 @@ export const PROBLEM_STATUS = {
   // registration is refused, nothing stored).
   MCP_SERVER_EXISTS: 409,
   MCP_SERVER_UNREACHABLE: 422,
-  // Verifiable audit log: the deployment sets no TOOLGATE_AUDIT_SIGNING_KEY (checkpoint routes only).
+  // Verifiable audit log: the deployment sets no TOOLGATE_AUDIT_SIGNING_KEY (checkpoint routes only);
+  // the stored log does not extend its latest signed checkpoint (rewritten): nothing is signed.
   AUDIT_SIGNING_NOT_CONFIGURED: 404,
   // Request signatures: the deployment sets no usable TOOLGATE_SIGNING_KEY (no key is published).
   SIGNING_NOT_CONFIGURED: 404,
+  AUDIT_LOG_INCONSISTENT: 500,
   // Webhooks: the deployment sets no TOOLGATE_SECRETS_KEY (endpoint secrets are sealed with it);
   // a redelivery of a delivery that is still pending.
   WEBHOOKS_NOT_CONFIGURED: 404,
@@ -136,6 +138,7 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   MCP_SERVER_UNREACHABLE: "The MCP server could not be imported",
   AUDIT_SIGNING_NOT_CONFIGURED: "Audit checkpoint signing is not configured",
   SIGNING_NOT_CONFIGURED: "Request signing is not configured",
+  AUDIT_LOG_INCONSISTENT: "The audit log does not extend its signed checkpoint",
   WEBHOOKS_NOT_CONFIGURED: "Webhooks are not configured",
   WEBHOOK_DELIVERY_PENDING: "The webhook delivery is still pending",
   CSRF_REFUSED: "Cross-site request refused",

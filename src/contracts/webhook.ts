@@ -78,8 +78,8 @@ export const WebhookEndpointList = z
   .strictObject({ endpoints: z.array(WebhookEndpointView), next_cursor: z.nullable(z.string()) })
   .register(httpSchemas, { id: "WebhookEndpointList" });
 
-/** How an attempt failed: a non-2xx answer, no answer in time, no answer at all, or no key to sign with. */
-export const WebhookAttemptError = z.enum(["http_status", "timeout", "network", "secret_unavailable"]);
+/** How an attempt failed: a non-2xx answer, no answer in time, no answer at all, no key to sign with, or a URL the target rule refuses (nothing sent). */
+export const WebhookAttemptError = z.enum(["http_status", "timeout", "network", "secret_unavailable", "target_refused"]);
 
 /** One attempt of a delivery, as logged (never the secret, the signature or the answer's body). */
 export const WebhookAttemptView = z.strictObject({

@@ -6,7 +6,7 @@
  * (only verifier keys, which are public, are answered).
  * @module
  */
-import { parseSignerKey, parseVerifierKey, verifierKeyOf, type Signer } from "../core/audit";
+import { parseSignerKey, parseVerifierKey, verifierKeyOf, type Signer, type Verifier } from "../core/audit";
 import type { Env } from "./env";
 
 /** The first part of every checkpoint origin when the deployment names none. */
@@ -47,6 +47,14 @@ export function verifierKeys(env: Env): string[] {
   const keys = signer === null ? [] : [verifierKeyOf(signer)];
   if (previous !== null && !keys.includes(previous)) keys.push(previous);
   return keys;
+}
+
+/** The published verifier keys, parsed: what opens a checkpoint the gate signed. */
+export function auditVerifiers(env: Env): Verifier[] {
+  return verifierKeys(env).flatMap((key) => {
+    const parsed = parseVerifierKey(key);
+    return parsed.ok ? [parsed.value] : [];
+  });
 }
 
 /** The checkpoint origin of a consumer's log: `<log name>/consumers/<consumer>`. */

@@ -131,6 +131,11 @@ const GOOD_ROOT = b64(mth(GOOD.map(leafOf)));
 const SAVED_1000 = file(checkpointOf(GOOD, KEY, 1_000));
 const SAVED_1200 = file(GOOD_NOTE);
 
+/** The warning of an ok without a saved checkpoint (written here, not read from the CLI). */
+const NO_CHECKPOINT_WARNING =
+  "toolgate audit verify: warning: no earlier checkpoint given (--checkpoint): this proves the export's internal consistency and its checkpoint's signature only, " +
+  "not that the log was not rewritten or truncated before that checkpoint; pass checkpoints saved earlier (or the witness bucket's copies) to prove that.\n";
+
 describe("toolgate audit verify", () => {
   it("passes a good export of 1,200 entries, with the checkpoints saved along the way (exit 0)", async () => {
     const result = await run(["verify", "--export", GOOD_FILE, "--key", KEY.verifier, "--checkpoint", SAVED_1000, `--checkpoint=${SAVED_1200}`]);
@@ -298,7 +303,15 @@ describe("toolgate audit verify", () => {
     const path = file(exportText(lines, checkpointOf(lines, KEY)));
     const result = await run(["verify", "--export", path, "--key", KEY.verifier]);
     expect(result.code).toBe(0);
-    expect(result.err).toBe("toolgate audit verify: 10000 entries read\n");
+    expect(result.err).toBe(`toolgate audit verify: 10000 entries read\n${NO_CHECKPOINT_WARNING}`);
+  });
+
+  it("warns on stderr that an ok without --checkpoint proves internal consistency only; exit 0, report unchanged", async () => {
+    const alone = await run(["verify", "--export", GOOD_FILE, "--key", KEY.verifier]);
+    expect([alone.code, alone.err]).toEqual([0, NO_CHECKPOINT_WARNING]);
+    expect(alone.out.split("\n").slice(-2)).toEqual(["result:      ok", ""]);
+    const withSaved = await run(["verify", "--export", GOOD_FILE, "--key", KEY.verifier, "--checkpoint", SAVED_1000]);
+    expect([withSaved.code, withSaved.err]).toEqual([0, ""]);
   });
 });
 

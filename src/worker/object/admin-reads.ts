@@ -7,13 +7,17 @@ import { canonicalJson } from "../../core/json";
 import { CredentialId } from "../../contracts/credential";
 import { problem } from "../problem";
 import { fail, ok, type Outcome } from "../result";
+import type { AlarmView } from "./audit/consistency";
 import type { ConsumerRecord } from "./consumer/plane";
 import { CredentialTable } from "./credentials/store";
 import { decodeCursorText, encodeCursorText } from "./cursor-text";
 import type { Limits } from "./limits";
 
-/** `GET /v1/consumers/{consumer}`: the stored configuration with its limits' defaults applied, and `storageBytes` (contracts `ConsumerDetails`). */
-export function consumerDetails(record: ConsumerRecord, limits: Limits, storageBytes: number): string {
+/**
+ * `GET /v1/consumers/{consumer}`: the stored configuration with its limits' defaults applied,
+ * `storageBytes`, and the audit log's alarm when raised (contracts `ConsumerDetails`).
+ */
+export function consumerDetails(record: ConsumerRecord, limits: Limits, storageBytes: number, auditAlarm: AlarmView | null = null): string {
   return canonicalJson({
     consumer: record.name,
     tools: record.tools,
@@ -22,6 +26,7 @@ export function consumerDetails(record: ConsumerRecord, limits: Limits, storageB
     limits: { ...limits },
     ...(record.corsOrigins.length === 0 ? {} : { cors_origins: record.corsOrigins }),
     storage_bytes: storageBytes,
+    ...(auditAlarm === null ? {} : { audit_inconsistent: { ...auditAlarm } }),
   });
 }
 

@@ -21,6 +21,7 @@ import { fromWorker } from "./rpc";
 import { Gatekeeper } from "./gatekeeper";
 import { toolsCall, type ToolsCall } from "./tools/calls";
 import { ToolsHost } from "./tools/host";
+import { targetFetch } from "../tools/target-fetch";
 import { upgradeSocket, type Authenticated } from "./socket-upgrade";
 import { RuntimeTransport, type RuntimeReply } from "./runtime/plane";
 import { isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime/socket";
@@ -81,7 +82,7 @@ export class ConsumerObject extends DurableObject<Env> {
     this.#gate = new Gatekeeper(this.#consumer, this.#credentials);
     this.#tools = new ToolsHost({ sql, audit: this.#audit, env, consumer: () => this.#consumer.current()?.name ?? "", codeTools: () => this.codeTools(), now: () => this.clock.now(), transaction: (step) => this.#transaction(step) });
     const targets = { allowLoopback: env.TOOLGATE_ALLOW_LOOPBACK_TARGETS === "1" };
-    const webhooks = { sql, vault: this.#tools.vault, audit: this.#audit, targets, now: () => this.clock.now(), wallMs: () => Date.now(), fetch: (request: Request) => fetch(request) };
+    const webhooks = { sql, vault: this.#tools.vault, audit: this.#audit, targets, now: () => this.clock.now(), wallMs: () => Date.now(), fetch: targetFetch(targets, (request) => fetch(request)) };
     this.#webhooks = new WebhookPlane({ ...webhooks, transaction: (step) => this.#transaction(step), setAlarm: (ms) => this.#alarms.set("webhooks", ms) });
     this.events.durable((event, now) => this.#webhooks.enqueue(event, now));
     this.capability = new CapabilityHost({

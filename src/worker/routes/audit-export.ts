@@ -60,7 +60,7 @@ export const auditLogOperations: readonly OperationDoc[] = [
     summary: "The latest signed checkpoint of the consumer's Merkle log (a new one is signed first when the log grew).",
     operation: "auditCheckpoint",
     response: { status: 200, schema: AuditCheckpointView, description: "The tree size, its root (base64) and the C2SP signed note." },
-    problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED"],
+    problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED", "AUDIT_LOG_INCONSISTENT"],
   },
   {
     method: "get",
@@ -69,7 +69,7 @@ export const auditLogOperations: readonly OperationDoc[] = [
     operation: "auditInclusion",
     query: { seq: { description: "The entry's sequence number (leaf seq − 1).", schema: { type: "integer", minimum: 1 } }, size: count("The tree size (default: the latest checkpoint's; seq ≤ size ≤ the log's size).") },
     response: { status: 200, schema: AuditInclusionView, description: "The leaf index, tree size, leaf hash and audit path (base64)." },
-    problems: [...AUDITOR, "INVALID_REQUEST"],
+    problems: [...AUDITOR, "INVALID_REQUEST", "AUDIT_LOG_INCONSISTENT"],
   },
   {
     method: "get",
@@ -91,7 +91,7 @@ export const auditLogOperations: readonly OperationDoc[] = [
       description: "One AuditEntry per line, then the checkpoint line.",
       headers: { "Toolgate-Audit-Entries": { description: "The number of entry lines.", schema: { type: "integer", minimum: 0 }, required: true } },
     },
-    problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED"],
+    problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED", "AUDIT_LOG_INCONSISTENT"],
   },
   {
     method: "get",

@@ -5,6 +5,7 @@ import type { HandlerResult, Principal, ToolCall } from "../../core/tool-result/
 import * as z from "../../core/zod";
 import { readCappedBytes } from "../body";
 import { encodeIdentity, identityStatement, type DownstreamSigner, type EncodedIdentity } from "./signature";
+import { TargetRefused } from "./target-fetch";
 
 /** A tool the gate runs by calling an HTTP service. */
 export interface HttpToolDefinition {
@@ -60,6 +61,8 @@ export type HttpToolOutcome =
   /** `status`: the downstream's HTTP status (a trace's `http.response.status_code`). */
   | { readonly kind: "result"; readonly result: HandlerResult; readonly status?: number }
   | { readonly kind: "rate_limited" }
+  /** Nothing left the gate (the target rule refused the URL). */
+  | { readonly kind: "not_sent" }
   | { readonly kind: "failed" };
 
 const MAX_DOWNSTREAM_BYTES = 65_536;
@@ -143,8 +146,9 @@ export async function callHttpTool(
     }
     const parsed = DownstreamResult.safeParse(await readDownstreamJson(response, def.maxResponseBytes));
     return parsed.success ? { kind: "result", result: toHandlerResult(def.spec, parsed.data), status: response.status } : { kind: "failed" };
-  } catch {
-    return { kind: "failed" };
+  } catch (error) {
+    // Refused by the target rule before anything was sent: certainly not executed.
+    return error instanceof TargetRefused ? { kind: "not_sent" } : { kind: "failed" };
   }
 }
 

@@ -2,11 +2,12 @@
  * R8, the two classes the hash chain alone cannot see, now detected with signed checkpoints
  * (docs/audit.md): on a log of ≥ 1,000 entries,
  * - tail truncation: the attacker deletes the last entries with their tree nodes and signed
- *   checkpoints (the gate then signs a checkpoint for the shorter log) → found against a
- *   checkpoint the auditor saved earlier, and against the R2 witness alone;
+ *   checkpoints → the gate refuses to sign the shorter log (AUDIT_LOG_INCONSISTENT: it does not
+ *   extend the witness's newest checkpoint), so no export of it verifies; an export that did
+ *   come out would be found against a checkpoint the auditor saved earlier, and the witness;
  * - full recomputation: every entry after an edit rewritten, the chain and the tree recomputed,
  *   the stored checkpoints dropped → an export the attacker signs (without the gate's key) fails
- *   the signature; one the gate re-signs from the rewritten storage contradicts the witness.
+ *   the signature; the gate refuses to sign the rewritten storage (the witness contradicts it).
  * The attacker writes the object's storage (through `runInDurableObject`); the object is then
  * restarted, so nothing cached in memory helps. The auditor uses only the routes, the published
  * verifier key and the core's verification functions.
@@ -105,16 +106,21 @@ interface Export {
   note: string;
 }
 
-async function exportOf(t: Tenant): Promise<Export> {
+/** The gate's refusal to sign a log that does not extend its signed checkpoints. */
+const REFUSED = "refused";
+
+async function exportOf(t: Tenant): Promise<Export | typeof REFUSED> {
   const res = await send("GET", `/v1/consumers/${t.name}/audit/export`, t.auditor);
+  if (res.status === 500 && (res.json as { code?: string } | null)?.code === "AUDIT_LOG_INCONSISTENT") return REFUSED;
   if (res.status !== 200) throw new Error(`export: ${res.status} ${res.text.slice(0, 200)}`);
   const lines = res.text.trimEnd().split("\n");
   const last = JSON.parse(lines.pop() as string) as { checkpoint: string };
   return { lines, note: last.checkpoint };
 }
 
-/** The findings an offline verifier makes (the same checks as `toolgate audit verify`). */
-function findings(e: Export, verifiers: Verifier[], saved: string[]): string[] {
+/** The findings an offline verifier makes (the same checks as `toolgate audit verify`); a refused export is one. */
+function findings(e: Export | typeof REFUSED, verifiers: Verifier[], saved: string[]): string[] {
+  if (e === REFUSED) return ["the gate refused to sign: AUDIT_LOG_INCONSISTENT"];
   const found: string[] = [];
   const opened = openNote(e.note, verifiers);
   if (!opened.ok) return [`checkpoint signature: ${opened.error}`];
@@ -166,13 +172,15 @@ describe("R8 audit: truncation and recomputation against signed checkpoints", ()
     let againstWitness = 0;
     let bySignature = 0;
     let recomputedAgainstWitness = 0;
+    let refusedByGate = 0;
     for (let k = 0; k < TRIALS; k++) {
       // Truncation: the last 1 + 7k entries gone, with their nodes and every checkpoint covering them.
       const size = original.chain.length - 1 - 7 * k;
       const chain = original.chain.slice(0, size);
       await store(t.name, { chain, tree: treeOf(chain), checkpoints: original.checkpoints.filter((c) => c.size <= size) });
       const cut = await exportOf(t);
-      expect(cut.lines.length).toBe(size);
+      if (cut === REFUSED) refusedByGate++;
+      else expect(cut.lines.length).toBe(size);
       if (findings(cut, verifiers, [saved]).length > 0) againstSaved++;
       if (findings(cut, verifiers, await witnessNotes(t.name)).length > 0) againstWitness++;
       // Recomputation: one record edited, every later entry re-chained, the tree rebuilt.
@@ -192,15 +200,18 @@ describe("R8 audit: truncation and recomputation against signed checkpoints", ()
       if (!origin.ok) throw new Error("saved checkpoint");
       const forgedNote = signNote(formatCheckpoint({ origin: origin.value.origin, size: tree.size, root: tree.root() }), [attacker]);
       if (findings({ lines: forged.map(entryLine), note: forgedNote }, verifiers, []).length > 0) bySignature++;
-      // (b) The rewritten storage, which the gate itself signs again: the witness contradicts it.
+      // (b) The rewritten storage: the gate refuses to sign it (the witness's checkpoint is not its prefix).
       await store(t.name, { chain: forged, tree: treeOf(forged), checkpoints: [] });
-      if (findings(await exportOf(t), verifiers, await witnessNotes(t.name)).length > 0) recomputedAgainstWitness++;
+      const resigned = await exportOf(t);
+      if (resigned === REFUSED) refusedByGate++;
+      if (findings(resigned, verifiers, await witnessNotes(t.name)).length > 0) recomputedAgainstWitness++;
       await store(t.name, original);
     }
     expect(findings(await exportOf(t), verifiers, [saved])).toEqual([]);
     const n = original.chain.length;
     report({ id: "R8", check: `audit: tail truncation (log of ${n})`, figure: `${againstSaved}/${TRIALS} detected against a saved checkpoint, ${againstWitness}/${TRIALS} against the witness alone`, pass: againstSaved === TRIALS && againstWitness === TRIALS });
-    report({ id: "R8", check: `audit: full recomputation (log of ${n})`, figure: `${bySignature}/${TRIALS} detected by the signature (attacker-signed export), ${recomputedAgainstWitness}/${TRIALS} against the witness (gate re-signed the rewritten storage)`, pass: bySignature === TRIALS && recomputedAgainstWitness === TRIALS });
-    expect([againstSaved, againstWitness, bySignature, recomputedAgainstWitness]).toEqual([TRIALS, TRIALS, TRIALS, TRIALS]);
+    report({ id: "R8", check: `audit: full recomputation (log of ${n})`, figure: `${bySignature}/${TRIALS} detected by the signature (attacker-signed export), ${recomputedAgainstWitness}/${TRIALS} against the witness (rewritten storage)`, pass: bySignature === TRIALS && recomputedAgainstWitness === TRIALS });
+    report({ id: "R8", check: `audit: the gate signs no rewritten log (log of ${n})`, figure: `${refusedByGate}/${2 * TRIALS} truncated or recomputed storages refused with AUDIT_LOG_INCONSISTENT`, pass: refusedByGate === 2 * TRIALS });
+    expect([againstSaved, againstWitness, bySignature, recomputedAgainstWitness, refusedByGate]).toEqual([TRIALS, TRIALS, TRIALS, TRIALS, 2 * TRIALS]);
   });
 });

@@ -6,10 +6,11 @@
  * a tool call's path. docs/audit.md describes every format.
  * @module
  */
-import { consistencyProof, encodeBase64, formatCheckpoint, inclusionProof, rootHash, signNote, type Signer } from "../../../core/audit";
+import { consistencyProof, encodeBase64, formatCheckpoint, inclusionProof, rootHash, signNote, type Signer, type Verifier } from "../../../core/audit";
 import { canonicalJson } from "../../../core/json";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
+import { inconsistency, newestWitnessed, type Inconsistency, type SignedHead } from "./consistency";
 import { readEntries } from "./entries";
 import type { AuditChain } from "./plane";
 import type { StoredCheckpoint } from "./store";
@@ -23,6 +24,8 @@ export interface AuditLogDeps {
   readonly chain: AuditChain;
   /** The checkpoint signer (`TOOLGATE_AUDIT_SIGNING_KEY`), or null when unset. */
   readonly signer: Signer | null;
+  /** The published verifier keys (the current key's, then the previous one's): what opens a witnessed note. */
+  verifiers(): readonly Verifier[];
   /** The consumer whose log this is (the witness key, and the checkpoint origin's last part). */
   readonly consumer: string;
   /** The checkpoint origin, `<log name>/consumers/<consumer>`. */
@@ -59,13 +62,42 @@ export async function witness(deps: AuditLogDeps, checkpoint: StoredCheckpoint):
   }
 }
 
-/** Signs a checkpoint of the whole tree unless the latest one has its size; inside one transaction. */
-function signLatest(deps: AuditLogDeps, signer: Signer): { checkpoint: StoredCheckpoint; fresh: boolean } {
+const inconsistent = (found: Inconsistency) =>
+  problem(
+    "AUDIT_LOG_INCONSISTENT",
+    `The stored log of ${found.treeSize} entries does not extend the ${found.source} checkpoint of size ${found.checkpointSize}: entries were rewritten or removed, and no checkpoint is signed. The operator is alerted.`,
+  );
+
+/** The witness bucket's newest checkpoint of size `from` or more (null: none, or no bucket). */
+async function witnessedHead(deps: AuditLogDeps, from: number): Promise<SignedHead | null> {
+  if (deps.witness === undefined) return null;
+  const startAfter = from === 0 ? undefined : witnessKey(deps.consumer, from - 1);
+  try {
+    return await newestWitnessed(deps.witness, `consumers/${deps.consumer}/checkpoints/`, startAfter, deps.verifiers());
+  } catch (error) {
+    // As a failed witness write: logged, and the stored checkpoint alone is checked this time.
+    console.error(`toolgate: audit witness read failed: ${error instanceof Error ? error.name : "error"}`);
+    return null;
+  }
+}
+
+/**
+ * Signs a checkpoint of the whole tree unless the latest one has its size; inside one
+ * transaction. The tree must first extend the latest stored checkpoint and `witnessed` (the
+ * witness bucket's newest): a tree that does not is refused, the alarm raised, nothing signed.
+ */
+function signLatest(deps: AuditLogDeps, signer: Signer, witnessed: SignedHead | null): { checkpoint: StoredCheckpoint; fresh: boolean } | Inconsistency {
   return deps.transaction(() => {
     const { chain } = deps;
     const size = chain.tree.size();
     const latest = chain.store.latestCheckpoint();
     if (latest !== undefined && latest.size >= size) return { checkpoint: latest, fresh: false };
+    const heads: SignedHead[] = latest === undefined ? [] : [{ size: latest.size, root: latest.root, source: "stored" }];
+    if (witnessed !== null) heads.push(witnessed);
+    for (const head of heads) {
+      const found = inconsistency(chain.tree, size, head);
+      if (found !== null) return found;
+    }
     const root = rootHash(chain.tree, size);
     const note = signNote(formatCheckpoint({ origin: deps.origin, size, root }), [signer]);
     const checkpoint = { size, root, note, signedAt: deps.now() };
@@ -75,12 +107,26 @@ function signLatest(deps: AuditLogDeps, signer: Signer): { checkpoint: StoredChe
   });
 }
 
-/** The latest checkpoint, signing one first if the tree grew since; a new one goes to the witness. */
-export async function checkpoint(deps: AuditLogDeps): Promise<Outcome<StoredCheckpoint>> {
-  if (deps.signer === null) return fail(NOT_CONFIGURED);
-  const signed = signLatest(deps, deps.signer);
+/**
+ * Signs a checkpoint if the tree grew since the latest one, once the tree is shown to extend the
+ * signed heads; a new one goes to the witness. An inconsistent tree raises the alarm.
+ */
+async function signChecked(deps: AuditLogDeps, signer: Signer): Promise<Outcome<StoredCheckpoint>> {
+  const { size, signed: stored } = deps.transaction(() => ({ size: deps.chain.tree.size(), signed: deps.chain.store.latestCheckpoint()?.size ?? 0 }));
+  const witnessed = size > stored ? await witnessedHead(deps, stored) : null;
+  const signed = signLatest(deps, signer, witnessed);
+  if (!("checkpoint" in signed)) {
+    deps.chain.alarm.raise(deps.consumer, signed, deps.now());
+    return fail(inconsistent(signed));
+  }
   if (signed.fresh) await witness(deps, signed.checkpoint);
   return ok(signed.checkpoint);
+}
+
+/** The latest checkpoint, signing one first if the tree grew since (see {@link signChecked}). */
+export async function checkpoint(deps: AuditLogDeps): Promise<Outcome<StoredCheckpoint>> {
+  if (deps.signer === null) return fail(NOT_CONFIGURED);
+  return signChecked(deps, deps.signer);
 }
 
 /** `GET …/audit/checkpoint`: `{ size, root, checkpoint }`. */
@@ -99,9 +145,7 @@ export async function periodicCheckpoint(deps: AuditLogDeps, every: number): Pro
   deps.chain.signed(null);
   if (signer === null) return;
   const due = deps.transaction(() => deps.chain.tree.size() - (deps.chain.store.latestCheckpoint()?.size ?? 0) >= every);
-  if (!due) return;
-  const signed = signLatest(deps, signer);
-  if (signed.fresh) await witness(deps, signed.checkpoint);
+  if (due) await signChecked(deps, signer);
 }
 
 const beyond = (what: string, value: number, size: number) => fail(problem("INVALID_REQUEST", `${what} ${value} is beyond the log's tree (${size} entries).`));
@@ -111,7 +155,8 @@ export async function inclusion(deps: AuditLogDeps, seq: number, size: number | 
   let treeSize = size;
   if (treeSize === undefined) {
     const latest = deps.signer === null ? undefined : await checkpoint(deps);
-    treeSize = latest === undefined ? deps.chain.tree.size() : latest.ok ? latest.value.size : 0;
+    if (latest !== undefined && !latest.ok) return latest;
+    treeSize = latest === undefined ? deps.chain.tree.size() : latest.value.size;
   }
   const total = deps.chain.tree.size();
   if (treeSize > total) return beyond("size", treeSize, total);

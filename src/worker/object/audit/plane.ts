@@ -4,6 +4,7 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { ok, type Outcome } from "../../result";
 import type { Limits } from "../limits";
 import { STORED_JSON } from "../sql";
+import { AuditAlarm } from "./consistency";
 import { pageCursor, readPageCursor, readVerifyCursor, verifyCursor, type VerifyPosition } from "./cursor";
 import { readEntries } from "./entries";
 import { AuditStore } from "./store";
@@ -58,6 +59,8 @@ export class AuditChain {
   readonly tree: AuditTree;
   /** The archived tiles (`AUDIT_TILES`), when the deployment binds the bucket. */
   readonly tiles: TileBucket | undefined;
+  /** Raised when a signing finds the log rewritten (./consistency); the admin reads it. */
+  readonly alarm = new AuditAlarm();
   #head: VerifyPosition | undefined;
   /** The size of the latest signed checkpoint (cached), and whether an alarm was asked for since. */
   #signed: number | undefined;

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Operation } from "../../../contracts/access";
-import { auditOrigin, auditSigner } from "../../audit-keys";
+import { auditOrigin, auditSigner, auditVerifiers } from "../../audit-keys";
 import type { Env } from "../../env";
 import { ok, type Outcome } from "../../result";
 import type { AlarmSlots } from "../alarms";
@@ -87,7 +87,7 @@ export class AuditHost {
   #log(consumer: string): AuditLogDeps {
     const { env, now, transaction } = this.deps;
     const witnessed = (size: number) => this.#archiveDue(size);
-    return { chain: this.chain, signer: auditSigner(env), consumer, origin: auditOrigin(env, consumer), witness: env.AUDIT_WITNESS, witnessed, now, transaction };
+    return { chain: this.chain, signer: auditSigner(env), verifiers: () => auditVerifiers(env), consumer, origin: auditOrigin(env, consumer), witness: env.AUDIT_WITNESS, witnessed, now, transaction };
   }
 
   /** A checkpoint was witnessed: when tiles below it can be archived, the alarm is asked for. */

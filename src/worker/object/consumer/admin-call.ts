@@ -68,7 +68,7 @@ export function adminCall(deps: AdminDeps, consumer: string, call: AdminCall): O
   if (!config.ok) return config;
   switch (call.kind) {
     case "getConsumer":
-      return ok(consumerDetails(config.value, deps.limits, deps.sql.databaseSize));
+      return ok(consumerDetails(config.value, deps.limits, deps.sql.databaseSize, deps.audit.alarm.view()));
     case "createCredential":
       return deps.transaction(() => deps.credentials.issue(consumer, bindingOf(call.request), deps.now, deps.audit));
     case "revokeCredential": {

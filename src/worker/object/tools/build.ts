@@ -11,6 +11,7 @@ import { defineTool, type OutputRule, type RuleType, type ToolContext, type Tool
 import type { Principal } from "../../../core/tool-result/types";
 import type { HttpTarget, ToolDefinition, ToolTarget } from "../../../contracts/tool-definition";
 import { err, ok, type Result } from "../../../core/result";
+import { hostRefusal } from "../../tools/target-host";
 
 /** Why a definition is refused: a message and the JSON pointer of the offending member. */
 export interface DefinitionRefusal {
@@ -35,8 +36,6 @@ function revision(part: string, value: unknown): string {
   return `${part}-${sha256Hex(canonicalJson(value as Json)).slice(0, 16)}`;
 }
 
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
-
 /** Headers the gate sets on every target request itself; a target may not set them. */
 export const GATE_HEADERS = new Set(["accept", "content-type", "content-length", "content-digest", "host", "idempotency-key", "signature", "signature-input", "toolgate-identity"]);
 
@@ -51,12 +50,24 @@ function checkHeaders(target: HttpTarget): DefinitionRefusal | null {
   return twice === undefined ? null : { pointer: "/target/headers", message: `the header ${twice} is given twice` };
 }
 
-/** Whether a URL may be a target under `policy`: https, or loopback http where allowed, never with credentials. */
+/**
+ * Whether a URL may be a target under `policy`: https to a public host, never with credentials;
+ * a host that is a private, loopback, link-local or otherwise non-public literal, or `localhost`,
+ * is refused (`hostRefusal`), except a loopback host where the Worker allows it (`npm start`),
+ * over http or https. The one rule: definitions pass it, and every request to a target again
+ * right before it is sent (`targetFetch`).
+ */
 export function checkUrl(url: string, pointer: string, policy: TargetPolicy): DefinitionRefusal | null {
   const parsed = new URL(url);
   if (parsed.username !== "" || parsed.password !== "") return { pointer, message: "a target URL carries no credentials (use secret_headers or auth)" };
+  const host = hostRefusal(parsed.hostname);
+  const local = host !== null && host.loopback && policy.allowLoopback;
+  if (host !== null && !local) {
+    const unless = policy.allowLoopback ? " (only loopback is allowed under npm start)" : "";
+    return { pointer, message: `a target URL may not name a private, loopback or link-local address: ${parsed.hostname} is ${host.what}${unless}` };
+  }
   if (parsed.protocol === "https:") return null;
-  if (parsed.protocol === "http:" && policy.allowLoopback && LOOPBACK.has(parsed.hostname)) return null;
+  if (parsed.protocol === "http:" && local) return null;
   return { pointer, message: policy.allowLoopback ? "a target URL is https (or loopback http under npm start)" : "a target URL is https" };
 }
 

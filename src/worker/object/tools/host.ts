@@ -1,6 +1,7 @@
 import type { ToolRegistry, ToolSpec } from "../../../core/tool-result/tool-spec";
 import type { Env } from "../../env";
 import { ALL_TOOL_NAMES, registryFor } from "../../tools/catalog";
+import { targetFetch } from "../../tools/target-fetch";
 import { catalogRoute, downstreamOf, httpExecutor, toolsExecutor, type ExternalExecutor, type HttpToolRoute } from "../../tools/executor";
 import type { McpToolRoute } from "../../tools/mcp-tool";
 import type { AuditChain } from "../audit/plane";
@@ -34,6 +35,8 @@ export class ToolsHost {
   /** The downstream MCP servers whose tools the consumer imported. */
   readonly mcp: McpServers;
   readonly #deps: ToolsHostDeps;
+  /** The fetch of every consumer-defined target (HTTP and MCP): the target rule again before each request. */
+  readonly #outbound: (request: Request) => Promise<Response>;
 
   constructor(deps: ToolsHostDeps) {
     this.#deps = deps;
@@ -46,7 +49,8 @@ export class ToolsHost {
       targets,
       reserved: () => [...ALL_TOOL_NAMES, ...deps.codeTools().map((t) => t.name)],
     });
-    this.mcp = new McpServers({ sql: deps.sql, audit: deps.audit, data: this.data, vault: this.vault, targets, fetch: (request) => fetch(request), transaction: (step) => deps.transaction(step) });
+    this.#outbound = targetFetch(targets, (request) => fetch(request));
+    this.mcp = new McpServers({ sql: deps.sql, audit: deps.audit, data: this.data, vault: this.vault, targets, fetch: this.#outbound, transaction: (step) => deps.transaction(step) });
   }
 
   /** The registry of the consumer's enabled tools. */
@@ -67,9 +71,10 @@ export class ToolsHost {
 
   /** The executor of external tools: the catalog's HTTP tools and the data tools' targets (HTTP and MCP). */
   executor(): ExternalExecutor {
-    const downstream = downstreamOf(this.#deps.env);
+    const configured = downstreamOf(this.#deps.env);
+    const downstream = configured === undefined ? undefined : { ...configured, external: { fetch: this.#outbound } };
     const http = httpExecutor(downstream, (spec) => catalogRoute(spec) ?? this.#route(spec));
-    const host = { signer: downstream?.signer, fetch: (request: Request) => fetch(request), now: this.#deps.now, listChanged: (url: string) => this.mcp.listChanged(url, this.#deps.now()) };
+    const host = { signer: downstream?.signer, fetch: this.#outbound, now: this.#deps.now, listChanged: (url: string) => this.mcp.listChanged(url, this.#deps.now()) };
     return toolsExecutor(http, (spec) => this.#mcpRoute(spec), host);
   }
 

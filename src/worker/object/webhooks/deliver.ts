@@ -13,6 +13,7 @@ import type { WebhookAttemptError } from "../../../contracts/webhook";
 import type { SecretVault } from "../secrets/vault";
 import { signedHeaders } from "./sign";
 import type { StoredDelivery, StoredEndpoint, WebhookTables } from "./store";
+import { TargetRefused } from "../../tools/target-fetch";
 
 /** Attempts of one delivery before it is given up. */
 export const MAX_ATTEMPTS = 8;
@@ -75,7 +76,8 @@ async function post(deps: DeliveryDeps, endpoint: StoredEndpoint, head: StoredDe
     await response.body?.cancel();
     return { statusCode: response.status, error: response.status >= 200 && response.status < 300 ? null : "http_status" };
   } catch (error) {
-    return { statusCode: null, error: isTimeout(error) ? "timeout" : "network" };
+    // `target_refused`: the endpoint's URL breaks the target rule (stored before it): nothing was sent.
+    return { statusCode: null, error: error instanceof TargetRefused ? "target_refused" : isTimeout(error) ? "timeout" : "network" };
   }
 }
 
