@@ -1,13 +1,15 @@
 /**
  * The consumer object's half of an MCP client's sign-in (it runs inside `ConsumerObject.oauthGrant`,
  * in one transaction): a subject-bound agent credential mints a new one for the same subject,
- * narrowed to the tools the user chose, for the OAuth grant to carry.
+ * narrowed to the tools the user chose, for the OAuth grant to carry. A subject holds one live
+ * grant credential per OAuth client and at most {@link OAUTH_CREDENTIALS_PER_SUBJECT} in all.
  * @module
  */
 import { compareCodePoints } from "../../../core/json";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { AuditChain } from "../audit/plane";
+import { all, one, run, text } from "../sql";
 import type { CredentialPlane } from "./plane";
 import { CredentialTable, type CredentialBinding } from "./store";
 import type { Authenticated } from "../socket-upgrade";
@@ -32,12 +34,23 @@ export interface OAuthGrant {
   readonly expiresAt: number;
 }
 
+/**
+ * Live OAuth grant credentials one subject of a consumer holds at once, over all its OAuth clients:
+ * a new grant beyond it revokes the subject's oldest (never another subject's).
+ */
+export const OAUTH_CREDENTIALS_PER_SUBJECT = 10;
+
 /** What the grant needs of its object. */
 export interface OAuthGrantDeps {
   readonly sql: SqlStorage;
   readonly credentials: CredentialPlane;
   readonly audit: AuditChain;
+  /** A credential was revoked here: its live sessions end. */
+  readonly revoked: (credentialId: string) => void;
 }
+
+/** Why a grant credential ends before its expiry (the `note` of its `credential.revoked` entry). */
+export type OAuthEnd = "oauth replaced" | "oauth cap" | "oauth token revoked";
 
 /**
  * Mints the credential of an OAuth grant: kind `agent`, principal `subject`, the sign-in
@@ -65,7 +78,14 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
     tools,
     expiresAt: signInExpiry === null ? grantExpiry : Math.min(signInExpiry, grantExpiry),
   };
+  // The same subject and client's earlier grant is replaced; the subject's oldest go beyond the cap.
+  const live = liveGrantCredentials(deps.sql, caller.subjectId, now);
+  const replaced = live.filter((grant) => grant.clientId === request.clientId);
+  const kept = live.filter((grant) => grant.clientId !== request.clientId);
+  for (const grant of replaced) endOAuthCredential(deps, grant.credentialId, now, "oauth replaced");
+  for (const grant of kept.slice(0, Math.max(0, kept.length - (OAUTH_CREDENTIALS_PER_SUBJECT - 1)))) endOAuthCredential(deps, grant.credentialId, now, "oauth cap");
   const created = deps.credentials.create(consumer, binding, now);
+  run(deps.sql, "UPDATE credentials SET oauth_client_id = ? WHERE credential_id = ?", request.clientId, created.credential_id);
   deps.audit.append("credential.created", now, {
     credential_id: created.credential_id,
     kind: binding.kind,
@@ -78,4 +98,30 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
     oauth_client_id: request.clientId,
   });
   return ok({ credentialId: created.credential_id, secret: created.secret, subjectId: caller.subjectId, tools, expiresAt: binding.expiresAt ?? grantExpiry });
+}
+
+/**
+ * Revokes a credential minted by an OAuth grant (its grant ended, or a newer one replaces it) and
+ * audits `credential.revoked` with the reason; `false` for any other credential, or one already
+ * revoked.
+ */
+export function endOAuthCredential(deps: OAuthGrantDeps, credentialId: string, now: number, note: OAuthEnd): boolean {
+  const minted = one(deps.sql, "SELECT oauth_client_id FROM credentials WHERE credential_id = ? AND oauth_client_id IS NOT NULL", credentialId);
+  if (minted === undefined || !deps.credentials.revoke(credentialId, now)) return false;
+  deps.audit.append("credential.revoked", now, { credential_id: credentialId, note, oauth_client_id: text(minted, "oauth_client_id") });
+  deps.revoked(credentialId);
+  return true;
+}
+
+/** A subject's live grant credentials, oldest first. */
+function liveGrantCredentials(sql: SqlStorage, subjectId: string, now: number): Array<{ credentialId: string; clientId: string }> {
+  const rows = all(
+    sql,
+    `SELECT credential_id, oauth_client_id FROM credentials
+     WHERE subject_id = ? AND oauth_client_id IS NOT NULL AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)
+     ORDER BY created_at, rowid`,
+    subjectId,
+    now,
+  );
+  return rows.map((row) => ({ credentialId: text(row, "credential_id"), clientId: text(row, "oauth_client_id") }));
 }

@@ -4,7 +4,10 @@ import { canonicalJson } from "../../../core/json";
 import type { Migration } from "../migrations";
 import { all, int, intOrNull, one, run, storedStrings, text, textOrNull } from "../sql";
 
-/** The credentials plane's table (schema v1) and its bindings (v4: principal mode, roles, tool scope, expiry). */
+/**
+ * The credentials plane's table (schema v1), its bindings (v4: principal mode, roles, tool scope,
+ * expiry) and the OAuth client a credential was minted for by a sign-in (v16, credentials/oauth-grant.ts).
+ */
 export const CREDENTIAL_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -25,6 +28,12 @@ export const CREDENTIAL_MIGRATIONS: readonly Migration[] = [
   ALTER TABLE credentials ADD COLUMN roles TEXT NOT NULL DEFAULT '[]';
   ALTER TABLE credentials ADD COLUMN tools TEXT;
   ALTER TABLE credentials ADD COLUMN expires_at INTEGER;`,
+  },
+  {
+    version: 16,
+    sql: `
+  ALTER TABLE credentials ADD COLUMN oauth_client_id TEXT;
+  CREATE INDEX credentials_oauth_subject ON credentials (subject_id, oauth_client_id) WHERE oauth_client_id IS NOT NULL;`,
   },
 ];
 
