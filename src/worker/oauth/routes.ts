@@ -19,7 +19,7 @@ import {
 import type { HeaderDoc, OperationDoc } from "../openapi/operation";
 import { authorizeDecision, authorizePage } from "./authorize";
 import { mcpBearer, mcpChallenge } from "./bearer";
-import { authorizationServerMetadata, libraryEndpoint, protectedResourceMetadata, tokenEndpoint, withCors } from "./endpoints";
+import { authorizationServerMetadata, libraryEndpoint, protectedResourceMetadata, registerEndpoint, tokenEndpoint, withCors } from "./endpoints";
 import { PRM_PREFIX } from "./resource";
 import { AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH } from "./server";
 
@@ -35,7 +35,8 @@ oauthRoutes.options(PRM_PATH, (c) => withCors(new Response(null, { status: 204 }
 oauthRoutes.get("/.well-known/oauth-authorization-server", authorizationServerMetadata);
 oauthRoutes.options("/.well-known/oauth-authorization-server", libraryEndpoint);
 oauthRoutes.post(TOKEN_PATH, tokenEndpoint);
-oauthRoutes.on(["POST", "OPTIONS"], REGISTER_PATH, libraryEndpoint);
+oauthRoutes.post(REGISTER_PATH, registerEndpoint);
+oauthRoutes.options(REGISTER_PATH, libraryEndpoint);
 oauthRoutes.options(TOKEN_PATH, libraryEndpoint);
 oauthRoutes.get(AUTHORIZE_PATH, authorizePage);
 oauthRoutes.post(AUTHORIZE_PATH, authorizeDecision);
