@@ -17,6 +17,9 @@ let user1 = { id: "", secret: "" };
 
 beforeEach(async () => {
   useAddress(freshAddress());
+  // The OAuth KV outlives a test: start each with none of the earlier tests' grants.
+  const kv = env.OAUTH_KV;
+  for (const key of (await kv?.list())?.keys ?? []) await kv?.delete(key.name);
   await wipe(A);
   await createConsumer(A, ["get_order", "create_refund_draft"], ["rev-1"]);
   await pinClock(A, T0);
@@ -51,13 +54,19 @@ describe("grant credentials per subject", () => {
   it(`a subject holds at most ${CAP} live grant credentials: the next revokes its own oldest, never another subject's`, async () => {
     const user2 = await credential(A, "agent", "user-2");
     const other = await signIn(user2.secret, ["get_order"]);
-    for (let i = 0; i <= CAP; i++) {
+    const oldestClient = await register();
+    const oldest = await grant(oldestClient, user1.secret, ["get_order"]);
+    for (let i = 0; i < CAP; i++) {
       useAddress(freshAddress());
       await signIn(user1.secret, ["get_order"]);
     }
     const all = await minted();
     expect(all.map((m) => [m.subject, m.revokedAt])).toEqual([["user-2", null], ["user-1", T0], ...Array.from({ length: CAP }, () => ["user-1", null])]);
     expect(await session(A, other.access_token)).toEqual([200, 200, ["get_order"]]);
+    // The displaced credential's grant is gone from the KV too: its refresh token ends, and the subject keeps CAP grants.
+    expect(await refresh(oldestClient, oldest.tokens.refresh_token)).toEqual([400, "invalid_grant"]);
+    const grants = await env.OAUTH_KV?.list({ prefix: `grant:${oldest.tokens.access_token.split(":")[0] ?? ""}:` });
+    expect(grants?.keys.length).toBe(CAP);
   });
 });
 

@@ -19,6 +19,7 @@ import { grantUserId } from "./grant-user";
 import { consentPage, initialChoice, PAGE_HEADERS, type ConsentChoice } from "./page";
 import { consumerOfResource } from "./resource";
 import { GRANT_TTL_SECONDS, oauthLibrary, oauthServer, type GrantProps, type OAuthServer } from "./server";
+import { endGrantsOf } from "./revocation";
 import { addressKey, authorizations, throttled } from "./throttle";
 
 type OAuthContext = Context<{ Bindings: Env }>;
@@ -105,6 +106,8 @@ export async function authorizeDecision(c: OAuthContext): Promise<Response> {
     props: { consumer, credential: granted.value.secret } satisfies GrantProps,
     metadata: grantMetadata(consumer, granted.value),
   });
+  // The library replaced this client's earlier grant; the grants of credentials beyond the subject's cap end here.
+  await endGrantsOf(oauth, userId, granted.value.ended);
   approved.headers.set("location", redirectTo);
   return new Response(null, { status: 302, headers: approved.headers });
 }

@@ -1,8 +1,9 @@
 /**
- * Token revocation (RFC 7009) that ends the whole grant: the library revokes an access token
- * alone, and a refresh token with its grant; here revoking either ends the grant (RFC 7009 §2.1
- * lets an access token's revocation take its refresh token along) and the gate credential it
- * carried, so nothing of it works or counts against its subject any more.
+ * Ending grants in `OAUTH_KV` with their gate credentials. Token revocation (RFC 7009): the
+ * library revokes an access token alone, and a refresh token with its grant; here revoking either
+ * ends the grant (RFC 7009 §2.1 lets an access token's revocation take its refresh token along)
+ * and the credential it carried, so nothing of it works or counts against its subject any more.
+ * And a consent whose credential displaced the subject's oldest ends those credentials' grants.
  * @module
  */
 import type { GrantSummary } from "@cloudflare/workers-oauth-provider";
@@ -10,13 +11,34 @@ import type { Env } from "../env";
 import { stubOf } from "../routes/middleware";
 import type { OAuthServer } from "./server";
 
-/** Grants of one user read while looking for the one a revoked token names (a subject holds a handful). */
-const GRANTS_READ = 100;
+/** Every grant of `userId` (one subject of one consumer: at most its cap of live ones, and codes not yet exchanged). */
+async function grantsOf(oauth: OAuthServer, userId: string): Promise<GrantSummary[]> {
+  const grants: GrantSummary[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await oauth.api.listUserGrants(userId, cursor === undefined ? {} : { cursor });
+    grants.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return grants;
+}
 
 /** The grant `grantId` of `userId`, or `null`. */
 async function grantOf(oauth: OAuthServer, userId: string, grantId: string): Promise<GrantSummary | null> {
-  const { items } = await oauth.api.listUserGrants(userId, { limit: GRANTS_READ });
-  return items.find((grant) => grant.id === grantId) ?? null;
+  return (await grantsOf(oauth, userId)).find((grant) => grant.id === grantId) ?? null;
+}
+
+/** The gate credential a grant carries, as its metadata names it. */
+function credentialOf(grant: GrantSummary): string | null {
+  const id: unknown = grant.metadata?.credential_id;
+  return typeof id === "string" ? id : null;
+}
+
+/** Ends the grants of `userId` whose credentials the consumer's object ended (`credentialIds`). */
+export async function endGrantsOf(oauth: OAuthServer, userId: string, credentialIds: readonly string[]): Promise<void> {
+  if (credentialIds.length === 0) return;
+  const ended = (await grantsOf(oauth, userId)).filter((grant) => credentialIds.includes(credentialOf(grant) ?? ""));
+  await Promise.all(ended.map((grant) => oauth.api.revokeGrant(grant.id, userId)));
 }
 
 /**
@@ -33,8 +55,8 @@ export async function revokeGrant(oauth: OAuthServer, consumer: string, token: s
   const revoked = access !== null ? (await oauth.api.unwrapToken(token)) === null : (await grantOf(oauth, userId, grantId)) === null;
   if (!revoked) return answer;
   await oauth.api.revokeGrant(grantId, userId);
-  const credentialId: unknown = grant.metadata?.credential_id;
+  const credentialId = credentialOf(grant);
   const stub = stubOf(env, consumer);
-  if (typeof credentialId === "string" && stub !== null) await stub.oauthEnd(credentialId);
+  if (credentialId !== null && stub !== null) await stub.oauthEnd(credentialId);
   return answer;
 }

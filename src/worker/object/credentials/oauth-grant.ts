@@ -32,6 +32,8 @@ export interface OAuthGrant {
   /** The credential's tool scope, which is also the grant's OAuth scope. */
   readonly tools: readonly string[];
   readonly expiresAt: number;
+  /** The subject's grant credentials this one ended: the same client's earlier one, and the oldest beyond the cap. */
+  readonly ended: readonly string[];
 }
 
 /**
@@ -82,8 +84,9 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
   const live = liveGrantCredentials(deps.sql, caller.subjectId, now);
   const replaced = live.filter((grant) => grant.clientId === request.clientId);
   const kept = live.filter((grant) => grant.clientId !== request.clientId);
+  const beyond = kept.slice(0, Math.max(0, kept.length - (OAUTH_CREDENTIALS_PER_SUBJECT - 1)));
   for (const grant of replaced) endOAuthCredential(deps, grant.credentialId, now, "oauth replaced");
-  for (const grant of kept.slice(0, Math.max(0, kept.length - (OAUTH_CREDENTIALS_PER_SUBJECT - 1)))) endOAuthCredential(deps, grant.credentialId, now, "oauth cap");
+  for (const grant of beyond) endOAuthCredential(deps, grant.credentialId, now, "oauth cap");
   const created = deps.credentials.create(consumer, binding, now);
   run(deps.sql, "UPDATE credentials SET oauth_client_id = ? WHERE credential_id = ?", request.clientId, created.credential_id);
   deps.audit.append("credential.created", now, {
@@ -97,7 +100,8 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
     note: "oauth",
     oauth_client_id: request.clientId,
   });
-  return ok({ credentialId: created.credential_id, secret: created.secret, subjectId: caller.subjectId, tools, expiresAt: binding.expiresAt ?? grantExpiry });
+  const ended = [...replaced, ...beyond].map((grant) => grant.credentialId);
+  return ok({ credentialId: created.credential_id, secret: created.secret, subjectId: caller.subjectId, tools, expiresAt: binding.expiresAt ?? grantExpiry, ended });
 }
 
 /**
