@@ -9,7 +9,6 @@ import { compareCodePoints } from "../../../core/json";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { AuditChain } from "../audit/plane";
-import { all, one, run, text } from "../sql";
 import type { CredentialPlane } from "./plane";
 import { CredentialTable, type CredentialBinding } from "./store";
 import type { Authenticated } from "../socket-upgrade";
@@ -70,7 +69,8 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
     .filter((tool) => (caller.tools === null || caller.tools.includes(tool)) && (chosen === null || chosen.has(tool)))
     .sort(compareCodePoints);
   if (tools.length === 0) return fail(problem("TOOL_NOT_IN_SCOPE", "None of the chosen tools is enabled for the consumer and within the sign-in credential's scope."));
-  const signInExpiry = new CredentialTable(deps.sql).get(caller.credentialId)?.expiresAt ?? null;
+  const table = new CredentialTable(deps.sql);
+  const signInExpiry = table.get(caller.credentialId)?.expiresAt ?? null;
   const grantExpiry = now + request.maxLifetimeSeconds;
   const binding: CredentialBinding = {
     kind: "agent",
@@ -81,14 +81,14 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
     expiresAt: signInExpiry === null ? grantExpiry : Math.min(signInExpiry, grantExpiry),
   };
   // The same subject and client's earlier grant is replaced; the subject's oldest go beyond the cap.
-  const live = liveGrantCredentials(deps.sql, caller.subjectId, now);
+  const live = table.liveOAuth(caller.subjectId, now);
   const replaced = live.filter((grant) => grant.clientId === request.clientId);
   const kept = live.filter((grant) => grant.clientId !== request.clientId);
   const beyond = kept.slice(0, Math.max(0, kept.length - (OAUTH_CREDENTIALS_PER_SUBJECT - 1)));
   for (const grant of replaced) endOAuthCredential(deps, grant.credentialId, now, "oauth replaced");
   for (const grant of beyond) endOAuthCredential(deps, grant.credentialId, now, "oauth cap");
   const created = deps.credentials.create(consumer, binding, now);
-  run(deps.sql, "UPDATE credentials SET oauth_client_id = ? WHERE credential_id = ?", request.clientId, created.credential_id);
+  table.markOAuth(created.credential_id, request.clientId);
   deps.audit.append("credential.created", now, {
     credential_id: created.credential_id,
     kind: binding.kind,
@@ -110,22 +110,10 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
  * revoked.
  */
 export function endOAuthCredential(deps: OAuthGrantDeps, credentialId: string, now: number, note: OAuthEnd): boolean {
-  const minted = one(deps.sql, "SELECT oauth_client_id FROM credentials WHERE credential_id = ? AND oauth_client_id IS NOT NULL", credentialId);
-  if (minted === undefined || !deps.credentials.revoke(credentialId, now)) return false;
-  deps.audit.append("credential.revoked", now, { credential_id: credentialId, note, oauth_client_id: text(minted, "oauth_client_id") });
+  const clientId = new CredentialTable(deps.sql).oauthClientOf(credentialId);
+  if (clientId === null || !deps.credentials.revoke(credentialId, now)) return false;
+  deps.audit.append("credential.revoked", now, { credential_id: credentialId, note, oauth_client_id: clientId });
   deps.revoked(credentialId);
   return true;
 }
 
-/** A subject's live grant credentials, oldest first. */
-function liveGrantCredentials(sql: SqlStorage, subjectId: string, now: number): Array<{ credentialId: string; clientId: string }> {
-  const rows = all(
-    sql,
-    `SELECT credential_id, oauth_client_id FROM credentials
-     WHERE subject_id = ? AND oauth_client_id IS NOT NULL AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)
-     ORDER BY created_at, rowid`,
-    subjectId,
-    now,
-  );
-  return rows.map((row) => ({ credentialId: text(row, "credential_id"), clientId: text(row, "oauth_client_id") }));
-}

@@ -120,6 +120,30 @@ export class CredentialTable {
     return row !== undefined && row.revoked_at === null && (row.expires_at === null || (row.expires_at as number) > now);
   }
 
+  /** Marks a credential as minted by an OAuth sign-in for `clientId`. */
+  markOAuth(credentialId: string, clientId: string): void {
+    run(this.sql, "UPDATE credentials SET oauth_client_id = ? WHERE credential_id = ?", clientId, credentialId);
+  }
+
+  /** The OAuth client a credential was minted for, or `null` (not an OAuth grant's credential). */
+  oauthClientOf(credentialId: string): string | null {
+    const row = one(this.sql, "SELECT oauth_client_id FROM credentials WHERE credential_id = ?", credentialId);
+    return row === undefined ? null : textOrNull(row, "oauth_client_id");
+  }
+
+  /** A subject's live OAuth grant credentials (not revoked, not expired), oldest first. */
+  liveOAuth(subjectId: string, now: number): Array<{ credentialId: string; clientId: string }> {
+    const rows = all(
+      this.sql,
+      `SELECT credential_id, oauth_client_id FROM credentials
+       WHERE subject_id = ? AND oauth_client_id IS NOT NULL AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)
+       ORDER BY created_at, rowid`,
+      subjectId,
+      now,
+    );
+    return rows.map((row) => ({ credentialId: text(row, "credential_id"), clientId: text(row, "oauth_client_id") }));
+  }
+
   /**
    * Up to `limit` credentials issued after `afterId` (`null`: from the first), in issue order
    * (`rowid`: rows are never deleted). Never the secret's hash.
