@@ -120,6 +120,15 @@ describe("revocation", () => {
     expect(ended).toEqual(["oauth token revoked"]);
   });
 
+  it("by another client ends nothing", async () => {
+    const client = await register();
+    const stranger = await register();
+    const { tokens } = await grant(client, user1.secret, ["get_order"]);
+    for (const [token, hint] of [[tokens.access_token, "access_token"], [tokens.refresh_token, "refresh_token"]] as const) expect((await revoke(stranger, token, hint)).status).toBe(200);
+    expect((await minted()).map((m) => m.revokedAt)).toEqual([null]);
+    expect((await refresh(client, tokens.refresh_token))[0]).toBe(200);
+  });
+
   it("of a refresh token ends its credential too", async () => {
     const client = await register();
     const { tokens } = await grant(client, user1.secret, ["get_order"]);

@@ -51,8 +51,12 @@ export async function revokeGrant(oauth: OAuthServer, consumer: string, token: s
   const access = grant === null ? null : await oauth.api.unwrapToken(token);
   const answer = await oauth.server.fetch(request, env, ctx);
   if (grant === null || answer.status !== 200) return answer;
-  // What the library revoked: the access token (gone now), or the refresh token with its grant.
-  const revoked = access !== null ? (await oauth.api.unwrapToken(token)) === null : (await grantOf(oauth, userId, grantId)) === null;
+  // What the library revoked for the client that owns it: the access token (gone now, though not
+  // yet expired: an expiry in between is no revocation), or the refresh token with its grant.
+  const revoked =
+    access !== null
+      ? access.expiresAt > Math.floor(Date.now() / 1000) && (await oauth.api.unwrapToken(token)) === null
+      : (await grantOf(oauth, userId, grantId)) === null;
   if (!revoked) return answer;
   await oauth.api.revokeGrant(grantId, userId);
   const credentialId = credentialOf(grant);
