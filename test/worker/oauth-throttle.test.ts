@@ -1,6 +1,6 @@
 /** The anonymous OAuth endpoints' buckets: per address, and a higher one for the isolate that many addresses share. */
 import { describe, expect, it } from "vitest";
-import { addressKey, AUTHORIZATION_LIMITS, REGISTRATION_LIMITS, Throttle } from "../../src/worker/oauth/throttle";
+import { addressKey, AUTHORIZATION_LIMITS, REGISTRATION_LIMITS, Throttle, throttled } from "../../src/worker/oauth/throttle";
 
 const SMALL = { perAddress: { burst: 2, perSecond: 1 }, perIsolate: { burst: 5, perSecond: 0.5 } };
 
@@ -31,5 +31,10 @@ describe("the OAuth throttle", () => {
       "0:0:0:0::/64",
       "unknown",
     ]);
+  });
+
+  it("lets a browser client read the 429 and its Retry-After", () => {
+    const res = throttled(7, "client registrations", "http://localhost:6274");
+    expect(["access-control-allow-origin", "access-control-expose-headers", "retry-after"].map((h) => res.headers.get(h))).toEqual(["http://localhost:6274", "Retry-After", "7"]);
   });
 });

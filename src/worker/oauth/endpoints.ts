@@ -109,7 +109,7 @@ export async function registerEndpoint(c: OAuthContext): Promise<Response> {
   const oauth = await oauthServer(new URL(c.req.url), c.env, null, UNUSED_REGISTRATION_TTL_SECONDS);
   if (oauth === null) return notConfigured();
   const wait = registrations.take(addressKey(c.req.header("cf-connecting-ip") ?? null), Date.now());
-  return wait === null ? oauth.server.fetch(c.req.raw, c.env, c.executionCtx) : throttled(wait, "client registrations");
+  return wait === null ? oauth.server.fetch(c.req.raw, c.env, c.executionCtx) : throttled(wait, "client registrations", c.req.header("origin") ?? null);
 }
 
 /** The protocol endpoints' preflights and metadata variants: the library answers as it is. */

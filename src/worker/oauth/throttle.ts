@@ -82,10 +82,19 @@ export function addressKey(header: string | null): string {
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
 }
 
-/** The `429` of a throttled OAuth endpoint. */
-export function throttled(retryAfter: number, what: string): Response {
+/**
+ * The `429` of a throttled OAuth endpoint; `origin`: a browser client's `Origin`, which may read
+ * it and its `Retry-After` (as it may read the library's own answers).
+ */
+export function throttled(retryAfter: number, what: string, origin: string | null = null): Response {
   const body = { error: "temporarily_unavailable", error_description: `Too many ${what} from this address or on this server; retry after ${retryAfter} seconds.` };
-  return Response.json(body, { status: 429, headers: { "retry-after": String(retryAfter), "cache-control": "no-store" } });
+  const headers = new Headers({ "retry-after": String(retryAfter), "cache-control": "no-store" });
+  if (origin !== null) {
+    headers.set("access-control-allow-origin", origin);
+    headers.set("access-control-expose-headers", "Retry-After");
+    headers.set("vary", "Origin");
+  }
+  return Response.json(body, { status: 429, headers });
 }
 
 /** The isolate's buckets of dynamic registration. */
