@@ -9,6 +9,7 @@ declare namespace Cloudflare {
     CHECKPOINTS?: R2Bucket;
     AUDIT_WITNESS?: R2Bucket;
     ASSETS?: Fetcher;
+    OAUTH_KV?: KVNamespace;
   }
   interface GlobalProps {
     mainModule: typeof import("../../src/worker/index");

@@ -14,11 +14,13 @@ import type { Env } from "../env";
 import type { OAuthGrant } from "../object/credentials/oauth-grant";
 import { problem, problemResponse, type Problem } from "../problem";
 import { stubOf } from "../routes/middleware";
-import type { GrantProps } from "./bearer";
 import { notConfigured } from "./endpoints";
+import { grantUserId } from "./grant-user";
 import { consentPage, initialChoice, PAGE_HEADERS, type ConsentChoice } from "./page";
-import { consumerOfResource, grantUserId } from "./resource";
-import { GRANT_TTL_SECONDS, oauthLibrary, oauthServer, type OAuthServer } from "./server";
+import { consumerOfResource } from "./resource";
+import { GRANT_TTL_SECONDS, oauthLibrary, oauthServer, type GrantProps, type OAuthServer } from "./server";
+import { endGrantsOf } from "./revocation";
+import { addressKey, authorizations, throttled } from "./throttle";
 
 type OAuthContext = Context<{ Bindings: Env }>;
 
@@ -27,11 +29,22 @@ const MAX_FORM_BYTES = 16_384;
 /** An OAuth scope token (RFC 6749 §3.3), at most 128 characters: the tool names a grant may name. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/;
 
+/**
+ * The sign-in page's limits (throttle.ts): each view and each form stores a consent transaction,
+ * for anyone. `null`: go on.
+ */
+function overLimit(c: OAuthContext): Response | null {
+  const wait = authorizations.take(addressKey(c.req.header("cf-connecting-ip") ?? null), Date.now());
+  return wait === null ? null : throttled(wait, "sign-in requests");
+}
+
 /** `GET /oauth/authorize`: validates the authorization request and shows the page. */
 export async function authorizePage(c: OAuthContext): Promise<Response> {
   const url = new URL(c.req.url);
   const base = await oauthServer(url, c.env, null);
   if (base === null) return notConfigured();
+  const limited = overLimit(c);
+  if (limited !== null) return limited;
   const resources = url.searchParams.getAll("resource");
   const consumer = resources.length === 1 ? consumerOfResource(base.origin, resources[0] ?? "") : null;
   const oauth = consumer === null ? base : await oauthServer(url, c.env, consumer);
@@ -53,6 +66,8 @@ export async function authorizeDecision(c: OAuthContext): Promise<Response> {
   const url = new URL(c.req.url);
   const base = await oauthServer(url, c.env, null);
   if (base === null) return notConfigured();
+  const limited = overLimit(c);
+  if (limited !== null) return limited;
   const form = await readForm(c.req.raw);
   if (form instanceof Response) return form;
   const handle = form.get("handle") ?? "";
@@ -82,13 +97,17 @@ export async function authorizeDecision(c: OAuthContext): Promise<Response> {
   if (keyedCredential(secret, consumer, c.env) === null || stub === null) return again(refusal(consumer, { code: "UNAUTHENTICATED", detail: "" }));
   const granted = await stub.oauthGrant(consumer, secret, { tools: choice.all ? null : names, clientId: approved.request.clientId, maxLifetimeSeconds: GRANT_TTL_SECONDS });
   if (!granted.ok) return again(refusal(consumer, granted.error));
+  const userId = await grantUserId(consumer, granted.value.subjectId, c.env);
+  if (userId === null) throw new Error("a credential signed in without a token key");
   const { redirectTo } = await oauth.api.completeAuthorization({
     request: approved.request,
-    userId: grantUserId(consumer, granted.value.subjectId),
+    userId,
     scope: [...granted.value.tools],
     props: { consumer, credential: granted.value.secret } satisfies GrantProps,
     metadata: grantMetadata(consumer, granted.value),
   });
+  // The library replaced this client's earlier grant; the grants of credentials beyond the subject's cap end here.
+  await endGrantsOf(oauth, userId, granted.value.ended);
   approved.headers.set("location", redirectTo);
   return new Response(null, { status: 302, headers: approved.headers });
 }

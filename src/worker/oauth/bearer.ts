@@ -5,20 +5,14 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { ConsumerName } from "../../contracts/consumer";
-import * as z from "../../core/zod";
 import { isAdmin } from "../auth";
 import { bearerToken } from "../credential-format";
 import type { Env } from "../env";
-import { consumerOfToken, metadataUrl } from "./resource";
-import { oauthOrigin, oauthServer } from "./server";
+import { consumerOfToken } from "./grant-user";
+import { metadataUrl } from "./resource";
+import { GrantProps, oauthOrigin, oauthServer } from "./server";
 
 type OAuthEnv = { Bindings: Env };
-
-/** What a grant carries (encrypted by the library with a key only the token unwraps). */
-export const GrantProps = z.strictObject({ consumer: z.string(), credential: z.string().check(z.startsWith("tg_agent_")) });
-
-/** Grant props, as stored by the consent handler. */
-export type GrantProps = z.infer<typeof GrantProps>;
 
 /**
  * An OAuth access token of the gate's authorization server, presented to a consumer's MCP
@@ -32,8 +26,8 @@ export function mcpBearer(): MiddlewareHandler<OAuthEnv> {
   return async function mcpBearer(c, next) {
     const consumer = c.req.param("consumer") ?? "";
     const token = bearerToken(c.req.header("authorization") ?? null);
-    // An OAuth token names its grant's consumer at its head; any other token is not one for this endpoint.
-    if (token !== null && !token.startsWith("tg_") && consumerOfToken(token) === consumer && !isAdmin(c)) {
+    // An OAuth token's head seals its grant's consumer; any other token is not one for this endpoint.
+    if (token !== null && !token.startsWith("tg_") && !isAdmin(c) && (await consumerOfToken(token, c.env)) === consumer) {
       const oauth = await oauthServer(new URL(c.req.url), c.env, consumer);
       const valid = oauth === null ? null : await oauth.server.validateToken(oauth.resource, token, c.env);
       const props = GrantProps.safeParse(valid?.props);

@@ -10,8 +10,11 @@ import { PyFloat, readJson } from "../../core/json";
 import { readCappedBytes } from "../body";
 import type { Env } from "../env";
 import { problem, problemResponse } from "../problem";
-import { consumerOfToken, mcpResource } from "./resource";
-import { oauthOrigin, oauthServer } from "./server";
+import { consumerOfToken } from "./grant-user";
+import { mcpResource } from "./resource";
+import { revokeGrant } from "./revocation";
+import { oauthOrigin, oauthServer, UNUSED_REGISTRATION_TTL_SECONDS } from "./server";
+import { addressKey, registrations, throttled } from "./throttle";
 
 type OAuthContext = Context<{ Bindings: Env }>;
 
@@ -88,13 +91,28 @@ export async function tokenEndpoint(c: OAuthContext): Promise<Response> {
   if (!bytes.ok) return Response.json({ error: "invalid_request", error_description: bytes.error.detail }, { status: 413, headers: { "cache-control": "no-store" } });
   const form = new URLSearchParams(new TextDecoder().decode(bytes.value));
   const presented = form.get("code") ?? form.get("refresh_token") ?? form.get("token") ?? "";
-  const oauth = await oauthServer(url, c.env, consumerOfToken(presented));
+  const consumer = await consumerOfToken(presented, c.env);
+  const oauth = await oauthServer(url, c.env, consumer);
   if (oauth === null) return notConfigured();
   const request = new Request(raw.url, { method: raw.method, headers: raw.headers, body: raw.method === "POST" ? bytes.value : null });
+  // A revocation (RFC 7009: a token and no grant type) of a token of ours ends its whole grant.
+  const revocation = form.get("grant_type") === null && form.get("token") !== null;
+  if (revocation && consumer !== null) return revokeGrant(oauth, consumer, presented, request, c.env, c.executionCtx);
   return oauth.server.fetch(request, c.env, c.executionCtx);
 }
 
-/** `POST /oauth/register` and the protocol endpoints' preflights: the library answers as it is. */
+/**
+ * `POST /oauth/register`: the library registers, within the registration limits
+ * (throttle.ts); a client stays registered for an hour unless it exchanges a code by then.
+ */
+export async function registerEndpoint(c: OAuthContext): Promise<Response> {
+  const oauth = await oauthServer(new URL(c.req.url), c.env, null, UNUSED_REGISTRATION_TTL_SECONDS);
+  if (oauth === null) return notConfigured();
+  const wait = registrations.take(addressKey(c.req.header("cf-connecting-ip") ?? null), Date.now());
+  return wait === null ? oauth.server.fetch(c.req.raw, c.env, c.executionCtx) : throttled(wait, "client registrations", c.req.header("origin") ?? null);
+}
+
+/** The protocol endpoints' preflights and metadata variants: the library answers as it is. */
 export async function libraryEndpoint(c: OAuthContext): Promise<Response> {
   const oauth = await oauthServer(new URL(c.req.url), c.env, null);
   return oauth === null ? notConfigured() : oauth.server.fetch(c.req.raw, c.env, c.executionCtx);

@@ -1,7 +1,7 @@
 /**
  * The names OAuth uses for the gate's MCP endpoints: each consumer's endpoint is its own
- * protected resource (RFC 8707 audience), the Worker's origin is the one issuer, and a grant's
- * user id says which consumer and subject it acts for.
+ * protected resource (RFC 8707 audience), and the Worker's origin is the one issuer (a grant's
+ * user id: grant-user.ts).
  * @module
  */
 import { ConsumerName } from "../../contracts/consumer";
@@ -41,30 +41,4 @@ export function issuerOrigin(url: URL): string | null {
   const host = url.hostname;
   const loopback = host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
   return url.protocol === "http:" && loopback ? url.origin : null;
-}
-
-/**
- * A grant's user id: `<consumer>/<subject>`, each part percent-encoded, since the library keeps
- * `:` as the separator of its tokens and storage keys (`<user id>:<grant id>:<secret>`).
- */
-export function grantUserId(consumer: string, subject: string): string {
-  return `${encodeURIComponent(consumer)}/${encodeURIComponent(subject)}`;
-}
-
-/**
- * The consumer named by the user id at the head of an authorization code, refresh or access
- * token, or `null`. Only routes the token to the consumer's resource: the library still checks
- * the token itself, and its grant's audience.
- */
-export function consumerOfToken(token: string): string | null {
-  const userId = token.split(":", 1)[0] ?? "";
-  const slash = userId.indexOf("/");
-  if (slash < 1 || token.split(":").length !== 3) return null;
-  let consumer: string;
-  try {
-    consumer = decodeURIComponent(userId.slice(0, slash));
-  } catch {
-    return null;
-  }
-  return ConsumerName.safeParse(consumer).success ? consumer : null;
 }

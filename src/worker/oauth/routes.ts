@@ -19,7 +19,7 @@ import {
 import type { HeaderDoc, OperationDoc } from "../openapi/operation";
 import { authorizeDecision, authorizePage } from "./authorize";
 import { mcpBearer, mcpChallenge } from "./bearer";
-import { authorizationServerMetadata, libraryEndpoint, protectedResourceMetadata, tokenEndpoint, withCors } from "./endpoints";
+import { authorizationServerMetadata, libraryEndpoint, protectedResourceMetadata, registerEndpoint, tokenEndpoint, withCors } from "./endpoints";
 import { PRM_PREFIX } from "./resource";
 import { AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH } from "./server";
 
@@ -35,12 +35,16 @@ oauthRoutes.options(PRM_PATH, (c) => withCors(new Response(null, { status: 204 }
 oauthRoutes.get("/.well-known/oauth-authorization-server", authorizationServerMetadata);
 oauthRoutes.options("/.well-known/oauth-authorization-server", libraryEndpoint);
 oauthRoutes.post(TOKEN_PATH, tokenEndpoint);
-oauthRoutes.on(["POST", "OPTIONS"], REGISTER_PATH, libraryEndpoint);
+oauthRoutes.post(REGISTER_PATH, registerEndpoint);
+oauthRoutes.options(REGISTER_PATH, libraryEndpoint);
 oauthRoutes.options(TOKEN_PATH, libraryEndpoint);
 oauthRoutes.get(AUTHORIZE_PATH, authorizePage);
 oauthRoutes.post(AUTHORIZE_PATH, authorizeDecision);
 
 const LOCATION: HeaderDoc = { description: "The client's redirect URI with the answer's parameters.", schema: { type: "string" }, required: true };
+const RETRY_AFTER: HeaderDoc = { description: "Seconds until this address (or this server) may send another.", schema: { type: "integer", minimum: 1 }, required: true };
+/** The anonymous endpoints' rate limits (per client address, and per server): docs/mcp.md, "Limits". */
+const THROTTLED = { status: 429, schema: OAuthError, description: "`temporarily_unavailable`: too many requests from this address or on this server.", headers: { "Retry-After": RETRY_AFTER } } as const;
 
 /** OpenAPI descriptions of the OAuth routes (their bodies are OAuth's forms and JSON, RFC 6749 and RFC 7591). */
 export const oauthOperations: readonly OperationDoc[] = [
@@ -66,7 +70,7 @@ export const oauthOperations: readonly OperationDoc[] = [
     summary: "The sign-in and consent page of an MCP client: a subject-bound agent credential of the consumer named by `resource`, and the tools to grant.",
     operation: "none",
     response: { status: 200, text: "text/html", description: "The page; errors of a validated request redirect to the client (RFC 6749 §4.1.2.1)." },
-    alsoResponses: [{ status: 302, description: "An error of a validated request, back to the client's redirect URI.", headers: { Location: LOCATION } }],
+    alsoResponses: [{ status: 302, description: "An error of a validated request, back to the client's redirect URI.", headers: { Location: LOCATION } }, THROTTLED],
     problems: ["INVALID_REQUEST", "OAUTH_NOT_CONFIGURED"],
   },
   {
@@ -77,13 +81,13 @@ export const oauthOperations: readonly OperationDoc[] = [
     request: OAuthConsentForm,
     requestMedia: "application/x-www-form-urlencoded",
     response: { status: 302, description: "Back to the client's redirect URI, with the code or `access_denied`.", headers: { Location: LOCATION } },
-    alsoResponses: [{ status: 200, text: "text/html", description: "The page again, saying why: the sign-in credential or the tool choice was refused." }],
+    alsoResponses: [{ status: 200, text: "text/html", description: "The page again, saying why: the sign-in credential or the tool choice was refused." }, THROTTLED],
     problems: ["INVALID_REQUEST", "UNSUPPORTED_MEDIA_TYPE", "BODY_TOO_LARGE", "OAUTH_NOT_CONFIGURED"],
   },
   {
     method: "post",
     path: "/oauth/token",
-    summary: "Token endpoint (authorization_code with PKCE, refresh_token) and revocation (RFC 7009); OAuth error bodies (RFC 6749 §5.2).",
+    summary: "Token endpoint (authorization_code with PKCE, refresh_token) and revocation (RFC 7009: revoking either token ends the whole grant and its credential); OAuth error bodies (RFC 6749 §5.2).",
     operation: "none",
     request: OAuthTokenRequest,
     requestMedia: "application/x-www-form-urlencoded",
@@ -97,11 +101,11 @@ export const oauthOperations: readonly OperationDoc[] = [
   {
     method: "post",
     path: "/oauth/register",
-    summary: "Dynamic client registration (RFC 7591); OAuth error bodies.",
+    summary: "Dynamic client registration (RFC 7591); OAuth error bodies. A registration no client exchanged a code for by then expires after an hour.",
     operation: "none",
     request: OAuthClientMetadata,
     response: { status: 201, schema: OAuthClientInformation, description: "The registered client." },
-    alsoResponses: [{ status: 400, schema: OAuthError, description: "`invalid_client_metadata` or `invalid_redirect_uri` (RFC 7591 §3.2.2)." }],
+    alsoResponses: [{ status: 400, schema: OAuthError, description: "`invalid_client_metadata` or `invalid_redirect_uri` (RFC 7591 §3.2.2)." }, THROTTLED],
     problems: ["OAUTH_NOT_CONFIGURED"],
   },
 ];

@@ -36,7 +36,7 @@ import { tracerFor } from "../trace/config";
 import { approvalEvents, approvalsCall, type ApprovalsCall, type ApprovalsDeps } from "./tool-calls/approvals-call";
 import { EventBus } from "./events/bus";
 import type { ToolCallInput } from "./tool-calls/bind";
-import { oauthGrant, type OAuthGrant, type OAuthGrantRequest } from "./credentials/oauth-grant";
+import { endOAuthCredential, oauthGrant, type OAuthGrant, type OAuthGrantDeps, type OAuthGrantRequest } from "./credentials/oauth-grant";
 import { WebhookPlane } from "./webhooks/plane";
 import { webhooksCall, type WebhooksCall } from "./webhooks/calls";
 import { adminCall, type AdminCall } from "./consumer/admin-call";
@@ -156,8 +156,7 @@ export class ConsumerObject extends DurableObject<Env> {
       {
         sql: this.ctx.storage.sql, gate: this.#gate, consumer: this.#consumer, credentials: this.#credentials, audit: this.#audit, limits: this.#limits(), now: this.clock.now(),
         transaction: (step) => this.#transaction(step), unknownNames: (names) => this.#tools.unknownNames(names), configured: () => (this.#toolCalls = undefined), runtimeOf: (config) => this.#runtimeOf(config), events: this.events,
-        // Every live session of the credential ends now (1008); a provider's binding detaches first.
-        revoked: (id) => closeCredentialSockets(this.ctx, id, (ws) => isCapabilitySocket(this.ctx, ws) && detachProvider(this.capability, ws)),
+        revoked: this.#revoked,
       },
       consumer,
       call,
@@ -195,10 +194,29 @@ export class ConsumerObject extends DurableObject<Env> {
     return auth.ok ? this.#mcp.handle(auth.value, request, (input, statusRef, notify) => this.#agentCall(consumer, auth.value, "mcp", input, statusRef, notify)) : auth;
   }
 
-  /** MCP OAuth sign-in: a subject-bound agent credential mints a narrower one for the client's grant (oauth/grant.ts). */
+  /** Every live session of a revoked credential ends now (1008); a provider's binding detaches first. */
+  /** A credential was revoked: its sockets close (1008; a provider's binding detaches first) and its waits and streams end. */
+  readonly #revoked = (id: string): number => {
+    const closed = closeCredentialSockets(this.ctx, id, (ws) => isCapabilitySocket(this.ctx, ws) && detachProvider(this.capability, ws));
+    this.events.recheck();
+    return closed;
+  };
+  readonly #oauthDeps = (): OAuthGrantDeps => ({ sql: this.ctx.storage.sql, credentials: this.#credentials, audit: this.#audit, revoked: this.#revoked });
+
+  /** MCP OAuth sign-in: a subject-bound agent credential mints a narrower one for the client's grant (credentials/oauth-grant.ts). */
   oauthGrant(consumer: string, token: string, request: OAuthGrantRequest): Outcome<OAuthGrant> {
     const auth = this.#gate.authenticate(consumer, token, "mcp");
-    return auth.ok ? this.#transaction(() => oauthGrant({ sql: this.ctx.storage.sql, credentials: this.#credentials, audit: this.#audit }, consumer, auth.value, request, this.clock.now())) : auth;
+    return auth.ok ? this.#transaction(() => oauthGrant(this.#oauthDeps(), consumer, auth.value, request, this.clock.now())) : auth;
+  }
+
+  /** Whether a grant's credential still works on the MCP endpoint (a refresh needs it). */
+  oauthLive(consumer: string, token: string): boolean {
+    return this.#gate.authenticate(consumer, token, "mcp").ok;
+  }
+
+  /** The Worker ended an OAuth grant (its token was revoked): its credential ends too. */
+  oauthEnd(credentialId: string): boolean {
+    return this.#transaction(() => endOAuthCredential(this.#oauthDeps(), credentialId, this.clock.now(), "oauth token revoked"));
   }
 
   /** Approvals (tool-calls/approvals-call.ts): an approver's list and decision; an approval's status, waiting for its decision. */

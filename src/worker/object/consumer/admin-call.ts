@@ -43,7 +43,7 @@ export interface AdminDeps {
   configured(): void;
   /** The consumer's bus: its waits and streams end once their credential no longer holds. */
   readonly events: EventBus;
-  /** A credential was revoked: its live sessions end now. */
+  /** A credential was revoked: its sockets, waits and streams end now. */
   revoked(credentialId: string): void;
   runtimeOf(config: ConsumerRecord): RuntimeTransport;
 }
@@ -77,9 +77,8 @@ export function adminCall(deps: AdminDeps, consumer: string, call: AdminCall): O
         if (done) deps.audit.append("credential.revoked", deps.now, { credential_id: call.credentialId });
         return done;
       });
+      // Its sockets close and its waits and streams (the console's included) end now.
       if (revoked) deps.revoked(call.credentialId);
-      // Its waits and streams (the console's included) end now too.
-      if (revoked) deps.events.recheck();
       return revoked ? ok(null) : fail(problem("NOT_FOUND", "No such credential."));
     }
     case "listCredentials":

@@ -1,7 +1,8 @@
 /**
  * The consumer object's half of an MCP client's sign-in (it runs inside `ConsumerObject.oauthGrant`,
  * in one transaction): a subject-bound agent credential mints a new one for the same subject,
- * narrowed to the tools the user chose, for the OAuth grant to carry.
+ * narrowed to the tools the user chose, for the OAuth grant to carry. A subject holds one live
+ * grant credential per OAuth client and at most {@link OAUTH_CREDENTIALS_PER_SUBJECT} in all.
  * @module
  */
 import { compareCodePoints } from "../../../core/json";
@@ -30,14 +31,27 @@ export interface OAuthGrant {
   /** The credential's tool scope, which is also the grant's OAuth scope. */
   readonly tools: readonly string[];
   readonly expiresAt: number;
+  /** The subject's grant credentials this one ended: the same client's earlier one, and the oldest beyond the cap. */
+  readonly ended: readonly string[];
 }
+
+/**
+ * Live OAuth grant credentials one subject of a consumer holds at once, over all its OAuth clients:
+ * a new grant beyond it revokes the subject's oldest (never another subject's).
+ */
+export const OAUTH_CREDENTIALS_PER_SUBJECT = 10;
 
 /** What the grant needs of its object. */
 export interface OAuthGrantDeps {
   readonly sql: SqlStorage;
   readonly credentials: CredentialPlane;
   readonly audit: AuditChain;
+  /** A credential was revoked here: its live sessions end. */
+  readonly revoked: (credentialId: string) => void;
 }
+
+/** Why a grant credential ends before its expiry (the `note` of its `credential.revoked` entry). */
+export type OAuthEnd = "oauth replaced" | "oauth cap" | "oauth token revoked";
 
 /**
  * Mints the credential of an OAuth grant: kind `agent`, principal `subject`, the sign-in
@@ -55,7 +69,8 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
     .filter((tool) => (caller.tools === null || caller.tools.includes(tool)) && (chosen === null || chosen.has(tool)))
     .sort(compareCodePoints);
   if (tools.length === 0) return fail(problem("TOOL_NOT_IN_SCOPE", "None of the chosen tools is enabled for the consumer and within the sign-in credential's scope."));
-  const signInExpiry = new CredentialTable(deps.sql).get(caller.credentialId)?.expiresAt ?? null;
+  const table = new CredentialTable(deps.sql);
+  const signInExpiry = table.get(caller.credentialId)?.expiresAt ?? null;
   const grantExpiry = now + request.maxLifetimeSeconds;
   const binding: CredentialBinding = {
     kind: "agent",
@@ -65,7 +80,15 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
     tools,
     expiresAt: signInExpiry === null ? grantExpiry : Math.min(signInExpiry, grantExpiry),
   };
+  // The same subject and client's earlier grant is replaced; the subject's oldest go beyond the cap.
+  const live = table.liveOAuth(caller.subjectId, now);
+  const replaced = live.filter((grant) => grant.clientId === request.clientId);
+  const kept = live.filter((grant) => grant.clientId !== request.clientId);
+  const beyond = kept.slice(0, Math.max(0, kept.length - (OAUTH_CREDENTIALS_PER_SUBJECT - 1)));
+  for (const grant of replaced) endOAuthCredential(deps, grant.credentialId, now, "oauth replaced");
+  for (const grant of beyond) endOAuthCredential(deps, grant.credentialId, now, "oauth cap");
   const created = deps.credentials.create(consumer, binding, now);
+  table.markOAuth(created.credential_id, request.clientId);
   deps.audit.append("credential.created", now, {
     credential_id: created.credential_id,
     kind: binding.kind,
@@ -77,5 +100,20 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
     note: "oauth",
     oauth_client_id: request.clientId,
   });
-  return ok({ credentialId: created.credential_id, secret: created.secret, subjectId: caller.subjectId, tools, expiresAt: binding.expiresAt ?? grantExpiry });
+  const ended = [...replaced, ...beyond].map((grant) => grant.credentialId);
+  return ok({ credentialId: created.credential_id, secret: created.secret, subjectId: caller.subjectId, tools, expiresAt: binding.expiresAt ?? grantExpiry, ended });
 }
+
+/**
+ * Revokes a credential minted by an OAuth grant (its grant ended, or a newer one replaces it) and
+ * audits `credential.revoked` with the reason; `false` for any other credential, or one already
+ * revoked.
+ */
+export function endOAuthCredential(deps: OAuthGrantDeps, credentialId: string, now: number, note: OAuthEnd): boolean {
+  const clientId = new CredentialTable(deps.sql).oauthClientOf(credentialId);
+  if (clientId === null || !deps.credentials.revoke(credentialId, now)) return false;
+  deps.audit.append("credential.revoked", now, { credential_id: credentialId, note, oauth_client_id: clientId });
+  deps.revoked(credentialId);
+  return true;
+}
+

@@ -4,7 +4,10 @@ import { canonicalJson } from "../../../core/json";
 import type { Migration } from "../migrations";
 import { all, int, intOrNull, one, run, storedStrings, text, textOrNull } from "../sql";
 
-/** The credentials plane's table (schema v1) and its bindings (v4: principal mode, roles, tool scope, expiry). */
+/**
+ * The credentials plane's table (schema v1), its bindings (v4: principal mode, roles, tool scope,
+ * expiry) and the OAuth client a credential was minted for by a sign-in (v16, credentials/oauth-grant.ts).
+ */
 export const CREDENTIAL_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -25,6 +28,12 @@ export const CREDENTIAL_MIGRATIONS: readonly Migration[] = [
   ALTER TABLE credentials ADD COLUMN roles TEXT NOT NULL DEFAULT '[]';
   ALTER TABLE credentials ADD COLUMN tools TEXT;
   ALTER TABLE credentials ADD COLUMN expires_at INTEGER;`,
+  },
+  {
+    version: 16,
+    sql: `
+  ALTER TABLE credentials ADD COLUMN oauth_client_id TEXT;
+  CREATE INDEX credentials_oauth_subject ON credentials (subject_id, oauth_client_id) WHERE oauth_client_id IS NOT NULL;`,
   },
 ];
 
@@ -109,6 +118,30 @@ export class CredentialTable {
   isLive(credentialId: string, now: number): boolean {
     const row = one(this.sql, "SELECT revoked_at, expires_at FROM credentials WHERE credential_id = ?", credentialId);
     return row !== undefined && row.revoked_at === null && (row.expires_at === null || (row.expires_at as number) > now);
+  }
+
+  /** Marks a credential as minted by an OAuth sign-in for `clientId`. */
+  markOAuth(credentialId: string, clientId: string): void {
+    run(this.sql, "UPDATE credentials SET oauth_client_id = ? WHERE credential_id = ?", clientId, credentialId);
+  }
+
+  /** The OAuth client a credential was minted for, or `null` (not an OAuth grant's credential). */
+  oauthClientOf(credentialId: string): string | null {
+    const row = one(this.sql, "SELECT oauth_client_id FROM credentials WHERE credential_id = ?", credentialId);
+    return row === undefined ? null : textOrNull(row, "oauth_client_id");
+  }
+
+  /** A subject's live OAuth grant credentials (not revoked, not expired), oldest first. */
+  liveOAuth(subjectId: string, now: number): Array<{ credentialId: string; clientId: string }> {
+    const rows = all(
+      this.sql,
+      `SELECT credential_id, oauth_client_id FROM credentials
+       WHERE subject_id = ? AND oauth_client_id IS NOT NULL AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)
+       ORDER BY created_at, rowid`,
+      subjectId,
+      now,
+    );
+    return rows.map((row) => ({ credentialId: text(row, "credential_id"), clientId: text(row, "oauth_client_id") }));
   }
 
   /**
