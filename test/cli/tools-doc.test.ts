@@ -65,7 +65,7 @@ async function gate(method: string, path: string, statusRef: string, body = "", 
   if (signer === undefined) throw new Error("no signer");
   const identity = encodeIdentity({ consumer: "acme", subject_id: "user-1", roles: ["support"], tool: "create_invoice", call_id: "call-1", operation_id: "op-1", status_ref: statusRef });
   const write = method === "POST" && path === "/invoices";
-  const all = { ...headers, ...(write ? { "content-type": "application/json", "idempotency-key": `"${statusRef}"` } : {}), ...signer.sign({ method, url, body }, identity) };
+  const all = { ...headers, ...(write ? { "content-type": "application/json", "idempotency-key": `"${statusRef}"` } : {}), ...(await signer.sign({ method, url, body }, identity)) };
   const res = await fetch(url, { method, headers: all, ...(body === "" ? {} : { body }) });
   return [res.status, await res.json()];
 }

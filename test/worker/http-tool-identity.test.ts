@@ -98,7 +98,7 @@ describe("the identity of HTTP tool requests", () => {
   it("sends the documented headers (known answer computed with node:crypto)", async () => {
     const signer = downstreamSigner(KEY, () => 1_784_419_200_500, () => "nonce-1")!;
     const identity = encodeIdentity(identityStatement(ALICE, "lookup_refund", toolCall("lookup_refund", {}, "call-1"), null));
-    expect(signer.sign({ method: "POST", url: "http://downstream/refunds/lookup", body: '{"refund_id":"RF-1"}' }, identity)).toEqual({
+    expect(await signer.sign({ method: "POST", url: "http://downstream/refunds/lookup", body: '{"refund_id":"RF-1"}' }, identity)).toEqual({
       "content-digest": "sha-256=:EjiQBdw7cFR14wMYBpfPF+k6veopPmllOKgFF2YKs9I=:",
       "toolgate-identity":
         "eyJjYWxsX2lkIjoiY2FsbC0xIiwiY29uc3VtZXIiOiJ0ZW5hbnQtYSIsIm9wZXJhdGlvbl9pZCI6Im9wLWNhbGwtMSIsInJvbGVzIjpbInN1cHBvcnQiXSwic3ViamVjdF9pZCI6InVzZXItMSIsInRvb2wiOiJsb29rdXBfcmVmdW5kIn0",

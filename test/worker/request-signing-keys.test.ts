@@ -87,7 +87,7 @@ describe("a downstream holding what the gate gives it", () => {
     const target = "http://downstream/refunds/lookup";
     const statement = { consumer: "tenant-a", subject_id: "user-1", roles: ["support"], tool: "lookup_refund", call_id: "call-1", operation_id: "op-call-1" };
     const signer = downstreamSigner(KEY, Date.now, () => "genuine-nonce")!;
-    const headers: Record<string, string> = { ...signer.sign({ method: "POST", url: target, body: lookup }, encodeIdentity(statement)) };
+    const headers: Record<string, string> = { ...(await signer.sign({ method: "POST", url: target, body: lookup }, encodeIdentity(statement))) };
     const otherTool = encodeIdentity({ ...statement, tool: "submit_refund" }).header;
     expect([
       await post(`${target}?all=1`, headers, lookup),

@@ -51,8 +51,8 @@ function withKey(template: string, key: string): string {
 }
 
 /** A request to the downstream, signed for `identity` each time it is made (a re-send gets a fresh signature). */
-function signedRequest(downstream: DownstreamService, identity: EncodedIdentity, url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Request {
-  const signed = downstream.signer.sign({ method: init.method, url, body: init.body ?? "" }, identity);
+async function signedRequest(downstream: DownstreamService, identity: EncodedIdentity, url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Promise<Request> {
+  const signed = await downstream.signer.sign({ method: init.method, url, body: init.body ?? "" }, identity);
   return new Request(url, { ...init, headers: { ...init.headers, ...signed }, redirect: "manual" });
 }
 
@@ -104,12 +104,12 @@ function toHandlerResult(spec: ToolSpec, value: z.infer<typeof DownstreamResult>
  * before any answer — a pooled connection the downstream closed just then — it is sent once
  * more within the same deadline. A write is never sent twice.
  */
-async function fetchSafe(fetcher: { fetch(input: Request): Promise<Response> }, make: () => Request, signal: AbortSignal): Promise<Response> {
+async function fetchSafe(fetcher: { fetch(input: Request): Promise<Response> }, make: () => Promise<Request>, signal: AbortSignal): Promise<Response> {
   try {
-    return await fetcher.fetch(make());
+    return await fetcher.fetch(await make());
   } catch (error) {
     if (signal.aborted) throw error;
-    return fetcher.fetch(make());
+    return fetcher.fetch(await make());
   }
 }
 
@@ -135,7 +135,7 @@ export async function callHttpTool(
   const target = route(downstream, def.url);
   const make = () => signedRequest(downstream, identity, target.url, { method: def.method ?? "POST", headers, body, signal });
   try {
-    const response = def.spec.risk === "read" ? await fetchSafe(target.fetcher, make, signal) : await target.fetcher.fetch(make());
+    const response = def.spec.risk === "read" ? await fetchSafe(target.fetcher, make, signal) : await target.fetcher.fetch(await make());
     if (response.status === 429) {
       await response.body?.cancel();
       return { kind: "rate_limited" };

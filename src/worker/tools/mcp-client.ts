@@ -39,7 +39,7 @@ export interface McpEndpoint {
   readonly headers: Readonly<Record<string, string>>;
   readonly fetch: (request: Request) => Promise<Response>;
   /** The identity headers of one request (signed afresh for each one sent), if the exchange carries them. */
-  readonly sign?: (method: string, url: string, body: string) => Readonly<Record<string, string>>;
+  readonly sign?: (method: string, url: string, body: string) => Promise<Readonly<Record<string, string>>>;
   /** The exchange's deadline. */
   readonly signal: AbortSignal;
   /** Called (once per exchange) when the server announces `notifications/tools/list_changed`. */
@@ -124,9 +124,10 @@ export class McpSession {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#sessionId === null) return;
-    const request = new Request(this.#endpoint.url, { method: "DELETE", headers: this.#headers("DELETE", ""), signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS), redirect: "manual" });
+    const headers = await this.#headers("DELETE", "");
     this.#sessionId = null;
     try {
+      const request = new Request(this.#endpoint.url, { method: "DELETE", headers, signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS), redirect: "manual" });
       const response = await this.#endpoint.fetch(request);
       await response.body?.cancel();
     } catch {
@@ -134,7 +135,7 @@ export class McpSession {
     }
   }
 
-  #headers(method: string, body: string): Record<string, string> {
+  async #headers(method: string, body: string): Promise<Record<string, string>> {
     const headers: Record<string, string> = { ...this.#endpoint.headers };
     if (method === "POST") {
       headers["content-type"] = "application/json";
@@ -142,17 +143,17 @@ export class McpSession {
     }
     if (this.#sessionId !== null) headers["mcp-session-id"] = this.#sessionId;
     if (this.#version !== null) headers["mcp-protocol-version"] = this.#version;
-    return { ...headers, ...(this.#endpoint.sign?.(method, this.#endpoint.url, body) ?? {}) };
+    return { ...headers, ...((await this.#endpoint.sign?.(method, this.#endpoint.url, body)) ?? {}) };
   }
 
   async #send(body: string, retry: boolean): Promise<Response> {
     const { url, fetch, signal } = this.#endpoint;
-    const make = () => new Request(url, { method: "POST", headers: this.#headers("POST", body), body, signal, redirect: "manual" });
+    const make = async () => new Request(url, { method: "POST", headers: await this.#headers("POST", body), body, signal, redirect: "manual" });
     try {
-      return await fetch(make());
+      return await fetch(await make());
     } catch (error) {
       if (!retry || signal.aborted) throw error;
-      return fetch(make());
+      return fetch(await make());
     }
   }
 

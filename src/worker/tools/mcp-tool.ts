@@ -82,7 +82,7 @@ export async function callMcpTool(route: McpToolRoute, host: McpToolHost, spec: 
     url: target.url,
     headers: authorization === null ? {} : { authorization },
     fetch: host.fetch,
-    sign: (method, url, body) => ({ ...signer.sign({ method, url, body }, identity) }),
+    sign: async (method, url, body) => ({ ...(await signer.sign({ method, url, body }, identity)) }),
     signal: AbortSignal.timeout(spec.timeoutMs),
     onListChanged: () => host.listChanged(target.url),
     onNotification: sink === undefined ? undefined : (method, params) => pass(sink, relayable(method, params, token)),

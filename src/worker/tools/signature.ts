@@ -64,7 +64,7 @@ export interface EncodedIdentity {
 /** Signs downstream requests: the gate's side of the scheme. */
 export interface DownstreamSigner {
   /** The identity headers of one request; call it for each request sent (fresh `created`, `nonce`). */
-  sign(request: SignedRequestParts, identity: EncodedIdentity): IdentityHeaders;
+  sign(request: SignedRequestParts, identity: EncodedIdentity): Promise<IdentityHeaders>;
 }
 
 /** The statement of a call made for `principal` (`statusRef`: the write's key or the queried one). */
@@ -134,12 +134,12 @@ function randomNonce(): string {
 export function downstreamSigner(secret: string | undefined, nowMs: () => number = Date.now, nonce: () => string = randomNonce): DownstreamSigner | undefined {
   if (!usableSecret(secret)) return undefined;
   return {
-    sign(request, identity) {
+    async sign(request, identity) {
       const pair = keyPairOf(secret, identity.consumer);
       const digested = { "content-digest": contentDigest(request.body), "toolgate-identity": identity.header };
       const params = signatureParams(Math.floor(nowMs() / 1000), nonce(), pair.publicKey.kid);
       const base = signatureBase(request.method, new URL(request.url).href, digested, params);
-      const signature = pair.sign(utf8ToBytes(base));
+      const signature = await pair.sign(utf8ToBytes(base));
       return { ...digested, "signature-input": `${SIGNATURE_LABEL}=${params}`, signature: `${SIGNATURE_LABEL}=:${base64(signature)}:` };
     },
   };
