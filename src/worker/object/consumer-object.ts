@@ -253,7 +253,7 @@ export class ConsumerObject extends DurableObject<Env> {
   async toolsCall(consumer: string, token: string | null, call: ToolsCall): Promise<Outcome<string | null>> {
     const who = this.#gate.either(consumer, token, call.kind);
     if (!who.ok) return who;
-    const deps = { host: this.#tools, audit: this.#audit, enabled: who.value.config.tools, now: this.clock.now(), pageItems: this.#limits().page_items, transaction: <T>(step: () => T) => this.#transaction(step), invalidate: () => (this.#toolCalls = undefined) };
+    const deps = { host: this.#tools, audit: this.#audit, enabled: who.value.config.tools, scope: who.value.caller?.tools ?? null, now: this.clock.now(), pageItems: this.#limits().page_items, transaction: <T>(step: () => T) => this.#transaction(step), invalidate: () => (this.#toolCalls = undefined) };
     return toolsCall(deps, who.value.caller === null, call);
   }
 

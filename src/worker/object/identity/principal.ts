@@ -5,6 +5,7 @@ import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { Caller } from "../credentials/plane";
 import type { VerifiedPrincipal } from "./principal-token";
+import { admitsTool } from "./scope";
 
 /** What a request says about whom it acts for: an asserted principal and/or an end user's token. */
 export interface PrincipalClaim {
@@ -87,5 +88,5 @@ export async function resolvePrincipal(
 
 /** Whether the credential's tool scope admits a tool. */
 export function toolInScope(caller: Caller, tool: string): Outcome<null> {
-  return caller.tools === null || caller.tools.includes(tool) ? ok(null) : fail(problem("TOOL_NOT_IN_SCOPE", `This credential may not call ${JSON.stringify(tool)}.`));
+  return admitsTool(caller.tools, tool) ? ok(null) : fail(problem("TOOL_NOT_IN_SCOPE", `This credential may not call ${JSON.stringify(tool)}.`));
 }
