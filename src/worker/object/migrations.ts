@@ -30,7 +30,8 @@ export interface Migration {
  * log's Merkle tree and signed checkpoints; v11: webhook endpoints, messages, deliveries and attempts;
  * v12: the approver console's sessions; v13: the consumer's CORS allow-list; v14: the ages the
  * retention sweep reads: a record's stamp and hold, the approvals' and runtime rows' ends); v15: the
- * audit archive (how far the entries went to R2 as tlog-tiles, and the tiles held back).
+ * audit archive (how far the entries went to R2 as tlog-tiles, and the tiles held back); v16: the
+ * capability of each completion in a mailbox (a scoped credential drains only its capabilities').
  * docs/storage.md documents every table. Stored formats are an API: change them only through
  * a new version, never by editing an old one.
  */
