@@ -134,7 +134,7 @@ export class ConsumerObject extends DurableObject<Env> {
   #runtimeOf(config: ConsumerRecord): RuntimeTransport {
     this.#runtime ??= new RuntimeTransport({
       ctx: this.ctx, sql: this.ctx.storage.sql, audit: this.#audit, bucket: this.env.CHECKPOINTS, consumer: config.name, now: () => this.clock.now(),
-      transaction: (step) => this.#transaction(step), toolCalls: () => this.#planeFor(this.#consumer.current() ?? config),
+      transaction: (step) => this.#transaction(step), toolCalls: () => this.#planeFor(this.#consumer.current() ?? config), caller: (id) => this.#credentials.liveCaller(id),
     });
     return this.#runtime;
   }
