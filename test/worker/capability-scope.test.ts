@@ -3,6 +3,8 @@
  * drains only the capabilities its scope names (`capability:<capability_id>`); an unscoped one
  * keeps every capability.
  */
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "./gate-client";
 import { grantKey, pinMillis, PROVIDER, requestBody, requestKey, SNAPSHOT, T0 } from "./capability-support";
@@ -88,5 +90,36 @@ describe("capability requests and a credential's scope", () => {
     expect(await json(await send("POST", drain, snapshotOnly))).toEqual({ status: 200, body: batch([denied(1, 1)]) });
     expect(await json(await send("POST", drain, snapshotOnly))).toEqual({ status: 200, body: batch([]) });
     expect(await json(await send("POST", drain, unscoped))).toEqual({ status: 200, body: batch([denied(2, 2)]) });
+  });
+
+  it("files a completion under its capability even when the step that ends its request also evicts the request's record", async () => {
+    const snapshotOnly = (await credential(C, "agent", undefined, { tools: [`capability:${SNAPSHOT}`] })).secret;
+    const unscoped = (await credential(C, "agent")).secret;
+    // agent-1's request 1 waits for approval until T0 + 10; 511 requests of an actor with no grant
+    // (denied at once, so no per-client cap) fill the engine's request table (TOOL_REQUESTS_MAX, 512).
+    const first = requestFor(SNAPSHOT, 1);
+    first.request.deadline_tick = T0 + 10;
+    expect((await send("POST", `${BASE}/requests`, unscoped, first)).status).toBe(200);
+    const filled = await runInDurableObject(env.CONSUMER.get(env.CONSUMER.idFromName(C)), async (object, state) => {
+      const host = object.capability;
+      const size = host.timed((engine) => {
+        const binding = host.bindingOf(engine, PROVIDER);
+        for (let localId = 2n; localId <= 512n; localId++) {
+          const input = { ...requestFor(SNAPSHOT, 0).request, local_id: localId, instance_id: 7n, generation: 1n, deadline_tick: BigInt(T0 + 60_000) };
+          host.apply(engine, { "bound-request": { provider_binding_id: binding, request: { consumer_id: C, actor_id: "filler", request: input } } });
+        }
+        return engine.requests.length;
+      });
+      // The next request arrives before the alarm of request 1's deadline has run.
+      await state.storage.deleteAlarm();
+      return size;
+    });
+    expect(filled).toBe(512);
+    // One step: the clock expires request 1, and request 513 takes the place of its (terminal) record.
+    await pinMillis(C, T0 + 10);
+    expect((await json(await send("POST", `${BASE}/requests`, unscoped, requestFor(SNAPSHOT, 513)))).status).toBe(200);
+    const drained = await json(await send("POST", `${BASE}/completions/drain?actor_id=agent-1`, snapshotOnly));
+    const completions = drained.body.completions as Array<{ request_key: { local_id: number }; outcome: Record<string, unknown> }>;
+    expect([drained.status, completions.map((c) => [c.request_key.local_id, Object.keys(c.outcome)])]).toEqual([200, [[1, ["timed-out"]]]]);
   });
 });
