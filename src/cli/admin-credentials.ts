@@ -45,7 +45,8 @@ export const credentialVerbs: AdminGroup = {
       if (!answer.ok) return answer;
       if (ctx.json) return ok(`${answer.value.text}\n`);
       const view = objectOf(answer.value.value);
-      const agent = textOf(view, "kind") === "agent";
+      // Agent and runtime credentials act for a principal: their mode, roles and tool scope.
+      const agent = ["agent", "runtime"].includes(textOf(view, "kind"));
       const toolScope = view?.tools === null ? "all" : names(textsOf(view, "tools"));
       const lines = fields([
         ["credential", textOf(view, "credential_id")],

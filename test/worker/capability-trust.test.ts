@@ -132,8 +132,8 @@ describe("capability trust holes", () => {
     await createConsumer("cap-trust-mailbox", [], []);
     const counts = await runInDurableObject(stub("cap-trust-mailbox"), (_object, state) => {
       const mailbox = new CompletionMailbox(state.storage.sql);
-      const kept = [mailbox.deliver("a", 1n, '{"n":1}', 1), mailbox.deliver("a", 2n, '{"n":2}', 1), mailbox.deliver("b", 3n, '{"n":3}', 1)];
-      return { kept, a: mailbox.take("a"), again: mailbox.take("a"), b: mailbox.take("b") };
+      const kept = [mailbox.deliver("a", "x", 1n, '{"n":1}', 1), mailbox.deliver("a", "x", 2n, '{"n":2}', 1), mailbox.deliver("b", "x", 3n, '{"n":3}', 1)];
+      return { kept, a: mailbox.take("a", null), again: mailbox.take("a", null), b: mailbox.take("b", null) };
     });
     expect(counts).toEqual({
       kept: [true, false, true],

@@ -135,7 +135,7 @@ export class ConsumerObject extends DurableObject<Env> {
   #runtimeOf(config: ConsumerRecord): RuntimeTransport {
     this.#runtime ??= new RuntimeTransport({
       ctx: this.ctx, sql: this.ctx.storage.sql, audit: this.#audit, bucket: this.env.CHECKPOINTS, consumer: config.name, now: () => this.clock.now(),
-      transaction: (step) => this.#transaction(step), toolCalls: () => this.#planeFor(this.#consumer.current() ?? config),
+      transaction: (step) => this.#transaction(step), toolCalls: () => this.#planeFor(this.#consumer.current() ?? config), caller: (id) => this.#credentials.liveCaller(id),
     });
     return this.#runtime;
   }
@@ -272,7 +272,7 @@ export class ConsumerObject extends DurableObject<Env> {
   async toolsCall(consumer: string, token: string | null, call: ToolsCall): Promise<Outcome<string | null>> {
     const who = this.#gate.either(consumer, token, call.kind);
     if (!who.ok) return who;
-    const deps = { host: this.#tools, audit: this.#audit, enabled: who.value.config.tools, now: this.clock.now(), pageItems: this.#limits().page_items, transaction: <T>(step: () => T) => this.#transaction(step), invalidate: () => (this.#toolCalls = undefined) };
+    const deps = { host: this.#tools, audit: this.#audit, enabled: who.value.config.tools, scope: who.value.caller?.tools ?? null, now: this.clock.now(), pageItems: this.#limits().page_items, transaction: <T>(step: () => T) => this.#transaction(step), invalidate: () => (this.#toolCalls = undefined) };
     return toolsCall(deps, who.value.caller === null, call);
   }
 

@@ -67,7 +67,7 @@ export const toolOperations: readonly OperationDoc[] = [
     method: "get",
     path: `${P}/tools`,
     summary:
-      "The consumer's tools: for the admin, the enabled names and a page of the defined tools (name, current version, enabled; never a secret); with `format` (and for an agent without it, json-schema), a page of the enabled tools as a model's tool declarations. Pages by tool name, at most the consumer's page_items.",
+      "The consumer's tools: for the admin, the enabled names and a page of the defined tools (name, current version, enabled; never a secret); with `format` (and for an agent without it, json-schema), a page of the enabled tools as a model's tool declarations (for an agent, only those its credential's tool scope admits). Pages by tool name, at most the consumer's page_items.",
     operation: "listTools",
     query: { format: { description: "openai, anthropic, gemini or json-schema.", schema: { type: "string", enum: [...DECLARATION_FORMATS] } }, cursor },
     response: { status: 200, schema: ToolList, description: "`{enabled, defined, next_cursor}` for the admin without `format`, else `{format, tools, next_cursor}`." },

@@ -1,4 +1,4 @@
-import { TOOL_COMPLETIONS_MAX, writeWireJson, type CapabilityEngineState } from "../../../core/capability";
+import { TOOL_COMPLETIONS_MAX, writeWireJson, type CapabilityEngineState, type CapabilityRequestKey } from "../../../core/capability";
 import type { CapabilityHost } from "./host";
 import { auditRecord } from "./schedule";
 
@@ -17,21 +17,28 @@ export function collectCompletions(host: CapabilityHost, state: CapabilityEngine
   host.apply(state, "drain-completions");
   for (const completion of completions) {
     const actor = completion.request_key.actor_id;
-    if (!host.mailbox.deliver(actor, completion.sequence, writeWireJson(completion), MAILBOX_CAPACITY)) {
+    if (!host.mailbox.deliver(actor, capabilityOf(state, completion.request_key), completion.sequence, writeWireJson(completion), MAILBOX_CAPACITY)) {
       host.deps.audit.append("capability.mailbox-full", host.deps.nowSeconds(), auditRecord({ request_key: completion.request_key, sequence: completion.sequence }));
     }
   }
 }
 
+/** The capability of a request the engine holds (a completion names only its key). */
+function capabilityOf(state: CapabilityEngineState, key: CapabilityRequestKey): string | null {
+  const record = state.requests.find((r) => r.request.key.actor_id === key.actor_id && r.request.key.local_id === key.local_id && r.request.key.consumer_id === key.consumer_id);
+  return record === undefined ? null : record.request.capability_id;
+}
+
 /**
- * One actor's drain, inside a host step: its mailbox's completions (oldest first, removed),
+ * One actor's drain, inside a host step: its mailbox's completions (oldest first, removed;
+ * `capabilities`: only those of the capabilities a credential's scope names),
  * the completions it lost (`dropped_since_last_drain` since its previous drain, `total_dropped`
  * in all: engine queue drops and full-mailbox drops of this actor), and the engine's
  * consumer-wide completion sequence state. The shape is the engine's `CapabilityCompletionBatch`.
  */
-export function drainMailbox(host: CapabilityHost, state: CapabilityEngineState, actorId: string): string {
+export function drainMailbox(host: CapabilityHost, state: CapabilityEngineState, actorId: string, capabilities: readonly string[] | null): string {
   collectCompletions(host, state);
-  const taken = host.mailbox.take(actorId);
+  const taken = host.mailbox.take(actorId, capabilities);
   const rest = writeWireJson({
     dropped_since_last_drain: taken.drops.sinceDrain,
     total_dropped: taken.drops.total,

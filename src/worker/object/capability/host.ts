@@ -123,6 +123,9 @@ export class CapabilityHost {
       if (!this.#reconciled) this.#reconcile(state);
       const now = BigInt(this.nowMs());
       if (now > state.current_tick) this.apply(state, { "advance-time": { tick: now } });
+      // Collected before `step` as well: a request `step` adds may evict a record that just
+      // ended, and each completion is filed under its request's capability (completions.ts).
+      collectCompletions(this, state);
       const value = step(state);
       this.#expireLeases(state);
       drainEffects(this, state);

@@ -1,4 +1,4 @@
-import { all, int, one, run, text } from "../sql";
+import { all, int, one, run, text, type SqlRow } from "../sql";
 
 /** Completions lost for one actor: since its last drain, and in all. */
 export interface MailboxDrops {
@@ -13,7 +13,8 @@ export interface MailboxTake {
 }
 
 /**
- * Per-actor completion mailboxes (migration v4). The engine has one completion queue for the
+ * Per-actor completion mailboxes (migration v4; v16 records each completion's capability, so a
+ * scoped credential drains only the capabilities its scope names). The engine has one completion queue for the
  * whole consumer; the host moves each completion it produces into the mailbox of the
  * completion's actor, so a drain hands a caller only its own actor's completions and another
  * actor's stay until that actor drains. Each mailbox holds a bounded number of completions;
@@ -23,14 +24,25 @@ export interface MailboxTake {
 export class CompletionMailbox {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Queues one completion for its actor; `false` (and a counted drop) when the mailbox already holds `capacity`. */
-  deliver(actorId: string, completionSequence: bigint, envelope: string, capacity: number): boolean {
+  /**
+   * Queues one completion for its actor, with its request's capability (`null` when the engine
+   * no longer held the request: only an unscoped drain takes it); `false` (and a counted drop)
+   * when the mailbox already holds `capacity`.
+   */
+  deliver(actorId: string, capabilityId: string | null, completionSequence: bigint, envelope: string, capacity: number): boolean {
     const held = one(this.sql, "SELECT COUNT(*) AS n FROM capability_mailbox WHERE actor_id = ?", actorId);
     if (held !== undefined && int(held, "n") >= capacity) {
       this.countDrop(actorId);
       return false;
     }
-    run(this.sql, "INSERT INTO capability_mailbox (actor_id, completion_sequence, envelope) VALUES (?, ?, ?)", actorId, completionSequence.toString(), envelope);
+    run(
+      this.sql,
+      "INSERT INTO capability_mailbox (actor_id, completion_sequence, envelope, capability_id) VALUES (?, ?, ?, ?)",
+      actorId,
+      completionSequence.toString(),
+      envelope,
+      capabilityId,
+    );
     return true;
   }
 
@@ -44,10 +56,14 @@ export class CompletionMailbox {
     );
   }
 
-  /** Takes (removes) every queued completion of the actor, oldest first, and resets its since-drain drop count. */
-  take(actorId: string): MailboxTake {
-    const rows = all(this.sql, "SELECT row_id, envelope FROM capability_mailbox WHERE actor_id = ? ORDER BY row_id", actorId);
-    run(this.sql, "DELETE FROM capability_mailbox WHERE actor_id = ?", actorId);
+  /**
+   * Takes (removes) the actor's queued completions, oldest first — of every capability, or
+   * (`capabilities`, a credential's scope) only of those — and resets its since-drain drop count.
+   */
+  take(actorId: string, capabilities: readonly string[] | null): MailboxTake {
+    const inScope = (row: SqlRow) => capabilities === null || (typeof row.capability_id === "string" && capabilities.includes(row.capability_id));
+    const rows = all(this.sql, "SELECT row_id, envelope, capability_id FROM capability_mailbox WHERE actor_id = ? ORDER BY row_id", actorId).filter(inScope);
+    for (const row of rows) run(this.sql, "DELETE FROM capability_mailbox WHERE row_id = ?", int(row, "row_id"));
     const counts = one(this.sql, "SELECT since_drain, total FROM capability_mailbox_drops WHERE actor_id = ?", actorId);
     run(this.sql, "UPDATE capability_mailbox_drops SET since_drain = 0 WHERE actor_id = ?", actorId);
     return {
@@ -71,3 +87,6 @@ export const MAILBOX_TABLES = `
     since_drain INTEGER NOT NULL,
     total INTEGER NOT NULL
   );`;
+
+/** The capability of each queued completion (migration v16; `NULL` for those queued before it). */
+export const MAILBOX_CAPABILITY_COLUMN = "ALTER TABLE capability_mailbox ADD COLUMN capability_id TEXT;";

@@ -10,6 +10,7 @@ import type { CredentialKind } from "../../../contracts/access";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { Gatekeeper } from "../gatekeeper";
+import { admitsCapability, capabilitiesOf, type Scope } from "../identity/scope";
 import type { Limits } from "../limits";
 import { approvalsCall, authorityCall } from "./authority";
 import { drainMailbox } from "./completions";
@@ -34,8 +35,8 @@ export type CapabilityCall =
   | { kind: "observe"; providerId: string; body: CapabilityObservationPost }
   | { kind: "detach"; providerId: string; bindingId: bigint };
 
-/** The authenticated caller of a capability call. */
-export type CapabilityCaller = { kind: "admin" } | { kind: CredentialKind; subjectId: string | null };
+/** The authenticated caller of a capability call; a credential's `scope` (identity/scope.ts) names the capabilities it may use. */
+export type CapabilityCaller = { kind: "admin" } | { kind: CredentialKind; subjectId: string | null; scope: Scope };
 
 function wireAnswer(outcome: EngineOutcome<unknown>, body: (value: unknown) => unknown): Outcome<string> {
   return "Err" in outcome ? fail(engineProblem(outcome.Err)) : ok(writeWireJson(body(outcome.Ok)));
@@ -59,7 +60,7 @@ export async function gatedCapabilityCall(gate: Gatekeeper, host: CapabilityHost
   const auth = gate.authenticate(consumer, token, call.kind);
   if (!auth.ok) return auth;
   if (auth.value.caller.principal === "token") return fail(problem("PRINCIPAL_MISMATCH", "A token-verified credential acts on the tool-call plane only."));
-  const caller: CapabilityCaller = { kind: auth.value.caller.kind, subjectId: auth.value.caller.subjectId };
+  const caller: CapabilityCaller = { kind: auth.value.caller.kind, subjectId: auth.value.caller.subjectId, scope: auth.value.caller.tools };
   return capabilityCall(host, consumer, caller, auth.value.config.approverSubjects, call, limits);
 }
 
@@ -77,6 +78,7 @@ export async function capabilityCall(
   limits: Pick<Limits, "page_items">,
 ): Promise<Outcome<string>> {
   const subject = caller.kind === "admin" ? null : caller.subjectId;
+  const scope = caller.kind === "admin" ? null : caller.scope;
   switch (call.kind) {
     case "register-provider": {
       const descriptor = call.body.descriptor;
@@ -99,6 +101,9 @@ export async function capabilityCall(
       return approvalsCall(host, consumer, caller, approvers, call.cursor, limits);
     case "request": {
       if (subject !== null && subject !== call.body.actor_id) return forbidden("This agent credential acts only as its own subject.");
+      // Before the engine sees it, like a tool outside the scope: the refusal is the same whether the capability exists or not.
+      const capability = call.body.request.capability_id;
+      if (!admitsCapability(scope, capability)) return forbidden(`This credential may not request the capability ${JSON.stringify(capability)}.`);
       const request = { consumer_id: consumer, actor_id: call.body.actor_id, request: call.body.request };
       const key = { consumer_id: consumer, actor_id: call.body.actor_id, local_id: call.body.request.local_id };
       let accepted: bigint | null = null;
@@ -116,14 +121,19 @@ export async function capabilityCall(
       if (subject !== null && subject !== call.actorId) return forbidden("This agent credential acts only as its own subject.");
       const key = { consumer_id: consumer, actor_id: call.actorId, local_id: call.localId };
       const found = host.timed((state) => snapshotOf(state, key));
-      return found === null ? fail(problem("NOT_FOUND", "No such capability request.")) : ok(writeWireJson({ request: found }));
+      // A request of a capability outside the scope reads as missing.
+      if (found === null || !admitsCapability(scope, found.capability_id)) return fail(problem("NOT_FOUND", "No such capability request."));
+      return ok(writeWireJson({ request: found }));
     }
     case "drain-completions": {
       // A subject-bound agent drains its own actor's completions; a host agent names the actor.
       if (subject !== null && call.actorId !== null && call.actorId !== subject) return forbidden("This agent credential acts only as its own subject.");
       const actor = subject ?? call.actorId;
       if (actor === null) return fail(problem("INVALID_REQUEST", "A host agent credential names the actor whose completions it drains: ?actor_id=…"));
-      return ok(host.timed((state) => drainMailbox(host, state, actor)));
+      // A scoped credential drains only the completions of the capabilities its scope names.
+      const capabilities = capabilitiesOf(scope);
+      if (capabilities !== null && capabilities.length === 0) return forbidden("This credential's scope names no capability.");
+      return ok(host.timed((state) => drainMailbox(host, state, actor, capabilities)));
     }
     case "snapshot":
       return ok(

@@ -2,7 +2,7 @@ import { readJson } from "../../../core/json";
 import { capabilityOperation, decodeState, encodeState, initialState, writeWireJson, type CapabilityEngineState, type CapabilityOperation } from "../../../core/capability";
 import type { Migration } from "../migrations";
 import { all, int, one, run, text } from "../sql";
-import { MAILBOX_TABLES } from "./mailbox";
+import { MAILBOX_CAPABILITY_COLUMN, MAILBOX_TABLES } from "./mailbox";
 
 /** SQLite rows hold at most 2 MB; the encoded state is split into chunks below that. */
 const CHUNK_CHARS = 512 * 1024;
@@ -166,7 +166,8 @@ export class CapabilityStore {
 /**
  * The capability plane's tables: (v2) a state checkpoint in chunks plus the log of operations
  * since, the effect outbox, leases; (v4) the per-actor completion mailboxes and their drop
- * counts (`CompletionMailbox`, mailbox.ts), and the object's cursor key.
+ * counts (`CompletionMailbox`, mailbox.ts), and the object's cursor key; (v16) each queued
+ * completion's capability.
  */
 export const CAPABILITY_MIGRATIONS: readonly Migration[] = [
   {
@@ -202,4 +203,5 @@ export const CAPABILITY_MIGRATIONS: readonly Migration[] = [
     key TEXT NOT NULL
   );`,
   },
+  { version: 16, sql: MAILBOX_CAPABILITY_COLUMN },
 ];

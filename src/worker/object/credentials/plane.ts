@@ -1,5 +1,5 @@
 import { credentialKinds, type CredentialKind, type Operation } from "../../../contracts/access";
-import { principalModeOf, type CreateCredentialRequest, type PrincipalMode } from "../../../contracts/credential";
+import { actsForPrincipal, principalModeOf, type CreateCredentialRequest, type PrincipalMode } from "../../../contracts/credential";
 import { canonicalJson, compareCodePoints } from "../../../core/json";
 import { credentialShape, mintCredential, type TokenKeys } from "../../credential-format";
 import { UNAUTHENTICATED, problem } from "../../problem";
@@ -14,11 +14,11 @@ export interface Caller {
   credentialId: string;
   kind: CredentialKind;
   subjectId: string | null;
-  /** Agent credentials: how calls get their principal. */
+  /** Agent and runtime credentials: how calls get their principal. */
   principal: PrincipalMode | null;
-  /** Agent credentials: the roles its calls may assert. */
+  /** Agent and runtime credentials: the roles its calls may assert. */
   roles: readonly string[];
-  /** Agent credentials: the tools it may call (`null`: all). */
+  /** Agent and runtime credentials: the tools (and `capability:` entries) it may use (`null`: all; identity/scope.ts). */
   tools: readonly string[] | null;
 }
 
@@ -37,12 +37,11 @@ export interface CredentialPlaneDeps {
 
 /** The binding a credential request asks for (the contract already checked its combinations). */
 export function bindingOf(request: CreateCredentialRequest): CredentialBinding {
-  const agent = request.kind === "agent";
   const roles = [...new Set(request.roles ?? [])].sort(compareCodePoints);
   return {
     kind: request.kind,
     subjectId: request.subject_id ?? null,
-    principal: agent ? principalModeOf(request) : null,
+    principal: actsForPrincipal(request.kind) ? principalModeOf(request) : null,
     roles,
     tools: request.tools === undefined ? null : [...new Set(request.tools)].sort(compareCodePoints),
     expiresAt: request.expires_at ?? null,
@@ -110,6 +109,14 @@ export class CredentialPlane {
   /** When a credential expires (Unix seconds; `null`: never, or no such credential): a live stream of it closes then. */
   expiresAt(credentialId: string): number | null {
     return this.#table.get(credentialId)?.expiresAt ?? null;
+  }
+
+  /** The caller a live credential is (not revoked, not expired), by id: a runtime socket's, for each envelope. */
+  liveCaller(credentialId: string): Caller | null {
+    const stored = this.#load(credentialId);
+    if (stored === null || stored.revoked || (stored.expiresAt !== null && stored.expiresAt <= this.#deps.now())) return null;
+    const { kind, subjectId, principal, roles, tools } = stored;
+    return { credentialId, kind, subjectId, principal, roles, tools };
   }
 
   #load(credentialId: string): StoredCredential | null {

@@ -1,5 +1,5 @@
 import type { CredentialKind } from "../../../contracts/access";
-import type { PrincipalMode } from "../../../contracts/credential";
+import { actsForPrincipal, type PrincipalMode } from "../../../contracts/credential";
 import { canonicalJson } from "../../../core/json";
 import type { Migration } from "../migrations";
 import { all, int, intOrNull, one, run, storedStrings, text, textOrNull } from "../sql";
@@ -41,11 +41,11 @@ export const CREDENTIAL_MIGRATIONS: readonly Migration[] = [
 export interface CredentialBinding {
   kind: CredentialKind;
   subjectId: string | null;
-  /** Agent credentials: how calls get their principal (`null` for other kinds). */
+  /** Agent and runtime credentials: how calls get their principal (`null` for other kinds). */
   principal: PrincipalMode | null;
-  /** Agent credentials: the roles its calls may assert (sorted). */
+  /** Agent and runtime credentials: the roles its calls may assert (sorted). */
   roles: readonly string[];
-  /** Agent credentials: the only tools it may call; `null` for every tool. */
+  /** Agent and runtime credentials: the only tools (and capabilities) it may use; `null` for all. */
   tools: readonly string[] | null;
   /** Unix seconds after which it is refused; `null` for never. */
   expiresAt: number | null;
@@ -60,8 +60,10 @@ export interface StoredCredential extends CredentialBinding {
 const MODES: readonly PrincipalMode[] = ["subject", "host", "token"];
 
 function modeOf(kind: CredentialKind, subjectId: string | null, stored: string | null): PrincipalMode | null {
-  if (kind !== "agent") return null;
-  // Credentials issued before principal modes (schema < v4) keep what they were bound to.
+  if (!actsForPrincipal(kind)) return null;
+  // Credentials issued before principal modes (agent: schema < v4; runtime: before runtime
+  // credentials had them, all without a subject) keep what they were bound to: a runtime one
+  // is a host credential with no roles, acting for any subject as it always did.
   if (stored === null) return subjectId === null ? "host" : "subject";
   if (!MODES.includes(stored as PrincipalMode)) throw new Error("stored principal mode is unknown");
   return stored as PrincipalMode;

@@ -5,10 +5,15 @@ import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { Caller } from "../credentials/plane";
 import type { VerifiedPrincipal } from "./principal-token";
+import { admitsTool } from "./scope";
 
-/** What a request says about whom it acts for: an asserted principal and/or an end user's token. */
+/**
+ * What a request says about whom it acts for: an asserted principal and/or an end user's token.
+ * A principal without `roles` (an App Facade call names only its user) asserts none of its own:
+ * it takes the mode's default — a subject-bound credential's roles, none for a host, the token's.
+ */
 export interface PrincipalClaim {
-  readonly principal?: { readonly subject_id: string; readonly roles: readonly string[] } | undefined;
+  readonly principal?: { readonly subject_id: string; readonly roles?: readonly string[] | undefined } | undefined;
   readonly principal_token?: string | undefined;
 }
 
@@ -35,7 +40,8 @@ function invalid(detail: string): Outcome<never> {
 }
 
 /**
- * The principal a call acts for, from what the gate verified (docs/security.md):
+ * The principal a call acts for (an agent's tool call, a runtime's App Facade call), from what
+ * the gate verified (docs/security.md):
  * - a subject-bound credential acts only as its subject, with roles within its own;
  * - a host credential names any subject of the consumer, with roles within its allow-list;
  * - a token-verified credential acts as the subject of the end user's verified JWT, with the
@@ -67,8 +73,9 @@ export async function resolvePrincipal(
     case "host": {
       if (claim.principal_token !== undefined) return invalid("$.principal_token: a host credential asserts the principal; it takes no token.");
       if (asserted === undefined) return invalid("$.principal: required with a host credential.");
-      const within = rolesWithin(asserted.roles, caller.roles, "This host credential");
-      return within.ok ? principal(asserted.subject_id, asserted.roles) : within;
+      const roles = asserted.roles ?? [];
+      const within = rolesWithin(roles, caller.roles, "This host credential");
+      return within.ok ? principal(asserted.subject_id, roles) : within;
     }
     case "token": {
       if (claim.principal_token === undefined) return invalid("$.principal_token: required with a token-verified credential.");
@@ -77,8 +84,9 @@ export async function resolvePrincipal(
       if (!verified.ok) return verified;
       if (asserted === undefined) return principal(verified.value.subjectId, verified.value.roles, verified.value.claims);
       if (asserted.subject_id !== verified.value.subjectId) return fail(problem("PRINCIPAL_MISMATCH", "The principal differs from the verified token's subject."));
-      const within = rolesWithin(asserted.roles, verified.value.roles, "The verified token");
-      return within.ok ? principal(asserted.subject_id, asserted.roles, verified.value.claims) : within;
+      const roles = asserted.roles ?? verified.value.roles;
+      const within = rolesWithin(roles, verified.value.roles, "The verified token");
+      return within.ok ? principal(asserted.subject_id, roles, verified.value.claims) : within;
     }
     case null:
       return fail(problem("FORBIDDEN", `A ${caller.kind} credential does not act for a principal.`));
@@ -87,5 +95,5 @@ export async function resolvePrincipal(
 
 /** Whether the credential's tool scope admits a tool. */
 export function toolInScope(caller: Caller, tool: string): Outcome<null> {
-  return caller.tools === null || caller.tools.includes(tool) ? ok(null) : fail(problem("TOOL_NOT_IN_SCOPE", `This credential may not call ${JSON.stringify(tool)}.`));
+  return admitsTool(caller.tools, tool) ? ok(null) : fail(problem("TOOL_NOT_IN_SCOPE", `This credential may not call ${JSON.stringify(tool)}.`));
 }

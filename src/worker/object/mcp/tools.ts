@@ -3,6 +3,7 @@ import type { JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { McpProtocolVersion } from "../../../contracts/mcp";
 import type { Caller } from "../credentials/plane";
+import { toolsInScope } from "../identity/scope";
 import { declarationInputs } from "../tools/declare";
 
 /** A tool's display title from its name: `create_refund_draft` → `Create refund draft`. */
@@ -20,9 +21,9 @@ export function toolTitle(name: string): string {
  */
 export function listTools(registry: ToolRegistry, caller: Caller, version: McpProtocolVersion): JsonObject {
   const tools: JsonObject[] = [];
-  for (const declared of declarationInputs(registry)) {
+  for (const declared of toolsInScope(caller.tools, declarationInputs(registry))) {
     const spec = registry.get(declared.name);
-    if (spec === undefined || (caller.tools !== null && !caller.tools.includes(spec.name))) continue;
+    if (spec === undefined) continue;
     const title = toolTitle(spec.name);
     const tool: JsonObject = {
       name: spec.name,

@@ -24,6 +24,9 @@ const GATE_FAILURES = {
   STALE_REVISION: "The facade revision changed since the action was prepared.",
   IN_PROGRESS: "The same commit is still executing; retry later.",
   QUOTA_EXCEEDED: "The user has too many actions waiting for approval; retry later.",
+  PRINCIPAL_MISMATCH: "This credential does not act for this user.",
+  ROLE_NOT_ALLOWED: "This credential may not act with the action's roles.",
+  TOOL_NOT_IN_SCOPE: "This credential may not call this target's tool.",
 } as const;
 
 /** A gate-level failure code of the App Facade. */

@@ -12,10 +12,12 @@ import {
   type PreviewValue,
 } from "../../../core/wire";
 import { ToolCallRequest } from "../../../contracts/tool-call";
+import type { Caller } from "../credentials/plane";
 import { fromWorker } from "../rpc";
 import { storedJson } from "../sql";
 import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "../tool-calls/plane";
 import { callOf, storedPrincipal } from "../tool-calls/bind";
+import { facadePrincipal, facadeTool, refused } from "./facade-admission";
 import { catalogFailure, failed, fromOutcome, type FacadeAnswer } from "./facade-answer";
 import { facadeIdempotencyKey, facadeIdentity, facadeToolCall, storedRequest, type FacadeIdentity } from "./identity";
 import type { ActionRow, RuntimeStore } from "./store";
@@ -25,6 +27,8 @@ export interface FacadeDeps {
   readonly store: RuntimeStore;
   readonly toolCalls: ToolCallPlane;
   readonly consumer: string;
+  /** The runtime credential that sent the envelope: its principal rules and tool scope apply to every phase. */
+  readonly caller: Caller;
   /** Unix seconds. */
   readonly now: number;
   /**
@@ -90,11 +94,11 @@ interface Resolved {
   revision: number;
 }
 
-/** Target → tool, identity, arguments; or the facade failure that stops the request. */
+/** Target → tool (within the credential's scope), identity, arguments; or the facade failure that stops the request. */
 function resolve(deps: FacadeDeps, context: InvocationContext, operationId: string, target: string, input: Json): Resolved | FacadeAnswer {
   const { targets, revision } = deps.store.targets();
-  const tool = targets.get(target);
-  if (tool === undefined) return failed("UNKNOWN_TARGET");
+  const tool = facadeTool(deps.caller, targets.get(target));
+  if (typeof tool !== "string") return tool;
   if (!isBoundedIdentifier(operationId) || !isBoundedIdentifier(context.actor.user_id)) return failed("INVALID_IDENTITY");
   const spec = deps.toolCalls.engine.registry.get(tool);
   if (spec === undefined) return catalogFailure("UNKNOWN_TOOL");
@@ -110,10 +114,12 @@ type FacadeCall = { operation_id: string; target: string; input: Json };
 
 /** `invoke`: a read executes at once on the tool-call plane. */
 async function invoke(deps: FacadeDeps, context: InvocationContext, request: FacadeCall): Promise<FacadeAnswer> {
+  const acting = await facadePrincipal(deps.consumer, deps.caller, context.actor.user_id);
+  if (refused(acting)) return acting;
   const resolved = resolve(deps, context, request.operation_id, request.target, request.input);
   if (isAnswer(resolved)) return resolved;
   if (resolved.spec.risk === "write") return failed("PREPARE_REQUIRED");
-  const { principal, call } = facadeToolCall(deps.consumer, resolved.identity, context.actor.user_id, resolved.tool, resolved.args, null);
+  const { principal, call } = facadeToolCall(acting, resolved.identity, resolved.tool, resolved.args, null);
   return fromOutcome(await deps.toolCalls.dispatch(principal, call, deps.now));
 }
 
@@ -123,11 +129,13 @@ async function invoke(deps: FacadeDeps, context: InvocationContext, request: Fac
  * prepare answers the stored action.
  */
 async function prepare(deps: FacadeDeps, context: InvocationContext, request: FacadeCall, dispatch: DispatchBinding): Promise<FacadeAnswer> {
+  const acting = await facadePrincipal(deps.consumer, deps.caller, context.actor.user_id);
+  if (refused(acting)) return acting;
   const resolved = resolve(deps, context, request.operation_id, request.target, request.input);
   if (isAnswer(resolved)) return resolved;
   const { identity, spec, tool, args, revision } = resolved;
   const key = spec.risk === "write" ? facadeIdempotencyKey(identity.actionId, identity.operationId) : null;
-  const { principal, call } = facadeToolCall(deps.consumer, identity, context.actor.user_id, tool, args, key);
+  const { principal, call } = facadeToolCall(acting, identity, tool, args, key);
   const requestText = storedRequest(principal, call);
   const existing = deps.store.action(identity.actionId);
   if (existing !== undefined) return existing.request === requestText ? { type: "prepared", action: actionOf(deps, existing, spec) } : failed("ACTION_CONFLICT");
@@ -168,11 +176,29 @@ async function prepare(deps: FacadeDeps, context: InvocationContext, request: Fa
   });
 }
 
-/** The stored action a commit or reject names, if it belongs to this thread, operation and user. */
+/**
+ * The stored action a commit or reject names, if it belongs to this thread, operation and user
+ * and its tool is within the credential's scope (one outside reads as missing).
+ */
 function ownedAction(deps: FacadeDeps, context: InvocationContext, action: PreparedAction): ActionRow | undefined {
   const row = deps.store.action(action.action_id);
-  if (row === undefined) return undefined;
+  if (row === undefined || typeof facadeTool(deps.caller, row.tool) !== "string") return undefined;
   return row.thread_id === context.thread_id && row.operation_id === action.operation_id && row.subject_id === context.actor.user_id ? row : undefined;
+}
+
+/**
+ * Whether the credential may act on an action: for the context's user, and (`asStored`, a
+ * commit, which executes the stored call) with the stored principal's roles. An action's stored
+ * call never changes, so the caller reads its row again afterwards, without awaiting in between.
+ */
+async function actingRefusal(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, asStored: boolean): Promise<FacadeAnswer | null> {
+  const acting = await facadePrincipal(deps.consumer, deps.caller, context.actor.user_id);
+  if (refused(acting)) return acting;
+  const row = asStored ? ownedAction(deps, context, action) : undefined;
+  if (row === undefined) return null;
+  const { principal } = storedCall(deps, row);
+  const allowed = await facadePrincipal(deps.consumer, deps.caller, principal.subject_id, principal.roles);
+  return refused(allowed) ? allowed : null;
 }
 
 function closeRecord(
@@ -204,6 +230,8 @@ function closeRecord(
  * stored result without a second execution.
  */
 async function commit(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, dispatch: DispatchBinding): Promise<FacadeAnswer> {
+  const refusal = await actingRefusal(deps, context, action, true);
+  if (refusal !== null) return refusal;
   const row = ownedAction(deps, context, action);
   if (row === undefined) return failed("ACTION_NOT_FOUND");
   if (row.state === "committed" && row.result !== null) return { type: "result", value: storedJson(row.result, "runtime JSON") };
@@ -234,7 +262,9 @@ async function commit(deps: FacadeDeps, context: InvocationContext, action: Prep
  * a commit's write is in flight it is refused (`ACTION_COMMIT_IN_FLIGHT`) and the action stays as
  * it is: the write may execute, so the action must not read as rejected.
  */
-function reject(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, dispatch: DispatchBinding): FacadeAnswer {
+async function reject(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, dispatch: DispatchBinding): Promise<FacadeAnswer> {
+  const refusal = await actingRefusal(deps, context, action, false);
+  if (refusal !== null) return refusal;
   const row = ownedAction(deps, context, action);
   if (row === undefined) return failed("ACTION_NOT_FOUND");
   if (row.state === "committed") return failed("ACTION_COMMITTED");

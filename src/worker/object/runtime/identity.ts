@@ -47,19 +47,19 @@ export function facadeIdempotencyKey(actionId: string, operationId: string): str
 }
 
 /**
- * The tool call a facade operation is: the acting user is the subject (no roles), the tool
- * comes from the consumer's facade-target map, the arguments are the facade `input`.
+ * The tool call a facade operation is: the principal is the acting user as the runtime
+ * credential's rules resolved it (facade-admission.ts), the tool comes from the consumer's
+ * facade-target map, the arguments are the facade `input`.
  */
 export function facadeToolCall(
-  consumer: string,
+  principal: Principal,
   identity: FacadeIdentity,
-  subjectId: string,
   tool: string,
   args: JsonObject,
   idempotencyKey: string | null,
 ): { principal: Principal; call: ToolCall } {
   return {
-    principal: { tenant_id: consumer, subject_id: subjectId, roles: [] },
+    principal,
     call: {
       call_id: identity.callId,
       operation_id: identity.operationId,

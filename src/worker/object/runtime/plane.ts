@@ -12,9 +12,10 @@ import {
   type Envelope,
   type Metadata,
 } from "../../../core/wire";
-import { problem, type Problem } from "../../problem";
+import { problem, UNAUTHENTICATED, type Problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { AuditChain } from "../audit/plane";
+import type { Caller } from "../credentials/plane";
 import type { SessionPolicy } from "../sessions";
 import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "../tool-calls/plane";
 import { handleFacadeRequest } from "./facade";
@@ -52,6 +53,8 @@ export interface RuntimeHost {
   transaction<T>(step: () => T): T;
   /** The consumer's tool-call plane (App Facade calls run on it). */
   toolCalls(): ToolCallPlane;
+  /** A live credential's caller (its principal rules and tool scope), by id; `null` once revoked or expired. */
+  caller(credentialId: string): Caller | null;
 }
 
 /** The problem code of each codec refusal (the codec's own codes, in the problem catalog's case). */
@@ -142,7 +145,10 @@ export class RuntimeTransport {
     const payload = request.payload;
     switch (payload.family) {
       case "app_facade_request": {
+        const caller = this.host.caller(origin.credentialId);
+        if (caller === null) return fail(UNAUTHENTICATED);
         const deps = {
+          caller,
           store: this.store,
           toolCalls: this.host.toolCalls(),
           consumer,

@@ -5,6 +5,7 @@ import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { listPage } from "../list-page";
 import type { AuditChain } from "../audit/plane";
+import { toolsInScope, type Scope } from "../identity/scope";
 import { fromWorker } from "../rpc";
 import { MAX_SECRETS } from "../secrets/vault";
 import { declarationInputs } from "./declare";
@@ -28,6 +29,8 @@ export interface ToolsCallDeps {
   readonly audit: AuditChain;
   /** The consumer's enabled tool names. */
   readonly enabled: readonly string[];
+  /** The caller's tool scope (identity/scope.ts): a tool list shows only the tools it admits; `null` for the admin. */
+  readonly scope: Scope;
   readonly now: number;
   /** Items on one page of a list (the consumer's `page_items`). */
   readonly pageItems: number;
@@ -54,10 +57,11 @@ export async function toolsCall(deps: ToolsCallDeps, admin: boolean, call: Tools
       return host.data.view(call.name);
     case "listTools": {
       const registry = host.registry(deps.enabled);
-      // Pages by tool name: the declarations of a model's format, or the admin's defined tools (`enabled`, the configuration, whole on each page).
+      // Pages by tool name: the declarations of a model's format (those the caller's scope admits, as in MCP's
+      // tools/list), or the admin's defined tools (`enabled`, the configuration, whole on each page).
       if (call.format !== null || !admin) {
         const format = call.format ?? "json-schema";
-        const page = listPage("tools", declarationInputs(registry), (t) => t.name, call.cursor, deps.pageItems);
+        const page = listPage("tools", toolsInScope(deps.scope, declarationInputs(registry)), (t) => t.name, call.cursor, deps.pageItems);
         return page.ok ? ok(canonicalJson({ format, tools: declareTools(page.value.items, format), next_cursor: page.value.next_cursor })) : page;
       }
       const page = listPage("tools", host.data.list(), (t) => String(t["name"]), call.cursor, deps.pageItems);
