@@ -194,7 +194,6 @@ export class ConsumerObject extends DurableObject<Env> {
     return auth.ok ? this.#mcp.handle(auth.value, request, (input, statusRef, notify) => this.#agentCall(consumer, auth.value, "mcp", input, statusRef, notify)) : auth;
   }
 
-  /** Every live session of a revoked credential ends now (1008); a provider's binding detaches first. */
   /** A credential was revoked: its sockets close (1008; a provider's binding detaches first) and its waits and streams end. */
   readonly #revoked = (id: string): number => {
     const closed = closeCredentialSockets(this.ctx, id, (ws) => isCapabilitySocket(this.ctx, ws) && detachProvider(this.capability, ws));
