@@ -7,6 +7,7 @@
  * escape in the page.
  * @module
  */
+import { escapeToBuffer } from "hono/utils/html";
 import { HIDDEN_KIND_TITLES, visibleParts, visibleText, type VisibleOptions } from "../../core/text";
 
 /** Markup built by {@link html}; only it makes one. */
@@ -27,11 +28,11 @@ export class SafeHtml {
   }
 }
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Text escaped for an element's content or a quoted attribute value. */
+/** Text escaped for an element's content or a quoted attribute value (hono's escaper: `& < > " '`). */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] as string);
+  const buffer: [string] = [""];
+  escapeToBuffer(text, buffer);
+  return buffer[0];
 }
 
 function part(value: unknown): string {

@@ -9,7 +9,7 @@ import { canonicalJson } from "../../core/json";
 import { ConsumerName } from "../../contracts/consumer";
 import type { Env } from "../env";
 import { ObjectClock } from "../object/clock";
-import { decodeCursorText, encodeCursorText } from "../object/cursor-text";
+import { cursorCodec } from "../object/cursor";
 import { problem } from "../problem";
 import { fail, ok, type Outcome } from "../result";
 import { consumersAfter, hasConsumer, migrateDirectory, recordConsumer } from "./store";
@@ -17,8 +17,14 @@ import { consumersAfter, hasConsumer, migrateDirectory, recordConsumer } from ".
 /** The name of the one directory object. */
 export const DIRECTORY_NAME = "directory";
 
-/** Longest cursor the directory answers: base64url of a name of at most 64 characters. */
-const MAX_CURSOR_CHARS = 128;
+/** The directory's cursors: base64url of a consumer name (at most 64 characters, so 128 is the bound). */
+export const DIRECTORY_CURSOR = cursorCodec<string>({
+  prefix: "",
+  maxChars: 128,
+  write: (name) => name,
+  read: (name) => (ConsumerName.safeParse(name).success ? name : null),
+  detail: "The cursor is not one this list answered.",
+});
 
 /** The directory of consumer names (docs/storage.md, "The directory of consumers"). */
 export class DirectoryObject extends DurableObject<Env> {
@@ -40,16 +46,15 @@ export class DirectoryObject extends DurableObject<Env> {
   page(cursor: string | null, limit: number): Outcome<string> {
     let after: string | null = null;
     if (cursor !== null) {
-      const name = decodeCursorText(cursor, MAX_CURSOR_CHARS);
-      if (name === null || !ConsumerName.safeParse(name).success || !hasConsumer(this.ctx.storage.sql, name)) {
-        return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
-      }
-      after = name;
+      const name = DIRECTORY_CURSOR.read(cursor);
+      if (!name.ok) return name;
+      if (!hasConsumer(this.ctx.storage.sql, name.value)) return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
+      after = name.value;
     }
     const rows = consumersAfter(this.ctx.storage.sql, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    const next = rows.length > limit && last !== undefined ? encodeCursorText(last.consumer) : null;
+    const next = rows.length > limit && last !== undefined ? DIRECTORY_CURSOR.encode(last.consumer) : null;
     return ok(canonicalJson({ consumers: page, next_cursor: next }));
   }
 }

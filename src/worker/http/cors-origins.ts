@@ -11,9 +11,8 @@
  * @module
  */
 import { ConsumerName } from "../../contracts/consumer";
-import { DIRECTORY_NAME } from "../directory/directory-object";
+import { DIRECTORY_CURSOR, DIRECTORY_NAME } from "../directory/directory-object";
 import type { Env } from "../env";
-import { encodeCursorText } from "../object/cursor-text";
 import { LruMap } from "../lru";
 
 /** How long an isolate trusts an allow-list it read (a removed origin is honoured at most this long). */
@@ -36,7 +35,7 @@ export function corsOriginsHeld(): number {
 async function recorded(env: Env, consumer: string): Promise<boolean> {
   if (env.DIRECTORY === undefined) return false;
   const directory = env.DIRECTORY.get(env.DIRECTORY.idFromName(DIRECTORY_NAME));
-  return (await directory.page(encodeCursorText(consumer), 1)).ok;
+  return (await directory.page(DIRECTORY_CURSOR.encode(consumer), 1)).ok;
 }
 
 async function read(env: Env, consumer: string): Promise<readonly string[]> {

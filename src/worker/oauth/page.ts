@@ -8,6 +8,7 @@
  * @module
  */
 import { HIDDEN_KIND_TITLES, visibleParts, visibleText } from "../../core/text";
+import { escapeHtml } from "../console/html";
 
 /** What the user chose on the page (kept when it is shown again with an error). */
 export interface ConsentChoice {
@@ -43,11 +44,6 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "referrer-policy": "no-referrer",
   "x-content-type-options": "nosniff",
 };
-
-/** HTML-escapes text for element content and quoted attributes. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
 
 /** Client text escaped for element content, each hidden or look-alike code point a marked escape. */
 export function shownHtml(text: string): string {

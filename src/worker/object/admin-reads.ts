@@ -10,7 +10,7 @@ import { fail, ok, type Outcome } from "../result";
 import type { AlarmView } from "./audit/consistency";
 import type { ConsumerRecord } from "./consumer/plane";
 import { CredentialTable } from "./credentials/store";
-import { decodeCursorText, encodeCursorText } from "./cursor-text";
+import { cursorCodec } from "./cursor";
 import type { Limits } from "./limits";
 
 /**
@@ -30,17 +30,24 @@ export function consumerDetails(record: ConsumerRecord, limits: Limits, storageB
   });
 }
 
-/** Longest credential cursor: base64url of a credential id. */
-const MAX_CURSOR_CHARS = 64;
+/** The credential list's cursors: base64url of a credential id, at most 64 characters. */
+const CREDENTIALS_CURSOR = cursorCodec<string>({
+  prefix: "",
+  maxChars: 64,
+  write: (id) => id,
+  read: (id) => (CredentialId.safeParse(id).success ? id : null),
+  detail: "The cursor is not one this list answered.",
+});
 
 /** `GET …/credentials`: one page in issue order after the cursor's credential (contracts `CredentialList`). */
 export function credentialPage(sql: SqlStorage, cursor: string | null, pageItems: number): Outcome<string> {
   const table = new CredentialTable(sql);
   let after: string | null = null;
   if (cursor !== null) {
-    const id = decodeCursorText(cursor, MAX_CURSOR_CHARS);
-    if (id === null || !CredentialId.safeParse(id).success || table.get(id) === null) return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
-    after = id;
+    const id = CREDENTIALS_CURSOR.read(cursor);
+    if (!id.ok) return id;
+    if (table.get(id.value) === null) return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
+    after = id.value;
   }
   const rows = table.listed(after, pageItems + 1);
   const page = rows.slice(0, pageItems);
@@ -56,5 +63,5 @@ export function credentialPage(sql: SqlStorage, cursor: string | null, pageItems
     expires_at: c.expiresAt,
     revoked_at: c.revokedAt,
   }));
-  return ok(canonicalJson({ credentials, next_cursor: rows.length > pageItems && last !== undefined ? encodeCursorText(last.credentialId) : null }));
+  return ok(canonicalJson({ credentials, next_cursor: rows.length > pageItems && last !== undefined ? CREDENTIALS_CURSOR.encode(last.credentialId) : null }));
 }

@@ -2,13 +2,12 @@
  * Cursor pages of the consumer's short lists (tools, secrets, MCP servers, webhook endpoints):
  * each is bounded by a quota and read whole, in a stable order of a text key; a page is the
  * items after the cursor's key, at most the consumer's `page_items`. The cursor names its list
- * and the last key (`<list>:v1:<key>`, base64url), so a cursor of another list is refused and
+ * and the last key (`<list>:v1:<key>`, base64url; `./cursor`), so a cursor of another list is refused and
  * an item deleted between two pages moves nothing.
  * @module
  */
-import { problem } from "../problem";
-import { fail, ok, type Outcome } from "../result";
-import { decodeCursorText, encodeCursorText } from "./cursor-text";
+import { ok, type Outcome } from "../result";
+import { cursorCodec } from "./cursor";
 
 /** Longest cursor of these lists (base64url of the list's name and a key of at most 256 characters). */
 const MAX_CURSOR_CHARS = 400;
@@ -24,20 +23,19 @@ export interface ListPage<T> {
  * (`null`: from the first); `INVALID_CURSOR` for a cursor this list never answered.
  */
 export function listPage<T>(list: string, items: readonly T[], keyOf: (item: T) => string, cursor: string | null, pageItems: number): Outcome<ListPage<T>> {
-  const prefix = `${list}:v1:`;
+  const codec = cursorCodec<string>({ prefix: `${list}:v1:`, maxChars: MAX_CURSOR_CHARS, write: (key) => key, read: (key) => key, detail: "The cursor is not one this list answered; start again without it." });
   let start = 0;
   if (cursor !== null) {
-    const text = decodeCursorText(cursor, MAX_CURSOR_CHARS);
-    if (text === null || !text.startsWith(prefix)) return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered; start again without it."));
-    const after = text.slice(prefix.length);
-    start = items.findIndex((item) => keyOf(item) > after);
+    const after = codec.read(cursor);
+    if (!after.ok) return after;
+    start = items.findIndex((item) => keyOf(item) > after.value);
     if (start === -1) start = items.length;
   }
   const size = Math.max(1, pageItems);
   const page = items.slice(start, start + size);
   const last = page[page.length - 1];
   const more = start + size < items.length && last !== undefined;
-  return ok({ items: page, next_cursor: more ? encodeCursorText(`${prefix}${keyOf(last)}`) : null });
+  return ok({ items: page, next_cursor: more ? codec.encode(keyOf(last)) : null });
 }
 
 /** A numeric order (a table's `seq`) as a key that sorts like the number. */

@@ -6,6 +6,7 @@
  * nothing, so an untraced call allocates nothing for traces.
  * @module
  */
+import { bytesToHex } from "@noble/hashes/utils.js";
 
 /** OTLP's `Span.SpanKind` values. */
 export const SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
@@ -74,18 +75,12 @@ const NOOP_SPAN: Span = Object.freeze({
 /** The tracer when tracing is off: every span is one shared object that records nothing. */
 export const NOOP_TRACER: Tracer = Object.freeze({ enabled: false, start: () => NOOP_SPAN });
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
 /** `bytes` random bytes as lowercase hex, never all zero (an invalid id in W3C Trace Context and OTLP). */
 export function randomId(bytes: 8 | 16): string {
   const buffer = new Uint8Array(bytes);
   for (;;) {
     crypto.getRandomValues(buffer);
-    if (buffer.some((b) => b !== 0)) {
-      let hex = "";
-      for (const b of buffer) hex += HEX[b];
-      return hex;
-    }
+    if (buffer.some((b) => b !== 0)) return bytesToHex(buffer);
   }
 }
 

@@ -3,7 +3,7 @@ import type { CapabilityAuthorityRequest } from "../../../contracts/capability";
 import { problem, type Problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { Limits } from "../limits";
-import { readCursor, writeCursor } from "./cursor";
+import { approvalsCursor } from "./cursor";
 import type { CapabilityHost } from "./host";
 import { engineProblem } from "./engine-problem";
 import type { CapabilityCaller } from "./plane";
@@ -66,16 +66,17 @@ export function approvalsCall(
   const refused = approverRefusal(caller, approvers);
   if (refused !== null) return fail(refused);
   return host.timed((state): Outcome<string> => {
-    const key = host.store.cursorKey();
-    const after = cursor === null ? null : readCursor(key, consumer, cursor);
-    if (cursor !== null && after === null) return fail(problem("INVALID_CURSOR", "The cursor is malformed or was not issued by this gate; start again without one."));
+    const cursors = approvalsCursor(host.store.cursorKey(), consumer);
+    const read = cursor === null ? ok(null) : cursors.read(cursor);
+    if (!read.ok) return read;
+    const after = read.value;
     const waiting: CapabilityRequestSnapshot[] = state.requests
       .map((record) => record.snapshot)
       .filter((snapshot) => snapshot.status === "awaiting-approval" && (after === null || snapshot.accepted_sequence > after))
       .sort((a, b) => (a.accepted_sequence < b.accepted_sequence ? -1 : a.accepted_sequence > b.accepted_sequence ? 1 : 0));
     const page = waiting.slice(0, Math.max(1, limits.page_items));
     const last = page[page.length - 1];
-    const next = waiting.length > page.length && last !== undefined ? writeCursor(key, consumer, last.accepted_sequence) : null;
+    const next = waiting.length > page.length && last !== undefined ? cursors.encode(last.accepted_sequence) : null;
     return ok(writeWireJson({ approvals: page, next_cursor: next, last_authority_sequence: state.last_authority_sequence, tick: state.current_tick }));
   });
 }

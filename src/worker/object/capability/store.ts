@@ -1,3 +1,4 @@
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { readJson } from "../../../core/json";
 import { capabilityOperation, decodeState, encodeState, initialState, writeWireJson, type CapabilityEngineState, type CapabilityOperation } from "../../../core/capability";
 import type { Migration } from "../migrations";
@@ -157,7 +158,7 @@ export class CapabilityStore {
   cursorKey(): string {
     const row = one(this.sql, "SELECT key FROM capability_keys WHERE name = 'approvals-cursor'");
     if (row !== undefined) return text(row, "key");
-    const key = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const key = bytesToHex(crypto.getRandomValues(new Uint8Array(32)));
     run(this.sql, "INSERT INTO capability_keys (name, key) VALUES ('approvals-cursor', ?)", key);
     return key;
   }

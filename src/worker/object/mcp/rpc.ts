@@ -1,3 +1,4 @@
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { PyFloat, readJson, type Json, type JsonObject } from "../../../core/json";
 import type * as z from "../../../core/zod";
 import { RPC_ERRORS } from "../../../contracts/mcp";
@@ -56,5 +57,5 @@ export function objectMember(value: JsonObject, key: string): JsonObject | undef
 
 /** `bytes` random bytes as lowercase hex (session and task ids). */
 export function randomHex(bytes: number): string {
-  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return bytesToHex(crypto.getRandomValues(new Uint8Array(bytes)));
 }

@@ -3,7 +3,7 @@ import { ListParams, MCP_META, RPC_ERRORS, TaskParams } from "../../../contracts
 import { ToolCallRequest } from "../../../contracts/tool-call";
 import { problem } from "../../problem";
 import { limitsOf } from "../consumer/plane";
-import { decodeCursorText, encodeCursorText } from "../cursor-text";
+import { cursorCodec, safeIntegerKey } from "../cursor";
 import { fromWorker } from "../rpc";
 import type { McpContext, McpPlaneDeps } from "./context";
 import { invalidParams, objectMember, paramsOf, randomHex, refusal, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
@@ -28,6 +28,9 @@ const TERMINAL: ReadonlySet<McpTaskStatus> = new Set(["completed", "failed", "ca
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
 const waiting = (approvalId: string): string => `Waiting for an approver to decide ${approvalId}; poll tasks/get.`;
+
+/** `tasks/list` cursors: the `seq` of the page's last task, base64url (a bad one is JSON-RPC invalid params). */
+const TASKS_CURSOR = cursorCodec<number>({ prefix: "", maxChars: 32, write: String, read: safeIntegerKey(/^[1-9][0-9]{0,14}$/), detail: "Invalid cursor." });
 
 /** The status message of a finished call: the catalog code of a failed or unknown result. */
 function finishedMessage(result: JsonObject): string | null {
@@ -160,15 +163,15 @@ export class McpTasks {
     if (!parsed.ok) return parsed.answer;
     let after = 0;
     if (parsed.value.cursor !== undefined) {
-      const text = decodeCursorText(parsed.value.cursor, 32);
-      if (text === null || !/^[1-9][0-9]{0,14}$/.test(text)) return invalidParams("Invalid cursor.");
-      after = Number(text);
+      const seq = TASKS_CURSOR.decode(parsed.value.cursor);
+      if (seq === null) return invalidParams("Invalid cursor.");
+      after = seq;
     }
     const pageItems = limitsOf(ctx.auth.config).page_items;
     const rows = this.store.tasksPage(ctx.auth.caller.credentialId, after, pageItems, this.deps.now());
     const page = rows.slice(0, pageItems);
     const last = page.at(-1);
-    return rpcResult(rows.length > pageItems && last !== undefined ? { tasks: page.map(taskView), nextCursor: encodeCursorText(String(last.seq)) } : { tasks: page.map(taskView) });
+    return rpcResult(rows.length > pageItems && last !== undefined ? { tasks: page.map(taskView), nextCursor: TASKS_CURSOR.encode(last.seq) } : { tasks: page.map(taskView) });
   }
 
   /** `tasks/cancel`: a working task ends `cancelled` and its pending approval is withdrawn. */

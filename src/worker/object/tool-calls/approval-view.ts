@@ -6,7 +6,7 @@
  */
 import { digestForApprover, type ApprovalRecord } from "../../../core/tool-result/approval-book";
 import { approvalDigestInputs } from "../../../core/tool-result/digests";
-import { decodeCursorText, encodeCursorText } from "../cursor-text";
+import { cursorCodec, safeIntegerKey, type CursorCodec } from "../cursor";
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
 import type { ApprovalView } from "../../../contracts/approval";
 
@@ -31,21 +31,15 @@ export function approvalView(record: ApprovalRecord, spec: ToolSpec, tenantId: s
   };
 }
 
-const MAX_CURSOR_CHARS = 64;
-const CURSOR_POSITION = /^pending:(0|[1-9][0-9]{0,15})$/;
-
-/** The cursor of the page after list position `position` (base64url, no padding). */
-export function encodeCursor(position: number): string {
-  return encodeCursorText(`pending:${position}`);
-}
-
 /**
- * The list position a cursor names, or `null` for a cursor this gate never answered (malformed,
- * another encoding of a position, out of range).
+ * The approval list's cursors: `pending:<position>` (base64url, no padding), the list position
+ * the next page starts after; a cursor this gate never answered (malformed, another encoding of
+ * a position, out of range) is `INVALID_CURSOR`.
  */
-export function decodeCursor(cursor: string): number | null {
-  const match = CURSOR_POSITION.exec(decodeCursorText(cursor, MAX_CURSOR_CHARS) ?? "");
-  if (match === null) return null;
-  const position = Number(match[1]);
-  return Number.isSafeInteger(position) ? position : null;
-}
+export const APPROVALS_CURSOR: CursorCodec<number> = cursorCodec({
+  prefix: "pending:",
+  maxChars: 64,
+  write: String,
+  read: safeIntegerKey(/^(0|[1-9][0-9]{0,15})$/),
+  detail: "The cursor is not one this list answered.",
+});

@@ -17,7 +17,7 @@ import type { ExternalExecutor } from "../../tools/executor";
 import type { McpNotifySink } from "../../tools/mcp-notify";
 import type { AuditChain, AuditRef } from "../audit/plane";
 import { DEFAULT_LIMITS, type Limits } from "../limits";
-import { approvalView, decodeCursor, encodeCursor } from "./approval-view";
+import { APPROVALS_CURSOR, approvalView } from "./approval-view";
 import { approvalStatus, callEvent, type EventSink } from "./events";
 import { SqlApprovalBook } from "./approval-store";
 import { SqlToolResultStore } from "./store";
@@ -239,16 +239,16 @@ export class ToolCallPlane {
    * answered before, or `null` for the first page.
    */
   listApprovals(request: { tenantId: string; approverId: string; cursor: string | null; pageItems: number }, now: number): Outcome<ApprovalList> {
-    const after = request.cursor === null ? 0 : decodeCursor(request.cursor);
-    if (after === null) return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
-    const page = this.book.pendingPage(now, after, request.pageItems);
+    const after = request.cursor === null ? ok(0) : APPROVALS_CURSOR.read(request.cursor);
+    if (!after.ok) return after;
+    const page = this.book.pendingPage(now, after.value, request.pageItems);
     const approvals: ApprovalView[] = [];
     for (const record of page.records) {
       // A tool the consumer no longer enables cannot be decided (NOT_FOUND): it is not listed.
       const spec = this.engine.registry.get(record.call.name);
       if (spec !== undefined) approvals.push(approvalView(record, spec, request.tenantId, request.approverId));
     }
-    return ok({ approvals, next_cursor: page.next === null ? null : encodeCursor(page.next) });
+    return ok({ approvals, next_cursor: page.next === null ? null : APPROVALS_CURSOR.encode(page.next) });
   }
 
   /**

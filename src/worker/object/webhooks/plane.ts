@@ -12,7 +12,7 @@ import { WebhookEndpointRequest, type WebhookDeliveryView, type WebhookEndpointV
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { AuditChain } from "../audit/plane";
-import { decodeCursorText, encodeCursorText } from "../cursor-text";
+import { cursorCodec, safeIntegerKey } from "../cursor";
 import { listPage, seqKey } from "../list-page";
 import { randomHex } from "../mcp/rpc";
 import { fromWorker } from "../rpc";
@@ -44,7 +44,14 @@ export interface WebhookPlaneDeps {
   setAlarm(ms: number | null): void;
 }
 
-const PAGE_CURSOR = /^webhook-deliveries:v1:([1-9][0-9]{0,15})$/;
+/** The delivery log's cursors: the `seq` the next page (newest first) starts before. */
+const DELIVERIES_CURSOR = cursorCodec<number>({
+  prefix: "webhook-deliveries:v1:",
+  maxChars: 200,
+  write: String,
+  read: safeIntegerKey(/^[1-9][0-9]{0,15}$/),
+  detail: "The cursor is not one this route answered; start again without it.",
+});
 
 function endpointView(endpoint: StoredEndpoint): WebhookEndpointView {
   return {
@@ -160,15 +167,15 @@ export class WebhookPlane {
     if (endpointId !== null && this.#tables.endpoint(endpointId) === undefined) return fail(problem("NOT_FOUND", "No such webhook endpoint."));
     let before = Number.MAX_SAFE_INTEGER;
     if (cursor !== null) {
-      const seq = Number(PAGE_CURSOR.exec(decodeCursorText(cursor, 200) ?? "")?.[1]);
-      if (!Number.isSafeInteger(seq)) return fail(problem("INVALID_CURSOR", "The cursor is not one this route answered; start again without it."));
-      before = seq;
+      const seq = DELIVERIES_CURSOR.read(cursor);
+      if (!seq.ok) return seq;
+      before = seq.value;
     }
     const limit = Math.max(1, pageItems);
     const rows = this.#tables.deliveries(endpointId, before, limit + 1);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    const next = rows.length > limit && last !== undefined ? encodeCursorText(`webhook-deliveries:v1:${last.seq}`) : null;
+    const next = rows.length > limit && last !== undefined ? DELIVERIES_CURSOR.encode(last.seq) : null;
     return ok(canonicalJson({ deliveries: page.map((d) => this.#view(d)), next_cursor: next }));
   }
 
