@@ -10,7 +10,8 @@
 import { checkJsonDomain, type JsonObject } from "../src/core/json";
 import { celVariables } from "../src/core/policy/variables";
 import { compilePolicy } from "../src/core/policy";
-import { bindToolCall, createEngine, createRegistry, defineTool, dispatch, getOrderTool, validateArguments, validateResult } from "../src/core/tool-result";
+import { bindToolCall, createRegistry, defineTool, dispatch, validateArguments, validateResult } from "../src/core/tool-result";
+import { createDemoEngine, getOrderTool } from "../src/conformance/tool-cases";
 import type { HandlerResult, Principal, ResultPackage, ToolCall } from "../src/core/tool-result";
 import { ToolDefinition } from "../src/contracts/tool-definition";
 import { buildTool } from "../src/worker/object/tools/build";
@@ -91,7 +92,7 @@ function checkPackage(pkg: ResultPackage, call: ToolCall): void {
 
 /** One batch: a fresh engine, every call dispatched once. */
 function batch(batchCalls: readonly ToolCall[], check = false): void {
-  const engine = createEngine({ registry });
+  const engine = createDemoEngine({ registry });
   for (const call of batchCalls) {
     const pkg = dispatch(engine, { principal: PRINCIPAL, call, now: NOW });
     if (check) {
@@ -150,7 +151,7 @@ const fmt = (x: number, d = 2): string => x.toLocaleString("en-US", { minimumFra
 function breakdown(seconds: number): string {
   const call = calls(NAME, 1)[0] as ToolCall;
   const builtin = calls("get_order", 1)[0] as ToolCall;
-  const ctx = { store: createEngine({ registry }).store, now: NOW };
+  const ctx = { store: createDemoEngine({ registry }).store, now: NOW };
   const data: JsonObject = { order_ref: "ORDER-7", status: "paid" };
   const policy = compilePolicy(LOOKUP_ORDER_DEFINITION.authorize, "authorize");
   if (!policy.ok) throw new Error("the bench's authorize rule does not compile");

@@ -18,16 +18,12 @@ import { canonicalJson, sha256Hex } from "../src/core/json";
 import { idempotencyScope, recordFromHandler } from "../src/core/tool-result/dispatcher-state";
 import {
   approvalDigest,
-  AUTHORIZED_APPROVER_IDS,
   bindToolCall,
   callBindingDigest,
   callFingerprint,
-  createEngine,
-  DEFAULT_APPROVER_ID,
   dispatch,
   hasValidApproval,
   InMemoryToolResultStore,
-  makeApproval,
   memoizeHash,
   principalRef,
   requestDigest,
@@ -43,9 +39,9 @@ import {
   type Principal,
   type ResultPackage,
   type ToolCall,
-  type ToolCasesFixture,
   type ToolSpec,
 } from "../src/core/tool-result";
+import { AUTHORIZED_APPROVER_IDS, createDemoEngine, DEFAULT_APPROVER_ID, makeApproval, type ToolCasesFixture } from "../src/conformance/tool-cases";
 
 /** The phases, in print order; the names are also the reference timer's. */
 export const PHASES = ["host context", "arguments", "authorization", "dispatch", "packages", "digests", "SHA-256"] as const;
@@ -83,7 +79,7 @@ function prepare(fixture: ToolCasesFixture): Item[] {
   const fixtureCase = fixture.cases[0];
   if (fixture.cases.length !== 1 || fixtureCase === undefined) throw new Error("phases take a fixture with one case");
   const principal = fixtureCase.principal;
-  const engine = createEngine();
+  const engine = createDemoEngine();
   const stubStore = new InMemoryToolResultStore();
   return fixtureCase.steps.map((step) => {
     if (step.action !== "dispatch") throw new Error("phases take dispatch steps only");
@@ -152,7 +148,7 @@ function checkDigests(items: readonly Item[]): void {
 export function preparePhases(fixture: ToolCasesFixture): PhaseSet {
   const items = prepare(fixture);
   checkDigests(items);
-  const registry = createEngine().registry;
+  const registry = createDemoEngine().registry;
   const runs: Record<Phase, (native: boolean) => void> = {
     "host context": () => {
       for (const it of items) validateHostContext(it.principal, it.call, it.now);
@@ -173,7 +169,7 @@ export function preparePhases(fixture: ToolCasesFixture): PhaseSet {
       }
     },
     dispatch: () => {
-      const engine = createEngine({ registry, hash: stubHash });
+      const engine = createDemoEngine({ registry, hash: stubHash });
       for (const it of items) {
         const pkg = dispatch(engine, { principal: it.principal, call: it.call, approvals: it.stubApprovals, now: it.now, failure: it.failure });
         if (pkg.model_result.status !== "succeeded") throw new Error("dispatch failed");

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { Session, type Profiler } from "node:inspector";
 import { readJson } from "../src/core/json";
-import { parseToolCasesFixture, runFixture, type ToolCasesFixture } from "../src/core/tool-result";
+import { parseToolCasesFixture, runFixture, type ToolCasesFixture } from "../src/conformance/tool-cases";
 import { benchFixture } from "./fixture";
 
 function option(name: string, fallback: string): string {

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { readJson, sha256Hex, prettyJson } from "../src/core/json";
-import { parseToolCasesFixture, runFixture, type ToolCasesFixture } from "../src/core/tool-result";
+import { parseToolCasesFixture, runFixture, type ToolCasesFixture } from "../src/conformance/tool-cases";
 import { benchDataTool } from "./data-tool";
 import { benchFixture } from "./fixture";
 import { PHASES, preparePhases, type Phase } from "./phases";

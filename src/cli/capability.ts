@@ -1,4 +1,5 @@
-import { parseScenario, runScenario, writeWireJsonPretty } from "../core/capability";
+import { parseScenario, runScenario } from "../conformance/capability-cases";
+import { writeWireJsonPretty } from "../core/capability";
 import type { CliIo } from "./io";
 
 const USAGE = "usage: toolgate capability --fixture FILE\n";

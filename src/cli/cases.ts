@@ -1,5 +1,5 @@
 import { prettyJson } from "../core/json";
-import { loadToolCasesFixture, runFixture } from "../core/tool-result";
+import { loadToolCasesFixture, runFixture } from "../conformance/tool-cases";
 import type { CliIo } from "./io";
 
 const USAGE = "usage: toolgate cases --fixture FILE [--dump]\n";

@@ -6,8 +6,10 @@ import pkg from "../../package.json";
 import * as client from "../../src/client";
 import type { BoundEffect, CapabilityRequestInput, ToolCallAnswer, U64, Wire } from "../../src/client";
 import type { ToolCallResponse } from "../../src/contracts/tool-call";
+import * as conformance from "../../src/conformance";
 import * as core from "../../src/core";
 import type { providerBoundCapabilityEffectEnvelope } from "../../src/core/capability";
+import type { EngineOptions, ToolRegistry } from "../../src/core/tool-result";
 
 const root = new URL("../../", import.meta.url);
 
@@ -51,8 +53,61 @@ describe("the package's public entry points", () => {
       ...undefinedExports(core.adapters, "adapters."),
       ...undefinedExports(core.audit, "audit."),
       ...undefinedExports(client, "client."),
+      ...undefinedExports(conformance.toolCases, "conformance.toolCases."),
+      ...undefinedExports(conformance.capabilityCases, "conformance.capabilityCases."),
     ];
     expect(missing).toEqual([]);
+  });
+
+  it("ships the engine, not the conformance harness: no fixture runner, demo tool or demo approver in the core", () => {
+    // Each of these lives in src/conformance (the CLI, the tests and the Worker's built-in tools import it there).
+    const toolCases = [
+      "AUTHORIZED_APPROVER_IDS",
+      "createDemoEngine",
+      "createDemoRegistry",
+      "createRefundDraftTool",
+      "DEFAULT_APPROVER_ID",
+      "DEMO_ORDERS",
+      "FIXTURE_SCHEMA_VERSION",
+      "getOrderTool",
+      "loadToolCasesFixture",
+      "makeApproval",
+      "MAX_CASES",
+      "MAX_FIXTURE_BYTES",
+      "MAX_JSON_DEPTH",
+      "MAX_STEPS_PER_CASE",
+      "parseToolCasesFixture",
+      "pyJsonEquals",
+      "runFixture",
+      "SIDE_EFFECT_COUNTER",
+      "sideEffectCount",
+      "toolCasesFixtureSchema",
+      "VALID_ACTIONS",
+      "VALID_APPROVAL_MODES",
+    ];
+    const capabilityCases = ["capabilityScenario", "parseScenario", "runScenario", "sameJson"];
+    expect([...toolCases.filter((name) => name in core.toolResult), ...capabilityCases.filter((name) => name in core.capability)]).toEqual([]);
+    expect([...toolCases, ...capabilityCases].filter((name) => name in core)).toEqual([]);
+    expect(toolCases.filter((name) => !(name in conformance.toolCases))).toEqual([]);
+    expect(capabilityCases.filter((name) => !(name in conformance.capabilityCases))).toEqual([]);
+  });
+
+  it("builds an engine only over the tools and approvers it is given: no demo defaults", () => {
+    expectTypeOf<EngineOptions["registry"]>().toEqualTypeOf<ToolRegistry>();
+    expectTypeOf<EngineOptions["approvers"]>().toEqualTypeOf<ReadonlySet<string>>();
+    // Called without them anyway (as plain JavaScript could), it names no tool and trusts no approver.
+    const bare: unknown = Reflect.apply(core.toolResult.createEngine, undefined, [{}]);
+    expect(bare).toMatchObject({ registry: undefined, approvers: undefined });
+    const registry = core.toolResult.createRegistry([]);
+    const approvers = new Set(["approver-1"]);
+    const engine = core.toolResult.createEngine({ registry, approvers });
+    expect(engine.registry).toBe(registry);
+    expect(engine.approvers).toBe(approvers);
+    expect(engine.registry.get("get_order")).toBe(undefined);
+    // The reference's demo dispatcher is the harness's, named there.
+    const demo = conformance.toolCases.createDemoEngine();
+    expect([...demo.approvers]).toEqual(["human-reviewer-1"]);
+    expect([demo.registry.get("get_order")?.name, demo.registry.get("create_refund_draft")?.name]).toEqual(["get_order", "create_refund_draft"]);
   });
 
   it("keeps the client's runtime names", () => {

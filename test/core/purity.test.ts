@@ -47,3 +47,38 @@ describe("src/core stays pure", () => {
     expect(offending).toEqual([]);
   });
 });
+
+describe("src/conformance stays pure: the core's rules, and it imports nothing but the core and itself", () => {
+  const conformance = join(root, "src/conformance");
+  const files = sources(conformance);
+
+  it("has the tool-cases and capability-cases harness to check", () => {
+    expect(files.map((file) => relative(conformance, file)).filter((path) => path.endsWith("index.ts")).sort()).toEqual([
+      "capability-cases/index.ts",
+      "index.ts",
+      "tool-cases/index.ts",
+    ]);
+  });
+
+  it("imports only src/core and src/conformance modules", () => {
+    const offending: string[] = [];
+    for (const file of files) {
+      for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
+        const spec = (match[1] ?? match[2]) as string;
+        const target = join(file, "..", spec);
+        const ok = spec.startsWith(".") && (!relative(core, target).startsWith("..") || !relative(conformance, target).startsWith(".."));
+        if (!ok) offending.push(`${relative(root, file)} imports ${spec}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it("never reads the clock, logs, draws randomness or parses JSON loosely", () => {
+    const offending: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(file, "utf8");
+      for (const re of FORBIDDEN_CALLS) if (re.test(text)) offending.push(`${relative(root, file)}: ${re.source}`);
+    }
+    expect(offending).toEqual([]);
+  });
+});

@@ -6,13 +6,10 @@ import {
   capabilityEffectEnvelope,
   capabilityOperation,
   encodeState,
-  parseScenario,
-  runScenario,
-  sameJson,
   u64,
   type CapabilityEngineState,
-  type CapabilityScenario,
 } from "../../src/core/capability";
+import { parseScenario, runScenario, sameJson, type CapabilityScenario } from "../../src/conformance/capability-cases";
 
 // The same capability-cases-v1 files the CLI runs, each operation applied by the consumer
 // object's capability host (one SQLite transaction per operation, raw mode: no clock).

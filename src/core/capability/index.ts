@@ -26,4 +26,3 @@ export { encodeState, decodeState, capabilityEngineState, type StateDecodeError 
 export { apply, applyInPlace, capabilityOperation, operationName, UNIT_OPERATIONS, type CapabilityOperation } from "./operation";
 export { type ProviderRuntimeTransition } from "./engine-runtime";
 export { CapabilityEngine } from "./engine";
-export { parseScenario, runScenario, sameJson, capabilityScenario, type CapabilityScenario, type ScenarioReport, type StepReport, type ScenarioError } from "./scenario";

@@ -3,12 +3,7 @@
  * accepts only such an approval from an allow-listed approver.
  * @module
  */
-import {
-  APPROVAL_TTL_SECONDS,
-  DEFAULT_APPROVER_ID,
-  MAX_PORTABLE_UNIX_SECONDS,
-  type ApprovalMode,
-} from "./constants";
+import { APPROVAL_TTL_SECONDS, MAX_PORTABLE_UNIX_SECONDS } from "./constants";
 import { approvalDigest, requestDigest } from "./digests";
 import { ToolResultUsageError, validateHostContext } from "./host-context";
 import { isBoundedIdentifier } from "./text-rules";
@@ -77,28 +72,6 @@ export function grantApproval(
     expires_at: decision.now + APPROVAL_TTL_SECONDS,
     approver_id: decision.approverId,
   });
-}
-
-/**
- * The reference's `make_approval` for fixture modes: none → no approval; valid → a bound one;
- * expired → expiring one second ago; mismatched → a zero digest. An unknown tool with a mode
- * other than none is a usage error, as in the reference.
- */
-export function makeApproval(
-  principal: Principal,
-  call: ToolCall,
-  spec: ToolSpec | undefined,
-  mode: ApprovalMode,
-  now: number,
-  hash: HashFn = sha256Hex,
-): Approval[] {
-  validateHostContext(principal, call, now);
-  if (mode === "none") return [];
-  if (spec === undefined) throw new ToolResultUsageError("APPROVAL_UNAVAILABLE", "an unknown tool cannot create approval");
-  const approval = grantApproval(principal, call, spec, { approverId: DEFAULT_APPROVER_ID, now }, hash);
-  if (mode === "expired") return [{ ...approval, expires_at: now - 1 }];
-  if (mode === "mismatched") return [{ ...approval, approval_digest: "0".repeat(64) }];
-  return [approval];
 }
 
 /**

@@ -4,8 +4,6 @@
  * @module
  */
 
-/** Schema of a scenario fixture. */
-export const FIXTURE_SCHEMA_VERSION = "tool-cases-v2";
 /** Schema of the model-visible projection. */
 export const MODEL_RESULT_SCHEMA_VERSION = "tool-model-result-v2";
 /** Schema of the protected audit projection. */
@@ -15,32 +13,16 @@ export const DISPATCHER_REVISION = "offline-dispatcher-v2";
 /** Source label stamped on every error package the dispatcher writes. */
 export const DISPATCHER_SOURCE_LABEL = "offline-dispatcher";
 
-/** Largest fixture file accepted, in bytes. */
-export const MAX_FIXTURE_BYTES = 65_536;
-/** Deepest container nesting accepted in a fixture. */
-export const MAX_JSON_DEPTH = 32;
 /** Identifiers are 1..255 code points after a non-empty strip. */
 export const MAX_IDENTIFIER_CHARS = 255;
 /** At most this many roles per principal. */
 export const MAX_ROLES = 32;
-/** At most this many cases per fixture. */
-export const MAX_CASES = 256;
-/** At most this many steps per case. */
-export const MAX_STEPS_PER_CASE = 256;
 /** 9999-12-31T23:59:59Z: the last second Python's datetime can format. */
 export const MAX_PORTABLE_UNIX_SECONDS = 253_402_300_799;
 /** An approval lives this many seconds after it is granted. */
 export const APPROVAL_TTL_SECONDS = 60;
-/** The approver fixture approvals name. */
-export const DEFAULT_APPROVER_ID = "human-reviewer-1";
-/** Approvers the demo dispatcher trusts unless told otherwise. */
-export const AUTHORIZED_APPROVER_IDS: ReadonlySet<string> = new Set([DEFAULT_APPROVER_ID]);
 
-/** The two engine actions a fixture step may take. */
-export const VALID_ACTIONS = ["dispatch", "query_status"] as const;
-/** Fixture approval modes. */
-export const VALID_APPROVAL_MODES = ["none", "valid", "expired", "mismatched"] as const;
-/** Failure injections a fixture step may ask for. */
+/** Failure injections a dispatch may ask for (tests and fixtures). */
 export const VALID_FAILURES = [
   "none",
   "timeout_before_execute",
@@ -67,10 +49,6 @@ export const VALID_DELIVERIES = ["fresh", "local_replay", "receipt_reconciled"] 
 /** `model_result.provenance.trust` values. */
 export const VALID_TRUST = ["untrusted_data", "trusted_control"] as const;
 
-/** A fixture step action. */
-export type Action = (typeof VALID_ACTIONS)[number];
-/** A fixture approval mode. */
-export type ApprovalMode = (typeof VALID_APPROVAL_MODES)[number];
 /** A failure injection. */
 export type Failure = (typeof VALID_FAILURES)[number];
 /** A result delivery. */

@@ -4,8 +4,6 @@
  * @module
  */
 import { sha256Hex } from "../json";
-import { AUTHORIZED_APPROVER_IDS } from "./constants";
-import { createDemoRegistry, SIDE_EFFECT_COUNTER } from "./demo-registry";
 import { InMemoryToolResultStore, type ToolResultStore } from "./store";
 import type { ToolRegistry } from "./tool-spec";
 import type { HashFn } from "./types";
@@ -20,25 +18,24 @@ export interface ToolResultEngine {
   readonly approvers: ReadonlySet<string>;
 }
 
-/** Options of {@link createEngine}; every field defaults to the reference's demo setup. */
+/** Options of {@link createEngine}: the tools and the approvers are the caller's to name. */
 export interface EngineOptions {
-  readonly registry?: ToolRegistry;
+  /** The tools the engine dispatches to. */
+  readonly registry: ToolRegistry;
+  /** Approvers whose approvals count; an empty set means no approval counts. */
+  readonly approvers: ReadonlySet<string>;
+  /** Defaults to a fresh in-memory store. */
   readonly store?: ToolResultStore;
+  /** Defaults to SHA-256 ({@link sha256Hex}). */
   readonly hash?: HashFn;
-  readonly approvers?: ReadonlySet<string>;
 }
 
-/** An engine over the demo registry and a fresh in-memory store unless told otherwise. */
-export function createEngine(options: EngineOptions = {}): ToolResultEngine {
+/** An engine over the given tools and approvers, and a fresh in-memory store unless told otherwise. */
+export function createEngine(options: EngineOptions): ToolResultEngine {
   return {
-    registry: options.registry ?? createDemoRegistry(),
+    registry: options.registry,
     store: options.store ?? new InMemoryToolResultStore(),
     hash: options.hash ?? sha256Hex,
-    approvers: options.approvers ?? AUTHORIZED_APPROVER_IDS,
+    approvers: options.approvers,
   };
-}
-
-/** How many times the demo write handler has executed against this engine's store. */
-export function sideEffectCount(engine: ToolResultEngine): number {
-  return engine.store.counter(SIDE_EFFECT_COUNTER);
 }

@@ -19,7 +19,6 @@ export {
   type ToolRegistry,
   type ToolSpec,
 } from "./tool-spec";
-export { createDemoRegistry, createRefundDraftTool, DEMO_ORDERS, getOrderTool, SIDE_EFFECT_COUNTER } from "./demo-registry";
 export {
   approvalDigest,
   callBindingDigest,
@@ -47,9 +46,9 @@ export {
   type DecisionRefusal,
   type WeighedApprovals,
 } from "./approval-book";
-export { boundApproval, grantApproval, hasValidApproval, makeApproval, type ApprovalDecision, type ApprovalGrant } from "./approvals";
+export { boundApproval, grantApproval, hasValidApproval, type ApprovalDecision, type ApprovalGrant } from "./approvals";
 export { InMemoryToolResultStore, storeKey, type StoreTable, type ToolResultStore } from "./store";
-export { createEngine, sideEffectCount, type EngineOptions, type ToolResultEngine } from "./engine";
+export { createEngine, type EngineOptions, type ToolResultEngine } from "./engine";
 export {
   beginDispatch,
   completeDispatch,
@@ -74,13 +73,3 @@ export { errorPackage, successPackage, type IdempotencyRecord } from "./packages
 export { validateResult } from "./validate-result";
 export { validateResultSet } from "./validate-result-set";
 export { modelResultSchema, protectedAuditSchema, resultPackageSchema } from "./package-contract";
-export {
-  parseToolCasesFixture,
-  toolCasesFixtureSchema,
-  type FixtureCase,
-  type FixtureParseResult,
-  type FixtureStep,
-  type ToolCasesFixture,
-} from "./fixture-contract";
-export { loadToolCasesFixture, type FixtureLoadResult } from "./load-fixture";
-export { pyJsonEquals, runFixture, type FixtureRun, type RunFixtureOptions, type RunFixtureResult, type StepRecord } from "./run-fixture";

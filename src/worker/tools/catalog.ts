@@ -1,4 +1,4 @@
-import { createRefundDraftTool, getOrderTool } from "../../core/tool-result/demo-registry";
+import { createRefundDraftTool, getOrderTool } from "../../conformance/tool-cases/demo-registry";
 import { createRegistry, defineTool, type ToolRegistry, type ToolSpec } from "../../core/tool-result/tool-spec";
 import type { HttpToolDefinition } from "./http-tool";
 

@@ -1,8 +1,11 @@
-// Runs one tool-cases-v2 fixture through the package's core (`toolgate`) in Deno or Bun and
-// writes `toolgate cases --dump`'s document to stdout, byte for byte what the CLI prints in Node:
-// the pretty JSON of exit code, steps and summary, then a newline. The fixture's path arrives on
-// stdin. Only the runtime's own file and stream APIs are used; no Node built-in.
-import { prettyJson, toolResult } from "toolgate";
+// Runs one tool-cases-v2 fixture through the core in Deno or Bun and writes `toolgate cases
+// --dump`'s document to stdout, byte for byte what the CLI prints in Node: the pretty JSON of
+// exit code, steps and summary, then a newline. The fixture runner is the conformance harness
+// (not part of the package; bundled from source with the core it imports); the JSON writer is
+// the package's (`toolgate`). The fixture's path arrives on stdin. Only the runtime's own file
+// and stream APIs are used; no Node built-in.
+import { prettyJson } from "toolgate";
+import { toolCases } from "../../../src/conformance";
 
 const Deno = globalThis.Deno;
 const Bun = globalThis.Bun;
@@ -31,9 +34,9 @@ async function writeStdout(text) {
 }
 
 const path = (await readStdin()).trim();
-const loaded = toolResult.loadToolCasesFixture(await readFile(path));
+const loaded = toolCases.loadToolCasesFixture(await readFile(path));
 if (!loaded.ok) throw new Error(`fixture refused: ${loaded.error.message}`);
-const result = toolResult.runFixture(loaded.fixture, { records: true });
+const result = toolCases.runFixture(loaded.fixture, { records: true });
 if (!result.ok) throw new Error(`fixture refused while running: ${result.error.message}`);
 const { run } = result;
 await writeStdout(prettyJson({ exit_code: run.exitCode, rejected: false, steps: run.steps, summary: run.summary }) + "\n");

@@ -1,5 +1,5 @@
 import { prettyJson } from "../../../src/core/json";
-import { loadToolCasesFixture, runFixture } from "../../../src/core/tool-result";
+import { loadToolCasesFixture, runFixture } from "../../../src/conformance/tool-cases";
 
 /**
  * Runs the public Tool Result v2 fixture through the core engine in the page and builds the

@@ -13,7 +13,8 @@ import {
   toGeminiGenerateContent,
   toOpenAiChatCompletions,
 } from "../../../src/core/adapters";
-import { bindToolCall, createEngine, dispatch, expectedAdapterRevision, GATE_PROFILES, isRegisteredProfile } from "../../../src/core/tool-result";
+import { bindToolCall, dispatch, expectedAdapterRevision, GATE_PROFILES, isRegisteredProfile } from "../../../src/core/tool-result";
+import { createDemoEngine } from "../../../src/conformance/tool-cases";
 
 describe("provider profiles", () => {
   it("lists the reference's three, then the gate's own", () => {
@@ -57,7 +58,7 @@ describe("provider profiles", () => {
       { name: "get_order", arguments: { order_ref: "ORDER-7" } },
       { provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1", response_id: "resp-1", call_id: "call-1", operation_id: "op-1", idempotency_key: null },
     );
-    const engine = createEngine();
+    const engine = createDemoEngine();
     const pkg = dispatch(engine, { principal, call, now: 1_784_419_200 });
     expect(toOpenAiChatCompletions(principal, call, engine.registry.get("get_order"), pkg)).toEqual({
       ok: false,

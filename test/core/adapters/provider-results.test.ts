@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toAnthropicMessages, toOpenAiResponses } from "../../../src/core/adapters";
-import { bindToolCall, createEngine, dispatch } from "../../../src/core/tool-result";
+import { bindToolCall, dispatch } from "../../../src/core/tool-result";
+import { createDemoEngine } from "../../../src/conformance/tool-cases";
 import type { JsonObject } from "../../../src/core/json";
 
 const principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] as string[] };
@@ -10,7 +11,7 @@ const call = bindToolCall(
 );
 
 describe("outbound provider adapters", () => {
-  const engine = createEngine();
+  const engine = createDemoEngine();
   const spec = engine.registry.get("get_order");
   const pkg = dispatch(engine, { principal, call, now: 1784419200 });
 

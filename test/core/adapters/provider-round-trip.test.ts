@@ -23,7 +23,8 @@ import {
   type OpenAiResponsesTurn,
 } from "../../../src/core/adapters";
 import type { Json, JsonObject } from "../../../src/core/json";
-import { bindToolCall, createEngine, createRefundDraftTool, createRegistry, defineTool, dispatch, getOrderTool } from "../../../src/core/tool-result";
+import { bindToolCall, createRegistry, defineTool, dispatch } from "../../../src/core/tool-result";
+import { createDemoEngine, createRefundDraftTool, getOrderTool } from "../../../src/conformance/tool-cases";
 
 const T0 = 1_784_419_200;
 const principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] as string[] };
@@ -58,7 +59,7 @@ interface Profile {
 function answerTurn(profile: Profile, responseId: string, items: readonly unknown[], hostCallIds: readonly string[] = []): { outputs: JsonObject[]; message: Json } {
   // A provider's groups name their own gate tools: a Responses namespace, an Anthropic toolset.
   const registry = createRegistry([getOrderTool, createRefundDraftTool, defineTool({ ...getOrderTool, name: "crm__get_order" }), defineTool({ ...getOrderTool, name: "browser__read_order" })]);
-  const engine = createEngine({ registry });
+  const engine = createDemoEngine({ registry });
   const entry = adapterFor(profile.provider, profile.api_family, profile.adapter_revision);
   if (entry === undefined) throw new Error("unregistered profile");
   const outputs = items.map((item, index) => {

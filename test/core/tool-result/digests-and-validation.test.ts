@@ -2,9 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PyFloat, sha256Hex, type JsonObject } from "../../../src/core/json";
 import {
   bindToolCall,
-  createEngine,
   dispatch,
-  makeApproval,
   memoizeHash,
   requestDigest,
   validateResult,
@@ -12,6 +10,7 @@ import {
   type ResultPackage,
   type ToolCall,
 } from "../../../src/core/tool-result";
+import { createDemoEngine, makeApproval } from "../../../src/conformance/tool-cases";
 import { context, NOW, principal } from "./host-context";
 
 const readCall = (callId = "call-1"): ToolCall => bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context(callId));
@@ -32,15 +31,15 @@ describe("digest discipline", () => {
     const counter = counting();
     const hash = memoizeHash(counter.hash);
     const call = readCall();
-    const pkg = dispatch(createEngine(), { principal, call, now: NOW, hash });
-    expect(validateResult(principal, call, createEngine().registry.get("get_order"), pkg, hash)).toEqual([]);
+    const pkg = dispatch(createDemoEngine(), { principal, call, now: NOW, hash });
+    expect(validateResult(principal, call, createDemoEngine().registry.get("get_order"), pkg, hash)).toEqual([]);
     expect(counter.count()).toBe(5);
   });
 
   it("hashes 7 documents for an approved write, including approval and re-validation", () => {
     const counter = counting();
     const hash = memoizeHash(counter.hash);
-    const engine = createEngine();
+    const engine = createDemoEngine();
     const call = bindToolCall({ name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } }, context("call-2", "k1"));
     const spec = engine.registry.get(call.name);
     const approvals = makeApproval(principal, call, spec, "valid", NOW, hash);
@@ -52,7 +51,7 @@ describe("digest discipline", () => {
 
   it("counts 5 even when the engine's own hash is the counting one and no memo is shared", () => {
     const counter = counting();
-    dispatch(createEngine({ hash: counter.hash }), { principal, call: readCall(), now: NOW });
+    dispatch(createDemoEngine({ hash: counter.hash }), { principal, call: readCall(), now: NOW });
     expect(counter.count()).toBe(5);
   });
 });
@@ -61,7 +60,7 @@ describe("request_sha256 keeps int and float apart (values from the reference, t
   const withExtra = (n: number | PyFloat): ToolCall =>
     bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7", n } }, context("c"));
   it("1 and 1.0 reach different digests even though both are rejected", () => {
-    const engine = createEngine();
+    const engine = createDemoEngine();
     const spec = engine.registry.get("get_order");
     expect(requestDigest(principal, withExtra(1), spec)).toBe("b950dc34319eb11ed09c6bba33578eab2ed85987ad1470ba41f7c36dd6e60970");
     expect(requestDigest(principal, withExtra(new PyFloat(1)), spec)).toBe("8d50a1f633547ab51ecaa215db71ffa9afb8e403211a70b1b2b72d9ea57750ee");
@@ -72,7 +71,7 @@ describe("request_sha256 keeps int and float apart (values from the reference, t
 });
 
 describe("validateResult recomputes every binding", () => {
-  const engine = createEngine();
+  const engine = createDemoEngine();
   const call = readCall();
   const spec = engine.registry.get("get_order");
   const pkg = dispatch(engine, { principal, call, now: NOW });

@@ -9,11 +9,9 @@ import {
   bindToolCall,
   callBindingDigest,
   callFingerprint,
-  createEngine,
   createRegistry,
   defineTool,
   dispatch,
-  getOrderTool,
   memoizeHash,
   principalRef,
   requestDigest,
@@ -22,6 +20,7 @@ import {
   type ModelResult,
   type ToolCall,
 } from "../../../src/core/tool-result";
+import { createDemoEngine, getOrderTool } from "../../../src/conformance/tool-cases";
 import { modelResultText } from "../../../src/core/tool-result/packages";
 import { RecentByIdentity } from "../../../src/core/tool-result/recent";
 import { isBoundedIdentifier, isNonemptyString } from "../../../src/core/tool-result/text-rules";
@@ -69,7 +68,7 @@ describe("modelResultText", () => {
 });
 
 describe("the digests' direct writers", () => {
-  const engine = createEngine();
+  const engine = createDemoEngine();
   const read = engine.registry.get("get_order");
   const write = engine.registry.get("create_refund_draft");
   if (read === undefined || write === undefined) throw new Error("demo registry");
@@ -129,7 +128,7 @@ describe("a principal's reference is hashed once per hash function", () => {
       calls += 1;
       return sha256Hex(text);
     };
-    const engine = createEngine({ hash: counting });
+    const engine = createDemoEngine({ hash: counting });
     const spec = engine.registry.get("get_order");
     for (const [id, expected] of [["call-1", 5], ["call-2", 4], ["call-3", 4]] as const) {
       calls = 0;
@@ -144,7 +143,7 @@ describe("a principal's reference is hashed once per hash function", () => {
 
 describe("re-validation after dispatch", () => {
   it("accepts the package for value-equal copies of the principal and the call", () => {
-    const engine = createEngine();
+    const engine = createDemoEngine();
     const call = bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context("call-1"));
     const pkg = dispatch(engine, { principal, call, now: NOW });
     expect(validateResult({ ...principal }, { ...call }, engine.registry.get("get_order"), pkg)).toEqual([]);
@@ -161,7 +160,7 @@ describe("re-validation after dispatch", () => {
         },
       },
     });
-    const engine = createEngine({ registry: createRegistry([mutating]) });
+    const engine = createDemoEngine({ registry: createRegistry([mutating]) });
     const call = bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context("call-1"));
     const hash = memoizeHash(sha256Hex);
     const pkg = dispatch(engine, { principal, call, now: NOW, hash });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readJson, type JsonObject } from "../../../src/core/json";
-import { loadToolCasesFixture, runFixture } from "../../../src/core/tool-result";
+import { loadToolCasesFixture, runFixture } from "../../../src/conformance/tool-cases";
 import { fixtureBytes, fixtureText } from "./fixture-files";
 
 // Each trap fixture was run through the reference; its summary is the golden value.

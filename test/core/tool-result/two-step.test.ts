@@ -4,20 +4,16 @@ import {
   beginDispatch,
   bindToolCall,
   completeDispatch,
-  createEngine,
-  loadToolCasesFixture,
-  makeApproval,
   queryStatus,
   recoverInFlight,
   requestDigest,
   settleNotExecuted,
-  type FixtureCase,
   type HandlerOutcome,
   type ResultPackage,
   type ToolCall,
-  type ToolCasesFixture,
   type ToolResultEngine,
 } from "../../../src/core/tool-result";
+import { createDemoEngine, loadToolCasesFixture, makeApproval, type FixtureCase, type ToolCasesFixture } from "../../../src/conformance/tool-cases";
 import { fixtureBytes, fixtureText } from "./fixture-files";
 
 function load(name: string): ToolCasesFixture {
@@ -83,7 +79,7 @@ describe("two-step dispatch", () => {
       const fixture = load(`${name}.json`);
       const actual: Json[] = [];
       for (const fixtureCase of fixture.cases) {
-        const packages = await runCaseTwoStep(createEngine(), fixtureCase);
+        const packages = await runCaseTwoStep(createDemoEngine(), fixtureCase);
         actual.push(...packages.map((pkg) => ({ model_result: pkg.model_result, protected_audit: pkg.protected_audit })));
       }
       expect(actual).toEqual(referencePackages(`${name}.expected.json`));
@@ -124,7 +120,7 @@ describe("write-ahead execution", () => {
   }
 
   it("marks a write in flight: the same request is in progress, another request conflicts", () => {
-    const engine = createEngine();
+    const engine = createDemoEngine();
     const first = beginWrite(engine, refundCall("c2", "damaged"));
     expect(first.kind).toBe("execute");
     expect(beginWrite(engine, refundCall("c3", "damaged"))).toEqual({ kind: "in_progress" });
@@ -142,7 +138,7 @@ describe("write-ahead execution", () => {
   });
 
   it("clears the mark on completion, and a later identical request replays locally without executing", () => {
-    const engine = createEngine();
+    const engine = createDemoEngine();
     const begun = beginWrite(engine, refundCall("c2", "damaged"));
     if (begun.kind !== "execute") throw new Error("expected execute");
     const execution = engine.registry.get("create_refund_draft")?.execution;
@@ -162,7 +158,7 @@ describe("write-ahead execution", () => {
   });
 
   it("recovers a leftover in-flight write as the reference's unknown outcome, never executing it again", () => {
-    const engine = createEngine();
+    const engine = createDemoEngine();
     expect(beginWrite(engine, refundCall("c2", "damaged")).kind).toBe("execute");
     const recovered = recoverInFlight(engine, NOW);
     expect(recovered.map((item) => item.package)).toEqual([unknownNoReceipt]);
@@ -183,7 +179,7 @@ describe("write-ahead execution", () => {
   });
 
   it("settles an unknown write as never executed only for its own status reference and without a receipt", () => {
-    const engine = createEngine();
+    const engine = createDemoEngine();
     expect(beginWrite(engine, refundCall("c2", "damaged")).kind).toBe("execute");
     const [recovered] = recoverInFlight(engine, NOW);
     const statusRef = recovered?.status_ref ?? "";
@@ -209,7 +205,7 @@ describe("write-ahead execution", () => {
   });
 
   it("turns a thrown write handler into OUTCOME_UNKNOWN with a status reference, and a thrown read into TOOL_ERROR", () => {
-    const engine = createEngine();
+    const engine = createDemoEngine();
     const begun = beginWrite(engine, refundCall("c2", "damaged"));
     if (begun.kind !== "execute") throw new Error("expected execute");
     expect(completeDispatch(engine, begun.ticket, "threw")).toEqual(unknownNoReceipt);
@@ -223,7 +219,7 @@ describe("write-ahead execution", () => {
   });
 
   it("reports a handler result that breaks the output contract as OUTPUT_CONTRACT_VIOLATION (unknown for writes)", () => {
-    const engine = createEngine();
+    const engine = createDemoEngine();
     const begun = beginWrite(engine, refundCall("c2", "damaged"));
     if (begun.kind !== "execute") throw new Error("expected execute");
     const leaky = {

@@ -3,7 +3,7 @@
  * finite numbers, JSON domain), then the zod contract. Every refusal is a coded value.
  * @module
  */
-import { readJson } from "../json";
+import { readJson } from "../../core/json";
 import { MAX_FIXTURE_BYTES, MAX_JSON_DEPTH } from "./constants";
 import { parseToolCasesFixture, type ToolCasesFixture } from "./fixture-contract";
 

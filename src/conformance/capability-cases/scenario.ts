@@ -3,14 +3,14 @@
  * of each, run against a fresh (or given) engine state. See docs/capability-cases.md.
  * @module
  */
-import * as z from "../zod";
-import { readJson, type Json } from "../json";
-import { initialState, type CapabilityEngineState } from "./state";
-import { capabilityEngineState } from "./state-codec";
-import { applyInPlace, capabilityOperation, operationName } from "./operation";
-import { capabilityEffectEnvelope } from "./wire-invocation";
-import { u64, variant } from "./wire-scalars";
-import { writeWireJson } from "./wire-json";
+import * as z from "../../core/zod";
+import { readJson, type Json } from "../../core/json";
+import { initialState, type CapabilityEngineState } from "../../core/capability/state";
+import { capabilityEngineState } from "../../core/capability/state-codec";
+import { applyInPlace, capabilityOperation, operationName } from "../../core/capability/operation";
+import { capabilityEffectEnvelope } from "../../core/capability/wire-invocation";
+import { u64, variant } from "../../core/capability/wire-scalars";
+import { writeWireJson } from "../../core/capability/wire-json";
 
 /** Counters `set-counters` may set that are top-level fields of the engine state, by the same name. */
 const stateCounters = z.object({

@@ -1,11 +1,14 @@
 /**
  * The reference's two demo tools and its three orders, with exactly its behaviour:
- * `get_order` (read) and `create_refund_draft` (write, counts side effects in the store).
+ * `get_order` (read) and `create_refund_draft` (write, counts side effects in the store), and
+ * the engine the reference's dispatcher is: these tools, its approver, a fresh in-memory store.
  * @module
  */
-import type { JsonObject } from "../json";
-import { createRegistry, defineTool, type ToolContext, type ToolRegistry } from "./tool-spec";
-import type { HandlerResult, Principal } from "./types";
+import type { JsonObject } from "../../core/json";
+import { createEngine, type EngineOptions, type ToolResultEngine } from "../../core/tool-result/engine";
+import { createRegistry, defineTool, type ToolContext, type ToolRegistry } from "../../core/tool-result/tool-spec";
+import type { HandlerResult, Principal } from "../../core/tool-result/types";
+import { AUTHORIZED_APPROVER_IDS } from "./constants";
 
 /** Store counter the refund handler increments once per executed write. */
 export const SIDE_EFFECT_COUNTER = "side_effect_count";
@@ -123,4 +126,14 @@ export const createRefundDraftTool = defineTool({
 /** The demo registry: `get_order` and `create_refund_draft`. */
 export function createDemoRegistry(): ToolRegistry {
   return createRegistry([getOrderTool, createRefundDraftTool]);
+}
+
+/** How many times the demo write handler has executed against this engine's store. */
+export function sideEffectCount(engine: ToolResultEngine): number {
+  return engine.store.counter(SIDE_EFFECT_COUNTER);
+}
+
+/** The reference's demo dispatcher: the demo registry and approver unless `options` names others. */
+export function createDemoEngine(options: Partial<EngineOptions> = {}): ToolResultEngine {
+  return createEngine({ ...options, registry: options.registry ?? createDemoRegistry(), approvers: options.approvers ?? AUTHORIZED_APPROVER_IDS });
 }

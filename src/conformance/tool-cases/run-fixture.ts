@@ -4,19 +4,20 @@
  * its expectation. Optionally keeps every package and projection for a full dump.
  * @module
  */
-import { PyFloat, sha256Hex, type Json, type JsonObject } from "../json";
-import { adapterFor } from "../adapters/provider-results";
-import { makeApproval } from "./approvals";
-import { memoizeHash, requestDigest } from "./digests";
-import { dispatch } from "./dispatcher";
-import { createEngine, sideEffectCount } from "./engine";
+import { PyFloat, sha256Hex, type Json, type JsonObject } from "../../core/json";
+import { adapterFor } from "../../core/adapters/provider-results";
+import { memoizeHash, requestDigest } from "../../core/tool-result/digests";
+import { dispatch } from "../../core/tool-result/dispatcher";
+import { createEngine } from "../../core/tool-result/engine";
+import { bindToolCall, ToolResultUsageError } from "../../core/tool-result/host-context";
+import { queryStatus } from "../../core/tool-result/query-status";
+import type { ToolRegistry } from "../../core/tool-result/tool-spec";
+import type { HashFn, Principal, ResultPackage } from "../../core/tool-result/types";
+import { validateResult } from "../../core/tool-result/validate-result";
+import { AUTHORIZED_APPROVER_IDS } from "./constants";
+import { createDemoRegistry, sideEffectCount } from "./demo-registry";
 import type { FixtureStep, ToolCasesFixture } from "./fixture-contract";
-import { bindToolCall, ToolResultUsageError } from "./host-context";
-import { queryStatus } from "./query-status";
-import { createDemoRegistry } from "./demo-registry";
-import type { ToolRegistry } from "./tool-spec";
-import type { HashFn, Principal, ResultPackage } from "./types";
-import { validateResult } from "./validate-result";
+import { makeApproval } from "./make-approval";
 
 /** Everything the reference produces for one step, as the dump document lists it. */
 export interface StepRecord {
@@ -103,7 +104,7 @@ export function runFixture(fixture: ToolCasesFixture, options: RunFixtureOptions
   let stepCount = 0;
   try {
     for (const fixtureCase of fixture.cases) {
-      const engine = createEngine({ registry, hash: baseHash });
+      const engine = createEngine({ registry, approvers: AUTHORIZED_APPROVER_IDS, hash: baseHash });
       const principal: Principal = fixtureCase.principal;
       const packagesByStep = new Map<string, ResultPackage>();
       const stepResults: JsonObject[] = [];

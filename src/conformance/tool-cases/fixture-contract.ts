@@ -3,29 +3,25 @@
  * `validate_fixture` accepts, with every problem reported by path.
  * @module
  */
-import * as z from "../zod";
-import { checkJsonDomain, codePointLength, compareCodePoints, type Json, type JsonObject } from "../json";
+import * as z from "../../core/zod";
+import { checkJsonDomain, codePointLength, compareCodePoints, type Json, type JsonObject } from "../../core/json";
 import {
   APPROVAL_TTL_SECONDS,
   AUDIT_SCHEMA_VERSION,
   expectedAdapterRevision,
-  FIXTURE_SCHEMA_VERSION,
-  MAX_CASES,
   MAX_IDENTIFIER_CHARS,
   MAX_PORTABLE_UNIX_SECONDS,
   MAX_ROLES,
-  MAX_STEPS_PER_CASE,
   MODEL_RESULT_SCHEMA_VERSION,
-  VALID_ACTIONS,
-  VALID_APPROVAL_MODES,
   VALID_DELIVERIES,
   VALID_FAILURES,
   VALID_OUTCOMES,
   VALID_RECOVERIES,
   VALID_STATUSES,
-} from "./constants";
-import { isErrorCode } from "./error-catalog";
-import { isBoundedIdentifier, isNonemptyString, isPlainObject } from "./text-rules";
+} from "../../core/tool-result/constants";
+import { FIXTURE_SCHEMA_VERSION, MAX_CASES, MAX_STEPS_PER_CASE, VALID_ACTIONS, VALID_APPROVAL_MODES } from "./constants";
+import { isErrorCode } from "../../core/tool-result/error-catalog";
+import { isBoundedIdentifier, isNonemptyString, isPlainObject } from "../../core/tool-result/text-rules";
 
 const identifier = z.custom<string>(isBoundedIdentifier, {
   message: `must be a non-empty string of at most ${MAX_IDENTIFIER_CHARS} code points`,
