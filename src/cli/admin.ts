@@ -7,6 +7,7 @@
 import { canonicalJson, type JsonObject } from "../core/json";
 import { err, ok, type Result } from "../core/result";
 import { CONSUMER_NAME, GateClient, objectOf, TOKEN_VARIABLES, usageExit, type Exit, type Role, type Step } from "./admin-http";
+import { forPerson } from "./admin-table";
 import type { CliIo } from "./io";
 
 /** What a verb's run sees: its parsed arguments, the gate, and the consumer it acts on. */
@@ -150,12 +151,12 @@ function consumerOf(io: CliIo, parsed: Parsed): Step<string> {
 /** Runs one verb: parse, the consumer, the token's presence, then the verb. */
 async function runVerb(io: CliIo, label: string, verb: AdminVerb, args: readonly string[]): Promise<number> {
   const fail = (exit: Exit): number => {
-    io.stderr(`${label}: ${exit.message}\n`);
+    io.stderr(forPerson(`${label}: ${exit.message}\n`));
     return exit.status;
   };
   const parsed = parse(args, verb);
   if (!parsed.ok) {
-    io.stderr(`${label}: ${parsed.error}\nusage: ${`${label} ${verb.usage.split(" ").slice(1).join(" ")}`.trimEnd()}\n`);
+    io.stderr(forPerson(`${label}: ${parsed.error}\nusage: ${`${label} ${verb.usage.split(" ").slice(1).join(" ")}`.trimEnd()}\n`));
     return 2;
   }
   const { values, flags, positionals } = parsed.value;
@@ -182,7 +183,7 @@ async function runVerb(io: CliIo, label: string, verb: AdminVerb, args: readonly
   const done = await verb.run(ctx);
   if (!done.ok) return fail(done.error);
   if (typeof done.value === "number") return done.value;
-  io.stdout(done.value);
+  io.stdout(ctx.json ? done.value : forPerson(done.value));
   return 0;
 }
 
@@ -197,7 +198,7 @@ export async function runAdmin(args: string[], io: CliIo): Promise<number> {
   }
   const load = GROUPS[groupName];
   if (load === undefined) {
-    io.stderr(`toolgate admin: unknown group '${groupName}'\n${await fullUsage()}`);
+    io.stderr(forPerson(`toolgate admin: unknown group '${groupName}'\n${await fullUsage()}`));
     return 2;
   }
   const group = await load();
@@ -207,7 +208,7 @@ export async function runAdmin(args: string[], io: CliIo): Promise<number> {
     const help = verbName === "--help" || verbName === "-h";
     const usage = `usage:\n${lines.join("\n")}\n`;
     if (help) io.stdout(usage);
-    else io.stderr(`toolgate admin ${groupName}: ${verbName === undefined ? "a verb is required" : `unknown verb '${verbName}'`}\n${usage}`);
+    else io.stderr(forPerson(`toolgate admin ${groupName}: ${verbName === undefined ? "a verb is required" : `unknown verb '${verbName}'`}\n${usage}`));
     return help ? 0 : 2;
   }
   return runVerb(io, `toolgate admin ${groupName} ${verbName}`, verb, rest);

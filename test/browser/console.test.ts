@@ -3,7 +3,8 @@
  * in; an agent's write opens an approval while its host waits on it; the approval appears live;
  * approved with the keyboard alone, the waiting call completes; another denied; an expired one;
  * a second tab deciding first; CSRF refusals and the cookie's flags; an IBAN memo whose bidi
- * overrides show escaped and marked, under a warning; after a decision the focus moves to the
+ * overrides show escaped and marked, under a warning; a memo with a Hebrew letter keeps its digit
+ * groups in stored order on screen; after a decision the focus moves to the
  * next approval (or the list's heading); axe-core finds no serious or critical violation. Screenshots of the pending list and of one approval's page go to
  * .toolgate/test-output/console/.
  *
@@ -96,6 +97,23 @@ const FOCUSED = `(() => {
   const style = getComputedStyle(el);
   const text = (el.textContent || "").trim().split("\\n")[0];
   return el.tagName.toLowerCase() + (el.className === "" ? "" : "." + el.className) + " " + text + " [" + style.outlineStyle + " " + style.outlineWidth + "]";
+})()`;
+
+/** Page script: the words of an element's text (`\u05D0` or a digit group) ordered by where they show on screen, left to right. */
+const SHOWN_ORDER = (selector: string) => `(() => {
+  const el = document.querySelector(${JSON.stringify(selector)});
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const words = [];
+  for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
+    for (const m of n.data.matchAll(/\u05D0|[0-9]+/g)) {
+      const range = document.createRange();
+      range.setStart(n, m.index);
+      range.setEnd(n, m.index + m[0].length);
+      const box = range.getBoundingClientRect();
+      words.push({ word: m[0], x: box.x, y: box.y });
+    }
+  }
+  return words.sort((a, b) => a.y - b.y || a.x - b.x).map((w) => w.word);
 })()`;
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -249,6 +267,25 @@ describe("the approver console in Chromium", () => {
     await live.locator(`#approval-${plain}`).waitFor({ state: "detached" });
     expect(await live.evaluate<string>(FOCUSED)).toBe("h2 Pending (0) [solid 3px]");
     await live.locator("#announce", { hasText: `Approved post_note (${plain})` }).waitFor();
+  });
+
+  it("shows a memo with a Hebrew letter in stored order: its digit groups left to right as stored, in the list and the canonical JSON, with a note", async () => {
+    // Rendered plainly in a left-to-right line, "\u05D0 0044 0532" reads "0532 0044 \u05D0".
+    const id = await note("\u05D0 0044 0532");
+    const article = live.locator(`#approval-${id}`);
+    await article.waitFor();
+    try {
+      await article.locator("details.canonical summary").click();
+      expect(await live.evaluate<string[]>(SHOWN_ORDER(`#approval-${id} dl.arguments dd`))).toEqual(["\u05D0", "0044", "0532"]);
+      expect(await live.evaluate<string[]>(SHOWN_ORDER(`#approval-${id} details.canonical code`))).toEqual(["\u05D0", "0044", "0532"]);
+      expect(await article.locator("dl.arguments dd").allInnerTexts()).toEqual(["\u05D0 0044 0532 (contains right-to-left text, shown in stored order)"]);
+      await article.screenshot({ path: join(OUTPUT, "right-to-left.png") });
+      expect(await axeFindings(live)).toEqual([]);
+    } finally {
+      // Decided either way, so the later tests start with no pending approval.
+      await article.locator("button.deny").click();
+      await article.waitFor({ state: "detached" });
+    }
   });
 
   it("denies another; the waiting call learns it and the repeated call is refused", async () => {

@@ -13,6 +13,16 @@ const T0 = 1_784_419_200;
 const MEMO = "IBAN DE89 3704 \u202E0044 0532\u202C 0130 00";
 const BIDI = '<mark class="hidden-char hidden-bidi" title="bidirectional control: reorders the text around it">';
 const LOOKALIKE = '<mark class="hidden-char hidden-confusable" title="look-alike of a Latin letter, digit or sign">';
+const COMBINING = '<mark class="hidden-char hidden-combining" title="combining mark: with the character before it, passes for another letter (stored decomposed or stacked)">';
+const STORED_ORDER_NOTE = ' <small class="stored-order-note">(contains right-to-left text, shown in stored order)</small>';
+/** A tool whose declared argument names pass for others: U+0440 U+0430 U+0443 reads "pay", "Ko" U+0308 "ln" reads "Köln". */
+const NAMES_TOOL = {
+  description: "Pays.",
+  risk: "write",
+  input: { type: "object", properties: { "\u0440\u0430\u0443": { type: "string", maxLength: 40 }, "Ko\u0308ln": { type: "string", maxLength: 40 } }, required: [], additionalProperties: false },
+  output: { schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false } },
+  target: { kind: "http", url: "https://ledger.test/pay" },
+};
 
 const NOTE_TOOL = {
   description: "Posts a note.",
@@ -59,7 +69,8 @@ beforeEach(async () => {
   await wipe(C);
   expect((await send("PUT", BASE, ADMIN_TOKEN, { tools: [], approver_subjects: ["rev-1"] })).status).toBe(200);
   expect((await send("PUT", `${BASE}/tools/post_note`, ADMIN_TOKEN, NOTE_TOOL)).status).toBe(200);
-  expect((await send("PUT", BASE, ADMIN_TOKEN, { tools: ["post_note"], approver_subjects: ["rev-1"] })).status).toBe(200);
+  expect((await send("PUT", `${BASE}/tools/pay_names`, ADMIN_TOKEN, NAMES_TOOL)).status).toBe(200);
+  expect((await send("PUT", BASE, ADMIN_TOKEN, { tools: ["post_note", "pay_names"], approver_subjects: ["rev-1"] })).status).toBe(200);
   await pinClock(C, T0);
 });
 
@@ -94,5 +105,47 @@ describe("the console shows hidden characters of an approval visibly", () => {
     expect(/<dt>Requested by<\/dt><dd><code>(.*?)<\/code><\/dd>/.exec(page)?.[1]).toBe(`us${LOOKALIKE}⟨U+0435⟩</mark>r-1`);
     expect(page.includes('class="hidden-warning"')).toBe(false);
     expect(/<dd class="text">(.*?)<\/dd>/.exec(page)?.[1]).toBe("Quarterly report");
+  });
+
+  it("lays out a memo with a Hebrew letter in stored order (isolate-override) with a note, in the argument list and the canonical JSON", async () => {
+    const agent = (await credential(C, "agent")).secret;
+    const approver = await credential(C, "approver", "rev-1");
+    // U+05D0 HEBREW LETTER ALEF: rendered plainly, "\u05D0 0044 0532" reads "0532 0044 \u05D0".
+    const id = await openApproval(agent, "user-1", "\u05D0 0044 0532");
+    const article = articleOf(await signedInPage(approver.secret, `/console/approvals/${id}`), id);
+    expect(/<dd class="text">(.*?)<\/dd>/.exec(article)?.[1]).toBe(`<span class="stored-order" dir="ltr">\u05D0 0044 0532</span>${STORED_ORDER_NOTE}`);
+    expect(/<summary>Arguments as canonical JSON<\/summary><pre class="json"><code>(.*?)<\/code>/.exec(article)?.[1]).toBe(
+      `<span class="stored-order" dir="ltr">{&quot;detail&quot;:{&quot;lines&quot;:[1],&quot;urgent&quot;:false},&quot;title&quot;:&quot;\u05D0 0044 0532&quot;}</span>${STORED_ORDER_NOTE}`,
+    );
+    // The subject holds no right-to-left letter: it is shown as it was, unwrapped.
+    expect(/<dt>Requested by<\/dt><dd><code>(.*?)<\/code><\/dd>/.exec(article)?.[1]).toBe("user-1");
+  });
+
+  it("lays out a subject with an Arabic letter in stored order", async () => {
+    const agent = (await credential(C, "agent")).secret;
+    const approver = await credential(C, "approver", "rev-1");
+    // U+0627 ARABIC LETTER ALEF, U+0644 ARABIC LETTER LAM.
+    const id = await openApproval(agent, "\u0627\u0644-12-34", "Quarterly report");
+    const article = articleOf(await signedInPage(approver.secret, `/console/approvals/${id}`), id);
+    expect(/<dt>Requested by<\/dt><dd><code>(.*?)<\/code><\/dd>/.exec(article)?.[1]).toBe(`<span class="stored-order" dir="ltr">\u0627\u0644-12-34</span>${STORED_ORDER_NOTE}`);
+  });
+
+  it("marks look-alike and decomposed argument names in the list, the canonical JSON and the warning", async () => {
+    const agent = (await credential(C, "agent")).secret;
+    const approver = await credential(C, "approver", "rev-1");
+    calls += 1;
+    const args = { "\u0440\u0430\u0443": "10", "Ko\u0308ln": "ok" };
+    const res = await send("POST", `${BASE}/tool-calls`, agent, { principal: { subject_id: "user-1", roles: [] }, proposal: { name: "pay_names", arguments: args }, context: context(`call-${calls}`, { key: `key-${calls}` }) });
+    const id = ((await res.json()) as { approval_id: string }).approval_id;
+    const article = articleOf(await signedInPage(approver.secret, `/console/approvals/${id}`), id);
+    // Canonical order sorts by UTF-16 code units: "Ko\u0308ln" before the Cyrillic name.
+    expect([...article.matchAll(/<dt><code>(.*?)<\/code><\/dt>/g)].map((m) => m[1])).toEqual([
+      `Ko${COMBINING}⟨U+0308⟩</mark>ln`,
+      `${LOOKALIKE}⟨U+0440⟩</mark>${LOOKALIKE}⟨U+0430⟩</mark>${LOOKALIKE}⟨U+0443⟩</mark>`,
+    ]);
+    expect(/<summary>Arguments as canonical JSON<\/summary><pre class="json"><code>(.*?)<\/code>/.exec(article)?.[1]).toBe(
+      `{&quot;Ko${COMBINING}⟨U+0308⟩</mark>ln&quot;:&quot;ok&quot;,&quot;${LOOKALIKE}⟨U+0440⟩</mark>${LOOKALIKE}⟨U+0430⟩</mark>${LOOKALIKE}⟨U+0443⟩</mark>&quot;:&quot;10&quot;}`,
+    );
+    expect(/<div class="hidden-warning"[^>]*><p><strong>(.*?)<\/strong> \((.*?)\)/.exec(article)?.slice(1)).toEqual(["Warning: these arguments hold 4 characters you could not see as they are", "1 combining mark, 3 look-alike characters"]);
   });
 });

@@ -92,4 +92,22 @@ describe("the consent page shows client text marked", () => {
     );
     expect(/[\u202A-\u202E\u2066-\u2069]/.test(html)).toBe(false);
   });
+
+  it("lays out a name or a tool with right-to-left letters in stored order (isolate-override), with a note", () => {
+    // U+05D0 HEBREW LETTER ALEF before digit groups: rendered plainly, "\u05D0 0044 0532" reads "0532 0044 \u05D0".
+    const html = consentPage({
+      consumer: A,
+      clientName: "\u05D0 0044 0532",
+      redirectUri: SPOOF_REDIRECT,
+      redirectIsLoopback: false,
+      requested: ["\u0627 12"],
+      handle: "h-1",
+      choice: initialChoice([]),
+      error: null,
+    });
+    const note = ' <small class="stored-order-note">(contains right-to-left text, shown in stored order)</small>';
+    expect(/<h1>(.*?)<\/h1>/.exec(html)?.[1]).toBe(`Allow <bdi class="client"><span class="stored-order" dir="ltr">\u05D0 0044 0532</span>${note}</bdi> to call tools of <code>${A}</code>?`);
+    expect(/<label for="tool-0">.*?<code>(.*?)<\/code><\/label>/.exec(html)?.[1]).toBe(`<span class="stored-order" dir="ltr">\u0627 12</span>${note}`);
+    expect(/<style>[^<]*(\.stored-order\{[^}]*\})/.exec(html)?.[1]).toBe(".stored-order{unicode-bidi:isolate-override;direction:ltr}");
+  });
 });

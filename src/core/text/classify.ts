@@ -8,7 +8,7 @@
  */
 
 /** Why a code point is shown escaped rather than as itself. */
-export type HiddenKind = "bidi" | "invisible" | "control" | "space" | "confusable" | "private-use" | "unassigned" | "surrogate";
+export type HiddenKind = "bidi" | "invisible" | "control" | "space" | "confusable" | "combining" | "right-to-left" | "private-use" | "unassigned" | "surrogate";
 
 /** What a person is told about each kind (a mark's title, a legend). */
 export const HIDDEN_KIND_TITLES: Readonly<Record<HiddenKind, string>> = {
@@ -17,6 +17,8 @@ export const HIDDEN_KIND_TITLES: Readonly<Record<HiddenKind, string>> = {
   control: "control character or line separator",
   space: "whitespace other than a plain space",
   confusable: "look-alike of a Latin letter, digit or sign",
+  combining: "combining mark: with the character before it, passes for another letter (stored decomposed or stacked)",
+  "right-to-left": "right-to-left letter: shown escaped so the text around it keeps its stored order",
   "private-use": "private-use character: no agreed glyph",
   unassigned: "unassigned code point or noncharacter",
   surrogate: "lone surrogate: not a character",
@@ -74,6 +76,30 @@ export function hiddenKind(cp: number): HiddenKind | null {
   if (PRIVATE_USE.test(ch)) return "private-use";
   if (UNASSIGNED.test(ch)) return "unassigned";
   return null;
+}
+
+/**
+ * The code points whose bidi class is R or AL (UAX #9 strong right-to-left), as far as a
+ * display needs: the right-to-left blocks (Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan,
+ * Mandaic, their presentation forms and supplements, and the right-to-left ranges of plane 1),
+ * less their marks, digits, number signs, separators and format characters, which are weak or
+ * neutral. [first, last] inclusive.
+ */
+const RIGHT_TO_LEFT_RANGES: readonly (readonly [number, number])[] = [
+  [0x0590, 0x08ff],
+  [0xfb1d, 0xfdff],
+  [0xfe70, 0xfefe],
+  [0x10800, 0x10fff],
+  [0x1e800, 0x1efff],
+];
+/** Weak or neutral code points inside those blocks that are not marks, digits or format characters (Arabic comma, percent, separators). */
+const RIGHT_TO_LEFT_NEUTRALS = new Set([0x0606, 0x0607, 0x0609, 0x060a, 0x060c, 0x060e, 0x060f, 0x066a, 0x066b, 0x066c, 0x06de, 0x06e9, 0x06fd, 0x06fe, 0x07f6, 0x07f7, 0x07f8, 0x07f9, 0xfd3e, 0xfd3f]);
+const WEAK = /^[\p{M}\p{Nd}\p{Cf}\p{Cn}\p{Zs}]$/u;
+
+/** Whether a code point is strong right-to-left (bidi class R or AL): beside digits it reverses their groups in a left-to-right line. */
+export function isRightToLeft(cp: number): boolean {
+  if (cp < 0x0590 || !inRanges(cp, RIGHT_TO_LEFT_RANGES) || RIGHT_TO_LEFT_NEUTRALS.has(cp)) return false;
+  return !WEAK.test(String.fromCodePoint(cp));
 }
 
 /** `⟨U+202E⟩`: a code point as its escape (at least four upper-case hex digits). */

@@ -3,5 +3,5 @@
  * look-alikes) and its visible escapes.
  * @module
  */
-export { escapeCodePoint, hiddenKind, HIDDEN_KIND_TITLES, type HiddenKind } from "./classify";
-export { hiddenCount, visibleParts, visibleText, type HiddenPart, type PlainPart, type VisibleOptions, type VisiblePart } from "./visible";
+export { escapeCodePoint, hiddenKind, HIDDEN_KIND_TITLES, isRightToLeft, type HiddenKind } from "./classify";
+export { hiddenCount, holdsRightToLeft, visibleParts, visibleText, type HiddenPart, type PlainPart, type VisibleOptions, type VisiblePart } from "./visible";

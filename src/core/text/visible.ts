@@ -16,9 +16,20 @@
  * - a decimal digit other than 0–9 in a word that holds Latin letters or ASCII digits
  *   (ARABIC-INDIC DIGIT ZERO U+0660 among ASCII digits).
  * A word is a run of letters, marks and decimal digits.
+ *
+ * A `combining` mark is one that changes the character before it into what passes for another:
+ * every mark of a cluster (a character and the marks after it) that Unicode would compose
+ * differently (`o` U+0308 is stored decomposed: NFC makes it `ö` U+00F6, whose bytes and digest
+ * differ), and every mark after a Latin letter, a digit, a sign or a space even when nothing
+ * composes it (stacked accents). Marks on letters of scripts written with them (Devanagari
+ * vowel signs, Arabic or Hebrew points) stay as they are when the text is composed (NFC).
+ *
+ * Strong right-to-left letters (bidi classes R and AL) are shown as they are; a display that
+ * cannot lay them out in stored order (a terminal) asks for them escaped (`escapeRightToLeft`).
+ * {@link holdsRightToLeft} tells a display that must keep stored order (an approval) to mark it.
  * @module
  */
-import { escapeCodePoint, hiddenKind, type HiddenKind } from "./classify";
+import { escapeCodePoint, hiddenKind, isRightToLeft, type HiddenKind } from "./classify";
 
 /** A run of text shown as it is. */
 export interface PlainPart {
@@ -40,9 +51,17 @@ export type VisiblePart = PlainPart | HiddenPart;
 export interface VisibleOptions {
   /** Keep TAB and LINE FEED as they are: the text is shown laid out (pre-formatted, or a JSON document's own indentation). */
   readonly layout?: boolean;
+  /**
+   * The text is a name a program matches (an argument name): a word made only of letters that
+   * pass for Latin ones is a look-alike even when no Latin letter stands elsewhere in it.
+   */
+  readonly name?: boolean;
+  /** Escape every strong right-to-left letter (`right-to-left`): for a display that may reorder the text around it (a terminal). */
+  readonly escapeRightToLeft?: boolean;
 }
 
 const WORD = /^[\p{L}\p{M}\p{Nd}]$/u;
+const MARK = /^\p{M}$/u;
 const LETTER = /^\p{L}$/u;
 const DIGIT = /^\p{Nd}$/u;
 const LATIN = /^\p{Script=Latin}$/u;
@@ -94,8 +113,8 @@ function markWord(points: Point[], start: number, end: number, textHasLatin: boo
   }
 }
 
-function markConfusables(points: Point[]): void {
-  const textHasLatin = points.some((p) => p.hidden === null && LATIN.test(p.ch) && LETTER.test(p.ch));
+function markConfusables(points: Point[], name: boolean): void {
+  const textHasLatin = name || points.some((p) => p.hidden === null && LATIN.test(p.ch) && LETTER.test(p.ch));
   let start = -1;
   for (let i = 0; i <= points.length; i++) {
     const point = points[i];
@@ -109,12 +128,37 @@ function markConfusables(points: Point[]): void {
   }
 }
 
+/** Whether a cluster's marks belong to its base: a letter of a script written with marks, shown as itself, the cluster composed. */
+function marksBelong(cluster: readonly Point[]): boolean {
+  const base = cluster[0];
+  if (base === undefined || base.hidden !== null || MARK.test(base.ch) || !LETTER.test(base.ch) || LATIN.test(base.ch) || NO_SCRIPT.test(base.ch)) return false;
+  const text = cluster.map((p) => p.ch).join("");
+  return text.normalize("NFC") === text;
+}
+
+/** Marks the combining marks that make the character before them pass for another (see above). */
+function markCombining(points: Point[]): void {
+  let start = 0;
+  for (let i = 1; i <= points.length; i++) {
+    const point = points[i];
+    if (point !== undefined && MARK.test(point.ch)) continue;
+    const cluster = points.slice(start, i);
+    if (cluster.some((p) => MARK.test(p.ch)) && !marksBelong(cluster)) {
+      for (const p of cluster) if (p.hidden === null && MARK.test(p.ch)) p.hidden = "combining";
+    }
+    start = i;
+  }
+}
+
 /** The text cut into runs shown as they are and code points shown escaped, in order. */
 export function visibleParts(text: string, options: VisibleOptions = {}): VisiblePart[] {
   // Printable ASCII and spaces (most text) hold nothing to escape.
   if (PLAIN_ASCII.test(text)) return text === "" ? [] : [{ hidden: null, text }];
   const points = pointsOf(text, options.layout === true);
-  markConfusables(points);
+  markConfusables(points, options.name === true);
+  // Before the marks: a mark on an escaped letter would stand on its escape.
+  if (options.escapeRightToLeft === true) for (const p of points) if (p.hidden === null && isRightToLeft(p.cp)) p.hidden = "right-to-left";
+  markCombining(points);
   const parts: VisiblePart[] = [];
   let plain = "";
   for (const p of points) {
@@ -140,4 +184,10 @@ export function visibleText(text: string, options: VisibleOptions = {}): string 
 /** How many code points of the text {@link visibleText} escapes. */
 export function hiddenCount(text: string, options: VisibleOptions = {}): number {
   return visibleParts(text, options).filter((part) => part.hidden !== null).length;
+}
+
+/** Whether the text, as {@link visibleText} shows it, holds a strong right-to-left letter (bidi class R or AL) shown as itself. */
+export function holdsRightToLeft(text: string, options: VisibleOptions = {}): boolean {
+  if (PLAIN_ASCII.test(text)) return false;
+  return visibleParts(text, options).some((part) => part.hidden === null && [...part.text].some((ch) => isRightToLeft(ch.codePointAt(0) ?? 0)));
 }

@@ -66,7 +66,7 @@ export function approvalArticle(item: ConsoleApproval, csrf: string, now: number
 </dl>
 <h4>Arguments</h4>
 ${warning ?? ""}
-${names.length === 0 ? html`<p>No arguments.</p>` : html`<dl class="arguments">${names.map((name) => html`<dt><code>${shown(name)}</code></dt>${argumentValue(args[name] as Json)}`)}</dl>`}
+${names.length === 0 ? html`<p>No arguments.</p>` : html`<dl class="arguments">${names.map((name) => html`<dt><code>${shown(name, { name: true })}</code></dt>${argumentValue(args[name] as Json)}`)}</dl>`}
 <details class="canonical"><summary>Arguments as canonical JSON</summary><pre class="json"><code>${shown(item.argumentsJson)}</code></pre></details>
 <details class="inputs"><summary>Every digest input</summary>
 <table><caption>The fields this approver's <code>approval_digest</code> is computed over (and <code>request_sha256</code>'s); docs/approvals.md shows how to recompute both.</caption>

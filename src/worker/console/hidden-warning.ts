@@ -1,12 +1,13 @@
 /**
  * The warning above an approval's arguments when they hold characters a person cannot see as
  * they are (core `text`): how many, of which kinds, and that each is shown as a highlighted
- * escape. It counts what the page escapes: argument names as written, every string inside the
- * values laid out (a TAB or LINE FEED in a value is shown as such, not escaped).
+ * escape. It counts what the page escapes: argument names as written (as names: a word of
+ * letters that pass for Latin ones is a look-alike), every string inside the values laid out (a
+ * TAB or LINE FEED in a value is shown as such, not escaped).
  * @module
  */
 import { PyFloat, type Json } from "../../core/json";
-import { visibleParts, type HiddenKind } from "../../core/text";
+import { visibleParts, type HiddenKind, type VisibleOptions } from "../../core/text";
 import { html, type SafeHtml } from "./html";
 
 /** Each kind as the warning counts it (a plural adds "s"). */
@@ -16,21 +17,27 @@ const KIND_LABELS: Readonly<Record<HiddenKind, string>> = {
   control: "control character",
   space: "unusual space",
   confusable: "look-alike character",
+  combining: "combining mark",
+  "right-to-left": "right-to-left letter",
   "private-use": "private-use character",
   unassigned: "unassigned code point",
   surrogate: "lone surrogate",
 };
 
-function count(text: string, layout: boolean, into: Map<HiddenKind, number>): void {
-  for (const part of visibleParts(text, { layout })) if (part.hidden !== null) into.set(part.hidden, (into.get(part.hidden) ?? 0) + 1);
+const NAME: VisibleOptions = { name: true };
+const LAID_OUT: VisibleOptions = { layout: true };
+const LAID_OUT_NAME: VisibleOptions = { layout: true, name: true };
+
+function count(text: string, options: VisibleOptions, into: Map<HiddenKind, number>): void {
+  for (const part of visibleParts(text, options)) if (part.hidden !== null) into.set(part.hidden, (into.get(part.hidden) ?? 0) + 1);
 }
 
 function countValue(value: Json, into: Map<HiddenKind, number>): void {
-  if (typeof value === "string") count(value, true, into);
+  if (typeof value === "string") count(value, LAID_OUT, into);
   else if (Array.isArray(value)) for (const item of value) countValue(item, into);
   else if (typeof value === "object" && value !== null && !(value instanceof PyFloat)) {
     for (const [name, item] of Object.entries(value)) {
-      count(name, true, into);
+      count(name, LAID_OUT_NAME, into);
       countValue(item, into);
     }
   }
@@ -40,7 +47,7 @@ function countValue(value: Json, into: Map<HiddenKind, number>): void {
 export function hiddenArguments(args: Readonly<Record<string, Json>>, id: string): SafeHtml | null {
   const kinds = new Map<HiddenKind, number>();
   for (const [name, value] of Object.entries(args)) {
-    count(name, false, kinds);
+    count(name, NAME, kinds);
     countValue(value, kinds);
   }
   let total = 0;

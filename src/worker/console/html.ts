@@ -8,7 +8,7 @@
  * @module
  */
 import { escapeToBuffer } from "hono/utils/html";
-import { HIDDEN_KIND_TITLES, visibleParts, visibleText, type VisibleOptions } from "../../core/text";
+import { HIDDEN_KIND_TITLES, holdsRightToLeft, visibleParts, visibleText, type VisibleOptions } from "../../core/text";
 
 /** Markup built by {@link html}; only it makes one. */
 export class SafeHtml {
@@ -51,16 +51,23 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
   return SafeHtml.trusted(out);
 }
 
+/** The note after a value shown in stored order because it holds right-to-left letters. */
+export const STORED_ORDER_NOTE = "contains right-to-left text, shown in stored order";
+
 /**
  * Text a person reads, each escaped code point marked: `<mark class="hidden-char hidden-bidi"
  * title="…">⟨U+202E⟩</mark>` (the class names its kind). `layout` keeps TAB and LINE FEED, for
- * text shown pre-formatted.
+ * text shown pre-formatted. Text holding a strong right-to-left letter is laid out left to right
+ * in its stored order, isolated from its neighbours (`<span class="stored-order">`: the style
+ * sheet's `unicode-bidi: isolate-override; direction: ltr`), so no Hebrew or Arabic letter can
+ * reverse the digit groups beside it, and a note after it says so.
  */
 export function shown(text: string, options: VisibleOptions = {}): SafeHtml {
   const out = visibleParts(text, options).map((part) =>
     part.hidden === null ? escapeHtml(part.text) : `<mark class="hidden-char hidden-${part.hidden}" title="${escapeHtml(HIDDEN_KIND_TITLES[part.hidden])}">${part.text}</mark>`,
   );
-  return SafeHtml.trusted(out.join(""));
+  if (!holdsRightToLeft(text, options)) return SafeHtml.trusted(out.join(""));
+  return SafeHtml.trusted(`<span class="stored-order" dir="ltr">${out.join("")}</span> <small class="stored-order-note">(${STORED_ORDER_NOTE})</small>`);
 }
 
 /** Unix seconds as an ISO 8601 UTC instant without fractions (`2026-01-02T03:04:05Z`). */

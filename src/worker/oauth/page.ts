@@ -2,12 +2,13 @@
  * The sign-in and consent page of an MCP client's authorization: plain HTML, no script, no
  * external asset. Everything that came from the client (its name, requested scopes) is escaped
  * and shown as a person must see it: bidi controls, invisible and look-alike characters as
- * marked escapes (`⟨U+202E⟩`, core `text`), the client's name isolated (`<bdi>`), and where
+ * marked escapes (`⟨U+202E⟩`, core `text`), text with right-to-left letters laid out in its
+ * stored order with a note, the client's name isolated (`<bdi>`), and where
  * access goes (the redirect URI's origin) on a line of its own, never inside text the client
  * wrote, so no client text can reorder it.
  * @module
  */
-import { HIDDEN_KIND_TITLES, visibleParts, visibleText } from "../../core/text";
+import { HIDDEN_KIND_TITLES, holdsRightToLeft, visibleParts, visibleText } from "../../core/text";
 import { escapeHtml } from "../console/html";
 
 /** What the user chose on the page (kept when it is shown again with an error). */
@@ -45,11 +46,16 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "x-content-type-options": "nosniff",
 };
 
-/** Client text escaped for element content, each hidden or look-alike code point a marked escape. */
+/**
+ * Client text escaped for element content, each hidden or look-alike code point a marked escape.
+ * Text holding a strong right-to-left letter is laid out left to right in stored order
+ * (`span.stored-order`: `unicode-bidi: isolate-override`), a note after it.
+ */
 export function shownHtml(text: string): string {
-  return visibleParts(text)
+  const out = visibleParts(text)
     .map((part) => (part.hidden === null ? escapeHtml(part.text) : `<mark class="hidden-char hidden-${part.hidden}" title="${escapeHtml(HIDDEN_KIND_TITLES[part.hidden])}">${part.text}</mark>`))
     .join("");
+  return holdsRightToLeft(text) ? `<span class="stored-order" dir="ltr">${out}</span> <small class="stored-order-note">(contains right-to-left text, shown in stored order)</small>` : out;
 }
 
 /** Where access goes as shown: the redirect URI's origin, or the whole URI when it has none (a native app's `com.example.app:/callback`). */
@@ -72,6 +78,7 @@ const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2r
 h1{font-size:1.4rem}label{display:block;margin:.4rem 0}input[type=password],input[type=text]{width:100%;padding:.4rem;font:inherit;box-sizing:border-box}
 fieldset{margin:1rem 0;border:1px solid #888}.error{border:2px solid #b00020;padding:.5rem;color:#b00020}.warn{font-weight:bold}.target{font-size:1.1rem;margin:.25rem 0 1rem}
 mark.hidden-char{background:#fde68a;color:#5c2c00;border:1px solid #92400e;font-family:monospace}
+.stored-order{unicode-bidi:isolate-override;direction:ltr}.stored-order-note{font-style:italic;color:#5c2c00}
 .hint{font-size:.9rem;color:#444}button{font:inherit;padding:.4rem 1rem;margin-right:.5rem}`;
 
 function checkbox(name: string, value: string, checked: boolean, id: string, label: string): string {

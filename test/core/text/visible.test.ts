@@ -4,7 +4,7 @@
  * code under test; inputs spell each code point as a `\u` escape so the source shows them.
  */
 import { describe, expect, it } from "vitest";
-import { escapeCodePoint, hiddenCount, hiddenKind, visibleParts, visibleText } from "../../../src/core/text";
+import { escapeCodePoint, hiddenCount, hiddenKind, holdsRightToLeft, isRightToLeft, visibleParts, visibleText } from "../../../src/core/text";
 
 describe("hiddenKind", () => {
   it("names the bidirectional controls: ALM, LRM, RLM, LRE…RLO, LRI…PDI", () => {
@@ -87,9 +87,45 @@ describe("visibleText", () => {
     expect(visibleText("\uFF50ay \u{1D429}ay \uFB01le \uFF0Fx")).toBe("⟨U+FF50⟩ay ⟨U+1D429⟩ay ⟨U+FB01⟩le ⟨U+FF0F⟩x");
   });
 
-  it("escapes a non-ASCII decimal digit among ASCII digits, and leaves accents, superscripts and signs alone", () => {
+  it("escapes a non-ASCII decimal digit among ASCII digits, and leaves precomposed accents, superscripts and signs alone", () => {
     expect(visibleText("12\u06604 0044")).toBe("12⟨U+0660⟩4 0044");
-    expect(visibleText("caf\u00E9 cafe\u0301 m\u00B2 \u2026 \u20AC5")).toBe("caf\u00E9 cafe\u0301 m\u00B2 \u2026 \u20AC5");
+    expect(visibleText("caf\u00E9 m\u00B2 \u2026 \u20AC5")).toBe("caf\u00E9 m\u00B2 \u2026 \u20AC5");
+  });
+
+  it("escapes a combining mark that makes a Latin letter pass for a precomposed one (decomposed: NFC differs, and so does the digest)", () => {
+    // o U+0308 COMBINING DIAERESIS reads ö (U+00F6); e U+0301 COMBINING ACUTE ACCENT reads é (U+00E9).
+    expect(visibleText("K\u00F6ln vs Ko\u0308ln")).toBe("K\u00F6ln vs Ko⟨U+0308⟩ln");
+    expect(visibleText("cafe\u0301")).toBe("cafe⟨U+0301⟩");
+    expect(visibleParts("o\u0308")).toEqual([
+      { hidden: null, text: "o" },
+      { hidden: "combining", codePoint: 0x308, text: "⟨U+0308⟩" },
+    ]);
+  });
+
+  it("escapes stacked marks and marks on a Latin letter, a digit, a sign or nothing, even when nothing composes them", () => {
+    // a with three U+0301; x U+0308 (no precomposed x with diaeresis); 0 U+0338 COMBINING LONG SOLIDUS OVERLAY; a mark at the start.
+    expect(visibleText("a\u0301\u0301\u0301 x\u0308 0\u0338 \u0301b")).toBe("a⟨U+0301⟩⟨U+0301⟩⟨U+0301⟩ x⟨U+0308⟩ 0⟨U+0338⟩ ⟨U+0301⟩b");
+    // The keycap 1 U+FE0F U+20E3: the variation selector is invisible, the enclosing keycap a mark on a digit.
+    expect(visibleText("1\uFE0F\u20E3")).toBe("1⟨U+FE0F⟩⟨U+20E3⟩");
+  });
+
+  it("leaves the marks of scripts written with them as they are, when composed (NFC)", () => {
+    // Hindi हिन्दी (vowel signs U+093F, U+0940, virama U+094D); Hebrew alef with qamats U+05B8; Arabic beh with fatha U+064E.
+    expect(visibleText("\u0939\u093F\u0928\u094D\u0926\u0940 \u05D0\u05B8 \u0628\u064E")).toBe("\u0939\u093F\u0928\u094D\u0926\u0940 \u05D0\u05B8 \u0628\u064E");
+  });
+
+  it("escapes, in a name, a word of Latin look-alikes even with no Latin letter around it", () => {
+    // U+0440 U+0430 U+0443 reads "pay": as text alone it is Cyrillic, as an argument name a look-alike of "pay".
+    expect(visibleText("\u0440\u0430\u0443")).toBe("\u0440\u0430\u0443");
+    expect(visibleText("\u0440\u0430\u0443", { name: true })).toBe("⟨U+0440⟩⟨U+0430⟩⟨U+0443⟩");
+    expect(visibleText("\u0418\u0432\u0430\u043D", { name: true })).toBe("\u0418\u0432\u0430\u043D");
+  });
+
+  it("escapes strong right-to-left letters only when asked (a terminal), their marks with them", () => {
+    // U+05D0 HEBREW LETTER ALEF before two digit groups; U+0627 ARABIC LETTER ALEF; U+05D0 U+05B8 (qamats on the escaped alef).
+    expect(visibleText("\u05D0 0044 0532")).toBe("\u05D0 0044 0532");
+    expect(visibleText("\u05D0 0044 0532", { escapeRightToLeft: true })).toBe("⟨U+05D0⟩ 0044 0532");
+    expect(visibleText("\u0627 12 \u05D0\u05B8", { escapeRightToLeft: true })).toBe("⟨U+0627⟩ 12 ⟨U+05D0⟩⟨U+05B8⟩");
   });
 
   it("shows non-ASCII whitespace, private-use, unassigned and lone surrogates escaped", () => {
@@ -118,5 +154,19 @@ describe("visibleParts and hiddenCount", () => {
 
   it("counts the escaped code points", () => {
     expect([hiddenCount("IBAN DE89 3704 \u202E0044 0532\u202C 0130 00"), hiddenCount("plain"), hiddenCount("a\nb"), hiddenCount("a\nb", { layout: true })]).toEqual([2, 0, 1, 0]);
+  });
+});
+
+describe("right-to-left letters", () => {
+  it("names strong right-to-left code points (bidi classes R and AL), not their digits, marks, separators or controls", () => {
+    // R: U+05D0 alef, U+05BE maqaf, U+FB1D, U+10900 Phoenician alf, U+1E900 Adlam; AL: U+0627 alef, U+061F question mark, U+FE70.
+    expect([0x5d0, 0x5be, 0xfb1d, 0x10900, 0x1e900, 0x627, 0x61f, 0xfe70].map(isRightToLeft)).toEqual(Array(8).fill(true));
+    // U+060C Arabic comma (CS), U+0660 and U+06F1 digits (AN, EN), U+064E fatha (NSM), U+0600 number sign (AN), U+200F RLM (a bidi control, escaped anyway), A, 0.
+    expect([0x60c, 0x660, 0x6f1, 0x64e, 0x600, 0x200f, 0x41, 0x30].map(isRightToLeft)).toEqual(Array(8).fill(false));
+  });
+
+  it("tells whether text shows a right-to-left letter as itself", () => {
+    // A Hebrew letter inside a Latin word is escaped as a look-alike: nothing right-to-left is left to show.
+    expect([holdsRightToLeft("\u05D0 0044 0532"), holdsRightToLeft("IBAN 0044"), holdsRightToLeft("ab\u05D0c"), holdsRightToLeft("\u0627", { escapeRightToLeft: true })]).toEqual([true, false, false, false]);
   });
 });
