@@ -97,6 +97,21 @@ describe("the console shows hidden characters of an approval visibly", () => {
     expect(/name="approval_digest" value="([0-9a-f]{64})"/.exec(article)?.[1]).toBe(view?.approval_digest);
   });
 
+  it("marks a value of Cyrillic letters that reads as a Latin word, and escapes line feeds beyond a blank line, both under the warning", async () => {
+    const agent = (await credential(C, "agent")).secret;
+    const approver = await credential(C, "approver", "rev-1");
+    const pay = await openApproval(agent, "user-1", "\u0420\u0410\u0423");
+    const pushed = await openApproval(agent, "user-1", `June support${"\n".repeat(5)}IBAN XX00 EVIL`);
+    const page = await signedInPage(approver.secret, "/console/approvals");
+    const payArticle = articleOf(page, pay);
+    expect(/<dd class="text">(.*?)<\/dd>/.exec(payArticle)?.[1]).toBe(`${LOOKALIKE}⟨U+0420⟩</mark>${LOOKALIKE}⟨U+0410⟩</mark>${LOOKALIKE}⟨U+0423⟩</mark>`);
+    expect(/<strong>(Warning: [^<]*)<\/strong> \(([^)]*)\)/.exec(payArticle)?.slice(1)).toEqual(["Warning: these arguments hold 3 characters you could not see as they are", "3 look-alike characters"]);
+    const pushedArticle = articleOf(page, pushed);
+    const CONTROL = /<mark class="hidden-char hidden-control" title="[^"]*">⟨U\+000A⟩<\/mark>/g;
+    const shownMemo = /<dd class="text">([\s\S]*?)<\/dd>/.exec(pushedArticle)?.[1] ?? "";
+    expect([shownMemo.startsWith("June support\n\n"), [...shownMemo.matchAll(CONTROL)].length, shownMemo.replace(CONTROL, "·")]).toEqual([true, 3, "June support\n\n···IBAN XX00 EVIL"]);
+  });
+
   it("marks a look-alike letter in the requesting subject, and shows no warning for arguments without hidden characters", async () => {
     const agent = (await credential(C, "agent")).secret;
     const approver = await credential(C, "approver", "rev-1");

@@ -52,10 +52,11 @@ export interface VisibleOptions {
   /** Keep TAB and LINE FEED as they are: the text is shown laid out (pre-formatted, or a JSON document's own indentation). */
   readonly layout?: boolean;
   /**
-   * The text is a name a program matches (an argument name): a word made only of letters that
-   * pass for Latin ones is a look-alike even when no Latin letter stands elsewhere in it.
+   * The text is read among Latin text (an argument's name, or its value beside Latin names): a
+   * word made only of letters that pass for Latin ones is a look-alike even when no Latin letter
+   * stands elsewhere in the text itself (`РАУ` shown alone reads as `PAY`).
    */
-  readonly name?: boolean;
+  readonly latinContext?: boolean;
   /** Escape every strong right-to-left letter (`right-to-left`): for a display that may reorder the text around it (a terminal). */
   readonly escapeRightToLeft?: boolean;
 }
@@ -82,11 +83,17 @@ interface Point {
   hidden: HiddenKind | null;
 }
 
+/** Line feeds in a row a layout keeps (one blank line); the rest are shown escaped, so no run of them can push text out of sight. */
+const KEPT_LINE_FEEDS = 2;
+
 function pointsOf(text: string, layout: boolean): Point[] {
   const points: Point[] = [];
+  let feeds = 0;
   for (const ch of text) {
     const cp = ch.codePointAt(0) ?? 0;
-    points.push({ ch, cp, hidden: layout && (cp === 0x09 || cp === 0x0a) ? null : hiddenKind(cp) });
+    feeds = cp === 0x0a ? feeds + 1 : 0;
+    const laidOut = layout && (cp === 0x09 || (cp === 0x0a && feeds <= KEPT_LINE_FEEDS));
+    points.push({ ch, cp, hidden: laidOut ? null : hiddenKind(cp) });
   }
   return points;
 }
@@ -155,7 +162,7 @@ export function visibleParts(text: string, options: VisibleOptions = {}): Visibl
   // Printable ASCII and spaces (most text) hold nothing to escape.
   if (PLAIN_ASCII.test(text)) return text === "" ? [] : [{ hidden: null, text }];
   const points = pointsOf(text, options.layout === true);
-  markConfusables(points, options.name === true);
+  markConfusables(points, options.latinContext === true);
   // Before the marks: a mark on an escaped letter would stand on its escape.
   if (options.escapeRightToLeft === true) for (const p of points) if (p.hidden === null && isRightToLeft(p.cp)) p.hidden = "right-to-left";
   markCombining(points);

@@ -27,7 +27,8 @@ function argumentsOf(text: string): Record<string, Json> {
 
 /** One argument's value: text as it is, other scalars as JSON, nested values as indented JSON. */
 function argumentValue(value: Json): SafeHtml {
-  if (typeof value === "string") return html`<dd class="text">${shown(value, { layout: true })}</dd>`;
+  // Read beside Latin argument names: a word of look-alikes alone (`РАУ`) is marked too.
+  if (typeof value === "string") return html`<dd class="text">${shown(value, { layout: true, latinContext: true })}</dd>`;
   if (typeof value === "object" && value !== null && !(value instanceof PyFloat)) return html`<dd><pre class="json"><code>${shown(prettyJson(value), { layout: true })}</code></pre></dd>`;
   return html`<dd><code>${canonicalJson(value)}</code></dd>`;
 }
@@ -66,7 +67,7 @@ export function approvalArticle(item: ConsoleApproval, csrf: string, now: number
 </dl>
 <h4>Arguments</h4>
 ${warning ?? ""}
-${names.length === 0 ? html`<p>No arguments.</p>` : html`<dl class="arguments">${names.map((name) => html`<dt><code>${shown(name, { name: true })}</code></dt>${argumentValue(args[name] as Json)}`)}</dl>`}
+${names.length === 0 ? html`<p>No arguments.</p>` : html`<dl class="arguments">${names.map((name) => html`<dt><code>${shown(name, { latinContext: true })}</code></dt>${argumentValue(args[name] as Json)}`)}</dl>`}
 <details class="canonical"><summary>Arguments as canonical JSON</summary><pre class="json"><code>${shown(item.argumentsJson)}</code></pre></details>
 <details class="inputs"><summary>Every digest input</summary>
 <table><caption>The fields this approver's <code>approval_digest</code> is computed over (and <code>request_sha256</code>'s); docs/approvals.md shows how to recompute both.</caption>

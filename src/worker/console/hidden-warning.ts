@@ -24,16 +24,15 @@ const KIND_LABELS: Readonly<Record<HiddenKind, string>> = {
   surrogate: "lone surrogate",
 };
 
-const NAME: VisibleOptions = { name: true };
-const LAID_OUT: VisibleOptions = { layout: true };
-const LAID_OUT_NAME: VisibleOptions = { layout: true, name: true };
+const NAME: VisibleOptions = { latinContext: true };
+const LAID_OUT_NAME: VisibleOptions = { layout: true, latinContext: true };
 
 function count(text: string, options: VisibleOptions, into: Map<HiddenKind, number>): void {
   for (const part of visibleParts(text, options)) if (part.hidden !== null) into.set(part.hidden, (into.get(part.hidden) ?? 0) + 1);
 }
 
 function countValue(value: Json, into: Map<HiddenKind, number>): void {
-  if (typeof value === "string") count(value, LAID_OUT, into);
+  if (typeof value === "string") count(value, LAID_OUT_NAME, into);
   else if (Array.isArray(value)) for (const item of value) countValue(item, into);
   else if (typeof value === "object" && value !== null && !(value instanceof PyFloat)) {
     for (const [name, item] of Object.entries(value)) {

@@ -67,6 +67,12 @@ describe("visibleText", () => {
     expect(visibleText("a\u2028b", { layout: true })).toBe("a⟨U+2028⟩b");
   });
 
+  it("keeps at most two line feeds in a row when laid out: the rest are escaped, so blank lines cannot push text out of sight", () => {
+    expect(visibleText("a\n\nb", { layout: true })).toBe("a\n\nb");
+    expect(visibleText("a\n\n\n\nb\nc", { layout: true })).toBe("a\n\n⟨U+000A⟩⟨U+000A⟩b\nc");
+    expect(visibleText("\n \n \n", { layout: true })).toBe("\n \n \n");
+  });
+
   it("escapes a Cyrillic or Greek letter inside a Latin word", () => {
     // U+0430 CYRILLIC SMALL LETTER A; U+03BF GREEK SMALL LETTER OMICRON.
     expect(visibleText("p\u0430ypal.com")).toBe("p⟨U+0430⟩ypal.com");
@@ -114,11 +120,16 @@ describe("visibleText", () => {
     expect(visibleText("\u0939\u093F\u0928\u094D\u0926\u0940 \u05D0\u05B8 \u0628\u064E")).toBe("\u0939\u093F\u0928\u094D\u0926\u0940 \u05D0\u05B8 \u0628\u064E");
   });
 
+  it("escapes a value made only of Latin look-alikes when it is read beside Latin text, and not otherwise", () => {
+    expect(visibleText("\u0420\u0410\u0423", { latinContext: true })).toBe("⟨U+0420⟩⟨U+0410⟩⟨U+0423⟩");
+    expect(visibleText("\u0420\u0410\u0423")).toBe("\u0420\u0410\u0423");
+  });
+
   it("escapes, in a name, a word of Latin look-alikes even with no Latin letter around it", () => {
     // U+0440 U+0430 U+0443 reads "pay": as text alone it is Cyrillic, as an argument name a look-alike of "pay".
     expect(visibleText("\u0440\u0430\u0443")).toBe("\u0440\u0430\u0443");
-    expect(visibleText("\u0440\u0430\u0443", { name: true })).toBe("⟨U+0440⟩⟨U+0430⟩⟨U+0443⟩");
-    expect(visibleText("\u0418\u0432\u0430\u043D", { name: true })).toBe("\u0418\u0432\u0430\u043D");
+    expect(visibleText("\u0440\u0430\u0443", { latinContext: true })).toBe("⟨U+0440⟩⟨U+0430⟩⟨U+0443⟩");
+    expect(visibleText("\u0418\u0432\u0430\u043D", { latinContext: true })).toBe("\u0418\u0432\u0430\u043D");
   });
 
   it("escapes strong right-to-left letters only when asked (a terminal), their marks with them", () => {
