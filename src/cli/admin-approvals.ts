@@ -1,7 +1,9 @@
 /**
- * `toolgate admin approvals list|decide` (an approver credential in `TOOLGATE_APPROVER_TOKEN`).
- * `decide` recomputes both digests of the pending view from the fields it shows
- * (docs/approvals.md, "Recomputing the digest") and submits only when they match.
+ * `toolgate admin approvals list|show|decide` (an approver credential in `TOOLGATE_APPROVER_TOKEN`).
+ * `show` and `decide` recompute both digests of the pending view from the fields it shows
+ * (docs/approvals.md, "Recomputing the digest"); `decide` submits only when they match, and an
+ * approval only when `--digest` names the digest the approver reviewed (`list` and `show` print
+ * it), so a decision never binds arguments the approver was not shown.
  * @module
  */
 import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../core/json";
@@ -12,6 +14,9 @@ import { gateExit, intOf, jsonLine, objectOf, textOf, textOrNull, usageExit, typ
 import { clip, compact, fields, table, when } from "./admin-table";
 
 const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
+/** The digest an approval names with `--digest`: at least its first 12 hex digits (what `list` prints). */
+const DIGEST_PREFIX = /^[0-9a-f]{12,64}$/;
+const LISTED_DIGEST_DIGITS = 12;
 /** The widest name of a decision's lines (`arguments`), so the preview and the decision align. */
 const NAME_WIDTH = 9;
 
@@ -60,6 +65,17 @@ function pendingPages(ctx: AdminContext): Promise<Step<Json[]>> {
   return ctx.client.pages(ctx.at("/approvals?state=pending"), "approvals", "approver");
 }
 
+/** A pending approval and its recomputed digest: an exit unless it is pending and its digests hold. */
+async function reviewed(ctx: AdminContext, id: string): Promise<Step<{ view: JsonObject; digest: string }>> {
+  if (!APPROVAL_ID.test(id)) return err(usageExit(`not an approval id (apr_ and 32 hex digits): ${id}`));
+  const items = await pendingPages(ctx);
+  if (!items.ok) return items;
+  const view = items.value.map(objectOf).find((v) => v?.approval_id === id);
+  if (view === undefined) return err(gateExit(`no pending approval ${id} (decided, expired, withdrawn or never opened)`));
+  const digest = checkDigests(view);
+  return digest.ok ? ok({ view, digest: digest.value }) : digest;
+}
+
 /** The verbs of `toolgate admin approvals`. */
 export const approvalVerbs: AdminGroup = {
   list: {
@@ -73,31 +89,48 @@ export const approvalVerbs: AdminGroup = {
       if (ctx.json) return ok(jsonLine(items.value));
       const rows = items.value.map((item) => {
         const v = objectOf(item);
-        return [textOf(v, "approval_id"), textOf(v, "tool"), textOf(v, "subject_id"), when(intOf(v, "requested_at"), "-"), when(intOf(v, "expires_at")), clip(compact(v?.arguments))];
+        const digest = textOf(v, "approval_digest").slice(0, LISTED_DIGEST_DIGITS);
+        return [textOf(v, "approval_id"), textOf(v, "tool"), textOf(v, "subject_id"), when(intOf(v, "requested_at"), "-"), when(intOf(v, "expires_at")), digest, clip(compact(v?.arguments))];
       });
-      return ok(table(["ID", "TOOL", "SUBJECT", "REQUESTED", "EXPIRES", "ARGUMENTS"], rows));
+      return ok(table(["ID", "TOOL", "SUBJECT", "REQUESTED", "EXPIRES", "DIGEST", "ARGUMENTS"], rows));
+    },
+  },
+  show: {
+    usage: "show ID",
+    role: "approver",
+    consumer: true,
+    positionals: 1,
+    async run(ctx) {
+      const found = await reviewed(ctx, ctx.args[0] ?? "");
+      if (!found.ok) return found;
+      return ok(ctx.json ? jsonLine(found.value.view) : fields(preview(found.value.view, found.value.digest), NAME_WIDTH));
     },
   },
   decide: {
-    usage: "decide ID approve|deny",
+    usage: "decide ID approve --digest HEX | decide ID deny",
     role: "approver",
     consumer: true,
     positionals: 2,
+    values: ["digest"],
     async run(ctx) {
       const [id = "", decision = ""] = ctx.args;
-      if (!APPROVAL_ID.test(id)) return err(usageExit(`not an approval id (apr_ and 32 hex digits): ${id}`));
       if (decision !== "approve" && decision !== "deny") return err(usageExit(`the decision is approve or deny, not ${decision}`));
-      const items = await pendingPages(ctx);
-      if (!items.ok) return items;
-      const view = items.value.map(objectOf).find((v) => v?.approval_id === id);
-      if (view === undefined) return err(gateExit(`no pending approval ${id} (decided, expired, withdrawn or never opened)`));
-      const digest = checkDigests(view);
-      if (!digest.ok) return digest;
+      const named = ctx.option("digest");
+      if (decision === "approve" && named === undefined) {
+        return err(usageExit(`approve names the digest you reviewed: \`toolgate admin approvals show ${id}\` prints the approval in full, then add --digest and its first ${LISTED_DIGEST_DIGITS} or more hex digits`));
+      }
+      if (named !== undefined && !DIGEST_PREFIX.test(named)) return err(usageExit(`--digest takes ${LISTED_DIGEST_DIGITS} to 64 lower-case hex digits of the approval digest, not ${named}`));
+      const found = await reviewed(ctx, id);
+      if (!found.ok) return found;
+      const { view, digest } = found.value;
+      if (named !== undefined && !digest.startsWith(named)) {
+        return err(gateExit(`approval ${id} has digest ${digest}, not the ${named}… you reviewed: nothing was submitted`));
+      }
       // What is decided is shown before it is sent; with --json on standard error, the gate's answer alone on standard output.
-      const shown = fields(preview(view, digest.value), NAME_WIDTH);
+      const shown = fields(preview(view, digest), NAME_WIDTH);
       if (ctx.json) ctx.io.stderr(shown);
       else ctx.io.stdout(shown);
-      const body = canonicalJson({ decision, approval_digest: digest.value });
+      const body = canonicalJson({ decision, approval_digest: digest });
       const answer = await ctx.client.json(ctx.at(`/approvals/${id}`), { role: "approver", method: "POST", body });
       if (!answer.ok) return answer;
       if (ctx.json) return ok(`${answer.value.text}\n`);

@@ -191,7 +191,8 @@ describe("help", () => {
         "  toolgate admin credentials list",
         "  toolgate admin credentials revoke ID",
         "  toolgate admin approvals list",
-        "  toolgate admin approvals decide ID approve|deny",
+        "  toolgate admin approvals show ID",
+        "  toolgate admin approvals decide ID approve --digest HEX | decide ID deny",
         "  toolgate admin audit tail [--n N]",
         "  toolgate admin audit export --out FILE [--progress-every N]",
         "  toolgate admin audit verify --export FILE [--checkpoint SAVED_FILE]...",
@@ -451,15 +452,32 @@ describe("approvals", () => {
     // The digest the CLI recomputes, computed here independently.
     for (const v of views) expect(sha256(canonical(pick(v, APPROVAL_FIELDS)))).toBe(v.approval_digest);
 
-    const row = (v: any) => `${v.approval_id}  create_refund_draft  user-1   ${iso(v.requested_at)}  ${iso(v.expires_at)}  ${clip60(canonical(v.arguments))}`;
+    const row = (v: any) => `${v.approval_id}  create_refund_draft  user-1   ${iso(v.requested_at)}  ${iso(v.expires_at)}  ${v.approval_digest.slice(0, 12)}  ${clip60(canonical(v.arguments))}`;
     expect(await toolgate(["approvals", "list"], approver())).toEqual({
       status: 0,
       stderr: "",
-      stdout: lines(`ID${" ".repeat(34)}  TOOL                 SUBJECT  REQUESTED             EXPIRES               ARGUMENTS`, ...views.map(row)),
+      stdout: lines(`ID${" ".repeat(34)}  TOOL                 SUBJECT  REQUESTED             EXPIRES               DIGEST        ARGUMENTS`, ...views.map(row)),
     });
     expect(JSON.parse((await toolgate(["approvals", "list", "--json"], approver())).stdout)).toEqual(views);
+    // show prints the whole approval (arguments unclipped) and sends nothing.
+    expect(await toolgate(["approvals", "show", ids[0] as string], approver())).toEqual({ status: 0, stderr: "", stdout: preview(views[0]) });
 
-    const approved = await toolgate(["approvals", "decide", ids[0] as string, "approve"], approver());
+    // An approval names the digest its approver reviewed: without one, or with another, nothing is sent.
+    const unnamed = await toolgate(["approvals", "decide", ids[0] as string, "approve"], approver());
+    expect(unnamed).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: `toolgate admin approvals decide: approve names the digest you reviewed: \`toolgate admin approvals show ${ids[0]}\` prints the approval in full, then add --digest and its first 12 or more hex digits\n`,
+    });
+    const otherDigest = views[1].approval_digest.slice(0, 12);
+    expect(await toolgate(["approvals", "decide", ids[0] as string, "approve", "--digest", otherDigest], approver())).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: `toolgate admin approvals decide: approval ${ids[0]} has digest ${views[0].approval_digest}, not the ${otherDigest}… you reviewed: nothing was submitted\n`,
+    });
+    expect((await allPages(`/v1/consumers/${SHOP}/approvals?state=pending`, "approvals", approverToken)).map((v) => v.approval_id)).toEqual(ids);
+
+    const approved = await toolgate(["approvals", "decide", ids[0] as string, "approve", "--digest", views[0].approval_digest.slice(0, 12)], approver());
     const decisionLine = /^decision:   approved by rev-1 at (\S+Z), valid until (\S+Z)$/m.exec(approved.stdout);
     expect([approved.status, approved.stderr, approved.stdout]).toEqual([0, "", `${preview(views[0])}${decisionLine?.[0]}\n`]);
     expect((Date.parse(decisionLine?.[2] ?? "") - Date.parse(decisionLine?.[1] ?? "")) / 1000).toBe(60);
@@ -476,7 +494,7 @@ describe("approvals", () => {
     expect((await allPages(`/v1/consumers/${SHOP}/approvals?state=pending`, "approvals", approverToken)).map((v) => v.approval_id)).toEqual([ids[2]]);
 
     const gone = `apr_${"0".repeat(32)}`;
-    expect(await toolgate(["approvals", "decide", gone, "approve"], approver())).toEqual({
+    expect(await toolgate(["approvals", "decide", gone, "approve", "--digest", "0".repeat(12)], approver())).toEqual({
       status: 1,
       stdout: "",
       stderr: `toolgate admin approvals decide: no pending approval ${gone} (decided, expired, withdrawn or never opened)\n`,
@@ -503,7 +521,7 @@ describe("approvals", () => {
       ] as const;
       for (const [shown, message] of cases) {
         answer = { approvals: [shown], next_cursor: null };
-        expect(await toolgate(["approvals", "decide", view.approval_id, "approve", "--url", url], approver())).toEqual({ status: 1, stdout: "", stderr: `toolgate admin approvals decide: ${message}\n` });
+        expect(await toolgate(["approvals", "decide", view.approval_id, "approve", "--digest", view.approval_digest, "--url", url], approver())).toEqual({ status: 1, stdout: "", stderr: `toolgate admin approvals decide: ${message}\n` });
       }
     } finally {
       await new Promise((done) => fake.close(done));
