@@ -436,6 +436,24 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
     expect(exporter.stats()).toEqual({ exportedSpans: 1, droppedSpans: 0, failedExports: 3, failedSpans: 3 });
   });
 
+  it("the configuration: a private, loopback or link-local endpoint is refused naming the host and its block, never the path or query", () => {
+    const refused = (env: Record<string, string>) => {
+      const config = traceConfig(env);
+      return config.ok ? "accepted" : config.error;
+    };
+    expect([
+      refused({ TOOLGATE_OTLP_ENDPOINT: "https://169.254.169.254/v1/traces?key=s3cret" }),
+      refused({ TOOLGATE_OTLP_ENDPOINT: "https://[::ffff:0:a9fe:a9fe]/v1/traces" }),
+      refused({ TOOLGATE_OTLP_ENDPOINT: "http://10.0.0.1:4318/v1/traces", TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" }),
+      refused({ TOOLGATE_OTLP_ENDPOINT: "https://user:pw@10.0.0.1/v1/traces" }),
+    ]).toEqual([
+      "TOOLGATE_OTLP_ENDPOINT may not name a private, loopback or link-local address: 169.254.169.254 is link-local (169.254.0.0/16)",
+      "TOOLGATE_OTLP_ENDPOINT may not name a private, loopback or link-local address: [::ffff:0:a9fe:a9fe] is IPv4-translated link-local (169.254.0.0/16)",
+      "TOOLGATE_OTLP_ENDPOINT may not name a private, loopback or link-local address: 10.0.0.1 is private (10.0.0.0/8) (only loopback is allowed under npm start)",
+      "TOOLGATE_OTLP_ENDPOINT is not an https URL without credentials",
+    ]);
+  });
+
   it("the configuration: off unless an endpoint is set; https, or loopback http where allowed; headers percent-decoded, a malformed list refused", () => {
     expect([traceConfig({}), traceConfig({ TOOLGATE_OTLP_ENDPOINT: " " })]).toEqual([{ ok: true, value: null }, { ok: true, value: null }]);
     expect(traceConfig({ TOOLGATE_OTLP_ENDPOINT: "https://otel.example/v1/traces", TOOLGATE_OTLP_HEADERS: "X-Api-Key=a%3Db%2Cc, x-team = t1 ," })).toEqual({
@@ -444,7 +462,7 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
     });
     const loopback = "http://127.0.0.1:4318/v1/traces";
     expect([traceConfig({ TOOLGATE_OTLP_ENDPOINT: loopback }), traceConfig({ TOOLGATE_OTLP_ENDPOINT: loopback, TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" })]).toEqual([
-      { ok: false, error: "TOOLGATE_OTLP_ENDPOINT is not an https URL without credentials" },
+      { ok: false, error: "TOOLGATE_OTLP_ENDPOINT may not name a private, loopback or link-local address: 127.0.0.1 is loopback (127.0.0.0/8)" },
       { ok: true, value: { endpoint: loopback, headers: {} } },
     ]);
     const refused = (env: Record<string, string>) => {

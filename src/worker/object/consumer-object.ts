@@ -64,7 +64,10 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly #tools: ToolsHost;
   /** Webhook endpoints and their outbox (webhooks/): a durable listener of {@link events}, delivered from the alarm. */
   readonly #webhooks: WebhookPlane;
-  readonly #admission = new AgentAdmission({ now: () => this.clock.now(), rateMs: () => this.clock.rateMs(), fetch: (url, init) => fetch(url, init) });
+  /** Where outbound requests may go (tools/build.ts `checkUrl`): loopback only under `npm start`. */
+  readonly #targets = { allowLoopback: this.env.TOOLGATE_ALLOW_LOOPBACK_TARGETS === "1" };
+  /** The issuer's JWKS is fetched under the target rule, like any consumer-named URL. */
+  readonly #admission = new AgentAdmission({ now: () => this.clock.now(), rateMs: () => this.clock.rateMs(), fetch: targetFetch(this.#targets, (request) => fetch(request)) });
   readonly #mcp = new McpPlane({ sql: this.ctx.storage.sql, now: () => this.clock.now(), transaction: (step) => this.#transaction(step), toolCalls: (config) => this.#planeFor(config), audit: () => this.#audit, rate: (id, limits) => this.#admission.rate(id, limits) });
   /** The approver console's sessions and calls (console/plane.ts). */
   readonly #console = new ConsolePlane({ sql: this.ctx.storage.sql, env: this.env, audit: this.#audit, now: () => this.clock.now(), transaction: (step) => this.#transaction(step),
@@ -81,7 +84,7 @@ export class ConsumerObject extends DurableObject<Env> {
     this.#consumer = new ConsumerPlane(sql, this.#audit);
     this.#gate = new Gatekeeper(this.#consumer, this.#credentials);
     this.#tools = new ToolsHost({ sql, audit: this.#audit, env, consumer: () => this.#consumer.current()?.name ?? "", codeTools: () => this.codeTools(), now: () => this.clock.now(), transaction: (step) => this.#transaction(step) });
-    const targets = { allowLoopback: env.TOOLGATE_ALLOW_LOOPBACK_TARGETS === "1" };
+    const targets = this.#targets;
     const webhooks = { sql, vault: this.#tools.vault, audit: this.#audit, targets, now: () => this.clock.now(), wallMs: () => Date.now(), fetch: targetFetch(targets, (request) => fetch(request)) };
     this.#webhooks = new WebhookPlane({ ...webhooks, transaction: (step) => this.#transaction(step), setAlarm: (ms) => this.#alarms.set("webhooks", ms) });
     this.events.durable((event, now) => this.#webhooks.enqueue(event, now));
@@ -154,7 +157,7 @@ export class ConsumerObject extends DurableObject<Env> {
   admin(consumer: string, call: AdminCall): Outcome<string | null> {
     return adminCall(
       {
-        sql: this.ctx.storage.sql, gate: this.#gate, consumer: this.#consumer, credentials: this.#credentials, audit: this.#audit, limits: this.#limits(), now: this.clock.now(),
+        sql: this.ctx.storage.sql, gate: this.#gate, consumer: this.#consumer, credentials: this.#credentials, audit: this.#audit, limits: this.#limits(), targets: this.#targets, now: this.clock.now(),
         transaction: (step) => this.#transaction(step), unknownNames: (names) => this.#tools.unknownNames(names), configured: () => (this.#toolCalls = undefined), runtimeOf: (config) => this.#runtimeOf(config), events: this.events,
         revoked: this.#revoked,
       },

@@ -1,7 +1,7 @@
 /**
  * Which hosts a consumer-defined target (a tool as data, an MCP server, a webhook endpoint) may
  * name: never a private, loopback, link-local or otherwise non-public address written as a
- * literal, nor `localhost`. The host is the one WHATWG URL parsing answers, so every spelling
+ * literal, nor a name of this machine (`localhost` and its aliases). The host is the one WHATWG URL parsing answers, so every spelling
  * URL parsing normalises is covered (`2130706433`, `0x7f.1`, `0177.0.0.1`, `127.1` and
  * `127.0.0.1.` are all `127.0.0.1`; `[::ffff:127.0.0.1]` is `[::ffff:7f00:1]`). A DNS name is
  * not resolved here: what a public name resolves to is the platform's to police.
@@ -69,7 +69,20 @@ function lastIpv4(g: readonly number[]): number {
   return (g[6] ?? 0) * 65536 + (g[7] ?? 0);
 }
 
-/** What an IPv6 address is when it is not public unicast (or embeds an IPv4 address that is not); null when it is. */
+/** What an IPv6 address in 2001::/23 (IETF protocol assignments, RFC 2928) is; none is a target. */
+function ietfReason(g1: number, g2: number): string {
+  if (g1 === 0) return "Teredo (2001::/32)";
+  if (g1 === 2 && g2 === 0) return "benchmarking (2001:2::/48)";
+  if (g1 >= 0x10 && g1 <= 0x1f) return "ORCHID (2001:10::/28, deprecated)";
+  if (g1 >= 0x20 && g1 <= 0x2f) return "ORCHIDv2 (2001:20::/28)";
+  return "IETF protocol assignments (2001::/23)";
+}
+
+/**
+ * What an IPv6 address is when it is not public unicast (or embeds an IPv4 address that is not);
+ * null when it is. Only global unicast (2000::/3) may be a target, and within it not the special
+ * blocks below; outside it only an IPv4-mapped or NAT64 form of a public IPv4 address.
+ */
 function ipv6Reason(g: readonly number[]): string | null {
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0] = g;
   const upperZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0;
@@ -82,36 +95,53 @@ function ipv6Reason(g: readonly number[]): string | null {
     if (g[6] === 0 && g[7] === 1) return "loopback (::1)";
     return "IPv4-compatible (::/96, deprecated)";
   }
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0xffff && g5 === 0) {
+    // SIIT (RFC 2765): a translator turns it into the IPv4 address; no public service is named so.
+    const embedded = ipv4Reason(lastIpv4(g));
+    return embedded === null ? "IPv4-translated (::ffff:0:0/96)" : `IPv4-translated ${embedded}`;
+  }
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
     const embedded = ipv4Reason(lastIpv4(g));
     return embedded === null ? null : `NAT64 of ${embedded}`;
   }
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return "local-use NAT64 (64:ff9b:1::/48)";
   if (g0 === 0x100 && g1 === 0 && g2 === 0 && g3 === 0) return "discard-only (100::/64)";
+  if (g0 === 0x2001 && g1 < 0x200) return ietfReason(g1, g2);
   if (g0 === 0x2001 && g1 === 0xdb8) return "documentation (2001:db8::/32)";
   if (g0 === 0x2002) {
     const embedded = ipv4Reason(g1 * 65536 + g2);
     if (embedded !== null) return `6to4 of ${embedded}`;
   }
+  if (g0 === 0x3fff && g1 < 0x1000) return "documentation (3fff::/20)";
   if (g0 >= 0xfc00 && g0 <= 0xfdff) return "unique local (fc00::/7)";
   if (g0 >= 0xfe80 && g0 <= 0xfebf) return "link-local (fe80::/10)";
   if (g0 >= 0xfec0 && g0 <= 0xfeff) return "site-local (fec0::/10, deprecated)";
   if (g0 >= 0xff00) return "multicast (ff00::/8)";
+  if (g0 < 0x2000 || g0 > 0x3fff) return "not global unicast (outside 2000::/3)";
   return null;
 }
 
 /** Why a host may not be a target: what it is, and whether it is this machine (loopback). */
 export interface HostRefusal {
   readonly what: string;
-  /** `localhost`, 127.0.0.0/8, `::1` or an IPv4-mapped 127/8: what `TOOLGATE_ALLOW_LOOPBACK_TARGETS` lets through. */
+  /** A loopback name, 127.0.0.0/8, `::1` or an IPv4-mapped 127/8: what `TOOLGATE_ALLOW_LOOPBACK_TARGETS` lets through. */
   readonly loopback: boolean;
 }
 
 const LOOPBACK_NAME = "a loopback name (localhost)";
 
+/** Names hosts files and resolvers give this machine (RFC 6761 `localhost`, and the common aliases). */
+const LOOPBACK_NAMES = new Set(["localhost", "localhost.localdomain", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"]);
+
+function isLoopbackName(host: string): boolean {
+  return LOOPBACK_NAMES.has(host) || host.endsWith(".localhost") || host.endsWith(".localhost.localdomain");
+}
+
 /**
  * Why a host (as `new URL(…).hostname` answers it) is not a public address a target may name,
- * or null when it may: `localhost` and `*.localhost` (with or without a trailing dot), and IPv4
+ * or null when it may: `localhost`, `*.localhost`, `localhost.localdomain` (and its subdomains),
+ * `localhost6`, `localhost6.localdomain6`, `ip6-localhost` and `ip6-loopback` (with or without a
+ * trailing dot), and IPv4
  * and IPv6 literals in a non-public block (an IPv6 literal is bracketed, as URL parsing keeps it).
  */
 export function hostRefusal(hostname: string): HostRefusal | null {
@@ -120,7 +150,7 @@ export function hostRefusal(hostname: string): HostRefusal | null {
   const bracketed = host.startsWith("[") && host.endsWith("]");
   const g = bracketed ? groups(host.slice(1, -1)) : null;
   const what =
-    host === "localhost" || host.endsWith(".localhost")
+    isLoopbackName(host)
       ? LOOPBACK_NAME
       : v4 !== null
         ? ipv4Reason(v4)

@@ -2,12 +2,14 @@
  * Whether and where the gate exports traces: `TOOLGATE_OTLP_ENDPOINT` (the full traces URL;
  * unset, tracing is off) and `TOOLGATE_OTLP_HEADERS` (optional `name=value,name2=value2`, as
  * `OTEL_EXPORTER_OTLP_HEADERS`, values percent-decoded). The endpoint follows the rule of tool
- * targets: `https`, or loopback `http` where `TOOLGATE_ALLOW_LOOPBACK_TARGETS` is `"1"`.
+ * targets: `https`, or loopback `http` where `TOOLGATE_ALLOW_LOOPBACK_TARGETS` is `"1"`, and no
+ * private, loopback or link-local host (the refusal names the host and its block).
  * @module
  */
 import { err, ok, type Result } from "../../core/result";
 import type { Env } from "../env";
 import { checkUrl } from "../object/tools/build";
+import { hostRefusal } from "../tools/target-host";
 import { OtlpExporter } from "./export";
 import { createTracer, NOOP_TRACER, type Tracer } from "./span";
 
@@ -56,15 +58,20 @@ function isUrl(text: string): boolean {
 
 /**
  * The tracing configuration: `null` when off (no endpoint), or why the bindings are refused
- * (the reason never quotes a value: the headers are secret, the URL may carry a key).
+ * (the reason never quotes a header or the URL's path, query or credentials, which may carry a
+ * key; a private host is named).
  */
 export function traceConfig(env: TraceEnv): Result<TraceConfig | null, string> {
   const endpoint = env.TOOLGATE_OTLP_ENDPOINT?.trim() ?? "";
   if (endpoint === "") return ok(null);
   const allowLoopback = env.TOOLGATE_ALLOW_LOOPBACK_TARGETS === "1";
   if (!isUrl(endpoint)) return err("TOOLGATE_OTLP_ENDPOINT is not a URL");
-  if (checkUrl(endpoint, "TOOLGATE_OTLP_ENDPOINT", { allowLoopback }) !== null) {
-    return err(`TOOLGATE_OTLP_ENDPOINT is not an https URL${allowLoopback ? " (or loopback http)" : ""} without credentials`);
+  const refused = checkUrl(endpoint, "TOOLGATE_OTLP_ENDPOINT", { allowLoopback });
+  if (refused !== null) {
+    const url = new URL(endpoint);
+    // A private host is named as the reason (the host only: never the path, query or credentials).
+    const privateHost = url.username === "" && url.password === "" && hostRefusal(url.hostname) !== null;
+    return err(privateHost ? refused.message.replace("a target URL", "TOOLGATE_OTLP_ENDPOINT") : `TOOLGATE_OTLP_ENDPOINT is not an https URL${allowLoopback ? " (or loopback http)" : ""} without credentials`);
   }
   const headers = parseHeaders(env.TOOLGATE_OTLP_HEADERS ?? "");
   return headers.ok ? ok({ endpoint, headers: headers.value }) : headers;

@@ -15,6 +15,7 @@ import type { EventBus } from "../events/bus";
 import type { Gatekeeper } from "../gatekeeper";
 import type { Limits } from "../limits";
 import type { RuntimeTransport } from "../runtime/plane";
+import { checkUrl, type TargetPolicy } from "../tools/build";
 import type { ConsumerPlane, ConsumerRecord } from "./plane";
 
 /** One admin call. */
@@ -34,6 +35,8 @@ export interface AdminDeps {
   readonly credentials: CredentialPlane;
   readonly audit: AuditChain;
   readonly limits: Limits;
+  /** Where outbound URLs may point (the target rule): the issuer's `jwks_uri` is one. */
+  readonly targets: TargetPolicy;
   /** Unix seconds (the object's clock). */
   readonly now: number;
   transaction<T>(step: () => T): T;
@@ -53,11 +56,20 @@ function unknownTools(deps: AdminDeps, names: readonly string[]): Outcome<null> 
   return unknown.length === 0 ? ok(null) : fail(problem("UNKNOWN_TOOL_NAMES", `No tool is defined under ${unknown.map((n) => JSON.stringify(n)).join(", ")}.`));
 }
 
+/** The issuer's `jwks_uri` passes the target rule: the gate fetches it, so it names no private address. */
+function issuerKeysUrl(deps: AdminDeps, config: ConsumerConfig): Outcome<null> {
+  const uri = config.principal_tokens?.jwks_uri;
+  const refused = uri === undefined ? null : checkUrl(uri, "/principal_tokens/jwks_uri", deps.targets);
+  return refused === null ? ok(null) : fail({ ...problem("INVALID_REQUEST", refused.message.replace("a target URL", "a jwks_uri")), path: refused.pointer });
+}
+
 /** Runs one admin call. Creating a consumer (`configure`) is the one call that needs no consumer yet. */
 export function adminCall(deps: AdminDeps, consumer: string, call: AdminCall): Outcome<string | null> {
   if (call.kind === "configure") {
     const known = unknownTools(deps, call.config.tools);
     if (!known.ok) return known;
+    const keys = issuerKeysUrl(deps, call.config);
+    if (!keys.ok) return keys;
     const saved = deps.transaction(() => deps.consumer.configure(consumer, call.config, deps.now));
     deps.configured();
     // A wait or stream of a subject no longer among the approvers ends now.

@@ -16,7 +16,8 @@ export interface AdmissionDeps {
   now(): number;
   /** Wall-clock milliseconds for rate buckets. */
   rateMs(): number;
-  fetch(url: string, init: RequestInit): Promise<Response>;
+  /** The outbound fetch of the issuer's JWKS (the target rule's `targetFetch` in the object). */
+  fetch(request: Request): Promise<Response>;
 }
 
 /**
@@ -29,7 +30,7 @@ export class AgentAdmission {
   readonly #tokens: PrincipalTokens;
 
   constructor(private readonly deps: AdmissionDeps) {
-    this.#tokens = new PrincipalTokens((url, init) => deps.fetch(url, init));
+    this.#tokens = new PrincipalTokens((url, init) => deps.fetch(new Request(url, init)));
   }
 
   /** Rate buckets held now (credentials/rate.ts, bounded). */
