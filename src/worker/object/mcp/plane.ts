@@ -115,6 +115,11 @@ export class McpPlane {
     return this.#pending.size;
   }
 
+  /** A credential was revoked: its sessions and tasks go at once (their places free for others). */
+  credentialEnded(credentialId: string): void {
+    this.#store.forgetCredential(credentialId);
+  }
+
   /** One request of an authenticated agent credential; `run` is the object's tool-call path for that caller. */
   async handle(auth: Authenticated, request: McpRequest, run: RunCall): Promise<Outcome<McpReply>> {
     if (auth.caller.principal !== "subject" || auth.caller.subjectId === null) {

@@ -6,7 +6,9 @@ import { all, int, one, run } from "../sql";
  * new entry beyond its cap, or in a full table, takes the place of one of that credential's own
  * (its least recently used session, its oldest finished task) and never of another's; with none
  * of its own to give, the new entry is refused. A `working` task is never taken: it waits for
- * its approver until its ttl ends.
+ * its approver until its ttl ends. The entries of a revoked or expired credential are free: the
+ * revocation deletes them at once (McpStore.forgetCredential), and any left (a credential that
+ * expired) are deleted here whenever room is needed.
  */
 
 /** Sessions one consumer keeps. */
@@ -37,6 +39,9 @@ export interface HeldTasks {
   readonly all: number;
 }
 
+/** Credentials whose entries are free: revoked, or expired at `?` (the `credentials` table, credentials/store.ts). */
+const ENDED_CREDENTIALS = "SELECT credential_id FROM credentials WHERE revoked_at IS NOT NULL OR expires_at <= ?";
+
 function count(sql: SqlStorage, query: string, ...binds: string[]): number {
   const row = one(sql, query, ...binds);
   if (row === undefined) throw new Error("COUNT answered no row");
@@ -66,6 +71,7 @@ function earliest(sql: SqlStorage, query: string, ...binds: string[]): number | 
  */
 export function sessionRoom(sql: SqlStorage, credentialId: string, now: number): Room {
   run(sql, "DELETE FROM mcp_sessions WHERE last_seen <= ?", now - MCP_SESSION_IDLE_SECONDS);
+  run(sql, `DELETE FROM mcp_sessions WHERE credential_id IN (${ENDED_CREDENTIALS})`, now);
   const own = count(sql, "SELECT COUNT(*) AS n FROM mcp_sessions WHERE credential_id = ?", credentialId);
   const need = toGiveUp(own, count(sql, "SELECT COUNT(*) AS n FROM mcp_sessions"), MAX_MCP_SESSIONS_PER_CREDENTIAL, MAX_MCP_SESSIONS);
   if (need > own) {
@@ -86,6 +92,7 @@ export function sessionRoom(sql: SqlStorage, credentialId: string, now: number):
  */
 export function taskRoom(sql: SqlStorage, credentialId: string, held: HeldTasks, now: number): Room {
   run(sql, "DELETE FROM mcp_tasks WHERE expires_at <= ?", now);
+  run(sql, `DELETE FROM mcp_tasks WHERE credential_id IN (${ENDED_CREDENTIALS})`, now);
   const own = count(sql, "SELECT COUNT(*) AS n FROM mcp_tasks WHERE credential_id = ?", credentialId) + held.own;
   const total = count(sql, "SELECT COUNT(*) AS n FROM mcp_tasks") + held.all;
   const need = toGiveUp(own, total, MAX_MCP_TASKS_PER_CREDENTIAL, MAX_MCP_TASKS);

@@ -152,6 +152,15 @@ export class McpStore {
     run(this.sql, "DELETE FROM mcp_sessions WHERE session_id = ?", sessionId);
   }
 
+  /**
+   * A credential was revoked: its sessions and tasks are deleted at once, their places free (a
+   * revoked credential can never use a session or collect a task again).
+   */
+  forgetCredential(credentialId: string): void {
+    run(this.sql, "DELETE FROM mcp_sessions WHERE credential_id = ?", credentialId);
+    run(this.sql, "DELETE FROM mcp_tasks WHERE credential_id = ?", credentialId);
+  }
+
   /** Makes the place of one more task of the credential, beside the places `held` for its calls still running (mcp/quota.ts). */
   taskRoom(credentialId: string, held: HeldTasks, now: number): Room {
     return taskRoom(this.sql, credentialId, held, now);
