@@ -52,9 +52,10 @@ async function fillTasks(owners: readonly string[]): Promise<void> {
   await runInDurableObject(stub(), (_i, state) => {
     for (let i = 0; i < 1024; i++) {
       state.storage.sql.exec(
-        "INSERT INTO mcp_tasks (task_id, credential_id, subject_id, status, status_message, input, approval_id, result, ttl_ms, created_at, updated_at, expires_at) VALUES (?, ?, 'flooder', 'working', NULL, '{}', 'apr_x', NULL, 86400000, ?, ?, ?)",
+        "INSERT INTO mcp_tasks (task_id, credential_id, subject_id, status, status_message, input, approval_id, result, ttl_ms, created_at, updated_at, expires_at) VALUES (?, ?, ?, 'working', NULL, '{}', 'apr_x', NULL, 86400000, ?, ?, ?)",
         `mcpt_${i}`,
         owners[Math.floor(i / 64)] ?? "",
+        `flooder-${Math.floor(i / 64)}`,
         T0,
         T0,
         T0 + 86_400,
@@ -73,12 +74,13 @@ beforeEach(async () => {
 describe("revoking the credentials that filled the MCP tables gives their places back", () => {
   it("a new credential opens a session once the 16 credentials holding all 1,024 sessions are revoked", async () => {
     const flooders: { id: string; secret: string }[] = [];
-    for (let i = 0; i < 16; i++) flooders.push(await credential(C, "agent", `flooder-${i % 2}`));
+    // 16 people's credentials (one subject keeps at most 64 sessions across its credentials).
+    for (let i = 0; i < 16; i++) flooders.push(await credential(C, "agent", `flooder-${i}`));
     await runInDurableObject(stub(), (_i, state) => {
       const store = new McpStore(state.storage.sql);
       for (let i = 0; i < 1024; i++) {
         const credentialId = flooders[Math.floor(i / 64)]?.id ?? "";
-        store.openSession({ sessionId: `s${i}`, credentialId, subjectId: "flooder", protocolVersion: "2025-11-25", lastSeen: T0 }, T0);
+        store.openSession({ sessionId: `s${i}`, credentialId, subjectId: `flooder-${Math.floor(i / 64)}`, protocolVersion: "2025-11-25", lastSeen: T0 }, T0);
       }
     });
     const victim = await credential(C, "agent", "user-1");
@@ -117,9 +119,10 @@ describe("revoking the credentials that filled the MCP tables gives their places
     await runInDurableObject(stub(), (_i, state) => {
       for (let i = 0; i < 1024; i++) {
         state.storage.sql.exec(
-          "INSERT INTO mcp_sessions (session_id, credential_id, subject_id, protocol_version, created_at, last_seen) VALUES (?, ?, 'flooder', '2025-11-25', ?, ?)",
+          "INSERT INTO mcp_sessions (session_id, credential_id, subject_id, protocol_version, created_at, last_seen) VALUES (?, ?, ?, '2025-11-25', ?, ?)",
           `s${i}`,
           flooders[Math.floor(i / 64)]?.id ?? "",
+          `flooder-${Math.floor(i / 64)}`,
           T0,
           T0,
         );
