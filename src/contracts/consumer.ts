@@ -66,6 +66,7 @@ export const ConsumerLimits = z
     calls_per_second: positive(1_000_000),
     call_burst: positive(1_000_000),
     pending_approvals_per_subject: positive(10_000),
+    pending_approvals_per_credential: positive(100_000),
     outbox_max_events: positive(100_000),
     outbox_max_bytes: positive(64 * 1024 * 1024),
     outbox_batch_events: positive(1_000),

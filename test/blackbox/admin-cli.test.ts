@@ -212,7 +212,7 @@ describe("consumers", () => {
   it("create, show and list, as tables and as JSON", async () => {
     const config = join(dir, "shop.json");
     writeFileSync(config, JSON.stringify({ tools: ["get_order", "create_refund_draft"], approver_subjects: ["rev-1"], limits: { page_items: 2, calls_per_second: 1000, call_burst: 1000 } }));
-    const limits = "call_burst=1000 calls_per_second=1000 outbox_batch_events=100 outbox_max_bytes=1048576 outbox_max_events=1000 page_items=2 pending_approvals_per_subject=20 retention_seconds=86400 socket_message_bytes=65536 socket_messages_per_second=50 sockets_per_credential=4";
+    const limits = "call_burst=1000 calls_per_second=1000 outbox_batch_events=100 outbox_max_bytes=1048576 outbox_max_events=1000 page_items=2 pending_approvals_per_credential=100 pending_approvals_per_subject=20 retention_seconds=86400 socket_message_bytes=65536 socket_messages_per_second=50 sockets_per_credential=4";
     expect(await toolgate(["consumers", "create", SHOP, "--config", config], admin)).toEqual({
       status: 0,
       stderr: "",
@@ -229,7 +229,7 @@ describe("consumers", () => {
         tools: [],
         approver_subjects: [],
         principal_tokens: null,
-        limits: { calls_per_second: 50, call_burst: 100, pending_approvals_per_subject: 20, outbox_max_events: 1000, outbox_max_bytes: 1048576, outbox_batch_events: 100, sockets_per_credential: 4, socket_message_bytes: 65536, socket_messages_per_second: 50, page_items: 100, retention_seconds: 86400 },
+        limits: { calls_per_second: 50, call_burst: 100, pending_approvals_per_subject: 20, pending_approvals_per_credential: 100, outbox_max_events: 1000, outbox_max_bytes: 1048576, outbox_batch_events: 100, sockets_per_credential: 4, socket_message_bytes: 65536, socket_messages_per_second: 50, page_items: 100, retention_seconds: 86400 },
         created: true,
       },
     ]);

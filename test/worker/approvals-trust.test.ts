@@ -275,7 +275,7 @@ describe("the pending-approval quota", () => {
     expect(refused).toEqual({
       status: 429,
       retryAfter: "890",
-      body: problemBody("QUOTA_EXCEEDED", "Quota exceeded", 429, "The subject has as many pending approvals as its quota allows; nothing was opened or run."),
+      body: problemBody("QUOTA_EXCEEDED", "Quota exceeded", 429, "The subject, or the credential, has as many pending approvals as its quota allows (pending_approvals_per_subject, pending_approvals_per_credential); nothing was opened or run."),
     });
     expect((await list(approver)).body.approvals.map((a) => a.approval_id)).toEqual(held);
     expect((await storedApprovals()).length).toBe(quota);

@@ -16,6 +16,7 @@ const DEFAULT_LIMITS = {
   calls_per_second: 50,
   call_burst: 100,
   pending_approvals_per_subject: 20,
+  pending_approvals_per_credential: 100,
   outbox_max_events: 1000,
   outbox_max_bytes: 1048576,
   outbox_batch_events: 100,

@@ -62,7 +62,7 @@ async function fill(table: "sessions" | "tasks", count: number, at: number): Pro
     const store = new McpStore(state.storage.sql);
     for (let i = 0; i < count; i++) {
       const credentialId = `cred_${Math.floor(i / 64)}`;
-      if (table === "sessions") store.openSession({ sessionId: `s${i}`, credentialId, subjectId: "user-9", protocolVersion: "2025-11-25", lastSeen: at }, at);
+      if (table === "sessions") store.openSession({ sessionId: `s${i}`, credentialId, subjectId: `user-9-${Math.floor(i / 64)}`, protocolVersion: "2025-11-25", lastSeen: at }, at);
       else
         state.storage.sql.exec(
           "INSERT INTO mcp_tasks (task_id, credential_id, subject_id, status, status_message, input, approval_id, result, ttl_ms, created_at, updated_at, expires_at) VALUES (?, ?, 'user-9', 'completed', NULL, '{}', NULL, '{}', 300000, ?, ?, ?)",
@@ -85,7 +85,8 @@ beforeEach(async () => {
   // The floods below send over a thousand calls through one credential: the rate has its own tests.
   await configure({ calls_per_second: 1_000_000, call_burst: 1_000_000, pending_approvals_per_subject: 100 });
   await pinClock(C, T0);
-  a = await credential(C, "agent", "user-1");
+  // Two people: the quotas below are per credential, and per subject too (mcp-subject-quota.test.ts).
+  a = await credential(C, "agent", "user-2", { roles: ["support_admin"] });
   b = await credential(C, "agent", "user-1");
   approver = (await credential(C, "approver", "rev-1")).secret;
 });
@@ -127,7 +128,7 @@ describe("sessions per credential", () => {
     expect(Object.values(await sessionsBy()).reduce((x, y) => x + y, 0)).toBe(1024);
     await pinClock(C, T0 + 10);
     const refused = await post(a.secret, INITIALIZE);
-    const detail = "A credential keeps at most 64 MCP sessions and a consumer 1024; the consumer's are all other credentials'. Retry when one has ended.";
+    const detail = "A credential keeps at most 64 MCP sessions, a subject 64 across its credentials and a consumer 1024; the subject's or the consumer's are all other credentials'. Retry when one has ended.";
     expect([refused.status, refused.headers.get("retry-after"), refused.headers.get("mcp-session-id"), refused.json]).toEqual([
       429,
       "86390",
@@ -183,7 +184,7 @@ describe("tasks per credential", () => {
     const first = await asTask(a.secret, session, "create_refund_draft", REFUND, "w-0");
     for (let i = 1; i < 64; i++) expect((await asTask(a.secret, session, "create_refund_draft", REFUND, `w-${i}`)).json.result.task.status).toBe("working");
     await pinClock(C, T0 + 20);
-    const detail = "A credential keeps at most 64 MCP tasks and a consumer 1024; the tasks in the way are still working or another credential's. Nothing ran.";
+    const detail = "A credential keeps at most 64 MCP tasks, a subject 64 across its credentials and a consumer 1024; the tasks in the way are still working or another credential's. Nothing ran.";
     const refusal = { code: -32000, message: detail, data: { code: "QUOTA_EXCEEDED", retry_after_seconds: 100 } };
     const write = await asTask(a.secret, session, "create_refund_draft", REFUND, "w-64");
     expect([write.status, write.json.error]).toEqual([200, refusal]);
@@ -204,7 +205,7 @@ describe("tasks per credential", () => {
     await pinClock(C, T0 + 60);
     const session = await open(a.secret);
     const refused = await asTask(a.secret, session, "create_refund_draft", REFUND, "full-1");
-    const detail = "A credential keeps at most 64 MCP tasks and a consumer 1024; the tasks in the way are still working or another credential's. Nothing ran.";
+    const detail = "A credential keeps at most 64 MCP tasks, a subject 64 across its credentials and a consumer 1024; the tasks in the way are still working or another credential's. Nothing ran.";
     expect([refused.status, refused.json.error]).toEqual([200, { code: -32000, message: detail, data: { code: "QUOTA_EXCEEDED", retry_after_seconds: 240 } }]);
     const pending = (await (await send("GET", `/v1/consumers/${C}/approvals?state=pending`, approver)).json()) as { approvals: unknown[] };
     expect(pending.approvals).toEqual([]);

@@ -197,8 +197,9 @@ export class ConsumerObject extends DurableObject<Env> {
     return auth.ok ? this.#mcp.handle(auth.value, request, (input, statusRef, notify) => this.#agentCall(consumer, auth.value, "mcp", input, statusRef, notify)) : auth;
   }
 
-  /** A credential was revoked: its sockets close (1008; a provider's binding detaches first) and its waits and streams end. */
+  /** A credential was revoked: its sockets close (1008; a provider's binding detaches first), its waits and streams end, its MCP sessions and tasks go. */
   readonly #revoked = (id: string): number => {
+    this.#mcp.credentialEnded(id);
     const closed = closeCredentialSockets(this.ctx, id, (ws) => isCapabilitySocket(this.ctx, ws) && detachProvider(this.capability, ws));
     this.events.recheck();
     return closed;

@@ -11,6 +11,8 @@ export interface Limits {
   readonly call_burst: number;
   /** Pending approvals one subject may have open at once. */
   readonly pending_approvals_per_subject: number;
+  /** Pending approvals one agent credential may have opened at once, whatever subjects it named (a host credential names any). */
+  readonly pending_approvals_per_credential: number;
   /** Undelivered runtime outbox events (count) of the consumer. */
   readonly outbox_max_events: number;
   /** Undelivered runtime outbox events (bytes of their JSON) of the consumer. */
@@ -37,6 +39,7 @@ export const DEFAULT_LIMITS: Limits = {
   calls_per_second: 50,
   call_burst: 100,
   pending_approvals_per_subject: 20,
+  pending_approvals_per_credential: 100,
   outbox_max_events: 1000,
   outbox_max_bytes: 1_048_576,
   outbox_batch_events: 100,

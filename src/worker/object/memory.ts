@@ -9,7 +9,7 @@
 import { CREDENTIAL_CACHE_ENTRIES } from "./credentials/plane";
 import { RATE_BUCKETS } from "./credentials/rate";
 import { MAX_RELAYED_REQUESTS } from "./mcp/requests";
-import { APPROVER_RESERVED_LISTENERS, LISTENERS_PER_CREDENTIAL, MAX_LIVE_LISTENERS } from "./events/bus";
+import { APPROVER_RESERVED_LISTENERS, LISTENERS_PER_CREDENTIAL, LISTENERS_PER_SUBJECT, MAX_LIVE_LISTENERS } from "./events/bus";
 
 /** Entries of each in-memory structure of one object, now. */
 export interface MemoryCounts {
@@ -49,7 +49,7 @@ export function heldInMemory(object: object): HeldInMemory[] {
   return [
     { structure: "credential cache", entries: counts.credentials, cap: CREDENTIAL_CACHE_ENTRIES, bound: "LRU" },
     { structure: "call-rate buckets", entries: counts.rateBuckets, cap: RATE_BUCKETS, bound: "LRU" },
-    { structure: "event-bus live listeners", entries: counts.listeners, cap: MAX_LIVE_LISTENERS, bound: `refused beyond (QUOTA_EXCEEDED); ${LISTENERS_PER_CREDENTIAL} per credential, ${APPROVER_RESERVED_LISTENERS} kept for approvers` },
+    { structure: "event-bus live listeners", entries: counts.listeners, cap: MAX_LIVE_LISTENERS, bound: `refused beyond (QUOTA_EXCEEDED); ${LISTENERS_PER_CREDENTIAL} per credential, ${LISTENERS_PER_SUBJECT} per subject of subject-bound agent credentials, ${APPROVER_RESERVED_LISTENERS} kept for approvers` },
     { structure: "relayed MCP requests", entries: counts.relayed, cap: null, bound: `${MAX_RELAYED_REQUESTS} per call in flight, dropped when it ends` },
     { structure: "capability long-polls", entries: counts.pollers, cap: null, bound: "polls in flight only" },
     { structure: "WebSockets", entries: counts.sockets, cap: null, bound: "sockets_per_credential per credential" },

@@ -89,7 +89,7 @@ export function adminCall(deps: AdminDeps, consumer: string, call: AdminCall): O
         if (done) deps.audit.append("credential.revoked", deps.now, { credential_id: call.credentialId });
         return done;
       });
-      // Its sockets close and its waits and streams (the console's included) end now.
+      // Its sockets close, its waits and streams (the console's included) end, its MCP sessions and tasks go now.
       if (revoked) deps.revoked(call.credentialId);
       return revoked ? ok(null) : fail(problem("NOT_FOUND", "No such credential."));
     }

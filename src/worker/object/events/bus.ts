@@ -6,7 +6,8 @@
  * event that was rolled back.
  *
  * A live listener acts for the credential it was opened with: the bus admits it within that
- * credential's share of the consumer's slots, asks before each delivery whether the credential
+ * credential's share of the consumer's slots (and a subject-bound agent credential within its
+ * subject's share, so minting more credentials for one person does not multiply it), asks before each delivery whether the credential
  * still holds (live, and an approver still one of the consumer's), and ends it as soon as it
  * does not ({@link EventBus.recheck} after a revocation or a change of the approvers).
  * @module
@@ -20,6 +21,9 @@ export const MAX_LIVE_LISTENERS = 256;
 
 /** Live listeners one credential holds at most (its waits, its streams and its console sessions' streams). */
 export const LISTENERS_PER_CREDENTIAL = 16;
+
+/** Live listeners the subject-bound agent credentials of one subject hold at most, together (its OAuth grants included). */
+export const LISTENERS_PER_SUBJECT = 16;
 
 /**
  * Of {@link MAX_LIVE_LISTENERS}, the slots only approvers take (their streams and waits, console
@@ -42,6 +46,8 @@ export interface ListenerOwner {
   readonly credentialId: string;
   /** An approver's stream or wait, or a console session's stream: it may take the reserved slots. */
   readonly approver: boolean;
+  /** A subject-bound agent credential's subject: its listeners count in that subject's share too; absent or null for any other. */
+  readonly subjectId?: string | null;
   /** Whether the credential still holds (live; an approver still one of the consumer's), asked before each delivery. */
   holds(): boolean;
 }
@@ -53,12 +59,21 @@ export interface LiveListener extends ListenerOwner {
   end(): void;
 }
 
+/** Adds `delta` to a count, keeping entries only for keys that hold one. */
+function add(counts: Map<string, number>, key: string, delta: number): void {
+  const next = (counts.get(key) ?? 0) + delta;
+  if (next <= 0) counts.delete(key);
+  else counts.set(key, next);
+}
+
 /** The object's one event bus. */
 export class EventBus {
   readonly #durable: DurableListener[] = [];
   readonly #live = new Set<LiveListener>();
   /** Live listeners per credential (entries only for credentials holding one). */
   readonly #held = new Map<string, number>();
+  /** Live listeners per subject of subject-bound agent credentials (entries only for subjects holding one). */
+  readonly #bySubject = new Map<string, number>();
   #pending: GateEvent[] = [];
 
   /** Adds a listener that stores events in the same transaction. */
@@ -68,7 +83,8 @@ export class EventBus {
 
   /**
    * Adds a live listener; the answer removes it. Refused (`QUOTA_EXCEEDED` with `Retry-After`)
-   * when its credential holds {@link LISTENERS_PER_CREDENTIAL} already, or when the consumer's
+   * when its credential holds {@link LISTENERS_PER_CREDENTIAL} already, or its subject (a
+   * subject-bound agent credential's) {@link LISTENERS_PER_SUBJECT}, or when the consumer's
    * slots open to it are taken (an agent's: all but {@link APPROVER_RESERVED_LISTENERS}).
    */
   listen(listener: LiveListener): Outcome<() => void> {
@@ -76,12 +92,18 @@ export class EventBus {
       const detail = `This credential already holds ${LISTENERS_PER_CREDENTIAL} waiting requests and streams; end one first.`;
       return fail(problem("QUOTA_EXCEEDED", detail, CREDENTIAL_LISTENERS_RETRY_SECONDS));
     }
+    const subject = listener.subjectId ?? null;
+    if (subject !== null && (this.#bySubject.get(subject) ?? 0) >= LISTENERS_PER_SUBJECT) {
+      const detail = `This credential's subject already holds ${LISTENERS_PER_SUBJECT} waiting requests and streams across its credentials; end one first.`;
+      return fail(problem("QUOTA_EXCEEDED", detail, CREDENTIAL_LISTENERS_RETRY_SECONDS));
+    }
     const open = listener.approver ? MAX_LIVE_LISTENERS : MAX_LIVE_LISTENERS - APPROVER_RESERVED_LISTENERS;
     if (this.#live.size >= open) {
       return fail(problem("QUOTA_EXCEEDED", "Too many requests wait or stream on this consumer's approvals; retry shortly.", LISTENERS_FULL_RETRY_SECONDS));
     }
     this.#live.add(listener);
-    this.#held.set(listener.credentialId, (this.#held.get(listener.credentialId) ?? 0) + 1);
+    add(this.#held, listener.credentialId, 1);
+    if (subject !== null) add(this.#bySubject, subject, 1);
     return ok(() => {
       this.#drop(listener);
     });
@@ -129,9 +151,9 @@ export class EventBus {
 
   #drop(listener: LiveListener): boolean {
     if (!this.#live.delete(listener)) return false;
-    const held = (this.#held.get(listener.credentialId) ?? 1) - 1;
-    if (held === 0) this.#held.delete(listener.credentialId);
-    else this.#held.set(listener.credentialId, held);
+    add(this.#held, listener.credentialId, -1);
+    const subject = listener.subjectId ?? null;
+    if (subject !== null) add(this.#bySubject, subject, -1);
     return true;
   }
 }

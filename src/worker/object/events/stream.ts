@@ -55,6 +55,7 @@ export function eventStream(bus: EventBus, options: EventStreamOptions): Outcome
   const listening = bus.listen({
     credentialId: owner.credentialId,
     approver: owner.approver,
+    subjectId: owner.subjectId ?? null,
     holds: () => owner.holds(),
     hear: (event) => {
       const text = options.accept(event);

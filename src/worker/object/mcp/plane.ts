@@ -20,7 +20,7 @@ import type { Authenticated } from "../socket-upgrade";
 import { callTool } from "./call";
 import type { McpContext, McpPlaneDeps, RunCall } from "./context";
 import { invalidParams, objectMember, paramsOf, randomHex, refusal, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
-import { MAX_MCP_SESSIONS, MAX_MCP_SESSIONS_PER_CREDENTIAL } from "./quota";
+import { MAX_MCP_SESSIONS, MAX_MCP_SESSIONS_PER_CREDENTIAL, MAX_MCP_SESSIONS_PER_SUBJECT } from "./quota";
 import { McpRelay, relayPlan, type RelayPlan } from "./relay";
 import { CallRequests, PendingRelays, type CallRequestsHost } from "./requests";
 import { McpStore, type McpSession } from "./store";
@@ -115,6 +115,11 @@ export class McpPlane {
     return this.#pending.size;
   }
 
+  /** A credential was revoked: its sessions and tasks go at once (their places free for others). */
+  credentialEnded(credentialId: string): void {
+    this.#store.forgetCredential(credentialId);
+  }
+
   /** One request of an authenticated agent credential; `run` is the object's tool-call path for that caller. */
   async handle(auth: Authenticated, request: McpRequest, run: RunCall): Promise<Outcome<McpReply>> {
     if (auth.caller.principal !== "subject" || auth.caller.subjectId === null) {
@@ -159,7 +164,7 @@ export class McpPlane {
   /**
    * `initialize`: a new session with the version negotiated (the client's if spoken here, else
    * the latest), in the place the credential's quota makes for it (mcp/quota.ts); `QUOTA_EXCEEDED`
-   * when the consumer's sessions are all other credentials'.
+   * when the subject's or the consumer's sessions are all other credentials'.
    */
   #initialize(auth: Authenticated, id: JsonRpcId, params: JsonObject | undefined): Outcome<McpReply> {
     const parsed = paramsOf(InitializeParams, params);
@@ -173,7 +178,7 @@ export class McpPlane {
     const session: McpSession = { sessionId: randomHex(16), credentialId: auth.caller.credentialId, subjectId, protocolVersion: version, logLevel: null, clientCapabilities, lastSeen: this.#deps.now() };
     const room = this.#deps.transaction(() => this.#store.openSession(session, session.lastSeen));
     if (!room.fits) {
-      const detail = `A credential keeps at most ${MAX_MCP_SESSIONS_PER_CREDENTIAL} MCP sessions and a consumer ${MAX_MCP_SESSIONS}; the consumer's are all other credentials'. Retry when one has ended.`;
+      const detail = `A credential keeps at most ${MAX_MCP_SESSIONS_PER_CREDENTIAL} MCP sessions, a subject ${MAX_MCP_SESSIONS_PER_SUBJECT} across its credentials and a consumer ${MAX_MCP_SESSIONS}; the subject's or the consumer's are all other credentials'. Retry when one has ended.`;
       return fail(problem("QUOTA_EXCEEDED", detail, room.retryAfterSeconds));
     }
     const result = { protocolVersion: version, capabilities: capabilitiesOf(version), serverInfo: { name: MCP_SERVER_NAME, version: GATE_VERSION }, instructions: INSTRUCTIONS };

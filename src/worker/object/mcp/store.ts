@@ -1,6 +1,6 @@
 import type { Migration } from "../migrations";
 import { all, int, one, run, text, textOrNull, type SqlRow } from "../sql";
-import { MCP_SESSION_IDLE_SECONDS, sessionRoom, taskRoom, type HeldTasks, type Room } from "./quota";
+import { MCP_SESSION_IDLE_SECONDS, sessionRoom, taskRoom, type HeldTasks, type Owner, type Room } from "./quota";
 
 /**
  * The MCP plane's tables (schema v6; docs/storage.md): `mcp_sessions` (one row per
@@ -113,9 +113,9 @@ function taskOf(row: SqlRow): McpTaskRow {
 export class McpStore {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Stores a new session where its credential's quota makes room for it (mcp/quota.ts); stores nothing when it does not. */
+  /** Stores a new session where its credential's and its subject's quotas make room for it (mcp/quota.ts); stores nothing when they do not. */
   openSession(session: McpSession, now: number): Room {
-    const room = sessionRoom(this.sql, session.credentialId, now);
+    const room = sessionRoom(this.sql, { credentialId: session.credentialId, subjectId: session.subjectId }, now);
     if (!room.fits) return room;
     run(
       this.sql,
@@ -152,9 +152,18 @@ export class McpStore {
     run(this.sql, "DELETE FROM mcp_sessions WHERE session_id = ?", sessionId);
   }
 
-  /** Makes the place of one more task of the credential, beside the places `held` for its calls still running (mcp/quota.ts). */
-  taskRoom(credentialId: string, held: HeldTasks, now: number): Room {
-    return taskRoom(this.sql, credentialId, held, now);
+  /**
+   * A credential was revoked: its sessions and tasks are deleted at once, their places free (a
+   * revoked credential can never use a session or collect a task again).
+   */
+  forgetCredential(credentialId: string): void {
+    run(this.sql, "DELETE FROM mcp_sessions WHERE credential_id = ?", credentialId);
+    run(this.sql, "DELETE FROM mcp_tasks WHERE credential_id = ?", credentialId);
+  }
+
+  /** Makes the place of one more task of the credential (and its subject), beside the places `held` for calls still running (mcp/quota.ts). */
+  taskRoom(owner: Owner, held: HeldTasks, now: number): Room {
+    return taskRoom(this.sql, owner, held, now);
   }
 
   /** Stores a new task in the place {@link taskRoom} made for it. */

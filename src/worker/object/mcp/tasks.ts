@@ -7,7 +7,7 @@ import { cursorCodec, safeIntegerKey } from "../cursor";
 import { fromWorker } from "../rpc";
 import type { McpContext, McpPlaneDeps } from "./context";
 import { invalidParams, objectMember, paramsOf, randomHex, refusal, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
-import { MAX_MCP_TASKS, MAX_MCP_TASKS_PER_CREDENTIAL } from "./quota";
+import { MAX_MCP_TASKS, MAX_MCP_TASKS_PER_CREDENTIAL, MAX_MCP_TASKS_PER_SUBJECT } from "./quota";
 import type { McpStore, McpTaskRow, McpTaskStatus } from "./store";
 import { callToolResult } from "./call";
 
@@ -36,6 +36,13 @@ const TASKS_CURSOR = cursorCodec<number>({ prefix: "", maxChars: 32, write: Stri
 function finishedMessage(result: JsonObject): string | null {
   const code = objectMember(objectMember(result, "structuredContent") ?? {}, "error")?.["code"];
   return result["isError"] === true && typeof code === "string" ? `The call finished with ${code}.` : null;
+}
+
+/** Adds `delta` to a count of held places, keeping entries only for keys that hold one. */
+function hold(counts: Map<string, number>, key: string, delta: number): void {
+  const next = (counts.get(key) ?? 0) + delta;
+  if (next <= 0) counts.delete(key);
+  else counts.set(key, next);
 }
 
 /** A task as MCP's `Task`. */
@@ -67,8 +74,9 @@ export interface TaskStart {
 export class McpTasks {
   /** Tasks whose call is running now (a concurrent poll leaves them alone). */
   readonly #running = new Set<string>();
-  /** Places held for task-augmented calls running now, per credential, and in all (memory only). */
+  /** Places held for task-augmented calls running now, per credential, per subject, and in all (memory only). */
   readonly #held = new Map<string, number>();
+  readonly #heldBySubject = new Map<string, number>();
   #heldAll = 0;
 
   constructor(
@@ -82,21 +90,21 @@ export class McpTasks {
    * refused with `QUOTA_EXCEEDED` before anything runs.
    */
   async withPlace(ctx: McpContext, call: () => Promise<RpcAnswer>): Promise<RpcAnswer> {
-    const credentialId = ctx.auth.caller.credentialId;
-    const held = { own: this.#held.get(credentialId) ?? 0, all: this.#heldAll };
-    const room = this.deps.transaction(() => this.store.taskRoom(credentialId, held, this.deps.now()));
+    const owner = { credentialId: ctx.auth.caller.credentialId, subjectId: ctx.session.subjectId };
+    const held = { own: this.#held.get(owner.credentialId) ?? 0, subject: this.#heldBySubject.get(owner.subjectId) ?? 0, all: this.#heldAll };
+    const room = this.deps.transaction(() => this.store.taskRoom(owner, held, this.deps.now()));
     if (!room.fits) {
-      const detail = `A credential keeps at most ${MAX_MCP_TASKS_PER_CREDENTIAL} MCP tasks and a consumer ${MAX_MCP_TASKS}; the tasks in the way are still working or another credential's. Nothing ran.`;
+      const detail = `A credential keeps at most ${MAX_MCP_TASKS_PER_CREDENTIAL} MCP tasks, a subject ${MAX_MCP_TASKS_PER_SUBJECT} across its credentials and a consumer ${MAX_MCP_TASKS}; the tasks in the way are still working or another credential's. Nothing ran.`;
       return refusal(problem("QUOTA_EXCEEDED", detail, room.retryAfterSeconds));
     }
-    this.#held.set(credentialId, held.own + 1);
+    hold(this.#held, owner.credentialId, 1);
+    hold(this.#heldBySubject, owner.subjectId, 1);
     this.#heldAll += 1;
     try {
       return await call();
     } finally {
-      const left = (this.#held.get(credentialId) ?? 1) - 1;
-      if (left === 0) this.#held.delete(credentialId);
-      else this.#held.set(credentialId, left);
+      hold(this.#held, owner.credentialId, -1);
+      hold(this.#heldBySubject, owner.subjectId, -1);
       this.#heldAll -= 1;
     }
   }

@@ -7,6 +7,7 @@ import { canonicalJson, type JsonObject } from "../../../core/json";
 import { err, ok, type Result } from "../../../core/result";
 import type { ApprovalBook, ApprovalDecisionRecord, ApprovalQuotaExceeded, ApprovalRecord, ApprovalRequest, ApprovalState } from "../../../core/tool-result/approval-book";
 import { callFromJson, callJson } from "../../../core/tool-result/dispatcher-state";
+import type { Limits } from "../limits";
 import { all, int, intOrNull, one, run, storedJson, text, textOrNull, type SqlRow } from "../sql";
 
 /** An approval's age: its decision (it is valid at most 3600 s after), or the lapse of a request never decided. */
@@ -48,10 +49,20 @@ export interface PendingPage {
   readonly next: number | null;
 }
 
+/** The pending approvals one subject, and one opening credential, may hold. */
+export type PendingQuota = Pick<Limits, "pending_approvals_per_subject" | "pending_approvals_per_credential">;
+
+/** When `held` pending approvals fill `quota`: the seconds until the first of them lapses (its `Retry-After`); else null. */
+function full(held: SqlRow | undefined, quota: number, now: number): number | null {
+  if (held === undefined) throw new Error("an aggregate query returned no row");
+  return int(held, "n") >= quota ? Math.max(1, (intOrNull(held, "first") ?? now + 1) - now) : null;
+}
+
 /**
  * The approval book (the core's port) over the `approvals` table. `pendingQuota` answers how
- * many pending, unexpired approvals one subject may hold (read at each open, so a changed
- * configuration applies at once).
+ * many pending, unexpired approvals one subject, and one opening credential (whatever subjects
+ * it names: a host credential names any), may hold; read at each open, so a changed
+ * configuration applies at once.
  */
 export class SqlApprovalBook implements ApprovalBook {
   /** The agent credential of the call being dispatched (set for one transaction), stored with what it opens. */
@@ -59,7 +70,7 @@ export class SqlApprovalBook implements ApprovalBook {
 
   constructor(
     private readonly sql: SqlStorage,
-    private readonly pendingQuota: () => number,
+    private readonly pendingQuota: () => PendingQuota,
     private readonly opened: (record: ApprovalRecord, openedBy: string | null) => void = () => {},
   ) {}
 
@@ -68,16 +79,13 @@ export class SqlApprovalBook implements ApprovalBook {
   }
 
   open(request: ApprovalRequest): Result<string, ApprovalQuotaExceeded> {
-    const held = one(
-      this.sql,
-      "SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM approvals WHERE subject_id = ? AND state = 'pending' AND expires_at > ?",
-      request.subject_id,
-      request.requested_at,
-    );
-    if (held === undefined) throw new Error("an aggregate query returned no row");
-    if (int(held, "n") >= this.pendingQuota()) {
-      const first = intOrNull(held, "first") ?? request.requested_at + 1;
-      return err({ code: "QUOTA_EXCEEDED", retry_after_seconds: Math.max(1, first - request.requested_at) });
+    const quota = this.pendingQuota();
+    const pending = "COUNT(*) AS n, MIN(expires_at) AS first FROM approvals WHERE state = 'pending' AND expires_at > ?";
+    const bySubject = full(one(this.sql, `SELECT ${pending} AND subject_id = ?`, request.requested_at, request.subject_id), quota.pending_approvals_per_subject, request.requested_at);
+    const byCredential =
+      this.opener === null ? null : full(one(this.sql, `SELECT ${pending} AND opened_by = ?`, request.requested_at, this.opener), quota.pending_approvals_per_credential, request.requested_at);
+    if (bySubject !== null || byCredential !== null) {
+      return err({ code: "QUOTA_EXCEEDED", retry_after_seconds: Math.max(bySubject ?? 1, byCredential ?? 1) });
     }
     const id = randomId();
     run(this.sql, "INSERT INTO counters (name, value) VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals)) ON CONFLICT (name) DO UPDATE SET value = value + 1", APPROVAL_SEQ);

@@ -57,7 +57,10 @@ function viewerOf(deps: ApprovalsDeps, consumer: string, token: string, operatio
   if (!auth.ok) return auth;
   const { caller, config } = auth.value;
   const { credentialId } = caller;
-  if (caller.kind === "agent") return ok({ viewer: { kind: "agent", credentialId }, config, owner: { credentialId, approver: false, holds: () => deps.gate.holds(credentialId, null) } });
+  if (caller.kind === "agent") {
+    const subjectId = caller.principal === "subject" ? caller.subjectId : null;
+    return ok({ viewer: { kind: "agent", credentialId }, config, owner: { credentialId, approver: false, subjectId, holds: () => deps.gate.holds(credentialId, null) } });
+  }
   const subject = caller.subjectId;
   if (subject === null || !config.approverSubjects.includes(subject)) return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
   return ok({ viewer: { kind: "approver", approverId: subject }, config, owner: { credentialId, approver: true, holds: () => deps.gate.holds(credentialId, subject) } });
@@ -126,6 +129,7 @@ function decision(bus: EventBus, owner: ListenerOwner, approvalId: string, ms: n
   const listening = bus.listen({
     credentialId: owner.credentialId,
     approver: owner.approver,
+    subjectId: owner.subjectId ?? null,
     holds: () => owner.holds(),
     hear: (event) => {
       if (event.type === "approval.decided" && event.data.approval_id === approvalId) finish();

@@ -49,7 +49,7 @@ export interface ToolCallPlaneDeps {
   readonly approvers: readonly string[];
   readonly executor: ExternalExecutor;
   /**
-   * The consumer's limits, read at each use (the pending approvals one subject may hold);
+   * The consumer's limits, read at each use (the pending approvals one subject, and one credential, may hold);
    * the documented defaults when the object passes none.
    */
   readonly limits?: () => Limits;
@@ -109,7 +109,7 @@ export class ToolCallPlane {
     this.#deps = deps;
     const opened = (record: ApprovalRecord, openedBy: string | null) =>
       deps.events?.({ type: "approval.requested", data: approvalStatus(record, record.requested_at), credentialId: openedBy }, record.requested_at);
-    this.book = new SqlApprovalBook(deps.sql, () => (deps.limits?.() ?? DEFAULT_LIMITS).pending_approvals_per_subject, opened);
+    this.book = new SqlApprovalBook(deps.sql, () => deps.limits?.() ?? DEFAULT_LIMITS, opened);
     const stamp = () => deps.retention?.now() ?? Math.floor(Date.now() / 1000);
     this.engine = createEngine({ registry: deps.registry, store: new SqlToolResultStore(deps.sql, stamp), approvers: new Set(deps.approvers) });
   }
@@ -164,7 +164,7 @@ export class ToolCallPlane {
       case "in_progress":
         return fail(problem("IDEMPOTENCY_IN_PROGRESS", "The same call is still executing; retry later.", IN_PROGRESS_RETRY_SECONDS));
       case "quota_exceeded":
-        return fail(problem("QUOTA_EXCEEDED", "The subject has as many pending approvals as its quota allows; nothing was opened or run.", result.retry_after_seconds));
+        return fail(problem("QUOTA_EXCEEDED", "The subject, or the credential, has as many pending approvals as its quota allows (pending_approvals_per_subject, pending_approvals_per_credential); nothing was opened or run.", result.retry_after_seconds));
       case "execute":
         if (options.prepareOnly === true) throw new Error("a prepared call reached its execution");
         return ok(outcomeOf(await this.#execute(result.ticket, hash, options.notify, options.credentialId ?? null, options.span), hash));
