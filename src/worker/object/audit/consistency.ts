@@ -20,7 +20,8 @@ export interface Inconsistency {
   readonly source: SignedHead["source"];
   readonly checkpointSize: number;
   readonly treeSize: number;
-  readonly reason: "shorter" | "rewritten";
+  /** `unsigned`: the stored checkpoint's note is not one a published key signed for this log. */
+  readonly reason: "shorter" | "rewritten" | "unsigned";
 }
 
 /** Whether the first `size` leaves of `tree` hold `head` as their prefix; null when they do. */
@@ -32,12 +33,23 @@ export function inconsistency(tree: NodeReader, size: number, head: SignedHead):
 }
 
 /**
- * The witness bucket's newest checkpoint under `prefix` listed after the key `startAfter` (keys
- * sort by size), when one is there and a published key verifies it (a note no key verifies is
- * not the gate's: it is ignored). One list call (more only when more than a page of checkpoints
- * follows) and one read.
+ * The signed tree head a note carries, when a published verifier key opens it and its checkpoint
+ * is of this log's `origin`; null otherwise (a note that does not open is not the gate's).
  */
-export async function newestWitnessed(bucket: R2Bucket, prefix: string, startAfter: string | undefined, verifiers: readonly Verifier[]): Promise<SignedHead | null> {
+export function openHead(note: string, origin: string, verifiers: readonly Verifier[], source: SignedHead["source"]): SignedHead | null {
+  const opened = openNote(note, [...verifiers]);
+  const parsed = opened.ok ? parseCheckpoint(opened.value.text) : null;
+  if (parsed?.ok !== true || parsed.value.origin !== origin) return null;
+  return { size: parsed.value.size, root: parsed.value.root, source };
+}
+
+/**
+ * The witness bucket's newest checkpoint under `prefix` listed after the key `startAfter` (keys
+ * sort by size), when one is there and opens as this log's ({@link openHead}; a note that does
+ * not is not the gate's: it is ignored). One list call (more only when more than a page of
+ * checkpoints follows) and one read.
+ */
+export async function newestWitnessed(bucket: R2Bucket, prefix: string, startAfter: string | undefined, origin: string, verifiers: readonly Verifier[]): Promise<SignedHead | null> {
   let newest: string | undefined;
   let cursor: string | undefined;
   do {
@@ -48,9 +60,7 @@ export async function newestWitnessed(bucket: R2Bucket, prefix: string, startAft
   if (newest === undefined) return null;
   const object = await bucket.get(newest);
   if (object === null) return null;
-  const opened = openNote(await object.text(), [...verifiers]);
-  const parsed = opened.ok ? parseCheckpoint(opened.value.text) : null;
-  return parsed?.ok === true ? { size: parsed.value.size, root: parsed.value.root, source: "witness" } : null;
+  return openHead(await object.text(), origin, verifiers, "witness");
 }
 
 /** What an admin reads of the alarm (`GET /v1/consumers/{consumer}`, `audit_inconsistent`). */

@@ -10,7 +10,7 @@ import { consistencyProof, encodeBase64, formatCheckpoint, inclusionProof, rootH
 import { canonicalJson } from "../../../core/json";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
-import { inconsistency, newestWitnessed, type Inconsistency, type SignedHead } from "./consistency";
+import { inconsistency, newestWitnessed, openHead, type Inconsistency, type SignedHead } from "./consistency";
 import { readEntries } from "./entries";
 import type { AuditChain } from "./plane";
 import type { StoredCheckpoint } from "./store";
@@ -65,7 +65,9 @@ export async function witness(deps: AuditLogDeps, checkpoint: StoredCheckpoint):
 const inconsistent = (found: Inconsistency) =>
   problem(
     "AUDIT_LOG_INCONSISTENT",
-    `The stored log of ${found.treeSize} entries does not extend the ${found.source} checkpoint of size ${found.checkpointSize}: entries were rewritten or removed, and no checkpoint is signed. The operator is alerted.`,
+    found.reason === "unsigned"
+      ? `The stored checkpoint of size ${found.checkpointSize} does not open with a published verifier key: the log's storage was rewritten, and no checkpoint is signed. The operator is alerted.`
+      : `The stored log of ${found.treeSize} entries does not extend the ${found.source} checkpoint of size ${found.checkpointSize}: entries were rewritten or removed, and no checkpoint is signed. The operator is alerted.`,
   );
 
 /** The witness bucket's newest checkpoint of size `from` or more (null: none, or no bucket). */
@@ -73,7 +75,7 @@ async function witnessedHead(deps: AuditLogDeps, from: number): Promise<SignedHe
   if (deps.witness === undefined) return null;
   const startAfter = from === 0 ? undefined : witnessKey(deps.consumer, from - 1);
   try {
-    return await newestWitnessed(deps.witness, `consumers/${deps.consumer}/checkpoints/`, startAfter, deps.verifiers());
+    return await newestWitnessed(deps.witness, `consumers/${deps.consumer}/checkpoints/`, startAfter, deps.origin, deps.verifiers());
   } catch (error) {
     // As a failed witness write: logged, and the stored checkpoint alone is checked this time.
     console.error(`toolgate: audit witness read failed: ${error instanceof Error ? error.name : "error"}`);
@@ -81,23 +83,42 @@ async function witnessedHead(deps: AuditLogDeps, from: number): Promise<SignedHe
   }
 }
 
+/** The stored checkpoint's note last opened, per object: opened once, not at every signing. */
+const openedNotes = new WeakMap<AuditChain, { note: string; head: SignedHead | null }>();
+
+/**
+ * The signed tree head of a stored checkpoint: its note's own size and root (never the row's
+ * columns), when a published verifier key opens it as this log's; null when it does not (the
+ * row was not written by the gate).
+ */
+function storedHead(deps: AuditLogDeps, stored: StoredCheckpoint): SignedHead | null {
+  const cached = openedNotes.get(deps.chain);
+  if (cached !== undefined && cached.note === stored.note) return cached.head;
+  const head = openHead(stored.note, deps.origin, deps.verifiers(), "stored");
+  openedNotes.set(deps.chain, { note: stored.note, head });
+  return head;
+}
+
 /**
  * Signs a checkpoint of the whole tree unless the latest one has its size; inside one
- * transaction. The tree must first extend the latest stored checkpoint and `witnessed` (the
- * witness bucket's newest): a tree that does not is refused, the alarm raised, nothing signed.
+ * transaction. The latest stored checkpoint counts only by its opened note; the tree must
+ * extend it and `witnessed` (the witness bucket's newest): a stored note that does not open, or
+ * a tree that does not extend a head, is refused, the alarm raised, nothing signed or served.
  */
 function signLatest(deps: AuditLogDeps, signer: Signer, witnessed: SignedHead | null): { checkpoint: StoredCheckpoint; fresh: boolean } | Inconsistency {
   return deps.transaction(() => {
     const { chain } = deps;
     const size = chain.tree.size();
     const latest = chain.store.latestCheckpoint();
-    if (latest !== undefined && latest.size >= size) return { checkpoint: latest, fresh: false };
-    const heads: SignedHead[] = latest === undefined ? [] : [{ size: latest.size, root: latest.root, source: "stored" }];
-    if (witnessed !== null) heads.push(witnessed);
+    const stored = latest === undefined ? null : storedHead(deps, latest);
+    if (latest !== undefined && stored === null) return { source: "stored", checkpointSize: latest.size, treeSize: size, reason: "unsigned" };
+    const heads = [stored, witnessed].filter((head): head is SignedHead => head !== null);
     for (const head of heads) {
       const found = inconsistency(chain.tree, size, head);
       if (found !== null) return found;
     }
+    // The stored note has the tree's size and (checked above) its root: it is the latest.
+    if (latest !== undefined && stored !== null && stored.size === size) return { checkpoint: { ...latest, size, root: stored.root }, fresh: false };
     const root = rootHash(chain.tree, size);
     const note = signNote(formatCheckpoint({ origin: deps.origin, size, root }), [signer]);
     const checkpoint = { size, root, note, signedAt: deps.now() };
@@ -109,11 +130,14 @@ function signLatest(deps: AuditLogDeps, signer: Signer, witnessed: SignedHead | 
 
 /**
  * Signs a checkpoint if the tree grew since the latest one, once the tree is shown to extend the
- * signed heads; a new one goes to the witness. An inconsistent tree raises the alarm.
+ * signed heads; a new one goes to the witness. An inconsistent tree raises the alarm. The witness
+ * is listed from the stored note's own size: every signed head at or above it is listed, and the
+ * stored note (checked) already holds every smaller one as its prefix.
  */
 async function signChecked(deps: AuditLogDeps, signer: Signer): Promise<Outcome<StoredCheckpoint>> {
-  const { size, signed: stored } = deps.transaction(() => ({ size: deps.chain.tree.size(), signed: deps.chain.store.latestCheckpoint()?.size ?? 0 }));
-  const witnessed = size > stored ? await witnessedHead(deps, stored) : null;
+  const { size, latest } = deps.transaction(() => ({ size: deps.chain.tree.size(), latest: deps.chain.store.latestCheckpoint() }));
+  const stored = latest === undefined ? 0 : (storedHead(deps, latest)?.size ?? null);
+  const witnessed = stored !== null && size > stored ? await witnessedHead(deps, stored) : null;
   const signed = signLatest(deps, signer, witnessed);
   if (!("checkpoint" in signed)) {
     deps.chain.alarm.raise(deps.consumer, signed, deps.now());
