@@ -5,7 +5,9 @@
  * decisions sent with fetch (the CSRF token in X-CSRF-Token) whose result or problem is
  * announced in the page's aria-live region. New and settled approvals are read as the
  * server renders them (the approval's own page), so every value the page shows is escaped by
- * the server; the script sets text only through textContent. A static asset of the Worker
+ * the server; the script sets text only through textContent. Whenever the page moves, the
+ * decision buttons ignore pointer clicks for a moment (arm), so that no click decides an
+ * approval the approver has not had time to see. A static asset of the Worker
  * (wrangler.toml [assets]), outside its bundle.
  */
 "use strict";
@@ -34,12 +36,42 @@
   };
   const iso = (seconds) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 
+  /**
+   * After the page moves (an approval removed or added, the banner or the live status changed),
+   * the decision buttons ignore pointer clicks for ARMING_MS and show it (aria-disabled, greyed):
+   * otherwise the second click of a double click lands on the Approve of the approval that just
+   * moved under the pointer, unseen. Keys are not held back: the focus reaches a decision button
+   * only by the approver's own move, never by the list's.
+   */
+  const ARMING_MS = 800;
+  let armedUntil = 0;
+  let armTimer = 0;
+  const decisionButtons = () => document.querySelectorAll("form.decision button");
+  function arm() {
+    armedUntil = performance.now() + ARMING_MS;
+    for (const button of decisionButtons()) button.setAttribute("aria-disabled", "true");
+    clearTimeout(armTimer);
+    armTimer = setTimeout(() => {
+      for (const button of decisionButtons()) button.removeAttribute("aria-disabled");
+    }, ARMING_MS);
+  }
+  document.addEventListener(
+    "click",
+    (event) => {
+      // detail is 0 for a click made by a key (Enter, Space), at least 1 for a pointer's.
+      const button = event.target instanceof Element ? event.target.closest("form.decision button") : null;
+      if (button !== null && event.detail !== 0 && performance.now() < armedUntil) event.preventDefault();
+    },
+    true,
+  );
+
   function say(text, error) {
     if (announce === null) return;
     const line = document.createElement("p");
     line.textContent = text;
     if (error) line.className = "error";
     announce.replaceChildren(line);
+    arm();
   }
 
   function setLive(text, withSignIn) {
@@ -51,6 +83,7 @@
       link.textContent = "Sign in again";
       liveStatus.append(" ", link, ".");
     }
+    arm();
   }
 
   function sessionEnded() {
@@ -106,6 +139,7 @@
     if (article === null || articleOf(id) !== null) return;
     list.append(document.importNode(article, true));
     updateCount();
+    arm();
     tick();
     say("New approval waiting: " + titleOf(articleOf(id)) + ".");
   }
@@ -143,6 +177,7 @@
     const next = article.nextElementSibling;
     article.remove();
     updateCount();
+    arm();
     if (hadFocus) {
       const following = next !== null && next.matches("article.approval") ? next : list === null ? null : list.querySelector("article.approval");
       const target = following === null ? document.getElementById("pending-heading") : following.querySelector("h3 a");
@@ -248,6 +283,8 @@
   }
   connect();
 
+  // A page just loaded moved too (a double click on a link or Sign in lands its second click here).
+  arm();
   tick();
   setInterval(tick, 1000);
 })();

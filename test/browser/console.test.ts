@@ -2,7 +2,8 @@
  * Issue #15, the approver console in real Chromium against the real gate (wrangler dev): sign
  * in; an agent's write opens an approval while its host waits on it; the approval appears live;
  * approved with the keyboard alone, the waiting call completes; another denied; an expired one;
- * a second tab deciding first; CSRF refusals and the cookie's flags; an IBAN memo whose bidi
+ * a second tab deciding first; a double click on Approve decides one approval, not the next one
+ * moved under the pointer; CSRF refusals and the cookie's flags; an IBAN memo whose bidi
  * overrides show escaped and marked, under a warning; a memo with a Hebrew letter keeps its digit
  * groups in stored order on screen; after a decision the focus moves to the
  * next approval (or the list's heading); axe-core finds no serious or critical violation. Screenshots of the pending list and of one approval's page go to
@@ -326,6 +327,38 @@ describe("the approver console in Chromium", () => {
     );
     await stale.close();
     await second.close();
+  });
+
+  it("a double click decides one approval: the next one, moved under the pointer, ignores clicks until armed (800 ms)", async () => {
+    // Titles of one length: the three articles are of one height, so the next Approve lands exactly under the pointer.
+    const ids = [await note("Double click 1"), await note("Double click 2"), await note("Double click 3")];
+    for (const id of ids) await live.locator(`#approval-${id}`).waitFor();
+    // Playwright's own click waits while the buttons arm (aria-disabled): wait it out before reading the point.
+    await live.locator(`#approval-${ids[2]} button.approve[aria-disabled="true"]`).waitFor({ state: "detached" });
+    const first = live.locator(`#approval-${ids[0]} button.approve`);
+    await first.scrollIntoViewIfNeeded();
+    const box = (await first.boundingBox()) as { x: number; y: number; width: number; height: number };
+    const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+    const started = Date.now();
+    await live.mouse.click(x, y);
+    // The first decision's answer is in (its approval left the list) before the second click, 400 ms after the first.
+    await live.locator(`#approval-${ids[0]}`).waitFor({ state: "detached" });
+    await live.waitForTimeout(Math.max(0, 400 - (Date.now() - started)));
+    expect(await live.evaluate<string>(`(() => { const r = document.querySelector("#approval-${ids[1]} button.approve").getBoundingClientRect(); const hit = document.elementFromPoint(${x}, ${y}); return hit !== null && hit.closest("button") === document.querySelector("#approval-${ids[1]} button.approve") ? "under the pointer" : "moved to " + r.y; })()`)).toBe("under the pointer");
+    const arming = await live.locator(`#approval-${ids[1]} button.approve`).getAttribute("aria-disabled");
+    await live.mouse.click(x, y);
+    await live.waitForTimeout(1200);
+    const pending = async () => (await api("GET", "/approvals", approver)).body.approvals.map((a: { approval_id: string }) => a.approval_id);
+    // One approval decided, the second still pending and shown; its buttons were arming when clicked.
+    expect([await pending(), await live.locator(`#approval-${ids[1]}`).count(), arming]).toEqual([[ids[1], ids[2]], 1, "true"]);
+    // Armed (800 ms on), a click at the same point decides the approval now shown there.
+    expect(await live.locator(`#approval-${ids[1]} button.approve`).getAttribute("aria-disabled")).toBe(null);
+    await live.mouse.click(x, y);
+    await live.locator(`#approval-${ids[1]}`).waitFor({ state: "detached" });
+    await live.locator("#announce", { hasText: `Approved post_note (${ids[1]})` }).waitFor();
+    expect(await pending()).toEqual([ids[2]]);
+    await live.locator(`#approval-${ids[2]} button.deny`).click();
+    await live.locator(`#approval-${ids[2]}`).waitFor({ state: "detached" });
   });
 
   it("refuses a decision without the CSRF token or from another origin (403), nothing decided; an expired approval cannot be decided", async () => {
