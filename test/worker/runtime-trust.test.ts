@@ -59,23 +59,24 @@ const outboxFull = (events: number, bytes: number) => ({
   title: "Quota exceeded",
   status: 429,
   code: "QUOTA_EXCEEDED",
-  detail: `The runtime outbox is full (at most ${events} events, ${bytes} bytes): acknowledge delivered events, then retry.`,
+  detail: `The runtime outbox is full (at most ${events} events, ${bytes} bytes; one credential at most ${Math.floor(events / 4)} events, ${Math.floor(bytes / 4)} bytes): acknowledge delivered events, then retry.`,
 });
 
 describe("the runtime outbox is bounded", () => {
-  it("refuses an event over outbox_max_events (429, Retry-After) over HTTP and the socket; a duplicate and an event after an ack are kept", async () => {
-    await limits({ outbox_max_events: 3 });
+  it("refuses an event over the credential's share of outbox_max_events (429, Retry-After) over HTTP and the socket; a duplicate and an event after an ack are kept", async () => {
+    // One credential holds at most a quarter of the outbox: 3 of 12 events.
+    await limits({ outbox_max_events: 12 });
     expect(await statuses([event("e-1"), event("e-2"), event("e-3")])).toEqual([202, 202, 202]);
     const refused = await post(event("e-4"));
     expect([refused.status, refused.headers.get("retry-after")]).toEqual([429, "1"]);
-    expect(await refused.json()).toEqual(outboxFull(3, 1_048_576));
+    expect(await refused.json()).toEqual(outboxFull(12, 1_048_576));
     // A re-sent event takes no new place.
     expect(await statuses([event("e-1")])).toEqual([202]);
 
     const socket = opened(await runtimeUpgrade(CONSUMER, runtime.secret));
     expect([await socket.next(), await socket.next(), await socket.next()]).toEqual([event("e-1"), event("e-2"), event("e-3")]);
     socket.ws.send(event("e-4"));
-    expect(JSON.parse(await socket.next())).toEqual(outboxFull(3, 1_048_576));
+    expect(JSON.parse(await socket.next())).toEqual(outboxFull(12, 1_048_576));
     socket.ws.send(ack("e-1"));
     socket.ws.send(event("e-4"));
     expect(await socket.drain()).toEqual([]);
@@ -85,9 +86,10 @@ describe("the runtime outbox is bounded", () => {
     again.ws.close(1000, "done");
   });
 
-  it("refuses an event that would take the outbox over outbox_max_bytes", async () => {
+  it("refuses an event that would take the credential's events over its share of outbox_max_bytes", async () => {
     const size = new TextEncoder().encode(event("b-1")).byteLength;
-    await limits({ outbox_max_bytes: 2 * size + size - 1 });
+    // The credential's share (a quarter) holds two events, not three.
+    await limits({ outbox_max_bytes: 4 * (2 * size + size - 1) });
     expect(await statuses([event("b-1"), event("b-2"), event("b-3")])).toEqual([202, 202, 429]);
     expect(await statuses([ack("b-2"), event("b-3"), event("b-4")])).toEqual([202, 202, 429]);
   });

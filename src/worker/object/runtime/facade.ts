@@ -17,6 +17,8 @@ import { fromWorker } from "../rpc";
 import { storedJson } from "../sql";
 import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "../tool-calls/plane";
 import { callOf, storedPrincipal } from "../tool-calls/bind";
+import { idempotencyScope } from "../../../core/tool-result/dispatcher-state";
+import { storeKey } from "../../../core/tool-result/store";
 import { facadePrincipal, facadeTool, refused } from "./facade-admission";
 import { catalogFailure, failed, fromOutcome, type FacadeAnswer } from "./facade-answer";
 import { facadeIdempotencyKey, facadeIdentity, facadeToolCall, storedRequest, type FacadeIdentity } from "./identity";
@@ -142,7 +144,7 @@ async function prepare(deps: FacadeDeps, context: InvocationContext, request: Fa
   let approvalId: string | null = null;
   let digest: string;
   if (spec.risk === "write") {
-    const gated = await deps.toolCalls.dispatch(principal, call, deps.now, { prepareOnly: true });
+    const gated = await deps.toolCalls.dispatch(principal, call, deps.now, { prepareOnly: true, facade: true });
     if (!gated.ok) return fromOutcome(gated);
     const error = gated.value.package.model_result.error;
     if (error === null) return failed("ACTION_COMMITTED");
@@ -243,7 +245,7 @@ async function commit(deps: FacadeDeps, context: InvocationContext, action: Prep
   deps.committing.set(id, (deps.committing.get(id) ?? 0) + 1);
   let answer: FacadeAnswer;
   try {
-    answer = fromOutcome(await deps.toolCalls.dispatch(principal, call, deps.now));
+    answer = fromOutcome(await deps.toolCalls.dispatch(principal, call, deps.now, { facade: true }));
   } finally {
     const left = (deps.committing.get(id) ?? 1) - 1;
     if (left === 0) deps.committing.delete(id);
@@ -258,9 +260,24 @@ async function commit(deps: FacadeDeps, context: InvocationContext, action: Prep
 }
 
 /**
+ * What the tool plane durably holds under the action's idempotency key, whichever path sent
+ * the call: a record or an unknown outcome (it ran or may have), its in-flight mark, or nothing.
+ */
+function keyState(deps: FacadeDeps, row: ActionRow): "ran" | "in_flight" | null {
+  const { principal, call } = storedCall(deps, row);
+  if (call.idempotency_key === null) return null;
+  const key = storeKey(idempotencyScope(principal, call));
+  const store = deps.toolCalls.engine.store;
+  if (store.get("idempotency_records", key) !== undefined || store.get("uncertain_outcomes", key) !== undefined) return "ran";
+  return store.get("in_flight", key) !== undefined ? "in_flight" : null;
+}
+
+/**
  * `reject`: closes the action and withdraws its pending approval; repeating it is harmless. While
  * a commit's write is in flight it is refused (`ACTION_COMMIT_IN_FLIGHT`) and the action stays as
- * it is: the write may execute, so the action must not read as rejected.
+ * it is: the write may execute, so the action must not read as rejected. The durable state of
+ * the call's idempotency key decides, not only this object's memory: once the key holds a
+ * record or an unknown outcome, the action is `ACTION_COMMITTED`.
  */
 async function reject(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, dispatch: DispatchBinding): Promise<FacadeAnswer> {
   const refusal = await actingRefusal(deps, context, action, false);
@@ -268,7 +285,9 @@ async function reject(deps: FacadeDeps, context: InvocationContext, action: Prep
   const row = ownedAction(deps, context, action);
   if (row === undefined) return failed("ACTION_NOT_FOUND");
   if (row.state === "committed") return failed("ACTION_COMMITTED");
-  if (deps.committing.has(row.action_id)) return failed("ACTION_COMMIT_IN_FLIGHT", IN_PROGRESS_RETRY_SECONDS * 1000);
+  const ran = keyState(deps, row);
+  if (ran === "ran") return failed("ACTION_COMMITTED");
+  if (ran === "in_flight" || deps.committing.has(row.action_id)) return failed("ACTION_COMMIT_IN_FLIGHT", IN_PROGRESS_RETRY_SECONDS * 1000);
   if (row.state === "rejected") return { type: "rejected" };
   deps.transaction(() => {
     deps.store.rejectAction(row.action_id, deps.now);

@@ -18,6 +18,7 @@ import type { AuditChain } from "../audit/plane";
 import type { Caller } from "../credentials/plane";
 import type { SessionPolicy } from "../sessions";
 import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "../tool-calls/plane";
+import { outboxBounds, purgeRefusal, speaksFor } from "./binding";
 import { handleFacadeRequest } from "./facade";
 import type { FacadeAnswer } from "./facade-answer";
 import { replyMessageId } from "./identity";
@@ -161,22 +162,40 @@ export class RuntimeTransport {
         return ok({ status: 200, envelope: encoded(facadeEnvelope(meta, answer)) });
       }
       case "event": {
+        const caller = this.host.caller(origin.credentialId);
+        if (caller === null) return fail(UNAUTHENTICATED);
+        const userId = payload.payload.event.context.actor.user_id;
+        const mismatch = speaksFor(caller, userId);
+        if (mismatch !== null) return fail(mismatch);
         const text = encoded(request);
-        const bounds = { maxEvents: policy.limits.outbox_max_events, maxBytes: policy.limits.outbox_max_bytes };
-        const added = this.host.transaction(() => this.store.addEvent(payload.payload.event.id, text, now, bounds));
+        const bounds = outboxBounds(policy.limits);
+        const owner = { credentialId: origin.credentialId, subjectId: userId };
+        const added = this.host.transaction(() => this.store.addEvent(payload.payload.event.id, text, now, bounds, owner));
         if (added.status === "full") {
-          const detail = `The runtime outbox is full (at most ${bounds.maxEvents} events, ${bounds.maxBytes} bytes): acknowledge delivered events, then retry.`;
+          const share = bounds.perCredential;
+          const detail = `The runtime outbox is full (at most ${bounds.maxEvents} events, ${bounds.maxBytes} bytes; one credential at most ${share.maxEvents} events, ${share.maxBytes} bytes): acknowledge delivered events, then retry.`;
           return fail(problem("QUOTA_EXCEEDED", detail, OUTBOX_RETRY_SECONDS));
         }
         if (added.status === "stored") this.#outbox.deliver(added.seq, text, origin.socket, policy);
         return ok({ status: 202, envelope: null });
       }
       case "event_ack": {
-        const acked = this.host.transaction(() => this.store.ackEvent(payload.payload.event_id));
+        const caller = this.host.caller(origin.credentialId);
+        if (caller === null) return fail(UNAUTHENTICATED);
+        const eventId = payload.payload.event_id;
+        // Read and cleared without an await between: the event's user cannot change meanwhile.
+        const subject = this.store.eventSubject(eventId);
+        const mismatch = subject === undefined ? null : speaksFor(caller, subject);
+        if (mismatch !== null) return fail(mismatch);
+        const acked = this.host.transaction(() => this.store.ackEvent(eventId));
         if (acked) this.#outbox.refill(policy);
         return ok({ status: 202, envelope: null });
       }
       case "checkpoint_purge": {
+        const caller = this.host.caller(origin.credentialId);
+        if (caller === null) return fail(UNAUTHENTICATED);
+        const mismatch = purgeRefusal(caller, payload.payload.surface_id);
+        if (mismatch !== null) return fail(mismatch);
         const purged = await this.#purger.purge(consumer, payload.payload, now, {
           transaction: (step) => this.host.transaction(step),
           audit: (record) => void this.host.audit.append("runtime.checkpoint_purge", now, { ...record, credential_id: origin.credentialId }),

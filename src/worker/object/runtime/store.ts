@@ -76,6 +76,15 @@ export const RUNTIME_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX runtime_actions_by_end ON runtime_actions (${ACTION_END});
   CREATE INDEX runtime_purges_by_completion ON runtime_purges (completed_at);`,
   },
+  {
+    // v17: each waiting event keeps the credential that sent it (its share of the outbox) and
+    // the user it speaks for (who may acknowledge it); events kept before have neither.
+    version: 17,
+    sql: `
+  ALTER TABLE runtime_outbox ADD COLUMN credential_id TEXT;
+  ALTER TABLE runtime_outbox ADD COLUMN subject_id TEXT;
+  CREATE INDEX runtime_outbox_by_credential ON runtime_outbox (credential_id);`,
+  },
 ];
 
 /**
@@ -145,6 +154,14 @@ export type OutboxAdd = { status: "stored"; seq: number } | { status: "duplicate
 export interface OutboxBounds {
   maxEvents: number;
   maxBytes: number;
+  /** What one credential's waiting events may hold at most (its share of the outbox). */
+  perCredential: { maxEvents: number; maxBytes: number };
+}
+
+/** Who kept an event: the sending credential, and the user its envelope's actor names. */
+export interface EventOwner {
+  credentialId: string;
+  subjectId: string;
 }
 
 /** One waiting event: its place and its envelope text. */
@@ -223,16 +240,34 @@ export class RuntimeStore {
    * Keeps an event; an event id already waiting (or a re-sent one) keeps its first text and
    * place. A new event that would take the outbox over either bound is refused (`full`).
    */
-  addEvent(eventId: string, envelopeText: string, now: number, bounds: OutboxBounds): OutboxAdd {
+  addEvent(eventId: string, envelopeText: string, now: number, bounds: OutboxBounds, owner: EventOwner): OutboxAdd {
     if (one(this.sql, "SELECT 1 AS present FROM runtime_outbox WHERE event_id = ?", eventId) !== undefined) return { status: "duplicate" };
     const bytes = new TextEncoder().encode(envelopeText).byteLength;
     const usage = this.outboxUsage();
     if (usage.events + 1 > bounds.maxEvents || usage.bytes + bytes > bounds.maxBytes) return { status: "full" };
-    const row = one(this.sql, "INSERT INTO runtime_outbox (event_id, envelope, received_at, bytes) VALUES (?, ?, ?, ?) RETURNING seq", eventId, envelopeText, now, bytes);
+    const own = one(this.sql, "SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b FROM runtime_outbox WHERE credential_id = ?", owner.credentialId);
+    if (own === undefined) throw new Error("an aggregate query returned no row");
+    if (int(own, "n") + 1 > bounds.perCredential.maxEvents || int(own, "b") + bytes > bounds.perCredential.maxBytes) return { status: "full" };
+    const row = one(
+      this.sql,
+      "INSERT INTO runtime_outbox (event_id, envelope, received_at, bytes, credential_id, subject_id) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
+      eventId,
+      envelopeText,
+      now,
+      bytes,
+      owner.credentialId,
+      owner.subjectId,
+    );
     if (row === undefined) throw new Error("outbox insert answered no seq");
     addSetting(this.sql, "outbox_events", 1);
     addSetting(this.sql, "outbox_bytes", bytes);
     return { status: "stored", seq: int(row, "seq") };
+  }
+
+  /** The user a waiting event speaks for (`null`: kept before events recorded it; `undefined`: no such event). */
+  eventSubject(eventId: string): string | null | undefined {
+    const row = one(this.sql, "SELECT subject_id FROM runtime_outbox WHERE event_id = ?", eventId);
+    return row === undefined ? undefined : textOrNull(row, "subject_id");
   }
 
   /** Clears an event; `false` when no such event waits (an unknown or repeated ack is a no-op). */

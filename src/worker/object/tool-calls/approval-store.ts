@@ -67,6 +67,13 @@ function full(held: SqlRow | undefined, quota: number, now: number): number | nu
 export class SqlApprovalBook implements ApprovalBook {
   /** The agent credential of the call being dispatched (set for one transaction), stored with what it opens. */
   opener: string | null = null;
+  /**
+   * The path of the call being dispatched (set for one transaction): `null` for agent calls
+   * (`/tool-calls`, MCP), `"facade"` for the App Facade. Approvals are kept apart by it (the
+   * stored binding key carries it), so an approval the facade opened is found only by the
+   * facade's own dispatch, and an agent's only by agent calls.
+   */
+  origin: "facade" | null = null;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -74,8 +81,13 @@ export class SqlApprovalBook implements ApprovalBook {
     private readonly opened: (record: ApprovalRecord, openedBy: string | null) => void = () => {},
   ) {}
 
+  /** The stored binding key of a call's approvals on the current path (see `origin`). */
+  #stored(bindingKey: string): string {
+    return this.origin === null ? bindingKey : `${this.origin}:${bindingKey}`;
+  }
+
   byBinding(bindingKey: string): ApprovalRecord[] {
-    return all(this.sql, "SELECT * FROM approvals WHERE binding_key = ? ORDER BY requested_at", bindingKey).map(recordOf);
+    return all(this.sql, "SELECT * FROM approvals WHERE binding_key = ? ORDER BY requested_at", this.#stored(bindingKey)).map(recordOf);
   }
 
   open(request: ApprovalRequest): Result<string, ApprovalQuotaExceeded> {
@@ -94,7 +106,7 @@ export class SqlApprovalBook implements ApprovalBook {
       `INSERT INTO approvals (approval_id, binding_key, state, subject_id, tool, arguments, call, requested_at, expires_at, opened_by, seq)
        VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, (SELECT value FROM counters WHERE name = '${APPROVAL_SEQ}'))`,
       id,
-      request.binding_key,
+      this.#stored(request.binding_key),
       request.subject_id,
       request.call.name,
       canonicalJson(request.call.arguments),

@@ -65,6 +65,11 @@ export interface ToolCallPlaneDeps {
 export interface DispatchOptions {
   /** Never execute (a prepared action opens its approval). */
   readonly prepareOnly?: boolean;
+  /**
+   * The App Facade's prepare and commit: the call's approvals are the facade's own (opened by
+   * its prepare, consumed only by its commit); agent calls never see them, nor it theirs.
+   */
+  readonly facade?: boolean;
   readonly claims?: JsonObject;
   /** This one call's downstream notifications (an MCP tools/call that relays). */
   readonly notify?: McpNotifySink;
@@ -138,11 +143,13 @@ export class ToolCallPlane {
       this.#deps.transaction(() => {
         const claims = options.claims === undefined ? {} : { claims: options.claims };
         this.book.opener = options.credentialId ?? null;
+        this.book.origin = options.facade === true ? "facade" : null;
         let result: ReturnType<typeof beginDispatch>;
         try {
           result = beginDispatch(this.engine, { principal, call, book: watch?.book ?? this.book, prepareOnly: options.prepareOnly === true, now, hash, ...claims });
         } finally {
           this.book.opener = null;
+          this.book.origin = null;
         }
         if (result.kind === "final" || result.kind === "needs_approval") audit = this.#deps.audit.append("tool_call", now, result.package.protected_audit);
         return result;
