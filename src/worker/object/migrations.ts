@@ -31,8 +31,9 @@ export interface Migration {
  * v12: the approver console's sessions; v13: the consumer's CORS allow-list; v14: the ages the
  * retention sweep reads: a record's stamp and hold, the approvals' and runtime rows' ends); v15: the
  * audit archive (how far the entries went to R2 as tlog-tiles, and the tiles held back); v16: the
- * OAuth client of a credential an MCP sign-in minted, and the
- * capability of each completion in a mailbox (a scoped credential drains only its capabilities').
+ * OAuth client of a credential an MCP sign-in minted, and the capability of each completion in a
+ * mailbox (a scoped credential drains only its capabilities'); v17: the sending credential and
+ * user of each runtime outbox event (a credential's share, a subject-bound credential's own events).
  * docs/storage.md documents every table. Stored formats are an API: change them only through
  * a new version, never by editing an old one.
  */
