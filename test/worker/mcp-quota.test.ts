@@ -7,39 +7,20 @@
  * request in this pool version).
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import worker from "../../src/worker/index";
 import { McpStore } from "../../src/worker/object/mcp/store";
 import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "./gate-client";
-import { decideAll, MCP, T0 } from "./mcp-server-support";
+import { decideAll, MCP, mcpPost, openSession, T0 } from "./mcp-server-support";
 
 const C = "tenant-a";
 const stub = () => env.CONSUMER.get(env.CONSUMER.idFromName(C));
 const INITIALIZE = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  json: any;
-}
+const post = mcpPost;
 
-/** One MCP message through the Worker's fetch handler. */
-async function post(token: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const init = { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(body) };
-  const res = await worker.fetch(new Request(`http://gate${MCP}`, init), env, createExecutionContext());
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text === "" ? null : JSON.parse(text) };
-}
-
-/** Opens a session; answers the headers its messages send (empty when refused). */
-async function open(token: string): Promise<Record<string, string>> {
-  const res = await post(token, INITIALIZE);
-  const id = res.headers.get("mcp-session-id");
-  return id === null ? {} : { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
-}
+const open = openSession;
 
 let nextId = 1;
 const rpc = (token: string, headers: Record<string, string>, method: string, params: Record<string, unknown> = {}) => post(token, { jsonrpc: "2.0", id: nextId++, method, params }, headers);

@@ -35,6 +35,13 @@ export async function initialize(token: string, protocolVersion = "2025-11-25"):
   return { sessionId, headers: { "mcp-session-id": sessionId, "mcp-protocol-version": protocolVersion } };
 }
 
+/** Opens a session, or answers `{}` when the gate refuses one (a quota): the headers its messages send. */
+export async function openSession(token: string): Promise<Record<string, string>> {
+  const res = await mcpPost(token, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+  const id = res.headers.get("mcp-session-id");
+  return id === null ? {} : { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
+}
+
 /** Decides every pending approval of `tenant-a` with the digest the approver is shown; answers their ids. */
 export async function decideAll(approver: string, decision: "approve" | "deny" = "approve"): Promise<string[]> {
   const list = await send("GET", "/v1/consumers/tenant-a/approvals?state=pending", approver);
