@@ -615,10 +615,11 @@ describe("R6 tenant isolation (in-process)", () => {
         ...a,
         auth: a.auth?.replace(/\/v1\/consumers\/[^/"]*\/mcp/, "/v1/consumers/<consumer>/mcp") ?? null,
         // A tool-call answer's audit reference is the caller's own log position, new on every call;
-        // its observed_at is the second it was answered in (two answers may straddle a second).
+        // its observed_at is the second it was answered in (two answers may straddle a second), in the
+        // model result and again, escaped, inside the provider output's text.
         text: (id === "" ? a.text : a.text.split(id).join("<id>"))
           .replace(/"audit":\{"leaf_hash":"[0-9a-f]{64}","seq":\d+\}/g, '"audit":<ref>')
-          .replace(/"observed_at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"/g, '"observed_at":<second>'),
+          .replace(/(\\?)"observed_at\1":\1"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\1"/g, '"observed_at":<second>'),
       });
       const [nx, ny] = [norm(x, xId), norm(y, yId)];
       if (nx.status === ny.status && nx.type === ny.type && nx.auth === ny.auth && nx.retry === ny.retry && nx.text === ny.text) equal++;
