@@ -3,12 +3,16 @@
 // strip each .ts module as Node loads it (no bundle), so every module keeps its own path and
 // `import.meta.url`. Usage: node tools/run.js FILE.ts [args...] (FILE sees its args in
 // process.argv.slice(2)). `importTs` loads a .ts module the same way from plain JavaScript.
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { register } from "node:module";
 import { resolve } from "node:path";
 import { isMainThread } from "node:worker_threads";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const TS = /\.[cm]?ts$/;
+/** Where stripped modules are kept (ignored by git, like the rest of .toolgate/). */
+const CACHE = new URL("../.toolgate/ts-cache/", import.meta.url);
 const RELATIVE = /^\.{1,2}\//;
 
 /**
@@ -42,10 +46,26 @@ export async function resolveHook(specifier, context, next) {
  */
 export async function loadHook(url, context, next) {
   if (!url.startsWith("file:") || !TS.test(new URL(url).pathname)) return next(url, context);
-  const { readFile } = await import("node:fs/promises");
-  const { transform } = await import("esbuild");
   const path = fileURLToPath(url);
-  const { code } = await transform(await readFile(path, "utf8"), { loader: "ts", format: "esm", target: "node20", sourcefile: path, sourcemap: "inline" });
+  const source = await readFile(path, "utf8");
+  // Stripped modules are kept by path and content: loading esbuild costs more than the rest of
+  // a command's start-up, so it is loaded only for a module that changed.
+  const cached = new URL(`${createHash("sha256").update(`${path}\0${source}`).digest("hex")}.mjs`, CACHE);
+  try {
+    return { format: "module", source: await readFile(cached, "utf8"), shortCircuit: true };
+  } catch {
+    // not stripped yet
+  }
+  const { transform } = await import("esbuild");
+  const { code } = await transform(source, { loader: "ts", format: "esm", target: "node20", sourcefile: path, sourcemap: "inline" });
+  try {
+    await mkdir(CACHE, { recursive: true });
+    const temp = new URL(`${cached.pathname}.${process.pid}.tmp`, cached);
+    await writeFile(temp, code);
+    await rename(temp, cached);
+  } catch {
+    // a read-only checkout: strip again next time
+  }
   return { format: "module", source: code, shortCircuit: true };
 }
 
