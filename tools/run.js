@@ -14,6 +14,9 @@ const TS = /\.[cm]?ts$/;
 /** Where stripped modules are kept (ignored by git, like the rest of .toolgate/). */
 const CACHE = new URL("../.toolgate/ts-cache/", import.meta.url);
 const RELATIVE = /^\.{1,2}\//;
+/** esbuild's options: imports kept as written, as tsconfig.json's verbatimModuleSyntax has them. */
+/** @type {import("esbuild").TransformOptions} */
+const STRIP = { loader: "ts", format: "esm", target: "node20", sourcemap: "inline", tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } } };
 
 /**
  * Module hook: a relative specifier without an extension, from a .ts module, names a .ts file or
@@ -50,14 +53,14 @@ export async function loadHook(url, context, next) {
   const source = await readFile(path, "utf8");
   // Stripped modules are kept by path and content: loading esbuild costs more than the rest of
   // a command's start-up, so it is loaded only for a module that changed.
-  const cached = new URL(`${createHash("sha256").update(`${path}\0${source}`).digest("hex")}.mjs`, CACHE);
+  const cached = new URL(`${createHash("sha256").update(`${JSON.stringify(STRIP)}\0${path}\0${source}`).digest("hex")}.mjs`, CACHE);
   try {
     return { format: "module", source: await readFile(cached, "utf8"), shortCircuit: true };
   } catch {
     // not stripped yet
   }
   const { transform } = await import("esbuild");
-  const { code } = await transform(source, { loader: "ts", format: "esm", target: "node20", sourcefile: path, sourcemap: "inline" });
+  const { code } = await transform(source, { ...STRIP, sourcefile: path });
   try {
     await mkdir(CACHE, { recursive: true });
     const temp = new URL(`${cached.pathname}.${process.pid}.tmp`, cached);

@@ -47,7 +47,7 @@ export function secretsFigure(scanned: readonly string[], logs: number): Figure 
   };
 }
 
-/** The figures in {@link EXPECTED}'s order (others last), as they were otherwise. */
+/** The figures in {@link EXPECTED}'s order; any other id last, in the order it came. */
 export function ordered(figures: readonly Figure[]): Figure[] {
   const order = (id: string): number => {
     const i = EXPECTED.indexOf(id);
