@@ -2,7 +2,7 @@
  * The audit append's own work per tool call, in-process on the core (the same code the consumer
  * object runs): the chain digest, the entry's export line, its Merkle leaf hash and the complete
  * nodes it closes (RFC 9162). Prints one JSON line `{ entries, us_per_append }`;
- * scripts/bench-http.js prints it beside the gate read call measured in the same run. The
+ * tools/bench-http.ts prints it beside the gate read call measured in the same run. The
  * SQLite row writes are not in it (the gate read call's figure includes them).
  */
 import { appendNodes, entryDigest, entryLine, leafHash, type NodeReader } from "../src/core/audit";

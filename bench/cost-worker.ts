@@ -1,4 +1,4 @@
-// The gate's Worker for `npm run bench:http` only (scripts/bench-http-cost.js runs it with
+// The gate's Worker for `npm run bench:http` only (tools/lib/bench-http-cost.ts runs it with
 // `wrangler dev bench/cost-worker.ts` on 127.0.0.1; never deployed, never in the production
 // bundle): the production app and object, the object extended with one `bench` method and the
 // Worker with `POST /bench/object` and `POST /bench/worker` (admin secret only). Each runs a batch

@@ -2,7 +2,7 @@
 // for a few seconds under V8's sampling profiler (node:inspector) and prints the functions with
 // the most self time, as shares of the profiled time. Not part of `npm run bench`.
 //
-//   node scripts/run-ts.js bench/profile.ts [--part reads|writes] [--hash noble|native] [--seconds 4]
+//   node tools/run.js bench/profile.ts [--part reads|writes] [--hash noble|native] [--seconds 4]
 //        [--top 25] [--save FILE.cpuprofile]
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";

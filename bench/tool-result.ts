@@ -4,7 +4,7 @@
 // data-defined tool with a CEL authorize beside the built-in get_order (bench/data-tool.ts).
 // Where the engine's own time goes, function by function: bench/profile.ts (not run here).
 //
-//   node scripts/run-ts.js bench/tool-result.ts [--pairs 7] [--slice 1] [--phase-slice 0.1] [--reads 250] [--writes 100]
+//   node tools/run.js bench/tool-result.ts [--pairs 7] [--slice 1] [--phase-slice 0.1] [--reads 250] [--writes 100]
 //        [--write-fixture FILE] [--seed-module PATH] [--python python3] [--no-python]
 //
 // The fixture has two cases: "reads" (get_order ORDER-7 for tenant-a/user-1, distinct call and

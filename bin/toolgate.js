@@ -4,7 +4,9 @@ import { existsSync } from "node:fs";
 
 const bundle = new URL("../dist/cli.js", import.meta.url);
 if (!existsSync(bundle)) {
-  const { buildCli } = await import("../scripts/build-cli.js");
+  const { importTs } = await import("../tools/run.js");
+  const { buildCli } = await importTs(new URL("../tools/lib/build-cli.ts", import.meta.url));
+  if (typeof buildCli !== "function") throw new Error("tools/lib/build-cli.ts exports no buildCli");
   await buildCli();
 }
 const { main } = await import(bundle.href);

@@ -11,10 +11,8 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: a plain JavaScript module of the repository's scripts, without types.
-import { buildCli } from "../../scripts/build-cli.js";
-// @ts-expect-error: a plain JavaScript module of the repository's scripts, without types.
-import { startLocalEdge } from "../../scripts/local-edge.js";
+import { buildCli } from "../../tools/lib/build-cli";
+import { startLocalEdge } from "../../tools/lib/local-edge";
 import { freePort, startDev, type DevServer } from "./wrangler-dev";
 
 const ROOT = resolve(__dirname, "..", "..");

@@ -9,8 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: a plain JavaScript module of the repository's scripts, without types.
-import { buildCli } from "../../scripts/build-cli.js";
+import { buildCli } from "../../tools/lib/build-cli";
 import { startDev, type DevServer } from "./wrangler-dev";
 
 const ROOT = resolve(__dirname, "..", "..");

@@ -1,7 +1,7 @@
 /**
  * Black box: the official MCP conformance suite (`@modelcontextprotocol/conformance`, server
  * mode) against the gate's MCP endpoint under `wrangler dev`, through `runConformance` of
- * scripts/mcp-conformance.js (what `npm run mcp:conformance` runs against `npm start`): the
+ * tools/lib/mcp-conformance.ts (what `npm run mcp:conformance` runs against `npm start`): the
  * consumer's tools imported through MCP targets from the reference server
  * `@modelcontextprotocol/server-everything` and from the tools the suite's scenarios call by name,
  * both real SDK servers on loopback; the suite, unmodified, behind a loopback proxy that adds a
@@ -13,8 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: a plain JavaScript module of the repository's scripts, without types.
-import { runConformance } from "../../scripts/mcp-conformance.js";
+import { runConformance } from "../../tools/lib/mcp-conformance";
 import { startDev, type DevServer } from "./wrangler-dev";
 
 const ADMIN = randomBytes(24).toString("base64url");

@@ -1,5 +1,5 @@
 /**
- * The package as a user gets it: this repository built (`scripts/build-package.js`) and packed
+ * The package as a user gets it: this repository built (`tools/build-package.ts`) and packed
  * with `npm pack`, the tarball installed into a scratch project of its own, and a sample host
  * program (packed-host/host.ts.sample) that imports `toolgate/client` and `toolgate` type-checked
  * there with tsc against the shipped declarations, then run in Node against the shipped ESM
@@ -44,7 +44,7 @@ const timings: Record<string, number> = {};
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "toolgate-packed-install-"));
   let started = Date.now();
-  const built = await run(process.execPath, [join(ROOT, "scripts", "build-package.js")], ROOT, 90_000);
+  const built = await run(process.execPath, [join(ROOT, "tools", "run.js"), join(ROOT, "tools", "build-package.ts")], ROOT, 90_000);
   if (built.code !== 0) throw new Error(`build-package failed:\n${built.stdout}\n${built.stderr}`);
   timings["build"] = Date.now() - started;
 

@@ -1,7 +1,7 @@
 /**
  * Black box: the package's core (`toolgate`) and client (`toolgate/client`) in Deno and Bun, the
  * binaries of the exact devDependencies `deno` and `bun`. Both entries are built like
- * scripts/build-package.js builds dist/ (same sources and esbuild options), into a scratch
+ * tools/lib/build-package.ts builds dist/ (same sources and esbuild options), into a scratch
  * folder, and each program in test/blackbox/runtimes/ is bundled against them into one file, so
  * the runtime needs no node_modules. The core runs two golden fixtures (the reference's dump,
  * compared byte for byte); the client drives the real gate under `wrangler dev`: a read, and a
@@ -16,8 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error plain JavaScript module without declarations
-import { entryBuild } from "../../scripts/build-package.js";
+import { entryBuild } from "../../tools/lib/build-package";
 import { startDev, type DevServer } from "./wrangler-dev";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -139,7 +138,7 @@ function packageEntries(dist: string): Plugin {
   };
 }
 
-/** Builds the core and client entries as scripts/build-package.js does, then bundles each program against them. */
+/** Builds the core and client entries as tools/lib/build-package.ts does, then bundles each program against them. */
 async function buildPrograms(): Promise<void> {
   const dist = join(dir, "dist");
   await build({ ...entryBuild(["core", "client"], dist), logLevel: "silent" });

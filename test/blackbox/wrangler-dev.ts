@@ -10,8 +10,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-// @ts-expect-error plain JavaScript module without declarations
-import { auditSigningKey } from "../../scripts/start.js";
+import { auditSigningKey } from "../../tools/lib/wrangler-dev";
 
 const ROOT = resolve(__dirname, "..", "..");
 

@@ -1,7 +1,7 @@
 /**
  * The Manifest V3 extension in examples/browser-extension, built by `npm run build:extension`
  * and loaded as it is into real Chromium, attached to the gate as `npm start` serves it: the real
- * `node scripts/start.js` (wrangler dev behind the strict HTTP/1.1 local edge, with the demo
+ * `npm start`'s command (wrangler dev behind the strict HTTP/1.1 local edge, with the demo
  * service and consumers) on a free port, with its own state folder and secrets file. The
  * extension's provider socket is upgraded through the edge, as it would be through Cloudflare's.
  */
@@ -120,7 +120,7 @@ function startGate(): Promise<NpmStart> {
 }
 
 beforeAll(async () => {
-  execFileSync(process.execPath, [join(ROOT, "scripts", "build-extension.js")], { cwd: ROOT, stdio: "pipe" });
+  execFileSync(process.execPath, [join(ROOT, "tools", "run.js"), join(ROOT, "tools", "build-extension.ts")], { cwd: ROOT, stdio: "pipe" });
   scratch = mkdtempSync(join(tmpdir(), "toolgate-extension-"));
   // The admin token is the test's; start.js adds the keys and its settings to the file.
   writeFileSync(join(scratch, "dev.vars"), `TOOLGATE_ADMIN_TOKEN=${ADMIN}\n`, { mode: 0o600 });

@@ -1,5 +1,5 @@
 /**
- * The demo service (scripts/demo-service.js) holds only what the gate publishes: the consumer's
+ * The demo service (tools/lib/demo-service.ts) holds only what the gate publishes: the consumer's
  * public key set, fetched from the gate's `GET /v1/consumers/{consumer}/signing-keys` (here a
  * stand-in serving it). A downstream given that set cannot forge a request the service accepts
  * (test/support/forgery.ts: every key it can make of it, then the gate's own key as the
@@ -7,8 +7,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-// @ts-expect-error plain JavaScript module without declarations
-import { startDemoService } from "../../scripts/demo-service.js";
+import { startDemoService } from "../../tools/lib/demo-service";
 import { gateKey, keysFrom, signedHeaders, type ForgingKey } from "../support/forgery";
 import { publishedKey } from "../support/identity-verifier";
 

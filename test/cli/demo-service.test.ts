@@ -1,5 +1,5 @@
 /**
- * `npm start`'s demo service (scripts/demo-service.js, its check in scripts/demo-identity.js): it
+ * `npm start`'s demo service (tools/lib/demo-service.ts, its check in tools/lib/demo-identity.ts): it
  * verifies the gate's request signature with `http-message-signatures` under the public key the
  * gate publishes (checked against the known-answer vector of docs/http-tools.md, and against
  * requests signed by the same library with the gate's key; a forging downstream is in
@@ -13,12 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSigner, httpbis } from "http-message-signatures";
 import { afterEach, describe, expect, it, vi } from "vitest";
-// @ts-expect-error plain JavaScript module without declarations
-import { verifyToolgateRequest } from "../../scripts/demo-identity.js";
-// @ts-expect-error plain JavaScript module without declarations
-import { demoTools, startDemoService } from "../../scripts/demo-service.js";
-// @ts-expect-error plain JavaScript module without declarations
-import { setUpDemo } from "../../scripts/start-demo.js";
+import { verifyToolgateRequest } from "../../tools/lib/demo-identity";
+import { demoTools, startDemoService } from "../../tools/lib/demo-service";
+import { setUpDemo } from "../../tools/lib/demo-setup";
 import { ToolDefinition } from "../../src/contracts/tool-definition";
 import { buildTool } from "../../src/worker/object/tools/build";
 import { gatePrivateKey, publishedKey } from "../support/identity-verifier";

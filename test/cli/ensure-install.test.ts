@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-// @ts-expect-error plain JavaScript module without declarations
-import { staleReason } from "../../scripts/ensure-install.js";
+// @ts-expect-error a JavaScript module (it runs before node_modules exists), type-checked by tools/tsconfig.json
+import { staleReason } from "../../tools/ensure-install.js";
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -7,8 +7,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error plain JavaScript module without declarations
-import { EDGE_PROBLEMS, edgeProblem, startLocalEdge } from "../../scripts/local-edge.js";
+import { EDGE_PROBLEMS, edgeProblem, startLocalEdge, type EdgeProblemCode } from "../../tools/lib/local-edge";
 import { PROBLEM_STATUS, problem, problemResponse, type ProblemCode } from "../../src/worker/problem";
 import { rawRequest } from "../reliability/support/raw-http";
 
@@ -73,7 +72,7 @@ const codeOf = (body: string) => (JSON.parse(body) as { code: string }).code;
 
 describe("local edge", () => {
   it("answers only problems of the gate's catalog, with the gate's status, title and type", async () => {
-    for (const code of Object.keys(EDGE_PROBLEMS) as ProblemCode[]) {
+    for (const code of Object.keys(EDGE_PROBLEMS) as Array<EdgeProblemCode & ProblemCode>) {
       const fromEdge = edgeProblem(code, "d") as { status: number; body: string };
       const fromGate = problemResponse(problem(code, "d"));
       expect([code, fromEdge.status]).toEqual([code, PROBLEM_STATUS[code]]);

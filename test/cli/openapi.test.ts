@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document, judged by third parties: the committed file is what the contracts give
- * (scripts/build-openapi.js), `@redocly/cli lint` (its recommended rules) finds nothing, and the
+ * (tools/lib/openapi.ts), `@redocly/cli lint` (its recommended rules) finds nothing, and the
  * types `openapi-typescript` generates with its default options compile the requests `npm start`
  * prints (the README's), the requests and answers of test/openapi-types and the example host
  * (examples/openapi-host), while refusing the requests the gate refuses.
@@ -11,10 +11,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { describe, expect, it } from "vitest";
-// @ts-expect-error plain JavaScript module without declarations
-import { OPENAPI_FILE, openApiText } from "../../scripts/build-openapi.js";
-// @ts-expect-error plain JavaScript module without declarations
-import { setUpDemo } from "../../scripts/start-demo.js";
+import { OPENAPI_FILE, openApiText } from "../../tools/lib/openapi";
+import { setUpDemo } from "../../tools/lib/demo-setup";
 
 const ROOT = resolve(__dirname, "..", "..");
 const TYPES = join(ROOT, "test", "openapi-types");

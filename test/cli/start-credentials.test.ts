@@ -8,10 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-// @ts-expect-error plain JavaScript module without declarations
-import { ISSUED_FILE, readIssued } from "../../scripts/start-credentials.js";
-// @ts-expect-error plain JavaScript module without declarations
-import { setUpDemo } from "../../scripts/start-demo.js";
+import { ISSUED_FILE, readIssued } from "../../tools/lib/credentials";
+import { setUpDemo } from "../../tools/lib/demo-setup";
 
 const ROOT = resolve(__dirname, "..", "..");
 /** The public port of the real start below (kept apart from a developer's 8787). */
@@ -49,9 +47,9 @@ afterEach(async () => {
   for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs `scripts/start.js` (what `npm start` runs) on `state` until it prints its curl lines; answers the `export NAME=tg_…` credentials it printed. */
+/** Runs `tools/start.ts` (what `npm start` runs) on `state` until it prints its curl lines; answers the `export NAME=tg_…` credentials it printed. */
 async function start(state: string, devVars: string): Promise<Record<string, string>> {
-  const child = spawn(process.execPath, ["scripts/start.js"], {
+  const child = spawn(process.execPath, ["tools/run.js", "tools/start.ts"], {
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],

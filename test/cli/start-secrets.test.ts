@@ -10,8 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-// @ts-expect-error plain JavaScript module without declarations
-import { ensureDevVars, freshSecrets, readDevVars, startWranglerDev, writeEnvFile } from "../../scripts/start.js";
+import { ensureDevVars, freshSecrets, readDevVars, startWranglerDev, writeEnvFile } from "../../tools/lib/wrangler-dev";
 import { devArgs, devBindings } from "../blackbox/wrangler-dev";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
@@ -25,7 +24,10 @@ interface Spawned {
 }
 
 /** A `spawn` that records its call and answers a child that never runs. */
-function recorder(): { spawned: Spawned[]; child: EventEmitter; spawn: (command: string, args: string[], options: { env: Record<string, string> }) => EventEmitter } {
+/** A spawned child as the recorder fakes it. */
+type RecordedChild = EventEmitter & { pid: number; exitCode: null; signalCode: null };
+
+function recorder(): { spawned: Spawned[]; child: RecordedChild; spawn: (command: string, args: string[], options: { env: Record<string, string> }) => RecordedChild } {
   const spawned: Spawned[] = [];
   const child = Object.assign(new EventEmitter(), { pid: 4242, exitCode: null, signalCode: null });
   return { spawned, child, spawn: (command, args, options) => (spawned.push({ command, args, env: options.env }), child) };

@@ -1,6 +1,6 @@
 /**
  * docs/tools.md cannot drift: its complete example is the pair of tools `npm start` defines
- * (scripts/demo-service.js) and builds under the gate's production rules; its minimal Node
+ * (tools/lib/demo-service.ts) and builds under the gate's production rules; its minimal Node
  * downstream, run as written (with the verifier of docs/http-tools.md), answers requests the
  * gate's own signer signs with the protocol's exact bodies.
  */
@@ -9,10 +9,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error plain JavaScript module without declarations
-import { demoTools } from "../../scripts/demo-service.js";
-// @ts-expect-error plain JavaScript module without declarations
-import { freePort } from "../../scripts/start.js";
+import { demoTools } from "../../tools/lib/demo-service";
+import { freePort } from "../../tools/lib/wrangler-dev";
 import { readJson } from "../../src/core/json";
 import { ToolDefinition } from "../../src/contracts/tool-definition";
 import { buildTool } from "../../src/worker/object/tools/build";

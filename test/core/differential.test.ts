@@ -1,7 +1,7 @@
 // Differential test: toolgate's `cases --dump` against the reference's dump, for every fixture of
 // the generated corpus in fixtures/tool-cases/generated. The golden data (SHA-256 and length of
 // the reference's exact dump bytes, and its exit status) was produced by the reference
-// implementation with scripts/gen-tool-cases.ts --golden; nothing here is computed by toolgate
+// implementation with tools/gen-tool-cases.ts --golden; nothing here is computed by toolgate
 // except the value under test.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";

@@ -23,7 +23,7 @@ function undefinedExports(namespace: object, prefix: string): string[] {
 describe("the package's public entry points", () => {
   it("maps ., ./core, ./client and ./worker to the built ESM and declarations of sources that exist", () => {
     expect(Object.keys(pkg.exports).sort()).toEqual([".", "./client", "./core", "./package.json", "./worker"]);
-    // dist/<name>.js and its declarations are built from these sources (scripts/build-package.js; test/blackbox/packed-install.test.ts installs them).
+    // dist/<name>.js and its declarations are built from these sources (tools/lib/build-package.ts; test/blackbox/packed-install.test.ts installs them).
     const built = { core: "src/core/index.ts", client: "src/client/index.ts", worker: "src/worker/gate.ts" };
     for (const [name, source] of Object.entries(built)) {
       expect(existsSync(fileURLToPath(new URL(source, root)))).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * The reliability suite (`npm run test:reliability`, through scripts/reliability.js): a workerd
+ * The reliability suite (`npm run test:reliability`, through tools/reliability.ts): a workerd
  * project (in-process, real Durable Object SQLite) and a Node project that drives `wrangler dev`
  * over loopback. Not part of the default `npm test`.
  */

@@ -1,5 +1,5 @@
 /**
- * Runs the gate as `npm start` serves it: `node scripts/start.js` (wrangler dev behind the
+ * Runs the gate as `npm start` serves it: `node tools/run.js tools/start.ts` (wrangler dev behind the
  * strict HTTP/1.1 local edge, the demo service, the demo consumers) as a child in its own
  * process group, on a chosen public port, with its own persistence folder and secrets file
  * (TOOLGATE_STATE_DIR, TOOLGATE_DEV_VARS), so a developer's `.toolgate/state` and `.dev.vars`
@@ -86,17 +86,17 @@ async function groupsGone(groups: number[], ms = 15_000): Promise<void> {
 
 const exitedOf = (child: ChildProcess) => new Promise<void>((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once("exit", () => done())));
 
-/** Starts `node scripts/start.js` and waits for its ready line ("toolgate is running at …"). */
+/** Starts `npm start`'s command and waits for its ready line ("toolgate is running at …"). */
 export async function startNpmStart({ port, stateDir, devVars }: NpmStartOptions): Promise<NpmStart> {
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [resolve(ROOT, "scripts", "start.js")], {
+  const child = spawn(process.execPath, [resolve(ROOT, "tools", "run.js"), resolve(ROOT, "tools", "start.ts")], {
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, NO_COLOR: "1", TOOLGATE_PORT: String(port), TOOLGATE_STATE_DIR: stateDir, TOOLGATE_DEV_VARS: devVars },
   });
   const pid = child.pid;
-  if (pid === undefined) throw new Error("node scripts/start.js did not start");
+  if (pid === undefined) throw new Error("node tools/run.js tools/start.ts did not start");
   let log = "";
   const keep = (d: Buffer) => (log = (log + d.toString()).slice(-20_000));
   child.stdout?.on("data", keep);
@@ -126,10 +126,10 @@ export async function startNpmStart({ port, stateDir, devVars }: NpmStartOptions
     if (log.includes(ready)) return server;
     if (child.exitCode !== null || child.signalCode !== null) {
       await server.kill();
-      throw new Error(`node scripts/start.js exited early:\n${server.output()}`);
+      throw new Error(`node tools/run.js tools/start.ts exited early:\n${server.output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   await server.kill();
-  throw new Error(`node scripts/start.js was not ready within 90 s:\n${server.output()}`);
+  throw new Error(`node tools/run.js tools/start.ts was not ready within 90 s:\n${server.output()}`);
 }

@@ -1,7 +1,7 @@
 /**
  * Writes fixtures/capability/*.json. Every expected outcome below is derived by hand
  * from the capability engine spec; this script never runs the engine.
- * Run: node scripts/run-ts.js test/core/capability/generate-fixtures.ts
+ * Run: node tools/run.js test/core/capability/generate-fixtures.ts
  */
 import { writeFileSync } from "node:fs";
 import { writeWireJson } from "../../../src/core/capability/wire-json";

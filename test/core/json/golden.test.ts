@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, digestJson, pyFloatRepr, readJson } from "../../../src/core/json";
 
-// Golden data written by Python (scripts/golden-json.py), never by toolgate's own encoder.
+// Golden data written by Python (tools/golden-json.py), never by toolgate's own encoder.
 interface Vectors {
   documents: { input: string; canonical: string; sha256: string }[];
   floats: { lexeme: string; repr: string }[];

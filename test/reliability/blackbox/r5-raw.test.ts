@@ -1,6 +1,6 @@
 /**
  * R5 hostile HTTP at the socket, against what `npm start` serves: `wrangler dev` behind the local
- * edge (scripts/local-edge.js). Seeded raw requests no client library would send — repeated or
+ * edge (tools/lib/local-edge.ts). Seeded raw requests no client library would send — repeated or
  * lying framing headers, Content-Length with Transfer-Encoding, broken chunks, bodies that end
  * early or never come, unknown methods, missing Host, oversized heads, invalid bytes in
  * headers and bodies, repeated Idempotency-Key / Authorization / Content-Type, compressed
@@ -13,8 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error plain JavaScript module without declarations
-import { startLocalEdge } from "../../../scripts/local-edge.js";
+import { startLocalEdge } from "../../../tools/lib/local-edge";
 import { PROBLEM_STATUS } from "../../../src/worker/problem";
 import { startDev, type DevServer } from "../../blackbox/wrangler-dev";
 import { prng, report, seedOf } from "../support/figures";

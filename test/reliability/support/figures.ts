@@ -1,6 +1,6 @@
 /**
  * Figures of the reliability suite. Each check prints one marker line on stdout (workerd and
- * Node alike); `scripts/reliability.js` collects them into `.toolgate/reliability.json` and the
+ * Node alike); `tools/reliability.ts` collects them into `.toolgate/reliability.json` and the
  * final table. A figure is printed before its assertions, so a failing check still shows it.
  */
 export const FIGURE_MARKER = "@@toolgate-figure ";

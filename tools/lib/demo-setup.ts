@@ -1,9 +1,9 @@
 // What `npm start` sets up once the gate is healthy, and the curl lines it prints: the consumer
-// "demo" gets two tools defined as data (targeting the local demo service, scripts/demo-service.js)
+// "demo" gets two tools defined as data (targeting the local demo service, tools/lib/demo-service.ts)
 // besides the gate's demo catalog; "tenant-a" keeps the catalog alone (the reference's orders).
 import { randomBytes } from "node:crypto";
-import { demoTools } from "./demo-service.js";
-import { recordingMint, revokeIssued } from "./start-credentials.js";
+import { recordingMint, revokeIssued, type AdminAccess } from "./credentials.ts";
+import { demoTools } from "./demo-service.ts";
 
 /** The gate's own demo catalog (the reference's tools). */
 export const CATALOG_TOOLS = ["get_order", "create_refund_draft"];
@@ -16,13 +16,13 @@ const APPROVER = "human-reviewer-1";
 const JSON_TYPE = "-H 'content-type: application/json'";
 
 /** A tool-call body for the subject `user-1` (`key`: the write's idempotency key, or null). */
-function toolCall(name, args, roles, callId, key) {
+function toolCall(name: string, args: Record<string, unknown>, roles: string[], callId: string, key: string | null): string {
   const context = { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, provider: "openai", api_family: "responses", response_id: "resp-1", adapter_revision: "openai-responses-v1" };
   return JSON.stringify({ principal: { subject_id: "user-1", roles }, proposal: { name, arguments: args }, context });
 }
 
 /** JSON on one line, spaced for reading. */
-function flat(value) {
+function flat(value: unknown): string {
   if (typeof value !== "object" || value === null) return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(flat).join(", ")}]`;
   const members = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${flat(v)}`);
@@ -30,7 +30,7 @@ function flat(value) {
 }
 
 /** JSON for reading: a value that fits on its line stays on one line. */
-function pretty(value, indent = "") {
+function pretty(value: unknown, indent = ""): string {
   const line = flat(value);
   if (typeof value !== "object" || value === null || indent.length + line.length <= 100) return line;
   const inner = `${indent}  `;
@@ -39,19 +39,19 @@ function pretty(value, indent = "") {
 }
 
 /** The shell lines that pick one field of the pending approval of `callId` out of `$PENDING`, with node (no jq). */
-function pick(variable, callId, field) {
+function pick(variable: string, callId: string, field: string): string {
   return `${variable}=$(printf '%s' "$PENDING" | node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).approvals.find((a) => a.call_id === "${callId}").${field}')`;
 }
 
 /**
- * Configures the demo consumers through the admin API (`call`, from start.js), defines the two
+ * Configures the demo consumers through the admin API (`call`, from wrangler-dev.ts), defines the two
  * data tools on "demo" (the secret first, the definitions next, then the consumer's tool list:
  * the gate refuses names nobody defined), mints credentials and answers the text to print.
  * `demoBase`: the demo service's `http://127.0.0.1:<port>`; `token`: its bearer token;
- * `issuedPath`: the record of the credentials npm start issued (scripts/start-credentials.js):
+ * `issuedPath`: the record of the credentials npm start issued (tools/lib/credentials.ts):
  * those of the previous start are revoked first, each new one is recorded as it is minted.
  */
-export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, statePath = ".toolgate/state", issuedPath, call }) {
+export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, statePath = ".toolgate/state", issuedPath, call }: DemoSetup): Promise<string> {
   const revoked = await revokeIssued({ base, admin, path: issuedPath, call });
   for (const consumer of ["demo", "tenant-a"]) {
     await call(base, "PUT", `/v1/consumers/${consumer}`, admin, { tools: CATALOG_TOOLS, approver_subjects: [APPROVER] });
@@ -78,7 +78,7 @@ export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, sta
   const big = toolCall("create_invoice", { customer: "acme", amount: 250 }, support, bigCall, bigCall);
   const read = toolCall("get_order", { order_ref: "ORDER-7" }, [], `order-${run}`, null);
   const refund = toolCall("create_refund_draft", { order_ref: "ORDER-7", reason: "duplicate" }, [], `refund-${run}`, `refund-${run}`);
-  const as = (who) => `-H "authorization: Bearer $${who}"`;
+  const as = (who: string): string => `-H "authorization: Bearer $${who}"`;
   const definition = pretty(tools.create_invoice);
   return `
 toolgate is running at ${base} (state in ${statePath}; admin token and keys in ${devVarsPath}).
@@ -161,4 +161,13 @@ curl -s -i $REF/mcp ${as("MCP_AGENT")} ${JSON_TYPE} -H "accept: application/json
 The credentials above are new and stay valid until the next npm start revokes them${revoked === 0 ? "" : `; the ${revoked} the previous start printed are revoked`}.
 Press Ctrl-C to stop.
 `;
+}
+
+/** What {@link setUpDemo} takes. */
+export interface DemoSetup extends AdminAccess {
+  demoBase: string;
+  token: string;
+  devVarsPath: string;
+  statePath?: string;
+  issuedPath: string;
 }

@@ -6,12 +6,13 @@
 //   GET  /invoices/status/{status_ref}  what happened to a write: committed (with its result) or not_found
 //   POST /invoices/status/{status_ref}/fence   refuse that key from now on (answers its result if it committed)
 // Every request must carry the gate's signature (docs/http-tools.md), checked with the gate's
-// published public key (demo-identity.js). State lives in memory and ends with the process.
-import { createServer } from "node:http";
-import { keyring, MAX_AGE_SECONDS, verifyToolgateRequest } from "./demo-identity.js";
+// published public key (demo-identity.ts). State lives in memory and ends with the process.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { keyring, MAX_AGE_SECONDS, verifyToolgateRequest, type Jwk } from "./demo-identity.ts";
 
 /** The demo's customers (what `lookup_customer` reads). */
-export const CUSTOMERS = {
+export const CUSTOMERS: Readonly<Record<string, { name: string; tier: string; balance_cents: number }>> = {
   acme: { name: "Acme Corporation", tier: "gold", balance_cents: 125_000 },
   globex: { name: "Globex", tier: "silver", balance_cents: 0 },
   initech: { name: "Initech", tier: "bronze", balance_cents: 4_250 },
@@ -22,7 +23,7 @@ export const CUSTOMERS = {
  * `lookup_customer` (a read) and `create_invoice` (a write that needs a human above 100, a CEL
  * rule; its authorization header is the consumer secret `secret`).
  */
-export function demoTools(base, secret = "demo_service_token") {
+export function demoTools(base: string, secret = "demo_service_token"): DemoTools {
   const customer = { type: "string", description: "The customer's id, such as acme.", pattern: "^[a-z][a-z0-9-]*$", maxLength: 32 };
   return {
     lookup_customer: {
@@ -83,17 +84,17 @@ export function demoTools(base, secret = "demo_service_token") {
   };
 }
 
-function send(res, status, body) {
+function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   // `connection: close`: the gate never reuses a connection this server might close meanwhile.
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), connection: "close" });
   res.end(text);
 }
 
-async function readBody(req, max) {
-  const chunks = [];
+async function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > max) return null;
     chunks.push(chunk);
@@ -102,12 +103,12 @@ async function readBody(req, max) {
 }
 
 /** Which tool an endpoint serves: `{ tool, kind, key? }`, or null. */
-function routeOf(method, path) {
+function routeOf(method: string, path: string): Route | null {
   if (method === "POST" && path === "/customers/lookup") return { tool: "lookup_customer", kind: "lookup" };
   if (method === "POST" && path === "/invoices") return { tool: "create_invoice", kind: "create" };
   const status = /^\/invoices\/status\/([^/]+)(\/fence)?$/.exec(path);
   if (status === null) return null;
-  const key = decodeURIComponent(status[1]);
+  const key = decodeURIComponent(status[1] ?? "");
   if (method === "GET" && status[2] === undefined) return { tool: "create_invoice", kind: "status", key };
   if (method === "POST" && status[2] === "/fence") return { tool: "create_invoice", kind: "fence", key };
   return null;
@@ -120,12 +121,12 @@ function routeOf(method, path) {
  * `token`: the bearer token `create_invoice` requires; `now`: the clock in milliseconds.
  * Answers `{ port, base, state(), close() }`.
  */
-export async function startDemoService({ port = 0, keys, token, now = Date.now }) {
+export async function startDemoService({ port = 0, keys, token, now = Date.now }: DemoServiceOptions): Promise<DemoService> {
   const keysOf = keyring(keys, now);
-  const nonces = new Map();
-  const invoices = new Map();
-  const fenced = new Set();
-  const fresh = (nonce) => {
+  const nonces = new Map<string, number>();
+  const invoices = new Map<string, InvoiceResult>();
+  const fenced = new Set<string>();
+  const fresh = (nonce: string): boolean => {
     const seconds = Math.floor(now() / 1000);
     for (const [seen, at] of nonces) if (at < seconds - 2 * MAX_AGE_SECONDS) nonces.delete(seen);
     if (nonces.has(nonce)) return false;
@@ -134,21 +135,24 @@ export async function startDemoService({ port = 0, keys, token, now = Date.now }
   };
   const observedAt = () => new Date(now()).toISOString().replace(/\.\d{3}Z$/, "Z");
   let base = "";
-  const handle = async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await readBody(req, 65_536);
     if (body === null) return send(res, 413, { error: "body too large" });
     // The URI the gate was configured with (docs/http-tools.md: rebuild it, never trust a Host header).
-    const url = `${base}${req.url}`;
-    const checked = await verifyToolgateRequest({ method: req.method, url, headers: req.headers, body }, { keysOf, nowSeconds: Math.floor(now() / 1000), fresh });
+    const url = `${base}${req.url ?? ""}`;
+    const method = req.method ?? "";
+    const checked = await verifyToolgateRequest({ method, url, headers: req.headers, body }, { keysOf, nowSeconds: Math.floor(now() / 1000), fresh });
     if (!checked.ok) return send(res, 401, { error: checked.reason });
-    const route = routeOf(req.method, new URL(url).pathname);
+    const route = routeOf(method, new URL(url).pathname);
     if (route === null) return send(res, 404, { error: "no such endpoint" });
     const statement = checked.statement;
     if (statement.tool !== route.tool) return send(res, 403, { error: `this endpoint serves ${route.tool}` });
     if (route.tool === "create_invoice" && req.headers["authorization"] !== `Bearer ${token}`) return send(res, 403, { error: "bad token" });
     if (route.kind === "lookup") {
-      const id = JSON.parse(body.toString("utf8")).customer;
-      const found = Object.hasOwn(CUSTOMERS, id) ? CUSTOMERS[id] : undefined;
+      // A signed request from the gate, its body checked against the tool's input schema there;
+      // a body that is not what the tool sends is a 400 (the catch below).
+      const id: unknown = (JSON.parse(body.toString("utf8")) as { customer?: unknown }).customer;
+      const found = typeof id === "string" && Object.hasOwn(CUSTOMERS, id) ? CUSTOMERS[id] : undefined;
       if (found === undefined) return send(res, 404, { error: "no such customer" });
       return send(res, 200, { data: { customer: id, ...found }, resource_revision: null, observed_at: observedAt() });
     }
@@ -157,7 +161,7 @@ export async function startDemoService({ port = 0, keys, token, now = Date.now }
       if (key === undefined || req.headers["idempotency-key"] === undefined) return send(res, 400, { error: "a write needs an Idempotency-Key" });
       if (fenced.has(key)) return send(res, 409, { error: "this key is fenced" });
       if (!invoices.has(key)) {
-        const args = JSON.parse(body.toString("utf8"));
+        const args = JSON.parse(body.toString("utf8")) as { customer?: unknown; amount?: unknown };
         const n = invoices.size + 1;
         const data = { invoice_id: `INV-${n}`, customer: args.customer, amount: args.amount };
         invoices.set(key, { data, resource_revision: null, observed_at: observedAt(), request_id: `req-${n}`, receipt_id: `rcpt-INV-${n}` });
@@ -166,10 +170,11 @@ export async function startDemoService({ port = 0, keys, token, now = Date.now }
     }
     // Status and fence: the statement asks about the key in the URL.
     if (statement.status_ref !== route.key) return send(res, 403, { error: "the statement's status_ref is not this key" });
-    const result = invoices.get(route.key);
+    const key = route.key ?? "";
+    const result = invoices.get(key);
     if (result !== undefined) return send(res, 200, { state: "committed", result });
-    if (route.kind === "fence") fenced.add(route.key);
-    return send(res, 200, { state: fenced.has(route.key) ? "fenced" : "not_found" });
+    if (route.kind === "fence") fenced.add(key);
+    return send(res, 200, { state: fenced.has(key) ? "fenced" : "not_found" });
   };
   const server = createServer((req, res) => {
     handle(req, res).catch(() => {
@@ -177,11 +182,11 @@ export async function startDemoService({ port = 0, keys, token, now = Date.now }
       else res.destroy();
     });
   });
-  await new Promise((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", resolve);
   });
-  const bound = server.address().port;
+  const bound = (server.address() as AddressInfo).port;
   base = `http://127.0.0.1:${bound}`;
   return {
     port: bound,
@@ -189,9 +194,50 @@ export async function startDemoService({ port = 0, keys, token, now = Date.now }
     /** What happened so far: invoices by key, fenced keys. */
     state: () => ({ invoices: Object.fromEntries(invoices), fenced: [...fenced] }),
     close: () =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** A tool definition as the admin API takes it (`PUT /v1/consumers/{c}/tools/{name}`). */
+export type ToolDefinitionBody = Record<string, unknown>;
+
+/** The demo's two tools as data. */
+export type DemoTools = {
+  lookup_customer: ToolDefinitionBody;
+  create_invoice: ToolDefinitionBody;
+};
+
+/** One endpoint of the service. */
+interface Route {
+  tool: "lookup_customer" | "create_invoice";
+  kind: "lookup" | "create" | "status" | "fence";
+  key?: string;
+}
+
+/** What a committed write answers. */
+interface InvoiceResult {
+  data: { invoice_id: string; customer: unknown; amount: unknown };
+  resource_revision: null;
+  observed_at: string;
+  request_id: string;
+  receipt_id: string;
+}
+
+/** What {@link startDemoService} takes. */
+export interface DemoServiceOptions {
+  port?: number;
+  keys: Readonly<Record<string, string | { keys: Jwk[] }>>;
+  token: string;
+  now?: () => number;
+}
+
+/** A running demo service. */
+export interface DemoService {
+  port: number;
+  base: string;
+  state: () => { invoices: Record<string, InvoiceResult>; fenced: string[] };
+  close: () => Promise<void>;
 }

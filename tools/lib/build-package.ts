@@ -2,21 +2,25 @@
 // `toolgate/client`, `toolgate/worker`; shared code in dist/chunks/) with esbuild, dependencies
 // left as imports so a host's bundler dedupes and tree-shakes them, and the type declarations
 // under dist/types/ from `tsc -p tsconfig.build.json`. Run by `prepack`.
-import { build } from "esbuild";
+import { build, type BuildOptions } from "esbuild";
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { ROOT } from "./paths.ts";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = `${ROOT}/`;
+
+/** The package's entry points, by output name under dist/. */
+export type EntryName = "core" | "client" | "worker";
+const ENTRY_NAMES: readonly EntryName[] = ["core", "client", "worker"];
 
 /** The entry points: output name (under dist/) → source. */
-export const ENTRIES = { core: "src/core/index.ts", client: "src/client/index.ts", worker: "src/worker/gate.ts" };
+export const ENTRIES: Readonly<Record<EntryName, string>> = { core: "src/core/index.ts", client: "src/client/index.ts", worker: "src/worker/gate.ts" };
 
 /**
  * The esbuild options of the package's entries (`names`: which of {@link ENTRIES}) into `outdir`:
  * ESM, platform neutral (no Node or browser built-ins assumed), shared code in chunks/.
  */
-export function entryBuild(names, outdir) {
+export function entryBuild(names: readonly EntryName[], outdir: string): BuildOptions & { entryPoints: Array<{ in: string; out: string }> } {
   return {
     absWorkingDir: root,
     entryPoints: names.map((out) => ({ in: ENTRIES[out], out })),
@@ -35,24 +39,20 @@ export function entryBuild(names, outdir) {
 }
 
 /** Bundles the entries into dist/. */
-export async function buildJs() {
+export async function buildJs(): Promise<void> {
   rmSync(`${root}dist/chunks`, { recursive: true, force: true });
-  await build(entryBuild(Object.keys(ENTRIES), "dist"));
+  await build(entryBuild(ENTRY_NAMES, "dist"));
 }
 
 /** Emits the `.d.ts` files of the entries (and what they reference) into dist/types/. */
-export function buildTypes() {
+export function buildTypes(): void {
   rmSync(`${root}dist/types`, { recursive: true, force: true });
   const tsc = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.build.json`], { cwd: root, stdio: "inherit" });
   if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (exit ${tsc.status})`);
 }
 
 /** The whole package build: JavaScript, then declarations. */
-export async function buildPackage() {
+export async function buildPackage(): Promise<void> {
   await buildJs();
   buildTypes();
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await buildPackage();
 }

@@ -4,15 +4,15 @@
 // fails if a bundle could evaluate text.
 import { build } from "esbuild";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { ROOT } from "./paths.ts";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const extension = `${root}examples/browser-extension`;
+const extension = `${ROOT}/examples/browser-extension`;
 
 /** Code that evaluates text: refused by the extension pages' CSP (script-src 'self'). */
 const EVALUATES = /\beval\s*\(|\bnew\s+Function\s*\(|\bFunction\s*\(\s*["'`]/;
 
-export async function buildExtension() {
+/** Builds the extension; answers its folder. */
+export async function buildExtension(): Promise<string> {
   const entries = { "service-worker": `${extension}/src/service-worker.ts`, options: `${extension}/src/options.ts` };
   await build({
     entryPoints: entries,
@@ -33,7 +33,3 @@ export async function buildExtension() {
   return extension;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const dir = await buildExtension();
-  process.stdout.write(`built ${dir}/dist (load the folder ${dir})\n`);
-}

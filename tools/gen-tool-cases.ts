@@ -1,7 +1,7 @@
 // Writes N generated tool-cases-v2 fixtures and, with --golden, the reference's golden data.
 //
 // Usage (from the repository root):
-//   node scripts/run-ts.js scripts/gen-tool-cases.ts --seed S --count N --out DIR [--golden]
+//   node tools/run.js tools/gen-tool-cases.ts --seed S --count N --out DIR [--golden]
 //        [--reference PATH/TO/dump.py] [--python python3] [--jobs J]
 //
 // --golden runs the reference's dump.py on every fixture (python3 is needed for this step only)

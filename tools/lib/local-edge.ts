@@ -16,8 +16,9 @@
 // Without it, `wrangler dev` answers such requests itself with 500, 501 or 503 ("Your worker
 // restarted mid-request"), or holds the connection open forever.
 import http from "node:http";
-import net from "node:net";
-import { heldLedger, isHeld } from "./local-edge-held.js";
+import net, { type AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { heldLedger, isHeld } from "./local-edge-held.ts";
 
 /** Problems the edge answers with; each code, status and title is in the gate's catalog. */
 export const EDGE_PROBLEMS = {
@@ -28,32 +29,38 @@ export const EDGE_PROBLEMS = {
   HEADERS_TOO_LARGE: { status: 431, title: "Request head too large", reason: "Request Header Fields Too Large" },
   RATE_LIMITED: { status: 429, title: "Too many requests", reason: "Too Many Requests" },
   UPSTREAM_UNAVAILABLE: { status: 503, title: "The gate is not reachable", reason: "Service Unavailable" },
-};
+} as const satisfies Record<string, { status: number; title: string; reason: string }>;
+
+/** The code of an edge refusal. */
+export type EdgeProblemCode = keyof typeof EDGE_PROBLEMS;
+
+/** A refusal decided before the body is read: code, detail and extra headers. */
+type Refusal = [EdgeProblemCode, string, Record<string, string>?];
 
 /** Methods the gate serves; anything else is 405 here (workerd would answer 501). */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and framing the edge recomputes. */
 const HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "content-length"]);
 
-const SLUG = (code) => code.toLowerCase().replace(/_/g, "-");
+const SLUG = (code: string): string => code.toLowerCase().replace(/_/g, "-");
 
 /** The problem+json body and head of one edge refusal. */
-export function edgeProblem(code, detail) {
+export function edgeProblem(code: EdgeProblemCode, detail: string): { status: number; reason: string; body: string } {
   const p = EDGE_PROBLEMS[code];
   const body = JSON.stringify({ type: `https://toolgate.dev/problems/${SLUG(code)}`, title: p.title, status: p.status, code, detail });
   return { status: p.status, reason: p.reason, body };
 }
 
-function rawProblem(socket, code, detail, extra = "") {
+function rawProblem(socket: Duplex, code: EdgeProblemCode, detail: string, extra = ""): void {
   const { status, reason, body } = edgeProblem(code, detail);
   if (socket.writable) {
     socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n${extra}\r\n${body}`);
   }
-  socket.destroySoon?.();
+  (socket as Duplex & { destroySoon?: () => void }).destroySoon?.();
   setTimeout(() => socket.destroy(), 1_000).unref();
 }
 
-function refuse(res, code, detail, headers = {}) {
+function refuse(res: http.ServerResponse, code: EdgeProblemCode, detail: string, headers: Record<string, string> = {}): void {
   const { status, body } = edgeProblem(code, detail);
   if (res.headersSent) {
     res.destroy();
@@ -64,7 +71,7 @@ function refuse(res, code, detail, headers = {}) {
 }
 
 /** The origin-form (path and query) of a request target, or null if it has none. */
-function originForm(target) {
+function originForm(target: string): string | null {
   if (target.startsWith("/")) return target;
   if (!/^https?:\/\//i.test(target)) return null;
   try {
@@ -79,11 +86,12 @@ function originForm(target) {
  * The request's headers for the upstream: every header as sent (repeats kept), minus hop-by-hop;
  * an HTTP/1.0 request without Host gets the edge's own.
  */
-function forwardHeaders(rawHeaders, length, host) {
-  const out = [];
+function forwardHeaders(rawHeaders: string[], length: number | null, host: string): string[] {
+  const out: string[] = [];
   if (!rawHeaders.some((h, i) => i % 2 === 0 && h.toLowerCase() === "host")) out.push("host", host);
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (!HOP.has(rawHeaders[i].toLowerCase())) out.push(rawHeaders[i], rawHeaders[i + 1]);
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] ?? "";
+    if (!HOP.has(name.toLowerCase())) out.push(name, rawHeaders[i + 1] ?? "");
   }
   if (length !== null) out.push("content-length", String(length));
   return out;
@@ -95,7 +103,7 @@ function forwardHeaders(rawHeaders, length, host) {
  * (an absolute-form target, RFC 9112 §3.2.2, is served as its path; asterisk- and
  * authority-form are refused), a declared body over the limit.
  */
-function preflight(req, maxBodyBytes) {
+function preflight(req: http.IncomingMessage, maxBodyBytes: number): Refusal | null {
   if (req.httpVersion === "1.1" && req.headers.host === undefined) return ["MALFORMED_HTTP", "An HTTP/1.1 request needs a Host header."];
   if (!METHODS.has(req.method ?? "")) {
     return ["METHOD_NOT_ALLOWED", `The gate does not serve ${JSON.stringify(String(req.method).slice(0, 20))} requests.`, { allow: [...METHODS].join(", ") }];
@@ -112,7 +120,7 @@ function preflight(req, maxBodyBytes) {
  * `maxHeldPerClient` (64: long-polls, event streams and WebSockets one client address holds at
  * once). Answers `{ server, port, close() }`.
  */
-export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, maxBodyBytes = 4 * 1024 * 1024, requestTimeoutMs = 15_000, maxHeldPerClient = 64 }) {
+export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, maxBodyBytes = 4 * 1024 * 1024, requestTimeoutMs = 15_000, maxHeldPerClient = 64 }: LocalEdgeOptions): Promise<LocalEdge> {
   const server = http.createServer({
     requestTimeout: requestTimeoutMs,
     headersTimeout: Math.min(10_000, requestTimeoutMs),
@@ -124,8 +132,9 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
   });
   // A client may half-close after sending its request (`shutdown(SHUT_WR)`) and still read the
   // answer; by default Node's server then aborts the request and closes the socket unanswered.
-  server.httpAllowHalfOpen = true;
-  const sockets = new Set();
+  // (A property of Node's server that its types leave out.)
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  const sockets = new Set<Duplex>();
   server.on("connection", (socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
@@ -139,22 +148,23 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
   server.on("request", (req, res) => {
     const early = preflight(req, maxBodyBytes);
     if (early !== null) {
-      refuse(res, ...early);
+      refuse(res, early[0], early[1], early[2]);
       if (early[0] === "BODY_TOO_LARGE") req.destroy();
       else req.resume();
       return;
     }
-    const path = originForm(req.url ?? "");
+    // preflight refused a target without a path.
+    const path = originForm(req.url ?? "") ?? "/";
     const declared = req.headers["content-length"];
-    const chunks = [];
+    const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
-    const refuseOnce = (code, detail) => {
+    const refuseOnce = (code: EdgeProblemCode, detail: string): void => {
       if (refused) return;
       refused = true;
       refuse(res, code, detail);
     };
-    req.on("data", (chunk) => {
+    req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBodyBytes) {
         refuseOnce("BODY_TOO_LARGE", `The body may have at most ${maxBodyBytes} bytes.`);
@@ -174,12 +184,13 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
       const body = Buffer.concat(chunks);
       const hasBody = body.length > 0 || declared !== undefined || req.headers["transfer-encoding"] !== undefined;
       const out = http.request(
-        { host: target.host, port: target.port, method: req.method, path, headers: forwardHeaders(req.rawHeaders, hasBody ? body.length : null, `${host}:${server.address().port}`), agent: upstream },
+        { host: target.host, port: target.port, method: req.method, path, headers: forwardHeaders(req.rawHeaders, hasBody ? body.length : null, `${host}:${(server.address() as AddressInfo).port}`), agent: upstream },
         (answer) => {
-          const headers = [];
-          for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-            const name = answer.rawHeaders[i].toLowerCase();
-            if (name !== "connection" && name !== "keep-alive" && name !== "transfer-encoding") headers.push(answer.rawHeaders[i], answer.rawHeaders[i + 1]);
+          const headers: string[] = [];
+          for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) {
+            const raw = answer.rawHeaders[i] ?? "";
+            const name = raw.toLowerCase();
+            if (name !== "connection" && name !== "keep-alive" && name !== "transfer-encoding") headers.push(raw, answer.rawHeaders[i + 1] ?? "");
           }
           res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
           answer.pipe(res);
@@ -195,7 +206,7 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
       // closed socket is gone for every request; a client that only closed its sending side
       // (`shutdown(SHUT_WR)`) still reads a short answer, but for a held one it is taken as gone:
       // nothing is written to it before the answer, so its leaving would go unnoticed for minutes.
-      const gone = () => {
+      const gone = (): void => {
         if (res.writableFinished) return;
         out.destroy();
         res.destroy();
@@ -216,7 +227,7 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
   server.on("upgrade", (req, socket, head) => {
     const path = originForm(req.url ?? "");
     if (path === null) return rawProblem(socket, "MALFORMED_HTTP", "The request target must be a path (or an absolute http URL).");
-    const release = held.take(socket.remoteAddress ?? "");
+    const release = held.take((socket instanceof net.Socket ? socket.remoteAddress : undefined) ?? "");
     if (release === null) return rawProblem(socket, "RATE_LIMITED", tooMany, "retry-after: 1\r\n");
     const up = net.connect(target.port, target.host);
     up.once("close", release);
@@ -228,7 +239,7 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
       up.pipe(socket);
       socket.pipe(up);
     });
-    const close = () => {
+    const close = (): void => {
       up.destroy();
       socket.destroy();
     };
@@ -238,7 +249,7 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
     socket.on("close", () => up.destroy());
   });
 
-  server.on("clientError", (error, socket) => {
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     const code = error.code;
     if (code === "ERR_HTTP_REQUEST_TIMEOUT") return rawProblem(socket, "REQUEST_TIMEOUT", `The request was not complete within ${requestTimeoutMs} ms.`);
     if (code === "HPE_HEADER_OVERFLOW") return rawProblem(socket, "HEADERS_TOO_LARGE", "The request line and headers may have at most 32 KiB.");
@@ -247,18 +258,35 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
     return rawProblem(socket, "MALFORMED_HTTP", "The request is not well-formed HTTP/1.1.");
   });
 
-  await new Promise((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, resolve);
   });
   return {
     server,
-    port: server.address().port,
+    port: (server.address() as AddressInfo).port,
     close: () =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         upstream.destroy();
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/** What {@link startLocalEdge} takes. */
+export interface LocalEdgeOptions {
+  host?: string;
+  port?: number;
+  target: { host: string; port: number };
+  maxBodyBytes?: number;
+  requestTimeoutMs?: number;
+  maxHeldPerClient?: number;
+}
+
+/** A running local edge. */
+export interface LocalEdge {
+  server: http.Server;
+  port: number;
+  close: () => Promise<void>;
 }

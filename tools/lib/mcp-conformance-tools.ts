@@ -12,7 +12,8 @@
  * sampling or elicitation request, which arrives as a separate POST of the same session.
  */
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, CreateMessageResultSchema, ElicitResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -63,11 +64,14 @@ export const CONFORMANCE_TOOLS = [
   },
 ];
 
-const text = (value) => ({ type: "text", text: value });
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+const text = (value: string): { type: "text"; text: string } => ({ type: "text", text: value });
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** What a tool call's handler gets besides the request (the SDK's `RequestHandlerExtra`). */
+type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
 
 /** Asks the client's user for a form of `properties`; answers what came back. */
-async function elicited(extra, properties) {
+async function elicited(extra: Extra, properties: Record<string, unknown>): Promise<{ content: Array<{ type: "text"; text: string }> }> {
   const answer = await extra.sendRequest(
     { method: "elicitation/create", params: { message: "Please review the defaults and answer", requestedSchema: { type: "object", properties, required: [] } } },
     ElicitResultSchema,
@@ -75,7 +79,7 @@ async function elicited(extra, properties) {
   return { content: [text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)] };
 }
 
-function mcpServer() {
+function mcpServer(): Server {
   const server = new Server({ name: "conformance-tools", version: "1.0.0" }, { capabilities: { tools: {}, logging: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: CONFORMANCE_TOOLS.map((tool) => ({ ...tool })) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -159,22 +163,22 @@ function mcpServer() {
 }
 
 /** The open sessions' transports, by `Mcp-Session-Id`. */
-const transports = new Map();
+const transports = new Map<string, StreamableHTTPServerTransport>();
 
-function rpcError(res, status, message) {
+function rpcError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }));
 }
 
-async function handle(req, res) {
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.url !== "/mcp") {
     res.writeHead(404).end();
     return;
   }
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
   const raw = Buffer.concat(chunks).toString("utf8");
   // A test server for the suite: the SDK transport takes the parsed body.
-  const body = raw === "" ? undefined : JSON.parse(raw);
+  const body: unknown = raw === "" ? undefined : JSON.parse(raw);
   const sessionId = req.headers["mcp-session-id"];
   if (typeof sessionId === "string") {
     const transport = transports.get(sessionId);
@@ -198,17 +202,17 @@ async function handle(req, res) {
 }
 
 /** Starts the server on 127.0.0.1 (a free port); answers its MCP URL and how to stop it. */
-export async function startConformanceTools() {
+export async function startConformanceTools(): Promise<{ url: string; close: () => Promise<void> }> {
   const http = createServer((req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
-  await new Promise((done) => http.listen(0, "127.0.0.1", done));
-  const address = http.address();
+  await new Promise<void>((done) => http.listen(0, "127.0.0.1", done));
+  const address: AddressInfo | string | null = http.address();
   const port = typeof address === "object" && address !== null ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    close: () => new Promise((done) => http.close(() => done())),
+    close: () => new Promise<void>((done) => http.close(() => done())),
   };
 }

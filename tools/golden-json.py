@@ -4,7 +4,8 @@
 The rules are those of the Tool Result v2 reference: its _canonical_json is json.dumps with
 sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False; its loader refuses
 duplicate keys, non-finite constants, more than 32 nested containers and invalid UTF-8.
-Run from the repository root: python3 scripts/golden-json.py
+Run from the repository root: python3 tools/golden-json.py
+Python, not TypeScript: the vectors must come from the reference's own json module, never from toolgate's encoder.
 """
 import hashlib, json, math, random, struct
 

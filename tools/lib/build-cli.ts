@@ -1,10 +1,11 @@
 // Bundles src/cli/main.ts into dist/cli.js so that `npx toolgate` starts fast on Node 20.
+// Imports nothing else of tools/: bin/toolgate.js loads it (through tools/run.js) on a fresh clone.
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
-export async function buildCli() {
+export async function buildCli(): Promise<void> {
   await build({
     entryPoints: [`${root}/src/cli/main.ts`],
     outfile: `${root}/dist/cli.js`,
@@ -14,8 +15,4 @@ export async function buildCli() {
     target: "node20",
     logLevel: "warning",
   });
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await buildCli();
 }

@@ -1,36 +1,25 @@
-// `npm start`: runs the gate under `wrangler dev` with local persistence in .toolgate/state,
-// behind the local edge on 127.0.0.1:8787 (strict HTTP/1.1, as Cloudflare's edge in production;
-// see scripts/local-edge.js), and the demo service (scripts/demo-service.js) on a free port of
-// 127.0.0.1; creates the demo consumers, defines two tools as data on "demo" (scripts/start-demo.js)
-// and prints ready-to-paste curl lines with new credentials, having revoked those the previous
-// start printed (their ids are kept in the state folder: scripts/start-credentials.js). Also
-// exports the helpers the black-box test and the HTTP benchmark use to run wrangler dev.
-// TOOLGATE_PORT picks another public port; TOOLGATE_STATE_DIR another persistence folder and
-// TOOLGATE_DEV_VARS another secrets file than .dev.vars (a test runs the whole stack this way
-// without touching a developer's state or secrets).
-import { spawn } from "node:child_process";
+// Running the gate under `wrangler dev` (what `npm start`, the black-box tests and the HTTP
+// benchmark share): its secrets and `.dev.vars`, its command line, starting and stopping its
+// process group, waiting for it, and calling its admin API.
+import { spawn, type SpawnOptions } from "node:child_process";
 import { createHash, createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { appendFileSync, chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { startDemoService } from "./demo-service.js";
-import { startLocalEdge } from "./local-edge.js";
-import { issuedPath } from "./start-credentials.js";
-import { setUpDemo } from "./start-demo.js";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { ROOT } from "./paths.ts";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
 /** A free TCP port on 127.0.0.1. */
-export function freePort() {
+export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.unref();
     server.on("error", reject);
     server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
+      const { port } = server.address() as AddressInfo;
       server.close(() => resolvePort(port));
     });
   });
@@ -41,23 +30,26 @@ export function freePort() {
  * token, the credential tag key, the key that signs HTTP tool requests and the key that seals
  * consumer secrets (the secret headers of tools defined as data).
  */
-export const SECRET_NAMES = ["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_AUDIT_SIGNING_KEY"];
+export const SECRET_NAMES = ["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_AUDIT_SIGNING_KEY"] as const;
+
+/** One of {@link SECRET_NAMES}. */
+export type SecretName = (typeof SECRET_NAMES)[number];
 
 /** The keys that must hold at least 32 characters (a shorter one disables what it protects). */
-const KEY_NAMES = ["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY"];
+const KEY_NAMES: readonly SecretName[] = ["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY"];
 
 /**
  * Settings `npm start` adds to `.dev.vars` besides the secrets: tools defined as data may target
  * loopback `http` URLs (the demo service). Never set in production, where targets are https only.
  */
-export const DEV_SETTINGS = { TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" };
+export const DEV_SETTINGS: Readonly<Record<string, string>> = { TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" };
 
 /**
  * A C2SP signer key text (Ed25519) for audit checkpoints from a fresh random seed:
  * `PRIVATE+KEY+<name>+<key id, 8 hex>+<base64(0x01 ‖ seed)>`, the key id being the first four
  * bytes of SHA-256(name ‖ "\n" ‖ 0x01 ‖ public key) (docs/audit.md).
  */
-export function auditSigningKey(name = "toolgate-local", seed = randomBytes(32)) {
+export function auditSigningKey(name = "toolgate-local", seed: Buffer = randomBytes(32)): string {
   const pkcs8 = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]);
   const publicKey = createPublicKey(createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" })).export({ format: "der", type: "spki" }).subarray(-32);
   const id = createHash("sha256").update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([1]), publicKey])).digest().subarray(0, 4).toString("hex");
@@ -65,8 +57,9 @@ export function auditSigningKey(name = "toolgate-local", seed = randomBytes(32))
 }
 
 /** A fresh random value for each of {@link SECRET_NAMES} (the audit signing key: a fresh signer key). */
-export function freshSecrets() {
-  return Object.fromEntries(SECRET_NAMES.map((name) => [name, name === "TOOLGATE_AUDIT_SIGNING_KEY" ? auditSigningKey() : randomBytes(32).toString("base64url")]));
+export function freshSecrets(): Record<SecretName, string> {
+  // Every name of SECRET_NAMES, in its order.
+  return Object.fromEntries(SECRET_NAMES.map((name) => [name, name === "TOOLGATE_AUDIT_SIGNING_KEY" ? auditSigningKey() : randomBytes(32).toString("base64url")])) as Record<SecretName, string>;
 }
 
 /**
@@ -75,7 +68,7 @@ export function freshSecrets() {
  * upper-case identifiers; values may not hold whitespace, quotes, `$`, `#` or backslashes
  * (dotenv would reinterpret them), so a value is always read back exactly.
  */
-export function writeEnvFile(bindings) {
+export function writeEnvFile(bindings: Readonly<Record<string, unknown>>): { path: string; remove: () => void } {
   const lines = Object.entries(bindings).map(([name, value]) => {
     if (!/^[A-Z][A-Z0-9_]*$/.test(name)) throw new Error(`env file: bad binding name ${JSON.stringify(name)}`);
     if (typeof value !== "string" || !/^[^\s'"`$#\\]*$/.test(value)) throw new Error(`env file: the value of ${name} cannot be written safely`);
@@ -91,7 +84,7 @@ export function writeEnvFile(bindings) {
  * The command line of `wrangler dev` (after `node`): never a secret, only the path of the env
  * file that holds them (`envFile`; none: wrangler reads `.dev.vars`).
  */
-export function wranglerDevArgs({ port, persistTo, envFile = null }) {
+export function wranglerDevArgs({ port, persistTo, envFile = null }: { port: number; persistTo: string; envFile?: string | null }): string[] {
   const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--show-interactive-dev-session=false"];
   return envFile === null ? args : [...args, "--env-file", envFile];
 }
@@ -105,9 +98,9 @@ export function wranglerDevArgs({ port, persistTo, envFile = null }) {
  * `spawnProcess` is `child_process.spawn` (a test passes a recorder).
  * Answers { child, stop(), kill(), output() }.
  */
-export function startWranglerDev({ port, persistTo, secrets = null, envFile: kept = null, inherit = false, spawnProcess = spawn }) {
+export function startWranglerDev({ port, persistTo, secrets = null, envFile: kept = null, inherit = false, spawnProcess = spawn }: WranglerDevOptions): WranglerDev {
   const envFile = secrets === null ? null : writeEnvFile(secrets);
-  let child;
+  let child: WranglerChild;
   try {
     child = spawnProcess(process.execPath, wranglerDevArgs({ port, persistTo, envFile: envFile?.path ?? kept }), {
       cwd: ROOT,
@@ -124,17 +117,17 @@ export function startWranglerDev({ port, persistTo, secrets = null, envFile: kep
   }
   child.once("exit", () => envFile?.remove());
   let log = "";
-  child.stdout?.on("data", (d) => (log = (log + d).slice(-20_000)));
-  child.stderr?.on("data", (d) => (log = (log + d).slice(-20_000)));
-  const signal = (sig) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+  child.stdout?.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
+  child.stderr?.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
+  const signal = (sig: NodeJS.Signals): void => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
     try {
       process.kill(-child.pid, sig);
     } catch {
       // already gone
     }
   };
-  const exited = new Promise((r) => child.once("exit", r));
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
   return {
     child,
     output: () => log,
@@ -154,7 +147,7 @@ export function startWranglerDev({ port, persistTo, secrets = null, envFile: kep
 }
 
 /** Polls GET /healthz until it answers 200; answers the milliseconds it took. */
-export async function waitHealthy(base, timeoutMs = 60_000) {
+export async function waitHealthy(base: string, timeoutMs = 60_000): Promise<number> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     try {
@@ -169,8 +162,11 @@ export async function waitHealthy(base, timeoutMs = 60_000) {
   throw new Error(`wrangler dev did not become healthy at ${base} within ${timeoutMs} ms`);
 }
 
-/** Calls the gate as admin or with a credential; throws on an unexpected status. */
-export async function call(base, method, path, token, body, expected = [200, 201, 204]) {
+/**
+ * Calls the gate as admin or with a credential; throws on an unexpected status. `T`: the shape of
+ * the answer the caller asked for (null for an empty body).
+ */
+export async function call<T = unknown>(base: string, method: string, path: string, token: string, body?: unknown, expected: readonly number[] = [200, 201, 204]): Promise<T> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
@@ -178,18 +174,20 @@ export async function call(base, method, path, token, body, expected = [200, 201
   });
   const text = await res.text();
   if (!expected.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text === "" ? null : JSON.parse(text);
+  // The answer of the gate this process started (or was pointed at), not untrusted input.
+  return (text === "" ? null : JSON.parse(text)) as T;
 }
 
 /** The path of `npm start`'s `.dev.vars`. */
 export const DEV_VARS = join(ROOT, ".dev.vars");
 
 /** The `NAME=value` lines of a `.dev.vars` (a value's surrounding double quotes dropped). */
-export function readDevVars(path = DEV_VARS) {
-  const vars = {};
+export function readDevVars(path = DEV_VARS): Record<string, string | undefined> {
+  const vars: Record<string, string | undefined> = {};
   for (const line of readFileSync(path, "utf8").split("\n")) {
     const m = /^([A-Z][A-Z0-9_]*)=(.+)$/.exec(line);
-    if (m !== null && !Object.hasOwn(vars, m[1])) vars[m[1]] = m[2].trim().replace(/^"|"$/g, "");
+    const [, name, value] = m ?? [];
+    if (name !== undefined && value !== undefined && !Object.hasOwn(vars, name)) vars[name] = value.trim().replace(/^"|"$/g, "");
   }
   return vars;
 }
@@ -200,7 +198,7 @@ export function readDevVars(path = DEV_VARS) {
  * {@link DEV_SETTINGS} it lacks; answers the admin token. A key shorter than 32 characters is
  * refused (the Worker would admit no credential, sign nothing or seal nothing with it).
  */
-export function ensureDevVars(path = DEV_VARS) {
+export function ensureDevVars(path = DEV_VARS): string {
   if (!existsSync(path)) writeFileSync(path, "", { mode: 0o600 });
   if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   const text = readFileSync(path, "utf8");
@@ -223,10 +221,10 @@ export function ensureDevVars(path = DEV_VARS) {
 }
 
 /** Refuses a port another process holds on 127.0.0.1, before anything starts. */
-export function assertPortFree(port) {
+export function assertPortFree(port: number): Promise<void> {
   return new Promise((done, reject) => {
     const probe = createServer();
-    probe.once("error", (error) =>
+    probe.once("error", (error: NodeJS.ErrnoException) =>
       reject(
         error.code === "EADDRINUSE"
           ? new Error(`127.0.0.1:${port} is in use (another npm start?); stop it, or choose another port: TOOLGATE_PORT=${port + 1} npm start`)
@@ -237,64 +235,33 @@ export function assertPortFree(port) {
   });
 }
 
-/** What `main` started, stopped in reverse order on exit or failure. */
-const started = [];
 
-async function stopStarted() {
-  for (const stop of started.splice(0).reverse()) await stop().catch(() => {});
+/** What {@link startWranglerDev} takes. */
+export interface WranglerDevOptions {
+  port: number;
+  persistTo: string;
+  /** Bindings written to a 0600 env file for this run (null: `envFile`, else `.dev.vars`). */
+  secrets?: Readonly<Record<string, unknown>> | null;
+  envFile?: string | null;
+  inherit?: boolean;
+  /** `child_process.spawn` (a test passes a recorder). */
+  spawnProcess?(command: string, args: string[], options: SpawnOptions): WranglerChild;
 }
 
-async function main() {
-  const port = Number(process.env.TOOLGATE_PORT ?? 8787);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`TOOLGATE_PORT must be a port number (1–65535), not ${JSON.stringify(process.env.TOOLGATE_PORT)}`);
-  await assertPortFree(port);
-  const base = `http://127.0.0.1:${port}`;
-  const devVars = process.env.TOOLGATE_DEV_VARS === undefined ? DEV_VARS : resolve(process.env.TOOLGATE_DEV_VARS);
-  const admin = ensureDevVars(devVars);
-  const vars = readDevVars(devVars);
-  if (vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS !== "1") {
-    throw new Error(`${devVars} sets TOOLGATE_ALLOW_LOOPBACK_TARGETS to "${vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS}": the demo's tools call the demo service over http on 127.0.0.1; set it to 1 or delete its line`);
-  }
-  // The demo service holds only what any downstream may: where the gate publishes the demo
-  // consumer's public key (fetched at its first request; docs/http-tools.md), and the bearer
-  // token its write requires (stored in the gate as the consumer secret the tool names).
-  const token = randomBytes(32).toString("base64url");
-  const service = await startDemoService({ keys: { demo: `${base}/v1/consumers/demo/signing-keys` }, token });
-  started.push(() => service.close());
-  const persistTo = process.env.TOOLGATE_STATE_DIR === undefined ? join(ROOT, ".toolgate", "state") : resolve(process.env.TOOLGATE_STATE_DIR);
-  mkdirSync(persistTo, { recursive: true });
-  const inner = await freePort();
-  // wrangler reads .dev.vars by itself; another secrets file is named to it (`--env-file`).
-  const dev = startWranglerDev({ port: inner, persistTo, inherit: true, envFile: devVars === DEV_VARS ? null : devVars });
-  started.push(() => dev.stop());
-  // Whatever ends this process, wrangler's process group (workerd included) ends with it.
-  process.once("exit", () => {
-    try {
-      process.kill(-dev.child.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  });
-  const edge = await startLocalEdge({ port, target: { host: "127.0.0.1", port: inner } });
-  started.push(() => edge.close());
-  const stopAll = () => void stopStarted().then(() => process.exit(0));
-  process.on("SIGINT", stopAll);
-  process.on("SIGTERM", stopAll);
-  dev.child.once("exit", (code) => void stopStarted().then(() => process.exit(code ?? 1)));
-  await waitHealthy(base);
-  const statePath = relative(ROOT, persistTo) || persistTo;
-  console.log(await setUpDemo({ base, admin, demoBase: service.base, token, devVarsPath: devVars, statePath, issuedPath: issuedPath(persistTo), call }));
-  console.log(
-    vars.TOOLGATE_OTLP_ENDPOINT === undefined
-      ? "traces: off; add TOOLGATE_OTLP_ENDPOINT=http://127.0.0.1:4318/v1/traces to .dev.vars to export each tool call's spans (docs/traces.md)"
-      : `traces: each tool call's spans go to ${vars.TOOLGATE_OTLP_ENDPOINT} (docs/traces.md)`,
-  );
+/** What {@link startWranglerDev} uses of the child process it spawns. */
+export interface WranglerChild {
+  pid?: number | undefined;
+  exitCode: number | null;
+  signalCode: NodeJS.Signals | null;
+  stdout?: Readable | null;
+  stderr?: Readable | null;
+  once(event: "exit", listener: (code: number | null) => void): unknown;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch(async (error) => {
-    console.error(`toolgate: ${error instanceof Error ? error.message : String(error)}`);
-    await stopStarted();
-    process.exit(1);
-  });
+/** A running `wrangler dev`. */
+export interface WranglerDev {
+  child: WranglerChild;
+  output: () => string;
+  kill: () => Promise<void>;
+  stop: () => Promise<void>;
 }

@@ -1,4 +1,4 @@
-// The requests of the local edge (scripts/local-edge.js) that the gate may hold open, and the
+// The requests of the local edge (tools/lib/local-edge.ts) that the gate may hold open, and the
 // per-client count of those held at once.
 
 /**
@@ -6,7 +6,7 @@
  * `text/event-stream`: approval and console streams, MCP) or a long-poll (a `wait` query
  * parameter other than 0: approval status, capability effects). `path` is its origin-form target.
  */
-export function isHeld(headers, path) {
+export function isHeld(headers: { accept?: string | undefined }, path: string): boolean {
   if (/text\/event-stream/i.test(headers.accept ?? "")) return true;
   const query = path.indexOf("?");
   if (query < 0) return false;
@@ -19,8 +19,8 @@ export function isHeld(headers, path) {
  * that gives the slot back (once, however often it is called), or null when the client holds
  * `max` already.
  */
-export function heldLedger(max) {
-  const counts = new Map();
+export function heldLedger(max: number): HeldLedger {
+  const counts = new Map<string, number>();
   return {
     take(client) {
       const count = counts.get(client) ?? 0;
@@ -36,4 +36,9 @@ export function heldLedger(max) {
       };
     },
   };
+}
+
+/** Held requests per client address (see {@link heldLedger}). */
+export interface HeldLedger {
+  take(client: string): (() => void) | null;
 }

@@ -7,8 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, freePort, freshSecrets, startWranglerDev, waitHealthy } from "./start.js";
-import { gateCost, requester } from "./bench-http-cost.js";
+import { gateCost, requester, type Reply } from "./lib/bench-http-cost.ts";
+import { ROOT } from "./lib/paths.ts";
+import { call, freePort, freshSecrets, startWranglerDev, waitHealthy } from "./lib/wrangler-dev.ts";
 
 const ROUNDS = 5;
 const PER_ROUND = 240; // 1,200 sequential calls per scenario
@@ -20,7 +21,7 @@ const CONSUMER = "tenant-a";
 
 const agentPool = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-function send(port, method, path, token, body) {
+function send(port: number, method: string, path: string, token: string, body?: string): Promise<Reply> {
   return requester(port, agentPool)(method, path, token, body);
 }
 
@@ -32,9 +33,9 @@ function send(port, method, path, token, body) {
 const STORAGE_CALLS = 2_000;
 const RETENTION_WAIT_MS = 130_000;
 
-async function storagePerCall(port, base, admin, agent) {
-  const size = async () => (await call(base, "GET", `/v1/consumers/${CONSUMER}`, admin)).storage_bytes;
-  const drive = async (label) => {
+async function storagePerCall(port: number, base: string, admin: string, agent: string): Promise<void> {
+  const size = async (): Promise<number> => (await call<{ storage_bytes: number }>(base, "GET", `/v1/consumers/${CONSUMER}`, admin)).storage_bytes;
+  const drive = async (label: string): Promise<{ before: number; after: number }> => {
     const before = await size();
     for (let i = 1; i <= STORAGE_CALLS; i++) {
       const body = JSON.stringify({
@@ -49,7 +50,7 @@ async function storagePerCall(port, base, admin, agent) {
     console.log(`storage, ${label}: ${STORAGE_CALLS} read calls, database ${mb(before)} → ${mb(after)} MB: ${((after - before) / STORAGE_CALLS).toFixed(0)} bytes stored per call`);
     return { before, after };
   };
-  const mb = (bytes) => (bytes / 1_000_000).toFixed(2);
+  const mb = (bytes: number): string => (bytes / 1_000_000).toFixed(2);
   const first = await drive("window 24 h (default)");
   if (process.env.BENCH_RETENTION !== "1") {
     console.log("storage after expiry: not measured (BENCH_RETENTION=1 sets a 60 s window, waits for the sweep and measures again)");
@@ -66,11 +67,11 @@ async function storagePerCall(port, base, admin, agent) {
   await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order"], approver_subjects: [], limits: { calls_per_second: 1000000, call_burst: 1000000 } });
 }
 
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-async function timed(fn) {
+async function timed(fn: () => Promise<Reply>): Promise<number> {
   const t0 = process.hrtime.bigint();
   const res = await fn();
   const us = Number(process.hrtime.bigint() - t0) / 1_000;
@@ -78,7 +79,7 @@ async function timed(fn) {
   return us;
 }
 
-async function main() {
+async function main(): Promise<void> {
   // Fresh random secrets, handed to wrangler dev through a 0600 env file (never its command line).
   const secrets = freshSecrets();
   const admin = secrets.TOOLGATE_ADMIN_TOKEN;
@@ -90,9 +91,9 @@ async function main() {
     const readyMs = await waitHealthy(base);
     // The benchmark measures the gate, not its rate limit.
     await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order"], approver_subjects: [], limits: { calls_per_second: 1000000, call_burst: 1000000 } });
-    const agent = (await call(base, "POST", `/v1/consumers/${CONSUMER}/credentials`, admin, { kind: "agent" })).secret;
+    const agent = (await call<{ secret: string }>(base, "POST", `/v1/consumers/${CONSUMER}/credentials`, admin, { kind: "agent" })).secret;
     let n = 0;
-    const gateRead = () => {
+    const gateRead = (): Promise<Reply> => {
       n += 1;
       const body = JSON.stringify({
         principal: { subject_id: "user-1", roles: [] },
@@ -101,25 +102,26 @@ async function main() {
       });
       return send(port, "POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, body);
     };
-    const ping = () => send(port, "GET", `/v1/consumers/${CONSUMER}/ping`, admin);
+    const ping = (): Promise<Reply> => send(port, "GET", `/v1/consumers/${CONSUMER}/ping`, admin);
     // A third row: the admin consumer update (a write in the consumer's object, then one in the
     // directory's). The goals rank the read call against one write in the same object, measured
-    // on the cost worker (scripts/bench-http-round-trips.js).
-    const write = () => send(port, "PUT", `/v1/consumers/${CONSUMER}`, admin, '{"tools":["get_order"],"approver_subjects":[],"limits":{"calls_per_second":1000000,"call_burst":1000000}}');
-    const scenarios = { "bare DO round trip (ping)": ping, "PUT consumer (2 objects)": write, "gate read call (get_order)": gateRead };
+    // on the cost worker (tools/lib/bench-round-trips.ts).
+    const write = (): Promise<Reply> => send(port, "PUT", `/v1/consumers/${CONSUMER}`, admin, '{"tools":["get_order"],"approver_subjects":[],"limits":{"calls_per_second":1000000,"call_burst":1000000}}');
+    const scenarios: Record<string, () => Promise<Reply>> = { "bare DO round trip (ping)": ping, "PUT consumer (2 objects)": write, "gate read call (get_order)": gateRead };
 
     for (const fn of Object.values(scenarios)) for (let i = 0; i < WARMUP; i++) await timed(fn);
-    const samples = Object.fromEntries(Object.keys(scenarios).map((k) => [k, []]));
+    const samples: Record<string, number[]> = Object.fromEntries(Object.keys(scenarios).map((k) => [k, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, fn] of Object.entries(scenarios)) {
-        for (let i = 0; i < PER_ROUND; i++) samples[name].push(await timed(fn));
+        const list = samples[name] ?? [];
+        for (let i = 0; i < PER_ROUND; i++) list.push(await timed(fn));
       }
     }
-    const throughput = {};
+    const throughput: Record<string, number> = {};
     for (const [name, fn] of Object.entries(scenarios)) {
       let sent = 0;
       const started = Date.now();
-      const worker = async () => {
+      const worker = async (): Promise<void> => {
         while (sent < CONCURRENT_REQUESTS && Date.now() - started < CELL_LIMIT_MS) {
           sent += 1;
           await timed(fn);
@@ -131,9 +133,10 @@ async function main() {
 
     const rows = Object.entries(samples).map(([name, s]) => {
       const sorted = [...s].sort((a, b) => a - b);
-      return { name, count: s.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), rps: throughput[name] };
+      return { name, count: s.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), rps: throughput[name] ?? NaN };
     });
     const [bare, writeRow, gate] = rows;
+    if (bare === undefined || writeRow === undefined || gate === undefined) throw new Error("bench-http: a scenario is missing");
     console.log(`wrangler dev ready in ${readyMs} ms; ${ROUNDS} interleaved rounds of ${PER_ROUND} sequential calls per scenario (after ${WARMUP} warm-up calls each)\n`);
     console.log("scenario                      calls   p50 µs   p99 µs   req/s @ c=8");
     for (const r of rows) {
@@ -149,10 +152,10 @@ async function main() {
     // The audit append's own work per call (chain digest, export line, Merkle leaf and nodes), on
     // the same core in this process, beside the gate read call measured above; signing a
     // checkpoint is never on a call's path (docs/audit.md).
-    const append = spawnSync(process.execPath, ["scripts/run-ts.js", "bench/audit-append.ts", "20000"], { encoding: "utf8" });
+    const append = spawnSync(process.execPath, ["tools/run.js", "bench/audit-append.ts", "20000"], { cwd: ROOT, encoding: "utf8" });
     if (append.status !== 0) throw new Error(`audit append bench failed: ${append.stderr.slice(0, 300)}`);
     // A line this run's own child process printed, not untrusted input.
-    const { entries, us_per_append: perAppend } = JSON.parse(append.stdout.trim());
+    const { entries, us_per_append: perAppend } = JSON.parse(append.stdout.trim()) as { entries: number; us_per_append: number };
     console.log(
       `audit append per call (chain digest + Merkle leaf and nodes, core in-process, ${entries} entries): ${perAppend.toFixed(1)} µs = ${((100 * perAppend) / gate.p50).toFixed(1)} % of the gate read call's p50`,
     );
@@ -165,7 +168,7 @@ async function main() {
   }
 }
 
-main().catch((error) => {
+main().catch((error: unknown) => {
   console.error(`bench-http: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -2,11 +2,20 @@
 // with one plain line "tests: N passed, N failed" read from vitest's JSON report.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { buildCli } from "./build-cli.js";
+import { buildCli } from "./lib/build-cli.ts";
+import { ROOT } from "./lib/paths.ts";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = `${ROOT}/`;
 const report = `${root}.toolgate/vitest-report.json`;
+
+/** The counts of vitest's JSON report this command reads. */
+interface VitestSummary {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+  numTotalTests: number;
+}
 
 await buildCli();
 mkdirSync(`${root}.toolgate`, { recursive: true });
@@ -18,7 +27,7 @@ const run = spawnSync(
 );
 if (existsSync(report)) {
   // A local file vitest just wrote, not untrusted input.
-  const summary = JSON.parse(readFileSync(report, "utf8"));
+  const summary = JSON.parse(readFileSync(report, "utf8")) as VitestSummary;
   const skipped = summary.numPendingTests + summary.numTodoTests;
   process.stdout.write(`\ntests: ${summary.numPassedTests} passed, ${summary.numFailedTests} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`);
   if (summary.numTotalTests === 0) process.exitCode = 1;

@@ -1,7 +1,10 @@
 // `prestart` and `pretest`: on a fresh clone (no node_modules) or after the lockfile changed,
 // installs exactly the lockfile (`npm ci`) before anything runs; `--browser` (pretest) also makes
 // sure the browser tests have a Chromium: Debian's, installed with apt-get when running as root,
-// or else one line saying what to install and which tests cannot run. Needs nothing but Node.
+// or else one line saying what to install and which tests cannot run. Needs nothing but Node:
+// it runs before node_modules (esbuild, which tools/run.js needs for TypeScript) exists, so it is
+// JavaScript, type-checked from its JSDoc (tools/tsconfig.json).
+// @ts-check
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -9,11 +12,19 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-/** Why node_modules does not hold the lockfile's packages (`null`: it does). Local files, not untrusted input. */
+/** @typedef {{ version?: string, optional?: boolean, link?: boolean }} LockEntry */
+
+/**
+ * Why node_modules does not hold the lockfile's packages (`null`: it does). Local files, not untrusted input.
+ * @param {string} [root]
+ * @returns {string | null}
+ */
 export function staleReason(root = ROOT) {
   const hidden = join(root, "node_modules", ".package-lock.json");
   if (!existsSync(hidden)) return "node_modules is missing";
+  /** @type {Record<string, LockEntry>} */
   const wanted = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")).packages ?? {};
+  /** @type {Record<string, LockEntry | undefined>} */
   const installed = JSON.parse(readFileSync(hidden, "utf8")).packages ?? {};
   for (const [path, entry] of Object.entries(wanted)) {
     if (path === "" || entry.optional === true || entry.link === true) continue;
@@ -22,6 +33,10 @@ export function staleReason(root = ROOT) {
   return null;
 }
 
+/**
+ * @param {string} command
+ * @param {string[]} args
+ */
 function run(command, args) {
   const done = spawnSync(command, args, { cwd: ROOT, stdio: "inherit" });
   return done.status === 0;
