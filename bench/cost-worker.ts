@@ -67,9 +67,9 @@ export function texts(scenario: Scenario, run: string, n: number): string[] {
 
 /** A value as the Worker hands it to the object after its contract check (object/rpc.ts). */
 function carry<T>(value: T): Carried<T> {
-  const value_ = carried(value);
-  if ("outside" in value_) throw new Error(value_.outside);
-  return value_;
+  const moved = carried(value);
+  if ("outside" in moved) throw new Error(moved.outside);
+  return moved;
 }
 
 /** The tool-call requests of a scenario as the object receives them from the Worker. */
