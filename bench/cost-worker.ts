@@ -9,7 +9,10 @@
 // still between I/O, so this method only works locally.
 import { app } from "../src/worker/app";
 import type { Env } from "../src/worker/env";
-import { canonicalJson, type JsonObject } from "../src/core/json";
+import { canonicalJson, readJson, type JsonObject } from "../src/core/json";
+import { JsonRpcMessage } from "../src/contracts/mcp";
+import { ToolCallRequest } from "../src/contracts/tool-call";
+import { carried, type Carried } from "../src/worker/object/rpc";
 import { corsOriginsHeld, CORS_ORIGINS_CACHED } from "../src/worker/http/cors-origins";
 import { heldInMemory, type HeldInMemory } from "../src/worker/object/memory";
 import { ConsumerObject as GateObject } from "../src/worker/object/consumer-object";
@@ -42,19 +45,41 @@ export type BenchOp =
 
 const CONTEXT = { provider: "openai", api_family: "responses", response_id: "resp-bench", adapter_revision: "openai-responses-v1" };
 
-function toolCallText(name: string, args: JsonObject, roles: string[], callId: string, key: string | null): string {
-  return canonicalJson({ principal: { subject_id: "user-1", roles }, proposal: { name, arguments: args }, context: { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, ...CONTEXT } });
+function toolCallBody(name: string, args: JsonObject, roles: string[], callId: string, key: string | null): JsonObject {
+  return { principal: { subject_id: "user-1", roles }, proposal: { name, arguments: args }, context: { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, ...CONTEXT } };
 }
 
-/** The request texts of a scenario's calls (built before the clock starts). */
-export function texts(scenario: Scenario, run: string, n: number): string[] {
+/** The request bodies of a scenario's calls (built before the clock starts). */
+function bodies(scenario: Scenario, run: string, n: number): JsonObject[] {
   return Array.from({ length: n }, (_, i) => {
     const id = `${run}-${i}`;
-    if (scenario === "write") return toolCallText("create_refund_draft", { order_ref: "ORDER-7", reason: "duplicate" }, [], id, id);
-    if (scenario === "data") return toolCallText("lookup_customer", { customer: "acme" }, ["support"], id, null);
-    if (scenario === "mcp") return canonicalJson({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_order", arguments: { order_ref: "ORDER-7" } } });
-    return toolCallText("get_order", { order_ref: "ORDER-7" }, [], id, null);
+    if (scenario === "write") return toolCallBody("create_refund_draft", { order_ref: "ORDER-7", reason: "duplicate" }, [], id, id);
+    if (scenario === "data") return toolCallBody("lookup_customer", { customer: "acme" }, ["support"], id, null);
+    if (scenario === "mcp") return { jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_order", arguments: { order_ref: "ORDER-7" } } };
+    return toolCallBody("get_order", { order_ref: "ORDER-7" }, [], id, null);
   });
+}
+
+/** The request texts of a scenario's calls, as a client sends them. */
+export function texts(scenario: Scenario, run: string, n: number): string[] {
+  return bodies(scenario, run, n).map((body) => canonicalJson(body));
+}
+
+/** A value as the Worker hands it to the object after its contract check (object/rpc.ts). */
+function carry<T>(value: T): Carried<T> {
+  const moved = carried(value);
+  if ("outside" in moved) throw new Error(moved.outside);
+  return moved;
+}
+
+/** The tool-call requests of a scenario as the object receives them from the Worker. */
+function toolCalls(scenario: Scenario, run: string, n: number): Carried<ToolCallRequest>[] {
+  return bodies(scenario, run, n).map((body) => carry(ToolCallRequest.parse(body)));
+}
+
+/** The MCP messages of a scenario as the object receives them from the Worker. */
+function mcpMessages(scenario: Scenario, run: string, n: number): Carried<JsonRpcMessage>[] {
+  return bodies(scenario, run, n).map((body) => carry(JsonRpcMessage.parse(body)));
 }
 
 const MCP_VERSION = "2025-11-25";
@@ -157,17 +182,20 @@ export class ConsumerObject extends GateObject {
       case "memory":
         return { held: heldInMemory(this) };
       case "mcpSession": {
-        const init = canonicalJson({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
+        const init = carry(JsonRpcMessage.parse({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } } }));
         const reply = await this.mcp(consumer, op.tokens.mcp, { method: "POST", sessionId: null, protocolVersion: null, message: init, events: false });
         if (!reply.ok || reply.value.kind !== "answer" || reply.value.sessionId === null) throw new Error(`initialize: ${JSON.stringify(reply)}`);
         return { sessionId: reply.value.sessionId };
       }
       case "prepareWrites":
-        for (const text of texts("write", op.run, op.n)) await this.#approve(consumer, op.tokens, text);
+        for (const request of toolCalls("write", op.run, op.n)) await this.#approve(consumer, op.tokens, request);
         return {};
       case "calls": {
-        const all = texts("read", op.run, op.n);
-        for (let i = 0; i < all.length; i++) answerOf(await this.toolCall(consumer, op.agents[i % op.agents.length] ?? "", all[i] ?? ""), "call");
+        const all = toolCalls("read", op.run, op.n);
+        for (let i = 0; i < all.length; i++) {
+          const request = all[i];
+          if (request !== undefined) answerOf(await this.toolCall(consumer, op.agents[i % op.agents.length] ?? "", request), "call");
+        }
         return { n: all.length };
       }
       case "time":
@@ -176,8 +204,8 @@ export class ConsumerObject extends GateObject {
   }
 
   /** One write opened (it needs an approval), then approved with the digest the approver sees. */
-  async #approve(consumer: string, tokens: Tokens, text: string): Promise<void> {
-    const approvalId = answerOf(await this.toolCall(consumer, tokens.agent, text), "write")["approval_id"];
+  async #approve(consumer: string, tokens: Tokens, request: Carried<ToolCallRequest>): Promise<void> {
+    const approvalId = answerOf(await this.toolCall(consumer, tokens.agent, request), "write")["approval_id"];
     if (typeof approvalId !== "string") throw new Error("a bench write did not ask for an approval");
     const list = answerOf(await this.approvalsCall(consumer, tokens.approver, { kind: "listApprovals", cursor: null }), "approvals") as { approvals?: JsonObject[] };
     const digest = list.approvals?.find((a) => a["approval_id"] === approvalId)?.["approval_digest"];
@@ -188,17 +216,25 @@ export class ConsumerObject extends GateObject {
   async #time(consumer: string, op: Extract<BenchOp, { kind: "time" }>): Promise<{ ms: number; n: number }> {
     const sql = this.ctx.storage.sql;
     const all = texts(op.scenario === "insert" || op.scenario === "fetch" ? "read" : op.scenario, op.run, op.n);
+    // What the object receives from the Worker, built before the clock starts like the texts.
+    const calls = op.scenario === "insert" || op.scenario === "fetch" || op.scenario === "mcp" ? [] : toolCalls(op.scenario, op.run, op.n);
+    const messages = op.scenario === "mcp" ? mcpMessages(op.scenario, op.run, op.n) : [];
     const answers: unknown[] = [];
     sql.exec("CREATE TABLE IF NOT EXISTS bench_rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
     const started = performance.now();
-    for (const text of all) {
+    for (let i = 0; i < all.length; i++) {
+      const text = all[i] ?? "";
       if (op.scenario === "insert") sql.exec("INSERT INTO bench_rows (body) VALUES (?)", text);
       else if (op.scenario === "fetch") {
         const res = await fetch(op.fetchUrl ?? "", { method: "POST", headers: { "content-type": "application/json" }, body: '{"customer":"acme"}' });
         answers.push(await res.text());
       } else if (op.scenario === "mcp") {
-        answers.push(await this.mcp(consumer, op.tokens.mcp, { method: "POST", sessionId: op.sessionId ?? null, protocolVersion: MCP_VERSION, message: text, events: false }));
-      } else answers.push(await this.toolCall(consumer, op.tokens.agent, text));
+        answers.push(await this.mcp(consumer, op.tokens.mcp, { method: "POST", sessionId: op.sessionId ?? null, protocolVersion: MCP_VERSION, message: messages[i] ?? null, events: false }));
+      } else {
+        const request = calls[i];
+        if (request === undefined) throw new Error("a scenario without its calls");
+        answers.push(await this.toolCall(consumer, op.tokens.agent, request));
+      }
     }
     const ms = performance.now() - started;
     // Checked after the clock stopped: every call did what it was meant to.
@@ -222,9 +258,15 @@ async function workerSide(request: Request, env: Env, ctx: ExecutionContext, bod
   if (body.scenario === "mcp") Object.assign(headers, { accept: "application/json, text/event-stream", "mcp-session-id": body.sessionId ?? "", "mcp-protocol-version": MCP_VERSION });
   if (!recorded.has(body.scenario)) {
     const real = env.CONSUMER.get(env.CONSUMER.idFromName(body.consumer));
-    const sample = texts(body.scenario, `worker-${crypto.randomUUID()}`, 1)[0] ?? "";
-    const message = { method: "POST" as const, sessionId: body.sessionId ?? null, protocolVersion: MCP_VERSION, message: sample, events: false };
-    recorded.set(body.scenario, body.scenario === "mcp" ? await real.mcp(body.consumer, body.token, message) : await real.toolCall(body.consumer, body.token, sample));
+    const run = `worker-${crypto.randomUUID()}`;
+    if (body.scenario === "mcp") {
+      const message = { method: "POST" as const, sessionId: body.sessionId ?? null, protocolVersion: MCP_VERSION, message: mcpMessages("mcp", run, 1)[0] ?? null, events: false };
+      recorded.set(body.scenario, await real.mcp(body.consumer, body.token, message));
+    } else {
+      const sample = toolCalls(body.scenario, run, 1)[0];
+      if (sample === undefined) throw new Error("no sample call");
+      recorded.set(body.scenario, await real.toolCall(body.consumer, body.token, sample));
+    }
   }
   // The object's part is that recorded answer here, so only the Worker's work is timed.
   const outcome = recorded.get(body.scenario);
@@ -259,7 +301,9 @@ export default {
       if (kind === "carrying") return new Response(await stub.roundTripCarrying(await request.text(), Number(new URL(request.url).searchParams.get("answer"))), { headers: { "content-type": "application/json" } });
       // `object`: a read call's body handed straight to the object's toolCall with the agent token of `x-agent-token`.
       if (kind === "object") {
-        const outcome = await stub.toolCall(consumer, request.headers.get("x-agent-token") ?? "", await request.text());
+        const read = readJson(await request.text());
+        if (!read.ok) return Response.json(read.error, { status: 400 });
+        const outcome = await stub.toolCall(consumer, request.headers.get("x-agent-token") ?? "", carry(ToolCallRequest.parse(read.value)));
         return outcome.ok ? new Response(outcome.value, { headers: { "content-type": "application/json" } }) : Response.json(outcome.error, { status: 500 });
       }
       if (kind === "rows") return Response.json(await stub.roundTripRows());

@@ -11,6 +11,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { RUNTIME_MIGRATIONS } from "../../src/worker/object/runtime/store";
 import { TOOL_CALL_MIGRATIONS } from "../../src/worker/object/tool-calls/store";
+import { ToolCallRequest } from "../../src/contracts/tool-call";
 import { INVOICE, LOOKUP } from "../support/ledger-tools";
 import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "./gate-client";
 
@@ -44,7 +45,7 @@ async function reads(agent: string, prefix: string, count: number): Promise<numb
   let succeeded = 0;
   const read = async (callId: string) => {
     const body = { principal: { subject_id: "user-1", roles: [] }, proposal: { name: "lookup_customer", arguments: { customer: "acme" } }, context: context(callId) };
-    const answer = await stub().toolCall(C, agent, JSON.stringify(body));
+    const answer = await stub().toolCall(C, agent, { value: ToolCallRequest.parse(body), floats: [] });
     return answer.ok && (JSON.parse(answer.value) as { model_result: { status: string } }).model_result.status === "succeeded";
   };
   for (let i = 0; i < count; i += PARALLEL) {

@@ -4,9 +4,10 @@
  * the JSON-RPC error MCP clients expect.
  * @module
  */
-import { canonicalJson, readJson, type Json } from "../../core/json";
+import { readJson, type Json } from "../../core/json";
 import { JsonRpcMessage, RPC_ERRORS, type JsonRpcId } from "../../contracts/mcp";
 import { isJsonMediaType, MAX_BODY_BYTES, readCappedBytes } from "../body";
+import { carried, type Carried } from "../object/rpc";
 import { problem } from "../problem";
 import { rpcProblem, type AnswerFraming } from "./answer";
 
@@ -64,10 +65,10 @@ function envelopeIssue(value: Json): string {
   return "The message is not a JSON-RPC 2.0 request, notification or response of MCP (unknown or misplaced members).";
 }
 
-/** One message read and checked, as the object receives it: canonical JSON text. */
+/** One message read and checked, and the value the object receives (read once, here). */
 export interface ReadMessage {
   readonly message: JsonRpcMessage;
-  readonly text: string;
+  readonly carried: Carried<JsonRpcMessage>;
 }
 
 /**
@@ -88,5 +89,8 @@ export async function readMcpMessage(request: Request): Promise<ReadMessage | Re
   }
   const parsed = JsonRpcMessage.safeParse(read.value);
   if (!parsed.success) return rpcProblem(problem("INVALID_REQUEST", envelopeIssue(read.value)), RPC_ERRORS.invalidRequest, idOf(read.value));
-  return { message: parsed.data, text: canonicalJson(parsed.data) };
+  const value = carried(parsed.data);
+  // The reader applied the value domain: a message outside it is a bug.
+  if ("outside" in value) throw new Error(`a read MCP message outside the JSON domain: ${value.outside}`);
+  return { message: parsed.data, carried: value };
 }

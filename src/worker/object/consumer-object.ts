@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Operation } from "../../contracts/access";
 import { ToolCallRequest, ToolCallStatusRequest } from "../../contracts/tool-call";
 import { ToolCallBatchRequest } from "../../contracts/tool-call-batch";
+import type { JsonObject } from "../../core/json";
 import type { ToolSpec } from "../../core/tool-result/tool-spec";
 import type { Env } from "../env";
 import { UNAUTHENTICATED } from "../problem";
@@ -17,7 +18,7 @@ import { CredentialPlane } from "./credentials/plane";
 import { AgentAdmission } from "./identity/admission";
 import type { Limits } from "./limits";
 import { migrate } from "./migrations";
-import { fromWorker } from "./rpc";
+import { received, type Carried } from "./rpc";
 import { Gatekeeper } from "./gatekeeper";
 import { toolsCall, type ToolsCall } from "./tools/calls";
 import { ToolsHost } from "./tools/host";
@@ -30,12 +31,12 @@ import { McpPlane, type McpNotifySink, type McpReply, type McpRequest } from "./
 import { ToolCallPlane } from "./tool-calls/plane";
 import { ConsolePlane, type ConsoleCall, type ConsoleReply, type ConsoleSignedIn } from "./console/plane";
 import { credentialShape, tokenKeys } from "../credential-format";
-import { agentCall } from "./tool-calls/agent-call";
+import { agentCall, answerText } from "./tool-calls/agent-call";
 import { toolCallBatch } from "./tool-calls/batch-call";
 import { tracerFor } from "../trace/config";
 import { approvalEvents, approvalsCall, type ApprovalsCall, type ApprovalsDeps } from "./tool-calls/approvals-call";
 import { EventBus } from "./events/bus";
-import type { ToolCallInput } from "./tool-calls/bind";
+import type { BoundCall, ToolCallInput } from "./tool-calls/bind";
 import { endOAuthCredential, oauthGrant, type OAuthGrant, type OAuthGrantDeps, type OAuthGrantRequest } from "./credentials/oauth-grant";
 import { WebhookPlane } from "./webhooks/plane";
 import { webhooksCall, type WebhooksCall } from "./webhooks/calls";
@@ -166,29 +167,29 @@ export class ConsumerObject extends DurableObject<Env> {
     );
   }
 
-  /** Agent: dispatches one tool call (`request`: the Worker-validated body as canonical JSON). */
-  async toolCall(consumer: string, token: string, request: string): Promise<Outcome<string>> {
-    return this.#agentCall(consumer, token, "toolCall", fromWorker(request, ToolCallRequest), null);
+  /** Agent: dispatches one tool call (`request`: the body the Worker read and validated, as RPC carries it: ./rpc.ts). */
+  async toolCall(consumer: string, token: string, request: Carried<ToolCallRequest>): Promise<Outcome<string>> {
+    return answerText(await this.#agentCall(consumer, token, "toolCall", received(request, ToolCallRequest), null));
   }
 
   /** Agent: the status of an unknown outcome (`request` as for {@link toolCall}). */
-  async toolCallStatus(consumer: string, token: string, request: string): Promise<Outcome<string>> {
-    const input = fromWorker(request, ToolCallStatusRequest);
-    return this.#agentCall(consumer, token, "toolCallStatus", input, input.status_ref);
+  async toolCallStatus(consumer: string, token: string, request: Carried<ToolCallStatusRequest>): Promise<Outcome<string>> {
+    const input = received(request, ToolCallStatusRequest);
+    return answerText(await this.#agentCall(consumer, token, "toolCallStatus", input, input.status_ref));
   }
 
   /** Agent: the tool calls of one model turn, each its own call on the path below, answered as one provider message (tool-calls/batch-call.ts). */
-  async toolCallBatch(consumer: string, token: string, request: string): Promise<Outcome<string>> {
+  async toolCallBatch(consumer: string, token: string, request: Carried<ToolCallBatchRequest>): Promise<Outcome<string>> {
     const auth = this.#gate.authenticate(consumer, token, "toolCallBatch");
-    return auth.ok ? toolCallBatch(fromWorker(request, ToolCallBatchRequest), (input) => this.#agentCall(consumer, auth.value, "toolCallBatch", input, null)) : auth;
+    return auth.ok ? toolCallBatch(received(request, ToolCallBatchRequest), (input, bound) => this.#agentCall(consumer, auth.value, "toolCallBatch", input, null, undefined, bound)) : auth;
   }
 
   /** Every agent tool call (HTTP and MCP): authenticate (`who`: a token, or a caller already authenticated), then tool-calls/agent-call.ts. */
-  async #agentCall(consumer: string, who: string | Authenticated, operation: Operation, input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink): Promise<Outcome<string>> {
+  async #agentCall(consumer: string, who: string | Authenticated, operation: Operation, input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink, bound?: BoundCall): Promise<Outcome<JsonObject>> {
     const auth = typeof who === "string" ? this.#gate.authenticate(consumer, who, operation) : ok(who);
     if (!auth.ok) return auth;
     const deps = { admission: this.#admission, limits: this.#limits(), plane: this.#planeFor(auth.value.config), now: () => this.clock.now(), tracer: this.#tracer };
-    return agentCall(deps, consumer, auth.value, input, statusRef, notify);
+    return agentCall(deps, consumer, auth.value, input, statusRef, notify, bound);
   }
 
   /** Agent: one MCP message (`…/mcp`, mcp/plane.ts); the session acts for the credential's subject, its tool calls take the path above. */

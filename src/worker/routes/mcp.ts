@@ -43,7 +43,7 @@ mcpRoutes.post(MCP_PATH, consumerGate("mcp"), async (c) => {
   const read = await readMcpMessage(c.req.raw);
   if (read instanceof Response) return read;
   const events = acceptsEventStream(c.req.header("accept") ?? null);
-  const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), { method: "POST", ...headersOf(c.req.raw), message: read.text, events });
+  const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), { method: "POST", ...headersOf(c.req.raw), message: read.carried, events });
   return outcome.ok ? replyResponse(outcome.value, framing) : objectRefusal(outcome.error);
 });
 

@@ -1,6 +1,7 @@
 import { canonicalJson, JsonDomainError } from "../../core/json";
 import { problem, problemResponse } from "../problem";
 import type { Outcome } from "../result";
+import { carried, type Carried } from "../object/rpc";
 
 /** Answers an object's outcome: its JSON text as-is (`null`: 204), or the problem. */
 export function respond(outcome: Outcome<string | null>, status: 200 | 201 = 200): Response {
@@ -20,4 +21,13 @@ export function forObject(value: unknown): string | Response {
     if (error instanceof JsonDomainError) return problemResponse(problem("INVALID_REQUEST", error.message));
     throw error;
   }
+}
+
+/**
+ * A validated body as the object receives it: the value itself (RPC clones it; see
+ * object/rpc.ts for the reader's integral floats), so the object never reads the text again.
+ */
+export function valueForObject<T>(value: T): Carried<T> | Response {
+  const carry = carried(value);
+  return "outside" in carry ? problemResponse(problem("INVALID_REQUEST", carry.outside)) : carry;
 }

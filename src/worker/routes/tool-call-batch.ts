@@ -3,7 +3,7 @@ import { MAX_BATCH_BODY_BYTES, ToolCallBatchRequest, ToolCallBatchResponse } fro
 import { noIdempotencyKeyHeader } from "../http/idempotency-key";
 import type { OperationDoc } from "../openapi/operation";
 import { consumerGate, credentialToken, jsonBody, type GateEnv } from "./middleware";
-import { forObject, respond } from "./respond";
+import { respond, valueForObject } from "./respond";
 
 /** The agent's batch route: all the tool calls of one model turn, answered as one provider message. */
 export const toolCallBatchRoutes = new Hono<GateEnv>();
@@ -15,8 +15,8 @@ toolCallBatchRoutes.post(
   noIdempotencyKeyHeader(),
   jsonBody(ToolCallBatchRequest, { maxBytes: MAX_BATCH_BODY_BYTES }),
   async (c) => {
-    const text = forObject(c.var.body);
-    return text instanceof Response ? text : respond(await c.var.stub.toolCallBatch(c.var.consumer, credentialToken(c.var.token), text));
+    const body = valueForObject(c.var.body);
+    return body instanceof Response ? body : respond(await c.var.stub.toolCallBatch(c.var.consumer, credentialToken(c.var.token), body));
   },
 );
 

@@ -3,19 +3,19 @@ import { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../../
 import type { OperationDoc } from "../openapi/operation";
 import { keyedJsonBody } from "../http/idempotency-key";
 import { consumerGate, credentialToken, type GateEnv } from "./middleware";
-import { forObject, respond } from "./respond";
+import { respond, valueForObject } from "./respond";
 
 /** Agent routes of the tool-call plane (Tool Result v2). */
 export const toolCallRoutes = new Hono<GateEnv>();
 
 toolCallRoutes.post("/v1/consumers/:consumer/tool-calls", consumerGate("toolCall"), keyedJsonBody(ToolCallRequest), async (c) => {
-  const text = forObject(c.var.body);
-  return text instanceof Response ? text : respond(await c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), text));
+  const body = valueForObject(c.var.body);
+  return body instanceof Response ? body : respond(await c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), body));
 });
 
 toolCallRoutes.post("/v1/consumers/:consumer/tool-calls/status", consumerGate("toolCallStatus"), keyedJsonBody(ToolCallStatusRequest), async (c) => {
-  const text = forObject(c.var.body);
-  return text instanceof Response ? text : respond(await c.var.stub.toolCallStatus(c.var.consumer, credentialToken(c.var.token), text));
+  const body = valueForObject(c.var.body);
+  return body instanceof Response ? body : respond(await c.var.stub.toolCallStatus(c.var.consumer, credentialToken(c.var.token), body));
 });
 
 const problems = [

@@ -6,7 +6,7 @@ import type { ConsumerRecord } from "../consumer/plane";
 import type { Caller } from "../credentials/plane";
 import { CallRate } from "../credentials/rate";
 import type { Limits } from "../limits";
-import { callOf, type ToolCallInput } from "../tool-calls/bind";
+import { bindCall, type BoundCall, type ToolCallInput } from "../tool-calls/bind";
 import { resolvePrincipal, toolInScope } from "./principal";
 import { PrincipalTokens } from "./principal-token";
 
@@ -43,14 +43,15 @@ export class AgentAdmission {
     return this.#rate.take(credentialId, limits, this.deps.rateMs());
   }
 
-  async admit(consumer: string, caller: Caller, config: ConsumerRecord, limits: Limits, input: ToolCallInput): Promise<Outcome<{ principal: Principal; claims: JsonObject; call: ToolCall }>> {
+  /** `bound`: the input already bound (a batch binds every call before the first runs), so its item is not parsed again. */
+  async admit(consumer: string, caller: Caller, config: ConsumerRecord, limits: Limits, input: ToolCallInput, bound?: BoundCall): Promise<Outcome<{ principal: Principal; claims: JsonObject; call: ToolCall } & BoundCall>> {
     const rate = this.rate(caller.credentialId, limits);
     if (!rate.ok) return rate;
     const principal = await resolvePrincipal(consumer, caller, input, config.principalTokens, (issuer, jwt) => this.#tokens.verify(issuer, jwt, this.deps.now()));
     if (!principal.ok) return principal;
-    const call = callOf(input);
+    const call = bound === undefined ? bindCall(input) : ok(bound);
     if (!call.ok) return call;
-    const scope = toolInScope(caller, call.value.name);
-    return scope.ok ? ok({ principal: principal.value.principal, claims: principal.value.claims, call: call.value }) : scope;
+    const scope = toolInScope(caller, call.value.call.name);
+    return scope.ok ? ok({ principal: principal.value.principal, claims: principal.value.claims, call: call.value.call, echo: call.value.echo }) : scope;
   }
 }

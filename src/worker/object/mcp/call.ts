@@ -4,7 +4,7 @@ import { CallToolParams, ContentBlock, MCP_META, type JsonRpcId } from "../../..
 import { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
 import { describeIssues } from "../../body";
 import type { McpContext } from "./context";
-import { invalidParams, objectMember, paramsOf, refusal, rpcResult, storedObject, type RpcAnswer } from "./rpc";
+import { invalidParams, objectMember, paramsOf, refusal, rpcResult, type RpcAnswer } from "./rpc";
 import type { McpTasks } from "./tasks";
 
 /** The first 32 hex digits of the SHA-256 of a canonical JSON array: the gate's derived ids. */
@@ -85,7 +85,8 @@ export async function callTool(ctx: McpContext, params: JsonObject | undefined, 
   const call = async (): Promise<RpcAnswer> => {
     const ran = await ctx.run(input.data, statusRef, ctx.notify);
     if (!ran.ok) return refusal(ran.error);
-    const answer = storedObject(ran.value, "a tool-call answer");
+    // The tool-call path's answer as a value: nothing the gate wrote is read back.
+    const answer = ran.value;
     const result = callToolResult(answer);
     if (!asTask) return rpcResult(result);
     const approvalId = typeof answer["approval_id"] === "string" ? answer["approval_id"] : null;

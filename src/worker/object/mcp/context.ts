@@ -1,3 +1,4 @@
+import type { JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { Outcome } from "../../result";
 import type { McpNotifySink } from "../../tools/mcp-notify";
@@ -11,10 +12,10 @@ import type { McpSession } from "./store";
 
 /**
  * The agent's tool-call path of the consumer object, for the caller of this MCP request:
- * admission (rate, principal, tool scope), dispatch or status query, and the answer text an
- * HTTP tool call gets (`tool-calls/answer.ts`); `notify` takes the call's downstream notifications.
+ * admission (rate, principal, tool scope), dispatch or status query, and the answer an
+ * HTTP tool call gets (`tool-calls/answer.ts`), as a value; `notify` takes the call's downstream notifications.
  */
-export type RunCall = (input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink) => Promise<Outcome<string>>;
+export type RunCall = (input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink) => Promise<Outcome<JsonObject>>;
 
 /** What the MCP plane uses of its object. */
 export interface McpPlaneDeps {

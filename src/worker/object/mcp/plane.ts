@@ -15,7 +15,7 @@ import { GATE_VERSION } from "../../version";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { limitsOf } from "../consumer/plane";
-import { fromWorker } from "../rpc";
+import { received, type Carried } from "../rpc";
 import type { Authenticated } from "../socket-upgrade";
 import { callTool } from "./call";
 import type { McpContext, McpPlaneDeps, RunCall } from "./context";
@@ -37,8 +37,8 @@ export interface McpRequest {
   readonly sessionId: string | null;
   /** The `MCP-Protocol-Version` header. */
   readonly protocolVersion: string | null;
-  /** POST: the JSON-RPC message as canonical JSON text; DELETE: null. */
-  readonly message: string | null;
+  /** POST: the JSON-RPC message the Worker read and checked (../rpc.ts); DELETE: null. */
+  readonly message: Carried<JsonRpcMessage> | null;
   /** The client accepts `text/event-stream`: a relaying `tools/call` is answered as one (mcp/relay.ts). */
   readonly events?: boolean;
 }
@@ -131,7 +131,7 @@ export class McpPlane {
       this.#deps.transaction(() => this.#store.endSession(session.value.sessionId));
       return ok({ kind: "ended" });
     }
-    const message = fromWorker(request.message, JsonRpcMessage);
+    const message = received(request.message, JsonRpcMessage);
     // The strict reader made every params object; the contract's type only says "an object".
     const params = "method" in message ? (message.params as JsonObject | undefined) : undefined;
     if ("method" in message && "id" in message && message.method === "initialize") {

@@ -4,7 +4,7 @@ import { ToolCallRequest } from "../../../contracts/tool-call";
 import { problem } from "../../problem";
 import { limitsOf } from "../consumer/plane";
 import { cursorCodec, safeIntegerKey } from "../cursor";
-import { fromWorker } from "../rpc";
+import { fromStored } from "../rpc";
 import type { McpContext, McpPlaneDeps } from "./context";
 import { invalidParams, objectMember, paramsOf, randomHex, refusal, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
 import { MAX_MCP_TASKS, MAX_MCP_TASKS_PER_CREDENTIAL, MAX_MCP_TASKS_PER_SUBJECT } from "./quota";
@@ -207,14 +207,14 @@ export class McpTasks {
     if (approval !== undefined && approval.state === "pending" && approval.expires_at > this.deps.now()) return row;
     this.#running.add(row.taskId);
     try {
-      const ran = await ctx.run(fromWorker(row.input, ToolCallRequest), null);
+      const ran = await ctx.run(fromStored(row.input, ToolCallRequest), null);
       const now = this.deps.now();
       if (!ran.ok) {
         if (TRANSIENT.has(ran.error.code)) return row;
         const error = refusal(ran.error);
         this.deps.transaction(() => this.store.finishTask(row.taskId, "failed", ran.error.detail, canonicalJson("error" in error ? error.error : {}), now));
       } else {
-        const answer = storedObject(ran.value, "a tool-call answer");
+        const answer = ran.value;
         const approvalId = answer["approval_id"];
         const result = callToolResult(answer);
         if (typeof approvalId === "string") this.deps.transaction(() => this.store.awaitApproval(row.taskId, approvalId, waiting(approvalId), now));

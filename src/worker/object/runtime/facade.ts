@@ -13,7 +13,7 @@ import {
 } from "../../../core/wire";
 import { ToolCallRequest } from "../../../contracts/tool-call";
 import type { Caller } from "../credentials/plane";
-import { fromWorker } from "../rpc";
+import { fromStored } from "../rpc";
 import { storedJson } from "../sql";
 import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "../tool-calls/plane";
 import { callOf, storedPrincipal } from "../tool-calls/bind";
@@ -69,18 +69,21 @@ function preview(spec: ToolSpec, target: string, args: JsonObject): PreparedActi
 
 /** The stored call of an action, bound the way the tool-call route binds one. */
 function storedCall(deps: FacadeDeps, action: ActionRow) {
-  const input = fromWorker(action.request, ToolCallRequest);
+  const input = fromStored(action.request, ToolCallRequest);
   const call = callOf(input);
   if (!call.ok) throw new Error("a stored facade call no longer binds");
   return { principal: storedPrincipal(deps.consumer, input), call: call.value };
 }
 
-/** The `PreparedAction` of a stored action (rebuilt the same way every time). */
-function actionOf(deps: FacadeDeps, action: ActionRow, spec: ToolSpec): PreparedAction {
+/**
+ * The `PreparedAction` of a stored action (rebuilt the same way every time); `args`: its call's
+ * arguments when the caller holds them (it just wrote the row), else read from the row.
+ */
+function actionOf(deps: FacadeDeps, action: ActionRow, spec: ToolSpec, args?: JsonObject): PreparedAction {
   return preparedAction({
     actionId: action.action_id,
     operationId: action.operation_id,
-    preview: preview(spec, action.target, storedCall(deps, action).call.arguments),
+    preview: preview(spec, action.target, args ?? storedCall(deps, action).call.arguments),
     payload: { approval_id: action.approval_id, request_sha256: action.request_sha256, target: action.target, tool: action.tool },
     revision: action.revision,
     approval: spec.risk === "write" ? "always" : "never",
@@ -174,7 +177,7 @@ async function prepare(deps: FacadeDeps, context: InvocationContext, request: Fa
     deps.audit(closeRecord("prepare", identity.actionId, identity.operationId, tool, approvalId, context, dispatch));
     const stored = deps.store.action(identity.actionId);
     if (stored === undefined) throw new Error("action row missing right after insert");
-    return { type: "prepared", action: actionOf(deps, stored, spec) } satisfies FacadeAnswer;
+    return { type: "prepared", action: actionOf(deps, stored, spec, call.arguments) } satisfies FacadeAnswer;
   });
 }
 

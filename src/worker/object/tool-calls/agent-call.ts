@@ -1,10 +1,11 @@
+import { canonicalJson, type JsonObject } from "../../../core/json";
 import type { AgentAdmission } from "../identity/admission";
 import type { Limits } from "../limits";
 import type { McpNotifySink } from "../../tools/mcp-notify";
 import type { Authenticated } from "../socket-upgrade";
 import { ok, type Outcome } from "../../result";
 import { toolCallAnswer } from "./answer";
-import { echoOf, withToolForm, type ToolCallInput } from "./bind";
+import { withToolForm, type BoundCall, type ToolCallInput } from "./bind";
 import type { ToolCallPlane } from "./plane";
 import { describeToolCall, endToolSpan, startToolSpan } from "../../trace/tool-call";
 import type { Tracer } from "../../trace/span";
@@ -26,12 +27,13 @@ export interface AgentCallDeps {
  * the dispatch (or, with `statusRef`, the status query of an unknown outcome), and the answer
  * projected for the call's provider profile. `notify` (an MCP `tools/call` that relays) takes the
  * call's downstream progress and log messages. A dispatch is traced when `deps.tracer` records
- * (docs/traces.md); a status query is not.
+ * (docs/traces.md); a status query is not. The answer is a value: the HTTP route writes it once,
+ * MCP and the batch build on it without reading text back; `bound` is the input already bound.
  */
-export async function agentCall(deps: AgentCallDeps, consumer: string, auth: Authenticated, input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink): Promise<Outcome<string>> {
+export async function agentCall(deps: AgentCallDeps, consumer: string, auth: Authenticated, input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink, bound?: BoundCall): Promise<Outcome<JsonObject>> {
   const { caller, config } = auth;
   const span = statusRef === null ? startToolSpan(deps.tracer, consumer) : undefined;
-  const admitted = await deps.admission.admit(consumer, caller, config, deps.limits, input);
+  const admitted = await deps.admission.admit(consumer, caller, config, deps.limits, input, bound);
   if (!admitted.ok) {
     endToolSpan(span, admitted);
     return admitted;
@@ -45,5 +47,10 @@ export async function agentCall(deps: AgentCallDeps, consumer: string, auth: Aut
   describeToolCall(span, call);
   const outcome = statusRef === null ? await plane.dispatch(principal, call, now, { claims, notify, credentialId, span }) : await plane.status(principal, call, statusRef, now, claims, credentialId);
   endToolSpan(span, outcome);
-  return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value, echoOf(input))) : outcome;
+  return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value, admitted.value.echo)) : outcome;
+}
+
+/** The HTTP route's answer: the call's answer written once, as Tool Result v2 canonical JSON. */
+export function answerText(outcome: Outcome<JsonObject>): Outcome<string> {
+  return outcome.ok ? ok(canonicalJson(outcome.value)) : outcome;
 }

@@ -1,16 +1,15 @@
 import { joinTurn, joinsTurns } from "../../../core/adapters/provider-turn";
-import { canonicalJson, readJson, type Json, type JsonObject } from "../../../core/json";
+import { canonicalJson, type Json, type JsonObject } from "../../../core/json";
 import { isRegisteredProfile } from "../../../core/tool-result/constants";
 import { PROBLEM_TITLES } from "../../../contracts/problem";
 import { ToolCallRequest } from "../../../contracts/tool-call";
 import type { ToolCallBatchRequest } from "../../../contracts/tool-call-batch";
 import { PROBLEM_STATUS, problem, problemType, type Problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
-import { STORED_JSON } from "../sql";
-import { callOf } from "./bind";
+import { bindCall, type BoundCall } from "./bind";
 
-/** Runs one call on the agent's tool-call path (agent-call.ts), for the batch's caller. */
-export type RunCall = (input: ToolCallRequest) => Promise<Outcome<string>>;
+/** Runs one call (already bound) on the agent's tool-call path (agent-call.ts), for the batch's caller. */
+export type RunCall = (input: ToolCallRequest, bound: BoundCall) => Promise<Outcome<JsonObject>>;
 
 /** A batch call as the single route's request: the batch's principal and context, the call's own ids. */
 function composed(batch: ToolCallBatchRequest, index: number): Outcome<ToolCallRequest> {
@@ -33,26 +32,28 @@ function composed(batch: ToolCallBatchRequest, index: number): Outcome<ToolCallR
 }
 
 /** The checks a turn passes before any of its calls runs: its profile, each call's item and ids. */
-function prepared(batch: ToolCallBatchRequest): Outcome<{ inputs: ToolCallRequest[]; callIds: string[] }> {
+function prepared(batch: ToolCallBatchRequest): Outcome<{ inputs: ToolCallRequest[]; bound: BoundCall[] }> {
   const { provider, api_family: apiFamily, adapter_revision: revision } = batch.context;
   if (!isRegisteredProfile(provider, apiFamily, revision)) return fail(problem("INVALID_HOST_CONTEXT", "The provider profile is not registered."));
   if (!joinsTurns(provider, apiFamily)) return fail(problem("INVALID_HOST_CONTEXT", "The provider profile answers no turn as one message."));
   const inputs: ToolCallRequest[] = [];
+  const bound: BoundCall[] = [];
   const callIds: string[] = [];
   for (let index = 0; index < batch.calls.length; index += 1) {
     const input = composed(batch, index);
     if (!input.ok) return input;
-    const call = callOf(input.value);
+    const call = bindCall(input.value);
     if (!call.ok) {
       const detail = call.error.detail.replace("$.context.call_id", `$.calls[${index}].call_id`);
       return fail(problem(call.error.code, detail.startsWith("$.") ? detail : `calls[${index}]: ${detail}`));
     }
-    const earlier = callIds.indexOf(call.value.call_id);
+    const earlier = callIds.indexOf(call.value.call.call_id);
     if (earlier >= 0) return fail(problem("INVALID_REQUEST", `calls[${index}] repeats the call id of calls[${earlier}].`));
     inputs.push(input.value);
-    callIds.push(call.value.call_id);
+    bound.push(call.value);
+    callIds.push(call.value.call.call_id);
   }
-  return ok({ inputs, callIds });
+  return ok({ inputs, bound });
 }
 
 /** A refused call's entry: the problem the single route would have answered, as its body. */
@@ -62,11 +63,9 @@ function refused(callId: string, p: Problem): JsonObject {
   return p.retryAfterSeconds === undefined ? { call_id: callId, problem: details } : { call_id: callId, problem: details, retry_after: p.retryAfterSeconds };
 }
 
-/** An answered call's entry: the single route's answer (this object's own canonical text) with its call id. */
-function answered(callId: string, text: string): JsonObject {
-  const read = readJson(text, STORED_JSON);
-  if (!read.ok || typeof read.value !== "object" || read.value === null || Array.isArray(read.value)) throw new Error("a tool-call answer is not a JSON object");
-  return { call_id: callId, ...(read.value as JsonObject) };
+/** An answered call's entry: the single route's answer (its value, before it is written) with its call id. */
+function answered(callId: string, answer: JsonObject): JsonObject {
+  return { call_id: callId, ...answer };
 }
 
 /**
@@ -80,12 +79,13 @@ function answered(callId: string, text: string): JsonObject {
 export async function toolCallBatch(batch: ToolCallBatchRequest, run: RunCall): Promise<Outcome<string>> {
   const ready = prepared(batch);
   if (!ready.ok) return ready;
-  const { inputs, callIds } = ready.value;
+  const { inputs, bound } = ready.value;
   const entries: JsonObject[] = [];
   for (let index = 0; index < inputs.length; index += 1) {
     const input = inputs[index] as ToolCallRequest;
-    const callId = callIds[index] as string;
-    const outcome = await run(input);
+    const call = bound[index] as BoundCall;
+    const callId = call.call.call_id;
+    const outcome = await run(input, call);
     entries.push(outcome.ok ? answered(callId, outcome.value) : refused(callId, outcome.error));
   }
   let message: Json = null;

@@ -19,12 +19,26 @@ export function storedPrincipal(consumer: string, input: ToolCallInput): Princip
   return { tenant_id: consumer, subject_id: input.principal.subject_id, roles: [...input.principal.roles] };
 }
 
+/** A call bound to its host context, with what its answer repeats of the model's own item. */
+export interface BoundCall {
+  readonly call: ToolCall;
+  /** What the answer to a call repeats of the model's own item (an Anthropic toolset name, a Gemini call without id); none for a proposal. */
+  readonly echo: CallEcho | undefined;
+}
+
 /** Binds the proposal (or the provider's native item) to the host context. */
 export function callOf(input: ToolCallInput): Outcome<ToolCall> {
+  const bound = bindCall(input);
+  return bound.ok ? ok(bound.value.call) : bound;
+}
+
+/** {@link callOf} with the item's echo: the provider's item is parsed once for both. */
+export function bindCall(input: ToolCallInput): Outcome<BoundCall> {
   const ctx = input.context;
   let name: string;
   let args: JsonObject;
   let callId = ctx.call_id;
+  let echo: CallEcho | undefined;
   if (input.provider_item !== undefined) {
     const parsed = parseProviderItem(ctx.provider, ctx.api_family, input.provider_item as JsonObject);
     if (parsed === undefined) return fail(problem("INVALID_HOST_CONTEXT", "The provider profile is not registered."));
@@ -37,6 +51,7 @@ export function callOf(input: ToolCallInput): Outcome<ToolCall> {
     name = parsed.value.name;
     args = parsed.value.arguments;
     callId = itemId ?? callId;
+    echo = parsed.value.echo;
   } else if (input.proposal !== undefined) {
     name = input.proposal.name;
     args = input.proposal.arguments as JsonObject;
@@ -44,7 +59,7 @@ export function callOf(input: ToolCallInput): Outcome<ToolCall> {
     throw new Error("the contract admits exactly one of proposal and provider_item");
   }
   if (callId === undefined) return fail(problem("INVALID_REQUEST", "$.context.call_id: required with a proposal"));
-  return ok({
+  const call = {
     call_id: callId,
     operation_id: ctx.operation_id,
     name,
@@ -54,17 +69,8 @@ export function callOf(input: ToolCallInput): Outcome<ToolCall> {
     api_family: ctx.api_family,
     response_id: ctx.response_id,
     adapter_revision: ctx.adapter_revision,
-  });
-}
-
-/**
- * What the answer to a call repeats of the model's own item (an Anthropic toolset name, a Gemini
- * call without id): read again from the item `callOf` already accepted; none for a proposal.
- */
-export function echoOf(input: ToolCallInput): CallEcho | undefined {
-  if (input.provider_item === undefined) return undefined;
-  const parsed = parseProviderItem(input.context.provider, input.context.api_family, input.provider_item as JsonObject);
-  return parsed?.ok === true ? parsed.value.echo : undefined;
+  };
+  return ok({ call, echo });
 }
 
 /**
