@@ -16,6 +16,8 @@ import { AdminCalls, type AdminCall } from "./consumer/admin-call";
 import { OAuthGrants, type OAuthGrant, type OAuthGrantRequest } from "./credentials/oauth-grant";
 import { CredentialPlane } from "./credentials/plane";
 import type { EventBus } from "./events/bus";
+import type { ObjectServices } from "./feature";
+import { FEATURES } from "./features";
 import { Gatekeeper } from "./gatekeeper";
 import { AgentAdmission } from "./identity/admission";
 import { ObjectKernel } from "./kernel";
@@ -73,12 +75,14 @@ export class ConsumerObject extends DurableObject<Env> {
   readonly #oauth = new OAuthGrants(this.#kernel, this.#gate, this.#credentials, this.#revocation);
   readonly #toolsCalls = new ToolsCalls(this.#kernel, this.#gate, this.#tools, this.#toolCalls);
   readonly #sockets = new ObjectSockets(this.#kernel, this.#gate, this.#credentials, this.capability, this.#runtime);
+  /** What the features' alarm handlers and memory reports read (./features). */
+  readonly #services: ObjectServices = { kernel: this.#kernel, credentials: this.#credentials, admission: this.#admission, mcp: this.#mcp, capability: this.capability, audit: this.#auditHost, webhooks: this.#webhooks };
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const kernel = this.#kernel;
     this.events.durable((event, now) => this.#webhooks.enqueue(event, now));
-    trackMemory(this, () => ({ credentials: this.#credentials.cached, rateBuckets: this.#admission.rateBuckets, listeners: this.events.listeners, relayed: this.#mcp.relayed, pollers: this.capability.waiting, sockets: ctx.getWebSockets().length }));
+    trackMemory(this, this.#services);
     void ctx.blockConcurrencyWhile(async () => {
       kernel.transaction(() => migrate(kernel.sql));
       this.#webhooks.rearm();
@@ -224,11 +228,12 @@ export class ConsumerObject extends DurableObject<Env> {
     this.#sockets.close(ws, code, reason);
   }
 
-  /** Alarm (shared, ./alarms): the retention sweep, the capability engine's next deadline, the audit log's periodic checkpoint, webhook deliveries; each idempotent. */
+  /** Alarm (shared, ./alarms): each feature's handler in registry order (./features): the retention sweep, the capability engine's next deadline, the audit log's periodic checkpoint, webhook deliveries; each idempotent. */
   override async alarm(): Promise<void> {
-    this.#kernel.alarms.ran(Date.now());
-    this.capability.alarm();
-    await this.#auditHost.alarm(this.#kernel.consumerName());
-    await this.#webhooks.deliver();
+    this.#kernel.alarms.fired(Date.now());
+    for (const feature of FEATURES) {
+      const done = feature.alarm?.(this.#services);
+      if (done !== undefined) await done;
+    }
   }
 }

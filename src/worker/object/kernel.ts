@@ -15,6 +15,7 @@ import { ObjectClock } from "./clock";
 import { ConsumerPlane, limitsOf } from "./consumer/plane";
 import { EventBus } from "./events/bus";
 import { AUDIT_CHECKPOINT_EVERY, type Limits } from "./limits";
+import { Retention } from "./retention/sweep";
 import type { TargetPolicy } from "./tools/build";
 
 export class ObjectKernel {
@@ -25,6 +26,8 @@ export class ObjectKernel {
   readonly events = new EventBus();
   /** The object's one alarm, a slot per plane (./alarms). */
   readonly alarms: AlarmSlots;
+  /** The consumer's retention (retention/sweep.ts): stored rows are stamped with its clock; it keeps the alarm's retention slot. */
+  readonly retention: Retention;
   /** The audit log's chain every plane appends to; its periodic checkpoint asks for the audit slot. */
   readonly audit: AuditChain;
   /** The consumer's configuration, cached between calls. */
@@ -41,7 +44,8 @@ export class ObjectKernel {
     readonly env: Env,
   ) {
     this.sql = ctx.storage.sql;
-    this.alarms = new AlarmSlots(ctx.storage, { now: () => this.now(), window: () => this.limits().retention_seconds });
+    this.alarms = new AlarmSlots(ctx.storage);
+    this.retention = new Retention(this);
     const schedule = auditSigner(env) === null ? undefined : { every: AUDIT_CHECKPOINT_EVERY, schedule: () => this.alarms.set("audit", Date.now()) };
     this.audit = new AuditChain(this.sql, schedule, env.AUDIT_TILES);
     this.config = new ConsumerPlane(this.sql, this.audit);

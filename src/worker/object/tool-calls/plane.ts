@@ -42,7 +42,7 @@ export interface ToolCallOutcome {
 }
 
 /** What the plane uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
-type ToolCallKernel = Pick<ObjectKernel, "sql" | "audit" | "transaction" | "limits" | "events" | "alarms">;
+type ToolCallKernel = Pick<ObjectKernel, "sql" | "audit" | "transaction" | "limits" | "events" | "retention">;
 
 /** The consumer's tools as configured: what the engine is built from (rebuilt when the configuration changes). */
 export interface ToolCallSetup {
@@ -107,7 +107,7 @@ export class ToolCallPlane {
     const opened = (record: ApprovalRecord, openedBy: string | null) =>
       kernel.events.emit({ type: "approval.requested", data: approvalStatus(record, record.requested_at), credentialId: openedBy }, record.requested_at);
     this.book = new SqlApprovalBook(kernel.sql, () => kernel.limits(), opened);
-    const stamp = () => kernel.alarms.retention.now();
+    const stamp = () => kernel.retention.now();
     this.engine = createEngine({ registry: setup.registry, store: new SqlToolResultStore(kernel.sql, stamp), approvers: new Set(setup.approvers) });
   }
 
@@ -148,7 +148,7 @@ export class ToolCallPlane {
       }),
     );
     if (!begun.ok) return begun;
-    this.#kernel.alarms.retention.stored();
+    this.#kernel.retention.stored();
     const result = begun.value;
     watch?.end(result, now);
     const recorded = (pkg: ResultPackage): Recorded => {
