@@ -47,7 +47,7 @@ export class ObjectSockets {
     if (route !== "runtime" && route !== "capability") return problemResponse(problem("NOT_FOUND", "No such route."));
     const auth = this.gate.authenticate(consumer, token, route === "runtime" ? "runtimeConnect" : "connect");
     if (!auth.ok) return problemResponse(auth.error);
-    const { caller, config } = auth.value;
+    const { caller } = auth.value;
     const providerId = request.headers.get(SOCKET_PROVIDER_HEADER) ?? "";
     if (route === "capability" && caller.subjectId !== null && caller.subjectId !== providerId) {
       return problemResponse(problem("FORBIDDEN", "This provider credential attaches only its own provider."));

@@ -7,7 +7,6 @@
  */
 import type { Operation } from "../../../contracts/access";
 import { auditOrigin, auditSigner, auditVerifiers } from "../../audit-keys";
-import type { Env } from "../../env";
 import { ok, type Outcome } from "../../result";
 import type { ObjectKernel } from "../kernel";
 import { AUDIT_CHECKPOINT_EVERY, type Limits } from "../limits";

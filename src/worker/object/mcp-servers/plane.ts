@@ -12,7 +12,7 @@ import type { ObjectKernel } from "../kernel";
 import { fromWorker } from "../rpc";
 import type { SecretVault } from "../secrets/vault";
 import { STORED_JSON } from "../sql";
-import { checkUrl, type TargetPolicy } from "../tools/build";
+import { checkUrl } from "../tools/build";
 import type { DataTools } from "../tools/plane";
 import { isImportOf, mergeImported, planImport, type ImportSource, type RefusedTool } from "./import";
 import { McpServerTable, RELAY_ELICITATION, RELAY_SAMPLING, type StoredMcpServer } from "./store";

@@ -1,4 +1,4 @@
-import { canonicalJson, type Json } from "../../../core/json";
+import { canonicalJson } from "../../../core/json";
 import type { CheckpointPurgeRequest } from "../../../core/wire";
 import type { ObjectKernel } from "../kernel";
 import type { RuntimeStore } from "./store";

@@ -5,7 +5,7 @@ import { fail, ok, type Outcome } from "../../result";
 import type { ObjectKernel } from "../kernel";
 import type { SecretVault } from "../secrets/vault";
 import { storedJson } from "../sql";
-import { buildTool, type BuiltTool, type TargetPolicy } from "./build";
+import { buildTool, type BuiltTool } from "./build";
 import { ToolTable, type StoredToolVersion } from "./store";
 
 /** Tools a consumer may define. */

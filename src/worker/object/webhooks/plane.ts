@@ -17,7 +17,7 @@ import { listPage, seqKey } from "../list-page";
 import { randomHex } from "../mcp/rpc";
 import { fromWorker } from "../rpc";
 import type { SecretVault } from "../secrets/vault";
-import { checkUrl, type TargetPolicy } from "../tools/build";
+import { checkUrl } from "../tools/build";
 import { deliverDue, nextDue, sealName } from "./deliver";
 import { newSecret } from "./sign";
 import { WebhookTables, type StoredDelivery, type StoredEndpoint } from "./store";
