@@ -2,6 +2,7 @@
 // sweep runs within SWEEP_SPACING_SECONDS and finds the first expiry then); later calls while the
 // slot is set do nothing; a changed window looks for the first expiry at once.
 import { describe, expect, it } from "vitest";
+import { DEFAULT_LIMITS } from "../../src/worker/object/limits";
 import { Retention, SWEEP_SPACING_SECONDS } from "../../src/worker/object/retention/sweep";
 
 const NOW = 1_784_419_200;
@@ -19,14 +20,17 @@ function harness() {
   };
   const retention = new Retention({
     sql: sql as unknown as SqlStorage,
-    clock: { now: () => NOW, window: () => window },
+    now: () => NOW,
+    limits: () => ({ ...DEFAULT_LIMITS, retention_seconds: window }),
     transaction: (step) => step(),
     wallMs: () => NOW * 1000,
-    arm: (ms) => {
-      armed.push(ms);
-      slot = ms;
+    alarms: {
+      set: (_slot, ms) => {
+        armed.push(ms);
+        slot = ms;
+      },
+      has: () => slot !== null,
     },
-    armed: () => slot !== null,
   });
   return { retention, queries, armed, setWindow: (w: number) => (window = w) };
 }

@@ -208,7 +208,7 @@ describe("the credential cache", () => {
     const stub = env.CONSUMER.get(env.CONSUMER.idFromName(C));
     const figures = await runInDurableObject(stub, (_instance, state) => {
       const keys = { current: "test-token-key-0123456789abcdef0123456789", previous: null };
-      const plane = new CredentialPlane({ sql: state.storage.sql, consumer: () => C, keys, now: () => T0 });
+      const plane = new CredentialPlane({ sql: state.storage.sql, consumerName: () => C, now: () => T0 }, keys);
       const binding = { kind: "auditor" as const, subjectId: null, principal: null, roles: [], tools: null, expiresAt: null };
       const tokens = Array.from({ length: 300 }, () => plane.create(C, binding, T0).secret);
       const authenticated = tokens.filter((token) => plane.authenticate(token, "auditPage").ok).length;

@@ -229,17 +229,19 @@ describe("webhook endpoints", () => {
     await setup();
     const answer = await runInDurableObject(stub(), async (_object, state) => {
       const sql = state.storage.sql;
-      const plane = new WebhookPlane({
-        sql,
-        vault: new SecretVault(sql, () => C, undefined),
-        audit: undefined as never,
-        targets: { allowLoopback: false },
-        now: () => T0,
-        wallMs: () => Date.now(),
-        fetch: (request) => fetch(request),
-        transaction: (step) => state.storage.transactionSync(step),
-        setAlarm: () => undefined,
-      });
+      const plane = new WebhookPlane(
+        {
+          sql,
+          audit: undefined as never,
+          targets: { allowLoopback: false },
+          now: () => T0,
+          wallMs: () => Date.now(),
+          fetch: (request) => fetch(request),
+          transaction: (step) => state.storage.transactionSync(step),
+          alarms: undefined as never,
+        },
+        new SecretVault(sql, () => C, undefined),
+      );
       return plane.create(JSON.stringify({ url: `${HOOKS}/a`, events: ["approval.requested"], include_arguments: false }));
     });
     expect(answer).toEqual({ ok: false, error: { code: "WEBHOOKS_NOT_CONFIGURED", detail: "The gate has no TOOLGATE_SECRETS_KEY: webhook signing secrets cannot be stored." } });

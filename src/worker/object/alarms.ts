@@ -1,14 +1,13 @@
 /**
  * The object's one alarm, shared by the planes that need a wake-up: the capability engine's
  * next deadline, the audit log's periodic checkpoint, the next webhook delivery and the
- * retention sweep (retention/sweep.ts), which the slots own and run first. Each plane
+ * retention sweep (retention/sweep.ts), which runs first (../features lists the handlers in order). Each plane
  * asks for its own deadline; the object keeps the earliest. When the alarm runs every plane's
  * handler runs (each is idempotent and asks again for what it still needs), so an alarm set
  * earlier than a plane needed, or after a restart that forgot the others' deadlines, only costs
  * one idle run.
  * @module
  */
-import { Retention, type RetentionClock } from "./retention/sweep";
 
 /** A plane that sets the object's alarm. */
 export type AlarmSlot = "capability" | "audit" | "webhooks" | "retention";
@@ -16,22 +15,8 @@ export type AlarmSlot = "capability" | "audit" | "webhooks" | "retention";
 /** The deadlines (wall-clock milliseconds) of each plane, and the alarm set for the earliest. */
 export class AlarmSlots {
   readonly #deadlines = new Map<AlarmSlot, number>();
-  /** The consumer's retention (its slot is "retention"): the tool-call plane stamps rows with its clock and asks it after a call. */
-  readonly retention: Retention;
 
-  constructor(
-    private readonly storage: DurableObjectStorage,
-    clock: RetentionClock,
-  ) {
-    this.retention = new Retention({
-      sql: storage.sql,
-      clock,
-      transaction: (step) => storage.transactionSync(step),
-      wallMs: () => Date.now(),
-      arm: (ms) => this.set("retention", ms),
-      armed: () => this.#deadlines.has("retention"),
-    });
-  }
+  constructor(private readonly storage: DurableObjectStorage) {}
 
   /** A plane's next deadline (`null`: none); the alarm moves to the earliest of all. */
   set(slot: AlarmSlot, ms: number | null): void {
@@ -46,9 +31,8 @@ export class AlarmSlots {
     for (const [slot, ms] of this.#deadlines) if (ms <= nowMs) this.#deadlines.delete(slot);
   }
 
-  /** The alarm ran: {@link fired}, then one retention sweep (bounded, idempotent; it sets its slot again). */
-  ran(nowMs: number): void {
-    this.fired(nowMs);
-    this.retention.sweep();
+  /** Whether a plane's slot is set in this instance's memory. */
+  has(slot: AlarmSlot): boolean {
+    return this.#deadlines.has(slot);
   }
 }

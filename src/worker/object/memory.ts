@@ -6,52 +6,20 @@
  * through `runInDurableObject`. Everything else of a consumer lives in SQLite.
  * @module
  */
-import { CREDENTIAL_CACHE_ENTRIES } from "./credentials/plane";
-import { RATE_BUCKETS } from "./credentials/rate";
-import { MAX_RELAYED_REQUESTS } from "./mcp/requests";
-import { APPROVER_RESERVED_LISTENERS, LISTENERS_PER_CREDENTIAL, LISTENERS_PER_SUBJECT, MAX_LIVE_LISTENERS } from "./events/bus";
+import type { HeldInMemory, ObjectServices } from "./feature";
+import { FEATURES } from "./features";
 
-/** Entries of each in-memory structure of one object, now. */
-export interface MemoryCounts {
-  /** Decoded credentials (credentials/plane.ts, an LRU map). */
-  readonly credentials: number;
-  /** Call-rate buckets, one per credential that called lately (credentials/rate.ts, an LRU map). */
-  readonly rateBuckets: number;
-  /** Live listeners of the event bus: waiting approval requests and open streams (events/bus.ts). */
-  readonly listeners: number;
-  /** MCP sampling and elicitation requests awaiting the client (mcp/requests.ts). */
-  readonly relayed: number;
-  /** Providers with a capability long-poll waiting (capability/waiters.ts). */
-  readonly pollers: number;
-  /** Accepted WebSockets (runtime and capability sessions; hibernation keeps them outside the isolate). */
-  readonly sockets: number;
+export type { HeldInMemory } from "./feature";
+
+const tracked = new WeakMap<object, ObjectServices>();
+
+/** Registers the services whose structures an object counts (its constructor does, once). */
+export function trackMemory(object: object, services: ObjectServices): void {
+  tracked.set(object, services);
 }
 
-/** One structure: its entries now, and what bounds them (`cap`: a fixed number, else null and `bound` says). */
-export interface HeldInMemory {
-  readonly structure: string;
-  readonly entries: number;
-  readonly cap: number | null;
-  readonly bound: string;
-}
-
-const tracked = new WeakMap<object, () => MemoryCounts>();
-
-/** Registers how an object counts what it holds (its constructor does, once). */
-export function trackMemory(object: object, counts: () => MemoryCounts): void {
-  tracked.set(object, counts);
-}
-
-/** The object's in-memory structures beside their bounds; empty for an object that never registered. */
+/** The object's in-memory structures beside their bounds, feature by feature (./features); empty for an object that never registered. */
 export function heldInMemory(object: object): HeldInMemory[] {
-  const counts = tracked.get(object)?.();
-  if (counts === undefined) return [];
-  return [
-    { structure: "credential cache", entries: counts.credentials, cap: CREDENTIAL_CACHE_ENTRIES, bound: "LRU" },
-    { structure: "call-rate buckets", entries: counts.rateBuckets, cap: RATE_BUCKETS, bound: "LRU" },
-    { structure: "event-bus live listeners", entries: counts.listeners, cap: MAX_LIVE_LISTENERS, bound: `refused beyond (QUOTA_EXCEEDED); ${LISTENERS_PER_CREDENTIAL} per credential, ${LISTENERS_PER_SUBJECT} per subject of subject-bound agent credentials, ${APPROVER_RESERVED_LISTENERS} kept for approvers` },
-    { structure: "relayed MCP requests", entries: counts.relayed, cap: null, bound: `${MAX_RELAYED_REQUESTS} per call in flight, dropped when it ends` },
-    { structure: "capability long-polls", entries: counts.pollers, cap: null, bound: "polls in flight only" },
-    { structure: "WebSockets", entries: counts.sockets, cap: null, bound: "sockets_per_credential per credential" },
-  ];
+  const services = tracked.get(object);
+  return services === undefined ? [] : FEATURES.flatMap((feature) => feature.memory?.(services) ?? []);
 }

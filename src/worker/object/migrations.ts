@@ -1,28 +1,11 @@
-import { AUDIT_MIGRATIONS } from "./audit/store";
-import { CAPABILITY_MIGRATIONS } from "./capability/store";
-import { CONSOLE_MIGRATIONS } from "./console/store";
-import { CONSUMER_MIGRATIONS } from "./consumer/store";
-import { CREDENTIAL_MIGRATIONS } from "./credentials/store";
-import { MCP_MIGRATIONS } from "./mcp/store";
-import { MCP_SERVER_MIGRATIONS } from "./mcp-servers/store";
-import { RUNTIME_MIGRATIONS } from "./runtime/store";
-import { SECRET_MIGRATIONS } from "./secrets/store";
+import { FEATURES } from "./features";
+import type { Migration } from "./schema";
 import { int, one } from "./sql";
-import { TOOL_CALL_MIGRATIONS } from "./tool-calls/store";
-import { TOOL_MIGRATIONS } from "./tools/store";
-import { WEBHOOK_MIGRATIONS } from "./webhooks/store";
+
+export type { Migration } from "./schema";
 
 /**
- * One plane's part of one schema version: the DDL of its own tables. Each plane's `store.ts`
- * declares its parts; a version is the union of every plane's part of that number.
- */
-export interface Migration {
-  readonly version: number;
-  readonly sql: string;
-}
-
-/**
- * Every plane's migrations, in the order their tables were first created (v1: consumer,
+ * Every feature's migrations (./features, each feature's `store.ts`). Tables were first created (v1: consumer,
  * credentials, tool-call records and approvals, audit chain; v2: capability; v3: runtime;
  * v4: credential bindings, consumer issuer and limits, approval order, mailboxes, outbox bounds;
  * v5: data-defined tools and consumer secrets; v6: MCP sessions and tasks; v7: registered MCP
@@ -37,28 +20,14 @@ export interface Migration {
  * docs/storage.md documents every table. Stored formats are an API: change them only through
  * a new version, never by editing an old one.
  */
-const PLANES: readonly (readonly Migration[])[] = [
-  CONSUMER_MIGRATIONS,
-  CREDENTIAL_MIGRATIONS,
-  TOOL_CALL_MIGRATIONS,
-  AUDIT_MIGRATIONS,
-  CAPABILITY_MIGRATIONS,
-  RUNTIME_MIGRATIONS,
-  TOOL_MIGRATIONS,
-  SECRET_MIGRATIONS,
-  MCP_MIGRATIONS,
-  MCP_SERVER_MIGRATIONS,
-  WEBHOOK_MIGRATIONS,
-  CONSOLE_MIGRATIONS,
-];
+const MIGRATIONS: readonly Migration[] = FEATURES.flatMap((feature) => feature.migrations ?? []);
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = Math.max(...PLANES.flat().map((m) => m.version));
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
-/** The DDL of one version, every plane's part in plane order. */
+/** The DDL of one version, every feature's part in registry order. */
 function versionSql(version: number): string {
-  return PLANES.flat()
-    .filter((m) => m.version === version)
+  return MIGRATIONS.filter((m) => m.version === version)
     .map((m) => m.sql)
     .join("\n");
 }

@@ -1,6 +1,7 @@
 import { problem } from "../problem";
 import { fail, ok, type Outcome } from "../result";
 import type { Limits } from "./limits";
+import type { Feature } from "./feature";
 
 /**
  * What every WebSocket session of the consumer object shares, provider (capability) and runtime
@@ -140,3 +141,9 @@ export function closeCredentialSockets(ctx: DurableObjectState, credentialId: st
   }
   return sockets.length;
 }
+
+/** The accepted WebSockets (runtime and capability sessions; hibernation keeps them outside the isolate). */
+export const SESSIONS_FEATURE: Feature = {
+  name: "sessions",
+  memory: (o) => [{ structure: "WebSockets", entries: o.kernel.ctx.getWebSockets().length, cap: null, bound: "sockets_per_credential per credential" }],
+};

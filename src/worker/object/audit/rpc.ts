@@ -7,13 +7,12 @@
  */
 import type { Operation } from "../../../contracts/access";
 import { auditOrigin, auditSigner, auditVerifiers } from "../../audit-keys";
-import type { Env } from "../../env";
 import { ok, type Outcome } from "../../result";
-import type { AlarmSlots } from "../alarms";
+import type { ObjectKernel } from "../kernel";
 import { AUDIT_CHECKPOINT_EVERY, type Limits } from "../limits";
 import { archiveLimit, archiveRun, keepEntries } from "./archive";
 import { checkpointView, consistency, exportPage, inclusion, periodicCheckpoint, type AuditLogDeps } from "./log";
-import { AuditChain, type AuditPageRequest } from "./plane";
+import type { AuditChain, AuditPageRequest } from "./plane";
 
 /** One auditor call on the verifiable log. */
 export type AuditCall =
@@ -51,15 +50,8 @@ export async function auditCall(deps: AuditLogDeps, call: Exclude<AuditCall, { k
   }
 }
 
-/** What the audit log uses of its object. */
-export interface AuditHostDeps {
-  readonly sql: SqlStorage;
-  readonly env: Env;
-  readonly alarms: AlarmSlots;
-  /** Unix seconds. */
-  now(): number;
-  transaction<T>(step: () => T): T;
-}
+/** What the audit log uses of the kernel: the chain itself (the kernel builds it: every plane appends to it), the environment's keys and buckets, the clock, one transaction step and the alarm's audit slot. */
+type AuditKernel = Pick<ObjectKernel, "audit" | "env" | "alarms" | "now" | "transaction">;
 
 /** How long the alarm waits before retrying an archive run that failed (R2 unavailable), in ms. */
 export const ARCHIVE_RETRY_MS = 60_000;
@@ -74,9 +66,8 @@ export class AuditHost {
   readonly chain: AuditChain;
   #archiving = false;
 
-  constructor(private readonly deps: AuditHostDeps) {
-    const schedule = auditSigner(deps.env) === null ? undefined : { every: AUDIT_CHECKPOINT_EVERY, schedule: () => deps.alarms.set("audit", Date.now()) };
-    this.chain = new AuditChain(deps.sql, schedule, deps.env.AUDIT_TILES);
+  constructor(private readonly deps: AuditKernel) {
+    this.chain = deps.audit;
   }
 
   /** Builds the tree of a chain stored before it (schema v9), one bounded transaction per step; a restart resumes. */
@@ -85,7 +76,9 @@ export class AuditHost {
   }
 
   #log(consumer: string): AuditLogDeps {
-    const { env, now, transaction } = this.deps;
+    const { env } = this.deps;
+    const now = () => this.deps.now();
+    const transaction = <T>(step: () => T): T => this.deps.transaction(step);
     const witnessed = (size: number) => this.#archiveDue(size);
     return { chain: this.chain, signer: auditSigner(env), verifiers: () => auditVerifiers(env), consumer, origin: auditOrigin(env, consumer), witness: env.AUDIT_WITNESS, witnessed, now, transaction };
   }

@@ -1,5 +1,5 @@
 import type { ChainEntry } from "../../../core/audit";
-import type { Migration } from "../migrations";
+import type { Migration } from "../schema";
 import { all, int, one, run, text, type SqlRow } from "../sql";
 
 /** The audit plane's table (part of schema v1). */

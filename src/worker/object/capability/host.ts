@@ -7,7 +7,10 @@ import {
   type ProviderRuntimeEnvelope,
 } from "../../../core/capability";
 import type { AuditChain } from "../audit/plane";
+import type { CredentialPlane } from "../credentials/plane";
+import type { ObjectKernel } from "../kernel";
 import { attachmentOf } from "./attachment";
+import { providerSockets } from "./socket";
 import { collectCompletions } from "./completions";
 import { drainEffects, pushEffects } from "./egress";
 import { CompletionMailbox } from "./mailbox";
@@ -75,6 +78,18 @@ export class CapabilityHost {
     this.deps = deps;
     this.store = new CapabilityStore(deps.sql);
     this.mailbox = new CompletionMailbox(deps.sql);
+  }
+
+  /** The consumer object's host: the kernel's tables, audit chain, clock and alarm slot; a provider's sockets while its credential is live. */
+  static of(kernel: ObjectKernel, credentials: CredentialPlane): CapabilityHost {
+    return new CapabilityHost({
+      sql: kernel.sql,
+      audit: kernel.audit,
+      transaction: (step) => kernel.transaction(step),
+      nowSeconds: () => kernel.now(),
+      sockets: (provider) => providerSockets(kernel.ctx, provider, (id) => credentials.isLive(id)),
+      setAlarm: (ms) => kernel.alarms.set("capability", ms),
+    });
   }
 
   /** The object's clock in milliseconds: one engine tick. */

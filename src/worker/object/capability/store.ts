@@ -1,7 +1,7 @@
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { readJson } from "../../../core/json";
 import { capabilityOperation, decodeState, encodeState, initialState, writeWireJson, type CapabilityEngineState, type CapabilityOperation } from "../../../core/capability";
-import type { Migration } from "../migrations";
+import type { Migration } from "../schema";
 import { all, int, one, run, text } from "../sql";
 import { MAILBOX_CAPABILITY_COLUMN, MAILBOX_TABLES } from "./mailbox";
 

@@ -10,17 +10,16 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { credentialKinds, type Operation } from "../../../contracts/access";
 import { withoutArguments } from "../../../contracts/events";
 import { canonicalJson, sha256Hex } from "../../../core/json";
-import type { Env } from "../../env";
 import { problem, UNAUTHENTICATED } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { secretsEqual } from "../../timing-safe";
-import type { AuditChain } from "../audit/plane";
 import type { ConsumerRecord } from "../consumer/plane";
-import type { EventBus } from "../events/bus";
 import { eventStream, sseEvent } from "../events/stream";
-import type { Limits } from "../limits";
 import { approvalView } from "../tool-calls/approval-view";
 import type { ToolCallPlane } from "../tool-calls/plane";
+import type { ToolCallPlanes } from "../tool-calls/planes";
+import type { CredentialPlane } from "../credentials/plane";
+import type { ObjectKernel } from "../kernel";
 import { ConsoleSessionStore, type StoredSession } from "./store";
 import { auditSection, consoleApproval, consoleSettled, type ConsoleApproval, type ConsoleIdentity, type ConsolePage, type ConsoleSettled } from "./view";
 
@@ -68,24 +67,8 @@ const CALL_OPERATIONS: Record<ConsoleCall["kind"], readonly Operation[]> = {
   signOut: ["consoleSignIn"],
 };
 
-/** What the console uses of its object. */
-export interface ConsoleDeps {
-  readonly sql: SqlStorage;
-  readonly env: Env;
-  readonly audit: AuditChain;
-  /** Unix seconds. */
-  now(): number;
-  transaction<T>(step: () => T): T;
-  /** Whether a credential is neither revoked nor expired. */
-  isLive(credentialId: string): boolean;
-  /** When a credential expires (Unix seconds; `null`: never). */
-  expiresAt(credentialId: string): number | null;
-  /** The consumer's configuration now. */
-  consumer(): ConsumerRecord | undefined;
-  toolCalls(config: ConsumerRecord): ToolCallPlane;
-  limits(): Limits;
-  events(): EventBus;
-}
+/** What the console uses of the kernel: its sessions table, the environment, the audit chain, the clock, one transaction step, the configuration, the limits and the events bus. */
+type ConsoleKernel = Pick<ObjectKernel, "sql" | "env" | "audit" | "now" | "transaction" | "config" | "limits" | "events">;
 
 const CSRF_REFUSED = problem("CSRF_REFUSED", "The request does not carry this session's CSRF token; nothing was changed.");
 
@@ -101,8 +84,13 @@ function identityOf(config: ConsumerRecord, session: StoredSession, now: number)
 export class ConsolePlane {
   readonly #store: ConsoleSessionStore;
 
-  constructor(private readonly deps: ConsoleDeps) {
-    this.#store = new ConsoleSessionStore(deps.sql);
+  constructor(
+    private readonly kernel: ConsoleKernel,
+    /** Whether a session's credential still holds, and when it expires. */
+    private readonly credentials: CredentialPlane,
+    private readonly toolCalls: ToolCallPlanes,
+  ) {
+    this.#store = new ConsoleSessionStore(kernel.sql);
   }
 
   /**
@@ -111,29 +99,29 @@ export class ConsolePlane {
    * most {@link CONSOLE_SESSIONS_PER_CREDENTIAL}.
    */
   signIn(approverId: string, credentialId: string, sessionId: string): ConsoleSignedIn {
-    const now = this.deps.now();
+    const now = this.kernel.now();
     const csrf = randomHex(32);
     const expiresAt = now + CONSOLE_SESSION_SECONDS;
-    this.deps.transaction(() => {
+    this.kernel.transaction(() => {
       this.#store.purge(now, now - CONSOLE_IDLE_SECONDS);
       this.#store.insert({ sessionSha256: sha256Hex(sessionId), credentialId, approverId, csrfToken: csrf, createdAt: now, lastSeenAt: now, expiresAt });
       this.#store.trim(credentialId, CONSOLE_SESSIONS_PER_CREDENTIAL);
     });
     // A session the trim ended stops streaming now.
-    this.deps.events().recheck();
+    this.kernel.events.recheck();
     return { csrf, expiresAt };
   }
 
   /** Whether a stored session may still act at `now` for the consumer as configured. */
   #valid(session: StoredSession, config: ConsumerRecord, now: number): boolean {
-    return session.expiresAt > now && session.lastSeenAt + CONSOLE_IDLE_SECONDS > now && this.deps.isLive(session.credentialId) && config.approverSubjects.includes(session.approverId);
+    return session.expiresAt > now && session.lastSeenAt + CONSOLE_IDLE_SECONDS > now && this.credentials.isLive(session.credentialId) && config.approverSubjects.includes(session.approverId);
   }
 
   /** The live session of an id (an ended one is deleted); `touch` counts the call as activity. */
   #session(config: ConsumerRecord, sessionId: string, touch: boolean): StoredSession | null {
     const hash = sha256Hex(sessionId);
-    const now = this.deps.now();
-    return this.deps.transaction(() => {
+    const now = this.kernel.now();
+    return this.kernel.transaction(() => {
       const session = this.#store.get(hash);
       if (session === undefined) return null;
       if (!this.#valid(session, config, now)) {
@@ -151,8 +139,8 @@ export class ConsolePlane {
     const session = this.#session(config, sessionId, call.kind === "approval" ? call.touch : call.kind !== "events");
     if (session === null) return fail(UNAUTHENTICATED);
     if ((call.kind === "decide" || call.kind === "signOut") && !secretsEqual(call.csrf, session.csrfToken)) return fail(CSRF_REFUSED);
-    const plane = this.deps.toolCalls(config);
-    const now = this.deps.now();
+    const plane = this.toolCalls.for(config);
+    const now = this.kernel.now();
     switch (call.kind) {
       case "page":
         return ok({ kind: "page", page: this.#page(config, plane, session, now) });
@@ -168,15 +156,15 @@ export class ConsolePlane {
         return stream.ok ? ok({ kind: "stream", body: stream.value }) : stream;
       }
       case "signOut":
-        this.deps.transaction(() => this.#store.delete(session.sessionSha256));
-        this.deps.events().recheck();
+        this.kernel.transaction(() => this.#store.delete(session.sessionSha256));
+        this.kernel.events.recheck();
         return ok({ kind: "signedOut" });
     }
   }
 
   /** The first page of pending approvals (as the approvals list answers it), and whether more follow. */
   #pending(config: ConsumerRecord, plane: ToolCallPlane, session: StoredSession, now: number): { items: ConsoleApproval[]; more: boolean } {
-    const list = plane.listApprovals({ tenantId: config.name, approverId: session.approverId, cursor: null, pageItems: this.deps.limits().page_items }, now);
+    const list = plane.listApprovals({ tenantId: config.name, approverId: session.approverId, cursor: null, pageItems: this.kernel.limits().page_items }, now);
     if (!list.ok) throw new Error("the first page of approvals was refused");
     const items: ConsoleApproval[] = [];
     for (const view of list.value.approvals) {
@@ -194,7 +182,7 @@ export class ConsolePlane {
       pending,
       morePending: more,
       decided,
-      audit: auditSection(this.deps.audit, this.deps.env, config.name, CONSOLE_LIST_ITEMS),
+      audit: auditSection(this.kernel.audit, this.kernel.env, config.name, CONSOLE_LIST_ITEMS),
     };
   }
 
@@ -219,15 +207,15 @@ export class ConsolePlane {
    * revocation, its subject no longer an approver): nothing is sent after.
    */
   #stream(session: StoredSession, pending: { items: readonly ConsoleApproval[] }, now: number): Outcome<ReadableStream<Uint8Array>> {
-    const expiry = this.deps.expiresAt(session.credentialId);
+    const expiry = this.credentials.expiresAt(session.credentialId);
     const ends = Math.min(session.expiresAt, session.lastSeenAt + CONSOLE_IDLE_SECONDS, expiry ?? session.expiresAt);
     const ids = pending.items.map((item) => item.view.approval_id);
     const holds = (): boolean => {
       const stored = this.#store.get(session.sessionSha256);
-      const config = this.deps.consumer();
-      return stored !== undefined && config !== undefined && this.#valid(stored, config, this.deps.now());
+      const config = this.kernel.config.current();
+      return stored !== undefined && config !== undefined && this.#valid(stored, config, this.kernel.now());
     };
-    return eventStream(this.deps.events(), {
+    return eventStream(this.kernel.events, {
       owner: { credentialId: session.credentialId, approver: true, holds },
       first: [sseEvent("console.pending", String(now), canonicalJson({ approval_ids: ids }))],
       maxSeconds: Math.max(1, Math.min(CONSOLE_STREAM_SECONDS, ends - now)),

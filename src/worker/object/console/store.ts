@@ -4,7 +4,7 @@
  * storage signs nobody in.
  * @module
  */
-import type { Migration } from "../migrations";
+import type { Migration } from "../schema";
 import { int, one, run, text } from "../sql";
 
 /** The console plane's table. */

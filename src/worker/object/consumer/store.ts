@@ -1,6 +1,6 @@
 import { canonicalJson } from "../../../core/json";
 import { ConsumerLimits, PrincipalTokenIssuer } from "../../../contracts/consumer";
-import type { Migration } from "../migrations";
+import type { Migration } from "../schema";
 import { one, run, storedJson, storedStrings, text, textOrNull } from "../sql";
 
 /** The consumer plane's table (schema v1: the one configuration row; v4: token issuer and limits; v13: the CORS allow-list). */

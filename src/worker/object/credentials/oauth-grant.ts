@@ -8,7 +8,9 @@
 import { compareCodePoints } from "../../../core/json";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
-import type { AuditChain } from "../audit/plane";
+import type { Gatekeeper } from "../gatekeeper";
+import type { ObjectKernel } from "../kernel";
+import type { Revocation } from "../revocation";
 import type { CredentialPlane } from "./plane";
 import { CredentialTable, type CredentialBinding } from "./store";
 import type { Authenticated } from "../socket-upgrade";
@@ -41,13 +43,31 @@ export interface OAuthGrant {
  */
 export const OAUTH_CREDENTIALS_PER_SUBJECT = 10;
 
-/** What the grant needs of its object. */
-export interface OAuthGrantDeps {
-  readonly sql: SqlStorage;
-  readonly credentials: CredentialPlane;
-  readonly audit: AuditChain;
-  /** A credential was revoked here: its live sessions end. */
-  readonly revoked: (credentialId: string) => void;
+/** The object's half of the MCP OAuth sign-in: a grant minted, a grant's credential checked or ended. */
+export class OAuthGrants {
+  constructor(
+    readonly kernel: Pick<ObjectKernel, "sql" | "audit" | "now" | "transaction">,
+    readonly gate: Gatekeeper,
+    readonly credentials: CredentialPlane,
+    /** A credential was revoked here: its live sessions end. */
+    readonly revocation: Revocation,
+  ) {}
+
+  /** A subject-bound agent credential mints a narrower one for the client's grant. */
+  grant(consumer: string, token: string, request: OAuthGrantRequest): Outcome<OAuthGrant> {
+    const auth = this.gate.authenticate(consumer, token, "mcp");
+    return auth.ok ? this.kernel.transaction(() => oauthGrant(this, consumer, auth.value, request, this.kernel.now())) : auth;
+  }
+
+  /** Whether a grant's credential still works on the MCP endpoint (a refresh needs it). */
+  live(consumer: string, token: string): boolean {
+    return this.gate.authenticate(consumer, token, "mcp").ok;
+  }
+
+  /** The Worker ended an OAuth grant (its token was revoked): its credential ends too. */
+  end(credentialId: string): boolean {
+    return this.kernel.transaction(() => endOAuthCredential(this, credentialId, this.kernel.now(), "oauth token revoked"));
+  }
 }
 
 /** Why a grant credential ends before its expiry (the `note` of its `credential.revoked` entry). */
@@ -59,7 +79,7 @@ export type OAuthEnd = "oauth replaced" | "oauth cap" | "oauth token revoked";
  * consumer's enabled tools (never empty); expiry = the earlier of the sign-in credential's and
  * the grant's. Audited as `credential.created` with `note: "oauth"` and the client id.
  */
-export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authenticated, request: OAuthGrantRequest, now: number): Outcome<OAuthGrant> {
+export function oauthGrant(deps: OAuthGrants, consumer: string, auth: Authenticated, request: OAuthGrantRequest, now: number): Outcome<OAuthGrant> {
   const { caller, config } = auth;
   if (caller.kind !== "agent" || caller.principal !== "subject" || caller.subjectId === null) {
     return fail(problem("FORBIDDEN", "Sign in with a subject-bound agent credential."));
@@ -69,7 +89,7 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
     .filter((tool) => (caller.tools === null || caller.tools.includes(tool)) && (chosen === null || chosen.has(tool)))
     .sort(compareCodePoints);
   if (tools.length === 0) return fail(problem("TOOL_NOT_IN_SCOPE", "None of the chosen tools is enabled for the consumer and within the sign-in credential's scope."));
-  const table = new CredentialTable(deps.sql);
+  const table = new CredentialTable(deps.kernel.sql);
   const signInExpiry = table.get(caller.credentialId)?.expiresAt ?? null;
   const grantExpiry = now + request.maxLifetimeSeconds;
   const binding: CredentialBinding = {
@@ -89,7 +109,7 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
   for (const grant of beyond) endOAuthCredential(deps, grant.credentialId, now, "oauth cap");
   const created = deps.credentials.create(consumer, binding, now);
   table.markOAuth(created.credential_id, request.clientId);
-  deps.audit.append("credential.created", now, {
+  deps.kernel.audit.append("credential.created", now, {
     credential_id: created.credential_id,
     kind: binding.kind,
     subject_id: binding.subjectId,
@@ -109,11 +129,11 @@ export function oauthGrant(deps: OAuthGrantDeps, consumer: string, auth: Authent
  * audits `credential.revoked` with the reason; `false` for any other credential, or one already
  * revoked.
  */
-export function endOAuthCredential(deps: OAuthGrantDeps, credentialId: string, now: number, note: OAuthEnd): boolean {
-  const clientId = new CredentialTable(deps.sql).oauthClientOf(credentialId);
+export function endOAuthCredential(deps: OAuthGrants, credentialId: string, now: number, note: OAuthEnd): boolean {
+  const clientId = new CredentialTable(deps.kernel.sql).oauthClientOf(credentialId);
   if (clientId === null || !deps.credentials.revoke(credentialId, now)) return false;
-  deps.audit.append("credential.revoked", now, { credential_id: credentialId, note, oauth_client_id: clientId });
-  deps.revoked(credentialId);
+  deps.kernel.audit.append("credential.revoked", now, { credential_id: credentialId, note, oauth_client_id: clientId });
+  deps.revocation.revoked(credentialId);
   return true;
 }
 

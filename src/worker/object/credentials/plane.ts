@@ -8,6 +8,7 @@ import { digestsEqual, sha256Bytes } from "../../timing-safe";
 import type { AuditChain } from "../audit/plane";
 import { LruMap } from "../../lru";
 import { CredentialTable, type CredentialBinding, type StoredCredential } from "./store";
+import type { ObjectKernel } from "../kernel";
 
 /** An authenticated caller, from the stored credential record (never from the request). */
 export interface Caller {
@@ -25,15 +26,8 @@ export interface Caller {
 /** Credentials a consumer's object keeps decoded at once. */
 export const CREDENTIAL_CACHE_ENTRIES = 256;
 
-/** What the plane needs of its object. */
-export interface CredentialPlaneDeps {
-  readonly sql: SqlStorage;
-  /** The consumer's name: tokens are tagged for it. */
-  readonly consumer: () => string | undefined;
-  readonly keys: TokenKeys;
-  /** The object's clock, Unix seconds. */
-  readonly now: () => number;
-}
+/** What the plane reads of the kernel: its table, the clock, and the consumer's name (tokens are tagged for it). */
+type CredentialKernel = Pick<ObjectKernel, "sql" | "now" | "consumerName">;
 
 /** The binding a credential request asks for (the contract already checked its combinations). */
 export function bindingOf(request: CreateCredentialRequest): CredentialBinding {
@@ -55,12 +49,14 @@ export function bindingOf(request: CreateCredentialRequest): CredentialBinding {
  */
 export class CredentialPlane {
   readonly #table: CredentialTable;
-  readonly #deps: CredentialPlaneDeps;
+  readonly #kernel: CredentialKernel;
+  readonly #keys: TokenKeys;
   readonly #cache = new LruMap<string, StoredCredential | null>(CREDENTIAL_CACHE_ENTRIES);
 
-  constructor(deps: CredentialPlaneDeps) {
-    this.#deps = deps;
-    this.#table = new CredentialTable(deps.sql);
+  constructor(kernel: CredentialKernel, keys: TokenKeys) {
+    this.#kernel = kernel;
+    this.#keys = keys;
+    this.#table = new CredentialTable(kernel.sql);
   }
 
   /** Decoded credentials held in memory (bounded by {@link CREDENTIAL_CACHE_ENTRIES}). */
@@ -70,7 +66,7 @@ export class CredentialPlane {
 
   /** Mints and stores a credential; the returned secret is never stored or shown again. */
   create(consumer: string, binding: CredentialBinding, now: number): { credential_id: string; secret: string } {
-    const minted = mintCredential(binding.kind, consumer, this.#deps.keys);
+    const minted = mintCredential(binding.kind, consumer, this.#keys);
     this.#table.insert(minted.credentialId, binding, sha256Bytes(minted.token), now);
     this.#cache.delete(minted.credentialId);
     return { credential_id: minted.credentialId, secret: minted.token };
@@ -103,7 +99,7 @@ export class CredentialPlane {
 
   /** Whether a credential is still live: not revoked, not expired (a WebSocket checks on every message). */
   isLive(credentialId: string): boolean {
-    return this.#table.isLive(credentialId, this.#deps.now());
+    return this.#table.isLive(credentialId, this.#kernel.now());
   }
 
   /** When a credential expires (Unix seconds; `null`: never, or no such credential): a live stream of it closes then. */
@@ -114,7 +110,7 @@ export class CredentialPlane {
   /** The caller a live credential is (not revoked, not expired), by id: a runtime socket's, for each envelope. */
   liveCaller(credentialId: string): Caller | null {
     const stored = this.#load(credentialId);
-    if (stored === null || stored.revoked || (stored.expiresAt !== null && stored.expiresAt <= this.#deps.now())) return null;
+    if (stored === null || stored.revoked || (stored.expiresAt !== null && stored.expiresAt <= this.#kernel.now())) return null;
     const { kind, subjectId, principal, roles, tools } = stored;
     return { credentialId, kind, subjectId, principal, roles, tools };
   }
@@ -134,7 +130,7 @@ export class CredentialPlane {
    */
   authenticate(token: string, operation: Operation): Outcome<Caller> {
     // The Worker checked the keyed tag for this consumer; the stored SHA-256 decides here.
-    const parsed = this.#deps.consumer() === undefined ? null : credentialShape(token);
+    const parsed = this.#kernel.consumerName() === undefined ? null : credentialShape(token);
     if (parsed === null) return fail(UNAUTHENTICATED);
     const stored = this.#load(parsed.credentialId);
     const presented = sha256Bytes(token);
@@ -143,7 +139,7 @@ export class CredentialPlane {
       return fail(UNAUTHENTICATED);
     }
     if (!digestsEqual(presented, stored.secretSha256)) return fail(UNAUTHENTICATED);
-    if (stored.expiresAt !== null && stored.expiresAt <= this.#deps.now()) return fail(UNAUTHENTICATED);
+    if (stored.expiresAt !== null && stored.expiresAt <= this.#kernel.now()) return fail(UNAUTHENTICATED);
     if (!credentialKinds(operation).includes(stored.kind)) {
       return fail(problem("FORBIDDEN", `A ${stored.kind} credential may not call this route.`));
     }

@@ -1,7 +1,7 @@
 import type { CredentialKind } from "../../../contracts/access";
 import { actsForPrincipal, type PrincipalMode } from "../../../contracts/credential";
 import { canonicalJson } from "../../../core/json";
-import type { Migration } from "../migrations";
+import type { Migration } from "../schema";
 import { all, int, intOrNull, one, run, storedStrings, text, textOrNull } from "../sql";
 
 /**

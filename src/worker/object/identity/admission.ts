@@ -4,21 +4,15 @@ import type { Outcome } from "../../result";
 import { ok } from "../../result";
 import type { ConsumerRecord } from "../consumer/plane";
 import type { Caller } from "../credentials/plane";
+import type { ObjectKernel } from "../kernel";
 import { CallRate } from "../credentials/rate";
 import type { Limits } from "../limits";
 import { bindCall, type BoundCall, type ToolCallInput } from "../tool-calls/bind";
 import { resolvePrincipal, toolInScope } from "./principal";
 import { PrincipalTokens } from "./principal-token";
 
-/** What admission reads of its object: the clocks and the outbound fetch (JWKS). */
-export interface AdmissionDeps {
-  /** Unix seconds (pinned by tests). */
-  now(): number;
-  /** Wall-clock milliseconds for rate buckets. */
-  rateMs(): number;
-  /** The outbound fetch of the issuer's JWKS (the target rule's `targetFetch` in the object). */
-  fetch(request: Request): Promise<Response>;
-}
+/** What admission reads of the kernel: the clocks and the outbound fetch under the target rule (the issuer's JWKS). */
+type AdmissionKernel = Pick<ObjectKernel, "now" | "rateMs" | "fetch">;
 
 /**
  * Admission of an agent's tool call, after authentication: the credential's call rate, the
@@ -29,8 +23,8 @@ export class AgentAdmission {
   readonly #rate = new CallRate();
   readonly #tokens: PrincipalTokens;
 
-  constructor(private readonly deps: AdmissionDeps) {
-    this.#tokens = new PrincipalTokens((url, init) => deps.fetch(new Request(url, init)));
+  constructor(private readonly kernel: AdmissionKernel) {
+    this.#tokens = new PrincipalTokens((url, init) => kernel.fetch(new Request(url, init)));
   }
 
   /** Rate buckets held now (credentials/rate.ts, bounded). */
@@ -40,14 +34,14 @@ export class AgentAdmission {
 
   /** Takes one token of a credential's call rate: each tool call here, and the MCP requests that store or wait (mcp/plane.ts). */
   rate(credentialId: string, limits: Limits): Outcome<null> {
-    return this.#rate.take(credentialId, limits, this.deps.rateMs());
+    return this.#rate.take(credentialId, limits, this.kernel.rateMs());
   }
 
   /** `bound`: the input already bound (a batch binds every call before the first runs), so its item is not parsed again. */
   async admit(consumer: string, caller: Caller, config: ConsumerRecord, limits: Limits, input: ToolCallInput, bound?: BoundCall): Promise<Outcome<{ principal: Principal; claims: JsonObject; call: ToolCall } & BoundCall>> {
     const rate = this.rate(caller.credentialId, limits);
     if (!rate.ok) return rate;
-    const principal = await resolvePrincipal(consumer, caller, input, config.principalTokens, (issuer, jwt) => this.#tokens.verify(issuer, jwt, this.deps.now()));
+    const principal = await resolvePrincipal(consumer, caller, input, config.principalTokens, (issuer, jwt) => this.#tokens.verify(issuer, jwt, this.kernel.now()));
     if (!principal.ok) return principal;
     const call = bound === undefined ? bindCall(input) : ok(bound);
     if (!call.ok) return call;

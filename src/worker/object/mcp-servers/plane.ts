@@ -8,11 +8,11 @@ import { DEFAULT_LIMITS } from "../limits";
 import { listPage } from "../list-page";
 import { listTools, type ListedTools, type McpEndpoint } from "../../tools/mcp-client";
 import type { McpToolRelay } from "../../tools/mcp-requests";
-import type { AuditChain } from "../audit/plane";
+import type { ObjectKernel } from "../kernel";
 import { fromWorker } from "../rpc";
 import type { SecretVault } from "../secrets/vault";
 import { STORED_JSON } from "../sql";
-import { checkUrl, type TargetPolicy } from "../tools/build";
+import { checkUrl } from "../tools/build";
 import type { DataTools } from "../tools/plane";
 import { isImportOf, mergeImported, planImport, type ImportSource, type RefusedTool } from "./import";
 import { McpServerTable, RELAY_ELICITATION, RELAY_SAMPLING, type StoredMcpServer } from "./store";
@@ -33,16 +33,8 @@ export type McpServersCall =
   | { kind: "importMcpServer"; name: string }
   | { kind: "deleteMcpServer"; name: string };
 
-/** What the plane uses of its object. */
-export interface McpServersDeps {
-  readonly sql: SqlStorage;
-  readonly audit: AuditChain;
-  readonly data: DataTools;
-  readonly vault: SecretVault;
-  readonly targets: TargetPolicy;
-  readonly fetch: (request: Request) => Promise<Response>;
-  transaction<T>(step: () => T): T;
-}
+/** What the registered servers use of the kernel: their table, the audit chain, the target rule, one transaction step. */
+type McpServersKernel = Pick<ObjectKernel, "sql" | "audit" | "targets" | "transaction">;
 
 interface ImportedTool {
   name: string;
@@ -94,11 +86,18 @@ const byDownstream = (a: { downstream: string }, b: { downstream: string }) => c
  */
 export class McpServers {
   readonly #table: McpServerTable;
-  readonly #deps: McpServersDeps;
+  readonly #kernel: McpServersKernel;
+  readonly #data: DataTools;
+  readonly #vault: SecretVault;
+  /** The fetch of every consumer-defined target: the target rule again before each request. */
+  readonly #fetch: (request: Request) => Promise<Response>;
 
-  constructor(deps: McpServersDeps) {
-    this.#deps = deps;
-    this.#table = new McpServerTable(deps.sql);
+  constructor(kernel: McpServersKernel, data: DataTools, vault: SecretVault, fetch: (request: Request) => Promise<Response>) {
+    this.#kernel = kernel;
+    this.#data = data;
+    this.#vault = vault;
+    this.#fetch = fetch;
+    this.#table = new McpServerTable(kernel.sql);
   }
 
   /**
@@ -142,16 +141,16 @@ export class McpServers {
 
   /** A server at `url` announced a changed tool list: mark it stale (once, audited) until it is imported again. */
   listChanged(url: string, now: number): void {
-    this.#deps.transaction(() => {
-      for (const name of this.#table.markListChanged(url, now)) this.#deps.audit.append("mcp_server.list_changed", now, { name });
+    this.#kernel.transaction(() => {
+      for (const name of this.#table.markListChanged(url, now)) this.#kernel.audit.append("mcp_server.list_changed", now, { name });
     });
   }
 
   #register(registration: McpServerRegistration, now: number): Promise<Outcome<string>> | Outcome<string> {
-    const refusedUrl = checkUrl(registration.url, "/url", this.#deps.targets);
+    const refusedUrl = checkUrl(registration.url, "/url", this.#kernel.targets);
     if (refusedUrl !== null) return fail({ ...problem("INVALID_REQUEST", refusedUrl.message), path: refusedUrl.pointer });
     const auth = registration.auth ?? null;
-    if (auth !== null && !this.#deps.vault.has(auth.secret)) return fail({ ...problem("INVALID_REQUEST", `No secret named "${auth.secret}" (PUT …/secrets/${auth.secret} first).`), path: "/auth/secret" });
+    if (auth !== null && !this.#vault.has(auth.secret)) return fail({ ...problem("INVALID_REQUEST", `No secret named "${auth.secret}" (PUT …/secrets/${auth.secret} first).`), path: "/auth/secret" });
     const admissible = this.#admissible(registration.name);
     if (!admissible.ok) return admissible;
     const relay = (registration.relay.sampling ? RELAY_SAMPLING : 0) | (registration.relay.elicitation ? RELAY_ELICITATION : 0);
@@ -169,7 +168,7 @@ export class McpServers {
   async #import(source: ImportSource, registeredAt: number, now: number, registering: boolean): Promise<Outcome<string>> {
     let authorization: string | null = null;
     if (source.auth !== null) {
-      const secret = await this.#deps.vault.open(source.auth.secret);
+      const secret = await this.#vault.open(source.auth.secret);
       if (secret === undefined) return fail(problem("INVALID_REQUEST", `The secret "${source.auth.secret}" cannot be opened (PUT …/secrets/${source.auth.secret} again).`));
       authorization = source.auth.prefix + secret;
     }
@@ -177,7 +176,7 @@ export class McpServers {
     const endpoint: McpEndpoint = {
       url: source.url,
       headers: authorization === null ? {} : { authorization },
-      fetch: this.#deps.fetch,
+      fetch: this.#fetch,
       signal: AbortSignal.timeout(IMPORT_TIMEOUT_MS),
       onListChanged: () => {
         changed = true;
@@ -185,7 +184,7 @@ export class McpServers {
     };
     const listed = await listTools(endpoint, { maxTools: MAX_IMPORTED_TOOLS, maxPages: MAX_LIST_PAGES, maxBytes: MAX_LIST_BYTES });
     if (!listed.ok) return fail(problem("MCP_SERVER_UNREACHABLE", `The MCP server "${source.name}" could not be imported: ${listed.error}.`));
-    return this.#deps.transaction(() => this.#store(source, listed.value, registeredAt, now, registering, changed));
+    return this.#kernel.transaction(() => this.#store(source, listed.value, registeredAt, now, registering, changed));
   }
 
   #store(source: ImportSource, listed: ListedTools, registeredAt: number, now: number, registering: boolean, changed: boolean): Outcome<string> {
@@ -221,8 +220,8 @@ export class McpServers {
       listChangedAt: changed ? now : null,
     };
     this.#table.put(server);
-    if (registering) this.#deps.audit.append("mcp_server.registered", now, { name: source.name, prefix: source.prefix, protocol_version: listed.protocolVersion, relay: relayView(source.relay ?? 0) });
-    this.#deps.audit.append("mcp_server.imported", now, {
+    if (registering) this.#kernel.audit.append("mcp_server.registered", now, { name: source.name, prefix: source.prefix, protocol_version: listed.protocolVersion, relay: relayView(source.relay ?? 0) });
+    this.#kernel.audit.append("mcp_server.imported", now, {
       name: source.name,
       imported: imported.map((t) => ({ name: t.name, version: t.revision })),
       refused: refused.map((t) => t.downstream),
@@ -233,7 +232,7 @@ export class McpServers {
 
   /** Defines one imported tool over what is stored under its name (this server's tool only), keeping the admin's rules. */
   #define(source: ImportSource, name: string, downstream: string, fresh: ToolDefinition, now: number): ImportedTool | RefusedTool {
-    const data = this.#deps.data;
+    const data = this.#data;
     const current = data.current(name);
     if (current !== undefined && !isImportOf(current.definition, source.url, downstream)) return { downstream, reason: `the name "${name}" is another tool's` };
     const definition = current === undefined ? fresh : mergeImported(current.definition, fresh);
@@ -246,17 +245,17 @@ export class McpServers {
 
   /** Unregisters a server and disables the definitions its last import wrote (their history stays). */
   #delete(name: string, now: number): Outcome<string> {
-    return this.#deps.transaction((): Outcome<string> => {
+    return this.#kernel.transaction((): Outcome<string> => {
       const server = this.#table.get(name);
       if (server === undefined) return fail(problem("NOT_FOUND", "No such MCP server."));
       const disabled: string[] = [];
       for (const tool of storedTools(server)) {
-        const current = this.#deps.data.current(tool.name);
+        const current = this.#data.current(tool.name);
         if (current === undefined || !current.enabled || !isImportOf(current.definition, server.url, tool.downstream)) continue;
-        if (this.#deps.data.disable(tool.name, now).ok) disabled.push(tool.name);
+        if (this.#data.disable(tool.name, now).ok) disabled.push(tool.name);
       }
       this.#table.delete(name);
-      this.#deps.audit.append("mcp_server.deleted", now, { name, disabled });
+      this.#kernel.audit.append("mcp_server.deleted", now, { name, disabled });
       return ok(canonicalJson({ name, disabled }));
     });
   }

@@ -1,4 +1,4 @@
-import type { Migration } from "../migrations";
+import type { Migration } from "../schema";
 import { all, int, intOrNull, one, run, text, textOrNull } from "../sql";
 
 /**

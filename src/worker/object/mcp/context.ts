@@ -2,11 +2,8 @@ import type { JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { Outcome } from "../../result";
 import type { McpNotifySink } from "../../tools/mcp-notify";
-import type { AuditChain } from "../audit/plane";
-import type { ConsumerRecord } from "../consumer/plane";
-import type { Limits } from "../limits";
+import type { ObjectKernel } from "../kernel";
 import type { Authenticated } from "../socket-upgrade";
-import type { ToolCallPlane } from "../tool-calls/plane";
 import type { ToolCallInput } from "../tool-calls/bind";
 import type { McpSession } from "./store";
 
@@ -17,19 +14,8 @@ import type { McpSession } from "./store";
  */
 export type RunCall = (input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink) => Promise<Outcome<JsonObject>>;
 
-/** What the MCP plane uses of its object. */
-export interface McpPlaneDeps {
-  readonly sql: SqlStorage;
-  /** The object's clock, Unix seconds. */
-  now(): number;
-  /** Runs a synchronous step as one SQLite transaction. */
-  transaction<T>(step: () => T): T;
-  /** The consumer's tool-call plane (its registry, approvals and withdrawals). */
-  toolCalls(config: ConsumerRecord): ToolCallPlane;
-  audit(): AuditChain;
-  /** Takes one token of the credential's call rate (credentials/rate.ts), shared with its tool calls. */
-  rate(credentialId: string, limits: Limits): Outcome<null>;
-}
+/** What the MCP plane uses of the kernel: its tables, the clock, one transaction step and the audit chain. */
+export type McpKernel = Pick<ObjectKernel, "sql" | "now" | "transaction" | "audit">;
 
 /** One request of an open session. */
 export interface McpContext {

@@ -18,7 +18,9 @@ import { limitsOf } from "../consumer/plane";
 import { received, type Carried } from "../rpc";
 import type { Authenticated } from "../socket-upgrade";
 import { callTool } from "./call";
-import type { McpContext, McpPlaneDeps, RunCall } from "./context";
+import type { AgentAdmission } from "../identity/admission";
+import type { ToolCallPlanes } from "../tool-calls/planes";
+import type { McpContext, McpKernel, RunCall } from "./context";
 import { invalidParams, objectMember, paramsOf, randomHex, refusal, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
 import { MAX_MCP_SESSIONS, MAX_MCP_SESSIONS_PER_CREDENTIAL, MAX_MCP_SESSIONS_PER_SUBJECT } from "./quota";
 import { McpRelay, relayPlan, type RelayPlan } from "./relay";
@@ -27,7 +29,7 @@ import { McpStore, type McpSession } from "./store";
 import { listTools } from "./tools";
 import { McpTasks } from "./tasks";
 
-export type { McpPlaneDeps, RunCall } from "./context";
+export type { RunCall } from "./context";
 export type { McpNotifySink } from "../../tools/mcp-notify";
 
 /** One HTTP request of the endpoint, as the Worker forwards it (after the Origin, Accept and envelope checks). */
@@ -100,14 +102,20 @@ function relayed(dispatch: (notify: McpRelay) => Promise<RpcAnswer>, plan: Relay
 export class McpPlane {
   readonly #store: McpStore;
   readonly #tasks: McpTasks;
-  readonly #deps: McpPlaneDeps;
+  readonly #kernel: McpKernel;
+  /** The consumer's tool-call plane (its registry, approvals and withdrawals). */
+  readonly #toolCalls: ToolCallPlanes;
+  /** The credential's call rate (credentials/rate.ts), shared with its tool calls. */
+  readonly #admission: AgentAdmission;
   /** Relayed requests awaiting the client's response (memory only). */
   readonly #pending = new PendingRelays();
 
-  constructor(deps: McpPlaneDeps) {
-    this.#deps = deps;
-    this.#store = new McpStore(deps.sql);
-    this.#tasks = new McpTasks(this.#store, deps);
+  constructor(kernel: McpKernel, toolCalls: ToolCallPlanes, admission: AgentAdmission) {
+    this.#kernel = kernel;
+    this.#toolCalls = toolCalls;
+    this.#admission = admission;
+    this.#store = new McpStore(kernel.sql);
+    this.#tasks = new McpTasks(this.#store, kernel, toolCalls);
   }
 
   /** Relayed requests awaiting the client's response now. */
@@ -128,7 +136,7 @@ export class McpPlane {
     if (request.method === "DELETE" || request.message === null) {
       const session = this.#session(auth, request);
       if (!session.ok) return session;
-      this.#deps.transaction(() => this.#store.endSession(session.value.sessionId));
+      this.#kernel.transaction(() => this.#store.endSession(session.value.sessionId));
       return ok({ kind: "ended" });
     }
     const message = received(request.message, JsonRpcMessage);
@@ -136,17 +144,17 @@ export class McpPlane {
     const params = "method" in message ? (message.params as JsonObject | undefined) : undefined;
     if ("method" in message && "id" in message && message.method === "initialize") {
       // Each initialize stores a session: it takes a token of the credential's call rate.
-      const rate = this.#deps.rate(auth.caller.credentialId, limitsOf(auth.config));
+      const rate = this.#admission.rate(auth.caller.credentialId, limitsOf(auth.config));
       return rate.ok ? this.#initialize(auth, message.id, params) : rate;
     }
     const session = this.#session(auth, request);
     if (!session.ok) return session;
-    this.#deps.transaction(() => this.#store.touchSession(session.value.sessionId, this.#deps.now()));
+    this.#kernel.transaction(() => this.#store.touchSession(session.value.sessionId, this.#kernel.now()));
     // A response answers a relayed request of this session's only; any other is dropped.
     if ("result" in message) await this.#pending.answer(session.value.sessionId, message.id, { result: message.result as JsonObject });
     else if ("error" in message) await this.#pending.answer(session.value.sessionId, message.id, { error: { ...message.error } as JsonObject });
     if (!("method" in message) || !("id" in message)) return ok({ kind: "accepted" });
-    const ctx: McpContext = { auth, session: session.value, registry: this.#deps.toolCalls(auth.config).engine.registry, run };
+    const ctx: McpContext = { auth, session: session.value, registry: this.#toolCalls.for(auth.config).engine.registry, run };
     const plan = request.events === true && message.method === "tools/call" ? relayPlan(params, session.value.logLevel ?? null, declaredOf(session.value)) : null;
     if (plan !== null) {
       const host = { pending: this.#pending, sessionId: session.value.sessionId, audit: (record: JsonObject) => this.#audit(record) };
@@ -157,8 +165,8 @@ export class McpPlane {
 
   /** The audit entry of one relayed request. */
   #audit(record: JsonObject): void {
-    const now = this.#deps.now();
-    this.#deps.transaction(() => this.#deps.audit().append("mcp.relayed", now, record));
+    const now = this.#kernel.now();
+    this.#kernel.transaction(() => this.#kernel.audit.append("mcp.relayed", now, record));
   }
 
   /**
@@ -175,8 +183,8 @@ export class McpPlane {
     const declared = parsed.value.capabilities as JsonObject;
     const relayable = { sampling: objectMember(declared, "sampling"), elicitation: objectMember(declared, "elicitation") };
     const clientCapabilities = canonicalJson(Object.fromEntries(Object.entries(relayable).filter(([, value]) => value !== undefined)) as JsonObject);
-    const session: McpSession = { sessionId: randomHex(16), credentialId: auth.caller.credentialId, subjectId, protocolVersion: version, logLevel: null, clientCapabilities, lastSeen: this.#deps.now() };
-    const room = this.#deps.transaction(() => this.#store.openSession(session, session.lastSeen));
+    const session: McpSession = { sessionId: randomHex(16), credentialId: auth.caller.credentialId, subjectId, protocolVersion: version, logLevel: null, clientCapabilities, lastSeen: this.#kernel.now() };
+    const room = this.#kernel.transaction(() => this.#store.openSession(session, session.lastSeen));
     if (!room.fits) {
       const detail = `A credential keeps at most ${MAX_MCP_SESSIONS_PER_CREDENTIAL} MCP sessions, a subject ${MAX_MCP_SESSIONS_PER_SUBJECT} across its credentials and a consumer ${MAX_MCP_SESSIONS}; the subject's or the consumer's are all other credentials'. Retry when one has ended.`;
       return fail(problem("QUOTA_EXCEEDED", detail, room.retryAfterSeconds));
@@ -188,7 +196,7 @@ export class McpPlane {
   /** The session a request names: required (400), this credential's (else 404), with a protocol version spoken here (400). */
   #session(auth: Authenticated, request: McpRequest): Outcome<McpSession> {
     if (request.sessionId === null) return fail(problem("INVALID_REQUEST", "Send the Mcp-Session-Id header that initialize answered."));
-    const session = this.#store.session(request.sessionId, this.#deps.now());
+    const session = this.#store.session(request.sessionId, this.#kernel.now());
     if (session === undefined || session.credentialId !== auth.caller.credentialId) {
       return fail(problem("NOT_FOUND", "No such MCP session: it was deleted, or never opened with this credential. Initialize a new one."));
     }
@@ -203,7 +211,7 @@ export class McpPlane {
     if (method.startsWith("tasks/")) {
       if (version !== "2025-11-25") return rpcError(RPC_ERRORS.methodNotFound, "Method not found: tasks exist from protocol version 2025-11-25.");
       // A task method may wait (tasks/result) or run the call (tasks/get): it takes a token of the credential's call rate.
-      const rate = this.#deps.rate(ctx.auth.caller.credentialId, limitsOf(ctx.auth.config));
+      const rate = this.#admission.rate(ctx.auth.caller.credentialId, limitsOf(ctx.auth.config));
       if (!rate.ok) return refusal(rate.error);
     }
     switch (method) {
@@ -219,7 +227,7 @@ export class McpPlane {
       case "logging/setLevel": {
         const parsed = paramsOf(SetLevelParams, params);
         if (!parsed.ok) return parsed.answer;
-        this.#deps.transaction(() => this.#store.setLogLevel(ctx.session.sessionId, parsed.value.level));
+        this.#kernel.transaction(() => this.#store.setLogLevel(ctx.session.sessionId, parsed.value.level));
         return rpcResult({});
       }
       case "tasks/get":

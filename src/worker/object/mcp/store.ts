@@ -1,4 +1,4 @@
-import type { Migration } from "../migrations";
+import type { Migration } from "../schema";
 import { all, int, one, run, text, textOrNull, type SqlRow } from "../sql";
 import { MCP_SESSION_IDLE_SECONDS, sessionRoom, taskRoom, type HeldTasks, type Owner, type Room } from "./quota";
 

@@ -5,7 +5,8 @@ import { problem } from "../../problem";
 import { limitsOf } from "../consumer/plane";
 import { cursorCodec, safeIntegerKey } from "../cursor";
 import { fromStored } from "../rpc";
-import type { McpContext, McpPlaneDeps } from "./context";
+import type { ToolCallPlanes } from "../tool-calls/planes";
+import type { McpContext, McpKernel } from "./context";
 import { invalidParams, objectMember, paramsOf, randomHex, refusal, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
 import { MAX_MCP_TASKS, MAX_MCP_TASKS_PER_CREDENTIAL, MAX_MCP_TASKS_PER_SUBJECT } from "./quota";
 import type { McpStore, McpTaskRow, McpTaskStatus } from "./store";
@@ -81,7 +82,8 @@ export class McpTasks {
 
   constructor(
     private readonly store: McpStore,
-    private readonly deps: McpPlaneDeps,
+    private readonly kernel: McpKernel,
+    private readonly toolCalls: ToolCallPlanes,
   ) {}
 
   /**
@@ -92,7 +94,7 @@ export class McpTasks {
   async withPlace(ctx: McpContext, call: () => Promise<RpcAnswer>): Promise<RpcAnswer> {
     const owner = { credentialId: ctx.auth.caller.credentialId, subjectId: ctx.session.subjectId };
     const held = { own: this.#held.get(owner.credentialId) ?? 0, subject: this.#heldBySubject.get(owner.subjectId) ?? 0, all: this.#heldAll };
-    const room = this.deps.transaction(() => this.store.taskRoom(owner, held, this.deps.now()));
+    const room = this.kernel.transaction(() => this.store.taskRoom(owner, held, this.kernel.now()));
     if (!room.fits) {
       const detail = `A credential keeps at most ${MAX_MCP_TASKS_PER_CREDENTIAL} MCP tasks, a subject ${MAX_MCP_TASKS_PER_SUBJECT} across its credentials and a consumer ${MAX_MCP_TASKS}; the tasks in the way are still working or another credential's. Nothing ran.`;
       return refusal(problem("QUOTA_EXCEEDED", detail, room.retryAfterSeconds));
@@ -111,7 +113,7 @@ export class McpTasks {
 
   /** Stores the task of a `tools/call` (in the place {@link withPlace} holds) and answers its `CreateTaskResult`. */
   create(ctx: McpContext, start: TaskStart): JsonObject {
-    const now = this.deps.now();
+    const now = this.kernel.now();
     const ttlMs = Math.min(Math.max(start.ttlMs ?? TASK_TTL_MS.default, TASK_TTL_MS.min), TASK_TTL_MS.max);
     const pending = start.approvalId !== null;
     const row: McpTaskRow = {
@@ -128,14 +130,14 @@ export class McpTasks {
       createdAt: now,
       updatedAt: now,
     };
-    this.deps.transaction(() => this.store.addTask(row));
+    this.kernel.transaction(() => this.store.addTask(row));
     return start.approvalId === null ? { task: taskView(row) } : { task: taskView(row), _meta: { [MCP_META.approvalId]: start.approvalId } };
   }
 
   #find(ctx: McpContext, params: JsonObject | undefined): { ok: true; row: McpTaskRow } | { ok: false; answer: RpcAnswer } {
     const parsed = paramsOf(TaskParams, params);
     if (!parsed.ok) return parsed;
-    const row = this.store.task(ctx.auth.caller.credentialId, parsed.value.taskId, this.deps.now());
+    const row = this.store.task(ctx.auth.caller.credentialId, parsed.value.taskId, this.kernel.now());
     return row === undefined ? { ok: false, answer: invalidParams("Task not found.") } : { ok: true, row };
   }
 
@@ -154,7 +156,7 @@ export class McpTasks {
     while (!TERMINAL.has(row.status)) {
       if (Date.now() >= deadline) return rpcError(RPC_ERRORS.refused, "The task is still working: poll tasks/get, then ask for its result.", { taskId: row.taskId, status: row.status });
       await new Promise((resolve) => setTimeout(resolve, TASK_POLL_MS));
-      const again = this.store.task(ctx.auth.caller.credentialId, row.taskId, this.deps.now());
+      const again = this.store.task(ctx.auth.caller.credentialId, row.taskId, this.kernel.now());
       if (again === undefined) return invalidParams("Task not found.");
       row = await this.#settle(ctx, again);
     }
@@ -176,7 +178,7 @@ export class McpTasks {
       after = seq;
     }
     const pageItems = limitsOf(ctx.auth.config).page_items;
-    const rows = this.store.tasksPage(ctx.auth.caller.credentialId, after, pageItems, this.deps.now());
+    const rows = this.store.tasksPage(ctx.auth.caller.credentialId, after, pageItems, this.kernel.now());
     const page = rows.slice(0, pageItems);
     const last = page.at(-1);
     return rpcResult(rows.length > pageItems && last !== undefined ? { tasks: page.map(taskView), nextCursor: TASKS_CURSOR.encode(last.seq) } : { tasks: page.map(taskView) });
@@ -189,11 +191,11 @@ export class McpTasks {
     const row = found.row;
     if (TERMINAL.has(row.status)) return invalidParams(`Cannot cancel a task in terminal status: ${row.status}.`);
     if (this.#running.has(row.taskId)) return invalidParams("The task's call is running now; it can no longer be cancelled.");
-    const now = this.deps.now();
-    this.deps.transaction(() => {
-      if (row.approvalId !== null) this.deps.toolCalls(ctx.auth.config).withdraw(row.approvalId, now);
+    const now = this.kernel.now();
+    this.kernel.transaction(() => {
+      if (row.approvalId !== null) this.toolCalls.for(ctx.auth.config).withdraw(row.approvalId, now);
       this.store.finishTask(row.taskId, "cancelled", "Cancelled by the client; its approval was withdrawn.", null, now);
-      this.deps.audit().append("mcp.task.cancelled", now, { task_id: row.taskId, approval_id: row.approvalId, subject_id: row.subjectId });
+      this.kernel.audit.append("mcp.task.cancelled", now, { task_id: row.taskId, approval_id: row.approvalId, subject_id: row.subjectId });
     });
     const cancelled = this.store.task(ctx.auth.caller.credentialId, row.taskId, now);
     if (cancelled === undefined) throw new Error("a task vanished inside its cancellation");
@@ -203,26 +205,26 @@ export class McpTasks {
   /** Runs a waiting task's call again once its approval is no longer pending; answers the task as it now stands. */
   async #settle(ctx: McpContext, row: McpTaskRow): Promise<McpTaskRow> {
     if (row.status !== "working" || row.approvalId === null || this.#running.has(row.taskId)) return row;
-    const approval = this.deps.toolCalls(ctx.auth.config).book.get(row.approvalId);
-    if (approval !== undefined && approval.state === "pending" && approval.expires_at > this.deps.now()) return row;
+    const approval = this.toolCalls.for(ctx.auth.config).book.get(row.approvalId);
+    if (approval !== undefined && approval.state === "pending" && approval.expires_at > this.kernel.now()) return row;
     this.#running.add(row.taskId);
     try {
       const ran = await ctx.run(fromStored(row.input, ToolCallRequest), null);
-      const now = this.deps.now();
+      const now = this.kernel.now();
       if (!ran.ok) {
         if (TRANSIENT.has(ran.error.code)) return row;
         const error = refusal(ran.error);
-        this.deps.transaction(() => this.store.finishTask(row.taskId, "failed", ran.error.detail, canonicalJson("error" in error ? error.error : {}), now));
+        this.kernel.transaction(() => this.store.finishTask(row.taskId, "failed", ran.error.detail, canonicalJson("error" in error ? error.error : {}), now));
       } else {
         const answer = ran.value;
         const approvalId = answer["approval_id"];
         const result = callToolResult(answer);
-        if (typeof approvalId === "string") this.deps.transaction(() => this.store.awaitApproval(row.taskId, approvalId, waiting(approvalId), now));
-        else this.deps.transaction(() => this.store.finishTask(row.taskId, "completed", finishedMessage(result), canonicalJson(result), now));
+        if (typeof approvalId === "string") this.kernel.transaction(() => this.store.awaitApproval(row.taskId, approvalId, waiting(approvalId), now));
+        else this.kernel.transaction(() => this.store.finishTask(row.taskId, "completed", finishedMessage(result), canonicalJson(result), now));
       }
     } finally {
       this.#running.delete(row.taskId);
     }
-    return this.store.task(ctx.auth.caller.credentialId, row.taskId, this.deps.now()) ?? row;
+    return this.store.task(ctx.auth.caller.credentialId, row.taskId, this.kernel.now()) ?? row;
   }
 }

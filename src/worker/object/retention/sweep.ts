@@ -1,33 +1,22 @@
 /**
  * Retention: what the consumer object stops keeping, and when (docs/storage.md, "Retention").
- * Each plane declares in its `store.ts` which rows expire ({@link ExpiryRule}: a table, the rows
+ * Each feature declares in its `store.ts` which rows expire ({@link ExpiryRule}: a table, the rows
  * a rule may touch, the age column or expression and how long a row is kept past it), as it
- * declares its migrations; the sweep runs every rule from the object's shared alarm, at most
+ * declares its migrations, and registers them (../features); the sweep runs every rule from the object's shared alarm, at most
  * {@link SWEEP_BATCH} rows per rule per run, each rule in its own transaction. A call's path
  * only asks for the alarm when it is not set yet ({@link Retention.stored}): one map lookup.
  * @module
  */
-import { RUNTIME_EXPIRY } from "../runtime/store";
+import type { AlarmSlots } from "../alarms";
+import { FEATURES } from "../features";
+import type { ObjectKernel } from "../kernel";
+import type { ExpiryRule } from "../schema";
 import { intOrNull, one } from "../sql";
-import { TOOL_CALL_EXPIRY } from "../tool-calls/store";
 
-/**
- * One kind of row that expires: rows of `table` matching `where` whose `age` (a column or an
- * indexed expression, Unix seconds) is at most `now − keep(window)`. `key` names each row (a
- * primary key or `rowid`). The SQL is the owning plane's, written in its `store.ts`; the sweep
- * only runs it.
- */
-export interface ExpiryRule {
-  readonly table: string;
-  readonly key: string;
-  readonly where?: string;
-  readonly age: string;
-  /** Seconds a row is kept past its age, given the consumer's `retention_seconds`. */
-  keep(window: number): number;
-}
+export type { ExpiryRule } from "../schema";
 
-/** Every plane's rules, in the order the sweep runs them. */
-export const EXPIRY_RULES: readonly ExpiryRule[] = [...TOOL_CALL_EXPIRY, ...RUNTIME_EXPIRY];
+/** Every feature's rules, in the order the sweep runs them. */
+export const EXPIRY_RULES: readonly ExpiryRule[] = FEATURES.flatMap((feature) => feature.expiry ?? []);
 
 /** Rows one rule deletes at most per run; a full batch asks for the next run at once. */
 export const SWEEP_BATCH = 500;
@@ -35,26 +24,12 @@ export const SWEEP_BATCH = 500;
 /** Seconds between two runs when no batch was full: rows live at most this long past their expiry. */
 export const SWEEP_SPACING_SECONDS = 60;
 
-/** The object's clock (Unix seconds) and the consumer's window, both read at each use. */
-export interface RetentionClock {
-  now(): number;
-  /** The consumer's `retention_seconds`. */
-  window(): number;
-}
-
-/** What the sweep uses of its object. */
-export interface RetentionDeps {
-  readonly sql: SqlStorage;
-  readonly clock: RetentionClock;
-  /** Runs one step as one SQLite transaction. */
-  transaction<T>(step: () => T): T;
-  /** Wall-clock milliseconds (the alarm's time base). */
-  wallMs(): number;
-  /** Asks for the alarm's retention slot (`null`: none needed). */
-  arm(ms: number | null): void;
-  /** Whether the retention slot is set in this instance's memory. */
-  armed(): boolean;
-}
+/**
+ * What the sweep uses of the kernel: its tables, the object's clock (Unix seconds), the consumer's
+ * `retention_seconds` (read at each use), wall milliseconds (the alarm's time base), one
+ * transaction step per rule, and the alarm's retention slot.
+ */
+export type RetentionKernel = Pick<ObjectKernel, "sql" | "now" | "limits" | "wallMs" | "transaction"> & { readonly alarms: Pick<AlarmSlots, "set" | "has"> };
 
 /** What one sweep deleted: rows per rule, in {@link EXPIRY_RULES} order. */
 export type SweepReport = readonly number[];
@@ -92,11 +67,11 @@ export class Retention {
   /** The window the slot was last set for (a changed configuration sets it again). */
   #window: number | undefined;
 
-  constructor(private readonly deps: RetentionDeps) {}
+  constructor(private readonly kernel: RetentionKernel) {}
 
   /** The second stored rows are stamped with (the object's clock, which tests pin). */
   now(): number {
-    return this.deps.clock.now();
+    return this.kernel.now();
   }
 
   /**
@@ -105,35 +80,35 @@ export class Retention {
    * otherwise nothing.
    */
   stored(): void {
-    const window = this.deps.clock.window();
-    if (this.deps.armed() && window === this.#window) return;
+    const window = this.kernel.limits().retention_seconds;
+    if (this.kernel.alarms.has("retention") && window === this.#window) return;
     // A new instance's first slot runs the sweep within SWEEP_SPACING_SECONDS whatever expires
     // first (see #arm), so its first call need not look: the sweep finds the first expiry then.
-    this.#arm(this.#fresh ? this.deps.clock.now() + SWEEP_SPACING_SECONDS : nextExpiry(this.deps.sql, window), false, window);
+    this.#arm(this.#fresh ? this.kernel.now() + SWEEP_SPACING_SECONDS : nextExpiry(this.kernel.sql, window), false, window);
   }
 
   /** One run: each rule deletes at most {@link SWEEP_BATCH} expired rows, then the slot is set again. */
   sweep(): SweepReport {
-    const now = this.deps.clock.now();
-    const window = this.deps.clock.window();
-    const deleted = EXPIRY_RULES.map((rule) => this.deps.transaction(() => prune(this.deps.sql, rule, now - rule.keep(window), SWEEP_BATCH)));
+    const now = this.kernel.now();
+    const window = this.kernel.limits().retention_seconds;
+    const deleted = EXPIRY_RULES.map((rule) => this.kernel.transaction(() => prune(this.kernel.sql, rule, now - rule.keep(window), SWEEP_BATCH)));
     const full = deleted.some((n) => n >= SWEEP_BATCH);
-    this.#arm(full ? now : nextExpiry(this.deps.sql, window), full, window);
+    this.#arm(full ? now : nextExpiry(this.kernel.sql, window), full, window);
     return deleted;
   }
 
   #arm(due: number | null, atOnce: boolean, window: number): void {
     this.#window = window;
     if (due === null) {
-      if (this.deps.armed()) this.deps.arm(null);
+      if (this.kernel.alarms.has("retention")) this.kernel.alarms.set("retention", null);
       return;
     }
-    const now = this.deps.clock.now();
+    const now = this.kernel.now();
     let at = atOnce ? now : Math.max(due, now + SWEEP_SPACING_SECONDS);
     // The first slot of an instance replaces the stored alarm, which may hold a deadline another
     // plane set before a restart: run soon, so every plane's handler runs and asks again.
     if (this.#fresh) at = Math.min(at, now + SWEEP_SPACING_SECONDS);
     this.#fresh = false;
-    this.deps.arm(this.deps.wallMs() + (at - now) * 1000);
+    this.kernel.alarms.set("retention", this.kernel.wallMs() + (at - now) * 1000);
   }
 }

@@ -14,10 +14,12 @@ import {
 } from "../../../core/wire";
 import { problem, UNAUTHENTICATED, type Problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
-import type { AuditChain } from "../audit/plane";
-import type { Caller } from "../credentials/plane";
+import type { ConsumerRecord } from "../consumer/plane";
+import type { CredentialPlane } from "../credentials/plane";
+import type { ObjectKernel } from "../kernel";
 import type { SessionPolicy } from "../sessions";
-import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "../tool-calls/plane";
+import { IN_PROGRESS_RETRY_SECONDS } from "../tool-calls/plane";
+import type { ToolCallPlanes } from "../tool-calls/planes";
 import { outboxBounds, purgeRefusal, speaksFor } from "./binding";
 import { handleFacadeRequest } from "./facade";
 import type { FacadeAnswer } from "./facade-answer";
@@ -41,22 +43,8 @@ export interface EnvelopeOrigin {
   socket: WebSocket | null;
 }
 
-/** What the transport uses of the consumer object. */
-export interface RuntimeHost {
-  readonly ctx: DurableObjectState;
-  readonly sql: SqlStorage;
-  readonly audit: AuditChain;
-  readonly bucket: R2Bucket | undefined;
-  /** The consumer's name. */
-  readonly consumer: string;
-  /** Unix seconds. */
-  now(): number;
-  transaction<T>(step: () => T): T;
-  /** The consumer's tool-call plane (App Facade calls run on it). */
-  toolCalls(): ToolCallPlane;
-  /** A live credential's caller (its principal rules and tool scope), by id; `null` once revoked or expired. */
-  caller(credentialId: string): Caller | null;
-}
+/** What the transport uses of the kernel: the runtime sockets, its tables, the checkpoint bucket, the audit chain, the clock, one transaction step, the consumer's configuration. */
+type RuntimeKernel = Pick<ObjectKernel, "ctx" | "sql" | "env" | "audit" | "now" | "transaction" | "config">;
 
 /** The problem code of each codec refusal (the codec's own codes, in the problem catalog's case). */
 const REFUSALS = {
@@ -109,19 +97,32 @@ export class RuntimeTransport {
   /** Commits of App Facade actions awaiting their write, by action id (a reject waits for them). */
   readonly #committing = new Map<string, number>();
 
-  constructor(private readonly host: RuntimeHost) {
-    this.store = new RuntimeStore(host.sql);
-    this.#purger = new CheckpointPurger(this.store, host.bucket);
-    this.#outbox = new OutboxDelivery(this.store, () => host.ctx.getWebSockets(RUNTIME_SOCKET_TAG));
+  constructor(
+    private readonly kernel: RuntimeKernel,
+    /** The consumer's tool-call plane (App Facade calls run on it). */
+    private readonly toolCalls: ToolCallPlanes,
+    /** A live credential's caller (its principal rules and tool scope); `null` once revoked or expired. */
+    private readonly credentials: CredentialPlane,
+  ) {
+    this.store = new RuntimeStore(kernel.sql);
+    this.#purger = new CheckpointPurger(this.store, kernel.env.CHECKPOINTS);
+    this.#outbox = new OutboxDelivery(this.store, () => kernel.ctx.getWebSockets(RUNTIME_SOCKET_TAG));
+  }
+
+  /** The consumer as configured: a runtime caller was authenticated against it, so it exists. */
+  #config(): ConsumerRecord {
+    const config = this.kernel.config.current();
+    if (config === undefined) throw new Error("a runtime envelope reached an unconfigured consumer");
+    return config;
   }
 
   /** Admin: reads (`targets` null) or replaces the App Facade target map, answered as JSON. */
   facadeTargets(targets: Readonly<Record<string, string>> | null): string {
     if (targets === null) return targetsJson(this.store.targets());
-    const now = this.host.now();
-    const saved = this.host.transaction(() => {
+    const now = this.kernel.now();
+    const saved = this.kernel.transaction(() => {
       const value = this.store.saveTargets(targets);
-      this.host.audit.append("runtime.facade_targets", now, { targets: Object.fromEntries(value.targets), revision: value.revision });
+      this.kernel.audit.append("runtime.facade_targets", now, { targets: Object.fromEntries(value.targets), revision: value.revision });
       return value;
     });
     return targetsJson(saved);
@@ -140,29 +141,29 @@ export class RuntimeTransport {
     const decoded = decodeEnvelope(input, { maxBytes: MAX_ENVELOPE_BYTES });
     if (!decoded.ok) return fail(refusal(decoded.error));
     const request = decoded.envelope;
-    const consumer = this.host.consumer;
-    const now = this.host.now();
+    const consumer = this.#config().name;
+    const now = this.kernel.now();
     const meta = replyMetadata(request, replyMessageId(consumer, request.metadata.message_id, request.metadata.dispatch.dispatch_id), now * 1000);
     const payload = request.payload;
     switch (payload.family) {
       case "app_facade_request": {
-        const caller = this.host.caller(origin.credentialId);
+        const caller = this.credentials.liveCaller(origin.credentialId);
         if (caller === null) return fail(UNAUTHENTICATED);
         const deps = {
           caller,
           store: this.store,
-          toolCalls: this.host.toolCalls(),
+          toolCalls: this.toolCalls.for(this.#config()),
           consumer,
           now,
           committing: this.#committing,
-          transaction: <T>(step: () => T) => this.host.transaction(step),
-          audit: (record: Record<string, unknown>) => void this.host.audit.append("runtime.facade", now, record),
+          transaction: <T>(step: () => T) => this.kernel.transaction(step),
+          audit: (record: Record<string, unknown>) => void this.kernel.audit.append("runtime.facade", now, record),
         };
         const answer = await handleFacadeRequest(deps, payload.payload, request.metadata.dispatch);
         return ok({ status: 200, envelope: encoded(facadeEnvelope(meta, answer)) });
       }
       case "event": {
-        const caller = this.host.caller(origin.credentialId);
+        const caller = this.credentials.liveCaller(origin.credentialId);
         if (caller === null) return fail(UNAUTHENTICATED);
         const userId = payload.payload.event.context.actor.user_id;
         const mismatch = speaksFor(caller, userId);
@@ -170,7 +171,7 @@ export class RuntimeTransport {
         const text = encoded(request);
         const bounds = outboxBounds(policy.limits);
         const owner = { credentialId: origin.credentialId, subjectId: userId };
-        const added = this.host.transaction(() => this.store.addEvent(payload.payload.event.id, text, now, bounds, owner));
+        const added = this.kernel.transaction(() => this.store.addEvent(payload.payload.event.id, text, now, bounds, owner));
         if (added.status === "full") {
           const share = bounds.perCredential;
           const detail = `The runtime outbox is full (at most ${bounds.maxEvents} events, ${bounds.maxBytes} bytes; one credential at most ${share.maxEvents} events, ${share.maxBytes} bytes): acknowledge delivered events, then retry.`;
@@ -180,26 +181,23 @@ export class RuntimeTransport {
         return ok({ status: 202, envelope: null });
       }
       case "event_ack": {
-        const caller = this.host.caller(origin.credentialId);
+        const caller = this.credentials.liveCaller(origin.credentialId);
         if (caller === null) return fail(UNAUTHENTICATED);
         const eventId = payload.payload.event_id;
         // Read and cleared without an await between: the event's user cannot change meanwhile.
         const subject = this.store.eventSubject(eventId);
         const mismatch = subject === undefined ? null : speaksFor(caller, subject);
         if (mismatch !== null) return fail(mismatch);
-        const acked = this.host.transaction(() => this.store.ackEvent(eventId));
+        const acked = this.kernel.transaction(() => this.store.ackEvent(eventId));
         if (acked) this.#outbox.refill(policy);
         return ok({ status: 202, envelope: null });
       }
       case "checkpoint_purge": {
-        const caller = this.host.caller(origin.credentialId);
+        const caller = this.credentials.liveCaller(origin.credentialId);
         if (caller === null) return fail(UNAUTHENTICATED);
         const mismatch = purgeRefusal(caller, payload.payload.surface_id);
         if (mismatch !== null) return fail(mismatch);
-        const purged = await this.#purger.purge(consumer, payload.payload, now, {
-          transaction: (step) => this.host.transaction(step),
-          audit: (record) => void this.host.audit.append("runtime.checkpoint_purge", now, { ...record, credential_id: origin.credentialId }),
-        });
+        const purged = await this.#purger.purge(consumer, payload.payload, now, this.kernel, origin.credentialId);
         if (purged.status === "in_progress") {
           return fail(problem("IDEMPOTENCY_IN_PROGRESS", "The same purge is still running; retry later.", IN_PROGRESS_RETRY_SECONDS));
         }

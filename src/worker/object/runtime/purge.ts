@@ -1,5 +1,6 @@
-import { canonicalJson, type Json } from "../../../core/json";
+import { canonicalJson } from "../../../core/json";
 import type { CheckpointPurgeRequest } from "../../../core/wire";
+import type { ObjectKernel } from "../kernel";
 import type { RuntimeStore } from "./store";
 
 /** Objects listed per R2 page, and deleted per R2 call (R2's maximum for both). */
@@ -47,12 +48,8 @@ export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<nu
   return deleted;
 }
 
-/** What a purge needs of the object: a transaction, and the audit chain (inside that transaction). */
-export interface PurgeDeps {
-  transaction<T>(step: () => T): T;
-  /** Appends the `runtime.checkpoint_purge` record (the transport adds the credential). */
-  audit(record: Record<string, Json>): void;
-}
+/** What a purge uses of the kernel: one transaction step, and the audit chain (inside that transaction). */
+type PurgeKernel = Pick<ObjectKernel, "transaction" | "audit">;
 
 /**
  * `checkpoint_purge`, idempotent by `purge_id`: a completed purge is recorded in SQLite and a
@@ -68,8 +65,8 @@ export class CheckpointPurger {
     private readonly bucket: R2Bucket | undefined,
   ) {}
 
-  /** Runs (or replays) one purge request of `consumer`; `now` in Unix seconds. */
-  async purge(consumer: string, request: CheckpointPurgeRequest, now: number, deps: PurgeDeps): Promise<PurgeAnswer> {
+  /** Runs (or replays) one purge request of `consumer` sent by `credentialId` (its audit record names it); `now` in Unix seconds. */
+  async purge(consumer: string, request: CheckpointPurgeRequest, now: number, kernel: PurgeKernel, credentialId: string): Promise<PurgeAnswer> {
     const requestKey = canonicalJson({
       conversation_key: request.conversation_key,
       scope: { scope_id: request.scope.scope_id, tenant_id: request.scope.tenant_id },
@@ -92,9 +89,9 @@ export class CheckpointPurger {
       } catch {
         return { status: "failed", code: "PURGE_FAILED", message: "The checkpoint bucket refused the purge; retry it." };
       }
-      deps.transaction(() => {
+      kernel.transaction(() => {
         this.store.recordPurge(request.purge_id, requestKey, prefix, deleted, now);
-        deps.audit({
+        kernel.audit.append("runtime.checkpoint_purge", now, {
           purge_id: request.purge_id,
           conversation_key: request.conversation_key,
           scope: { scope_id: request.scope.scope_id, tenant_id: request.scope.tenant_id },
@@ -102,6 +99,7 @@ export class CheckpointPurger {
           thread_id: request.thread_id,
           thread_prefix: prefix,
           deleted_objects: deleted,
+          credential_id: credentialId,
         });
       });
       return { status: "deleted", deletedObjects: deleted };

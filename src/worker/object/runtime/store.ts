@@ -1,7 +1,6 @@
 import { canonicalJson } from "../../../core/json";
 import { PREPARED_ACTION_SECONDS } from "../limits";
-import type { Migration } from "../migrations";
-import type { ExpiryRule } from "../retention/sweep";
+import type { ExpiryRule, Migration } from "../schema";
 import { all, int, one, run, text, textOrNull, type SqlRow } from "../sql";
 
 /** When a prepared action stops mattering: when it was committed or rejected, or once its approval can no longer be used. */

@@ -1,4 +1,4 @@
-import type { Migration } from "../migrations";
+import type { Migration } from "../schema";
 import { all, one, run, text } from "../sql";
 
 /** The secrets plane's table (schema v5): write-only consumer secrets, AES-GCM ciphertext only. */

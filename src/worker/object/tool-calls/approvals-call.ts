@@ -16,9 +16,9 @@ import type { ConsumerRecord } from "../consumer/plane";
 import type { EventBus, ListenerOwner } from "../events/bus";
 import { eventStream, sseEvent, STREAM_MAX_SECONDS } from "../events/stream";
 import type { Gatekeeper } from "../gatekeeper";
-import type { Limits } from "../limits";
+import type { ObjectKernel } from "../kernel";
 import { approvalStatus } from "./events";
-import type { ToolCallPlane } from "./plane";
+import type { ToolCallPlanes } from "./planes";
 
 /** Seconds a status request waits for a decision at most (`?wait=`). */
 export const MAX_APPROVAL_WAIT_SECONDS = 60;
@@ -32,14 +32,24 @@ export type ApprovalsCall =
   | { readonly kind: "decideApproval"; readonly approvalId: string; readonly request: ApprovalDecisionRequest }
   | { readonly kind: "getApproval"; readonly approvalId: string; readonly waitSeconds: number };
 
-/** What the approval calls use of their object. */
-export interface ApprovalsDeps {
-  readonly gate: Gatekeeper;
-  readonly bus: EventBus;
-  readonly limits: Limits;
-  plane(config: ConsumerRecord): ToolCallPlane;
-  /** Unix seconds (the object's clock). */
-  now(): number;
+/** The approval calls of the consumer object: the routes' calls and the stream, each authenticated here. */
+export class ApprovalCalls {
+  constructor(
+    /** The bus (waits and streams listen on it), the limits, the clock. */
+    readonly kernel: Pick<ObjectKernel, "events" | "limits" | "now">,
+    readonly gate: Gatekeeper,
+    readonly toolCalls: ToolCallPlanes,
+  ) {}
+
+  /** An approver's list and decision; an approval's status, waiting for its decision. */
+  call(consumer: string, token: string, call: ApprovalsCall): Promise<Outcome<string>> {
+    return approvalsCall(this, consumer, token, call);
+  }
+
+  /** The SSE stream of approvals (an agent's own, or all for an approver). */
+  events(consumer: string, token: string): Outcome<ReadableStream<Uint8Array>> {
+    return approvalEvents(this, consumer, token);
+  }
 }
 
 /** Who looks at approvals: an approver (all of them) or an agent credential (those it opened). */
@@ -52,7 +62,7 @@ interface Viewing {
   readonly owner: ListenerOwner;
 }
 
-function viewerOf(deps: ApprovalsDeps, consumer: string, token: string, operation: "getApproval" | "approvalEvents"): Outcome<Viewing> {
+function viewerOf(deps: ApprovalCalls, consumer: string, token: string, operation: "getApproval" | "approvalEvents"): Outcome<Viewing> {
   const auth = deps.gate.authenticate(consumer, token, operation);
   if (!auth.ok) return auth;
   const { caller, config } = auth.value;
@@ -67,7 +77,7 @@ function viewerOf(deps: ApprovalsDeps, consumer: string, token: string, operatio
 }
 
 /** Seconds until a credential expires, capped at `seconds` (a credential without expiry: `seconds`). */
-function untilExpiry(deps: ApprovalsDeps, credentialId: string, now: number, seconds: number): number {
+function untilExpiry(deps: ApprovalCalls, credentialId: string, now: number, seconds: number): number {
   const expiresAt = deps.gate.expiresAt(credentialId);
   return expiresAt === null ? seconds : Math.min(seconds, expiresAt - now);
 }
@@ -78,33 +88,33 @@ function sees(viewer: Viewer, event: GateEvent): boolean {
 }
 
 /** An approver's list and decision, and anyone's status request (`getApproval`). */
-export async function approvalsCall(deps: ApprovalsDeps, consumer: string, token: string, call: ApprovalsCall): Promise<Outcome<string>> {
+async function approvalsCall(deps: ApprovalCalls, consumer: string, token: string, call: ApprovalsCall): Promise<Outcome<string>> {
   if (call.kind === "getApproval") return approvalOf(deps, consumer, token, call.approvalId, call.waitSeconds);
   const who = deps.gate.approver(consumer, token, call.kind);
   if (!who.ok) return who;
-  const plane = deps.plane(who.value.config);
+  const plane = deps.toolCalls.for(who.value.config);
   if (call.kind === "listApprovals") {
-    const request = { tenantId: consumer, approverId: who.value.approverId, cursor: call.cursor, pageItems: deps.limits.page_items };
-    const page = plane.listApprovals(request, deps.now());
+    const request = { tenantId: consumer, approverId: who.value.approverId, cursor: call.cursor, pageItems: deps.kernel.limits().page_items };
+    const page = plane.listApprovals(request, deps.kernel.now());
     return page.ok ? ok(canonicalJson(page.value)) : page;
   }
   const body = ApprovalDecisionRequest.parse(call.request);
-  const decided = plane.decide(call.approvalId, who.value.approverId, body.decision, body.approval_digest, deps.now());
+  const decided = plane.decide(call.approvalId, who.value.approverId, body.decision, body.approval_digest, deps.kernel.now());
   return decided.ok ? ok(canonicalJson(decided.value)) : decided;
 }
 
-async function approvalOf(deps: ApprovalsDeps, consumer: string, token: string, approvalId: string, waitSeconds: number): Promise<Outcome<string>> {
+async function approvalOf(deps: ApprovalCalls, consumer: string, token: string, approvalId: string, waitSeconds: number): Promise<Outcome<string>> {
   const who = viewerOf(deps, consumer, token, "getApproval");
   if (!who.ok) return who;
   const { viewer, config, owner } = who.value;
-  const book = deps.plane(config).book;
+  const book = deps.toolCalls.for(config).book;
   const record = book.get(approvalId);
   // An agent sees only what its own credential opened; another's looks absent.
   if (record === undefined || (viewer.kind === "agent" && book.openedBy(approvalId) !== viewer.credentialId)) return fail(problem("NOT_FOUND", "No such approval."));
-  const now = deps.now();
+  const now = deps.kernel.now();
   const wait = untilExpiry(deps, owner.credentialId, now, Math.min(waitSeconds, MAX_APPROVAL_WAIT_SECONDS, record.expires_at - now));
   if (record.state === "pending" && wait > 0) {
-    const decided = decision(deps.bus, owner, approvalId, wait * 1000);
+    const decided = decision(deps.kernel.events, owner, approvalId, wait * 1000);
     if (!decided.ok) return decided;
     await decided.value;
     // The answer goes only to a credential that still holds (not revoked nor expired meanwhile; an approver still one).
@@ -112,7 +122,7 @@ async function approvalOf(deps: ApprovalsDeps, consumer: string, token: string, 
     if (!still.ok) return still;
   }
   const latest = book.get(approvalId) ?? record;
-  return ok(canonicalJson(approvalStatus(latest, deps.now())));
+  return ok(canonicalJson(approvalStatus(latest, deps.kernel.now())));
 }
 
 /** Resolves at the approval's decision, after `ms`, or once the owner's credential no longer holds; refused as the bus refuses a listener. */
@@ -143,14 +153,14 @@ function decision(bus: EventBus, owner: ListenerOwner, approvalId: string, ms: n
 }
 
 /** The SSE stream of approvals (`GET …/approvals/events`): the pending ones first, then each request and decision as it commits. */
-export function approvalEvents(deps: ApprovalsDeps, consumer: string, token: string): Outcome<ReadableStream<Uint8Array>> {
+function approvalEvents(deps: ApprovalCalls, consumer: string, token: string): Outcome<ReadableStream<Uint8Array>> {
   const who = viewerOf(deps, consumer, token, "approvalEvents");
   if (!who.ok) return who;
   const { viewer, config, owner } = who.value;
-  const now = deps.now();
-  const pending = deps.plane(config).book.pendingOf(viewer.kind === "agent" ? viewer.credentialId : null, now, STREAM_REPLAY);
+  const now = deps.kernel.now();
+  const pending = deps.toolCalls.for(config).book.pendingOf(viewer.kind === "agent" ? viewer.credentialId : null, now, STREAM_REPLAY);
   const text = (name: string, data: ApprovalEventData): string => sseEvent(name, `${data.approval_id}.${data.state}`, canonicalJson(data));
-  return eventStream(deps.bus, {
+  return eventStream(deps.kernel.events, {
     owner,
     first: pending.map((record) => text("approval.requested", approvalStatus(record, now))),
     maxSeconds: untilExpiry(deps, owner.credentialId, now, STREAM_MAX_SECONDS),

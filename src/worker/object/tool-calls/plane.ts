@@ -15,13 +15,12 @@ import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { ExternalExecutor } from "../../tools/executor";
 import type { McpNotifySink } from "../../tools/mcp-notify";
-import type { AuditChain, AuditRef } from "../audit/plane";
-import { DEFAULT_LIMITS, type Limits } from "../limits";
+import type { AuditRef } from "../audit/plane";
 import { APPROVALS_CURSOR, approvalView } from "./approval-view";
-import { approvalStatus, callEvent, type EventSink } from "./events";
+import { approvalStatus, callEvent } from "./events";
 import { SqlApprovalBook } from "./approval-store";
 import { SqlToolResultStore } from "./store";
-import type { Retention } from "../retention/sweep";
+import type { ObjectKernel } from "../kernel";
 import type { Span } from "../../trace/span";
 import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../trace/tool-call";
 
@@ -41,24 +40,14 @@ export interface ToolCallOutcome {
   readonly audit: AuditRef;
 }
 
-/** Everything the plane uses of its consumer object. */
-export interface ToolCallPlaneDeps {
-  readonly sql: SqlStorage;
-  readonly audit: AuditChain;
+/** What the plane uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
+type ToolCallKernel = Pick<ObjectKernel, "sql" | "audit" | "transaction" | "limits" | "events" | "retention">;
+
+/** The consumer's tools as configured: what the engine is built from (rebuilt when the configuration changes). */
+export interface ToolCallSetup {
   readonly registry: ToolRegistry;
   readonly approvers: readonly string[];
   readonly executor: ExternalExecutor;
-  /**
-   * The consumer's limits, read at each use (the pending approvals one subject, and one credential, may hold);
-   * the documented defaults when the object passes none.
-   */
-  readonly limits?: () => Limits;
-  /** Runs a synchronous step as one SQLite transaction. */
-  transaction<T>(step: () => T): T;
-  /** Takes the plane's events inside their transactions (contracts/events.ts); none when absent. */
-  readonly events?: EventSink;
-  /** Retention (../retention/sweep.ts): the clock records are stamped with, told after a call stored them; absent: wall seconds. */
-  readonly retention?: Pick<Retention, "now" | "stored">;
 }
 
 /** What one dispatch carries besides the call. */
@@ -108,15 +97,17 @@ interface Recorded {
 export class ToolCallPlane {
   readonly engine: ToolResultEngine;
   readonly book: SqlApprovalBook;
-  readonly #deps: ToolCallPlaneDeps;
+  readonly #kernel: ToolCallKernel;
+  readonly #setup: ToolCallSetup;
 
-  constructor(deps: ToolCallPlaneDeps) {
-    this.#deps = deps;
+  constructor(kernel: ToolCallKernel, setup: ToolCallSetup) {
+    this.#kernel = kernel;
+    this.#setup = setup;
     const opened = (record: ApprovalRecord, openedBy: string | null) =>
-      deps.events?.({ type: "approval.requested", data: approvalStatus(record, record.requested_at), credentialId: openedBy }, record.requested_at);
-    this.book = new SqlApprovalBook(deps.sql, () => deps.limits?.() ?? DEFAULT_LIMITS, opened);
-    const stamp = () => deps.retention?.now() ?? Math.floor(Date.now() / 1000);
-    this.engine = createEngine({ registry: deps.registry, store: new SqlToolResultStore(deps.sql, stamp), approvers: new Set(deps.approvers) });
+      kernel.events.emit({ type: "approval.requested", data: approvalStatus(record, record.requested_at), credentialId: openedBy }, record.requested_at);
+    this.book = new SqlApprovalBook(kernel.sql, () => kernel.limits(), opened);
+    const stamp = () => kernel.retention.now();
+    this.engine = createEngine({ registry: setup.registry, store: new SqlToolResultStore(kernel.sql, stamp), approvers: new Set(setup.approvers) });
   }
 
   /**
@@ -125,8 +116,8 @@ export class ToolCallPlane {
    */
   recover(now: number): void {
     for (const recovered of recoverInFlight(this.engine, now)) {
-      this.#deps.audit.append("tool_call.recovered", now, recovered.package.protected_audit);
-      this.#deps.events?.(callEvent("call.outcome_unknown", recovered.principal, recovered.call, recovered.package, now, null), now);
+      this.#kernel.audit.append("tool_call.recovered", now, recovered.package.protected_audit);
+      this.#kernel.events.emit(callEvent("call.outcome_unknown", recovered.principal, recovered.call, recovered.package, now, null), now);
     }
   }
 
@@ -140,7 +131,7 @@ export class ToolCallPlane {
     let audit: AuditRef | undefined;
     const watch = options.span === undefined ? undefined : new ApprovalWatch(this.book, options.span);
     const begun = usage(() =>
-      this.#deps.transaction(() => {
+      this.#kernel.transaction(() => {
         const claims = options.claims === undefined ? {} : { claims: options.claims };
         this.book.opener = options.credentialId ?? null;
         this.book.origin = options.facade === true ? "facade" : null;
@@ -151,12 +142,12 @@ export class ToolCallPlane {
           this.book.opener = null;
           this.book.origin = null;
         }
-        if (result.kind === "final" || result.kind === "needs_approval") audit = this.#deps.audit.append("tool_call", now, result.package.protected_audit);
+        if (result.kind === "final" || result.kind === "needs_approval") audit = this.#kernel.audit.append("tool_call", now, result.package.protected_audit);
         return result;
       }),
     );
     if (!begun.ok) return begun;
-    this.#deps.retention?.stored();
+    this.#kernel.retention.stored();
     const result = begun.value;
     watch?.end(result, now);
     const recorded = (pkg: ResultPackage): Recorded => {
@@ -182,11 +173,11 @@ export class ToolCallPlane {
     const spec = this.engine.registry.get(ticket.tool);
     if (spec === undefined) throw new Error("ticket names an unregistered tool");
     const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent"): Recorded =>
-      this.#deps.transaction(() => {
+      this.#kernel.transaction(() => {
         const value = outcome();
         const done = value === "rate_limited" || value === "not_sent" ? this.#failBeforeEffect(ticket, value === "rate_limited" ? "RATE_LIMIT" : "TOOL_ERROR", hash) : completeDispatch(this.engine, ticket, value, { hash });
-        if (done.model_result.status === "unknown") this.#deps.events?.(callEvent("call.outcome_unknown", ticket.principal, ticket.call, done, ticket.now, credentialId), ticket.now);
-        return { package: done, audit: this.#deps.audit.append("tool_call", ticket.now, done.protected_audit) };
+        if (done.model_result.status === "unknown") this.#kernel.events.emit(callEvent("call.outcome_unknown", ticket.principal, ticket.call, done, ticket.now, credentialId), ticket.now);
+        return { package: done, audit: this.#kernel.audit.append("tool_call", ticket.now, done.protected_audit) };
       });
     const execution = spec.execution;
     if (execution.kind === "in_process") {
@@ -201,8 +192,8 @@ export class ToolCallPlane {
         }
       });
     }
-    const downstream = startDownstreamSpan(span, this.#deps.executor, spec);
-    const ran = await this.#deps.executor.run(spec, ticket.principal, ticket.call, ticket.status_ref, notify);
+    const downstream = startDownstreamSpan(span, this.#setup.executor, spec);
+    const ran = await this.#setup.executor.run(spec, ticket.principal, ticket.call, ticket.status_ref, notify);
     endDownstreamSpan(downstream, ran);
     return complete(() => (ran.kind === "result" ? ran.result : ran.kind === "failed" ? "threw" : ran.kind));
   }
@@ -223,18 +214,18 @@ export class ToolCallPlane {
     const spec = this.engine.registry.get(call.name);
     const digest = spec === undefined ? "0".repeat(64) : requestDigest(principal, call, spec, hash);
     let evidence: DownstreamEvidence = { kind: "unknown" };
-    if (spec?.execution.kind === "external" && this.#deps.executor.canQuery(spec) && isOwnUnknownWrite(this.engine, principal, call, statusRef, digest)) {
-      evidence = await this.#deps.executor.query(spec, principal, call, statusRef);
+    if (spec?.execution.kind === "external" && this.#setup.executor.canQuery(spec) && isOwnUnknownWrite(this.engine, principal, call, statusRef, digest)) {
+      evidence = await this.#setup.executor.query(spec, principal, call, statusRef);
     }
     const pkg = usage(() =>
-      this.#deps.transaction(() => {
+      this.#kernel.transaction(() => {
         recordEvidence(this.engine, principal, call, statusRef, digest, evidence);
         // Reconciled now: the write was uncertain before this query and its receipt settled it.
         const key = call.idempotency_key === null ? null : storeKey(idempotencyScope(principal, call));
         const uncertain = key !== null && this.engine.store.get("uncertain_outcomes", key) !== undefined;
         const done = queryStatus(this.engine, { principal, call, status_ref: statusRef, expected_request_sha256: digest, now, hash, claims });
-        if (uncertain && done.model_result.status === "succeeded") this.#deps.events?.(callEvent("call.reconciled", principal, call, done, now, credentialId), now);
-        return { package: done, audit: this.#deps.audit.append("tool_call.status", now, done.protected_audit) };
+        if (uncertain && done.model_result.status === "succeeded") this.#kernel.events.emit(callEvent("call.reconciled", principal, call, done, now, credentialId), now);
+        return { package: done, audit: this.#kernel.audit.append("tool_call.status", now, done.protected_audit) };
       }),
     );
     return pkg.ok ? ok(outcomeOf(pkg.value, hash)) : pkg;
@@ -263,7 +254,7 @@ export class ToolCallPlane {
    * (another is `APPROVAL_DIGEST_MISMATCH`, nothing stored), recorded and audited in one transaction.
    */
   decide(approvalId: string, approverId: string, decision: "approve" | "deny", submittedDigest: string, now: number): Outcome<ApprovalDecisionRecord> {
-    return this.#deps.transaction(() => {
+    return this.#kernel.transaction(() => {
       const record = this.book.get(approvalId);
       const spec = record === undefined ? undefined : this.engine.registry.get(record.call.name);
       if (record === undefined || spec === undefined) return fail(problem("NOT_FOUND", "No such approval."));
@@ -271,8 +262,8 @@ export class ToolCallPlane {
       if (!decided.ok) return fail(problem(decided.error, DECISION_REFUSALS[decided.error]));
       this.book.decide(decided.value, submittedDigest);
       const stored = this.book.get(approvalId);
-      if (stored !== undefined) this.#deps.events?.({ type: "approval.decided", data: approvalStatus(stored, now), credentialId: this.book.openedBy(approvalId) ?? null }, now);
-      this.#deps.audit.append("approval.decision", now, {
+      if (stored !== undefined) this.#kernel.events.emit({ type: "approval.decided", data: approvalStatus(stored, now), credentialId: this.book.openedBy(approvalId) ?? null }, now);
+      this.#kernel.audit.append("approval.decision", now, {
         ...decided.value,
         approval_digest: submittedDigest,
         tool: record.call.name,

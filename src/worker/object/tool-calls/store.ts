@@ -2,8 +2,7 @@ import { canonicalJson, type Json } from "../../../core/json";
 import { isNotExecuted, type UnknownOutcome } from "../../../core/tool-result/dispatcher-state";
 import type { StoreTable, ToolResultStore } from "../../../core/tool-result/store";
 import { RESULT_MIN_KEEP_SECONDS, UNRECONCILED_KEEP_SECONDS } from "../limits";
-import type { Migration } from "../migrations";
-import type { ExpiryRule } from "../retention/sweep";
+import type { ExpiryRule, Migration } from "../schema";
 import { all, int, one, run, storedJson, text } from "../sql";
 import { APPROVAL_END, APPROVAL_SEQ } from "./approval-store";
 

@@ -4,8 +4,10 @@ import { ToolDefinition } from "../../../contracts/tool-definition";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { listPage } from "../list-page";
-import type { AuditChain } from "../audit/plane";
-import { toolsInScope, type Scope } from "../identity/scope";
+import type { Gatekeeper } from "../gatekeeper";
+import type { ObjectKernel } from "../kernel";
+import type { ToolCallPlanes } from "../tool-calls/planes";
+import { toolsInScope } from "../identity/scope";
 import { fromWorker } from "../rpc";
 import { MAX_SECRETS } from "../secrets/vault";
 import { declarationInputs } from "./declare";
@@ -23,86 +25,86 @@ export type ToolsCall =
   | { kind: "listSecrets"; cursor: string | null }
   | McpServersCall;
 
-/** What a tools call uses of its object. */
-export interface ToolsCallDeps {
-  readonly host: ToolsHost;
-  readonly audit: AuditChain;
-  /** The consumer's enabled tool names. */
-  readonly enabled: readonly string[];
-  /** The caller's tool scope (identity/scope.ts): a tool list shows only the tools it admits; `null` for the admin. */
-  readonly scope: Scope;
-  readonly now: number;
-  /** Items on one page of a list (the consumer's `page_items`). */
-  readonly pageItems: number;
-  transaction<T>(step: () => T): T;
-  /** The tool registry changed: rebuild it before the next call. */
-  invalidate(): void;
-}
 
-/**
- * Runs one tools-plane call. `admin` says whether the caller is the admin (an agent may only
- * read the enabled tools' declarations).
- */
-export async function toolsCall(deps: ToolsCallDeps, admin: boolean, call: ToolsCall): Promise<Outcome<string | null>> {
-  const { host, now } = deps;
-  switch (call.kind) {
-    case "defineTool": {
-      const definition = fromWorker(call.definition, ToolDefinition);
-      const defined = deps.transaction(() => host.data.define(call.name, definition, now));
-      if (!defined.ok) return defined;
-      deps.invalidate();
-      return ok(defined.value.view);
-    }
-    case "getTool":
-      return host.data.view(call.name);
-    case "listTools": {
-      const registry = host.registry(deps.enabled);
-      // Pages by tool name: the declarations of a model's format (those the caller's scope admits, as in MCP's
-      // tools/list), or the admin's defined tools (`enabled`, the configuration, whole on each page).
-      if (call.format !== null || !admin) {
-        const format = call.format ?? "json-schema";
-        const page = listPage("tools", toolsInScope(deps.scope, declarationInputs(registry)), (t) => t.name, call.cursor, deps.pageItems);
-        return page.ok ? ok(canonicalJson({ format, tools: declareTools(page.value.items, format), next_cursor: page.value.next_cursor })) : page;
+/** The tools plane's calls: tools as data, consumer secrets, MCP servers and the tool list. */
+export class ToolsCalls {
+  constructor(
+    private readonly kernel: Pick<ObjectKernel, "audit" | "now" | "limits" | "transaction">,
+    private readonly gate: Gatekeeper,
+    private readonly host: ToolsHost,
+    /** Rebuilt after the tool registry changed. */
+    private readonly toolCalls: ToolCallPlanes,
+  ) {}
+
+  /**
+   * Runs one tools-plane call (`token` null: the admin secret, checked by the Worker). An agent
+   * may only read the enabled tools' declarations, within its tool scope (identity/scope.ts).
+   */
+  async call(consumer: string, token: string | null, call: ToolsCall): Promise<Outcome<string | null>> {
+    const who = this.gate.either(consumer, token, call.kind);
+    if (!who.ok) return who;
+    const { kernel, host } = this;
+    const admin = who.value.caller === null;
+    const [enabled, scope, now, pageItems] = [who.value.config.tools, who.value.caller?.tools ?? null, kernel.now(), kernel.limits().page_items];
+    switch (call.kind) {
+      case "defineTool": {
+        const definition = fromWorker(call.definition, ToolDefinition);
+        const defined = kernel.transaction(() => host.data.define(call.name, definition, now));
+        if (!defined.ok) return defined;
+        this.toolCalls.invalidate();
+        return ok(defined.value.view);
       }
-      const page = listPage("tools", host.data.list(), (t) => String(t["name"]), call.cursor, deps.pageItems);
-      return page.ok ? ok(canonicalJson({ enabled: [...registry.keys()].sort(), defined: page.value.items, next_cursor: page.value.next_cursor })) : page;
+      case "getTool":
+        return host.data.view(call.name);
+      case "listTools": {
+        const registry = host.registry(enabled);
+        // Pages by tool name: the declarations of a model's format (those the caller's scope admits, as in MCP's
+        // tools/list), or the admin's defined tools (`enabled`, the configuration, whole on each page).
+        if (call.format !== null || !admin) {
+          const format = call.format ?? "json-schema";
+          const page = listPage("tools", toolsInScope(scope, declarationInputs(registry)), (t) => t.name, call.cursor, pageItems);
+          return page.ok ? ok(canonicalJson({ format, tools: declareTools(page.value.items, format), next_cursor: page.value.next_cursor })) : page;
+        }
+        const page = listPage("tools", host.data.list(), (t) => String(t["name"]), call.cursor, pageItems);
+        return page.ok ? ok(canonicalJson({ enabled: [...registry.keys()].sort(), defined: page.value.items, next_cursor: page.value.next_cursor })) : page;
+      }
+      case "disableTool": {
+        const disabled = kernel.transaction(() => host.data.disable(call.name, now));
+        if (disabled.ok) this.toolCalls.invalidate();
+        return disabled.ok ? ok(null) : disabled;
+      }
+      case "putSecret": {
+        if (!host.vault.enabled) return fail(problem("INVALID_REQUEST", "The gate has no TOOLGATE_SECRETS_KEY: secrets cannot be stored."));
+        if (!host.vault.has(call.name) && host.vault.names().length >= MAX_SECRETS) return fail(problem("QUOTA_EXCEEDED", `A consumer holds at most ${MAX_SECRETS} secrets.`));
+        const sealed = await host.vault.seal(call.name, call.value);
+        kernel.transaction(() => {
+          host.vault.store(call.name, sealed, now);
+          kernel.audit.append("secret.set", now, { name: call.name });
+        });
+        return ok(null);
+      }
+      case "deleteSecret": {
+        const deleted = kernel.transaction(() => {
+          const had = host.vault.delete(call.name);
+          if (had) kernel.audit.append("secret.deleted", now, { name: call.name });
+          return had;
+        });
+        return deleted ? ok(null) : fail(problem("NOT_FOUND", "No such secret."));
+      }
+      case "listSecrets": {
+        const page = listPage("secrets", host.vault.names(), (name) => name, call.cursor, pageItems);
+        return page.ok ? ok(canonicalJson({ secrets: page.value.items, next_cursor: page.value.next_cursor })) : page;
+      }
+      case "registerMcpServer":
+      case "importMcpServer":
+      case "deleteMcpServer": {
+        const done = await host.mcp.call(call, now);
+        if (done.ok) this.toolCalls.invalidate();
+        return done;
+      }
+      case "listMcpServers":
+      case "getMcpServer":
+        return host.mcp.call(call, now, pageItems);
     }
-    case "disableTool": {
-      const disabled = deps.transaction(() => host.data.disable(call.name, now));
-      if (disabled.ok) deps.invalidate();
-      return disabled.ok ? ok(null) : disabled;
-    }
-    case "putSecret": {
-      if (!host.vault.enabled) return fail(problem("INVALID_REQUEST", "The gate has no TOOLGATE_SECRETS_KEY: secrets cannot be stored."));
-      if (!host.vault.has(call.name) && host.vault.names().length >= MAX_SECRETS) return fail(problem("QUOTA_EXCEEDED", `A consumer holds at most ${MAX_SECRETS} secrets.`));
-      const sealed = await host.vault.seal(call.name, call.value);
-      deps.transaction(() => {
-        host.vault.store(call.name, sealed, now);
-        deps.audit.append("secret.set", now, { name: call.name });
-      });
-      return ok(null);
-    }
-    case "deleteSecret": {
-      const deleted = deps.transaction(() => {
-        const had = host.vault.delete(call.name);
-        if (had) deps.audit.append("secret.deleted", now, { name: call.name });
-        return had;
-      });
-      return deleted ? ok(null) : fail(problem("NOT_FOUND", "No such secret."));
-    }
-    case "listSecrets": {
-      const page = listPage("secrets", host.vault.names(), (name) => name, call.cursor, deps.pageItems);
-      return page.ok ? ok(canonicalJson({ secrets: page.value.items, next_cursor: page.value.next_cursor })) : page;
-    }
-    case "registerMcpServer":
-    case "importMcpServer":
-    case "deleteMcpServer": {
-      const done = await host.mcp.call(call, now);
-      if (done.ok) deps.invalidate();
-      return done;
-    }
-    case "listMcpServers":
-    case "getMcpServer":
-      return host.mcp.call(call, now, deps.pageItems);
   }
 }

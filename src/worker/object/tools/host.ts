@@ -1,28 +1,15 @@
 import type { ToolRegistry, ToolSpec } from "../../../core/tool-result/tool-spec";
-import type { Env } from "../../env";
 import { ALL_TOOL_NAMES, registryFor } from "../../tools/catalog";
-import { targetFetch } from "../../tools/target-fetch";
 import { catalogRoute, downstreamOf, httpExecutor, toolsExecutor, type ExternalExecutor, type HttpToolRoute } from "../../tools/executor";
 import type { McpToolRoute } from "../../tools/mcp-tool";
-import type { AuditChain } from "../audit/plane";
+import type { ObjectKernel } from "../kernel";
 import { SecretVault } from "../secrets/vault";
 import type { BuiltTool } from "./build";
 import { McpServers } from "../mcp-servers/plane";
 import { DataTools } from "./plane";
 
-/** What the tools host uses of its object. */
-export interface ToolsHostDeps {
-  readonly sql: SqlStorage;
-  readonly audit: AuditChain;
-  readonly env: Env;
-  /** The consumer's name (secrets are sealed for it). */
-  readonly consumer: () => string;
-  /** The embedding Worker's in-process tools (`createGate({ tools })`). */
-  readonly codeTools: () => readonly ToolSpec[];
-  /** The object's clock (Unix seconds): when an MCP target's answer was observed, a server marked stale. */
-  readonly now: () => number;
-  transaction<T>(step: () => T): T;
-}
+/** What the tools host uses of the kernel (the consumer's name seals its secrets; the clock dates MCP answers). */
+type ToolsKernel = Pick<ObjectKernel, "sql" | "audit" | "env" | "targets" | "fetch" | "now" | "transaction" | "consumerName" | "onRollback">;
 
 /**
  * Every tool a consumer can enable, from the three sources: the gate's catalog (built-in and
@@ -34,33 +21,31 @@ export class ToolsHost {
   readonly vault: SecretVault;
   /** The downstream MCP servers whose tools the consumer imported. */
   readonly mcp: McpServers;
-  readonly #deps: ToolsHostDeps;
+  readonly #kernel: ToolsKernel;
+  /** The embedding Worker's in-process tools (`createGate({ tools })`). */
+  readonly #codeTools: () => readonly ToolSpec[];
   /** The fetch of every consumer-defined target (HTTP and MCP): the target rule again before each request. */
   readonly #outbound: (request: Request) => Promise<Response>;
 
-  constructor(deps: ToolsHostDeps) {
-    this.#deps = deps;
-    this.vault = new SecretVault(deps.sql, deps.consumer, deps.env.TOOLGATE_SECRETS_KEY);
-    const targets = { allowLoopback: deps.env.TOOLGATE_ALLOW_LOOPBACK_TARGETS === "1" };
-    this.data = new DataTools({
-      sql: deps.sql,
-      audit: deps.audit,
-      vault: this.vault,
-      targets,
-      reserved: () => [...ALL_TOOL_NAMES, ...deps.codeTools().map((t) => t.name)],
-    });
-    this.#outbound = targetFetch(targets, (request) => fetch(request));
-    this.mcp = new McpServers({ sql: deps.sql, audit: deps.audit, data: this.data, vault: this.vault, targets, fetch: this.#outbound, transaction: (step) => deps.transaction(step) });
+  constructor(kernel: ToolsKernel, codeTools: () => readonly ToolSpec[]) {
+    this.#kernel = kernel;
+    this.#codeTools = codeTools;
+    this.vault = new SecretVault(kernel.sql, () => kernel.consumerName() ?? "", kernel.env.TOOLGATE_SECRETS_KEY);
+    this.data = new DataTools(kernel, this.vault, () => [...ALL_TOOL_NAMES, ...codeTools().map((t) => t.name)]);
+    this.#outbound = kernel.fetch;
+    this.mcp = new McpServers(kernel, this.data, this.vault, this.#outbound);
+    // A rolled-back definition must not stay built in memory.
+    kernel.onRollback(() => this.data.reset());
   }
 
   /** The registry of the consumer's enabled tools. */
   registry(enabled: readonly string[]): ToolRegistry {
-    return registryFor(enabled, [...this.#deps.codeTools(), ...this.data.built().map((b) => b.spec)]);
+    return registryFor(enabled, [...this.#codeTools(), ...this.data.built().map((b) => b.spec)]);
   }
 
   /** Every name a consumer may enable now. */
   knownNames(): string[] {
-    return [...ALL_TOOL_NAMES, ...this.#deps.codeTools().map((t) => t.name), ...this.data.built().map((b) => b.spec.name)];
+    return [...ALL_TOOL_NAMES, ...this.#codeTools().map((t) => t.name), ...this.data.built().map((b) => b.spec.name)];
   }
 
   /** The names of `enabled` that no source defines. */
@@ -71,10 +56,10 @@ export class ToolsHost {
 
   /** The executor of external tools: the catalog's HTTP tools and the data tools' targets (HTTP and MCP). */
   executor(): ExternalExecutor {
-    const configured = downstreamOf(this.#deps.env);
+    const configured = downstreamOf(this.#kernel.env);
     const downstream = configured === undefined ? undefined : { ...configured, external: { fetch: this.#outbound } };
     const http = httpExecutor(downstream, (spec) => catalogRoute(spec) ?? this.#route(spec));
-    const host = { signer: downstream?.signer, fetch: this.#outbound, now: this.#deps.now, listChanged: (url: string) => this.mcp.listChanged(url, this.#deps.now()) };
+    const host = { signer: downstream?.signer, fetch: this.#outbound, now: () => this.#kernel.now(), listChanged: (url: string) => this.mcp.listChanged(url, this.#kernel.now()) };
     return toolsExecutor(http, (spec) => this.#mcpRoute(spec), host);
   }
 

@@ -2,10 +2,10 @@ import { canonicalJson, type JsonObject } from "../../../core/json";
 import { ToolDefinition, type ToolTarget } from "../../../contracts/tool-definition";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
-import type { AuditChain } from "../audit/plane";
+import type { ObjectKernel } from "../kernel";
 import type { SecretVault } from "../secrets/vault";
 import { storedJson } from "../sql";
-import { buildTool, type BuiltTool, type TargetPolicy } from "./build";
+import { buildTool, type BuiltTool } from "./build";
 import { ToolTable, type StoredToolVersion } from "./store";
 
 /** Tools a consumer may define. */
@@ -13,15 +13,8 @@ export const MAX_DATA_TOOLS = 256;
 /** Versions shown in a tool's history. */
 export const HISTORY_VERSIONS = 50;
 
-/** What the plane uses of its object. */
-export interface DataToolsDeps {
-  readonly sql: SqlStorage;
-  readonly audit: AuditChain;
-  readonly vault: SecretVault;
-  readonly targets: TargetPolicy;
-  /** Names taken by the gate's own tools (built-in, HTTP catalog, embedded code tools). */
-  readonly reserved: () => readonly string[];
-}
+/** What data tools use of the kernel: their table, the audit chain and the target rule. */
+type DataToolsKernel = Pick<ObjectKernel, "sql" | "audit" | "targets">;
 
 /** A target as stored (its defaults applied). */
 function targetJson(target: ToolTarget): JsonObject {
@@ -81,23 +74,28 @@ function versionView(stored: StoredToolVersion): JsonObject {
  */
 export class DataTools {
   readonly #table: ToolTable;
-  readonly #deps: DataToolsDeps;
+  readonly #kernel: DataToolsKernel;
+  readonly #vault: SecretVault;
+  /** Names taken by the gate's own tools (built-in, HTTP catalog, embedded code tools). */
+  readonly #reserved: () => readonly string[];
   #built: BuiltTool[] | undefined;
 
-  constructor(deps: DataToolsDeps) {
-    this.#deps = deps;
-    this.#table = new ToolTable(deps.sql);
+  constructor(kernel: DataToolsKernel, vault: SecretVault, reserved: () => readonly string[]) {
+    this.#kernel = kernel;
+    this.#vault = vault;
+    this.#reserved = reserved;
+    this.#table = new ToolTable(kernel.sql);
   }
 
   /** Checks and compiles a definition without storing it. */
   check(name: string, definition: ToolDefinition): Outcome<BuiltTool> {
-    if (this.#deps.reserved().includes(name)) return fail({ ...problem("INVALID_TOOL_DEFINITION", `"${name}" is a tool of the gate's own catalog.`), path: "" });
-    const built = buildTool(name, definition, this.#deps.targets);
+    if (this.#reserved().includes(name)) return fail({ ...problem("INVALID_TOOL_DEFINITION", `"${name}" is a tool of the gate's own catalog.`), path: "" });
+    const built = buildTool(name, definition, this.#kernel.targets);
     if (!built.ok) return fail({ ...problem("INVALID_TOOL_DEFINITION", built.error.message), path: built.error.pointer });
     const target = definition.target;
     const secrets = target.kind === "http" ? Object.entries(target.secret_headers).map(([header, ref]) => [`/target/secret_headers/${header}/secret`, ref.secret] as const) : target.auth === undefined ? [] : [["/target/auth/secret", target.auth.secret] as const];
     for (const [path, secret] of secrets) {
-      if (!this.#deps.vault.has(secret)) return fail({ ...problem("INVALID_TOOL_DEFINITION", `No secret named "${secret}" (PUT …/secrets/${secret} first).`), path });
+      if (!this.#vault.has(secret)) return fail({ ...problem("INVALID_TOOL_DEFINITION", `No secret named "${secret}" (PUT …/secrets/${secret} first).`), path });
     }
     return ok(built.value);
   }
@@ -118,7 +116,7 @@ export class DataTools {
     } else {
       const version = (current?.currentVersion ?? 0) + 1;
       this.#table.append(name, version, text, canonicalJson({ ...built.value.revisions }), now);
-      this.#deps.audit.append("tool.defined", now, { name, version, revisions: { ...built.value.revisions } });
+      this.#kernel.audit.append("tool.defined", now, { name, version, revisions: { ...built.value.revisions } });
     }
     this.#built = undefined;
     const stored = this.#table.tool(name);
@@ -153,7 +151,7 @@ export class DataTools {
     const tool = this.#table.tool(name);
     if (tool === undefined || tool.disabledAt !== null) return fail(problem("NOT_FOUND", "No such enabled tool."));
     this.#table.disable(name, now);
-    this.#deps.audit.append("tool.disabled", now, { name, version: tool.currentVersion });
+    this.#kernel.audit.append("tool.disabled", now, { name, version: tool.currentVersion });
     this.#built = undefined;
     return ok(null);
   }
@@ -166,7 +164,7 @@ export class DataTools {
   built(): readonly BuiltTool[] {
     this.#built ??= this.#table.current().flatMap((stored) => {
       const definition = ToolDefinition.parse(storedJson(stored.definition, "tool definition"));
-      const built = buildTool(stored.name, definition, this.#deps.targets);
+      const built = buildTool(stored.name, definition, this.#kernel.targets);
       return built.ok ? [built.value] : [];
     });
     return this.#built;

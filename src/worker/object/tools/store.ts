@@ -1,4 +1,4 @@
-import type { Migration } from "../migrations";
+import type { Migration } from "../schema";
 import { all, int, intOrNull, one, run, text } from "../sql";
 
 /** The tools plane's tables (schema v5): every version of every data-defined tool, and which is current. */

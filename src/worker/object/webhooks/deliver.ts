@@ -10,6 +10,7 @@
  * @module
  */
 import type { WebhookAttemptError } from "../../../contracts/webhook";
+import type { ObjectKernel } from "../kernel";
 import type { SecretVault } from "../secrets/vault";
 import { signedHeaders } from "./sign";
 import type { StoredDelivery, StoredEndpoint, WebhookTables } from "./store";
@@ -28,17 +29,8 @@ export const RETENTION_SECONDS = 30 * 86_400;
 /** Finished deliveries one run deletes at most once they are past {@link RETENTION_SECONDS}. */
 const PRUNE_PER_RUN = 128;
 
-/** What delivery uses of its object. */
-export interface DeliveryDeps {
-  readonly tables: WebhookTables;
-  readonly vault: SecretVault;
-  /** The object's clock (Unix seconds): due times and the log. */
-  readonly now: () => number;
-  /** Wall-clock milliseconds: the `webhook-timestamp` a receiver checks against its own clock, and durations. */
-  readonly wallMs: () => number;
-  readonly fetch: (request: Request) => Promise<Response>;
-  transaction<T>(step: () => T): T;
-}
+/** What delivery uses of the kernel: the object's clock (due times and the log), wall milliseconds (the `webhook-timestamp` a receiver checks, durations), the outbound fetch under the target rule, one transaction step. */
+type DeliveryKernel = Pick<ObjectKernel, "now" | "wallMs" | "fetch" | "transaction">;
 
 /** The name an endpoint's secret is sealed under (no consumer secret's name has a colon). */
 export function sealName(endpointId: string): string {
@@ -64,15 +56,15 @@ function isTimeout(error: unknown): boolean {
 }
 
 /** One POST of a head delivery: its status code and error class. */
-async function post(deps: DeliveryDeps, endpoint: StoredEndpoint, head: StoredDelivery, startedMs: number): Promise<{ statusCode: number | null; error: WebhookAttemptError | null }> {
-  const body = deps.tables.body(head.messageId, endpoint.includeArguments);
+async function post(kernel: DeliveryKernel, tables: WebhookTables, vault: SecretVault, endpoint: StoredEndpoint, head: StoredDelivery, startedMs: number): Promise<{ statusCode: number | null; error: WebhookAttemptError | null }> {
+  const body = tables.body(head.messageId, endpoint.includeArguments);
   if (body === undefined) throw new Error("a pending delivery has no message");
-  const secret = await deps.vault.unseal(sealName(endpoint.endpointId), endpoint.sealed);
+  const secret = await vault.unseal(sealName(endpoint.endpointId), endpoint.sealed);
   if (secret === undefined) return { statusCode: null, error: "secret_unavailable" };
   const headers = { "content-type": "application/json", "user-agent": "toolgate-webhooks/1", ...signedHeaders(secret, head.messageId, Math.floor(startedMs / 1000), body) };
   try {
     // A redirect is not followed: it could lead anywhere the endpoint's URL rule would refuse.
-    const response = await deps.fetch(new Request(endpoint.url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) }));
+    const response = await kernel.fetch(new Request(endpoint.url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) }));
     await response.body?.cancel();
     return { statusCode: response.status, error: response.status >= 200 && response.status < 300 ? null : "http_status" };
   } catch (error) {
@@ -87,15 +79,15 @@ export function retryDelay(n: number): number {
 }
 
 /** Attempts one head delivery and logs the attempt (nothing when its endpoint was deleted meanwhile). */
-async function attempt(deps: DeliveryDeps, endpoint: StoredEndpoint, head: StoredDelivery): Promise<void> {
-  const startedMs = deps.wallMs();
-  const { statusCode, error } = await post(deps, endpoint, head, startedMs);
-  const durationMs = Math.max(0, Math.round(deps.wallMs() - startedMs));
+async function attempt(kernel: DeliveryKernel, tables: WebhookTables, vault: SecretVault, endpoint: StoredEndpoint, head: StoredDelivery): Promise<void> {
+  const startedMs = kernel.wallMs();
+  const { statusCode, error } = await post(kernel, tables, vault, endpoint, head, startedMs);
+  const durationMs = Math.max(0, Math.round(kernel.wallMs() - startedMs));
   const n = head.attempts + 1;
-  const at = deps.now();
+  const at = kernel.now();
   const state = error === null ? "delivered" : n >= MAX_ATTEMPTS ? "failed" : "pending";
   const nextAttemptAt = state === "pending" ? at + retryDelay(n) : null;
-  deps.transaction(() => deps.tables.recordAttempt(head.deliveryId, n, { at, statusCode, durationMs, error, state, nextAttemptAt }));
+  kernel.transaction(() => tables.recordAttempt(head.deliveryId, n, { at, statusCode, durationMs, error, state, nextAttemptAt }));
 }
 
 /**
@@ -103,17 +95,17 @@ async function attempt(deps: DeliveryDeps, endpoint: StoredEndpoint, head: Store
  * across endpoints) until nothing is due or the run's budget is spent. Answers the Unix second
  * the next attempt is due (`null`: nothing pending).
  */
-export async function deliverDue(deps: DeliveryDeps): Promise<number | null> {
-  deps.transaction(() => deps.tables.prune(deps.now() - RETENTION_SECONDS, PRUNE_PER_RUN));
+export async function deliverDue(kernel: DeliveryKernel, tables: WebhookTables, vault: SecretVault): Promise<number | null> {
+  kernel.transaction(() => tables.prune(kernel.now() - RETENTION_SECONDS, PRUNE_PER_RUN));
   let budget = DELIVERIES_PER_RUN;
   while (budget > 0) {
-    const now = deps.now();
-    const due = heads(deps.tables)
+    const now = kernel.now();
+    const due = heads(tables)
       .filter(({ head }) => (head.nextAttemptAt ?? head.createdAt) <= now)
       .slice(0, budget);
     if (due.length === 0) break;
     budget -= due.length;
-    await Promise.all(due.map(({ endpoint, head }) => attempt(deps, endpoint, head)));
+    await Promise.all(due.map(({ endpoint, head }) => attempt(kernel, tables, vault, endpoint, head)));
   }
-  return nextDue(deps.tables);
+  return nextDue(tables);
 }

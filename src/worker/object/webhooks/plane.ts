@@ -11,13 +11,13 @@ import { EVENT_TYPES, withoutArguments, type GateEvent } from "../../../contract
 import { WebhookEndpointRequest, type WebhookDeliveryView, type WebhookEndpointView } from "../../../contracts/webhook";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
-import type { AuditChain } from "../audit/plane";
+import type { ObjectKernel } from "../kernel";
 import { cursorCodec, safeIntegerKey } from "../cursor";
 import { listPage, seqKey } from "../list-page";
 import { randomHex } from "../mcp/rpc";
 import { fromWorker } from "../rpc";
 import type { SecretVault } from "../secrets/vault";
-import { checkUrl, type TargetPolicy } from "../tools/build";
+import { checkUrl } from "../tools/build";
 import { deliverDue, nextDue, sealName } from "./deliver";
 import { newSecret } from "./sign";
 import { WebhookTables, type StoredDelivery, type StoredEndpoint } from "./store";
@@ -27,22 +27,8 @@ export const MAX_WEBHOOK_ENDPOINTS = 16;
 /** Pending deliveries one endpoint may queue; a message beyond that is logged `failed` (`backlog_full`) at once. */
 export const MAX_WEBHOOK_BACKLOG = 1000;
 
-/** What the plane uses of its object. */
-export interface WebhookPlaneDeps {
-  readonly sql: SqlStorage;
-  /** Seals the endpoints' secrets (the consumer secrets' vault, under names of their own). */
-  readonly vault: SecretVault;
-  readonly audit: AuditChain;
-  readonly targets: TargetPolicy;
-  /** The object's clock (Unix seconds). */
-  readonly now: () => number;
-  /** Wall-clock milliseconds. */
-  readonly wallMs: () => number;
-  readonly fetch: (request: Request) => Promise<Response>;
-  transaction<T>(step: () => T): T;
-  /** Asks the object's alarm for the webhooks slot at a wall-clock millisecond (`null`: none). */
-  setAlarm(ms: number | null): void;
-}
+/** What the plane uses of the kernel: its tables, the audit chain, the target rule, the clocks, the outbound fetch, one transaction step and the alarm's webhooks slot. */
+type WebhookKernel = Pick<ObjectKernel, "sql" | "audit" | "targets" | "now" | "wallMs" | "fetch" | "transaction" | "alarms">;
 
 /** The delivery log's cursors: the `seq` the next page (newest first) starts before. */
 const DELIVERIES_CURSOR = cursorCodec<number>({
@@ -66,20 +52,24 @@ function endpointView(endpoint: StoredEndpoint): WebhookEndpointView {
 
 /** The consumer's webhooks: endpoints, the outbox, the delivery log. */
 export class WebhookPlane {
-  readonly #deps: WebhookPlaneDeps;
+  readonly #kernel: WebhookKernel;
+  /** Seals the endpoints' secrets (the consumer secrets' vault, under names of their own). */
+  readonly #vault: SecretVault;
   readonly #tables: WebhookTables;
   /** Delivery runs, one after the other (an alarm and a test's run never attempt the same head twice). */
   #runs: Promise<unknown> = Promise.resolve();
 
-  constructor(deps: WebhookPlaneDeps) {
-    this.#deps = deps;
-    this.#tables = new WebhookTables(deps.sql);
+  constructor(kernel: WebhookKernel, vault: SecretVault) {
+    this.#kernel = kernel;
+    this.#vault = vault;
+    this.#tables = new WebhookTables(kernel.sql);
   }
 
   /** Creates an endpoint; its signing secret is answered this once and stored sealed. */
   async create(requestText: string): Promise<Outcome<string>> {
     const request = fromWorker(requestText, WebhookEndpointRequest);
-    const { vault, targets } = this.#deps;
+    const vault = this.#vault;
+    const targets = this.#kernel.targets;
     if (!vault.enabled) return fail(problem("WEBHOOKS_NOT_CONFIGURED", "The gate has no TOOLGATE_SECRETS_KEY: webhook signing secrets cannot be stored."));
     const refused = checkUrl(request.url, "/url", targets);
     // The data tools' rule (https; loopback http only where the Worker allows it), worded for webhooks.
@@ -88,14 +78,14 @@ export class WebhookPlane {
     const endpointId = `ep_${randomHex(16)}`;
     const secret = newSecret();
     const sealed = await vault.seal(sealName(endpointId), secret);
-    const now = this.#deps.now();
+    const now = this.#kernel.now();
     const events = EVENT_TYPES.filter((type) => request.events.includes(type));
     const endpoint: StoredEndpoint = { endpointId, url: request.url, events, includeArguments: request.include_arguments, description: request.description ?? null, sealed, createdAt: now };
-    const added = this.#deps.transaction(() => {
+    const added = this.#kernel.transaction(() => {
       if (this.#tables.endpoints().length >= MAX_WEBHOOK_ENDPOINTS) return false;
       this.#tables.addEndpoint(endpoint, canonicalJson(events));
       // The origin only: a receiver's URL may carry a token in its path or query.
-      this.#deps.audit.append("webhook.created", now, { endpoint_id: endpointId, origin: new URL(request.url).origin, events, include_arguments: request.include_arguments });
+      this.#kernel.audit.append("webhook.created", now, { endpoint_id: endpointId, origin: new URL(request.url).origin, events, include_arguments: request.include_arguments });
       return true;
     });
     if (!added) return fail(problem("QUOTA_EXCEEDED", `A consumer has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`));
@@ -115,10 +105,10 @@ export class WebhookPlane {
 
   /** Deletes an endpoint, its secret and its deliveries (pending ones are never sent). */
   delete(endpointId: string): Outcome<null> {
-    const now = this.#deps.now();
-    const deleted = this.#deps.transaction(() => {
+    const now = this.#kernel.now();
+    const deleted = this.#kernel.transaction(() => {
       const had = this.#tables.deleteEndpoint(endpointId);
-      if (had) this.#deps.audit.append("webhook.deleted", now, { endpoint_id: endpointId });
+      if (had) this.#kernel.audit.append("webhook.deleted", now, { endpoint_id: endpointId });
       return had;
     });
     if (!deleted) return fail(problem("NOT_FOUND", "No such webhook endpoint."));
@@ -142,13 +132,13 @@ export class WebhookPlane {
       const full = this.#tables.pendingCount(endpoint.endpointId) >= MAX_WEBHOOK_BACKLOG;
       this.#tables.addDelivery(`dlv_${randomHex(16)}`, endpoint.endpointId, messageId, now, full ? "backlog_full" : null);
     }
-    this.#deps.setAlarm(this.#deps.wallMs());
+    this.#kernel.alarms.set("webhooks", this.#kernel.wallMs());
   }
 
   /** A new delivery of a finished delivery's message to its endpoint: the same `webhook-id` and body. */
   redeliver(deliveryId: string): Outcome<string> {
-    const now = this.#deps.now();
-    const done = this.#deps.transaction((): Outcome<string> => {
+    const now = this.#kernel.now();
+    const done = this.#kernel.transaction((): Outcome<string> => {
       const previous = this.#tables.delivery(deliveryId);
       if (previous === undefined) return fail(problem("NOT_FOUND", "No such webhook delivery."));
       if (previous.state === "pending") return fail(problem("WEBHOOK_DELIVERY_PENDING", "The delivery is still pending: it will be attempted without a redelivery."));
@@ -158,7 +148,7 @@ export class WebhookPlane {
       return ok(id);
     });
     if (!done.ok) return done;
-    this.#deps.setAlarm(this.#deps.wallMs());
+    this.#kernel.alarms.set("webhooks", this.#kernel.wallMs());
     return ok(canonicalJson(this.#view(this.#stored(done.value))));
   }
 
@@ -181,8 +171,7 @@ export class WebhookPlane {
 
   /** Sends what is due (serialised: a run waits for the one before it), then re-arms the alarm. */
   deliver(): Promise<void> {
-    const { vault, now, wallMs, fetch, transaction } = this.#deps;
-    const run = this.#runs.then(() => deliverDue({ tables: this.#tables, vault, now, wallMs, fetch, transaction }));
+    const run = this.#runs.then(() => deliverDue(this.#kernel, this.#tables, this.#vault));
     this.#runs = run.catch(() => undefined);
     return run.then((due) => this.#arm(due));
   }
@@ -194,7 +183,7 @@ export class WebhookPlane {
   }
 
   #arm(due: number | null): void {
-    this.#deps.setAlarm(due === null ? null : this.#deps.wallMs() + Math.max(0, due - this.#deps.now()) * 1000);
+    this.#kernel.alarms.set("webhooks", due === null ? null : this.#kernel.wallMs() + Math.max(0, due - this.#kernel.now()) * 1000);
   }
 
   #stored(deliveryId: string): StoredDelivery {

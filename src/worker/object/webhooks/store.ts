@@ -1,6 +1,6 @@
 import type { EventType } from "../../../contracts/events";
 import type { WebhookAttemptError } from "../../../contracts/webhook";
-import type { Migration } from "../migrations";
+import type { Migration } from "../schema";
 import type { SealedSecret } from "../secrets/store";
 import { all, int, intOrNull, one, run, storedStrings, text, textOrNull, type SqlRow } from "../sql";
 

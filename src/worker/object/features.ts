@@ -1,0 +1,42 @@
+/**
+ * Every feature of the consumer object, once (./feature). The order is the order things run in:
+ * each schema version's DDL (a feature's part after those above it), the retention sweep's rules,
+ * the alarm's handlers (the sweep first) and the rows of the memory report.
+ * @module
+ */
+import { AUDIT_FEATURE } from "./audit/feature";
+import { CAPABILITY_FEATURE } from "./capability/feature";
+import { CONSOLE_FEATURE } from "./console/feature";
+import { CONSUMER_FEATURE } from "./consumer/feature";
+import { CREDENTIALS_FEATURE } from "./credentials/feature";
+import { EVENTS_FEATURE } from "./events/feature";
+import type { Feature } from "./feature";
+import { IDENTITY_FEATURE } from "./identity/feature";
+import { MCP_FEATURE } from "./mcp/feature";
+import { MCP_SERVERS_FEATURE } from "./mcp-servers/feature";
+import { RETENTION_FEATURE } from "./retention/feature";
+import { RUNTIME_FEATURE } from "./runtime/feature";
+import { SECRETS_FEATURE } from "./secrets/feature";
+import { SESSIONS_FEATURE } from "./sessions";
+import { TOOL_CALLS_FEATURE } from "./tool-calls/feature";
+import { TOOLS_FEATURE } from "./tools/feature";
+import { WEBHOOKS_FEATURE } from "./webhooks/feature";
+
+export const FEATURES: readonly Feature[] = [
+  RETENTION_FEATURE,
+  CONSUMER_FEATURE,
+  CREDENTIALS_FEATURE,
+  IDENTITY_FEATURE,
+  EVENTS_FEATURE,
+  TOOL_CALLS_FEATURE,
+  MCP_FEATURE,
+  CAPABILITY_FEATURE,
+  AUDIT_FEATURE,
+  RUNTIME_FEATURE,
+  TOOLS_FEATURE,
+  SECRETS_FEATURE,
+  MCP_SERVERS_FEATURE,
+  WEBHOOKS_FEATURE,
+  CONSOLE_FEATURE,
+  SESSIONS_FEATURE,
+];
