@@ -1,9 +1,10 @@
 /**
  * OAuth 2.1 sign-in of MCP clients (MCP authorization 2025-06-18 and 2025-11-25): the discovery
  * documents, the library's token and registration endpoints, and the consent page. The MCP
- * endpoint's side is `mcpBearer` and `mcpChallenge` (bearer.ts), registered before its routes.
+ * endpoint's side is `mcpBearer` and `mcpChallenge` (bearer.ts), which the MCP route module registers on its path.
  * @module
  */
+import type { Context } from "hono";
 import {
   AuthorizationServerMetadata,
   OAuthClientInformation,
@@ -14,17 +15,13 @@ import {
   OAuthTokenResponse,
   ProtectedResourceMetadata,
 } from "../../contracts/oauth";
-import type { Context } from "hono";
 import type { Env } from "../env";
 import type { HeaderDoc } from "../openapi/operation";
 import type { Route, RouteModule } from "../routes/route";
 import { authorizeDecision, authorizePage } from "./authorize";
-import { mcpBearer, mcpChallenge } from "./bearer";
 import { authorizationServerMetadata, libraryEndpoint, protectedResourceMetadata, registerEndpoint, tokenEndpoint, withCors } from "./endpoints";
 import { PRM_PREFIX } from "./resource";
 import { AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH } from "./server";
-
-export { mcpBearer, mcpChallenge };
 
 const PRM_PATH = `${PRM_PREFIX}/v1/consumers/{consumer}/mcp`;
 
