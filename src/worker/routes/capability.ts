@@ -22,7 +22,6 @@ import { forwardSocket } from "./sockets";
 /** Longest long-poll wait, in milliseconds. */
 export const MAX_POLL_WAIT_MS = 25_000;
 
-
 const wire = { wire: true } as const;
 
 /** A u64 in decimal (path segment or query value), or `null` if it is not one. */

@@ -6,7 +6,6 @@ import { jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
 import { forObject, respond } from "./respond";
 import { handlers, pathParam, type RouteModule } from "./route";
 
-
 async function call(gate: ConsumerVariables, request: McpServersCall): Promise<Response> {
   return respond(await gate.stub.toolsCall(gate.consumer, gate.token, request));
 }

@@ -8,7 +8,6 @@ import { jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
 import { forObject, respond } from "./respond";
 import { handlers, pathParam, type RouteModule } from "./route";
 
-
 async function call(gate: ConsumerVariables, request: ToolsCall, status: 200 | 201 = 200): Promise<Response> {
   return respond(await gate.stub.toolsCall(gate.consumer, gate.token, request), status);
 }

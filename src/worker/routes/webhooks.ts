@@ -6,7 +6,6 @@ import { jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
 import { forObject, respond } from "./respond";
 import { handlers, pathParam, type RouteModule } from "./route";
 
-
 async function call(gate: ConsumerVariables, request: WebhooksCall, status: 200 | 201 = 200): Promise<Response> {
   return respond(await gate.stub.webhooksCall(gate.consumer, request), status);
 }
