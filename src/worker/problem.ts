@@ -27,13 +27,33 @@ export function problem(code: ProblemCode, detail: string, retryAfterSeconds?: n
 /** The single body every authentication failure gets, whatever the reason. */
 export const UNAUTHENTICATED: Problem = { code: "UNAUTHENTICATED", detail: "Missing or invalid credential." };
 
-/** Renders a problem as an RFC 9457 `application/problem+json` response. */
-export function problemResponse(p: Problem): Response {
-  const status = PROBLEM_STATUS[p.code];
-  const base = JSON.stringify({ type: problemType(p.code), title: PROBLEM_TITLES[p.code], status, code: p.code, detail: p.detail, ...(p.path === undefined ? {} : { path: p.path }) });
+/** The members of a problem's RFC 9457 body, in the order every rendering writes them. */
+export interface ProblemMembers {
+  type: string;
+  title: string;
+  status: number;
+  code: ProblemCode;
+  detail: string;
+  path?: string;
+}
+
+/** A problem's RFC 9457 members (a batch's entry embeds them as they are). */
+export function problemMembers(p: Problem): ProblemMembers {
+  const members: ProblemMembers = { type: problemType(p.code), title: PROBLEM_TITLES[p.code], status: PROBLEM_STATUS[p.code], code: p.code, detail: p.detail };
+  if (p.path !== undefined) members.path = p.path;
+  return members;
+}
+
+/**
+ * Renders a problem as an RFC 9457 `application/problem+json` response: the one renderer of the
+ * gate. `extension`: members a wrapper adds after the problem's own (the MCP endpoint's JSON-RPC
+ * error response); `headers`: answer headers it adds.
+ */
+export function problemResponse(p: Problem, extension: Readonly<Record<string, unknown>> = {}, headers: Readonly<Record<string, string>> = {}): Response {
+  const base = JSON.stringify({ ...problemMembers(p), ...extension });
   const body = p.errorJson === undefined ? base : `${base.slice(0, -1)},"error":${p.errorJson}}`;
-  const headers: Record<string, string> = { "content-type": "application/problem+json" };
-  if (p.retryAfterSeconds !== undefined) headers["retry-after"] = String(p.retryAfterSeconds);
-  if (p.code === "UNAUTHENTICATED") headers["www-authenticate"] = 'Bearer realm="toolgate"';
-  return new Response(body, { status, headers });
+  const answer: Record<string, string> = { "content-type": "application/problem+json", ...headers };
+  if (p.retryAfterSeconds !== undefined) answer["retry-after"] = String(p.retryAfterSeconds);
+  if (p.code === "UNAUTHENTICATED") answer["www-authenticate"] = 'Bearer realm="toolgate"';
+  return new Response(body, { status: PROBLEM_STATUS[p.code], headers: answer });
 }

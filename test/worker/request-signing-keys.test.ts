@@ -8,6 +8,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { routeApp } from "../../src/worker/routes/registry";
 import { signingKeyRoutes } from "../../src/worker/routes/signing-keys";
 import { downstreamSigner, encodeIdentity } from "../../src/worker/tools/signature";
 import { gateKey, keysFrom, signedHeaders, type Statement } from "../support/forgery";
@@ -46,7 +47,7 @@ describe("the published request-signing keys", () => {
 
   it("publish the previous secret's key after the current one, and none without a usable secret", async () => {
     const answer = async (bindings: Record<string, string>) => {
-      const res = await signingKeyRoutes.request(PATH, {}, bindings);
+      const res = await routeApp([signingKeyRoutes]).request(PATH, {}, bindings);
       return [res.status, await res.json()];
     };
     const rotated = "rotated-signing-key-0123456789abcdef0123";

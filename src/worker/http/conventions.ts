@@ -12,8 +12,7 @@ import type { RouterRoute } from "hono/types";
 import type { Env } from "../env";
 import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
-import { answerHeaders, consumerOf, CorsRoutes, isPreflight, METHOD_ORDER, preflight } from "./cors";
-import { forgetCorsOrigins } from "./cors-origins";
+import { answerHeaders, CorsRoutes, isPreflight, METHOD_ORDER, preflight } from "./cors";
 
 /** What this module reads of the app: its router (every route, with the method it was registered for). */
 export interface RoutedApp {
@@ -36,9 +35,6 @@ export function methodNotAllowed(allow: readonly string[]): Response {
   return res;
 }
 
-/** The consumer whose configuration a `PUT /v1/consumers/{consumer}` changed. */
-const CONFIGURE = /^\/v1\/consumers\/([^/]+)$/;
-
 function setHeaders(headers: Headers, add: Record<string, string>): void {
   for (const [name, value] of Object.entries(add)) {
     const present = headers.get(name);
@@ -50,7 +46,7 @@ function setHeaders(headers: Headers, add: Record<string, string>): void {
 
 /**
  * The conventions middleware; register it before every route (`app.use("*", …)`).
- * `operations` is the OpenAPI operations list the CORS offer is read from.
+ * `operations` is the route registry's operations, the CORS offer is read from.
  */
 export function httpConventions(app: RoutedApp, operations: readonly OperationDoc[]): MiddlewareHandler<{ Bindings: Env }> {
   let cors: CorsRoutes | undefined;
@@ -65,10 +61,6 @@ export function httpConventions(app: RoutedApp, operations: readonly OperationDo
     if (c.res.status === 404 && !matchedRoutes(c).some((r) => r.method !== "ALL")) {
       const allow = allowedMethods(app, path);
       if (allow.length > 0) c.res = methodNotAllowed(allow);
-    }
-    if (c.req.method === "PUT" && c.res.ok) {
-      const configured = consumerOf(CONFIGURE.exec(path)?.[1]);
-      if (configured !== null) forgetCorsOrigins(configured);
     }
     // A WebSocket upgrade's answer is the object's own (and browsers apply no CORS to WebSockets).
     if (route === null || c.res.status === 101 || c.res.webSocket !== null) return;

@@ -1,6 +1,6 @@
 /**
  * CORS (the Fetch standard's CORS protocol) for browser clients on other origins. Which route
- * offers it is read from the OpenAPI operations list and the access table:
+ * offers it is read from the route registry's operations and the access table:
  * - a consumer route that a consumer credential may call: only for the origins in that
  *   consumer's `cors_origins` (exact match), each answer with `Vary: Origin`;
  * - the public documents (`/healthz`, `/v1/openapi.json`, `/v1/audit/verifier-keys`): `*`;

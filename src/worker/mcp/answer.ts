@@ -5,9 +5,8 @@
  * @module
  */
 import { RPC_ERRORS, type JsonRpcId } from "../../contracts/mcp";
-import { PROBLEM_STATUS, PROBLEM_TITLES } from "../../contracts/problem";
 import type { McpReply } from "../object/mcp/plane";
-import { problemType, type Problem } from "../problem";
+import { problemResponse, type Problem } from "../problem";
 import { sseMessage } from "../tools/mcp-sse";
 
 /** How an answer is framed: JSON, or one `message` event of an SSE stream. */
@@ -19,13 +18,10 @@ export type AnswerFraming = "json" | "sse";
  * problem code in `error.data.code`), so a problem reader and an MCP client both read it.
  */
 export function rpcProblem(p: Problem, rpcCode: number, id: JsonRpcId | null = null, extra: Record<string, string> = {}): Response {
-  const status = PROBLEM_STATUS[p.code];
   const error = { code: rpcCode, message: p.detail, data: { code: p.code } };
-  const body = { type: problemType(p.code), title: PROBLEM_TITLES[p.code], status, code: p.code, detail: p.detail, jsonrpc: "2.0", id, error };
-  const headers: Record<string, string> = { "content-type": "application/problem+json", ...extra };
-  if (p.retryAfterSeconds !== undefined) headers["retry-after"] = String(p.retryAfterSeconds);
-  if (p.code === "UNAUTHENTICATED") headers["www-authenticate"] = 'Bearer realm="toolgate"';
-  return new Response(JSON.stringify(body), { status, headers });
+  // The JSON-RPC error is this body's `error`: the problem's own extension members stay off it.
+  const bare: Problem = p.retryAfterSeconds === undefined ? { code: p.code, detail: p.detail } : { code: p.code, detail: p.detail, retryAfterSeconds: p.retryAfterSeconds };
+  return problemResponse(bare, { jsonrpc: "2.0", id, error }, extra);
 }
 
 /** A problem of the consumer's object as the endpoint's refusal (a session problem, or authentication). */

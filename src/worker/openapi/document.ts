@@ -6,7 +6,7 @@ import { componentSchemas, schemaId } from "./components";
 import type { HeaderDoc, OperationDoc, ResponseDoc } from "./operation";
 
 /**
- * The OpenAPI 3.1 document of the gate, built from the route modules' operation lists and the
+ * The OpenAPI 3.1 document of the gate, built from the route declarations (../routes/registry.ts) and the
  * zod contracts by `npm run build:openapi` (scripts/build-openapi.js) into
  * assets/openapi.json, which the Worker serves as it is.
  * @module

@@ -21,7 +21,7 @@ export interface ResponseDoc {
   readonly headers?: Readonly<Record<string, HeaderDoc>>;
 }
 
-/** One documented operation; each route module lists its own. */
+/** One operation as the OpenAPI document shows it: the documentation part of a route's declaration (../routes/route.ts). */
 export interface OperationDoc {
   readonly method: "get" | "put" | "post" | "delete";
   /** OpenAPI path template, e.g. `/v1/consumers/{consumer}`. */

@@ -1,6 +1,5 @@
 /**
- * The verifiable log's export and public keys, and the OpenAPI entries of the verifiable log's
- * routes. The export streams NDJSON in pages of the object's (`EXPORT_PAGE_LINES` lines per RPC
+ * The verifiable log's routes: its checkpoint, proofs, export and public keys. The export streams NDJSON in pages of the object's (`EXPORT_PAGE_LINES` lines per RPC
  * call): one line per entry, oldest first, then one line `{"checkpoint":"<signed note>"}` whose
  * checkpoint covers exactly those entries (docs/audit.md).
  * @module
@@ -11,8 +10,12 @@ import { verifierKeys } from "../audit-keys";
 import type { Env } from "../env";
 import type { ConsumerObject } from "../object/consumer-object";
 import { EXPORT_PAGE_LINES } from "../object/audit/log";
-import type { OperationDoc } from "../openapi/operation";
+import { AuditConsistencyQuery, AuditInclusionQuery } from "../../contracts/audit";
+import { describeIssues } from "../body";
 import { problem, problemResponse } from "../problem";
+import { credentialToken } from "./middleware";
+import { respond } from "./respond";
+import { handlers, type Route } from "./route";
 
 const encoder = new TextEncoder();
 
@@ -52,39 +55,54 @@ export function verifierKeysResponse(env: Env): Response {
 const AUDITOR = ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND"] as const;
 const count = (description: string) => ({ description, schema: { type: "integer", minimum: 0 } });
 
-/** OpenAPI descriptions of the verifiable log's routes. */
-export const auditLogOperations: readonly OperationDoc[] = [
+/** The verifiable log's routes (the audit module serves them with the chain's). */
+export const auditLogRoutes: readonly Route[] = [
   {
     method: "get",
     path: "/v1/consumers/{consumer}/audit/checkpoint",
     summary: "The latest signed checkpoint of the consumer's Merkle log (a new one is signed first when the log grew).",
     operation: "auditCheckpoint",
+    auth: "credential",
     response: { status: 200, schema: AuditCheckpointView, description: "The tree size, its root (base64) and the C2SP signed note." },
     problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED", "AUDIT_LOG_INCONSISTENT"],
+    handlers: handlers(async (c) => respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "checkpoint" }))),
   },
   {
     method: "get",
     path: "/v1/consumers/{consumer}/audit/proof/inclusion",
     summary: "RFC 9162 inclusion proof of entry seq in the tree of size entries.",
     operation: "auditInclusion",
+    auth: "credential",
     query: { seq: { description: "The entry's sequence number (leaf seq − 1).", schema: { type: "integer", minimum: 1 } }, size: count("The tree size (default: the latest checkpoint's; seq ≤ size ≤ the log's size).") },
     response: { status: 200, schema: AuditInclusionView, description: "The leaf index, tree size, leaf hash and audit path (base64)." },
     problems: [...AUDITOR, "INVALID_REQUEST", "AUDIT_LOG_INCONSISTENT"],
+    handlers: handlers(async (c) => {
+      const query = AuditInclusionQuery.safeParse(c.req.query());
+      if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
+      return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "inclusion", ...query.data }));
+    }),
   },
   {
     method: "get",
     path: "/v1/consumers/{consumer}/audit/proof/consistency",
     summary: "RFC 9162 consistency proof between the trees of from and to entries.",
     operation: "auditConsistency",
+    auth: "credential",
     query: { from: count("The older tree size."), to: count("The newer tree size (from ≤ to ≤ the log's size).") },
     response: { status: 200, schema: AuditConsistencyView, description: "The proof's hashes (base64); empty for from 0 or from = to." },
     problems: [...AUDITOR, "INVALID_REQUEST"],
+    handlers: handlers(async (c) => {
+      const query = AuditConsistencyQuery.safeParse(c.req.query());
+      if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
+      return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "consistency", ...query.data }));
+    }),
   },
   {
     method: "get",
     path: "/v1/consumers/{consumer}/audit/export",
     summary: "The whole log as NDJSON: one line per entry, then {\"checkpoint\": signed note} covering exactly those entries.",
     operation: "auditExport",
+    auth: "credential",
     response: {
       status: 200,
       text: "application/x-ndjson",
@@ -92,6 +110,7 @@ export const auditLogOperations: readonly OperationDoc[] = [
       headers: { "Toolgate-Audit-Entries": { description: "The number of entry lines.", schema: { type: "integer", minimum: 0 }, required: true } },
     },
     problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED", "AUDIT_LOG_INCONSISTENT"],
+    handlers: handlers((c) => auditExport(c.var.stub, c.var.consumer, credentialToken(c.var.token))),
   },
   {
     method: "get",
@@ -100,5 +119,6 @@ export const auditLogOperations: readonly OperationDoc[] = [
     operation: "none",
     response: { status: 200, schema: AuditVerifierKeys, description: "`{\"keys\": [...]}`." },
     problems: ["AUDIT_SIGNING_NOT_CONFIGURED"],
+    handlers: handlers((c) => verifierKeysResponse(c.env)),
   },
 ];

@@ -1,72 +1,50 @@
-import { Hono } from "hono";
-import { AuditConsistencyQuery, AuditInclusionQuery, AuditPage, AuditQuery, AuditVerifyQuery, AuditVerifyView } from "../../contracts/audit";
+import { AuditPage, AuditQuery, AuditVerifyQuery, AuditVerifyView } from "../../contracts/audit";
 import { describeIssues } from "../body";
-import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
-import { auditExport, auditLogOperations, verifierKeysResponse } from "./audit-export";
-import { consumerGate, credentialToken, type GateEnv } from "./middleware";
+import { auditLogRoutes } from "./audit-export";
+import { credentialToken } from "./middleware";
 import { respond } from "./respond";
-
-/** Auditor routes: the consumer's hash chain and its verifiable log; the public verifier keys. */
-export const auditRoutes = new Hono<GateEnv>();
-
-auditRoutes.get("/v1/consumers/:consumer/audit", consumerGate("auditPage"), async (c) => {
-  const query = AuditQuery.safeParse(c.req.query());
-  if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-  return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "page", request: query.data }));
-});
-
-auditRoutes.get("/v1/consumers/:consumer/audit/checkpoint", consumerGate("auditCheckpoint"), async (c) => {
-  return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "checkpoint" }));
-});
-
-auditRoutes.get("/v1/consumers/:consumer/audit/proof/inclusion", consumerGate("auditInclusion"), async (c) => {
-  const query = AuditInclusionQuery.safeParse(c.req.query());
-  if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-  return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "inclusion", ...query.data }));
-});
-
-auditRoutes.get("/v1/consumers/:consumer/audit/proof/consistency", consumerGate("auditConsistency"), async (c) => {
-  const query = AuditConsistencyQuery.safeParse(c.req.query());
-  if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-  return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "consistency", ...query.data }));
-});
-
-auditRoutes.get("/v1/consumers/:consumer/audit/export", consumerGate("auditExport"), (c) => auditExport(c.var.stub, c.var.consumer, credentialToken(c.var.token)));
-
-auditRoutes.get("/v1/audit/verifier-keys", (c) => verifierKeysResponse(c.env));
-
-auditRoutes.get("/v1/consumers/:consumer/audit/verify", consumerGate("auditVerify"), async (c) => {
-  const query = AuditVerifyQuery.safeParse(c.req.query());
-  if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-  return respond(await c.var.stub.auditVerify(c.var.consumer, credentialToken(c.var.token), query.data.cursor ?? null));
-});
+import { handlers, type RouteModule } from "./route";
 
 const cursorParameter = (what: string) => ({ description: `The \`next_cursor\` of the previous ${what} (opaque; anything else is 400 INVALID_CURSOR).`, schema: { type: "string", maxLength: 256 } });
 
-/** OpenAPI descriptions of the audit routes. */
-export const auditOperations: readonly OperationDoc[] = [
-  {
-    method: "get",
-    path: "/v1/consumers/{consumer}/audit",
-    summary: "The consumer's audit chain, oldest entry first, page by page (at most the consumer's page_items per page).",
-    operation: "auditPage",
-    query: {
-      cursor: cursorParameter("page"),
-      after: { description: "Start after this sequence number instead (default 0; not together with cursor).", schema: { type: "integer", minimum: 0 } },
-      limit: { description: "Page size, at least 1; larger than the consumer's page_items (default 100) is served as page_items.", schema: { type: "integer", minimum: 1 } },
+/** Auditor routes: the consumer's hash chain and its verifiable log; the public verifier keys. */
+export const auditRoutes: RouteModule = {
+  routes: [
+    {
+      method: "get",
+      path: "/v1/consumers/{consumer}/audit",
+      summary: "The consumer's audit chain, oldest entry first, page by page (at most the consumer's page_items per page).",
+      operation: "auditPage",
+      auth: "credential",
+      query: {
+        cursor: cursorParameter("page"),
+        after: { description: "Start after this sequence number instead (default 0; not together with cursor).", schema: { type: "integer", minimum: 0 } },
+        limit: { description: "Page size, at least 1; larger than the consumer's page_items (default 100) is served as page_items.", schema: { type: "integer", minimum: 1 } },
+      },
+      response: { status: 200, schema: AuditPage, description: "One page; `next_cursor` is null at the end." },
+      problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
+      handlers: handlers(async (c) => {
+        const query = AuditQuery.safeParse(c.req.query());
+        if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
+        return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "page", request: query.data }));
+      }),
     },
-    response: { status: 200, schema: AuditPage, description: "One page; `next_cursor` is null at the end." },
-    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
-  },
-  {
-    method: "get",
-    path: "/v1/consumers/{consumer}/audit/verify",
-    summary: "Recompute the chain's links, at most page_items × 10 entries per call; follow next_cursor to the head.",
-    operation: "auditVerify",
-    query: { cursor: cursorParameter("verify call") },
-    response: { status: 200, schema: AuditVerifyView, description: "`ok`, how far the walk got (`count`, `head`), the first broken entry and the cursor to continue." },
-    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
-  },
-  ...auditLogOperations,
-];
+    {
+      method: "get",
+      path: "/v1/consumers/{consumer}/audit/verify",
+      summary: "Recompute the chain's links, at most page_items × 10 entries per call; follow next_cursor to the head.",
+      operation: "auditVerify",
+      auth: "credential",
+      query: { cursor: cursorParameter("verify call") },
+      response: { status: 200, schema: AuditVerifyView, description: "`ok`, how far the walk got (`count`, `head`), the first broken entry and the cursor to continue." },
+      problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
+      handlers: handlers(async (c) => {
+        const query = AuditVerifyQuery.safeParse(c.req.query());
+        if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
+        return respond(await c.var.stub.auditVerify(c.var.consumer, credentialToken(c.var.token), query.data.cursor ?? null));
+      }),
+    },
+    ...auditLogRoutes,
+  ],
+};

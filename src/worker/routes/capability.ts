@@ -1,4 +1,4 @@
-import { Hono, type Context, type MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { toolActorId, toolProviderId, U64_MAX } from "../../core/capability";
 import {
   CapabilityAnswer,
@@ -11,19 +11,16 @@ import {
 } from "../../contracts/capability";
 import type { CapabilityCall } from "../object/capability/plane";
 import { socketToken } from "../object/capability/socket";
+import type { Operation } from "../../contracts/access";
 import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse, type ProblemCode } from "../problem";
-import { consumerGate, jsonBody, stubOf, type ConsumerVariables, type GateEnv } from "./middleware";
+import { jsonBody, stubOf, type ConsumerVariables, type GateEnv } from "./middleware";
 import { respond } from "./respond";
+import { handlers, pathParam, type Route, type RouteModule } from "./route";
 import { forwardSocket } from "./sockets";
 
 /** Longest long-poll wait, in milliseconds. */
 export const MAX_POLL_WAIT_MS = 25_000;
-
-const BASE = "/v1/consumers/:consumer/capability";
-
-/** Capability plane routes: admin setup, authority, agent requests, providers, snapshots. */
-export const capabilityRoutes = new Hono<GateEnv>();
 
 const wire = { wire: true } as const;
 
@@ -48,7 +45,7 @@ async function call(gate: ConsumerVariables, request: CapabilityCall, status: 20
  * path parameters (a bad one is a 404), then reads its body: a request without a valid
  * credential is always the one 401, whatever its path or body.
  */
-function param(name: string, valid: (text: string) => boolean, what: string): MiddlewareHandler {
+function param(name: string, valid: (text: string) => boolean, what: string): MiddlewareHandler<GateEnv> {
   return async function param(c, next) {
     if (!valid(c.req.param(name) ?? "")) return notFound(what);
     await next();
@@ -59,57 +56,8 @@ const u64Param = (name: string, what: string) => param(name, (text) => parseU64(
 const providerParam = param("provider_id", (text) => toolProviderId.safeParse(text).success, "provider");
 const u64 = (c: Context, name: string): bigint => parseU64(c.req.param(name)) ?? 0n;
 
-capabilityRoutes.post(`${BASE}/providers`, consumerGate("register-provider"), jsonBody(CapabilityProviderRegistration, wire), (c) =>
-  call(c.var, { kind: "register-provider", body: c.var.body }, 201),
-);
-
-capabilityRoutes.put(`${BASE}/instances/:instance_id`, consumerGate("set-instance"), u64Param("instance_id", "instance"), jsonBody(CapabilityInstanceUpdate, wire), (c) =>
-  call(c.var, { kind: "set-instance", instanceId: u64(c, "instance_id"), body: c.var.body }),
-);
-
-capabilityRoutes.delete(`${BASE}/instances/:instance_id`, consumerGate("remove-instance"), u64Param("instance_id", "instance"), (c) =>
-  call(c.var, { kind: "remove-instance", instanceId: u64(c, "instance_id") }),
-);
-
-capabilityRoutes.post(`${BASE}/authority`, consumerGate("authority"), jsonBody(CapabilityAuthorityRequest, wire), (c) => call(c.var, { kind: "authority", body: c.var.body }));
-
 /** Longest `cursor` the approvals route reads (longer is `400 INVALID_CURSOR` without a look inside). */
 const MAX_CURSOR_CHARS = 128;
-
-capabilityRoutes.get(`${BASE}/approvals`, consumerGate("approvals"), (c) => {
-  const cursor = c.req.query("cursor") ?? null;
-  if (cursor !== null && cursor.length > MAX_CURSOR_CHARS) return problemResponse(problem("INVALID_CURSOR", "The cursor is malformed."));
-  return call(c.var, { kind: "approvals", cursor });
-});
-
-capabilityRoutes.post(`${BASE}/requests`, consumerGate("request"), jsonBody(CapabilityRequestBody, wire), (c) => call(c.var, { kind: "request", body: c.var.body }));
-
-capabilityRoutes.get(
-  `${BASE}/requests/:actor_id/:local_id`,
-  consumerGate("request-status"),
-  param("actor_id", (text) => toolActorId.safeParse(text).success, "capability request"),
-  u64Param("local_id", "capability request"),
-  (c) => call(c.var, { kind: "request-status", actorId: c.req.param("actor_id"), localId: u64(c, "local_id") }),
-);
-
-capabilityRoutes.post(`${BASE}/completions/drain`, consumerGate("drain-completions"), (c) => {
-  const actor = c.req.query("actor_id") ?? null;
-  if (actor !== null && !toolActorId.safeParse(actor).success) return problemResponse(problem("INVALID_REQUEST", "actor_id is not an actor id."));
-  return call(c.var, { kind: "drain-completions", actorId: actor });
-});
-
-capabilityRoutes.get(`${BASE}/snapshot`, consumerGate("snapshot"), (c) => call(c.var, { kind: "snapshot" }));
-
-// The credential may come in a subprotocol (browsers cannot set headers on a WebSocket), so
-// the object checks it; the route matches the path and the upgrade.
-capabilityRoutes.get(`${BASE}/providers/:provider_id/connect`, providerParam, (c) => {
-  const stub = stubOf(c.env, c.req.param("consumer"));
-  if (stub === null) return notFound("consumer");
-  const providerId = c.req.param("provider_id");
-  return forwardSocket(c.req.raw, c.env, stub, { route: "capability", consumer: c.req.param("consumer"), token: socketToken(c.req.raw) ?? "", providerId });
-});
-
-capabilityRoutes.post(`${BASE}/providers/:provider_id/attach`, consumerGate("attach"), providerParam, (c) => call(c.var, { kind: "attach", providerId: c.req.param("provider_id") }));
 
 /** The long-poll query (`binding_id`, optional `after`, `wait`), or `null` if it is not as documented. */
 function pollQuery(c: Context): { bindingId: bigint; after: bigint | null; waitMs: number } | null {
@@ -121,83 +69,126 @@ function pollQuery(c: Context): { bindingId: bigint; after: bigint | null; waitM
   return valid ? { bindingId, after, waitMs } : null;
 }
 
-const pollParams: MiddlewareHandler = async function pollParams(c, next) {
+const pollParams: MiddlewareHandler<GateEnv> = async function pollParams(c, next) {
   if (pollQuery(c) === null) {
     return problemResponse(problem("INVALID_REQUEST", `binding_id (u64), after (u64, optional) and wait (0..${MAX_POLL_WAIT_MS} ms) are required as documented.`));
   }
   await next();
 };
 
-capabilityRoutes.get(`${BASE}/providers/:provider_id/effects`, consumerGate("poll"), providerParam, pollParams, (c) => {
-  const query = pollQuery(c);
-  if (query === null) throw new Error("the poll query passed its check and then failed it");
-  return call(c.var, { kind: "poll", providerId: c.req.param("provider_id"), ...query });
-});
-
-capabilityRoutes.post(`${BASE}/providers/:provider_id/observations`, consumerGate("observe"), providerParam, jsonBody(CapabilityObservationPost, wire), (c) =>
-  call(c.var, { kind: "observe", providerId: c.req.param("provider_id"), body: c.var.body }),
-);
-
-capabilityRoutes.post(`${BASE}/providers/:provider_id/detach`, consumerGate("detach"), providerParam, jsonBody(CapabilityDetachPost, wire), (c) =>
-  call(c.var, { kind: "detach", providerId: c.req.param("provider_id"), bindingId: c.var.body.binding_id }),
-);
-
 const AUTH: readonly ProblemCode[] = ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND"];
 const BODY: readonly ProblemCode[] = ["INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 const ENGINE: readonly ProblemCode[] = ["CAPABILITY_INVALID", "CAPABILITY_REJECTED", "CAPABILITY_CAPACITY"];
 const P = "/v1/consumers/{consumer}/capability";
 
-function op(method: OperationDoc["method"], path: string, operation: OperationDoc["operation"], summary: string, extra: Partial<OperationDoc> = {}): OperationDoc {
+/** A capability route: the engine's answer by default; `extra` adds to or replaces the defaults. */
+function op(method: OperationDoc["method"], path: string, operation: Operation, summary: string, route: Pick<Route, "handlers"> & Partial<Route>): Route {
+  const { handlers: chain, ...extra } = route;
   return {
     method,
     path: `${P}${path}`,
     summary,
     operation,
+    // The provider's socket authenticates itself (its credential may come in a subprotocol).
+    ...(operation === "connect" ? {} : { auth: "credential" as const }),
     response: { status: 200, schema: CapabilityAnswer, description: "The engine's answer in wire JSON (see docs/capability-http.md)." },
     problems: [...AUTH, ...(extra.request === undefined ? [] : BODY), ...ENGINE],
     ...extra,
+    handlers: chain,
   };
 }
 
-/** OpenAPI descriptions of the capability routes. */
-export const capabilityOperations: readonly OperationDoc[] = [
-  op("post", "/providers", "register-provider", "Register a capability provider of this consumer (browser.* and consumer-state.* only).", {
-    request: CapabilityProviderRegistration,
-    response: { status: 201, schema: CapabilityAnswer, description: "`{provider_id}`." },
-  }),
-  op("put", "/instances/{instance_id}", "set-instance", "Set an instance's generation and state (set-generation, then set-instance-state).", { request: CapabilityInstanceUpdate }),
-  op("delete", "/instances/{instance_id}", "remove-instance", "Remove an instance: its grants go, its open requests close as instance-closed."),
-  op("post", "/authority", "authority", "Apply one authority command (set-grant, revoke-grant, resolve-approval, close-client).", {
-    request: CapabilityAuthorityRequest,
-    problems: [...AUTH, "APPROVER_NOT_ALLOWED", "SELF_APPROVAL_FORBIDDEN", ...BODY, ...ENGINE],
-  }),
-  op("get", "/approvals", "approvals", "One page of the capability requests awaiting approval (oldest first), the next page's cursor and the last authority sequence.", {
-    query: { cursor: { description: "The `next_cursor` of the previous page (opaque); absent for the first page.", schema: { type: "string", maxLength: MAX_CURSOR_CHARS } } },
-    problems: [...AUTH, "APPROVER_NOT_ALLOWED", "INVALID_CURSOR"],
-  }),
-  op("post", "/requests", "request", "Submit a capability request; answers the policy decision (a denial is a 200).", {
-    request: CapabilityRequestBody,
-    problems: [...AUTH, "PRINCIPAL_MISMATCH", ...BODY, ...ENGINE],
-  }),
-  op("get", "/requests/{actor_id}/{local_id}", "request-status", "The public record of one capability request."),
-  op("post", "/completions/drain", "drain-completions", "Drain one actor's completions (CapabilityCompletionBatch): a subject-bound credential its own, a host credential the actor it names.", {
-    query: { actor_id: { description: "The actor whose completions to drain: required with a host agent credential; with a subject-bound one, its subject or absent.", schema: { type: "string" } } },
-    problems: [...AUTH, "INVALID_REQUEST"],
-  }),
-  op("get", "/snapshot", "snapshot", "The engine snapshot and the provider-runtime snapshot."),
-  op("get", "/providers/{provider_id}/connect", "connect", "Attach the provider over a WebSocket (hibernation); effects are pushed, observations received.", {
-    response: { status: 101, description: "Switching protocols (subprotocol toolgate-provider-v1)." },
-    problems: [...AUTH, "UPGRADE_REQUIRED", "QUOTA_EXCEEDED", ...ENGINE],
-  }),
-  op("post", "/providers/{provider_id}/attach", "attach", "Attach the provider for long-polling; answers the binding id and the lease."),
-  op("get", "/providers/{provider_id}/effects", "poll", "Long-poll the provider's effects (acknowledge up to `after`, wait up to `wait` ms).", {
-    query: {
-      binding_id: { description: "The binding id answered by attach.", schema: { type: "string", pattern: "^[0-9]+$" } },
-      after: { description: "Acknowledge effects with sequence ≤ after.", schema: { type: "string", pattern: "^[0-9]+$" } },
-      wait: { description: `Milliseconds to wait for an effect (0..${MAX_POLL_WAIT_MS}).`, schema: { type: "integer", minimum: 0, maximum: MAX_POLL_WAIT_MS } },
-    },
-    problems: [...AUTH, "INVALID_REQUEST", ...ENGINE],
-  }),
-  op("post", "/providers/{provider_id}/observations", "observe", "Report one observation under the binding.", { request: CapabilityObservationPost }),
-  op("post", "/providers/{provider_id}/detach", "detach", "Detach the binding; requests in flight end as provider-detached.", { request: CapabilityDetachPost }),
-];
+/** Capability plane routes: admin setup, authority, agent requests, providers, snapshots. */
+export const capabilityRoutes: RouteModule = {
+  routes: [
+    op("post", "/providers", "register-provider", "Register a capability provider of this consumer (browser.* and consumer-state.* only).", {
+      request: CapabilityProviderRegistration,
+      response: { status: 201, schema: CapabilityAnswer, description: "`{provider_id}`." },
+      handlers: handlers(jsonBody(CapabilityProviderRegistration, wire), (c) => call(c.var, { kind: "register-provider", body: c.var.body }, 201)),
+    }),
+    op("put", "/instances/{instance_id}", "set-instance", "Set an instance's generation and state (set-generation, then set-instance-state).", {
+      request: CapabilityInstanceUpdate,
+      handlers: handlers(u64Param("instance_id", "instance"), jsonBody(CapabilityInstanceUpdate, wire), (c) =>
+        call(c.var, { kind: "set-instance", instanceId: u64(c, "instance_id"), body: c.var.body }),
+      ),
+    }),
+    op("delete", "/instances/{instance_id}", "remove-instance", "Remove an instance: its grants go, its open requests close as instance-closed.", {
+      handlers: handlers(u64Param("instance_id", "instance"), (c) => call(c.var, { kind: "remove-instance", instanceId: u64(c, "instance_id") })),
+    }),
+    op("post", "/authority", "authority", "Apply one authority command (set-grant, revoke-grant, resolve-approval, close-client).", {
+      request: CapabilityAuthorityRequest,
+      problems: [...AUTH, "APPROVER_NOT_ALLOWED", "SELF_APPROVAL_FORBIDDEN", ...BODY, ...ENGINE],
+      handlers: handlers(jsonBody(CapabilityAuthorityRequest, wire), (c) => call(c.var, { kind: "authority", body: c.var.body })),
+    }),
+    op("get", "/approvals", "approvals", "One page of the capability requests awaiting approval (oldest first), the next page's cursor and the last authority sequence.", {
+      query: { cursor: { description: "The `next_cursor` of the previous page (opaque); absent for the first page.", schema: { type: "string", maxLength: MAX_CURSOR_CHARS } } },
+      problems: [...AUTH, "APPROVER_NOT_ALLOWED", "INVALID_CURSOR"],
+      handlers: handlers((c) => {
+        const cursor = c.req.query("cursor") ?? null;
+        if (cursor !== null && cursor.length > MAX_CURSOR_CHARS) return problemResponse(problem("INVALID_CURSOR", "The cursor is malformed."));
+        return call(c.var, { kind: "approvals", cursor });
+      }),
+    }),
+    op("post", "/requests", "request", "Submit a capability request; answers the policy decision (a denial is a 200).", {
+      request: CapabilityRequestBody,
+      problems: [...AUTH, "PRINCIPAL_MISMATCH", ...BODY, ...ENGINE],
+      handlers: handlers(jsonBody(CapabilityRequestBody, wire), (c) => call(c.var, { kind: "request", body: c.var.body })),
+    }),
+    op("get", "/requests/{actor_id}/{local_id}", "request-status", "The public record of one capability request.", {
+      handlers: handlers(
+        param("actor_id", (text) => toolActorId.safeParse(text).success, "capability request"),
+        u64Param("local_id", "capability request"),
+        (c) => call(c.var, { kind: "request-status", actorId: pathParam(c, "actor_id"), localId: u64(c, "local_id") }),
+      ),
+    }),
+    op("post", "/completions/drain", "drain-completions", "Drain one actor's completions (CapabilityCompletionBatch): a subject-bound credential its own, a host credential the actor it names.", {
+      query: { actor_id: { description: "The actor whose completions to drain: required with a host agent credential; with a subject-bound one, its subject or absent.", schema: { type: "string" } } },
+      problems: [...AUTH, "INVALID_REQUEST"],
+      handlers: handlers((c) => {
+        const actor = c.req.query("actor_id") ?? null;
+        if (actor !== null && !toolActorId.safeParse(actor).success) return problemResponse(problem("INVALID_REQUEST", "actor_id is not an actor id."));
+        return call(c.var, { kind: "drain-completions", actorId: actor });
+      }),
+    }),
+    op("get", "/snapshot", "snapshot", "The engine snapshot and the provider-runtime snapshot.", { handlers: handlers((c) => call(c.var, { kind: "snapshot" })) }),
+    op("get", "/providers/{provider_id}/connect", "connect", "Attach the provider over a WebSocket (hibernation); effects are pushed, observations received.", {
+      response: { status: 101, description: "Switching protocols (subprotocol toolgate-provider-v1)." },
+      problems: [...AUTH, "UPGRADE_REQUIRED", "QUOTA_EXCEEDED", ...ENGINE],
+      // The credential may come in a subprotocol (browsers cannot set headers on a WebSocket), so
+      // the object checks it; the route matches the path and the upgrade.
+      handlers: handlers(providerParam, (c) => {
+        const consumer = pathParam(c, "consumer");
+        const stub = stubOf(c.env, consumer);
+        if (stub === null) return notFound("consumer");
+        const providerId = pathParam(c, "provider_id");
+        return forwardSocket(c.req.raw, c.env, stub, { route: "capability", consumer, token: socketToken(c.req.raw) ?? "", providerId });
+      }),
+    }),
+    op("post", "/providers/{provider_id}/attach", "attach", "Attach the provider for long-polling; answers the binding id and the lease.", {
+      handlers: handlers(providerParam, (c) => call(c.var, { kind: "attach", providerId: pathParam(c, "provider_id") })),
+    }),
+    op("get", "/providers/{provider_id}/effects", "poll", "Long-poll the provider's effects (acknowledge up to `after`, wait up to `wait` ms).", {
+      query: {
+        binding_id: { description: "The binding id answered by attach.", schema: { type: "string", pattern: "^[0-9]+$" } },
+        after: { description: "Acknowledge effects with sequence ≤ after.", schema: { type: "string", pattern: "^[0-9]+$" } },
+        wait: { description: `Milliseconds to wait for an effect (0..${MAX_POLL_WAIT_MS}).`, schema: { type: "integer", minimum: 0, maximum: MAX_POLL_WAIT_MS } },
+      },
+      problems: [...AUTH, "INVALID_REQUEST", ...ENGINE],
+      handlers: handlers(providerParam, pollParams, (c) => {
+        const query = pollQuery(c);
+        if (query === null) throw new Error("the poll query passed its check and then failed it");
+        return call(c.var, { kind: "poll", providerId: pathParam(c, "provider_id"), ...query });
+      }),
+    }),
+    op("post", "/providers/{provider_id}/observations", "observe", "Report one observation under the binding.", {
+      request: CapabilityObservationPost,
+      handlers: handlers(providerParam, jsonBody(CapabilityObservationPost, wire), (c) => call(c.var, { kind: "observe", providerId: pathParam(c, "provider_id"), body: c.var.body })),
+    }),
+    op("post", "/providers/{provider_id}/detach", "detach", "Detach the binding; requests in flight end as provider-detached.", {
+      request: CapabilityDetachPost,
+      handlers: handlers(providerParam, jsonBody(CapabilityDetachPost, wire), (c) =>
+        call(c.var, { kind: "detach", providerId: pathParam(c, "provider_id"), bindingId: c.var.body.binding_id }),
+      ),
+    }),
+  ],
+};

@@ -6,7 +6,8 @@
  * and carry the session's CSRF token.
  * @module
  */
-import { Hono, type Context } from "hono";
+import type { Context, Handler } from "hono";
+import type { Operation } from "../../contracts/access";
 import { ApprovalDecisionRequest } from "../../contracts/approval";
 import { ConsumerName } from "../../contracts/consumer";
 import { PROBLEM_STATUS } from "../../contracts/problem";
@@ -24,9 +25,7 @@ import { CONSOLE_SESSION_SECONDS, type ConsoleCall, type ConsoleReply } from "..
 import { problem, problemResponse, UNAUTHENTICATED, type ProblemCode } from "../problem";
 import { ok, type Outcome } from "../result";
 import { stubOf } from "./middleware";
-
-/** The console's routes. */
-export const consoleRoutes = new Hono<{ Bindings: Env }>();
+import { pathParam, type Route, type RouteModule } from "./route";
 
 type ConsoleContext = Context<{ Bindings: Env }>;
 
@@ -35,34 +34,6 @@ const SIGN_IN_FAILED = "Sign-in failed: this consumer has no approver with this 
 const SignInForm = z.strictObject({ consumer: z.string().check(z.maxLength(64)), credential: z.string().check(z.maxLength(512)) });
 const SignOutForm = z.strictObject({ csrf: z.string().check(z.maxLength(128)) });
 const DecisionForm = z.strictObject({ csrf: z.string().check(z.maxLength(128)), decision: z.enum(["approve", "deny"]), approval_digest: Sha256Hex });
-
-consoleRoutes.use("/console", consoleHeaders());
-consoleRoutes.use("/console/*", consoleHeaders());
-
-// Static assets (assets/console/), outside the bundle; consoleHeaders() adds the CSP to them too.
-consoleRoutes.get("/console/script.js", (c) => assetResponse(c.env.ASSETS, "console/script.js", "text/javascript; charset=utf-8"));
-consoleRoutes.get("/console/styles.css", (c) => assetResponse(c.env.ASSETS, "console/styles.css", "text/css; charset=utf-8"));
-
-consoleRoutes.get("/console", (c) => {
-  const query = c.req.query();
-  const info = "signed-out" in query ? "You are signed out." : "ended" in query ? "Your session has ended: sign in again." : null;
-  return htmlResponse(signInPage(null, "", info));
-});
-
-consoleRoutes.post("/console/session", async (c) => {
-  const refused = originRefusal(c.req.raw);
-  if (refused !== null) return problemResponse(refused);
-  const form = await readForm(c.req.raw, SignInForm);
-  if (!form.ok) return problemResponse(form.error);
-  const { consumer, credential } = form.value;
-  // The Worker checks the credential's shape, kind and keyed tag first: a forged or foreign one never wakes an object.
-  const parsed = ConsumerName.safeParse(consumer).success ? keyedCredential(credential, consumer, c.env) : null;
-  const sessionId = parsed?.kind === "approver" ? mintSessionId(consumer, tokenKeys(c.env)) : null;
-  const stub = sessionId === null ? null : stubOf(c.env, consumer);
-  const signed = stub === null || sessionId === null ? null : await stub.consoleSignIn(consumer, credential, sessionId);
-  if (signed === null || !signed.ok || sessionId === null) return htmlResponse(signInPage(SIGN_IN_FAILED, ConsumerName.safeParse(consumer).success ? consumer : "", null), 401);
-  return seeOther("/console/approvals", { "set-cookie": sessionCookie(consumer, sessionId, CONSOLE_SESSION_SECONDS) });
-});
 
 /** One call of the request's session; `null` when the request names no session this Worker tagged. */
 async function sessionCall(c: ConsoleContext, call: ConsoleCall): Promise<{ ref: ConsoleSessionRef; reply: Outcome<ConsoleReply> } | null> {
@@ -90,33 +61,6 @@ function noticeOf(query: Record<string, string>): ConsoleNotice | null {
   return null;
 }
 
-consoleRoutes.get("/console/approvals", async (c) => {
-  const done = await sessionCall(c, { kind: "page" });
-  if (done === null || (!done.reply.ok && done.reply.error.code === "UNAUTHENTICATED")) return signInAgain(c);
-  if (!done.reply.ok) return problemResponse(done.reply.error);
-  const reply = done.reply.value;
-  return reply.kind === "page" ? htmlResponse(approvalsPage(reply.page, noticeOf(c.req.query()))) : unexpected(reply.kind);
-});
-
-consoleRoutes.get("/console/approvals/:approval_id", async (c) => {
-  const id = c.req.param("approval_id");
-  if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
-  const done = await sessionCall(c, { kind: "approval", approvalId: id, touch: c.req.header("x-console-live") === undefined });
-  if (done === null || (!done.reply.ok && done.reply.error.code === "UNAUTHENTICATED")) return signInAgain(c);
-  if (!done.reply.ok) return problemResponse(done.reply.error);
-  const reply = done.reply.value;
-  return reply.kind === "approval" ? htmlResponse(approvalPage(reply.identity, id, reply.pending, reply.settled)) : unexpected(reply.kind);
-});
-
-consoleRoutes.get("/console/events", async (c) => {
-  const done = await sessionCall(c, { kind: "events" });
-  if (done === null) return problemResponse(UNAUTHENTICATED);
-  if (!done.reply.ok) return problemResponse(done.reply.error);
-  const reply = done.reply.value;
-  if (reply.kind !== "stream") return unexpected(reply.kind);
-  return new Response(reply.body, { headers: { "content-type": "text/event-stream; charset=utf-8", "x-accel-buffering": "no" } });
-});
-
 /** A decision and its CSRF token: the script's JSON with the token in `X-CSRF-Token`, or a form (without the script) with a `csrf` field. */
 async function decisionBody(c: ConsoleContext, script: boolean): Promise<Outcome<{ decision: "approve" | "deny"; approval_digest: string; csrf: string }>> {
   if (!script) return readForm(c.req.raw, DecisionForm);
@@ -124,33 +68,95 @@ async function decisionBody(c: ConsoleContext, script: boolean): Promise<Outcome
   return body.ok ? ok({ ...body.value, csrf: c.req.header("x-csrf-token") ?? "" }) : body;
 }
 
-consoleRoutes.post("/console/approvals/:approval_id", async (c) => {
-  const refused = originRefusal(c.req.raw);
-  if (refused !== null) return problemResponse(refused);
-  const id = c.req.param("approval_id");
-  if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
-  const script = isJsonMediaType(c.req.header("content-type"));
-  const body = await decisionBody(c, script);
-  if (!body.ok) return problemResponse(body.error);
-  const csrf = body.value.csrf;
-  if (csrf === "") return problemResponse(problem("CSRF_REFUSED", "The request carries no CSRF token; nothing was changed."));
-  const done = await sessionCall(c, { kind: "decide", csrf, approvalId: id, decision: body.value.decision, approvalDigest: body.value.approval_digest });
-  if (done === null) return problemResponse(UNAUTHENTICATED);
-  if (script) {
-    if (!done.reply.ok) return problemResponse(done.reply.error);
-    return done.reply.value.kind === "decided" ? new Response(done.reply.value.json, { headers: { "content-type": "application/json" } }) : unexpected(done.reply.value.kind);
-  }
-  // Without the script: back to the list, which says what happened (a refused CSRF token stays a 403).
-  if (!done.reply.ok) return ["CSRF_REFUSED", "UNAUTHENTICATED"].includes(done.reply.error.code) ? problemResponse(done.reply.error) : seeOther(`/console/approvals?problem=${done.reply.error.code}&approval=${id}`);
-  return seeOther(`/console/approvals?decided=${body.value.decision === "approve" ? "approved" : "denied"}&approval=${id}`);
-});
+/** A console route: an HTML page or the page's own call, outside the OpenAPI document and CORS. */
+function page(method: "get" | "post", path: string, summary: string, operation: Operation | "none", handler: Handler<{ Bindings: Env }>): Route {
+  return { method, path, summary, operation, documented: false, cors: false, problems: [], handlers: [handler] };
+}
 
-consoleRoutes.post("/console/sign-out", async (c) => {
-  const refused = originRefusal(c.req.raw);
-  if (refused !== null) return problemResponse(refused);
-  const form = await readForm(c.req.raw, SignOutForm);
-  if (!form.ok) return problemResponse(form.error);
-  const done = await sessionCall(c, { kind: "signOut", csrf: form.value.csrf });
-  if (done !== null && !done.reply.ok && done.reply.error.code !== "UNAUTHENTICATED") return problemResponse(done.reply.error);
-  return seeOther("/console?signed-out", { "set-cookie": CLEARED_SESSION_COOKIE });
-});
+/**
+ * The console's routes: same-origin HTML pages with a cookie session (never in the OpenAPI
+ * document, never offered to other origins). Every answer under /console carries the console's
+ * headers, its 404s and 405s included; static assets (assets/console/) stay outside the bundle.
+ */
+export const consoleRoutes: RouteModule = {
+  use: [
+    { path: "/console", handlers: [consoleHeaders()] },
+    { path: "/console/*", handlers: [consoleHeaders()] },
+  ],
+  routes: [
+    page("get", "/console/script.js", "The console page's script.", "none", (c) => assetResponse(c.env.ASSETS, "console/script.js", "text/javascript; charset=utf-8")),
+    page("get", "/console/styles.css", "The console page's styles.", "none", (c) => assetResponse(c.env.ASSETS, "console/styles.css", "text/css; charset=utf-8")),
+    page("get", "/console", "The sign-in page.", "none", (c) => {
+      const query = c.req.query();
+      const info = "signed-out" in query ? "You are signed out." : "ended" in query ? "Your session has ended: sign in again." : null;
+      return htmlResponse(signInPage(null, "", info));
+    }),
+    page("post", "/console/session", "Sign in: an approver credential opens a session (cookie).", "consoleSignIn", async (c) => {
+      const refused = originRefusal(c.req.raw);
+      if (refused !== null) return problemResponse(refused);
+      const form = await readForm(c.req.raw, SignInForm);
+      if (!form.ok) return problemResponse(form.error);
+      const { consumer, credential } = form.value;
+      // The Worker checks the credential's shape, kind and keyed tag first: a forged or foreign one never wakes an object.
+      const parsed = ConsumerName.safeParse(consumer).success ? keyedCredential(credential, consumer, c.env) : null;
+      const sessionId = parsed?.kind === "approver" ? mintSessionId(consumer, tokenKeys(c.env)) : null;
+      const stub = sessionId === null ? null : stubOf(c.env, consumer);
+      const signed = stub === null || sessionId === null ? null : await stub.consoleSignIn(consumer, credential, sessionId);
+      if (signed === null || !signed.ok || sessionId === null) return htmlResponse(signInPage(SIGN_IN_FAILED, ConsumerName.safeParse(consumer).success ? consumer : "", null), 401);
+      return seeOther("/console/approvals", { "set-cookie": sessionCookie(consumer, sessionId, CONSOLE_SESSION_SECONDS) });
+    }),
+    page("get", "/console/approvals", "The pending approvals and the audit part of the page.", "consoleAudit", async (c) => {
+      const done = await sessionCall(c, { kind: "page" });
+      if (done === null || (!done.reply.ok && done.reply.error.code === "UNAUTHENTICATED")) return signInAgain(c);
+      if (!done.reply.ok) return problemResponse(done.reply.error);
+      const reply = done.reply.value;
+      return reply.kind === "page" ? htmlResponse(approvalsPage(reply.page, noticeOf(c.req.query()))) : unexpected(reply.kind);
+    }),
+    page("get", "/console/approvals/{approval_id}", "One approval's page.", "listApprovals", async (c) => {
+      const id = pathParam(c, "approval_id");
+      if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
+      const done = await sessionCall(c, { kind: "approval", approvalId: id, touch: c.req.header("x-console-live") === undefined });
+      if (done === null || (!done.reply.ok && done.reply.error.code === "UNAUTHENTICATED")) return signInAgain(c);
+      if (!done.reply.ok) return problemResponse(done.reply.error);
+      const reply = done.reply.value;
+      return reply.kind === "approval" ? htmlResponse(approvalPage(reply.identity, id, reply.pending, reply.settled)) : unexpected(reply.kind);
+    }),
+    page("get", "/console/events", "The live stream of the page.", "listApprovals", async (c) => {
+      const done = await sessionCall(c, { kind: "events" });
+      if (done === null) return problemResponse(UNAUTHENTICATED);
+      if (!done.reply.ok) return problemResponse(done.reply.error);
+      const reply = done.reply.value;
+      if (reply.kind !== "stream") return unexpected(reply.kind);
+      return new Response(reply.body, { headers: { "content-type": "text/event-stream; charset=utf-8", "x-accel-buffering": "no" } });
+    }),
+    page("post", "/console/approvals/{approval_id}", "A decision (the script's JSON, or the form without it).", "decideApproval", async (c) => {
+      const refused = originRefusal(c.req.raw);
+      if (refused !== null) return problemResponse(refused);
+      const id = pathParam(c, "approval_id");
+      if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
+      const script = isJsonMediaType(c.req.header("content-type"));
+      const body = await decisionBody(c, script);
+      if (!body.ok) return problemResponse(body.error);
+      const csrf = body.value.csrf;
+      if (csrf === "") return problemResponse(problem("CSRF_REFUSED", "The request carries no CSRF token; nothing was changed."));
+      const done = await sessionCall(c, { kind: "decide", csrf, approvalId: id, decision: body.value.decision, approvalDigest: body.value.approval_digest });
+      if (done === null) return problemResponse(UNAUTHENTICATED);
+      if (script) {
+        if (!done.reply.ok) return problemResponse(done.reply.error);
+        return done.reply.value.kind === "decided" ? new Response(done.reply.value.json, { headers: { "content-type": "application/json" } }) : unexpected(done.reply.value.kind);
+      }
+      // Without the script: back to the list, which says what happened (a refused CSRF token stays a 403).
+      if (!done.reply.ok) return ["CSRF_REFUSED", "UNAUTHENTICATED"].includes(done.reply.error.code) ? problemResponse(done.reply.error) : seeOther(`/console/approvals?problem=${done.reply.error.code}&approval=${id}`);
+      return seeOther(`/console/approvals?decided=${body.value.decision === "approve" ? "approved" : "denied"}&approval=${id}`);
+    }),
+    page("post", "/console/sign-out", "Sign out: the session ends.", "consoleSignIn", async (c) => {
+      const refused = originRefusal(c.req.raw);
+      if (refused !== null) return problemResponse(refused);
+      const form = await readForm(c.req.raw, SignOutForm);
+      if (!form.ok) return problemResponse(form.error);
+      const done = await sessionCall(c, { kind: "signOut", csrf: form.value.csrf });
+      if (done !== null && !done.reply.ok && done.reply.error.code !== "UNAUTHENTICATED") return problemResponse(done.reply.error);
+      return seeOther("/console?signed-out", { "set-cookie": CLEARED_SESSION_COOKIE });
+    }),
+  ],
+};

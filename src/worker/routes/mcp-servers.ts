@@ -1,84 +1,80 @@
-import { Hono, type MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import { McpImportResult, McpServerList, McpServerName, McpServerRegistration, McpServerRemoved, McpServerView } from "../../contracts/mcp-server";
 import type { McpServersCall } from "../object/mcp-servers/plane";
-import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse, type ProblemCode } from "../problem";
-import { consumerGate, jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
+import { jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
 import { forObject, respond } from "./respond";
-
-/** Admin routes of downstream MCP servers: register (and import their tools), list, read, import again, unregister. */
-export const mcpServerRoutes = new Hono<GateEnv>();
-
-const admin = { secretOnly: true } as const;
-const SERVERS = "/v1/consumers/:consumer/mcp-servers";
+import { handlers, pathParam, type RouteModule } from "./route";
 
 async function call(gate: ConsumerVariables, request: McpServersCall): Promise<Response> {
   return respond(await gate.stub.toolsCall(gate.consumer, gate.token, request));
 }
 
-const named: MiddlewareHandler = async function named(c, next) {
+const named: MiddlewareHandler<GateEnv> = async function named(c, next) {
   if (!McpServerName.safeParse(c.req.param("name")).success) return problemResponse(problem("NOT_FOUND", "No such MCP server."));
   await next();
 };
 
-mcpServerRoutes.post(SERVERS, consumerGate("registerMcpServer", admin), jsonBody(McpServerRegistration), async (c) => {
-  const text = forObject(c.var.body);
-  return text instanceof Response ? text : call(c.var, { kind: "registerMcpServer", registration: text });
-});
-
-mcpServerRoutes.get(SERVERS, consumerGate("listMcpServers", admin), (c) => call(c.var, { kind: "listMcpServers", cursor: c.req.query("cursor") ?? null }));
-
-mcpServerRoutes.get(`${SERVERS}/:name`, consumerGate("getMcpServer", admin), named, (c) => call(c.var, { kind: "getMcpServer", name: c.req.param("name") }));
-
-mcpServerRoutes.post(`${SERVERS}/:name/import`, consumerGate("importMcpServer", admin), named, (c) => call(c.var, { kind: "importMcpServer", name: c.req.param("name") }));
-
-mcpServerRoutes.delete(`${SERVERS}/:name`, consumerGate("deleteMcpServer", admin), named, (c) => call(c.var, { kind: "deleteMcpServer", name: c.req.param("name") }));
-
 const BODY: readonly ProblemCode[] = ["INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 const P = "/v1/consumers/{consumer}/mcp-servers";
 
-/** OpenAPI descriptions of the MCP server routes. */
-export const mcpServerOperations: readonly OperationDoc[] = [
-  {
-    method: "post",
-    path: P,
-    summary: "Register a downstream MCP server and import its tools as tool definitions (stored, not enabled; docs/tools.md, MCP targets).",
-    operation: "registerMcpServer",
-    request: McpServerRegistration,
-    response: { status: 200, schema: McpImportResult, description: "The server, the tools imported and the tools refused (with the reason)." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND", ...BODY, "MCP_SERVER_EXISTS", "MCP_SERVER_UNREACHABLE", "QUOTA_EXCEEDED"],
-  },
-  {
-    method: "get",
-    path: P,
-    summary: "The consumer's registered MCP servers in name order, each with its imported tools and whether it is stale; at most the consumer's page_items per page.",
-    operation: "listMcpServers",
-    query: { cursor: { description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 400 } } },
-    response: { status: 200, schema: McpServerList, description: "One page of servers." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
-  },
-  {
-    method: "get",
-    path: `${P}/{name}`,
-    summary: "One registered MCP server.",
-    operation: "getMcpServer",
-    response: { status: 200, schema: McpServerView, description: "The server." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-  },
-  {
-    method: "post",
-    path: `${P}/{name}/import`,
-    summary: "Import the server's tools again: a changed tool is a new version of its definition, an unchanged one keeps its version; clears the stale mark.",
-    operation: "importMcpServer",
-    response: { status: 200, schema: McpImportResult, description: "What the import did, with the tools the server no longer lists (`gone`)." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND", "MCP_SERVER_UNREACHABLE", "INVALID_REQUEST"],
-  },
-  {
-    method: "delete",
-    path: `${P}/{name}`,
-    summary: "Unregister a server; the definitions its last import wrote are disabled (their history stays).",
-    operation: "deleteMcpServer",
-    response: { status: 200, schema: McpServerRemoved, description: "What was disabled." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-  },
-];
+/** Admin routes of downstream MCP servers: register (and import their tools), list, read, import again, unregister. */
+export const mcpServerRoutes: RouteModule = {
+  routes: [
+    {
+      method: "post",
+      path: P,
+      summary: "Register a downstream MCP server and import its tools as tool definitions (stored, not enabled; docs/tools.md, MCP targets).",
+      operation: "registerMcpServer",
+      auth: "admin-secret",
+      request: McpServerRegistration,
+      response: { status: 200, schema: McpImportResult, description: "The server, the tools imported and the tools refused (with the reason)." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND", ...BODY, "MCP_SERVER_EXISTS", "MCP_SERVER_UNREACHABLE", "QUOTA_EXCEEDED"],
+      handlers: handlers(jsonBody(McpServerRegistration), async (c) => {
+        const text = forObject(c.var.body);
+        return text instanceof Response ? text : call(c.var, { kind: "registerMcpServer", registration: text });
+      }),
+    },
+    {
+      method: "get",
+      path: P,
+      summary: "The consumer's registered MCP servers in name order, each with its imported tools and whether it is stale; at most the consumer's page_items per page.",
+      operation: "listMcpServers",
+      auth: "admin-secret",
+      query: { cursor: { description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 400 } } },
+      response: { status: 200, schema: McpServerList, description: "One page of servers." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
+      handlers: handlers((c) => call(c.var, { kind: "listMcpServers", cursor: c.req.query("cursor") ?? null })),
+    },
+    {
+      method: "get",
+      path: `${P}/{name}`,
+      summary: "One registered MCP server.",
+      operation: "getMcpServer",
+      auth: "admin-secret",
+      response: { status: 200, schema: McpServerView, description: "The server." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+      handlers: handlers(named, (c) => call(c.var, { kind: "getMcpServer", name: pathParam(c, "name") })),
+    },
+    {
+      method: "post",
+      path: `${P}/{name}/import`,
+      summary: "Import the server's tools again: a changed tool is a new version of its definition, an unchanged one keeps its version; clears the stale mark.",
+      operation: "importMcpServer",
+      auth: "admin-secret",
+      response: { status: 200, schema: McpImportResult, description: "What the import did, with the tools the server no longer lists (`gone`)." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND", "MCP_SERVER_UNREACHABLE", "INVALID_REQUEST"],
+      handlers: handlers(named, (c) => call(c.var, { kind: "importMcpServer", name: pathParam(c, "name") })),
+    },
+    {
+      method: "delete",
+      path: `${P}/{name}`,
+      summary: "Unregister a server; the definitions its last import wrote are disabled (their history stays).",
+      operation: "deleteMcpServer",
+      auth: "admin-secret",
+      response: { status: 200, schema: McpServerRemoved, description: "What was disabled." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+      handlers: handlers(named, (c) => call(c.var, { kind: "deleteMcpServer", name: pathParam(c, "name") })),
+    },
+  ],
+};

@@ -1,79 +1,72 @@
-import { Hono } from "hono";
 import { FacadeTargetsRequest, FacadeTargetsView, RuntimeEnvelopeDoc } from "../../contracts/runtime";
 import { isJsonMediaType, readCappedBytes } from "../body";
 import { bearerToken } from "../credential-format";
 import { forwardSocket } from "./sockets";
 import { MAX_ENVELOPE_BYTES } from "../object/runtime/plane";
-import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
-import { consumerGate, credentialToken, jsonBody, type GateEnv } from "./middleware";
+import { credentialToken, jsonBody } from "./middleware";
 import { respond } from "./respond";
-
-/** Runtime routes: the execution envelope v1 transport (HTTP and WebSocket) and its admin map. */
-export const runtimeRoutes = new Hono<GateEnv>();
-
-// The envelope codec reads the body (its own strict decoder and refusal codes), not a contract.
-runtimeRoutes.post("/v1/consumers/:consumer/runtime/envelopes", consumerGate("runtimeEnvelope"), async (c) => {
-  if (!isJsonMediaType(c.req.header("content-type"))) return problemResponse(problem("UNSUPPORTED_MEDIA_TYPE", "Send the envelope as application/json."));
-  const bytes = await readCappedBytes(c.req.raw, MAX_ENVELOPE_BYTES);
-  if (!bytes.ok) return problemResponse(bytes.error);
-  const reply = await c.var.stub.runtimeEnvelope(c.var.consumer, credentialToken(c.var.token), bytes.value);
-  if (!reply.ok) return problemResponse(reply.error);
-  if (reply.value.envelope === null) return new Response(null, { status: 202 });
-  return new Response(reply.value.envelope, { status: 200, headers: { "content-type": "application/json" } });
-});
-
-runtimeRoutes.get("/v1/consumers/:consumer/runtime/connect", consumerGate("runtimeConnect"), (c) =>
-  forwardSocket(c.req.raw, c.env, c.var.stub, { route: "runtime", consumer: c.var.consumer, token: bearerToken(c.req.header("authorization") ?? null) ?? "" }),
-);
-
-const admin = { secretOnly: true } as const;
-
-runtimeRoutes.get("/v1/consumers/:consumer/runtime/facade-targets", consumerGate("facadeTargets", admin), async (c) =>
-  respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: null })),
-);
-
-runtimeRoutes.put("/v1/consumers/:consumer/runtime/facade-targets", consumerGate("facadeTargets", admin), jsonBody(FacadeTargetsRequest), async (c) =>
-  respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: c.var.body.targets })),
-);
+import { handlers, type RouteModule } from "./route";
 
 const refusals = ["INVALID_JSON", "UNKNOWN_FIELD", "UNSUPPORTED_VERSION", "MISSING_IDENTIFIER", "INVALID_BINDING", "UNSUPPORTED_FAMILY"] as const;
 
-/** OpenAPI descriptions of the runtime routes. */
-export const runtimeOperations: readonly OperationDoc[] = [
-  {
-    method: "post",
-    path: "/v1/consumers/{consumer}/runtime/envelopes",
-    summary:
-      "One execution envelope v1. 200 with the answering envelope (app_facade_response, checkpoint_purge_ack); 202 without a body for event and event_ack.",
-    operation: "runtimeEnvelope",
-    request: RuntimeEnvelopeDoc,
-    response: { status: 200, schema: RuntimeEnvelopeDoc, description: "The gate's answering envelope, canonical wire JSON." },
-    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_IN_PROGRESS", "QUOTA_EXCEEDED", ...refusals],
-  },
-  {
-    method: "get",
-    path: "/v1/consumers/{consumer}/runtime/connect",
-    summary: "WebSocket (hibernation): each text message one envelope; answers, unacknowledged events and refusals come back as messages.",
-    operation: "runtimeConnect",
-    response: { status: 101, description: "Switching protocols." },
-    problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "UPGRADE_REQUIRED", "QUOTA_EXCEEDED"],
-  },
-  {
-    method: "get",
-    path: "/v1/consumers/{consumer}/runtime/facade-targets",
-    summary: "The App Facade target → tool map and its revision.",
-    operation: "facadeTargets",
-    response: { status: 200, schema: FacadeTargetsView, description: "The stored map." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-  },
-  {
-    method: "put",
-    path: "/v1/consumers/{consumer}/runtime/facade-targets",
-    summary: "Replace the App Facade target → tool map; its revision goes up by one (prepared actions of older revisions go stale).",
-    operation: "facadeTargets",
-    request: FacadeTargetsRequest,
-    response: { status: 200, schema: FacadeTargetsView, description: "The stored map." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "UNKNOWN_TOOL_NAMES"],
-  },
-];
+/** Runtime routes: the execution envelope v1 transport (HTTP and WebSocket) and its admin map. */
+export const runtimeRoutes: RouteModule = {
+  routes: [
+    {
+      method: "post",
+      path: "/v1/consumers/{consumer}/runtime/envelopes",
+      summary:
+        "One execution envelope v1. 200 with the answering envelope (app_facade_response, checkpoint_purge_ack); 202 without a body for event and event_ack.",
+      operation: "runtimeEnvelope",
+      auth: "credential",
+      request: RuntimeEnvelopeDoc,
+      response: { status: 200, schema: RuntimeEnvelopeDoc, description: "The gate's answering envelope, canonical wire JSON." },
+      problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_IN_PROGRESS", "QUOTA_EXCEEDED", ...refusals],
+      // The envelope codec reads the body (its own strict decoder and refusal codes), not a contract.
+      handlers: handlers(async (c) => {
+        if (!isJsonMediaType(c.req.header("content-type"))) return problemResponse(problem("UNSUPPORTED_MEDIA_TYPE", "Send the envelope as application/json."));
+        const bytes = await readCappedBytes(c.req.raw, MAX_ENVELOPE_BYTES);
+        if (!bytes.ok) return problemResponse(bytes.error);
+        const reply = await c.var.stub.runtimeEnvelope(c.var.consumer, credentialToken(c.var.token), bytes.value);
+        if (!reply.ok) return problemResponse(reply.error);
+        if (reply.value.envelope === null) return new Response(null, { status: 202 });
+        return new Response(reply.value.envelope, { status: 200, headers: { "content-type": "application/json" } });
+      }),
+    },
+    {
+      method: "get",
+      path: "/v1/consumers/{consumer}/runtime/connect",
+      summary: "WebSocket (hibernation): each text message one envelope; answers, unacknowledged events and refusals come back as messages.",
+      operation: "runtimeConnect",
+      auth: "credential",
+      response: { status: 101, description: "Switching protocols." },
+      problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "UPGRADE_REQUIRED", "QUOTA_EXCEEDED"],
+      handlers: handlers((c) =>
+        forwardSocket(c.req.raw, c.env, c.var.stub, { route: "runtime", consumer: c.var.consumer, token: bearerToken(c.req.header("authorization") ?? null) ?? "" })),
+    },
+    {
+      method: "get",
+      path: "/v1/consumers/{consumer}/runtime/facade-targets",
+      summary: "The App Facade target → tool map and its revision.",
+      operation: "facadeTargets",
+      auth: "admin-secret",
+      response: { status: 200, schema: FacadeTargetsView, description: "The stored map." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+      handlers: handlers(async (c) =>
+        respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: null }))),
+    },
+    {
+      method: "put",
+      path: "/v1/consumers/{consumer}/runtime/facade-targets",
+      summary: "Replace the App Facade target → tool map; its revision goes up by one (prepared actions of older revisions go stale).",
+      operation: "facadeTargets",
+      auth: "admin-secret",
+      request: FacadeTargetsRequest,
+      response: { status: 200, schema: FacadeTargetsView, description: "The stored map." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "UNKNOWN_TOOL_NAMES"],
+      handlers: handlers(jsonBody(FacadeTargetsRequest), async (c) =>
+        respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: c.var.body.targets }))),
+    },
+  ],
+};

@@ -1,22 +1,8 @@
-import { Hono } from "hono";
 import { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../../contracts/tool-call";
-import type { OperationDoc } from "../openapi/operation";
 import { keyedJsonBody } from "../http/idempotency-key";
-import { consumerGate, credentialToken, type GateEnv } from "./middleware";
+import { credentialToken } from "./middleware";
 import { respond, valueForObject } from "./respond";
-
-/** Agent routes of the tool-call plane (Tool Result v2). */
-export const toolCallRoutes = new Hono<GateEnv>();
-
-toolCallRoutes.post("/v1/consumers/:consumer/tool-calls", consumerGate("toolCall"), keyedJsonBody(ToolCallRequest), async (c) => {
-  const body = valueForObject(c.var.body);
-  return body instanceof Response ? body : respond(await c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), body));
-});
-
-toolCallRoutes.post("/v1/consumers/:consumer/tool-calls/status", consumerGate("toolCallStatus"), keyedJsonBody(ToolCallStatusRequest), async (c) => {
-  const body = valueForObject(c.var.body);
-  return body instanceof Response ? body : respond(await c.var.stub.toolCallStatus(c.var.consumer, credentialToken(c.var.token), body));
-});
+import { handlers, type RouteModule } from "./route";
 
 const problems = [
   "UNAUTHENTICATED",
@@ -48,26 +34,38 @@ export const IDEMPOTENCY_KEY_HEADER = {
   },
 } as const;
 
-/** OpenAPI descriptions of the tool-call routes. */
-export const toolCallOperations: readonly OperationDoc[] = [
-  {
-    method: "post",
-    path: "/v1/consumers/{consumer}/tool-calls",
-    summary: "Dispatch one model-proposed tool call. Model-level failures are 200 with a failed or unknown model_result.",
-    operation: "toolCall",
-    headers: IDEMPOTENCY_KEY_HEADER,
-    request: ToolCallRequest,
-    response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
-    problems,
-  },
-  {
-    method: "post",
-    path: "/v1/consumers/{consumer}/tool-calls/status",
-    summary: "Query the status of a write whose outcome is unknown (reconciles from the downstream receipt).",
-    operation: "toolCallStatus",
-    headers: IDEMPOTENCY_KEY_HEADER,
-    request: ToolCallStatusRequest,
-    response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
-    problems: problems.filter((p) => p !== "IDEMPOTENCY_IN_PROGRESS"),
-  },
-];
+/** Agent routes of the tool-call plane (Tool Result v2). */
+export const toolCallRoutes: RouteModule = {
+  routes: [
+    {
+      method: "post",
+      path: "/v1/consumers/{consumer}/tool-calls",
+      summary: "Dispatch one model-proposed tool call. Model-level failures are 200 with a failed or unknown model_result.",
+      operation: "toolCall",
+      auth: "credential",
+      headers: IDEMPOTENCY_KEY_HEADER,
+      request: ToolCallRequest,
+      response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
+      problems,
+      handlers: handlers(keyedJsonBody(ToolCallRequest), async (c) => {
+        const body = valueForObject(c.var.body);
+        return body instanceof Response ? body : respond(await c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), body));
+      }),
+    },
+    {
+      method: "post",
+      path: "/v1/consumers/{consumer}/tool-calls/status",
+      summary: "Query the status of a write whose outcome is unknown (reconciles from the downstream receipt).",
+      operation: "toolCallStatus",
+      auth: "credential",
+      headers: IDEMPOTENCY_KEY_HEADER,
+      request: ToolCallStatusRequest,
+      response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
+      problems: problems.filter((p) => p !== "IDEMPOTENCY_IN_PROGRESS"),
+      handlers: handlers(keyedJsonBody(ToolCallStatusRequest), async (c) => {
+        const body = valueForObject(c.var.body);
+        return body instanceof Response ? body : respond(await c.var.stub.toolCallStatus(c.var.consumer, credentialToken(c.var.token), body));
+      }),
+    },
+  ],
+};

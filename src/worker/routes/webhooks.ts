@@ -1,110 +1,106 @@
-import { Hono, type MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import { WebhookDeliveryId, WebhookDeliveryPage, WebhookDeliveryView, WebhookEndpointCreated, WebhookEndpointId, WebhookEndpointList, WebhookEndpointRequest, WebhookEndpointView } from "../../contracts/webhook";
 import type { WebhooksCall } from "../object/webhooks/calls";
-import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse, type ProblemCode } from "../problem";
-import { consumerGate, jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
+import { jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
 import { forObject, respond } from "./respond";
-
-/** Admin routes of webhook endpoints (docs/webhooks.md): create, list, read, delete; the delivery log and a redelivery. */
-export const webhookRoutes = new Hono<GateEnv>();
-
-const admin = { secretOnly: true } as const;
-const HOOKS = "/v1/consumers/:consumer/webhooks";
+import { handlers, pathParam, type RouteModule } from "./route";
 
 async function call(gate: ConsumerVariables, request: WebhooksCall, status: 200 | 201 = 200): Promise<Response> {
   return respond(await gate.stub.webhooksCall(gate.consumer, request), status);
 }
 
-const endpoint: MiddlewareHandler = async function endpoint(c, next) {
+const endpoint: MiddlewareHandler<GateEnv> = async function endpoint(c, next) {
   if (!WebhookEndpointId.safeParse(c.req.param("endpoint_id")).success) return problemResponse(problem("NOT_FOUND", "No such webhook endpoint."));
   await next();
 };
 
-// The delivery log's paths first: `deliveries` is no endpoint id.
-webhookRoutes.get(`${HOOKS}/deliveries`, consumerGate("listWebhookDeliveries", admin), (c) => {
-  const endpointId = c.req.query("endpoint_id") ?? null;
-  if (endpointId !== null && !WebhookEndpointId.safeParse(endpointId).success) return problemResponse(problem("NOT_FOUND", "No such webhook endpoint."));
-  return call(c.var, { kind: "listWebhookDeliveries", endpointId, cursor: c.req.query("cursor") ?? null });
-});
-
-webhookRoutes.post(`${HOOKS}/deliveries/:delivery_id/redeliver`, consumerGate("redeliverWebhook", admin), async (c) => {
-  const deliveryId = c.req.param("delivery_id");
-  if (!WebhookDeliveryId.safeParse(deliveryId).success) return problemResponse(problem("NOT_FOUND", "No such webhook delivery."));
-  const outcome = await c.var.stub.webhooksCall(c.var.consumer, { kind: "redeliverWebhook", deliveryId });
-  if (!outcome.ok) return problemResponse(outcome.error);
-  // Accepted: the new delivery is queued behind the endpoint's earlier ones and sent from the alarm.
-  return new Response(outcome.value, { status: 202, headers: { "content-type": "application/json" } });
-});
-
-webhookRoutes.post(HOOKS, consumerGate("createWebhook", admin), jsonBody(WebhookEndpointRequest), async (c) => {
-  const text = forObject(c.var.body);
-  return text instanceof Response ? text : call(c.var, { kind: "createWebhook", request: text }, 201);
-});
-
-webhookRoutes.get(HOOKS, consumerGate("listWebhooks", admin), (c) => call(c.var, { kind: "listWebhooks", cursor: c.req.query("cursor") ?? null }));
-
-webhookRoutes.get(`${HOOKS}/:endpoint_id`, consumerGate("getWebhook", admin), endpoint, (c) => call(c.var, { kind: "getWebhook", endpointId: c.req.param("endpoint_id") }));
-
-webhookRoutes.delete(`${HOOKS}/:endpoint_id`, consumerGate("deleteWebhook", admin), endpoint, (c) => call(c.var, { kind: "deleteWebhook", endpointId: c.req.param("endpoint_id") }));
-
 const BODY: readonly ProblemCode[] = ["INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 const P = "/v1/consumers/{consumer}/webhooks";
 
-/** OpenAPI descriptions of the webhook routes. */
-export const webhookOperations: readonly OperationDoc[] = [
-  {
-    method: "post",
-    path: P,
-    summary: "Create a webhook endpoint for the consumer's events (docs/webhooks.md); its Standard Webhooks signing secret is answered this once.",
-    operation: "createWebhook",
-    request: WebhookEndpointRequest,
-    response: { status: 201, schema: WebhookEndpointCreated, description: "The endpoint and its `secret`." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND", ...BODY, "QUOTA_EXCEEDED", "WEBHOOKS_NOT_CONFIGURED"],
-  },
-  {
-    method: "get",
-    path: P,
-    summary: "The consumer's webhook endpoints, oldest first (never a secret), at most the consumer's page_items per page.",
-    operation: "listWebhooks",
-    query: { cursor: { description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 400 } } },
-    response: { status: 200, schema: WebhookEndpointList, description: "`{endpoints: [endpoint], next_cursor}`; `next_cursor` is null on the last page." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
-  },
-  {
-    method: "get",
-    path: `${P}/deliveries`,
-    summary: "The delivery log, newest first: each message to each endpoint, its state and every attempt (status code, duration, error class).",
-    operation: "listWebhookDeliveries",
-    query: {
-      endpoint_id: { description: "Only this endpoint's deliveries.", schema: { type: "string" } },
-      cursor: { description: "The `next_cursor` of the page before.", schema: { type: "string" } },
+/** Admin routes of webhook endpoints (docs/webhooks.md): create, list, read, delete; the delivery log and a redelivery. */
+export const webhookRoutes: RouteModule = {
+  routes: [
+    {
+      method: "post",
+      path: P,
+      summary: "Create a webhook endpoint for the consumer's events (docs/webhooks.md); its Standard Webhooks signing secret is answered this once.",
+      operation: "createWebhook",
+      auth: "admin-secret",
+      request: WebhookEndpointRequest,
+      response: { status: 201, schema: WebhookEndpointCreated, description: "The endpoint and its `secret`." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND", ...BODY, "QUOTA_EXCEEDED", "WEBHOOKS_NOT_CONFIGURED"],
+      handlers: handlers(jsonBody(WebhookEndpointRequest), async (c) => {
+        const text = forObject(c.var.body);
+        return text instanceof Response ? text : call(c.var, { kind: "createWebhook", request: text }, 201);
+      }),
     },
-    response: { status: 200, schema: WebhookDeliveryPage, description: "One page; `next_cursor` is null on the last." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
-  },
-  {
-    method: "post",
-    path: `${P}/deliveries/{delivery_id}/redeliver`,
-    summary: "Send a finished delivery's message again (the same `webhook-id` and body): a new delivery, queued behind the endpoint's earlier ones.",
-    operation: "redeliverWebhook",
-    response: { status: 202, schema: WebhookDeliveryView, description: "The new delivery (pending)." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND", "WEBHOOK_DELIVERY_PENDING", "QUOTA_EXCEEDED"],
-  },
-  {
-    method: "get",
-    path: `${P}/{endpoint_id}`,
-    summary: "One webhook endpoint (never its secret).",
-    operation: "getWebhook",
-    response: { status: 200, schema: WebhookEndpointView, description: "The endpoint." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-  },
-  {
-    method: "delete",
-    path: `${P}/{endpoint_id}`,
-    summary: "Delete an endpoint with its secret and its deliveries (pending ones are never sent).",
-    operation: "deleteWebhook",
-    response: { status: 204, description: "Deleted." },
-    problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-  },
-];
+    {
+      method: "get",
+      path: P,
+      summary: "The consumer's webhook endpoints, oldest first (never a secret), at most the consumer's page_items per page.",
+      operation: "listWebhooks",
+      auth: "admin-secret",
+      query: { cursor: { description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 400 } } },
+      response: { status: 200, schema: WebhookEndpointList, description: "`{endpoints: [endpoint], next_cursor}`; `next_cursor` is null on the last page." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
+      handlers: handlers((c) => call(c.var, { kind: "listWebhooks", cursor: c.req.query("cursor") ?? null })),
+    },
+    {
+      method: "get",
+      path: `${P}/deliveries`,
+      summary: "The delivery log, newest first: each message to each endpoint, its state and every attempt (status code, duration, error class).",
+      operation: "listWebhookDeliveries",
+      auth: "admin-secret",
+      query: {
+        endpoint_id: { description: "Only this endpoint's deliveries.", schema: { type: "string" } },
+        cursor: { description: "The `next_cursor` of the page before.", schema: { type: "string" } },
+      },
+      response: { status: 200, schema: WebhookDeliveryPage, description: "One page; `next_cursor` is null on the last." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
+      // The delivery log's paths first: `deliveries` is no endpoint id.
+      handlers: handlers((c) => {
+        const endpointId = c.req.query("endpoint_id") ?? null;
+        if (endpointId !== null && !WebhookEndpointId.safeParse(endpointId).success) return problemResponse(problem("NOT_FOUND", "No such webhook endpoint."));
+        return call(c.var, { kind: "listWebhookDeliveries", endpointId, cursor: c.req.query("cursor") ?? null });
+      }),
+    },
+    {
+      method: "post",
+      path: `${P}/deliveries/{delivery_id}/redeliver`,
+      summary: "Send a finished delivery's message again (the same `webhook-id` and body): a new delivery, queued behind the endpoint's earlier ones.",
+      operation: "redeliverWebhook",
+      auth: "admin-secret",
+      response: { status: 202, schema: WebhookDeliveryView, description: "The new delivery (pending)." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND", "WEBHOOK_DELIVERY_PENDING", "QUOTA_EXCEEDED"],
+      handlers: handlers(async (c) => {
+        const deliveryId = pathParam(c, "delivery_id");
+        if (!WebhookDeliveryId.safeParse(deliveryId).success) return problemResponse(problem("NOT_FOUND", "No such webhook delivery."));
+        const outcome = await c.var.stub.webhooksCall(c.var.consumer, { kind: "redeliverWebhook", deliveryId });
+        if (!outcome.ok) return problemResponse(outcome.error);
+        // Accepted: the new delivery is queued behind the endpoint's earlier ones and sent from the alarm.
+        return new Response(outcome.value, { status: 202, headers: { "content-type": "application/json" } });
+      }),
+    },
+    {
+      method: "get",
+      path: `${P}/{endpoint_id}`,
+      summary: "One webhook endpoint (never its secret).",
+      operation: "getWebhook",
+      auth: "admin-secret",
+      response: { status: 200, schema: WebhookEndpointView, description: "The endpoint." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+      handlers: handlers(endpoint, (c) => call(c.var, { kind: "getWebhook", endpointId: pathParam(c, "endpoint_id") })),
+    },
+    {
+      method: "delete",
+      path: `${P}/{endpoint_id}`,
+      summary: "Delete an endpoint with its secret and its deliveries (pending ones are never sent).",
+      operation: "deleteWebhook",
+      auth: "admin-secret",
+      response: { status: 204, description: "Deleted." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+      handlers: handlers(endpoint, (c) => call(c.var, { kind: "deleteWebhook", endpointId: pathParam(c, "endpoint_id") })),
+    },
+  ],
+};

@@ -1,0 +1,32 @@
+/**
+ * The gate's own public routes: liveness and the OpenAPI document.
+ * @module
+ */
+import { Health, OpenApiDescription } from "../../contracts/service";
+import { assetResponse } from "../assets";
+import { handlers, type RouteModule } from "./route";
+
+export const serviceRoutes: RouteModule = {
+  routes: [
+    {
+      method: "get",
+      path: "/healthz",
+      summary: "Liveness.",
+      operation: "none",
+      response: { status: 200, schema: Health, description: "Serving." },
+      problems: [],
+      handlers: handlers((c) => c.json({ ok: true })),
+    },
+    {
+      method: "get",
+      path: "/v1/openapi.json",
+      summary: "This document (a Worker embedding the gate without the ASSETS binding answers 404).",
+      operation: "none",
+      response: { status: 200, schema: OpenApiDescription, description: "OpenAPI 3.1." },
+      problems: ["NOT_FOUND"],
+      // Built by `npm run build:openapi` from these declarations and the contracts (a test keeps it current)
+      // into assets/openapi.json, a static asset: the document stays out of the Worker's bundle.
+      handlers: handlers((c) => assetResponse(c.env.ASSETS, "openapi.json", "application/json")),
+    },
+  ],
+};
