@@ -7,7 +7,7 @@ import type { HeaderDoc, OperationDoc, ResponseDoc } from "./operation";
 
 /**
  * The OpenAPI 3.1 document of the gate, built from the route declarations (../routes/registry.ts) and the
- * zod contracts by `npm run build:openapi` (scripts/build-openapi.js) into
+ * zod contracts by `npm run build:openapi` (tools/build-openapi.ts) into
  * assets/openapi.json, which the Worker serves as it is.
  * @module
  */
