@@ -1,10 +1,9 @@
 import { joinTurn, joinsTurns } from "../../../core/adapters/provider-turn";
 import { canonicalJson, type Json, type JsonObject } from "../../../core/json";
 import { isRegisteredProfile } from "../../../core/tool-result/constants";
-import { PROBLEM_TITLES } from "../../../contracts/problem";
 import { ToolCallRequest } from "../../../contracts/tool-call";
 import type { ToolCallBatchRequest } from "../../../contracts/tool-call-batch";
-import { PROBLEM_STATUS, problem, problemType, type Problem } from "../../problem";
+import { problem, problemMembers, type Problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { bindCall, type BoundCall } from "./bind";
 
@@ -58,8 +57,7 @@ function prepared(batch: ToolCallBatchRequest): Outcome<{ inputs: ToolCallReques
 
 /** A refused call's entry: the problem the single route would have answered, as its body. */
 function refused(callId: string, p: Problem): JsonObject {
-  const details: JsonObject = { type: problemType(p.code), title: PROBLEM_TITLES[p.code], status: PROBLEM_STATUS[p.code], code: p.code, detail: p.detail };
-  if (p.path !== undefined) details.path = p.path;
+  const details: JsonObject = { ...problemMembers(p) };
   return p.retryAfterSeconds === undefined ? { call_id: callId, problem: details } : { call_id: callId, problem: details, retry_after: p.retryAfterSeconds };
 }
 
