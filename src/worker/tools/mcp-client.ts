@@ -177,9 +177,12 @@ export class McpSession {
     const type = mediaType(response.headers.get("content-type"));
     const answer = response.body as ReadableStream<Uint8Array>;
     try {
-      // A fault in handling a parsed answer is a bug and propagates; only reading faults become `lost`.
-      // eslint-disable-next-line @typescript-eslint/return-await
-      if (type === "application/json") return this.#fromJson(await readAnswer(answer, maxBytes, this.#aborted), expectId, maxBytes);
+      if (type === "application/json") {
+        const bytes = await readAnswer(answer, maxBytes, this.#aborted);
+        // A fault in handling a parsed answer is a bug and propagates; only reading faults become `lost`.
+        // eslint-disable-next-line @typescript-eslint/return-await
+        return this.#fromJson(bytes, expectId, maxBytes);
+      }
       if (type === "text/event-stream") return await this.#fromSse(answer, expectId, maxBytes);
       await response.body.cancel();
       return lost("an answer that is neither JSON nor an event stream");
