@@ -81,7 +81,7 @@ async function streamExport(ctx: AdminContext, file: string, every: number): Pro
   // The first bytes of the line being read, and whether the last complete line was the checkpoint line.
   let head: number[] = [];
   let lastWasCheckpoint = false;
-  const reader = response.value.body?.getReader();
+  const reader = (response.value.body as ReadableStream<Uint8Array> | null)?.getReader();
   try {
     for (;;) {
       const chunk = reader === undefined ? { done: true as const, value: undefined } : await reader.read();

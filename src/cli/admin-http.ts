@@ -93,7 +93,7 @@ export function readAnswer(text: string): Json | undefined {
 /** One line for a problem answer (RFC 9457): title, status, code, detail, and the offending path if any. */
 function problemLine(status: number, text: string): string {
   const body = objectOf(readAnswer(text));
-  const field = (name: string) => (typeof body?.[name] === "string" ? (body[name] as string) : undefined);
+  const field = (name: string) => (typeof body?.[name] === "string" ? body[name] : undefined);
   const code = field("code");
   if (body === undefined || code === undefined) return `HTTP ${status} (not a problem answer)`;
   const path = field("path");

@@ -5,7 +5,8 @@
  */
 import { canonicalJson, prettyJson, type JsonObject } from "../core/json";
 import { err, ok } from "../core/result";
-import { listVerb, type AdminContext, type AdminGroup } from "./admin";
+import type { AdminContext, AdminGroup } from "./admin";
+import { listVerb } from "./admin-list";
 import { gateExit, intOf, jsonLine, objectOf, readFileStep, reasonOf, textOf, textsOf, usageExit, type Step } from "./admin-http";
 import { fields, table, when } from "./admin-table";
 

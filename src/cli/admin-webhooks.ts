@@ -6,7 +6,8 @@
  */
 import { canonicalJson } from "../core/json";
 import { err, ok } from "../core/result";
-import { listVerb, type AdminGroup } from "./admin";
+import type { AdminGroup } from "./admin";
+import { listVerb } from "./admin-list";
 import { intOf, jsonLine, objectOf, textOf, textOrNull, textsOf, usageExit } from "./admin-http";
 import { fields, names, table, when } from "./admin-table";
 

@@ -4,9 +4,8 @@
  * answered a problem (or a check failed), 2 a usage error or a missing or refused token.
  * @module
  */
-import { canonicalJson, type JsonObject } from "../core/json";
 import { err, ok, type Result } from "../core/result";
-import { CONSUMER_NAME, GateClient, objectOf, TOKEN_VARIABLES, usageExit, type Exit, type Role, type Step } from "./admin-http";
+import { CONSUMER_NAME, GateClient, TOKEN_VARIABLES, usageExit, type Exit, type Role, type Step } from "./admin-http";
 import { forPerson } from "./admin-table";
 import type { CliIo } from "./io";
 
@@ -51,30 +50,6 @@ export interface AdminVerb {
 
 /** A group of verbs. */
 export type AdminGroup = Readonly<Record<string, AdminVerb>>;
-
-/**
- * `list` of a consumer's collection (`path` under the consumer, the admin's token), every page
- * of it: the first page with `key` holding the items of all pages (`--json`: as JSON), else the
- * table `render` makes of that.
- */
-export function listVerb(path: string, key: string, render: (answer: JsonObject | undefined) => string): AdminVerb {
-  return {
-    usage: "list",
-    role: "admin",
-    consumer: true,
-    positionals: 0,
-    async run(ctx) {
-      const first = await ctx.client.json(ctx.at(path), { role: "admin" });
-      if (!first.ok) return first;
-      const page = objectOf(first.value.value);
-      const rest = typeof page?.next_cursor === "string" ? await ctx.client.pages(`${ctx.at(path)}?cursor=${encodeURIComponent(page.next_cursor)}`, key, "admin") : ok([]);
-      if (!rest.ok) return rest;
-      const items = Array.isArray(page?.[key]) ? page[key] : [];
-      const all: JsonObject = { ...page, [key]: [...items, ...rest.value], next_cursor: null };
-      return ok(ctx.json ? `${canonicalJson(all)}\n` : render(all));
-    },
-  };
-}
 
 const GROUPS: Record<string, () => Promise<AdminGroup>> = {
   consumers: async () => (await import("./admin-consumers")).consumerVerbs,

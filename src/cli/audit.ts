@@ -38,7 +38,7 @@ function usage(io: CliIo, message: string): number {
 function single(options: Options, name: string): string | undefined | null {
   const values = options.get(name);
   if (values === undefined) return undefined;
-  return values.length === 1 ? (values[0] as string) : null;
+  return values.length === 1 ? values[0] : null;
 }
 
 const POSITIVE = /^[1-9][0-9]{0,15}$/;

@@ -79,9 +79,9 @@ export async function approvalEvents(options: GateOptions): Promise<ClientResult
   const stream = await callStream(options, "/approvals/events");
   if (!stream.ok) return stream;
   // The gate's own answer, read as `call` reads any answer: typed by its contract, not checked again here.
-  const status = <T>(data: string): T => readWire(data) as T;
+  const status = (data: string): ApprovalStatus => readWire(data) as ApprovalStatus;
   async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<ApprovalEvent> {
-    for await (const e of serverEvents(body)) yield { event: e.event, id: e.id, approval: status<ApprovalStatus>(e.data) };
+    for await (const e of serverEvents(body)) yield { event: e.event, id: e.id, approval: status(e.data) };
   }
   return { ok: true, value: events(stream.value) };
 }
@@ -135,6 +135,7 @@ export class AgentClient {
   async toolCallWithApproval(body: ToolCallInput, maxWaitSeconds = 300, options: ToolCallOptions = {}): Promise<ClientResult<ToolCallAnswer>> {
     const first = await this.toolCall(body, options);
     const approvalId = first.ok ? first.value.approval_id : undefined;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- answers are read unchecked; a null id still means none
     if (!first.ok || approvalId === undefined || approvalId === null) return first;
     let left = maxWaitSeconds;
     while (left > 0) {

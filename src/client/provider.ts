@@ -161,6 +161,7 @@ export class ProviderPoller {
   /** Polls until {@link stop} (each poll waits up to `waitMs`); answers the problem that ended it, if any. */
   async run(waitMs = 20_000): Promise<ClientProblem | null> {
     this.#running = true;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() clears it while a poll is awaited
     while (this.#running) {
       const result = await this.pollOnce(waitMs);
       if (!result.ok) {

@@ -96,7 +96,7 @@ export async function callText(options: GateOptions, path: string): Promise<Clie
 /** `GET` of an event stream: its body to read as it arrives, or the gate's problem. */
 export async function callStream(options: GateOptions, path: string): Promise<ClientResult<ReadableStream<Uint8Array>>> {
   const res = await send(options, "GET", path, undefined, { headers: { accept: "text/event-stream" } });
-  if (res.ok && res.body !== null) return { ok: true, value: res.body };
+  if (res.ok && res.body !== null) return { ok: true, value: res.body as ReadableStream<Uint8Array> };
   return { ok: false, problem: problemOf(res, await res.text()) };
 }
 

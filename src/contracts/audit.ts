@@ -36,7 +36,7 @@ export const AuditQuery = z
     after: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER))),
     limit: z.optional(z.coerce.number().check(z.int(), z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
   })
-  .check(z.refine((q) => q.cursor === undefined || q.after === undefined, { message: "give either cursor or after, not both" }));
+  .check(z.refine((q) => q.cursor === undefined || q.after === undefined, { error: "give either cursor or after, not both" }));
 
 /** Query of `GET …/audit/verify`: `cursor` continues a walk (the `next_cursor` of the previous call). */
 export const AuditVerifyQuery = z.strictObject({ cursor: z.optional(Cursor) });
@@ -89,7 +89,7 @@ export const AuditInclusionView = z
 /** Query of `GET …/audit/proof/consistency`: the tree of `from` entries against the tree of `to` entries. */
 export const AuditConsistencyQuery = z
   .strictObject({ from: Count, to: Count })
-  .check(z.refine((q) => q.from <= q.to, { message: "from must be at most to", path: ["from"] }));
+  .check(z.refine((q) => q.from <= q.to, { error: "from must be at most to", path: ["from"] }));
 
 /** An RFC 9162 §2.1.4 consistency proof (empty for `from` 0 or `from` = `to`); hashes in base64. */
 export const AuditConsistencyView = z

@@ -55,7 +55,7 @@ export const PrincipalTokenIssuer = z
     max_skew_seconds: z._default(z.int().check(z.gte(0), z.lte(300)), 60),
     jwks_cache_seconds: z._default(z.int().check(z.gte(60), z.lte(86_400)), 600),
   })
-  .check(z.refine((v) => (v.jwks === undefined) !== (v.jwks_uri === undefined), { message: "give exactly one of jwks and jwks_uri", path: ["jwks"] }))
+  .check(z.refine((v) => (v.jwks === undefined) !== (v.jwks_uri === undefined), { error: "give exactly one of jwks and jwks_uri", path: ["jwks"] }))
   .register(httpSchemas, { id: "PrincipalTokenIssuer" });
 
 const positive = (max: number) => z.optional(z.int().check(z.gte(1), z.lte(max)));
@@ -108,7 +108,7 @@ export const CorsOrigin = z
   .string()
   .check(
     z.maxLength(256),
-    z.refine(isCorsOrigin, { message: "an exact origin as browsers send it (scheme://host[:port], lowercase, no path or trailing slash): https, or http on a loopback host" }),
+    z.refine(isCorsOrigin, { error: "an exact origin as browsers send it (scheme://host[:port], lowercase, no path or trailing slash): https, or http on a loopback host" }),
   );
 
 /** `PUT /v1/consumers/{consumer}`: the consumer's enabled tools, who may approve, its token issuer and limits. */

@@ -10,7 +10,7 @@ export const FacadeTargetsRequest = z
     targets: z
       // A tool name; the consumer's object checks it names a tool of the gate, the Worker's code or the consumer's data.
       .record(FacadeTarget, z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/)))
-      .check(z.refine((targets) => Object.keys(targets).length <= 256, { message: "at most 256 targets" })),
+      .check(z.refine((targets) => Object.keys(targets).length <= 256, { error: "at most 256 targets" })),
   })
   .register(httpSchemas, { id: "FacadeTargetsRequest" });
 

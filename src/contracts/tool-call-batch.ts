@@ -30,7 +30,7 @@ export const BatchCallInput = z
       .optional(z.nullable(Identifier))
       .check(z.meta({ description: "The call's idempotency key; left out, null (a write then fails as it would alone)." })),
   })
-  .check(z.refine((v) => (v.proposal === undefined) !== (v.provider_item === undefined), { message: "send exactly one of proposal and provider_item", path: ["proposal"] }))
+  .check(z.refine((v) => (v.proposal === undefined) !== (v.provider_item === undefined), { error: "send exactly one of proposal and provider_item", path: ["proposal"] }))
   .register(httpSchemas, { id: "BatchCall" });
 
 /** What the calls of one turn share: the provider profile and the model response that proposed them. */

@@ -32,7 +32,7 @@ export const HttpTarget = z
     fence_url: z.optional(z.url().check(z.maxLength(2048))),
     max_response_bytes: z._default(z.int().check(z.gte(256), z.lte(1_048_576)), 65_536),
   })
-  .check(z.refine((t) => (t.status_url === undefined) === (t.fence_url === undefined), { message: "give both status_url and fence_url, or neither", path: ["status_url"] }))
+  .check(z.refine((t) => (t.status_url === undefined) === (t.fence_url === undefined), { error: "give both status_url and fence_url, or neither", path: ["status_url"] }))
   .register(httpSchemas, { id: "HttpTarget" });
 
 /** A consumer secret sent as `Authorization` to an MCP server, after a prefix (`Bearer ` unless given). */
@@ -85,7 +85,7 @@ export const ToolDefinition = z
       ),
     target: z.discriminatedUnion("kind", [HttpTarget, McpTarget]),
   })
-  .check(z.refine((d) => d.risk === "write" || d.approval === undefined || d.approval === "never", { message: "a read never needs approval", path: ["approval"] }))
+  .check(z.refine((d) => d.risk === "write" || d.approval === undefined || d.approval === "never", { error: "a read never needs approval", path: ["approval"] }))
   .register(httpSchemas, { id: "ToolDefinition" });
 
 /** `PUT /v1/consumers/{consumer}/secrets/{name}`: a write-only value, never returned. */

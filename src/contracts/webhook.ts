@@ -31,7 +31,7 @@ export const WebhookEndpointRequest = z
       .url()
       .check(
         z.maxLength(2048),
-        z.refine(withoutCredentials, { message: "a webhook URL carries no credentials" }),
+        z.refine(withoutCredentials, { error: "a webhook URL carries no credentials" }),
         z.meta({ description: "Where deliveries are POSTed: https (loopback http only under npm start), without credentials." }),
       ),
     events: z
@@ -41,7 +41,7 @@ export const WebhookEndpointRequest = z
           .check(
             z.minLength(1),
             z.maxLength(EVENT_TYPES.length),
-            z.refine((types) => new Set(types).size === types.length, { message: "an event type is listed twice" }),
+            z.refine((types) => new Set(types).size === types.length, { error: "an event type is listed twice" }),
           ),
         [...EVENT_TYPES],
       )

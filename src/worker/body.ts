@@ -22,7 +22,7 @@ export async function readCappedBytes(request: Request | Response, maxBytes: num
     const whole = new Uint8Array(await request.arrayBuffer());
     return whole.byteLength > maxBytes ? fail(tooLarge) : ok(whole);
   }
-  const reader = request.body.getReader();
+  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {

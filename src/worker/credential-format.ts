@@ -69,7 +69,7 @@ function randomBase62(length: number): string {
   while (out.length < length) {
     crypto.getRandomValues(bytes);
     for (const b of bytes) {
-      if (b < 248 && out.length < length) out += ALPHABET[b % 62];
+      if (b < 248 && out.length < length) out += ALPHABET[b % 62] ?? "";
     }
   }
   return out;

@@ -169,7 +169,7 @@ function isHarness(operation: unknown): operation is z.output<typeof harnessOper
 
 /** Runs a scenario from its initial state and compares every outcome. */
 export function runScenario(scenario: CapabilityScenario): { report: ScenarioReport; state: CapabilityEngineState } {
-  const state: CapabilityEngineState = scenario.initial_state === undefined ? initialState() : (structuredClone(scenario.initial_state) as CapabilityEngineState);
+  const state: CapabilityEngineState = scenario.initial_state === undefined ? initialState() : structuredClone<CapabilityEngineState>(scenario.initial_state);
   const results: StepReport[] = [];
   let mismatches = 0;
   scenario.steps.forEach((entry, index) => {

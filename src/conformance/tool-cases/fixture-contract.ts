@@ -24,18 +24,18 @@ import { isErrorCode } from "../../core/tool-result/error-catalog";
 import { isBoundedIdentifier, isNonemptyString, isPlainObject } from "../../core/tool-result/text-rules";
 
 const identifier = z.custom<string>(isBoundedIdentifier, {
-  message: `must be a non-empty string of at most ${MAX_IDENTIFIER_CHARS} code points`,
+  error: `must be a non-empty string of at most ${MAX_IDENTIFIER_CHARS} code points`,
 });
-const jsonObject = z.custom<JsonObject>(isPlainObject, { message: "must be an object" });
+const jsonObject = z.custom<JsonObject>(isPlainObject, { error: "must be an object" });
 
 const roles = z
-  .custom<string[]>((v) => Array.isArray(v) && v.every(isNonemptyString), { message: "must be a list of non-empty strings" })
+  .custom<string[]>((v) => Array.isArray(v) && v.every(isNonemptyString), { error: "must be a list of non-empty strings" })
   .check(
     z.refine((v: string[]) => v.length <= MAX_ROLES && v.every((role) => codePointLength(role) <= MAX_IDENTIFIER_CHARS), {
-      message: `exceeds ${MAX_ROLES} roles or ${MAX_IDENTIFIER_CHARS} code points per role`,
+      error: `exceeds ${MAX_ROLES} roles or ${MAX_IDENTIFIER_CHARS} code points per role`,
     }),
     z.refine((v: string[]) => v.every((role, i) => i === 0 || compareCodePoints(v[i - 1] as string, role) < 0), {
-      message: "must be sorted by code point and contain no duplicates",
+      error: "must be sorted by code point and contain no duplicates",
     }),
   );
 
@@ -63,7 +63,7 @@ const executionContext = z
   );
 
 const expected = z.strictObject({
-  code: z.custom<string>((v) => v === "OK" || isErrorCode(v), { message: "must be OK or an error-catalog code" }),
+  code: z.custom<string>((v) => v === "OK" || isErrorCode(v), { error: "must be OK or an error-catalog code" }),
   status: z.enum(VALID_STATUSES),
   outcome: z.enum(VALID_OUTCOMES),
   recovery: z.enum(VALID_RECOVERIES),

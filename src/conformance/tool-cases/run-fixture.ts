@@ -66,8 +66,8 @@ export function pyJsonEquals(a: Json | undefined, b: Json | undefined): boolean 
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => pyJsonEquals(item, b[i]));
   }
   if (typeof a !== "object" || typeof b !== "object" || a instanceof PyFloat || b instanceof PyFloat) return a === b;
-  const left = a as JsonObject;
-  const right = b as JsonObject;
+  const left = a;
+  const right = b;
   const keys = Object.keys(left);
   return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && pyJsonEquals(left[key], right[key]));
 }
@@ -86,7 +86,7 @@ function runStep(
     return { call, pkg: dispatch(engine, { principal, call, approvals, now: step.now, failure: step.failure, hash }) };
   }
   const source = packagesByStep.get(step.status_ref_from ?? "");
-  const downstream = source?.protected_audit["downstream"];
+  const downstream: unknown = source?.protected_audit["downstream"];
   const statusRef = downstream !== null && typeof downstream === "object" && !Array.isArray(downstream) ? (downstream as JsonObject)["status_ref"] : null;
   if (typeof statusRef !== "string") throw new FixtureRuntimeError("the step referenced by query_status has no status_ref");
   if (spec === undefined) throw new FixtureRuntimeError("query_status cannot reference an unknown tool");
@@ -135,7 +135,7 @@ export function runFixture(fixture: ToolCasesFixture, options: RunFixtureOptions
         stepResults.push({
           step_id: step.step_id,
           actual_code: actualCode,
-          status: model["status"] ?? null,
+          status: model["status"],
           outcome: execution["outcome"] ?? null,
           recovery: actualRecovery,
           delivery: execution["delivery"] ?? null,

@@ -48,8 +48,8 @@ export type NativeCallResult =
 /** Joins a provider's group (namespace, toolset) and a function name into the gate's tool name. */
 export const GROUP_SEPARATOR = "__";
 
-const identifier = z.custom<string>(isBoundedIdentifier, { message: "must be a non-empty string of at most 255 code points" });
-const argumentsObject = z.custom<JsonObject>(isPlainObject, { message: "must be a JSON object" });
+const identifier = z.custom<string>(isBoundedIdentifier, { error: "must be a non-empty string of at most 255 code points" });
+const argumentsObject = z.custom<JsonObject>(isPlainObject, { error: "must be a JSON object" });
 
 // Provider items carry more fields over time (ids, status, signatures); only these are read.
 const openAiFunctionCall = z.looseObject({
@@ -111,7 +111,7 @@ function jsonArguments(text: string): { ok: true; value: JsonObject } | { ok: fa
   const args = readJson(text);
   if (!args.ok) return { ok: false, result: invalid("NATIVE_ARGUMENTS_INVALID", `arguments are not strict JSON: ${args.error.code}: ${args.error.message}`) };
   if (!isPlainObject(args.value)) return { ok: false, result: invalid("NATIVE_ARGUMENTS_INVALID", "arguments must be a JSON object") };
-  return { ok: true, value: args.value as JsonObject };
+  return { ok: true, value: args.value };
 }
 
 /** OpenAI Responses `function_call` item; `arguments` is read strictly, a `namespace` qualifies the name. */
@@ -160,7 +160,7 @@ export function parseGeminiFunctionCall(part: Json): NativeCallResult {
  * Missing `args` is an empty object; a streamed partial call is refused.
  */
 export function parseGeminiGenerateContentCall(item: Json): NativeCallResult {
-  const call = isPlainObject(item) && Object.hasOwn(item, "functionCall") ? (item as JsonObject)["functionCall"] : item;
+  const call = isPlainObject(item) && Object.hasOwn(item, "functionCall") ? item["functionCall"] : item;
   const parsed = geminiFunctionCall.safeParse(call);
   if (!parsed.success) return invalid("NATIVE_CALL_INVALID", `not a Gemini FunctionCall: ${issuesText(parsed.error)}`);
   if (parsed.data.partialArgs !== undefined || parsed.data.willContinue === true) {

@@ -29,7 +29,7 @@ export function requiredNames(node: JsonObject): ReadonlySet<string> {
   if (!Array.isArray(required) || !required.every((name) => typeof name === "string")) {
     throw new TypeError("`required` is not a list of names: the definition was not validated");
   }
-  return new Set(required as string[]);
+  return new Set(required);
 }
 
 /** A node's `properties` map, or `undefined` when it declares none. */

@@ -33,7 +33,7 @@ export function hasForbiddenCapabilityNamespace(value: string): boolean {
     let candidate = "";
     for (let i = start; i < segments.length; i++) {
       if (new TextEncoder().encode(candidate).length >= 2) break;
-      candidate += segments[i];
+      candidate += segments[i] ?? "";
       if (candidate === "fs") return true;
     }
   }

@@ -80,5 +80,5 @@ export function decodeState(
   if (!read.ok) return { ok: false, error: { code: "invalid-json", message: read.error.message } };
   const parsed = capabilityEngineState.safeParse(read.value);
   if (!parsed.success) return { ok: false, error: { code: "invalid-state", message: z.prettifyError(parsed.error) } };
-  return { ok: true, state: parsed.data as CapabilityEngineState };
+  return { ok: true, state: parsed.data };
 }

@@ -16,7 +16,7 @@ export class JsonDomainError extends Error {
 
 /** True for `{}`-like objects: prototype `Object.prototype` or `null`. */
 export function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value);
+  const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
 
@@ -32,7 +32,7 @@ export function stringTooLong(s: string): boolean {
 
 function typeName(value: unknown): string {
   if (value === undefined) return "NoneType";
-  if (typeof value === "object" && value !== null) return value.constructor?.name ?? "object";
+  if (typeof value === "object" && value !== null) return (value as { constructor?: { name: string } }).constructor?.name ?? "object";
   return typeof value;
 }
 

@@ -213,7 +213,9 @@ function convertOne(name: PolicyVariableName, vars: PolicyVariables, converter: 
  * than `limit` size units; a failure names the offending variable and path.
  */
 export function celVariables(vars: PolicyVariables, names: readonly PolicyVariableName[], limit: number): Result<Record<string, unknown>, VariableFailure> {
-  if (typeof vars !== "object" || vars === null) return err({ code: "EVALUATION_ERROR", message: "the variables are not an object" });
+  // Callers pass parsed input; the check holds even when the value does not match its type.
+  const given: unknown = vars;
+  if (typeof given !== "object" || given === null) return err({ code: "EVALUATION_ERROR", message: "the variables are not an object" });
   const out: Record<string, unknown> = {};
   for (const name of names) {
     const converter = new Converter(name, limit);

@@ -219,6 +219,7 @@ export function rememberUnknown(store: ToolResultStore, unknown: UnknownOutcome)
 }
 
 /** Reads a record this engine wrote (the store holds only the engine's own JSON). */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the record type it wrote under `table`
 export function readRecord<T>(store: ToolResultStore, table: Parameters<ToolResultStore["get"]>[0], key: string): T | undefined {
   return store.get(table, key) as T | undefined;
 }

@@ -76,7 +76,7 @@ export function modelResultText(result: ModelResult, dataText?: string): string 
       `"resource_revision":${m(p.resource_revision, 2)},"source_label":${m(p.source_label, 2)},"trust":${m(p.trust, 2)}},` +
       `"schema_version":${m(result.schema_version)},"status":${m(result.status)}}`
     );
-  }, () => result as Json);
+  }, () => result);
 }
 
 /** deepFreeze of a model result, knowing its shape: only `data` is walked. */

@@ -20,7 +20,7 @@ export function encodeWith(alphabet: string, bytes: Uint8Array, pad: boolean): s
   for (let i = 0; i < bytes.length; i += 3) {
     const n = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
     const chars = Math.min(4, bytes.length - i + 1);
-    for (let k = 0; k < chars; k++) out += alphabet[(n >> (18 - 6 * k)) & 63];
+    for (let k = 0; k < chars; k++) out += alphabet[(n >> (18 - 6 * k)) & 63] ?? "";
     if (pad) out += "=".repeat(4 - chars);
   }
   return out;

@@ -104,7 +104,7 @@ function encodeWith(schema: z.core.$ZodType, value: unknown, path: string): Wire
     case "enum":
       return typeof value === "string" && Object.values(def.entries ?? {}).includes(value) ? value : fail(path, "a known variant");
     case "literal":
-      return def.values?.includes(value) === true ? (value as string) : fail(path, `${JSON.stringify(def.values)}`);
+      return def.values?.includes(value) === true ? (value as string) : fail(path, JSON.stringify(def.values));
     default:
       // A schema kind the contracts do not use: the contracts changed without the encoder.
       throw new Error(`encoder does not know zod type '${def.type}' at ${path}`);

@@ -27,7 +27,7 @@ function writeString(s: string): string {
     const short = SHORT_ESCAPES[c];
     if (short !== undefined) out += short;
     else if (c < 0x20) out += `\\u${c.toString(16).padStart(4, "0")}`;
-    else out += s[i];
+    else out += s[i] ?? "";
   }
   return `${out}"`;
 }
@@ -76,7 +76,7 @@ export function writeRustJson(value: WireValue): string {
   if (Array.isArray(value)) return `[${value.map(writeRustJson).join(",")}]`;
   const parts: string[] = [];
   for (const key of Object.keys(value)) {
-    const item = (value as { [key: string]: WireValue })[key];
+    const item = value[key];
     if (item === undefined) continue;
     parts.push(`${writeString(key)}:${writeRustJson(item)}`);
   }

@@ -54,7 +54,7 @@ export const f64 = leaf(
 );
 /** `serde_json::Value`: any JSON, but the key must be present (serde has no default for it). */
 export const json = leaf(
-  z.custom<Json>((value) => value !== undefined, { message: "missing field" }),
+  z.custom<Json>((value: unknown) => value !== undefined, { error: "missing field" }),
   "json",
 );
 
@@ -62,7 +62,7 @@ export const json = leaf(
 export const id = z.string();
 
 /** `ConversationSurface`: only the canonical `cs1` string decodes. */
-export const surface = z.string().check(z.refine((text: string) => parseSurface(text) !== null, { message: "invalid conversation surface" }));
+export const surface = z.string().check(z.refine((text: string) => parseSurface(text) !== null, { error: "invalid conversation surface" }));
 
 const skipped = new WeakSet<z.core.$ZodType>();
 

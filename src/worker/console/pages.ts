@@ -29,7 +29,7 @@ ${identity === null ? "" : html`<meta name="csrf-token" content="${identity.csrf
 ${body}
 </body>
 </html>
-`}`;
+`.toString()}`;
 }
 
 function banner(identity: ConsoleIdentity | null): SafeHtml {

@@ -30,7 +30,8 @@ async function grantOf(oauth: OAuthServer, userId: string, grantId: string): Pro
 
 /** The gate credential a grant carries, as its metadata names it. */
 function credentialOf(grant: GrantSummary): string | null {
-  const id: unknown = grant.metadata?.credential_id;
+  const metadata: unknown = grant.metadata;
+  const id = typeof metadata === "object" && metadata !== null ? (metadata as { credential_id?: unknown }).credential_id : undefined;
   return typeof id === "string" ? id : null;
 }
 

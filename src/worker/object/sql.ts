@@ -58,7 +58,7 @@ export function storedJson(json: string, what: string): Json {
 export function storedStrings(json: string, what: string): string[] {
   const value = storedJson(json, what);
   if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) throw new Error(`stored ${what} is not a string array`);
-  return value as string[];
+  return value;
 }
 
 /** Reads a nullable integer column. */

@@ -8,7 +8,7 @@
  * exchange declared client capabilities), or refused.
  * @module
  */
-import { canonicalJson, PyFloat, readJson, type Json, type JsonObject } from "../../core/json";
+import { canonicalJson, readJson, type Json, type JsonObject } from "../../core/json";
 import { err, ok, type Result } from "../../core/result";
 import * as z from "../../core/zod";
 import { JsonObjectValue } from "../../contracts/registry";
@@ -175,9 +175,15 @@ export class McpSession {
       return expectId === null ? null : lost("an empty answer");
     }
     const type = mediaType(response.headers.get("content-type"));
+    const answer = response.body as ReadableStream<Uint8Array>;
     try {
-      if (type === "application/json") return this.#fromJson(await readAnswer(response.body, maxBytes, this.#aborted), expectId, maxBytes);
-      if (type === "text/event-stream") return await this.#fromSse(response.body, expectId, maxBytes);
+      if (type === "application/json") {
+        const bytes = await readAnswer(answer, maxBytes, this.#aborted);
+        // A fault in handling a parsed answer is a bug and propagates; only reading faults become `lost`.
+        // eslint-disable-next-line @typescript-eslint/return-await
+        return this.#fromJson(bytes, expectId, maxBytes);
+      }
+      if (type === "text/event-stream") return await this.#fromSse(answer, expectId, maxBytes);
       await response.body.cancel();
       return lost("an answer that is neither JSON nor an event stream");
     } catch (error) {

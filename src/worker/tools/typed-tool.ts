@@ -66,7 +66,7 @@ export function defineTool<const A extends Readonly<Record<string, ArgumentRule>
       kind: "in_process",
       handler: (args, ctx): HandlerResult => {
         const { data, ...result } = execution.handler(typed(args), ctx);
-        return { ...result, data: data as JsonObject };
+        return { ...result, data };
       },
     },
   });

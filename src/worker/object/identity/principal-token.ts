@@ -112,7 +112,7 @@ export class PrincipalTokens {
 
   async #keys(issuer: PrincipalTokenIssuer, now: number, refresh: boolean): Promise<Outcome<KeySet>> {
     if (issuer.jwks !== undefined) {
-      if (this.#inline?.source !== issuer.jwks) this.#inline = { source: issuer.jwks, keys: createLocalJWKSet(issuer.jwks as JSONWebKeySet) };
+      if (this.#inline?.source !== issuer.jwks) this.#inline = { source: issuer.jwks, keys: createLocalJWKSet(issuer.jwks) };
       return ok(this.#inline.keys);
     }
     const uri = issuer.jwks_uri;

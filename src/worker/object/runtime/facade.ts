@@ -46,7 +46,7 @@ function previewValue(value: Json): PreviewValue {
   if (typeof value === "string") return { type: "text", text: value };
   if (typeof value === "boolean") return { type: "bool", value };
   if (typeof value === "number") return { type: "number", value };
-  if (Array.isArray(value) && value.every((item) => typeof item === "string")) return { type: "text_list", items: value as string[] };
+  if (Array.isArray(value) && value.every((item) => typeof item === "string")) return { type: "text_list", items: value };
   return { type: "text", text: canonicalJson(value) };
 }
 

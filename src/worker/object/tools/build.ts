@@ -33,7 +33,7 @@ export interface TargetPolicy {
 }
 
 function revision(part: string, value: unknown): string {
-  return `${part}-${sha256Hex(canonicalJson(value as Json)).slice(0, 16)}`;
+  return `${part}-${sha256Hex(canonicalJson(value)).slice(0, 16)}`;
 }
 
 /** Headers the gate sets on every target request itself; a target may not set them. */

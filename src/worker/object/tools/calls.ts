@@ -65,6 +65,7 @@ export class ToolsCalls {
           const page = listPage("tools", toolsInScope(scope, declarationInputs(registry)), (t) => t.name, call.cursor, pageItems);
           return page.ok ? ok(canonicalJson({ format, tools: declareTools(page.value.items, format), next_cursor: page.value.next_cursor })) : page;
         }
+        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- stored definitions were validated: name is a string
         const page = listPage("tools", host.data.list(), (t) => String(t["name"]), call.cursor, pageItems);
         return page.ok ? ok(canonicalJson({ enabled: [...registry.keys()].sort(), defined: page.value.items, next_cursor: page.value.next_cursor })) : page;
       }
