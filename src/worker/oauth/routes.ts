@@ -21,7 +21,7 @@ import type { Route, RouteModule } from "../routes/route";
 import { authorizeDecision, authorizePage } from "./authorize";
 import { authorizationServerMetadata, libraryEndpoint, protectedResourceMetadata, registerEndpoint, tokenEndpoint, withCors } from "./endpoints";
 import { PRM_PREFIX } from "./resource";
-import { AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH } from "./server";
+import { REGISTER_PATH, TOKEN_PATH } from "./server";
 
 const PRM_PATH = `${PRM_PREFIX}/v1/consumers/{consumer}/mcp`;
 

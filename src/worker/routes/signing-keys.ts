@@ -8,7 +8,6 @@
 import { ConsumerName } from "../../contracts/consumer";
 import { SigningKeySet } from "../../contracts/service";
 import { canonicalJson } from "../../core/json";
-import type { Env } from "../env";
 import { problem, problemResponse } from "../problem";
 import { publishedKeys } from "../tools/signing-keys";
 import { handlers, pathParam, type RouteModule } from "./route";

@@ -7,7 +7,7 @@ import { problem, problemResponse } from "../../problem";
 import { closeQuietly, credentialTag, isOpen, socketCredential } from "../sessions";
 import { attachmentOf, type SocketAttachment } from "./attachment";
 import type { CapabilityHost } from "./host";
-import { engineProblem } from "./plane";
+import { engineProblem } from "./engine-problem";
 
 /** The WebSocket subprotocol a provider speaks; the gate selects it in the 101 answer. */
 export const PROVIDER_PROTOCOL = "toolgate-provider-v1";

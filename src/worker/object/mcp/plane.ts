@@ -182,7 +182,7 @@ export class McpPlane {
     if (subjectId === null) throw new Error("a subject-bound credential without a subject");
     const declared = parsed.value.capabilities as JsonObject;
     const relayable = { sampling: objectMember(declared, "sampling"), elicitation: objectMember(declared, "elicitation") };
-    const clientCapabilities = canonicalJson(Object.fromEntries(Object.entries(relayable).filter(([, value]) => value !== undefined)) as JsonObject);
+    const clientCapabilities = canonicalJson(Object.fromEntries(Object.entries(relayable).filter(([, value]) => value !== undefined)));
     const session: McpSession = { sessionId: randomHex(16), credentialId: auth.caller.credentialId, subjectId, protocolVersion: version, logLevel: null, clientCapabilities, lastSeen: this.#kernel.now() };
     const room = this.#kernel.transaction(() => this.#store.openSession(session, session.lastSeen));
     if (!room.fits) {

@@ -1,6 +1,6 @@
 import type { CallEcho } from "../../../core/adapters/native-calls";
 import { adapterFor } from "../../../core/adapters/provider-results";
-import type { Json, JsonObject } from "../../../core/json";
+import type { JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
 import type { ToolCallOutcome } from "./plane";
