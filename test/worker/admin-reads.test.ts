@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { afterAll, describe, expect, it } from "vitest";
 import type { DirectoryObject } from "../../src/worker/directory/directory-object";
-import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send } from "../kit";
 
 const UNAUTHORIZED = { type: "https://toolgate.dev/problems/unauthenticated", title: "Unauthorized", status: 401, code: "UNAUTHENTICATED", detail: "Missing or invalid credential." };
 const NO_CONSUMER = { type: "https://toolgate.dev/problems/not-found", title: "Not found", status: 404, code: "NOT_FOUND", detail: "No such consumer." };

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, context, credential, gate, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, context, credential, gate, pinClock, send, setupConsumer, wipe } from "../kit";
 
 const T0 = 1_784_419_200;
 const CONSUMER = "approval-listeners";
@@ -24,10 +24,8 @@ const NOTE = {
 };
 
 async function setup(): Promise<void> {
-  expect((await send("PUT", BASE, ADMIN_TOKEN, { ...CONFIG, tools: [] })).status).toBe(200);
-  expect((await send("PUT", `${BASE}/tools/create_note`, ADMIN_TOKEN, NOTE)).status).toBe(200);
-  expect((await send("PUT", BASE, ADMIN_TOKEN, CONFIG)).status).toBe(200);
-  await pinClock(CONSUMER, T0);
+  const { tools, ...config } = CONFIG;
+  await setupConsumer(CONSUMER, { config, definitions: { create_note: NOTE }, tools, clock: T0 });
 }
 
 let calls = 0;

@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { AgentClient } from "../../src/client";
 import { exports } from "cloudflare:workers";
-import { ADMIN_TOKEN, context, credential, pinClock, send, wipe, type ToolCallAnswer } from "./gate-client";
+import { context, credential, pinClock, secretOf, send, setupConsumer, type ToolCallAnswer, wipe } from "../kit";
 
 const T0 = 1_784_419_200;
 const CONSUMER = "approval-wait";
@@ -36,15 +36,11 @@ interface Actors {
 async function setup(): Promise<Actors> {
   // The test ledger is shared by the worker tests: its writes answer plainly (no token, no fault mode).
   await fetch("https://ledger.test/_control", { method: "POST", body: JSON.stringify({ mode: "ok", token: null }) });
-  expect((await send("PUT", BASE, ADMIN_TOKEN, { tools: [], approver_subjects: ["rev-1"], limits: RATES })).status).toBe(200);
-  expect((await send("PUT", `${BASE}/tools/create_invoice`, ADMIN_TOKEN, INVOICE)).status).toBe(200);
   const { approval_valid_seconds: _default, ...note } = INVOICE;
-  expect((await send("PUT", `${BASE}/tools/create_note`, ADMIN_TOKEN, note)).status).toBe(200);
-  const res = await send("PUT", BASE, ADMIN_TOKEN, { tools: ["create_note", "create_invoice"], approver_subjects: ["rev-1"], limits: RATES });
-  expect(res.status).toBe(200);
-  await pinClock(CONSUMER, T0);
+  const config = { approver_subjects: ["rev-1"], limits: RATES };
+  await setupConsumer(CONSUMER, { config, definitions: { create_invoice: INVOICE, create_note: note }, tools: ["create_note", "create_invoice"], clock: T0 });
   const agent = await credential(CONSUMER, "agent");
-  return { agent: agent.secret, agentId: agent.id, other: (await credential(CONSUMER, "agent")).secret, approver: (await credential(CONSUMER, "approver", "rev-1")).secret };
+  return { agent: agent.secret, agentId: agent.id, other: await secretOf(CONSUMER, "agent"), approver: await secretOf(CONSUMER, "approver", "rev-1") };
 }
 
 /** A write of the default 60 s approval window. */

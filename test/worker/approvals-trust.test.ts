@@ -9,10 +9,11 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ApprovalList } from "../../src/contracts/approval";
 import { DEFAULT_LIMITS } from "../../src/worker/object/limits";
-import { ADMIN_TOKEN, context, credential, gate, pinClock, send, wipe, type ToolCallAnswer } from "./gate-client";
+import { context, credential, gate, pinClock, REFERENCE_TENANT, secretOf, send, setupConsumer, type ToolCallAnswer, wipe } from "../kit";
 
 const T0 = 1_784_419_200;
-const CONSUMER = "tenant-a";
+// The reference tenant: approval digests cover the principal's tenant (the consumer name).
+const CONSUMER = REFERENCE_TENANT;
 const BASE = `/v1/consumers/${CONSUMER}`;
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
 /** Generous call rates: these tests make many calls at one pinned second. */
@@ -25,13 +26,11 @@ interface Actors {
 }
 
 async function setup(limits: Record<string, number> = {}): Promise<Actors> {
-  const res = await send("PUT", BASE, ADMIN_TOKEN, { tools: ["create_refund_draft"], approver_subjects: ["rev-1", "rev-2"], limits: { ...RATES, ...limits } });
-  expect(res.status).toBe(200);
-  await pinClock(CONSUMER, T0);
+  await setupConsumer(CONSUMER, { config: { approver_subjects: ["rev-1", "rev-2"], limits: { ...RATES, ...limits } }, tools: ["create_refund_draft"], clock: T0 });
   return {
-    agent: (await credential(CONSUMER, "agent")).secret,
-    approver: (await credential(CONSUMER, "approver", "rev-1")).secret,
-    approver2: (await credential(CONSUMER, "approver", "rev-2")).secret,
+    agent: await secretOf(CONSUMER, "agent"),
+    approver: await secretOf(CONSUMER, "approver", "rev-1"),
+    approver2: await secretOf(CONSUMER, "approver", "rev-2"),
   };
 }
 

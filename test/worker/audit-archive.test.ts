@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { entryDigest } from "../../src/core/audit";
 import { runAudit } from "../../src/cli/audit";
 import { AUDIT_KEEP_ENTRIES } from "../../src/worker/object/audit/archive";
-import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "../kit";
 import { sha256 } from "../support/web-sha256";
 
 const CONSUMER = "audit-archive";

@@ -10,7 +10,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { entryDigest } from "../../src/core/audit";
 import { DEFAULT_LIMITS } from "../../src/worker/object/limits";
-import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "../kit";
 
 const CONSUMER = "audit-bounds";
 const CHAIN = 2_500;

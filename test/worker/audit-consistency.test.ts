@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { entryDigest } from "../../src/core/audit";
-import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "../kit";
 
 const STORED = "audit-rewrite-stored";
 const WITNESSED = "audit-rewrite-witness";

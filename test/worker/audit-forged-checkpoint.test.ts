@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { entryDigest, rootHash } from "../../src/core/audit";
-import { ADMIN_TOKEN, context, credential, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, context, credential, send, wipe } from "../kit";
 
 const stub = (c: string) => env.CONSUMER.get(env.CONSUMER.idFromName(c));
 

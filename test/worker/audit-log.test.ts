@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { decodeBase64, openNote, parseCheckpoint, parseVerifierKey, verifyConsistency, verifyInclusion } from "../../src/core/audit";
-import { ADMIN_TOKEN, context, credential, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, context, credential, send, wipe } from "../kit";
 import { sha256 } from "../support/web-sha256";
 
 const CONSUMER = "audit-log-a";

@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AgentClient, ApproverClient, inlineResult, ProviderPoller, type BoundEffect } from "../../src/client";
-import { wipe } from "./gate-client";
+import { wipe } from "../kit";
 import { PROVIDER, requestBody, requestKey, setupCapabilityConsumer, T0, type CapabilityConsumer } from "./capability-support";
 
 // The browser-safe client against the Worker in workerd (its fetch is the Worker's own).

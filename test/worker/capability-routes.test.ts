@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeState } from "../../src/core/capability";
-import { ADMIN_TOKEN, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, send, wipe } from "../kit";
 import { grant, invokeEffect, pinMillis, PROVIDER, requestBody, requestKey, setupCapabilityConsumer, succeeded, T0, type CapabilityConsumer } from "./capability-support";
 
 const base = (c: CapabilityConsumer) => `/v1/consumers/${c.consumer}/capability`;

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "../kit";
 import { grantKey, pinMillis, PROVIDER, requestBody, requestKey, SNAPSHOT, T0 } from "./capability-support";
 
 const C = "cap-scope";

@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { abortAllDurableObjects } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { send, wipe } from "./gate-client";
+import { send, wipe } from "../kit";
 import { grant, invokeEffect, pinMillis, PROVIDER, requestBody, requestKey, setupCapabilityConsumer, succeeded, T0, type CapabilityConsumer } from "./capability-support";
 
 function connect(consumer: string, token: string): Promise<Response> {

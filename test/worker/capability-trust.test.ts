@@ -7,7 +7,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { approvalsCall } from "../../src/worker/object/capability/authority";
 import { CompletionMailbox } from "../../src/worker/object/capability/mailbox";
-import { ADMIN_TOKEN, createConsumer, credential, gate, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, gate, send, wipe } from "../kit";
 import { grantKey, pinMillis, PROVIDER, requestBody, requestKey, setupCapabilityConsumer, T0, type CapabilityConsumer } from "./capability-support";
 
 const base = (consumer: string) => `/v1/consumers/${consumer}/capability`;

@@ -5,7 +5,7 @@
  * approver API still lists the arguments as stored). Expected markup is written by hand.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, context, credential, gate, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, context, credential, gate, pinClock, send, wipe } from "../kit";
 
 const C = "console-visible";
 const BASE = `/v1/consumers/${C}`;

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, context, credential, gate, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, context, credential, gate, pinClock, secretOf, send, setupConsumer, wipe } from "../kit";
 
 const C = "console-a";
 const OTHER = "console-b";
@@ -70,11 +70,8 @@ function decide(id: string, cookie: string, body: unknown, headers: Record<strin
 }
 
 async function setup(): Promise<{ agent: string; approver: { id: string; secret: string }; auditor: string }> {
-  expect((await send("PUT", BASE, ADMIN_TOKEN, { tools: [], approver_subjects: ["rev-1"] })).status).toBe(200);
-  expect((await send("PUT", `${BASE}/tools/post_note`, ADMIN_TOKEN, NOTE_TOOL)).status).toBe(200);
-  expect((await send("PUT", BASE, ADMIN_TOKEN, { tools: ["post_note"], approver_subjects: ["rev-1"] })).status).toBe(200);
-  await pinClock(C, T0);
-  return { agent: (await credential(C, "agent")).secret, approver: await credential(C, "approver", "rev-1"), auditor: (await credential(C, "auditor")).secret };
+  await setupConsumer(C, { config: { approver_subjects: ["rev-1"] }, definitions: { post_note: NOTE_TOOL }, tools: ["post_note"], clock: T0 });
+  return { agent: await secretOf(C, "agent"), approver: await credential(C, "approver", "rev-1"), auditor: await secretOf(C, "auditor") };
 }
 
 let calls = 0;

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { listDurableObjectIds } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createConsumer, credential, gate, send } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, gate, send } from "../kit";
 
 const UNAUTHORIZED_BODY = {
   type: "https://toolgate.dev/problems/unauthenticated",

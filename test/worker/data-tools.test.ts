@@ -7,7 +7,7 @@
  */
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, context, credential, gate, pinClock, send, wipe } from "./gate-client";
+import { adminClient, context, credential, gate, pinClock, secretOf, send, setupConsumer, wipe } from "../kit";
 
 const C = "tools-a";
 const T0 = 1_784_419_200;
@@ -57,10 +57,7 @@ async function ledger(path: string, body?: unknown): Promise<Record<string, any>
   return (await res.json()) as Record<string, any>;
 }
 
-async function admin(method: string, path: string, body?: unknown) {
-  const res = await send(method, `/v1/consumers/${C}${path}`, ADMIN_TOKEN, body);
-  return { status: res.status, body: res.status === 204 ? null : ((await res.json()) as Record<string, any>) };
-}
+const admin = adminClient(C).call;
 
 let n = 0;
 /** One call; the call id is the key's (a repeated call after an approval is the same call), or fresh. */
@@ -72,13 +69,9 @@ async function callTool(agent: string, name: string, args: Record<string, unknow
 }
 
 async function setup(): Promise<{ agent: string; approver: string }> {
-  expect((await admin("PUT", "", { tools: [], approver_subjects: ["rev-1"] })).status).toBe(200);
-  expect((await admin("PUT", "/secrets/ledger_token", { value: "s3cret-token" })).status).toBe(204);
-  expect((await admin("PUT", "/tools/lookup_customer", LOOKUP)).status).toBe(200);
-  expect((await admin("PUT", "/tools/create_invoice", INVOICE())).status).toBe(200);
-  expect((await admin("PUT", "", { tools: ["lookup_customer", "create_invoice"], approver_subjects: ["rev-1"] })).status).toBe(200);
-  await pinClock(C, T0);
-  return { agent: (await credential(C, "agent", undefined, { roles: ["support"] })).secret, approver: (await credential(C, "approver", "rev-1")).secret };
+  const definitions = { lookup_customer: LOOKUP, create_invoice: INVOICE() };
+  await setupConsumer(C, { config: { approver_subjects: ["rev-1"] }, secrets: { ledger_token: "s3cret-token" }, definitions, tools: ["lookup_customer", "create_invoice"], clock: T0 });
+  return { agent: await secretOf(C, "agent", undefined, { roles: ["support"] }), approver: await secretOf(C, "approver", "rev-1") };
 }
 
 async function approve(approver: string, approvalId: string) {

@@ -8,7 +8,7 @@ import { listDurableObjectIds } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Hono } from "hono";
 import { noIdempotencyKeyHeader, parseIdempotencyKey } from "../../src/worker/http/idempotency-key";
-import { ADMIN_TOKEN, context, credential, gate, send } from "./gate-client";
+import { ADMIN_TOKEN, context, credential, gate, send } from "../kit";
 
 const A = "http-conv-a";
 const B = "http-conv-b";

@@ -11,7 +11,7 @@ import { lookupRefundTool, submitRefundTool } from "../../src/worker/tools/catal
 import { downstreamOf, httpExecutor } from "../../src/worker/tools/executor";
 import { downstreamSigner, encodeIdentity, identityStatement } from "../../src/worker/tools/signature";
 import { gateKey, signedHeaders } from "../support/forgery";
-import { context, createConsumer, credential, gate, send, wipe, type ToolCallAnswer } from "./gate-client";
+import { context, createConsumer, credential, gate, send, wipe, type ToolCallAnswer } from "../kit";
 
 /** `TOOLGATE_SIGNING_KEY` as vitest.config.ts binds it (and the refunds service's secret). */
 const KEY = "test-signing-key-0123456789abcdef012345";

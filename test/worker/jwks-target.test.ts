@@ -6,7 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ADMIN_TOKEN, context, credential, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, context, credential, send, wipe } from "../kit";
 
 const C = "jwks-target-a";
 const BASE = `/v1/consumers/${C}`;

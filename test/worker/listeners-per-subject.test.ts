@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "../kit";
 
 const T0 = 1_784_419_200;
 const CONSUMER = "listeners-per-subject";

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "../kit";
 import { A, at, audit, authorize, form, freshAddress, grant, INIT, mcp, pkce, refresh, register, session, signIn, useAddress } from "./oauth-client";
 
 const T0 = 1_784_419_200;

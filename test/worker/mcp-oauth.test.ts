@@ -6,7 +6,7 @@
 import { exports } from "cloudflare:workers";
 import { discoverOAuthServerInfo, exchangeAuthorization, extractWWWAuthenticateParams, registerClient, startAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "../kit";
 import { A, allow, at, audit, authorize, exchange, form, freshAddress, INIT, mcp, ORIGIN, pageOf, pkce, REDIRECT, register, session, signIn, useAddress } from "./oauth-client";
 
 const B = "oauth-mcp-b";

@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { McpStore } from "../../src/worker/object/mcp/store";
-import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "../kit";
 import { decideAll, MCP, mcpPost, openSession, T0 } from "./mcp-server-support";
 
 const C = "tenant-a";
@@ -18,12 +18,11 @@ const stub = () => env.CONSUMER.get(env.CONSUMER.idFromName(C));
 const INITIALIZE = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
 
-const post = mcpPost;
 
 const open = openSession;
 
 let nextId = 1;
-const rpc = (token: string, headers: Record<string, string>, method: string, params: Record<string, unknown> = {}) => post(token, { jsonrpc: "2.0", id: nextId++, method, params }, headers);
+const rpc = (token: string, headers: Record<string, string>, method: string, params: Record<string, unknown> = {}) => mcpPost(token, { jsonrpc: "2.0", id: nextId++, method, params }, headers);
 const asTask = (token: string, headers: Record<string, string>, name: string, args: Record<string, unknown>, key?: string) =>
   rpc(token, headers, "tools/call", { name, arguments: args, task: { ttl: 120_000 }, ...(key === undefined ? {} : { _meta: { "io.toolgate/idempotency_key": key } }) });
 
@@ -80,7 +79,7 @@ describe("sessions per credential", () => {
     const flood: Array<Record<string, string>> = [];
     const statuses = new Map<number, number>();
     for (let i = 0; i < 200; i++) {
-      const res = await post(a.secret, INITIALIZE);
+      const res = await mcpPost(a.secret, INITIALIZE);
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       flood.push({ "mcp-session-id": res.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": "2025-11-25" });
     }
@@ -108,7 +107,7 @@ describe("sessions per credential", () => {
     await fill("sessions", 1023, T0);
     expect(Object.values(await sessionsBy()).reduce((x, y) => x + y, 0)).toBe(1024);
     await pinClock(C, T0 + 10);
-    const refused = await post(a.secret, INITIALIZE);
+    const refused = await mcpPost(a.secret, INITIALIZE);
     const detail = "A credential keeps at most 64 MCP sessions, a subject 64 across its credentials and a consumer 1024; the subject's or the consumer's are all other credentials'. Retry when one has ended.";
     expect([refused.status, refused.headers.get("retry-after"), refused.headers.get("mcp-session-id"), refused.json]).toEqual([
       429,
@@ -131,7 +130,7 @@ describe("sessions per credential", () => {
     expect([(await rpc(b.secret, victim, "ping")).status, (await rpc(b.secret, renewed, "ping")).status]).toEqual([404, 200]);
     // A day after their last use, the others' sessions have ended and their places are free.
     await pinClock(C, T0 + 86_400);
-    expect((await post(a.secret, INITIALIZE)).status).toBe(200);
+    expect((await mcpPost(a.secret, INITIALIZE)).status).toBe(200);
     expect(await sessionsBy()).toEqual({ [a.id]: 1, [b.id]: 1 });
   });
 });
@@ -200,10 +199,10 @@ describe("the call rate", () => {
   it("initialize takes a token of the caller's bucket: past its burst it is 429 RATE_LIMITED, another credential still opens", async () => {
     await configure({ calls_per_second: 1, call_burst: 3 });
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await post(a.secret, INITIALIZE)).status);
-    const limited = await post(a.secret, INITIALIZE);
+    for (let i = 0; i < 3; i++) statuses.push((await mcpPost(a.secret, INITIALIZE)).status);
+    const limited = await mcpPost(a.secret, INITIALIZE);
     expect([...statuses, limited.status, limited.json.code, limited.json.error?.data, limited.headers.get("retry-after")]).toEqual([200, 200, 200, 429, "RATE_LIMITED", { code: "RATE_LIMITED" }, "1"]);
-    expect((await post(b.secret, INITIALIZE)).status).toBe(200);
+    expect((await mcpPost(b.secret, INITIALIZE)).status).toBe(200);
   });
 
   it("tasks/* take tokens of the caller's bucket: past its burst they are -32000 RATE_LIMITED, another credential's are answered", async () => {

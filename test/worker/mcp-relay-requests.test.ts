@@ -9,7 +9,7 @@
  * stateful SDK server (test/support/mcp-downstream.ts, `/ask/mcp`).
  */
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, credential, gate, pinClock, send, wipe } from "./gate-client";
+import { adminClient, credential, gate, MCP_ACCEPT, mcpRequest, pinClock, send, wipe } from "../kit";
 
 const C = "mcp-relay-req-a";
 const T0 = 1_784_419_200;
@@ -23,15 +23,12 @@ async function downstream(path: string, body?: unknown): Promise<Record<string, 
   return (await res.json()) as Record<string, any>;
 }
 
-async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await send(method, `/v1/consumers/${C}${path}`, ADMIN_TOKEN, body);
-  return { status: res.status, body: res.status === 204 ? null : await res.json() };
-}
+const admin = adminClient(C).call;
 
 let agent = "";
 
-function post(body: unknown, headers: Record<string, string> = {}, accept = BOTH, token = agent): Promise<Response> {
-  return gate(MCP, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept, ...headers }, body: JSON.stringify(body) });
+function post(body: unknown, headers: Record<string, string> = {}, accept = MCP_ACCEPT, token = agent): Promise<Response> {
+  return mcpRequest(C, token, body, headers, accept);
 }
 
 async function session(capabilities: Record<string, unknown>, token = agent): Promise<Record<string, string>> {
@@ -99,9 +96,9 @@ beforeAll(async () => {
   await admin("PUT", "", { tools: [], approver_subjects: ["rev-1"] });
   await pinClock(C, T0);
   const on = await admin("POST", "/mcp-servers", { name: "ask", url: ASK, timeout_ms: 5_000, relay: { sampling: true, elicitation: true } });
-  expect([on.status, on.body.server.relay]).toEqual([200, { sampling: true, elicitation: true }]);
+  expect([on.status, on.body?.server.relay]).toEqual([200, { sampling: true, elicitation: true }]);
   const off = await admin("POST", "/mcp-servers", { name: "ask_off", url: ASK, prefix: "off_", timeout_ms: 5_000 });
-  expect([off.status, off.body.server.relay]).toEqual([200, { sampling: false, elicitation: false }]);
+  expect([off.status, off.body?.server.relay]).toEqual([200, { sampling: false, elicitation: false }]);
   await admin("PUT", "", { tools: ["ask_model", "ask_user", "ask_many", "off_ask_model", "off_ask_user"], approver_subjects: ["rev-1"] });
   agent = (await credential(C, "agent", "user-1")).secret;
 });
@@ -112,7 +109,7 @@ beforeEach(async () => {
 
 describe("registration", () => {
   it("shows each server's relay setting and audits it with the registration", async () => {
-    const servers = (await admin("GET", "/mcp-servers")).body.servers as Array<{ name: string; relay: unknown }>;
+    const servers = (await admin("GET", "/mcp-servers")).body?.servers as Array<{ name: string; relay: unknown }>;
     expect(servers.map((s) => [s.name, s.relay])).toEqual([
       ["ask", { sampling: true, elicitation: true }],
       ["ask_off", { sampling: false, elicitation: false }],

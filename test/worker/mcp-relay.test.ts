@@ -10,7 +10,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PyFloat, readJson } from "../../src/core/json";
 import { callTool } from "../../src/worker/tools/mcp-client";
 import { relayable } from "../../src/worker/tools/mcp-notify";
-import { ADMIN_TOKEN, context, credential, gate, pinClock, send, wipe } from "./gate-client";
+import { adminClient, context, credential, gate, MCP_ACCEPT, mcpRequest, pinClock, send, wipe } from "../kit";
 
 const C = "mcp-relay-a";
 const T0 = 1_784_419_200;
@@ -23,8 +23,7 @@ async function downstream(path: string, body?: unknown): Promise<Record<string, 
 }
 
 async function admin(method: string, path: string, body?: unknown) {
-  const res = await send(method, `/v1/consumers/${C}${path}`, ADMIN_TOKEN, body);
-  expect(res.status).toBeLessThan(300);
+  expect(await adminClient(C).status(method, path, body)).toBeLessThan(300);
 }
 
 interface Answer {
@@ -34,8 +33,8 @@ interface Answer {
   text: string;
 }
 
-async function post(token: string, body: unknown, headers: Record<string, string> = {}, accept = BOTH): Promise<Answer> {
-  const res = await gate(MCP, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept, ...headers }, body: JSON.stringify(body) });
+async function post(token: string, body: unknown, headers: Record<string, string> = {}, accept = MCP_ACCEPT): Promise<Answer> {
+  const res = await mcpRequest(C, token, body, headers, accept);
   return { status: res.status, type: res.headers.get("content-type"), session: res.headers.get("mcp-session-id"), text: await res.text() };
 }
 

@@ -10,7 +10,7 @@ import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/worker/index";
 import { McpStore } from "../../src/worker/object/mcp/store";
-import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "../kit";
 import { MCP, T0 } from "./mcp-server-support";
 
 const C = "tenant-a";

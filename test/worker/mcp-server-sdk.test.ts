@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createConsumer, credential, pinClock, wipe } from "./gate-client";
+import { createConsumer, credential, pinClock, wipe } from "../kit";
 import { decideAll, MCP, T0 } from "./mcp-server-support";
 
 let agent: string;

@@ -1,30 +1,22 @@
 /** Test helpers of the MCP endpoint: one JSON-RPC message over `POST …/mcp`, a session. */
 import { expect } from "vitest";
-import { gate, send } from "./gate-client";
+import { REFERENCE_TENANT, send } from "../kit";
+import { mcpPost as kitMcpPost, mcpPath, type McpAnswer } from "../kit/mcp";
 
 /** The pinned clock of the MCP tests (2026-07-19T00:00:00Z). */
 export const T0 = 1_784_419_200;
 
-/** The MCP endpoint of the consumer the tests use (the demo orders belong to `tenant-a`). */
-export const MCP = "/v1/consumers/tenant-a/mcp";
+/** The consumer the MCP tests use: the demo orders belong to the reference's `tenant-a`. */
+const CONSUMER = REFERENCE_TENANT;
 
-/** A parsed answer (`json` is `null` for an empty body). */
-export interface McpAnswer {
-  status: number;
-  headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  json: any;
-}
+/** Its MCP endpoint. */
+export const MCP = mcpPath(CONSUMER);
 
-/** POSTs one message (a value, or raw text) as an MCP client does. */
-export async function mcpPost(token: string, body: unknown, headers: Record<string, string> = {}): Promise<McpAnswer> {
-  const res = await gate(MCP, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text === "" ? null : JSON.parse(text) };
+export type { McpAnswer };
+
+/** POSTs one message (a value, or raw text) to the tests' consumer as an MCP client does. */
+export function mcpPost(token: string, body: unknown, headers: Record<string, string> = {}): Promise<McpAnswer> {
+  return kitMcpPost(CONSUMER, token, body, headers);
 }
 
 /** Opens a session; answers its id and the headers every later message sends. */
@@ -44,10 +36,10 @@ export async function openSession(token: string): Promise<Record<string, string>
 
 /** Decides every pending approval of `tenant-a` with the digest the approver is shown; answers their ids. */
 export async function decideAll(approver: string, decision: "approve" | "deny" = "approve"): Promise<string[]> {
-  const list = await send("GET", "/v1/consumers/tenant-a/approvals?state=pending", approver);
+  const list = await send("GET", `/v1/consumers/${CONSUMER}/approvals?state=pending`, approver);
   const { approvals } = (await list.json()) as { approvals: Array<{ approval_id: string; approval_digest: string }> };
   for (const a of approvals) {
-    const res = await send("POST", `/v1/consumers/tenant-a/approvals/${a.approval_id}`, approver, { decision, approval_digest: a.approval_digest });
+    const res = await send("POST", `/v1/consumers/${CONSUMER}/approvals/${a.approval_id}`, approver, { decision, approval_digest: a.approval_digest });
     expect(res.status).toBe(200);
   }
   return approvals.map((a) => a.approval_id);
@@ -59,7 +51,7 @@ export async function decideAll(approver: string, decision: "approve" | "deny" =
  * WebCrypto, independently of the gate's tree code.
  */
 export async function lastToolCallReceipt(auditor: string): Promise<{ seq: number; leaf_hash: string }> {
-  const page = (await (await send("GET", "/v1/consumers/tenant-a/audit?limit=500", auditor)).json()) as { entries: Array<Record<string, unknown> & { seq: number; kind: string }> };
+  const page = (await (await send("GET", `/v1/consumers/${CONSUMER}/audit?limit=500`, auditor)).json()) as { entries: Array<Record<string, unknown> & { seq: number; kind: string }> };
   const entry = page.entries.filter((e) => e.kind === "tool_call").at(-1);
   if (entry === undefined) throw new Error("no tool_call entry");
   const keys = Object.keys(entry).sort();

@@ -6,7 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/core/json";
-import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "../kit";
 import { decideAll, initialize, lastToolCallReceipt, mcpPost, T0 } from "./mcp-server-support";
 
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson, type JsonObject } from "../../src/core/json";
 import { callToolResult } from "../../src/worker/object/mcp/call";
-import { createConsumer, credential, pinClock, send, wipe } from "./gate-client";
+import { credential, REFERENCE_TENANT, secretOf, send, setupConsumer, wipe } from "../kit";
 import { decideAll, initialize, lastToolCallReceipt, mcpPost, T0 } from "./mcp-server-support";
 
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
@@ -121,11 +121,10 @@ let approver: string;
 let auditor: string;
 
 async function setup(tools: string[]): Promise<void> {
-  await createConsumer("tenant-a", tools, ["rev-1"]);
-  await pinClock("tenant-a", T0);
-  agent = (await credential("tenant-a", "agent", "user-1")).secret;
-  approver = (await credential("tenant-a", "approver", "rev-1")).secret;
-  auditor = (await credential("tenant-a", "auditor")).secret;
+  await setupConsumer(REFERENCE_TENANT, { config: { approver_subjects: ["rev-1"] }, tools, clock: T0 });
+  agent = await secretOf(REFERENCE_TENANT, "agent", "user-1");
+  approver = await secretOf(REFERENCE_TENANT, "approver", "rev-1");
+  auditor = await secretOf(REFERENCE_TENANT, "auditor");
 }
 
 const call = (token: string, headers: Record<string, string>, id: number, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>

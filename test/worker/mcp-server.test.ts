@@ -5,7 +5,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createConsumer, credential, gate, pinClock, wipe } from "./gate-client";
+import { createConsumer, credential, gate, pinClock, wipe } from "../kit";
 import { initialize, MCP, mcpPost, T0 } from "./mcp-server-support";
 
 let agent: string;

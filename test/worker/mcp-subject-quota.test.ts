@@ -8,20 +8,19 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "../kit";
 import { MCP, mcpPost, openSession, T0 } from "./mcp-server-support";
 
 const C = "tenant-a";
 const stub = () => env.CONSUMER.get(env.CONSUMER.idFromName(C));
 const INITIALIZE = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
 
-const post = mcpPost;
 
 const open = openSession;
 
 let nextId = 1;
 const readTask = (token: string, headers: Record<string, string>) =>
-  post(token, { jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name: "get_order", arguments: { order_ref: "ORDER-7" }, task: { ttl: 120_000 } } }, headers);
+  mcpPost(token, { jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name: "get_order", arguments: { order_ref: "ORDER-7" }, task: { ttl: 120_000 } } }, headers);
 
 /** Rows of an MCP table per credential id. */
 async function rowsBy(table: "mcp_sessions" | "mcp_tasks"): Promise<Record<string, number>> {
@@ -43,17 +42,17 @@ beforeEach(async () => {
 
 describe("MCP quotas per subject", () => {
   it("one subject's credentials keep 64 sessions together: a sibling credential is refused, never takes the other's", async () => {
-    for (let i = 0; i < 64; i++) expect((await post(first.secret, INITIALIZE)).status).toBe(200);
+    for (let i = 0; i < 64; i++) expect((await mcpPost(first.secret, INITIALIZE)).status).toBe(200);
     await pinClock(C, T0 + 10);
-    const refused = await post(second.secret, INITIALIZE);
+    const refused = await mcpPost(second.secret, INITIALIZE);
     expect([refused.status, refused.headers.get("retry-after"), refused.json.code]).toEqual([429, "86390", "QUOTA_EXCEEDED"]);
     expect(await rowsBy("mcp_sessions")).toEqual({ [first.id]: 64 });
     // The first credential, at the share, gives up its own least recently used.
-    expect((await post(first.secret, INITIALIZE)).status).toBe(200);
+    expect((await mcpPost(first.secret, INITIALIZE)).status).toBe(200);
     expect(await rowsBy("mcp_sessions")).toEqual({ [first.id]: 64 });
     // Another person's credential is not affected.
     const other = await credential(C, "agent", "user-2");
-    expect((await post(other.secret, INITIALIZE)).status).toBe(200);
+    expect((await mcpPost(other.secret, INITIALIZE)).status).toBe(200);
   });
 
   it("one subject's credentials keep 64 tasks together: a sibling's task call is refused before it runs", async () => {

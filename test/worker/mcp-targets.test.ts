@@ -7,7 +7,7 @@
  * re-import making a new revision; the routes are the admin's, per consumer.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "./gate-client";
+import { adminClient, context, credential, pinClock, secretOf, send, wipe } from "../kit";
 
 const C = "mcp-targets-a";
 const OTHER = "mcp-targets-b";
@@ -21,8 +21,7 @@ async function downstream(path: string, body?: unknown): Promise<Record<string, 
 }
 
 async function admin(method: string, path: string, body?: unknown, consumer = C) {
-  const res = await send(method, `/v1/consumers/${consumer}${path}`, ADMIN_TOKEN, body);
-  return { status: res.status, body: res.status === 204 ? null : ((await res.json()) as Record<string, any>) };
+  return adminClient(consumer).call(method, path, body);
 }
 
 const REGISTRATION = { name: "shop", url: SHOP, auth: { secret: "shop_token" }, timeout_ms: 2_000 };
@@ -34,7 +33,7 @@ async function setup(tools: string[] = []): Promise<{ agent: string; approver: s
   const registered = await admin("POST", "/mcp-servers", REGISTRATION);
   expect(registered.status).toBe(200);
   if (tools.length > 0) expect((await admin("PUT", "", { tools, approver_subjects: ["rev-1"] })).status).toBe(200);
-  return { agent: (await credential(C, "agent", undefined, { roles: ["support"] })).secret, approver: (await credential(C, "approver", "rev-1")).secret, registered };
+  return { agent: await secretOf(C, "agent", undefined, { roles: ["support"] }), approver: await secretOf(C, "approver", "rev-1"), registered };
 }
 
 let n = 0;

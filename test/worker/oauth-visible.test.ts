@@ -7,7 +7,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { consentPage, initialChoice } from "../../src/worker/oauth/page";
-import { createConsumer, wipe } from "./gate-client";
+import { createConsumer, wipe } from "../kit";
 
 const ORIGIN = "https://gate.test";
 const A = "oauth-visible-a";

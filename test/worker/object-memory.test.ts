@@ -8,7 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Waiters } from "../../src/worker/object/capability/waiters";
 import { heldInMemory } from "../../src/worker/object/memory";
-import { ADMIN_TOKEN, context, credential, send } from "./gate-client";
+import { ADMIN_TOKEN, context, credential, send } from "../kit";
 
 const CONSUMER = "object-memory";
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import doc from "../../assets/openapi.json";
 import prepareFixture from "../../fixtures/execution/app-facade-prepare.v1.json?raw";
 import { PyFloat, readJson, type Json } from "../../src/core/json";
-import { ADMIN_TOKEN, gate, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, gate, pinClock, send, wipe } from "../kit";
 
 // ---------------------------------------------------------------------------------------------
 // The document, as a third party reads it.

@@ -12,7 +12,7 @@ import { submitRefundTool } from "../../src/worker/tools/catalog";
 import { callHttpTool, type DownstreamService } from "../../src/worker/tools/http-tool";
 import { downstreamSigner } from "../../src/worker/tools/signature";
 import { TargetRefused, targetFetch } from "../../src/worker/tools/target-fetch";
-import { ADMIN_TOKEN, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, adminClient, send, wipe } from "../kit";
 
 const C = "private-targets-a";
 const BASE = `/v1/consumers/${C}`;
@@ -29,9 +29,8 @@ const TOOL = {
 };
 
 async function admin(method: string, path: string, body?: unknown): Promise<[number, unknown, unknown, unknown]> {
-  const res = await send(method, `${BASE}${path}`, ADMIN_TOKEN, body);
-  const answer = (await res.json()) as Record<string, unknown>;
-  return [res.status, answer.code, answer.detail, answer.path];
+  const { status, body: answer } = await adminClient(C).call(method, path, body);
+  return [status, answer?.code, answer?.detail, answer?.path];
 }
 
 beforeAll(async () => {

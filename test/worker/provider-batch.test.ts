@@ -6,7 +6,7 @@
  * all the calls of one model turn answered as one provider message, each call its own call.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send, sendJson, wipe } from "../kit";
 import { LOOKUP } from "../support/ledger-tools";
 
 // The demo catalog's orders belong to the reference's tenant: each test starts from a wiped one.
@@ -48,8 +48,8 @@ type Body = Record<string, any>;
 type Profile = { readonly provider: string; readonly api_family: string; readonly adapter_revision: string };
 
 async function post(path: string, token: string, body: unknown): Promise<{ status: number; body: Body }> {
-  const res = await send("POST", `/v1/consumers/${C}${path}`, token, body);
-  return { status: res.status, body: (await res.json()) as Body };
+  const { status, body: answer } = await sendJson("POST", `/v1/consumers/${C}${path}`, token, body);
+  return { status, body: answer as Body };
 }
 
 let agent: string;

@@ -24,7 +24,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson, readJson, type Json, type JsonObject } from "../../src/core/json";
 import publicFixture from "../../fixtures/tool-cases/public-cases.json?raw";
 import publicDump from "../../fixtures/tool-cases/public-cases.expected.json?raw";
-import { createConsumer, credential, gate, pinClock, wipe } from "./gate-client";
+import { createConsumer, credential, gate, pinClock, wipe } from "../kit";
 
 const INJECTED_CODE: Record<string, string> = {
   timeout_before_execute: "TIMEOUT_BEFORE_EXECUTE",

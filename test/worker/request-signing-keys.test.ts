@@ -11,7 +11,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { signingKeyRoutes } from "../../src/worker/routes/signing-keys";
 import { downstreamSigner, encodeIdentity } from "../../src/worker/tools/signature";
 import { gateKey, keysFrom, signedHeaders, type Statement } from "../support/forgery";
-import { gate } from "./gate-client";
+import { gate } from "../kit";
 
 /** `TOOLGATE_SIGNING_KEY` as vitest.config.ts binds it (and the refunds service's secret). */
 const KEY = "test-signing-key-0123456789abcdef012345";

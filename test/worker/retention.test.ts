@@ -12,7 +12,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { RUNTIME_MIGRATIONS } from "../../src/worker/object/runtime/store";
 import { TOOL_CALL_MIGRATIONS } from "../../src/worker/object/tool-calls/store";
 import { INVOICE, LOOKUP } from "../support/ledger-tools";
-import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "../kit";
 
 const C = "retention-a";
 const SCRATCH = "retention-upgrade";

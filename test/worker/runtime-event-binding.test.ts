@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import eventFixture from "../../fixtures/execution/completed-event.v1.json?raw";
 import ackFixture from "../../fixtures/execution/event-ack.v1.json?raw";
 import purgeFixture from "../../fixtures/execution/checkpoint-purge.v1.json?raw";
-import { ADMIN_TOKEN, credential, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, credential, send, wipe } from "../kit";
 
 const C = "rt2-outbox";
 type Json = Record<string, any>;

@@ -8,7 +8,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import prepareFixture from "../../fixtures/execution/app-facade-prepare.v1.json?raw";
 import { canonicalJson, sha256Hex } from "../../src/core/json";
-import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "../kit";
 
 const C = "tenant-a";
 const DRAFTS = "/app/refunds/draft";

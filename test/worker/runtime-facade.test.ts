@@ -4,7 +4,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { decodeEnvelope } from "../../src/core/wire";
 import prepareFixture from "../../fixtures/execution/app-facade-prepare.v1.json?raw";
-import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send, wipe } from "../kit";
 
 const CONSUMER = "tenant-a";
 const T0 = 1_800_000_000;

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import prepareFixture from "../../fixtures/execution/app-facade-prepare.v1.json?raw";
-import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "../kit";
 import { opened, runtimeUpgrade } from "./socket-client";
 
 // The demo catalog's orders belong to tenant-a (ORDER-7 is user-1's).

@@ -9,7 +9,7 @@ import failedFixture from "../../fixtures/execution/failed-event.v1.json?raw";
 import interactionFixture from "../../fixtures/execution/interaction-required-event.v1.json?raw";
 import prepareFixture from "../../fixtures/execution/app-facade-prepare.v1.json?raw";
 import purgeFixture from "../../fixtures/execution/checkpoint-purge.v1.json?raw";
-import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send, wipe } from "../kit";
 
 const CONSUMER = "rt-transport";
 const T0 = 1_800_000_000;

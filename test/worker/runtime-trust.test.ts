@@ -8,7 +8,7 @@ import completedFixture from "../../fixtures/execution/completed-event.v1.json?r
 import eventAckFixture from "../../fixtures/execution/event-ack.v1.json?raw";
 import prepareFixture from "../../fixtures/execution/app-facade-prepare.v1.json?raw";
 import purgeFixture from "../../fixtures/execution/checkpoint-purge.v1.json?raw";
-import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "../kit";
 import { opened, runtimeUpgrade } from "./socket-client";
 
 const CONSUMER = "rt-trust";

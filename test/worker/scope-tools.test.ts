@@ -3,7 +3,7 @@
  * the tools its scope admits, as MCP's `tools/list` does (one filter, identity/scope.ts).
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "../kit";
 
 const C = "scope-tools";
 const TOOLS = `/v1/consumers/${C}/tools`;

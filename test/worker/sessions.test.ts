@@ -7,7 +7,7 @@ import completedFixture from "../../fixtures/execution/completed-event.v1.json?r
 import { DEFAULT_LIMITS } from "../../src/worker/object/limits";
 import { judgeMessage, type RateWindow } from "../../src/worker/object/sessions";
 import { grant, PROVIDER, requestBody, setupCapabilityConsumer, T0, type CapabilityConsumer } from "./capability-support";
-import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "../kit";
 import { opened, providerUpgrade, runtimeUpgrade, type TestSocket } from "./socket-client";
 
 type Json = Record<string, any>;

@@ -1,5 +1,5 @@
 /** Test WebSockets to the gate: runtime and provider connects, with a message queue and the close code. */
-import { gate } from "./gate-client";
+import { gate } from "../kit";
 
 /** A connected test WebSocket. */
 export interface TestSocket {

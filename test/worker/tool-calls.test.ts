@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { abortAllDurableObjects } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/core/json";
-import { context, createConsumer, credential, pinClock, send, wipe, type ToolCallAnswer } from "./gate-client";
+import { context, createConsumer, credential, pinClock, REFERENCE_TENANT, secretOf, send, setupConsumer, type ToolCallAnswer, wipe } from "../kit";
 
 const T0 = 1_784_419_200;
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
@@ -21,12 +21,11 @@ interface Actors {
 }
 
 async function setup(tools: string[]): Promise<Actors> {
-  await createConsumer("tenant-a", tools, ["rev-1", "user-1"]);
-  await pinClock("tenant-a", T0);
+  await setupConsumer(REFERENCE_TENANT, { config: { approver_subjects: ["rev-1", "user-1"] }, tools, clock: T0 });
   return {
-    agent: (await credential("tenant-a", "agent")).secret,
-    approver: (await credential("tenant-a", "approver", "rev-1")).secret,
-    auditor: (await credential("tenant-a", "auditor")).secret,
+    agent: await secretOf(REFERENCE_TENANT, "agent"),
+    approver: await secretOf(REFERENCE_TENANT, "approver", "rev-1"),
+    auditor: await secretOf(REFERENCE_TENANT, "auditor"),
   };
 }
 

@@ -23,7 +23,7 @@ import { traceConfig, tracerFor } from "../../src/worker/trace/config";
 import { OtlpExporter } from "../../src/worker/trace/export";
 import { otlpSpan, otlpValue } from "../../src/worker/trace/otlp";
 import { createTracer, NOOP_TRACER, randomId, unixNano, type FinishedSpan } from "../../src/worker/trace/span";
-import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "./gate-client";
+import { ADMIN_TOKEN, adminClient, context, credential, pinClock, send, wipe } from "../kit";
 import { INVOICE as LEDGER_INVOICE, LOOKUP as LEDGER_LOOKUP } from "../support/ledger-tools";
 
 const C = "traces-a";
@@ -108,9 +108,7 @@ async function callTool(agent: string, name: string, args: Record<string, unknow
   return { callId, status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-async function admin(method: string, path: string, body?: unknown): Promise<number> {
-  return (await send(method, `/v1/consumers/${C}${path}`, ADMIN_TOKEN, body)).status;
-}
+const admin = adminClient(C).status;
 
 /** The root span's attributes every dispatched call has. */
 function rootAttributes(tool: string, callId: string, provider: string): Record<string, Value> {

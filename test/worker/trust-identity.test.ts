@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "j
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { mintCredential, parseCredential } from "../../src/worker/credential-format";
 import { CredentialPlane } from "../../src/worker/object/credentials/plane";
-import { context, createConsumer, credential, pinClock, send, wipe } from "./gate-client";
+import { context, createConsumer, credential, pinClock, send, wipe } from "../kit";
 
 const T0 = 1_784_419_200;
 const C = "tenant-a";

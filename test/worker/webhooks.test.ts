@@ -10,7 +10,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { SecretVault } from "../../src/worker/object/secrets/vault";
 import { WebhookPlane } from "../../src/worker/object/webhooks/plane";
-import { ADMIN_TOKEN, context, credential, pinClock, send, wipe, type ToolCallAnswer } from "./gate-client";
+import { ADMIN_TOKEN, adminClient, context, credential, pinClock, secretOf, send, setupConsumer, type ToolCallAnswer, wipe } from "../kit";
 
 const T0 = 1_784_419_200;
 /** T0 in ISO 8601 (the payload's `timestamp`), written out by hand. */
@@ -53,11 +53,7 @@ async function ledger(body: unknown): Promise<void> {
   await fetch("https://ledger.test/_control", { method: "POST", body: JSON.stringify(body) });
 }
 
-async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; text: string; body: Record<string, any> | null }> {
-  const res = await send(method, `${BASE}${path}`, ADMIN_TOKEN, body);
-  const text = await res.text();
-  return { status: res.status, text, body: text === "" ? null : (JSON.parse(text) as Record<string, any>) };
-}
+const admin = adminClient(C).read;
 
 const stub = () => env.CONSUMER.get(env.CONSUMER.idFromName(C));
 
@@ -79,14 +75,9 @@ const POST_INVOICE = {
 };
 
 async function setup(limits: Record<string, number> = {}) {
-  expect((await admin("PUT", "", { tools: [], approver_subjects: ["rev-1"] })).status).toBe(200);
-  expect((await admin("PUT", "/tools/create_invoice", INVOICE)).status).toBe(200);
-  expect((await admin("PUT", "/tools/post_invoice", POST_INVOICE)).status).toBe(200);
-  expect((await admin("PUT", "", { tools: ["create_invoice", "post_invoice"], approver_subjects: ["rev-1"], limits: { ...RATES, ...limits } })).status).toBe(200);
-  await pinClock(C, T0);
-  const agent = await credential(C, "agent");
-  const approver = await credential(C, "approver", "rev-1");
-  return { agent: agent.secret, approver: approver.secret };
+  const definitions = { create_invoice: INVOICE, post_invoice: POST_INVOICE };
+  await setupConsumer(C, { first: { approver_subjects: ["rev-1"] }, config: { approver_subjects: ["rev-1"], limits: { ...RATES, ...limits } }, definitions, tools: ["create_invoice", "post_invoice"], clock: T0 });
+  return { agent: await secretOf(C, "agent"), approver: await secretOf(C, "approver", "rev-1") };
 }
 
 /** Creates an endpoint at https://hooks.test/<name> and tells the receiver its secret. */

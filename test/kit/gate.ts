@@ -18,6 +18,13 @@ export function send(method: string, path: string, token: string | null, body?: 
   return gate(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }
 
+/** JSON request with a bearer token; answers the status and the parsed body (`null` for an empty one). */
+export async function sendJson(method: string, path: string, token: string | null, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const res = await send(method, path, token, body);
+  const text = await res.text();
+  return { status: res.status, body: text === "" ? null : (JSON.parse(text) as unknown) };
+}
+
 /** Creates (or updates) a consumer. */
 export async function createConsumer(consumer: string, tools: string[], approvers: string[]): Promise<void> {
   const res = await send("PUT", `/v1/consumers/${consumer}`, ADMIN_TOKEN, { tools, approver_subjects: approvers });
