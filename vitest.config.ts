@@ -53,7 +53,7 @@ export default defineConfig({
                 TOOLGATE_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456",
                 // A test key (seed 01 02 … 20), never a deployment's: signs audit checkpoints.
                 TOOLGATE_AUDIT_SIGNING_KEY: "PRIVATE+KEY+toolgate-test+f62e6223+AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g",
-                // Traces of every tool call go to the test collector (test/worker/traces.test.ts reads them).
+                // Traces of every tool call go to the test collector (test/worker/tool-calls/traces.test.ts reads them).
                 TOOLGATE_OTLP_ENDPOINT: "https://otlp.test/v1/traces",
                 TOOLGATE_OTLP_HEADERS: "x-collector-key=otlp-test-key-5a7c%2C9",
               },
