@@ -3,13 +3,15 @@
  * the tools its scope admits, as MCP's `tools/list` does (one filter, identity/scope.ts).
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "../../kit";
+import { ADMIN_TOKEN, createConsumer, credential, freshConsumer, send } from "../../kit";
 
-const C = "scope-tools";
-const TOOLS = `/v1/consumers/${C}/tools`;
+// Each test gets a consumer of its own, so none starts from another's credentials or limits.
+let C = "";
+let TOOLS = "";
 
 beforeEach(async () => {
-  await wipe(C);
+  C = freshConsumer("scope-tools");
+  TOOLS = `/v1/consumers/${C}/tools`;
   await createConsumer(C, ["get_order", "lookup_refund", "submit_refund"], []);
 });
 
