@@ -65,8 +65,8 @@ export default defineConfig({
           name: "worker",
           // The schema subset's keyword boundaries run in workerd too: data tools validate there.
           include: ["test/worker/**/*.test.ts", "test/core/tool-schema/boundaries.test.ts"],
-          // Files run side by side: the pool gives every file its own workerd (its own Durable
-          // Object storage) and its own scripted downstreams, and each file names its own consumers.
+          // Files run side by side: with vitest's default `isolate: true` the pool gives every file
+          // its own workerd (its own Durable Object storage) and its own scripted downstreams.
           // Two workers: the first request of a file loads workerd's module graph, which is CPU-bound.
           maxWorkers: 2,
           // The first request of a file starts workerd's module graph; give a loaded machine room.
