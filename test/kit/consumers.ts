@@ -13,10 +13,8 @@ import { expect } from "vitest";
 import { adminClient } from "./admin";
 import { credential, pinClock } from "./gate";
 
-/** The reference's tenant that owns ORDER-7 and ORDER-8. */
+/** The reference's tenant that owns ORDER-7 and ORDER-8 (ORDER-9 is `tenant-b`'s). */
 export const REFERENCE_TENANT = "tenant-a";
-/** The reference's other tenant (ORDER-9). */
-export const OTHER_REFERENCE_TENANT = "tenant-b";
 
 const issued = new Map<string, number>();
 
