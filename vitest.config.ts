@@ -6,16 +6,30 @@ import { OtlpReceiver } from "./test/support/otlp-receiver.ts";
 import { RefundsService } from "./test/support/refunds-service.ts";
 import { WebhookReceiver } from "./test/support/webhook-receiver.ts";
 
-/** The downstream of the HTTP tools in the worker tests (one per run, scripted by the tests). */
-const refunds = new RefundsService();
-/** The downstream of the data-defined tools (workerd's outbound fetch to https://ledger.test). */
-const ledger = new LedgerService();
-/** The MCP servers behind MCP targets (workerd's outbound fetch to https://mcp.test). */
-const mcp = new McpDownstream();
-/** The OTLP collector the gate exports traces to (workerd's outbound fetch to https://otlp.test); keeps exports only while armed. */
-const otlp = new OtlpReceiver();
-/** The receiver of webhook deliveries (workerd's outbound fetch to https://hooks.test), verifying each with standardwebhooks. */
-const hooks = new WebhookReceiver();
+/**
+ * The scripted downstreams the gate calls in the worker tests: the refunds service behind the
+ * `DOWNSTREAM` binding, the ledger of the data-defined tools (https://ledger.test), the MCP servers
+ * behind MCP targets (https://mcp.test), the OTLP collector traces go to (https://otlp.test; keeps
+ * exports only while armed) and the webhook receiver (https://hooks.test, verifying each delivery
+ * with standardwebhooks). Tests script them (modes, holds, recorded requests), so every test file
+ * gets its own set: the pool starts one workerd per file and builds its options here each time,
+ * and files that run side by side never see each other's modes or recordings.
+ */
+function downstreams() {
+  const refunds = new RefundsService();
+  const ledger = new LedgerService();
+  const mcp = new McpDownstream();
+  const otlp = new OtlpReceiver();
+  const hooks = new WebhookReceiver();
+  return {
+    outboundService: (request: Request) => {
+      const host = new URL(request.url).hostname;
+      if (host === "hooks.test") return hooks.fetch(request);
+      return host === "mcp.test" ? mcp.fetch(request) : host === "otlp.test" ? otlp.fetch(request) : ledger.fetch(request);
+    },
+    serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
+  };
+}
 
 export default defineConfig({
   test: {
@@ -29,7 +43,7 @@ export default defineConfig({
       },
       {
         plugins: [
-          cloudflareTest({
+          cloudflareTest(() => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
@@ -39,26 +53,22 @@ export default defineConfig({
                 TOOLGATE_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456",
                 // A test key (seed 01 02 … 20), never a deployment's: signs audit checkpoints.
                 TOOLGATE_AUDIT_SIGNING_KEY: "PRIVATE+KEY+toolgate-test+f62e6223+AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g",
-                // Traces of every tool call go to the test collector (test/worker/traces.test.ts reads them).
+                // Traces of every tool call go to the test collector (test/worker/tool-calls/traces.test.ts reads them).
                 TOOLGATE_OTLP_ENDPOINT: "https://otlp.test/v1/traces",
                 TOOLGATE_OTLP_HEADERS: "x-collector-key=otlp-test-key-5a7c%2C9",
               },
-              outboundService: (request: Request) => {
-                const host = new URL(request.url).hostname;
-                if (host === "hooks.test") return hooks.fetch(request);
-                return host === "mcp.test" ? mcp.fetch(request) : host === "otlp.test" ? otlp.fetch(request) : ledger.fetch(request);
-              },
-              serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
+              ...downstreams(),
             },
-          }),
+          })),
         ],
         test: {
           name: "worker",
           // The schema subset's keyword boundaries run in workerd too: data tools validate there.
           include: ["test/worker/**/*.test.ts", "test/core/tool-schema/boundaries.test.ts"],
-          // Durable Object storage is shared by every test file in this pool version, and the
-          // reference's tenants fix the consumer names: run the files one at a time.
-          fileParallelism: false,
+          // Files run side by side: with vitest's default `isolate: true` the pool gives every file
+          // its own workerd (its own Durable Object storage) and its own scripted downstreams.
+          // Two workers: the first request of a file loads workerd's module graph, which is CPU-bound.
+          maxWorkers: 2,
           // The first request of a file starts workerd's module graph; give a loaded machine room.
           testTimeout: 30_000,
         },

@@ -12,7 +12,7 @@
  * An expired approval: the gate's pending window is fixed (900 s) and wrangler dev's clock
  * cannot be moved over HTTP, so the page's clock is moved instead (Playwright's clock): the
  * countdown reaches zero and the page refuses to decide. The gate's own APPROVAL_EXPIRED answer
- * to a console decision is checked in workerd with a pinned clock (test/worker/console.test.ts).
+ * to a console decision is checked in workerd with a pinned clock (test/worker/console/console.test.ts).
  */
 import AxeBuilder from "@axe-core/playwright";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";

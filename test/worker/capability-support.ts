@@ -1,7 +1,7 @@
 /** Shared setup of the capability route tests: a consumer with one browser provider and a grant. */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import { ADMIN_TOKEN, createConsumer, credential, send } from "./gate-client";
+import { ADMIN_TOKEN, createConsumer, credential, send } from "../kit";
 
 /** The provider every capability test registers. */
 export const PROVIDER = "browser-1";

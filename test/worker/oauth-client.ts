@@ -1,7 +1,7 @@
 /** Test helpers of the MCP OAuth sign-in: a client's registration, the sign-in page, the code exchange and MCP calls with the token. */
 import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { send } from "./gate-client";
+import { send } from "../kit";
 
 export const ORIGIN = "https://gate.test";
 export const A = "oauth-mcp-a";

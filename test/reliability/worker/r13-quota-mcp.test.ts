@@ -13,7 +13,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { wipe } from "../../worker/gate-client";
+import { wipe } from "../../kit";
 import { report } from "../support/figures";
 import { ADMIN, fetchGate, send } from "./client";
 

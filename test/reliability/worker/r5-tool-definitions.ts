@@ -1,6 +1,6 @@
 /**
  * R5 bodies of the tools-as-data admin routes: valid tool definitions (a read and a write, as in
- * test/worker/data-tools.test.ts) and hostile ones written to hit each bound of the schema
+ * test/worker/tools/data-tools.test.ts) and hostile ones written to hit each bound of the schema
  * subset and of the CEL policies (src/core/tool-schema/limits.ts, src/core/policy/limits.ts):
  * deep schemas, huge enums, pathological patterns, CEL bombs, many properties, long strings.
  * Each hostile body is named so a slow or failing one can be reported.

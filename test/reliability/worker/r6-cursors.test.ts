@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { report, seedOf } from "../support/figures";
-import { wipe } from "../../worker/gate-client";
+import { wipe } from "../../kit";
 import { ADMIN, callBody, contractBreach, send, tenant, type Tenant } from "./client";
 
 const SEED = seedOf(6066);

@@ -404,7 +404,7 @@ const ROUTES: Route[] = [
 /**
  * Routes without a consumer: nothing of a consumer to isolate. The OAuth endpoints answer
  * OAuth's own error bodies (RFC 6749), and a token for one consumer's MCP URL is refused on
- * another's (test/worker/mcp-oauth.test.ts).
+ * another's (test/worker/oauth/mcp-oauth.test.ts).
  */
 const GLOBAL = [
   "GET /healthz",
@@ -413,7 +413,7 @@ const GLOBAL = [
   "GET /v1/openapi.json",
   "GET /v1/audit/verifier-keys",
   // Under a consumer's path but public and derived, not stored: any valid name's public key,
-  // the same answer whether the consumer exists or not (test/worker/request-signing-keys.test.ts).
+  // the same answer whether the consumer exists or not (test/worker/tool-calls/request-signing-keys.test.ts).
   "GET /v1/consumers/{consumer}/signing-keys",
   "GET /.well-known/oauth-authorization-server",
   "GET /oauth/authorize",

@@ -7,7 +7,7 @@
  */
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { createConsumer, credential, send, wipe } from "../../worker/gate-client";
+import { createConsumer, credential, send, wipe } from "../../kit";
 import { grantKey, PROVIDER, requestBody, setupCapabilityConsumer, T0 as CAP_T0 } from "../../worker/capability-support";
 import { report, seedOf } from "../support/figures";
 import { callBody, pinClock } from "./client";

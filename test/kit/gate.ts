@@ -1,0 +1,93 @@
+/** Test helpers: drive the gate through `exports.default.fetch`, as a real client would. */
+import { env, exports } from "cloudflare:workers";
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+
+/** The admin secret bound in vitest.config.ts. */
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+/** Sends one request to the gate. */
+export function gate(path: string, init: RequestInit = {}): Promise<Response> {
+  return exports.default.fetch(new Request(`http://gate${path}`, init));
+}
+
+/** JSON request with a bearer token. */
+export function send(method: string, path: string, token: string | null, body?: unknown): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  return gate(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+/** JSON request with a bearer token; answers the status and the parsed body (`null` for an empty one). */
+export async function sendJson(method: string, path: string, token: string | null, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const res = await send(method, path, token, body);
+  const text = await res.text();
+  return { status: res.status, body: text === "" ? null : (JSON.parse(text) as unknown) };
+}
+
+/** Creates (or updates) a consumer. */
+export async function createConsumer(consumer: string, tools: string[], approvers: string[]): Promise<void> {
+  const res = await send("PUT", `/v1/consumers/${consumer}`, ADMIN_TOKEN, { tools, approver_subjects: approvers });
+  if (res.status !== 200) throw new Error(`consumer setup failed: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * Mints a credential and answers its secret. `extra` adds binding members (`principal`,
+ * `roles`, `tools`, `expires_at`); an agent credential without a subject is a host credential.
+ */
+export async function credential(consumer: string, kind: string, subject?: string, extra: Record<string, unknown> = {}): Promise<{ id: string; secret: string }> {
+  const res = await send("POST", `/v1/consumers/${consumer}/credentials`, ADMIN_TOKEN, { kind, ...(subject === undefined ? {} : { subject_id: subject }), ...extra });
+  if (res.status !== 201) throw new Error(`credential setup failed: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { credential_id: string; secret: string };
+  return { id: body.credential_id, secret: body.secret };
+}
+
+/** Pins the consumer object's clock (Unix seconds). */
+export async function pinClock(consumer: string, seconds: number): Promise<void> {
+  const stub = env.CONSUMER.get(env.CONSUMER.idFromName(consumer));
+  await runInDurableObject(stub, (instance) => {
+    instance.clock.pinnedSeconds = seconds;
+  });
+}
+
+/** Host context for a call. */
+export function context(callId: string, opts: { provider?: "openai" | "anthropic" | "google"; key?: string | null; operation?: string; response?: string } = {}) {
+  const provider = opts.provider ?? "openai";
+  const profile = {
+    openai: { api_family: "responses", adapter_revision: "openai-responses-v1" },
+    anthropic: { api_family: "messages", adapter_revision: "anthropic-messages-v1" },
+    google: { api_family: "interactions", adapter_revision: "gemini-interactions-v1" },
+  }[provider];
+  return {
+    call_id: callId,
+    operation_id: opts.operation ?? `op-${callId}`,
+    idempotency_key: opts.key ?? null,
+    provider,
+    api_family: profile.api_family,
+    response_id: opts.response ?? "response-1",
+    adapter_revision: profile.adapter_revision,
+  };
+}
+
+/** A parsed tool-call answer. */
+export interface ToolCallAnswer {
+  model_result: {
+    status: string;
+    data: Record<string, unknown> | null;
+    error: { code: string; recovery: string } | null;
+    execution: { outcome: string; delivery: string };
+  };
+  provider_output: Record<string, unknown>;
+  approval_id?: string;
+}
+
+/** Deletes every row of a consumer's object and restarts it (storage is shared between tests in this pool version). */
+export async function wipe(...consumers: string[]): Promise<void> {
+  for (const consumer of consumers) {
+    const stub = env.CONSUMER.get(env.CONSUMER.idFromName(consumer));
+    await runInDurableObject(stub, async (_instance, state) => {
+      await state.storage.deleteAll();
+    });
+  }
+  await abortAllDurableObjects();
+}
