@@ -3,7 +3,7 @@
  * object), the routes (admin secret or consumer credential) and the OpenAPI document all read
  * it. Adding a credential kind or an operation touches this table, its route and its plane. A
  * route declaration names its entry by key (a typed reference), and a test
- * (test/worker/access-routes.test.ts) proves every entry has a route: the table stays here,
+ * (test/worker/http/access-routes.test.ts) proves every entry has a route: the table stays here,
  * free of Worker code, because the consumer object reads it too.
  * @module
  */

@@ -6,8 +6,8 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { SCHEMA_VERSION, storedSchemaVersion } from "../../src/worker/object/migrations";
-import schema from "./fixtures/schema-v17.json";
+import { SCHEMA_VERSION, storedSchemaVersion } from "../../../src/worker/object/migrations";
+import schema from "../fixtures/schema-v17.json";
 
 describe("the consumer object's schema", () => {
   it("is version 17, exactly as pinned", async () => {

@@ -5,8 +5,8 @@
  * without a route (checked here).
  */
 import { describe, expect, it } from "vitest";
-import { ACCESS, adminMay, type Operation } from "../../src/contracts/access";
-import { operations, routes } from "../../src/worker/routes/registry";
+import { ACCESS, adminMay, type Operation } from "../../../src/contracts/access";
+import { operations, routes } from "../../../src/worker/routes/registry";
 
 const tableOperations = Object.keys(ACCESS) as Operation[];
 
