@@ -2,7 +2,7 @@ import type { Json } from "../../../core/json";
 import { ERROR_CATALOG, isErrorCode } from "../../../core/tool-result/error-catalog";
 import type { PreparedAction } from "../../../core/wire";
 import type { Outcome } from "../../result";
-import { IN_PROGRESS_RETRY_SECONDS, type ToolCallOutcome } from "../tool-calls/plane";
+import { IN_PROGRESS_RETRY_SECONDS, type ToolCallOutcome } from "../tool-calls/outcome";
 
 /** What the gate answers to an `app_facade_request`; the transport turns it into an envelope. */
 export type FacadeAnswer =
@@ -47,9 +47,11 @@ export function catalogFailure(code: string): FacadeAnswer {
 /** Maps the tool-call plane's outcome (or its problem) onto a facade answer. */
 export function fromOutcome(outcome: Outcome<ToolCallOutcome>): FacadeAnswer {
   if (!outcome.ok) {
-    if (outcome.error.code === "IDEMPOTENCY_IN_PROGRESS") return failed("IN_PROGRESS", IN_PROGRESS_RETRY_SECONDS * 1000);
+    if (outcome.error.code === "IDEMPOTENCY_IN_PROGRESS")
+      return failed("IN_PROGRESS", IN_PROGRESS_RETRY_SECONDS * 1000);
     if (outcome.error.code === "INVALID_HOST_CONTEXT") return failed("INVALID_IDENTITY");
-    if (outcome.error.code === "QUOTA_EXCEEDED") return failed("QUOTA_EXCEEDED", (outcome.error.retryAfterSeconds ?? 1) * 1000);
+    if (outcome.error.code === "QUOTA_EXCEEDED")
+      return failed("QUOTA_EXCEEDED", (outcome.error.retryAfterSeconds ?? 1) * 1000);
     throw new Error(`unexpected tool-plane problem for a facade call: ${outcome.error.code}`);
   }
   const result = outcome.value.package.model_result;

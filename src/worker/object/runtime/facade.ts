@@ -1,4 +1,11 @@
-import { canonicalJson, checkJsonDomain, compareCodePoints, sha256Hex, type Json, type JsonObject } from "../../../core/json";
+import {
+  canonicalJson,
+  checkJsonDomain,
+  compareCodePoints,
+  sha256Hex,
+  type Json,
+  type JsonObject,
+} from "../../../core/json";
 import { requestDigest } from "../../../core/tool-result/digests";
 import { isBoundedIdentifier } from "../../../core/tool-result/text-rules";
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
@@ -15,7 +22,8 @@ import { ToolCallRequest } from "../../../contracts/tool-call";
 import type { Caller } from "../credentials/plane";
 import { fromStored } from "../rpc";
 import { storedJson } from "../sql";
-import { IN_PROGRESS_RETRY_SECONDS, type ToolCallPlane } from "../tool-calls/plane";
+import { IN_PROGRESS_RETRY_SECONDS } from "../tool-calls/outcome";
+import type { ToolCallPlane } from "../tool-calls/plane";
 import { callOf, storedPrincipal } from "../tool-calls/bind";
 import { idempotencyScope } from "../../../core/tool-result/dispatcher-state";
 import { storeKey } from "../../../core/tool-result/store";
@@ -46,7 +54,8 @@ function previewValue(value: Json): PreviewValue {
   if (typeof value === "string") return { type: "text", text: value };
   if (typeof value === "boolean") return { type: "bool", value };
   if (typeof value === "number") return { type: "number", value };
-  if (Array.isArray(value) && value.every((item) => typeof item === "string")) return { type: "text_list", items: value };
+  if (Array.isArray(value) && value.every((item) => typeof item === "string"))
+    return { type: "text_list", items: value };
   return { type: "text", text: canonicalJson(value) };
 }
 
@@ -84,7 +93,12 @@ function actionOf(deps: FacadeDeps, action: ActionRow, spec: ToolSpec, args?: Js
     actionId: action.action_id,
     operationId: action.operation_id,
     preview: preview(spec, action.target, args ?? storedCall(deps, action).call.arguments),
-    payload: { approval_id: action.approval_id, request_sha256: action.request_sha256, target: action.target, tool: action.tool },
+    payload: {
+      approval_id: action.approval_id,
+      request_sha256: action.request_sha256,
+      target: action.target,
+      tool: action.tool,
+    },
     revision: action.revision,
     approval: spec.risk === "write" ? "always" : "never",
     interactionKind: "approval",
@@ -100,14 +114,22 @@ interface Resolved {
 }
 
 /** Target → tool (within the credential's scope), identity, arguments; or the facade failure that stops the request. */
-function resolve(deps: FacadeDeps, context: InvocationContext, operationId: string, target: string, input: Json): Resolved | FacadeAnswer {
+function resolve(
+  deps: FacadeDeps,
+  context: InvocationContext,
+  operationId: string,
+  target: string,
+  input: Json,
+): Resolved | FacadeAnswer {
   const { targets, revision } = deps.store.targets();
   const tool = facadeTool(deps.caller, targets.get(target));
   if (typeof tool !== "string") return tool;
-  if (!isBoundedIdentifier(operationId) || !isBoundedIdentifier(context.actor.user_id)) return failed("INVALID_IDENTITY");
+  if (!isBoundedIdentifier(operationId) || !isBoundedIdentifier(context.actor.user_id))
+    return failed("INVALID_IDENTITY");
   const spec = deps.toolCalls.engine.registry.get(tool);
   if (spec === undefined) return catalogFailure("UNKNOWN_TOOL");
-  if (typeof input !== "object" || input === null || Array.isArray(input) || checkJsonDomain(input) !== null) return catalogFailure("INVALID_ARGUMENTS");
+  if (typeof input !== "object" || input === null || Array.isArray(input) || checkJsonDomain(input) !== null)
+    return catalogFailure("INVALID_ARGUMENTS");
   return { identity: facadeIdentity(context, operationId), tool, spec, args: input as JsonObject, revision };
 }
 
@@ -133,7 +155,12 @@ async function invoke(deps: FacadeDeps, context: InvocationContext, request: Fac
  * never execute there), which opens its approval; then the action row is written. A repeated
  * prepare answers the stored action.
  */
-async function prepare(deps: FacadeDeps, context: InvocationContext, request: FacadeCall, dispatch: DispatchBinding): Promise<FacadeAnswer> {
+async function prepare(
+  deps: FacadeDeps,
+  context: InvocationContext,
+  request: FacadeCall,
+  dispatch: DispatchBinding,
+): Promise<FacadeAnswer> {
   const acting = await facadePrincipal(deps.consumer, deps.caller, context.actor.user_id);
   if (refused(acting)) return acting;
   const resolved = resolve(deps, context, request.operation_id, request.target, request.input);
@@ -143,7 +170,10 @@ async function prepare(deps: FacadeDeps, context: InvocationContext, request: Fa
   const { principal, call } = facadeToolCall(acting, identity, tool, args, key);
   const requestText = storedRequest(principal, call);
   const existing = deps.store.action(identity.actionId);
-  if (existing !== undefined) return existing.request === requestText ? { type: "prepared", action: actionOf(deps, existing, spec) } : failed("ACTION_CONFLICT");
+  if (existing !== undefined)
+    return existing.request === requestText
+      ? { type: "prepared", action: actionOf(deps, existing, spec) }
+      : failed("ACTION_CONFLICT");
   let approvalId: string | null = null;
   let digest: string;
   if (spec.risk === "write") {
@@ -188,7 +218,11 @@ async function prepare(deps: FacadeDeps, context: InvocationContext, request: Fa
 function ownedAction(deps: FacadeDeps, context: InvocationContext, action: PreparedAction): ActionRow | undefined {
   const row = deps.store.action(action.action_id);
   if (row === undefined || typeof facadeTool(deps.caller, row.tool) !== "string") return undefined;
-  return row.thread_id === context.thread_id && row.operation_id === action.operation_id && row.subject_id === context.actor.user_id ? row : undefined;
+  return row.thread_id === context.thread_id &&
+    row.operation_id === action.operation_id &&
+    row.subject_id === context.actor.user_id
+    ? row
+    : undefined;
 }
 
 /**
@@ -196,7 +230,12 @@ function ownedAction(deps: FacadeDeps, context: InvocationContext, action: Prepa
  * commit, which executes the stored call) with the stored principal's roles. An action's stored
  * call never changes, so the caller reads its row again afterwards, without awaiting in between.
  */
-async function actingRefusal(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, asStored: boolean): Promise<FacadeAnswer | null> {
+async function actingRefusal(
+  deps: FacadeDeps,
+  context: InvocationContext,
+  action: PreparedAction,
+  asStored: boolean,
+): Promise<FacadeAnswer | null> {
   const acting = await facadePrincipal(deps.consumer, deps.caller, context.actor.user_id);
   if (refused(acting)) return acting;
   const row = asStored ? ownedAction(deps, context, action) : undefined;
@@ -228,20 +267,26 @@ function closeRecord(
   };
 }
 
-
 /**
  * `commit`: executes the stored call once. The tool plane's idempotency key is derived from the
  * action and operation ids, and the committed value is stored, so a repeated commit answers the
  * stored result without a second execution.
  */
-async function commit(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, dispatch: DispatchBinding): Promise<FacadeAnswer> {
+async function commit(
+  deps: FacadeDeps,
+  context: InvocationContext,
+  action: PreparedAction,
+  dispatch: DispatchBinding,
+): Promise<FacadeAnswer> {
   const refusal = await actingRefusal(deps, context, action, true);
   if (refusal !== null) return refusal;
   const row = ownedAction(deps, context, action);
   if (row === undefined) return failed("ACTION_NOT_FOUND");
-  if (row.state === "committed" && row.result !== null) return { type: "result", value: storedJson(row.result, "runtime JSON") };
+  if (row.state === "committed" && row.result !== null)
+    return { type: "result", value: storedJson(row.result, "runtime JSON") };
   if (row.state === "rejected") return failed("ACTION_REJECTED");
-  if (BigInt(action.revision) !== BigInt(row.revision) || deps.store.targets().revision !== row.revision) return failed("STALE_REVISION");
+  if (BigInt(action.revision) !== BigInt(row.revision) || deps.store.targets().revision !== row.revision)
+    return failed("STALE_REVISION");
   const { principal, call } = storedCall(deps, row);
   // Marked before the first await: a reject arriving meanwhile sees the commit in flight.
   const id = row.action_id;
@@ -271,7 +316,8 @@ function keyState(deps: FacadeDeps, row: ActionRow): "ran" | "in_flight" | null 
   if (call.idempotency_key === null) return null;
   const key = storeKey(idempotencyScope(principal, call));
   const store = deps.toolCalls.engine.store;
-  if (store.get("idempotency_records", key) !== undefined || store.get("uncertain_outcomes", key) !== undefined) return "ran";
+  if (store.get("idempotency_records", key) !== undefined || store.get("uncertain_outcomes", key) !== undefined)
+    return "ran";
   return store.get("in_flight", key) !== undefined ? "in_flight" : null;
 }
 
@@ -282,7 +328,12 @@ function keyState(deps: FacadeDeps, row: ActionRow): "ran" | "in_flight" | null 
  * the call's idempotency key decides, not only this object's memory: once the key holds a
  * record or an unknown outcome, the action is `ACTION_COMMITTED`.
  */
-async function reject(deps: FacadeDeps, context: InvocationContext, action: PreparedAction, dispatch: DispatchBinding): Promise<FacadeAnswer> {
+async function reject(
+  deps: FacadeDeps,
+  context: InvocationContext,
+  action: PreparedAction,
+  dispatch: DispatchBinding,
+): Promise<FacadeAnswer> {
   const refusal = await actingRefusal(deps, context, action, false);
   if (refusal !== null) return refusal;
   const row = ownedAction(deps, context, action);
@@ -290,7 +341,8 @@ async function reject(deps: FacadeDeps, context: InvocationContext, action: Prep
   if (row.state === "committed") return failed("ACTION_COMMITTED");
   const ran = keyState(deps, row);
   if (ran === "ran") return failed("ACTION_COMMITTED");
-  if (ran === "in_flight" || deps.committing.has(row.action_id)) return failed("ACTION_COMMIT_IN_FLIGHT", IN_PROGRESS_RETRY_SECONDS * 1000);
+  if (ran === "in_flight" || deps.committing.has(row.action_id))
+    return failed("ACTION_COMMIT_IN_FLIGHT", IN_PROGRESS_RETRY_SECONDS * 1000);
   if (row.state === "rejected") return { type: "rejected" };
   deps.transaction(() => {
     deps.store.rejectAction(row.action_id, deps.now);
@@ -301,7 +353,11 @@ async function reject(deps: FacadeDeps, context: InvocationContext, action: Prep
 }
 
 /** Runs one `app_facade_request` on the tool-call plane. */
-export async function handleFacadeRequest(deps: FacadeDeps, request: AppFacadeRequest, dispatch: DispatchBinding): Promise<FacadeAnswer> {
+export async function handleFacadeRequest(
+  deps: FacadeDeps,
+  request: AppFacadeRequest,
+  dispatch: DispatchBinding,
+): Promise<FacadeAnswer> {
   switch (request.phase) {
     case "invoke":
       return invoke(deps, request.context, request.request);

@@ -18,7 +18,7 @@ import type { ConsumerRecord } from "../consumer/plane";
 import type { CredentialPlane } from "../credentials/plane";
 import type { ObjectKernel } from "../kernel";
 import type { SessionPolicy } from "../sessions";
-import { IN_PROGRESS_RETRY_SECONDS } from "../tool-calls/plane";
+import { IN_PROGRESS_RETRY_SECONDS } from "../tool-calls/outcome";
 import type { ToolCallPlanes } from "../tool-calls/planes";
 import { outboxBounds, purgeRefusal, speaksFor } from "./binding";
 import { handleFacadeRequest } from "./facade";
@@ -122,7 +122,10 @@ export class RuntimeTransport {
     const now = this.kernel.now();
     const saved = this.kernel.transaction(() => {
       const value = this.store.saveTargets(targets);
-      this.kernel.audit.append("runtime.facade_targets", now, { targets: Object.fromEntries(value.targets), revision: value.revision });
+      this.kernel.audit.append("runtime.facade_targets", now, {
+        targets: Object.fromEntries(value.targets),
+        revision: value.revision,
+      });
       return value;
     });
     return targetsJson(saved);
@@ -137,13 +140,21 @@ export class RuntimeTransport {
    * Handles one envelope of a credential (`origin.socket`: the WebSocket it came on, never sent
    * its own event back). `policy` carries the consumer's limits (the outbox bounds and batch).
    */
-  async envelope(input: Uint8Array | string, origin: EnvelopeOrigin, policy: SessionPolicy): Promise<Outcome<RuntimeReply>> {
+  async envelope(
+    input: Uint8Array | string,
+    origin: EnvelopeOrigin,
+    policy: SessionPolicy,
+  ): Promise<Outcome<RuntimeReply>> {
     const decoded = decodeEnvelope(input, { maxBytes: MAX_ENVELOPE_BYTES });
     if (!decoded.ok) return fail(refusal(decoded.error));
     const request = decoded.envelope;
     const consumer = this.#config().name;
     const now = this.kernel.now();
-    const meta = replyMetadata(request, replyMessageId(consumer, request.metadata.message_id, request.metadata.dispatch.dispatch_id), now * 1000);
+    const meta = replyMetadata(
+      request,
+      replyMessageId(consumer, request.metadata.message_id, request.metadata.dispatch.dispatch_id),
+      now * 1000,
+    );
     const payload = request.payload;
     switch (payload.family) {
       case "app_facade_request": {
@@ -171,7 +182,9 @@ export class RuntimeTransport {
         const text = encoded(request);
         const bounds = outboxBounds(policy.limits);
         const owner = { credentialId: origin.credentialId, subjectId: userId };
-        const added = this.kernel.transaction(() => this.store.addEvent(payload.payload.event.id, text, now, bounds, owner));
+        const added = this.kernel.transaction(() =>
+          this.store.addEvent(payload.payload.event.id, text, now, bounds, owner),
+        );
         if (added.status === "full") {
           const share = bounds.perCredential;
           const detail = `The runtime outbox is full (at most ${bounds.maxEvents} events, ${bounds.maxBytes} bytes; one credential at most ${share.maxEvents} events, ${share.maxBytes} bytes): acknowledge delivered events, then retry.`;
@@ -199,7 +212,13 @@ export class RuntimeTransport {
         if (mismatch !== null) return fail(mismatch);
         const purged = await this.#purger.purge(consumer, payload.payload, now, this.kernel, origin.credentialId);
         if (purged.status === "in_progress") {
-          return fail(problem("IDEMPOTENCY_IN_PROGRESS", "The same purge is still running; retry later.", IN_PROGRESS_RETRY_SECONDS));
+          return fail(
+            problem(
+              "IDEMPOTENCY_IN_PROGRESS",
+              "The same purge is still running; retry later.",
+              IN_PROGRESS_RETRY_SECONDS,
+            ),
+          );
         }
         const ack =
           purged.status === "deleted"

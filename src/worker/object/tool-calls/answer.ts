@@ -3,7 +3,7 @@ import { adapterFor } from "../../../core/adapters/provider-results";
 import type { JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
-import type { ToolCallOutcome } from "./plane";
+import type { ToolCallOutcome } from "./outcome";
 
 /**
  * The HTTP answer body (as a value: the route writes it once, MCP and the batch build on it): the model projection, the provider-native result item, the approval to
@@ -11,7 +11,13 @@ import type { ToolCallOutcome } from "./plane";
  * the audit entry that recorded the call (its sequence and Merkle leaf hash: the host's receipt).
  * The adapter is the call's adapter revision's; `echo` is what the model's item asks repeated.
  */
-export function toolCallAnswer(registry: ToolRegistry, principal: Principal, call: ToolCall, outcome: ToolCallOutcome, echo?: CallEcho): JsonObject {
+export function toolCallAnswer(
+  registry: ToolRegistry,
+  principal: Principal,
+  call: ToolCall,
+  outcome: ToolCallOutcome,
+  echo?: CallEcho,
+): JsonObject {
   const adapter = adapterFor(call.provider, call.api_family, call.adapter_revision);
   if (adapter === undefined) throw new Error("validated host context names an unregistered provider profile");
   const projected = adapter.adapter(principal, call, registry.get(call.name), outcome.package, outcome.hash, echo);

@@ -1,19 +1,32 @@
 import { sha256Hex, type JsonObject } from "../../../core/json";
-import { decideApproval, type ApprovalDecisionRecord, type ApprovalRecord } from "../../../core/tool-result/approval-book";
-import { beginDispatch, completeDispatch, type DispatchTicket, type HandlerOutcome } from "../../../core/tool-result/dispatcher";
+import {
+  decideApproval,
+  type ApprovalDecisionRecord,
+  type ApprovalRecord,
+} from "../../../core/tool-result/approval-book";
+import {
+  beginDispatch,
+  completeDispatch,
+  type DispatchTicket,
+  type HandlerOutcome,
+} from "../../../core/tool-result/dispatcher";
 import { memoizeHash, requestDigest } from "../../../core/tool-result/digests";
 import { createEngine, type ToolResultEngine } from "../../../core/tool-result/engine";
 import { ToolResultUsageError } from "../../../core/tool-result/host-context";
 import { errorPackage } from "../../../core/tool-result/packages";
-import { isOwnUnknownWrite, queryStatus, recordEvidence, recoverInFlight, type DownstreamEvidence } from "../../../core/tool-result/query-status";
+import {
+  isOwnUnknownWrite,
+  queryStatus,
+  recordEvidence,
+  recoverInFlight,
+  type DownstreamEvidence,
+} from "../../../core/tool-result/query-status";
 import { idempotencyScope } from "../../../core/tool-result/dispatcher-state";
 import { storeKey } from "../../../core/tool-result/store";
-import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
 import type { ApprovalList, ApprovalView } from "../../../contracts/approval";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
-import type { ExternalExecutor } from "../../tools/executor";
 import type { McpNotifySink } from "../../tools/mcp-notify";
 import type { AuditRef } from "../audit/plane";
 import { APPROVALS_CURSOR, approvalView } from "./approval-view";
@@ -21,52 +34,19 @@ import { approvalStatus, callEvent } from "./events";
 import { SqlApprovalBook } from "./approval-store";
 import { SqlToolResultStore } from "./store";
 import type { ObjectKernel } from "../kernel";
+import {
+  IN_PROGRESS_RETRY_SECONDS,
+  outcomeOf,
+  type DispatchOptions,
+  type Recorded,
+  type ToolCallOutcome,
+  type ToolCallSetup,
+} from "./outcome";
 import type { Span } from "../../trace/span";
 import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../trace/tool-call";
 
-/** Seconds a concurrent duplicate is told to wait (`Retry-After`). */
-export const IN_PROGRESS_RETRY_SECONDS = 1;
-
-/** What one tool call came to: the engine's package and what the host needs beside it. */
-export interface ToolCallOutcome {
-  readonly package: ResultPackage;
-  /** The pending approval a write waits for (`APPROVAL_REQUIRED`). */
-  readonly approvalId: string | null;
-  /** The status reference of an unknown outcome (the host's, never the model's). */
-  readonly statusRef: string | null;
-  /** The call's hash memo: a projection re-validates the package without hashing again. */
-  readonly hash: HashFn;
-  /** The audit entry that recorded this outcome (the host's receipt: `audit` of the answer). */
-  readonly audit: AuditRef;
-}
-
 /** What the plane uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
 type ToolCallKernel = Pick<ObjectKernel, "sql" | "audit" | "transaction" | "limits" | "events" | "retention">;
-
-/** The consumer's tools as configured: what the engine is built from (rebuilt when the configuration changes). */
-export interface ToolCallSetup {
-  readonly registry: ToolRegistry;
-  readonly approvers: readonly string[];
-  readonly executor: ExternalExecutor;
-}
-
-/** What one dispatch carries besides the call. */
-export interface DispatchOptions {
-  /** Never execute (a prepared action opens its approval). */
-  readonly prepareOnly?: boolean;
-  /**
-   * The App Facade's prepare and commit: the call's approvals are the facade's own (opened by
-   * its prepare, consumed only by its commit); agent calls never see them, nor it theirs.
-   */
-  readonly facade?: boolean;
-  readonly claims?: JsonObject;
-  /** This one call's downstream notifications (an MCP tools/call that relays). */
-  readonly notify?: McpNotifySink;
-  /** The agent credential making the call: stored with an approval it opens, named in its events. */
-  readonly credentialId?: string | null;
-  /** The call's trace span (../../trace): its approval and downstream spans become children. */
-  readonly span?: Span;
-}
 
 /** A host-context problem of the engine (a caller's metadata), as a value. */
 function usage<T>(step: () => T): Outcome<T> {
@@ -76,18 +56,6 @@ function usage<T>(step: () => T): Outcome<T> {
     if (error instanceof ToolResultUsageError) return fail(problem("INVALID_HOST_CONTEXT", error.message));
     throw error;
   }
-}
-
-function outcomeOf(recorded: Recorded, hash: HashFn, approvalId: string | null = null): ToolCallOutcome {
-  const pkg = recorded.package;
-  const statusRef = pkg.model_result.status === "unknown" ? pkg.protected_audit.downstream.status_ref : null;
-  return { package: pkg, approvalId, statusRef, hash, audit: recorded.audit };
-}
-
-/** A package and the audit entry that recorded it. */
-interface Recorded {
-  readonly package: ResultPackage;
-  readonly audit: AuditRef;
 }
 
 /**
@@ -104,10 +72,17 @@ export class ToolCallPlane {
     this.#kernel = kernel;
     this.#setup = setup;
     const opened = (record: ApprovalRecord, openedBy: string | null) =>
-      kernel.events.emit({ type: "approval.requested", data: approvalStatus(record, record.requested_at), credentialId: openedBy }, record.requested_at);
+      kernel.events.emit(
+        { type: "approval.requested", data: approvalStatus(record, record.requested_at), credentialId: openedBy },
+        record.requested_at,
+      );
     this.book = new SqlApprovalBook(kernel.sql, () => kernel.limits(), opened);
     const stamp = () => kernel.retention.now();
-    this.engine = createEngine({ registry: setup.registry, store: new SqlToolResultStore(kernel.sql, stamp), approvers: new Set(setup.approvers) });
+    this.engine = createEngine({
+      registry: setup.registry,
+      store: new SqlToolResultStore(kernel.sql, stamp),
+      approvers: new Set(setup.approvers),
+    });
   }
 
   /**
@@ -117,7 +92,10 @@ export class ToolCallPlane {
   recover(now: number): void {
     for (const recovered of recoverInFlight(this.engine, now)) {
       this.#kernel.audit.append("tool_call.recovered", now, recovered.package.protected_audit);
-      this.#kernel.events.emit(callEvent("call.outcome_unknown", recovered.principal, recovered.call, recovered.package, now, null), now);
+      this.#kernel.events.emit(
+        callEvent("call.outcome_unknown", recovered.principal, recovered.call, recovered.package, now, null),
+        now,
+      );
     }
   }
 
@@ -126,7 +104,12 @@ export class ToolCallPlane {
    * run, its in-flight mark; the execution; step two. `prepareOnly` never executes (a prepared
    * action opens its approval); `notify` takes this one call's downstream notifications.
    */
-  async dispatch(principal: Principal, call: ToolCall, now: number, options: DispatchOptions = {}): Promise<Outcome<ToolCallOutcome>> {
+  async dispatch(
+    principal: Principal,
+    call: ToolCall,
+    now: number,
+    options: DispatchOptions = {},
+  ): Promise<Outcome<ToolCallOutcome>> {
     const hash = memoizeHash(sha256Hex);
     let audit: AuditRef | undefined;
     const watch = options.span === undefined ? undefined : new ApprovalWatch(this.book, options.span);
@@ -137,12 +120,21 @@ export class ToolCallPlane {
         this.book.origin = options.facade === true ? "facade" : null;
         let result: ReturnType<typeof beginDispatch>;
         try {
-          result = beginDispatch(this.engine, { principal, call, book: watch?.book ?? this.book, prepareOnly: options.prepareOnly === true, now, hash, ...claims });
+          result = beginDispatch(this.engine, {
+            principal,
+            call,
+            book: watch?.book ?? this.book,
+            prepareOnly: options.prepareOnly === true,
+            now,
+            hash,
+            ...claims,
+          });
         } finally {
           this.book.opener = null;
           this.book.origin = null;
         }
-        if (result.kind === "final" || result.kind === "needs_approval") audit = this.#kernel.audit.append("tool_call", now, result.package.protected_audit);
+        if (result.kind === "final" || result.kind === "needs_approval")
+          audit = this.#kernel.audit.append("tool_call", now, result.package.protected_audit);
         return result;
       }),
     );
@@ -160,23 +152,53 @@ export class ToolCallPlane {
       case "needs_approval":
         return ok(outcomeOf(recorded(result.package), hash, result.approval_id));
       case "in_progress":
-        return fail(problem("IDEMPOTENCY_IN_PROGRESS", "The same call is still executing; retry later.", IN_PROGRESS_RETRY_SECONDS));
+        return fail(
+          problem(
+            "IDEMPOTENCY_IN_PROGRESS",
+            "The same call is still executing; retry later.",
+            IN_PROGRESS_RETRY_SECONDS,
+          ),
+        );
       case "quota_exceeded":
-        return fail(problem("QUOTA_EXCEEDED", "The subject, or the credential, has as many pending approvals as its quota allows (pending_approvals_per_subject, pending_approvals_per_credential); nothing was opened or run.", result.retry_after_seconds));
+        return fail(
+          problem(
+            "QUOTA_EXCEEDED",
+            "The subject, or the credential, has as many pending approvals as its quota allows (pending_approvals_per_subject, pending_approvals_per_credential); nothing was opened or run.",
+            result.retry_after_seconds,
+          ),
+        );
       case "execute":
         if (options.prepareOnly === true) throw new Error("a prepared call reached its execution");
-        return ok(outcomeOf(await this.#execute(result.ticket, hash, options.notify, options.credentialId ?? null, options.span), hash));
+        return ok(
+          outcomeOf(
+            await this.#execute(result.ticket, hash, options.notify, options.credentialId ?? null, options.span),
+            hash,
+          ),
+        );
     }
   }
 
-  async #execute(ticket: DispatchTicket, hash: HashFn, notify: McpNotifySink | undefined, credentialId: string | null, span?: Span): Promise<Recorded> {
+  async #execute(
+    ticket: DispatchTicket,
+    hash: HashFn,
+    notify: McpNotifySink | undefined,
+    credentialId: string | null,
+    span?: Span,
+  ): Promise<Recorded> {
     const spec = this.engine.registry.get(ticket.tool);
     if (spec === undefined) throw new Error("ticket names an unregistered tool");
     const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent"): Recorded =>
       this.#kernel.transaction(() => {
         const value = outcome();
-        const done = value === "rate_limited" || value === "not_sent" ? this.#failBeforeEffect(ticket, value === "rate_limited" ? "RATE_LIMIT" : "TOOL_ERROR", hash) : completeDispatch(this.engine, ticket, value, { hash });
-        if (done.model_result.status === "unknown") this.#kernel.events.emit(callEvent("call.outcome_unknown", ticket.principal, ticket.call, done, ticket.now, credentialId), ticket.now);
+        const done =
+          value === "rate_limited" || value === "not_sent"
+            ? this.#failBeforeEffect(ticket, value === "rate_limited" ? "RATE_LIMIT" : "TOOL_ERROR", hash)
+            : completeDispatch(this.engine, ticket, value, { hash });
+        if (done.model_result.status === "unknown")
+          this.#kernel.events.emit(
+            callEvent("call.outcome_unknown", ticket.principal, ticket.call, done, ticket.now, credentialId),
+            ticket.now,
+          );
         return { package: done, audit: this.#kernel.audit.append("tool_call", ticket.now, done.protected_audit) };
       });
     const execution = spec.execution;
@@ -201,7 +223,16 @@ export class ToolCallPlane {
   /** A failure known to precede any effect (rate limit, nothing sent): drop the in-flight mark, answer the catalog error. */
   #failBeforeEffect(ticket: DispatchTicket, code: "RATE_LIMIT" | "TOOL_ERROR", hash: HashFn): ResultPackage {
     if (ticket.scope !== null) this.engine.store.delete("in_flight", storeKey(ticket.scope));
-    return errorPackage(ticket.principal, ticket.call, this.engine.registry.get(ticket.tool), code, ticket.request_sha256, ticket.now, hash, null);
+    return errorPackage(
+      ticket.principal,
+      ticket.call,
+      this.engine.registry.get(ticket.tool),
+      code,
+      ticket.request_sha256,
+      ticket.now,
+      hash,
+      null,
+    );
   }
 
   /**
@@ -209,12 +240,23 @@ export class ToolCallPlane {
    * caller, the executor is asked first and its evidence recorded, so the engine can reconcile
    * it; the tool never runs again.
    */
-  async status(principal: Principal, call: ToolCall, statusRef: string, now: number, claims: JsonObject = {}, credentialId: string | null = null): Promise<Outcome<ToolCallOutcome>> {
+  async status(
+    principal: Principal,
+    call: ToolCall,
+    statusRef: string,
+    now: number,
+    claims: JsonObject = {},
+    credentialId: string | null = null,
+  ): Promise<Outcome<ToolCallOutcome>> {
     const hash = memoizeHash(sha256Hex);
     const spec = this.engine.registry.get(call.name);
     const digest = spec === undefined ? "0".repeat(64) : requestDigest(principal, call, spec, hash);
     let evidence: DownstreamEvidence = { kind: "unknown" };
-    if (spec?.execution.kind === "external" && this.#setup.executor.canQuery(spec) && isOwnUnknownWrite(this.engine, principal, call, statusRef, digest)) {
+    if (
+      spec?.execution.kind === "external" &&
+      this.#setup.executor.canQuery(spec) &&
+      isOwnUnknownWrite(this.engine, principal, call, statusRef, digest)
+    ) {
       evidence = await this.#setup.executor.query(spec, principal, call, statusRef);
     }
     const pkg = usage(() =>
@@ -223,8 +265,17 @@ export class ToolCallPlane {
         // Reconciled now: the write was uncertain before this query and its receipt settled it.
         const key = call.idempotency_key === null ? null : storeKey(idempotencyScope(principal, call));
         const uncertain = key !== null && this.engine.store.get("uncertain_outcomes", key) !== undefined;
-        const done = queryStatus(this.engine, { principal, call, status_ref: statusRef, expected_request_sha256: digest, now, hash, claims });
-        if (uncertain && done.model_result.status === "succeeded") this.#kernel.events.emit(callEvent("call.reconciled", principal, call, done, now, credentialId), now);
+        const done = queryStatus(this.engine, {
+          principal,
+          call,
+          status_ref: statusRef,
+          expected_request_sha256: digest,
+          now,
+          hash,
+          claims,
+        });
+        if (uncertain && done.model_result.status === "succeeded")
+          this.#kernel.events.emit(callEvent("call.reconciled", principal, call, done, now, credentialId), now);
         return { package: done, audit: this.#kernel.audit.append("tool_call.status", now, done.protected_audit) };
       }),
     );
@@ -236,7 +287,10 @@ export class ToolCallPlane {
    * every digest input and the digest computed for this approver. `cursor`: a `next_cursor`
    * answered before, or `null` for the first page.
    */
-  listApprovals(request: { tenantId: string; approverId: string; cursor: string | null; pageItems: number }, now: number): Outcome<ApprovalList> {
+  listApprovals(
+    request: { tenantId: string; approverId: string; cursor: string | null; pageItems: number },
+    now: number,
+  ): Outcome<ApprovalList> {
     const after = request.cursor === null ? ok(0) : APPROVALS_CURSOR.read(request.cursor);
     if (!after.ok) return after;
     const page = this.book.pendingPage(now, after.value, request.pageItems);
@@ -253,7 +307,13 @@ export class ToolCallPlane {
    * One decision, taken only with the digest computed for the pending call and this approver
    * (another is `APPROVAL_DIGEST_MISMATCH`, nothing stored), recorded and audited in one transaction.
    */
-  decide(approvalId: string, approverId: string, decision: "approve" | "deny", submittedDigest: string, now: number): Outcome<ApprovalDecisionRecord> {
+  decide(
+    approvalId: string,
+    approverId: string,
+    decision: "approve" | "deny",
+    submittedDigest: string,
+    now: number,
+  ): Outcome<ApprovalDecisionRecord> {
     return this.#kernel.transaction(() => {
       const record = this.book.get(approvalId);
       const spec = record === undefined ? undefined : this.engine.registry.get(record.call.name);
@@ -262,7 +322,15 @@ export class ToolCallPlane {
       if (!decided.ok) return fail(problem(decided.error, DECISION_REFUSALS[decided.error]));
       this.book.decide(decided.value, submittedDigest);
       const stored = this.book.get(approvalId);
-      if (stored !== undefined) this.#kernel.events.emit({ type: "approval.decided", data: approvalStatus(stored, now), credentialId: this.book.openedBy(approvalId) ?? null }, now);
+      if (stored !== undefined)
+        this.#kernel.events.emit(
+          {
+            type: "approval.decided",
+            data: approvalStatus(stored, now),
+            credentialId: this.book.openedBy(approvalId) ?? null,
+          },
+          now,
+        );
       this.#kernel.audit.append("approval.decision", now, {
         ...decided.value,
         approval_digest: submittedDigest,
@@ -286,5 +354,6 @@ const DECISION_REFUSALS = {
   APPROVAL_ALREADY_DECIDED: "This approval has already been decided.",
   SELF_APPROVAL_FORBIDDEN: "The subject that requested the call may not decide it.",
   APPROVAL_EXPIRED: "The approval request expired without a decision.",
-  APPROVAL_DIGEST_MISMATCH: "The approval_digest is not the one computed for this call and this approver; the approval stays pending.",
+  APPROVAL_DIGEST_MISMATCH:
+    "The approval_digest is not the one computed for this call and this approver; the approval stays pending.",
 } as const;
