@@ -25,7 +25,11 @@ function downstreams() {
     outboundService: (request: Request) => {
       const host = new URL(request.url).hostname;
       if (host === "hooks.test") return hooks.fetch(request);
-      return host === "mcp.test" ? mcp.fetch(request) : host === "otlp.test" ? otlp.fetch(request) : ledger.fetch(request);
+      return host === "mcp.test"
+        ? mcp.fetch(request)
+        : host === "otlp.test"
+          ? otlp.fetch(request)
+          : ledger.fetch(request);
     },
     serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
   };
@@ -52,7 +56,8 @@ export default defineConfig({
                 TOOLGATE_SIGNING_KEY: "test-signing-key-0123456789abcdef012345",
                 TOOLGATE_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456",
                 // A test key (seed 01 02 … 20), never a deployment's: signs audit checkpoints.
-                TOOLGATE_AUDIT_SIGNING_KEY: "PRIVATE+KEY+toolgate-test+f62e6223+AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g",
+                TOOLGATE_AUDIT_SIGNING_KEY:
+                  "PRIVATE+KEY+toolgate-test+f62e6223+AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g",
                 // Traces of every tool call go to the test collector (test/worker/tool-calls/traces.test.ts reads them).
                 TOOLGATE_OTLP_ENDPOINT: "https://otlp.test/v1/traces",
                 TOOLGATE_OTLP_HEADERS: "x-collector-key=otlp-test-key-5a7c%2C9",

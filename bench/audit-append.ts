@@ -27,7 +27,8 @@ function run(count: number, offset: number): void {
     const at = 1_800_000_000 + seq;
     const sha = entryDigest(seq, "tool_call", at, record, prev);
     const line = entryLine({ seq, kind: "tool_call", at, record, prev_sha256: prev, entry_sha256: sha });
-    for (const n of appendNodes(seq - 1, leafHash(encoder.encode(line)), reader)) nodes.set(`${n.level}/${n.index}`, n.hash);
+    for (const n of appendNodes(seq - 1, leafHash(encoder.encode(line)), reader))
+      nodes.set(`${n.level}/${n.index}`, n.hash);
     prev = sha;
   }
 }

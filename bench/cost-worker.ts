@@ -40,22 +40,46 @@ export type BenchOp =
   | { readonly kind: "tables" }
   | { readonly kind: "mcpSession"; readonly tokens: Tokens }
   | { readonly kind: "prepareWrites"; readonly run: string; readonly n: number; readonly tokens: Tokens }
-  | { readonly kind: "time"; readonly scenario: Scenario; readonly run: string; readonly n: number; readonly tokens: Tokens; readonly sessionId?: string; readonly fetchUrl?: string }
+  | {
+      readonly kind: "time";
+      readonly scenario: Scenario;
+      readonly run: string;
+      readonly n: number;
+      readonly tokens: Tokens;
+      readonly sessionId?: string;
+      readonly fetchUrl?: string;
+    }
   | { readonly kind: "calls"; readonly run: string; readonly n: number; readonly agents: readonly string[] };
 
-const CONTEXT = { provider: "openai", api_family: "responses", response_id: "resp-bench", adapter_revision: "openai-responses-v1" };
+const CONTEXT = {
+  provider: "openai",
+  api_family: "responses",
+  response_id: "resp-bench",
+  adapter_revision: "openai-responses-v1",
+};
 
 function toolCallBody(name: string, args: JsonObject, roles: string[], callId: string, key: string | null): JsonObject {
-  return { principal: { subject_id: "user-1", roles }, proposal: { name, arguments: args }, context: { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, ...CONTEXT } };
+  return {
+    principal: { subject_id: "user-1", roles },
+    proposal: { name, arguments: args },
+    context: { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, ...CONTEXT },
+  };
 }
 
 /** The request bodies of a scenario's calls (built before the clock starts). */
 function bodies(scenario: Scenario, run: string, n: number): JsonObject[] {
   return Array.from({ length: n }, (_, i) => {
     const id = `${run}-${i}`;
-    if (scenario === "write") return toolCallBody("create_refund_draft", { order_ref: "ORDER-7", reason: "duplicate" }, [], id, id);
+    if (scenario === "write")
+      return toolCallBody("create_refund_draft", { order_ref: "ORDER-7", reason: "duplicate" }, [], id, id);
     if (scenario === "data") return toolCallBody("lookup_customer", { customer: "acme" }, ["support"], id, null);
-    if (scenario === "mcp") return { jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_order", arguments: { order_ref: "ORDER-7" } } };
+    if (scenario === "mcp")
+      return {
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+      };
     return toolCallBody("get_order", { order_ref: "ORDER-7" }, [], id, null);
   });
 }
@@ -103,7 +127,8 @@ function answerOf(outcome: { ok: true; value: string } | { ok: false; error: unk
 
 function succeeded(answer: JsonObject, what: string): void {
   const model = answer["model_result"] as JsonObject | undefined;
-  if (model?.["status"] !== "succeeded") throw new Error(`${what} did not succeed: ${JSON.stringify(answer).slice(0, 300)}`);
+  if (model?.["status"] !== "succeeded")
+    throw new Error(`${what} did not succeed: ${JSON.stringify(answer).slice(0, 300)}`);
 }
 
 let constructed = 0;
@@ -148,22 +173,56 @@ export class ConsumerObject extends GateObject {
         CREATE INDEX IF NOT EXISTS bench_records_by_age ON bench_records (hold, stored_at);
         CREATE TABLE IF NOT EXISTS bench_chain (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, at INTEGER NOT NULL, record TEXT NOT NULL, prev_sha256 TEXT NOT NULL, entry_sha256 TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS bench_tree (level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL, PRIMARY KEY (level, idx)) WITHOUT ROWID;`);
-      this.#shadowSeq = Number(sql.exec<{ n: number }>("SELECT COALESCE(MAX(seq), 0) AS n FROM bench_chain").one().n) + 1;
+      this.#shadowSeq =
+        Number(sql.exec<{ n: number }>("SELECT COALESCE(MAX(seq), 0) AS n FROM bench_chain").one().n) + 1;
     }
     const seq = this.#shadowSeq++;
     const key = JSON.stringify(["tenant-a", "user-1", "openai", "responses", "resp-bench", `rt-rows-${seq}`]);
-    this.ctx.storage.transactionSync(() => sql.exec("INSERT INTO bench_records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO NOTHING", "call_fingerprints", key, `"${"f".repeat(64)}"`, seq, 0));
+    this.ctx.storage.transactionSync(() =>
+      sql.exec(
+        "INSERT INTO bench_records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO NOTHING",
+        "call_fingerprints",
+        key,
+        `"${"f".repeat(64)}"`,
+        seq,
+        0,
+      ),
+    );
     this.ctx.storage.transactionSync(() => {
-      sql.exec("INSERT INTO bench_chain (seq, kind, at, record, prev_sha256, entry_sha256) VALUES (?, ?, ?, ?, ?, ?)", seq, "tool_call", seq, `{"call":"${"r".repeat(960)}"}`, "a".repeat(64), "b".repeat(64));
+      sql.exec(
+        "INSERT INTO bench_chain (seq, kind, at, record, prev_sha256, entry_sha256) VALUES (?, ?, ?, ?, ?, ?)",
+        seq,
+        "tool_call",
+        seq,
+        `{"call":"${"r".repeat(960)}"}`,
+        "a".repeat(64),
+        "b".repeat(64),
+      );
       const nodes: Array<[number, number]> = [[0, seq - 1]];
-      for (let level = 0, index = seq - 1; index % 2 === 1; level++, index = (index - 1) / 2) nodes.push([level + 1, (index - 1) / 2]);
+      for (let level = 0, index = seq - 1; index % 2 === 1; level++, index = (index - 1) / 2)
+        nodes.push([level + 1, (index - 1) / 2]);
       const hash = new Uint8Array(32).fill(seq % 251).buffer;
-      sql.exec(`INSERT INTO bench_tree (level, idx, hash) VALUES ${nodes.map(() => "(?, ?, ?)").join(", ")}`, ...nodes.flatMap(([level, idx]) => [level, idx, hash]));
+      sql.exec(
+        `INSERT INTO bench_tree (level, idx, hash) VALUES ${nodes.map(() => "(?, ?, ?)").join(", ")}`,
+        ...nodes.flatMap(([level, idx]) => [level, idx, hash]),
+      );
     });
     return { ok: true };
   }
 
-  async bench(consumer: string, op: BenchOp): Promise<{ ms?: number; n?: number; step?: number | null; serial?: number; sessionId?: string; held?: HeldInMemory[]; tables?: Record<string, number>; changes?: number }> {
+  async bench(
+    consumer: string,
+    op: BenchOp,
+  ): Promise<{
+    ms?: number;
+    n?: number;
+    step?: number | null;
+    serial?: number;
+    sessionId?: string;
+    held?: HeldInMemory[];
+    tables?: Record<string, number>;
+    changes?: number;
+  }> {
     switch (op.kind) {
       case "clock":
         return { step: clockStep() };
@@ -174,17 +233,43 @@ export class ConsumerObject extends GateObject {
         return {};
       case "tables": {
         // Rows per table (the object's own tables; SQLite's and the runtime's internal ones left out).
-        const names = this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").toArray();
-        const tables = Object.fromEntries(names.map(({ name }) => [name, Number(this.ctx.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM "${name}"`).one().n)]));
+        const names = this.ctx.storage.sql
+          .exec<{ name: string }>(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+          )
+          .toArray();
+        const tables = Object.fromEntries(
+          names.map(({ name }) => [
+            name,
+            Number(this.ctx.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM "${name}"`).one().n),
+          ]),
+        );
         // SQLite's count of rows inserted, updated or deleted on this connection (one object, one connection).
-        return { tables, changes: Number(this.ctx.storage.sql.exec<{ n: number }>("SELECT total_changes() AS n").one().n) };
+        return {
+          tables,
+          changes: Number(this.ctx.storage.sql.exec<{ n: number }>("SELECT total_changes() AS n").one().n),
+        };
       }
       case "memory":
         return { held: heldInMemory(this) };
       case "mcpSession": {
-        const init = carry(JsonRpcMessage.parse({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } } }));
-        const reply = await this.mcp(consumer, op.tokens.mcp, { method: "POST", sessionId: null, protocolVersion: null, message: init, events: false });
-        if (!reply.ok || reply.value.kind !== "answer" || reply.value.sessionId === null) throw new Error(`initialize: ${JSON.stringify(reply)}`);
+        const init = carry(
+          JsonRpcMessage.parse({
+            jsonrpc: "2.0",
+            id: 0,
+            method: "initialize",
+            params: { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+          }),
+        );
+        const reply = await this.mcp(consumer, op.tokens.mcp, {
+          method: "POST",
+          sessionId: null,
+          protocolVersion: null,
+          message: init,
+          events: false,
+        });
+        if (!reply.ok || reply.value.kind !== "answer" || reply.value.sessionId === null)
+          throw new Error(`initialize: ${JSON.stringify(reply)}`);
         return { sessionId: reply.value.sessionId };
       }
       case "prepareWrites":
@@ -194,7 +279,8 @@ export class ConsumerObject extends GateObject {
         const all = toolCalls("read", op.run, op.n);
         for (let i = 0; i < all.length; i++) {
           const request = all[i];
-          if (request !== undefined) answerOf(await this.toolCall(consumer, op.agents[i % op.agents.length] ?? "", request), "call");
+          if (request !== undefined)
+            answerOf(await this.toolCall(consumer, op.agents[i % op.agents.length] ?? "", request), "call");
         }
         return { n: all.length };
       }
@@ -207,17 +293,30 @@ export class ConsumerObject extends GateObject {
   async #approve(consumer: string, tokens: Tokens, request: Carried<ToolCallRequest>): Promise<void> {
     const approvalId = answerOf(await this.toolCall(consumer, tokens.agent, request), "write")["approval_id"];
     if (typeof approvalId !== "string") throw new Error("a bench write did not ask for an approval");
-    const list = answerOf(await this.approvalsCall(consumer, tokens.approver, { kind: "listApprovals", cursor: null }), "approvals") as { approvals?: JsonObject[] };
+    const list = answerOf(
+      await this.approvalsCall(consumer, tokens.approver, { kind: "listApprovals", cursor: null }),
+      "approvals",
+    ) as { approvals?: JsonObject[] };
     const digest = list.approvals?.find((a) => a["approval_id"] === approvalId)?.["approval_digest"];
     if (typeof digest !== "string") throw new Error("the bench approval is not listed");
-    answerOf(await this.approvalsCall(consumer, tokens.approver, { kind: "decideApproval", approvalId, request: { decision: "approve", approval_digest: digest } }), "decision");
+    answerOf(
+      await this.approvalsCall(consumer, tokens.approver, {
+        kind: "decideApproval",
+        approvalId,
+        request: { decision: "approve", approval_digest: digest },
+      }),
+      "decision",
+    );
   }
 
   async #time(consumer: string, op: Extract<BenchOp, { kind: "time" }>): Promise<{ ms: number; n: number }> {
     const sql = this.ctx.storage.sql;
     const all = texts(op.scenario === "insert" || op.scenario === "fetch" ? "read" : op.scenario, op.run, op.n);
     // What the object receives from the Worker, built before the clock starts like the texts.
-    const calls = op.scenario === "insert" || op.scenario === "fetch" || op.scenario === "mcp" ? [] : toolCalls(op.scenario, op.run, op.n);
+    const calls =
+      op.scenario === "insert" || op.scenario === "fetch" || op.scenario === "mcp"
+        ? []
+        : toolCalls(op.scenario, op.run, op.n);
     const messages = op.scenario === "mcp" ? mcpMessages(op.scenario, op.run, op.n) : [];
     const answers: unknown[] = [];
     sql.exec("CREATE TABLE IF NOT EXISTS bench_rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
@@ -226,10 +325,22 @@ export class ConsumerObject extends GateObject {
       const text = all[i] ?? "";
       if (op.scenario === "insert") sql.exec("INSERT INTO bench_rows (body) VALUES (?)", text);
       else if (op.scenario === "fetch") {
-        const res = await fetch(op.fetchUrl ?? "", { method: "POST", headers: { "content-type": "application/json" }, body: '{"customer":"acme"}' });
+        const res = await fetch(op.fetchUrl ?? "", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: '{"customer":"acme"}',
+        });
         answers.push(await res.text());
       } else if (op.scenario === "mcp") {
-        answers.push(await this.mcp(consumer, op.tokens.mcp, { method: "POST", sessionId: op.sessionId ?? null, protocolVersion: MCP_VERSION, message: messages[i] ?? null, events: false }));
+        answers.push(
+          await this.mcp(consumer, op.tokens.mcp, {
+            method: "POST",
+            sessionId: op.sessionId ?? null,
+            protocolVersion: MCP_VERSION,
+            message: messages[i] ?? null,
+            events: false,
+          }),
+        );
       } else {
         const request = calls[i];
         if (request === undefined) throw new Error("a scenario without its calls");
@@ -241,8 +352,10 @@ export class ConsumerObject extends GateObject {
     for (const answer of answers) {
       if (op.scenario === "mcp") {
         const reply = answer as Awaited<ReturnType<GateObject["mcp"]>>;
-        if (!reply.ok || reply.value.kind !== "answer" || reply.value.body.includes('"isError":true')) throw new Error(`mcp tools/call: ${JSON.stringify(reply).slice(0, 300)}`);
-      } else if (op.scenario !== "fetch") succeeded(answerOf(answer as Awaited<ReturnType<GateObject["toolCall"]>>, op.scenario), op.scenario);
+        if (!reply.ok || reply.value.kind !== "answer" || reply.value.body.includes('"isError":true'))
+          throw new Error(`mcp tools/call: ${JSON.stringify(reply).slice(0, 300)}`);
+      } else if (op.scenario !== "fetch")
+        succeeded(answerOf(answer as Awaited<ReturnType<GateObject["toolCall"]>>, op.scenario), op.scenario);
     }
     return { ms, n: all.length };
   }
@@ -252,15 +365,31 @@ export class ConsumerObject extends GateObject {
 const recorded = new Map<string, unknown>();
 
 /** The Worker's share of one call: the route (credential tag, body, contract, canonical text, answer) with the object answering at once. */
-async function workerSide(request: Request, env: Env, ctx: ExecutionContext, body: { consumer: string; scenario: "read" | "mcp"; n: number; token: string; sessionId?: string }): Promise<{ ms: number; n: number }> {
+async function workerSide(
+  request: Request,
+  env: Env,
+  ctx: ExecutionContext,
+  body: { consumer: string; scenario: "read" | "mcp"; n: number; token: string; sessionId?: string },
+): Promise<{ ms: number; n: number }> {
   const origin = new URL(request.url).origin;
   const headers: Record<string, string> = { authorization: `Bearer ${body.token}`, "content-type": "application/json" };
-  if (body.scenario === "mcp") Object.assign(headers, { accept: "application/json, text/event-stream", "mcp-session-id": body.sessionId ?? "", "mcp-protocol-version": MCP_VERSION });
+  if (body.scenario === "mcp")
+    Object.assign(headers, {
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": body.sessionId ?? "",
+      "mcp-protocol-version": MCP_VERSION,
+    });
   if (!recorded.has(body.scenario)) {
     const real = env.CONSUMER.get(env.CONSUMER.idFromName(body.consumer));
     const run = `worker-${crypto.randomUUID()}`;
     if (body.scenario === "mcp") {
-      const message = { method: "POST" as const, sessionId: body.sessionId ?? null, protocolVersion: MCP_VERSION, message: mcpMessages("mcp", run, 1)[0] ?? null, events: false };
+      const message = {
+        method: "POST" as const,
+        sessionId: body.sessionId ?? null,
+        protocolVersion: MCP_VERSION,
+        message: mcpMessages("mcp", run, 1)[0] ?? null,
+        events: false,
+      };
       recorded.set(body.scenario, await real.mcp(body.consumer, body.token, message));
     } else {
       const sample = toolCalls(body.scenario, run, 1)[0];
@@ -274,7 +403,9 @@ async function workerSide(request: Request, env: Env, ctx: ExecutionContext, bod
   const namespace = { idFromName: (name: string) => env.CONSUMER.idFromName(name), get: () => stub };
   const fake = { ...env, CONSUMER: namespace as unknown as Env["CONSUMER"] };
   const path = body.scenario === "mcp" ? "mcp" : "tool-calls";
-  const requests = texts(body.scenario, `worker-${crypto.randomUUID()}`, body.n).map((text) => new Request(`${origin}/v1/consumers/${body.consumer}/${path}`, { method: "POST", headers, body: text }));
+  const requests = texts(body.scenario, `worker-${crypto.randomUUID()}`, body.n).map(
+    (text) => new Request(`${origin}/v1/consumers/${body.consumer}/${path}`, { method: "POST", headers, body: text }),
+  );
   const statuses: number[] = [];
   const started = performance.now();
   for (const req of requests) {
@@ -290,21 +421,36 @@ async function workerSide(request: Request, env: Env, ctx: ExecutionContext, bod
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const path = new URL(request.url).pathname;
-    if (request.method !== "POST" || (path !== "/bench/object" && path !== "/bench/worker" && !path.startsWith("/bench/rt/"))) return app.fetch(request, env, ctx);
+    if (
+      request.method !== "POST" ||
+      (path !== "/bench/object" && path !== "/bench/worker" && !path.startsWith("/bench/rt/"))
+    )
+      return app.fetch(request, env, ctx);
     const given = request.headers.get("authorization") ?? "";
-    if (env.TOOLGATE_ADMIN_TOKEN === undefined || !secretsEqual(given, `Bearer ${env.TOOLGATE_ADMIN_TOKEN}`)) return new Response("unauthenticated", { status: 401 });
+    if (env.TOOLGATE_ADMIN_TOKEN === undefined || !secretsEqual(given, `Bearer ${env.TOOLGATE_ADMIN_TOKEN}`))
+      return new Response("unauthenticated", { status: 401 });
     // `/bench/rt/<consumer>/bare` and `/bench/rt/<consumer>/write`: a round trip to the consumer's object, with no body to read.
     if (path.startsWith("/bench/rt/")) {
       const [consumer = "", kind] = path.slice("/bench/rt/".length).split("/");
       const stub = env.CONSUMER.get(env.CONSUMER.idFromName(consumer)) as unknown as DurableObjectStub<ConsumerObject>;
       // `carrying?answer=N`: the request's body goes to the object and N characters come back, as a read call's would.
-      if (kind === "carrying") return new Response(await stub.roundTripCarrying(await request.text(), Number(new URL(request.url).searchParams.get("answer"))), { headers: { "content-type": "application/json" } });
+      if (kind === "carrying")
+        return new Response(
+          await stub.roundTripCarrying(await request.text(), Number(new URL(request.url).searchParams.get("answer"))),
+          { headers: { "content-type": "application/json" } },
+        );
       // `object`: a read call's body handed straight to the object's toolCall with the agent token of `x-agent-token`.
       if (kind === "object") {
         const read = readJson(await request.text());
         if (!read.ok) return Response.json(read.error, { status: 400 });
-        const outcome = await stub.toolCall(consumer, request.headers.get("x-agent-token") ?? "", carry(ToolCallRequest.parse(read.value)));
-        return outcome.ok ? new Response(outcome.value, { headers: { "content-type": "application/json" } }) : Response.json(outcome.error, { status: 500 });
+        const outcome = await stub.toolCall(
+          consumer,
+          request.headers.get("x-agent-token") ?? "",
+          carry(ToolCallRequest.parse(read.value)),
+        );
+        return outcome.ok
+          ? new Response(outcome.value, { headers: { "content-type": "application/json" } })
+          : Response.json(outcome.error, { status: 500 });
       }
       if (kind === "rows") return Response.json(await stub.roundTripRows());
       return Response.json(await stub.roundTrip(kind === "write"));
@@ -312,11 +458,23 @@ export default {
     const body = (await request.json()) as { consumer: string; op: BenchOp } & Parameters<typeof workerSide>[3];
     try {
       if (path === "/bench/worker") return Response.json(await workerSide(request, env, ctx, body));
-      const stub = env.CONSUMER.get(env.CONSUMER.idFromName(body.consumer)) as unknown as DurableObjectStub<ConsumerObject>;
+      const stub = env.CONSUMER.get(
+        env.CONSUMER.idFromName(body.consumer),
+      ) as unknown as DurableObjectStub<ConsumerObject>;
       const answer = await stub.bench(body.consumer, body.op);
       // The Worker's own cache (its isolate's, whichever consumer it serves) joins the object's list.
-      const cors: HeldInMemory = { structure: "CORS allow-lists (Worker isolate)", entries: corsOriginsHeld(), cap: CORS_ORIGINS_CACHED, bound: "LRU, 30 s each" };
-      const ids: HeldInMemory = { structure: "consumer object ids (Worker isolate)", entries: consumerIdsHeld(env.CONSUMER), cap: CONSUMER_IDS_CACHED, bound: "LRU" };
+      const cors: HeldInMemory = {
+        structure: "CORS allow-lists (Worker isolate)",
+        entries: corsOriginsHeld(),
+        cap: CORS_ORIGINS_CACHED,
+        bound: "LRU, 30 s each",
+      };
+      const ids: HeldInMemory = {
+        structure: "consumer object ids (Worker isolate)",
+        entries: consumerIdsHeld(env.CONSUMER),
+        cap: CONSUMER_IDS_CACHED,
+        bound: "LRU",
+      };
       return Response.json(body.op.kind === "memory" ? { held: [...(answer.held ?? []), cors, ids] } : answer);
     } catch (error) {
       // `abort` ends in an error by design; anything else is a failed benchmark.

@@ -10,7 +10,14 @@
 import { checkJsonDomain, type JsonObject } from "../src/core/json";
 import { celVariables } from "../src/core/policy/variables";
 import { compilePolicy } from "../src/core/policy";
-import { bindToolCall, createRegistry, defineTool, dispatch, validateArguments, validateResult } from "../src/core/tool-result";
+import {
+  bindToolCall,
+  createRegistry,
+  defineTool,
+  dispatch,
+  validateArguments,
+  validateResult,
+} from "../src/core/tool-result";
 import { createDemoEngine, getOrderTool } from "../src/conformance/tool-cases";
 import type { HandlerResult, Principal, ResultPackage, ToolCall } from "../src/core/tool-result";
 import { ToolDefinition } from "../src/contracts/tool-definition";
@@ -34,7 +41,10 @@ export const LOOKUP_ORDER_DEFINITION = {
   output: {
     schema: {
       type: "object",
-      properties: { order_ref: { type: "string", minLength: 1, maxLength: 64 }, status: { type: "string", enum: ["paid", "pending", "refunded"] } },
+      properties: {
+        order_ref: { type: "string", minLength: 1, maxLength: 64 },
+        status: { type: "string", enum: ["paid", "pending", "refunded"] },
+      },
       required: ["order_ref", "status"],
       additionalProperties: false,
     },
@@ -42,7 +52,8 @@ export const LOOKUP_ORDER_DEFINITION = {
     max_bytes: 256,
     max_depth: 1,
   },
-  authorize: 'consumer == "tenant-a" && args.order_ref.startsWith("ORDER-") && (principal.subject_id == "user-1" || "support_admin" in principal.roles)',
+  authorize:
+    'consumer == "tenant-a" && args.order_ref.startsWith("ORDER-") && (principal.subject_id == "user-1" || "support_admin" in principal.roles)',
   target: { kind: "http", url: "https://orders.example.test/lookup" },
 };
 
@@ -73,8 +84,13 @@ function calls(name: string, n: number): ToolCall[] {
       bindToolCall(
         { name, arguments: { order_ref: "ORDER-7" } },
         {
-          provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1",
-          response_id: "resp-1", call_id: `call-${i}`, operation_id: `op-${i}`, idempotency_key: null,
+          provider: "openai",
+          api_family: "responses",
+          adapter_revision: "openai-responses-v1",
+          response_id: "resp-1",
+          call_id: `call-${i}`,
+          operation_id: `op-${i}`,
+          idempotency_key: null,
         },
       ),
     );
@@ -108,7 +124,11 @@ function batch(batchCalls: readonly ToolCall[], check = false): void {
  * `seconds` have passed, so a load change on a shared machine hits both alike. Answers each
  * tool's microseconds per call over the round.
  */
-function round(data: readonly ToolCall[], builtin: readonly ToolCall[], seconds: number): { data: number; builtin: number } {
+function round(
+  data: readonly ToolCall[],
+  builtin: readonly ToolCall[],
+  seconds: number,
+): { data: number; builtin: number } {
   const spent = { data: 0, builtin: 0 };
   let pairs = 0;
   const timed = (which: "data" | "builtin"): void => {
@@ -123,7 +143,10 @@ function round(data: readonly ToolCall[], builtin: readonly ToolCall[], seconds:
     timed(first === "data" ? "builtin" : "data");
     pairs++;
   }
-  return { data: (spent.data * 1000) / (pairs * data.length), builtin: (spent.builtin * 1000) / (pairs * builtin.length) };
+  return {
+    data: (spent.data * 1000) / (pairs * data.length),
+    builtin: (spent.builtin * 1000) / (pairs * builtin.length),
+  };
 }
 
 /** Microseconds per run of `fn`, over `seconds`. */
@@ -145,7 +168,8 @@ function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
-const fmt = (x: number, d = 2): string => x.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+const fmt = (x: number, d = 2): string =>
+  x.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
 
 /** The gate's own steps of one data-tool call, each timed alone (µs), beside get_order's. */
 function breakdown(seconds: number): string {
@@ -155,7 +179,13 @@ function breakdown(seconds: number): string {
   const data: JsonObject = { order_ref: "ORDER-7", status: "paid" };
   const policy = compilePolicy(LOOKUP_ORDER_DEFINITION.authorize, "authorize");
   if (!policy.ok) throw new Error("the bench's authorize rule does not compile");
-  const vars = { principal: { subject_id: "user-1", roles: [], claims: {} }, args: call.arguments, tool: NAME, consumer: "tenant-a", now: NOW };
+  const vars = {
+    principal: { subject_id: "user-1", roles: [], claims: {} },
+    args: call.arguments,
+    tool: NAME,
+    consumer: "tenant-a",
+    now: NOW,
+  };
   const parts: Array<[string, () => unknown]> = [
     ["input schema", () => validateArguments(dataTool, call.arguments)],
     ["CEL variables", () => celVariables(vars, ["principal", "args", "consumer"], policy.value.maxInputSize)],

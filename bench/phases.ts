@@ -41,10 +41,24 @@ import {
   type ToolCall,
   type ToolSpec,
 } from "../src/core/tool-result";
-import { AUTHORIZED_APPROVER_IDS, createDemoEngine, DEFAULT_APPROVER_ID, makeApproval, type ToolCasesFixture } from "../src/conformance/tool-cases";
+import {
+  AUTHORIZED_APPROVER_IDS,
+  createDemoEngine,
+  DEFAULT_APPROVER_ID,
+  makeApproval,
+  type ToolCasesFixture,
+} from "../src/conformance/tool-cases";
 
 /** The phases, in print order; the names are also the reference timer's. */
-export const PHASES = ["host context", "arguments", "authorization", "dispatch", "packages", "digests", "SHA-256"] as const;
+export const PHASES = [
+  "host context",
+  "arguments",
+  "authorization",
+  "dispatch",
+  "packages",
+  "digests",
+  "SHA-256",
+] as const;
 export type Phase = (typeof PHASES)[number];
 
 const STUB_HEX = "0".repeat(64);
@@ -140,7 +154,8 @@ function checkDigests(items: readonly Item[]): void {
     const theirs = item.texts.map(sha256Hex);
     const missing = theirs.filter((hex) => !mine.some((d) => hex.startsWith(d)));
     // Every text the pipeline hashed is among the phase's digests (a digest cached across calls may be absent).
-    if (missing.length > 0) throw new Error("the digests phase no longer matches the engine's digests: update bench/phases.ts");
+    if (missing.length > 0)
+      throw new Error("the digests phase no longer matches the engine's digests: update bench/phases.ts");
   }
 }
 
@@ -162,8 +177,20 @@ export function preparePhases(fixture: ToolCasesFixture): PhaseSet {
         const ctx = { store, now: it.now };
         if (!it.spec.authorize(it.principal, it.call.arguments, ctx)) throw new Error("not authorized");
         if (!it.write) continue;
-        if (it.spec.businessRule !== undefined && !it.spec.businessRule(it.principal, it.call.arguments, ctx)) throw new Error("business rule");
-        if (!hasValidApproval(it.stubApprovals, it.principal, it.call, it.spec, STUB_HEX, it.now, AUTHORIZED_APPROVER_IDS, stubHash)) {
+        if (it.spec.businessRule !== undefined && !it.spec.businessRule(it.principal, it.call.arguments, ctx))
+          throw new Error("business rule");
+        if (
+          !hasValidApproval(
+            it.stubApprovals,
+            it.principal,
+            it.call,
+            it.spec,
+            STUB_HEX,
+            it.now,
+            AUTHORIZED_APPROVER_IDS,
+            stubHash,
+          )
+        ) {
           throw new Error("approval refused");
         }
       }
@@ -171,7 +198,13 @@ export function preparePhases(fixture: ToolCasesFixture): PhaseSet {
     dispatch: () => {
       const engine = createDemoEngine({ registry, hash: stubHash });
       for (const it of items) {
-        const pkg = dispatch(engine, { principal: it.principal, call: it.call, approvals: it.stubApprovals, now: it.now, failure: it.failure });
+        const pkg = dispatch(engine, {
+          principal: it.principal,
+          call: it.call,
+          approvals: it.stubApprovals,
+          now: it.now,
+          failure: it.failure,
+        });
         if (pkg.model_result.status !== "succeeded") throw new Error("dispatch failed");
       }
     },

@@ -34,7 +34,8 @@ function fixtureOf(caseId: string): ToolCasesFixture {
 
 const fixture = fixtureOf(part);
 const steps = fixture.cases.reduce((n, c) => n + c.steps.length, 0);
-const hash = hashName === "native" ? (text: string): string => createHash("sha256").update(text, "utf8").digest("hex") : undefined;
+const hash =
+  hashName === "native" ? (text: string): string => createHash("sha256").update(text, "utf8").digest("hex") : undefined;
 const run = (): void => {
   const result = runFixture(fixture, hash === undefined ? {} : { hash });
   if (!result.ok || result.run.exitCode !== 0) throw new Error("the engine did not pass the bench fixture");
@@ -44,7 +45,9 @@ for (let i = 0; i < 20; i++) run();
 const session = new Session();
 session.connect();
 const post = <T>(method: string, params?: object): Promise<T> =>
-  new Promise((resolve, reject) => session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result as T))));
+  new Promise((resolve, reject) =>
+    session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result as T))),
+  );
 await post("Profiler.enable");
 await post("Profiler.setSamplingInterval", { interval: 100 });
 await post("Profiler.start");

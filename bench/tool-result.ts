@@ -67,7 +67,16 @@ function parseOptions(argv: string[]): Options {
     else if (a === "--no-python") o.usePython = false;
     else throw new Error(`unknown option ${a}`);
   }
-  if (!(o.pairs >= 1 && o.pairs <= 50 && o.slice > 0 && o.slice <= 10 && o.phaseSlice > 0 && o.phaseSlice <= 2 && o.reads >= 1 && o.writes >= 1)) {
+  if (!(
+    o.pairs >= 1 &&
+    o.pairs <= 50 &&
+    o.slice > 0 &&
+    o.slice <= 10 &&
+    o.phaseSlice > 0 &&
+    o.phaseSlice <= 2 &&
+    o.reads >= 1 &&
+    o.writes >= 1
+  )) {
     throw new Error("out-of-range option");
   }
   return o;
@@ -105,7 +114,11 @@ function runTs(fixture: ToolCasesFixture, hash?: Hash): void {
   if (!result.ok || result.run.exitCode !== 0) throw new Error("the TypeScript engine did not pass the bench fixture");
 }
 
-function timeTs(fixture: ToolCasesFixture, seconds: number, hash?: Hash): { runs: number; steps: number; elapsed: number } {
+function timeTs(
+  fixture: ToolCasesFixture,
+  seconds: number,
+  hash?: Hash,
+): { runs: number; steps: number; elapsed: number } {
   const steps = stepsOf(fixture);
   let runs = 0;
   const start = performance.now();
@@ -118,7 +131,10 @@ function timeTs(fixture: ToolCasesFixture, seconds: number, hash?: Hash): { runs
   return { runs, steps: runs * steps, elapsed: elapsed / 1000 };
 }
 
-function countTs(fixture: ToolCasesFixture, base: Hash = sha256Hex): { digests: number; bytes: number; unique: Set<string> } {
+function countTs(
+  fixture: ToolCasesFixture,
+  base: Hash = sha256Hex,
+): { digests: number; bytes: number; unique: Set<string> } {
   const encoder = new TextEncoder();
   const counts = { digests: 0, bytes: 0, unique: new Set<string>() };
   const hash = (text: string): string => {
@@ -150,9 +166,13 @@ class PythonTimer {
   }
 
   static start(python: string, seedModule: string, fixtureFile: string): PythonTimer {
-    const child = spawn(python, [resolve("bench/reference_timer.py"), "--fixture", fixtureFile, "--seed-module", seedModule], {
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawn(
+      python,
+      [resolve("bench/reference_timer.py"), "--fixture", fixtureFile, "--seed-module", seedModule],
+      {
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
     child.stderr.on("data", (b: Buffer) => process.stderr.write(`[python] ${b.toString("utf8")}`));
     return new PythonTimer(child);
   }
@@ -204,7 +224,8 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
-const fmt = (x: number, d = 0): string => x.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+const fmt = (x: number, d = 0): string =>
+  x.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
 
 async function main(): Promise<number> {
   const o = parseOptions(process.argv.slice(2));
@@ -213,7 +234,9 @@ async function main(): Promise<number> {
   const text = `${JSON.stringify(document)}\n`;
   if (o.writeFixture !== null) {
     writeFileSync(o.writeFixture, text);
-    process.stdout.write(`wrote the bench fixture (${o.reads} read + ${o.writes} write steps, ${text.length} bytes) to ${o.writeFixture}\n`);
+    process.stdout.write(
+      `wrote the bench fixture (${o.reads} read + ${o.writes} write steps, ${text.length} bytes) to ${o.writeFixture}\n`,
+    );
   }
   const fixture = parseFixture(text);
   const parts = { reads: only(fixture, "reads"), writes: only(fixture, "writes") };
@@ -223,7 +246,9 @@ async function main(): Promise<number> {
   const tsCounts = { reads: countTs(parts.reads), writes: countTs(parts.writes) };
   for (const part of ["reads", "writes"] as const) {
     const native = countTs(parts[part], VARIANTS[1]?.hash);
-    const same = native.unique.size === tsCounts[part].unique.size && [...native.unique].every((h) => tsCounts[part].unique.has(h));
+    const same =
+      native.unique.size === tsCounts[part].unique.size &&
+      [...native.unique].every((h) => tsCounts[part].unique.has(h));
     if (!same) throw new Error("node:crypto and noble digests differ");
   }
 
@@ -244,7 +269,9 @@ async function main(): Promise<number> {
       py.stop();
       return 1;
     }
-    process.stdout.write(`reference: Python ${String(ready.python)}, run_fixture in-process (${String(ready.steps)} steps pass)\n`);
+    process.stdout.write(
+      `reference: Python ${String(ready.python)}, run_fixture in-process (${String(ready.steps)} steps pass)\n`,
+    );
   } else {
     process.stdout.write(`Python reference not run (${reason}): TypeScript figures only\n`);
   }
@@ -259,7 +286,11 @@ async function main(): Promise<number> {
         const ours = runFixture(parts[part]);
         if (!ours.ok) throw new Error("TypeScript run failed");
         const same = prettyJson(ours.run.summary as never) === prettyJson(readJsonValue(JSON.stringify(summary)));
-        const counts = (await py.ask({ cmd: "digests", case: part }, 120_000)) as unknown as { digests: number; bytes: number; unique: string[] };
+        const counts = (await py.ask({ cmd: "digests", case: part }, 120_000)) as unknown as {
+          digests: number;
+          bytes: number;
+          unique: string[];
+        };
         pyCounts[part] = counts;
         const theirs = new Set(counts.unique);
         const missing = [...tsCounts[part].unique].filter((h) => !theirs.has(h));
@@ -284,7 +315,10 @@ async function main(): Promise<number> {
       for (let pair = 0; pair < o.pairs && Date.now() < deadline; pair++) {
         const measurePy = async (): Promise<void> => {
           if (py === null) return;
-          const r = (await py.ask({ cmd: "time", case: part, seconds: o.slice }, (o.slice + 60) * 1000)) as { steps: number; elapsed: number };
+          const r = (await py.ask({ cmd: "time", case: part, seconds: o.slice }, (o.slice + 60) * 1000)) as {
+            steps: number;
+            elapsed: number;
+          };
           pyRates.push(r.steps / r.elapsed);
         };
         const round: number[] = new Array<number>(VARIANTS.length).fill(0);
@@ -302,7 +336,10 @@ async function main(): Promise<number> {
         const measurePhasesPy = async (): Promise<void> => {
           if (py === null) return;
           const budget = (PHASES.length * o.phaseSlice + 120) * 1000;
-          roundPyPhases = (await py.ask({ cmd: "phases", case: part, seconds: o.phaseSlice }, budget)).phases as Record<string, number>;
+          roundPyPhases = (await py.ask({ cmd: "phases", case: part, seconds: o.phaseSlice }, budget)).phases as Record<
+            string,
+            number
+          >;
         };
         // alternate which side goes first
         if (pair % 2 === 0) {
@@ -333,7 +370,9 @@ async function main(): Promise<number> {
       }
       const n = stepsOf(f);
       const tc = tsCounts[part];
-      process.stdout.write(`\n${part}: ${n} steps, ${rounds} rounds of ${o.slice} s slices (reference and each TypeScript variant back to back)\n`);
+      process.stdout.write(
+        `\n${part}: ${n} steps, ${rounds} rounds of ${o.slice} s slices (reference and each TypeScript variant back to back)\n`,
+      );
       VARIANTS.forEach((v, k) => {
         const rates = tsRates[k] as number[];
         process.stdout.write(
@@ -397,7 +436,8 @@ function printPhases(
     const t = median(ts.get(row.name) ?? [NaN]);
     const r = py.get(row.name);
     const rs = ratios.get(row.name);
-    const ratio = rs === undefined ? "–" : `${fmt(median(rs), 2)}× [${fmt(Math.min(...rs), 2)}–${fmt(Math.max(...rs), 2)}]`;
+    const ratio =
+      rs === undefined ? "–" : `${fmt(median(rs), 2)}× [${fmt(Math.min(...rs), 2)}–${fmt(Math.max(...rs), 2)}]`;
     const share = row.native ? "" : `${fmt((100 * t) / stepUs, 0)} %`;
     lines.push(
       `    ${row.name.padEnd(22)} ${fmt(t, 2).padStart(10)} ${(r === undefined ? "–" : fmt(median(r), 2)).padStart(10)}   ${ratio.padEnd(22)} ${share.padStart(5)}`,

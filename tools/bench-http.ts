@@ -34,37 +34,78 @@ const STORAGE_CALLS = 2_000;
 const RETENTION_WAIT_MS = 130_000;
 
 async function storagePerCall(port: number, base: string, admin: string, agent: string): Promise<void> {
-  const size = async (): Promise<number> => (await call<{ storage_bytes: number }>(base, "GET", `/v1/consumers/${CONSUMER}`, admin)).storage_bytes;
+  const size = async (): Promise<number> =>
+    (await call<{ storage_bytes: number }>(base, "GET", `/v1/consumers/${CONSUMER}`, admin)).storage_bytes;
   const drive = async (label: string): Promise<{ before: number; after: number }> => {
     const before = await size();
     for (let i = 1; i <= STORAGE_CALLS; i++) {
       const body = JSON.stringify({
         principal: { subject_id: "user-1", roles: [] },
         proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
-        context: { call_id: `store-${label}-${i}`, operation_id: `op-store-${label}-${i}`, idempotency_key: null, provider: "openai", api_family: "responses", response_id: "resp-store", adapter_revision: "openai-responses-v1" },
+        context: {
+          call_id: `store-${label}-${i}`,
+          operation_id: `op-store-${label}-${i}`,
+          idempotency_key: null,
+          provider: "openai",
+          api_family: "responses",
+          response_id: "resp-store",
+          adapter_revision: "openai-responses-v1",
+        },
       });
       const res = await send(port, "POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, body);
       if (res.status !== 200) throw new Error(`storage bench call ${i}: ${res.status} ${res.body.slice(0, 300)}`);
     }
     const after = await size();
-    console.log(`storage, ${label}: ${STORAGE_CALLS} read calls, database ${mb(before)} → ${mb(after)} MB: ${((after - before) / STORAGE_CALLS).toFixed(0)} bytes stored per call`);
+    console.log(
+      `storage, ${label}: ${STORAGE_CALLS} read calls, database ${mb(before)} → ${mb(after)} MB: ${((after - before) / STORAGE_CALLS).toFixed(0)} bytes stored per call`,
+    );
     return { before, after };
   };
   const mb = (bytes: number): string => (bytes / 1_000_000).toFixed(2);
   const first = await drive("window 24 h (default)");
   if (process.env.BENCH_RETENTION !== "1") {
-    console.log("storage after expiry: not measured (BENCH_RETENTION=1 sets a 60 s window, waits for the sweep and measures again)");
+    console.log(
+      "storage after expiry: not measured (BENCH_RETENTION=1 sets a 60 s window, waits for the sweep and measures again)",
+    );
     return;
   }
-  await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order"], approver_subjects: [], limits: { calls_per_second: 1000000, call_burst: 1000000, retention_seconds: 60 } });
+  await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, {
+    tools: ["get_order"],
+    approver_subjects: [],
+    limits: { calls_per_second: 1000000, call_burst: 1000000, retention_seconds: 60 },
+  });
   // A call arms the sweep under the new window; then wait for the window and the sweep's spacing.
-  await send(port, "POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, JSON.stringify({ principal: { subject_id: "user-1", roles: [] }, proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } }, context: { call_id: "store-arm", operation_id: "op-store-arm", idempotency_key: null, provider: "openai", api_family: "responses", response_id: "resp-store", adapter_revision: "openai-responses-v1" } }));
+  await send(
+    port,
+    "POST",
+    `/v1/consumers/${CONSUMER}/tool-calls`,
+    agent,
+    JSON.stringify({
+      principal: { subject_id: "user-1", roles: [] },
+      proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+      context: {
+        call_id: "store-arm",
+        operation_id: "op-store-arm",
+        idempotency_key: null,
+        provider: "openai",
+        api_family: "responses",
+        response_id: "resp-store",
+        adapter_revision: "openai-responses-v1",
+      },
+    }),
+  );
   await new Promise((resolve) => setTimeout(resolve, RETENTION_WAIT_MS));
   const swept = await size();
-  console.log(`storage, the sweep after the window: database ${mb(first.after)} → ${mb(swept)} MB (${((first.after - swept) / STORAGE_CALLS).toFixed(0)} bytes per expired call freed)`);
+  console.log(
+    `storage, the sweep after the window: database ${mb(first.after)} → ${mb(swept)} MB (${((first.after - swept) / STORAGE_CALLS).toFixed(0)} bytes per expired call freed)`,
+  );
   await drive("window 60 s, after the sweep");
   // The default window again, for whatever the bench measures next.
-  await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order"], approver_subjects: [], limits: { calls_per_second: 1000000, call_burst: 1000000 } });
+  await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, {
+    tools: ["get_order"],
+    approver_subjects: [],
+    limits: { calls_per_second: 1000000, call_burst: 1000000 },
+  });
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -90,15 +131,29 @@ async function main(): Promise<void> {
   try {
     const readyMs = await waitHealthy(base);
     // The benchmark measures the gate, not its rate limit.
-    await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order"], approver_subjects: [], limits: { calls_per_second: 1000000, call_burst: 1000000 } });
-    const agent = (await call<{ secret: string }>(base, "POST", `/v1/consumers/${CONSUMER}/credentials`, admin, { kind: "agent" })).secret;
+    await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, {
+      tools: ["get_order"],
+      approver_subjects: [],
+      limits: { calls_per_second: 1000000, call_burst: 1000000 },
+    });
+    const agent = (
+      await call<{ secret: string }>(base, "POST", `/v1/consumers/${CONSUMER}/credentials`, admin, { kind: "agent" })
+    ).secret;
     let n = 0;
     const gateRead = (): Promise<Reply> => {
       n += 1;
       const body = JSON.stringify({
         principal: { subject_id: "user-1", roles: [] },
         proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
-        context: { call_id: `call-${n}`, operation_id: `op-${n}`, idempotency_key: null, provider: "openai", api_family: "responses", response_id: "resp-bench", adapter_revision: "openai-responses-v1" },
+        context: {
+          call_id: `call-${n}`,
+          operation_id: `op-${n}`,
+          idempotency_key: null,
+          provider: "openai",
+          api_family: "responses",
+          response_id: "resp-bench",
+          adapter_revision: "openai-responses-v1",
+        },
       });
       return send(port, "POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, body);
     };
@@ -106,8 +161,19 @@ async function main(): Promise<void> {
     // A third row: the admin consumer update (a write in the consumer's object, then one in the
     // directory's). The goals rank the read call against one write in the same object, measured
     // on the cost worker (tools/lib/bench-round-trips.ts).
-    const write = (): Promise<Reply> => send(port, "PUT", `/v1/consumers/${CONSUMER}`, admin, '{"tools":["get_order"],"approver_subjects":[],"limits":{"calls_per_second":1000000,"call_burst":1000000}}');
-    const scenarios: Record<string, () => Promise<Reply>> = { "bare DO round trip (ping)": ping, "PUT consumer (2 objects)": write, "gate read call (get_order)": gateRead };
+    const write = (): Promise<Reply> =>
+      send(
+        port,
+        "PUT",
+        `/v1/consumers/${CONSUMER}`,
+        admin,
+        '{"tools":["get_order"],"approver_subjects":[],"limits":{"calls_per_second":1000000,"call_burst":1000000}}',
+      );
+    const scenarios: Record<string, () => Promise<Reply>> = {
+      "bare DO round trip (ping)": ping,
+      "PUT consumer (2 objects)": write,
+      "gate read call (get_order)": gateRead,
+    };
 
     for (const fn of Object.values(scenarios)) for (let i = 0; i < WARMUP; i++) await timed(fn);
     const samples: Record<string, number[]> = Object.fromEntries(Object.keys(scenarios).map((k) => [k, []]));
@@ -133,29 +199,50 @@ async function main(): Promise<void> {
 
     const rows = Object.entries(samples).map(([name, s]) => {
       const sorted = [...s].sort((a, b) => a - b);
-      return { name, count: s.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), rps: throughput[name] ?? NaN };
+      return {
+        name,
+        count: s.length,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        rps: throughput[name] ?? NaN,
+      };
     });
     const [bare, writeRow, gate] = rows;
-    if (bare === undefined || writeRow === undefined || gate === undefined) throw new Error("bench-http: a scenario is missing");
-    console.log(`wrangler dev ready in ${readyMs} ms; ${ROUNDS} interleaved rounds of ${PER_ROUND} sequential calls per scenario (after ${WARMUP} warm-up calls each)\n`);
+    if (bare === undefined || writeRow === undefined || gate === undefined)
+      throw new Error("bench-http: a scenario is missing");
+    console.log(
+      `wrangler dev ready in ${readyMs} ms; ${ROUNDS} interleaved rounds of ${PER_ROUND} sequential calls per scenario (after ${WARMUP} warm-up calls each)\n`,
+    );
     console.log("scenario                      calls   p50 µs   p99 µs   req/s @ c=8");
     for (const r of rows) {
-      console.log(`${r.name.padEnd(29)} ${String(r.count).padStart(5)} ${r.p50.toFixed(0).padStart(8)} ${r.p99.toFixed(0).padStart(8)} ${r.rps.toFixed(0).padStart(13)}`);
+      console.log(
+        `${r.name.padEnd(29)} ${String(r.count).padStart(5)} ${r.p50.toFixed(0).padStart(8)} ${r.p99.toFixed(0).padStart(8)} ${r.rps.toFixed(0).padStart(13)}`,
+      );
     }
     const p50 = gate.p50 / bare.p50;
     const p99 = gate.p99 / bare.p99;
-    console.log(`\ngate / bare: p50 ${p50.toFixed(2)}×, p99 ${p99.toFixed(2)}× (the goals: "Goals over wrangler dev" below)`);
-    console.log(`throughput at c=${CONCURRENCY}: gate ${gate.rps.toFixed(0)} req/s vs bare ${bare.rps.toFixed(0)} req/s (${(gate.rps / bare.rps).toFixed(2)}×)`);
+    console.log(
+      `\ngate / bare: p50 ${p50.toFixed(2)}×, p99 ${p99.toFixed(2)}× (the goals: "Goals over wrangler dev" below)`,
+    );
+    console.log(
+      `throughput at c=${CONCURRENCY}: gate ${gate.rps.toFixed(0)} req/s vs bare ${bare.rps.toFixed(0)} req/s (${(gate.rps / bare.rps).toFixed(2)}×)`,
+    );
     console.log(
       `gate / PUT consumer: p50 ${(gate.p50 / writeRow.p50).toFixed(2)}×, p99 ${(gate.p99 / writeRow.p99).toFixed(2)}×, throughput ${(gate.rps / writeRow.rps).toFixed(2)}×`,
     );
     // The audit append's own work per call (chain digest, export line, Merkle leaf and nodes), on
     // the same core in this process, beside the gate read call measured above; signing a
     // checkpoint is never on a call's path (docs/audit.md).
-    const append = spawnSync(process.execPath, ["tools/run.js", "bench/audit-append.ts", "20000"], { cwd: ROOT, encoding: "utf8" });
+    const append = spawnSync(process.execPath, ["tools/run.js", "bench/audit-append.ts", "20000"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
     if (append.status !== 0) throw new Error(`audit append bench failed: ${append.stderr.slice(0, 300)}`);
     // A line this run's own child process printed, not untrusted input.
-    const { entries, us_per_append: perAppend } = JSON.parse(append.stdout.trim()) as { entries: number; us_per_append: number };
+    const { entries, us_per_append: perAppend } = JSON.parse(append.stdout.trim()) as {
+      entries: number;
+      us_per_append: number;
+    };
     console.log(
       `audit append per call (chain digest + Merkle leaf and nodes, core in-process, ${entries} entries): ${perAppend.toFixed(1)} µs = ${((100 * perAppend) / gate.p50).toFixed(1)} % of the gate read call's p50`,
     );

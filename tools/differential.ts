@@ -36,7 +36,10 @@ for line in Path(listing).read_text(encoding="utf-8").splitlines():
 `;
 
 /** What the bundled CLI's `main` takes: its arguments and its io. */
-type CliMain = (args: string[], io: { stdout: (text: string) => void; stderr: (text: string) => void; readFile: (path: string) => Uint8Array }) => Promise<number>;
+type CliMain = (
+  args: string[],
+  io: { stdout: (text: string) => void; stderr: (text: string) => void; readFile: (path: string) => Uint8Array },
+) => Promise<number>;
 
 function fail(message: string): never {
   process.stderr.write(`differential: ${message}\n`);
@@ -57,7 +60,9 @@ function firstDifference(a: Uint8Array, b: Uint8Array): string | null {
 const [dirArg, maxArg] = process.argv.slice(2);
 if (dirArg === undefined) fail("usage: node tools/run.js tools/differential.ts DIR [MAX_LISTED]");
 const maxListed = maxArg === undefined ? 10 : Number.parseInt(maxArg, 10);
-const reference = process.env.TOOLGATE_REFERENCE_DUMP ?? join(ROOT, "..", "shared", "conformance", "tool-cases", "reference", "dump.py");
+const reference =
+  process.env.TOOLGATE_REFERENCE_DUMP ??
+  join(ROOT, "..", "shared", "conformance", "tool-cases", "reference", "dump.py");
 const python = process.env.PYTHON ?? "python3";
 
 if (spawnSync(python, ["--version"], { stdio: "ignore" }).status !== 0) fail(`${python} not found`);
@@ -74,14 +79,22 @@ if (files.length === 0) fail(`no fixtures in ${dir}`);
 const list = join(out, "files.txt");
 writeFileSync(list, `${files.join("\n")}\n`);
 
-const ran = spawnSync(python, ["-", reference, list, out], { input: REFERENCE_RUNNER, stdio: ["pipe", "inherit", "inherit"], timeout: 3_600_000 });
+const ran = spawnSync(python, ["-", reference, list, out], {
+  input: REFERENCE_RUNNER,
+  stdio: ["pipe", "inherit", "inherit"],
+  timeout: 3_600_000,
+});
 if (ran.status !== 0) fail(`the reference failed (exit ${ran.status ?? ran.signal})`);
 
 // toolgate: the bundled CLI's main() in this process, stdout captured per fixture.
 const { main } = (await import(pathToFileURL(join(ROOT, "dist", "cli.js")).href)) as { main: CliMain };
 for (const file of files) {
   const chunks: string[] = [];
-  const io = { stdout: (text: string) => void chunks.push(text), stderr: () => {}, readFile: (path: string) => new Uint8Array(readFileSync(path)) };
+  const io = {
+    stdout: (text: string) => void chunks.push(text),
+    stderr: () => {},
+    readFile: (path: string) => new Uint8Array(readFileSync(path)),
+  };
   let status: string;
   try {
     status = String(await main(["cases", "--fixture", file, "--dump"], io));
@@ -97,7 +110,9 @@ let same = 0;
 const listed: string[] = [];
 for (const file of files) {
   const base = basename(file, ".json");
-  const paths = [`${base}.toolgate.json`, `${base}.reference.json`, `${base}.toolgate.rc`, `${base}.reference.rc`].map((name) => join(out, name));
+  const paths = [`${base}.toolgate.json`, `${base}.reference.json`, `${base}.toolgate.rc`, `${base}.reference.rc`].map(
+    (name) => join(out, name),
+  );
   const [ours = "", theirs = "", ourRc = "", theirRc = ""] = paths;
   const ourStatus = readFileSync(ourRc, "utf8");
   const theirStatus = readFileSync(theirRc, "utf8");

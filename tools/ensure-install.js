@@ -28,7 +28,8 @@ export function staleReason(root = ROOT) {
   const installed = JSON.parse(readFileSync(hidden, "utf8")).packages ?? {};
   for (const [path, entry] of Object.entries(wanted)) {
     if (path === "" || entry.optional === true || entry.link === true) continue;
-    if (installed[path]?.version !== entry.version) return `${path.replace(/^node_modules\//, "")} ${entry.version} is not installed`;
+    if (installed[path]?.version !== entry.version)
+      return `${path.replace(/^node_modules\//, "")} ${entry.version} is not installed`;
   }
   return null;
 }
@@ -61,7 +62,9 @@ function main() {
       console.log("toolgate: installing Debian's chromium for the browser tests");
       if (!run("apt-get", ["update", "-qq"]) || !run("apt-get", ["install", "-y", "-qq", "chromium"])) process.exit(1);
     } else {
-      console.log("toolgate: Chromium is missing, so the browser tests (test/browser: the console, the provider, the JSON golden pages) cannot run; install it with `sudo apt-get install -y chromium`, or set CHROMIUM_PATH to a Chrome or Chromium binary");
+      console.log(
+        "toolgate: Chromium is missing, so the browser tests (test/browser: the console, the provider, the JSON golden pages) cannot run; install it with `sudo apt-get install -y chromium`, or set CHROMIUM_PATH to a Chrome or Chromium binary",
+      );
     }
   }
 }

@@ -150,11 +150,15 @@ async function main(): Promise<number> {
   };
   writeFileSync(join(args.out, "expected.json"), `${JSON.stringify(document, null, 1)}\n`);
   process.stdout.write(
-    `reference exit codes: ${[...exitCounts.entries()].sort().map(([c, n]) => `${c}=${n}`).join(" ")}; ` +
-      `generator model predicted a different exit code for ${modelMismatch}\n`,
+    `reference exit codes: ${[...exitCounts.entries()]
+      .sort()
+      .map(([c, n]) => `${c}=${n}`)
+      .join(" ")}; ` + `generator model predicted a different exit code for ${modelMismatch}\n`,
   );
   if (bad.length > 0) {
-    process.stderr.write(`the reference refused ${bad.length} generated fixtures (generator bug):\n${bad.join("\n")}\n`);
+    process.stderr.write(
+      `the reference refused ${bad.length} generated fixtures (generator bug):\n${bad.join("\n")}\n`,
+    );
     return 1;
   }
   return 0;

@@ -8,7 +8,15 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { ROOT } from "./lib/paths.ts";
-import { EXPECTED, figuresIn, MARKER, ordered, reliabilityTable, secretsFigure, type Figure } from "./lib/reliability.ts";
+import {
+  EXPECTED,
+  figuresIn,
+  MARKER,
+  ordered,
+  reliabilityTable,
+  secretsFigure,
+  type Figure,
+} from "./lib/reliability.ts";
 
 const CONFIG = "test/reliability/vitest.config.ts";
 /** Whole-suite budget; each project gets what is left. */
@@ -30,31 +38,43 @@ interface ProjectRun {
 function run(project: string): Promise<ProjectRun> {
   return new Promise((done) => {
     const left = BUDGET_MS - (Date.now() - started);
-    const child = spawn(process.execPath, [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", CONFIG, "--project", project], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
-    });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", CONFIG, "--project", project],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+        env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+      },
+    );
     let out = "";
     const take = (stream: Readable, sink: NodeJS.WriteStream): void => {
       stream.on("data", (d: Buffer) => {
         const text = d.toString();
         out += text;
         // Figure lines are for the table; the rest is echoed.
-        sink.write(text.split("\n").filter((l) => !l.includes(MARKER)).join("\n"));
+        sink.write(
+          text
+            .split("\n")
+            .filter((l) => !l.includes(MARKER))
+            .join("\n"),
+        );
       });
     };
     take(child.stdout, process.stdout);
     take(child.stderr, process.stderr);
-    const timer = setTimeout(() => {
-      out += `\n[reliability] ${project} exceeded the budget; killed\n`;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // gone
-      }
-    }, Math.max(10_000, left));
+    const timer = setTimeout(
+      () => {
+        out += `\n[reliability] ${project} exceeded the budget; killed\n`;
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // gone
+        }
+      },
+      Math.max(10_000, left),
+    );
     child.on("exit", (code) => {
       clearTimeout(timer);
       done({ project, code: code ?? 1, out });
@@ -81,12 +101,16 @@ for (const r of results) {
 }
 const reported = new Set(figures.map((f) => f.id));
 if (projects.length === 2) {
-  for (const id of EXPECTED) if (!reported.has(id)) figures.push({ id, check: "(not reported)", figure: "missing", pass: false });
+  for (const id of EXPECTED)
+    if (!reported.has(id)) figures.push({ id, check: "(not reported)", figure: "missing", pass: false });
 }
 
 const sorted = ordered(figures);
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 mkdirSync(join(ROOT, ".toolgate"), { recursive: true });
-writeFileSync(join(ROOT, ".toolgate", "reliability.json"), JSON.stringify({ at: new Date().toISOString(), seconds: Number(seconds), figures: sorted }, null, 2));
+writeFileSync(
+  join(ROOT, ".toolgate", "reliability.json"),
+  JSON.stringify({ at: new Date().toISOString(), seconds: Number(seconds), figures: sorted }, null, 2),
+);
 process.stdout.write(reliabilityTable(sorted, seconds));
 process.exit(sorted.every((f) => f.pass) ? 0 : 1);

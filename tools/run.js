@@ -16,7 +16,13 @@ const CACHE = new URL("../.toolgate/ts-cache/", import.meta.url);
 const RELATIVE = /^\.{1,2}\//;
 /** esbuild's options: imports kept as written, as tsconfig.json's verbatimModuleSyntax has them. */
 /** @type {import("esbuild").TransformOptions} */
-const STRIP = { loader: "ts", format: "esm", target: "node20", sourcemap: "inline", tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } } };
+const STRIP = {
+  loader: "ts",
+  format: "esm",
+  target: "node20",
+  sourcemap: "inline",
+  tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
+};
 
 /**
  * Module hook: a relative specifier without an extension, from a .ts module, names a .ts file or
@@ -29,7 +35,8 @@ export async function resolveHook(specifier, context, next) {
   try {
     return await next(specifier, context);
   } catch (error) {
-    if (!RELATIVE.test(specifier) || context.parentURL === undefined || !TS.test(new URL(context.parentURL).pathname)) throw error;
+    if (!RELATIVE.test(specifier) || context.parentURL === undefined || !TS.test(new URL(context.parentURL).pathname))
+      throw error;
     for (const candidate of [`${specifier}.ts`, `${specifier}/index.ts`]) {
       try {
         return await next(candidate, context);
@@ -53,7 +60,12 @@ export async function loadHook(url, context, next) {
   const source = await readFile(path, "utf8");
   // Stripped modules are kept by path and content: loading esbuild costs more than the rest of
   // a command's start-up, so it is loaded only for a module that changed.
-  const cached = new URL(`${createHash("sha256").update(`${JSON.stringify(STRIP)}\0${path}\0${source}`).digest("hex")}.mjs`, CACHE);
+  const cached = new URL(
+    `${createHash("sha256")
+      .update(`${JSON.stringify(STRIP)}\0${path}\0${source}`)
+      .digest("hex")}.mjs`,
+    CACHE,
+  );
   try {
     return { format: "module", source: await readFile(cached, "utf8"), shortCircuit: true };
   } catch {

@@ -15,7 +15,16 @@ import { startDemoService } from "./lib/demo-service.ts";
 import { setUpDemo } from "./lib/demo-setup.ts";
 import { startLocalEdge } from "./lib/local-edge.ts";
 import { ROOT } from "./lib/paths.ts";
-import { assertPortFree, call, DEV_VARS, ensureDevVars, freePort, readDevVars, startWranglerDev, waitHealthy } from "./lib/wrangler-dev.ts";
+import {
+  assertPortFree,
+  call,
+  DEV_VARS,
+  ensureDevVars,
+  freePort,
+  readDevVars,
+  startWranglerDev,
+  waitHealthy,
+} from "./lib/wrangler-dev.ts";
 
 /** What `main` started, stopped in reverse order on exit or failure. */
 const started: Array<() => Promise<unknown>> = [];
@@ -26,14 +35,17 @@ async function stopStarted(): Promise<void> {
 
 async function main(): Promise<void> {
   const port = Number(process.env.TOOLGATE_PORT ?? 8787);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`TOOLGATE_PORT must be a port number (1–65535), not ${JSON.stringify(process.env.TOOLGATE_PORT)}`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new Error(`TOOLGATE_PORT must be a port number (1–65535), not ${JSON.stringify(process.env.TOOLGATE_PORT)}`);
   await assertPortFree(port);
   const base = `http://127.0.0.1:${port}`;
   const devVars = process.env.TOOLGATE_DEV_VARS === undefined ? DEV_VARS : resolve(process.env.TOOLGATE_DEV_VARS);
   const admin = ensureDevVars(devVars);
   const vars = readDevVars(devVars);
   if (vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS !== "1") {
-    throw new Error(`${devVars} sets TOOLGATE_ALLOW_LOOPBACK_TARGETS to "${vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS}": the demo's tools call the demo service over http on 127.0.0.1; set it to 1 or delete its line`);
+    throw new Error(
+      `${devVars} sets TOOLGATE_ALLOW_LOOPBACK_TARGETS to "${vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS}": the demo's tools call the demo service over http on 127.0.0.1; set it to 1 or delete its line`,
+    );
   }
   // The demo service holds only what any downstream may: where the gate publishes the demo
   // consumer's public key (fetched at its first request; docs/http-tools.md), and the bearer
@@ -41,11 +53,19 @@ async function main(): Promise<void> {
   const token = randomBytes(32).toString("base64url");
   const service = await startDemoService({ keys: { demo: `${base}/v1/consumers/demo/signing-keys` }, token });
   started.push(() => service.close());
-  const persistTo = process.env.TOOLGATE_STATE_DIR === undefined ? join(ROOT, ".toolgate", "state") : resolve(process.env.TOOLGATE_STATE_DIR);
+  const persistTo =
+    process.env.TOOLGATE_STATE_DIR === undefined
+      ? join(ROOT, ".toolgate", "state")
+      : resolve(process.env.TOOLGATE_STATE_DIR);
   mkdirSync(persistTo, { recursive: true });
   const inner = await freePort();
   // wrangler reads .dev.vars by itself; another secrets file is named to it (`--env-file`).
-  const dev = startWranglerDev({ port: inner, persistTo, inherit: true, envFile: devVars === DEV_VARS ? null : devVars });
+  const dev = startWranglerDev({
+    port: inner,
+    persistTo,
+    inherit: true,
+    envFile: devVars === DEV_VARS ? null : devVars,
+  });
   started.push(() => dev.stop());
   // Whatever ends this process, wrangler's process group (workerd included) ends with it.
   process.once("exit", () => {
@@ -63,7 +83,18 @@ async function main(): Promise<void> {
   dev.child.once("exit", (code: number | null) => void stopStarted().then(() => process.exit(code ?? 1)));
   await waitHealthy(base);
   const statePath = relative(ROOT, persistTo) || persistTo;
-  console.log(await setUpDemo({ base, admin, demoBase: service.base, token, devVarsPath: devVars, statePath, issuedPath: issuedPath(persistTo), call }));
+  console.log(
+    await setUpDemo({
+      base,
+      admin,
+      demoBase: service.base,
+      token,
+      devVarsPath: devVars,
+      statePath,
+      issuedPath: issuedPath(persistTo),
+      call,
+    }),
+  );
   console.log(
     vars.TOOLGATE_OTLP_ENDPOINT === undefined
       ? "traces: off; add TOOLGATE_OTLP_ENDPOINT=http://127.0.0.1:4318/v1/traces to .dev.vars to export each tool call's spans (docs/traces.md)"

@@ -22,14 +22,23 @@ mkdirSync(`${root}.toolgate`, { recursive: true });
 rmSync(report, { force: true });
 const run = spawnSync(
   process.execPath,
-  [`${root}node_modules/vitest/vitest.mjs`, "run", "--reporter=default", "--reporter=json", `--outputFile=${report}`, ...process.argv.slice(2)],
+  [
+    `${root}node_modules/vitest/vitest.mjs`,
+    "run",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile=${report}`,
+    ...process.argv.slice(2),
+  ],
   { cwd: root, stdio: "inherit" },
 );
 if (existsSync(report)) {
   // A local file vitest just wrote, not untrusted input.
   const summary = JSON.parse(readFileSync(report, "utf8")) as VitestSummary;
   const skipped = summary.numPendingTests + summary.numTodoTests;
-  process.stdout.write(`\ntests: ${summary.numPassedTests} passed, ${summary.numFailedTests} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`);
+  process.stdout.write(
+    `\ntests: ${summary.numPassedTests} passed, ${summary.numFailedTests} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`,
+  );
   if (summary.numTotalTests === 0) process.exitCode = 1;
 }
 process.exitCode = process.exitCode || (run.status ?? 1);

@@ -117,14 +117,21 @@
       if (text === "expired" && !article.classList.contains("expired")) {
         article.classList.add("expired");
         for (const button of article.querySelectorAll("form.decision button")) button.disabled = true;
-        say("Expired without a decision: " + titleOf(article) + ". It can no longer be decided; the agent's call is refused.");
+        say(
+          "Expired without a decision: " +
+            titleOf(article) +
+            ". It can no longer be decided; the agent's call is refused.",
+        );
       }
     }
   }
 
   /** The server-rendered page of one approval (a live read: it does not count as activity). */
   async function approvalPage(id) {
-    const res = await fetch("/console/approvals/" + id, { credentials: "same-origin", headers: { "x-console-live": "1" } });
+    const res = await fetch("/console/approvals/" + id, {
+      credentials: "same-origin",
+      headers: { "x-console-live": "1" },
+    });
     if (res.status === 401) {
       sessionEnded();
       return null;
@@ -163,7 +170,8 @@
    * Whether the focus belongs to this approval: inside it, or dropped from its decision's
    * disabled button and not moved since (data-focus-within, set when the decision started).
    */
-  const holdsFocus = (article) => article.contains(document.activeElement) || (article.hasAttribute("data-focus-within") && focusDropped());
+  const holdsFocus = (article) =>
+    article.contains(document.activeElement) || (article.hasAttribute("data-focus-within") && focusDropped());
 
   /**
    * Takes an approval off the pending list; answers whether it was there. If the focus was its
@@ -179,7 +187,12 @@
     updateCount();
     arm();
     if (hadFocus) {
-      const following = next !== null && next.matches("article.approval") ? next : list === null ? null : list.querySelector("article.approval");
+      const following =
+        next !== null && next.matches("article.approval")
+          ? next
+          : list === null
+            ? null
+            : list.querySelector("article.approval");
       const target = following === null ? document.getElementById("pending-heading") : following.querySelector("h3 a");
       if (target !== null) {
         if (target.tabIndex < 0) target.setAttribute("tabindex", "-1");
@@ -191,7 +204,8 @@
 
   function settled(id, announceIt) {
     const article = articleOf(id);
-    if (article !== null && announceIt && !article.hasAttribute("data-deciding")) say("Decided elsewhere: " + titleOf(article) + ". It left the pending list.");
+    if (article !== null && announceIt && !article.hasAttribute("data-deciding"))
+      say("Decided elsewhere: " + titleOf(article) + ". It left the pending list.");
     removeItem(id);
     void addDecided(id);
   }
@@ -222,7 +236,8 @@
       });
       const answer = await res.json();
       if (res.status === 200) {
-        const until = answer.valid_until === null ? "" : "; the agent may repeat the call until " + iso(answer.valid_until);
+        const until =
+          answer.valid_until === null ? "" : "; the agent may repeat the call until " + iso(answer.valid_until);
         say((answer.state === "approved" ? "Approved " : "Denied ") + title + until + ".");
         settled(id, false);
         return;
@@ -251,7 +266,10 @@
 
   /** The stream was refused: an ended session (401 on any read) stops, anything else (a full gate) retries later. */
   async function refused() {
-    const probe = await fetch("/console/approvals/apr_" + "0".repeat(32), { credentials: "same-origin", headers: { "x-console-live": "1" } }).catch(() => null);
+    const probe = await fetch("/console/approvals/apr_" + "0".repeat(32), {
+      credentials: "same-origin",
+      headers: { "x-console-live": "1" },
+    }).catch(() => null);
     if (probe !== null && probe.status === 401) return sessionEnded();
     setLive("Live updates paused; retrying in a few seconds.", false);
     setTimeout(connect, 5000);

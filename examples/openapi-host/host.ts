@@ -12,7 +12,8 @@ type CallPath = paths["/v1/consumers/{consumer}/tool-calls"]["post"];
 type CallRequest = CallPath["requestBody"]["content"]["application/json"];
 type CallAnswer = CallPath["responses"][200]["content"]["application/json"];
 type Problem = CallPath["responses"][400]["content"]["application/problem+json"];
-type ApprovalWait = paths["/v1/consumers/{consumer}/approvals/{approval_id}"]["get"]["responses"][200]["content"]["application/json"];
+type ApprovalWait =
+  paths["/v1/consumers/{consumer}/approvals/{approval_id}"]["get"]["responses"][200]["content"]["application/json"];
 
 /** Where the gate is and who this host is. */
 export interface Host {
@@ -22,7 +23,9 @@ export interface Host {
 }
 
 /** A call's outcome for the model loop: the item to hand back, or the problem that refused it. */
-export type Outcome = { readonly ok: true; readonly answer: CallAnswer } | { readonly ok: false; readonly problem: Problem; readonly retryAfter: number | null };
+export type Outcome =
+  | { readonly ok: true; readonly answer: CallAnswer }
+  | { readonly ok: false; readonly problem: Problem; readonly retryAfter: number | null };
 
 async function post(host: Host, body: CallRequest): Promise<Outcome> {
   const res = await fetch(`${host.gate}/v1/consumers/${encodeURIComponent(host.consumer)}/tool-calls`, {
@@ -48,7 +51,12 @@ async function waitForDecision(host: Host, approvalId: string): Promise<Approval
  * One OpenAI Responses `function_call` item through the gate: the `function_call_output` item
  * to append to the model's next input, or the problem (after waiting once for a human).
  */
-export async function callTool(host: Host, item: { call_id: string; name: string; arguments: string }, user: { subject_id: string; roles: string[] }, responseId: string): Promise<Outcome> {
+export async function callTool(
+  host: Host,
+  item: { call_id: string; name: string; arguments: string },
+  user: { subject_id: string; roles: string[] },
+  responseId: string,
+): Promise<Outcome> {
   const body: CallRequest = {
     principal: user,
     provider_item: { type: "function_call", ...item },
@@ -72,5 +80,7 @@ export async function callTool(host: Host, item: { call_id: string; name: string
 export function forModel(outcome: Outcome): string {
   if (!outcome.ok) return `${outcome.problem.code}: ${outcome.problem.detail}`;
   const output = outcome.answer.provider_output;
-  return "type" in output && output.type === "function_call_output" ? output.output : JSON.stringify(outcome.answer.model_result);
+  return "type" in output && output.type === "function_call_output"
+    ? output.output
+    : JSON.stringify(outcome.answer.model_result);
 }

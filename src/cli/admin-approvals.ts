@@ -41,10 +41,13 @@ export function checkDigests(view: JsonObject): Step<string> {
   const approval = pick(view, APPROVAL_FIELDS);
   if (!approval.ok) return approval;
   if (sha256Hex(canonicalJson(request.value)) !== view.request_sha256) {
-    return err(gateExit("request_sha256 does not match the tenant, subject, tool and arguments shown: nothing was submitted"));
+    return err(
+      gateExit("request_sha256 does not match the tenant, subject, tool and arguments shown: nothing was submitted"),
+    );
   }
   const digest = sha256Hex(canonicalJson(approval.value));
-  if (digest !== view.approval_digest) return err(gateExit("approval_digest does not match the fields shown: nothing was submitted"));
+  if (digest !== view.approval_digest)
+    return err(gateExit("approval_digest does not match the fields shown: nothing was submitted"));
   return ok(digest);
 }
 
@@ -55,7 +58,10 @@ function preview(view: JsonObject, digest: string): Array<readonly [string, stri
     ["tool", textOf(view, "tool")],
     ["subject", textOf(view, "subject_id")],
     ["arguments", compact(view.arguments)],
-    ["call", `${textOf(view, "provider")} ${textOf(view, "call_id")} (operation ${textOf(view, "operation_id")}, key ${textOrNull(view, "idempotency_key") ?? "none"})`],
+    [
+      "call",
+      `${textOf(view, "provider")} ${textOf(view, "call_id")} (operation ${textOf(view, "operation_id")}, key ${textOrNull(view, "idempotency_key") ?? "none"})`,
+    ],
     ["expires", when(intOf(view, "expires_at"))],
     ["digest", `${digest} (recomputed from the fields shown)`],
   ];
@@ -71,7 +77,8 @@ async function reviewed(ctx: AdminContext, id: string): Promise<Step<{ view: Jso
   const items = await pendingPages(ctx);
   if (!items.ok) return items;
   const view = items.value.map(objectOf).find((v) => v?.approval_id === id);
-  if (view === undefined) return err(gateExit(`no pending approval ${id} (decided, expired, withdrawn or never opened)`));
+  if (view === undefined)
+    return err(gateExit(`no pending approval ${id} (decided, expired, withdrawn or never opened)`));
   const digest = checkDigests(view);
   return digest.ok ? ok({ view, digest: digest.value }) : digest;
 }
@@ -90,7 +97,15 @@ export const approvalVerbs: AdminGroup = {
       const rows = items.value.map((item) => {
         const v = objectOf(item);
         const digest = textOf(v, "approval_digest").slice(0, LISTED_DIGEST_DIGITS);
-        return [textOf(v, "approval_id"), textOf(v, "tool"), textOf(v, "subject_id"), when(intOf(v, "requested_at"), "-"), when(intOf(v, "expires_at")), digest, clip(compact(v?.arguments))];
+        return [
+          textOf(v, "approval_id"),
+          textOf(v, "tool"),
+          textOf(v, "subject_id"),
+          when(intOf(v, "requested_at"), "-"),
+          when(intOf(v, "expires_at")),
+          digest,
+          clip(compact(v?.arguments)),
+        ];
       });
       return ok(table(["ID", "TOOL", "SUBJECT", "REQUESTED", "EXPIRES", "DIGEST", "ARGUMENTS"], rows));
     },
@@ -103,7 +118,9 @@ export const approvalVerbs: AdminGroup = {
     async run(ctx) {
       const found = await reviewed(ctx, ctx.args[0] ?? "");
       if (!found.ok) return found;
-      return ok(ctx.json ? jsonLine(found.value.view) : fields(preview(found.value.view, found.value.digest), NAME_WIDTH));
+      return ok(
+        ctx.json ? jsonLine(found.value.view) : fields(preview(found.value.view, found.value.digest), NAME_WIDTH),
+      );
     },
   },
   decide: {
@@ -114,17 +131,29 @@ export const approvalVerbs: AdminGroup = {
     values: ["digest"],
     async run(ctx) {
       const [id = "", decision = ""] = ctx.args;
-      if (decision !== "approve" && decision !== "deny") return err(usageExit(`the decision is approve or deny, not ${decision}`));
+      if (decision !== "approve" && decision !== "deny")
+        return err(usageExit(`the decision is approve or deny, not ${decision}`));
       const named = ctx.option("digest");
       if (decision === "approve" && named === undefined) {
-        return err(usageExit(`approve names the digest you reviewed: \`toolgate admin approvals show ${id}\` prints the approval in full, then add --digest and its first ${LISTED_DIGEST_DIGITS} or more hex digits`));
+        return err(
+          usageExit(
+            `approve names the digest you reviewed: \`toolgate admin approvals show ${id}\` prints the approval in full, then add --digest and its first ${LISTED_DIGEST_DIGITS} or more hex digits`,
+          ),
+        );
       }
-      if (named !== undefined && !DIGEST_PREFIX.test(named)) return err(usageExit(`--digest takes ${LISTED_DIGEST_DIGITS} to 64 lower-case hex digits of the approval digest, not ${named}`));
+      if (named !== undefined && !DIGEST_PREFIX.test(named))
+        return err(
+          usageExit(
+            `--digest takes ${LISTED_DIGEST_DIGITS} to 64 lower-case hex digits of the approval digest, not ${named}`,
+          ),
+        );
       const found = await reviewed(ctx, id);
       if (!found.ok) return found;
       const { view, digest } = found.value;
       if (named !== undefined && !digest.startsWith(named)) {
-        return err(gateExit(`approval ${id} has digest ${digest}, not the ${named}… you reviewed: nothing was submitted`));
+        return err(
+          gateExit(`approval ${id} has digest ${digest}, not the ${named}… you reviewed: nothing was submitted`),
+        );
       }
       // What is decided is shown before it is sent; with --json on standard error, the gate's answer alone on standard output.
       const shown = fields(preview(view, digest), NAME_WIDTH);

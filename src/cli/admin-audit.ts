@@ -21,8 +21,14 @@ export const TAIL_DEFAULT = 20;
 export const PROGRESS_DEFAULT = 10_000;
 
 /** One page of the chain after `after`: its entries and where the next page starts (null at the end). */
-async function pageAfter(ctx: AdminContext, after: number, limit?: number): Promise<Step<{ entries: Json[]; next: number | null }>> {
-  const answer = await ctx.client.json(ctx.at(`/audit?after=${after}${limit === undefined ? "" : `&limit=${limit}`}`), { role: "auditor" });
+async function pageAfter(
+  ctx: AdminContext,
+  after: number,
+  limit?: number,
+): Promise<Step<{ entries: Json[]; next: number | null }>> {
+  const answer = await ctx.client.json(ctx.at(`/audit?after=${after}${limit === undefined ? "" : `&limit=${limit}`}`), {
+    role: "auditor",
+  });
   if (!answer.ok) return answer;
   const page = objectOf(answer.value.value);
   const entries = page?.entries;
@@ -64,7 +70,11 @@ async function logSize(ctx: AdminContext): Promise<Step<number>> {
 const CHECKPOINT_PREFIX = new TextEncoder().encode('{"checkpoint":');
 
 /** Streams the export into the file; answers the entries and bytes written. */
-async function streamExport(ctx: AdminContext, file: string, every: number): Promise<Step<{ entries: number; bytes: number }>> {
+async function streamExport(
+  ctx: AdminContext,
+  file: string,
+  every: number,
+): Promise<Step<{ entries: number; bytes: number }>> {
   const response = await ctx.client.send(ctx.at("/audit/export"), { role: "auditor" });
   if (!response.ok) return response;
   const announced = Number(response.value.headers.get("toolgate-audit-entries") ?? "NaN");
@@ -92,11 +102,13 @@ async function streamExport(ctx: AdminContext, file: string, every: number): Pro
           if (head.length < CHECKPOINT_PREFIX.length) head.push(byte);
           continue;
         }
-        lastWasCheckpoint = head.length === CHECKPOINT_PREFIX.length && head.every((b, j) => b === CHECKPOINT_PREFIX[j]);
+        lastWasCheckpoint =
+          head.length === CHECKPOINT_PREFIX.length && head.every((b, j) => b === CHECKPOINT_PREFIX[j]);
         head = [];
         lines++;
         // Bytes through the end of this line: the same figures whatever the chunks were.
-        if (lines % every === 0 && !lastWasCheckpoint) ctx.io.stderr(`toolgate admin audit export: ${lines} entries, ${bytes + i + 1} bytes\n`);
+        if (lines % every === 0 && !lastWasCheckpoint)
+          ctx.io.stderr(`toolgate admin audit export: ${lines} entries, ${bytes + i + 1} bytes\n`);
       }
       bytes += chunk.value.length;
     }
@@ -106,8 +118,10 @@ async function streamExport(ctx: AdminContext, file: string, every: number): Pro
     out.close();
   }
   const entries = lines - 1;
-  if (!lastWasCheckpoint || head.length > 0) return err(gateExit(`the export ended without its checkpoint line after ${lines} lines: ${file} is incomplete`));
-  if (entries !== announced) return err(gateExit(`the export holds ${entries} entries, the gate announced ${announced}: ${file} is incomplete`));
+  if (!lastWasCheckpoint || head.length > 0)
+    return err(gateExit(`the export ended without its checkpoint line after ${lines} lines: ${file} is incomplete`));
+  if (entries !== announced)
+    return err(gateExit(`the export holds ${entries} entries, the gate announced ${announced}: ${file} is incomplete`));
   return ok({ entries, bytes });
 }
 
@@ -153,7 +167,8 @@ export const auditVerbs: AdminGroup = {
       const file = ctx.option("out");
       if (file === undefined) return err(usageExit("--out FILE is required"));
       const everyText = ctx.option("progress-every");
-      if (everyText !== undefined && !COUNT.test(everyText)) return err(usageExit(`--progress-every is a positive number: ${everyText}`));
+      if (everyText !== undefined && !COUNT.test(everyText))
+        return err(usageExit(`--progress-every is a positive number: ${everyText}`));
       const done = await streamExport(ctx, file, everyText === undefined ? PROGRESS_DEFAULT : Number(everyText));
       if (!done.ok) return done;
       const { entries, bytes } = done.value;

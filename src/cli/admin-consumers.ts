@@ -6,7 +6,18 @@
 import type { JsonObject } from "../core/json";
 import { err, ok } from "../core/result";
 import type { AdminGroup } from "./admin";
-import { CONSUMER_NAME, gateExit, intOf, jsonLine, objectOf, readFileStep, textOf, textsOf, usageExit, type Step } from "./admin-http";
+import {
+  CONSUMER_NAME,
+  gateExit,
+  intOf,
+  jsonLine,
+  objectOf,
+  readFileStep,
+  textOf,
+  textsOf,
+  usageExit,
+  type Step,
+} from "./admin-http";
 import { fields, names, table, when } from "./admin-table";
 
 function nameArg(args: readonly string[]): Step<string> {
@@ -23,8 +34,17 @@ function consumerLines(view: JsonObject, stored?: "created" | "updated"): string
     ...(stored === undefined ? [] : [["stored", stored] as const]),
     ["tools", names(textsOf(view, "tools"))],
     ["approvers", names(textsOf(view, "approver_subjects"))],
-    ["tokens", issuer === undefined ? "none" : `issuer ${textOf(issuer, "issuer")}, audience ${textOf(issuer, "audience")}`],
-    ["limits", Object.keys(limits).sort().map((key) => `${key}=${String(intOf(limits, key) ?? "?")}`).join(" ")],
+    [
+      "tokens",
+      issuer === undefined ? "none" : `issuer ${textOf(issuer, "issuer")}, audience ${textOf(issuer, "audience")}`,
+    ],
+    [
+      "limits",
+      Object.keys(limits)
+        .sort()
+        .map((key) => `${key}=${String(intOf(limits, key) ?? "?")}`)
+        .join(" "),
+    ],
   ]);
 }
 
@@ -40,14 +60,23 @@ export const consumerVerbs: AdminGroup = {
       const name = nameArg(ctx.args);
       if (!name.ok) return name;
       const file = ctx.option("config");
-      if (file === undefined) return err(usageExit("--config FILE is required (a JSON file: tools, approver_subjects, principal_tokens, limits)"));
+      if (file === undefined)
+        return err(
+          usageExit("--config FILE is required (a JSON file: tools, approver_subjects, principal_tokens, limits)"),
+        );
       const body = readFileStep(ctx.io, file);
       if (!body.ok) return body;
-      const answer = await ctx.client.json(`/v1/consumers/${name.value}`, { role: "admin", method: "PUT", body: body.value });
+      const answer = await ctx.client.json(`/v1/consumers/${name.value}`, {
+        role: "admin",
+        method: "PUT",
+        body: body.value,
+      });
       if (!answer.ok) return answer;
       const view = objectOf(answer.value.value);
       if (view === undefined) return err(gateExit("the gate answered a consumer that is not an object"));
-      return ok(ctx.json ? `${answer.value.text}\n` : consumerLines(view, view.created === true ? "created" : "updated"));
+      return ok(
+        ctx.json ? `${answer.value.text}\n` : consumerLines(view, view.created === true ? "created" : "updated"),
+      );
     },
   },
   show: {

@@ -17,7 +17,8 @@ const UNIX_SECONDS = /^[1-9][0-9]{0,11}$/;
 /** The verbs of `toolgate admin credentials`. */
 export const credentialVerbs: AdminGroup = {
   issue: {
-    usage: "issue --kind agent|approver|provider|runtime|auditor [--subject S] [--principal subject|host|token] [--role R]... [--tool T]... [--expires-at UNIX_SECONDS]",
+    usage:
+      "issue --kind agent|approver|provider|runtime|auditor [--subject S] [--principal subject|host|token] [--role R]... [--tool T]... [--expires-at UNIX_SECONDS]",
     role: "admin",
     consumer: true,
     positionals: 0,
@@ -27,9 +28,11 @@ export const credentialVerbs: AdminGroup = {
       const kind = ctx.option("kind");
       if (kind === undefined || !KINDS.includes(kind)) return err(usageExit(`--kind is one of ${KINDS.join(", ")}`));
       const principal = ctx.option("principal");
-      if (principal !== undefined && !PRINCIPALS.includes(principal)) return err(usageExit(`--principal is one of ${PRINCIPALS.join(", ")}`));
+      if (principal !== undefined && !PRINCIPALS.includes(principal))
+        return err(usageExit(`--principal is one of ${PRINCIPALS.join(", ")}`));
       const expires = ctx.option("expires-at");
-      if (expires !== undefined && !UNIX_SECONDS.test(expires)) return err(usageExit(`--expires-at is Unix seconds: ${expires}`));
+      if (expires !== undefined && !UNIX_SECONDS.test(expires))
+        return err(usageExit(`--expires-at is Unix seconds: ${expires}`));
       const subject = ctx.option("subject");
       const roles = ctx.options("role");
       const tools = ctx.options("tool");
@@ -41,7 +44,11 @@ export const credentialVerbs: AdminGroup = {
         ...(tools.length === 0 ? {} : { tools: [...tools] }),
         ...(expires === undefined ? {} : { expires_at: Number(expires) }),
       };
-      const answer = await ctx.client.json(ctx.at("/credentials"), { role: "admin", method: "POST", body: canonicalJson(request) });
+      const answer = await ctx.client.json(ctx.at("/credentials"), {
+        role: "admin",
+        method: "POST",
+        body: canonicalJson(request),
+      });
       if (!answer.ok) return answer;
       if (ctx.json) return ok(`${answer.value.text}\n`);
       const view = objectOf(answer.value.value);
@@ -52,7 +59,13 @@ export const credentialVerbs: AdminGroup = {
         ["credential", textOf(view, "credential_id")],
         ["kind", textOf(view, "kind")],
         ["subject", textOrNull(view, "subject_id") ?? "-"],
-        ...(agent ? ([["principal", textOrNull(view, "principal") ?? "-"], ["roles", names(textsOf(view, "roles"))], ["tools", toolScope]] as const) : []),
+        ...(agent
+          ? ([
+              ["principal", textOrNull(view, "principal") ?? "-"],
+              ["roles", names(textsOf(view, "roles"))],
+              ["tools", toolScope],
+            ] as const)
+          : []),
         ["expires", when(intOf(view, "expires_at"))],
         ["secret", textOf(view, "secret")],
       ]);
@@ -70,7 +83,14 @@ export const credentialVerbs: AdminGroup = {
       if (ctx.json) return ok(jsonLine(items.value));
       const rows = items.value.map((item) => {
         const c = objectOf(item);
-        return [textOf(c, "credential_id"), textOf(c, "kind"), textOrNull(c, "subject_id") ?? "-", when(intOf(c, "created_at"), "-"), when(intOf(c, "expires_at")), when(intOf(c, "revoked_at"), "-")];
+        return [
+          textOf(c, "credential_id"),
+          textOf(c, "kind"),
+          textOrNull(c, "subject_id") ?? "-",
+          when(intOf(c, "created_at"), "-"),
+          when(intOf(c, "expires_at")),
+          when(intOf(c, "revoked_at"), "-"),
+        ];
       });
       return ok(table(["ID", "KIND", "SUBJECT", "CREATED", "EXPIRES", "REVOKED"], rows));
     },

@@ -48,7 +48,9 @@ export function gateExit(message: string): Exit {
 
 /** A JSON object, or undefined. */
 export function objectOf(value: Json | undefined): JsonObject | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof PyFloat) ? value : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof PyFloat)
+    ? value
+    : undefined;
 }
 
 /** A member's text ("" when it is not a string). */
@@ -133,8 +135,10 @@ export class GateClient {
     } catch {
       return err(usageExit(`not a URL: ${text}`));
     }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return err(usageExit(`the gate's URL is http or https: ${text}`));
-    if (parsed.search !== "" || parsed.hash !== "") return err(usageExit(`the gate's URL has no query or fragment: ${text}`));
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+      return err(usageExit(`the gate's URL is http or https: ${text}`));
+    if (parsed.search !== "" || parsed.hash !== "")
+      return err(usageExit(`the gate's URL has no query or fragment: ${text}`));
     return ok(new GateClient(io, parsed.href.replace(/\/+$/, "")));
   }
 
@@ -142,7 +146,8 @@ export class GateClient {
   token(role: Role): Step<string> {
     const variable = TOKEN_VARIABLES[role];
     const value = this.#io.env?.[variable];
-    if (value === undefined || value === "") return err(usageExit(`${variable} is not set (tokens are read from the environment only, never from a flag)`));
+    if (value === undefined || value === "")
+      return err(usageExit(`${variable} is not set (tokens are read from the environment only, never from a flag)`));
     return ok(value);
   }
 
@@ -158,7 +163,11 @@ export class GateClient {
     const method = options.method ?? "GET";
     let response: Response;
     try {
-      response = await (this.#io.fetch ?? fetch)(`${this.base}${path}`, { method, headers, ...(options.body === undefined ? {} : { body: options.body }) });
+      response = await (this.#io.fetch ?? fetch)(`${this.base}${path}`, {
+        method,
+        headers,
+        ...(options.body === undefined ? {} : { body: options.body }),
+      });
     } catch (caught) {
       return err(gateExit(`cannot reach ${this.base} (${reasonOf(caught)})`));
     }
@@ -199,13 +208,15 @@ export class GateClient {
     const items: Json[] = [];
     let cursor: string | null = null;
     for (let n = 0; n < MAX_PAGES; n++) {
-      const url: string = cursor === null ? path : `${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(cursor)}`;
+      const url: string =
+        cursor === null ? path : `${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(cursor)}`;
       const answer = await this.json(url, { role });
       if (!answer.ok) return answer;
       const page = objectOf(answer.value.value);
       const list = page?.[key];
       const next = page?.next_cursor;
-      if (!Array.isArray(list) || (next !== null && typeof next !== "string")) return err(gateExit(`GET ${path}: not a page of ${key}`));
+      if (!Array.isArray(list) || (next !== null && typeof next !== "string"))
+        return err(gateExit(`GET ${path}: not a page of ${key}`));
       items.push(...list);
       if (next === null || next === cursor) return ok(items);
       cursor = next;

@@ -23,7 +23,10 @@ export function listVerb(path: string, key: string, render: (answer: JsonObject 
       const first = await ctx.client.json(ctx.at(path), { role: "admin" });
       if (!first.ok) return first;
       const page = objectOf(first.value.value);
-      const rest = typeof page?.next_cursor === "string" ? await ctx.client.pages(`${ctx.at(path)}?cursor=${encodeURIComponent(page.next_cursor)}`, key, "admin") : ok([]);
+      const rest =
+        typeof page?.next_cursor === "string"
+          ? await ctx.client.pages(`${ctx.at(path)}?cursor=${encodeURIComponent(page.next_cursor)}`, key, "admin")
+          : ok([]);
       if (!rest.ok) return rest;
       const items = Array.isArray(page?.[key]) ? page[key] : [];
       const all: JsonObject = { ...page, [key]: [...items, ...rest.value], next_cursor: null };

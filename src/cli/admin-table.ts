@@ -71,7 +71,10 @@ export function table(header: readonly string[], cells: readonly (readonly strin
       .join("  ")
       .trimEnd();
   const text = `${[line(header), ...rows.map(line), ...(rows.length === 0 ? ["(none)"] : [])].join("\n")}\n`;
-  return noted(text, shownRows.some((row) => row.escaped));
+  return noted(
+    text,
+    shownRows.some((row) => row.escaped),
+  );
 }
 
 /** `name: value` lines, the values aligned one column after the longest name's colon (or `nameWidth`'s); values shown escaped (see above). */
@@ -82,7 +85,10 @@ export function fields(pairs: readonly (readonly [string, string])[], nameWidth 
     pairs.map(([, value]) => value),
     { escapeRightToLeft: true },
   );
-  const text = pairs.map(([name], i) => `${name}:${" ".repeat(longest - width(name) + 2)}${values.shown[i] ?? ""}`.trimEnd()).join("\n") + "\n";
+  const text =
+    pairs
+      .map(([name], i) => `${name}:${" ".repeat(longest - width(name) + 2)}${values.shown[i] ?? ""}`.trimEnd())
+      .join("\n") + "\n";
   return noted(text, values.escaped);
 }
 

@@ -7,7 +7,18 @@ import { canonicalJson, prettyJson, type JsonObject } from "../core/json";
 import { err, ok } from "../core/result";
 import type { AdminContext, AdminGroup } from "./admin";
 import { listVerb } from "./admin-list";
-import { gateExit, intOf, jsonLine, objectOf, readFileStep, reasonOf, textOf, textsOf, usageExit, type Step } from "./admin-http";
+import {
+  gateExit,
+  intOf,
+  jsonLine,
+  objectOf,
+  readFileStep,
+  reasonOf,
+  textOf,
+  textsOf,
+  usageExit,
+  type Step,
+} from "./admin-http";
 import { fields, table, when } from "./admin-table";
 
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
@@ -41,19 +52,26 @@ export const toolVerbs: AdminGroup = {
       const name = named(ctx.args, TOOL_NAME, "tool");
       if (!name.ok) return name;
       const file = ctx.option("file");
-      if (file === undefined) return err(usageExit("--file FILE is required (the tool's definition as JSON, docs/tools.md)"));
+      if (file === undefined)
+        return err(usageExit("--file FILE is required (the tool's definition as JSON, docs/tools.md)"));
       const body = readFileStep(ctx.io, file);
       if (!body.ok) return body;
-      const answer = await ctx.client.json(ctx.at(`/tools/${name.value}`), { role: "admin", method: "PUT", body: body.value });
+      const answer = await ctx.client.json(ctx.at(`/tools/${name.value}`), {
+        role: "admin",
+        method: "PUT",
+        body: body.value,
+      });
       if (!answer.ok) return answer;
       if (ctx.json) return ok(`${answer.value.text}\n`);
       const view = objectOf(answer.value.value);
-      return ok(fields([
-        ["tool", textOf(view, "name")],
-        ["version", String(intOf(view, "version") ?? "?")],
-        ["defined", when(intOf(view, "defined_at"), "-")],
-        ["revisions", revisionsLine(view)],
-      ]));
+      return ok(
+        fields([
+          ["tool", textOf(view, "name")],
+          ["version", String(intOf(view, "version") ?? "?")],
+          ["defined", when(intOf(view, "defined_at"), "-")],
+          ["revisions", revisionsLine(view)],
+        ]),
+      );
     },
   },
   list: listVerb("/tools", "defined", (view) => {
@@ -65,7 +83,8 @@ export const toolVerbs: AdminGroup = {
     }
     const rows = [...new Set([...enabled, ...defined.keys()])].sort().map((name) => {
       const data = defined.get(name);
-      const state = data !== undefined && data.enabled !== true ? "disabled" : enabled.has(name) ? "enabled" : "defined";
+      const state =
+        data !== undefined && data.enabled !== true ? "disabled" : enabled.has(name) ? "enabled" : "defined";
       return [name, data === undefined ? "built-in" : String(intOf(data, "current_version") ?? "?"), state];
     });
     return table(["TOOL", "VERSION", "STATE"], rows);
@@ -92,7 +111,10 @@ export const toolVerbs: AdminGroup = {
         ["state", view?.enabled === true ? "active" : "disabled"],
         ["risk", textOf(definition, "risk")],
         ["description", textOf(definition, "description")],
-        ["history", history.map((v) => `v${String(intOf(v, "version") ?? "?")} ${when(intOf(v, "defined_at"), "-")}`).join(", ")],
+        [
+          "history",
+          history.map((v) => `v${String(intOf(v, "version") ?? "?")} ${when(intOf(v, "defined_at"), "-")}`).join(", "),
+        ],
       ]);
       return ok(`${head}definition:\n${prettyJson(definition)}\n`);
     },
@@ -107,14 +129,16 @@ function secretValue(ctx: AdminContext): Step<string> {
   let value: string;
   if (fromEnv !== undefined && fromEnv !== "") value = fromEnv;
   else {
-    if (ctx.io.readStdin === undefined) return err(usageExit(`set ${SECRET_VALUE_VARIABLE} or pipe the value into standard input`));
+    if (ctx.io.readStdin === undefined)
+      return err(usageExit(`set ${SECRET_VALUE_VARIABLE} or pipe the value into standard input`));
     try {
       value = decoder.decode(ctx.io.readStdin()).replace(/\r?\n$/, "");
     } catch (caught) {
       return err(usageExit(`cannot read the value from standard input (${reasonOf(caught)})`));
     }
   }
-  if (value === "") return err(usageExit(`the value is empty: set ${SECRET_VALUE_VARIABLE} or pipe the value into standard input`));
+  if (value === "")
+    return err(usageExit(`the value is empty: set ${SECRET_VALUE_VARIABLE} or pipe the value into standard input`));
   return ok(value);
 }
 
@@ -130,10 +154,19 @@ export const secretVerbs: AdminGroup = {
       if (!name.ok) return name;
       const value = secretValue(ctx);
       if (!value.ok) return value;
-      const done = await ctx.client.done(ctx.at(`/secrets/${name.value}`), { role: "admin", method: "PUT", body: canonicalJson({ value: value.value }) });
+      const done = await ctx.client.done(ctx.at(`/secrets/${name.value}`), {
+        role: "admin",
+        method: "PUT",
+        body: canonicalJson({ value: value.value }),
+      });
       if (!done.ok) return done;
       return ok(ctx.json ? jsonLine({ secret: name.value, stored: true }) : `stored secret ${name.value}\n`);
     },
   },
-  list: listVerb("/secrets", "secrets", (view) => table(["SECRET"], textsOf(view, "secrets").map((s) => [s]))),
+  list: listVerb("/secrets", "secrets", (view) =>
+    table(
+      ["SECRET"],
+      textsOf(view, "secrets").map((s) => [s]),
+    ),
+  ),
 };

@@ -17,7 +17,8 @@ const DELIVERY_ID = /^dlv_[0-9a-f]{32}$/;
 /** The verbs of `toolgate admin webhooks`. */
 export const webhookVerbs: AdminGroup = {
   create: {
-    usage: "create --url URL [--events TYPE,TYPE...] [--include-arguments] [--description TEXT]   (the gate: --gate URL or TOOLGATE_URL)",
+    usage:
+      "create --url URL [--events TYPE,TYPE...] [--include-arguments] [--description TEXT]   (the gate: --gate URL or TOOLGATE_URL)",
     role: "admin",
     consumer: true,
     positionals: 0,
@@ -33,7 +34,11 @@ export const webhookVerbs: AdminGroup = {
         include_arguments: ctx.flag("include-arguments"),
         ...(ctx.option("description") === undefined ? {} : { description: ctx.option("description") }),
       };
-      const answer = await ctx.client.json(ctx.at("/webhooks"), { role: "admin", method: "POST", body: canonicalJson(request) });
+      const answer = await ctx.client.json(ctx.at("/webhooks"), {
+        role: "admin",
+        method: "POST",
+        body: canonicalJson(request),
+      });
       if (!answer.ok) return answer;
       if (ctx.json) return ok(`${answer.value.text}\n`);
       const view = objectOf(answer.value.value);
@@ -44,14 +49,22 @@ export const webhookVerbs: AdminGroup = {
         ["arguments", view?.include_arguments === true ? "included" : "not included"],
         ["secret", textOf(view, "secret")],
       ]);
-      return ok(`${lines}The signing secret is shown this once: store it now (receivers verify each delivery with it).\n`);
+      return ok(
+        `${lines}The signing secret is shown this once: store it now (receivers verify each delivery with it).\n`,
+      );
     },
   },
   list: listVerb("/webhooks", "endpoints", (view) => {
     const items = Array.isArray(view?.endpoints) ? view.endpoints : [];
     const rows = items.map((item) => {
       const e = objectOf(item);
-      return [textOf(e, "endpoint_id"), textOf(e, "url"), textsOf(e, "events").join(","), e?.include_arguments === true ? "yes" : "no", when(intOf(e, "created_at"), "-")];
+      return [
+        textOf(e, "endpoint_id"),
+        textOf(e, "url"),
+        textsOf(e, "events").join(","),
+        e?.include_arguments === true ? "yes" : "no",
+        when(intOf(e, "created_at"), "-"),
+      ];
     });
     return table(["ID", "URL", "EVENTS", "ARGUMENTS", "CREATED"], rows);
   }),
@@ -76,8 +89,13 @@ export const webhookVerbs: AdminGroup = {
     values: ["endpoint"],
     async run(ctx) {
       const endpoint = ctx.option("endpoint");
-      if (endpoint !== undefined && !ENDPOINT_ID.test(endpoint)) return err(usageExit(`not an endpoint id (ep_ and 32 hex digits): ${endpoint}`));
-      const items = await ctx.client.pages(ctx.at(`/webhooks/deliveries${endpoint === undefined ? "" : `?endpoint_id=${endpoint}`}`), "deliveries", "admin");
+      if (endpoint !== undefined && !ENDPOINT_ID.test(endpoint))
+        return err(usageExit(`not an endpoint id (ep_ and 32 hex digits): ${endpoint}`));
+      const items = await ctx.client.pages(
+        ctx.at(`/webhooks/deliveries${endpoint === undefined ? "" : `?endpoint_id=${endpoint}`}`),
+        "deliveries",
+        "admin",
+      );
       if (!items.ok) return items;
       if (ctx.json) return ok(jsonLine(items.value));
       const rows = items.value.map((item) => {
@@ -86,8 +104,21 @@ export const webhookVerbs: AdminGroup = {
         const last = attempts[attempts.length - 1];
         // The last attempt: the receiver's status, or why there was none (timeout, network, secret_unavailable).
         const error = last === undefined ? null : textOrNull(last, "error");
-        const status = last === undefined ? "-" : error === null || error === "http_status" ? String(intOf(last, "status_code") ?? "-") : error;
-        return [textOf(d, "delivery_id"), textOf(d, "endpoint_id"), textOf(d, "event_type"), textOf(d, "state"), String(attempts.length), status, when(intOf(d, "created_at"), "-")];
+        const status =
+          last === undefined
+            ? "-"
+            : error === null || error === "http_status"
+              ? String(intOf(last, "status_code") ?? "-")
+              : error;
+        return [
+          textOf(d, "delivery_id"),
+          textOf(d, "endpoint_id"),
+          textOf(d, "event_type"),
+          textOf(d, "state"),
+          String(attempts.length),
+          status,
+          when(intOf(d, "created_at"), "-"),
+        ];
       });
       return ok(table(["ID", "ENDPOINT", "EVENT", "STATE", "ATTEMPTS", "LAST", "CREATED"], rows));
     },
@@ -100,11 +131,16 @@ export const webhookVerbs: AdminGroup = {
     async run(ctx) {
       const id = ctx.args[0] ?? "";
       if (!DELIVERY_ID.test(id)) return err(usageExit(`not a delivery id (dlv_ and 32 hex digits): ${id}`));
-      const answer = await ctx.client.json(ctx.at(`/webhooks/deliveries/${id}/redeliver`), { role: "admin", method: "POST" });
+      const answer = await ctx.client.json(ctx.at(`/webhooks/deliveries/${id}/redeliver`), {
+        role: "admin",
+        method: "POST",
+      });
       if (!answer.ok) return answer;
       if (ctx.json) return ok(`${answer.value.text}\n`);
       const d = objectOf(answer.value.value);
-      return ok(`queued delivery ${textOf(d, "delivery_id")} to ${textOf(d, "endpoint_id")}: message ${textOf(d, "message_id")} again (a redelivery of ${id})\n`);
+      return ok(
+        `queued delivery ${textOf(d, "delivery_id")} to ${textOf(d, "endpoint_id")}: message ${textOf(d, "message_id")} again (a redelivery of ${id})\n`,
+      );
     },
   },
 };

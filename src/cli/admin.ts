@@ -113,13 +113,15 @@ function parse(args: readonly string[], verb: AdminVerb): Result<Parsed, string>
     if (value === undefined || value === "") return err(`--${name} expects a value`);
     parsed.values.set(name, [...(parsed.values.get(name) ?? []), value]);
   }
-  if (parsed.positionals.length !== verb.positionals) return err(verb.positionals === 0 ? `unexpected argument ${parsed.positionals[0]}` : "wrong number of arguments");
+  if (parsed.positionals.length !== verb.positionals)
+    return err(verb.positionals === 0 ? `unexpected argument ${parsed.positionals[0]}` : "wrong number of arguments");
   return ok(parsed);
 }
 
 function consumerOf(io: CliIo, parsed: Parsed): Step<string> {
   const name = parsed.values.get("consumer")?.at(-1) ?? io.env?.TOOLGATE_CONSUMER;
-  if (name === undefined || name === "") return err(usageExit("name the consumer with --consumer NAME or TOOLGATE_CONSUMER"));
+  if (name === undefined || name === "")
+    return err(usageExit("name the consumer with --consumer NAME or TOOLGATE_CONSUMER"));
   return CONSUMER_NAME.test(name) ? ok(name) : err(usageExit(`not a consumer name: ${name}`));
 }
 
@@ -131,7 +133,11 @@ async function runVerb(io: CliIo, label: string, verb: AdminVerb, args: readonly
   };
   const parsed = parse(args, verb);
   if (!parsed.ok) {
-    io.stderr(forPerson(`${label}: ${parsed.error}\nusage: ${`${label} ${verb.usage.split(" ").slice(1).join(" ")}`.trimEnd()}\n`));
+    io.stderr(
+      forPerson(
+        `${label}: ${parsed.error}\nusage: ${`${label} ${verb.usage.split(" ").slice(1).join(" ")}`.trimEnd()}\n`,
+      ),
+    );
     return 2;
   }
   const { values, flags, positionals } = parsed.value;
@@ -183,7 +189,12 @@ export async function runAdmin(args: string[], io: CliIo): Promise<number> {
     const help = verbName === "--help" || verbName === "-h";
     const usage = `usage:\n${lines.join("\n")}\n`;
     if (help) io.stdout(usage);
-    else io.stderr(forPerson(`toolgate admin ${groupName}: ${verbName === undefined ? "a verb is required" : `unknown verb '${verbName}'`}\n${usage}`));
+    else
+      io.stderr(
+        forPerson(
+          `toolgate admin ${groupName}: ${verbName === undefined ? "a verb is required" : `unknown verb '${verbName}'`}\n${usage}`,
+        ),
+      );
     return help ? 0 : 2;
   }
   return runVerb(io, `toolgate admin ${groupName} ${verbName}`, verb, rest);

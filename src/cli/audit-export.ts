@@ -85,7 +85,8 @@ function entryOf(value: Json): ChainEntry | string {
   if (typeof kind !== "string" || kind === "") return "kind is not a non-empty string";
   if (typeof at !== "number" || !Number.isSafeInteger(at)) return "at is not an integer";
   if (typeof prev_sha256 !== "string" || !HEX64.test(prev_sha256)) return "prev_sha256 is not 64 lowercase hex digits";
-  if (typeof entry_sha256 !== "string" || !HEX64.test(entry_sha256)) return "entry_sha256 is not 64 lowercase hex digits";
+  if (typeof entry_sha256 !== "string" || !HEX64.test(entry_sha256))
+    return "entry_sha256 is not 64 lowercase hex digits";
   let recordText: string;
   try {
     recordText = canonicalJson(record);
@@ -117,9 +118,12 @@ class EntryChecker {
     if (typeof entry === "string") return this.found(`line ${line}`, `not an audit entry: ${entry}`);
     const name = `entry ${entry.seq} (line ${line})`;
     this.prev = entry.entry_sha256;
-    if (entry.seq !== line) this.found(name, `sequence number ${entry.seq} where ${line} was expected (an entry is missing, added or moved)`);
-    if (entryLine(entry) !== text) this.found(name, "the line is not the canonical form of its entry (bytes were added, removed or reordered)");
-    if (prev !== undefined && entry.prev_sha256 !== prev) this.found(name, `prev_sha256 does not link to the entry on line ${line - 1}`);
+    if (entry.seq !== line)
+      this.found(name, `sequence number ${entry.seq} where ${line} was expected (an entry is missing, added or moved)`);
+    if (entryLine(entry) !== text)
+      this.found(name, "the line is not the canonical form of its entry (bytes were added, removed or reordered)");
+    if (prev !== undefined && entry.prev_sha256 !== prev)
+      this.found(name, `prev_sha256 does not link to the entry on line ${line - 1}`);
     if (entryDigest(entry.seq, entry.kind, entry.at, entry.record, entry.prev_sha256) !== entry.entry_sha256) {
       this.found(name, "entry_sha256 does not match the entry's contents (the entry was changed)");
     }
@@ -172,7 +176,8 @@ export function readExport(chunks: Iterable<Uint8Array>, options: ReadOptions): 
   }
   if (pending === undefined) return err("the export is empty");
   const checkpoint = checkpointOf(pending);
-  if (checkpoint === undefined) return err(`the last line (line ${line}) is not the checkpoint line {"checkpoint":"…"}: not an audit export`);
+  if (checkpoint === undefined)
+    return err(`the last line (line ${line}) is not the checkpoint line {"checkpoint":"…"}: not an audit export`);
   return ok({ tree, findings, checkpoint });
 }
 

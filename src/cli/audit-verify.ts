@@ -3,7 +3,16 @@
  * optionally, checkpoints saved earlier) and prints one report.
  * @module
  */
-import { encodeBase64, openNote, parseCheckpoint, parseVerifierKey, sameBytes, type NoteCode, type ParsedCheckpoint, type Verifier } from "../core/audit";
+import {
+  encodeBase64,
+  openNote,
+  parseCheckpoint,
+  parseVerifierKey,
+  sameBytes,
+  type NoteCode,
+  type ParsedCheckpoint,
+  type Verifier,
+} from "../core/audit";
 import { readJson } from "../core/json";
 import { readExport, reasonOf, type ExportLog } from "./audit-export";
 import type { CliIo } from "./io";
@@ -60,7 +69,14 @@ function readSavedNote(io: CliIo, file: string): string {
 }
 
 /** Compares one saved checkpoint with the export; answers its report line and adds its findings. */
-function checkSaved(file: string, note: string, log: ExportLog, origin: string | undefined, verifiers: Verifier[], findings: string[]): string {
+function checkSaved(
+  file: string,
+  note: string,
+  log: ExportLog,
+  origin: string | undefined,
+  verifiers: Verifier[],
+  findings: string[],
+): string {
   const saved = readSigned(note, verifiers);
   const n = log.tree.size;
   const found = (what: string): string => {
@@ -74,13 +90,19 @@ function checkSaved(file: string, note: string, log: ExportLog, origin: string |
   if (cp.size > n) return found(`truncated: the export has ${n} entries, a saved checkpoint commits to ${cp.size}`);
   if (!sameBytes(log.tree.root(cp.size), cp.root)) {
     const scope = cp.size === n ? "the export's" : `the first ${cp.size} of the export's`;
-    return found(`rewritten: the root of ${scope} entries is ${encodeBase64(log.tree.root(cp.size))}, the saved checkpoint's is ${encodeBase64(cp.root)}`);
+    return found(
+      `rewritten: the root of ${scope} entries is ${encodeBase64(log.tree.root(cp.size))}, the saved checkpoint's is ${encodeBase64(cp.root)}`,
+    );
   }
   return `consistent (size ${cp.size}, signed by ${saved.signedBy.join(", ")})`;
 }
 
 /** Checks the export's own checkpoint against its entries; answers the report lines. */
-function checkExportCheckpoint(log: ExportLog, verifiers: Verifier[], findings: string[]): { lines: string[]; origin: string | undefined } {
+function checkExportCheckpoint(
+  log: ExportLog,
+  verifiers: Verifier[],
+  findings: string[],
+): { lines: string[]; origin: string | undefined } {
   const own = readSigned(log.checkpoint, verifiers);
   const n = log.tree.size;
   const cp = own.checkpoint;
@@ -89,12 +111,18 @@ function checkExportCheckpoint(log: ExportLog, verifiers: Verifier[], findings: 
     return { lines: ["checkpoint:  malformed"], origin: undefined };
   }
   if (own.signatureProblem !== undefined) findings.push(`checkpoint: ${own.signatureProblem}`);
-  if (!ORIGIN.test(cp.origin)) findings.push(`checkpoint: its origin ${JSON.stringify(cp.origin)} is not <name>/consumers/<consumer>`);
+  if (!ORIGIN.test(cp.origin))
+    findings.push(`checkpoint: its origin ${JSON.stringify(cp.origin)} is not <name>/consumers/<consumer>`);
   if (cp.size !== n) findings.push(`checkpoint: it commits to ${cp.size} entries, the export has ${n}`);
   else if (!sameBytes(log.tree.root(), cp.root)) {
-    findings.push(`checkpoint: the root of the export's entries is ${encodeBase64(log.tree.root())}, the checkpoint's is ${encodeBase64(cp.root)}`);
+    findings.push(
+      `checkpoint: the root of the export's entries is ${encodeBase64(log.tree.root())}, the checkpoint's is ${encodeBase64(cp.root)}`,
+    );
   }
-  const lines = [`checkpoint:  ${cp.origin}, size ${cp.size}, root ${encodeBase64(cp.root)}`, `signed by:   ${own.signedBy.length > 0 ? own.signedBy.join(", ") : "(no given key)"}`];
+  const lines = [
+    `checkpoint:  ${cp.origin}, size ${cp.size}, root ${encodeBase64(cp.root)}`,
+    `signed by:   ${own.signedBy.length > 0 ? own.signedBy.join(", ") : "(no given key)"}`,
+  ];
   return { lines, origin: cp.origin };
 }
 
@@ -117,8 +145,10 @@ export function verifyExport(args: VerifyArgs, io: CliIo): number {
   for (const [i, key] of args.keys.entries()) {
     const parsed = parseVerifierKey(key);
     // A signer key passed by mistake is never echoed.
-    if (key.startsWith("PRIVATE+KEY+")) return badInput(io, `--key ${i + 1} is a signer (private) key; pass its verifier key`);
-    if (!parsed.ok) return badInput(io, `--key ${i + 1} is not a verifier key <name>+<8 hex>+<base64> (${parsed.error})`);
+    if (key.startsWith("PRIVATE+KEY+"))
+      return badInput(io, `--key ${i + 1} is a signer (private) key; pass its verifier key`);
+    if (!parsed.ok)
+      return badInput(io, `--key ${i + 1} is not a verifier key <name>+<8 hex>+<base64> (${parsed.error})`);
     verifiers.push(parsed.value);
   }
   const saved: Array<{ file: string; note: string }> = [];
@@ -142,9 +172,12 @@ export function verifyExport(args: VerifyArgs, io: CliIo): number {
   const entryFindings = log.findings;
   const findings: string[] = [];
   const own = checkExportCheckpoint(log, verifiers, findings);
-  const savedLines = saved.map(({ file, note }) => `saved:       ${file}: ${checkSaved(file, note, log, own.origin, verifiers, findings)}`);
+  const savedLines = saved.map(
+    ({ file, note }) => `saved:       ${file}: ${checkSaved(file, note, log, own.origin, verifiers, findings)}`,
+  );
   const listed = entryFindings.slice(0, LISTED_ENTRY_FINDINGS);
-  if (entryFindings.length > listed.length) listed.push(`… and ${entryFindings.length - listed.length} more entry findings`);
+  if (entryFindings.length > listed.length)
+    listed.push(`… and ${entryFindings.length - listed.length} more entry findings`);
   const all = [...listed, ...findings];
   const total = entryFindings.length + findings.length;
   const report = [

@@ -74,11 +74,13 @@ function runProve(args: string[], io: CliIo): number {
   const seqText = single(options, "seq");
   const sizeText = single(options, "size");
   if (exportFile === null || seqText === null || sizeText === null) return usage(io, "each option may be given once");
-  if (exportFile === undefined || seqText === undefined) return usage(io, "the --export FILE and --seq N arguments are required");
+  if (exportFile === undefined || seqText === undefined)
+    return usage(io, "the --export FILE and --seq N arguments are required");
   const seq = positive(seqText);
   if (seq === undefined) return usage(io, `argument --seq: not a positive integer: ${seqText}`);
   const askedSize = sizeText === undefined ? undefined : positive(sizeText);
-  if (sizeText !== undefined && askedSize === undefined) return usage(io, `argument --size: not a positive integer: ${sizeText}`);
+  if (sizeText !== undefined && askedSize === undefined)
+    return usage(io, `argument --size: not a positive integer: ${sizeText}`);
   let chunks: Iterable<Uint8Array>;
   try {
     chunks = io.readChunks?.(exportFile) ?? [io.readFile(exportFile)];
@@ -96,7 +98,14 @@ function runProve(args: string[], io: CliIo): number {
   const root = tree.root(size);
   const proof = inclusionProof(tree, index, size);
   if (!verifyInclusion(leaf, index, size, proof, root)) throw new Error("an inclusion proof failed its own check");
-  const answer = { seq, leaf_index: index, tree_size: size, leaf_hash: encodeBase64(leaf), root: encodeBase64(root), proof: proof.map(encodeBase64) };
+  const answer = {
+    seq,
+    leaf_index: index,
+    tree_size: size,
+    leaf_hash: encodeBase64(leaf),
+    root: encodeBase64(root),
+    proof: proof.map(encodeBase64),
+  };
   // JSON.stringify keeps insertion order, which the literal above fixes.
   io.stdout(`${JSON.stringify(answer)}\n`);
   return 0;

@@ -54,7 +54,8 @@ export function runCases(args: string[], io: CliIo): number {
   const loaded = loadToolCasesFixture(bytes);
   if (!loaded.ok) return reject(io, parsed.dump, `${parsed.fixture}: ${loaded.error.message}`);
   const result = runFixture(loaded.fixture, { records: parsed.dump });
-  if (!result.ok) return reject(io, parsed.dump, `${parsed.fixture}: fixture refused while running: ${result.error.message}`);
+  if (!result.ok)
+    return reject(io, parsed.dump, `${parsed.fixture}: fixture refused while running: ${result.error.message}`);
   const { run } = result;
   if (parsed.dump) {
     io.stdout(prettyJson({ exit_code: run.exitCode, rejected: false, steps: run.steps, summary: run.summary }) + "\n");

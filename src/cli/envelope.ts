@@ -41,7 +41,9 @@ export function runEnvelope(args: string[], io: CliIo): number {
     const line = check(file, io);
     allValid &&= line.ok;
     // JSON.stringify keeps insertion order, which the Line literal fixes.
-    io.stdout(`${JSON.stringify({ file: line.file, ok: line.ok, code: line.code, path: line.path, message: line.message })}\n`);
+    io.stdout(
+      `${JSON.stringify({ file: line.file, ok: line.ok, code: line.code, path: line.path, message: line.message })}\n`,
+    );
   }
   return allValid ? 0 : 2;
 }

@@ -73,7 +73,11 @@ export async function main(argv: string[], io: CliIo = nodeIo): Promise<number> 
   const [name, ...rest] = argv;
   const load = name === undefined ? undefined : commands[name];
   if (load === undefined) {
-    io.stderr(name === undefined || name === "--help" || name === "-h" ? USAGE : `toolgate: unknown command '${name}'\n${USAGE}`);
+    io.stderr(
+      name === undefined || name === "--help" || name === "-h"
+        ? USAGE
+        : `toolgate: unknown command '${name}'\n${USAGE}`,
+    );
     return name === "--help" || name === "-h" ? 0 : 2;
   }
   return (await load())(rest, io);

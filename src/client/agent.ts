@@ -4,8 +4,24 @@ import type { ApprovalEventData } from "../contracts/events";
 import type { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../contracts/tool-call";
 import type { ToolCallBatchRequest, ToolCallBatchResponse } from "../contracts/tool-call-batch";
 import type { DECLARATION_FORMATS } from "../core/adapters/declarations";
-import { call, callStream, idempotencyKeyHeader, query, readWire, serverEvents, type CallOptions, type ClientResult, type GateOptions } from "./transport";
-import type { CapabilityDecision, CapabilityRequestInput, CapabilityRequestSnapshot, CompletionBatch, U64 } from "./types";
+import {
+  call,
+  callStream,
+  idempotencyKeyHeader,
+  query,
+  readWire,
+  serverEvents,
+  type CallOptions,
+  type ClientResult,
+  type GateOptions,
+} from "./transport";
+import type {
+  CapabilityDecision,
+  CapabilityRequestInput,
+  CapabilityRequestSnapshot,
+  CompletionBatch,
+  U64,
+} from "./types";
 
 /**
  * The answer to a tool call (`ToolCallResponse`): the model result and the provider-native
@@ -51,13 +67,19 @@ export interface ToolDeclarationPage {
 }
 
 const keyed = (options: ToolCallOptions): CallOptions =>
-  options.idempotencyKey === undefined ? {} : { headers: { "idempotency-key": idempotencyKeyHeader(options.idempotencyKey) } };
+  options.idempotencyKey === undefined
+    ? {}
+    : { headers: { "idempotency-key": idempotencyKeyHeader(options.idempotencyKey) } };
 
 /** Seconds one status request waits at most (the gate's bound). */
 const MAX_WAIT_SECONDS = 60;
 
 /** `GET …/approvals/{id}?wait=` (agents and approvers): the approval's status, waiting up to `waitSeconds` (0–60) for a decision. */
-export function approvalStatus(options: GateOptions, approvalId: string, waitSeconds: number): Promise<ClientResult<ApprovalStatus>> {
+export function approvalStatus(
+  options: GateOptions,
+  approvalId: string,
+  waitSeconds: number,
+): Promise<ClientResult<ApprovalStatus>> {
   const wait = Math.max(0, Math.min(MAX_WAIT_SECONDS, Math.floor(waitSeconds)));
   return call(options, "GET", `/approvals/${encodeURIComponent(approvalId)}${wait === 0 ? "" : `?wait=${wait}`}`);
 }
@@ -132,7 +154,11 @@ export class AgentClient {
    * approved, sends the same call again so it runs. Answers the last answer: the result, the
    * refusal after a denial (`APPROVAL_INVALID`), or `APPROVAL_REQUIRED` when nobody decided in time.
    */
-  async toolCallWithApproval(body: ToolCallInput, maxWaitSeconds = 300, options: ToolCallOptions = {}): Promise<ClientResult<ToolCallAnswer>> {
+  async toolCallWithApproval(
+    body: ToolCallInput,
+    maxWaitSeconds = 300,
+    options: ToolCallOptions = {},
+  ): Promise<ClientResult<ToolCallAnswer>> {
     const first = await this.toolCall(body, options);
     const approvalId = first.ok ? first.value.approval_id : undefined;
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- answers are read unchecked; a null id still means none
@@ -150,9 +176,15 @@ export class AgentClient {
   }
 
   /** `POST …/capability/requests`: the policy decision (a denial is a successful answer). */
-  requestCapability(actorId: string, request: CapabilityRequestInput, providerBindingId?: U64 | null): Promise<ClientResult<CapabilityDecision>> {
+  requestCapability(
+    actorId: string,
+    request: CapabilityRequestInput,
+    providerBindingId?: U64 | null,
+  ): Promise<ClientResult<CapabilityDecision>> {
     const body: z.input<typeof CapabilityRequestBody> =
-      providerBindingId === undefined ? { actor_id: actorId, request } : { actor_id: actorId, request, provider_binding_id: providerBindingId };
+      providerBindingId === undefined
+        ? { actor_id: actorId, request }
+        : { actor_id: actorId, request, provider_binding_id: providerBindingId };
     return call(this.options, "POST", "/capability/requests", body);
   }
 

@@ -18,7 +18,11 @@ export class ApproverClient {
 
   /** `GET …/approvals`: pending tool-call approvals. */
   listApprovals(cursor?: string): Promise<ClientResult<z.output<typeof ApprovalList>>> {
-    return call(this.options, "GET", cursor === undefined ? "/approvals" : `/approvals?cursor=${encodeURIComponent(cursor)}`);
+    return call(
+      this.options,
+      "GET",
+      cursor === undefined ? "/approvals" : `/approvals?cursor=${encodeURIComponent(cursor)}`,
+    );
   }
 
   /** `GET …/approvals/{id}?wait=`: an approval's status; with `waitSeconds` (at most 60) a pending one's answer waits for the decision. */
@@ -37,13 +41,16 @@ export class ApproverClient {
   }
 
   /** `GET …/capability/approvals`: capability requests awaiting approval. */
-  capabilityApprovals(): Promise<ClientResult<{ approvals: CapabilityRequestSnapshot[]; last_authority_sequence: U64; tick: U64 }>> {
+  capabilityApprovals(): Promise<
+    ClientResult<{ approvals: CapabilityRequestSnapshot[]; last_authority_sequence: U64; tick: U64 }>
+  > {
     return call(this.options, "GET", "/capability/approvals");
   }
 
   /** `POST …/capability/authority`: one command; without `sequence` the gate takes the next one. */
   authority(command: AuthorityCommand, sequence?: U64): Promise<ClientResult<AuthorityAnswer>> {
-    const body: z.input<typeof CapabilityAuthorityRequest> = sequence === undefined ? { command } : { sequence, command };
+    const body: z.input<typeof CapabilityAuthorityRequest> =
+      sequence === undefined ? { command } : { sequence, command };
     return call(this.options, "POST", "/capability/authority", body);
   }
 
@@ -55,6 +62,16 @@ export class ApproverClient {
     generation: U64,
     decision: z.input<typeof approvalDecision>,
   ): Promise<ClientResult<AuthorityAnswer>> {
-    return this.authority({ "resolve-approval": { resolution: { request_key: key, accepted_sequence: acceptedSequence, instance_id: instanceId, generation, decision } } });
+    return this.authority({
+      "resolve-approval": {
+        resolution: {
+          request_key: key,
+          accepted_sequence: acceptedSequence,
+          instance_id: instanceId,
+          generation,
+          decision,
+        },
+      },
+    });
   }
 }

@@ -46,12 +46,16 @@ export class AuditorClient {
   }
 
   /** `GET …/audit/proof/inclusion`: entry `seq`'s RFC 9162 inclusion proof in the tree of `size` (default: the latest checkpoint's). */
-  inclusionProof(proof: z.output<typeof AuditInclusionQuery>): Promise<ClientResult<z.output<typeof AuditInclusionView>>> {
+  inclusionProof(
+    proof: z.output<typeof AuditInclusionQuery>,
+  ): Promise<ClientResult<z.output<typeof AuditInclusionView>>> {
     return call(this.options, "GET", `/audit/proof/inclusion${query({ seq: proof.seq, size: proof.size })}`);
   }
 
   /** `GET …/audit/proof/consistency`: the RFC 9162 consistency proof between two tree sizes. */
-  consistencyProof(proof: z.output<typeof AuditConsistencyQuery>): Promise<ClientResult<z.output<typeof AuditConsistencyView>>> {
+  consistencyProof(
+    proof: z.output<typeof AuditConsistencyQuery>,
+  ): Promise<ClientResult<z.output<typeof AuditConsistencyView>>> {
     return call(this.options, "GET", `/audit/proof/consistency${query({ from: proof.from, to: proof.to })}`);
   }
 

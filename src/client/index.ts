@@ -20,7 +20,23 @@ export {
 } from "./agent";
 export { ApproverClient, type AuthorityCommand, type ToolApproval } from "./approver";
 export { AuditorClient, type AuditEntry, type AuditExport, type AuditPageQuery } from "./auditor";
-export { connectProvider, ProviderPoller, PROVIDER_PROTOCOL, type EffectHandler, type ProviderConnection, type ProviderOptions } from "./provider";
+export {
+  connectProvider,
+  ProviderPoller,
+  PROVIDER_PROTOCOL,
+  type EffectHandler,
+  type ProviderConnection,
+  type ProviderOptions,
+} from "./provider";
 export { failure, inlineResult, jsonBytes, observationFor, type ProviderFailureKind } from "./observation";
-export { call, idempotencyKeyHeader, readWire, writeWire, type CallOptions, type ClientProblem, type ClientResult, type GateOptions } from "./transport";
+export {
+  call,
+  idempotencyKeyHeader,
+  readWire,
+  writeWire,
+  type CallOptions,
+  type ClientProblem,
+  type ClientResult,
+  type GateOptions,
+} from "./transport";
 export type * from "./types";

@@ -1,7 +1,15 @@
 import type * as z from "../core/zod";
 import type { CapabilityDetachPost, CapabilityObservationPost, ProviderSocketMessage } from "../contracts/capability";
 import { observationFor } from "./observation";
-import { call, consumerPath, readWire, writeWire, type ClientProblem, type ClientResult, type GateOptions } from "./transport";
+import {
+  call,
+  consumerPath,
+  readWire,
+  writeWire,
+  type ClientProblem,
+  type ClientResult,
+  type GateOptions,
+} from "./transport";
 import type { BoundEffect, CapabilityObservation, RequestKey, U64 } from "./types";
 
 /** The WebSocket subprotocol of providers. */
@@ -11,7 +19,9 @@ export const PROVIDER_PROTOCOL = "toolgate-provider-v1";
  * Answers one effect: an observation for an `invoke` (sent back to the gate), or `null`
  * (nothing to report, e.g. for a `cancel`).
  */
-export type EffectHandler = (effect: BoundEffect) => Promise<CapabilityObservation | null> | CapabilityObservation | null;
+export type EffectHandler = (
+  effect: BoundEffect,
+) => Promise<CapabilityObservation | null> | CapabilityObservation | null;
 
 /** A provider's options: which provider it is and how it answers effects. */
 export interface ProviderOptions extends GateOptions {
@@ -39,7 +49,10 @@ export interface ProviderConnection {
  * wrong credential, provider already attached, …; the long-poll `attach` shows the reason).
  */
 export function connectProvider(options: ProviderOptions): Promise<ClientResult<ProviderConnection>> {
-  const url = consumerPath(options, `/capability/providers/${encodeURIComponent(options.providerId)}/connect`).replace(/^http/, "ws");
+  const url = consumerPath(options, `/capability/providers/${encodeURIComponent(options.providerId)}/connect`).replace(
+    /^http/,
+    "ws",
+  );
   const Socket = options.WebSocket ?? globalThis.WebSocket;
   const ws = new Socket(url, [PROVIDER_PROTOCOL, `bearer.${options.token}`]);
   let nextId = 1;
@@ -47,7 +60,11 @@ export function connectProvider(options: ProviderOptions): Promise<ClientResult<
   return new Promise((resolve) => {
     let attached = false;
     ws.addEventListener("close", (event: CloseEvent) => {
-      if (!attached) resolve({ ok: false, problem: { status: 0, code: "CONNECT_REFUSED", detail: `the socket closed before attaching (${event.code})` } });
+      if (!attached)
+        resolve({
+          ok: false,
+          problem: { status: 0, code: "CONNECT_REFUSED", detail: `the socket closed before attaching (${event.code})` },
+        });
     });
     ws.addEventListener("message", (event: MessageEvent) => {
       const frame = readWire(String(event.data));
@@ -60,7 +77,11 @@ export function connectProvider(options: ProviderOptions): Promise<ClientResult<
         const bound = frame.envelope;
         void Promise.resolve(options.onEffect(bound)).then((observation) => {
           if (observation === null) return;
-          const message: z.input<typeof ProviderSocketMessage> = { type: "observation", id: nextId++, observation: observationFor(bound, observation) };
+          const message: z.input<typeof ProviderSocketMessage> = {
+            type: "observation",
+            id: nextId++,
+            observation: observationFor(bound, observation),
+          };
           ws.send(writeWire(message));
         });
       } else if (frame.type === "observation-outcome") {
@@ -79,11 +100,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function isU64(value: unknown): value is U64 {
-  return (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) || (typeof value === "bigint" && value >= 0n);
+  return (
+    (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) ||
+    (typeof value === "bigint" && value >= 0n)
+  );
 }
 
 function isRequestKey(value: unknown): value is RequestKey {
-  return isRecord(value) && typeof value.consumer_id === "string" && typeof value.actor_id === "string" && isU64(value.local_id);
+  return (
+    isRecord(value) &&
+    typeof value.consumer_id === "string" &&
+    typeof value.actor_id === "string" &&
+    isU64(value.local_id)
+  );
 }
 
 function isEffect(value: unknown): value is BoundEffect["effect"]["effect"] {
@@ -135,7 +164,11 @@ export class ProviderPoller {
 
   /** Attaches (the lease lives while polls keep coming). */
   async attach(): Promise<ClientResult<{ provider_id: string; binding_id: U64; lease_ms: number }>> {
-    const result = await call<{ provider_id: string; binding_id: U64; lease_ms: number }>(this.options, "POST", this.#path("attach"));
+    const result = await call<{ provider_id: string; binding_id: U64; lease_ms: number }>(
+      this.options,
+      "POST",
+      this.#path("attach"),
+    );
     if (result.ok) this.#binding = result.value.binding_id;
     return result;
   }
@@ -144,12 +177,19 @@ export class ProviderPoller {
   async pollOnce(waitMs: number): Promise<ClientResult<number>> {
     if (this.#binding === null) throw new Error("attach first");
     const after = this.#after === null ? "" : `&after=${this.#after.toString()}`;
-    const res = await call<{ effects: BoundEffect[] }>(this.options, "GET", `${this.#path("effects")}?binding_id=${this.#binding.toString()}${after}&wait=${waitMs}`);
+    const res = await call<{ effects: BoundEffect[] }>(
+      this.options,
+      "GET",
+      `${this.#path("effects")}?binding_id=${this.#binding.toString()}${after}&wait=${waitMs}`,
+    );
     if (!res.ok) return res;
     for (const bound of res.value.effects) {
       const observation = await this.options.onEffect(bound);
       if (observation !== null) {
-        const post: z.input<typeof CapabilityObservationPost> = { binding_id: this.#binding, observation: observationFor(bound, observation) };
+        const post: z.input<typeof CapabilityObservationPost> = {
+          binding_id: this.#binding,
+          observation: observationFor(bound, observation),
+        };
         const posted = await call(this.options, "POST", this.#path("observations"), post);
         this.options.onOutcome?.(posted.ok ? posted.value : { problem: posted.problem });
       }

@@ -66,20 +66,40 @@ export function idempotencyKeyHeader(key: string): string {
 
 /** `?name=value&…` of the given values (undefined and null left out), or `""` when none is given. */
 export function query(values: Readonly<Record<string, string | number | undefined | null>>): string {
-  const pairs = Object.entries(values).filter((e): e is [string, string | number] => e[1] !== undefined && e[1] !== null);
-  return pairs.length === 0 ? "" : `?${pairs.map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`).join("&")}`;
+  const pairs = Object.entries(values).filter(
+    (e): e is [string, string | number] => e[1] !== undefined && e[1] !== null,
+  );
+  return pairs.length === 0
+    ? ""
+    : `?${pairs.map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`).join("&")}`;
 }
 
 /** Sends one request; answers the raw response (network failures throw). */
-async function send(options: GateOptions, method: string, path: string, body: unknown, extra: CallOptions): Promise<Response> {
+async function send(
+  options: GateOptions,
+  method: string,
+  path: string,
+  body: unknown,
+  extra: CallOptions,
+): Promise<Response> {
   const headers: Record<string, string> = { ...extra.headers, authorization: `Bearer ${options.token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-  return doFetch(urlOf(options, path, extra.gateWide === true), { method, headers, body: body === undefined ? undefined : writeWire(body) });
+  return doFetch(urlOf(options, path, extra.gateWide === true), {
+    method,
+    headers,
+    body: body === undefined ? undefined : writeWire(body),
+  });
 }
 
 /** Sends one request and reads the answer (204 → `null`). */
-export async function call<T>(options: GateOptions, method: string, path: string, body?: unknown, extra: CallOptions = {}): Promise<ClientResult<T>> {
+export async function call<T>(
+  options: GateOptions,
+  method: string,
+  path: string,
+  body?: unknown,
+  extra: CallOptions = {},
+): Promise<ClientResult<T>> {
   const res = await send(options, method, path, body, extra);
   const text = await res.text();
   if (res.ok) return { ok: true, value: (text === "" ? null : readWire(text)) as T };
@@ -87,14 +107,20 @@ export async function call<T>(options: GateOptions, method: string, path: string
 }
 
 /** `GET` of a non-JSON answer (NDJSON, an event stream): its text, or the gate's problem. */
-export async function callText(options: GateOptions, path: string): Promise<ClientResult<{ text: string; headers: Headers }>> {
+export async function callText(
+  options: GateOptions,
+  path: string,
+): Promise<ClientResult<{ text: string; headers: Headers }>> {
   const res = await send(options, "GET", path, undefined, {});
   const text = await res.text();
   return res.ok ? { ok: true, value: { text, headers: res.headers } } : { ok: false, problem: problemOf(res, text) };
 }
 
 /** `GET` of an event stream: its body to read as it arrives, or the gate's problem. */
-export async function callStream(options: GateOptions, path: string): Promise<ClientResult<ReadableStream<Uint8Array>>> {
+export async function callStream(
+  options: GateOptions,
+  path: string,
+): Promise<ClientResult<ReadableStream<Uint8Array>>> {
   const res = await send(options, "GET", path, undefined, { headers: { accept: "text/event-stream" } });
   if (res.ok && res.body !== null) return { ok: true, value: res.body as ReadableStream<Uint8Array> };
   return { ok: false, problem: problemOf(res, await res.text()) };

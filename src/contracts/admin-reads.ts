@@ -12,12 +12,13 @@ import { httpSchemas } from "./registry";
 /** `GET /v1/consumers/{consumer}`: the stored configuration, the limits with their defaults applied, and the object's storage size. */
 export const ConsumerDetails = z
   .extend(z.omit(ConsumerView, { created: true }), {
-    storage_bytes: z
-      .int()
-      .check(
-        z.gte(0),
-        z.meta({ description: "Bytes of the consumer object's SQLite database now (pages in use and free pages kept for reuse; docs/storage.md, Retention)." }),
-      ),
+    storage_bytes: z.int().check(
+      z.gte(0),
+      z.meta({
+        description:
+          "Bytes of the consumer object's SQLite database now (pages in use and free pages kept for reuse; docs/storage.md, Retention).",
+      }),
+    ),
     audit_inconsistent: z.optional(
       z
         .strictObject({
@@ -38,7 +39,9 @@ export const ConsumerDetails = z
   .register(httpSchemas, { id: "ConsumerDetails" });
 
 /** One consumer of the directory: its name and when the directory first recorded it (Unix seconds). */
-export const ConsumerEntry = z.strictObject({ consumer: z.string(), created_at: z.int() }).register(httpSchemas, { id: "ConsumerEntry" });
+export const ConsumerEntry = z
+  .strictObject({ consumer: z.string(), created_at: z.int() })
+  .register(httpSchemas, { id: "ConsumerEntry" });
 
 /** `GET /v1/consumers`: one page of consumer names in code-point order; `next_cursor` is null on the last page. */
 export const ConsumerList = z
@@ -77,7 +80,9 @@ export const CredentialList = z
   .register(httpSchemas, { id: "CredentialList" });
 
 /** Query of `GET /v1/consumers/{consumer}/credentials`. */
-export const CredentialListQuery = z.strictObject({ cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) });
+export const CredentialListQuery = z.strictObject({
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+});
 
 /** A parsed consumer configuration view. */
 export type ConsumerDetails = z.infer<typeof ConsumerDetails>;

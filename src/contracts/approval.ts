@@ -30,7 +30,9 @@ export const ApprovalView = z
     response_id: z.string(),
     idempotency_key: z.nullable(z.string()),
     request_sha256: Sha256Hex.check(
-      z.describe("SHA-256 of canonical {tenant_id, subject_id, tool, arguments, input_schema_revision, output_schema_revision, effect_revision}."),
+      z.describe(
+        "SHA-256 of canonical {tenant_id, subject_id, tool, arguments, input_schema_revision, output_schema_revision, effect_revision}.",
+      ),
     ),
     input_schema_revision: z.string(),
     output_schema_revision: z.string(),
@@ -60,12 +62,17 @@ export const ApprovalDecisionView = z
     approver_id: z.string(),
     decided_at: z.int(),
     valid_until: z.nullable(z.int()),
-    bound_to_request: z.literal(true).check(z.describe("Always true: a decision with another digest is refused (APPROVAL_DIGEST_MISMATCH).")),
+    bound_to_request: z
+      .literal(true)
+      .check(z.describe("Always true: a decision with another digest is refused (APPROVAL_DIGEST_MISMATCH).")),
   })
   .register(httpSchemas, { id: "ApprovalDecision" });
 
 /** Query of `GET …/approvals`: `cursor` is a `next_cursor` answered before (opaque). */
-export const ApprovalQuery = z.strictObject({ state: z._default(z.enum(["pending"]), "pending"), cursor: z.optional(z.string()) });
+export const ApprovalQuery = z.strictObject({
+  state: z._default(z.enum(["pending"]), "pending"),
+  cursor: z.optional(z.string()),
+});
 
 /** Query of `GET …/approvals/{approval_id}`: `wait`, seconds to wait for a decision (0–60). */
 export const ApprovalWaitQuery = z.strictObject({

@@ -19,7 +19,11 @@ export const AuditEntryView = z
  * number (the `after` of the next page), kept for clients that page with `after`.
  */
 export const AuditPage = z
-  .strictObject({ entries: z.array(AuditEntryView), next_cursor: z.nullable(z.string()), next_after: z.nullable(z.int()) })
+  .strictObject({
+    entries: z.array(AuditEntryView),
+    next_cursor: z.nullable(z.string()),
+    next_after: z.nullable(z.int()),
+  })
   .register(httpSchemas, { id: "AuditPage" });
 
 /** An opaque cursor as the gate answered it (its shape is checked by the object: `INVALID_CURSOR`). */
@@ -36,7 +40,11 @@ export const AuditQuery = z
     after: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER))),
     limit: z.optional(z.coerce.number().check(z.int(), z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
   })
-  .check(z.refine((q) => q.cursor === undefined || q.after === undefined, { error: "give either cursor or after, not both" }));
+  .check(
+    z.refine((q) => q.cursor === undefined || q.after === undefined, {
+      error: "give either cursor or after, not both",
+    }),
+  );
 
 /** Query of `GET …/audit/verify`: `cursor` continues a walk (the `next_cursor` of the previous call). */
 export const AuditVerifyQuery = z.strictObject({ cursor: z.optional(Cursor) });
@@ -97,7 +105,9 @@ export const AuditConsistencyView = z
   .register(httpSchemas, { id: "AuditConsistencyProof" });
 
 /** `GET /v1/audit/verifier-keys`: the C2SP verifier keys of checkpoints, the current key first, then the previous one. */
-export const AuditVerifierKeys = z.strictObject({ keys: z.array(z.string()) }).register(httpSchemas, { id: "AuditVerifierKeys" });
+export const AuditVerifierKeys = z
+  .strictObject({ keys: z.array(z.string()) })
+  .register(httpSchemas, { id: "AuditVerifierKeys" });
 
 /** A tool call's audit reference: the entry that recorded it and its Merkle leaf hash (hex). */
 export const AuditReference = z

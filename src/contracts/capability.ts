@@ -13,7 +13,10 @@ import { httpSchemas } from "./registry";
 /** `POST …/capability/providers` (admin): registers one provider of this consumer. */
 export const CapabilityProviderRegistration = z
   .object({ descriptor: capabilityProviderDescriptor })
-  .register(httpSchemas, { id: "CapabilityProviderRegistration", description: "A CapabilityProviderDescriptor of the capability engine." });
+  .register(httpSchemas, {
+    id: "CapabilityProviderRegistration",
+    description: "A CapabilityProviderDescriptor of the capability engine.",
+  });
 
 /** `PUT …/capability/instances/{instance_id}` (admin): the instance's generation and state. */
 export const CapabilityInstanceUpdate = z
@@ -45,9 +48,10 @@ export const CapabilityObservationPost = z
 export const CapabilityDetachPost = z.object({ binding_id: u64 }).register(httpSchemas, { id: "CapabilityDetachPost" });
 
 /** A capability answer: the engine's value in its wire form (u64 values are bare integers). */
-export const CapabilityAnswer = z
-  .record(z.string(), z.unknown())
-  .register(httpSchemas, { id: "CapabilityAnswer", description: "See docs/capability-http.md for each route's shape." });
+export const CapabilityAnswer = z.record(z.string(), z.unknown()).register(httpSchemas, {
+  id: "CapabilityAnswer",
+  description: "See docs/capability-http.md for each route's shape.",
+});
 
 /** Provider → gate WebSocket message. */
 export const ProviderSocketMessage = z.union([

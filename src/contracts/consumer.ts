@@ -29,7 +29,19 @@ const Jwk = z
   .check(z.meta({ description: "A public JSON Web Key (RFC 7517); private members are refused." }));
 
 /** Signature algorithms an end user's token may use (never `none`, never HMAC). */
-export const PRINCIPAL_TOKEN_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
+export const PRINCIPAL_TOKEN_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+] as const;
 
 /** A claim name of the issuer's tokens. */
 const claimName = () => z.string().check(z.minLength(1), z.maxLength(64));
@@ -42,7 +54,13 @@ const claimName = () => z.string().check(z.minLength(1), z.maxLength(64));
 export const PrincipalTokenIssuer = z
   .strictObject({
     issuer: z.string().check(z.minLength(1), z.maxLength(512), z.meta({ description: "Expected `iss`." })),
-    audience: z.string().check(z.minLength(1), z.maxLength(512), z.meta({ description: "Expected `aud` (one of them when it is an array)." })),
+    audience: z
+      .string()
+      .check(
+        z.minLength(1),
+        z.maxLength(512),
+        z.meta({ description: "Expected `aud` (one of them when it is an array)." }),
+      ),
     jwks: z
       .optional(z.strictObject({ keys: z.array(Jwk).check(z.minLength(1), z.maxLength(32)) }))
       .check(z.meta({ description: "The issuer's public keys inline." })),
@@ -50,12 +68,24 @@ export const PrincipalTokenIssuer = z
       .optional(z.url({ protocol: /^https$/ }).check(z.maxLength(2048)))
       .check(z.meta({ description: "Where to fetch the issuer's JWKS (https); cached for jwks_cache_seconds." })),
     subject_claim: z._default(claimName(), "sub"),
-    roles_claim: z._default(claimName(), "roles").check(z.meta({ description: "A claim holding an array of role names (or one space-separated string)." })),
-    algorithms: z._default(z.array(z.enum(PRINCIPAL_TOKEN_ALGORITHMS)).check(z.minLength(1), z.maxLength(11)), ["RS256", "ES256", "EdDSA", "Ed25519"]),
+    roles_claim: z
+      ._default(claimName(), "roles")
+      .check(z.meta({ description: "A claim holding an array of role names (or one space-separated string)." })),
+    algorithms: z._default(z.array(z.enum(PRINCIPAL_TOKEN_ALGORITHMS)).check(z.minLength(1), z.maxLength(11)), [
+      "RS256",
+      "ES256",
+      "EdDSA",
+      "Ed25519",
+    ]),
     max_skew_seconds: z._default(z.int().check(z.gte(0), z.lte(300)), 60),
     jwks_cache_seconds: z._default(z.int().check(z.gte(60), z.lte(86_400)), 600),
   })
-  .check(z.refine((v) => (v.jwks === undefined) !== (v.jwks_uri === undefined), { error: "give exactly one of jwks and jwks_uri", path: ["jwks"] }))
+  .check(
+    z.refine((v) => (v.jwks === undefined) !== (v.jwks_uri === undefined), {
+      error: "give exactly one of jwks and jwks_uri",
+      path: ["jwks"],
+    }),
+  )
   .register(httpSchemas, { id: "PrincipalTokenIssuer" });
 
 const positive = (max: number) => z.optional(z.int().check(z.gte(1), z.lte(max)));
@@ -88,7 +118,12 @@ export const MAX_CORS_ORIGINS = 32;
 
 /** A loopback host name as URL parsing answers it: `localhost` (and `*.localhost`), 127.0.0.0/8, `[::1]`. */
 function isLoopbackHostname(hostname: string): boolean {
-  return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return (
+    hostname === "localhost" ||
+    hostname.endsWith(".localhost") ||
+    hostname === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
 }
 
 /** Whether a text is an origin exactly as a browser's `Origin` header serializes it: https, or http on a loopback host. */
@@ -104,12 +139,13 @@ function isCorsOrigin(value: string): boolean {
 }
 
 /** One origin of a consumer's CORS allow-list, compared byte for byte with a request's `Origin`. */
-export const CorsOrigin = z
-  .string()
-  .check(
-    z.maxLength(256),
-    z.refine(isCorsOrigin, { error: "an exact origin as browsers send it (scheme://host[:port], lowercase, no path or trailing slash): https, or http on a loopback host" }),
-  );
+export const CorsOrigin = z.string().check(
+  z.maxLength(256),
+  z.refine(isCorsOrigin, {
+    error:
+      "an exact origin as browsers send it (scheme://host[:port], lowercase, no path or trailing slash): https, or http on a loopback host",
+  }),
+);
 
 /** `PUT /v1/consumers/{consumer}`: the consumer's enabled tools, who may approve, its token issuer and limits. */
 export const ConsumerConfig = z
@@ -135,7 +171,9 @@ export const ConsumerView = z
     approver_subjects: z.array(z.string()),
     principal_tokens: z.nullable(z.record(z.string(), z.unknown())),
     limits: z.record(z.string(), z.number()),
-    cors_origins: z.optional(z.array(z.string())).check(z.meta({ description: "The CORS allow-list, sorted; present only when the consumer allows an origin." })),
+    cors_origins: z
+      .optional(z.array(z.string()))
+      .check(z.meta({ description: "The CORS allow-list, sorted; present only when the consumer allows an origin." })),
     created: z.boolean(),
   })
   .register(httpSchemas, { id: "ConsumerView" });

@@ -26,27 +26,28 @@ export const CreateCredentialRequest = z
     kind: z.enum(CREDENTIAL_KINDS),
     subject_id: z.optional(Identifier).check(
       z.meta({
-        description: "The subject the credential is bound to: an agent's or runtime's end user (principal `subject`), an approver's id (required), a provider's id.",
+        description:
+          "The subject the credential is bound to: an agent's or runtime's end user (principal `subject`), an approver's id (required), a provider's id.",
       }),
     ),
     principal: z.optional(z.enum(PRINCIPAL_MODES)).check(
       z.meta({
-        description: "Agent and runtime credentials: `subject` (default with a subject_id), `host` (default without), or (agent only) `token`.",
+        description:
+          "Agent and runtime credentials: `subject` (default with a subject_id), `host` (default without), or (agent only) `token`.",
       }),
     ),
     roles: z.optional(z.array(Identifier).check(z.maxLength(256))).check(
       z.meta({
-        description: "Agent and runtime credentials (`subject` and `host`): the roles its calls may assert. Absent: none.",
+        description:
+          "Agent and runtime credentials (`subject` and `host`): the roles its calls may assert. Absent: none.",
       }),
     ),
-    tools: z
-      .optional(z.array(Identifier).check(z.minLength(1), z.maxLength(256)))
-      .check(
-        z.meta({
-          description:
-            "Agent and runtime credentials: the only tools it may call and, as `capability:<capability_id>`, the only capabilities it may request. Absent: every tool and capability of the consumer.",
-        }),
-      ),
+    tools: z.optional(z.array(Identifier).check(z.minLength(1), z.maxLength(256))).check(
+      z.meta({
+        description:
+          "Agent and runtime credentials: the only tools it may call and, as `capability:<capability_id>`, the only capabilities it may request. Absent: every tool and capability of the consumer.",
+      }),
+    ),
     expires_at: z
       .optional(z.int().check(z.gte(1), z.lte(MAX_EXPIRY)))
       .check(z.meta({ description: "Unix seconds after which the credential is refused." })),
@@ -54,19 +55,25 @@ export const CreateCredentialRequest = z
   .check(
     z.superRefine((v, ctx) => {
       const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
-      if (v.kind === "approver" && v.subject_id === undefined) issue("subject_id", "an approver credential needs a subject_id");
+      if (v.kind === "approver" && v.subject_id === undefined)
+        issue("subject_id", "an approver credential needs a subject_id");
       if (!actsForPrincipal(v.kind)) {
         if (v.principal !== undefined) issue("principal", "only agent and runtime credentials have a principal mode");
         if (v.roles !== undefined) issue("roles", "only agent and runtime credentials assert roles");
         if (v.tools !== undefined) issue("tools", "only agent and runtime credentials have a tool scope");
-        if (v.subject_id !== undefined && v.kind !== "approver" && v.kind !== "provider") issue("subject_id", `a ${v.kind} credential has no subject`);
+        if (v.subject_id !== undefined && v.kind !== "approver" && v.kind !== "provider")
+          issue("subject_id", `a ${v.kind} credential has no subject`);
         return;
       }
       const mode = principalModeOf(v);
-      if (v.kind === "runtime" && mode === "token") issue("principal", "an execution envelope carries no end-user token: a runtime credential is subject or host");
-      if (mode === "subject" && v.subject_id === undefined) issue("subject_id", "a subject-bound credential needs a subject_id");
-      if (mode !== "subject" && v.subject_id !== undefined) issue("subject_id", `a ${mode} credential is bound to no subject`);
-      if (mode === "token" && v.roles !== undefined) issue("roles", "a token-verified credential takes roles from the token's claims");
+      if (v.kind === "runtime" && mode === "token")
+        issue("principal", "an execution envelope carries no end-user token: a runtime credential is subject or host");
+      if (mode === "subject" && v.subject_id === undefined)
+        issue("subject_id", "a subject-bound credential needs a subject_id");
+      if (mode !== "subject" && v.subject_id !== undefined)
+        issue("subject_id", `a ${mode} credential is bound to no subject`);
+      if (mode === "token" && v.roles !== undefined)
+        issue("roles", "a token-verified credential takes roles from the token's claims");
     }),
   )
   .register(httpSchemas, { id: "CreateCredentialRequest" });
@@ -77,7 +84,10 @@ export function actsForPrincipal(kind: CredentialKind): boolean {
 }
 
 /** The principal mode of an agent or runtime credential request (`subject` with a subject_id, else `host`). */
-export function principalModeOf(request: { principal?: PrincipalMode | undefined; subject_id?: string | undefined }): PrincipalMode {
+export function principalModeOf(request: {
+  principal?: PrincipalMode | undefined;
+  subject_id?: string | undefined;
+}): PrincipalMode {
   return request.principal ?? (request.subject_id === undefined ? "host" : "subject");
 }
 

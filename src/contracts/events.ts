@@ -10,7 +10,12 @@ import { httpSchemas, Sha256Hex } from "./registry";
  */
 
 /** The event types, in the Standard Webhooks `type` form. */
-export const EVENT_TYPES = ["approval.requested", "approval.decided", "call.outcome_unknown", "call.reconciled"] as const;
+export const EVENT_TYPES = [
+  "approval.requested",
+  "approval.decided",
+  "call.outcome_unknown",
+  "call.reconciled",
+] as const;
 
 /** One event type. */
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -32,8 +37,12 @@ export const ApprovalEventData = z
     expires_at: z.int().check(z.describe("Unix seconds; a pending approval may be decided while now < expires_at.")),
     approver_id: z.nullable(z.string()),
     decided_at: z.nullable(z.int()),
-    valid_until: z.nullable(z.int()).check(z.describe("Unix seconds until which the approved call may be repeated (the tool's approval window).")),
-    arguments: z.optional(z.record(z.string(), z.unknown())).check(z.describe("Only where the receiver asked for arguments.")),
+    valid_until: z
+      .nullable(z.int())
+      .check(z.describe("Unix seconds until which the approved call may be repeated (the tool's approval window).")),
+    arguments: z
+      .optional(z.record(z.string(), z.unknown()))
+      .check(z.describe("Only where the receiver asked for arguments.")),
   })
   .register(httpSchemas, { id: "ApprovalStatus" });
 
@@ -48,7 +57,9 @@ export const CallEventData = z
     status_ref: z.string().check(z.describe("The host's reference to reconcile with (POST …/tool-calls/status).")),
     status: z.enum(["unknown", "succeeded"]),
     at: z.int(),
-    arguments: z.optional(z.record(z.string(), z.unknown())).check(z.describe("Only where the receiver asked for arguments.")),
+    arguments: z
+      .optional(z.record(z.string(), z.unknown()))
+      .check(z.describe("Only where the receiver asked for arguments.")),
   })
   .register(httpSchemas, { id: "CallEvent" });
 
@@ -62,8 +73,16 @@ export type CallEventData = z.infer<typeof CallEventData>;
  * caused it, when one did: an agent's own approval stream shows only its own.
  */
 export type GateEvent =
-  | { readonly type: "approval.requested" | "approval.decided"; readonly data: ApprovalEventData; readonly credentialId: string | null }
-  | { readonly type: "call.outcome_unknown" | "call.reconciled"; readonly data: CallEventData; readonly credentialId: string | null };
+  | {
+      readonly type: "approval.requested" | "approval.decided";
+      readonly data: ApprovalEventData;
+      readonly credentialId: string | null;
+    }
+  | {
+      readonly type: "call.outcome_unknown" | "call.reconciled";
+      readonly data: CallEventData;
+      readonly credentialId: string | null;
+    };
 
 /** The data without the arguments (what a receiver that did not ask for them gets). */
 export function withoutArguments<T extends { arguments?: unknown }>(data: T): Omit<T, "arguments"> {

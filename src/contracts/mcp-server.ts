@@ -12,8 +12,14 @@ export const McpServerName = z.string().check(z.regex(/^[a-z][a-z0-9_-]{0,31}$/)
  */
 export const McpRelaySetting = z
   .strictObject({
-    sampling: z._default(z.boolean(), false).check(z.meta({ description: "Relay `sampling/createMessage`: the server may make the client's model generate text." })),
-    elicitation: z._default(z.boolean(), false).check(z.meta({ description: "Relay `elicitation/create`: the server may ask the client's user questions." })),
+    sampling: z._default(z.boolean(), false).check(
+      z.meta({
+        description: "Relay `sampling/createMessage`: the server may make the client's model generate text.",
+      }),
+    ),
+    elicitation: z
+      ._default(z.boolean(), false)
+      .check(z.meta({ description: "Relay `elicitation/create`: the server may ask the client's user questions." })),
   })
   .register(httpSchemas, { id: "McpRelaySetting" });
 
@@ -21,8 +27,15 @@ export const McpRelaySetting = z
 export const McpServerRegistration = z
   .strictObject({
     name: McpServerName,
-    url: z.url().check(z.maxLength(2048), z.meta({ description: "The server's Streamable HTTP endpoint (https; loopback http only under npm start)." })),
-    auth: z.optional(McpAuth).check(z.meta({ description: "A consumer secret sent as `Authorization` on every request to the server." })),
+    url: z
+      .url()
+      .check(
+        z.maxLength(2048),
+        z.meta({ description: "The server's Streamable HTTP endpoint (https; loopback http only under npm start)." }),
+      ),
+    auth: z
+      .optional(McpAuth)
+      .check(z.meta({ description: "A consumer secret sent as `Authorization` on every request to the server." })),
     prefix: z
       ._default(z.string().check(z.regex(/^([a-zA-Z][a-zA-Z0-9_-]{0,31})?$/)), "")
       .check(z.meta({ description: "Put before each downstream tool's name to make the gate's tool name." })),
@@ -47,7 +60,9 @@ export const McpServerView = z
     tools: z.array(z.strictObject({ name: z.string(), downstream: z.string() })),
     registered_at: z.int(),
     imported_at: z.int(),
-    stale: z.boolean().check(z.meta({ description: "The server announced `notifications/tools/list_changed` since the last import." })),
+    stale: z
+      .boolean()
+      .check(z.meta({ description: "The server announced `notifications/tools/list_changed` since the last import." })),
     list_changed_at: z.nullable(z.int()),
   })
   .register(httpSchemas, { id: "McpServer" });
@@ -80,10 +95,16 @@ export type McpRelaySetting = z.output<typeof McpRelaySetting>;
 
 /** `GET …/mcp-servers`: one page of servers. */
 export const McpServerList = z
-  .strictObject({ servers: z.array(McpServerView), next_cursor: z.nullable(z.string()).check(z.describe("Where the next page starts; null on the last page.")) })
+  .strictObject({
+    servers: z.array(McpServerView),
+    next_cursor: z.nullable(z.string()).check(z.describe("Where the next page starts; null on the last page.")),
+  })
   .register(httpSchemas, { id: "McpServerList" });
 
 /** `DELETE …/mcp-servers/{name}`: the server is gone and its imported tools are disabled. */
 export const McpServerRemoved = z
-  .strictObject({ name: z.string(), disabled: z.array(z.string()).check(z.describe("The gate's tool names that were disabled.")) })
+  .strictObject({
+    name: z.string(),
+    disabled: z.array(z.string()).check(z.describe("The gate's tool names that were disabled.")),
+  })
   .register(httpSchemas, { id: "McpServerRemoved" });

@@ -55,10 +55,19 @@ export type JsonRpcId = z.infer<typeof JsonRpcId>;
 const Jsonrpc = z.literal("2.0");
 
 /** A request: answered with a result or an error. */
-export const JsonRpcRequest = z.strictObject({ jsonrpc: Jsonrpc, id: JsonRpcId, method: z.string().check(z.minLength(1)), params: z.optional(JsonObjectValue) });
+export const JsonRpcRequest = z.strictObject({
+  jsonrpc: Jsonrpc,
+  id: JsonRpcId,
+  method: z.string().check(z.minLength(1)),
+  params: z.optional(JsonObjectValue),
+});
 
 /** A notification: no id, never answered. */
-export const JsonRpcNotification = z.strictObject({ jsonrpc: Jsonrpc, method: z.string().check(z.minLength(1)), params: z.optional(JsonObjectValue) });
+export const JsonRpcNotification = z.strictObject({
+  jsonrpc: Jsonrpc,
+  method: z.string().check(z.minLength(1)),
+  params: z.optional(JsonObjectValue),
+});
 
 /** A response: the endpoint's answer to a request, or a client's answer to a relayed request (acknowledged with 202). */
 export const JsonRpcResponse = z
@@ -114,13 +123,18 @@ export const TaskParams = z.looseObject({ taskId: z.string() });
 export const ListParams = z.looseObject({ cursor: z.optional(z.string()) });
 
 /** `logging/setLevel`. */
-export const SetLevelParams = z.looseObject({ level: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]) });
+export const SetLevelParams = z.looseObject({
+  level: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]),
+});
 
 const textBlock = z.looseObject({ type: z.literal("text"), text: z.string() });
 const mediaBlock = z.looseObject({ type: z.enum(["image", "audio"]), data: z.string(), mimeType: z.string() });
 const resourceBlock = z.looseObject({
   type: z.literal("resource"),
-  resource: z.union([z.looseObject({ uri: z.string(), text: z.string() }), z.looseObject({ uri: z.string(), blob: z.string() })]),
+  resource: z.union([
+    z.looseObject({ uri: z.string(), text: z.string() }),
+    z.looseObject({ uri: z.string(), blob: z.string() }),
+  ]),
 });
 const linkBlock = z.looseObject({ type: z.literal("resource_link"), uri: z.string(), name: z.string() });
 

@@ -51,7 +51,11 @@ export const OAuthClientInformation = z
 
 /** RFC 7591 §2 client metadata, as a client registers itself. */
 export const OAuthClientMetadata = z
-  .looseObject({ redirect_uris: z.array(z.string()).check(z.minLength(1)), client_name: z.optional(z.string()), token_endpoint_auth_method: z.optional(z.string()) })
+  .looseObject({
+    redirect_uris: z.array(z.string()).check(z.minLength(1)),
+    client_name: z.optional(z.string()),
+    token_endpoint_auth_method: z.optional(z.string()),
+  })
   .register(httpSchemas, { id: "OAuthClientMetadata" });
 
 /** RFC 6749 §5.2 (and RFC 7591 §3.2.2) error answer. */
@@ -62,7 +66,9 @@ export const OAuthError = z
 /** RFC 6749 §4.1.3 / §6 token request (a form), or an RFC 7009 revocation (`token`). */
 export const OAuthTokenRequest = z
   .looseObject({
-    grant_type: z.optional(z.enum(["authorization_code", "refresh_token"])).check(z.describe("Absent for a revocation.")),
+    grant_type: z
+      .optional(z.enum(["authorization_code", "refresh_token"]))
+      .check(z.describe("Absent for a revocation.")),
     code: z.optional(z.string()),
     redirect_uri: z.optional(z.string()),
     code_verifier: z.optional(z.string()),
@@ -78,7 +84,9 @@ export const OAuthConsentForm = z
   .looseObject({
     handle: z.string().check(z.describe("The pending authorization the page was shown for.")),
     decision: z.string().check(z.describe("`approve` mints the grant; anything else denies it.")),
-    credential: z.optional(z.string()).check(z.describe("With approve: a subject-bound agent credential of the consumer.")),
+    credential: z
+      .optional(z.string())
+      .check(z.describe("With approve: a subject-bound agent credential of the consumer.")),
     tool: z.optional(z.string()).check(z.describe("A tool to grant; repeated for each.")),
     more_tools: z.optional(z.string()).check(z.describe("More tool names, separated by white space.")),
     all_tools: z.optional(z.literal("1")).check(z.describe("Grant every tool the credential may call.")),

@@ -81,13 +81,20 @@ export const PROBLEM_STATUS = {
   // String or token, or sent more than once; a key that differs from the body's `context.idempotency_key`.
   INVALID_IDEMPOTENCY_KEY: 400,
   IDEMPOTENCY_KEY_MISMATCH: 422,
-} as const satisfies Record<string, 400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 422 | 426 | 429 | 431 | 500 | 503>;
+} as const satisfies Record<
+  string,
+  400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 422 | 426 | 429 | 431 | 500 | 503
+>;
 
 /** A stable HTTP error code of the gate. */
 export type ProblemCode = keyof typeof PROBLEM_STATUS;
 
 /** The codes whose answers may carry `Retry-After` (where waiting helps). */
-export const RETRY_AFTER_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(["RATE_LIMITED", "QUOTA_EXCEEDED", "IDEMPOTENCY_IN_PROGRESS"]);
+export const RETRY_AFTER_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  "RATE_LIMITED",
+  "QUOTA_EXCEEDED",
+  "IDEMPOTENCY_IN_PROGRESS",
+]);
 
 /** The RFC 9457 `title` of each code. */
 export const PROBLEM_TITLES: Record<ProblemCode, string> = {
@@ -146,26 +153,37 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   IDEMPOTENCY_KEY_MISMATCH: "Idempotency-Key header and body disagree",
 };
 
-
 /** The stable code of a problem, as the document lists them (once, referred to by each problem). */
 export const ProblemCodeSchema = z
   .enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]])
-  .register(httpSchemas, { id: "ProblemCode", description: "toolgate's stable problem code; its status is fixed (docs/http-api.md)." });
+  .register(httpSchemas, {
+    id: "ProblemCode",
+    description: "toolgate's stable problem code; its status is fixed (docs/http-api.md).",
+  });
 
 /** The RFC 9457 members every problem of the gate carries, its stable `code` among them. */
-export const PROBLEM_MEMBERS = { type: z.string(), title: z.string(), status: z.int(), code: ProblemCodeSchema, detail: z.string() };
+export const PROBLEM_MEMBERS = {
+  type: z.string(),
+  title: z.string(),
+  status: z.int(),
+  code: ProblemCodeSchema,
+  detail: z.string(),
+};
 
 /** RFC 9457 problem details with toolgate's stable `code`. */
 export const ProblemDetails = z
   .strictObject({
     ...PROBLEM_MEMBERS,
     path: z.optional(z.string()).check(
-      z.meta({ description: "Where the offending input is: a JSON path (envelope `unknown_field`) or a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`)." }),
+      z.meta({
+        description:
+          "Where the offending input is: a JSON path (envelope `unknown_field`) or a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`).",
+      }),
     ),
     error: z.optional(z.record(z.string(), z.unknown())).check(
       z.meta({
         description:
-          "With CAPABILITY_INVALID, CAPABILITY_REJECTED and CAPABILITY_CAPACITY: the capability engine's tagged error, one member named by its kind (`{\"sequence-out-of-range\": {…}}`; docs/capability-http.md).",
+          'With CAPABILITY_INVALID, CAPABILITY_REJECTED and CAPABILITY_CAPACITY: the capability engine\'s tagged error, one member named by its kind (`{"sequence-out-of-range": {…}}`; docs/capability-http.md).',
         minProperties: 1,
         maxProperties: 1,
       }),

@@ -21,13 +21,24 @@ const TextPart = z.strictObject({ type: z.literal("text"), text: z.string() });
 
 /** OpenAI Responses: a `function_call_output` input item. */
 export const OpenAiFunctionCallOutput = z
-  .strictObject({ type: z.literal("function_call_output"), call_id: z.string(), output: z.string().check(z.describe("The model result as canonical JSON.")) })
+  .strictObject({
+    type: z.literal("function_call_output"),
+    call_id: z.string(),
+    output: z.string().check(z.describe("The model result as canonical JSON.")),
+  })
   .register(httpSchemas, { id: "OpenAiFunctionCallOutput", description: "OpenAI Responses (`openai-responses-v1`)." });
 
 /** OpenAI Chat Completions: a `tool` message. */
 export const OpenAiChatToolMessage = z
-  .strictObject({ role: z.literal("tool"), tool_call_id: z.string(), content: z.string().check(z.describe("The model result as canonical JSON.")) })
-  .register(httpSchemas, { id: "OpenAiChatToolMessage", description: "OpenAI Chat Completions (`openai-chat-completions-v1`)." });
+  .strictObject({
+    role: z.literal("tool"),
+    tool_call_id: z.string(),
+    content: z.string().check(z.describe("The model result as canonical JSON.")),
+  })
+  .register(httpSchemas, {
+    id: "OpenAiChatToolMessage",
+    description: "OpenAI Chat Completions (`openai-chat-completions-v1`).",
+  });
 
 /** Anthropic Messages: a `tool_result` block. */
 export const AnthropicToolResult = z
@@ -53,7 +64,10 @@ const GeminiFunctionResultStep = z
 /** Gemini Interactions: a continuation with `function_result` inputs. */
 export const GeminiInteractionsContinuation = z
   .strictObject({ previous_interaction_id: z.string(), input: z.array(GeminiFunctionResultStep).check(z.minLength(1)) })
-  .register(httpSchemas, { id: "GeminiInteractionsContinuation", description: "Gemini Interactions (`gemini-interactions-v1`, `-v2`)." });
+  .register(httpSchemas, {
+    id: "GeminiInteractionsContinuation",
+    description: "Gemini Interactions (`gemini-interactions-v1`, `-v2`).",
+  });
 
 /** Gemini generateContent: a `functionResponse` part. */
 export const GeminiFunctionResponsePart = z
@@ -64,7 +78,10 @@ export const GeminiFunctionResponsePart = z
       response: z.union([z.strictObject({ output: ModelResult }), z.strictObject({ error: ModelResult })]),
     }),
   })
-  .register(httpSchemas, { id: "GeminiFunctionResponsePart", description: "Gemini generateContent (`gemini-generate-content-v1`)." });
+  .register(httpSchemas, {
+    id: "GeminiFunctionResponsePart",
+    description: "Gemini generateContent (`gemini-generate-content-v1`).",
+  });
 
 /** MCP: a `CallToolResult`. */
 export const McpCallToolResult = z
@@ -73,8 +90,18 @@ export const McpCallToolResult = z
 
 /** The provider-native result item of one call, in the shape of the call's `context.provider`/`api_family`. */
 export const ProviderOutput = z
-  .union([OpenAiFunctionCallOutput, OpenAiChatToolMessage, AnthropicToolResult, GeminiInteractionsContinuation, GeminiFunctionResponsePart, McpCallToolResult])
-  .register(httpSchemas, { id: "ProviderOutput", description: "The provider-native result item, in the call's provider profile (docs/providers.md)." });
+  .union([
+    OpenAiFunctionCallOutput,
+    OpenAiChatToolMessage,
+    AnthropicToolResult,
+    GeminiInteractionsContinuation,
+    GeminiFunctionResponsePart,
+    McpCallToolResult,
+  ])
+  .register(httpSchemas, {
+    id: "ProviderOutput",
+    description: "The provider-native result item, in the call's provider profile (docs/providers.md).",
+  });
 
 /** The one message answering a whole turn (`…/tool-calls/batch`). */
 export const ProviderMessage = z
@@ -89,4 +116,7 @@ export const ProviderMessage = z
       .check(z.describe("Gemini generateContent: one user Content of functionResponse parts.")),
     GeminiInteractionsContinuation,
   ])
-  .register(httpSchemas, { id: "ProviderMessage", description: "The provider's one message for the turn (docs/providers.md)." });
+  .register(httpSchemas, {
+    id: "ProviderMessage",
+    description: "The provider's one message for the turn (docs/providers.md).",
+  });

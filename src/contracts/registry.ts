@@ -9,7 +9,8 @@ export const Identifier = z.string().check(z.minLength(1), z.maxLength(1024));
 /** A JSON object kept exactly as the strict reader returned it (no copy, `__proto__` stays a key). */
 export const JsonObjectValue = z
   .custom<Record<string, unknown>>(
-    (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype,
+    (v: unknown) =>
+      typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype,
     { error: "expected a JSON object" },
   )
   .check(z.meta({ type: "object", additionalProperties: {} }));

@@ -11,7 +11,11 @@ export const Health = z.strictObject({ ok: z.literal(true) }).register(httpSchem
 
 /** `GET /v1/openapi.json`: an OpenAPI 3.1 document. */
 export const OpenApiDescription = z
-  .looseObject({ openapi: z.literal("3.1.0"), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) })
+  .looseObject({
+    openapi: z.literal("3.1.0"),
+    info: z.looseObject({ title: z.string(), version: z.string() }),
+    paths: z.record(z.string(), z.unknown()),
+  })
   .register(httpSchemas, { id: "OpenApiDocument" });
 
 /** `GET /v1/consumers/{consumer}/ping`: a bare round trip to the consumer's object. */
@@ -19,8 +23,16 @@ export const Pong = z.strictObject({ pong: z.literal("pong") }).register(httpSch
 
 /** One published public key of a consumer's request signatures: an RFC 8037 Ed25519 JWK, `kid` its RFC 7638 thumbprint. */
 export const SigningKey = z
-  .strictObject({ kty: z.literal("OKP"), crv: z.literal("Ed25519"), x: z.string(), kid: z.string(), use: z.literal("sig") })
+  .strictObject({
+    kty: z.literal("OKP"),
+    crv: z.literal("Ed25519"),
+    x: z.string(),
+    kid: z.string(),
+    use: z.literal("sig"),
+  })
   .register(httpSchemas, { id: "SigningKey" });
 
 /** `GET /v1/consumers/{consumer}/signing-keys`: a JWK Set (RFC 7517), the current key first, then the previous one during a rotation. */
-export const SigningKeySet = z.strictObject({ keys: z.array(SigningKey) }).register(httpSchemas, { id: "SigningKeySet" });
+export const SigningKeySet = z
+  .strictObject({ keys: z.array(SigningKey) })
+  .register(httpSchemas, { id: "SigningKeySet" });

@@ -16,21 +16,30 @@ export const BatchCallInput = z
   .strictObject({
     provider_item: z.optional(JsonObjectValue).check(
       z.meta({
-        description: "The model's native tool-call item, in the shape of `context.provider`/`api_family` (docs/providers.md).",
+        description:
+          "The model's native tool-call item, in the shape of `context.provider`/`api_family` (docs/providers.md).",
       }),
     ),
     proposal: z.optional(ProposalInput),
     call_id: z.optional(Identifier).check(
       z.meta({
-        description: "Required with a proposal, and with an item that has no id (a Gemini FunctionCall without `id`); with an item that has one it may be left out, or must equal it.",
+        description:
+          "Required with a proposal, and with an item that has no id (a Gemini FunctionCall without `id`); with an item that has one it may be left out, or must equal it.",
       }),
     ),
     operation_id: Identifier,
     idempotency_key: z
       .optional(z.nullable(Identifier))
-      .check(z.meta({ description: "The call's idempotency key; left out, null (a write then fails as it would alone)." })),
+      .check(
+        z.meta({ description: "The call's idempotency key; left out, null (a write then fails as it would alone)." }),
+      ),
   })
-  .check(z.refine((v) => (v.proposal === undefined) !== (v.provider_item === undefined), { error: "send exactly one of proposal and provider_item", path: ["proposal"] }))
+  .check(
+    z.refine((v) => (v.proposal === undefined) !== (v.provider_item === undefined), {
+      error: "send exactly one of proposal and provider_item",
+      path: ["proposal"],
+    }),
+  )
   .register(httpSchemas, { id: "BatchCall" });
 
 /** What the calls of one turn share: the provider profile and the model response that proposed them. */
@@ -41,7 +50,9 @@ export const BatchContextInput = z
 /** `POST …/tool-calls/batch`: all the tool calls of one model turn. */
 export const ToolCallBatchRequest = z
   .strictObject({
-    principal: z.optional(PrincipalInput).check(z.meta({ description: "Whom every call acts for, as in a single tool call." })),
+    principal: z
+      .optional(PrincipalInput)
+      .check(z.meta({ description: "Whom every call acts for, as in a single tool call." })),
     principal_token: z
       .optional(z.string().check(z.minLength(1), z.maxLength(8192)))
       .check(z.meta({ description: "The end user's JWT, as in a single tool call." })),
@@ -62,24 +73,37 @@ export const BatchCallAnswer = z
     call_id: z.string(),
     model_result: z.optional(ModelResult),
     provider_output: z.optional(ProviderOutput),
-    approval_id: z.optional(z.string()).check(z.meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." })),
-    status_ref: z.optional(z.string()).check(z.meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." })),
+    approval_id: z
+      .optional(z.string())
+      .check(z.meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." })),
+    status_ref: z
+      .optional(z.string())
+      .check(z.meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." })),
     audit: z.optional(AuditReference),
-    problem: z
-      .optional(ProblemDetails)
-      .check(z.meta({ description: "The call was refused before it ran (what POST …/tool-calls would have answered); nothing else is set." })),
-    retry_after: z
-      .optional(z.int())
-      .check(z.meta({ description: "With a RATE_LIMITED or IDEMPOTENCY_IN_PROGRESS problem: the seconds the single route's Retry-After would say." })),
+    problem: z.optional(ProblemDetails).check(
+      z.meta({
+        description:
+          "The call was refused before it ran (what POST …/tool-calls would have answered); nothing else is set.",
+      }),
+    ),
+    retry_after: z.optional(z.int()).check(
+      z.meta({
+        description:
+          "With a RATE_LIMITED or IDEMPOTENCY_IN_PROGRESS problem: the seconds the single route's Retry-After would say.",
+      }),
+    ),
   })
   .register(httpSchemas, { id: "BatchCallAnswer" });
 
 /** The answer to a batch: the turn's one provider message, and each call's own answer in call order. */
 export const ToolCallBatchResponse = z
   .strictObject({
-    provider_message: z
-      .nullable(ProviderMessage)
-      .check(z.meta({ description: "Every call's result as the provider's one message for the turn (docs/providers.md); null when a call has a problem." })),
+    provider_message: z.nullable(ProviderMessage).check(
+      z.meta({
+        description:
+          "Every call's result as the provider's one message for the turn (docs/providers.md); null when a call has a problem.",
+      }),
+    ),
     calls: z.array(BatchCallAnswer),
   })
   .register(httpSchemas, { id: "ToolCallBatchResponse" });

@@ -29,18 +29,21 @@ export const HostContextInput = z
 const toolCallShape = {
   principal: z.optional(PrincipalInput).check(
     z.meta({
-      description: "Whom the call acts for. Required with a host credential; optional with a subject-bound one (it must name that subject); with a token-verified one it may only narrow the token's roles.",
+      description:
+        "Whom the call acts for. Required with a host credential; optional with a subject-bound one (it must name that subject); with a token-verified one it may only narrow the token's roles.",
     }),
   ),
   principal_token: z.optional(z.string().check(z.minLength(1), z.maxLength(8192))).check(
     z.meta({
-      description: "The end user's JWT, required with a token-verified credential: the gate verifies it and acts as its subject.",
+      description:
+        "The end user's JWT, required with a token-verified credential: the gate verifies it and acts as its subject.",
     }),
   ),
   proposal: z.optional(ProposalInput),
   provider_item: z.optional(JsonObjectValue).check(
     z.meta({
-      description: "The model's native tool-call item (OpenAI function_call, Anthropic tool_use, Gemini function_call) instead of `proposal`.",
+      description:
+        "The model's native tool-call item (OpenAI function_call, Anthropic tool_use, Gemini function_call) instead of `proposal`.",
     }),
   ),
   context: HostContextInput,
@@ -69,10 +72,17 @@ export const ToolCallResponse = z
   .strictObject({
     model_result: ModelResult,
     provider_output: ProviderOutput,
-    approval_id: z.optional(z.string()).check(z.meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." })),
-    status_ref: z.optional(z.string()).check(z.meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." })),
+    approval_id: z
+      .optional(z.string())
+      .check(z.meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." })),
+    status_ref: z
+      .optional(z.string())
+      .check(z.meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." })),
     audit: AuditReference.check(
-      z.meta({ description: "The audit entry that recorded this call: its seq and Merkle leaf hash (hex), for an inclusion proof later." }),
+      z.meta({
+        description:
+          "The audit entry that recorded this call: its seq and Merkle leaf hash (hex), for an inclusion proof later.",
+      }),
     ),
   })
   .register(httpSchemas, { id: "ToolCallResponse" });

@@ -26,13 +26,26 @@ export const HttpTarget = z
     method: z._default(z.enum(["POST", "PUT"]), "POST"),
     headers: z._default(z.record(HeaderName, HeaderValue), {}),
     secret_headers: z
-      ._default(z.record(HeaderName, z.strictObject({ secret: SecretName, prefix: z._default(secretPrefix(), "") })), {})
-      .check(z.meta({ description: "Headers whose value is a consumer secret (write-only), optionally after a prefix such as `Bearer `." })),
+      ._default(
+        z.record(HeaderName, z.strictObject({ secret: SecretName, prefix: z._default(secretPrefix(), "") })),
+        {},
+      )
+      .check(
+        z.meta({
+          description:
+            "Headers whose value is a consumer secret (write-only), optionally after a prefix such as `Bearer `.",
+        }),
+      ),
     status_url: z.optional(z.url().check(z.maxLength(2048))),
     fence_url: z.optional(z.url().check(z.maxLength(2048))),
     max_response_bytes: z._default(z.int().check(z.gte(256), z.lte(1_048_576)), 65_536),
   })
-  .check(z.refine((t) => (t.status_url === undefined) === (t.fence_url === undefined), { error: "give both status_url and fence_url, or neither", path: ["status_url"] }))
+  .check(
+    z.refine((t) => (t.status_url === undefined) === (t.fence_url === undefined), {
+      error: "give both status_url and fence_url, or neither",
+      path: ["status_url"],
+    }),
+  )
   .register(httpSchemas, { id: "HttpTarget" });
 
 /** A consumer secret sent as `Authorization` to an MCP server, after a prefix (`Bearer ` unless given). */
@@ -48,7 +61,9 @@ export const McpTarget = z
   .strictObject({
     kind: z.literal("mcp"),
     url: z.url().check(z.maxLength(2048), z.meta({ description: "The server's Streamable HTTP endpoint." })),
-    tool: z.string().check(z.minLength(1), z.maxLength(128), z.meta({ description: "The tool's name on that server." })),
+    tool: z
+      .string()
+      .check(z.minLength(1), z.maxLength(128), z.meta({ description: "The tool's name on that server." })),
     auth: z.optional(McpAuth),
     max_response_bytes: z._default(z.int().check(z.gte(256), z.lte(1_048_576)), 262_144),
   })
@@ -59,8 +74,16 @@ export const ToolOutput = z
   .strictObject({
     schema: JsonObjectValue.check(z.meta({ description: "A JSON Schema of the supported subset (docs/tools.md)." })),
     bound_to_arguments: z
-      ._default(z.record(z.string().check(z.minLength(1), z.maxLength(64)), z.string().check(z.minLength(1), z.maxLength(64))), {})
-      .check(z.meta({ description: "Output fields that must equal the argument of the given name (a result about another resource is refused)." })),
+      ._default(
+        z.record(z.string().check(z.minLength(1), z.maxLength(64)), z.string().check(z.minLength(1), z.maxLength(64))),
+        {},
+      )
+      .check(
+        z.meta({
+          description:
+            "Output fields that must equal the argument of the given name (a result about another resource is refused).",
+        }),
+      ),
     max_bytes: z._default(z.int().check(z.gte(16), z.lte(1_048_576)), 16_384),
     max_depth: z._default(z.int().check(z.gte(1), z.lte(16)), 8),
   })
@@ -72,24 +95,39 @@ export const ToolDefinition = z
     description: z.string().check(z.minLength(1), z.maxLength(1024)),
     risk: z.enum(["read", "write"]),
     timeout_ms: z._default(z.int().check(z.gte(100), z.lte(30_000)), 5_000),
-    input: JsonObjectValue.check(z.meta({ description: "A JSON Schema of the supported subset: an object schema (docs/tools.md)." })),
+    input: JsonObjectValue.check(
+      z.meta({ description: "A JSON Schema of the supported subset: an object schema (docs/tools.md)." }),
+    ),
     output: ToolOutput,
-    authorize: z._default(CelSource, "true").check(z.meta({ description: "CEL over principal, args, tool, consumer, now; false answers NOT_FOUND." })),
-    approval: z
-      .optional(z.union([z.enum(["always", "never"]), CelSource]))
-      .check(z.meta({ description: "Writes: `always` (the default), `never`, or a CEL rule deciding whether this call needs a human. Reads never need one." })),
-    approval_valid_seconds: z
-      .optional(z.int().check(z.gte(1), z.lte(3600)))
-      .check(
-        z.meta({ description: "Writes: seconds an approval stays valid for the repeated call, from the decision (60 when absent, the reference's window)." }),
-      ),
+    authorize: z
+      ._default(CelSource, "true")
+      .check(z.meta({ description: "CEL over principal, args, tool, consumer, now; false answers NOT_FOUND." })),
+    approval: z.optional(z.union([z.enum(["always", "never"]), CelSource])).check(
+      z.meta({
+        description:
+          "Writes: `always` (the default), `never`, or a CEL rule deciding whether this call needs a human. Reads never need one.",
+      }),
+    ),
+    approval_valid_seconds: z.optional(z.int().check(z.gte(1), z.lte(3600))).check(
+      z.meta({
+        description:
+          "Writes: seconds an approval stays valid for the repeated call, from the decision (60 when absent, the reference's window).",
+      }),
+    ),
     target: z.discriminatedUnion("kind", [HttpTarget, McpTarget]),
   })
-  .check(z.refine((d) => d.risk === "write" || d.approval === undefined || d.approval === "never", { error: "a read never needs approval", path: ["approval"] }))
+  .check(
+    z.refine((d) => d.risk === "write" || d.approval === undefined || d.approval === "never", {
+      error: "a read never needs approval",
+      path: ["approval"],
+    }),
+  )
   .register(httpSchemas, { id: "ToolDefinition" });
 
 /** `PUT /v1/consumers/{consumer}/secrets/{name}`: a write-only value, never returned. */
-export const SecretValue = z.strictObject({ value: z.string().check(z.minLength(1), z.maxLength(4096)) }).register(httpSchemas, { id: "SecretValue" });
+export const SecretValue = z
+  .strictObject({ value: z.string().check(z.minLength(1), z.maxLength(4096)) })
+  .register(httpSchemas, { id: "SecretValue" });
 
 /** A stored version of a tool, as the admin sees it. */
 export const ToolVersionView = z

@@ -19,10 +19,20 @@ const ObjectSchema = z.looseObject({ type: z.literal("object") });
 /** One tool as a model's declaration, in the page's `format` (docs/tools.md). */
 const Declaration = z.union([
   z
-    .strictObject({ type: z.literal("function"), name: z.string(), description: z.string(), parameters: ObjectSchema, strict: z.literal(true) })
+    .strictObject({
+      type: z.literal("function"),
+      name: z.string(),
+      description: z.string(),
+      parameters: ObjectSchema,
+      strict: z.literal(true),
+    })
     .check(z.describe("openai")),
-  z.strictObject({ name: z.string(), description: z.string(), input_schema: ObjectSchema }).check(z.describe("anthropic, json-schema")),
-  z.strictObject({ name: z.string(), description: z.string(), parametersJsonSchema: ObjectSchema }).check(z.describe("gemini")),
+  z
+    .strictObject({ name: z.string(), description: z.string(), input_schema: ObjectSchema })
+    .check(z.describe("anthropic, json-schema")),
+  z
+    .strictObject({ name: z.string(), description: z.string(), parametersJsonSchema: ObjectSchema })
+    .check(z.describe("gemini")),
 ]);
 
 /** `GET …/tools`: the admin's page, or a page of declarations. */
@@ -43,4 +53,6 @@ export const ToolDetails = z
   .register(httpSchemas, { id: "ToolDetails" });
 
 /** `GET …/secrets`: names only, never a value. */
-export const SecretList = z.strictObject({ secrets: z.array(z.string()), next_cursor: NextCursor }).register(httpSchemas, { id: "SecretList" });
+export const SecretList = z
+  .strictObject({ secrets: z.array(z.string()), next_cursor: NextCursor })
+  .register(httpSchemas, { id: "SecretList" });

@@ -11,10 +11,15 @@ import { httpSchemas } from "./registry";
 
 const Timestamp = z
   .string()
-  .check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/), z.describe("When the event was queued, an RFC 3339 UTC second."));
+  .check(
+    z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+    z.describe("When the event was queued, an RFC 3339 UTC second."),
+  );
 
 const approvalPayload = (type: "approval.requested" | "approval.decided", id: string) =>
-  z.strictObject({ type: z.literal(type), timestamp: Timestamp, data: ApprovalEventData }).register(httpSchemas, { id });
+  z
+    .strictObject({ type: z.literal(type), timestamp: Timestamp, data: ApprovalEventData })
+    .register(httpSchemas, { id });
 
 const callPayload = (type: "call.outcome_unknown" | "call.reconciled", id: string) =>
   z.strictObject({ type: z.literal(type), timestamp: Timestamp, data: CallEventData }).register(httpSchemas, { id });

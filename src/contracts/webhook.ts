@@ -27,26 +27,26 @@ function withoutCredentials(url: string): boolean {
 /** `POST /v1/consumers/{consumer}/webhooks`. */
 export const WebhookEndpointRequest = z
   .strictObject({
-    url: z
-      .url()
-      .check(
-        z.maxLength(2048),
-        z.refine(withoutCredentials, { error: "a webhook URL carries no credentials" }),
-        z.meta({ description: "Where deliveries are POSTed: https (loopback http only under npm start), without credentials." }),
-      ),
+    url: z.url().check(
+      z.maxLength(2048),
+      z.refine(withoutCredentials, { error: "a webhook URL carries no credentials" }),
+      z.meta({
+        description: "Where deliveries are POSTed: https (loopback http only under npm start), without credentials.",
+      }),
+    ),
     events: z
       ._default(
-        z
-          .array(z.enum(EVENT_TYPES))
-          .check(
-            z.minLength(1),
-            z.maxLength(EVENT_TYPES.length),
-            z.refine((types) => new Set(types).size === types.length, { error: "an event type is listed twice" }),
-          ),
+        z.array(z.enum(EVENT_TYPES)).check(
+          z.minLength(1),
+          z.maxLength(EVENT_TYPES.length),
+          z.refine((types) => new Set(types).size === types.length, { error: "an event type is listed twice" }),
+        ),
         [...EVENT_TYPES],
       )
       .check(z.meta({ description: "The event types delivered (default: all four)." })),
-    include_arguments: z._default(z.boolean(), false).check(z.meta({ description: "Deliver the call's `arguments` in `data` (default: never)." })),
+    include_arguments: z
+      ._default(z.boolean(), false)
+      .check(z.meta({ description: "Deliver the call's `arguments` in `data` (default: never)." })),
     description: z
       .optional(z.string().check(z.maxLength(256), z.regex(/^[^\p{Cc}]*$/u)))
       .check(z.meta({ description: "A note for people (no control characters)." })),
@@ -69,7 +69,12 @@ export const WebhookEndpointView = z.strictObject(endpointFields).register(httpS
 export const WebhookEndpointCreated = z
   .strictObject({
     ...endpointFields,
-    secret: z.string().check(z.meta({ description: "`whsec_` + base64 of 24 random bytes: the Standard Webhooks signing secret. Shown only here; stored sealed." })),
+    secret: z.string().check(
+      z.meta({
+        description:
+          "`whsec_` + base64 of 24 random bytes: the Standard Webhooks signing secret. Shown only here; stored sealed.",
+      }),
+    ),
   })
   .register(httpSchemas, { id: "WebhookEndpointCreated" });
 
@@ -79,7 +84,13 @@ export const WebhookEndpointList = z
   .register(httpSchemas, { id: "WebhookEndpointList" });
 
 /** How an attempt failed: a non-2xx answer, no answer in time, no answer at all, no key to sign with, or a URL the target rule refuses (nothing sent). */
-export const WebhookAttemptError = z.enum(["http_status", "timeout", "network", "secret_unavailable", "target_refused"]);
+export const WebhookAttemptError = z.enum([
+  "http_status",
+  "timeout",
+  "network",
+  "secret_unavailable",
+  "target_refused",
+]);
 
 /** One attempt of a delivery, as logged (never the secret, the signature or the answer's body). */
 export const WebhookAttemptView = z.strictObject({
@@ -95,14 +106,24 @@ export const WebhookDeliveryView = z
   .strictObject({
     delivery_id: z.string(),
     endpoint_id: z.string(),
-    message_id: z.string().check(z.describe("The `webhook-id` header: fixed for the message's life, the same on every attempt and redelivery.")),
+    message_id: z
+      .string()
+      .check(
+        z.describe("The `webhook-id` header: fixed for the message's life, the same on every attempt and redelivery."),
+      ),
     event_type: z.enum(EVENT_TYPES),
     state: z.enum(["pending", "delivered", "failed"]),
-    failure: z.nullable(z.enum(["attempts_exhausted", "backlog_full"])).check(z.describe("Why a `failed` delivery stopped.")),
+    failure: z
+      .nullable(z.enum(["attempts_exhausted", "backlog_full"]))
+      .check(z.describe("Why a `failed` delivery stopped.")),
     attempts: z.array(WebhookAttemptView),
     next_attempt_at: z
       .nullable(z.int())
-      .check(z.describe("Unix seconds of the next attempt (pending only); a later message waits for an earlier one of the same endpoint.")),
+      .check(
+        z.describe(
+          "Unix seconds of the next attempt (pending only); a later message waits for an earlier one of the same endpoint.",
+        ),
+      ),
     created_at: z.int(),
     finished_at: z.nullable(z.int()),
     redelivery_of: z.nullable(z.string()).check(z.describe("The delivery this one repeats (`…/redeliver`).")),

@@ -16,7 +16,13 @@ const ASSETS_ORIGIN = "https://assets.invalid/";
  * did not add `[assets]`) the route does not exist for it: 404 NOT_FOUND, saying what to bind.
  */
 export async function assetResponse(assets: Fetcher | undefined, path: string, contentType: string): Promise<Response> {
-  if (assets === undefined) return problemResponse(problem("NOT_FOUND", `This deployment serves no ${path}: bind the gate's assets folder as ASSETS (wrangler.toml [assets]).`));
+  if (assets === undefined)
+    return problemResponse(
+      problem(
+        "NOT_FOUND",
+        `This deployment serves no ${path}: bind the gate's assets folder as ASSETS (wrangler.toml [assets]).`,
+      ),
+    );
   const asset = await assets.fetch(`${ASSETS_ORIGIN}${path}`);
   // The files ship with every deployment; one missing means a broken deployment: a bug, not a refusal.
   if (asset.status !== 200) throw new Error(`the asset ${path} answered ${asset.status}`);

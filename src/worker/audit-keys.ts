@@ -22,7 +22,8 @@ export function auditSigner(env: Env): Signer | null {
   if (signerCache?.text !== text) {
     const parsed = parseSignerKey(text);
     // A malformed secret is a deployment error; say so without the secret's text.
-    if (!parsed.ok) console.error("toolgate: TOOLGATE_AUDIT_SIGNING_KEY is not a signer key; checkpoints are not signed");
+    if (!parsed.ok)
+      console.error("toolgate: TOOLGATE_AUDIT_SIGNING_KEY is not a signer key; checkpoints are not signed");
     signerCache = { text, signer: parsed.ok ? parsed.value : null };
   }
   return signerCache.signer;
@@ -34,7 +35,8 @@ function previousVerifierKey(env: Env): string | null {
   if (text === undefined || text === "") return null;
   if (previousCache?.text !== text) {
     const signer = text.startsWith("PRIVATE+KEY+") ? parseSignerKey(text) : null;
-    const key = signer === null ? (parseVerifierKey(text).ok ? text : null) : signer.ok ? verifierKeyOf(signer.value) : null;
+    const key =
+      signer === null ? (parseVerifierKey(text).ok ? text : null) : signer.ok ? verifierKeyOf(signer.value) : null;
     previousCache = { text, key };
   }
   return previousCache.key;

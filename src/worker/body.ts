@@ -80,7 +80,11 @@ export const MAX_WIRE_BODY_BYTES = 1 << 20;
  * The one way a route reads an untrusted body: media type, size cap, no BOM, the strict JSON
  * reader, then one zod contract.
  */
-export async function readBody<S extends z.ZodMiniType>(request: Request, schema: S, options: BodyOptions = {}): Promise<Outcome<z.output<S>>> {
+export async function readBody<S extends z.ZodMiniType>(
+  request: Request,
+  schema: S,
+  options: BodyOptions = {},
+): Promise<Outcome<z.output<S>>> {
   const wire = options.wire === true;
   const maxBytes = options.maxBytes ?? (wire ? MAX_WIRE_BODY_BYTES : MAX_BODY_BYTES);
   if (!isJsonMediaType(request.headers.get("content-type"))) {

@@ -51,7 +51,11 @@ function tagBytes(key: string, consumer: string, body: string): Uint8Array {
     base = hmac.create(sha256, utf8ToBytes(key));
     keyed.set(key, base);
   }
-  return base.clone().update(utf8ToBytes(`toolgate credential v1\n${consumer}\n${body}`)).digest().subarray(0, TAG_BYTES);
+  return base
+    .clone()
+    .update(utf8ToBytes(`toolgate credential v1\n${consumer}\n${body}`))
+    .digest()
+    .subarray(0, TAG_BYTES);
 }
 
 function tag(key: string, consumer: string, body: string): string {
@@ -88,10 +92,15 @@ export interface ParsedCredential {
  * the admin sees as a 500, never a token nobody can use).
  */
 export function mintCredential(kind: CredentialKind, consumer: string, keys: TokenKeys): ParsedCredential {
-  if (keys.current === null) throw new Error(`TOOLGATE_TOKEN_KEY is unset or shorter than ${MIN_TOKEN_KEY_CHARS} characters`);
+  if (keys.current === null)
+    throw new Error(`TOOLGATE_TOKEN_KEY is unset or shorter than ${MIN_TOKEN_KEY_CHARS} characters`);
   const random = randomBase62(RANDOM_CHARS);
   const body = `tg_${kind}_${random}`;
-  return { kind, credentialId: `cred_${random.slice(0, ID_CHARS)}`, token: `${body}_${tag(keys.current, consumer, body)}` };
+  return {
+    kind,
+    credentialId: `cred_${random.slice(0, ID_CHARS)}`,
+    token: `${body}_${tag(keys.current, consumer, body)}`,
+  };
 }
 
 /**

@@ -19,7 +19,15 @@ import type { Env } from "./env";
 import { ConsumerObject } from "./object/consumer-object";
 import { checkCodeTools } from "./tools/code-tools";
 
-export { defineTool, type ArgumentsOf, type CodeToolResult, type CodeToolSpec, type FieldValue, type OutputOf, type RuleValue } from "./tools/typed-tool";
+export {
+  defineTool,
+  type ArgumentsOf,
+  type CodeToolResult,
+  type CodeToolSpec,
+  type FieldValue,
+  type OutputOf,
+  type RuleValue,
+} from "./tools/typed-tool";
 export { CODE_TOOL_NAME, knownToolNames } from "./tools/code-tools";
 export { ALL_TOOL_NAMES } from "./tools/catalog";
 export type { ArgumentRule, OutputRule, RuleType, ToolContext, ToolSpec } from "../core/tool-result/tool-spec";

@@ -39,7 +39,13 @@ export interface ProblemMembers {
 
 /** A problem's RFC 9457 members (a batch's entry embeds them as they are). */
 export function problemMembers(p: Problem): ProblemMembers {
-  const members: ProblemMembers = { type: problemType(p.code), title: PROBLEM_TITLES[p.code], status: PROBLEM_STATUS[p.code], code: p.code, detail: p.detail };
+  const members: ProblemMembers = {
+    type: problemType(p.code),
+    title: PROBLEM_TITLES[p.code],
+    status: PROBLEM_STATUS[p.code],
+    code: p.code,
+    detail: p.detail,
+  };
   if (p.path !== undefined) members.path = p.path;
   return members;
 }
@@ -49,7 +55,11 @@ export function problemMembers(p: Problem): ProblemMembers {
  * gate. `extension`: members a wrapper adds after the problem's own (the MCP endpoint's JSON-RPC
  * error response); `headers`: answer headers it adds.
  */
-export function problemResponse(p: Problem, extension: Readonly<Record<string, unknown>> = {}, headers: Readonly<Record<string, string>> = {}): Response {
+export function problemResponse(
+  p: Problem,
+  extension: Readonly<Record<string, unknown>> = {},
+  headers: Readonly<Record<string, string>> = {},
+): Response {
   const base = JSON.stringify({ ...problemMembers(p), ...extension });
   const body = p.errorJson === undefined ? base : `${base.slice(0, -1)},"error":${p.errorJson}}`;
   const answer: Record<string, string> = { "content-type": "application/problem+json", ...headers };

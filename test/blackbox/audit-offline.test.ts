@@ -25,13 +25,20 @@ let auditor: string;
 async function call(method: string, path: string, token: string | null, body?: unknown): Promise<Response> {
   return fetch(`${dev.base}${path}`, {
     method,
-    headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }
 
 function verify(exportFile: string, key: string): { status: number | null; stdout: string } {
-  const run = spawnSync(process.execPath, [join(ROOT, "bin", "toolgate.js"), "audit", "verify", "--export", exportFile, "--key", key], { encoding: "utf8" });
+  const run = spawnSync(
+    process.execPath,
+    [join(ROOT, "bin", "toolgate.js"), "audit", "verify", "--export", exportFile, "--key", key],
+    { encoding: "utf8" },
+  );
   return { status: run.status, stdout: run.stdout };
 }
 
@@ -39,8 +46,13 @@ beforeAll(async () => {
   await buildCli();
   dir = mkdtempSync(join(tmpdir(), "toolgate-audit-offline-"));
   dev = await startDev(join(dir, "state"), ADMIN);
-  const admin = async (method: string, path: string, body: unknown) => (await (await call(method, `/v1/consumers/${CONSUMER}${path}`, ADMIN, body)).json()) as { secret: string };
-  await admin("PUT", "", { tools: ["get_order"], approver_subjects: ["reviewer-1"], limits: { calls_per_second: 1_000, call_burst: 1_000 } });
+  const admin = async (method: string, path: string, body: unknown) =>
+    (await (await call(method, `/v1/consumers/${CONSUMER}${path}`, ADMIN, body)).json()) as { secret: string };
+  await admin("PUT", "", {
+    tools: ["get_order"],
+    approver_subjects: ["reviewer-1"],
+    limits: { calls_per_second: 1_000, call_burst: 1_000 },
+  });
   agent = (await admin("POST", "/credentials", { kind: "agent", subject_id: "user-1" })).secret;
   auditor = (await admin("POST", "/credentials", { kind: "auditor" })).secret;
 }, 180_000);
@@ -53,7 +65,17 @@ afterAll(async () => {
 describe("an audit log anyone can verify offline", () => {
   it("verifies the export of real calls with the published key, and names the entry one changed byte breaks", async () => {
     for (let i = 0; i < 40; i++) {
-      const body = { proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } }, context: { call_id: `c-${i}`, operation_id: `op-${i}`, provider: "openai", api_family: "responses", response_id: "r-1", adapter_revision: "openai-responses-v1" } };
+      const body = {
+        proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+        context: {
+          call_id: `c-${i}`,
+          operation_id: `op-${i}`,
+          provider: "openai",
+          api_family: "responses",
+          response_id: "r-1",
+          adapter_revision: "openai-responses-v1",
+        },
+      };
       expect((await call("POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, body)).status).toBe(200);
     }
     const keys = (await (await call("GET", "/v1/audit/verifier-keys", null)).json()) as { keys: string[] };
@@ -69,19 +91,30 @@ describe("an audit log anyone can verify offline", () => {
     writeFileSync(good, text);
     const passed = verify(good, key);
     expect(passed.status).toBe(0);
-    const report = (out: string, field: string) => out.split("\n").find((l) => l.startsWith(`${field}:`))?.replace(/^[a-z ]+:\s+/, "");
-    expect([report(passed.stdout, "entries"), report(passed.stdout, "signed by"), report(passed.stdout, "findings"), report(passed.stdout, "result")]).toEqual([
-      String(entries),
-      key.split("+").slice(0, 2).join("+"),
-      "none",
-      "ok",
-    ]);
+    const report = (out: string, field: string) =>
+      out
+        .split("\n")
+        .find((l) => l.startsWith(`${field}:`))
+        ?.replace(/^[a-z ]+:\s+/, "");
+    expect([
+      report(passed.stdout, "entries"),
+      report(passed.stdout, "signed by"),
+      report(passed.stdout, "findings"),
+      report(passed.stdout, "result"),
+    ]).toEqual([String(entries), key.split("+").slice(0, 2).join("+"), "none", "ok"]);
     // One byte of one entry changed: its kind, `tool_call` → `tool_cell`, in the 20th call's entry from the end.
     const target = entries - 20;
     const line = lines[target - 1] as string;
     expect(line.includes('"kind":"tool_call"')).toBe(true);
     const bad = join(dir, "export-changed.ndjson");
-    writeFileSync(bad, [...lines.slice(0, target - 1), line.replace('"kind":"tool_call"', '"kind":"tool_cell"'), ...lines.slice(target)].join("\n") + "\n");
+    writeFileSync(
+      bad,
+      [
+        ...lines.slice(0, target - 1),
+        line.replace('"kind":"tool_call"', '"kind":"tool_cell"'),
+        ...lines.slice(target),
+      ].join("\n") + "\n",
+    );
     expect(readFileSync(bad, "utf8").length).toBe(text.length);
     const failed = verify(bad, key);
     expect(failed.status).toBe(1);

@@ -23,7 +23,9 @@ let dev: DevServer;
 
 beforeAll(async () => {
   persistTo = mkdtempSync(join(tmpdir(), "toolgate-mcp-conformance-"));
-  dev = await startDev(persistTo, ADMIN, { vars: { TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1", TOOLGATE_SECRETS_KEY: randomBytes(32).toString("base64url") } });
+  dev = await startDev(persistTo, ADMIN, {
+    vars: { TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1", TOOLGATE_SECRETS_KEY: randomBytes(32).toString("base64url") },
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -75,9 +77,16 @@ const EXPECTED: Record<string, boolean> = {
 describe("the official MCP conformance suite (server mode) against the gate", () => {
   it("passes the lifecycle, ping, tool and DNS-rebinding scenarios; every result is reported", async () => {
     const lines: string[] = [];
-    const { results, table } = (await runConformance({ base: dev.base, admin: ADMIN, log: (line: string) => lines.push(line) })) as { results: Record<string, boolean>; table: string };
+    const { results, table } = (await runConformance({
+      base: dev.base,
+      admin: ADMIN,
+      log: (line: string) => lines.push(line),
+    })) as { results: Record<string, boolean>; table: string };
     console.log(`${lines.join("\n")}\n${table}`);
-    expect(lines).toEqual(["everything: imported 11, refused gzip-file-as-resource, simulate-research-query", "conformance: imported 12, refused json_schema_2020_12_tool"]);
+    expect(lines).toEqual([
+      "everything: imported 11, refused gzip-file-as-resource, simulate-research-query",
+      "conformance: imported 12, refused json_schema_2020_12_tool",
+    ]);
     expect(results).toEqual(EXPECTED);
   }, 600_000);
 });

@@ -17,7 +17,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const HOST = join(ROOT, "test", "blackbox", "packed-host");
 
 /** The environment of child processes: no `npm_*` variables of an enclosing `npm test`. */
-const childEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith("npm_")));
+const childEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith("npm_")));
 
 interface Ran {
   code: number;
@@ -28,10 +29,15 @@ interface Ran {
 /** Runs a command to completion; answers its exit code and output (never throws on a failed exit). */
 function run(command: string, args: readonly string[], cwd: string, timeoutMs = 60_000): Promise<Ran> {
   return new Promise((done) => {
-    execFile(command, args, { cwd, env: childEnv(), timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
-      done({ code, stdout, stderr });
-    });
+    execFile(
+      command,
+      args,
+      { cwd, env: childEnv(), timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
+        done({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -44,7 +50,12 @@ const timings: Record<string, number> = {};
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "toolgate-packed-install-"));
   let started = Date.now();
-  const built = await run(process.execPath, [join(ROOT, "tools", "run.js"), join(ROOT, "tools", "build-package.ts")], ROOT, 90_000);
+  const built = await run(
+    process.execPath,
+    [join(ROOT, "tools", "run.js"), join(ROOT, "tools", "build-package.ts")],
+    ROOT,
+    90_000,
+  );
   if (built.code !== 0) throw new Error(`build-package failed:\n${built.stdout}\n${built.stderr}`);
   timings["build"] = Date.now() - started;
 
@@ -59,7 +70,10 @@ beforeAll(async () => {
   app = join(dir, "host");
   const tarball = join(dir, info.filename);
   await run("mkdir", ["-p", app], dir);
-  writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "sample-host", private: true, type: "module", dependencies: { toolgate: `file:${tarball}` } }, null, 2)}\n`);
+  writeFileSync(
+    join(app, "package.json"),
+    `${JSON.stringify({ name: "sample-host", private: true, type: "module", dependencies: { toolgate: `file:${tarball}` } }, null, 2)}\n`,
+  );
   const flags = ["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
   // From npm's cache when it holds every dependency; the registry otherwise.
   let install = await run("npm", ["install", ...flags, "--offline"], app, 90_000);
@@ -74,7 +88,11 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (dir !== "") rmSync(dir, { recursive: true, force: true });
-  console.log(`packed install: ${Object.entries(timings).map(([step, ms]) => `${step} ${ms} ms`).join(", ")}`);
+  console.log(
+    `packed install: ${Object.entries(timings)
+      .map(([step, ms]) => `${step} ${ms} ms`)
+      .join(", ")}`,
+  );
 });
 
 describe("the packed toolgate package installed into a scratch project", () => {
@@ -88,7 +106,15 @@ describe("the packed toolgate package installed into a scratch project", () => {
       "./package.json": "./package.json",
     });
     expect(manifest?.sideEffects).toEqual(["./src/contracts/problem.ts", "./src/core/zod.ts"]);
-    for (const file of ["assets/openapi.json", "dist/core.js", "dist/client.js", "dist/worker.js", "dist/types/core/index.d.ts", "dist/types/client/index.d.ts", "dist/types/worker/gate.d.ts"]) {
+    for (const file of [
+      "assets/openapi.json",
+      "dist/core.js",
+      "dist/client.js",
+      "dist/worker.js",
+      "dist/types/core/index.d.ts",
+      "dist/types/client/index.d.ts",
+      "dist/types/worker/gate.d.ts",
+    ]) {
       expect(packed).toContain(file);
       expect(existsSync(join(app, "node_modules", "toolgate", file))).toBe(true);
     }
@@ -101,19 +127,30 @@ describe("the packed toolgate package installed into a scratch project", () => {
     expect(imports.every((specifier) => specifier?.startsWith("./chunks/"))).toBe(true);
     for (const specifier of imports) {
       const chunk = readFileSync(join(app, "node_modules", "toolgate", "dist", specifier ?? ""), "utf8");
-      expect([...chunk.matchAll(/from\s*"([^".][^"]*)"/g)].map((m) => m[1]).sort()).toEqual(["@noble/hashes/sha2.js", "@noble/hashes/utils.js"]);
+      expect([...chunk.matchAll(/from\s*"([^".][^"]*)"/g)].map((m) => m[1]).sort()).toEqual([
+        "@noble/hashes/sha2.js",
+        "@noble/hashes/utils.js",
+      ]);
     }
   });
 
   it("type-checks the sample host against the shipped declarations (tsc --noEmit)", async () => {
     const started = Date.now();
-    const tsc = await run(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", app], app);
+    const tsc = await run(
+      process.execPath,
+      [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", app],
+      app,
+    );
     timings["tsc"] = Date.now() - started;
     expect({ code: tsc.code, output: tsc.stdout + tsc.stderr }).toEqual({ code: 0, output: "" });
   }, 60_000);
 
   it("runs the sample host in Node: each request's exact URL, headers and body, and the typed answers", async () => {
-    const { code } = await transform(readFileSync(join(app, "host.ts"), "utf8"), { loader: "ts", format: "esm", target: "es2022" });
+    const { code } = await transform(readFileSync(join(app, "host.ts"), "utf8"), {
+      loader: "ts",
+      format: "esm",
+      target: "es2022",
+    });
     writeFileSync(join(app, "host.mjs"), code);
     const ran = await run(process.execPath, ["host.mjs"], app);
     expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: "" });
@@ -138,12 +175,42 @@ describe("the packed toolgate package installed into a scratch project", () => {
             '{"context":{"provider":"anthropic","api_family":"messages","response_id":"msg-1","adapter_revision":"anthropic-messages-v1"},' +
             '"calls":[{"provider_item":{"type":"tool_use","id":"call-2","name":"refund","input":{"order":"o-2"}},"operation_id":"op-2","idempotency_key":"k-2"}]}',
         },
-        { url: "https://gate.example/v1/consumers/acme%20shop/tools?format=openai", method: "GET", headers: bare("tg_agent_secret"), body: null },
-        { url: "https://gate.example/v1/consumers/acme%20shop/approvals/appr-1?wait=30", method: "GET", headers: bare("tg_approver_secret"), body: null },
-        { url: "https://gate.example/v1/consumers/acme%20shop/audit?cursor=c%2F1&limit=50", method: "GET", headers: bare("tg_auditor_secret"), body: null },
-        { url: "https://gate.example/v1/consumers/acme%20shop/audit/proof/inclusion?seq=4&size=9", method: "GET", headers: bare("tg_auditor_secret"), body: null },
-        { url: "https://gate.example/v1/audit/verifier-keys", method: "GET", headers: bare("tg_auditor_secret"), body: null },
-        { url: "https://gate.example/v1/consumers/acme%20shop/audit/export", method: "GET", headers: bare("tg_auditor_secret"), body: null },
+        {
+          url: "https://gate.example/v1/consumers/acme%20shop/tools?format=openai",
+          method: "GET",
+          headers: bare("tg_agent_secret"),
+          body: null,
+        },
+        {
+          url: "https://gate.example/v1/consumers/acme%20shop/approvals/appr-1?wait=30",
+          method: "GET",
+          headers: bare("tg_approver_secret"),
+          body: null,
+        },
+        {
+          url: "https://gate.example/v1/consumers/acme%20shop/audit?cursor=c%2F1&limit=50",
+          method: "GET",
+          headers: bare("tg_auditor_secret"),
+          body: null,
+        },
+        {
+          url: "https://gate.example/v1/consumers/acme%20shop/audit/proof/inclusion?seq=4&size=9",
+          method: "GET",
+          headers: bare("tg_auditor_secret"),
+          body: null,
+        },
+        {
+          url: "https://gate.example/v1/audit/verifier-keys",
+          method: "GET",
+          headers: bare("tg_auditor_secret"),
+          body: null,
+        },
+        {
+          url: "https://gate.example/v1/consumers/acme%20shop/audit/export",
+          method: "GET",
+          headers: bare("tg_auditor_secret"),
+          body: null,
+        },
       ],
       statusRef: `status_${"0".repeat(32)}`,
       approvalId: null,

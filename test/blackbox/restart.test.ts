@@ -17,7 +17,13 @@ const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
 interface Answer {
   status: number;
   body: {
-    model_result?: { status: string; data: Record<string, string> | null; execution: { delivery: string }; provenance: Record<string, unknown>; error: { code: string } | null };
+    model_result?: {
+      status: string;
+      data: Record<string, string> | null;
+      execution: { delivery: string };
+      provenance: Record<string, unknown>;
+      error: { code: string } | null;
+    };
     approval_id?: string;
     code?: string;
   };
@@ -32,7 +38,10 @@ let auditor: string;
 async function request(method: string, path: string, token: string, body?: unknown): Promise<Answer> {
   const res = await fetch(`${dev.base}/v1/consumers/${CONSUMER}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as Answer["body"] };
@@ -42,7 +51,15 @@ function refundCall(callId: string, key: string) {
   return {
     principal: PRINCIPAL,
     proposal: { name: "create_refund_draft", arguments: REFUND },
-    context: { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, provider: "openai", api_family: "responses", response_id: "resp-1", adapter_revision: "openai-responses-v1" },
+    context: {
+      call_id: callId,
+      operation_id: `op-${callId}`,
+      idempotency_key: key,
+      provider: "openai",
+      api_family: "responses",
+      response_id: "resp-1",
+      adapter_revision: "openai-responses-v1",
+    },
   };
 }
 
@@ -50,11 +67,18 @@ function refundCall(callId: string, key: string) {
 async function approve(callBody: ReturnType<typeof refundCall>): Promise<void> {
   const asked = await request("POST", "/tool-calls", agent, callBody);
   expect(asked.body.model_result?.error?.code).toBe("APPROVAL_REQUIRED");
-  const list = (await (await fetch(`${dev.base}/v1/consumers/${CONSUMER}/approvals?state=pending`, { headers: { authorization: `Bearer ${approver}` } })).json()) as {
+  const list = (await (
+    await fetch(`${dev.base}/v1/consumers/${CONSUMER}/approvals?state=pending`, {
+      headers: { authorization: `Bearer ${approver}` },
+    })
+  ).json()) as {
     approvals: Array<{ approval_id: string; approval_digest: string }>;
   };
   const shown = list.approvals.find((a) => a.approval_id === asked.body.approval_id);
-  const decided = await request("POST", `/approvals/${asked.body.approval_id}`, approver, { decision: "approve", approval_digest: shown?.approval_digest });
+  const decided = await request("POST", `/approvals/${asked.body.approval_id}`, approver, {
+    decision: "approve",
+    approval_digest: shown?.approval_digest,
+  });
   expect(decided.status).toBe(200);
 }
 
@@ -94,7 +118,9 @@ describe("wrangler dev, killed and restarted on the same state", () => {
     expect(succeeded.length + inProgress.length).toBe(64);
     expect(inProgress.every((a) => a.body.code === "IDEMPOTENCY_IN_PROGRESS")).toBe(true);
     expect(succeeded.filter((a) => a.body.model_result?.execution.delivery === "fresh").length).toBe(1);
-    expect(succeeded.filter((a) => a.body.model_result?.execution.delivery === "local_replay").length).toBe(succeeded.length - 1);
+    expect(succeeded.filter((a) => a.body.model_result?.execution.delivery === "local_replay").length).toBe(
+      succeeded.length - 1,
+    );
     expect(new Set(succeeded.map((a) => JSON.stringify(a.body.model_result?.data)))).toEqual(
       new Set([JSON.stringify({ draft_id: "DRAFT-2", order_ref: "ORDER-7", reason: "duplicate" })]),
     );

@@ -30,7 +30,9 @@ const FIXTURES = ["public-cases.json", "traps/07-failures-and-approvals.json"];
 
 /** The pinned version of a devDependency (exact, as installed). */
 function pinned(name: string): string {
-  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    devDependencies: Record<string, string>;
+  };
   return manifest.devDependencies[name] ?? "";
 }
 
@@ -46,7 +48,8 @@ interface Runtime {
   args(script: string, dir: string, port?: number): string[];
 }
 
-const listed = (scope: string, prefix: string) => (existsSync(join(MODULES, scope)) ? readdirSync(join(MODULES, scope)).filter((n) => n.startsWith(prefix)) : []);
+const listed = (scope: string, prefix: string) =>
+  existsSync(join(MODULES, scope)) ? readdirSync(join(MODULES, scope)).filter((n) => n.startsWith(prefix)) : [];
 const exe = process.platform === "win32" ? ".exe" : "";
 
 const RUNTIMES: Runtime[] = [
@@ -55,7 +58,10 @@ const RUNTIMES: Runtime[] = [
     title: "Deno",
     version: pinned("deno"),
     platformPackages: listed("@deno", ""),
-    candidates: [join(MODULES, "deno", `deno${exe}`), ...listed("@deno", "").map((p) => join(MODULES, "@deno", p, `deno${exe}`))],
+    candidates: [
+      join(MODULES, "deno", `deno${exe}`),
+      ...listed("@deno", "").map((p) => join(MODULES, "@deno", p, `deno${exe}`)),
+    ],
     args: (script, dir, port) => [
       "run",
       "--no-config",
@@ -71,7 +77,10 @@ const RUNTIMES: Runtime[] = [
     version: pinned("bun"),
     platformPackages: listed("@oven", "bun-"),
     // Without install scripts, bun/bin/bun.exe is a text placeholder: --version below sorts it out.
-    candidates: [join(MODULES, "bun", "bin", "bun.exe"), ...listed("@oven", "bun-").map((p) => join(MODULES, "@oven", p, "bin", `bun${exe}`))],
+    candidates: [
+      join(MODULES, "bun", "bin", "bun.exe"),
+      ...listed("@oven", "bun-").map((p) => join(MODULES, "@oven", p, "bin", `bun${exe}`)),
+    ],
     args: (script) => [script],
   },
 ];
@@ -80,9 +89,14 @@ const RUNTIMES: Runtime[] = [
 function locate(runtime: Runtime): string | null {
   for (const candidate of runtime.candidates) {
     if (!existsSync(candidate)) continue;
-    const ran = spawnSync(candidate, ["--version"], { encoding: "utf8", timeout: 30_000, env: { PATH: process.env["PATH"] ?? "", NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" } });
+    const ran = spawnSync(candidate, ["--version"], {
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { PATH: process.env["PATH"] ?? "", NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+    });
     const first = (ran.stdout ?? "").split("\n")[0] ?? "";
-    if (ran.status === 0 && (first === runtime.version || first.startsWith(`deno ${runtime.version} `))) return candidate;
+    if (ran.status === 0 && (first === runtime.version || first.startsWith(`deno ${runtime.version} `)))
+      return candidate;
   }
   return null;
 }
@@ -133,7 +147,9 @@ function packageEntries(dist: string): Plugin {
   return {
     name: "toolgate-entries",
     setup(b) {
-      b.onResolve({ filter: /^toolgate(\/client)?$/ }, (args) => ({ path: join(dist, args.path === "toolgate" ? "core.js" : "client.js") }));
+      b.onResolve({ filter: /^toolgate(\/client)?$/ }, (args) => ({
+        path: join(dist, args.path === "toolgate" ? "core.js" : "client.js"),
+      }));
     },
   };
 }
@@ -199,7 +215,9 @@ for (const runtime of RUNTIMES) {
     const binary = (): string => {
       const found = located.get(runtime.name);
       if (found === null || found === undefined) {
-        throw new Error(`no working ${runtime.name} ${runtime.version} binary among ${runtime.candidates.join(", ")} (reinstall with scripts allowed: npm ci)`);
+        throw new Error(
+          `no working ${runtime.name} ${runtime.version} binary among ${runtime.candidates.join(", ")} (reinstall with scripts allowed: npm ci)`,
+        );
       }
       return found;
     };
@@ -216,7 +234,11 @@ for (const runtime of RUNTIMES) {
       const base = dev?.base ?? "";
       const input = JSON.stringify({ base, consumer: CONSUMER, agent, approver });
       writes += 1;
-      const ran = await run(binary(), runtime.args(join(dir, "client-host.mjs"), dir, Number(new URL(base).port)), input);
+      const ran = await run(
+        binary(),
+        runtime.args(join(dir, "client-host.mjs"), dir, Number(new URL(base).port)),
+        input,
+      );
       expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: "" });
       const text = ran.stdout.toString("utf8");
       expect(text.includes(agent) || text.includes(approver)).toBe(false);
@@ -232,8 +254,26 @@ for (const runtime of RUNTIMES) {
       const draft = { draft_id: `DRAFT-${writes}`, ...refund };
       expect(lines).toEqual([
         { step: "runtime", name, version: runtime.version },
-        { step: "read", status: "succeeded", data: { order_ref: "ORDER-7", status: "paid" }, error: null, outcome: "committed", delivery: "fresh", approval_id: null, provider_output: output(`${name}-read`) },
-        { step: "write", status: "failed", data: null, error: "APPROVAL_REQUIRED", outcome: "not_started", delivery: "fresh", approval_id: id, provider_output: output(`${name}-refund`) },
+        {
+          step: "read",
+          status: "succeeded",
+          data: { order_ref: "ORDER-7", status: "paid" },
+          error: null,
+          outcome: "committed",
+          delivery: "fresh",
+          approval_id: null,
+          provider_output: output(`${name}-read`),
+        },
+        {
+          step: "write",
+          status: "failed",
+          data: null,
+          error: "APPROVAL_REQUIRED",
+          outcome: "not_started",
+          delivery: "fresh",
+          approval_id: id,
+          provider_output: output(`${name}-refund`),
+        },
         {
           step: "pending",
           approval_id: id,
@@ -246,8 +286,26 @@ for (const runtime of RUNTIMES) {
         },
         { step: "decide", approval_id: id, state: "approved", approver_id: "human-reviewer-1", bound_to_request: true },
         { step: "status", approval_id: id, state: "approved" },
-        { step: "resend", status: "succeeded", data: draft, error: null, outcome: "committed", delivery: "fresh", approval_id: null, provider_output: output(`${name}-refund`) },
-        { step: "replay", status: "succeeded", data: draft, error: null, outcome: "committed", delivery: "local_replay", approval_id: null, provider_output: output(`${name}-refund`) },
+        {
+          step: "resend",
+          status: "succeeded",
+          data: draft,
+          error: null,
+          outcome: "committed",
+          delivery: "fresh",
+          approval_id: null,
+          provider_output: output(`${name}-refund`),
+        },
+        {
+          step: "replay",
+          status: "succeeded",
+          data: draft,
+          error: null,
+          outcome: "committed",
+          delivery: "local_replay",
+          approval_id: null,
+          provider_output: output(`${name}-refund`),
+        },
       ]);
     });
   });
@@ -259,6 +317,7 @@ describe("the runtime binaries", () => {
       ["deno", "2.9.6"],
       ["bun", "1.4.5"],
     ]);
-    for (const r of RUNTIMES) if (r.platformPackages.length > 0) expect({ [r.name]: located.get(r.name) !== null }).toEqual({ [r.name]: true });
+    for (const r of RUNTIMES)
+      if (r.platformPackages.length > 0) expect({ [r.name]: located.get(r.name) !== null }).toEqual({ [r.name]: true });
   });
 });

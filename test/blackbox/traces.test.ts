@@ -37,7 +37,12 @@ interface Span {
 interface Export {
   text: string;
   headers: Record<string, string | string[] | undefined>;
-  body: { resourceSpans: Array<{ resource: { attributes: Kv[] }; scopeSpans: Array<{ scope: { name: string; version: string }; spans: Span[] }> }> };
+  body: {
+    resourceSpans: Array<{
+      resource: { attributes: Kv[] };
+      scopeSpans: Array<{ scope: { name: string; version: string }; spans: Span[] }>;
+    }>;
+  };
 }
 
 const exports: Export[] = [];
@@ -60,10 +65,19 @@ async function trace(callId: string, count: number, nth = 0) {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const all = spans();
-    const root = all.filter((s) => s.parentSpanId === undefined && JSON.stringify(attributes(s)["gen_ai.tool.call.id"]) === JSON.stringify(str(callId)))[nth];
+    const root = all.filter(
+      (s) =>
+        s.parentSpanId === undefined &&
+        JSON.stringify(attributes(s)["gen_ai.tool.call.id"]) === JSON.stringify(str(callId)),
+    )[nth];
     const tree = root === undefined ? [] : all.filter((s) => s.traceId === root.traceId && s !== root);
     if (root !== undefined && tree.length + 1 >= count) {
-      return { root, children: Object.fromEntries(tree.map((s) => [s.name, [s.kind, s.parentSpanId === root.spanId, attributes(s)]])) };
+      return {
+        root,
+        children: Object.fromEntries(
+          tree.map((s) => [s.name, [s.kind, s.parentSpanId === root.spanId, attributes(s)]]),
+        ),
+      };
     }
     if (Date.now() > deadline) throw new Error(`the trace of ${callId} did not arrive:\n${dev.output()}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -73,15 +87,30 @@ async function trace(callId: string, count: number, nth = 0) {
 async function request(method: string, path: string, token: string, body?: unknown) {
   const res = await fetch(`${dev.base}/v1/consumers/${CONSUMER}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 function call(callId: string, name: string, args: Record<string, unknown>, key: string | null = null) {
-  const context = { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, provider: "openai", api_family: "responses", response_id: "resp-1", adapter_revision: "openai-responses-v1" };
-  return request("POST", "/tool-calls", agent, { principal: { subject_id: SUBJECT, roles: [] }, proposal: { name, arguments: args }, context });
+  const context = {
+    call_id: callId,
+    operation_id: `op-${callId}`,
+    idempotency_key: key,
+    provider: "openai",
+    api_family: "responses",
+    response_id: "resp-1",
+    adapter_revision: "openai-responses-v1",
+  };
+  return request("POST", "/tool-calls", agent, {
+    principal: { subject_id: SUBJECT, roles: [] },
+    proposal: { name, arguments: args },
+    context,
+  });
 }
 
 beforeAll(async () => {
@@ -96,8 +125,13 @@ beforeAll(async () => {
       } else if (req.url === "/ledger/lookup" || req.url === "/ledger/invoices") {
         lookups.push(`${req.url} ${text}`);
         const args = JSON.parse(text) as { customer: string; amount?: number };
-        const data = req.url === "/ledger/lookup" ? { customer: args.customer, tier: "gold" } : { invoice_id: "INV-1", customer: args.customer, amount: args.amount };
-        res.writeHead(req.url === "/ledger/lookup" ? 200 : 201, { "content-type": "application/json" }).end(JSON.stringify({ data, resource_revision: null, observed_at: "2026-07-18T00:00:00Z" }));
+        const data =
+          req.url === "/ledger/lookup"
+            ? { customer: args.customer, tier: "gold" }
+            : { invoice_id: "INV-1", customer: args.customer, amount: args.amount };
+        res
+          .writeHead(req.url === "/ledger/lookup" ? 200 : 201, { "content-type": "application/json" })
+          .end(JSON.stringify({ data, resource_revision: null, observed_at: "2026-07-18T00:00:00Z" }));
       } else res.writeHead(404).end();
     });
   });
@@ -107,15 +141,31 @@ beforeAll(async () => {
   logDir = mkdtempSync(join(tmpdir(), "toolgate-traces-log-"));
   dev = await startDev(persistTo, ADMIN, {
     logFile: join(logDir, "wrangler.log"),
-    vars: { TOOLGATE_OTLP_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`, TOOLGATE_OTLP_HEADERS: `x-collector-key=${COLLECTOR_KEY}`, TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" },
+    vars: {
+      TOOLGATE_OTLP_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`,
+      TOOLGATE_OTLP_HEADERS: `x-collector-key=${COLLECTOR_KEY}`,
+      TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1",
+    },
   });
   const admin = (method: string, path: string, body: unknown) => request(method, path, ADMIN, body);
   expect((await admin("PUT", "", { tools: [], approver_subjects: ["bb-reviewer"] })).status).toBe(200);
   const lookup = {
     description: "Look up a customer's tier.",
     risk: "read",
-    input: { type: "object", properties: { customer: { type: "string", minLength: 1, maxLength: 8 } }, required: ["customer"], additionalProperties: false },
-    output: { schema: { type: "object", properties: { customer: { type: "string" }, tier: { type: "string" } }, required: ["customer", "tier"], additionalProperties: false } },
+    input: {
+      type: "object",
+      properties: { customer: { type: "string", minLength: 1, maxLength: 8 } },
+      required: ["customer"],
+      additionalProperties: false,
+    },
+    output: {
+      schema: {
+        type: "object",
+        properties: { customer: { type: "string" }, tier: { type: "string" } },
+        required: ["customer", "tier"],
+        additionalProperties: false,
+      },
+    },
     target: { kind: "http", url: `http://127.0.0.1:${port}/ledger/lookup` },
   };
   const invoice = {
@@ -123,16 +173,29 @@ beforeAll(async () => {
     risk: "write",
     input: {
       type: "object",
-      properties: { customer: { type: "string", minLength: 1, maxLength: 8 }, amount: { type: "integer", minimum: 1, maximum: 100_000 } },
+      properties: {
+        customer: { type: "string", minLength: 1, maxLength: 8 },
+        amount: { type: "integer", minimum: 1, maximum: 100_000 },
+      },
       required: ["customer", "amount"],
       additionalProperties: false,
     },
-    output: { schema: { type: "object", properties: { invoice_id: { type: "string" }, customer: { type: "string" }, amount: { type: "integer" } }, required: ["invoice_id", "customer", "amount"], additionalProperties: false } },
+    output: {
+      schema: {
+        type: "object",
+        properties: { invoice_id: { type: "string" }, customer: { type: "string" }, amount: { type: "integer" } },
+        required: ["invoice_id", "customer", "amount"],
+        additionalProperties: false,
+      },
+    },
     target: { kind: "http", url: `http://127.0.0.1:${port}/ledger/invoices` },
   };
   expect((await admin("PUT", "/tools/lookup_customer", lookup)).status).toBe(200);
   expect((await admin("PUT", "/tools/create_invoice", invoice)).status).toBe(200);
-  expect((await admin("PUT", "", { tools: ["lookup_customer", "create_invoice"], approver_subjects: ["bb-reviewer"] })).status).toBe(200);
+  expect(
+    (await admin("PUT", "", { tools: ["lookup_customer", "create_invoice"], approver_subjects: ["bb-reviewer"] }))
+      .status,
+  ).toBe(200);
   agent = (await admin("POST", "/credentials", { kind: "agent" })).body.secret;
   approver = (await admin("POST", "/credentials", { kind: "approver", subject_id: "bb-reviewer" })).body.secret;
   secrets.push(agent, approver);
@@ -160,7 +223,16 @@ describe("traces from wrangler dev to an OTLP/HTTP receiver", () => {
       "toolgate.outcome": str("succeeded"),
     });
     expect(children).toEqual({
-      "toolgate.downstream": [3, true, { "toolgate.downstream.kind": str("http"), "http.request.method": str("POST"), "server.address": str("127.0.0.1"), "http.response.status_code": { intValue: "200" } }],
+      "toolgate.downstream": [
+        3,
+        true,
+        {
+          "toolgate.downstream.kind": str("http"),
+          "http.request.method": str("POST"),
+          "server.address": str("127.0.0.1"),
+          "http.response.status_code": { intValue: "200" },
+        },
+      ],
       "toolgate.audit.append": [1, true, { "toolgate.audit.seq": { intValue: String(read.body.audit.seq) } }],
     });
   });
@@ -170,26 +242,63 @@ describe("traces from wrangler dev to an OTLP/HTTP receiver", () => {
     const asked = await call("bb-write-1", "create_invoice", args, "bb-key-1");
     expect(asked.body.model_result.error.code).toBe("APPROVAL_REQUIRED");
     const opened = await trace("bb-write-1", 3);
-    expect([opened.root.name, opened.root.status, attributes(opened.root)["toolgate.outcome"], attributes(opened.root)["toolgate.approval_id"]]).toEqual([
-      "execute_tool create_invoice",
-      { code: 0 },
-      str("APPROVAL_REQUIRED"),
-      str(asked.body.approval_id),
-    ]);
+    expect([
+      opened.root.name,
+      opened.root.status,
+      attributes(opened.root)["toolgate.outcome"],
+      attributes(opened.root)["toolgate.approval_id"],
+    ]).toEqual(["execute_tool create_invoice", { code: 0 }, str("APPROVAL_REQUIRED"), str(asked.body.approval_id)]);
     expect(opened.children).toEqual({
-      "toolgate.approval": [1, true, { "toolgate.approval_id": str(asked.body.approval_id), "toolgate.approval.state": str("pending"), "toolgate.approval.opened": { boolValue: true } }],
+      "toolgate.approval": [
+        1,
+        true,
+        {
+          "toolgate.approval_id": str(asked.body.approval_id),
+          "toolgate.approval.state": str("pending"),
+          "toolgate.approval.opened": { boolValue: true },
+        },
+      ],
       "toolgate.audit.append": [1, true, { "toolgate.audit.seq": { intValue: String(asked.body.audit.seq) } }],
     });
     const list = await request("GET", "/approvals", approver);
-    const shown = (list.body.approvals as Array<{ approval_id: string; approval_digest: string }>).find((a) => a.approval_id === asked.body.approval_id);
-    expect((await request("POST", `/approvals/${asked.body.approval_id}`, approver, { decision: "approve", approval_digest: shown?.approval_digest })).status).toBe(200);
+    const shown = (list.body.approvals as Array<{ approval_id: string; approval_digest: string }>).find(
+      (a) => a.approval_id === asked.body.approval_id,
+    );
+    expect(
+      (
+        await request("POST", `/approvals/${asked.body.approval_id}`, approver, {
+          decision: "approve",
+          approval_digest: shown?.approval_digest,
+        })
+      ).status,
+    ).toBe(200);
     const ran = await call("bb-write-1", "create_invoice", args, "bb-key-1");
     expect([ran.body.model_result.status, lookups.length]).toEqual(["succeeded", 2]);
     const used = await trace("bb-write-1", 4, 1);
-    expect([attributes(used.root)["toolgate.outcome"], attributes(used.root)["toolgate.approval_id"]]).toEqual([str("succeeded"), str(asked.body.approval_id)]);
+    expect([attributes(used.root)["toolgate.outcome"], attributes(used.root)["toolgate.approval_id"]]).toEqual([
+      str("succeeded"),
+      str(asked.body.approval_id),
+    ]);
     expect(used.children).toEqual({
-      "toolgate.approval": [1, true, { "toolgate.approval_id": str(asked.body.approval_id), "toolgate.approval.state": str("approved"), "toolgate.approval.opened": { boolValue: false } }],
-      "toolgate.downstream": [3, true, { "toolgate.downstream.kind": str("http"), "http.request.method": str("POST"), "server.address": str("127.0.0.1"), "http.response.status_code": { intValue: "201" } }],
+      "toolgate.approval": [
+        1,
+        true,
+        {
+          "toolgate.approval_id": str(asked.body.approval_id),
+          "toolgate.approval.state": str("approved"),
+          "toolgate.approval.opened": { boolValue: false },
+        },
+      ],
+      "toolgate.downstream": [
+        3,
+        true,
+        {
+          "toolgate.downstream.kind": str("http"),
+          "http.request.method": str("POST"),
+          "server.address": str("127.0.0.1"),
+          "http.response.status_code": { intValue: "201" },
+        },
+      ],
       "toolgate.audit.append": [1, true, { "toolgate.audit.seq": { intValue: String(ran.body.audit.seq) } }],
     });
   });
@@ -211,16 +320,21 @@ describe("traces from wrangler dev to an OTLP/HTTP receiver", () => {
     expect(exports.length).toBeGreaterThan(0);
     const forbidden = [...secrets, SUBJECT, CUSTOMER, "/ledger", "Bearer"];
     for (const received of exports) {
-      expect([received.headers["content-type"], received.headers["x-collector-key"]]).toEqual(["application/json", COLLECTOR_KEY]);
-      expect(received.body.resourceSpans.map((r) => [r.resource.attributes, r.scopeSpans.map((s) => s.scope)])).toEqual([
+      expect([received.headers["content-type"], received.headers["x-collector-key"]]).toEqual([
+        "application/json",
+        COLLECTOR_KEY,
+      ]);
+      expect(received.body.resourceSpans.map((r) => [r.resource.attributes, r.scopeSpans.map((s) => s.scope)])).toEqual(
         [
           [
-            { key: "service.name", value: str("toolgate") },
-            { key: "service.version", value: str("0.1.0") },
+            [
+              { key: "service.name", value: str("toolgate") },
+              { key: "service.version", value: str("0.1.0") },
+            ],
+            [{ name: "toolgate", version: "0.1.0" }],
           ],
-          [{ name: "toolgate", version: "0.1.0" }],
         ],
-      ]);
+      );
       for (const value of forbidden) expect([value, received.text.includes(value)]).toEqual([value, false]);
     }
     const log = readFileSync(join(logDir, "wrangler.log"), "utf8");

@@ -51,14 +51,25 @@ export interface DevOptions {
  * base64url) the first time, the same on a restart on that folder (credentials minted before
  * the restart carry tags under the token key and must stay valid).
  */
-const keysByState = new Map<string, { TOOLGATE_TOKEN_KEY: string; TOOLGATE_SIGNING_KEY: string; TOOLGATE_AUDIT_SIGNING_KEY: string }>();
+const keysByState = new Map<
+  string,
+  { TOOLGATE_TOKEN_KEY: string; TOOLGATE_SIGNING_KEY: string; TOOLGATE_AUDIT_SIGNING_KEY: string }
+>();
 
 /** The bindings a dev server on `persistTo` gets: the admin token, its keys, then `vars`. */
-export function devBindings(persistTo: string, adminToken: string, vars: Record<string, string> = {}): Record<string, string> {
+export function devBindings(
+  persistTo: string,
+  adminToken: string,
+  vars: Record<string, string> = {},
+): Record<string, string> {
   const state = resolve(persistTo);
   let keys = keysByState.get(state);
   if (keys === undefined) {
-    keys = { TOOLGATE_TOKEN_KEY: randomBytes(32).toString("base64url"), TOOLGATE_SIGNING_KEY: randomBytes(32).toString("base64url"), TOOLGATE_AUDIT_SIGNING_KEY: auditSigningKey() };
+    keys = {
+      TOOLGATE_TOKEN_KEY: randomBytes(32).toString("base64url"),
+      TOOLGATE_SIGNING_KEY: randomBytes(32).toString("base64url"),
+      TOOLGATE_AUDIT_SIGNING_KEY: auditSigningKey(),
+    };
     keysByState.set(state, keys);
   }
   return { TOOLGATE_ADMIN_TOKEN: adminToken, ...keys, ...vars };
@@ -125,7 +136,13 @@ async function startDevOnce(persistTo: string, adminToken: string, options: DevO
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     // Bindings come from the env file only, never from this process's environment.
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true", CLOUDFLARE_INCLUDE_PROCESS_ENV: "false" },
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      NO_COLOR: "1",
+      CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true",
+      CLOUDFLARE_INCLUDE_PROCESS_ENV: "false",
+    },
   });
   child.once("exit", () => envFile.remove());
   let log = "";

@@ -36,11 +36,19 @@ const MEMO_SHOWN = "IBAN DE89 3704 ⟨U+202E⟩0044 0532⟨U+202C⟩ 0130 00";
 const NOTE_TOOL = {
   description: "Posts a payment note.",
   risk: "write",
-  input: { type: "object", properties: { title: { type: "string", maxLength: 100 } }, required: ["title"], additionalProperties: false },
-  output: { schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false } },
+  input: {
+    type: "object",
+    properties: { title: { type: "string", maxLength: 100 } },
+    required: ["title"],
+    additionalProperties: false,
+  },
+  output: {
+    schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false },
+  },
   target: { kind: "http", url: "https://ledger.test/notes" },
 };
-const COOKIE = /^__Host-toolgate-console=tenant-a\.cs1_[0-9a-f]{64}_[0-9a-f]{32}; Max-Age=3600; Path=\/; Secure; HttpOnly; SameSite=Strict$/;
+const COOKIE =
+  /^__Host-toolgate-console=tenant-a\.cs1_[0-9a-f]{64}_[0-9a-f]{32}; Max-Age=3600; Path=\/; Secure; HttpOnly; SameSite=Strict$/;
 
 let dev: DevServer;
 let persist: string;
@@ -53,28 +61,65 @@ let attacker: Server | undefined;
 let calls = 0;
 let checkpoint: { size: number; root: string };
 
-async function api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }> {
+async function api(
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, any> }> {
   const res = await fetch(`${dev.base}/v1/consumers/${CONSUMER}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: res.status === 204 ? {} : ((await res.json()) as Record<string, any>) };
 }
 
 /** One agent call of the demo write; `n` repeats call number n (the same call, after its decision). */
-async function refund(subject: string, orderRef: string, reason: string, n?: number): Promise<{ n: number; body: Record<string, any> }> {
+async function refund(
+  subject: string,
+  orderRef: string,
+  reason: string,
+  n?: number,
+): Promise<{ n: number; body: Record<string, any> }> {
   const number = n ?? ++calls;
-  const ctx = { call_id: `call-${number}`, operation_id: `op-${number}`, idempotency_key: `idem-${number}`, provider: "openai", api_family: "responses", response_id: "response-1", adapter_revision: "openai-responses-v1" };
-  const res = await api("POST", "/tool-calls", agent, { principal: { subject_id: subject, roles: [] }, proposal: { name: "create_refund_draft", arguments: { order_ref: orderRef, reason } }, context: ctx });
+  const ctx = {
+    call_id: `call-${number}`,
+    operation_id: `op-${number}`,
+    idempotency_key: `idem-${number}`,
+    provider: "openai",
+    api_family: "responses",
+    response_id: "response-1",
+    adapter_revision: "openai-responses-v1",
+  };
+  const res = await api("POST", "/tool-calls", agent, {
+    principal: { subject_id: subject, roles: [] },
+    proposal: { name: "create_refund_draft", arguments: { order_ref: orderRef, reason } },
+    context: ctx,
+  });
   return { n: number, body: res.body };
 }
 
 /** An agent's call of post_note: answers the approval it opens. */
 async function note(title: string): Promise<string> {
   const number = ++calls;
-  const ctx = { call_id: `call-${number}`, operation_id: `op-${number}`, idempotency_key: `idem-${number}`, provider: "openai", api_family: "responses", response_id: "response-1", adapter_revision: "openai-responses-v1" };
-  const res = await api("POST", "/tool-calls", agent, { principal: { subject_id: "user-3", roles: [] }, proposal: { name: "post_note", arguments: { title } }, context: ctx });
+  const ctx = {
+    call_id: `call-${number}`,
+    operation_id: `op-${number}`,
+    idempotency_key: `idem-${number}`,
+    provider: "openai",
+    api_family: "responses",
+    response_id: "response-1",
+    adapter_revision: "openai-responses-v1",
+  };
+  const res = await api("POST", "/tool-calls", agent, {
+    principal: { subject_id: "user-3", roles: [] },
+    proposal: { name: "post_note", arguments: { title } },
+    context: ctx,
+  });
   return res.body.approval_id as string;
 }
 
@@ -85,7 +130,9 @@ function waitFor(id: string): Promise<Record<string, any>> {
 
 async function axeFindings(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).analyze();
-  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 async function announced(page: Page): Promise<string> {
@@ -123,13 +170,19 @@ beforeAll(async () => {
   persist = mkdtempSync(join(tmpdir(), "toolgate-console-"));
   mkdirSync(OUTPUT, { recursive: true });
   [dev, browser] = await Promise.all([startDev(persist, ADMIN), launchChromium()]);
-  expect((await api("PUT", "", ADMIN, { tools: ["create_refund_draft"], approver_subjects: ["rev-1"] })).status).toBe(200);
+  expect((await api("PUT", "", ADMIN, { tools: ["create_refund_draft"], approver_subjects: ["rev-1"] })).status).toBe(
+    200,
+  );
   expect((await api("PUT", "/tools/post_note", ADMIN, NOTE_TOOL)).status).toBe(200);
-  expect((await api("PUT", "", ADMIN, { tools: ["create_refund_draft", "post_note"], approver_subjects: ["rev-1"] })).status).toBe(200);
+  expect(
+    (await api("PUT", "", ADMIN, { tools: ["create_refund_draft", "post_note"], approver_subjects: ["rev-1"] })).status,
+  ).toBe(200);
   agent = (await api("POST", "/credentials", ADMIN, { kind: "agent" })).body.secret;
   approver = (await api("POST", "/credentials", ADMIN, { kind: "approver", subject_id: "rev-1" })).body.secret;
   // An auditor asks for the signed checkpoint: the console verifies it with the gate's verifier key.
-  checkpoint = (await api("GET", "/audit/checkpoint", (await api("POST", "/credentials", ADMIN, { kind: "auditor" })).body.secret)).body as { size: number; root: string };
+  checkpoint = (
+    await api("GET", "/audit/checkpoint", (await api("POST", "/credentials", ADMIN, { kind: "auditor" })).body.secret)
+  ).body as { size: number; root: string };
   context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
 });
 
@@ -150,22 +203,48 @@ describe("the approver console in Chromium", () => {
     const refused = live.waitForResponse(`${dev.base}/console/session`);
     await live.press("#credential", "Enter");
     expect((await refused).status()).toBe(401);
-    expect(await live.locator("#sign-in-error").textContent()).toBe("Sign-in failed: this consumer has no approver with this credential. Check both and try again.");
+    expect(await live.locator("#sign-in-error").textContent()).toBe(
+      "Sign-in failed: this consumer has no approver with this credential. Check both and try again.",
+    );
 
     await live.fill("#credential", approver);
     const answer = live.waitForResponse(`${dev.base}/console/session`);
     await live.press("#credential", "Enter");
     const signedIn = await answer;
-    expect([signedIn.status(), await signedIn.headerValue("location"), COOKIE.test((await signedIn.headerValue("set-cookie")) ?? "")]).toEqual([303, "/console/approvals", true]);
+    expect([
+      signedIn.status(),
+      await signedIn.headerValue("location"),
+      COOKIE.test((await signedIn.headerValue("set-cookie")) ?? ""),
+    ]).toEqual([303, "/console/approvals", true]);
     await live.waitForURL(`${dev.base}/console/approvals`);
-    const cookies = (await context.cookies()).map(({ name, domain, path, httpOnly, secure, sameSite }) => ({ name, domain, path, httpOnly, secure, sameSite }));
+    const cookies = (await context.cookies()).map(({ name, domain, path, httpOnly, secure, sameSite }) => ({
+      name,
+      domain,
+      path,
+      httpOnly,
+      secure,
+      sameSite,
+    }));
     // Chromium kept the Secure __Host- cookie on http://127.0.0.1 (a potentially trustworthy origin).
-    expect(cookies).toEqual([{ name: "__Host-toolgate-console", domain: "127.0.0.1", path: "/", httpOnly: true, secure: true, sameSite: "Strict" }]);
+    expect(cookies).toEqual([
+      {
+        name: "__Host-toolgate-console",
+        domain: "127.0.0.1",
+        path: "/",
+        httpOnly: true,
+        secure: true,
+        sameSite: "Strict",
+      },
+    ]);
     expect(await live.evaluate("document.cookie")).toBe("");
     expect(await live.locator("h1").textContent()).toBe("Approvals");
     await live.locator("#live-status", { hasText: "Live: new approvals appear here as they arrive." }).waitFor();
     expect(await live.locator("#checkpoint-status strong").textContent()).toBe("Verified");
-    expect(/^Verified \(size (\d+), root (\S+)\):/.exec((await live.locator("#checkpoint-status").textContent()) ?? "")?.slice(1)).toEqual([String(checkpoint.size), checkpoint.root]);
+    expect(
+      /^Verified \(size (\d+), root (\S+)\):/
+        .exec((await live.locator("#checkpoint-status").textContent()) ?? "")
+        ?.slice(1),
+    ).toEqual([String(checkpoint.size), checkpoint.root]);
   });
 
   it("shows an agent's pending approval live while the agent waits, approved with the keyboard alone; the waiting call completes", async () => {
@@ -179,11 +258,16 @@ describe("the approver console in Chromium", () => {
     // No reload: the stream brings it.
     await live.locator(`#approval-${id}`).waitFor();
     await other.locator(`#approval-${id}`).waitFor();
-    expect([await live.locator("#pending-count").textContent(), await live.locator(`#approval-${id} h3 a`).textContent()]).toEqual(["1", "create_refund_draft"]);
+    expect([
+      await live.locator("#pending-count").textContent(),
+      await live.locator(`#approval-${id} h3 a`).textContent(),
+    ]).toEqual(["1", "create_refund_draft"]);
     expect(await live.locator("#announce").textContent()).toBe(`New approval waiting: create_refund_draft (${id}).`);
     // The digest the page sends is the one the approver API computes for this approver.
     const view = (await api("GET", "/approvals", approver)).body.approvals[0] as { approval_digest: string };
-    expect(await live.locator(`#approval-${id} input[name="approval_digest"]`).getAttribute("value")).toBe(view.approval_digest);
+    expect(await live.locator(`#approval-${id} input[name="approval_digest"]`).getAttribute("value")).toBe(
+      view.approval_digest,
+    );
     await live.screenshot({ path: join(OUTPUT, "pending-list.png"), fullPage: true });
     expect(await axeFindings(live)).toEqual([]);
 
@@ -218,14 +302,20 @@ describe("the approver console in Chromium", () => {
     ]);
     await live.keyboard.press("Enter");
     const decided = await waiting;
-    expect([decided.state, decided.approver_id, decided.valid_until - decided.decided_at]).toEqual(["approved", "rev-1", 60]);
+    expect([decided.state, decided.approver_id, decided.valid_until - decided.decided_at]).toEqual([
+      "approved",
+      "rev-1",
+      60,
+    ]);
     await live.locator(`#approval-${id}`).waitFor({ state: "detached" });
     // No approval is left: the focus goes to the list's heading, not to <body>.
     expect(await live.evaluate<string>(FOCUSED)).toBe("h2 Pending (0) [solid 3px]");
     // The stream's "decided" event may remove the item before the decision's own answer reaches
     // this tab: wait for that answer's announcement, then read it whole.
     await live.locator("#announce", { hasText: "Approved " }).waitFor();
-    expect(await announced(live)).toBe(`Approved create_refund_draft (${id}); the agent may repeat the call until ${iso(decided.valid_until)}.`);
+    expect(await announced(live)).toBe(
+      `Approved create_refund_draft (${id}); the agent may repeat the call until ${iso(decided.valid_until)}.`,
+    );
     // Every open tab drops it live and lists the decision.
     await other.locator(`#approval-${id}`).waitFor({ state: "detached" });
     await other.locator(`#decided-${id}`).waitFor();
@@ -233,7 +323,10 @@ describe("the approver console in Chromium", () => {
     await other.close();
 
     const again = await refund("user-1", "ORDER-7", "duplicate", asked.n);
-    expect([again.body.model_result.status, again.body.model_result.data]).toEqual(["succeeded", { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" }]);
+    expect([again.body.model_result.status, again.body.model_result.data]).toEqual([
+      "succeeded",
+      { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" },
+    ]);
   });
 
   it("shows the IBAN memo's bidi overrides escaped and marked in the list and the canonical JSON, under a warning; a decision moves the focus to the next approval", async () => {
@@ -244,7 +337,10 @@ describe("the approver console in Chromium", () => {
     const article = live.locator(`#approval-${memo}`);
     await article.locator("details.canonical summary").click();
     expect(await article.locator("dl.arguments dd").allInnerTexts()).toEqual([MEMO_SHOWN]);
-    expect(await article.locator("dl.arguments mark.hidden-char.hidden-bidi").allInnerTexts()).toEqual(["⟨U+202E⟩", "⟨U+202C⟩"]);
+    expect(await article.locator("dl.arguments mark.hidden-char.hidden-bidi").allInnerTexts()).toEqual([
+      "⟨U+202E⟩",
+      "⟨U+202C⟩",
+    ]);
     expect(await article.locator("details.canonical code").innerText()).toBe(`{"title":"${MEMO_SHOWN}"}`);
     expect(await article.locator("details.canonical mark.hidden-char.hidden-bidi").count()).toBe(2);
     expect(await article.locator(".hidden-warning").innerText()).toBe(
@@ -252,7 +348,11 @@ describe("the approver console in Chromium", () => {
     );
     expect(await live.locator(`#approval-${plain} .hidden-warning`).count()).toBe(0);
     // No raw bidi control anywhere in the rendered approval.
-    expect(await live.evaluate<boolean>(`/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/.test(document.getElementById("approval-${memo}").innerHTML)`)).toBe(false);
+    expect(
+      await live.evaluate<boolean>(
+        `/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/.test(document.getElementById("approval-${memo}").innerHTML)`,
+      ),
+    ).toBe(false);
     await article.screenshot({ path: join(OUTPUT, "hidden-characters.png") });
     expect(await axeFindings(live)).toEqual([]);
 
@@ -277,9 +377,19 @@ describe("the approver console in Chromium", () => {
     await article.waitFor();
     try {
       await article.locator("details.canonical summary").click();
-      expect(await live.evaluate<string[]>(SHOWN_ORDER(`#approval-${id} dl.arguments dd`))).toEqual(["\u05D0", "0044", "0532"]);
-      expect(await live.evaluate<string[]>(SHOWN_ORDER(`#approval-${id} details.canonical code`))).toEqual(["\u05D0", "0044", "0532"]);
-      expect(await article.locator("dl.arguments dd").allInnerTexts()).toEqual(["\u05D0 0044 0532 (contains right-to-left text, shown in stored order)"]);
+      expect(await live.evaluate<string[]>(SHOWN_ORDER(`#approval-${id} dl.arguments dd`))).toEqual([
+        "\u05D0",
+        "0044",
+        "0532",
+      ]);
+      expect(await live.evaluate<string[]>(SHOWN_ORDER(`#approval-${id} details.canonical code`))).toEqual([
+        "\u05D0",
+        "0044",
+        "0532",
+      ]);
+      expect(await article.locator("dl.arguments dd").allInnerTexts()).toEqual([
+        "\u05D0 0044 0532 (contains right-to-left text, shown in stored order)",
+      ]);
       await article.screenshot({ path: join(OUTPUT, "right-to-left.png") });
       expect(await axeFindings(live)).toEqual([]);
     } finally {
@@ -310,7 +420,9 @@ describe("the approver console in Chromium", () => {
     await live.locator(`#approval-${id}`).waitFor();
     // A tab whose live stream carries nothing (a lagging connection): it still shows the approval.
     const stale = await context.newPage();
-    await stale.route(`${dev.base}/console/events`, (route) => route.fulfill({ status: 200, headers: { "content-type": "text/event-stream" }, body: ": paused\n\n" }));
+    await stale.route(`${dev.base}/console/events`, (route) =>
+      route.fulfill({ status: 200, headers: { "content-type": "text/event-stream" }, body: ": paused\n\n" }),
+    );
     await stale.goto(`${dev.base}/console/approvals`);
     await stale.locator(`#approval-${id}`).waitFor();
     const second = await context.newPage();
@@ -344,13 +456,22 @@ describe("the approver console in Chromium", () => {
     // The first decision's answer is in (its approval left the list) before the second click, 400 ms after the first.
     await live.locator(`#approval-${ids[0]}`).waitFor({ state: "detached" });
     await live.waitForTimeout(Math.max(0, 400 - (Date.now() - started)));
-    expect(await live.evaluate<string>(`(() => { const r = document.querySelector("#approval-${ids[1]} button.approve").getBoundingClientRect(); const hit = document.elementFromPoint(${x}, ${y}); return hit !== null && hit.closest("button") === document.querySelector("#approval-${ids[1]} button.approve") ? "under the pointer" : "moved to " + r.y; })()`)).toBe("under the pointer");
+    expect(
+      await live.evaluate<string>(
+        `(() => { const r = document.querySelector("#approval-${ids[1]} button.approve").getBoundingClientRect(); const hit = document.elementFromPoint(${x}, ${y}); return hit !== null && hit.closest("button") === document.querySelector("#approval-${ids[1]} button.approve") ? "under the pointer" : "moved to " + r.y; })()`,
+      ),
+    ).toBe("under the pointer");
     const arming = await live.locator(`#approval-${ids[1]} button.approve`).getAttribute("aria-disabled");
     await live.mouse.click(x, y);
     await live.waitForTimeout(1200);
-    const pending = async () => (await api("GET", "/approvals", approver)).body.approvals.map((a: { approval_id: string }) => a.approval_id);
+    const pending = async () =>
+      (await api("GET", "/approvals", approver)).body.approvals.map((a: { approval_id: string }) => a.approval_id);
     // One approval decided, the second still pending and shown; its buttons were arming when clicked.
-    expect([await pending(), await live.locator(`#approval-${ids[1]}`).count(), arming]).toEqual([[ids[1], ids[2]], 1, "true"]);
+    expect([await pending(), await live.locator(`#approval-${ids[1]}`).count(), arming]).toEqual([
+      [ids[1], ids[2]],
+      1,
+      "true",
+    ]);
     // Armed (800 ms on), a click at the same point decides the approval now shown there.
     expect(await live.locator(`#approval-${ids[1]} button.approve`).getAttribute("aria-disabled")).toBe(null);
     await live.mouse.click(x, y);
@@ -365,7 +486,9 @@ describe("the approver console in Chromium", () => {
     const asked = await refund("user-2", "ORDER-8", "damaged");
     const id = asked.body.approval_id as string;
     await live.locator(`#approval-${id}`).waitFor();
-    const digest = (await live.locator(`#approval-${id} input[name="approval_digest"]`).getAttribute("value")) as string;
+    const digest = (await live
+      .locator(`#approval-${id} input[name="approval_digest"]`)
+      .getAttribute("value")) as string;
     const csrf = (await live.locator('meta[name="csrf-token"]').getAttribute("content")) as string;
     const body = JSON.stringify(JSON.stringify({ decision: "approve", approval_digest: digest }));
     const noToken = await live.evaluate<unknown[]>(
@@ -375,7 +498,9 @@ describe("the approver console in Chromium", () => {
 
     // Another site (localhost is not 127.0.0.1's site) posts the decision form, even with the right token.
     const fields = { csrf, decision: "approve", approval_digest: digest };
-    const page = `<!doctype html><title>elsewhere</title><form method="post" action="${dev.base}/console/approvals/${id}">${Object.entries(fields)
+    const page = `<!doctype html><title>elsewhere</title><form method="post" action="${dev.base}/console/approvals/${id}">${Object.entries(
+      fields,
+    )
       .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
       .join("")}<button>go</button></form>`;
     attacker = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(page));
@@ -398,8 +523,14 @@ describe("the approver console in Chromium", () => {
     expect(await countdown.textContent()).toMatch(/^1[45] min \d\d s$/);
     await expired.clock.fastForward("15:01");
     await expired.locator(`#approval-${id}.expired`).waitFor();
-    expect([await countdown.textContent(), await expired.locator(`#approval-${id} button.approve`).isDisabled(), await expired.locator(`#approval-${id} button.deny`).isDisabled()]).toEqual(["expired", true, true]);
-    expect(await announced(expired)).toBe(`Expired without a decision: create_refund_draft (${id}). It can no longer be decided; the agent's call is refused.`);
+    expect([
+      await countdown.textContent(),
+      await expired.locator(`#approval-${id} button.approve`).isDisabled(),
+      await expired.locator(`#approval-${id} button.deny`).isDisabled(),
+    ]).toEqual(["expired", true, true]);
+    expect(await announced(expired)).toBe(
+      `Expired without a decision: create_refund_draft (${id}). It can no longer be decided; the agent's call is refused.`,
+    );
     expect(await axeFindings(expired)).toEqual([]);
     await expired.close();
   });
@@ -407,7 +538,10 @@ describe("the approver console in Chromium", () => {
   it("signs out: the session ends, the cookie is gone, the pages send back to sign-in", async () => {
     await live.locator("header button", { hasText: "Sign out" }).click();
     await live.waitForURL(`${dev.base}/console?signed-out`);
-    expect([await live.locator("main p.info").textContent(), await context.cookies()]).toEqual(["You are signed out.", []]);
+    expect([await live.locator("main p.info").textContent(), await context.cookies()]).toEqual([
+      "You are signed out.",
+      [],
+    ]);
     await live.goto(`${dev.base}/console/approvals`);
     expect(live.url()).toBe(`${dev.base}/console?ended`);
   });

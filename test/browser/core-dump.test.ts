@@ -11,7 +11,9 @@ const expected = readFileSync(new URL("../../fixtures/tool-cases/public-cases.ex
 
 beforeAll(async () => {
   const fixture = readFileSync(new URL("../../fixtures/tool-cases/public-cases.json", import.meta.url), "utf8");
-  server = await servePage(fileURLToPath(new URL("./pages/core-dump.ts", import.meta.url)), { "/fixture.json": fixture });
+  server = await servePage(fileURLToPath(new URL("./pages/core-dump.ts", import.meta.url)), {
+    "/fixture.json": fixture,
+  });
   browser = await launchChromium();
 });
 
@@ -25,7 +27,9 @@ describe("the Tool Result v2 core, unchanged, in real Chromium", () => {
     const page = await browser.newPage();
     await page.goto(server.url);
     await page.waitForFunction(() => "toolgateDump" in globalThis);
-    const result = await page.evaluate(() => (globalThis as unknown as { toolgateDump: () => Promise<{ text: string; exitCode: number }> }).toolgateDump());
+    const result = await page.evaluate(() =>
+      (globalThis as unknown as { toolgateDump: () => Promise<{ text: string; exitCode: number }> }).toolgateDump(),
+    );
     expect(result.exitCode).toBe(0);
     expect(result.text.length).toBe(expected.length);
     expect(result.text).toBe(expected);

@@ -49,7 +49,10 @@ let localId = 0;
 async function admin(method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${gate.base}/v1/consumers/${CONSUMER}${path}`, {
     method,
-    headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${ADMIN}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
@@ -70,7 +73,12 @@ async function statusLine(accept: (line: string) => boolean, ms = 30_000): Promi
 
 /** Starts recording the status lines the service worker publishes; answers a reader of them. */
 async function watchStatus(): Promise<() => Promise<string[]>> {
-  type Watcher = { chrome: { storage: { onChanged: { addListener(l: (c: Record<string, { newValue?: { detail: string } }>) => void): void } } }; statusLines: string[] };
+  type Watcher = {
+    chrome: {
+      storage: { onChanged: { addListener(l: (c: Record<string, { newValue?: { detail: string } }>) => void): void } };
+    };
+    statusLines: string[];
+  };
   await options.evaluate(() => {
     const page = globalThis as unknown as Watcher;
     page.statusLines = [];
@@ -85,7 +93,17 @@ async function watchStatus(): Promise<() => Promise<string[]>> {
 /** Asks for a snapshot of the active tab as agent-1 and answers the one completion it ends with. */
 async function snapshotRequest(): Promise<CompletionBatch["completions"][number]> {
   localId += 1;
-  const request = { local_id: localId, instance_id: 1, generation: 1, provider_id: PROVIDER, capability_id: SNAPSHOT, resource_scope_id: "tab:active", approval_summary: "Read the active tab", deadline_tick: Date.now() + 60_000, payload: jsonBytes({}) };
+  const request = {
+    local_id: localId,
+    instance_id: 1,
+    generation: 1,
+    provider_id: PROVIDER,
+    capability_id: SNAPSHOT,
+    resource_scope_id: "tab:active",
+    approval_summary: "Read the active tab",
+    deadline_tick: Date.now() + 60_000,
+    payload: jsonBytes({}),
+  };
   const decided = await agent.requestCapability("agent-1", request);
   expect(decided.ok && decided.value.decision).toBe("allow");
   const deadline = Date.now() + 30_000;
@@ -120,7 +138,10 @@ function startGate(): Promise<NpmStart> {
 }
 
 beforeAll(async () => {
-  execFileSync(process.execPath, [join(ROOT, "tools", "run.js"), join(ROOT, "tools", "build-extension.ts")], { cwd: ROOT, stdio: "pipe" });
+  execFileSync(process.execPath, [join(ROOT, "tools", "run.js"), join(ROOT, "tools", "build-extension.ts")], {
+    cwd: ROOT,
+    stdio: "pipe",
+  });
   scratch = mkdtempSync(join(tmpdir(), "toolgate-extension-"));
   // The admin token is the test's; start.js adds the keys and its settings to the file.
   writeFileSync(join(scratch, "dev.vars"), `TOOLGATE_ADMIN_TOKEN=${ADMIN}\n`, { mode: 0o600 });
@@ -134,14 +155,38 @@ beforeAll(async () => {
   for (const part of started) if (part.status === "rejected") throw part.reason;
 
   await admin("PUT", "", { tools: [], approver_subjects: [] });
-  agent = new AgentClient({ baseUrl: gate.base, consumer: CONSUMER, token: ((await admin("POST", "/credentials", { kind: "agent", subject_id: "agent-1" })) as { secret: string }).secret });
-  providerSecret = ((await admin("POST", "/credentials", { kind: "provider", subject_id: PROVIDER })) as { secret: string }).secret;
-  const descriptor = { id: PROVIDER, owner: { consumer: CONSUMER }, capabilities: [{ id: SNAPSHOT, class: "browser", description: "Title, address and visible text of the active tab" }] };
+  agent = new AgentClient({
+    baseUrl: gate.base,
+    consumer: CONSUMER,
+    token: ((await admin("POST", "/credentials", { kind: "agent", subject_id: "agent-1" })) as { secret: string })
+      .secret,
+  });
+  providerSecret = (
+    (await admin("POST", "/credentials", { kind: "provider", subject_id: PROVIDER })) as { secret: string }
+  ).secret;
+  const descriptor = {
+    id: PROVIDER,
+    owner: { consumer: CONSUMER },
+    capabilities: [
+      { id: SNAPSHOT, class: "browser", description: "Title, address and visible text of the active tab" },
+    ],
+  };
   await admin("POST", "/capability/providers", { descriptor });
   await admin("PUT", "/capability/instances/1", { generation: 1, state: "active" });
   const authority = new ApproverClient({ baseUrl: gate.base, consumer: CONSUMER, token: ADMIN });
-  const key = { consumer_id: CONSUMER, actor_id: "agent-1", instance_id: 1, generation: 1, provider_id: PROVIDER, capability_id: SNAPSHOT, resource_scope_id: "tab:active" };
-  expect(await authority.authority({ "set-grant": { grant: { key, mode: "allow" } } })).toEqual({ ok: true, value: { sequence: 1, outcome: "grant-set" } });
+  const key = {
+    consumer_id: CONSUMER,
+    actor_id: "agent-1",
+    instance_id: 1,
+    generation: 1,
+    provider_id: PROVIDER,
+    capability_id: SNAPSHOT,
+    resource_scope_id: "tab:active",
+  };
+  expect(await authority.authority({ "set-grant": { grant: { key, mode: "allow" } } })).toEqual({
+    ok: true,
+    value: { sequence: 1, outcome: "grant-set" },
+  });
 });
 
 afterAll(async () => {
@@ -156,13 +201,17 @@ describe("the Manifest V3 extension in Chromium against npm start's gate", () =>
     expect(browser.workerUrl).toBe(`chrome-extension://${browser.extensionId}/dist/service-worker.js`);
     options = await browser.context.newPage();
     await options.goto(`chrome-extension://${browser.extensionId}/options.html`);
-    expect(await statusLine((line) => line !== "…" && line !== "not started yet")).toBe("not configured: set the gate, consumer, provider and credential");
+    expect(await statusLine((line) => line !== "…" && line !== "not started yet")).toBe(
+      "not configured: set the gate, consumer, provider and credential",
+    );
   });
 
   it("takes its settings on the options page and attaches as the profile's one provider", async () => {
     await options.fill("#gate-url", `${gate.base}/v1`);
     await options.click("#save");
-    expect(await options.textContent("#message")).toBe("Gate URL: the gate's origin, such as https://gate.example or http://127.0.0.1:8787");
+    expect(await options.textContent("#message")).toBe(
+      "Gate URL: the gate's origin, such as https://gate.example or http://127.0.0.1:8787",
+    );
     expect(await options.getAttribute("#gate-url", "aria-invalid")).toBe("true");
     await options.fill("#gate-url", `${gate.base}/`);
     await options.fill("#consumer", CONSUMER);
@@ -170,7 +219,9 @@ describe("the Manifest V3 extension in Chromium against npm start's gate", () =>
     await options.fill("#credential", providerSecret);
     await options.click("#save");
     expect(await options.textContent("#message")).toBe("Saved.");
-    expect(await statusLine((line) => line.startsWith("attached"))).toBe(`attached as ${PROVIDER} at ${gate.base} (consumer ${CONSUMER}), binding 1`);
+    expect(await statusLine((line) => line.startsWith("attached"))).toBe(
+      `attached as ${PROVIDER} at ${gate.base} (consumer ${CONSUMER}), binding 1`,
+    );
     // The credential is stored, never shown again.
     expect(await options.inputValue("#credential")).toBe("");
     expect(await options.getAttribute("#credential", "placeholder")).toBe("saved: leave empty to keep it");
@@ -197,7 +248,19 @@ describe("the Manifest V3 extension in Chromium against npm start's gate", () =>
       instance_id: 1,
       generation: 1,
       provider_id: PROVIDER,
-      outcome: { succeeded: { result: { metadata: { byte_len: bytes.length, media_type: "application/json", truncated: false, redacted_summary: null }, delivery: { inline: { bytes } } } } },
+      outcome: {
+        succeeded: {
+          result: {
+            metadata: {
+              byte_len: bytes.length,
+              media_type: "application/json",
+              truncated: false,
+              redacted_summary: null,
+            },
+            delivery: { inline: { bytes } },
+          },
+        },
+      },
     });
     await tab.close();
   });
@@ -206,23 +269,50 @@ describe("the Manifest V3 extension in Chromium against npm start's gate", () =>
     const article = await openTab("article");
     const long = await openTab("long");
     const completion = await snapshotRequest();
-    const result = JSON.parse(resultText(completion)) as { title: string; url: string; text: string; text_length: number; truncated: boolean };
+    const result = JSON.parse(resultText(completion)) as {
+      title: string;
+      url: string;
+      text: string;
+      text_length: number;
+      truncated: boolean;
+    };
     // ASCII text fills the result to exactly 12 KiB: what the other members leave.
-    const room = 12 * 1024 - JSON.stringify({ title: "A long page", url: `${pages.url}long`, text: "", text_length: 20_000, truncated: true }).length;
-    expect(result).toEqual({ title: "A long page", url: `${pages.url}long`, text: LONG_TEXT.slice(0, room), text_length: 20_000, truncated: true });
+    const room =
+      12 * 1024 -
+      JSON.stringify({ title: "A long page", url: `${pages.url}long`, text: "", text_length: 20_000, truncated: true })
+        .length;
+    expect(result).toEqual({
+      title: "A long page",
+      url: `${pages.url}long`,
+      text: LONG_TEXT.slice(0, room),
+      text_length: 20_000,
+      truncated: true,
+    });
     const outcome = completion.outcome as { succeeded: { result: { metadata: unknown } } };
-    expect(outcome.succeeded.result.metadata).toEqual({ byte_len: 12 * 1024, media_type: "application/json", truncated: true, redacted_summary: null });
+    expect(outcome.succeeded.result.metadata).toEqual({
+      byte_len: 12 * 1024,
+      media_type: "application/json",
+      truncated: true,
+      redacted_summary: null,
+    });
 
     await article.bringToFront();
     expect(JSON.parse(resultText(await snapshotRequest())).title).toBe("Field notes: herons");
     // The options page (an extension page) cannot be read: a failed observation that names no address.
     await options.bringToFront();
-    const message = "the active tab cannot be read: click the extension's button on it, or allow its site on the options page";
-    expect((await snapshotRequest()).outcome).toEqual({ failed: { failure: { kind: "unavailable", redacted_message: message } } });
+    const message =
+      "the active tab cannot be read: click the extension's button on it, or allow its site on the options page";
+    expect((await snapshotRequest()).outcome).toEqual({
+      failed: { failure: { kind: "unavailable", redacted_message: message } },
+    });
     // Four tabs have been open (options, two pages, one closed): the gate saw one provider,
     // attached once. Its lane's sequence counts that attach and the four observations since.
     const runtime = (await admin("GET", "/capability/snapshot")) as { provider_runtime: unknown };
-    expect(runtime.provider_runtime).toEqual({ last_sequence: 5, sequence_exhausted: false, bindings: [{ binding_id: 1, provider_id: PROVIDER }] });
+    expect(runtime.provider_runtime).toEqual({
+      last_sequence: 5,
+      sequence_exhausted: false,
+      bindings: [{ binding_id: 1, provider_id: PROVIDER }],
+    });
     await long.close();
     await article.close();
   });
@@ -239,7 +329,9 @@ describe("the Manifest V3 extension in Chromium against npm start's gate", () =>
     // The socket drops; each attempt while the gate is down fails and waits longer, up to 30 s.
     expect(seen[0]).toBe("the socket closed; attaching again in 1 s");
     const failed = /^not attached: the socket closed before attaching \(\d+\); attaching again in (\d+) s$/;
-    const between = seen.slice(1, -1).filter((line) => line !== `attaching as ${PROVIDER} at ${gate.base} (consumer ${CONSUMER})`);
+    const between = seen
+      .slice(1, -1)
+      .filter((line) => line !== `attaching as ${PROVIDER} at ${gate.base} (consumer ${CONSUMER})`);
     // Every line between is a failed attempt and its wait.
     expect(between.filter((line) => !failed.test(line))).toEqual([]);
     const waits = between.map((line) => Number(failed.exec(line)?.[1]));
@@ -251,7 +343,11 @@ describe("the Manifest V3 extension in Chromium against npm start's gate", () =>
     const tab = await openTab("article");
     expect(JSON.parse(resultText(await snapshotRequest())).text_length).toBe(83);
     const runtime = (await admin("GET", "/capability/snapshot")) as { provider_runtime: unknown };
-    expect(runtime.provider_runtime).toEqual({ last_sequence: 8, sequence_exhausted: false, bindings: [{ binding_id: 7, provider_id: PROVIDER }] });
+    expect(runtime.provider_runtime).toEqual({
+      last_sequence: 8,
+      sequence_exhausted: false,
+      bindings: [{ binding_id: 7, provider_id: PROVIDER }],
+    });
     await tab.close();
   });
 
@@ -267,6 +363,10 @@ describe("the Manifest V3 extension in Chromium against npm start's gate", () =>
     expect(line).toBe(`attached as ${PROVIDER} at ${gate.base} (consumer ${CONSUMER}), binding ${binding}`);
     expect(binding).toBeGreaterThanOrEqual(10);
     const runtime = (await admin("GET", "/capability/snapshot")) as { provider_runtime: unknown };
-    expect(runtime.provider_runtime).toEqual({ last_sequence: binding, sequence_exhausted: false, bindings: [{ binding_id: binding, provider_id: PROVIDER }] });
+    expect(runtime.provider_runtime).toEqual({
+      last_sequence: binding,
+      sequence_exhausted: false,
+      bindings: [{ binding_id: binding, provider_id: PROVIDER }],
+    });
   });
 });

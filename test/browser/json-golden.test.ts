@@ -10,7 +10,9 @@ let server: PageServer;
 
 beforeAll(async () => {
   const vectors = readFileSync(new URL("../../fixtures/json/vectors.json", import.meta.url), "utf8");
-  server = await servePage(fileURLToPath(new URL("./pages/json-golden.ts", import.meta.url)), { "/vectors.json": vectors });
+  server = await servePage(fileURLToPath(new URL("./pages/json-golden.ts", import.meta.url)), {
+    "/vectors.json": vectors,
+  });
   browser = await launchChromium();
 });
 

@@ -50,35 +50,75 @@ describe("a browser provider in real Chromium against wrangler dev", () => {
   it("attaches over a WebSocket, answers the effect, and the agent drains the matching completion", async () => {
     await admin("PUT", "", { tools: [], approver_subjects: [] });
     const agent = (await admin("POST", "/credentials", { kind: "agent", subject_id: "agent-1" })) as { secret: string };
-    const provider = (await admin("POST", "/credentials", { kind: "provider", subject_id: PROVIDER })) as { secret: string };
-    const descriptor = { id: PROVIDER, owner: { consumer: CONSUMER }, capabilities: [{ id: "browser.page.snapshot", class: "browser", description: "Page title and text length" }] };
+    const provider = (await admin("POST", "/credentials", { kind: "provider", subject_id: PROVIDER })) as {
+      secret: string;
+    };
+    const descriptor = {
+      id: PROVIDER,
+      owner: { consumer: CONSUMER },
+      capabilities: [{ id: "browser.page.snapshot", class: "browser", description: "Page title and text length" }],
+    };
     expect(await admin("POST", "/capability/providers", { descriptor })).toEqual({ provider_id: PROVIDER });
-    expect(await admin("PUT", "/capability/instances/1", { generation: 1, state: "active" })).toEqual({ instance_id: 1, generation: 1, state: "active" });
+    expect(await admin("PUT", "/capability/instances/1", { generation: 1, state: "active" })).toEqual({
+      instance_id: 1,
+      generation: 1,
+      state: "active",
+    });
 
     // The admin secret may act on the authority lane (the same client an approver uses).
     const authority = new ApproverClient({ baseUrl: dev.base, consumer: CONSUMER, token: ADMIN });
-    const key = { consumer_id: CONSUMER, actor_id: "agent-1", instance_id: 1, generation: 1, provider_id: PROVIDER, capability_id: "browser.page.snapshot", resource_scope_id: "tab:active" };
-    expect(await authority.authority({ "set-grant": { grant: { key, mode: "allow" } } })).toEqual({ ok: true, value: { sequence: 1, outcome: "grant-set" } });
+    const key = {
+      consumer_id: CONSUMER,
+      actor_id: "agent-1",
+      instance_id: 1,
+      generation: 1,
+      provider_id: PROVIDER,
+      capability_id: "browser.page.snapshot",
+      resource_scope_id: "tab:active",
+    };
+    expect(await authority.authority({ "set-grant": { grant: { key, mode: "allow" } } })).toEqual({
+      ok: true,
+      value: { sequence: 1, outcome: "grant-set" },
+    });
 
     const page = await browser.newPage();
     await page.goto(server.url);
     await page.waitForFunction(() => "toolgateAttach" in globalThis);
     const binding = await page.evaluate(
-      (config) => (globalThis as unknown as { toolgateAttach: (c: typeof config) => Promise<string> }).toolgateAttach(config),
+      (config) =>
+        (globalThis as unknown as { toolgateAttach: (c: typeof config) => Promise<string> }).toolgateAttach(config),
       { baseUrl: dev.base, consumer: CONSUMER, token: provider.secret, providerId: PROVIDER },
     );
     expect(binding).toBe("1");
 
     const host = new AgentClient({ baseUrl: dev.base, consumer: CONSUMER, token: agent.secret });
     const deadline = Date.now() + 60_000;
-    const request = { local_id: 1, instance_id: 1, generation: 1, provider_id: PROVIDER, capability_id: "browser.page.snapshot", resource_scope_id: "tab:active", approval_summary: "Read the active page", deadline_tick: deadline, payload: jsonBytes({}) };
+    const request = {
+      local_id: 1,
+      instance_id: 1,
+      generation: 1,
+      provider_id: PROVIDER,
+      capability_id: "browser.page.snapshot",
+      resource_scope_id: "tab:active",
+      approval_summary: "Read the active page",
+      deadline_tick: deadline,
+      payload: jsonBytes({}),
+    };
     const decided = await host.requestCapability("agent-1", request);
     expect(decided.ok && [decided.value.decision, decided.value.accepted_sequence]).toEqual(["allow", 1]);
 
     const requestKey = { consumer_id: CONSUMER, actor_id: "agent-1", local_id: 1 };
-    await page.waitForFunction(() => (globalThis as unknown as { toolgateOutcomes: () => string }).toolgateOutcomes() !== "[]", undefined, { timeout: 20_000 });
-    const outcomes = await page.evaluate(() => (globalThis as unknown as { toolgateOutcomes: () => string }).toolgateOutcomes());
-    expect(JSON.parse(outcomes)).toEqual([{ Ok: { "observation-applied": { operation_id: 1, request_key: requestKey } } }]);
+    await page.waitForFunction(
+      () => (globalThis as unknown as { toolgateOutcomes: () => string }).toolgateOutcomes() !== "[]",
+      undefined,
+      { timeout: 20_000 },
+    );
+    const outcomes = await page.evaluate(() =>
+      (globalThis as unknown as { toolgateOutcomes: () => string }).toolgateOutcomes(),
+    );
+    expect(JSON.parse(outcomes)).toEqual([
+      { Ok: { "observation-applied": { operation_id: 1, request_key: requestKey } } },
+    ]);
 
     const result = jsonBytes({ title: "Provider test page", text_length: "Hello from a real browser.".length });
     const drained = await host.drainCompletions();
@@ -94,7 +134,19 @@ describe("a browser provider in real Chromium against wrangler dev", () => {
             instance_id: 1,
             generation: 1,
             provider_id: PROVIDER,
-            outcome: { succeeded: { result: { metadata: { byte_len: result.length, media_type: "application/json", truncated: false, redacted_summary: null }, delivery: { inline: { bytes: result } } } } },
+            outcome: {
+              succeeded: {
+                result: {
+                  metadata: {
+                    byte_len: result.length,
+                    media_type: "application/json",
+                    truncated: false,
+                    redacted_summary: null,
+                  },
+                  delivery: { inline: { bytes: result } },
+                },
+              },
+            },
           },
         ],
         dropped_since_last_drain: 0,
@@ -110,7 +162,8 @@ describe("a browser provider in real Chromium against wrangler dev", () => {
     await second.goto(server.url);
     await second.waitForFunction(() => "toolgateAttach" in globalThis);
     const refused = await second.evaluate(
-      (config) => (globalThis as unknown as { toolgateAttach: (c: typeof config) => Promise<string> }).toolgateAttach(config),
+      (config) =>
+        (globalThis as unknown as { toolgateAttach: (c: typeof config) => Promise<string> }).toolgateAttach(config),
       { baseUrl: dev.base, consumer: CONSUMER, token: provider.secret, providerId: PROVIDER },
     );
     expect(refused).toBe("CONNECT_REFUSED");

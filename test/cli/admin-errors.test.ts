@@ -16,7 +16,11 @@ const NOTE =
 function io(status: number, body: unknown): { io: CliIo; out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
-  const gate = async () => new Response(JSON.stringify(body), { status, headers: { "content-type": status < 300 ? "application/json" : "application/problem+json" } });
+  const gate = async () =>
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { "content-type": status < 300 ? "application/json" : "application/problem+json" },
+    });
   return {
     out,
     err,
@@ -24,7 +28,11 @@ function io(status: number, body: unknown): { io: CliIo; out: string[]; err: str
       stdout: (text) => out.push(text),
       stderr: (text) => err.push(text),
       readFile: () => new Uint8Array(),
-      env: { TOOLGATE_ADMIN_TOKEN: "admin-token", TOOLGATE_CONSUMER: "tenant-a", TOOLGATE_URL: "http://127.0.0.1:8881" },
+      env: {
+        TOOLGATE_ADMIN_TOKEN: "admin-token",
+        TOOLGATE_CONSUMER: "tenant-a",
+        TOOLGATE_URL: "http://127.0.0.1:8881",
+      },
       fetch: gate,
     },
   };
@@ -33,19 +41,35 @@ function io(status: number, body: unknown): { io: CliIo; out: string[]; err: str
 describe("toolgate admin's errors", () => {
   it("escapes a problem's title and detail that echo a chosen name: bidi override, look-alike letter, combining mark", async () => {
     // The detail names a tool "p" U+0430 "y" U+202E "x", and one "Ko" U+0308 "ln"; the title holds a zero-width space.
-    const problem = { type: "about:blank", title: "Not\u200B found", status: 404, code: "NOT_FOUND", detail: "no tool p\u0430y\u202Ex or Ko\u0308ln" };
+    const problem = {
+      type: "about:blank",
+      title: "Not\u200B found",
+      status: 404,
+      code: "NOT_FOUND",
+      detail: "no tool p\u0430y\u202Ex or Ko\u0308ln",
+    };
     const run = io(404, problem);
     expect(await runAdmin(["tools", "show", "get_order"], run.io)).toBe(1);
     expect(run.err).toEqual([
-      "toolgate admin tools show: GET /v1/consumers/tenant-a/tools/get_order: Not⟨U+200B⟩ found (404 NOT_FOUND): no tool p⟨U+0430⟩y⟨U+202E⟩x or Ko⟨U+0308⟩ln\n" + NOTE,
+      "toolgate admin tools show: GET /v1/consumers/tenant-a/tools/get_order: Not⟨U+200B⟩ found (404 NOT_FOUND): no tool p⟨U+0430⟩y⟨U+202E⟩x or Ko⟨U+0308⟩ln\n" +
+        NOTE,
     ]);
     expect(run.out).toEqual([]);
   });
 
   it("escapes a right-to-left letter in an error line with digits, so a terminal cannot reverse them", async () => {
-    const run = io(409, { type: "about:blank", title: "Conflict", status: 409, code: "CONFLICT", detail: "memo \u05D0 0044 0532" });
+    const run = io(409, {
+      type: "about:blank",
+      title: "Conflict",
+      status: 409,
+      code: "CONFLICT",
+      detail: "memo \u05D0 0044 0532",
+    });
     expect(await runAdmin(["tools", "show", "get_order"], run.io)).toBe(1);
-    expect(run.err).toEqual(["toolgate admin tools show: GET /v1/consumers/tenant-a/tools/get_order: Conflict (409 CONFLICT): memo ⟨U+05D0⟩ 0044 0532\n" + NOTE]);
+    expect(run.err).toEqual([
+      "toolgate admin tools show: GET /v1/consumers/tenant-a/tools/get_order: Conflict (409 CONFLICT): memo ⟨U+05D0⟩ 0044 0532\n" +
+        NOTE,
+    ]);
   });
 
   it("escapes what was typed when it is echoed: an unknown group or verb", async () => {
@@ -59,9 +83,17 @@ describe("toolgate admin's errors", () => {
   });
 
   it("leaves plain errors as they were, with no note", async () => {
-    const run = io(404, { type: "about:blank", title: "Not found", status: 404, code: "NOT_FOUND", detail: "no tool get_order" });
+    const run = io(404, {
+      type: "about:blank",
+      title: "Not found",
+      status: 404,
+      code: "NOT_FOUND",
+      detail: "no tool get_order",
+    });
     expect(await runAdmin(["tools", "show", "get_order"], run.io)).toBe(1);
-    expect(run.err).toEqual(["toolgate admin tools show: GET /v1/consumers/tenant-a/tools/get_order: Not found (404 NOT_FOUND): no tool get_order\n"]);
+    expect(run.err).toEqual([
+      "toolgate admin tools show: GET /v1/consumers/tenant-a/tools/get_order: Not found (404 NOT_FOUND): no tool get_order\n",
+    ]);
   });
 
   it("prints --json answers as the gate wrote them", async () => {

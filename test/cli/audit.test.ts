@@ -71,7 +71,8 @@ function noteKey(name: string, seedByte: number): NoteKey {
   return {
     verifier: `${name}+${keyId.toString("hex")}+${b64(Buffer.concat([Buffer.from([1]), publicKey]))}`,
     id: `${name}+${keyId.toString("hex")}`,
-    signNote: (text) => `${text}\n\u2014 ${name} ${b64(Buffer.concat([keyId, sign(null, Buffer.from(text), privateKey)]))}\n`,
+    signNote: (text) =>
+      `${text}\n\u2014 ${name} ${b64(Buffer.concat([keyId, sign(null, Buffer.from(text), privateKey)]))}\n`,
   };
 }
 
@@ -79,14 +80,21 @@ const KEY = noteKey("toolgate-test", 7);
 const OTHER = noteKey("toolgate-test", 8);
 
 /** Entry lines with a valid hash chain: the digest is SHA-256 of the text chain.ts's entryDigest documents. */
-function entryLines(n: number, record = (seq: number) => `{"call_id":"call-${seq}","status":"succeeded","tool":"get_order"}`): string[] {
+function entryLines(
+  n: number,
+  record = (seq: number) => `{"call_id":"call-${seq}","status":"succeeded","tool":"get_order"}`,
+): string[] {
   const lines: string[] = [];
   let prev = "0".repeat(64);
   for (let seq = 1; seq <= n; seq++) {
     const kind = seq % 5 === 0 ? "credential.issued" : "tool_call";
     const at = 1_700_000_000_000 + seq * 1_000;
-    const digest = sha256(`{"at":${at},"kind":"${kind}","prev_sha256":"${prev}","record":${record(seq)},"seq":${seq}}`).toString("hex");
-    lines.push(`{"at":${at},"entry_sha256":"${digest}","kind":"${kind}","prev_sha256":"${prev}","record":${record(seq)},"seq":${seq}}`);
+    const digest = sha256(
+      `{"at":${at},"kind":"${kind}","prev_sha256":"${prev}","record":${record(seq)},"seq":${seq}}`,
+    ).toString("hex");
+    lines.push(
+      `{"at":${at},"entry_sha256":"${digest}","kind":"${kind}","prev_sha256":"${prev}","record":${record(seq)},"seq":${seq}}`,
+    );
     prev = digest;
   }
   return lines;
@@ -138,7 +146,16 @@ const NO_CHECKPOINT_WARNING =
 
 describe("toolgate audit verify", () => {
   it("passes a good export of 1,200 entries, with the checkpoints saved along the way (exit 0)", async () => {
-    const result = await run(["verify", "--export", GOOD_FILE, "--key", KEY.verifier, "--checkpoint", SAVED_1000, `--checkpoint=${SAVED_1200}`]);
+    const result = await run([
+      "verify",
+      "--export",
+      GOOD_FILE,
+      "--key",
+      KEY.verifier,
+      "--checkpoint",
+      SAVED_1000,
+      `--checkpoint=${SAVED_1200}`,
+    ]);
     expect(result).toEqual({
       code: 0,
       err: "",
@@ -160,7 +177,9 @@ describe("toolgate audit verify", () => {
   it("reads the export in chunks that split lines anywhere, with the same report", async () => {
     const whole = await run(["verify", "--export", GOOD_FILE, "--key", OTHER.verifier, "--key", KEY.verifier]);
     expect(whole.code).toBe(0);
-    expect(await run(["verify", "--export", GOOD_FILE, "--key", OTHER.verifier, "--key", KEY.verifier], 997)).toEqual(whole);
+    expect(await run(["verify", "--export", GOOD_FILE, "--key", OTHER.verifier, "--key", KEY.verifier], 997)).toEqual(
+      whole,
+    );
   });
 
   it("names entry 417 when one byte of its record changed (exit 1)", async () => {
@@ -214,7 +233,19 @@ describe("toolgate audit verify", () => {
     const alone = await run(["verify", "--export", path, "--key", KEY.verifier]);
     // Without a saved checkpoint, a truncated, re-signed log is self-consistent: why witnesses exist.
     expect(alone.code).toBe(0);
-    expect(await run(["verify", "--export", path, "--key", KEY.verifier, "--checkpoint", SAVED_1200, "--checkpoint", SAVED_1000])).toEqual({
+    expect(
+      await run([
+        "verify",
+        "--export",
+        path,
+        "--key",
+        KEY.verifier,
+        "--checkpoint",
+        SAVED_1200,
+        "--checkpoint",
+        SAVED_1000,
+      ]),
+    ).toEqual({
       code: 1,
       err: "",
       out: [
@@ -261,7 +292,9 @@ describe("toolgate audit verify", () => {
   it("refuses a good export under a wrong verifier key (exit 1)", async () => {
     const result = await run(["verify", "--export", GOOD_FILE, "--key", OTHER.verifier]);
     expect(result.code).toBe(1);
-    expect(result.out).toContain("signed by:   (no given key)\nfindings:    1\n  checkpoint: signature: no signature by a given key");
+    expect(result.out).toContain(
+      "signed by:   (no given key)\nfindings:    1\n  checkpoint: signature: no signature by a given key",
+    );
   });
 
   it("finds an altered checkpoint note: its signature no longer verifies", async () => {
@@ -275,13 +308,41 @@ describe("toolgate audit verify", () => {
   });
 
   it.each([
-    ["a missing export", () => ["--export", join(dir, "missing.ndjson"), "--key", KEY.verifier], `cannot read ${join(dir, "missing.ndjson")} (ENOENT)`],
-    ["a missing saved checkpoint", () => ["--export", GOOD_FILE, "--key", KEY.verifier, "--checkpoint", join(dir, "gone")], `cannot read saved checkpoint ${join(dir, "gone")} (ENOENT)`],
-    ["a garbage key", () => ["--export", GOOD_FILE, "--key", "not-a-key"], "--key 1 is not a verifier key <name>+<8 hex>+<base64> (key_malformed)"],
-    ["a key with a wrong id", () => ["--export", GOOD_FILE, "--key", KEY.verifier.replace(/\+[0-9a-f]{8}\+/, "+00000000+")], "--key 1 is not a verifier key <name>+<8 hex>+<base64> (key_id_mismatch)"],
-    ["a signer key, never echoed", () => ["--export", GOOD_FILE, "--key", "PRIVATE+KEY+toolgate-test+0badc0de+AQ=="], "--key 1 is a signer (private) key; pass its verifier key"],
-    ["an export without a checkpoint line", () => ["--export", file(`${GOOD.join("\n")}\n`), "--key", KEY.verifier], 'is not the checkpoint line {"checkpoint":"…"}: not an audit export'],
-    ["a file that is not NDJSON", () => ["--export", file('{\n  "checkpoint": "x"\n}\n'), "--key", KEY.verifier], 'the last line (line 3) is not the checkpoint line {"checkpoint":"…"}: not an audit export'],
+    [
+      "a missing export",
+      () => ["--export", join(dir, "missing.ndjson"), "--key", KEY.verifier],
+      `cannot read ${join(dir, "missing.ndjson")} (ENOENT)`,
+    ],
+    [
+      "a missing saved checkpoint",
+      () => ["--export", GOOD_FILE, "--key", KEY.verifier, "--checkpoint", join(dir, "gone")],
+      `cannot read saved checkpoint ${join(dir, "gone")} (ENOENT)`,
+    ],
+    [
+      "a garbage key",
+      () => ["--export", GOOD_FILE, "--key", "not-a-key"],
+      "--key 1 is not a verifier key <name>+<8 hex>+<base64> (key_malformed)",
+    ],
+    [
+      "a key with a wrong id",
+      () => ["--export", GOOD_FILE, "--key", KEY.verifier.replace(/\+[0-9a-f]{8}\+/, "+00000000+")],
+      "--key 1 is not a verifier key <name>+<8 hex>+<base64> (key_id_mismatch)",
+    ],
+    [
+      "a signer key, never echoed",
+      () => ["--export", GOOD_FILE, "--key", "PRIVATE+KEY+toolgate-test+0badc0de+AQ=="],
+      "--key 1 is a signer (private) key; pass its verifier key",
+    ],
+    [
+      "an export without a checkpoint line",
+      () => ["--export", file(`${GOOD.join("\n")}\n`), "--key", KEY.verifier],
+      'is not the checkpoint line {"checkpoint":"…"}: not an audit export',
+    ],
+    [
+      "a file that is not NDJSON",
+      () => ["--export", file('{\n  "checkpoint": "x"\n}\n'), "--key", KEY.verifier],
+      'the last line (line 3) is not the checkpoint line {"checkpoint":"…"}: not an audit export',
+    ],
     ["an empty file", () => ["--export", file(""), "--key", KEY.verifier], "the export is empty"],
   ])("exits 2 on bad input: %s", async (_name, args, message) => {
     const result = await run(["verify", ...args()]);
@@ -291,7 +352,15 @@ describe("toolgate audit verify", () => {
     expect(result.err).not.toContain("PRIVATE");
   });
 
-  it.each([[["verify"]], [["verify", "--export", "x"]], [["verify", "--key", "k"]], [["verify", "--export"]], [["verify", "--bogus", "1"]], [["check"]], [[]]])("exits 2 with usage for %j", async (args) => {
+  it.each([
+    [["verify"]],
+    [["verify", "--export", "x"]],
+    [["verify", "--key", "k"]],
+    [["verify", "--export"]],
+    [["verify", "--bogus", "1"]],
+    [["check"]],
+    [[]],
+  ])("exits 2 with usage for %j", async (args) => {
     const result = await run(args);
     expect(result.code).toBe(2);
     expect(result.out).toBe("");
@@ -327,18 +396,40 @@ describe("toolgate audit prove", () => {
     [1, 1],
     [6, 7],
   ])("proves entry %i in the tree of the first %s entries, checked by RFC 9162's algorithm", async (seq, size) => {
-    const result = await run(["prove", "--export", GOOD_FILE, "--seq", String(seq), ...(size === undefined ? [] : ["--size", String(size)])]);
+    const result = await run([
+      "prove",
+      "--export",
+      GOOD_FILE,
+      "--seq",
+      String(seq),
+      ...(size === undefined ? [] : ["--size", String(size)]),
+    ]);
     expect(result.code).toBe(0);
     expect(result.err).toBe("");
     expect(result.out.endsWith("}\n")).toBe(true);
-    const answer = JSON.parse(result.out) as { seq: number; leaf_index: number; tree_size: number; leaf_hash: string; root: string; proof: string[] };
+    const answer = JSON.parse(result.out) as {
+      seq: number;
+      leaf_index: number;
+      tree_size: number;
+      leaf_hash: string;
+      root: string;
+      proof: string[];
+    };
     const treeSize = size ?? 1_200;
     const root = mth(leaves.slice(0, treeSize));
-    expect({ ...answer, proof: undefined }).toEqual({ seq, leaf_index: seq - 1, tree_size: treeSize, leaf_hash: b64(leaves[seq - 1] as Buffer), root: b64(root), proof: undefined });
+    expect({ ...answer, proof: undefined }).toEqual({
+      seq,
+      leaf_index: seq - 1,
+      tree_size: treeSize,
+      leaf_hash: b64(leaves[seq - 1] as Buffer),
+      root: b64(root),
+      proof: undefined,
+    });
     const proof = answer.proof.map((p) => Buffer.from(p, "base64"));
     expect(inclusionHolds(leaves[seq - 1] as Buffer, seq - 1, treeSize, proof, root)).toBe(true);
     // The proof is tight: one hash fewer or another leaf does not verify.
-    if (proof.length > 0) expect(inclusionHolds(leaves[seq - 1] as Buffer, seq - 1, treeSize, proof.slice(1), root)).toBe(false);
+    if (proof.length > 0)
+      expect(inclusionHolds(leaves[seq - 1] as Buffer, seq - 1, treeSize, proof.slice(1), root)).toBe(false);
     expect(inclusionHolds(leafOf("other"), seq - 1, treeSize, proof, root)).toBe(false);
   });
 
@@ -347,19 +438,45 @@ describe("toolgate audit prove", () => {
     const path = file(exportText(five, checkpointOf(five, KEY)));
     const l = five.map(leafOf);
     // RFC 9162 §2.1.3.1: PATH(2, D[0:5]) = PATH(0, D[2:4]) : MTH(D[0:2]) : MTH(D[4:5]).
-    const expected = { seq: 3, leaf_index: 2, tree_size: 5, leaf_hash: b64(l[2] as Buffer), root: b64(mth(l)), proof: [b64(l[3] as Buffer), b64(node(l[0] as Buffer, l[1] as Buffer)), b64(l[4] as Buffer)] };
-    expect(await run(["prove", "--export", path, "--seq", "3"])).toEqual({ code: 0, err: "", out: `${JSON.stringify(expected)}\n` });
+    const expected = {
+      seq: 3,
+      leaf_index: 2,
+      tree_size: 5,
+      leaf_hash: b64(l[2] as Buffer),
+      root: b64(mth(l)),
+      proof: [b64(l[3] as Buffer), b64(node(l[0] as Buffer, l[1] as Buffer)), b64(l[4] as Buffer)],
+    };
+    expect(await run(["prove", "--export", path, "--seq", "3"])).toEqual({
+      code: 0,
+      err: "",
+      out: `${JSON.stringify(expected)}\n`,
+    });
   });
 
   it.each([
     [["--export", "GOOD", "--seq", "1201"], "toolgate audit prove: --seq 1201 is beyond the tree of 1200 entries\n"],
-    [["--export", "GOOD", "--seq", "5", "--size", "4"], "toolgate audit prove: --seq 5 is beyond the tree of 4 entries\n"],
-    [["--export", "GOOD", "--seq", "1", "--size", "1201"], "toolgate audit prove: --size 1201 exceeds the export's 1200 entries\n"],
+    [
+      ["--export", "GOOD", "--seq", "5", "--size", "4"],
+      "toolgate audit prove: --seq 5 is beyond the tree of 4 entries\n",
+    ],
+    [
+      ["--export", "GOOD", "--seq", "1", "--size", "1201"],
+      "toolgate audit prove: --size 1201 exceeds the export's 1200 entries\n",
+    ],
   ])("exits 2 for %j", async (args, message) => {
-    expect(await run(["prove", ...args.map((a) => (a === "GOOD" ? GOOD_FILE : a))])).toEqual({ code: 2, out: "", err: message });
+    expect(await run(["prove", ...args.map((a) => (a === "GOOD" ? GOOD_FILE : a))])).toEqual({
+      code: 2,
+      out: "",
+      err: message,
+    });
   });
 
-  it.each([[["prove", "--export", "x"]], [["prove", "--seq", "1"]], [["prove", "--export", "x", "--seq", "0"]], [["prove", "--export", "x", "--seq", "1", "--size", "-1"]]])("exits 2 with usage for %j", async (args) => {
+  it.each([
+    [["prove", "--export", "x"]],
+    [["prove", "--seq", "1"]],
+    [["prove", "--export", "x", "--seq", "0"]],
+    [["prove", "--export", "x", "--seq", "1", "--size", "-1"]],
+  ])("exits 2 with usage for %j", async (args) => {
     const result = await run(args);
     expect(result.code).toBe(2);
     expect(result.err).toContain("usage: toolgate audit verify");
@@ -367,6 +484,10 @@ describe("toolgate audit prove", () => {
 
   it("exits 2 for a missing export", async () => {
     const missing = join(dir, "nothing.ndjson");
-    expect(await run(["prove", "--export", missing, "--seq", "1"])).toEqual({ code: 2, out: "", err: `toolgate audit prove: cannot read ${missing} (ENOENT)\n` });
+    expect(await run(["prove", "--export", missing, "--seq", "1"])).toEqual({
+      code: 2,
+      out: "",
+      err: `toolgate audit prove: cannot read ${missing} (ENOENT)\n`,
+    });
   });
 });

@@ -4,7 +4,9 @@ import { runCapability } from "../../src/cli/capability";
 import type { CliIo } from "../../src/cli/io";
 
 const dir = "fixtures/capability";
-const files = readdirSync(dir).filter((name) => name.endsWith(".json")).sort();
+const files = readdirSync(dir)
+  .filter((name) => name.endsWith(".json"))
+  .sort();
 
 function io(files: Record<string, string> = {}) {
   const out: string[] = [];
@@ -29,7 +31,8 @@ describe("toolgate capability", () => {
   });
 
   it("exits 1 and names the step when an outcome differs", () => {
-    const doc = '{"format":"capability-cases-v1","name":"m","steps":[{"op":{"advance-time":{"tick":0}},"expect":{"Ok":true}}]}';
+    const doc =
+      '{"format":"capability-cases-v1","name":"m","steps":[{"op":{"advance-time":{"tick":0}},"expect":{"Ok":true}}]}';
     const { cli, out, err } = io({ "m.json": doc });
     expect(runCapability(["--fixture", "m.json"], cli)).toBe(1);
     expect(err.join("")).toBe("toolgate capability: m.json: 1 step(s) did not match: 0\n");
@@ -37,7 +40,8 @@ describe("toolgate capability", () => {
   });
 
   it("exits 2 with the path of an invalid operation", () => {
-    const doc = '{"format":"capability-cases-v1","name":"m","steps":[{"op":"snapshot"},{"op":{"advance-time":{"tick":-1}}}]}';
+    const doc =
+      '{"format":"capability-cases-v1","name":"m","steps":[{"op":"snapshot"},{"op":{"advance-time":{"tick":-1}}}]}';
     const { cli, err } = io({ "m.json": doc });
     expect(runCapability(["--fixture", "m.json"], cli)).toBe(2);
     expect(err.join("").startsWith("toolgate capability: m.json: invalid-scenario\nat steps.1.op")).toBe(true);

@@ -55,7 +55,9 @@ describe("toolgate cases", () => {
     const io = captureIo();
     const name = fixturePath("rejected/20-runtime-timeout-after-commit-on-read.json");
     expect(runCases(["--fixture", name], io)).toBe(2);
-    expect(io.err).toBe(`toolgate cases: ${name}: fixture refused while running: timeout_after_commit applies only to write actions\n`);
+    expect(io.err).toBe(
+      `toolgate cases: ${name}: fixture refused while running: timeout_after_commit applies only to write actions\n`,
+    );
   });
 
   it("prints the rejected dump document with --dump", () => {

@@ -38,15 +38,37 @@ describe("the demo service, holding only what the gate publishes", () => {
     await new Promise<void>((resolve) => gateServer?.listen(0, "127.0.0.1", resolve));
     const address = gateServer.address();
     const port = typeof address === "object" && address !== null ? address.port : 0;
-    service = await startDemoService({ keys: { demo: `http://127.0.0.1:${port}/v1/consumers/demo/signing-keys` }, token: TOKEN, now: () => clock });
+    service = await startDemoService({
+      keys: { demo: `http://127.0.0.1:${port}/v1/consumers/demo/signing-keys` },
+      token: TOKEN,
+      now: () => clock,
+    });
   };
   const body = '{"customer":"acme"}';
-  const acme = [200, { data: { customer: "acme", name: "Acme Corporation", tier: "gold", balance_cents: 125000 }, resource_revision: null, observed_at: "2027-01-15T08:00:00Z" }];
+  const acme = [
+    200,
+    {
+      data: { customer: "acme", name: "Acme Corporation", tier: "gold", balance_cents: 125000 },
+      resource_revision: null,
+      observed_at: "2027-01-15T08:00:00Z",
+    },
+  ];
   const lookup = async (key: ForgingKey, subject: string, nonce: string) => {
     if (service === undefined) throw new Error("the demo service is not started");
     const url = `${service.base}/customers/lookup`;
-    const statement = { consumer: "demo", subject_id: subject, roles: ["admin"], tool: "lookup_customer", call_id: nonce, operation_id: `op-${nonce}` };
-    const res = await fetch(url, { method: "POST", headers: signedHeaders(key, "POST", url, statement, body, Math.floor(clock / 1000), nonce), body });
+    const statement = {
+      consumer: "demo",
+      subject_id: subject,
+      roles: ["admin"],
+      tool: "lookup_customer",
+      call_id: nonce,
+      operation_id: `op-${nonce}`,
+    };
+    const res = await fetch(url, {
+      method: "POST",
+      headers: signedHeaders(key, "POST", url, statement, body, Math.floor(clock / 1000), nonce),
+      body,
+    });
     return [res.status, await res.json()];
   };
 
@@ -54,12 +76,22 @@ describe("the demo service, holding only what the gate publishes", () => {
     served = JSON.stringify({ keys: [publishedKey(SECRET, "demo")] });
     await start();
     const held = served; // all the forging downstream was given: the public members of a JWK, no "d"
-    expect((JSON.parse(held) as { keys: object[] }).keys.map((k) => Object.keys(k))).toEqual([["kty", "crv", "x", "kid", "use"]]);
+    expect((JSON.parse(held) as { keys: object[] }).keys.map((k) => Object.keys(k))).toEqual([
+      ["kty", "crv", "x", "kid", "use"],
+    ]);
     const answers = [];
-    for (const [i, key] of keysFrom(held).entries()) answers.push([key.name, ...(await lookup(key, "user-2", `forged-${i}`))]);
+    for (const [i, key] of keysFrom(held).entries())
+      answers.push([key.name, ...(await lookup(key, "user-2", `forged-${i}`))]);
     const ed = (what: string) => [`ed25519, seed = ${what}`, 401, { error: "bad signature" }];
     const mac = (what: string) => [`hmac-sha256, key = ${what}`, 401, { error: "unknown key" }];
-    expect(answers).toEqual([ed("x"), mac("x"), ed("kid"), mac("kid"), ed("sha-256 of the JWK Set"), mac("sha-256 of the JWK Set")]);
+    expect(answers).toEqual([
+      ed("x"),
+      mac("x"),
+      ed("kid"),
+      mac("kid"),
+      ed("sha-256 of the JWK Set"),
+      mac("sha-256 of the JWK Set"),
+    ]);
     // The control: the forger's code with the gate's own key is accepted, so each refusal above was the key's.
     expect(await lookup(gateKey(SECRET, "demo", publishedKey(SECRET, "demo").kid), "user-2", "control")).toEqual(acme);
     expect(fetches).toBe(1);
@@ -74,8 +106,14 @@ describe("the demo service, holding only what the gate publishes", () => {
     served = JSON.stringify({ keys: [next, current] });
     expect(await lookup(gateKey(rotated, "demo", next.kid), "user-1", "n-2")).toEqual([401, { error: "unknown key" }]);
     clock += 10_000;
-    expect(await lookup(gateKey(rotated, "demo", next.kid), "user-1", "n-3")).toEqual([200, { ...(acme[1] as object), observed_at: "2027-01-15T08:00:10Z" }]);
-    expect(await lookup(gateKey(SECRET, "demo", current.kid), "user-1", "n-4")).toEqual([200, { ...(acme[1] as object), observed_at: "2027-01-15T08:00:10Z" }]);
+    expect(await lookup(gateKey(rotated, "demo", next.kid), "user-1", "n-3")).toEqual([
+      200,
+      { ...(acme[1] as object), observed_at: "2027-01-15T08:00:10Z" },
+    ]);
+    expect(await lookup(gateKey(SECRET, "demo", current.kid), "user-1", "n-4")).toEqual([
+      200,
+      { ...(acme[1] as object), observed_at: "2027-01-15T08:00:10Z" },
+    ]);
     expect(fetches).toBe(2);
   });
 });

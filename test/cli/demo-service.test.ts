@@ -36,12 +36,26 @@ const DOC = {
     signature: "toolgate=:glwwx562ffJ1PpklAJ0etJwfWvfSjpcIItz8wPgCxfDt0vHBgexoOiWGcN6d3ocFBxAO8/eXkg5bgBvktEXCAA==:",
   } as Record<string, string>,
   /** tenant-a's published key (docs/http-tools.md). */
-  key: { kty: "OKP", crv: "Ed25519", x: "M-lbJxbTypqagK876iBxmuSRaA1DlBszUY9NDdgKQXs", kid: "D5MYTufZAonKSHAHsIyKHYhugrwiS1KjJjEvQIzbRMA", use: "sig" },
+  key: {
+    kty: "OKP",
+    crv: "Ed25519",
+    x: "M-lbJxbTypqagK876iBxmuSRaA1DlBszUY9NDdgKQXs",
+    kid: "D5MYTufZAonKSHAHsIyKHYhugrwiS1KjJjEvQIzbRMA",
+    use: "sig",
+  },
 };
 
 describe("the demo service's signature check (http-message-signatures, the published key)", () => {
   afterEach(() => void vi.useRealTimers());
-  type Change = { headers?: Record<string, string>; drop?: string; body?: string; url?: string; now?: number; known?: boolean; fresh?: boolean };
+  type Change = {
+    headers?: Record<string, string>;
+    drop?: string;
+    body?: string;
+    url?: string;
+    now?: number;
+    known?: boolean;
+    fresh?: boolean;
+  };
   const verify = async (change: Change = {}) => {
     // The library checks `expires` against the system clock: set it to the vector's time.
     vi.useFakeTimers({ toFake: ["Date"], now: (change.now ?? DOC.created) * 1000 });
@@ -49,10 +63,16 @@ describe("the demo service's signature check (http-message-signatures, the publi
       {
         method: "POST",
         url: change.url ?? DOC.url,
-        headers: Object.fromEntries(Object.entries({ ...DOC.headers, ...change.headers }).filter(([name]) => name !== change.drop)),
+        headers: Object.fromEntries(
+          Object.entries({ ...DOC.headers, ...change.headers }).filter(([name]) => name !== change.drop),
+        ),
         body: Buffer.from(change.body ?? DOC.body),
       },
-      { keysOf: async (c: string) => (change.known === false || c !== "tenant-a" ? undefined : [DOC.key]), nowSeconds: change.now ?? DOC.created, fresh: () => change.fresh ?? true },
+      {
+        keysOf: async (c: string) => (change.known === false || c !== "tenant-a" ? undefined : [DOC.key]),
+        nowSeconds: change.now ?? DOC.created,
+        fresh: () => change.fresh ?? true,
+      },
     );
   };
 
@@ -63,7 +83,14 @@ describe("the demo service's signature check (http-message-signatures, the publi
   it("accepts the documented request and reads its statement", async () => {
     expect(await verify()).toEqual({
       ok: true,
-      statement: { call_id: "call-1", consumer: "tenant-a", operation_id: "op-call-1", roles: ["support"], subject_id: "user-1", tool: "lookup_refund" },
+      statement: {
+        call_id: "call-1",
+        consumer: "tenant-a",
+        operation_id: "op-call-1",
+        roles: ["support"],
+        subject_id: "user-1",
+        tool: "lookup_refund",
+      },
     });
   });
 
@@ -75,7 +102,12 @@ describe("the demo service's signature check (http-message-signatures, the publi
       { headers: { signature: "" } },
       { body: '{"refund_id":"RF-2"}' },
       { url: "http://downstream/refunds/lookup?x=1" },
-      { headers: { signature: "toolgate=:AAAAx562ffJ1PpklAJ0etJwfWvfSjpcIItz8wPgCxfDt0vHBgexoOiWGcN6d3ocFBxAO8/eXkg5bgBvktEXCAA==:" } },
+      {
+        headers: {
+          signature:
+            "toolgate=:AAAAx562ffJ1PpklAJ0etJwfWvfSjpcIItz8wPgCxfDt0vHBgexoOiWGcN6d3ocFBxAO8/eXkg5bgBvktEXCAA==:",
+        },
+      },
       { headers: { "signature-input": input.replace(' "toolgate-identity"', "") } },
       { headers: { "signature-input": input.replace("ed25519", "hmac-sha256") } },
       { known: false },
@@ -102,7 +134,10 @@ describe("the demo service's signature check (http-message-signatures, the publi
       "replayed nonce",
       "idempotency key is not the statement's status_ref",
     ]);
-    expect([(await verify({ now: DOC.created + 5 })).ok, (await verify({ now: DOC.created + 65 })).ok]).toEqual([true, true]);
+    expect([(await verify({ now: DOC.created + 5 })).ok, (await verify({ now: DOC.created + 65 })).ok]).toEqual([
+      true,
+      true,
+    ]);
   });
 });
 
@@ -117,9 +152,23 @@ interface Statement {
 }
 
 /** A request signed as the gate signs it, by the independent library with the gate's key, for the consumer `demo`. */
-async function signed(method: string, path: string, statement: Statement, body = "", extra: Record<string, string> = {}, nonce = randomBytes(16).toString("base64url")) {
+async function signed(
+  method: string,
+  path: string,
+  statement: Statement,
+  body = "",
+  extra: Record<string, string> = {},
+  nonce = randomBytes(16).toString("base64url"),
+) {
   const url = `${service.base}${path}`;
-  const full = { consumer: "demo", subject_id: "user-1", roles: ["support"], call_id: "call-1", operation_id: "op-1", ...statement };
+  const full = {
+    consumer: "demo",
+    subject_id: "user-1",
+    roles: ["support"],
+    call_id: "call-1",
+    operation_id: "op-1",
+    ...statement,
+  };
   const headers: Record<string, string> = {
     ...extra,
     "content-digest": `sha-256=:${createHash("sha256").update(body).digest("base64")}:`,
@@ -128,7 +177,11 @@ async function signed(method: string, path: string, statement: Statement, body =
   const created = new Date(NOW);
   const message = await httpbis.signMessage(
     {
-      key: { id: publishedKey(SECRET, "demo").kid, alg: "ed25519", sign: createSigner(gatePrivateKey(SECRET, "demo"), "ed25519").sign },
+      key: {
+        id: publishedKey(SECRET, "demo").kid,
+        alg: "ed25519",
+        sign: createSigner(gatePrivateKey(SECRET, "demo"), "ed25519").sign,
+      },
       name: "toolgate",
       fields: ["@method", "@target-uri", "content-digest", "toolgate-identity"],
       params: ["created", "expires", "nonce", "keyid", "alg", "tag"],
@@ -136,7 +189,10 @@ async function signed(method: string, path: string, statement: Statement, body =
     },
     { method, url, headers },
   );
-  return { url, init: { method, headers: message.headers as Record<string, string>, ...(body === "" ? {} : { body }) } };
+  return {
+    url,
+    init: { method, headers: message.headers as Record<string, string>, ...(body === "" ? {} : { body }) },
+  };
 }
 
 async function answer(request: { url: string; init: RequestInit }) {
@@ -144,48 +200,94 @@ async function answer(request: { url: string; init: RequestInit }) {
   return [res.status, await res.json()];
 }
 
-const send = async (method: string, path: string, statement: Statement, body = "", extra: Record<string, string> = {}) => answer(await signed(method, path, statement, body, extra));
+const send = async (
+  method: string,
+  path: string,
+  statement: Statement,
+  body = "",
+  extra: Record<string, string> = {},
+) => answer(await signed(method, path, statement, body, extra));
 const LOOKUP = { tool: "lookup_customer" };
 const write = (key: string) => ({ tool: "create_invoice", status_ref: key });
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const invoice = (key: string, amount: number, extra: Record<string, string> = AUTH) =>
-  send("POST", "/invoices", write(key), JSON.stringify({ customer: "acme", amount }), { ...extra, "idempotency-key": `"${key}"` });
+  send("POST", "/invoices", write(key), JSON.stringify({ customer: "acme", amount }), {
+    ...extra,
+    "idempotency-key": `"${key}"`,
+  });
 
 describe("the demo service's endpoints", () => {
   afterEach(async () => service?.close());
 
   const start = async () => {
-    service = await startDemoService({ keys: { demo: { keys: [publishedKey(SECRET, "demo")] } }, token: TOKEN, now: () => NOW });
+    service = await startDemoService({
+      keys: { demo: { keys: [publishedKey(SECRET, "demo")] } },
+      token: TOKEN,
+      now: () => NOW,
+    });
   };
 
   it("answers a read, refuses unsigned and replayed requests and a statement for another tool", async () => {
     await start();
     expect(await send("POST", "/customers/lookup", LOOKUP, '{"customer":"acme"}')).toEqual([
       200,
-      { data: { customer: "acme", name: "Acme Corporation", tier: "gold", balance_cents: 125000 }, resource_revision: null, observed_at: "2027-01-15T08:00:00Z" },
+      {
+        data: { customer: "acme", name: "Acme Corporation", tier: "gold", balance_cents: 125000 },
+        resource_revision: null,
+        observed_at: "2027-01-15T08:00:00Z",
+      },
     ]);
-    expect(await send("POST", "/customers/lookup", LOOKUP, '{"customer":"nobody"}')).toEqual([404, { error: "no such customer" }]);
-    expect(await answer({ url: `${service.base}/customers/lookup`, init: { method: "POST", body: '{"customer":"acme"}' } })).toEqual([401, { error: "unsigned" }]);
+    expect(await send("POST", "/customers/lookup", LOOKUP, '{"customer":"nobody"}')).toEqual([
+      404,
+      { error: "no such customer" },
+    ]);
+    expect(
+      await answer({ url: `${service.base}/customers/lookup`, init: { method: "POST", body: '{"customer":"acme"}' } }),
+    ).toEqual([401, { error: "unsigned" }]);
     const once = await signed("POST", "/customers/lookup", LOOKUP, '{"customer":"acme"}', {}, "the-same-nonce");
     expect([(await answer(once))[0], await answer(once)]).toEqual([200, [401, { error: "replayed nonce" }]]);
-    expect(await send("POST", "/customers/lookup", { tool: "create_invoice" }, '{"customer":"acme"}')).toEqual([403, { error: "this endpoint serves lookup_customer" }]);
+    expect(await send("POST", "/customers/lookup", { tool: "create_invoice" }, '{"customer":"acme"}')).toEqual([
+      403,
+      { error: "this endpoint serves lookup_customer" },
+    ]);
     expect(await send("GET", "/nowhere", LOOKUP)).toEqual([404, { error: "no such endpoint" }]);
   });
 
   it("runs a write once per key, with its token, and reports it through status and fence", async () => {
     await start();
-    const result = { data: { invoice_id: "INV-1", customer: "acme", amount: 250 }, resource_revision: null, observed_at: "2027-01-15T08:00:00Z", request_id: "req-1", receipt_id: "rcpt-INV-1" };
+    const result = {
+      data: { invoice_id: "INV-1", customer: "acme", amount: 250 },
+      resource_revision: null,
+      observed_at: "2027-01-15T08:00:00Z",
+      request_id: "req-1",
+      receipt_id: "rcpt-INV-1",
+    };
     expect(await invoice("k-1", 250, {})).toEqual([403, { error: "bad token" }]);
     expect(await invoice("k-1", 250)).toEqual([200, result]);
     expect(await invoice("k-1", 250)).toEqual([200, result]);
-    expect(await send("POST", "/invoices", write("k-1"), '{"customer":"acme","amount":250}', AUTH)).toEqual([400, { error: "a write needs an Idempotency-Key" }]);
-    expect(await send("GET", "/invoices/status/k-1", write("k-1"), "", AUTH)).toEqual([200, { state: "committed", result }]);
+    expect(await send("POST", "/invoices", write("k-1"), '{"customer":"acme","amount":250}', AUTH)).toEqual([
+      400,
+      { error: "a write needs an Idempotency-Key" },
+    ]);
+    expect(await send("GET", "/invoices/status/k-1", write("k-1"), "", AUTH)).toEqual([
+      200,
+      { state: "committed", result },
+    ]);
     expect(await send("GET", "/invoices/status/k-2", write("k-2"), "", AUTH)).toEqual([200, { state: "not_found" }]);
-    expect(await send("GET", "/invoices/status/k-2", write("k-1"), "", AUTH)).toEqual([403, { error: "the statement's status_ref is not this key" }]);
-    expect(await send("POST", "/invoices/status/k-2/fence", write("k-2"), "", AUTH)).toEqual([200, { state: "fenced" }]);
+    expect(await send("GET", "/invoices/status/k-2", write("k-1"), "", AUTH)).toEqual([
+      403,
+      { error: "the statement's status_ref is not this key" },
+    ]);
+    expect(await send("POST", "/invoices/status/k-2/fence", write("k-2"), "", AUTH)).toEqual([
+      200,
+      { state: "fenced" },
+    ]);
     expect(await send("GET", "/invoices/status/k-2", write("k-2"), "", AUTH)).toEqual([200, { state: "fenced" }]);
     expect(await invoice("k-2", 10)).toEqual([409, { error: "this key is fenced" }]);
-    expect(await send("POST", "/invoices/status/k-1/fence", write("k-1"), "", AUTH)).toEqual([200, { state: "committed", result }]);
+    expect(await send("POST", "/invoices/status/k-1/fence", write("k-1"), "", AUTH)).toEqual([
+      200,
+      { state: "committed", result },
+    ]);
     expect(service.state()).toEqual({ invoices: { "k-1": result }, fenced: ["k-2"] });
   });
 });
@@ -193,12 +295,18 @@ describe("the demo service's endpoints", () => {
 describe("the demo's tools as data", () => {
   it("build under the gate's rules on loopback (npm start), and are refused without it", () => {
     const tools = demoTools("http://127.0.0.1:8788") as Record<string, unknown>;
-    const built = Object.entries(tools).map(([name, definition]) => buildTool(name, ToolDefinition.parse(definition), { allowLoopback: true }).ok);
+    const built = Object.entries(tools).map(
+      ([name, definition]) => buildTool(name, ToolDefinition.parse(definition), { allowLoopback: true }).ok,
+    );
     const refused = Object.entries(tools).map(([name, definition]) => {
       const result = buildTool(name, ToolDefinition.parse(definition), { allowLoopback: false });
       return result.ok ? "built" : result.error.pointer;
     });
-    expect([Object.keys(tools), built, refused]).toEqual([["lookup_customer", "create_invoice"], [true, true], ["/target/url", "/target/url"]]);
+    expect([Object.keys(tools), built, refused]).toEqual([
+      ["lookup_customer", "create_invoice"],
+      [true, true],
+      ["/target/url", "/target/url"],
+    ]);
   });
 
   it("are defined, with their secret first, before the consumer enables them", async () => {
@@ -206,13 +314,21 @@ describe("the demo's tools as data", () => {
     let n = 0;
     const call = async (_base: string, method: string, path: string, _token: string, body: { tools?: string[] }) => {
       calls.push(`${method} ${path}${body?.tools === undefined ? "" : ` ${body.tools.join(",")}`}`);
-      return path.endsWith("/credentials") ? { secret: `credential-${++n}`, credential_id: `cred_${String(n).padStart(16, "0")}` } : {};
+      return path.endsWith("/credentials")
+        ? { secret: `credential-${++n}`, credential_id: `cred_${String(n).padStart(16, "0")}` }
+        : {};
     };
     const state = mkdtempSync(join(tmpdir(), "toolgate-demo-"));
     const issuedPath = join(state, "issued.json");
-    const text = (await setUpDemo({ base: "http://127.0.0.1:1", admin: "admin", demoBase: "http://127.0.0.1:2", token: "t", devVarsPath: "/x/.dev.vars", issuedPath, call }).finally(() =>
-      rmSync(state, { recursive: true, force: true }),
-    )) as string;
+    const text = (await setUpDemo({
+      base: "http://127.0.0.1:1",
+      admin: "admin",
+      demoBase: "http://127.0.0.1:2",
+      token: "t",
+      devVarsPath: "/x/.dev.vars",
+      issuedPath,
+      call,
+    }).finally(() => rmSync(state, { recursive: true, force: true }))) as string;
     expect(calls).toEqual([
       "PUT /v1/consumers/demo get_order,create_refund_draft",
       "PUT /v1/consumers/tenant-a get_order,create_refund_draft",

@@ -15,7 +15,10 @@ function project(lock: Record<string, unknown>, installed: Record<string, unknow
   writeFileSync(join(root, "package-lock.json"), JSON.stringify({ lockfileVersion: 3, packages: lock }));
   if (installed !== null) {
     mkdirSync(join(root, "node_modules"));
-    writeFileSync(join(root, "node_modules", ".package-lock.json"), JSON.stringify({ lockfileVersion: 3, packages: installed }));
+    writeFileSync(
+      join(root, "node_modules", ".package-lock.json"),
+      JSON.stringify({ lockfileVersion: 3, packages: installed }),
+    );
   }
   return root;
 }
@@ -30,7 +33,9 @@ describe("staleReason", () => {
   it("names what is missing: node_modules, or a package at the lockfile's version", () => {
     expect(staleReason(project(LOCK, null))).toBe("node_modules is missing");
     expect(staleReason(project(LOCK, {}))).toBe("hono 4.13.19 is not installed");
-    expect(staleReason(project(LOCK, { "node_modules/hono": { version: "4.13.18" } }))).toBe("hono 4.13.19 is not installed");
+    expect(staleReason(project(LOCK, { "node_modules/hono": { version: "4.13.18" } }))).toBe(
+      "hono 4.13.19 is not installed",
+    );
   });
 
   it("is null when every non-optional package is installed at its version (another platform's optional ones need not be)", () => {

@@ -35,11 +35,19 @@ describe("toolgate envelope validate", () => {
   it("reports each refusal with its code, path and message, and exits 2", () => {
     const enqueue = readFileSync(`${dir}enqueue.v1.json`, "utf8");
     const { io, out } = harness({
-      "unknown.json": enqueue.replace('"sent_at_unix_ms": 1700000000000', '"sent_at_unix_ms": 1700000000000, "unexpected": true'),
+      "unknown.json": enqueue.replace(
+        '"sent_at_unix_ms": 1700000000000',
+        '"sent_at_unix_ms": 1700000000000, "unexpected": true',
+      ),
       "version.json": enqueue.replace('"version": 1', '"version": 2'),
       "garbage.json": "{}",
     });
-    expect(runEnvelope(["validate", "unknown.json", "fixture:observation.v1.json", "version.json", "garbage.json", "missing.json"], io)).toBe(2);
+    expect(
+      runEnvelope(
+        ["validate", "unknown.json", "fixture:observation.v1.json", "version.json", "garbage.json", "missing.json"],
+        io,
+      ),
+    ).toBe(2);
     expect(out.join("").split("\n")).toEqual([
       '{"file":"unknown.json","ok":false,"code":"unknown_field","path":"metadata.unexpected","message":"unknown protocol field: metadata.unexpected"}',
       '{"file":"fixture:observation.v1.json","ok":true,"code":null,"path":null,"message":null}',

@@ -46,7 +46,12 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      seen.push({ method: req.method ?? "", url: req.url ?? "", raw: req.rawHeaders, body: Buffer.concat(chunks).toString() });
+      seen.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        raw: req.rawHeaders,
+        body: Buffer.concat(chunks).toString(),
+      });
       res.writeHead(200, { "content-type": "application/json" });
       res.end('{"ok":true}');
     });
@@ -58,7 +63,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
   const address = upstream.address();
-  edge = await startLocalEdge({ port: 0, target: { host: "127.0.0.1", port: typeof address === "object" && address !== null ? address.port : 0 }, requestTimeoutMs: 1_000 });
+  edge = await startLocalEdge({
+    port: 0,
+    target: { host: "127.0.0.1", port: typeof address === "object" && address !== null ? address.port : 0 },
+    requestTimeoutMs: 1_000,
+  });
 });
 
 afterAll(async () => {
@@ -67,7 +76,8 @@ afterAll(async () => {
   await new Promise((r) => upstream.close(r));
 });
 
-const send = (text: string, options: { halfClose?: boolean; waitMs?: number } = {}) => rawRequest(edge.port, Buffer.from(text, "latin1"), options);
+const send = (text: string, options: { halfClose?: boolean; waitMs?: number } = {}) =>
+  rawRequest(edge.port, Buffer.from(text, "latin1"), options);
 const codeOf = (body: string) => (JSON.parse(body) as { code: string }).code;
 
 describe("local edge", () => {
@@ -85,7 +95,12 @@ describe("local edge", () => {
     const cases: Array<[string, string, number, string, { halfClose?: boolean; waitMs?: number }?]> = [
       ["two Content-Length", `${post}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400, "MALFORMED_HTTP"],
       ["negative Content-Length", `${post}Content-Length: -1\r\n\r\n{}`, 400, "MALFORMED_HTTP"],
-      ["Content-Length with chunked", `${post}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}`, 400, "MALFORMED_HTTP"],
+      [
+        "Content-Length with chunked",
+        `${post}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}`,
+        400,
+        "MALFORMED_HTTP",
+      ],
       ["bad chunk size", `${post}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`, 400, "MALFORMED_HTTP"],
       ["body shorter than declared, then EOF", `${post}Content-Length: 100\r\n\r\n{}`, 400, "MALFORMED_HTTP"],
       ["no Host", "POST /x HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}", 400, "MALFORMED_HTTP"],
@@ -94,8 +109,19 @@ describe("local edge", () => {
       ["known to the parser, not served", "PROPFIND /x HTTP/1.1\r\nHost: a\r\n\r\n", 405, "METHOD_NOT_ALLOWED"],
       ["CONNECT", "CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n", 405, "METHOD_NOT_ALLOWED"],
       ["asterisk-form target", "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n", 400, "MALFORMED_HTTP"],
-      ["oversized head", `GET /x HTTP/1.1\r\nHost: a\r\nX-Pad: ${"a".repeat(40_000)}\r\n\r\n`, 431, "HEADERS_TOO_LARGE"],
-      ["body never sent", `${post}Content-Length: 100\r\n\r\n{}`, 408, "REQUEST_TIMEOUT", { halfClose: false, waitMs: 4_000 }],
+      [
+        "oversized head",
+        `GET /x HTTP/1.1\r\nHost: a\r\nX-Pad: ${"a".repeat(40_000)}\r\n\r\n`,
+        431,
+        "HEADERS_TOO_LARGE",
+      ],
+      [
+        "body never sent",
+        `${post}Content-Length: 100\r\n\r\n{}`,
+        408,
+        "REQUEST_TIMEOUT",
+        { halfClose: false, waitMs: 4_000 },
+      ],
     ];
     const got = [];
     for (const [name, text, , , options] of cases) {
@@ -107,13 +133,18 @@ describe("local edge", () => {
   });
 
   it("forwards a well-formed request unchanged, repeated headers included, and re-frames chunked bodies", async () => {
-    const a = await send('POST /v1/x?q=1 HTTP/1.1\r\nHost: a\r\nIdempotency-Key: k1\r\nIdempotency-Key: k2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{"\r\n5\r\na":1}\r\n0\r\n\r\n');
+    const a = await send(
+      'POST /v1/x?q=1 HTTP/1.1\r\nHost: a\r\nIdempotency-Key: k1\r\nIdempotency-Key: k2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{"\r\n5\r\na":1}\r\n0\r\n\r\n',
+    );
     expect([a.status, a.body]).toEqual([200, '{"ok":true}']);
     const last = seen.pop() as Seen;
     const pairs: Array<[string, string]> = [];
-    for (let i = 0; i < last.raw.length; i += 2) pairs.push([(last.raw[i] as string).toLowerCase(), last.raw[i + 1] as string]);
+    for (let i = 0; i < last.raw.length; i += 2)
+      pairs.push([(last.raw[i] as string).toLowerCase(), last.raw[i + 1] as string]);
     expect([last.method, last.url, last.body]).toEqual(["POST", "/v1/x?q=1", '{"a":1}']);
-    expect(pairs.filter(([k]) => k === "idempotency-key" || k === "content-length" || k === "transfer-encoding")).toEqual([
+    expect(
+      pairs.filter(([k]) => k === "idempotency-key" || k === "content-length" || k === "transfer-encoding"),
+    ).toEqual([
       ["idempotency-key", "k1"],
       ["idempotency-key", "k2"],
       ["content-length", "7"],
@@ -130,7 +161,9 @@ describe("local edge", () => {
     const socket = connect(edge.port, "127.0.0.1");
     const received: Buffer[] = [];
     socket.on("data", (d: Buffer) => received.push(d));
-    socket.write("GET /ws HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+    socket.write(
+      "GET /ws HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    );
     await new Promise((r) => setTimeout(r, 200));
     socket.write("ping");
     await new Promise((r) => setTimeout(r, 200));
@@ -172,7 +205,8 @@ function open(path: string, from: string, accept = "text/event-stream"): { socke
 }
 
 const statusOf = (text: string) => text.slice(0, 12);
-const tally = (texts: string[]) => texts.reduce<Record<string, number>>((t, x) => ({ ...t, [statusOf(x)]: (t[statusOf(x)] ?? 0) + 1 }), {});
+const tally = (texts: string[]) =>
+  texts.reduce<Record<string, number>>((t, x) => ({ ...t, [statusOf(x)]: (t[statusOf(x)] ?? 0) + 1 }), {});
 
 describe("local edge: held requests", { timeout: 20_000 }, () => {
   it("ends the upstream request within 1 s of the client leaving mid-stream or mid-wait", async () => {
@@ -202,8 +236,16 @@ describe("local edge: held requests", { timeout: 20_000 }, () => {
     for (const c of flood) c.socket.destroy();
     const drained = await until(() => holding.size === 0, 1_000);
     const started = Date.now();
-    const health = await rawRequest(edge.port, Buffer.from("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"), { waitMs: 2_000 });
-    expect([tally(firsts), heldBefore, drained, health.status, health.body]).toEqual([{ "HTTP/1.1 200": 64, "HTTP/1.1 429": 236 }, 64, true, 200, '{"ok":true}']);
+    const health = await rawRequest(edge.port, Buffer.from("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"), {
+      waitMs: 2_000,
+    });
+    expect([tally(firsts), heldBefore, drained, health.status, health.body]).toEqual([
+      { "HTTP/1.1 200": 64, "HTTP/1.1 429": 236 },
+      64,
+      true,
+      200,
+      '{"ok":true}',
+    ]);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(codeOf(firsts.find((f) => f.startsWith("HTTP/1.1 429"))?.split("\r\n\r\n")[1] ?? "")).toBe("RATE_LIMITED");
   });
@@ -217,10 +259,19 @@ describe("local edge: held requests", { timeout: 20_000 }, () => {
     const [ownFirst, otherFirst, moreFirst] = await Promise.all([own.first, other.first, more.first]);
     for (const c of [...flood, own, other, more]) c.socket.destroy();
     await until(() => holding.size === 0, 1_000);
-    expect([statusOf(ownFirst), ownFirst.endsWith('\r\n\r\n{"ok":true}'), statusOf(otherFirst), otherFirst.endsWith("\r\n8\r\n: open\n\n\r\n")]).toEqual(["HTTP/1.1 200", true, "HTTP/1.1 200", true]);
+    expect([
+      statusOf(ownFirst),
+      ownFirst.endsWith('\r\n\r\n{"ok":true}'),
+      statusOf(otherFirst),
+      otherFirst.endsWith("\r\n8\r\n: open\n\n\r\n"),
+    ]).toEqual(["HTTP/1.1 200", true, "HTTP/1.1 200", true]);
     expect(tally(firsts)).toEqual({ "HTTP/1.1 200": 64, "HTTP/1.1 429": 236 });
     const [head, body] = moreFirst.split("\r\n\r\n");
-    expect([statusOf(moreFirst), head?.toLowerCase().includes("\r\nretry-after: 1\r\n"), JSON.parse(body ?? "")]).toEqual([
+    expect([
+      statusOf(moreFirst),
+      head?.toLowerCase().includes("\r\nretry-after: 1\r\n"),
+      JSON.parse(body ?? ""),
+    ]).toEqual([
       "HTTP/1.1 429",
       true,
       {

@@ -18,7 +18,10 @@ const ROOT = resolve(__dirname, "..", "..");
 const TYPES = join(ROOT, "test", "openapi-types");
 
 /** Runs a Node script of a dev dependency; its exit code and output. */
-function run(args: readonly string[], env: Record<string, string> = {}): { status: number | null; stdout: string; out: string } {
+function run(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): { status: number | null; stdout: string; out: string } {
   const child = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", env: { ...process.env, ...env } });
   return { status: child.status, stdout: child.stdout, out: `${child.stdout}${child.stderr}` };
 }
@@ -39,9 +42,15 @@ async function demoRequests(): Promise<DemoRequest[]> {
   };
   const state = mkdtempSync(join(tmpdir(), "toolgate-openapi-"));
   const issuedPath = join(state, "issued.json");
-  const text: string = await setUpDemo({ base: "http://127.0.0.1:8787", admin: "admin", demoBase: "http://127.0.0.1:8789", token: "t", devVarsPath: ".dev.vars", issuedPath, call }).finally(() =>
-    rmSync(state, { recursive: true, force: true }),
-  );
+  const text: string = await setUpDemo({
+    base: "http://127.0.0.1:8787",
+    admin: "admin",
+    demoBase: "http://127.0.0.1:8789",
+    token: "t",
+    devVarsPath: ".dev.vars",
+    issuedPath,
+    call,
+  }).finally(() => rmSync(state, { recursive: true, force: true }));
   const vars: Record<string, string> = { TG: "/v1/consumers/demo", REF: "/v1/consumers/tenant-a" };
   const printed: DemoRequest[] = [];
   const lines = text.split("\n");
@@ -73,7 +82,10 @@ describe("the OpenAPI document", () => {
   }, 60_000);
 
   it("passes @redocly/cli lint (recommended rules) with 0 errors and 0 warnings", () => {
-    const lint = run([join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", OPENAPI_FILE, "--format=json"], { REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" });
+    const lint = run([join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", OPENAPI_FILE, "--format=json"], {
+      REDOCLY_TELEMETRY: "off",
+      REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
+    });
     expect(JSON.parse(lint.stdout).totals).toEqual({ errors: 0, warnings: 0, ignored: 0 });
     expect(lint.status).toBe(0);
   }, 60_000);
@@ -87,11 +99,19 @@ describe("the OpenAPI document", () => {
 
     const requests = await demoRequests();
     const paths = Object.keys(doc.paths);
-    const typed = requests.map((r, i) => `export const request${i} = ${JSON.stringify(r.body)} satisfies Body<${JSON.stringify(template(paths, r.path))}, ${JSON.stringify(r.method.toLowerCase())}>;`);
-    writeFileSync(join(TYPES, "generated", "demo-requests.ts"), `import type { Body } from "../helpers";\n\n${typed.join("\n")}\n`);
+    const typed = requests.map(
+      (r, i) =>
+        `export const request${i} = ${JSON.stringify(r.body)} satisfies Body<${JSON.stringify(template(paths, r.path))}, ${JSON.stringify(r.method.toLowerCase())}>;`,
+    );
+    writeFileSync(
+      join(TYPES, "generated", "demo-requests.ts"),
+      `import type { Body } from "../helpers";\n\n${typed.join("\n")}\n`,
+    );
     // Every request kind npm start sends or prints: the consumers, the secret, both tool definitions,
     // the credentials, the tool calls, the approval decision and MCP's initialize.
-    expect(requests.map((r) => `${r.method} ${template(paths, r.path)}`).filter((v, i, all) => all.indexOf(v) === i)).toEqual([
+    expect(
+      requests.map((r) => `${r.method} ${template(paths, r.path)}`).filter((v, i, all) => all.indexOf(v) === i),
+    ).toEqual([
       "PUT /v1/consumers/{consumer}",
       "PUT /v1/consumers/{consumer}/secrets/{name}",
       "PUT /v1/consumers/{consumer}/tools/{name}",

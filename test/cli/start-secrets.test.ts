@@ -27,10 +27,18 @@ interface Spawned {
 /** A spawned child as the recorder fakes it. */
 type RecordedChild = EventEmitter & { pid: number; exitCode: null; signalCode: null };
 
-function recorder(): { spawned: Spawned[]; child: RecordedChild; spawn: (command: string, args: string[], options: { env: Record<string, string> }) => RecordedChild } {
+function recorder(): {
+  spawned: Spawned[];
+  child: RecordedChild;
+  spawn: (command: string, args: string[], options: { env: Record<string, string> }) => RecordedChild;
+} {
   const spawned: Spawned[] = [];
   const child = Object.assign(new EventEmitter(), { pid: 4242, exitCode: null, signalCode: null });
-  return { spawned, child, spawn: (command, args, options) => (spawned.push({ command, args, env: options.env }), child) };
+  return {
+    spawned,
+    child,
+    spawn: (command, args, options) => (spawned.push({ command, args, env: options.env }), child),
+  };
 }
 
 const folders: string[] = [];
@@ -54,9 +62,26 @@ describe("wrangler dev's command line", () => {
     const { command, args, env } = r.spawned[0] as Spawned;
     const envFile = args[args.length - 1] as string;
     expect(command).toBe(process.execPath);
-    expect(args).toEqual([WRANGLER, "dev", "--ip", "127.0.0.1", "--port", "4321", "--persist-to", "/tmp/state", "--show-interactive-dev-session=false", "--env-file", envFile]);
+    expect(args).toEqual([
+      WRANGLER,
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      "4321",
+      "--persist-to",
+      "/tmp/state",
+      "--show-interactive-dev-session=false",
+      "--env-file",
+      envFile,
+    ]);
     expect(envFile).toMatch(/\/toolgate-env-[^/]+\/dev\.env$/);
-    for (const value of [secrets.TOOLGATE_ADMIN_TOKEN, secrets.TOOLGATE_TOKEN_KEY, secrets.TOOLGATE_SIGNING_KEY, secrets.TOOLGATE_SECRETS_KEY]) {
+    for (const value of [
+      secrets.TOOLGATE_ADMIN_TOKEN,
+      secrets.TOOLGATE_TOKEN_KEY,
+      secrets.TOOLGATE_SIGNING_KEY,
+      secrets.TOOLGATE_SECRETS_KEY,
+    ]) {
       expect(args.join(" ").includes(value)).toBe(false);
       expect(Object.values(env).includes(value)).toBe(false);
     }
@@ -73,16 +98,47 @@ describe("wrangler dev's command line", () => {
   it("lets npm start's wrangler read .dev.vars (no env file, no secret)", () => {
     const r = recorder();
     startWranglerDev({ port: 8788, persistTo: "/tmp/state", inherit: true, spawnProcess: r.spawn });
-    expect(r.spawned.map((s) => s.args)).toEqual([[WRANGLER, "dev", "--ip", "127.0.0.1", "--port", "8788", "--persist-to", "/tmp/state", "--show-interactive-dev-session=false"]]);
+    expect(r.spawned.map((s) => s.args)).toEqual([
+      [
+        WRANGLER,
+        "dev",
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        "8788",
+        "--persist-to",
+        "/tmp/state",
+        "--show-interactive-dev-session=false",
+      ],
+    ]);
   });
 
   it("gives black-box dev servers fresh keys per state folder, in the env file only", () => {
-    const a = devBindings("/tmp/bb-state-a", "admin-token-for-test-0123456789", { TOOLGATE_DOWNSTREAM_URL: "http://127.0.0.1:1" });
-    expect(Object.keys(a)).toEqual(["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_AUDIT_SIGNING_KEY", "TOOLGATE_DOWNSTREAM_URL"]);
-    expect(a.TOOLGATE_AUDIT_SIGNING_KEY).toMatch(/^PRIVATE\+KEY\+toolgate-local\+[0-9a-f]{8}\+A[Q-Za-f][A-Za-z0-9+/]{42}$/);
-    expect([KEY.test(a.TOOLGATE_TOKEN_KEY ?? ""), KEY.test(a.TOOLGATE_SIGNING_KEY ?? ""), a.TOOLGATE_TOKEN_KEY === a.TOOLGATE_SIGNING_KEY]).toEqual([true, true, false]);
+    const a = devBindings("/tmp/bb-state-a", "admin-token-for-test-0123456789", {
+      TOOLGATE_DOWNSTREAM_URL: "http://127.0.0.1:1",
+    });
+    expect(Object.keys(a)).toEqual([
+      "TOOLGATE_ADMIN_TOKEN",
+      "TOOLGATE_TOKEN_KEY",
+      "TOOLGATE_SIGNING_KEY",
+      "TOOLGATE_AUDIT_SIGNING_KEY",
+      "TOOLGATE_DOWNSTREAM_URL",
+    ]);
+    expect(a.TOOLGATE_AUDIT_SIGNING_KEY).toMatch(
+      /^PRIVATE\+KEY\+toolgate-local\+[0-9a-f]{8}\+A[Q-Za-f][A-Za-z0-9+/]{42}$/,
+    );
+    expect([
+      KEY.test(a.TOOLGATE_TOKEN_KEY ?? ""),
+      KEY.test(a.TOOLGATE_SIGNING_KEY ?? ""),
+      a.TOOLGATE_TOKEN_KEY === a.TOOLGATE_SIGNING_KEY,
+    ]).toEqual([true, true, false]);
     // A restart on the same folder keeps the keys (minted credentials stay valid); another folder gets its own.
-    expect(devBindings("/tmp/bb-state-a/", "admin-token-for-test-0123456789")).toEqual({ TOOLGATE_ADMIN_TOKEN: "admin-token-for-test-0123456789", TOOLGATE_TOKEN_KEY: a.TOOLGATE_TOKEN_KEY, TOOLGATE_SIGNING_KEY: a.TOOLGATE_SIGNING_KEY, TOOLGATE_AUDIT_SIGNING_KEY: a.TOOLGATE_AUDIT_SIGNING_KEY });
+    expect(devBindings("/tmp/bb-state-a/", "admin-token-for-test-0123456789")).toEqual({
+      TOOLGATE_ADMIN_TOKEN: "admin-token-for-test-0123456789",
+      TOOLGATE_TOKEN_KEY: a.TOOLGATE_TOKEN_KEY,
+      TOOLGATE_SIGNING_KEY: a.TOOLGATE_SIGNING_KEY,
+      TOOLGATE_AUDIT_SIGNING_KEY: a.TOOLGATE_AUDIT_SIGNING_KEY,
+    });
     expect(devBindings("/tmp/bb-state-b", "x").TOOLGATE_TOKEN_KEY === a.TOOLGATE_TOKEN_KEY).toBe(false);
     expect(devArgs(1234, "/tmp/bb-state-a", 5678, "/tmp/e/dev.env")).toEqual([
       WRANGLER,
@@ -115,10 +171,20 @@ describe("npm start's .dev.vars", () => {
     const path = join(folder(), ".dev.vars");
     const admin = ensureDevVars(path) as string;
     const lines = readFileSync(path, "utf8").split("\n");
-    expect(lines.map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_AUDIT_SIGNING_KEY", "TOOLGATE_ALLOW_LOOPBACK_TARGETS", ""]);
+    expect(lines.map((l) => l.replace(/=.*/, ""))).toEqual([
+      "TOOLGATE_ADMIN_TOKEN",
+      "TOOLGATE_TOKEN_KEY",
+      "TOOLGATE_SIGNING_KEY",
+      "TOOLGATE_SECRETS_KEY",
+      "TOOLGATE_AUDIT_SIGNING_KEY",
+      "TOOLGATE_ALLOW_LOOPBACK_TARGETS",
+      "",
+    ]);
     expect(lines.slice(0, 4).map((l) => KEY.test(l.replace(/^[A-Z_]+=/, "")))).toEqual([true, true, true, true]);
     expect(new Set(lines.slice(0, 4)).size).toBe(4);
-    expect(lines[4]).toMatch(/^TOOLGATE_AUDIT_SIGNING_KEY=PRIVATE\+KEY\+toolgate-local\+[0-9a-f]{8}\+A[Q-Za-f][A-Za-z0-9+/]{42}$/);
+    expect(lines[4]).toMatch(
+      /^TOOLGATE_AUDIT_SIGNING_KEY=PRIVATE\+KEY\+toolgate-local\+[0-9a-f]{8}\+A[Q-Za-f][A-Za-z0-9+/]{42}$/,
+    );
     expect(lines[5]).toBe("TOOLGATE_ALLOW_LOOPBACK_TARGETS=1");
     expect(lines[0]).toBe(`TOOLGATE_ADMIN_TOKEN=${admin}`);
     expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -133,18 +199,34 @@ describe("npm start's .dev.vars", () => {
     expect(ensureDevVars(path)).toBe("old-admin-token-kept-as-it-is");
     const lines = readFileSync(path, "utf8").split("\n");
     expect(lines.slice(0, 2)).toEqual(["TOOLGATE_ADMIN_TOKEN=old-admin-token-kept-as-it-is", "OTHER=1"]);
-    expect(lines.slice(2).map((l) => l.replace(/=.*/, ""))).toEqual(["TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_AUDIT_SIGNING_KEY", "TOOLGATE_ALLOW_LOOPBACK_TARGETS", ""]);
+    expect(lines.slice(2).map((l) => l.replace(/=.*/, ""))).toEqual([
+      "TOOLGATE_TOKEN_KEY",
+      "TOOLGATE_SIGNING_KEY",
+      "TOOLGATE_SECRETS_KEY",
+      "TOOLGATE_AUDIT_SIGNING_KEY",
+      "TOOLGATE_ALLOW_LOOPBACK_TARGETS",
+      "",
+    ]);
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   it("keeps a loopback setting the user changed, and reads values as npm start does", () => {
     vi.spyOn(console, "log").mockImplementation(() => undefined);
     const path = join(folder(), ".dev.vars");
-    writeFileSync(path, 'TOOLGATE_ALLOW_LOOPBACK_TARGETS=0\nTOOLGATE_ADMIN_TOKEN="quoted-admin-token-0123456789"\n', { mode: 0o600 });
+    writeFileSync(path, 'TOOLGATE_ALLOW_LOOPBACK_TARGETS=0\nTOOLGATE_ADMIN_TOKEN="quoted-admin-token-0123456789"\n', {
+      mode: 0o600,
+    });
     expect(ensureDevVars(path)).toBe("quoted-admin-token-0123456789");
     const vars = readDevVars(path) as Record<string, string>;
     expect([Object.keys(vars), vars.TOOLGATE_ALLOW_LOOPBACK_TARGETS]).toEqual([
-      ["TOOLGATE_ALLOW_LOOPBACK_TARGETS", "TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_AUDIT_SIGNING_KEY"],
+      [
+        "TOOLGATE_ALLOW_LOOPBACK_TARGETS",
+        "TOOLGATE_ADMIN_TOKEN",
+        "TOOLGATE_TOKEN_KEY",
+        "TOOLGATE_SIGNING_KEY",
+        "TOOLGATE_SECRETS_KEY",
+        "TOOLGATE_AUDIT_SIGNING_KEY",
+      ],
       "0",
     ]);
   });
@@ -153,9 +235,13 @@ describe("npm start's .dev.vars", () => {
     vi.spyOn(console, "log").mockImplementation(() => undefined);
     const path = join(folder(), ".dev.vars");
     writeFileSync(path, "TOOLGATE_TOKEN_KEY=short\n", { mode: 0o600 });
-    expect(() => ensureDevVars(path)).toThrow(`${path}: TOOLGATE_TOKEN_KEY is shorter than 32 characters; delete its line to get a new one`);
+    expect(() => ensureDevVars(path)).toThrow(
+      `${path}: TOOLGATE_TOKEN_KEY is shorter than 32 characters; delete its line to get a new one`,
+    );
     const other = join(folder(), ".dev.vars");
     writeFileSync(other, "TOOLGATE_SECRETS_KEY=0123456789012345678901234567890\n", { mode: 0o600 });
-    expect(() => ensureDevVars(other)).toThrow(`${other}: TOOLGATE_SECRETS_KEY is shorter than 32 characters; delete its line to get a new one`);
+    expect(() => ensureDevVars(other)).toThrow(
+      `${other}: TOOLGATE_SECRETS_KEY is shorter than 32 characters; delete its line to get a new one`,
+    );
   });
 });

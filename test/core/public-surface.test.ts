@@ -86,7 +86,10 @@ describe("the package's public entry points", () => {
       "VALID_APPROVAL_MODES",
     ];
     const capabilityCases = ["capabilityScenario", "parseScenario", "runScenario", "sameJson"];
-    expect([...toolCases.filter((name) => name in core.toolResult), ...capabilityCases.filter((name) => name in core.capability)]).toEqual([]);
+    expect([
+      ...toolCases.filter((name) => name in core.toolResult),
+      ...capabilityCases.filter((name) => name in core.capability),
+    ]).toEqual([]);
     expect([...toolCases, ...capabilityCases].filter((name) => name in core)).toEqual([]);
     expect(toolCases.filter((name) => !(name in conformance.toolCases))).toEqual([]);
     expect(capabilityCases.filter((name) => !(name in conformance.capabilityCases))).toEqual([]);
@@ -107,11 +110,27 @@ describe("the package's public entry points", () => {
     // The reference's demo dispatcher is the harness's, named there.
     const demo = conformance.toolCases.createDemoEngine();
     expect([...demo.approvers]).toEqual(["human-reviewer-1"]);
-    expect([demo.registry.get("get_order")?.name, demo.registry.get("create_refund_draft")?.name]).toEqual(["get_order", "create_refund_draft"]);
+    expect([demo.registry.get("get_order")?.name, demo.registry.get("create_refund_draft")?.name]).toEqual([
+      "get_order",
+      "create_refund_draft",
+    ]);
   });
 
   it("keeps the client's runtime names", () => {
-    const names = ["AgentClient", "ApproverClient", "ProviderPoller", "connectProvider", "PROVIDER_PROTOCOL", "failure", "inlineResult", "jsonBytes", "observationFor", "call", "readWire", "writeWire"];
+    const names = [
+      "AgentClient",
+      "ApproverClient",
+      "ProviderPoller",
+      "connectProvider",
+      "PROVIDER_PROTOCOL",
+      "failure",
+      "inlineResult",
+      "jsonBytes",
+      "observationFor",
+      "call",
+      "readWire",
+      "writeWire",
+    ];
     expect(names.filter((name) => !(name in client))).toEqual([]);
   });
 
@@ -124,6 +143,10 @@ describe("the package's public entry points", () => {
     expectTypeOf<BoundEffect>().toEqualTypeOf<Wire<z.output<typeof providerBoundCapabilityEffectEnvelope>>>();
     expectTypeOf<BoundEffect["effect"]["operation_id"]>().toEqualTypeOf<U64>();
     expectTypeOf<CapabilityRequestInput["deadline_tick"]>().toEqualTypeOf<U64>();
-    expectTypeOf<Wire<{ a: bigint; b: [bigint, string][]; c: bigint | null }>>().toEqualTypeOf<{ a: U64; b: [U64, string][]; c: U64 | null }>();
+    expectTypeOf<Wire<{ a: bigint; b: [bigint, string][]; c: bigint | null }>>().toEqualTypeOf<{
+      a: U64;
+      b: [U64, string][];
+      c: U64 | null;
+    }>();
   });
 });

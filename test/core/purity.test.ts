@@ -15,7 +15,14 @@ function sources(dir: string): string[] {
 
 const IMPORT = /(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 const ALLOWED_PACKAGES = [/^zod(\/|$)/, /^@noble\/hashes\//, /^@noble\/curves\//, /^@marcbachmann\/cel-js$/];
-const FORBIDDEN_CALLS = [/\bDate\.now\(/, /\bnew Date\(\s*\)/, /\bconsole\./, /\bMath\.random\(/, /\bperformance\.now\(/, /\bJSON\.parse\(/];
+const FORBIDDEN_CALLS = [
+  /\bDate\.now\(/,
+  /\bnew Date\(\s*\)/,
+  /\bconsole\./,
+  /\bMath\.random\(/,
+  /\bperformance\.now\(/,
+  /\bJSON\.parse\(/,
+];
 
 describe("src/core stays pure", () => {
   const files = sources(core);
@@ -53,11 +60,12 @@ describe("src/conformance stays pure: the core's rules, and it imports nothing b
   const files = sources(conformance);
 
   it("has the tool-cases and capability-cases harness to check", () => {
-    expect(files.map((file) => relative(conformance, file)).filter((path) => path.endsWith("index.ts")).sort()).toEqual([
-      "capability-cases/index.ts",
-      "index.ts",
-      "tool-cases/index.ts",
-    ]);
+    expect(
+      files
+        .map((file) => relative(conformance, file))
+        .filter((path) => path.endsWith("index.ts"))
+        .sort(),
+    ).toEqual(["capability-cases/index.ts", "index.ts", "tool-cases/index.ts"]);
   });
 
   it("imports only src/core and src/conformance modules", () => {
@@ -66,7 +74,9 @@ describe("src/conformance stays pure: the core's rules, and it imports nothing b
       for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
         const spec = (match[1] ?? match[2]) as string;
         const target = join(file, "..", spec);
-        const ok = spec.startsWith(".") && (!relative(core, target).startsWith("..") || !relative(conformance, target).startsWith(".."));
+        const ok =
+          spec.startsWith(".") &&
+          (!relative(core, target).startsWith("..") || !relative(conformance, target).startsWith(".."));
         if (!ok) offending.push(`${relative(root, file)} imports ${spec}`);
       }
     }

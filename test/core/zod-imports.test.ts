@@ -22,6 +22,10 @@ describe("src/ reaches zod only through src/core/zod.ts", () => {
     const direct = sources(join(root, "src")).flatMap((file) =>
       [...readFileSync(file, "utf8").matchAll(ZOD_IMPORT)].map((m) => `${relative(root, file)} imports ${m[1]}`),
     );
-    expect(direct).toEqual(["src/core/zod.ts imports zod/locales", "src/core/zod.ts imports zod/mini", "src/core/zod.ts imports zod/mini"]);
+    expect(direct).toEqual([
+      "src/core/zod.ts imports zod/locales",
+      "src/core/zod.ts imports zod/mini",
+      "src/core/zod.ts imports zod/mini",
+    ]);
   });
 });

@@ -53,21 +53,40 @@ describe("checkCodeTools (createGate)", () => {
   });
 
   it("throws on a built-in tool's name, a repeated name, a malformed name, and an external tool", () => {
-    expect(() => checkCodeTools([tool("get_order")])).toThrow("createGate: tool get_order clashes with a built-in tool of the gate");
-    expect(() => checkCodeTools([tool("submit_refund")])).toThrow("createGate: tool submit_refund clashes with a built-in tool of the gate");
-    expect(() => checkCodeTools([tool("word_count"), tool("word_count")])).toThrow("createGate: tool word_count is given twice");
-    expect(() => checkCodeTools([tool("word count")])).toThrow('createGate: tool name "word count" is not /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/');
+    expect(() => checkCodeTools([tool("get_order")])).toThrow(
+      "createGate: tool get_order clashes with a built-in tool of the gate",
+    );
+    expect(() => checkCodeTools([tool("submit_refund")])).toThrow(
+      "createGate: tool submit_refund clashes with a built-in tool of the gate",
+    );
+    expect(() => checkCodeTools([tool("word_count"), tool("word_count")])).toThrow(
+      "createGate: tool word_count is given twice",
+    );
+    expect(() => checkCodeTools([tool("word count")])).toThrow(
+      'createGate: tool name "word count" is not /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/',
+    );
     expect(() => checkCodeTools([tool("1st")])).toThrow('createGate: tool name "1st" is not');
     expect(() => checkCodeTools([tool("x".repeat(65))])).toThrow("is not");
-    expect(() => checkCodeTools([{ ...tool("remote"), execution: { kind: "external" } }])).toThrow('createGate: tool remote must run in process (execution.kind "in_process")');
+    expect(() => checkCodeTools([{ ...tool("remote"), execution: { kind: "external" } }])).toThrow(
+      'createGate: tool remote must run in process (execution.kind "in_process")',
+    );
   });
 
   it("accepts a 64-character name and a leading underscore", () => {
-    expect(checkCodeTools([tool("x".repeat(64)), tool("_private")]).map((t) => t.name)).toEqual(["x".repeat(64), "_private"]);
+    expect(checkCodeTools([tool("x".repeat(64)), tool("_private")]).map((t) => t.name)).toEqual([
+      "x".repeat(64),
+      "_private",
+    ]);
   });
 
   it("knownToolNames: the built-in catalog, then the code tools", () => {
-    expect(knownToolNames([tool("word_count")])).toEqual(["get_order", "create_refund_draft", "submit_refund", "lookup_refund", "word_count"]);
+    expect(knownToolNames([tool("word_count")])).toEqual([
+      "get_order",
+      "create_refund_draft",
+      "submit_refund",
+      "lookup_refund",
+      "word_count",
+    ]);
   });
 });
 

@@ -9,7 +9,14 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installExample, removeInstalled, ROOT, startExample, type ExampleServer, type InstalledExample } from "./packed-example";
+import {
+  installExample,
+  removeInstalled,
+  ROOT,
+  startExample,
+  type ExampleServer,
+  type InstalledExample,
+} from "./packed-example";
 
 const ADMIN = randomBytes(24).toString("base64url");
 const CONSUMER = "words";
@@ -23,7 +30,10 @@ const timings: Record<string, number> = {};
 /** Runs the repository's TypeScript on the installed example (its own tsconfig.json). */
 function typecheckApp(app: string): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", app], { cwd: app, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", app], {
+      cwd: app,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
@@ -31,11 +41,19 @@ function typecheckApp(app: string): Promise<{ code: number | null; output: strin
   });
 }
 
-async function send(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function send(
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const base = server?.base ?? "";
   const res = await fetch(`${base}/v1/consumers/${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -51,7 +69,15 @@ async function send(method: string, path: string, token: string, body?: unknown)
 function toolCall(callId: string, name: string, args: Record<string, unknown>) {
   return {
     proposal: { name, arguments: args },
-    context: { call_id: callId, operation_id: `op-${callId}`, idempotency_key: null, provider: "openai", api_family: "responses", response_id: "resp-1", adapter_revision: "openai-responses-v1" },
+    context: {
+      call_id: callId,
+      operation_id: `op-${callId}`,
+      idempotency_key: null,
+      provider: "openai",
+      api_family: "responses",
+      response_id: "resp-1",
+      adapter_revision: "openai-responses-v1",
+    },
   };
 }
 
@@ -77,7 +103,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   if (example !== undefined) removeInstalled(example);
-  console.log(`custom-worker example: ${Object.entries(timings).map(([step, ms]) => `${step} ${ms} ms`).join(", ")}`);
+  console.log(
+    `custom-worker example: ${Object.entries(timings)
+      .map(([step, ms]) => `${step} ${ms} ms`)
+      .join(", ")}`,
+  );
 }, 30_000);
 
 describe("examples/custom-worker from a packed install", () => {
@@ -97,7 +127,12 @@ describe("examples/custom-worker from a packed install", () => {
 
   it("an agent's call of word_count answers the counted words as a succeeded Tool Result v2", async () => {
     const before = Math.floor(Date.now() / 1000);
-    const answer = await send("POST", `${CONSUMER}/tool-calls`, agent, toolCall("call-1", "word_count", { text: "the quick  brown fox\njumps" }));
+    const answer = await send(
+      "POST",
+      `${CONSUMER}/tool-calls`,
+      agent,
+      toolCall("call-1", "word_count", { text: "the quick  brown fox\njumps" }),
+    );
     const after = Math.floor(Date.now() / 1000);
     const result = answer.body["model_result"] as { provenance?: { observed_at?: string } } | undefined;
     const observedAt = result?.provenance?.observed_at ?? "(none)";
@@ -110,7 +145,13 @@ describe("examples/custom-worker from a packed install", () => {
           data: { words: 5 },
           error: null,
           execution: { outcome: "committed", delivery: "fresh", complete: true, truncated: false },
-          provenance: { source_label: "word-count", producer_revision: "word-count-v1", resource_revision: null, observed_at: observedAt, trust: "untrusted_data" },
+          provenance: {
+            source_label: "word-count",
+            producer_revision: "word-count-v1",
+            resource_revision: null,
+            observed_at: observedAt,
+            trust: "untrusted_data",
+          },
         },
         provider_output: { type: "function_call_output", call_id: "call-1", output: JSON.stringify(result) },
         // The call's receipt: the third audit entry (after consumer.configured and credential.created).
@@ -123,9 +164,20 @@ describe("examples/custom-worker from a packed install", () => {
   });
 
   it("the tool's argument rules apply: text that is only whitespace is INVALID_ARGUMENTS, and nothing ran", async () => {
-    const answer = await send("POST", `${CONSUMER}/tool-calls`, agent, toolCall("call-2", "word_count", { text: " \t " }));
+    const answer = await send(
+      "POST",
+      `${CONSUMER}/tool-calls`,
+      agent,
+      toolCall("call-2", "word_count", { text: " \t " }),
+    );
     const result = (answer.body["model_result"] ?? answer.body) as Record<string, unknown>;
-    expect([answer.status, result["status"], result["data"], (result["error"] as { code?: string } | null)?.code, result["execution"]]).toEqual([
+    expect([
+      answer.status,
+      result["status"],
+      result["data"],
+      (result["error"] as { code?: string } | null)?.code,
+      result["execution"],
+    ]).toEqual([
       200,
       "failed",
       null,
@@ -137,8 +189,16 @@ describe("examples/custom-worker from a packed install", () => {
   it("a consumer that does not list word_count cannot call it (UNKNOWN_TOOL)", async () => {
     expect((await send("PUT", "other", ADMIN, { tools: [], approver_subjects: [] })).status).toBe(200);
     const minted = await send("POST", "other/credentials", ADMIN, { kind: "agent", subject_id: "user-1" });
-    const answer = await send("POST", "other/tool-calls", minted.body["secret"] as string, toolCall("call-3", "word_count", { text: "one two" }));
-    const result = (answer.body["model_result"] ?? answer.body) as { status?: string; error?: { code?: string } | null };
+    const answer = await send(
+      "POST",
+      "other/tool-calls",
+      minted.body["secret"] as string,
+      toolCall("call-3", "word_count", { text: "one two" }),
+    );
+    const result = (answer.body["model_result"] ?? answer.body) as {
+      status?: string;
+      error?: { code?: string } | null;
+    };
     expect([answer.status, result.status, result.error?.code]).toEqual([200, "failed", "UNKNOWN_TOOL"]);
   });
 });

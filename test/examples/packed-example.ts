@@ -33,10 +33,15 @@ function childEnv(): NodeJS.ProcessEnv {
 /** Runs a command to completion within `timeoutMs`; answers its stdout, throws with its output otherwise. */
 export function run(command: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<string> {
   return new Promise((done, reject) => {
-    execFile(command, args, { cwd, env: childEnv(), timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error === null) done(stdout);
-      else reject(new Error(`${command} ${args.join(" ")} failed: ${error.message}\n${stdout}\n${stderr}`));
-    });
+    execFile(
+      command,
+      args,
+      { cwd, env: childEnv(), timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error === null) done(stdout);
+        else reject(new Error(`${command} ${args.join(" ")} failed: ${error.message}\n${stdout}\n${stderr}`));
+      },
+    );
   });
 }
 
@@ -60,21 +65,37 @@ export async function installExample(name: string): Promise<InstalledExample> {
   const [pack] = JSON.parse(packOut) as Array<{ filename: string; files: Array<{ path: string }> }>;
   if (pack === undefined) throw new Error(`npm pack answered no tarball: ${packOut}`);
   const app = join(dir, "app");
-  cpSync(join(ROOT, "examples", name), app, { recursive: true, filter: (path) => !/[/\\](node_modules|\.wrangler)$/.test(path) });
+  cpSync(join(ROOT, "examples", name), app, {
+    recursive: true,
+    filter: (path) => !/[/\\](node_modules|\.wrangler)$/.test(path),
+  });
 
   const manifest = readPackage(join(app, "package.json"));
   const repo = readPackage(join(ROOT, "package.json"));
   for (const tool of FROM_REPO) {
     const wanted = manifest.devDependencies?.[tool];
-    if (wanted !== undefined && wanted !== repo.devDependencies?.[tool]) throw new Error(`examples/${name} pins ${tool}@${wanted}, the repository ${repo.devDependencies?.[tool]}`);
+    if (wanted !== undefined && wanted !== repo.devDependencies?.[tool])
+      throw new Error(`examples/${name} pins ${tool}@${wanted}, the repository ${repo.devDependencies?.[tool]}`);
   }
-  const installed: PackageJson = { ...manifest, dependencies: { ...manifest.dependencies, toolgate: `file:${join(dir, pack.filename)}` } };
+  const installed: PackageJson = {
+    ...manifest,
+    dependencies: { ...manifest.dependencies, toolgate: `file:${join(dir, pack.filename)}` },
+  };
   delete installed.devDependencies;
   writeFileSync(join(app, "package.json"), `${JSON.stringify(installed, null, 2)}\n`);
-  await run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefer-offline", "--loglevel=error"], app, 90_000);
+  await run(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefer-offline", "--loglevel=error"],
+    app,
+    90_000,
+  );
 
   mkdirSync(join(app, "node_modules", "@cloudflare"), { recursive: true });
-  symlinkSync(join(ROOT, "node_modules", "@cloudflare", "workers-types"), join(app, "node_modules", "@cloudflare", "workers-types"), "dir");
+  symlinkSync(
+    join(ROOT, "node_modules", "@cloudflare", "workers-types"),
+    join(app, "node_modules", "@cloudflare", "workers-types"),
+    "dir",
+  );
   return { dir, app, packed: pack.files.map((f) => f.path) };
 }
 
@@ -93,7 +114,11 @@ export interface ExampleServer {
 }
 
 /** Starts `wrangler dev` (this repository's wrangler) in the example's folder; resolves once `/healthz` answers 200. */
-export async function startExample(example: InstalledExample, bindings: Record<string, string>, timeoutMs = 60_000): Promise<ExampleServer> {
+export async function startExample(
+  example: InstalledExample,
+  bindings: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<ExampleServer> {
   const port = await freePort();
   const envFile = writeEnvFile(bindings);
   const args = [

@@ -56,13 +56,19 @@ export async function setupConsumer(consumer: string, setup: ConsumerSetup): Pro
   if (secrets.length > 0 || definitions.length > 0) {
     expect(await admin.status("PUT", "", { tools: [], ...(setup.first ?? setup.config) })).toBe(200);
     for (const [name, value] of secrets) expect(await admin.status("PUT", `/secrets/${name}`, { value })).toBe(204);
-    for (const [name, definition] of definitions) expect(await admin.status("PUT", `/tools/${name}`, definition)).toBe(200);
+    for (const [name, definition] of definitions)
+      expect(await admin.status("PUT", `/tools/${name}`, definition)).toBe(200);
   }
   expect(await admin.status("PUT", "", { tools: setup.tools, ...setup.config })).toBe(200);
   if (setup.clock !== undefined) await pinClock(consumer, setup.clock);
 }
 
 /** Mints a credential of `consumer` and answers only its secret. */
-export async function secretOf(consumer: string, kind: string, subject?: string, extra: Record<string, unknown> = {}): Promise<string> {
+export async function secretOf(
+  consumer: string,
+  kind: string,
+  subject?: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   return (await credential(consumer, kind, subject, extra)).secret;
 }

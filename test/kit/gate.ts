@@ -19,7 +19,12 @@ export function send(method: string, path: string, token: string | null, body?: 
 }
 
 /** JSON request with a bearer token; answers the status and the parsed body (`null` for an empty one). */
-export async function sendJson(method: string, path: string, token: string | null, body?: unknown): Promise<{ status: number; body: unknown }> {
+export async function sendJson(
+  method: string,
+  path: string,
+  token: string | null,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
   const res = await send(method, path, token, body);
   const text = await res.text();
   return { status: res.status, body: text === "" ? null : (JSON.parse(text) as unknown) };
@@ -35,8 +40,17 @@ export async function createConsumer(consumer: string, tools: string[], approver
  * Mints a credential and answers its secret. `extra` adds binding members (`principal`,
  * `roles`, `tools`, `expires_at`); an agent credential without a subject is a host credential.
  */
-export async function credential(consumer: string, kind: string, subject?: string, extra: Record<string, unknown> = {}): Promise<{ id: string; secret: string }> {
-  const res = await send("POST", `/v1/consumers/${consumer}/credentials`, ADMIN_TOKEN, { kind, ...(subject === undefined ? {} : { subject_id: subject }), ...extra });
+export async function credential(
+  consumer: string,
+  kind: string,
+  subject?: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; secret: string }> {
+  const res = await send("POST", `/v1/consumers/${consumer}/credentials`, ADMIN_TOKEN, {
+    kind,
+    ...(subject === undefined ? {} : { subject_id: subject }),
+    ...extra,
+  });
   if (res.status !== 201) throw new Error(`credential setup failed: ${res.status} ${await res.text()}`);
   const body = (await res.json()) as { credential_id: string; secret: string };
   return { id: body.credential_id, secret: body.secret };
@@ -51,7 +65,15 @@ export async function pinClock(consumer: string, seconds: number): Promise<void>
 }
 
 /** Host context for a call. */
-export function context(callId: string, opts: { provider?: "openai" | "anthropic" | "google"; key?: string | null; operation?: string; response?: string } = {}) {
+export function context(
+  callId: string,
+  opts: {
+    provider?: "openai" | "anthropic" | "google";
+    key?: string | null;
+    operation?: string;
+    response?: string;
+  } = {},
+) {
   const provider = opts.provider ?? "openai";
   const profile = {
     openai: { api_family: "responses", adapter_revision: "openai-responses-v1" },

@@ -19,7 +19,13 @@ export interface McpAnswer {
 }
 
 /** POSTs one message (a value, or raw text) to `consumer`'s MCP endpoint; answers the response as it came. */
-export function mcpRequest(consumer: string, token: string, body: unknown, headers: Record<string, string> = {}, accept = MCP_ACCEPT): Promise<Response> {
+export function mcpRequest(
+  consumer: string,
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  accept = MCP_ACCEPT,
+): Promise<Response> {
   return gate(mcpPath(consumer), {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept, ...headers },
@@ -28,7 +34,12 @@ export function mcpRequest(consumer: string, token: string, body: unknown, heade
 }
 
 /** POSTs one message to `consumer`'s MCP endpoint; answers its status, headers and parsed body. */
-export async function mcpPost(consumer: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<McpAnswer> {
+export async function mcpPost(
+  consumer: string,
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<McpAnswer> {
   const res = await mcpRequest(consumer, token, body, headers);
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: text === "" ? null : JSON.parse(text) };

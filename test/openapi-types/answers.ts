@@ -23,7 +23,10 @@ export function providerText(answer: Call): string {
   if ("role" in output) return output.content;
   if ("tool_use_id" in output) return `${output.is_error} ${output.content[0].text}`;
   if ("previous_interaction_id" in output) return output.input.map((step) => step.result[0].text).join("");
-  if ("functionResponse" in output) return "output" in output.functionResponse.response ? output.functionResponse.response.output.status : output.functionResponse.response.error.status;
+  if ("functionResponse" in output)
+    return "output" in output.functionResponse.response
+      ? output.functionResponse.response.output.status
+      : output.functionResponse.response.error.status;
   return output.structuredContent.status;
 }
 
@@ -32,20 +35,33 @@ type Batch = Answer<"/v1/consumers/{consumer}/tool-calls/batch", "post", 200>;
 /** A batch: the turn's one message, each call's answer or problem. */
 export function batchSummary(answer: Batch): string {
   const message = answer.provider_message;
-  const kind = message === null ? "none" : Array.isArray(message) ? `items:${message.length}` : "role" in message ? message.role : message.previous_interaction_id;
+  const kind =
+    message === null
+      ? "none"
+      : Array.isArray(message)
+        ? `items:${message.length}`
+        : "role" in message
+          ? message.role
+          : message.previous_interaction_id;
   return `${kind} ${answer.calls.map((call) => call.problem?.code ?? call.model_result?.status).join(",")}`;
 }
 
 type Problem = Answer<"/v1/consumers/{consumer}/tool-calls", "post", 429>;
 
 /** A problem carries its stable code and its extension members. */
-export function problemLine(problem: Problem, capability: Answer<"/v1/consumers/{consumer}/capability/requests", "post", 422>): string {
+export function problemLine(
+  problem: Problem,
+  capability: Answer<"/v1/consumers/{consumer}/capability/requests", "post", 422>,
+): string {
   const code: "RATE_LIMITED" | "QUOTA_EXCEEDED" | (string & {}) = problem.code;
   return `${problem.status} ${code} ${problem.detail} ${problem.path ?? ""} ${Object.keys(capability.error ?? {}).join("")}`;
 }
 
 /** The headers a client acts on are typed: Retry-After on 429, WWW-Authenticate on 401. */
-export function waitSeconds(headers: AnswerHeaders<"/v1/consumers/{consumer}/tool-calls", "post", 429>, challenge: AnswerHeaders<"/v1/consumers/{consumer}/tool-calls", "post", 401>): string {
+export function waitSeconds(
+  headers: AnswerHeaders<"/v1/consumers/{consumer}/tool-calls", "post", 429>,
+  challenge: AnswerHeaders<"/v1/consumers/{consumer}/tool-calls", "post", 401>,
+): string {
   const retry: number | undefined = headers["Retry-After"];
   const www: string = challenge["WWW-Authenticate"];
   return `${retry ?? 0} ${www}`;
@@ -57,7 +73,9 @@ export function approvalWait(answer: Answer<"/v1/consumers/{consumer}/approvals/
 }
 
 export function toolPage(answer: Answer<"/v1/consumers/{consumer}/tools", "get", 200>): string[] {
-  return "tools" in answer ? answer.tools.map((tool) => tool.name) : answer.defined.map((tool) => `${tool.name}@${tool.current_version}`);
+  return "tools" in answer
+    ? answer.tools.map((tool) => tool.name)
+    : answer.defined.map((tool) => `${tool.name}@${tool.current_version}`);
 }
 
 // @ts-expect-error a model result has no `protected_audit`: the audit record never reaches the host's model side

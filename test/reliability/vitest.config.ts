@@ -32,13 +32,18 @@ export default defineConfig({
                 TOOLGATE_SIGNING_KEY: "test-signing-key-0123456789abcdef012345",
                 TOOLGATE_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456",
                 // A test key (seed 01 02 … 20), never a deployment's: signs audit checkpoints.
-                TOOLGATE_AUDIT_SIGNING_KEY: "PRIVATE+KEY+toolgate-test+f62e6223+AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g",
+                TOOLGATE_AUDIT_SIGNING_KEY:
+                  "PRIVATE+KEY+toolgate-test+f62e6223+AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g",
                 TOOLGATE_R5_PER_SURFACE: process.env.TOOLGATE_R5_PER_SURFACE ?? "5000",
               },
               serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
               outboundService: (request: Request) => {
                 const host = new URL(request.url).hostname;
-                return host === "mcp.test" ? mcp.fetch(request) : host === "hooks.test" ? hooks.fetch(request) : new Response("no such host", { status: 502 });
+                return host === "mcp.test"
+                  ? mcp.fetch(request)
+                  : host === "hooks.test"
+                    ? hooks.fetch(request)
+                    : new Response("no such host", { status: 502 });
               },
             },
           }),

@@ -50,19 +50,43 @@ export function keysFrom(jwksText: string): ForgingKey[] {
     ];
     return material.flatMap(([what, bytes]): ForgingKey[] => [
       { name: `ed25519, seed = ${what}`, alg: "ed25519", keyid: kid, sign: (base) => ed25519.sign(base, bytes) },
-      { name: `hmac-sha256, key = ${what}`, alg: "hmac-sha256", keyid: kid, sign: (base) => new Uint8Array(createHmac("sha256", bytes).update(base).digest()) },
+      {
+        name: `hmac-sha256, key = ${what}`,
+        alg: "hmac-sha256",
+        keyid: kid,
+        sign: (base) => new Uint8Array(createHmac("sha256", bytes).update(base).digest()),
+      },
     ]);
   });
 }
 
 /** The headers of a request for `statement`, signed by `key` at `created` (seconds) with `nonce`. */
-export function signedHeaders(key: ForgingKey, method: string, url: string, statement: Statement, body: string, created: number, nonce: string): Record<string, string> {
+export function signedHeaders(
+  key: ForgingKey,
+  method: string,
+  url: string,
+  statement: Statement,
+  body: string,
+  created: number,
+  nonce: string,
+): Record<string, string> {
   const identity = Buffer.from(JSON.stringify(statement)).toString("base64url");
   const digest = `sha-256=:${createHash("sha256").update(body).digest("base64")}:`;
   const params = `("@method" "@target-uri" "content-digest" "toolgate-identity");created=${created};expires=${created + 60};nonce="${nonce}";keyid="${key.keyid}";alg="${key.alg}";tag="toolgate"`;
-  const base = [`"@method": ${method}`, `"@target-uri": ${url}`, `"content-digest": ${digest}`, `"toolgate-identity": ${identity}`, `"@signature-params": ${params}`].join("\n");
+  const base = [
+    `"@method": ${method}`,
+    `"@target-uri": ${url}`,
+    `"content-digest": ${digest}`,
+    `"toolgate-identity": ${identity}`,
+    `"@signature-params": ${params}`,
+  ].join("\n");
   const signature = Buffer.from(key.sign(utf8(base))).toString("base64");
-  const headers: Record<string, string> = { "content-digest": digest, "toolgate-identity": identity, "signature-input": `toolgate=${params}`, signature: `toolgate=:${signature}:` };
+  const headers: Record<string, string> = {
+    "content-digest": digest,
+    "toolgate-identity": identity,
+    "signature-input": `toolgate=${params}`,
+    signature: `toolgate=:${signature}:`,
+  };
   if (statement.status_ref !== undefined) headers["idempotency-key"] = `"${statement.status_ref}"`;
   return headers;
 }

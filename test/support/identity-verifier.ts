@@ -72,7 +72,10 @@ export type Verification = { ok: true; keyid: string; statement: IdentityStateme
 
 function digestMatches(header: string, body: Uint8Array): boolean {
   const expected = createHash("sha256").update(body).digest();
-  const member = header.split(",").map((m) => m.trim()).find((m) => m.startsWith("sha-256="));
+  const member = header
+    .split(",")
+    .map((m) => m.trim())
+    .find((m) => m.startsWith("sha-256="));
   const match = member === undefined ? null : /^sha-256=:([A-Za-z0-9+/]+=*):$/.exec(member);
   if (match === null || match[1] === undefined) return false;
   const sent = Buffer.from(match[1], "base64");
@@ -92,7 +95,15 @@ function decodeStatement(header: string): IdentityStatement | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record).sort();
-  const expected = ["call_id", "consumer", "operation_id", "roles", "subject_id", "tool", ...("status_ref" in record ? ["status_ref"] : [])].sort();
+  const expected = [
+    "call_id",
+    "consumer",
+    "operation_id",
+    "roles",
+    "subject_id",
+    "tool",
+    ...("status_ref" in record ? ["status_ref"] : []),
+  ].sort();
   if (keys.join() !== expected.join()) return null;
   const text = (k: string): string | null => (typeof record[k] === "string" ? record[k] : null);
   const [consumer, subject_id, tool, call_id, operation_id] = TEXT_FIELDS.map(text);
@@ -110,11 +121,16 @@ function decodeStatement(header: string): IdentityStatement | null {
  * consumer (none: refused); the key must be one of the keys of the consumer the statement
  * names. `fresh` records a nonce and answers false if it was seen before (a replay).
  */
-export async function verifyToolgateRequest(request: ReceivedRequest, keysOf: (consumer: string) => readonly PublishedKey[] | undefined, fresh: (nonce: string) => boolean): Promise<Verification> {
+export async function verifyToolgateRequest(
+  request: ReceivedRequest,
+  keysOf: (consumer: string) => readonly PublishedKey[] | undefined,
+  fresh: (nonce: string) => boolean,
+): Promise<Verification> {
   const h = request.headers;
   const identity = h["toolgate-identity"];
   const digest = h["content-digest"];
-  if (identity === undefined || digest === undefined || h.signature === undefined || h["signature-input"] === undefined) return { ok: false, reason: "unsigned" };
+  if (identity === undefined || digest === undefined || h.signature === undefined || h["signature-input"] === undefined)
+    return { ok: false, reason: "unsigned" };
   if (!digestMatches(digest, request.body)) return { ok: false, reason: "content-digest mismatch" };
   const statement = decodeStatement(identity);
   if (statement === null) return { ok: false, reason: "malformed identity" };
@@ -126,7 +142,10 @@ export async function verifyToolgateRequest(request: ReceivedRequest, keysOf: (c
     verified = await httpbis.verifyMessage(
       {
         async keyLookup(params) {
-          const jwk = params.tag === "toolgate" && params.alg === "ed25519" ? keys.find((k) => k.kid === params.keyid) : undefined;
+          const jwk =
+            params.tag === "toolgate" && params.alg === "ed25519"
+              ? keys.find((k) => k.kid === params.keyid)
+              : undefined;
           if (jwk === undefined) return null;
           accepted.push(params);
           const key = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: "jwk" });
@@ -144,9 +163,11 @@ export async function verifyToolgateRequest(request: ReceivedRequest, keysOf: (c
   }
   // Exactly one toolgate signature, under a key this downstream holds for that consumer, and it verified.
   const params = accepted.length === 1 ? accepted[0] : undefined;
-  if (verified !== true || params === undefined || typeof params.keyid !== "string") return { ok: false, reason: accepted.length === 0 ? "unknown key" : "bad signature" };
+  if (verified !== true || params === undefined || typeof params.keyid !== "string")
+    return { ok: false, reason: accepted.length === 0 ? "unknown key" : "bad signature" };
   if (typeof params.nonce !== "string" || !fresh(params.nonce)) return { ok: false, reason: "replayed nonce" };
   const key = h["idempotency-key"];
-  if (key !== undefined && key !== `"${statement.status_ref ?? ""}"`) return { ok: false, reason: "idempotency key is not the statement's status_ref" };
+  if (key !== undefined && key !== `"${statement.status_ref ?? ""}"`)
+    return { ok: false, reason: "idempotency key is not the statement's status_ref" };
   return { ok: true, keyid: params.keyid, statement };
 }

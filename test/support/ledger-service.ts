@@ -31,7 +31,13 @@ export class LedgerService {
   readonly invoices = new Map<string, Invoice>();
   readonly posts = new Map<string, number>();
   readonly fenced = new Set<string>();
-  readonly seen: Array<{ method: string; path: string; authorization: string | null; subject: string | null; tool: string | null }> = [];
+  readonly seen: Array<{
+    method: string;
+    path: string;
+    authorization: string | null;
+    subject: string | null;
+    tool: string | null;
+  }> = [];
   readonly refused: string[] = [];
   readonly #nonces = new Set<string>();
 
@@ -47,7 +53,13 @@ export class LedgerService {
   }
 
   #result(invoice: Invoice, key: string) {
-    return { data: { ...invoice }, resource_revision: null, observed_at: OBSERVED_AT, request_id: `req-${key}`, receipt_id: `rcpt-${invoice.invoice_id}` };
+    return {
+      data: { ...invoice },
+      resource_revision: null,
+      observed_at: OBSERVED_AT,
+      request_id: `req-${key}`,
+      receipt_id: `rcpt-${invoice.invoice_id}`,
+    };
   }
 
   async fetch(request: Request): Promise<Response> {
@@ -61,24 +73,45 @@ export class LedgerService {
       return Response.json({ mode: this.mode });
     }
     if (url.pathname === "/_state") {
-      return Response.json({ invoices: Object.fromEntries(this.invoices), posts: Object.fromEntries(this.posts), fenced: [...this.fenced], seen: this.seen, refused: this.refused });
+      return Response.json({
+        invoices: Object.fromEntries(this.invoices),
+        posts: Object.fromEntries(this.posts),
+        fenced: [...this.fenced],
+        seen: this.seen,
+        refused: this.refused,
+      });
     }
     const body = new Uint8Array(await request.arrayBuffer());
     const headers = headerRecord(request.headers);
     const fresh = (nonce: string) => !this.#nonces.has(nonce) && this.#nonces.add(nonce) !== undefined;
-    const checked = await verifyToolgateRequest({ method: request.method, url: request.url, headers, body }, (c) => [publishedKey(TEST_SIGNING_SECRET, c)], fresh);
+    const checked = await verifyToolgateRequest(
+      { method: request.method, url: request.url, headers, body },
+      (c) => [publishedKey(TEST_SIGNING_SECRET, c)],
+      fresh,
+    );
     if (!checked.ok) {
       this.refused.push(`${request.method} ${url.pathname}: ${checked.reason}`);
       return Response.json({ error: checked.reason }, { status: 401 });
     }
     const authorization = headers["authorization"] ?? null;
-    this.seen.push({ method: request.method, path: url.pathname, authorization, subject: checked.statement.subject_id, tool: checked.statement.tool });
+    this.seen.push({
+      method: request.method,
+      path: url.pathname,
+      authorization,
+      subject: checked.statement.subject_id,
+      tool: checked.statement.tool,
+    });
     // The invoice endpoints need the token (a tool's secret header); the customer lookup does not.
-    if (url.pathname.startsWith("/invoices") && this.token !== null && authorization !== `Bearer ${this.token}`) return Response.json({ error: "bad token" }, { status: 403 });
+    if (url.pathname.startsWith("/invoices") && this.token !== null && authorization !== `Bearer ${this.token}`)
+      return Response.json({ error: "bad token" }, { status: 403 });
     const args = body.length === 0 ? {} : (JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown>);
     const status = /^\/invoices\/status\/([^/]+)(\/fence)?$/.exec(url.pathname);
     if (request.method === "POST" && url.pathname === "/customers/lookup") {
-      return Response.json({ data: { customer: args.customer, tier: "gold" }, resource_revision: null, observed_at: OBSERVED_AT });
+      return Response.json({
+        data: { customer: args.customer, tier: "gold" },
+        resource_revision: null,
+        observed_at: OBSERVED_AT,
+      });
     }
     if (request.method === "POST" && url.pathname === "/invoices") {
       const key = (headers["idempotency-key"] ?? "").replace(/^"|"$/g, "");
@@ -86,7 +119,11 @@ export class LedgerService {
       if (this.fenced.has(key)) return Response.json({ error: "fenced" }, { status: 409 });
       this.posts.set(key, (this.posts.get(key) ?? 0) + 1);
       if (this.mode === "error") return Response.json({ error: "boom" }, { status: 500 });
-      const invoice = this.invoices.get(key) ?? { invoice_id: `INV-${this.invoices.size + 1}`, customer: String(args.customer), amount: Number(args.amount) };
+      const invoice = this.invoices.get(key) ?? {
+        invoice_id: `INV-${this.invoices.size + 1}`,
+        customer: String(args.customer),
+        amount: Number(args.amount),
+      };
       this.invoices.set(key, invoice);
       if (this.mode === "error_after_commit") return Response.json({ error: "lost after commit" }, { status: 502 });
       return Response.json(this.#result(invoice, key));

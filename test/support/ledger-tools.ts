@@ -8,9 +8,19 @@
 export const LOOKUP = {
   description: "Look up a customer's tier.",
   risk: "read",
-  input: { type: "object", properties: { customer: { type: "string", minLength: 1, maxLength: 8 } }, required: ["customer"], additionalProperties: false },
+  input: {
+    type: "object",
+    properties: { customer: { type: "string", minLength: 1, maxLength: 8 } },
+    required: ["customer"],
+    additionalProperties: false,
+  },
   output: {
-    schema: { type: "object", properties: { customer: { type: "string" }, tier: { type: "string", enum: ["gold", "silver"] } }, required: ["customer", "tier"], additionalProperties: false },
+    schema: {
+      type: "object",
+      properties: { customer: { type: "string" }, tier: { type: "string", enum: ["gold", "silver"] } },
+      required: ["customer", "tier"],
+      additionalProperties: false,
+    },
     bound_to_arguments: { customer: "customer" },
   },
   target: { kind: "http", url: "https://ledger.test/customers/lookup" },
@@ -22,14 +32,21 @@ export const INVOICE = {
   risk: "write",
   input: {
     type: "object",
-    properties: { customer: { type: "string", minLength: 1, maxLength: 8 }, amount: { type: "integer", minimum: 1, maximum: 100_000 } },
+    properties: {
+      customer: { type: "string", minLength: 1, maxLength: 8 },
+      amount: { type: "integer", minimum: 1, maximum: 100_000 },
+    },
     required: ["customer", "amount"],
     additionalProperties: false,
   },
   output: {
     schema: {
       type: "object",
-      properties: { invoice_id: { type: "string", maxLength: 16, pattern: "^INV-[0-9]+$" }, customer: { type: "string" }, amount: { type: "integer" } },
+      properties: {
+        invoice_id: { type: "string", maxLength: 16, pattern: "^INV-[0-9]+$" },
+        customer: { type: "string" },
+        amount: { type: "integer" },
+      },
       required: ["invoice_id", "customer", "amount"],
       additionalProperties: false,
     },

@@ -53,8 +53,10 @@ export class OtlpReceiver {
       if (control.hold === false) this.#unhold();
       return Response.json({ armed: this.armed });
     }
-    if (url.pathname === "/_state") return Response.json({ exports: this.exports, ignored: this.ignored, held: this.held });
-    if (url.pathname !== "/v1/traces" || request.method !== "POST") return Response.json({ error: "no such endpoint" }, { status: 404 });
+    if (url.pathname === "/_state")
+      return Response.json({ exports: this.exports, ignored: this.ignored, held: this.held });
+    if (url.pathname !== "/v1/traces" || request.method !== "POST")
+      return Response.json({ error: "no such endpoint" }, { status: 404 });
     const text = await request.text();
     if (!this.armed) {
       this.ignored += 1;

@@ -12,7 +12,12 @@
  * `GET /_identities` (verified statements and refusals) report. The `/_` paths are unsigned.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { publishedKey, TEST_SIGNING_SECRET, verifyToolgateRequest, type IdentityStatement } from "./identity-verifier.ts";
+import {
+  publishedKey,
+  TEST_SIGNING_SECRET,
+  verifyToolgateRequest,
+  type IdentityStatement,
+} from "./identity-verifier.ts";
 
 interface Receipt {
   data: { refund_id: string; order_ref: string; reason: string };
@@ -51,7 +56,8 @@ function endpointOf(method: string, path: string): { tool: string; statusRef?: s
 function headerRecord(headers: Iterable<[string, string]> | IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   const entries = Symbol.iterator in headers ? [...(headers as Iterable<[string, string]>)] : Object.entries(headers);
-  for (const [name, value] of entries) if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  for (const [name, value] of entries)
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
   return out;
 }
 
@@ -138,10 +144,16 @@ export class RefundsService {
    * Verifies a tool request's identity and that it names this endpoint's tool (and key); answers
    * the refusal, or `null` to run it. Nothing of a refused request is counted or executed.
    */
-  async admit(method: string, url: string, headers: Record<string, string>, body: Uint8Array): Promise<RefusedRequest | null> {
+  async admit(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body: Uint8Array,
+  ): Promise<RefusedRequest | null> {
     const path = new URL(url).pathname;
     // The public key the gate publishes for each consumer served: what a real downstream holds.
-    const keysOf = (consumer: string) => (this.#serve === null || this.#serve.has(consumer) ? [publishedKey(this.signingSecret, consumer)] : undefined);
+    const keysOf = (consumer: string) =>
+      this.#serve === null || this.#serve.has(consumer) ? [publishedKey(this.signingSecret, consumer)] : undefined;
     const fresh = (nonce: string) => {
       if (this.#nonces.has(nonce)) return false;
       this.#nonces.add(nonce);
@@ -151,8 +163,10 @@ export class RefundsService {
     const endpoint = endpointOf(method, path);
     let refusal: RefusedRequest | null = null;
     if (!checked.ok) refusal = { method, path, status: 401, reason: checked.reason };
-    else if (endpoint !== null && checked.statement.tool !== endpoint.tool) refusal = { method, path, status: 403, reason: "statement names another tool" };
-    else if (endpoint?.statusRef !== undefined && checked.statement.status_ref !== endpoint.statusRef) refusal = { method, path, status: 403, reason: "statement names another status_ref" };
+    else if (endpoint !== null && checked.statement.tool !== endpoint.tool)
+      refusal = { method, path, status: 403, reason: "statement names another tool" };
+    else if (endpoint?.statusRef !== undefined && checked.statement.status_ref !== endpoint.statusRef)
+      refusal = { method, path, status: 403, reason: "statement names another status_ref" };
     if (refusal !== null) {
       this.refused.push(refusal);
       return refusal;
@@ -162,7 +176,12 @@ export class RefundsService {
   }
 
   /** Answers one request. */
-  async handle(method: string, path: string, idempotencyKey: string | null, body: string): Promise<{ status: number; body: unknown }> {
+  async handle(
+    method: string,
+    path: string,
+    idempotencyKey: string | null,
+    body: string,
+  ): Promise<{ status: number; body: unknown }> {
     if (method === "POST" && path === "/refunds") {
       this.#lastIdempotencyKey = idempotencyKey;
       const key = idempotencyKey === null ? null : idempotencyKey.replace(/^"|"$/g, "");
@@ -180,7 +199,8 @@ export class RefundsService {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const args = JSON.parse(body) as { order_ref: string; reason: string };
       let receipt = this.committed.get(key);
-      if (receipt === undefined && this.fenced.has(key)) return { status: 409, body: { error: "idempotency key fenced" } };
+      if (receipt === undefined && this.fenced.has(key))
+        return { status: 409, body: { error: "idempotency key fenced" } };
       if (receipt === undefined) {
         this.#effects += 1;
         const n = this.#effects;
@@ -207,7 +227,15 @@ export class RefundsService {
     if (method === "POST" && path === "/refunds/lookup") {
       if (this.mode === "rate_limit") return { status: 429, body: { error: "slow down" } };
       const args = JSON.parse(body) as { refund_id: string };
-      return { status: 200, body: { data: { refund_id: args.refund_id, state: "submitted" }, resource_revision: null, observed_at: "2026-07-19T00:00:00Z", request_id: "lookup-1" } };
+      return {
+        status: 200,
+        body: {
+          data: { refund_id: args.refund_id, state: "submitted" },
+          resource_revision: null,
+          observed_at: "2026-07-19T00:00:00Z",
+          request_id: "lookup-1",
+        },
+      };
     }
     return { status: 404, body: { error: "not found" } };
   }
@@ -216,7 +244,13 @@ export class RefundsService {
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/_control") {
-      const control = (await request.json()) as { mode?: RefundsMode; delayMs?: number; release?: boolean; reset?: boolean; serve?: string[] | null };
+      const control = (await request.json()) as {
+        mode?: RefundsMode;
+        delayMs?: number;
+        release?: boolean;
+        reset?: boolean;
+        serve?: string[] | null;
+      };
       if (control.reset === true) this.reset();
       if (control.serve !== undefined) this.#serve = control.serve === null ? null : new Set(control.serve);
       if (control.release === true) this.release();
@@ -226,17 +260,34 @@ export class RefundsService {
       return Response.json({ mode: this.mode });
     }
     if (url.pathname === "/_effects") {
-      return Response.json({ effects: this.effects, waiting: this.#waiting, last_idempotency_key: this.#lastIdempotencyKey });
+      return Response.json({
+        effects: this.effects,
+        waiting: this.#waiting,
+        last_idempotency_key: this.#lastIdempotencyKey,
+      });
     }
     if (url.pathname === "/_stats") {
-      return Response.json({ effects: this.effects, duplicates: this.duplicates(), posts: Object.fromEntries(this.posts), committed: [...this.committed.keys()] });
+      return Response.json({
+        effects: this.effects,
+        duplicates: this.duplicates(),
+        posts: Object.fromEntries(this.posts),
+        committed: [...this.committed.keys()],
+      });
     }
     if (url.pathname === "/_identities") return Response.json({ verified: this.verified, refused: this.refused });
     const body = new Uint8Array(await request.arrayBuffer());
     const refusal = await this.admit(request.method, request.url, headerRecord(request.headers), body);
     if (refusal !== null) return Response.json({ error: refusal.reason }, { status: refusal.status });
-    const answer = await this.handle(request.method, url.pathname, request.headers.get("idempotency-key"), new TextDecoder().decode(body));
-    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "content-type": "application/json" } });
+    const answer = await this.handle(
+      request.method,
+      url.pathname,
+      request.headers.get("idempotency-key"),
+      new TextDecoder().decode(body),
+    );
+    return new Response(JSON.stringify(answer.body), {
+      status: answer.status,
+      headers: { "content-type": "application/json" },
+    });
   }
 
   /** Serves the service on 127.0.0.1 (black-box tests); answers the server and its base URL. */
@@ -249,9 +300,21 @@ export class RefundsService {
         const method = req.method ?? "GET";
         const body = Buffer.concat(chunks);
         // The target URI as the gate addressed it: TOOLGATE_DOWNSTREAM_URL is this server's base.
-        this.admit(method, `http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, headerRecord(req.headers), body)
+        this.admit(
+          method,
+          `http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`,
+          headerRecord(req.headers),
+          body,
+        )
           .then((refusal) =>
-            refusal !== null ? { status: refusal.status, body: { error: refusal.reason } } : this.handle(method, (req.url ?? "/").split("?")[0] ?? "/", typeof key === "string" ? key : null, body.toString()),
+            refusal !== null
+              ? { status: refusal.status, body: { error: refusal.reason } }
+              : this.handle(
+                  method,
+                  (req.url ?? "/").split("?")[0] ?? "/",
+                  typeof key === "string" ? key : null,
+                  body.toString(),
+                ),
           )
           .then((answer) => {
             res.writeHead(answer.status, { "content-type": "application/json" });

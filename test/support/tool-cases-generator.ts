@@ -149,9 +149,8 @@ export function canonKey(v: Gv): string {
 // Python text rules, written independently of the product code.
 
 const PY_WHITESPACE = new Set([
-  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001,
-  0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f,
-  0x205f, 0x3000,
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003,
+  0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
 ]);
 
 export function pyStripLength(s: string): number {
@@ -189,39 +188,150 @@ function isBoundedIdentifier(s: string): boolean {
 
 /** Float lexemes of every layout Python's repr distinguishes. */
 export const FLOAT_LEXEMES: readonly string[] = [
-  "1.0", "-1.0", "0.0", "-0.0", "2.0", "100.0", "1E2", "1e+2", "3.0e0", "1e16", "1E16", "1e+16",
-  "-1e16", "1e15", "9999999999999998.0", "1e17", "1e21", "1e22", "1e-05", "0.00001", "-1e-05",
-  "1e-07", "1e-7", "0.0000001", "0.0001", "0.001", "5e-324", "4.9e-324", "2.5e-324", "1e-323",
-  "2.2250738585072014e-308", "2.225073858507201e-308", "1.7976931348623157e308",
-  "1.7976931348623157E+308", "-1.7976931348623157e308", "1551563132437320.25",
-  "-101065508335255.125", "9007199254740992.0", "9007199254740993.0", "123456789012345678.0",
-  "0.1", "0.30000000000000004", "1.5e300", "1e-400", "-1e-400", "0.1000000000000000055511151231257827",
-  "2.5", "-2.5e-5", "12345678.90", "1e100", "7.0", "7e0", "1234567890123456.7", "0.5", "1e-4",
+  "1.0",
+  "-1.0",
+  "0.0",
+  "-0.0",
+  "2.0",
+  "100.0",
+  "1E2",
+  "1e+2",
+  "3.0e0",
+  "1e16",
+  "1E16",
+  "1e+16",
+  "-1e16",
+  "1e15",
+  "9999999999999998.0",
+  "1e17",
+  "1e21",
+  "1e22",
+  "1e-05",
+  "0.00001",
+  "-1e-05",
+  "1e-07",
+  "1e-7",
+  "0.0000001",
+  "0.0001",
+  "0.001",
+  "5e-324",
+  "4.9e-324",
+  "2.5e-324",
+  "1e-323",
+  "2.2250738585072014e-308",
+  "2.225073858507201e-308",
+  "1.7976931348623157e308",
+  "1.7976931348623157E+308",
+  "-1.7976931348623157e308",
+  "1551563132437320.25",
+  "-101065508335255.125",
+  "9007199254740992.0",
+  "9007199254740993.0",
+  "123456789012345678.0",
+  "0.1",
+  "0.30000000000000004",
+  "1.5e300",
+  "1e-400",
+  "-1e-400",
+  "0.1000000000000000055511151231257827",
+  "2.5",
+  "-2.5e-5",
+  "12345678.90",
+  "1e100",
+  "7.0",
+  "7e0",
+  "1234567890123456.7",
+  "0.5",
+  "1e-4",
 ];
 
 export const INT_LEXEMES: readonly string[] = [
-  "0", "-0", "1", "-1", "7", "9007199254740991", "-9007199254740991", "1000000000000000",
-  "4294967296", "2147483648", "-2147483649", "123", "10", "9",
+  "0",
+  "-0",
+  "1",
+  "-1",
+  "7",
+  "9007199254740991",
+  "-9007199254740991",
+  "1000000000000000",
+  "4294967296",
+  "2147483648",
+  "-2147483649",
+  "123",
+  "10",
+  "9",
 ];
 
 /** Strings whose whitespace Python strips differently from JavaScript's trim(). */
 export const WHITESPACE_STRINGS: readonly string[] = [
-  "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\ufeff", "\u00a0", " ", "\t", "\u2028", "\u2029",
-  "\u3000", "\u180e", "\u200b", "\x1c\x1d\x1e\x1f", " \x85 ", "\ufeff\ufeff", "\u00a0\ufeff",
-  "\u2000\u200a", "\u202f\u205f", "\x0b\x0c", "\r\n",
+  "\x1c",
+  "\x1d",
+  "\x1e",
+  "\x1f",
+  "\x85",
+  "\ufeff",
+  "\u00a0",
+  " ",
+  "\t",
+  "\u2028",
+  "\u2029",
+  "\u3000",
+  "\u180e",
+  "\u200b",
+  "\x1c\x1d\x1e\x1f",
+  " \x85 ",
+  "\ufeff\ufeff",
+  "\u00a0\ufeff",
+  "\u2000\u200a",
+  "\u202f\u205f",
+  "\x0b\x0c",
+  "\r\n",
 ];
 
 /** Keys that sort differently by code point and by UTF-16 unit, or that JavaScript treats specially. */
 export const TRAP_KEYS: readonly string[] = [
-  "\uff61", "\u{1f600}", "\ue000", "\u{10000}", "\uffff", "\u{10ffff}", "\ufb33", "\ud7ff",
-  "a\u{1f600}", "a\uff61", "10", "9", "01", "-1", "1.5", "", "\u0000", "__proto__",
-  "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "A", "a", "\u00e9",
-  "e\u0301", "\u2028", "\x7f", "\"", "\\",
+  "\uff61",
+  "\u{1f600}",
+  "\ue000",
+  "\u{10000}",
+  "\uffff",
+  "\u{10ffff}",
+  "\ufb33",
+  "\ud7ff",
+  "a\u{1f600}",
+  "a\uff61",
+  "10",
+  "9",
+  "01",
+  "-1",
+  "1.5",
+  "",
+  "\u0000",
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "A",
+  "a",
+  "\u00e9",
+  "e\u0301",
+  "\u2028",
+  "\x7f",
+  '"',
+  "\\",
 ];
 
 export const PROTO_STRINGS: readonly string[] = [
-  "__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "prototype",
-  "__defineGetter__", "isPrototypeOf",
+  "__proto__",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "prototype",
+  "__defineGetter__",
+  "isPrototypeOf",
 ];
 
 /** Single astral code points (two UTF-16 units each). */
@@ -284,7 +394,7 @@ export function trapString(rng: Rng): string {
   if (r < 0.4) return repeatCp(rng.pick(ASTRAL), rng.int(1, 70));
   if (r < 0.5) return rng.pick(PRIVATE_BMP) + rng.pick(ASTRAL);
   if (r < 0.6) return rng.pick(PROTO_STRINGS);
-  if (r < 0.7) return "ctl\u0000\u0001\u001f\x7f\u2028\u2029\"\\/";
+  if (r < 0.7) return 'ctl\u0000\u0001\u001f\x7f\u2028\u2029"\\/';
   if (r < 0.8) return rng.pick(TRAP_KEYS);
   if (r < 0.9) return "ORDER-" + rng.int(0, 12);
   return `text-${rng.int(0, 99999)}`;
@@ -374,8 +484,12 @@ const CATALOG: Record<string, { status: string; outcome: string; recovery: strin
 const ALL_CODES = ["OK", ...Object.keys(CATALOG)];
 
 export const FAILURES = [
-  "none", "timeout_before_execute", "timeout_after_commit", "timeout_after_commit_receipt_unavailable",
-  "rate_limit", "tool_error",
+  "none",
+  "timeout_before_execute",
+  "timeout_after_commit",
+  "timeout_after_commit_receipt_unavailable",
+  "rate_limit",
+  "tool_error",
 ] as const;
 type Failure = (typeof FAILURES)[number];
 export const APPROVALS = ["none", "valid", "expired", "mismatched"] as const;
@@ -464,10 +578,24 @@ class ModelDispatcher {
 
   private bindCall(tool: string, args: Gv, ctx: Ctx, purpose: string): boolean {
     const p = this.principal;
-    const callKey = JSON.stringify([p.tenant_id, p.subject_id, ctx.provider, ctx.api_family, ctx.response_id, ctx.call_id]);
+    const callKey = JSON.stringify([
+      p.tenant_id,
+      p.subject_id,
+      ctx.provider,
+      ctx.api_family,
+      ctx.response_id,
+      ctx.call_id,
+    ]);
     const fp = JSON.stringify([
-      ctx.provider, ctx.api_family, ctx.response_id, ctx.call_id, ctx.operation_id, ctx.idempotency_key,
-      ctx.adapter_revision, purpose, this.req(tool, args),
+      ctx.provider,
+      ctx.api_family,
+      ctx.response_id,
+      ctx.call_id,
+      ctx.operation_id,
+      ctx.idempotency_key,
+      ctx.adapter_revision,
+      purpose,
+      this.req(tool, args),
     ]);
     const prior = this.fingerprints.get(callKey);
     if (prior !== undefined && prior !== fp) return false;
@@ -490,7 +618,13 @@ class ModelDispatcher {
   }
 
   private ok(rec: Rec | null, data: Array<[string, string]>, delivery: Outcome["delivery"]): Outcome {
-    return { code: "OK", delivery, data, statusRef: rec === null ? null : rec.statusRef, sideEffects: this.sideEffects };
+    return {
+      code: "OK",
+      delivery,
+      data,
+      statusRef: rec === null ? null : rec.statusRef,
+      sideEffects: this.sideEffects,
+    };
   }
 
   dispatch(tool: string, args: Gv, ctx: Ctx, approval: ApprovalMode, failure: Failure): Outcome {
@@ -511,14 +645,25 @@ class ModelDispatcher {
       scope = this.scope(tool, ctx.idempotency_key);
       const rec = this.records.get(scope);
       if (rec !== undefined) {
-        if (rec.req !== req || rec.provider !== ctx.provider || rec.api !== ctx.api_family || rec.adapter !== ctx.adapter_revision) {
+        if (
+          rec.req !== req ||
+          rec.provider !== ctx.provider ||
+          rec.api !== ctx.api_family ||
+          rec.adapter !== ctx.adapter_revision
+        ) {
           return this.err("IDEMPOTENCY_CONFLICT");
         }
         return this.ok(rec, rec.data, "local_replay");
       }
       const unk = this.uncertain.get(scope);
       if (unk !== undefined) {
-        if (unk.req !== req || unk.provider !== ctx.provider || unk.api !== ctx.api_family || unk.adapter !== ctx.adapter_revision || unk.tool !== tool) {
+        if (
+          unk.req !== req ||
+          unk.provider !== ctx.provider ||
+          unk.api !== ctx.api_family ||
+          unk.adapter !== ctx.adapter_revision ||
+          unk.tool !== tool
+        ) {
           return this.err("IDEMPOTENCY_CONFLICT");
         }
         return this.err("OUTCOME_UNKNOWN", unk.statusRef);
@@ -534,7 +679,15 @@ class ModelDispatcher {
     if (failure === "tool_error") return this.err("TOOL_ERROR");
     const afterCommit = failure === "timeout_after_commit" || failure === "timeout_after_commit_receipt_unavailable";
     if (afterCommit && spec.risk !== "write") throw new WouldRaise("timeout_after_commit on a read");
-    if (spec.risk === "read") return this.ok(null, [["order_ref", orderRef], ["status", "paid"]], "fresh");
+    if (spec.risk === "read")
+      return this.ok(
+        null,
+        [
+          ["order_ref", orderRef],
+          ["status", "paid"],
+        ],
+        "fresh",
+      );
     const s = scope as string;
     const statusRef = `${s}#${req}`;
     this.sideEffects += 1;
@@ -543,11 +696,23 @@ class ModelDispatcher {
       provider: ctx.provider,
       api: ctx.api_family,
       adapter: ctx.adapter_revision,
-      data: [["draft_id", `DRAFT-${this.sideEffects}`], ["order_ref", orderRef], ["reason", a.get("reason") as string]],
+      data: [
+        ["draft_id", `DRAFT-${this.sideEffects}`],
+        ["order_ref", orderRef],
+        ["reason", a.get("reason") as string],
+      ],
       statusRef,
     };
     if (afterCommit) {
-      const unk: Unk = { scope: s, req, provider: ctx.provider, api: ctx.api_family, adapter: ctx.adapter_revision, tool, statusRef };
+      const unk: Unk = {
+        scope: s,
+        req,
+        provider: ctx.provider,
+        api: ctx.api_family,
+        adapter: ctx.adapter_revision,
+        tool,
+        statusRef,
+      };
       this.uncertain.set(s, unk);
       this.statusRefs.set(statusRef, unk);
       if (failure === "timeout_after_commit") this.receipts.set(s, rec);
@@ -569,12 +734,25 @@ class ModelDispatcher {
     if (unk === undefined) return this.err("NOT_FOUND");
     if (ctx.idempotency_key === null) return this.err("STATUS_CONFLICT", statusRef);
     const scope = this.scope(tool, ctx.idempotency_key);
-    if (unk.scope !== scope || unk.req !== req || unk.provider !== ctx.provider || unk.api !== ctx.api_family || unk.adapter !== ctx.adapter_revision || unk.tool !== tool) {
+    if (
+      unk.scope !== scope ||
+      unk.req !== req ||
+      unk.provider !== ctx.provider ||
+      unk.api !== ctx.api_family ||
+      unk.adapter !== ctx.adapter_revision ||
+      unk.tool !== tool
+    ) {
       return this.err("STATUS_CONFLICT", statusRef);
     }
     const receipt = this.receipts.get(scope);
     if (receipt === undefined) return this.err("OUTCOME_UNKNOWN", statusRef);
-    if (receipt.req !== req || receipt.provider !== ctx.provider || receipt.api !== ctx.api_family || receipt.adapter !== ctx.adapter_revision || receipt.statusRef !== statusRef) {
+    if (
+      receipt.req !== req ||
+      receipt.provider !== ctx.provider ||
+      receipt.api !== ctx.api_family ||
+      receipt.adapter !== ctx.adapter_revision ||
+      receipt.statusRef !== statusRef
+    ) {
       return this.err("STATUS_CONFLICT", statusRef);
     }
     this.records.set(scope, receipt);
@@ -628,7 +806,7 @@ function weirdIdentifier(rng: Rng, base: string): string {
   if (r < 0.55) return rng.pick(PROTO_STRINGS);
   if (r < 0.65) return base + "\u0000\u0001\u001f\x7f";
   if (r < 0.75) return rng.pick(PRIVATE_BMP) + base + rng.pick(ASTRAL);
-  if (r < 0.85) return base + "\u2028\u2029\"\\/";
+  if (r < 0.85) return base + '\u2028\u2029"\\/';
   return base + "-\u00e9\u4e2d\u{1f600}";
 }
 
@@ -656,7 +834,14 @@ function sortedRoles(rng: Rng): string[] {
       roles.push("support_admin");
     }
   } else {
-    roles = ["support_admin ", "Support_admin", "\ufeffsupport_admin", "support\u00a0admin", repeatCp("\u{1f600}", 255), "\ufeff"];
+    roles = [
+      "support_admin ",
+      "Support_admin",
+      "\ufeffsupport_admin",
+      "support\u00a0admin",
+      repeatCp("\u{1f600}", 255),
+      "\ufeff",
+    ];
     roles = roles.filter(() => rng.chance(0.6));
   }
   roles = [...new Set(roles)];
@@ -668,7 +853,12 @@ function pickPrincipal(rng: Rng): Principal {
   const r = rng.next();
   if (r < 0.45) return { tenant_id: "tenant-a", subject_id: "user-1", roles: sortedRoles(rng) };
   if (r < 0.55) return { tenant_id: "tenant-a", subject_id: "user-2", roles: sortedRoles(rng) };
-  if (r < 0.65) return { tenant_id: "tenant-a", subject_id: "user-3", roles: rng.chance(0.7) ? ["support_admin"] : sortedRoles(rng) };
+  if (r < 0.65)
+    return {
+      tenant_id: "tenant-a",
+      subject_id: "user-3",
+      roles: rng.chance(0.7) ? ["support_admin"] : sortedRoles(rng),
+    };
   if (r < 0.75) return { tenant_id: "tenant-b", subject_id: "user-1", roles: sortedRoles(rng) };
   if (r < 0.82) return { tenant_id: "tenant-c", subject_id: "user-1", roles: ["support_admin"] };
   return {
@@ -679,9 +869,27 @@ function pickPrincipal(rng: Rng): Principal {
 }
 
 const SPECIAL_NOWS = [
-  0, 1, 59, 60, 61, 86399, 86400, 951782400, 951868799, 1784419200, 2147483647, 2147483648,
-  4294967295, 4294967296, 4107542400, 253402300738, MAX_NOW, MAX_NOW - 1, 253402214400,
-  68256230399, 32503680000,
+  0,
+  1,
+  59,
+  60,
+  61,
+  86399,
+  86400,
+  951782400,
+  951868799,
+  1784419200,
+  2147483647,
+  2147483648,
+  4294967295,
+  4294967296,
+  4107542400,
+  253402300738,
+  MAX_NOW,
+  MAX_NOW - 1,
+  253402214400,
+  68256230399,
+  32503680000,
 ];
 
 function pickNow(rng: Rng, base: number): number {
@@ -699,7 +907,10 @@ function validReadArgs(rng: Rng, orderRef: string): Obj {
 }
 
 function validWriteArgs(rng: Rng, orderRef: string, reason: string): Obj {
-  const entries: Array<[string, Gv]> = [["order_ref", orderRef], ["reason", reason]];
+  const entries: Array<[string, Gv]> = [
+    ["order_ref", orderRef],
+    ["reason", reason],
+  ];
   if (rng.chance(0.5)) entries.reverse();
   return new Obj(entries);
 }
@@ -723,7 +934,17 @@ function trickyOrderRef(rng: Rng): Gv {
 
 function trickyReason(rng: Rng): Gv {
   const r = rng.next();
-  if (r < 0.3) return rng.pick(["Duplicate", "duplicate ", " damaged", "other\x1c", "\ufeffother", "refund", "constructor", "__proto__"]);
+  if (r < 0.3)
+    return rng.pick([
+      "Duplicate",
+      "duplicate ",
+      " damaged",
+      "other\x1c",
+      "\ufeffother",
+      "refund",
+      "constructor",
+      "__proto__",
+    ]);
   if (r < 0.5) return rng.pick(WHITESPACE_STRINGS);
   if (r < 0.6) return repeatCp("\u{1f600}", rng.pick([32, 33]));
   if (r < 0.8) return trapNumber(rng);
@@ -735,13 +956,19 @@ function trickyArgs(rng: Rng, tool: string): Obj {
   const write = tool === "create_refund_draft";
   const r = rng.next();
   const base: Array<[string, Gv]> = write
-    ? [["order_ref", rng.chance(0.5) ? "ORDER-7" : trickyOrderRef(rng)], ["reason", rng.chance(0.5) ? rng.pick(REASONS) : trickyReason(rng)]]
+    ? [
+        ["order_ref", rng.chance(0.5) ? "ORDER-7" : trickyOrderRef(rng)],
+        ["reason", rng.chance(0.5) ? rng.pick(REASONS) : trickyReason(rng)],
+      ]
     : [["order_ref", trickyOrderRef(rng)]];
   if (r < 0.45) return new Obj(rng.shuffle(base));
   // extra keys with trap values
   const extra = trapObject(rng, rng.int(0, 4), rng.int(1, 6));
   const entries: Array<[string, Gv]> = write
-    ? [["order_ref", rng.pick(["ORDER-7", "ORDER-8", "ORDER-9"])], ["reason", rng.pick(REASONS)]]
+    ? [
+        ["order_ref", rng.pick(["ORDER-7", "ORDER-8", "ORDER-9"])],
+        ["reason", rng.pick(REASONS)],
+      ]
     : [["order_ref", rng.pick(["ORDER-7", "ORDER-8", "ORDER-9"])]];
   const names = new Set(entries.map(([k]) => k));
   for (const [k, v] of extra.entries) if (!names.has(k)) entries.push([k, v]);
@@ -766,7 +993,8 @@ function trickyArgs(rng: Rng, tool: string): Obj {
   if (r > 0.9 && r <= 0.93) {
     const big: Gv[] = [];
     const n = rng.pick([1024, 1000, 512]);
-    for (let i = 0; i < n; i++) big.push(rng.chance(0.8) ? new Num(String(i % 10)) : new Num(rng.pick(["1.0", "-0.0", "1e-07"])));
+    for (let i = 0; i < n; i++)
+      big.push(rng.chance(0.8) ? new Num(String(i % 10)) : new Num(rng.pick(["1.0", "-0.0", "1e-07"])));
     entries.push(["many", big]);
   }
   return new Obj(rng.shuffle(entries));
@@ -822,13 +1050,24 @@ function expectedFor(rng: Rng, o: Outcome, wrong: boolean): Obj {
     const which = rng.int(0, 7);
     if (which === 0) fields.code = rng.pick(ALL_CODES.filter((c) => c !== code));
     else if (which === 1) fields.status = rng.pick(["succeeded", "failed", "unknown"].filter((s) => s !== meta.status));
-    else if (which === 2) fields.outcome = rng.pick(["not_started", "committed", "unknown"].filter((s) => s !== meta.outcome));
-    else if (which === 3) fields.recovery = rng.pick(["none", "correct_input", "request_approval", "retry_after", "query_status", "human_review"].filter((s) => s !== meta.recovery));
-    else if (which === 4) fields.delivery = rng.pick(["fresh", "local_replay", "receipt_reconciled"].filter((s) => s !== o.delivery));
-    else if (which === 5) fields.side_effect_count = new Num(rng.chance(0.2) ? "9007199254740991" : String(o.sideEffects + rng.int(1, 3)));
+    else if (which === 2)
+      fields.outcome = rng.pick(["not_started", "committed", "unknown"].filter((s) => s !== meta.outcome));
+    else if (which === 3)
+      fields.recovery = rng.pick(
+        ["none", "correct_input", "request_approval", "retry_after", "query_status", "human_review"].filter(
+          (s) => s !== meta.recovery,
+        ),
+      );
+    else if (which === 4)
+      fields.delivery = rng.pick(["fresh", "local_replay", "receipt_reconciled"].filter((s) => s !== o.delivery));
+    else if (which === 5)
+      fields.side_effect_count = new Num(rng.chance(0.2) ? "9007199254740991" : String(o.sideEffects + rng.int(1, 3)));
     else if (which === 6) {
       // data that a careless deep-equal might accept
-      const base = o.data ?? [["order_ref", "ORDER-7"], ["status", "paid"]];
+      const base = o.data ?? [
+        ["order_ref", "ORDER-7"],
+        ["status", "paid"],
+      ];
       fields.data = rng.pick<Gv>([
         new Obj([...base, ["__proto__", new Obj([])]]),
         new Obj([["__proto__", new Obj(base)]]),
@@ -837,7 +1076,13 @@ function expectedFor(rng: Rng, o: Outcome, wrong: boolean): Obj {
         new Obj(base.slice(1)),
       ]);
     } else {
-      fields.data = o.data === null ? new Obj([["order_ref", "ORDER-7"], ["status", "paid"]]) : new Obj(o.data.map(([k, v]) => [k, `${v} `]));
+      fields.data =
+        o.data === null
+          ? new Obj([
+              ["order_ref", "ORDER-7"],
+              ["status", "paid"],
+            ])
+          : new Obj(o.data.map(([k, v]) => [k, `${v} `]));
     }
   }
   const entries = Object.entries(fields) as Array<[string, Gv]>;
@@ -858,14 +1103,23 @@ function generateCase(rng: Rng, caseId: string, maxSteps: number, tags: Set<stri
     provider,
     responseIds: [identifier(rng, "resp-1", 0.2), identifier(rng, "resp-2", 0.1)],
     callIds: [],
-    idemKeys: [identifier(rng, "refund-key-1", 0.25), identifier(rng, "refund-key-2", 0.15), identifier(rng, "refund-key-3", 0.1)],
+    idemKeys: [
+      identifier(rng, "refund-key-1", 0.25),
+      identifier(rng, "refund-key-2", 0.15),
+      identifier(rng, "refund-key-3", 0.1),
+    ],
     seq: 0,
     now: rng.chance(0.2) ? rng.pick(SPECIAL_NOWS) : 1784419200 + rng.int(0, 86400 * 365),
   };
   const ownOrders = [...ORDERS.entries()]
-    .filter(([, o]) => o.tenant === principal.tenant_id && (o.owner === principal.subject_id || principal.roles.includes("support_admin")))
+    .filter(
+      ([, o]) =>
+        o.tenant === principal.tenant_id &&
+        (o.owner === principal.subject_id || principal.roles.includes("support_admin")),
+    )
     .map(([k]) => k);
-  const orderPick = (): string => (ownOrders.length > 0 && rng.chance(0.8) ? rng.pick(ownOrders) : rng.pick([...ORDERS.keys()]));
+  const orderPick = (): string =>
+    ownOrders.length > 0 && rng.chance(0.8) ? rng.pick(ownOrders) : rng.pick([...ORDERS.keys()]);
   const steps: StepDraft[] = [];
   const history: History[] = [];
   const stepIds = new Set<string>();
@@ -873,17 +1127,21 @@ function generateCase(rng: Rng, caseId: string, maxSteps: number, tags: Set<stri
   const wrongRate = rng.chance(0.5) ? 0 : 0.06;
 
   // Often start with a directed chain: an uncertain write, then its reconciliation.
-  const plan: StepKind[] = rng.chance(0.4) ? ["write_unknown", "query", ...(rng.chance(0.5) ? (["write_replay"] as StepKind[]) : [])] : [];
+  const plan: StepKind[] = rng.chance(0.4)
+    ? ["write_unknown", "query", ...(rng.chance(0.5) ? (["write_replay"] as StepKind[]) : [])]
+    : [];
   for (let attempt = 0; steps.length < nSteps && attempt < nSteps * 6; attempt++) {
     const planned = plan.shift();
-    const kind = planned ?? rng.weighted<StepKind>([
-      [3, "read"],
-      [4, "write"],
-      [2, "write_replay"],
-      [3, "query"],
-      [1, "unknown_tool"],
-      [1, "repeat_call"],
-    ]);
+    const kind =
+      planned ??
+      rng.weighted<StepKind>([
+        [3, "read"],
+        [4, "write"],
+        [2, "write_replay"],
+        [3, "query"],
+        [1, "unknown_tool"],
+        [1, "repeat_call"],
+      ]);
     let stepId = identifier(rng, `step-${steps.length + 1}`, 0.1);
     if (stepIds.has(stepId)) stepId = `step-${steps.length + 1}-${attempt}`;
     const now = pickNow(rng, pools.now);
@@ -901,7 +1159,14 @@ function generateCase(rng: Rng, caseId: string, maxSteps: number, tags: Set<stri
       args = rng.chance(0.7) ? validReadArgs(rng, orderPick()) : trickyArgs(rng, name);
       ctx = newCtx(rng, pools, rng.chance(0.2) ? rng.pick(pools.idemKeys) : null);
       approval = rng.pick(APPROVALS);
-      failure = rng.weighted<Failure>([[6, "none"], [1, "timeout_before_execute"], [1, "rate_limit"], [1, "tool_error"], [1, "timeout_after_commit"], [1, "timeout_after_commit_receipt_unavailable"]]);
+      failure = rng.weighted<Failure>([
+        [6, "none"],
+        [1, "timeout_before_execute"],
+        [1, "rate_limit"],
+        [1, "tool_error"],
+        [1, "timeout_after_commit"],
+        [1, "timeout_after_commit_receipt_unavailable"],
+      ]);
     } else if (kind === "write_unknown") {
       name = "create_refund_draft";
       args = validWriteArgs(rng, orderPick(), rng.pick(REASONS));
@@ -912,17 +1177,35 @@ function generateCase(rng: Rng, caseId: string, maxSteps: number, tags: Set<stri
       name = "create_refund_draft";
       args = rng.chance(0.8) ? validWriteArgs(rng, orderPick(), rng.pick(REASONS)) : trickyArgs(rng, name);
       ctx = newCtx(rng, pools, rng.chance(0.93) ? rng.pick(pools.idemKeys) : null);
-      approval = rng.weighted<ApprovalMode>([[6, "valid"], [1, "none"], [1, "expired"], [1, "mismatched"]]);
-      failure = rng.weighted<Failure>([[5, "none"], [1, "timeout_before_execute"], [1, "rate_limit"], [1, "tool_error"], [2, "timeout_after_commit"], [2, "timeout_after_commit_receipt_unavailable"]]);
+      approval = rng.weighted<ApprovalMode>([
+        [6, "valid"],
+        [1, "none"],
+        [1, "expired"],
+        [1, "mismatched"],
+      ]);
+      failure = rng.weighted<Failure>([
+        [5, "none"],
+        [1, "timeout_before_execute"],
+        [1, "rate_limit"],
+        [1, "tool_error"],
+        [2, "timeout_after_commit"],
+        [2, "timeout_after_commit_receipt_unavailable"],
+      ]);
     } else if (kind === "write_replay" || kind === "repeat_call") {
-      const prior = history.filter((h) => h.step.action === "dispatch" && (kind === "repeat_call" || h.step.name === "create_refund_draft"));
+      const prior = history.filter(
+        (h) => h.step.action === "dispatch" && (kind === "repeat_call" || h.step.name === "create_refund_draft"),
+      );
       if (prior.length === 0) continue;
       const src = rng.pick(prior).step;
       name = src.name;
       // same request, maybe in another key order; sometimes a different request
       const change = rng.next();
       if (src.args instanceof Obj && change < 0.7) args = new Obj(rng.shuffle([...src.args.entries]));
-      else if (change < 0.85) args = name === "create_refund_draft" ? validWriteArgs(rng, orderPick(), rng.pick(REASONS)) : validReadArgs(rng, orderPick());
+      else if (change < 0.85)
+        args =
+          name === "create_refund_draft"
+            ? validWriteArgs(rng, orderPick(), rng.pick(REASONS))
+            : validReadArgs(rng, orderPick());
       else args = src.args;
       if (kind === "repeat_call") {
         // same provider call identity; same or different operation/request
@@ -930,10 +1213,20 @@ function generateCase(rng: Rng, caseId: string, maxSteps: number, tags: Set<stri
         if (rng.chance(0.4)) ctx.operation_id = identifier(rng, `op-again-${steps.length}`, 0.1);
         tags.add("repeat-call");
       } else {
-        const p = rng.chance(0.75) ? PROVIDERS.find((x) => x.provider === src.ctx.provider) ?? provider : rng.pick(PROVIDERS);
+        const p = rng.chance(0.75)
+          ? (PROVIDERS.find((x) => x.provider === src.ctx.provider) ?? provider)
+          : rng.pick(PROVIDERS);
         ctx = newCtx(rng, pools, rng.chance(0.9) ? src.ctx.idempotency_key : rng.pick(pools.idemKeys), p);
       }
-      approval = name === "create_refund_draft" || TOOLS.has(name) ? rng.weighted<ApprovalMode>([[3, "valid"], [2, "none"], [1, "expired"], [1, "mismatched"]]) : "none";
+      approval =
+        name === "create_refund_draft" || TOOLS.has(name)
+          ? rng.weighted<ApprovalMode>([
+              [3, "valid"],
+              [2, "none"],
+              [1, "expired"],
+              [1, "mismatched"],
+            ])
+          : "none";
       failure = rng.pick(FAILURES);
     } else if (kind === "query") {
       const refs = history.filter((h) => h.step.predicted.statusRef !== null);
@@ -947,22 +1240,35 @@ function generateCase(rng: Rng, caseId: string, maxSteps: number, tags: Set<stri
       name = rng.chance(0.9) ? src.name : rng.pick(["get_order", "create_refund_draft"]);
       const change = rng.next();
       if (change < 0.75 && src.args instanceof Obj) args = new Obj(rng.shuffle([...src.args.entries]));
-      else if (change < 0.85) args = name === "get_order" ? validReadArgs(rng, orderPick()) : validWriteArgs(rng, orderPick(), rng.pick(REASONS));
+      else if (change < 0.85)
+        args =
+          name === "get_order" ? validReadArgs(rng, orderPick()) : validWriteArgs(rng, orderPick(), rng.pick(REASONS));
       else args = trickyArgs(rng, name);
       const c = rng.next();
       if (c < 0.12) {
         ctx = { ...src.ctx }; // reuse the dispatch's call identity
         tags.add("query-reuses-call-id");
       } else {
-        const p = c < 0.85 ? PROVIDERS.find((x) => x.provider === src.ctx.provider) ?? provider : rng.pick(PROVIDERS);
+        const p = c < 0.85 ? (PROVIDERS.find((x) => x.provider === src.ctx.provider) ?? provider) : rng.pick(PROVIDERS);
         const idem = c < 0.93 ? src.ctx.idempotency_key : rng.chance(0.5) ? null : rng.pick(pools.idemKeys);
         ctx = newCtx(rng, pools, idem, p);
       }
     } else {
       name = rng.pick([
-        "delete_order", "get_order ", " get_order", "Get_order", "get_order\u0000", "\ufeffget_order",
-        "create_refund_draft\u00a0", "__proto__", "constructor", "toString", "hasOwnProperty",
-        repeatCp("\u{1f600}", 255), "get\u2028order", "\u{10ffff}",
+        "delete_order",
+        "get_order ",
+        " get_order",
+        "Get_order",
+        "get_order\u0000",
+        "\ufeffget_order",
+        "create_refund_draft\u00a0",
+        "__proto__",
+        "constructor",
+        "toString",
+        "hasOwnProperty",
+        repeatCp("\u{1f600}", 255),
+        "get\u2028order",
+        "\u{10ffff}",
       ]);
       args = rng.chance(0.5) ? trapObject(rng, rng.int(0, 5), rng.int(0, 8)) : trickyArgs(rng, "get_order");
       ctx = newCtx(rng, pools, rng.chance(0.5) ? rng.pick(pools.idemKeys) : null);
@@ -989,23 +1295,35 @@ function generateCase(rng: Rng, caseId: string, maxSteps: number, tags: Set<stri
       if (e instanceof WouldRaise) continue;
       throw e;
     }
-    if (action === "dispatch" && name === "get_order" && (failure === "timeout_after_commit" || failure === "timeout_after_commit_receipt_unavailable")) {
+    if (
+      action === "dispatch" &&
+      name === "get_order" &&
+      (failure === "timeout_after_commit" || failure === "timeout_after_commit_receipt_unavailable")
+    ) {
       tags.add("read-with-timeout-after-commit-stops-early");
     }
     if (action === "query_status" && predicted.code === "NOT_FOUND" && statusRefFrom !== null) {
       const src = steps.find((x) => x.step_id === statusRefFrom);
       if (src !== undefined && src.predicted.code === "OK") tags.add("query-of-committed-write-not-found");
     }
-    if (action === "dispatch" && predicted.code === "OUTCOME_UNKNOWN" && predicted.sideEffects === model.sideEffects && failure !== "timeout_after_commit" && failure !== "timeout_after_commit_receipt_unavailable") {
+    if (
+      action === "dispatch" &&
+      predicted.code === "OUTCOME_UNKNOWN" &&
+      predicted.sideEffects === model.sideEffects &&
+      failure !== "timeout_after_commit" &&
+      failure !== "timeout_after_commit_receipt_unavailable"
+    ) {
       tags.add("retry-of-uncertain-write-stays-unknown");
     }
     if (predicted.delivery === "local_replay" && failure !== "none") tags.add("failure-ignored-on-local-replay");
     if (predicted.delivery === "local_replay" && approval !== "valid") tags.add("approval-ignored-on-local-replay");
     if (name === "get_order" && approval !== "none" && predicted.code === "OK") tags.add("approval-ignored-on-read");
-    if (predicted.code === "IDEMPOTENCY_CONFLICT" && kind === "write_replay") tags.add("idempotency-conflict-on-replay");
+    if (predicted.code === "IDEMPOTENCY_CONFLICT" && kind === "write_replay")
+      tags.add("idempotency-conflict-on-replay");
     if (action === "query_status" && predicted.code === "CALL_ID_CONFLICT") tags.add("query-call-id-conflict");
     if (predicted.code === "APPROVAL_INVALID" && approval === "valid") tags.add("approval-id-over-255-code-points");
-    if (name === "get_order" && args instanceof Obj && args.keys().includes("__proto__")) tags.add("proto-key-in-arguments");
+    if (name === "get_order" && args instanceof Obj && args.keys().includes("__proto__"))
+      tags.add("proto-key-in-arguments");
     const wrong = rng.chance(wrongRate);
     const draft: StepDraft = {
       step_id: stepId,
@@ -1037,8 +1355,18 @@ function generateCase(rng: Rng, caseId: string, maxSteps: number, tags: Set<stri
     const args = validReadArgs(rng, "ORDER-7");
     const predicted = model.dispatch("get_order", args, ctx, "none", "none");
     steps.push({
-      step_id: "step-1", action: "dispatch", name: "get_order", args, ctx, approval: "none", failure: "none",
-      now: pools.now, status_ref_from: null, expected: expectedFor(rng, predicted, false), predicted, wrongExpected: false,
+      step_id: "step-1",
+      action: "dispatch",
+      name: "get_order",
+      args,
+      ctx,
+      approval: "none",
+      failure: "none",
+      now: pools.now,
+      status_ref_from: null,
+      expected: expectedFor(rng, predicted, false),
+      predicted,
+      wrongExpected: false,
     });
   }
   return { id: caseId, principal, steps };
@@ -1098,7 +1426,8 @@ export function emit(rng: Rng, v: Gv, style: Style, indent = ""): string {
   if (v.entries.length === 0) return "{}";
   const sep = style.pretty ? ": " : ":";
   const items = v.entries.map(
-    ([k, x]) => `${inner}${ws(rng, style)}${escapeString(rng, k, style)}${ws(rng, style)}${sep}${ws(rng, style)}${emit(rng, x, style, inner)}${ws(rng, style)}`,
+    ([k, x]) =>
+      `${inner}${ws(rng, style)}${escapeString(rng, k, style)}${ws(rng, style)}${sep}${ws(rng, style)}${emit(rng, x, style, inner)}${ws(rng, style)}`,
   );
   return `{${nl}${items.join(`,${nl}`)}${nl}${indent}}`;
 }
@@ -1112,7 +1441,13 @@ function caseToGv(rng: Rng, c: CaseDraft): Obj {
     maybeShuffle(rng, [
       ["step_id", s.step_id],
       ["action", s.action],
-      ["proposal", maybeShuffle(rng, [["name", s.name], ["arguments", s.args]])],
+      [
+        "proposal",
+        maybeShuffle(rng, [
+          ["name", s.name],
+          ["arguments", s.args],
+        ]),
+      ],
       [
         "execution_context",
         maybeShuffle(rng, [
@@ -1135,12 +1470,22 @@ function caseToGv(rng: Rng, c: CaseDraft): Obj {
   );
   return maybeShuffle(rng, [
     ["id", c.id],
-    ["principal", maybeShuffle(rng, [["tenant_id", c.principal.tenant_id], ["subject_id", c.principal.subject_id], ["roles", c.principal.roles]])],
+    [
+      "principal",
+      maybeShuffle(rng, [
+        ["tenant_id", c.principal.tenant_id],
+        ["subject_id", c.principal.subject_id],
+        ["roles", c.principal.roles],
+      ]),
+    ],
     ["steps", steps],
   ]);
 }
 
-const CONTRACT = new Obj([["model_result", "tool-model-result-v2"], ["protected_audit", "tool-audit-v2"]]);
+const CONTRACT = new Obj([
+  ["model_result", "tool-model-result-v2"],
+  ["protected_audit", "tool-audit-v2"],
+]);
 
 function fixtureText(rng: Rng, cases: CaseDraft[], style: Style): string {
   const root = new Obj([
@@ -1210,7 +1555,10 @@ export function generateFixture(seed: string, index: number, options: GenerateOp
   if (style.loose) tags.add("style:loose-whitespace");
   const wrong = cases.some((c) => c.steps.some((s) => s.wrongExpected));
   for (const c of cases) {
-    if (c.principal.roles.some((r) => /[\u{10000}-\u{10ffff}]/u.test(r)) && c.principal.roles.some((r) => /[\ue000-\uffff]/.test(r))) {
+    if (
+      c.principal.roles.some((r) => /[\u{10000}-\u{10ffff}]/u.test(r)) &&
+      c.principal.roles.some((r) => /[\ue000-\uffff]/.test(r))
+    ) {
       tags.add("roles:astral-and-private");
     }
     if (c.principal.roles.length === 32) tags.add("roles:32");

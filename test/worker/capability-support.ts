@@ -34,22 +34,46 @@ export async function setupCapabilityConsumer(consumer: string): Promise<Capabil
   const approver = await credential(consumer, "approver", "approver-1");
   const provider = await credential(consumer, "provider", PROVIDER);
   const auditor = await credential(consumer, "auditor");
-  const descriptor = { id: PROVIDER, owner: { consumer }, capabilities: [{ id: SNAPSHOT, class: "browser", description: "Read page state" }] };
+  const descriptor = {
+    id: PROVIDER,
+    owner: { consumer },
+    capabilities: [{ id: SNAPSHOT, class: "browser", description: "Read page state" }],
+  };
   const registered = await send("POST", `/v1/consumers/${consumer}/capability/providers`, ADMIN_TOKEN, { descriptor });
-  if (registered.status !== 201) throw new Error(`provider setup failed: ${registered.status} ${await registered.text()}`);
-  const instance = await send("PUT", `/v1/consumers/${consumer}/capability/instances/7`, ADMIN_TOKEN, { generation: 1, state: "active" });
+  if (registered.status !== 201)
+    throw new Error(`provider setup failed: ${registered.status} ${await registered.text()}`);
+  const instance = await send("PUT", `/v1/consumers/${consumer}/capability/instances/7`, ADMIN_TOKEN, {
+    generation: 1,
+    state: "active",
+  });
   if (instance.status !== 200) throw new Error(`instance setup failed: ${instance.status} ${await instance.text()}`);
-  return { consumer, agent: agent.secret, approver: approver.secret, provider: provider.secret, auditor: auditor.secret };
+  return {
+    consumer,
+    agent: agent.secret,
+    approver: approver.secret,
+    provider: provider.secret,
+    auditor: auditor.secret,
+  };
 }
 
 /** The policy key of the test grant. */
 export function grantKey(consumer: string) {
-  return { consumer_id: consumer, actor_id: "agent-1", instance_id: 7, generation: 1, provider_id: PROVIDER, capability_id: SNAPSHOT, resource_scope_id: "tab:1" };
+  return {
+    consumer_id: consumer,
+    actor_id: "agent-1",
+    instance_id: 7,
+    generation: 1,
+    provider_id: PROVIDER,
+    capability_id: SNAPSHOT,
+    resource_scope_id: "tab:1",
+  };
 }
 
 /** Sets the test grant through the authority lane. */
 export async function grant(c: CapabilityConsumer, mode: "allow" | "require-approval"): Promise<Response> {
-  return send("POST", `/v1/consumers/${c.consumer}/capability/authority`, c.approver, { command: { "set-grant": { grant: { key: grantKey(c.consumer), mode } } } });
+  return send("POST", `/v1/consumers/${c.consumer}/capability/authority`, c.approver, {
+    command: { "set-grant": { grant: { key: grantKey(c.consumer), mode } } },
+  });
 }
 
 /** A capability request body of the agent. */
@@ -85,14 +109,24 @@ export function succeeded(consumer: string, operationId: number, localId: number
     provider_id: PROVIDER,
     observation: {
       succeeded: {
-        result: { metadata: { byte_len: 2, media_type: "application/json", truncated: false, redacted_summary: null }, delivery: { inline: { bytes: [123, 125] } } },
+        result: {
+          metadata: { byte_len: 2, media_type: "application/json", truncated: false, redacted_summary: null },
+          delivery: { inline: { bytes: [123, 125] } },
+        },
       },
     },
   };
 }
 
 /** The invoke effect the gate binds to the provider for request `localId`. */
-export function invokeEffect(consumer: string, bindingId: number, sequence: number, operationId: number, localId: number, deadline: number) {
+export function invokeEffect(
+  consumer: string,
+  bindingId: number,
+  sequence: number,
+  operationId: number,
+  localId: number,
+  deadline: number,
+) {
   return {
     binding_id: bindingId,
     effect: {
@@ -103,7 +137,15 @@ export function invokeEffect(consumer: string, bindingId: number, sequence: numb
       generation: 1,
       provider_id: PROVIDER,
       deadline_tick: deadline,
-      effect: { invoke: { consumer_id: consumer, actor_id: "agent-1", capability_id: SNAPSHOT, resource_scope_id: "tab:1", payload: [123, 125] } },
+      effect: {
+        invoke: {
+          consumer_id: consumer,
+          actor_id: "agent-1",
+          capability_id: SNAPSHOT,
+          resource_scope_id: "tab:1",
+          payload: [123, 125],
+        },
+      },
     },
   };
 }

@@ -37,12 +37,17 @@ export function form(fields: Array<[string, string]>, cookie?: string): RequestI
 }
 
 export function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 export async function pkce(): Promise<{ verifier: string; challenge: string }> {
   const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  const challenge = base64url(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
+  );
   return { verifier, challenge };
 }
 
@@ -50,7 +55,13 @@ export async function register(): Promise<string> {
   const res = await at("/oauth/register", {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: "Test MCP client", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] }),
+    body: JSON.stringify({
+      client_name: "Test MCP client",
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    }),
   });
   expect(res.status).toBe(201);
   return ((await res.json()) as { client_id: string }).client_id;
@@ -71,18 +82,53 @@ export async function pageOf(res: Response): Promise<Page> {
   return { status: res.status, html, handle, cookie: bound.map((c) => c.split(";")[0]).join("; ") };
 }
 
-export async function authorize(clientId: string, challenge: string, consumer = A, scope = "get_order create_refund_draft"): Promise<Page> {
-  const q = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT, state: "state-1", code_challenge: challenge, code_challenge_method: "S256", resource: `${ORIGIN}/v1/consumers/${consumer}/mcp`, scope });
+export async function authorize(
+  clientId: string,
+  challenge: string,
+  consumer = A,
+  scope = "get_order create_refund_draft",
+): Promise<Page> {
+  const q = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    state: "state-1",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    resource: `${ORIGIN}/v1/consumers/${consumer}/mcp`,
+    scope,
+  });
   return pageOf(await at(`/oauth/authorize?${q}`));
 }
 
 export async function allow(page: Page, secret: string, tools: string[]): Promise<Response> {
-  return at("/oauth/authorize", form([["handle", page.handle], ["credential", secret], ...tools.map((t): [string, string] => ["tool", t]), ["decision", "approve"]], page.cookie));
+  return at(
+    "/oauth/authorize",
+    form(
+      [
+        ["handle", page.handle],
+        ["credential", secret],
+        ...tools.map((t): [string, string] => ["tool", t]),
+        ["decision", "approve"],
+      ],
+      page.cookie,
+    ),
+  );
 }
 
 export async function exchange(clientId: string, location: string, verifier: string, consumer = A): Promise<Response> {
   const code = new URL(location).searchParams.get("code") ?? "";
-  return at("/oauth/token", form([["grant_type", "authorization_code"], ["code", code], ["redirect_uri", REDIRECT], ["client_id", clientId], ["code_verifier", verifier], ["resource", `${ORIGIN}/v1/consumers/${consumer}/mcp`]]));
+  return at(
+    "/oauth/token",
+    form([
+      ["grant_type", "authorization_code"],
+      ["code", code],
+      ["redirect_uri", REDIRECT],
+      ["client_id", clientId],
+      ["code_verifier", verifier],
+      ["resource", `${ORIGIN}/v1/consumers/${consumer}/mcp`],
+    ]),
+  );
 }
 
 /** A token response. */
@@ -93,7 +139,12 @@ export interface Tokens {
 }
 
 /** A registered client's sign-in: page, allow with `tools`, exchange. Answers the code and the token response. */
-export async function grant(client: string, secret: string, tools: string[], consumer = A): Promise<{ code: string; tokens: Tokens }> {
+export async function grant(
+  client: string,
+  secret: string,
+  tools: string[],
+  consumer = A,
+): Promise<{ code: string; tokens: Tokens }> {
   const { verifier, challenge } = await pkce();
   const page = await authorize(client, challenge, consumer);
   const allowed = await allow(page, secret, tools);
@@ -111,7 +162,15 @@ export async function signIn(secret: string, tools: string[], consumer = A): Pro
 
 /** A refresh of a public client's grant: the token endpoint's status and OAuth error code (`null` on success). */
 export async function refresh(client: string, refreshToken: string, consumer = A): Promise<[number, string | null]> {
-  const res = await at("/oauth/token", form([["grant_type", "refresh_token"], ["refresh_token", refreshToken], ["client_id", client], ["resource", `${ORIGIN}/v1/consumers/${consumer}/mcp`]]));
+  const res = await at(
+    "/oauth/token",
+    form([
+      ["grant_type", "refresh_token"],
+      ["refresh_token", refreshToken],
+      ["client_id", client],
+      ["resource", `${ORIGIN}/v1/consumers/${consumer}/mcp`],
+    ]),
+  );
   const body = (await res.json()) as { error?: string };
   return [res.status, body.error ?? null];
 }
@@ -123,11 +182,25 @@ export async function audit(consumer: string, auditor: string): Promise<AuditEnt
   return ((await res.json()) as { entries: AuditEntry[] }).entries;
 }
 
-export const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "oauth-test", version: "1.0.0" } } };
-export const CALL = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_order", arguments: { order_ref: "ORDER-7" } } };
+export const INIT = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "oauth-test", version: "1.0.0" } },
+};
+export const CALL = {
+  jsonrpc: "2.0",
+  id: 2,
+  method: "tools/call",
+  params: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+};
 
 export function mcp(consumer: string, token: string | null, message: object, session?: string): Promise<Response> {
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-11-25",
+  };
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (session !== undefined) headers["mcp-session-id"] = session;
   return at(`/v1/consumers/${consumer}/mcp`, { method: "POST", headers, body: JSON.stringify(message) });

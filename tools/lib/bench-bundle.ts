@@ -25,15 +25,20 @@ const kib = (bytes: number): string => `${(bytes / KIB).toFixed(1)} KiB`;
 
 /** The Worker as `wrangler deploy --dry-run` builds it: wrangler's report, the output files, the source map. */
 function wranglerBuild(dir: string): { rawKiB: number; gzipKiB: number; bytes: Buffer; files: string[]; dir: string } {
-  const run = spawnSync(process.execPath, [join(root, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", dir], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
-    timeout: 5 * 60 * 1000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(root, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", dir],
+    {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+      timeout: 5 * 60 * 1000,
+    },
+  );
   const out = `${run.stdout}${run.stderr}`;
   const total = /Total Upload: ([0-9.]+) KiB \/ gzip: ([0-9.]+) KiB/.exec(out);
-  if (run.status !== 0 || total === null) throw new Error(`wrangler deploy --dry-run failed (exit ${run.status}):\n${out.slice(-2000)}`);
+  if (run.status !== 0 || total === null)
+    throw new Error(`wrangler deploy --dry-run failed (exit ${run.status}):\n${out.slice(-2000)}`);
   const files = readdirSync(dir).filter((f) => /\.(m?js|wasm|bin|txt|json)$/.test(f) && !f.endsWith(".map"));
   const bytes = Buffer.concat(files.map((f) => readFileSync(join(dir, f))));
   return { rawKiB: Number(total[1]), gzipKiB: Number(total[2]), bytes, files, dir };
@@ -100,7 +105,12 @@ export function contributors(code: Buffer, map: SourceMap): Contributor[] {
     const line = lines[lineIndex] ?? "";
     if (segs.length === 0) return add("(unmapped)", line);
     add("(unmapped)", line.slice(0, segs[0]?.[0] ?? 0));
-    segs.forEach(([column, source], i) => add(source < 0 ? "(unmapped)" : (groups[source] ?? "(unmapped)"), line.slice(column, segs[i + 1]?.[0] ?? line.length)));
+    segs.forEach(([column, source], i) =>
+      add(
+        source < 0 ? "(unmapped)" : (groups[source] ?? "(unmapped)"),
+        line.slice(column, segs[i + 1]?.[0] ?? line.length),
+      ),
+    );
   });
   return [...slices]
     .map(([group, pieces]) => {
@@ -114,9 +124,26 @@ export function contributors(code: Buffer, map: SourceMap): Contributor[] {
  * An entry bundled by esbuild for a browser (minified ESM): its bytes raw and gzipped at level 9,
  * its contributors. `entry`: a file, or `{ contents }` (a module's source, resolved from the root).
  */
-async function browserBundle(entry: string | { contents: string }): Promise<{ min: number; gzip: number; groups: Contributor[] }> {
-  const input: BuildOptions = typeof entry === "string" ? { entryPoints: [entry] } : { stdin: { contents: entry.contents, resolveDir: root, sourcefile: "entry.ts", loader: "ts" } };
-  const out = await build({ absWorkingDir: root, ...input, outdir: "out", bundle: true, minify: true, format: "esm", platform: "browser", target: "es2022", sourcemap: "external", write: false, logLevel: "warning" });
+async function browserBundle(
+  entry: string | { contents: string },
+): Promise<{ min: number; gzip: number; groups: Contributor[] }> {
+  const input: BuildOptions =
+    typeof entry === "string"
+      ? { entryPoints: [entry] }
+      : { stdin: { contents: entry.contents, resolveDir: root, sourcefile: "entry.ts", loader: "ts" } };
+  const out = await build({
+    absWorkingDir: root,
+    ...input,
+    outdir: "out",
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    sourcemap: "external",
+    write: false,
+    logLevel: "warning",
+  });
   const js = out.outputFiles.find((f) => f.path.endsWith(".js"));
   const sourceMap = out.outputFiles.find((f) => f.path.endsWith(".map"));
   if (js === undefined || sourceMap === undefined) throw new Error("esbuild wrote no bundle or no source map");
@@ -130,15 +157,21 @@ async function browserBundle(entry: string | { contents: string }): Promise<{ mi
 function assetFiles(dir: string, prefix = ""): Array<{ path: string; bytes: Buffer }> {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? assetFiles(join(dir, entry.name), `${prefix}${entry.name}/`) : [{ path: `${prefix}${entry.name}`, bytes: readFileSync(join(dir, entry.name)) }],
+    entry.isDirectory()
+      ? assetFiles(join(dir, entry.name), `${prefix}${entry.name}/`)
+      : [{ path: `${prefix}${entry.name}`, bytes: readFileSync(join(dir, entry.name)) }],
   );
 }
 
 /** The namespaces src/core/index.ts exports (`export * as <name>`), each measured alone. */
-const coreNamespaces = (): string[] => [...readFileSync(join(root, "src/core/index.ts"), "utf8").matchAll(/^export \* as (\w+) from/gm)].map((m) => m[1] ?? "");
+const coreNamespaces = (): string[] =>
+  [...readFileSync(join(root, "src/core/index.ts"), "utf8").matchAll(/^export \* as (\w+) from/gm)].map(
+    (m) => m[1] ?? "",
+  );
 
 /** One contributor's line. */
-const row = (g: Contributor): string => `    ${g.group.padEnd(44)} ${kib(g.min).padStart(10)} min  ${kib(g.gzip).padStart(9)} gzip`;
+const row = (g: Contributor): string =>
+  `    ${g.group.padEnd(44)} ${kib(g.min).padStart(10)} min  ${kib(g.gzip).padStart(9)} gzip`;
 
 /** Prints the bundle section; `top` contributors are listed. */
 export async function printBundle(top = 15): Promise<BundleFigures> {
@@ -148,35 +181,54 @@ export async function printBundle(top = 15): Promise<BundleFigures> {
     write("\nbundle (goals from issue #17)");
     const worker = wranglerBuild(dir);
     const gzipped = gzip9(worker.bytes);
-    write(`  worker, every plane (wrangler deploy --dry-run): ${worker.rawKiB.toFixed(1)} KiB, gzip ${worker.gzipKiB.toFixed(1)} KiB as wrangler reports it, ${kib(gzipped)} at level 9   (goal ≤ 160 KiB gzip, target ≤ 128 KiB)`);
+    write(
+      `  worker, every plane (wrangler deploy --dry-run): ${worker.rawKiB.toFixed(1)} KiB, gzip ${worker.gzipKiB.toFixed(1)} KiB as wrangler reports it, ${kib(gzipped)} at level 9   (goal ≤ 160 KiB gzip, target ≤ 128 KiB)`,
+    );
     const main = worker.files.find((f) => f.endsWith(".js")) ?? "";
     if (existsSync(join(dir, `${main}.map`))) {
       // The source map wrangler just wrote.
       const map = JSON.parse(readFileSync(join(dir, `${main}.map`), "utf8")) as SourceMap;
       const groups = contributors(readFileSync(join(dir, main)), map);
       const sum = groups.reduce((s, g) => s + g.gzip, 0);
-      write(`  top ${top} contributors (minified bytes from the source map; gzip: each group alone at level 9, an estimate: the ${groups.length} groups sum to ${kib(sum)} against ${kib(gzipped)} together)`);
+      write(
+        `  top ${top} contributors (minified bytes from the source map; gzip: each group alone at level 9, an estimate: the ${groups.length} groups sum to ${kib(sum)} against ${kib(gzipped)} together)`,
+      );
       for (const g of groups.slice(0, top)) write(row(g));
     } else write("  (wrangler wrote no source map: no per-module figures)");
     const assets = assetFiles(join(root, "assets"));
     if (assets.length > 0) {
-      write("  static assets (wrangler.toml [assets]: uploaded beside the Worker, not part of its bundle; the Worker serves them)");
-      for (const a of assets) write(`    ${a.path.padEnd(44)} ${kib(a.bytes.byteLength).padStart(10)}      ${kib(gzip9(a.bytes)).padStart(9)} gzip`);
+      write(
+        "  static assets (wrangler.toml [assets]: uploaded beside the Worker, not part of its bundle; the Worker serves them)",
+      );
+      for (const a of assets)
+        write(
+          `    ${a.path.padEnd(44)} ${kib(a.bytes.byteLength).padStart(10)}      ${kib(gzip9(a.bytes)).padStart(9)} gzip`,
+        );
     }
     const core = await browserBundle("src/core/index.ts");
-    write(`  core alone for a browser (src/core/index.ts): ${kib(core.min)} min, ${kib(core.gzip)} gzip   (goal ≤ 40 KiB gzip)`);
+    write(
+      `  core alone for a browser (src/core/index.ts): ${kib(core.min)} min, ${kib(core.gzip)} gzip   (goal ≤ 40 KiB gzip)`,
+    );
     write("  its top contributors (each group gzipped alone, an estimate)");
     for (const g of core.groups.slice(0, 8)) write(row(g));
     // Informative: what an application that imports one of the core's namespaces ships (with the
     // strict JSON layer every namespace reads through), the rest left out by its bundler.
     write("  the core by namespace: what an app importing only that one ships (with readJson and canonicalJson)");
     for (const name of coreNamespaces()) {
-      const part = await browserBundle({ contents: `export { readJson, canonicalJson, ${name} } from "./src/core/index.ts";` });
+      const part = await browserBundle({
+        contents: `export { readJson, canonicalJson, ${name} } from "./src/core/index.ts";`,
+      });
       write(row({ group: name, ...part }));
     }
     const client = await browserBundle("src/client/index.ts");
-    write(`  client for a browser (src/client/index.ts): ${kib(client.min)} min, ${kib(client.gzip)} gzip   (goal ≤ 12 KiB gzip)`);
-    return { worker: { wranglerGzipKiB: worker.gzipKiB, gzip9: gzipped }, core: { min: core.min, gzip: core.gzip }, client: { min: client.min, gzip: client.gzip } };
+    write(
+      `  client for a browser (src/client/index.ts): ${kib(client.min)} min, ${kib(client.gzip)} gzip   (goal ≤ 12 KiB gzip)`,
+    );
+    return {
+      worker: { wranglerGzipKiB: worker.gzipKiB, gzip9: gzipped },
+      core: { min: core.min, gzip: core.gzip },
+      client: { min: client.min, gzip: client.gzip },
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

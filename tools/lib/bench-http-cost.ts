@@ -37,7 +37,16 @@ const CONCURRENCY = 8;
 // Part 2: inside workerd.
 const ROUNDS = 5; // after one warm-up round that also sizes each batch
 const BATCH_MS = 100; // a batch takes about this long, wall or CPU, so a clock step or the request's own cost is small beside it
-const BATCH_LIMITS: Record<Scenario, [number, number]> = { insert: [500, 20000], read: [50, 1000], write: [30, 150], data: [20, 200], fetch: [20, 200], mcp: [50, 1000], "worker read": [50, 2000], "worker mcp": [50, 2000] };
+const BATCH_LIMITS: Record<Scenario, [number, number]> = {
+  insert: [500, 20000],
+  read: [50, 1000],
+  write: [30, 150],
+  data: [20, 200],
+  fetch: [20, 200],
+  mcp: [50, 1000],
+  "worker read": [50, 2000],
+  "worker mcp": [50, 2000],
+};
 const COLD_CONSUMERS = 8;
 const WARM_CALLS = 20;
 const MEMORY_CREDENTIALS = 300; // more than the credential cache holds
@@ -49,10 +58,13 @@ const median = (values: readonly number[]): number => {
   const mid = Math.floor(s.length / 2);
   return (s.length % 2 === 1 ? s[mid] : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2) ?? NaN;
 };
-const p50 = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const p50 = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 /** `median [min–max]` of a list, with `digits` decimals and a unit. */
-const spread = (values: readonly number[], digits = 2, unit = ""): string => `${median(values).toFixed(digits)}${unit} [${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}]`;
-const verdict = (value: number, goal: number, atMost = true): string => ((atMost ? value <= goal : value >= goal) ? "met" : "NOT met");
+const spread = (values: readonly number[], digits = 2, unit = ""): string =>
+  `${median(values).toFixed(digits)}${unit} [${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}]`;
+const verdict = (value: number, goal: number, atMost = true): string =>
+  (atMost ? value <= goal : value >= goal) ? "met" : "NOT met";
 
 /** Keep-alive JSON requests to 127.0.0.1:`port` through `agent`: `(method, path, token, body, extra headers) → {status, body}`. */
 export const requester: Requester = (port, agent) => {
@@ -66,7 +78,11 @@ export const requester: Requester = (port, agent) => {
           method,
           path,
           agent,
-          headers: { ...extra, authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": payload.length }) },
+          headers: {
+            ...extra,
+            authorization: `Bearer ${token}`,
+            ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": payload.length }),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -84,7 +100,15 @@ function readBody(id: string): string {
   return JSON.stringify({
     principal: { subject_id: "user-1", roles: [] },
     proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
-    context: { call_id: id, operation_id: `op-${id}`, idempotency_key: null, provider: "openai", api_family: "responses", response_id: "resp-bench", adapter_revision: "openai-responses-v1" },
+    context: {
+      call_id: id,
+      operation_id: `op-${id}`,
+      idempotency_key: null,
+      provider: "openai",
+      api_family: "responses",
+      response_id: "resp-bench",
+      adapter_revision: "openai-responses-v1",
+    },
   });
 }
 
@@ -93,7 +117,8 @@ async function productionRoundTrips({ port, admin, agent, samples, perRound }: G
   // The bench's scenarios in its order: the bare round trip, the write, the gate read call.
   const [bareSamples = [], writeSamples = [], gateSamples = []] = Object.values(samples);
   const rounds = Math.floor(gateSamples.length / perRound);
-  const perRoundP50 = (list: readonly number[]): number[] => Array.from({ length: rounds }, (_, r) => p50(list.slice(r * perRound, (r + 1) * perRound)));
+  const perRoundP50 = (list: readonly number[]): number[] =>
+    Array.from({ length: rounds }, (_, r) => p50(list.slice(r * perRound, (r + 1) * perRound)));
   const bare = perRoundP50(bareSamples);
   const write = perRoundP50(writeSamples);
   const gate = perRoundP50(gateSamples);
@@ -106,7 +131,13 @@ async function productionRoundTrips({ port, admin, agent, samples, perRound }: G
   let n = 0;
   const scenarios = {
     gate: () => send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, readBody(`tp-${++n}`)),
-    write: () => send("PUT", `/v1/consumers/${CONSUMER}`, admin, JSON.stringify({ tools: ["get_order"], approver_subjects: [], limits: UNLIMITED })),
+    write: () =>
+      send(
+        "PUT",
+        `/v1/consumers/${CONSUMER}`,
+        admin,
+        JSON.stringify({ tools: ["get_order"], approver_subjects: [], limits: UNLIMITED }),
+      ),
   };
   const once = async (name: "gate" | "write"): Promise<void> => {
     const res = await scenarios[name]();
@@ -119,13 +150,24 @@ async function productionRoundTrips({ port, admin, agent, samples, perRound }: G
     pool.destroy();
   }
   const tpRatio = throughput.map((r) => r.gate / r.write);
-  console.log(`\nThe same ratios against production routes (informative: \`PUT /v1/consumers/…\` writes the consumer's object and then the directory's, two objects and two commits; the goals below use one write in the same object), median [min–max] over rounds:`);
-  const line = (label: string, values: readonly number[], note: string): void => console.log(`  ${label.padEnd(44)}${`${spread(values)}×`.padEnd(20)}${note}`);
+  console.log(
+    `\nThe same ratios against production routes (informative: \`PUT /v1/consumers/…\` writes the consumer's object and then the directory's, two objects and two commits; the goals below use one write in the same object), median [min–max] over rounds:`,
+  );
+  const line = (label: string, values: readonly number[], note: string): void =>
+    console.log(`  ${label.padEnd(44)}${`${spread(values)}×`.padEnd(20)}${note}`);
   line("gate read / PUT consumer, c=1 p50", vsWrite, `(${rounds} rounds of ${perRound} calls)`);
   line("gate read / ping (bare round trip), c=1 p50", vsBare, "");
   line("PUT consumer / ping, c=1 p50", writeVsBare, "");
-  const rps = (name: keyof Throughput): string => spread(throughput.map((r) => r[name]), 0);
-  line(`gate read / PUT consumer, c=${CONCURRENCY} req/s`, tpRatio, `(${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_REQUESTS} requests; gate ${rps("gate")} req/s, PUT ${rps("write")} req/s)`);
+  const rps = (name: keyof Throughput): string =>
+    spread(
+      throughput.map((r) => r[name]),
+      0,
+    );
+  line(
+    `gate read / PUT consumer, c=${CONCURRENCY} req/s`,
+    tpRatio,
+    `(${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_REQUESTS} requests; gate ${rps("gate")} req/s, PUT ${rps("write")} req/s)`,
+  );
 }
 
 /** Whether this system shows per-thread CPU time (Linux /proc); elsewhere the CPU figures are left out. */
@@ -153,7 +195,8 @@ function workerdPids(group: number | undefined): string[] {
 function rssMb(pids: readonly string[]): number {
   if (!HAS_PROC) return NaN;
   let kib = 0;
-  for (const pid of pids) kib += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  for (const pid of pids)
+    kib += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
   return kib / 1024;
 }
 
@@ -185,16 +228,24 @@ export async function insideWorkerd(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const serviceToken = "bench-service-token";
-  const service = await startDemoService({ keys: { [CONSUMER]: `${base}/v1/consumers/${CONSUMER}/signing-keys` }, token: serviceToken });
+  const service = await startDemoService({
+    keys: { [CONSUMER]: `${base}/v1/consumers/${CONSUMER}/signing-keys` },
+    token: serviceToken,
+  });
   // The same wrangler dev as the bench's, with the benchmark's entry point instead of wrangler.toml's
   // `main` (right after `dev`: `--env-file` takes every value that follows it).
-  const withEntry = (command: string, [cli = "", dev = "", ...rest]: string[], options: SpawnOptions) => spawn(command, [cli, dev, "bench/cost-worker.ts", ...rest], options);
+  const withEntry = (command: string, [cli = "", dev = "", ...rest]: string[], options: SpawnOptions) =>
+    spawn(command, [cli, dev, "bench/cost-worker.ts", ...rest], options);
   const dev = startWranglerDev({ port, persistTo, secrets, spawnProcess: withEntry });
   const pool = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const send = requester(port, pool);
-  const bench = async (where: string, body: { op?: { kind: string } & Record<string, unknown>; scenario?: string } & Record<string, unknown>): Promise<BenchAnswer> => {
+  const bench = async (
+    where: string,
+    body: { op?: { kind: string } & Record<string, unknown>; scenario?: string } & Record<string, unknown>,
+  ): Promise<BenchAnswer> => {
     const res = await send("POST", `/bench/${where}`, admin, JSON.stringify(body));
-    if (res.status !== 200) throw new Error(`bench ${where} ${body.op?.kind ?? body.scenario}: ${res.status} ${res.body.slice(0, 400)}`);
+    if (res.status !== 200)
+      throw new Error(`bench ${where} ${body.op?.kind ?? body.scenario}: ${res.status} ${res.body.slice(0, 400)}`);
     // The answer of bench/cost-worker.ts, run by this process.
     return JSON.parse(res.body) as BenchAnswer;
   };
@@ -204,20 +255,40 @@ export async function insideWorkerd(): Promise<void> {
     const pids = () => workerdPids(dev.child.pid);
     // One consumer with the catalog's read and write, a data-defined tool (CEL authorize) on the demo service, an approver.
     const tools = demoTools(service.base, "bench_service_token");
-    await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order", "create_refund_draft"], approver_subjects: [APPROVER], limits: UNLIMITED });
+    await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, {
+      tools: ["get_order", "create_refund_draft"],
+      approver_subjects: [APPROVER],
+      limits: UNLIMITED,
+    });
     await call(base, "PUT", `/v1/consumers/${CONSUMER}/secrets/bench_service_token`, admin, { value: serviceToken });
     await call(base, "PUT", `/v1/consumers/${CONSUMER}/tools/lookup_customer`, admin, tools.lookup_customer);
-    await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, { tools: ["get_order", "create_refund_draft", "lookup_customer"], approver_subjects: [APPROVER], limits: UNLIMITED });
-    const mint = async (body: Record<string, unknown>): Promise<string> => (await call<{ secret: string }>(base, "POST", `/v1/consumers/${CONSUMER}/credentials`, admin, body)).secret;
-    const tokens = { agent: await mint({ kind: "agent", roles: ["support"] }), approver: await mint({ kind: "approver", subject_id: APPROVER }), mcp: await mint({ kind: "agent", subject_id: "user-1" }) };
+    await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, {
+      tools: ["get_order", "create_refund_draft", "lookup_customer"],
+      approver_subjects: [APPROVER],
+      limits: UNLIMITED,
+    });
+    const mint = async (body: Record<string, unknown>): Promise<string> =>
+      (await call<{ secret: string }>(base, "POST", `/v1/consumers/${CONSUMER}/credentials`, admin, body)).secret;
+    const tokens = {
+      agent: await mint({ kind: "agent", roles: ["support"] }),
+      approver: await mint({ kind: "approver", subject_id: APPROVER }),
+      mcp: await mint({ kind: "agent", subject_id: "user-1" }),
+    };
     // The round-trip goals first, on an idle object, against baselines in the same object.
     await roundTripGoals({ port, admin, agentToken: tokens.agent, consumer: CONSUMER, requester, readBody });
-    const object = (op: { kind: string } & Record<string, unknown>): Promise<BenchAnswer> => bench("object", { consumer: CONSUMER, op });
+    const object = (op: { kind: string } & Record<string, unknown>): Promise<BenchAnswer> =>
+      bench("object", { consumer: CONSUMER, op });
     const { step } = await object({ kind: "clock" });
     const { sessionId } = await object({ kind: "mcpSession", tokens });
     const fetchUrl = `${service.base}/customers/lookup`;
     // The Worker's share is timed against one recorded answer of the object (recorded here, untimed).
-    const workerOp = (scenario: string, n: number) => ({ consumer: CONSUMER, scenario, n, token: scenario === "mcp" ? tokens.mcp : tokens.agent, sessionId });
+    const workerOp = (scenario: string, n: number) => ({
+      consumer: CONSUMER,
+      scenario,
+      n,
+      token: scenario === "mcp" ? tokens.mcp : tokens.agent,
+      sessionId,
+    });
     for (const scenario of ["read", "mcp"]) await bench("worker", workerOp(scenario, 0));
 
     // Interleaved rounds; each batch in one request, timed inside (µs per call = ms × 1000 / n).
@@ -226,7 +297,11 @@ export async function insideWorkerd(): Promise<void> {
     const byRound: Round[] = [];
     let runs = 0;
     // One batch: its CPU (workerd's, minus an empty batch's) and its wall time inside the object, per call.
-    const timeOne = async (scenario: Scenario, n: number, emptyNs = 0): Promise<{ ns: number; cpu: number; wall: number }> => {
+    const timeOne = async (
+      scenario: Scenario,
+      n: number,
+      emptyNs = 0,
+    ): Promise<{ ns: number; cpu: number; wall: number }> => {
       const run = `r${++runs}`;
       if (scenario === "write") await object({ kind: "prepareWrites", run, n, tokens });
       const before = cpuNs(pids());
@@ -234,7 +309,9 @@ export async function insideWorkerd(): Promise<void> {
         ? await bench("worker", workerOp(scenario.slice(7), n))
         : await object({ kind: "time", scenario, run, n, tokens, sessionId, fetchUrl });
       const ns = cpuNs(pids()) - before;
-      return n === 0 ? { ns, cpu: NaN, wall: NaN } : { ns, cpu: (ns - emptyNs) / 1000 / n, wall: ((answer.ms ?? NaN) * 1000) / n };
+      return n === 0
+        ? { ns, cpu: NaN, wall: NaN }
+        : { ns, cpu: (ns - emptyNs) / 1000 / n, wall: ((answer.ms ?? NaN) * 1000) / n };
     };
     for (let round = -1; round < ROUNDS; round++) {
       const order = scenarios.map((_, i) => scenarios[(i + Math.max(round, 0)) % scenarios.length] ?? "insert");
@@ -245,7 +322,10 @@ export async function insideWorkerd(): Promise<void> {
         const measured = await timeOne(scenario, sizes[scenario], median(empty));
         if (round < 0) {
           const [least, most] = BATCH_LIMITS[scenario];
-          sizes[scenario] = Math.min(most, Math.max(least, Math.ceil((BATCH_MS * 1000) / Math.max(measured.wall, measured.cpu, 0.1))));
+          sizes[scenario] = Math.min(
+            most,
+            Math.max(least, Math.ceil((BATCH_MS * 1000) / Math.max(measured.wall, measured.cpu, 0.1))),
+          );
         }
         measures[scenario] = { cpu: measured.cpu, wall: measured.wall };
       }
@@ -260,10 +340,21 @@ export async function insideWorkerd(): Promise<void> {
     const warmCpu: number[] = [];
     for (let k = 0; k < COLD_CONSUMERS; k++) {
       const name = `bench-cold-${k}`;
-      await call(base, "PUT", `/v1/consumers/${name}`, admin, { tools: ["get_order"], approver_subjects: [], limits: UNLIMITED });
-      const token = (await call<{ secret: string }>(base, "POST", `/v1/consumers/${name}/credentials`, admin, { kind: "agent" })).secret;
+      await call(base, "PUT", `/v1/consumers/${name}`, admin, {
+        tools: ["get_order"],
+        approver_subjects: [],
+        limits: UNLIMITED,
+      });
+      const token = (
+        await call<{ secret: string }>(base, "POST", `/v1/consumers/${name}/credentials`, admin, { kind: "agent" })
+      ).secret;
       const before = (await bench("object", { consumer: name, op: { kind: "serial" } })).serial;
-      const reset = await send("POST", "/bench/object", admin, JSON.stringify({ consumer: name, op: { kind: "abort" } }));
+      const reset = await send(
+        "POST",
+        "/bench/object",
+        admin,
+        JSON.stringify({ consumer: name, op: { kind: "abort" } }),
+      );
       if (reset.status !== 500) throw new Error(`abort answered ${reset.status}`);
       const times: number[] = [];
       const cpus: number[] = [];
@@ -286,11 +377,14 @@ export async function insideWorkerd(): Promise<void> {
     // Memory: many credentials (more than the cache holds), then 10,000 calls twice.
     const agents: string[] = [];
     for (let i = 0; i < MEMORY_CREDENTIALS; i++) agents.push(await mint({ kind: "agent" }));
-    const snapshots: Snapshot[] = [{ calls: 0, rss: rssMb(pids()), held: (await object({ kind: "memory" })).held ?? [] }];
+    const snapshots: Snapshot[] = [
+      { calls: 0, rss: rssMb(pids()), held: (await object({ kind: "memory" })).held ?? [] },
+    ];
     const tablesBefore = await object({ kind: "tables" });
     let tablesAfter: BenchAnswer = {};
     for (const total of [MEMORY_CALLS, 2 * MEMORY_CALLS]) {
-      for (let done = snapshots.at(-1)?.calls ?? 0; done < total; done += CALLS_PER_REQUEST) await object({ kind: "calls", run: `mem-${done}`, n: CALLS_PER_REQUEST, agents });
+      for (let done = snapshots.at(-1)?.calls ?? 0; done < total; done += CALLS_PER_REQUEST)
+        await object({ kind: "calls", run: `mem-${done}`, n: CALLS_PER_REQUEST, agents });
       snapshots.push({ calls: total, rss: rssMb(pids()), held: (await object({ kind: "memory" })).held ?? [] });
       if (total === MEMORY_CALLS) tablesAfter = await object({ kind: "tables" });
     }
@@ -307,28 +401,48 @@ export async function insideWorkerd(): Promise<void> {
 
 /** Rows each read call writes (SQLite's total_changes) and leaves per table, from counts before and after `calls` read calls in one object. */
 function rowsPerCall(before: BenchAnswer, after: BenchAnswer, calls: number): void {
-  console.log(`\nRows a read call writes in the object (SQLite total_changes: inserted, updated or deleted): ${(((after.changes ?? NaN) - (before.changes ?? NaN)) / calls).toFixed(2)} per call`);
+  console.log(
+    `\nRows a read call writes in the object (SQLite total_changes: inserted, updated or deleted): ${(((after.changes ?? NaN) - (before.changes ?? NaN)) / calls).toFixed(2)} per call`,
+  );
   const afterTables = after.tables ?? {};
   const grown = Object.entries(afterTables)
     .map(([table, count]) => ({ table, rows: (count - (before.tables?.[table] ?? 0)) / calls }))
     .filter((t) => t.rows !== 0)
     .sort((a, b) => b.rows - a.rows);
   const total = grown.reduce((sum, t) => sum + t.rows, 0);
-  console.log(`Rows it leaves, by table (${calls.toLocaleString("en-US")} calls, before any retention sweep): ${total.toFixed(2)} rows per call`);
+  console.log(
+    `Rows it leaves, by table (${calls.toLocaleString("en-US")} calls, before any retention sweep): ${total.toFixed(2)} rows per call`,
+  );
   for (const t of grown) console.log(`  ${t.table.padEnd(40)} ${t.rows.toFixed(3)}`);
 }
 
 function report({ step, sizes, byRound: rows, cold, snapshots }: CostReport): void {
   const of = (scenario: Scenario, field: keyof Measure): number[] => rows.map((r) => r[scenario][field]);
   const ratio = (scenario: Scenario): number[] => rows.map((r) => r[scenario].cpu / r.insert.cpu);
-  console.log(`\nInside workerd (bench/cost-worker.ts under wrangler dev), per call, ${ROUNDS} interleaved rounds after a warm-up round; median [min–max] over rounds.`);
-  console.log("  CPU: the run time of that wrangler dev's workerd processes (/proc/<pid>/task/*/schedstat, ns, every thread) over the one request running the batch, minus an empty batch's request;");
-  console.log(`  wall: performance.now() around the batch inside the object or Worker (under wrangler dev it advances while code runs, step ${step === null ? "none: it stood still" : `${step} ms`}).`);
+  console.log(
+    `\nInside workerd (bench/cost-worker.ts under wrangler dev), per call, ${ROUNDS} interleaved rounds after a warm-up round; median [min–max] over rounds.`,
+  );
+  console.log(
+    "  CPU: the run time of that wrangler dev's workerd processes (/proc/<pid>/task/*/schedstat, ns, every thread) over the one request running the batch, minus an empty batch's request;",
+  );
+  console.log(
+    `  wall: performance.now() around the batch inside the object or Worker (under wrangler dev it advances while code runs, step ${step === null ? "none: it stood still" : `${step} ms`}).`,
+  );
   if (!HAS_PROC) console.log("  (no /proc on this system: CPU and resident memory are not measured, NaN below)");
-  console.log(`  An empty batch's request costs ${spread(rows.map((r) => r.empty), 0, " µs")} of CPU (subtracted). Wall times include waiting for a core when the machine is busy; CPU does not.`);
-  console.log(`  ${"scenario".padEnd(54)}${"batch".padStart(6)}   ${"CPU µs".padEnd(26)}${"× bare insert (CPU)".padEnd(23)}wall µs`);
+  console.log(
+    `  An empty batch's request costs ${spread(
+      rows.map((r) => r.empty),
+      0,
+      " µs",
+    )} of CPU (subtracted). Wall times include waiting for a core when the machine is busy; CPU does not.`,
+  );
+  console.log(
+    `  ${"scenario".padEnd(54)}${"batch".padStart(6)}   ${"CPU µs".padEnd(26)}${"× bare insert (CPU)".padEnd(23)}wall µs`,
+  );
   const line = (label: string, scenario: Scenario): void =>
-    console.log(`  ${label.padEnd(54)}${String(sizes[scenario]).padStart(6)}   ${spread(of(scenario, "cpu"), 1).padEnd(26)}${(scenario === "insert" ? "1" : spread(ratio(scenario), 1)).padEnd(23)}${spread(of(scenario, "wall"), 1)}`);
+    console.log(
+      `  ${label.padEnd(54)}${String(sizes[scenario]).padStart(6)}   ${spread(of(scenario, "cpu"), 1).padEnd(26)}${(scenario === "insert" ? "1" : spread(ratio(scenario), 1)).padEnd(23)}${spread(of(scenario, "wall"), 1)}`,
+    );
   line("bare SQLite insert (same object)", "insert");
   line("read call get_order (object)", "read");
   line("approved write create_refund_draft: the run (object)", "write");
@@ -338,22 +452,38 @@ function report({ step, sizes, byRound: rows, cold, snapshots }: CostReport): vo
   line("the Worker's share of POST …/tool-calls (route only)", "worker read");
   line("the Worker's share of POST …/mcp (route only)", "worker mcp");
   const sum = (a: Scenario, b: Scenario): number[] => rows.map((r) => r[a].cpu + r[b].cpu);
-  console.log(`  CPU of the data tool minus its bare fetch ${spread(rows.map((r) => r.data.cpu - r.fetch.cpu), 1, " µs")}; read call, Worker + object ${spread(sum("read", "worker read"), 1, " µs")}; MCP tools/call, Worker + object ${spread(sum("mcp", "worker mcp"), 1, " µs")}`);
+  console.log(
+    `  CPU of the data tool minus its bare fetch ${spread(
+      rows.map((r) => r.data.cpu - r.fetch.cpu),
+      1,
+      " µs",
+    )}; read call, Worker + object ${spread(sum("read", "worker read"), 1, " µs")}; MCP tools/call, Worker + object ${spread(sum("mcp", "worker mcp"), 1, " µs")}`,
+  );
   const [first, warm] = cold.wall;
   const [firstCpu, warmCpu] = cold.cpu;
   const wallRatio = first.map((c, k) => c / (warm[k] ?? NaN));
   const cpuRatio = firstCpu.map((c, k) => c / (warmCpu[k] ?? NaN));
-  console.log(`\nCold object: ${COLD_CONSUMERS} new consumers, each configured, its object reset (ctx.abort; the Worker's isolate stays warm), then its first read call over HTTP beside the median of its next ${WARM_CALLS}:`);
-  console.log(`  wall  first ${spread(first, 0, " µs")}, warm ${spread(warm, 0, " µs")}: ${spread(wallRatio)}×   goal ≤ ${GOALS.coldVsWarm.toFixed(2)}×  ${verdict(median(wallRatio), GOALS.coldVsWarm)}`);
+  console.log(
+    `\nCold object: ${COLD_CONSUMERS} new consumers, each configured, its object reset (ctx.abort; the Worker's isolate stays warm), then its first read call over HTTP beside the median of its next ${WARM_CALLS}:`,
+  );
+  console.log(
+    `  wall  first ${spread(first, 0, " µs")}, warm ${spread(warm, 0, " µs")}: ${spread(wallRatio)}×   goal ≤ ${GOALS.coldVsWarm.toFixed(2)}×  ${verdict(median(wallRatio), GOALS.coldVsWarm)}`,
+  );
   console.log(`  CPU   first ${spread(firstCpu, 0, " µs")}, warm ${spread(warmCpu, 0, " µs")}: ${spread(cpuRatio)}×`);
-  console.log(`\nMemory of one consumer object (${MEMORY_CREDENTIALS} agent credentials, read calls spread over them, run inside the object in batches of ${CALLS_PER_REQUEST}), entries after each count of calls:`);
+  console.log(
+    `\nMemory of one consumer object (${MEMORY_CREDENTIALS} agent credentials, read calls spread over them, run inside the object in batches of ${CALLS_PER_REQUEST}), entries after each count of calls:`,
+  );
   const header = snapshots.map((s) => `${s.calls.toLocaleString("en-US")} calls`.padStart(14)).join("");
   console.log(`  ${"structure".padEnd(36)}${header}   cap`);
   for (const [i, held] of (snapshots[0]?.held ?? []).entries()) {
     const counts = snapshots.map((s) => String(s.held[i]?.entries).padStart(14)).join("");
-    console.log(`  ${held.structure.padEnd(36)}${counts}   ${held.cap === null ? held.bound : `${held.cap} (${held.bound})`}`);
+    console.log(
+      `  ${held.structure.padEnd(36)}${counts}   ${held.cap === null ? held.bound : `${held.cap} (${held.bound})`}`,
+    );
   }
-  console.log(`  ${"workerd resident memory, MB".padEnd(36)}${snapshots.map((s) => s.rss.toFixed(1).padStart(14)).join("")}   (the whole process: every object, SQLite's page cache)`);
+  console.log(
+    `  ${"workerd resident memory, MB".padEnd(36)}${snapshots.map((s) => s.rss.toFixed(1).padStart(14)).join("")}   (the whole process: every object, SQLite's page cache)`,
+  );
 }
 
 /** The gate's own cost (issue #17 point 3): the round-trip goals, then the cost inside workerd. */
@@ -369,7 +499,13 @@ export interface Reply {
 }
 
 /** Sends one request (`token` as a bearer credential, `body` JSON text, `extra` headers). */
-export type Send = (method: string, path: string, token: string, body?: string, extra?: Record<string, string>) => Promise<Reply>;
+export type Send = (
+  method: string,
+  path: string,
+  token: string,
+  body?: string,
+  extra?: Record<string, string>,
+) => Promise<Reply>;
 
 /** Keep-alive requests to 127.0.0.1:`port` through `agent`. */
 export type Requester = (port: number, agent: http.Agent) => Send;

@@ -35,14 +35,23 @@ const median = (values: readonly number[]): number => {
   const mid = Math.floor(s.length / 2);
   return (s.length % 2 === 1 ? s[mid] : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2) ?? NaN;
 };
-const p50 = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-const spread = (values: readonly number[], digits = 2): string => `${median(values).toFixed(digits)} [${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}]`;
+const p50 = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const spread = (values: readonly number[], digits = 2): string =>
+  `${median(values).toFixed(digits)} [${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}]`;
 
 /**
  * Measures and prints the goals. `requester(port, agent)` sends keep-alive requests; `readBody(id)`
  * is a read call's body; `consumer` has get_order and no rate limit; `agentToken` may call it.
  */
-export async function roundTripGoals({ port, admin, agentToken, consumer, requester, readBody }: RoundTripOptions): Promise<void> {
+export async function roundTripGoals({
+  port,
+  admin,
+  agentToken,
+  consumer,
+  requester,
+  readBody,
+}: RoundTripOptions): Promise<void> {
   const pool = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const send = requester(port, pool);
   let n = 0;
@@ -53,7 +62,8 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
     carrying: () => send("POST", `/bench/rt/${consumer}/carrying?answer=${answerBytes}`, admin, readBody(`rt-c-${n}`)),
     write: () => send("POST", `/bench/rt/${consumer}/write`, admin),
     rows: () => send("POST", `/bench/rt/${consumer}/rows`, admin),
-    object: () => send("POST", `/bench/rt/${consumer}/object`, admin, readBody(`rt-o-${++n}`), { "x-agent-token": agentToken }),
+    object: () =>
+      send("POST", `/bench/rt/${consumer}/object`, admin, readBody(`rt-o-${++n}`), { "x-agent-token": agentToken }),
     gate: () => send("POST", `/v1/consumers/${consumer}/tool-calls`, agentToken, readBody(`rt-${++n}`)),
   };
   const names = KINDS;
@@ -68,10 +78,11 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
     const perRound = byKind();
     for (let round = 0; round < ROUNDS; round++) {
       const samples = byKind();
-      for (let i = 0; i < CALLS; i++) for (let k = 0; k < names.length; k++) {
-        const kind = names[(i + k + round) % names.length] ?? "bare";
-        samples[kind].push(await once(kind));
-      }
+      for (let i = 0; i < CALLS; i++)
+        for (let k = 0; k < names.length; k++) {
+          const kind = names[(i + k + round) % names.length] ?? "bare";
+          samples[kind].push(await once(kind));
+        }
       for (const kind of names) perRound[kind].push(p50(samples[kind]));
     }
     // Informative: the same three kinds in runs of RUN calls of one kind (the kinds alternating run by
@@ -79,7 +90,8 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
     const inRuns: InRuns = { bare: [], write: [], gate: [] };
     for (let round = 0; round < ROUNDS; round++) {
       const samples: InRuns = { bare: [], write: [], gate: [] };
-      for (let i = 0; i < CALLS / RUN; i++) for (const kind of RUN_KINDS) for (let j = 0; j < RUN; j++) samples[kind].push(await once(kind));
+      for (let i = 0; i < CALLS / RUN; i++)
+        for (const kind of RUN_KINDS) for (let j = 0; j < RUN; j++) samples[kind].push(await once(kind));
       for (const kind of RUN_KINDS) inRuns[kind].push(p50(samples[kind]));
     }
     const throughput = await throughputRounds(THROUGHPUT_ROUNDS, THROUGHPUT_REQUESTS, CONCURRENCY, once);
@@ -93,7 +105,12 @@ export async function roundTripGoals({ port, admin, agentToken, consumer, reques
  * Requests per second of "gate" and "write" (`once(kind)` sends one and checks it), `rounds` rounds
  * of `requests` each from `concurrency` clients, the two kinds' order alternating per round.
  */
-export async function throughputRounds(rounds: number, requests: number, concurrency: number, once: (kind: "gate" | "write") => Promise<unknown>): Promise<Throughput[]> {
+export async function throughputRounds(
+  rounds: number,
+  requests: number,
+  concurrency: number,
+  once: (kind: "gate" | "write") => Promise<unknown>,
+): Promise<Throughput[]> {
   const throughput: Throughput[] = [];
   for (let round = 0; round < rounds; round++) {
     const rps: Throughput = { gate: NaN, write: NaN };
@@ -114,13 +131,22 @@ export async function throughputRounds(rounds: number, requests: number, concurr
   return throughput;
 }
 
-function report(perRound: Record<Kind, number[]>, throughput: readonly Throughput[], bytes: { request: number; answer: number }, inRuns: InRuns): void {
+function report(
+  perRound: Record<Kind, number[]>,
+  throughput: readonly Throughput[],
+  bytes: { request: number; answer: number },
+  inRuns: InRuns,
+): void {
   const ratio = (a: Kind, b: Kind): number[] => perRound[a].map((v, r) => v / (perRound[b][r] ?? NaN));
   const vsWrite = ratio("gate", "write");
   const vsBare = ratio("gate", "bare");
   const tp = throughput.map((r) => r.gate / r.write);
-  console.log(`\nGoals over wrangler dev (issue #17), on the cost worker's wrangler dev; median [min–max] over rounds.`);
-  console.log(`  c = 1 p50 in µs, ${ROUNDS} rounds of ${CALLS} calls of each kind, interleaved call by call (after ${WARMUP} warm-up calls each):`);
+  console.log(
+    `\nGoals over wrangler dev (issue #17), on the cost worker's wrangler dev; median [min–max] over rounds.`,
+  );
+  console.log(
+    `  c = 1 p50 in µs, ${ROUNDS} rounds of ${CALLS} calls of each kind, interleaved call by call (after ${WARMUP} warm-up calls each):`,
+  );
   for (const [kind, label] of [
     ["bare", "bare round trip (Worker → object → empty answer)"],
     ["carrying", `  the same, carrying a read call's bytes (${bytes.request} B in, ${bytes.answer} B out)`],
@@ -131,20 +157,57 @@ function report(perRound: Record<Kind, number[]>, throughput: readonly Throughpu
   ] satisfies Array<[Kind, string]>) {
     console.log(`    ${label.padEnd(60)}${spread(perRound[kind], 0)}`);
   }
-  const goal = (label: string, values: readonly number[], text: string, met: boolean, note = ""): void => console.log(`  ${label.padEnd(44)}${`${spread(values)}×`.padEnd(22)}${text.padEnd(15)}${met ? "met" : "NOT met"}   ${note}`);
-  goal("gate read / one durable write, c=1 p50", vsWrite, `goal ≤ ${GOALS.readVsWrite.toFixed(2)}×`, median(vsWrite) <= GOALS.readVsWrite);
-  goal("gate read / bare round trip, c=1 p50", vsBare, `goal ≤ ${GOALS.readVsBare.toFixed(2)}×`, median(vsBare) <= GOALS.readVsBare);
-  console.log(`  ${"  carrying the bytes / bare round trip".padEnd(44)}${`${spread(ratio("carrying", "bare"))}×`.padEnd(22)}(what moving a read call's request and answer costs here, before any gate work)`);
-  console.log(`  ${"  one durable write / bare round trip".padEnd(44)}${`${spread(ratio("write", "bare"))}×`.padEnd(22)}(what committing one row costs here: the floor of any call that commits before it answers)`);
+  const goal = (label: string, values: readonly number[], text: string, met: boolean, note = ""): void =>
+    console.log(
+      `  ${label.padEnd(44)}${`${spread(values)}×`.padEnd(22)}${text.padEnd(15)}${met ? "met" : "NOT met"}   ${note}`,
+    );
+  goal(
+    "gate read / one durable write, c=1 p50",
+    vsWrite,
+    `goal ≤ ${GOALS.readVsWrite.toFixed(2)}×`,
+    median(vsWrite) <= GOALS.readVsWrite,
+  );
+  goal(
+    "gate read / bare round trip, c=1 p50",
+    vsBare,
+    `goal ≤ ${GOALS.readVsBare.toFixed(2)}×`,
+    median(vsBare) <= GOALS.readVsBare,
+  );
+  console.log(
+    `  ${"  carrying the bytes / bare round trip".padEnd(44)}${`${spread(ratio("carrying", "bare"))}×`.padEnd(22)}(what moving a read call's request and answer costs here, before any gate work)`,
+  );
+  console.log(
+    `  ${"  one durable write / bare round trip".padEnd(44)}${`${spread(ratio("write", "bare"))}×`.padEnd(22)}(what committing one row costs here: the floor of any call that commits before it answers)`,
+  );
   const share = (a: Kind, b: Kind): number[] => perRound[a].map((v, r) => v - (perRound[b][r] ?? NaN));
-  console.log(`  ${"  the gate's work, object's share".padEnd(44)}${`${spread(share("object", "write"), 0)} µs`.padEnd(22)}(read call straight to the object − one durable write, per round)`);
-  console.log(`  ${"    of which its rows".padEnd(44)}${`${spread(share("rows", "write"), 0)} µs`.padEnd(22)}(a read call's rows without the gate's code − one durable write)`);
-  console.log(`  ${"    of which its code".padEnd(44)}${`${spread(share("object", "rows"), 0)} µs`.padEnd(22)}(read call straight to the object − its rows alone)`);
-  console.log(`  ${"  the gate's work, Worker's share".padEnd(44)}${`${spread(share("gate", "object"), 0)} µs`.padEnd(22)}(gate read call − the same straight to the object: credential tag, routing, body contract)`);
+  console.log(
+    `  ${"  the gate's work, object's share".padEnd(44)}${`${spread(share("object", "write"), 0)} µs`.padEnd(22)}(read call straight to the object − one durable write, per round)`,
+  );
+  console.log(
+    `  ${"    of which its rows".padEnd(44)}${`${spread(share("rows", "write"), 0)} µs`.padEnd(22)}(a read call's rows without the gate's code − one durable write)`,
+  );
+  console.log(
+    `  ${"    of which its code".padEnd(44)}${`${spread(share("object", "rows"), 0)} µs`.padEnd(22)}(read call straight to the object − its rows alone)`,
+  );
+  console.log(
+    `  ${"  the gate's work, Worker's share".padEnd(44)}${`${spread(share("gate", "object"), 0)} µs`.padEnd(22)}(gate read call − the same straight to the object: credential tag, routing, body contract)`,
+  );
   const runRatio = (a: keyof InRuns, b: keyof InRuns): number[] => inRuns[a].map((v, r) => v / (inRuns[b][r] ?? NaN));
-  console.log(`  ${"  informative, in runs of one kind:".padEnd(44)}gate read / one durable write ${spread(runRatio("gate", "write"))}×, / bare ${spread(runRatio("gate", "bare"))}× (${ROUNDS} rounds of ${CALLS} calls per kind in runs of ${RUN}, each kind after calls of its own; p50 µs: bare ${spread(inRuns.bare, 0)}, write ${spread(inRuns.write, 0)}, gate ${spread(inRuns.gate, 0)})`);
-  const rps = (kind: keyof Throughput): string => spread(throughput.map((r) => r[kind]), 0);
-  goal(`gate read / one durable write, c=${CONCURRENCY} req/s`, tp, `goal ≥ ${GOALS.throughputVsWrite.toFixed(2)}×`, median(tp) >= GOALS.throughputVsWrite, `(${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_REQUESTS} requests; gate ${rps("gate")} req/s, write ${rps("write")} req/s)`);
+  console.log(
+    `  ${"  informative, in runs of one kind:".padEnd(44)}gate read / one durable write ${spread(runRatio("gate", "write"))}×, / bare ${spread(runRatio("gate", "bare"))}× (${ROUNDS} rounds of ${CALLS} calls per kind in runs of ${RUN}, each kind after calls of its own; p50 µs: bare ${spread(inRuns.bare, 0)}, write ${spread(inRuns.write, 0)}, gate ${spread(inRuns.gate, 0)})`,
+  );
+  const rps = (kind: keyof Throughput): string =>
+    spread(
+      throughput.map((r) => r[kind]),
+      0,
+    );
+  goal(
+    `gate read / one durable write, c=${CONCURRENCY} req/s`,
+    tp,
+    `goal ≥ ${GOALS.throughputVsWrite.toFixed(2)}×`,
+    median(tp) >= GOALS.throughputVsWrite,
+    `(${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_REQUESTS} requests; gate ${rps("gate")} req/s, write ${rps("write")} req/s)`,
+  );
 }
 
 /** The kinds of request measured, in the order they are first sent. */

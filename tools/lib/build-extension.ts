@@ -32,4 +32,3 @@ export async function buildExtension(): Promise<string> {
   }
   return extension;
 }
-

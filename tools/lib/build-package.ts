@@ -14,13 +14,20 @@ export type EntryName = "core" | "client" | "worker";
 const ENTRY_NAMES: readonly EntryName[] = ["core", "client", "worker"];
 
 /** The entry points: output name (under dist/) → source. */
-export const ENTRIES: Readonly<Record<EntryName, string>> = { core: "src/core/index.ts", client: "src/client/index.ts", worker: "src/worker/gate.ts" };
+export const ENTRIES: Readonly<Record<EntryName, string>> = {
+  core: "src/core/index.ts",
+  client: "src/client/index.ts",
+  worker: "src/worker/gate.ts",
+};
 
 /**
  * The esbuild options of the package's entries (`names`: which of {@link ENTRIES}) into `outdir`:
  * ESM, platform neutral (no Node or browser built-ins assumed), shared code in chunks/.
  */
-export function entryBuild(names: readonly EntryName[], outdir: string): BuildOptions & { entryPoints: Array<{ in: string; out: string }> } {
+export function entryBuild(
+  names: readonly EntryName[],
+  outdir: string,
+): BuildOptions & { entryPoints: Array<{ in: string; out: string }> } {
   return {
     absWorkingDir: root,
     entryPoints: names.map((out) => ({ in: ENTRIES[out], out })),
@@ -47,7 +54,11 @@ export async function buildJs(): Promise<void> {
 /** Emits the `.d.ts` files of the entries (and what they reference) into dist/types/. */
 export function buildTypes(): void {
   rmSync(`${root}dist/types`, { recursive: true, force: true });
-  const tsc = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.build.json`], { cwd: root, stdio: "inherit" });
+  const tsc = spawnSync(
+    process.execPath,
+    [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.build.json`],
+    { cwd: root, stdio: "inherit" },
+  );
   if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (exit ${tsc.status})`);
 }
 

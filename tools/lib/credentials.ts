@@ -26,9 +26,15 @@ export function readIssued(path: string): Issued[] {
   } catch {
     // not JSON: refused below
   }
-  const list: unknown = value !== null && typeof value === "object" && Object.keys(value).join() === "credentials" ? (value as { credentials: unknown }).credentials : null;
+  const list: unknown =
+    value !== null && typeof value === "object" && Object.keys(value).join() === "credentials"
+      ? (value as { credentials: unknown }).credentials
+      : null;
   const valid = Array.isArray(list) && list.every(isIssued);
-  if (!valid) throw new Error(`${path} is not the list of credentials npm start issued; revoke them with the admin API (GET and DELETE /v1/consumers/{consumer}/credentials), then delete the file`);
+  if (!valid)
+    throw new Error(
+      `${path} is not the list of credentials npm start issued; revoke them with the admin API (GET and DELETE /v1/consumers/{consumer}/credentials), then delete the file`,
+    );
   return list.map(({ consumer, credential_id }: Issued) => ({ consumer, credential_id }));
 }
 
@@ -48,7 +54,14 @@ export function writeIssued(path: string, issued: readonly Issued[]): void {
 export async function revokeIssued({ base, admin, path, call }: AdminAccess & { path: string }): Promise<number> {
   const issued = readIssued(path);
   for (const { consumer, credential_id: id } of issued) {
-    await call(base, "DELETE", `/v1/consumers/${encodeURIComponent(consumer)}/credentials/${id}`, admin, undefined, [204, 404]);
+    await call(
+      base,
+      "DELETE",
+      `/v1/consumers/${encodeURIComponent(consumer)}/credentials/${id}`,
+      admin,
+      undefined,
+      [204, 404],
+    );
   }
   writeIssued(path, []);
   return issued.length;
@@ -58,7 +71,12 @@ export async function revokeIssued({ base, admin, path, call }: AdminAccess & { 
  * A `mint(consumer, body)` that issues a credential through the admin API and records its id at
  * `path` before answering its secret, so no credential this start prints is left out of the record.
  */
-export function recordingMint({ base, admin, path, call }: AdminAccess & { path: string }): (consumer: string, body: Record<string, unknown>) => Promise<string> {
+export function recordingMint({
+  base,
+  admin,
+  path,
+  call,
+}: AdminAccess & { path: string }): (consumer: string, body: Record<string, unknown>) => Promise<string> {
   const issued = readIssued(path);
   return async (consumer, body) => {
     const created = await call(base, "POST", `/v1/consumers/${encodeURIComponent(consumer)}/credentials`, admin, body);
@@ -78,7 +96,12 @@ export interface Issued {
 function isIssued(e: unknown): e is Issued {
   if (e === null || typeof e !== "object" || Object.keys(e).join() !== "consumer,credential_id") return false;
   const { consumer, credential_id } = e as Record<string, unknown>;
-  return typeof consumer === "string" && typeof credential_id === "string" && CONSUMER.test(consumer) && CREDENTIAL_ID.test(credential_id);
+  return (
+    typeof consumer === "string" &&
+    typeof credential_id === "string" &&
+    CONSUMER.test(consumer) &&
+    CREDENTIAL_ID.test(credential_id)
+  );
 }
 
 /** The admin API of a running gate: its base URL, the admin token and the caller (wrangler-dev.ts `call`; a test passes a recorder). */

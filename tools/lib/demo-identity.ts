@@ -44,7 +44,8 @@ function paramsRefusal(params: SignatureParameters, nowSeconds: number): string 
   const created = params.created instanceof Date ? Math.floor(params.created.getTime() / 1000) : undefined;
   // The library's types say Date; what it parses from `expires=` is the number of seconds.
   const expires: unknown = params.expires;
-  if (created === undefined || typeof expires !== "number" || typeof params.nonce !== "string") return "signature parameters";
+  if (created === undefined || typeof expires !== "number" || typeof params.nonce !== "string")
+    return "signature parameters";
   if (created > nowSeconds + SKEW_SECONDS) return "created in the future";
   if (nowSeconds - created > MAX_AGE_SECONDS || expires + SKEW_SECONDS < nowSeconds) return "expired";
   return null;
@@ -61,13 +62,25 @@ function paramsRefusal(params: SignatureParameters, nowSeconds: number): string 
  * served; `fresh(nonce)`: records it, false if seen before.
  * Answers (a promise) `{ ok: true, statement }` or `{ ok: false, reason }`.
  */
-export async function verifyToolgateRequest(request: SignedRequest, { keysOf, nowSeconds, fresh }: VerifyOptions): Promise<Verified> {
+export async function verifyToolgateRequest(
+  request: SignedRequest,
+  { keysOf, nowSeconds, fresh }: VerifyOptions,
+): Promise<Verified> {
   const { headers } = request;
   const identity = headers["toolgate-identity"];
   const digest = headers["content-digest"];
-  if (typeof identity !== "string" || typeof digest !== "string" || typeof headers["signature-input"] !== "string" || typeof headers["signature"] !== "string") return { ok: false, reason: "unsigned" };
+  if (
+    typeof identity !== "string" ||
+    typeof digest !== "string" ||
+    typeof headers["signature-input"] !== "string" ||
+    typeof headers["signature"] !== "string"
+  )
+    return { ok: false, reason: "unsigned" };
   const sent = /(?:^|,\s*)sha-256=:([A-Za-z0-9+/]+={0,2}):(?:\s*,|$)/.exec(digest);
-  if (sent === null || !sameBytes(Buffer.from(sent[1] ?? "", "base64"), createHash("sha256").update(request.body).digest())) {
+  if (
+    sent === null ||
+    !sameBytes(Buffer.from(sent[1] ?? "", "base64"), createHash("sha256").update(request.body).digest())
+  ) {
     return { ok: false, reason: "content-digest mismatch" };
   }
   const statement = readStatement(identity);
@@ -80,7 +93,10 @@ export async function verifyToolgateRequest(request: SignedRequest, { keysOf, no
       {
         async keyLookup(params) {
           if (params.tag !== "toolgate") return null;
-          const jwk = params.alg === "ed25519" ? (await keysOf(statement.consumer, params.keyid))?.find((k) => k.kid === params.keyid) : undefined;
+          const jwk =
+            params.alg === "ed25519"
+              ? (await keysOf(statement.consumer, params.keyid))?.find((k) => k.kid === params.keyid)
+              : undefined;
           refusal ??= jwk === undefined ? "unknown key" : paramsRefusal(params, nowSeconds);
           accepted.push(params);
           if (jwk === undefined || refusal !== null) return null;
@@ -103,7 +119,8 @@ export async function verifyToolgateRequest(request: SignedRequest, { keysOf, no
   if (verified !== true) return { ok: false, reason: "bad signature" };
   if (!fresh(accepted[0]?.nonce ?? "")) return { ok: false, reason: "replayed nonce" };
   const idempotencyKey = headers["idempotency-key"];
-  if (idempotencyKey !== undefined && idempotencyKey !== `"${statement.status_ref ?? ""}"`) return { ok: false, reason: "idempotency key is not the statement's status_ref" };
+  if (idempotencyKey !== undefined && idempotencyKey !== `"${statement.status_ref ?? ""}"`)
+    return { ok: false, reason: "idempotency key is not the statement's status_ref" };
   return { ok: true, statement };
 }
 
@@ -112,14 +129,18 @@ export async function verifyToolgateRequest(request: SignedRequest, { keysOf, no
  * or the URL of the gate's `GET /v1/consumers/{consumer}/signing-keys`, fetched at first use and
  * again when a `keyid` is unknown (a rotation), at most every {@link REFETCH_MS}.
  */
-export function keyring(sources: Readonly<Record<string, string | { keys: Jwk[] }>>, now: () => number = Date.now): KeysOf {
+export function keyring(
+  sources: Readonly<Record<string, string | { keys: Jwk[] }>>,
+  now: () => number = Date.now,
+): KeysOf {
   const fetched = new Map<string, { at: number; keys: Jwk[] }>();
   return async (consumer, keyid) => {
     const source = Object.hasOwn(sources, consumer) ? sources[consumer] : undefined;
     if (source === undefined) return undefined;
     if (typeof source !== "string") return source.keys;
     const held = fetched.get(consumer);
-    if (held !== undefined && (held.keys.some((k) => k.kid === keyid) || now() - held.at < REFETCH_MS)) return held.keys;
+    if (held !== undefined && (held.keys.some((k) => k.kid === keyid) || now() - held.at < REFETCH_MS))
+      return held.keys;
     let keys = held?.keys ?? [];
     try {
       const res = await fetch(source);

@@ -24,7 +24,12 @@ export const CUSTOMERS: Readonly<Record<string, { name: string; tier: string; ba
  * rule; its authorization header is the consumer secret `secret`).
  */
 export function demoTools(base: string, secret = "demo_service_token"): DemoTools {
-  const customer = { type: "string", description: "The customer's id, such as acme.", pattern: "^[a-z][a-z0-9-]*$", maxLength: 32 };
+  const customer = {
+    type: "string",
+    description: "The customer's id, such as acme.",
+    pattern: "^[a-z][a-z0-9-]*$",
+    maxLength: 32,
+  };
   return {
     lookup_customer: {
       description: "Look up a customer: name, tier and open balance in cents.",
@@ -65,7 +70,11 @@ export function demoTools(base: string, secret = "demo_service_token"): DemoTool
       output: {
         schema: {
           type: "object",
-          properties: { invoice_id: { type: "string", pattern: "^INV-[0-9]+$", maxLength: 16 }, customer: { type: "string" }, amount: { type: "integer" } },
+          properties: {
+            invoice_id: { type: "string", pattern: "^INV-[0-9]+$", maxLength: 16 },
+            customer: { type: "string" },
+            amount: { type: "integer" },
+          },
           required: ["invoice_id", "customer", "amount"],
           additionalProperties: false,
         },
@@ -87,7 +96,11 @@ export function demoTools(base: string, secret = "demo_service_token"): DemoTool
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   // `connection: close`: the gate never reuses a connection this server might close meanwhile.
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), connection: "close" });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    connection: "close",
+  });
   res.end(text);
 }
 
@@ -121,7 +134,12 @@ function routeOf(method: string, path: string): Route | null {
  * `token`: the bearer token `create_invoice` requires; `now`: the clock in milliseconds.
  * Answers `{ port, base, state(), close() }`.
  */
-export async function startDemoService({ port = 0, keys, token, now = Date.now }: DemoServiceOptions): Promise<DemoService> {
+export async function startDemoService({
+  port = 0,
+  keys,
+  token,
+  now = Date.now,
+}: DemoServiceOptions): Promise<DemoService> {
   const keysOf = keyring(keys, now);
   const nonces = new Map<string, number>();
   const invoices = new Map<string, InvoiceResult>();
@@ -141,13 +159,17 @@ export async function startDemoService({ port = 0, keys, token, now = Date.now }
     // The URI the gate was configured with (docs/http-tools.md: rebuild it, never trust a Host header).
     const url = `${base}${req.url ?? ""}`;
     const method = req.method ?? "";
-    const checked = await verifyToolgateRequest({ method, url, headers: req.headers, body }, { keysOf, nowSeconds: Math.floor(now() / 1000), fresh });
+    const checked = await verifyToolgateRequest(
+      { method, url, headers: req.headers, body },
+      { keysOf, nowSeconds: Math.floor(now() / 1000), fresh },
+    );
     if (!checked.ok) return send(res, 401, { error: checked.reason });
     const route = routeOf(method, new URL(url).pathname);
     if (route === null) return send(res, 404, { error: "no such endpoint" });
     const statement = checked.statement;
     if (statement.tool !== route.tool) return send(res, 403, { error: `this endpoint serves ${route.tool}` });
-    if (route.tool === "create_invoice" && req.headers["authorization"] !== `Bearer ${token}`) return send(res, 403, { error: "bad token" });
+    if (route.tool === "create_invoice" && req.headers["authorization"] !== `Bearer ${token}`)
+      return send(res, 403, { error: "bad token" });
     if (route.kind === "lookup") {
       // A signed request from the gate, its body checked against the tool's input schema there;
       // a body that is not what the tool sends is a 400 (the catch below).
@@ -158,18 +180,26 @@ export async function startDemoService({ port = 0, keys, token, now = Date.now }
     }
     if (route.kind === "create") {
       const key = statement.status_ref;
-      if (key === undefined || req.headers["idempotency-key"] === undefined) return send(res, 400, { error: "a write needs an Idempotency-Key" });
+      if (key === undefined || req.headers["idempotency-key"] === undefined)
+        return send(res, 400, { error: "a write needs an Idempotency-Key" });
       if (fenced.has(key)) return send(res, 409, { error: "this key is fenced" });
       if (!invoices.has(key)) {
         const args = JSON.parse(body.toString("utf8")) as { customer?: unknown; amount?: unknown };
         const n = invoices.size + 1;
         const data = { invoice_id: `INV-${n}`, customer: args.customer, amount: args.amount };
-        invoices.set(key, { data, resource_revision: null, observed_at: observedAt(), request_id: `req-${n}`, receipt_id: `rcpt-INV-${n}` });
+        invoices.set(key, {
+          data,
+          resource_revision: null,
+          observed_at: observedAt(),
+          request_id: `req-${n}`,
+          receipt_id: `rcpt-INV-${n}`,
+        });
       }
       return send(res, 200, invoices.get(key));
     }
     // Status and fence: the statement asks about the key in the URL.
-    if (statement.status_ref !== route.key) return send(res, 403, { error: "the statement's status_ref is not this key" });
+    if (statement.status_ref !== route.key)
+      return send(res, 403, { error: "the statement's status_ref is not this key" });
     const key = route.key ?? "";
     const result = invoices.get(key);
     if (result !== undefined) return send(res, 200, { state: "committed", result });

@@ -16,8 +16,22 @@ const APPROVER = "human-reviewer-1";
 const JSON_TYPE = "-H 'content-type: application/json'";
 
 /** A tool-call body for the subject `user-1` (`key`: the write's idempotency key, or null). */
-function toolCall(name: string, args: Record<string, unknown>, roles: string[], callId: string, key: string | null): string {
-  const context = { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, provider: "openai", api_family: "responses", response_id: "resp-1", adapter_revision: "openai-responses-v1" };
+function toolCall(
+  name: string,
+  args: Record<string, unknown>,
+  roles: string[],
+  callId: string,
+  key: string | null,
+): string {
+  const context = {
+    call_id: callId,
+    operation_id: `op-${callId}`,
+    idempotency_key: key,
+    provider: "openai",
+    api_family: "responses",
+    response_id: "resp-1",
+    adapter_revision: "openai-responses-v1",
+  };
   return JSON.stringify({ principal: { subject_id: "user-1", roles }, proposal: { name, arguments: args }, context });
 }
 
@@ -35,7 +49,9 @@ function pretty(value: unknown, indent = ""): string {
   if (typeof value !== "object" || value === null || indent.length + line.length <= 100) return line;
   const inner = `${indent}  `;
   if (Array.isArray(value)) return `[\n${value.map((v) => inner + pretty(v, inner)).join(",\n")}\n${indent}]`;
-  return `{\n${Object.entries(value).map(([k, v]) => `${inner}${JSON.stringify(k)}: ${pretty(v, inner)}`).join(",\n")}\n${indent}}`;
+  return `{\n${Object.entries(value)
+    .map(([k, v]) => `${inner}${JSON.stringify(k)}: ${pretty(v, inner)}`)
+    .join(",\n")}\n${indent}}`;
 }
 
 /** The shell lines that pick one field of the pending approval of `callId` out of `$PENDING`, with node (no jq). */
@@ -51,21 +67,38 @@ function pick(variable: string, callId: string, field: string): string {
  * `issuedPath`: the record of the credentials npm start issued (tools/lib/credentials.ts):
  * those of the previous start are revoked first, each new one is recorded as it is minted.
  */
-export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, statePath = ".toolgate/state", issuedPath, call }: DemoSetup): Promise<string> {
+export async function setUpDemo({
+  base,
+  admin,
+  demoBase,
+  token,
+  devVarsPath,
+  statePath = ".toolgate/state",
+  issuedPath,
+  call,
+}: DemoSetup): Promise<string> {
   const revoked = await revokeIssued({ base, admin, path: issuedPath, call });
   for (const consumer of ["demo", "tenant-a"]) {
-    await call(base, "PUT", `/v1/consumers/${consumer}`, admin, { tools: CATALOG_TOOLS, approver_subjects: [APPROVER] });
+    await call(base, "PUT", `/v1/consumers/${consumer}`, admin, {
+      tools: CATALOG_TOOLS,
+      approver_subjects: [APPROVER],
+    });
   }
   const demo = "/v1/consumers/demo";
   const tools = demoTools(demoBase, DEMO_SECRET);
   await call(base, "PUT", `${demo}/secrets/${DEMO_SECRET}`, admin, { value: token });
-  for (const [name, definition] of Object.entries(tools)) await call(base, "PUT", `${demo}/tools/${name}`, admin, definition);
+  for (const [name, definition] of Object.entries(tools))
+    await call(base, "PUT", `${demo}/tools/${name}`, admin, definition);
   await call(base, "PUT", demo, admin, { tools: [...CATALOG_TOOLS, ...DATA_TOOLS], approver_subjects: [APPROVER] });
   const mint = recordingMint({ base, admin, path: issuedPath, call });
   const agent = await mint("demo", { kind: "agent", roles: ["support"] });
   const approver = await mint("demo", { kind: "approver", subject_id: APPROVER });
   const auditor = await mint("demo", { kind: "auditor" });
-  const ref = { agent: await mint("tenant-a", { kind: "agent" }), approver: await mint("tenant-a", { kind: "approver", subject_id: APPROVER }), auditor: await mint("tenant-a", { kind: "auditor" }) };
+  const ref = {
+    agent: await mint("tenant-a", { kind: "agent" }),
+    approver: await mint("tenant-a", { kind: "approver", subject_id: APPROVER }),
+    auditor: await mint("tenant-a", { kind: "auditor" }),
+  };
   // An MCP session acts for one subject: the reference's orders belong to user-1 of tenant-a.
   const mcpAgent = await mint("tenant-a", { kind: "agent", subject_id: "user-1" });
   // Call ids and keys are new on every start: the gate keeps its state in .toolgate/state, and a
@@ -73,11 +106,23 @@ export async function setUpDemo({ base, admin, demoBase, token, devVarsPath, sta
   const run = randomBytes(3).toString("hex");
   const support = ["support"];
   const lookup = toolCall("lookup_customer", { customer: "acme" }, support, `lookup-${run}`, null);
-  const small = toolCall("create_invoice", { customer: "acme", amount: 40, memo: "June support" }, support, `invoice-40-${run}`, `invoice-40-${run}`);
+  const small = toolCall(
+    "create_invoice",
+    { customer: "acme", amount: 40, memo: "June support" },
+    support,
+    `invoice-40-${run}`,
+    `invoice-40-${run}`,
+  );
   const bigCall = `invoice-250-${run}`;
   const big = toolCall("create_invoice", { customer: "acme", amount: 250 }, support, bigCall, bigCall);
   const read = toolCall("get_order", { order_ref: "ORDER-7" }, [], `order-${run}`, null);
-  const refund = toolCall("create_refund_draft", { order_ref: "ORDER-7", reason: "duplicate" }, [], `refund-${run}`, `refund-${run}`);
+  const refund = toolCall(
+    "create_refund_draft",
+    { order_ref: "ORDER-7", reason: "duplicate" },
+    [],
+    `refund-${run}`,
+    `refund-${run}`,
+  );
   const as = (who: string): string => `-H "authorization: Bearer $${who}"`;
   const definition = pretty(tools.create_invoice);
   return `

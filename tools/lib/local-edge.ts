@@ -40,33 +40,60 @@ type Refusal = [EdgeProblemCode, string, Record<string, string>?];
 /** Methods the gate serves; anything else is 405 here (workerd would answer 501). */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and framing the edge recomputes. */
-const HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "content-length"]);
+const HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "content-length",
+]);
 
 const SLUG = (code: string): string => code.toLowerCase().replace(/_/g, "-");
 
 /** The problem+json body and head of one edge refusal. */
 export function edgeProblem(code: EdgeProblemCode, detail: string): { status: number; reason: string; body: string } {
   const p = EDGE_PROBLEMS[code];
-  const body = JSON.stringify({ type: `https://toolgate.dev/problems/${SLUG(code)}`, title: p.title, status: p.status, code, detail });
+  const body = JSON.stringify({
+    type: `https://toolgate.dev/problems/${SLUG(code)}`,
+    title: p.title,
+    status: p.status,
+    code,
+    detail,
+  });
   return { status: p.status, reason: p.reason, body };
 }
 
 function rawProblem(socket: Duplex, code: EdgeProblemCode, detail: string, extra = ""): void {
   const { status, reason, body } = edgeProblem(code, detail);
   if (socket.writable) {
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n${extra}\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n${extra}\r\n${body}`,
+    );
   }
   (socket as Duplex & { destroySoon?: () => void }).destroySoon?.();
   setTimeout(() => socket.destroy(), 1_000).unref();
 }
 
-function refuse(res: http.ServerResponse, code: EdgeProblemCode, detail: string, headers: Record<string, string> = {}): void {
+function refuse(
+  res: http.ServerResponse,
+  code: EdgeProblemCode,
+  detail: string,
+  headers: Record<string, string> = {},
+): void {
   const { status, body } = edgeProblem(code, detail);
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  res.writeHead(status, { "content-type": "application/problem+json", "content-length": Buffer.byteLength(body), connection: "close", ...headers });
+  res.writeHead(status, {
+    "content-type": "application/problem+json",
+    "content-length": Buffer.byteLength(body),
+    connection: "close",
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -104,13 +131,20 @@ function forwardHeaders(rawHeaders: string[], length: number | null, host: strin
  * authority-form are refused), a declared body over the limit.
  */
 function preflight(req: http.IncomingMessage, maxBodyBytes: number): Refusal | null {
-  if (req.httpVersion === "1.1" && req.headers.host === undefined) return ["MALFORMED_HTTP", "An HTTP/1.1 request needs a Host header."];
+  if (req.httpVersion === "1.1" && req.headers.host === undefined)
+    return ["MALFORMED_HTTP", "An HTTP/1.1 request needs a Host header."];
   if (!METHODS.has(req.method ?? "")) {
-    return ["METHOD_NOT_ALLOWED", `The gate does not serve ${JSON.stringify(String(req.method).slice(0, 20))} requests.`, { allow: [...METHODS].join(", ") }];
+    return [
+      "METHOD_NOT_ALLOWED",
+      `The gate does not serve ${JSON.stringify(String(req.method).slice(0, 20))} requests.`,
+      { allow: [...METHODS].join(", ") },
+    ];
   }
-  if (originForm(req.url ?? "") === null) return ["MALFORMED_HTTP", "The request target must be a path (or an absolute http URL)."];
+  if (originForm(req.url ?? "") === null)
+    return ["MALFORMED_HTTP", "The request target must be a path (or an absolute http URL)."];
   const declared = req.headers["content-length"];
-  if (declared !== undefined && Number(declared) > maxBodyBytes) return ["BODY_TOO_LARGE", `The body may have at most ${maxBodyBytes} bytes.`];
+  if (declared !== undefined && Number(declared) > maxBodyBytes)
+    return ["BODY_TOO_LARGE", `The body may have at most ${maxBodyBytes} bytes.`];
   return null;
 }
 
@@ -120,7 +154,14 @@ function preflight(req: http.IncomingMessage, maxBodyBytes: number): Refusal | n
  * `maxHeldPerClient` (64: long-polls, event streams and WebSockets one client address holds at
  * once). Answers `{ server, port, close() }`.
  */
-export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, maxBodyBytes = 4 * 1024 * 1024, requestTimeoutMs = 15_000, maxHeldPerClient = 64 }: LocalEdgeOptions): Promise<LocalEdge> {
+export async function startLocalEdge({
+  host = "127.0.0.1",
+  port = 0,
+  target,
+  maxBodyBytes = 4 * 1024 * 1024,
+  requestTimeoutMs = 15_000,
+  maxHeldPerClient = 64,
+}: LocalEdgeOptions): Promise<LocalEdge> {
   const server = http.createServer({
     requestTimeout: requestTimeoutMs,
     headersTimeout: Math.min(10_000, requestTimeoutMs),
@@ -184,13 +225,25 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
       const body = Buffer.concat(chunks);
       const hasBody = body.length > 0 || declared !== undefined || req.headers["transfer-encoding"] !== undefined;
       const out = http.request(
-        { host: target.host, port: target.port, method: req.method, path, headers: forwardHeaders(req.rawHeaders, hasBody ? body.length : null, `${host}:${(server.address() as AddressInfo).port}`), agent: upstream },
+        {
+          host: target.host,
+          port: target.port,
+          method: req.method,
+          path,
+          headers: forwardHeaders(
+            req.rawHeaders,
+            hasBody ? body.length : null,
+            `${host}:${(server.address() as AddressInfo).port}`,
+          ),
+          agent: upstream,
+        },
         (answer) => {
           const headers: string[] = [];
           for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) {
             const raw = answer.rawHeaders[i] ?? "";
             const name = raw.toLowerCase();
-            if (name !== "connection" && name !== "keep-alive" && name !== "transfer-encoding") headers.push(raw, answer.rawHeaders[i + 1] ?? "");
+            if (name !== "connection" && name !== "keep-alive" && name !== "transfer-encoding")
+              headers.push(raw, answer.rawHeaders[i + 1] ?? "");
           }
           res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
           answer.pipe(res);
@@ -221,12 +274,20 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
   });
 
   // CONNECT (a proxy tunnel) is not served; without a listener Node would drop the socket.
-  server.on("connect", (_req, socket) => rawProblem(socket, "METHOD_NOT_ALLOWED", "The gate does not serve CONNECT requests.", `allow: ${[...METHODS].join(", ")}\r\n`));
+  server.on("connect", (_req, socket) =>
+    rawProblem(
+      socket,
+      "METHOD_NOT_ALLOWED",
+      "The gate does not serve CONNECT requests.",
+      `allow: ${[...METHODS].join(", ")}\r\n`,
+    ),
+  );
 
   // WebSocket upgrades (capability providers, runtime connections): replay the head, then pipe.
   server.on("upgrade", (req, socket, head) => {
     const path = originForm(req.url ?? "");
-    if (path === null) return rawProblem(socket, "MALFORMED_HTTP", "The request target must be a path (or an absolute http URL).");
+    if (path === null)
+      return rawProblem(socket, "MALFORMED_HTTP", "The request target must be a path (or an absolute http URL).");
     const release = held.take((socket instanceof net.Socket ? socket.remoteAddress : undefined) ?? "");
     if (release === null) return rawProblem(socket, "RATE_LIMITED", tooMany, "retry-after: 1\r\n");
     const up = net.connect(target.port, target.host);
@@ -243,7 +304,11 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
       up.destroy();
       socket.destroy();
     };
-    up.on("error", () => (socket.writable && !up.readableEnded ? rawProblem(socket, "UPSTREAM_UNAVAILABLE", "The gate behind this port did not answer.") : close()));
+    up.on("error", () =>
+      socket.writable && !up.readableEnded
+        ? rawProblem(socket, "UPSTREAM_UNAVAILABLE", "The gate behind this port did not answer.")
+        : close(),
+    );
     socket.on("error", close);
     up.on("close", () => socket.destroy());
     socket.on("close", () => up.destroy());
@@ -251,9 +316,17 @@ export async function startLocalEdge({ host = "127.0.0.1", port = 0, target, max
 
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     const code = error.code;
-    if (code === "ERR_HTTP_REQUEST_TIMEOUT") return rawProblem(socket, "REQUEST_TIMEOUT", `The request was not complete within ${requestTimeoutMs} ms.`);
-    if (code === "HPE_HEADER_OVERFLOW") return rawProblem(socket, "HEADERS_TOO_LARGE", "The request line and headers may have at most 32 KiB.");
-    if (code === "HPE_INVALID_METHOD") return rawProblem(socket, "METHOD_NOT_ALLOWED", "Unknown request method.", `allow: ${[...METHODS].join(", ")}\r\n`);
+    if (code === "ERR_HTTP_REQUEST_TIMEOUT")
+      return rawProblem(socket, "REQUEST_TIMEOUT", `The request was not complete within ${requestTimeoutMs} ms.`);
+    if (code === "HPE_HEADER_OVERFLOW")
+      return rawProblem(socket, "HEADERS_TOO_LARGE", "The request line and headers may have at most 32 KiB.");
+    if (code === "HPE_INVALID_METHOD")
+      return rawProblem(
+        socket,
+        "METHOD_NOT_ALLOWED",
+        "Unknown request method.",
+        `allow: ${[...METHODS].join(", ")}\r\n`,
+      );
     if (code === "ECONNRESET" || code === "EPIPE") return socket.destroy();
     return rawProblem(socket, "MALFORMED_HTTP", "The request is not well-formed HTTP/1.1.");
   });

@@ -16,7 +16,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, CreateMessageResultSchema, ElicitResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 /** A 1×1 red PNG. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -31,25 +36,65 @@ export const CONFORMANCE_TOOLS = [
   { name: "test_simple_text", description: "Answers a fixed text.", inputSchema: EMPTY, annotations: READ },
   { name: "test_image_content", description: "Answers a 1x1 PNG image.", inputSchema: EMPTY, annotations: READ },
   { name: "test_audio_content", description: "Answers a tiny WAV clip.", inputSchema: EMPTY, annotations: READ },
-  { name: "test_embedded_resource", description: "Answers an embedded text resource.", inputSchema: EMPTY, annotations: READ },
-  { name: "test_multiple_content_types", description: "Answers text, an image and a resource.", inputSchema: EMPTY, annotations: READ },
+  {
+    name: "test_embedded_resource",
+    description: "Answers an embedded text resource.",
+    inputSchema: EMPTY,
+    annotations: READ,
+  },
+  {
+    name: "test_multiple_content_types",
+    description: "Answers text, an image and a resource.",
+    inputSchema: EMPTY,
+    annotations: READ,
+  },
   { name: "test_error_handling", description: "Always fails.", inputSchema: EMPTY, annotations: READ },
-  { name: "test_tool_with_logging", description: "Logs three messages while it runs.", inputSchema: EMPTY, annotations: READ },
-  { name: "test_tool_with_progress", description: "Reports progress 0, 50, 100.", inputSchema: EMPTY, annotations: READ },
+  {
+    name: "test_tool_with_logging",
+    description: "Logs three messages while it runs.",
+    inputSchema: EMPTY,
+    annotations: READ,
+  },
+  {
+    name: "test_tool_with_progress",
+    description: "Reports progress 0, 50, 100.",
+    inputSchema: EMPTY,
+    annotations: READ,
+  },
   {
     name: "test_sampling",
     description: "Asks the client's model to answer a prompt.",
-    inputSchema: { type: "object", properties: { prompt: { type: "string" } }, required: ["prompt"], additionalProperties: false },
+    inputSchema: {
+      type: "object",
+      properties: { prompt: { type: "string" } },
+      required: ["prompt"],
+      additionalProperties: false,
+    },
     annotations: READ,
   },
   {
     name: "test_elicitation",
     description: "Asks the user for their details.",
-    inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"], additionalProperties: false },
+    inputSchema: {
+      type: "object",
+      properties: { message: { type: "string" } },
+      required: ["message"],
+      additionalProperties: false,
+    },
     annotations: READ,
   },
-  { name: "test_elicitation_sep1034_defaults", description: "Asks the user with a default for every primitive type.", inputSchema: EMPTY, annotations: READ },
-  { name: "test_elicitation_sep1330_enums", description: "Asks the user with each enum form.", inputSchema: EMPTY, annotations: READ },
+  {
+    name: "test_elicitation_sep1034_defaults",
+    description: "Asks the user with a default for every primitive type.",
+    inputSchema: EMPTY,
+    annotations: READ,
+  },
+  {
+    name: "test_elicitation_sep1330_enums",
+    description: "Asks the user with each enum form.",
+    inputSchema: EMPTY,
+    annotations: READ,
+  },
   {
     name: "json_schema_2020_12_tool",
     description: "A tool whose input schema uses $schema, $defs and $ref (JSON Schema 2020-12).",
@@ -71,17 +116,33 @@ const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(do
 type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
 
 /** Asks the client's user for a form of `properties`; answers what came back. */
-async function elicited(extra: Extra, properties: Record<string, unknown>): Promise<{ content: Array<{ type: "text"; text: string }> }> {
+async function elicited(
+  extra: Extra,
+  properties: Record<string, unknown>,
+): Promise<{ content: Array<{ type: "text"; text: string }> }> {
   const answer = await extra.sendRequest(
-    { method: "elicitation/create", params: { message: "Please review the defaults and answer", requestedSchema: { type: "object", properties, required: [] } } },
+    {
+      method: "elicitation/create",
+      params: {
+        message: "Please review the defaults and answer",
+        requestedSchema: { type: "object", properties, required: [] },
+      },
+    },
     ElicitResultSchema,
   );
-  return { content: [text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)] };
+  return {
+    content: [text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)],
+  };
 }
 
 function mcpServer(): Server {
-  const server = new Server({ name: "conformance-tools", version: "1.0.0" }, { capabilities: { tools: {}, logging: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: CONFORMANCE_TOOLS.map((tool) => ({ ...tool })) }));
+  const server = new Server(
+    { name: "conformance-tools", version: "1.0.0" },
+    { capabilities: { tools: {}, logging: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: CONFORMANCE_TOOLS.map((tool) => ({ ...tool })),
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = request.params.arguments ?? {};
     switch (request.params.name) {
@@ -92,13 +153,31 @@ function mcpServer(): Server {
       case "test_audio_content":
         return { content: [{ type: "audio", data: WAV, mimeType: "audio/wav" }] };
       case "test_embedded_resource":
-        return { content: [{ type: "resource", resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." } }] };
+        return {
+          content: [
+            {
+              type: "resource",
+              resource: {
+                uri: "test://embedded-resource",
+                mimeType: "text/plain",
+                text: "This is an embedded resource content.",
+              },
+            },
+          ],
+        };
       case "test_multiple_content_types":
         return {
           content: [
             text("Multiple content types test:"),
             { type: "image", data: PNG, mimeType: "image/png" },
-            { type: "resource", resource: { uri: "test://mixed-content-resource", mimeType: "application/json", text: '{"test":"data","value":123}' } },
+            {
+              type: "resource",
+              resource: {
+                uri: "test://mixed-content-resource",
+                mimeType: "application/json",
+                text: '{"test":"data","value":123}',
+              },
+            },
           ],
         };
       case "test_error_handling":
@@ -112,14 +191,21 @@ function mcpServer(): Server {
       case "test_tool_with_progress": {
         const token = request.params._meta?.progressToken;
         for (const progress of [0, 50, 100]) {
-          if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, total: 100 } });
+          if (token !== undefined)
+            await extra.sendNotification({
+              method: "notifications/progress",
+              params: { progressToken: token, progress, total: 100 },
+            });
           await sleep(50);
         }
         return { content: [text(String(token ?? "no progress token"))] };
       }
       case "test_sampling": {
         const answer = await extra.sendRequest(
-          { method: "sampling/createMessage", params: { messages: [{ role: "user", content: text(String(args["prompt"])) }], maxTokens: 100 } },
+          {
+            method: "sampling/createMessage",
+            params: { messages: [{ role: "user", content: text(String(args["prompt"])) }], maxTokens: 100 },
+          },
           CreateMessageResultSchema,
         );
         return { content: [text(`LLM response: ${JSON.stringify(answer.content)}`)] };
@@ -130,7 +216,11 @@ function mcpServer(): Server {
             method: "elicitation/create",
             params: {
               message: String(args["message"]),
-              requestedSchema: { type: "object", properties: { username: { type: "string" }, email: { type: "string" } }, required: ["username", "email"] },
+              requestedSchema: {
+                type: "object",
+                properties: { username: { type: "string" }, email: { type: "string" } },
+                required: ["username", "email"],
+              },
             },
           },
           ElicitResultSchema,
@@ -148,10 +238,30 @@ function mcpServer(): Server {
       case "test_elicitation_sep1330_enums":
         return elicited(extra, {
           untitledSingle: { type: "string", enum: ["option1", "option2", "option3"] },
-          titledSingle: { type: "string", oneOf: [{ const: "value1", title: "First Option" }, { const: "value2", title: "Second Option" }, { const: "value3", title: "Third Option" }] },
-          legacyEnum: { type: "string", enum: ["opt1", "opt2", "opt3"], enumNames: ["Option One", "Option Two", "Option Three"] },
+          titledSingle: {
+            type: "string",
+            oneOf: [
+              { const: "value1", title: "First Option" },
+              { const: "value2", title: "Second Option" },
+              { const: "value3", title: "Third Option" },
+            ],
+          },
+          legacyEnum: {
+            type: "string",
+            enum: ["opt1", "opt2", "opt3"],
+            enumNames: ["Option One", "Option Two", "Option Three"],
+          },
           untitledMulti: { type: "array", items: { type: "string", enum: ["option1", "option2", "option3"] } },
-          titledMulti: { type: "array", items: { anyOf: [{ const: "value1", title: "First Choice" }, { const: "value2", title: "Second Choice" }, { const: "value3", title: "Third Choice" }] } },
+          titledMulti: {
+            type: "array",
+            items: {
+              anyOf: [
+                { const: "value1", title: "First Choice" },
+                { const: "value2", title: "Second Choice" },
+                { const: "value3", title: "Third Choice" },
+              ],
+            },
+          },
         });
       case "json_schema_2020_12_tool":
         return { content: [text(`Received: ${JSON.stringify(args)}`)] };
@@ -166,7 +276,9 @@ function mcpServer(): Server {
 const transports = new Map<string, StreamableHTTPServerTransport>();
 
 function rpcError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }));
+  res
+    .writeHead(status, { "content-type": "application/json" })
+    .end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }));
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

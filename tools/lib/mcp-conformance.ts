@@ -24,7 +24,11 @@ import { call, freePort } from "./wrangler-dev.ts";
 async function startEverything(): Promise<{ url: string; stop: () => void }> {
   const port = await freePort();
   const entry = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
-  const child = spawn(process.execPath, [entry, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"], detached: true });
+  const child = spawn(process.execPath, [entry, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
   const stop = () => {
     if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
   };
@@ -46,10 +50,13 @@ async function startProxy(target: URL, credential: string): Promise<{ url: strin
   const port = await freePort();
   const proxy = createServer((req, res) => {
     const headers = { ...req.headers, authorization: `Bearer ${credential}` };
-    const out = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const out = httpRequest(
+      { host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     out.on("error", () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();
@@ -71,7 +78,9 @@ function readResults(dir: string): Record<string, boolean> {
         // A file the suite just wrote, not untrusted input.
         const checks = JSON.parse(readFileSync(path, "utf8")) as Array<{ status: string }>;
         // Each scenario's folder is `server-<scenario>-<ISO time>`.
-        const scenario = (at.slice(dir.length + 1).split("/")[0] ?? at).replace(/^server-/, "").replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, "");
+        const scenario = (at.slice(dir.length + 1).split("/")[0] ?? at)
+          .replace(/^server-/, "")
+          .replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, "");
         results[scenario] = checks.some((c) => c.status === "SUCCESS") && checks.every((c) => c.status !== "FAILURE");
       }
     }
@@ -84,7 +93,12 @@ function readResults(dir: string): Record<string, boolean> {
  * Sets up the consumer on the gate at `base` (admin token `admin`), runs the whole active suite
  * once, and answers `{ results, table }`: scenario → passed, and what the suite printed.
  */
-export async function runConformance({ base, admin, consumer = "mcp-conformance", log = () => {} }: ConformanceOptions): Promise<{ results: Record<string, boolean>; table: string }> {
+export async function runConformance({
+  base,
+  admin,
+  consumer = "mcp-conformance",
+  log = () => {},
+}: ConformanceOptions): Promise<{ results: Record<string, boolean>; table: string }> {
   const everything = await startEverything();
   const tools = await startConformanceTools();
   const resultsDir = mkdtempSync(join(tmpdir(), "toolgate-mcp-results-"));
@@ -100,17 +114,32 @@ export async function runConformance({ base, admin, consumer = "mcp-conformance"
     ]) {
       // A second run on the same state: the server's address changed, so register it afresh.
       await call(base, "DELETE", `${path}/mcp-servers/${server.name}`, admin, undefined, [200, 404]);
-      const registered = await call<{ imported: Array<{ name: string }>; refused: Array<{ downstream: string }> }>(base, "POST", `${path}/mcp-servers`, admin, server);
-      log(`${server.name}: imported ${registered.imported.length}, refused ${registered.refused.map((r) => r.downstream).join(", ") || "none"}`);
+      const registered = await call<{ imported: Array<{ name: string }>; refused: Array<{ downstream: string }> }>(
+        base,
+        "POST",
+        `${path}/mcp-servers`,
+        admin,
+        server,
+      );
+      log(
+        `${server.name}: imported ${registered.imported.length}, refused ${registered.refused.map((r) => r.downstream).join(", ") || "none"}`,
+      );
       imported.push(...registered.imported.map((tool) => tool.name));
     }
     await call(base, "PUT", path, admin, { tools: imported, approver_subjects: ["reviewer-1"] });
-    const agent = await call<{ secret: string }>(base, "POST", `${path}/credentials`, admin, { kind: "agent", subject_id: "conformance-user" });
+    const agent = await call<{ secret: string }>(base, "POST", `${path}/credentials`, admin, {
+      kind: "agent",
+      subject_id: "conformance-user",
+    });
     const started = await startProxy(new URL(`${base}${path}/mcp`), agent.secret);
     proxy = started;
     const cli = join(ROOT, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
     const hook = join(ROOT, "test", "support", "node20-glob", "register.mjs");
-    const child = spawn(process.execPath, ["--import", pathToFileURL(hook).href, cli, "server", "--url", started.url, "-o", resultsDir], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      ["--import", pathToFileURL(hook).href, cli, "server", "--url", started.url, "-o", resultsDir],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let table = "";
     child.stdout.on("data", (d: Buffer) => (table += d.toString()));
     child.stderr.on("data", (d: Buffer) => (table += d.toString()));

@@ -18,7 +18,8 @@ const workersRuntime: Plugin = {
   setup(b) {
     b.onResolve({ filter: /^cloudflare:/ }, (args) => ({ path: args.path, namespace: "workers-runtime" }));
     b.onLoad({ filter: /.*/, namespace: "workers-runtime" }, () => ({
-      contents: "export class DurableObject {} export class WorkerEntrypoint {} export class WorkflowEntrypoint {} export const env = {};",
+      contents:
+        "export class DurableObject {} export class WorkerEntrypoint {} export class WorkflowEntrypoint {} export const env = {};",
       loader: "js",
     }));
   },
@@ -53,4 +54,3 @@ export async function openApiText(): Promise<string> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-

@@ -6,7 +6,24 @@ export const MARKER = "@@toolgate-figure ";
 const CREDENTIAL = /tg_(?:agent|approver|provider|runtime|auditor)_[0-9A-Za-z]{40}_[0-9A-Za-z]{6}/g;
 const CANARY = /zzcanary/g;
 /** Every check the suite must report (a missing one fails). */
-export const EXPECTED: readonly string[] = ["R1", "R1b", "R1c", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R10", "R11", "R13a", "R13b", "R13c", "R13d"];
+export const EXPECTED: readonly string[] = [
+  "R1",
+  "R1b",
+  "R1c",
+  "R2",
+  "R3",
+  "R4",
+  "R5",
+  "R6",
+  "R7",
+  "R8",
+  "R10",
+  "R11",
+  "R13a",
+  "R13b",
+  "R13c",
+  "R13d",
+];
 
 /** One row of the table. */
 export interface Figure {
@@ -58,7 +75,12 @@ export function ordered(figures: readonly Figure[]): Figure[] {
 
 /** The closing text: the title, the table, and the pass and fail counts. */
 export function reliabilityTable(figures: readonly Figure[], seconds: string): string {
-  const rows = figures.map((f) => [f.id, f.check, f.figure + (f.pass || f.seed === undefined ? "" : ` (seed ${String(f.seed)})`), f.pass ? "pass" : "FAIL"]);
+  const rows = figures.map((f) => [
+    f.id,
+    f.check,
+    f.figure + (f.pass || f.seed === undefined ? "" : ` (seed ${String(f.seed)})`),
+    f.pass ? "pass" : "FAIL",
+  ]);
   const head = ["id", "check", "figure", "result"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: readonly string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;

@@ -3,7 +3,16 @@
 // process group, waiting for it, and calling its admin API.
 import { spawn, type SpawnOptions } from "node:child_process";
 import { createHash, createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
-import { appendFileSync, chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,7 +39,13 @@ export function freePort(): Promise<number> {
  * token, the credential tag key, the key that signs HTTP tool requests and the key that seals
  * consumer secrets (the secret headers of tools defined as data).
  */
-export const SECRET_NAMES = ["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY", "TOOLGATE_SIGNING_KEY", "TOOLGATE_SECRETS_KEY", "TOOLGATE_AUDIT_SIGNING_KEY"] as const;
+export const SECRET_NAMES = [
+  "TOOLGATE_ADMIN_TOKEN",
+  "TOOLGATE_TOKEN_KEY",
+  "TOOLGATE_SIGNING_KEY",
+  "TOOLGATE_SECRETS_KEY",
+  "TOOLGATE_AUDIT_SIGNING_KEY",
+] as const;
 
 /** One of {@link SECRET_NAMES}. */
 export type SecretName = (typeof SECRET_NAMES)[number];
@@ -51,15 +66,26 @@ export const DEV_SETTINGS: Readonly<Record<string, string>> = { TOOLGATE_ALLOW_L
  */
 export function auditSigningKey(name = "toolgate-local", seed: Buffer = randomBytes(32)): string {
   const pkcs8 = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]);
-  const publicKey = createPublicKey(createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" })).export({ format: "der", type: "spki" }).subarray(-32);
-  const id = createHash("sha256").update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([1]), publicKey])).digest().subarray(0, 4).toString("hex");
+  const publicKey = createPublicKey(createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" }))
+    .export({ format: "der", type: "spki" })
+    .subarray(-32);
+  const id = createHash("sha256")
+    .update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([1]), publicKey]))
+    .digest()
+    .subarray(0, 4)
+    .toString("hex");
   return `PRIVATE+KEY+${name}+${id}+${Buffer.concat([Buffer.from([1]), seed]).toString("base64")}`;
 }
 
 /** A fresh random value for each of {@link SECRET_NAMES} (the audit signing key: a fresh signer key). */
 export function freshSecrets(): Record<SecretName, string> {
   // Every name of SECRET_NAMES, in its order.
-  return Object.fromEntries(SECRET_NAMES.map((name) => [name, name === "TOOLGATE_AUDIT_SIGNING_KEY" ? auditSigningKey() : randomBytes(32).toString("base64url")])) as Record<SecretName, string>;
+  return Object.fromEntries(
+    SECRET_NAMES.map((name) => [
+      name,
+      name === "TOOLGATE_AUDIT_SIGNING_KEY" ? auditSigningKey() : randomBytes(32).toString("base64url"),
+    ]),
+  ) as Record<SecretName, string>;
 }
 
 /**
@@ -71,7 +97,8 @@ export function freshSecrets(): Record<SecretName, string> {
 export function writeEnvFile(bindings: Readonly<Record<string, unknown>>): { path: string; remove: () => void } {
   const lines = Object.entries(bindings).map(([name, value]) => {
     if (!/^[A-Z][A-Z0-9_]*$/.test(name)) throw new Error(`env file: bad binding name ${JSON.stringify(name)}`);
-    if (typeof value !== "string" || !/^[^\s'"`$#\\]*$/.test(value)) throw new Error(`env file: the value of ${name} cannot be written safely`);
+    if (typeof value !== "string" || !/^[^\s'"`$#\\]*$/.test(value))
+      throw new Error(`env file: the value of ${name} cannot be written safely`);
     return `${name}=${value}\n`;
   });
   const dir = mkdtempSync(join(tmpdir(), "toolgate-env-"));
@@ -84,8 +111,26 @@ export function writeEnvFile(bindings: Readonly<Record<string, unknown>>): { pat
  * The command line of `wrangler dev` (after `node`): never a secret, only the path of the env
  * file that holds them (`envFile`; none: wrangler reads `.dev.vars`).
  */
-export function wranglerDevArgs({ port, persistTo, envFile = null }: { port: number; persistTo: string; envFile?: string | null }): string[] {
-  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--show-interactive-dev-session=false"];
+export function wranglerDevArgs({
+  port,
+  persistTo,
+  envFile = null,
+}: {
+  port: number;
+  persistTo: string;
+  envFile?: string | null;
+}): string[] {
+  const args = [
+    WRANGLER,
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    persistTo,
+    "--show-interactive-dev-session=false",
+  ];
   return envFile === null ? args : [...args, "--env-file", envFile];
 }
 
@@ -98,7 +143,14 @@ export function wranglerDevArgs({ port, persistTo, envFile = null }: { port: num
  * `spawnProcess` is `child_process.spawn` (a test passes a recorder).
  * Answers { child, stop(), kill(), output() }.
  */
-export function startWranglerDev({ port, persistTo, secrets = null, envFile: kept = null, inherit = false, spawnProcess = spawn }: WranglerDevOptions): WranglerDev {
+export function startWranglerDev({
+  port,
+  persistTo,
+  secrets = null,
+  envFile: kept = null,
+  inherit = false,
+  spawnProcess = spawn,
+}: WranglerDevOptions): WranglerDev {
   const envFile = secrets === null ? null : writeEnvFile(secrets);
   let child: WranglerChild;
   try {
@@ -109,7 +161,13 @@ export function startWranglerDev({ port, persistTo, secrets = null, envFile: kep
       detached: true,
       stdio: inherit ? "inherit" : ["ignore", "pipe", "pipe"],
       // Bindings come from the env file or .dev.vars only, never from this process's environment.
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true", CLOUDFLARE_INCLUDE_PROCESS_ENV: "false" },
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: "false",
+        NO_COLOR: "1",
+        CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true",
+        CLOUDFLARE_INCLUDE_PROCESS_ENV: "false",
+      },
     });
   } catch (error) {
     envFile?.remove();
@@ -166,10 +224,20 @@ export async function waitHealthy(base: string, timeoutMs = 60_000): Promise<num
  * Calls the gate as admin or with a credential; throws on an unexpected status. `T`: the shape of
  * the answer the caller asked for (null for an empty body).
  */
-export async function call<T = unknown>(base: string, method: string, path: string, token: string, body?: unknown, expected: readonly number[] = [200, 201, 204]): Promise<T> {
+export async function call<T = unknown>(
+  base: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  expected: readonly number[] = [200, 201, 204],
+): Promise<T> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -187,7 +255,8 @@ export function readDevVars(path = DEV_VARS): Record<string, string | undefined>
   for (const line of readFileSync(path, "utf8").split("\n")) {
     const m = /^([A-Z][A-Z0-9_]*)=(.+)$/.exec(line);
     const [, name, value] = m ?? [];
-    if (name !== undefined && value !== undefined && !Object.hasOwn(vars, name)) vars[name] = value.trim().replace(/^"|"$/g, "");
+    if (name !== undefined && value !== undefined && !Object.hasOwn(vars, name))
+      vars[name] = value.trim().replace(/^"|"$/g, "");
   }
   return vars;
 }
@@ -206,16 +275,21 @@ export function ensureDevVars(path = DEV_VARS): string {
   const fresh = freshSecrets();
   const missing = SECRET_NAMES.filter((name) => vars[name] === undefined);
   const settings = Object.keys(DEV_SETTINGS).filter((name) => vars[name] === undefined);
-  const lines = [...missing.map((name) => `${name}=${fresh[name]}\n`), ...settings.map((name) => `${name}=${DEV_SETTINGS[name]}\n`)];
+  const lines = [
+    ...missing.map((name) => `${name}=${fresh[name]}\n`),
+    ...settings.map((name) => `${name}=${DEV_SETTINGS[name]}\n`),
+  ];
   if (lines.length > 0) {
     const lead = text === "" || text.endsWith("\n") ? "" : "\n";
     appendFileSync(path, lead + lines.join(""));
     if (missing.length > 0) console.log(`toolgate: added ${missing.join(", ")} to ${path} (new random values)`);
-    if (settings.length > 0) console.log(`toolgate: added ${settings.map((name) => `${name}=${DEV_SETTINGS[name]}`).join(", ")} to ${path}`);
+    if (settings.length > 0)
+      console.log(`toolgate: added ${settings.map((name) => `${name}=${DEV_SETTINGS[name]}`).join(", ")} to ${path}`);
   }
   for (const name of KEY_NAMES) {
     const key = vars[name] ?? fresh[name];
-    if (key.length < 32) throw new Error(`${path}: ${name} is shorter than 32 characters; delete its line to get a new one`);
+    if (key.length < 32)
+      throw new Error(`${path}: ${name} is shorter than 32 characters; delete its line to get a new one`);
   }
   return vars.TOOLGATE_ADMIN_TOKEN ?? fresh.TOOLGATE_ADMIN_TOKEN;
 }
@@ -227,14 +301,15 @@ export function assertPortFree(port: number): Promise<void> {
     probe.once("error", (error: NodeJS.ErrnoException) =>
       reject(
         error.code === "EADDRINUSE"
-          ? new Error(`127.0.0.1:${port} is in use (another npm start?); stop it, or choose another port: TOOLGATE_PORT=${port + 1} npm start`)
+          ? new Error(
+              `127.0.0.1:${port} is in use (another npm start?); stop it, or choose another port: TOOLGATE_PORT=${port + 1} npm start`,
+            )
           : error,
       ),
     );
     probe.listen(port, "127.0.0.1", () => probe.close(() => done()));
   });
 }
-
 
 /** What {@link startWranglerDev} takes. */
 export interface WranglerDevOptions {

@@ -15,19 +15,35 @@ async function readActiveTab(): Promise<CapabilityObservation> {
   if (tab?.id === undefined) return failure("unavailable", "no active tab");
   let reading;
   try {
-    const [frame] = await chrome.scripting.executeScript({ target: { tabId: tab.id }, func: readPage, args: [MAX_PAGE_TEXT] });
+    const [frame] = await chrome.scripting.executeScript({
+      target: { tabId: tab.id },
+      func: readPage,
+      args: [MAX_PAGE_TEXT],
+    });
     reading = frame?.result;
   } catch {
     // Browser pages, the web store and tabs without a granted permission cannot be read; which
     // one it was (and the tab's address) stays in the browser.
     reading = undefined;
   }
-  if (reading === undefined) return failure("unavailable", "the active tab cannot be read: click the extension's button on it, or allow its site on the options page");
+  if (reading === undefined)
+    return failure(
+      "unavailable",
+      "the active tab cannot be read: click the extension's button on it, or allow its site on the options page",
+    );
   const snapshot = pageSnapshot(reading);
   const bytes = Array.from(snapshot.bytes);
   return {
     succeeded: {
-      result: { metadata: { byte_len: bytes.length, media_type: "application/json", truncated: snapshot.truncated, redacted_summary: null }, delivery: { inline: { bytes } } },
+      result: {
+        metadata: {
+          byte_len: bytes.length,
+          media_type: "application/json",
+          truncated: snapshot.truncated,
+          redacted_summary: null,
+        },
+        delivery: { inline: { bytes } },
+      },
     },
   };
 }
@@ -36,8 +52,10 @@ async function readActiveTab(): Promise<CapabilityObservation> {
 export async function answerEffect(bound: BoundEffect): Promise<CapabilityObservation | null> {
   const effect = bound.effect.effect;
   if (!("invoke" in effect)) return null;
-  if (effect.invoke.capability_id !== PAGE_SNAPSHOT) return failure("rejected", "this provider answers browser.page.snapshot only");
-  if (effect.invoke.resource_scope_id !== ACTIVE_TAB_SCOPE) return failure("rejected", "this provider reads the active tab only (resource scope tab:active)");
+  if (effect.invoke.capability_id !== PAGE_SNAPSHOT)
+    return failure("rejected", "this provider answers browser.page.snapshot only");
+  if (effect.invoke.resource_scope_id !== ACTIVE_TAB_SCOPE)
+    return failure("rejected", "this provider reads the active tab only (resource scope tab:active)");
   try {
     return await readActiveTab();
   } catch {

@@ -115,7 +115,10 @@ export class Attachment {
     if (epoch !== this.#epoch) return;
     if (settings === null) {
       this.#busy = false;
-      this.hooks.report({ state: "unconfigured", detail: "not configured: set the gate, consumer, provider and credential" });
+      this.hooks.report({
+        state: "unconfigured",
+        detail: "not configured: set the gate, consumer, provider and credential",
+      });
       return;
     }
     const who = `${settings.providerId} at ${settings.gateUrl} (consumer ${settings.consumer})`;
@@ -125,10 +128,22 @@ export class Attachment {
     // A socket stuck connecting (an unanswered address) is closed, which ends the attempt.
     const timeout = setTimeout(() => watched.socket?.close(), ATTACH_TIMEOUT_MS);
     try {
-      const options = { baseUrl: settings.gateUrl, consumer: settings.consumer, token: settings.credential, providerId: settings.providerId };
-      attached = await connectProvider({ ...options, onEffect: this.hooks.onEffect, WebSocket: watchedSocket(watched) });
+      const options = {
+        baseUrl: settings.gateUrl,
+        consumer: settings.consumer,
+        token: settings.credential,
+        providerId: settings.providerId,
+      };
+      attached = await connectProvider({
+        ...options,
+        onEffect: this.hooks.onEffect,
+        WebSocket: watchedSocket(watched),
+      });
     } catch {
-      attached = { ok: false, problem: { status: 0, code: "CONNECT_FAILED", detail: "the socket could not be opened" } };
+      attached = {
+        ok: false,
+        problem: { status: 0, code: "CONNECT_FAILED", detail: "the socket could not be opened" },
+      };
     } finally {
       clearTimeout(timeout);
     }

@@ -43,7 +43,11 @@ export interface ChromeApi {
     query(query: { active: boolean; lastFocusedWindow: boolean }): Promise<Tab[]>;
   };
   readonly scripting: {
-    executeScript<A extends unknown[], R>(injection: { target: { tabId: number }; func: (...args: A) => R; args: A }): Promise<Array<InjectionResult<R>>>;
+    executeScript<A extends unknown[], R>(injection: {
+      target: { tabId: number };
+      func: (...args: A) => R;
+      args: A;
+    }): Promise<Array<InjectionResult<R>>>;
   };
   readonly alarms: {
     get(name: string): Promise<{ name: string } | undefined>;

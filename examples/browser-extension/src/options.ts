@@ -5,7 +5,16 @@
  * @module
  */
 import { chrome } from "./chrome";
-import { checkSettings, SETTINGS_KEY, STATUS_KEY, sitePatterns, storedSettings, storedStatus, type Settings, type SettingsInput } from "./settings";
+import {
+  checkSettings,
+  SETTINGS_KEY,
+  STATUS_KEY,
+  sitePatterns,
+  storedSettings,
+  storedStatus,
+  type Settings,
+  type SettingsInput,
+} from "./settings";
 
 /** The parts of DOM elements the page uses (structural: no DOM typings needed). */
 interface Field {
@@ -41,7 +50,12 @@ const message = byId<Text>("message");
 const status = byId<Text>("status");
 
 /** The field labels, for messages. */
-const LABELS: Record<keyof Settings, string> = { gateUrl: "Gate URL", consumer: "Consumer", providerId: "Provider id", credential: "Provider credential" };
+const LABELS: Record<keyof Settings, string> = {
+  gateUrl: "Gate URL",
+  consumer: "Consumer",
+  providerId: "Provider id",
+  credential: "Provider credential",
+};
 
 async function showGranted(): Promise<void> {
   const { origins = [] } = await chrome.permissions.getAll();

@@ -46,29 +46,40 @@ function originOf(text: string): URL | null {
   } catch {
     return null;
   }
-  const plain = url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === "";
+  const plain =
+    url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === "";
   return plain && (url.protocol === "http:" || url.protocol === "https:") ? url : null;
 }
 
 /** Checks typed settings; answers them trimmed, or the first field to correct. */
-export function checkSettings(input: SettingsInput): { ok: true; value: Settings } | { ok: false; error: SettingsError } {
+export function checkSettings(
+  input: SettingsInput,
+): { ok: true; value: Settings } | { ok: false; error: SettingsError } {
   const url = originOf(input.gateUrl);
   if (url === null) {
-    return { ok: false, error: { field: "gateUrl", message: "the gate's origin, such as https://gate.example or http://127.0.0.1:8787" } };
+    return {
+      ok: false,
+      error: { field: "gateUrl", message: "the gate's origin, such as https://gate.example or http://127.0.0.1:8787" },
+    };
   }
   const consumer = input.consumer.trim();
   const providerId = input.providerId.trim();
   const credential = input.credential.trim();
   if (consumer === "") return { ok: false, error: { field: "consumer", message: "the consumer's name" } };
-  if (providerId === "") return { ok: false, error: { field: "providerId", message: "the provider's id, the subject of its credential" } };
-  if (!/^\S+$/.test(credential)) return { ok: false, error: { field: "credential", message: "the provider credential (tg_provider_…)" } };
+  if (providerId === "")
+    return { ok: false, error: { field: "providerId", message: "the provider's id, the subject of its credential" } };
+  if (!/^\S+$/.test(credential))
+    return { ok: false, error: { field: "credential", message: "the provider credential (tg_provider_…)" } };
   return { ok: true, value: { gateUrl: url.origin, consumer, providerId, credential } };
 }
 
 /** Match patterns of the sites typed, one origin a line; or the first line that is not an origin. */
 export function sitePatterns(text: string): { ok: true; patterns: string[] } | { ok: false; line: string } {
   const patterns: string[] = [];
-  for (const line of text.split("\n").map((l) => l.trim()).filter((l) => l !== "")) {
+  for (const line of text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "")) {
     const url = originOf(line);
     if (url === null) return { ok: false, line };
     // Match patterns ignore the port: the site's pages on any port.
@@ -82,7 +93,13 @@ export function storedSettings(value: unknown): Settings | null {
   if (typeof value !== "object" || value === null) return null;
   const v = value as Record<string, unknown>;
   const { gateUrl, consumer, providerId, credential } = v;
-  if (typeof gateUrl !== "string" || typeof consumer !== "string" || typeof providerId !== "string" || typeof credential !== "string") return null;
+  if (
+    typeof gateUrl !== "string" ||
+    typeof consumer !== "string" ||
+    typeof providerId !== "string" ||
+    typeof credential !== "string"
+  )
+    return null;
   const checked = checkSettings({ gateUrl, consumer, providerId, credential });
   return checked.ok ? checked.value : null;
 }

@@ -46,9 +46,17 @@ export interface PageSnapshot {
  * function: it must use nothing from outside its own body).
  */
 export function readPage(maxText: number): PageReading {
-  const page = globalThis as unknown as { document: { title: string; body: { innerText: string } | null }; location: { href: string } };
+  const page = globalThis as unknown as {
+    document: { title: string; body: { innerText: string } | null };
+    location: { href: string };
+  };
   const text = page.document.body?.innerText ?? "";
-  return { title: page.document.title, url: page.location.href, text: text.slice(0, maxText), text_length: text.length };
+  return {
+    title: page.document.title,
+    url: page.location.href,
+    text: text.slice(0, maxText),
+    text_length: text.length,
+  };
 }
 
 const encoder = new TextEncoder();
@@ -76,7 +84,13 @@ function fit(text: string, budget: number): { text: string; cut: boolean } {
 export function pageSnapshot(reading: PageReading): PageSnapshot {
   const title = fit(reading.title, MAX_TITLE_BYTES);
   const url = fit(reading.url, MAX_URL_BYTES);
-  const result = { title: title.text, url: url.text, text: reading.text, text_length: reading.text_length, truncated: title.cut || url.cut || reading.text.length < reading.text_length };
+  const result = {
+    title: title.text,
+    url: url.text,
+    text: reading.text,
+    text_length: reading.text_length,
+    truncated: title.cut || url.cut || reading.text.length < reading.text_length,
+  };
   const whole = encoder.encode(JSON.stringify(result));
   if (whole.length <= MAX_RESULT_BYTES) return { bytes: whole, truncated: result.truncated };
   const room = MAX_RESULT_BYTES - encoder.encode(JSON.stringify({ ...result, text: "", truncated: true })).length;

@@ -3,4 +3,13 @@
  * outcomes, run against a fresh (or given) engine state. See docs/capability-cases.md.
  * @module
  */
-export { parseScenario, runScenario, sameJson, capabilityScenario, type CapabilityScenario, type ScenarioReport, type StepReport, type ScenarioError } from "./scenario";
+export {
+  parseScenario,
+  runScenario,
+  sameJson,
+  capabilityScenario,
+  type CapabilityScenario,
+  type ScenarioReport,
+  type StepReport,
+  type ScenarioError,
+} from "./scenario";

@@ -32,7 +32,10 @@ const STATE_COUNTER_NAMES = z.keyof(stateCounters).options;
 
 /** Test-harness steps that reach states the public operations cannot reach quickly. */
 const harnessOperation = z.union([
-  variant("inject-effects", z.object({ count: z.number().check(z.int(), z.gte(0), z.lte(1_000_000)), effect: capabilityEffectEnvelope })),
+  variant(
+    "inject-effects",
+    z.object({ count: z.number().check(z.int(), z.gte(0), z.lte(1_000_000)), effect: capabilityEffectEnvelope }),
+  ),
   // `last_provider_sequence` lives in the provider runtime, not at the top of the state.
   variant("set-counters", z.partial(z.extend(stateCounters, { last_provider_sequence: u64 }))),
 ]);
@@ -65,7 +68,9 @@ export interface ScenarioError {
 }
 
 /** Reads and validates a scenario file. */
-export function parseScenario(input: Uint8Array | string): { ok: true; scenario: CapabilityScenario } | { ok: false; error: ScenarioError } {
+export function parseScenario(
+  input: Uint8Array | string,
+): { ok: true; scenario: CapabilityScenario } | { ok: false; error: ScenarioError } {
   const read = readJson(input, { integers: "bigint", maxBytes: 256 * 1024 * 1024, maxDepth: 64, domain: false });
   if (!read.ok) {
     const where = read.error.offset === undefined ? "" : ` at byte ${read.error.offset}`;
@@ -84,7 +89,10 @@ export function parseScenario(input: Uint8Array | string): { ok: true; scenario:
     if (!op.success) {
       const issue = op.error.issues[0];
       const path = ["steps", index, "op", ...(issue?.path ?? [])].join(".");
-      return { ok: false, error: { code: "invalid-scenario", message: `at ${path}: ${issue?.message ?? "invalid operation"}` } };
+      return {
+        ok: false,
+        error: { code: "invalid-scenario", message: `at ${path}: ${issue?.message ?? "invalid operation"}` },
+      };
     }
   }
   return { ok: true, scenario: parsed.data };
@@ -133,7 +141,12 @@ export function sameJson(actual: unknown, expected: unknown): boolean {
 
 // Engine data → JSON data (drops undefined, keeps bigints) so both sides look alike.
 function roundTrip(value: unknown): Json {
-  const read = readJson(writeWireJson(value), { integers: "bigint", maxBytes: 1024 * 1024 * 1024, maxDepth: 256, domain: false });
+  const read = readJson(writeWireJson(value), {
+    integers: "bigint",
+    maxBytes: 1024 * 1024 * 1024,
+    maxDepth: 256,
+    domain: false,
+  });
   if (!read.ok) throw new Error(`engine produced unreadable JSON: ${read.error.message}`);
   return read.value;
 }
@@ -149,7 +162,8 @@ function applyHarness(state: CapabilityEngineState, operation: z.output<typeof h
     const value = counters[name];
     if (value !== undefined) state[name] = value;
   }
-  if (counters.last_provider_sequence !== undefined) state.provider_runtime.last_sequence = counters.last_provider_sequence;
+  if (counters.last_provider_sequence !== undefined)
+    state.provider_runtime.last_sequence = counters.last_provider_sequence;
   return { Ok: null };
 }
 
@@ -164,12 +178,19 @@ function opLabel(operation: unknown): string {
 }
 
 function isHarness(operation: unknown): operation is z.output<typeof harnessOperation> {
-  return typeof operation === "object" && operation !== null && ("inject-effects" in operation || "set-counters" in operation);
+  return (
+    typeof operation === "object" &&
+    operation !== null &&
+    ("inject-effects" in operation || "set-counters" in operation)
+  );
 }
 
 /** Runs a scenario from its initial state and compares every outcome. */
 export function runScenario(scenario: CapabilityScenario): { report: ScenarioReport; state: CapabilityEngineState } {
-  const state: CapabilityEngineState = scenario.initial_state === undefined ? initialState() : structuredClone<CapabilityEngineState>(scenario.initial_state);
+  const state: CapabilityEngineState =
+    scenario.initial_state === undefined
+      ? initialState()
+      : structuredClone<CapabilityEngineState>(scenario.initial_state);
   const results: StepReport[] = [];
   let mismatches = 0;
   scenario.steps.forEach((entry, index) => {
@@ -180,13 +201,16 @@ export function runScenario(scenario: CapabilityScenario): { report: ScenarioRep
     for (let i = 0; i < repeat; i++) {
       if (entry.expect_invalid === true) {
         // The operation must be refused by the contract (as serde refuses it while decoding).
-        actual = parsedOp.success ? { valid: operationLabel(parsedOp.data) } : { invalid: parsedOp.error.issues[0]?.message ?? "invalid" };
+        actual = parsedOp.success
+          ? { valid: operationLabel(parsedOp.data) }
+          : { invalid: parsedOp.error.issues[0]?.message ?? "invalid" };
         if (parsedOp.success && firstMismatch === undefined) firstMismatch = i;
         continue;
       }
       const op = (parsedOp as { data: AnyOperation }).data;
       actual = isHarness(op) ? applyHarness(state, op) : applyInPlace(state, op);
-      if (entry.expect !== undefined && firstMismatch === undefined && !sameJson(actual, entry.expect)) firstMismatch = i;
+      if (entry.expect !== undefined && firstMismatch === undefined && !sameJson(actual, entry.expect))
+        firstMismatch = i;
     }
     const checked = entry.expect !== undefined || entry.expect_invalid === true;
     const matched = checked ? firstMismatch === undefined : null;
@@ -197,7 +221,14 @@ export function runScenario(scenario: CapabilityScenario): { report: ScenarioRep
     results.push(report);
   });
   return {
-    report: { format: "capability-cases-v1-report", name: scenario.name, passed: mismatches === 0, steps: results.length, mismatches, results },
+    report: {
+      format: "capability-cases-v1-report",
+      name: scenario.name,
+      passed: mismatches === 0,
+      steps: results.length,
+      mismatches,
+      results,
+    },
     state,
   };
 }

@@ -135,5 +135,9 @@ export function sideEffectCount(engine: ToolResultEngine): number {
 
 /** The reference's demo dispatcher: the demo registry and approver unless `options` names others. */
 export function createDemoEngine(options: Partial<EngineOptions> = {}): ToolResultEngine {
-  return createEngine({ ...options, registry: options.registry ?? createDemoRegistry(), approvers: options.approvers ?? AUTHORIZED_APPROVER_IDS });
+  return createEngine({
+    ...options,
+    registry: options.registry ?? createDemoRegistry(),
+    approvers: options.approvers ?? AUTHORIZED_APPROVER_IDS,
+  });
 }

@@ -19,7 +19,13 @@ import {
   VALID_RECOVERIES,
   VALID_STATUSES,
 } from "../../core/tool-result/constants";
-import { FIXTURE_SCHEMA_VERSION, MAX_CASES, MAX_STEPS_PER_CASE, VALID_ACTIONS, VALID_APPROVAL_MODES } from "./constants";
+import {
+  FIXTURE_SCHEMA_VERSION,
+  MAX_CASES,
+  MAX_STEPS_PER_CASE,
+  VALID_ACTIONS,
+  VALID_APPROVAL_MODES,
+} from "./constants";
 import { isErrorCode } from "../../core/tool-result/error-catalog";
 import { isBoundedIdentifier, isNonemptyString, isPlainObject } from "../../core/tool-result/text-rules";
 
@@ -29,11 +35,16 @@ const identifier = z.custom<string>(isBoundedIdentifier, {
 const jsonObject = z.custom<JsonObject>(isPlainObject, { error: "must be an object" });
 
 const roles = z
-  .custom<string[]>((v) => Array.isArray(v) && v.every(isNonemptyString), { error: "must be a list of non-empty strings" })
+  .custom<string[]>((v) => Array.isArray(v) && v.every(isNonemptyString), {
+    error: "must be a list of non-empty strings",
+  })
   .check(
-    z.refine((v: string[]) => v.length <= MAX_ROLES && v.every((role) => codePointLength(role) <= MAX_IDENTIFIER_CHARS), {
-      error: `exceeds ${MAX_ROLES} roles or ${MAX_IDENTIFIER_CHARS} code points per role`,
-    }),
+    z.refine(
+      (v: string[]) => v.length <= MAX_ROLES && v.every((role) => codePointLength(role) <= MAX_IDENTIFIER_CHARS),
+      {
+        error: `exceeds ${MAX_ROLES} roles or ${MAX_IDENTIFIER_CHARS} code points per role`,
+      },
+    ),
     z.refine((v: string[]) => v.every((role, i) => i === 0 || compareCodePoints(v[i - 1] as string, role) < 0), {
       error: "must be sorted by code point and contain no duplicates",
     }),
@@ -57,7 +68,11 @@ const executionContext = z
       if (expected === undefined) {
         ctx.addIssue({ code: "custom", message: "provider profile is not registered", path: ["provider"] });
       } else if (context.adapter_revision !== expected) {
-        ctx.addIssue({ code: "custom", message: `does not match the provider profile (expected ${expected})`, path: ["adapter_revision"] });
+        ctx.addIssue({
+          code: "custom",
+          message: `does not match the provider profile (expected ${expected})`,
+          path: ["adapter_revision"],
+        });
       }
     }),
   );
@@ -98,14 +113,33 @@ const fixtureCase = z
         const path = ["steps", index];
         if (item.action === "query_status") {
           if (item.status_ref_from === null || !seen.has(item.status_ref_from)) {
-            ctx.addIssue({ code: "custom", message: "must reference an earlier step of this case", path: [...path, "status_ref_from"] });
+            ctx.addIssue({
+              code: "custom",
+              message: "must reference an earlier step of this case",
+              path: [...path, "status_ref_from"],
+            });
           }
-          if (item.failure !== "none") ctx.addIssue({ code: "custom", message: "query_status must not inject a failure", path: [...path, "failure"] });
-          if (item.approval !== "none") ctx.addIssue({ code: "custom", message: "query_status must not carry an approval", path: [...path, "approval"] });
+          if (item.failure !== "none")
+            ctx.addIssue({
+              code: "custom",
+              message: "query_status must not inject a failure",
+              path: [...path, "failure"],
+            });
+          if (item.approval !== "none")
+            ctx.addIssue({
+              code: "custom",
+              message: "query_status must not carry an approval",
+              path: [...path, "approval"],
+            });
         } else if (item.status_ref_from !== null) {
-          ctx.addIssue({ code: "custom", message: "dispatch must not set status_ref_from", path: [...path, "status_ref_from"] });
+          ctx.addIssue({
+            code: "custom",
+            message: "dispatch must not set status_ref_from",
+            path: [...path, "status_ref_from"],
+          });
         }
-        if (seen.has(item.step_id)) ctx.addIssue({ code: "custom", message: `duplicate step id: ${item.step_id}`, path: [...path, "step_id"] });
+        if (seen.has(item.step_id))
+          ctx.addIssue({ code: "custom", message: `duplicate step id: ${item.step_id}`, path: [...path, "step_id"] });
         seen.add(item.step_id);
       });
     }),
@@ -125,7 +159,8 @@ export const toolCasesFixtureSchema = z
     z.superRefine((fixture, ctx) => {
       const seen = new Set<string>();
       fixture.cases.forEach((item, index) => {
-        if (seen.has(item.id)) ctx.addIssue({ code: "custom", message: `duplicate case id: ${item.id}`, path: ["cases", index, "id"] });
+        if (seen.has(item.id))
+          ctx.addIssue({ code: "custom", message: `duplicate case id: ${item.id}`, path: ["cases", index, "id"] });
         seen.add(item.id);
       });
     }),
@@ -147,16 +182,29 @@ function formatPath(path: readonly PropertyKey[]): string {
 /** Result of {@link parseToolCasesFixture}. */
 export type FixtureParseResult =
   | { readonly ok: true; readonly fixture: ToolCasesFixture }
-  | { readonly ok: false; readonly error: { readonly code: "FIXTURE_INVALID"; readonly message: string; readonly problems: string[] } };
+  | {
+      readonly ok: false;
+      readonly error: { readonly code: "FIXTURE_INVALID"; readonly message: string; readonly problems: string[] };
+    };
 
 /** Validates a JSON value against the fixture contract; every problem is named with its path. */
 export function parseToolCasesFixture(value: Json): FixtureParseResult {
   const domain = checkJsonDomain(value);
   if (domain !== null) {
-    return { ok: false, error: { code: "FIXTURE_INVALID", message: `fixture is outside the supported JSON domain: ${domain}`, problems: [domain] } };
+    return {
+      ok: false,
+      error: {
+        code: "FIXTURE_INVALID",
+        message: `fixture is outside the supported JSON domain: ${domain}`,
+        problems: [domain],
+      },
+    };
   }
   const parsed = toolCasesFixtureSchema.safeParse(value);
   if (parsed.success) return { ok: true, fixture: parsed.data };
   const problems = parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
-  return { ok: false, error: { code: "FIXTURE_INVALID", message: `fixture validation failed:\n- ${problems.join("\n- ")}`, problems } };
+  return {
+    ok: false,
+    error: { code: "FIXTURE_INVALID", message: `fixture validation failed:\n- ${problems.join("\n- ")}`, problems },
+  };
 }

@@ -4,7 +4,15 @@
  * @module
  */
 export * from "./constants";
-export { createDemoEngine, createDemoRegistry, createRefundDraftTool, DEMO_ORDERS, getOrderTool, sideEffectCount, SIDE_EFFECT_COUNTER } from "./demo-registry";
+export {
+  createDemoEngine,
+  createDemoRegistry,
+  createRefundDraftTool,
+  DEMO_ORDERS,
+  getOrderTool,
+  sideEffectCount,
+  SIDE_EFFECT_COUNTER,
+} from "./demo-registry";
 export { makeApproval } from "./make-approval";
 export {
   parseToolCasesFixture,
@@ -15,4 +23,11 @@ export {
   type ToolCasesFixture,
 } from "./fixture-contract";
 export { loadToolCasesFixture, type FixtureLoadResult } from "./load-fixture";
-export { pyJsonEquals, runFixture, type FixtureRun, type RunFixtureOptions, type RunFixtureResult, type StepRecord } from "./run-fixture";
+export {
+  pyJsonEquals,
+  runFixture,
+  type FixtureRun,
+  type RunFixtureOptions,
+  type RunFixtureResult,
+  type StepRecord,
+} from "./run-fixture";

@@ -10,12 +10,24 @@ import { parseToolCasesFixture, type ToolCasesFixture } from "./fixture-contract
 /** Result of {@link loadToolCasesFixture}. */
 export type FixtureLoadResult =
   | { readonly ok: true; readonly fixture: ToolCasesFixture }
-  | { readonly ok: false; readonly error: { readonly code: "FIXTURE_TOO_LARGE" | "FIXTURE_NOT_JSON" | "FIXTURE_INVALID"; readonly message: string } };
+  | {
+      readonly ok: false;
+      readonly error: {
+        readonly code: "FIXTURE_TOO_LARGE" | "FIXTURE_NOT_JSON" | "FIXTURE_INVALID";
+        readonly message: string;
+      };
+    };
 
 /** Reads and validates a `tool-cases-v2` fixture from its raw bytes. */
 export function loadToolCasesFixture(bytes: Uint8Array): FixtureLoadResult {
   if (bytes.length > MAX_FIXTURE_BYTES) {
-    return { ok: false, error: { code: "FIXTURE_TOO_LARGE", message: `fixture exceeds ${MAX_FIXTURE_BYTES} bytes (it has ${bytes.length})` } };
+    return {
+      ok: false,
+      error: {
+        code: "FIXTURE_TOO_LARGE",
+        message: `fixture exceeds ${MAX_FIXTURE_BYTES} bytes (it has ${bytes.length})`,
+      },
+    };
   }
   const read = readJson(bytes, { maxBytes: MAX_FIXTURE_BYTES, maxDepth: MAX_JSON_DEPTH });
   if (!read.ok) {

@@ -24,7 +24,8 @@ export function makeApproval(
 ): Approval[] {
   validateHostContext(principal, call, now);
   if (mode === "none") return [];
-  if (spec === undefined) throw new ToolResultUsageError("APPROVAL_UNAVAILABLE", "an unknown tool cannot create approval");
+  if (spec === undefined)
+    throw new ToolResultUsageError("APPROVAL_UNAVAILABLE", "an unknown tool cannot create approval");
   const approval = grantApproval(principal, call, spec, { approverId: DEFAULT_APPROVER_ID, now }, hash);
   if (mode === "expired") return [{ ...approval, expires_at: now - 1 }];
   if (mode === "mismatched") return [{ ...approval, approval_digest: "0".repeat(64) }];

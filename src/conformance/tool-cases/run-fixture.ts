@@ -54,7 +54,15 @@ class FixtureRuntimeError extends Error {}
 
 /** The number a JSON value compares as under Python `==`, or undefined for a non-number. */
 const num = (v: Json | undefined): number | undefined =>
-  typeof v === "number" ? v : typeof v === "boolean" ? Number(v) : v instanceof PyFloat ? v.value : typeof v === "bigint" ? Number(v) : undefined;
+  typeof v === "number"
+    ? v
+    : typeof v === "boolean"
+      ? Number(v)
+      : v instanceof PyFloat
+        ? v.value
+        : typeof v === "bigint"
+          ? Number(v)
+          : undefined;
 
 /** Python `==` on JSON values: `1 == 1.0 == True`, dicts by keys, lists in order. */
 export function pyJsonEquals(a: Json | undefined, b: Json | undefined): boolean {
@@ -63,13 +71,18 @@ export function pyJsonEquals(a: Json | undefined, b: Json | undefined): boolean 
   if (x !== undefined || y !== undefined) return x !== undefined && y !== undefined && x === y;
   if (a === null || b === null || typeof a === "string" || typeof b === "string") return a === b;
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => pyJsonEquals(item, b[i]));
+    return (
+      Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => pyJsonEquals(item, b[i]))
+    );
   }
   if (typeof a !== "object" || typeof b !== "object" || a instanceof PyFloat || b instanceof PyFloat) return a === b;
   const left = a;
   const right = b;
   const keys = Object.keys(left);
-  return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && pyJsonEquals(left[key], right[key]));
+  return (
+    keys.length === Object.keys(right).length &&
+    keys.every((key) => Object.hasOwn(right, key) && pyJsonEquals(left[key], right[key]))
+  );
 }
 
 function runStep(
@@ -87,11 +100,25 @@ function runStep(
   }
   const source = packagesByStep.get(step.status_ref_from ?? "");
   const downstream: unknown = source?.protected_audit["downstream"];
-  const statusRef = downstream !== null && typeof downstream === "object" && !Array.isArray(downstream) ? (downstream as JsonObject)["status_ref"] : null;
-  if (typeof statusRef !== "string") throw new FixtureRuntimeError("the step referenced by query_status has no status_ref");
+  const statusRef =
+    downstream !== null && typeof downstream === "object" && !Array.isArray(downstream)
+      ? (downstream as JsonObject)["status_ref"]
+      : null;
+  if (typeof statusRef !== "string")
+    throw new FixtureRuntimeError("the step referenced by query_status has no status_ref");
   if (spec === undefined) throw new FixtureRuntimeError("query_status cannot reference an unknown tool");
   const expected = requestDigest(principal, call, spec, hash);
-  return { call, pkg: queryStatus(engine, { principal, call, status_ref: statusRef, expected_request_sha256: expected, now: step.now, hash }) };
+  return {
+    call,
+    pkg: queryStatus(engine, {
+      principal,
+      call,
+      status_ref: statusRef,
+      expected_request_sha256: expected,
+      now: step.now,
+      hash,
+    }),
+  };
 }
 
 /** Runs every case in isolation and answers the reference CLI's summary (and records, if asked). */
@@ -143,10 +170,15 @@ export function runFixture(fixture: ToolCasesFixture, options: RunFixtureOptions
           validation_errors: validationErrors,
           passed,
         });
-        if (options.records === true) records.push(projectStep(fixtureCase.id, step.step_id, principal, call, spec, pkg, hash));
+        if (options.records === true)
+          records.push(projectStep(fixtureCase.id, step.step_id, principal, call, spec, pkg, hash));
       }
       stepCount += stepResults.length;
-      caseResults.push({ case_id: fixtureCase.id, passed: stepResults.every((item) => item["passed"] === true), steps: stepResults });
+      caseResults.push({
+        case_id: fixtureCase.id,
+        passed: stepResults.every((item) => item["passed"] === true),
+        steps: stepResults,
+      });
     }
   } catch (error) {
     if (error instanceof FixtureRuntimeError || error instanceof ToolResultUsageError) {
@@ -173,10 +205,19 @@ function projectStep(
   pkg: ResultPackage,
   hash: HashFn,
 ): StepRecord {
-  const base = { case_id: caseId, step_id: stepId, package: { model_result: pkg.model_result, protected_audit: pkg.protected_audit } };
+  const base = {
+    case_id: caseId,
+    step_id: stepId,
+    package: { model_result: pkg.model_result, protected_audit: pkg.protected_audit },
+  };
   const entry = adapterFor(call.provider, call.api_family);
   if (entry === undefined) {
-    return { ...base, adapter: null, projection: null, projection_error: "no adapter is registered for this provider profile" };
+    return {
+      ...base,
+      adapter: null,
+      projection: null,
+      projection_error: "no adapter is registered for this provider profile",
+    };
   }
   const projected = entry.adapter(principal, call, spec, pkg, hash);
   return projected.ok

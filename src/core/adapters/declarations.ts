@@ -82,7 +82,13 @@ function objectSchema(input: JsonObject, strict: boolean): ObjectSchema {
 }
 
 function openAi(tool: ToolDeclarationInput): OpenAiToolDeclaration {
-  return { type: "function", name: tool.name, description: tool.description, parameters: objectSchema(tool.input, true), strict: true };
+  return {
+    type: "function",
+    name: tool.name,
+    description: tool.description,
+    parameters: objectSchema(tool.input, true),
+    strict: true,
+  };
 }
 
 function anthropic(tool: ToolDeclarationInput): AnthropicToolDeclaration {
@@ -101,7 +107,10 @@ function gemini(tool: ToolDeclarationInput): GeminiToolDeclaration {
 export function declareTools(tools: readonly ToolDeclarationInput[], format: "openai"): OpenAiToolDeclaration[];
 export function declareTools(tools: readonly ToolDeclarationInput[], format: "anthropic"): AnthropicToolDeclaration[];
 export function declareTools(tools: readonly ToolDeclarationInput[], format: "gemini"): GeminiToolDeclaration[];
-export function declareTools(tools: readonly ToolDeclarationInput[], format: "json-schema"): JsonSchemaToolDeclaration[];
+export function declareTools(
+  tools: readonly ToolDeclarationInput[],
+  format: "json-schema",
+): JsonSchemaToolDeclaration[];
 export function declareTools(tools: readonly ToolDeclarationInput[], format: DeclarationFormat): JsonObject[];
 export function declareTools(tools: readonly ToolDeclarationInput[], format: DeclarationFormat): JsonObject[] {
   switch (format) {

@@ -12,7 +12,15 @@
  * @module
  */
 import { canonicalJson, sha256Hex, type JsonObject } from "../json";
-import { MCP_PROFILE, MODEL_RESULT_SCHEMA_VERSION, VALID_DELIVERIES, VALID_OUTCOMES, VALID_RECOVERIES, VALID_STATUSES, VALID_TRUST } from "../tool-result/constants";
+import {
+  MCP_PROFILE,
+  MODEL_RESULT_SCHEMA_VERSION,
+  VALID_DELIVERIES,
+  VALID_OUTCOMES,
+  VALID_RECOVERIES,
+  VALID_STATUSES,
+  VALID_TRUST,
+} from "../tool-result/constants";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../tool-result/types";
 import type { ToolSpec } from "../tool-result/tool-spec";
 import { validateResult } from "../tool-result/validate-result";
@@ -23,12 +31,25 @@ type McpProjection =
   | { readonly ok: false; readonly error: { readonly code: "RESULT_CONTRACT_VIOLATION"; readonly message: string } };
 
 /** MCP `tools/call`: a `CallToolResult` whose `structuredContent` is the model result. */
-export function toMcpToolResult(principal: Principal, call: ToolCall, spec: ToolSpec | undefined, pkg: ResultPackage, hash: HashFn = sha256Hex): McpProjection {
+export function toMcpToolResult(
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec | undefined,
+  pkg: ResultPackage,
+  hash: HashFn = sha256Hex,
+): McpProjection {
   if (call.provider !== MCP_PROFILE.provider || call.api_family !== MCP_PROFILE.api_family) {
     return { ok: false, error: { code: "RESULT_CONTRACT_VIOLATION", message: "call is not an MCP tools context" } };
   }
   const errors = validateResult(principal, call, spec, pkg, hash);
-  if (errors.length > 0) return { ok: false, error: { code: "RESULT_CONTRACT_VIOLATION", message: "result-contract validation failed:\n- " + errors.join("\n- ") } };
+  if (errors.length > 0)
+    return {
+      ok: false,
+      error: {
+        code: "RESULT_CONTRACT_VIOLATION",
+        message: "result-contract validation failed:\n- " + errors.join("\n- "),
+      },
+    };
   const model = pkg.model_result;
   return {
     ok: true,
@@ -85,13 +106,24 @@ export function mcpOutputSchema(dataSchema: JsonObject | undefined): JsonObject 
         type: "object",
         additionalProperties: false,
         required: ["outcome", "delivery", "complete", "truncated"],
-        properties: { outcome: { enum: [...VALID_OUTCOMES] }, delivery: { enum: [...VALID_DELIVERIES] }, complete: { const: true }, truncated: { const: false } },
+        properties: {
+          outcome: { enum: [...VALID_OUTCOMES] },
+          delivery: { enum: [...VALID_DELIVERIES] },
+          complete: { const: true },
+          truncated: { const: false },
+        },
       },
       provenance: {
         type: "object",
         additionalProperties: false,
         required: ["source_label", "producer_revision", "resource_revision", "observed_at", "trust"],
-        properties: { source_label: text, producer_revision: text, resource_revision: nullableText, observed_at: text, trust: { enum: [...VALID_TRUST] } },
+        properties: {
+          source_label: text,
+          producer_revision: text,
+          resource_revision: nullableText,
+          observed_at: text,
+          trust: { enum: [...VALID_TRUST] },
+        },
       },
     },
   };

@@ -48,7 +48,9 @@ export type NativeCallResult =
 /** Joins a provider's group (namespace, toolset) and a function name into the gate's tool name. */
 export const GROUP_SEPARATOR = "__";
 
-const identifier = z.custom<string>(isBoundedIdentifier, { error: "must be a non-empty string of at most 255 code points" });
+const identifier = z.custom<string>(isBoundedIdentifier, {
+  error: "must be a non-empty string of at most 255 code points",
+});
 const argumentsObject = z.custom<JsonObject>(isPlainObject, { error: "must be a JSON object" });
 
 // Provider items carry more fields over time (ids, status, signatures); only these are read.
@@ -102,22 +104,38 @@ export function qualifiedToolName(group: string | null | undefined, name: string
 }
 
 function called(name: string | null, args: JsonObject, callId: string | null, echo?: CallEcho): NativeCallResult {
-  if (name === null) return invalid("NATIVE_CALL_INVALID", "the group and function name together exceed 255 code points");
-  return { ok: true, value: echo === undefined ? { name, arguments: args, call_id: callId } : { name, arguments: args, call_id: callId, echo } };
+  if (name === null)
+    return invalid("NATIVE_CALL_INVALID", "the group and function name together exceed 255 code points");
+  return {
+    ok: true,
+    value:
+      echo === undefined
+        ? { name, arguments: args, call_id: callId }
+        : { name, arguments: args, call_id: callId, echo },
+  };
 }
 
 /** An OpenAI `arguments` JSON string, read with the strict reader; it must be an object. */
 function jsonArguments(text: string): { ok: true; value: JsonObject } | { ok: false; result: NativeCallResult } {
   const args = readJson(text);
-  if (!args.ok) return { ok: false, result: invalid("NATIVE_ARGUMENTS_INVALID", `arguments are not strict JSON: ${args.error.code}: ${args.error.message}`) };
-  if (!isPlainObject(args.value)) return { ok: false, result: invalid("NATIVE_ARGUMENTS_INVALID", "arguments must be a JSON object") };
+  if (!args.ok)
+    return {
+      ok: false,
+      result: invalid(
+        "NATIVE_ARGUMENTS_INVALID",
+        `arguments are not strict JSON: ${args.error.code}: ${args.error.message}`,
+      ),
+    };
+  if (!isPlainObject(args.value))
+    return { ok: false, result: invalid("NATIVE_ARGUMENTS_INVALID", "arguments must be a JSON object") };
   return { ok: true, value: args.value };
 }
 
 /** OpenAI Responses `function_call` item; `arguments` is read strictly, a `namespace` qualifies the name. */
 export function parseOpenAiFunctionCall(item: Json): NativeCallResult {
   const parsed = openAiFunctionCall.safeParse(item);
-  if (!parsed.success) return invalid("NATIVE_CALL_INVALID", `not an OpenAI function_call item: ${issuesText(parsed.error)}`);
+  if (!parsed.success)
+    return invalid("NATIVE_CALL_INVALID", `not an OpenAI function_call item: ${issuesText(parsed.error)}`);
   const args = jsonArguments(parsed.data.arguments);
   if (!args.ok) return args.result;
   return called(qualifiedToolName(parsed.data.namespace, parsed.data.name), args.value, parsed.data.call_id);
@@ -126,7 +144,11 @@ export function parseOpenAiFunctionCall(item: Json): NativeCallResult {
 /** OpenAI Chat Completions: one entry of an assistant message's `tool_calls[]` (a function call). */
 export function parseOpenAiChatToolCall(item: Json): NativeCallResult {
   const parsed = openAiChatToolCall.safeParse(item);
-  if (!parsed.success) return invalid("NATIVE_CALL_INVALID", `not an OpenAI Chat Completions function tool call: ${issuesText(parsed.error)}`);
+  if (!parsed.success)
+    return invalid(
+      "NATIVE_CALL_INVALID",
+      `not an OpenAI Chat Completions function tool call: ${issuesText(parsed.error)}`,
+    );
   const args = jsonArguments(parsed.data.function.arguments);
   if (!args.ok) return args.result;
   return called(parsed.data.function.name, args.value, parsed.data.id);
@@ -135,7 +157,8 @@ export function parseOpenAiChatToolCall(item: Json): NativeCallResult {
 /** Anthropic Messages `tool_use` content block; a toolset member's `toolset_name` qualifies the name and is repeated. */
 export function parseAnthropicToolUse(block: Json): NativeCallResult {
   const parsed = anthropicToolUse.safeParse(block);
-  if (!parsed.success) return invalid("NATIVE_CALL_INVALID", `not an Anthropic tool_use block: ${issuesText(parsed.error)}`);
+  if (!parsed.success)
+    return invalid("NATIVE_CALL_INVALID", `not an Anthropic tool_use block: ${issuesText(parsed.error)}`);
   const toolset = parsed.data.toolset_name;
   const echo = toolset === null || toolset === undefined ? undefined : { toolset_name: toolset };
   return called(qualifiedToolName(toolset, parsed.data.name), parsed.data.input, parsed.data.id, echo);
@@ -149,9 +172,11 @@ export function parseGeminiFunctionCall(part: Json): NativeCallResult {
   const parsed = geminiFunctionCallStep.safeParse(part);
   if (!parsed.success) return invalid("NATIVE_CALL_INVALID", `not a Gemini function call: ${issuesText(parsed.error)}`);
   const { arguments: args, args: legacy } = parsed.data;
-  if (args !== undefined && legacy !== undefined) return invalid("NATIVE_CALL_INVALID", "not a Gemini function call: send one of arguments and args");
+  if (args !== undefined && legacy !== undefined)
+    return invalid("NATIVE_CALL_INVALID", "not a Gemini function call: send one of arguments and args");
   const value = args ?? legacy;
-  if (value === undefined) return invalid("NATIVE_CALL_INVALID", "not a Gemini function call: arguments: must be a JSON object");
+  if (value === undefined)
+    return invalid("NATIVE_CALL_INVALID", "not a Gemini function call: arguments: must be a JSON object");
   return called(parsed.data.name, value, parsed.data.id);
 }
 
@@ -164,7 +189,10 @@ export function parseGeminiGenerateContentCall(item: Json): NativeCallResult {
   const parsed = geminiFunctionCall.safeParse(call);
   if (!parsed.success) return invalid("NATIVE_CALL_INVALID", `not a Gemini FunctionCall: ${issuesText(parsed.error)}`);
   if (parsed.data.partialArgs !== undefined || parsed.data.willContinue === true) {
-    return invalid("NATIVE_CALL_INVALID", "not a Gemini FunctionCall: a streamed partial call (partialArgs, willContinue); send the whole call");
+    return invalid(
+      "NATIVE_CALL_INVALID",
+      "not a Gemini FunctionCall: a streamed partial call (partialArgs, willContinue); send the whole call",
+    );
   }
   const id = parsed.data.id ?? null;
   return called(parsed.data.name, parsed.data.args ?? {}, id, id === null ? { id_absent: true } : undefined);

@@ -38,7 +38,8 @@ const KEPT = new Set([
 function lengthNote(node: JsonObject): string | null {
   const min = member(node, "minLength");
   const max = member(node, "maxLength");
-  if (min !== undefined && max !== undefined) return `Between ${canonicalJson(min)} and ${canonicalJson(max)} characters long.`;
+  if (min !== undefined && max !== undefined)
+    return `Between ${canonicalJson(min)} and ${canonicalJson(max)} characters long.`;
   if (min !== undefined) return `At least ${canonicalJson(min)} characters long.`;
   if (max !== undefined) return `At most ${canonicalJson(max)} characters long.`;
   return null;
@@ -80,7 +81,11 @@ function strictNode(node: JsonObject, optional: boolean, where: string): JsonObj
       const child = schemaNode(member(properties ?? {}, name), `${where}/properties/${name}`);
       return [name, strictNode(child, !required.has(name), `${where}/properties/${name}`)];
     });
-    out.push(["properties", Object.fromEntries(strictProperties)], ["required", names], ["additionalProperties", false]);
+    out.push(
+      ["properties", Object.fromEntries(strictProperties)],
+      ["required", names],
+      ["additionalProperties", false],
+    );
   }
   const description = withNote(member(node, "description"), lengthNote(node));
   if (description !== undefined) out.push(["description", copyJson(description)]);
@@ -108,8 +113,10 @@ function restore(node: JsonObject, value: Json): Json {
   const kept: [string, Json][] = [];
   for (const [name, item] of Object.entries(value)) {
     const child = member(properties, name);
-    if (!isJsonObject(child)) kept.push([name, item]); // not declared: left for the gate to refuse
-    else if (item === null && !required.has(name) && !acceptsNull(child)) continue; // the strict form's "left out"
+    if (!isJsonObject(child))
+      kept.push([name, item]); // not declared: left for the gate to refuse
+    else if (item === null && !required.has(name) && !acceptsNull(child))
+      continue; // the strict form's "left out"
     else kept.push([name, restore(child, item)]);
   }
   return Object.fromEntries(kept);

@@ -39,28 +39,47 @@ export type ProviderAdapter = (
   echo?: CallEcho,
 ) => ProjectionResult;
 
-const refuse = (message: string): ProjectionResult => ({ ok: false, error: { code: "RESULT_CONTRACT_VIOLATION", message } });
+const refuse = (message: string): ProjectionResult => ({
+  ok: false,
+  error: { code: "RESULT_CONTRACT_VIOLATION", message },
+});
 
-function invalidPackage(principal: Principal, call: ToolCall, spec: ToolSpec | undefined, pkg: ResultPackage, hash: HashFn): ProjectionResult | null {
+function invalidPackage(
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec | undefined,
+  pkg: ResultPackage,
+  hash: HashFn,
+): ProjectionResult | null {
   const errors = validateResult(principal, call, spec, pkg, hash);
   return errors.length === 0 ? null : refuse("result-contract validation failed:\n- " + errors.join("\n- "));
 }
 
 /** OpenAI Responses: a `function_call_output` item carrying the canonical model result. */
 export const toOpenAiResponses: ProviderAdapter = (principal, call, spec, pkg, hash = sha256Hex) => {
-  if (call.provider !== "openai" || call.api_family !== "responses") return refuse("call is not an OpenAI Responses context");
+  if (call.provider !== "openai" || call.api_family !== "responses")
+    return refuse("call is not an OpenAI Responses context");
   const invalid = invalidPackage(principal, call, spec, pkg, hash);
   if (invalid !== null) return invalid;
-  const value: OpenAiFunctionCallOutput = { type: "function_call_output", call_id: call.call_id, output: canonicalJson(pkg.model_result) };
+  const value: OpenAiFunctionCallOutput = {
+    type: "function_call_output",
+    call_id: call.call_id,
+    output: canonicalJson(pkg.model_result),
+  };
   return { ok: true, value };
 };
 
 /** OpenAI Chat Completions: a `tool` message answering the `tool_calls[]` entry. */
 export const toOpenAiChatCompletions: ProviderAdapter = (principal, call, spec, pkg, hash = sha256Hex) => {
-  if (call.provider !== "openai" || call.api_family !== "chat_completions") return refuse("call is not an OpenAI Chat Completions context");
+  if (call.provider !== "openai" || call.api_family !== "chat_completions")
+    return refuse("call is not an OpenAI Chat Completions context");
   const invalid = invalidPackage(principal, call, spec, pkg, hash);
   if (invalid !== null) return invalid;
-  const value: OpenAiChatToolMessage = { role: "tool", tool_call_id: call.call_id, content: canonicalJson(pkg.model_result) };
+  const value: OpenAiChatToolMessage = {
+    role: "tool",
+    tool_call_id: call.call_id,
+    content: canonicalJson(pkg.model_result),
+  };
   return { ok: true, value };
 };
 
@@ -69,7 +88,8 @@ export const toOpenAiChatCompletions: ProviderAdapter = (principal, call, spec, 
  * turn. A toolset member's answer repeats its `toolset_name`.
  */
 export const toAnthropicMessages: ProviderAdapter = (principal, call, spec, pkg, hash = sha256Hex, echo) => {
-  if (call.provider !== "anthropic" || call.api_family !== "messages") return refuse("call is not an Anthropic Messages context");
+  if (call.provider !== "anthropic" || call.api_family !== "messages")
+    return refuse("call is not an Anthropic Messages context");
   const invalid = invalidPackage(principal, call, spec, pkg, hash);
   if (invalid !== null) return invalid;
   const model = pkg.model_result;
@@ -83,35 +103,52 @@ export const toAnthropicMessages: ProviderAdapter = (principal, call, spec, pkg,
   return { ok: true, value };
 };
 
-function geminiInteractions(principal: Principal, call: ToolCall, spec: ToolSpec | undefined, pkg: ResultPackage, hash: HashFn, isError: boolean): ProjectionResult {
-  if (call.provider !== "google" || call.api_family !== "interactions") return refuse("call is not a Gemini Interactions context");
+function geminiInteractions(
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec | undefined,
+  pkg: ResultPackage,
+  hash: HashFn,
+  isError: boolean,
+): ProjectionResult {
+  if (call.provider !== "google" || call.api_family !== "interactions")
+    return refuse("call is not a Gemini Interactions context");
   const invalid = invalidPackage(principal, call, spec, pkg, hash);
   if (invalid !== null) return invalid;
   const model = pkg.model_result;
-  const step: GeminiFunctionResultStep = { type: "function_result", name: call.name, call_id: call.call_id, result: [{ type: "text", text: canonicalJson(model) }] };
+  const step: GeminiFunctionResultStep = {
+    type: "function_result",
+    name: call.name,
+    call_id: call.call_id,
+    result: [{ type: "text", text: canonicalJson(model) }],
+  };
   if (isError) step.is_error = model["status"] !== "succeeded";
   const value: GeminiInteractionsContinuation = { previous_interaction_id: call.response_id, input: [step] };
   return { ok: true, value };
 }
 
 /** Gemini Interactions (the reference's `gemini-interactions-v1`): a continuation with one `function_result` input. */
-export const toGeminiInteractions: ProviderAdapter = (principal, call, spec, pkg, hash = sha256Hex) => geminiInteractions(principal, call, spec, pkg, hash, false);
+export const toGeminiInteractions: ProviderAdapter = (principal, call, spec, pkg, hash = sha256Hex) =>
+  geminiInteractions(principal, call, spec, pkg, hash, false);
 
 /** Gemini Interactions, `gemini-interactions-v2`: the same continuation, its `function_result` carrying `is_error`. */
-export const toGeminiInteractionsV2: ProviderAdapter = (principal, call, spec, pkg, hash = sha256Hex) => geminiInteractions(principal, call, spec, pkg, hash, true);
+export const toGeminiInteractionsV2: ProviderAdapter = (principal, call, spec, pkg, hash = sha256Hex) =>
+  geminiInteractions(principal, call, spec, pkg, hash, true);
 
 /**
  * Gemini generateContent: a `functionResponse` part, the model result under `output` (succeeded)
  * or `error`; its `id` is the call's, left out when the model's `FunctionCall` had none.
  */
 export const toGeminiGenerateContent: ProviderAdapter = (principal, call, spec, pkg, hash = sha256Hex, echo) => {
-  if (call.provider !== "google" || call.api_family !== "generate_content") return refuse("call is not a Gemini generateContent context");
+  if (call.provider !== "google" || call.api_family !== "generate_content")
+    return refuse("call is not a Gemini generateContent context");
   const invalid = invalidPackage(principal, call, spec, pkg, hash);
   if (invalid !== null) return invalid;
   const model = pkg.model_result;
   const response = model["status"] === "succeeded" ? { output: model } : { error: model };
   const value: GeminiFunctionResponsePart = {
-    functionResponse: echo?.id_absent === true ? { name: call.name, response } : { id: call.call_id, name: call.name, response },
+    functionResponse:
+      echo?.id_absent === true ? { name: call.name, response } : { id: call.call_id, name: call.name, response },
   };
   return { ok: true, value };
 };
@@ -131,9 +168,16 @@ const ADAPTERS: ReadonlyMap<string, { readonly name: string; readonly adapter: P
  * The adapter registered for a provider profile, with the reference's function name. Without
  * `adapterRevision`, the profile's first revision (the reference's, where it has one).
  */
-export function adapterFor(provider: string, apiFamily: string, adapterRevision?: string): { readonly name: string; readonly adapter: ProviderAdapter } | undefined {
+export function adapterFor(
+  provider: string,
+  apiFamily: string,
+  adapterRevision?: string,
+): { readonly name: string; readonly adapter: ProviderAdapter } | undefined {
   const profile: ProviderProfile | undefined = GATE_PROFILES.find(
-    (p) => p.provider === provider && p.api_family === apiFamily && (adapterRevision === undefined || p.adapter_revision === adapterRevision),
+    (p) =>
+      p.provider === provider &&
+      p.api_family === apiFamily &&
+      (adapterRevision === undefined || p.adapter_revision === adapterRevision),
   );
   return profile === undefined ? undefined : ADAPTERS.get(profile.adapter_revision);
 }

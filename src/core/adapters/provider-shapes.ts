@@ -52,7 +52,11 @@ export type GeminiInteractionsContinuation = { previous_interaction_id: string; 
  * when the call did not succeed (the split `FunctionResponse.response` documents); `id` repeats
  * the `FunctionCall`'s and is absent when the model's call had none.
  */
-export type GeminiFunctionResponse = { id?: string; name: string; response: { output: JsonObject } | { error: JsonObject } };
+export type GeminiFunctionResponse = {
+  id?: string;
+  name: string;
+  response: { output: JsonObject } | { error: JsonObject };
+};
 
 /** Gemini generateContent `Part` carrying one {@link GeminiFunctionResponse}. */
 export type GeminiFunctionResponsePart = { functionResponse: GeminiFunctionResponse };

@@ -42,15 +42,19 @@ function interactionsTurn(outputs: readonly JsonObject[]): TurnResult {
   const input: Json[] = [];
   for (const output of outputs) {
     const steps = output["input"];
-    if (output["previous_interaction_id"] !== previous || !Array.isArray(steps)) return refuse("the continuations continue different interactions");
+    if (output["previous_interaction_id"] !== previous || !Array.isArray(steps))
+      return refuse("the continuations continue different interactions");
     input.push(...steps);
   }
-  return typeof previous === "string" ? { ok: true, value: { previous_interaction_id: previous, input } } : refuse("a continuation without previous_interaction_id");
+  return typeof previous === "string"
+    ? { ok: true, value: { previous_interaction_id: previous, input } }
+    : refuse("a continuation without previous_interaction_id");
 }
 
 /** Joins the answers of one turn's calls (at least one, in call order) into the provider's one message. */
 export function joinTurn(provider: string, apiFamily: string, outputs: readonly JsonObject[]): TurnResult {
-  if (!joinsTurns(provider, apiFamily)) return refuse(`the ${provider}/${apiFamily} profile answers no turn as one message`);
+  if (!joinsTurns(provider, apiFamily))
+    return refuse(`the ${provider}/${apiFamily} profile answers no turn as one message`);
   if (outputs.length === 0) return refuse("a turn has at least one call");
   if (provider === "anthropic") return { ok: true, value: { role: "user", content: [...outputs] } };
   if (apiFamily === "generate_content") return { ok: true, value: { role: "user", parts: [...outputs] } };

@@ -33,7 +33,9 @@ export interface ChainVerification {
  * `recordText` is canonical JSON already; `kind` is written as a JSON string.
  */
 export function entryDigest(seq: number, kind: string, at: number, recordText: string, prev: string): string {
-  return sha256Hex(`{"at":${at},"kind":${JSON.stringify(kind)},"prev_sha256":"${prev}","record":${recordText},"seq":${seq}}`);
+  return sha256Hex(
+    `{"at":${at},"kind":${JSON.stringify(kind)},"prev_sha256":"${prev}","record":${recordText},"seq":${seq}}`,
+  );
 }
 
 /** Recomputes every link of a chain, oldest entry first, starting at sequence 1. */
@@ -43,7 +45,11 @@ export function verifyChain(entries: Iterable<ChainEntry>): ChainVerification {
   let ok = true;
   let count = 0;
   for (const entry of entries) {
-    if (entry.seq !== expectedSeq || entry.prev_sha256 !== prev || entryDigest(entry.seq, entry.kind, entry.at, entry.record, prev) !== entry.entry_sha256) {
+    if (
+      entry.seq !== expectedSeq ||
+      entry.prev_sha256 !== prev ||
+      entryDigest(entry.seq, entry.kind, entry.at, entry.record, prev) !== entry.entry_sha256
+    ) {
       ok = false;
     }
     prev = entry.entry_sha256;

@@ -41,8 +41,15 @@ export function readEntryLine(line: string | Uint8Array): ChainEntry | null {
   const value = read.value;
   if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof PyFloat) return null;
   const { seq, kind, at, record, prev_sha256, entry_sha256 } = value;
-  if (typeof seq !== "number" || !Number.isSafeInteger(seq) || typeof at !== "number" || !Number.isSafeInteger(at)) return null;
-  if (typeof kind !== "string" || typeof prev_sha256 !== "string" || typeof entry_sha256 !== "string" || record === undefined) return null;
+  if (typeof seq !== "number" || !Number.isSafeInteger(seq) || typeof at !== "number" || !Number.isSafeInteger(at))
+    return null;
+  if (
+    typeof kind !== "string" ||
+    typeof prev_sha256 !== "string" ||
+    typeof entry_sha256 !== "string" ||
+    record === undefined
+  )
+    return null;
   let recordText: string;
   try {
     recordText = canonicalJson(record);

@@ -39,7 +39,13 @@ export {
   tileSpan,
   type NodeInTile,
 } from "./tiles";
-export { formatCheckpoint, parseCheckpoint, type Checkpoint, type CheckpointCode, type ParsedCheckpoint } from "./checkpoint";
+export {
+  formatCheckpoint,
+  parseCheckpoint,
+  type Checkpoint,
+  type CheckpointCode,
+  type ParsedCheckpoint,
+} from "./checkpoint";
 export {
   openNote,
   parseSignerKey,

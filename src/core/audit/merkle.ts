@@ -105,7 +105,14 @@ export function inclusionProof(reader: NodeReader, index: number, size: number):
   return out;
 }
 
-function subproof(reader: NodeReader, m: number, start: number, end: number, complete: boolean, out: Uint8Array[]): void {
+function subproof(
+  reader: NodeReader,
+  m: number,
+  start: number,
+  end: number,
+  complete: boolean,
+  out: Uint8Array[],
+): void {
   const n = end - start;
   if (m === end) {
     if (!complete) out.push(rangeHash(reader, start, end));
@@ -147,7 +154,13 @@ function validSize(value: number): boolean {
  * RFC 9162 §2.1.3.2: whether `proof` shows the leaf hash `leaf` (already {@link leafHash}ed) at
  * `index` in the tree of `size` leaves whose root is `root`.
  */
-export function verifyInclusion(leaf: Uint8Array, index: number, size: number, proof: Uint8Array[], root: Uint8Array): boolean {
+export function verifyInclusion(
+  leaf: Uint8Array,
+  index: number,
+  size: number,
+  proof: Uint8Array[],
+  root: Uint8Array,
+): boolean {
   if (!validSize(index) || !validSize(size) || index >= size) return false;
   let fn = index;
   let sn = size - 1;
@@ -176,7 +189,13 @@ export function verifyInclusion(leaf: Uint8Array, index: number, size: number, p
  * of the tree of `n` leaves with root `newRoot`. For m = n the proof is empty and the roots equal;
  * for m = 0 the proof is empty and `oldRoot` is {@link EMPTY_ROOT}.
  */
-export function verifyConsistency(m: number, n: number, proof: Uint8Array[], oldRoot: Uint8Array, newRoot: Uint8Array): boolean {
+export function verifyConsistency(
+  m: number,
+  n: number,
+  proof: Uint8Array[],
+  oldRoot: Uint8Array,
+  newRoot: Uint8Array,
+): boolean {
   if (!validSize(m) || !validSize(n) || m > n) return false;
   if (m === 0) return proof.length === 0 && equal(oldRoot, EMPTY_ROOT);
   if (m === n) return proof.length === 0 && equal(oldRoot, newRoot);
@@ -220,7 +239,11 @@ export interface StoredNode {
  * the leaf itself, then each parent while the child's index is odd (its left sibling is read
  * from `reader`). Storing exactly these keeps every complete node, O(log n) rows per append.
  */
-export function appendNodes(size: number, leaf: Uint8Array, reader: NodeReader): Array<{ level: number; index: number; hash: Uint8Array }> {
+export function appendNodes(
+  size: number,
+  leaf: Uint8Array,
+  reader: NodeReader,
+): Array<{ level: number; index: number; hash: Uint8Array }> {
   checkCount("size", size);
   const out = [{ level: 0, index: size, hash: leaf }];
   let level = 0;

@@ -65,7 +65,9 @@ function keyIdOf(name: string, publicKey: Uint8Array): number {
   input[nameBytes.length + 1] = ALG_ED25519;
   input.set(publicKey, nameBytes.length + 2);
   const hash = sha256(input);
-  return (((hash[0] as number) << 24) | ((hash[1] as number) << 16) | ((hash[2] as number) << 8) | (hash[3] as number)) >>> 0;
+  return (
+    (((hash[0] as number) << 24) | ((hash[1] as number) << 16) | ((hash[2] as number) << 8) | (hash[3] as number)) >>> 0
+  );
 }
 
 function hex8(keyId: number): string {
@@ -164,7 +166,8 @@ export function signerKeyText(name: string, seed32: Uint8Array): string {
  * line per signer. Throws for a text or signer set out of shape (a bug).
  */
 export function signNote(text: string, signers: Signer[]): string {
-  if (!text.endsWith("\n") || !isWellFormed(text) || CONTROL.test(text)) throw new RangeError("a note's text is UTF-8 ending in a newline, without control characters");
+  if (!text.endsWith("\n") || !isWellFormed(text) || CONTROL.test(text))
+    throw new RangeError("a note's text is UTF-8 ending in a newline, without control characters");
   if (signers.length === 0) throw new RangeError("a note needs a signer");
   const message = encoder.encode(text);
   const seen = new Set<string>();

@@ -137,7 +137,8 @@ export function nodeInTile(level: number, index: number): NodeInTile {
 /** The hash of the complete subtree over `count` (a power of two) consecutive tile hashes from `start`. */
 export function subtreeOfTile(hashes: readonly Uint8Array[], start: number, count: number): Uint8Array {
   let level = hashes.slice(start, start + count);
-  if (level.length !== count || count < 1 || (count & (count - 1)) !== 0) throw new RangeError("a subtree covers a power of two of the tile's hashes");
+  if (level.length !== count || count < 1 || (count & (count - 1)) !== 0)
+    throw new RangeError("a subtree covers a power of two of the tile's hashes");
   while (level.length > 1) {
     const up: Uint8Array[] = [];
     for (let i = 0; i < level.length; i += 2) up.push(nodeHash(level[i] as Uint8Array, level[i + 1] as Uint8Array));

@@ -47,7 +47,10 @@ export const CAPABILITY_CLASS_PREFIX = {
 } as const;
 
 /** `CapabilityDescriptor::validate_admission`. */
-export function validateAdmission(capabilityId: string, capabilityClass: keyof typeof CAPABILITY_CLASS_PREFIX): Validation {
+export function validateAdmission(
+  capabilityId: string,
+  capabilityClass: keyof typeof CAPABILITY_CLASS_PREFIX,
+): Validation {
   const normalized = asciiLowercase(capabilityId);
   const forbidden = hasForbiddenCapabilityNamespace(normalized);
   if (forbidden || !normalized.startsWith(CAPABILITY_CLASS_PREFIX[capabilityClass])) {

@@ -34,10 +34,14 @@ import type {
 } from "./wire-policy";
 
 /** `register_provider`: validate, refuse duplicates and the 65th, store sorted. */
-export function registerProvider(state: CapabilityEngineState, descriptor: CapabilityProviderDescriptor): Outcome<null> {
+export function registerProvider(
+  state: CapabilityEngineState,
+  descriptor: CapabilityProviderDescriptor,
+): Outcome<null> {
   const invalid = validateProviderDescriptor(descriptor);
   if (invalid !== null) return err({ validation: invalid });
-  if (providerOf(state, descriptor.id) !== undefined) return err({ "duplicate-provider": { provider_id: descriptor.id } });
+  if (providerOf(state, descriptor.id) !== undefined)
+    return err({ "duplicate-provider": { provider_id: descriptor.id } });
   if (state.providers.length >= TOOL_PROVIDERS_MAX) return err("provider-capacity-exceeded");
   const stored = {
     ...descriptor,
@@ -46,7 +50,11 @@ export function registerProvider(state: CapabilityEngineState, descriptor: Capab
   upsertSorted(state.providers, stored, (provider) => compareStrings(provider.id, stored.id));
   bumpRevision(state);
   emitAudit(state, null, {
-    "provider-registered": { provider_id: stored.id, owner: stored.owner, capability_count: stored.capabilities.length },
+    "provider-registered": {
+      provider_id: stored.id,
+      owner: stored.owner,
+      capability_count: stored.capabilities.length,
+    },
   });
   return ok(null);
 }
@@ -63,7 +71,8 @@ export function evaluatePolicy(state: CapabilityEngineState, request: AcceptedRe
   if (current !== request.generation) return { deny: { "stale-generation": { current } } };
   const provider = providerOf(state, request.provider_id);
   if (provider === undefined) return { deny: "unknown-provider" };
-  if (provider.owner !== "gate" && provider.owner.consumer !== request.key.consumer_id) return { deny: "provider-owner-mismatch" };
+  if (provider.owner !== "gate" && provider.owner.consumer !== request.key.consumer_id)
+    return { deny: "provider-owner-mismatch" };
   if (!hasCapability(provider, request.capability_id)) return { deny: "unknown-capability" };
   const key: PolicyKey = {
     consumer_id: request.key.consumer_id,
@@ -97,12 +106,17 @@ function setGrant(state: CapabilityEngineState, grant: PolicyGrant): CapabilityE
   }
   if (provider.owner !== "gate" && provider.owner.consumer !== key.consumer_id) {
     return {
-      "provider-owner-mismatch": { provider_id: provider.id, owner: provider.owner.consumer, requested_consumer: key.consumer_id },
+      "provider-owner-mismatch": {
+        provider_id: provider.id,
+        owner: provider.owner.consumer,
+        requested_consumer: key.consumer_id,
+      },
     };
   }
   const current = generationOf(state, key.instance_id);
   if (current === undefined) return { "unknown-policy-instance": { instance_id: key.instance_id } };
-  if (instanceStateOf(state, key.instance_id) !== "active") return { "inactive-policy-instance": { instance_id: key.instance_id } };
+  if (instanceStateOf(state, key.instance_id) !== "active")
+    return { "inactive-policy-instance": { instance_id: key.instance_id } };
   if (current !== key.generation) {
     return { "policy-generation-mismatch": { instance_id: key.instance_id, current, requested: key.generation } };
   }
@@ -134,13 +148,23 @@ function revokeGrant(state: CapabilityEngineState, key: PolicyKey): boolean {
 
 function closeClient(state: CapabilityEngineState, consumerId: string, actorId: string): ToolAuthorityOutcome {
   const before = state.grants.length;
-  state.grants = state.grants.filter((grant) => !(grant.key.consumer_id === consumerId && grant.key.actor_id === actorId));
+  state.grants = state.grants.filter(
+    (grant) => !(grant.key.consumer_id === consumerId && grant.key.actor_id === actorId),
+  );
   const purged_grant_count = before - state.grants.length;
-  const targets = openRequestKeys(state, (record) => record.snapshot.key.consumer_id === consumerId && record.snapshot.key.actor_id === actorId);
+  const targets = openRequestKeys(
+    state,
+    (record) => record.snapshot.key.consumer_id === consumerId && record.snapshot.key.actor_id === actorId,
+  );
   for (const target of targets) closeRequest(state, target, { kind: "client-closed" });
   bumpRevision(state);
   emitAudit(state, null, {
-    "client-closed": { consumer_id: consumerId, actor_id: actorId, purged_grant_count, closed_request_count: targets.length },
+    "client-closed": {
+      consumer_id: consumerId,
+      actor_id: actorId,
+      purged_grant_count,
+      closed_request_count: targets.length,
+    },
   });
   return { "client-closed": { purged_grant_count, closed_request_count: targets.length } };
 }
@@ -152,18 +176,24 @@ function resolveApproval(state: CapabilityEngineState, resolution: ApprovalResol
   if (record === undefined) return { "unknown-request": { request_key: requestKey } };
   if (resolution.accepted_sequence !== record.snapshot.accepted_sequence) {
     return {
-      "approval-nonce-mismatch": { request_key: requestKey, expected: record.snapshot.accepted_sequence, actual: resolution.accepted_sequence },
+      "approval-nonce-mismatch": {
+        request_key: requestKey,
+        expected: record.snapshot.accepted_sequence,
+        actual: resolution.accepted_sequence,
+      },
     };
   }
   const instance = record.request.instance_id;
   const current = generationOf(state, instance);
   if (current === undefined) return { "unknown-policy-instance": { instance_id: instance } };
   if (instanceStateOf(state, instance) !== "active") return { "inactive-policy-instance": { instance_id: instance } };
-  if (resolution.generation !== current) return { "approval-generation-stale": { current, actual: resolution.generation } };
+  if (resolution.generation !== current)
+    return { "approval-generation-stale": { current, actual: resolution.generation } };
   if (resolution.instance_id !== instance || resolution.generation !== record.request.generation) {
     return { "approval-scope-mismatch": { request_key: requestKey } };
   }
-  if (record.snapshot.status !== "awaiting-approval") return { "request-not-awaiting-approval": { request_key: requestKey } };
+  if (record.snapshot.status !== "awaiting-approval")
+    return { "request-not-awaiting-approval": { request_key: requestKey } };
   if (record.request.deadline_tick <= state.current_tick) {
     closeRequest(state, requestKey, { kind: "timed-out" });
     bumpRevision(state);
@@ -195,11 +225,16 @@ function resolveApproval(state: CapabilityEngineState, resolution: ApprovalResol
 }
 
 /** `apply_authority`: the only lane for grants, approvals and client close. */
-export function applyAuthority(state: CapabilityEngineState, envelope: ToolAuthorityEnvelope): Outcome<ToolAuthorityOutcome> {
+export function applyAuthority(
+  state: CapabilityEngineState,
+  envelope: ToolAuthorityEnvelope,
+): Outcome<ToolAuthorityOutcome> {
   const invalid = validateAuthorityEnvelope(envelope);
   if (invalid !== null) return err({ validation: invalid });
   if (envelope.sequence <= state.last_authority_sequence) {
-    return err({ "authority-sequence-regressed": { current: state.last_authority_sequence, requested: envelope.sequence } });
+    return err({
+      "authority-sequence-regressed": { current: state.last_authority_sequence, requested: envelope.sequence },
+    });
   }
   const command = envelope.command;
   let outcome: ToolAuthorityOutcome;
@@ -214,7 +249,9 @@ export function applyAuthority(state: CapabilityEngineState, envelope: ToolAutho
     const error = resolveApproval(state, resolution);
     if (error === null) outcome = "approval-resolved";
     else if (typeof error === "object" && "approval-deadline-elapsed" in error) {
-      outcome = { "approval-expired": { request_key: resolution.request_key, accepted_sequence: resolution.accepted_sequence } };
+      outcome = {
+        "approval-expired": { request_key: resolution.request_key, accepted_sequence: resolution.accepted_sequence },
+      };
     } else return err(error);
   } else {
     outcome = closeClient(state, command["close-client"].consumer_id, command["close-client"].actor_id);

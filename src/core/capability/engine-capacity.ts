@@ -15,7 +15,8 @@ export function ensureRequestCapacity(state: CapabilityEngineState): CapabilityE
   state.requests.forEach((record, index) => {
     if (!isTerminal(record)) return;
     const candidate = state.requests[oldest];
-    if (candidate === undefined || record.snapshot.accepted_sequence < candidate.snapshot.accepted_sequence) oldest = index;
+    if (candidate === undefined || record.snapshot.accepted_sequence < candidate.snapshot.accepted_sequence)
+      oldest = index;
   });
   if (oldest < 0) return "request-capacity-exceeded";
   state.requests.splice(oldest, 1);

@@ -5,12 +5,7 @@
  * (except `bumpRevision`); the calling operation bumps once.
  * @module
  */
-import {
-  TOOL_AUDIT_EVENTS_MAX,
-  TOOL_COMPLETIONS_MAX,
-  TOOL_EFFECTS_MAX,
-  U64_MAX,
-} from "./limits";
+import { TOOL_AUDIT_EVENTS_MAX, TOOL_COMPLETIONS_MAX, TOOL_EFFECTS_MAX, U64_MAX } from "./limits";
 import { compareRequestKeys, compareU64, sameRequestKey, searchSorted } from "./ordering";
 import type { AcceptedRequest, CapabilityEngineState, RequestRecord } from "./state";
 import type {
@@ -38,7 +33,9 @@ export function instanceStateOf(state: CapabilityEngineState, instance: bigint):
 
 /** Registered provider descriptor, or undefined. */
 export function providerOf(state: CapabilityEngineState, providerId: string): CapabilityProviderDescriptor | undefined {
-  const index = searchSorted(state.providers, (provider) => (provider.id < providerId ? -1 : provider.id > providerId ? 1 : 0));
+  const index = searchSorted(state.providers, (provider) =>
+    provider.id < providerId ? -1 : provider.id > providerId ? 1 : 0,
+  );
   return index >= 0 ? state.providers[index] : undefined;
 }
 
@@ -60,7 +57,10 @@ export function dispatchedOperation(record: RequestRecord): bigint | null {
 }
 
 /** Keys of non-terminal requests matching a predicate, in ascending key order. */
-export function openRequestKeys(state: CapabilityEngineState, matches: (record: RequestRecord) => boolean): CapabilityRequestKey[] {
+export function openRequestKeys(
+  state: CapabilityEngineState,
+  matches: (record: RequestRecord) => boolean,
+): CapabilityRequestKey[] {
   return state.requests.filter((record) => !isTerminal(record) && matches(record)).map((record) => record.snapshot.key);
 }
 
@@ -102,7 +102,11 @@ export function saturatingIncrement(value: bigint): bigint {
 }
 
 /** Records an audit event in the bounded ring (or counts it dropped once exhausted). */
-export function emitAudit(state: CapabilityEngineState, subject: ToolAuditSubject | null, event: ToolAuditEventKind): void {
+export function emitAudit(
+  state: CapabilityEngineState,
+  subject: ToolAuditSubject | null,
+  event: ToolAuditEventKind,
+): void {
   if (state.audit_sequence_exhausted) {
     state.dropped_audit_events = saturatingIncrement(state.dropped_audit_events);
     return;
@@ -118,7 +122,12 @@ export function emitAudit(state: CapabilityEngineState, subject: ToolAuditSubjec
 }
 
 /** Appends an effect unless the effect sequence is exhausted; does not check the bound. */
-export function pushEffect(state: CapabilityEngineState, request: AcceptedRequest, operationId: bigint, effect: CapabilityEffect): boolean {
+export function pushEffect(
+  state: CapabilityEngineState,
+  request: AcceptedRequest,
+  operationId: bigint,
+  effect: CapabilityEffect,
+): boolean {
   if (state.effect_sequence_exhausted) return false;
   const sequence = state.next_effect_sequence;
   if (sequence === U64_MAX) state.effect_sequence_exhausted = true;
@@ -150,9 +159,14 @@ export function emitInvoke(state: CapabilityEngineState, request: AcceptedReques
 }
 
 /** Index of the still-queued `Invoke` of (request, operation), or -1. */
-export function queuedInvokeIndex(state: CapabilityEngineState, key: CapabilityRequestKey, operationId: bigint): number {
+export function queuedInvokeIndex(
+  state: CapabilityEngineState,
+  key: CapabilityRequestKey,
+  operationId: bigint,
+): number {
   return state.effects.findIndex(
-    (effect) => sameRequestKey(effect.request_key, key) && effect.operation_id === operationId && "invoke" in effect.effect,
+    (effect) =>
+      sameRequestKey(effect.request_key, key) && effect.operation_id === operationId && "invoke" in effect.effect,
   );
 }
 
@@ -169,7 +183,9 @@ export function cancelBestEffort(
     return "queued-invoke-removed";
   }
   if (state.effects.length >= TOOL_EFFECTS_MAX) return "dropped-queue-full";
-  return pushEffect(state, request, operationId, { cancel: { reason } }) ? "cancel-queued-unconfirmed" : "dropped-sequence-exhausted";
+  return pushEffect(state, request, operationId, { cancel: { reason } })
+    ? "cancel-queued-unconfirmed"
+    : "dropped-sequence-exhausted";
 }
 
 function recordCompletionDrop(
@@ -259,7 +275,9 @@ export function closeRequest(state: CapabilityEngineState, key: CapabilityReques
     case "superseded": {
       const current_generation = cause.current_generation;
       record.snapshot.status = { superseded: { operation_id: operationId, cancellation, current_generation } };
-      emitAudit(state, subject, { "request-superseded": { operation_id: operationId, cancellation, current_generation } });
+      emitAudit(state, subject, {
+        "request-superseded": { operation_id: operationId, cancellation, current_generation },
+      });
       outcome = { superseded: { current_generation, cancellation } };
       break;
     }

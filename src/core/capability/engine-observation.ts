@@ -5,7 +5,16 @@
  */
 import type { CapabilityEngineState } from "./state";
 import { err, ok, type Outcome } from "./errors";
-import { bumpRevision, closeRequest, dispatchedOperation, emitAudit, generationOf, pushTerminalCompletion, requestOf, subjectFor } from "./engine-core";
+import {
+  bumpRevision,
+  closeRequest,
+  dispatchedOperation,
+  emitAudit,
+  generationOf,
+  pushTerminalCompletion,
+  requestOf,
+  subjectFor,
+} from "./engine-core";
 import { validateObservation } from "./validate";
 import type { CapabilityObservationEnvelope, ToolFailure } from "./wire-invocation";
 import type { CapabilityObservationDisposition, ObservationIgnoredReason, ToolAuditSubject } from "./wire-records";
@@ -22,7 +31,10 @@ function ignore(
 }
 
 /** `apply_observation` (content is validated only after correlation succeeded). */
-export function applyObservation(state: CapabilityEngineState, envelope: CapabilityObservationEnvelope): Outcome<CapabilityObservationDisposition> {
+export function applyObservation(
+  state: CapabilityEngineState,
+  envelope: CapabilityObservationEnvelope,
+): Outcome<CapabilityObservationDisposition> {
   if (envelope.operation_id === 0n) return err({ validation: { "zero-identifier": { field: "tool operation id" } } });
   const record = requestOf(state, envelope.request_key);
   if (record === undefined) return ignore(state, envelope, null, "unknown-request");
@@ -62,7 +74,11 @@ export function applyObservation(state: CapabilityEngineState, envelope: Capabil
     pushTerminalCompletion(state, record.request, acceptedSequence, operationId, { succeeded: { result } });
     bumpRevision(state);
     emitAudit(state, subject, {
-      "invocation-succeeded": { operation_id: operationId, result_bytes: result.metadata.byte_len, truncated: result.metadata.truncated },
+      "invocation-succeeded": {
+        operation_id: operationId,
+        result_bytes: result.metadata.byte_len,
+        truncated: result.metadata.truncated,
+      },
     });
   } else {
     const failure = observation.failed.failure;

@@ -51,13 +51,19 @@ export function drainCompletions(state: CapabilityEngineState): CapabilityComple
 }
 
 /** `request_snapshot(key)`. */
-export function requestSnapshot(state: CapabilityEngineState, key: CapabilityRequestKey): CapabilityRequestSnapshot | null {
+export function requestSnapshot(
+  state: CapabilityEngineState,
+  key: CapabilityRequestKey,
+): CapabilityRequestSnapshot | null {
   const record = requestOf(state, key);
   return record === undefined ? null : structuredClone(record.snapshot);
 }
 
 /** `provider_descriptor(id)`: the stored descriptor, capabilities sorted by id. */
-export function providerDescriptor(state: CapabilityEngineState, providerId: string): CapabilityProviderDescriptor | null {
+export function providerDescriptor(
+  state: CapabilityEngineState,
+  providerId: string,
+): CapabilityProviderDescriptor | null {
   const provider = providerOf(state, providerId);
   return provider === undefined ? null : structuredClone(provider);
 }

@@ -23,19 +23,35 @@ import { validateRequestInput } from "./validate";
 import type { ConsumerBoundCapabilityRequest, PolicyDecision } from "./wire-policy";
 import type { CapabilityRequestStatus } from "./wire-records";
 
-function ensureClientCapacity(state: CapabilityEngineState, consumerId: string, actorId: string): CapabilityError | null {
+function ensureClientCapacity(
+  state: CapabilityEngineState,
+  consumerId: string,
+  actorId: string,
+): CapabilityError | null {
   let open = 0;
   for (const record of state.requests) {
-    if (record.snapshot.key.consumer_id === consumerId && record.snapshot.key.actor_id === actorId && !isTerminal(record)) open++;
+    if (
+      record.snapshot.key.consumer_id === consumerId &&
+      record.snapshot.key.actor_id === actorId &&
+      !isTerminal(record)
+    )
+      open++;
   }
   if (open < TOOL_ACTIVE_REQUESTS_PER_CLIENT_MAX) return null;
   return {
-    "client-request-capacity-exceeded": { consumer_id: consumerId, actor_id: actorId, max: TOOL_ACTIVE_REQUESTS_PER_CLIENT_MAX },
+    "client-request-capacity-exceeded": {
+      consumer_id: consumerId,
+      actor_id: actorId,
+      max: TOOL_ACTIVE_REQUESTS_PER_CLIENT_MAX,
+    },
   };
 }
 
 /** `request`: returns the policy decision; a denial is a successful call. */
-export function request(state: CapabilityEngineState, envelope: ConsumerBoundCapabilityRequest): Outcome<PolicyDecision> {
+export function request(
+  state: CapabilityEngineState,
+  envelope: ConsumerBoundCapabilityRequest,
+): Outcome<PolicyDecision> {
   const input = envelope.request;
   const invalid = validateRequestInput(input, state.current_tick);
   if (invalid !== null) return err({ validation: invalid });
@@ -56,7 +72,8 @@ export function request(state: CapabilityEngineState, envelope: ConsumerBoundCap
   };
   const decision = evaluatePolicy(state, accepted);
   const denied = typeof decision === "object";
-  if (state.next_request_sequence === U64_MAX) return err({ "counter-exhausted": { counter: "tool request sequence" } });
+  if (state.next_request_sequence === U64_MAX)
+    return err({ "counter-exhausted": { counter: "tool request sequence" } });
   if (decision === "allow") {
     const blocked = ensureOperationCapacity(state) ?? ensureEffectCapacity(state, 1);
     if (blocked !== null) return err(blocked);

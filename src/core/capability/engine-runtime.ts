@@ -21,7 +21,13 @@ export type ProviderRuntimeTransition =
   | "attached"
   | { detached: { closed_request_count: number } }
   | { "observation-applied": { operation_id: bigint; request_key: CapabilityRequestKey } }
-  | { "observation-ignored": { operation_id: bigint; request_key: CapabilityRequestKey; reason: ObservationIgnoredReason } };
+  | {
+      "observation-ignored": {
+        operation_id: bigint;
+        request_key: CapabilityRequestKey;
+        reason: ObservationIgnoredReason;
+      };
+    };
 
 function bindingIndex(state: CapabilityEngineState, providerId: string): number {
   return searchSorted(state.provider_runtime.bindings, (binding) => compareStrings(binding.provider_id, providerId));
@@ -45,18 +51,22 @@ function reduce(state: CapabilityEngineState, envelope: ProviderRuntimeEnvelope)
   if (invalid !== null) return err({ validation: invalid });
   const lane = state.provider_runtime;
   if (lane.sequence_exhausted) return err("sequence-exhausted");
-  if (envelope.sequence <= lane.last_sequence) return err({ "sequence-regressed": { current: lane.last_sequence, requested: envelope.sequence } });
+  if (envelope.sequence <= lane.last_sequence)
+    return err({ "sequence-regressed": { current: lane.last_sequence, requested: envelope.sequence } });
   // Consumed from here on: every later failure still burns the sequence.
   lane.last_sequence = envelope.sequence;
   if (envelope.sequence === U64_MAX) lane.sequence_exhausted = true;
   const command = envelope.command;
   if ("attach" in command) {
     const { binding_id, provider_id } = command.attach;
-    if (binding_id !== envelope.sequence) return err({ "invalid-attach-binding": { sequence: envelope.sequence, binding_id } });
+    if (binding_id !== envelope.sequence)
+      return err({ "invalid-attach-binding": { sequence: envelope.sequence, binding_id } });
     if (providerOf(state, provider_id) === undefined) return err({ "unknown-provider": { provider_id } });
     const current = bindingOf(state, provider_id);
     if (current !== undefined) return err({ "already-attached": { provider_id, binding_id: current } });
-    upsertSorted(lane.bindings, { binding_id, provider_id }, (binding) => compareStrings(binding.provider_id, provider_id));
+    upsertSorted(lane.bindings, { binding_id, provider_id }, (binding) =>
+      compareStrings(binding.provider_id, provider_id),
+    );
     return ok("attached");
   }
   if ("detach" in command) {
@@ -82,7 +92,10 @@ function reduce(state: CapabilityEngineState, envelope: ProviderRuntimeEnvelope)
 }
 
 /** Reduces one provider-runtime envelope; once the lane is exhausted every binding is retired. */
-export function applyProviderRuntime(state: CapabilityEngineState, envelope: ProviderRuntimeEnvelope): Outcome<ProviderRuntimeTransition> {
+export function applyProviderRuntime(
+  state: CapabilityEngineState,
+  envelope: ProviderRuntimeEnvelope,
+): Outcome<ProviderRuntimeTransition> {
   let result = reduce(state, envelope);
   if (state.provider_runtime.sequence_exhausted) {
     for (const binding of [...state.provider_runtime.bindings]) {
@@ -98,7 +111,10 @@ export function applyProviderRuntime(state: CapabilityEngineState, envelope: Pro
 }
 
 /** A request through the kernel: a registered provider must be attached with exactly this binding. */
-export function boundRequest(state: CapabilityEngineState, bound: ProviderBoundCapabilityRequest): Outcome<PolicyDecision> {
+export function boundRequest(
+  state: CapabilityEngineState,
+  bound: ProviderBoundCapabilityRequest,
+): Outcome<PolicyDecision> {
   const invalid = validateProviderBinding(bound);
   if (invalid !== null) return err({ validation: invalid });
   const provider_id = bound.request.request.provider_id;
@@ -125,7 +141,9 @@ export function drainBoundEffects(state: CapabilityEngineState): Outcome<Provide
   for (const effect of effects) {
     const binding_id = bindingOf(state, effect.provider_id);
     if (binding_id === undefined) {
-      return err({ "tool-effect-provider-unbound": { operation_id: effect.operation_id, provider_id: effect.provider_id } });
+      return err({
+        "tool-effect-provider-unbound": { operation_id: effect.operation_id, provider_id: effect.provider_id },
+      });
     }
     bound.push({ binding_id, effect });
   }

@@ -28,7 +28,9 @@ export class CapabilityEngine {
   }
 
   /** Restores an engine from {@link CapabilityEngine.encode} output. */
-  static decode(input: Uint8Array | string): { ok: true; engine: CapabilityEngine } | { ok: false; error: StateDecodeError } {
+  static decode(
+    input: Uint8Array | string,
+  ): { ok: true; engine: CapabilityEngine } | { ok: false; error: StateDecodeError } {
     const decoded = decodeState(input);
     return decoded.ok ? { ok: true, engine: new CapabilityEngine(decoded.state) } : decoded;
   }

@@ -21,8 +21,21 @@ export * from "./validate";
 export { writeWireJson, writeWireJsonPretty } from "./wire-json";
 export { redact, renderRedacted } from "./redact";
 export { errorCode, type CapabilityError, type Outcome } from "./errors";
-export { initialState, type CapabilityEngineState, type AcceptedRequest, type RequestRecord, type ProviderRuntimeState } from "./state";
+export {
+  initialState,
+  type CapabilityEngineState,
+  type AcceptedRequest,
+  type RequestRecord,
+  type ProviderRuntimeState,
+} from "./state";
 export { encodeState, decodeState, capabilityEngineState, type StateDecodeError } from "./state-codec";
-export { apply, applyInPlace, capabilityOperation, operationName, UNIT_OPERATIONS, type CapabilityOperation } from "./operation";
+export {
+  apply,
+  applyInPlace,
+  capabilityOperation,
+  operationName,
+  UNIT_OPERATIONS,
+  type CapabilityOperation,
+} from "./operation";
 export { type ProviderRuntimeTransition } from "./engine-runtime";
 export { CapabilityEngine } from "./engine";

@@ -9,11 +9,25 @@ import * as z from "../zod";
 import type { CapabilityEngineState } from "./state";
 import { ok, type Outcome } from "./errors";
 import { applyAuthority, registerProvider } from "./engine-authority";
-import { advanceTime, detachProviderRuntime, removeInstance, setGeneration, setInstanceState } from "./engine-lifecycle";
+import {
+  advanceTime,
+  detachProviderRuntime,
+  removeInstance,
+  setGeneration,
+  setInstanceState,
+} from "./engine-lifecycle";
 import { applyObservation } from "./engine-observation";
 import { request } from "./engine-request";
 import { applyProviderRuntime, boundRequest, drainBoundEffects } from "./engine-runtime";
-import { drainCompletions, drainEffects, instanceIds, providerDescriptor, providerRuntimeSnapshot, requestSnapshot, snapshot } from "./engine-queries";
+import {
+  drainCompletions,
+  drainEffects,
+  instanceIds,
+  providerDescriptor,
+  providerRuntimeSnapshot,
+  requestSnapshot,
+  snapshot,
+} from "./engine-queries";
 import { capabilityObservationEnvelope, providerRuntimeEnvelope, toolInstanceState } from "./wire-invocation";
 import {
   capabilityProviderDescriptor,
@@ -95,16 +109,21 @@ export function applyInPlace(state: CapabilityEngineState, operation: Capability
     return setInstanceState(state, instance_id, generation, next);
   }
   if ("remove-instance" in operation) return removeInstance(state, operation["remove-instance"].instance_id);
-  if ("detach-provider-runtime" in operation) return detachProviderRuntime(state, operation["detach-provider-runtime"].provider_id);
+  if ("detach-provider-runtime" in operation)
+    return detachProviderRuntime(state, operation["detach-provider-runtime"].provider_id);
   if ("observe" in operation) return applyObservation(state, operation.observe);
   if ("provider-runtime" in operation) return applyProviderRuntime(state, operation["provider-runtime"]);
   if ("request-snapshot" in operation) return ok(requestSnapshot(state, operation["request-snapshot"].key));
-  if ("provider-descriptor" in operation) return ok(providerDescriptor(state, operation["provider-descriptor"].provider_id));
+  if ("provider-descriptor" in operation)
+    return ok(providerDescriptor(state, operation["provider-descriptor"].provider_id));
   return ok(providerDescriptor(state, operation["provider-exists"].provider_id) !== null);
 }
 
 /** Pure reducer: returns a new state and the outcome; the input state is not modified. */
-export function apply(state: CapabilityEngineState, operation: CapabilityOperation): { state: CapabilityEngineState; outcome: Outcome<unknown> } {
+export function apply(
+  state: CapabilityEngineState,
+  operation: CapabilityOperation,
+): { state: CapabilityEngineState; outcome: Outcome<unknown> } {
   const next = structuredClone(state);
   const outcome = applyInPlace(next, operation);
   return { state: next, outcome };

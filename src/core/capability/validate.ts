@@ -50,7 +50,9 @@ export function validateProviderDescriptor(descriptor: CapabilityProviderDescrip
   const count = descriptor.capabilities.length;
   if (count === 0) return { required: { field: "tool provider capabilities" } };
   if (count > TOOL_CAPABILITIES_PER_PROVIDER_MAX) {
-    return { "too-many": { field: "tool provider capabilities", max: TOOL_CAPABILITIES_PER_PROVIDER_MAX, actual: count } };
+    return {
+      "too-many": { field: "tool provider capabilities", max: TOOL_CAPABILITIES_PER_PROVIDER_MAX, actual: count },
+    };
   }
   const ids = new Set(descriptor.capabilities.map((capability) => capability.id));
   if (ids.size !== count) return { "duplicate-identifier": { field: "tool capability id" } };
@@ -68,7 +70,9 @@ export function validateRequestInput(request: CapabilityRequestInput, currentTic
     return { "deadline-elapsed": { current_tick: currentTick, deadline_tick: request.deadline_tick } };
   }
   if (request.payload.length > TOOL_PAYLOAD_MAX_BYTES) {
-    return { "too-large": { field: "tool request payload", max: TOOL_PAYLOAD_MAX_BYTES, actual: request.payload.length } };
+    return {
+      "too-large": { field: "tool request payload", max: TOOL_PAYLOAD_MAX_BYTES, actual: request.payload.length },
+    };
   }
   return validateRequiredText("tool approval summary", request.approval_summary, TOOL_APPROVAL_SUMMARY_MAX_BYTES);
 }
@@ -118,12 +122,18 @@ export function validateResult(result: CapabilityResult): Validation {
 
 /** `ToolFailure::validate`. */
 export function validateFailure(failure: ToolFailure): Validation {
-  return validateOptionalText("tool failure redacted message", failure.redacted_message, TOOL_FAILURE_MESSAGE_MAX_BYTES);
+  return validateOptionalText(
+    "tool failure redacted message",
+    failure.redacted_message,
+    TOOL_FAILURE_MESSAGE_MAX_BYTES,
+  );
 }
 
 /** `CapabilityObservation::validate`. */
 export function validateObservation(observation: CapabilityObservation): Validation {
-  return "succeeded" in observation ? validateResult(observation.succeeded.result) : validateFailure(observation.failed.failure);
+  return "succeeded" in observation
+    ? validateResult(observation.succeeded.result)
+    : validateFailure(observation.failed.failure);
 }
 
 /** `CapabilityObservationEnvelope::validate`. */
@@ -156,7 +166,11 @@ export function validateObservationProvider(envelope: ProviderRuntimeEnvelope, e
     const actual = envelope.command.observe.observation.provider_id;
     if (actual !== expectedProviderId) {
       return {
-        "provider-mismatch": { field: "provider runtime observation provider id", expected: expectedProviderId, actual },
+        "provider-mismatch": {
+          field: "provider runtime observation provider id",
+          expected: expectedProviderId,
+          actual,
+        },
       };
     }
   }
@@ -166,7 +180,9 @@ export function validateObservationProvider(envelope: ProviderRuntimeEnvelope, e
 /** `ProviderRuntimeSnapshot::validate`. */
 export function validateProviderRuntimeSnapshot(snapshot: ProviderRuntimeSnapshot): Validation {
   if (snapshot.bindings.length > TOOL_PROVIDERS_MAX) {
-    return { "too-many": { field: "provider runtime bindings", max: TOOL_PROVIDERS_MAX, actual: snapshot.bindings.length } };
+    return {
+      "too-many": { field: "provider runtime bindings", max: TOOL_PROVIDERS_MAX, actual: snapshot.bindings.length },
+    };
   }
   if (snapshot.bindings.some((binding) => binding.binding_id === 0n)) {
     return { "zero-identifier": { field: "provider binding id" } };

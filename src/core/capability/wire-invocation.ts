@@ -5,7 +5,17 @@
  */
 import * as z from "../zod";
 import { capabilityRequestKey, policyDenial } from "./wire-policy";
-import { bytes, consumerId, optional, resourceScopeId, toolActorId, toolCapabilityId, toolProviderId, u64, variant } from "./wire-scalars";
+import {
+  bytes,
+  consumerId,
+  optional,
+  resourceScopeId,
+  toolActorId,
+  toolCapabilityId,
+  toolProviderId,
+  u64,
+  variant,
+} from "./wire-scalars";
 
 /** `ToolInstanceState`. */
 export const toolInstanceState = z.enum(["active", "inactive"]);

@@ -4,7 +4,18 @@
  * @module
  */
 import * as z from "../zod";
-import { bytes, consumerId, resourceScopeId, toolActorId, toolCapabilityId, toolProviderId, u64, usize, variant, optional } from "./wire-scalars";
+import {
+  bytes,
+  consumerId,
+  resourceScopeId,
+  toolActorId,
+  toolCapabilityId,
+  toolProviderId,
+  u64,
+  usize,
+  variant,
+  optional,
+} from "./wire-scalars";
 
 /** `CapabilityOwner`: `"gate"` or `{"consumer": id}`. */
 export const capabilityOwner = z.union([z.literal("gate"), variant("consumer", consumerId)]);
@@ -92,7 +103,14 @@ export const POLICY_DENIAL_VARIANTS = [
 
 /** `PolicyDenial`. */
 export const policyDenial = z.union([
-  z.enum(["unknown-instance", "inactive-instance", "unknown-provider", "unknown-capability", "provider-owner-mismatch", "missing-grant"]),
+  z.enum([
+    "unknown-instance",
+    "inactive-instance",
+    "unknown-provider",
+    "unknown-capability",
+    "provider-owner-mismatch",
+    "missing-grant",
+  ]),
   variant("stale-generation", z.object({ current: u64 })),
 ]);
 export type PolicyDenial = z.output<typeof policyDenial>;

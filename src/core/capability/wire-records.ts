@@ -4,7 +4,16 @@
  * @module
  */
 import * as z from "../zod";
-import { approvalDecision, capabilityOwner, capabilityProviderDescriptor, capabilityRequestKey, policyDecision, policyDenial, policyGrant, policyKey } from "./wire-policy";
+import {
+  approvalDecision,
+  capabilityOwner,
+  capabilityProviderDescriptor,
+  capabilityRequestKey,
+  policyDecision,
+  policyDenial,
+  policyGrant,
+  policyKey,
+} from "./wire-policy";
 import {
   cancellationDisposition,
   capabilityResultMetadata,
@@ -13,7 +22,17 @@ import {
   toolFailureKind,
   toolInstanceState,
 } from "./wire-invocation";
-import { consumerId, optional, resourceScopeId, toolActorId, toolCapabilityId, toolProviderId, u64, usize, variant } from "./wire-scalars";
+import {
+  consumerId,
+  optional,
+  resourceScopeId,
+  toolActorId,
+  toolCapabilityId,
+  toolProviderId,
+  u64,
+  usize,
+  variant,
+} from "./wire-scalars";
 
 const closure = z.object({ operation_id: optional(u64), cancellation: cancellationDisposition });
 
@@ -109,7 +128,10 @@ export type CapabilityObservationDisposition = z.output<typeof capabilityObserva
 
 /** `ToolAuditEventKind`. */
 export const toolAuditEventKind = z.union([
-  variant("provider-registered", z.object({ provider_id: toolProviderId, owner: capabilityOwner, capability_count: usize })),
+  variant(
+    "provider-registered",
+    z.object({ provider_id: toolProviderId, owner: capabilityOwner, capability_count: usize }),
+  ),
   variant("grant-set", z.object({ grant: policyGrant })),
   variant("grant-revoked", z.object({ key: policyKey })),
   variant(
@@ -123,7 +145,12 @@ export const toolAuditEventKind = z.union([
   variant("instance-removed", z.object({ instance_id: u64, previous_generation: u64, purged_grant_count: usize })),
   variant(
     "client-closed",
-    z.object({ consumer_id: consumerId, actor_id: toolActorId, purged_grant_count: usize, closed_request_count: usize }),
+    z.object({
+      consumer_id: consumerId,
+      actor_id: toolActorId,
+      purged_grant_count: usize,
+      closed_request_count: usize,
+    }),
   ),
   variant("request-evaluated", z.object({ decision: policyDecision, payload_bytes: usize })),
   variant("approval-resolved", z.object({ decision: approvalDecision })),

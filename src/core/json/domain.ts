@@ -32,7 +32,8 @@ export function stringTooLong(s: string): boolean {
 
 function typeName(value: unknown): string {
   if (value === undefined) return "NoneType";
-  if (typeof value === "object" && value !== null) return (value as { constructor?: { name: string } }).constructor?.name ?? "object";
+  if (typeof value === "object" && value !== null)
+    return (value as { constructor?: { name: string } }).constructor?.name ?? "object";
   return typeof value;
 }
 

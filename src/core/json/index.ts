@@ -4,7 +4,13 @@
  * @module
  */
 export { PyFloat, type Json, type JsonObject } from "./value";
-export { readJson, type ReadJsonOptions, type ReadJsonResult, type JsonReadError, type JsonReadErrorCode } from "./reader";
+export {
+  readJson,
+  type ReadJsonOptions,
+  type ReadJsonResult,
+  type JsonReadError,
+  type JsonReadErrorCode,
+} from "./reader";
 export { checkJsonDomain, JsonDomainError } from "./domain";
 export { canonicalJson, canonicalMember, prettyJson, pyFloatRepr } from "./canonical";
 export { compareCodePoints } from "./code-point";

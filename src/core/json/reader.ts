@@ -4,7 +4,14 @@
  */
 import { JSON_DOMAIN, stringTooLong } from "./domain";
 import { isWellFormed } from "./python-text";
-import { refuse, Refusal, type JsonReadError, type JsonReadErrorCode, type ReadJsonOptions, type ReadJsonResult } from "./read-result";
+import {
+  refuse,
+  Refusal,
+  type JsonReadError,
+  type JsonReadErrorCode,
+  type ReadJsonOptions,
+  type ReadJsonResult,
+} from "./read-result";
 import { type Json, type JsonObject, PyFloat } from "./value";
 
 export type { JsonReadError, JsonReadErrorCode, ReadJsonOptions, ReadJsonResult } from "./read-result";
@@ -70,7 +77,8 @@ class Parser {
       return null;
     }
     for (const constant of ["NaN", "Infinity", "-Infinity"]) {
-      if (this.text.startsWith(constant, this.pos)) this.fail("JSON_NON_FINITE", `JSON disallows non-finite constants: ${constant}`, path);
+      if (this.text.startsWith(constant, this.pos))
+        this.fail("JSON_NON_FINITE", `JSON disallows non-finite constants: ${constant}`, path);
     }
     if (this.pos >= this.text.length) this.fail("JSON_SYNTAX", "unexpected end of input");
     return this.fail("JSON_SYNTAX", "unexpected character");
@@ -93,7 +101,8 @@ class Parser {
     for (;;) {
       this.skipSpace();
       items.push(this.parseValue(`${path}[${items.length}]`));
-      if (this.domain && items.length > JSON_DOMAIN.maxEntries) this.fail("JSON_DOMAIN", `${path} array is too long`, path);
+      if (this.domain && items.length > JSON_DOMAIN.maxEntries)
+        this.fail("JSON_DOMAIN", `${path} array is too long`, path);
       this.skipSpace();
       const c = this.text.charCodeAt(this.pos);
       if (c === 0x2c) {
@@ -124,7 +133,8 @@ class Parser {
       this.skipSpace();
       if (this.text.charCodeAt(this.pos) !== 0x22) this.fail("JSON_SYNTAX", "expected a string key");
       const key = this.parseString(`${path}.<key>`);
-      if (Object.hasOwn(object, key)) this.fail("JSON_DUPLICATE_KEY", `JSON contains a duplicate field: ${key}`, `${path}.${key}`);
+      if (Object.hasOwn(object, key))
+        this.fail("JSON_DUPLICATE_KEY", `JSON contains a duplicate field: ${key}`, `${path}.${key}`);
       this.skipSpace();
       if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail("JSON_SYNTAX", "expected ':' after an object key");
       this.pos++;
@@ -136,7 +146,8 @@ class Parser {
       } else {
         object[key] = value;
       }
-      if (this.domain && ++count > JSON_DOMAIN.maxEntries) this.fail("JSON_DOMAIN", `${path} object has too many fields`, path);
+      if (this.domain && ++count > JSON_DOMAIN.maxEntries)
+        this.fail("JSON_DOMAIN", `${path} object has too many fields`, path);
       this.skipSpace();
       const c = this.text.charCodeAt(this.pos);
       if (c === 0x2c) {
@@ -207,7 +218,8 @@ class Parser {
     const start = this.pos;
     let pos = start;
     if (text.charCodeAt(pos) === 0x2d) pos++;
-    if (text.startsWith("Infinity", pos)) this.fail("JSON_NON_FINITE", "JSON disallows non-finite constants: -Infinity", path);
+    if (text.startsWith("Infinity", pos))
+      this.fail("JSON_NON_FINITE", "JSON disallows non-finite constants: -Infinity", path);
     const intStart = pos;
     while (pos < text.length && isDigit(text.charCodeAt(pos))) pos++;
     const intDigits = pos - intStart;

@@ -66,7 +66,10 @@ function refusalOf(source: string, error: unknown): PolicyRefusal {
     const start = error.range?.start;
     return { position: start === undefined ? null : position(source, start), message: error.summary };
   }
-  return { position: null, message: `the expression could not be checked: ${error instanceof Error ? error.message : String(error)}` };
+  return {
+    position: null,
+    message: `the expression could not be checked: ${error instanceof Error ? error.message : String(error)}`,
+  };
 }
 
 function celTypeName(value: unknown): string {
@@ -95,14 +98,20 @@ class Policy implements CompiledPolicy {
       if (!context.ok) return err(context.error);
       const value: unknown = this.program(context.value);
       if (typeof value === "boolean") return ok(value);
-      return err({ code: "NOT_BOOLEAN", message: `the expression answered a value of type ${celTypeName(value)}, not a bool` });
+      return err({
+        code: "NOT_BOOLEAN",
+        message: `the expression answered a value of type ${celTypeName(value)}, not a bool`,
+      });
     } catch (error) {
       if (isCelError(error)) {
         const start = error.range?.start;
         const at = start === undefined ? "" : ` (at ${position(this.source, start)})`;
         return err({ code: "EVALUATION_ERROR", message: `${error.summary}${at}` });
       }
-      return err({ code: "EVALUATION_ERROR", message: error instanceof Error ? error.message : "the evaluation failed" });
+      return err({
+        code: "EVALUATION_ERROR",
+        message: error instanceof Error ? error.message : "the evaluation failed",
+      });
     }
   }
 }
@@ -117,7 +126,10 @@ export function compilePolicy(source: string, use: PolicyUse): Result<CompiledPo
   if (!isWellFormed(source)) return err({ position: null, message: "the expression is not well-formed Unicode" });
   const length = codePointLength(source);
   if (length > POLICY_LIMITS.maxSourceChars) {
-    return err({ position: POLICY_LIMITS.maxSourceChars, message: `the expression is ${length} characters long; the limit is ${POLICY_LIMITS.maxSourceChars}` });
+    return err({
+      position: POLICY_LIMITS.maxSourceChars,
+      message: `the expression is ${length} characters long; the limit is ${POLICY_LIMITS.maxSourceChars}`,
+    });
   }
   let program: ParseResult;
   try {
@@ -130,7 +142,10 @@ export function compilePolicy(source: string, use: PolicyUse): Result<CompiledPo
   const checked = program.check();
   if (!checked.valid) return err(refusalOf(source, checked.error));
   if (checked.type !== "bool" && checked.type !== "dyn") {
-    return err({ position: position(source, program.ast.start), message: `the expression must answer a bool, not ${checked.type ?? "an unknown type"}` });
+    return err({
+      position: position(source, program.ast.start),
+      message: `the expression must answer a bool, not ${checked.type ?? "an unknown type"}`,
+    });
   }
   const bounds = costBounds(program.ast);
   if (bounds.compileCost > POLICY_LIMITS.maxCost) {

@@ -64,7 +64,16 @@ const CONSTANT_SIZE = 8;
 const NUMBER_TEXT_SIZE = 33;
 
 /** Types whose values are one unit: the checker's verdict lets the estimate drop their sizes. */
-const SCALAR_TYPES: ReadonlySet<string> = new Set(["int", "uint", "double", "bool", "null", "type", "google.protobuf.Timestamp", "google.protobuf.Duration"]);
+const SCALAR_TYPES: ReadonlySet<string> = new Set([
+  "int",
+  "uint",
+  "double",
+  "bool",
+  "null",
+  "type",
+  "google.protobuf.Timestamp",
+  "google.protobuf.Duration",
+]);
 
 /** An estimate whose elements are bounded by its size alone. */
 function sized(cost: number, size: number): Estimate {
@@ -88,7 +97,8 @@ function nameOf(type: unknown): string | null {
 /** Tightens an estimate with the checker's types: a scalar is one unit, so are a scalar list's elements. */
 function refine(node: ASTNode, estimate: Estimate): Estimate {
   const types = checkedTypes(node);
-  if (types.name !== null && SCALAR_TYPES.has(types.name)) return { cost: estimate.cost, size: 1, count: 0, element: 1 };
+  if (types.name !== null && SCALAR_TYPES.has(types.name))
+    return { cost: estimate.cost, size: 1, count: 0, element: 1 };
   if (types.element !== null && SCALAR_TYPES.has(types.element)) return { ...estimate, element: 1 };
   return estimate;
 }
@@ -126,7 +136,14 @@ function estimateCall(name: string, args: readonly ASTNode[], scope: Scope, v: n
   }
 }
 
-function estimateComprehension(name: string, iter: string, range: Estimate, bodies: readonly ASTNode[], scope: Scope, v: number): Estimate {
+function estimateComprehension(
+  name: string,
+  iter: string,
+  range: Estimate,
+  bodies: readonly ASTNode[],
+  scope: Scope,
+  v: number,
+): Estimate {
   const inner = new Map(scope).set(iter, sized(1, range.element));
   const parts = bodies.map((body) => estimate(body, inner, v));
   const cost = range.cost + range.size + times(range.count, sum(parts, "cost") + 2) + 1;
@@ -182,7 +199,12 @@ function estimateOperator(node: Extract<ASTNode, { args: [ASTNode, ASTNode] }>, 
     case "+": {
       // Strings and lists are copied; the checker's types make numbers one unit (see refine).
       const copied = left.size + right.size;
-      return { cost: both + copied, size: copied, count: left.count + right.count, element: Math.max(left.element, right.element) };
+      return {
+        cost: both + copied,
+        size: copied,
+        count: left.count + right.count,
+        element: Math.max(left.element, right.element),
+      };
     }
     case "in":
       return sized(both + left.size + right.size, 1);
@@ -224,13 +246,23 @@ function estimateNode(node: ASTNode, scope: Scope, v: number): Estimate {
     case "list": {
       const parts = node.args.map((item) => estimate(item, scope, v));
       const element = parts.reduce((max, part) => Math.max(max, part.size), 1);
-      return { cost: sum(parts, "cost") + parts.length + 1, size: sum(parts, "size") + 1, count: parts.length, element };
+      return {
+        cost: sum(parts, "cost") + parts.length + 1,
+        size: sum(parts, "size") + 1,
+        count: parts.length,
+        element,
+      };
     }
     case "map": {
       const keys = node.args.map(([key]) => estimate(key, scope, v));
       const values = node.args.map(([, value]) => estimate(value, scope, v));
       const element = keys.reduce((max, key) => Math.max(max, key.size), 1);
-      return { cost: sum(keys, "cost") + sum(values, "cost") + 2 * keys.length + 1, size: sum(keys, "size") + sum(values, "size") + 1, count: keys.length, element };
+      return {
+        cost: sum(keys, "cost") + sum(values, "cost") + 2 * keys.length + 1,
+        size: sum(keys, "size") + sum(values, "size") + 1,
+        count: keys.length,
+        element,
+      };
     }
     case "!_":
     case "-_":

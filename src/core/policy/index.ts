@@ -7,4 +7,9 @@
 export { compilePolicy, type CompiledPolicy, type PolicyFailure, type PolicyRefusal, type PolicyUse } from "./cel";
 export { POLICY_LIMITS } from "./limits";
 export { ALLOWED_FUNCTIONS, ALLOWED_METHODS } from "./environment";
-export { POLICY_VARIABLE_NAMES, type PolicyPrincipal, type PolicyVariables, type PolicyVariableName } from "./variables";
+export {
+  POLICY_VARIABLE_NAMES,
+  type PolicyPrincipal,
+  type PolicyVariables,
+  type PolicyVariableName,
+} from "./variables";

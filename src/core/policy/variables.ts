@@ -79,7 +79,10 @@ class Converter {
   private charge(units: number): boolean {
     this.size += units;
     if (this.size <= this.limit) return true;
-    this.failure = { code: "COST_EXCEEDED", message: `${this.name} is larger than this policy affords (size limit ${this.limit})` };
+    this.failure = {
+      code: "COST_EXCEEDED",
+      message: `${this.name} is larger than this policy affords (size limit ${this.limit})`,
+    };
     return false;
   }
 
@@ -92,7 +95,9 @@ class Converter {
   /** The failure, its message prefixed with the path of the offending value. */
   finalFailure(): VariableFailure {
     const failure = this.failure ?? { code: "EVALUATION_ERROR", message: "is missing" };
-    return failure.code === "EVALUATION_ERROR" ? { code: failure.code, message: `${this.where()} ${failure.message}` } : failure;
+    return failure.code === "EVALUATION_ERROR"
+      ? { code: failure.code, message: `${this.where()} ${failure.message}` }
+      : failure;
   }
 
   /** The CEL value of a JSON value, or undefined with {@link failure} set. */
@@ -156,7 +161,8 @@ class Converter {
 
   /** A JSON object (the arguments, the claims). */
   record(value: unknown): Map<string, unknown> | undefined {
-    if (typeof value !== "object" || value === null || Array.isArray(value) || !isPlain(value)) return this.refuse("is not a JSON object");
+    if (typeof value !== "object" || value === null || Array.isArray(value) || !isPlain(value))
+      return this.refuse("is not a JSON object");
     return this.object(value, 0);
   }
 
@@ -181,7 +187,8 @@ class Converter {
     const subjectId = this.string(fields.subject_id);
     const roles = subjectId === undefined ? undefined : this.strings(fields.roles);
     const claims = roles === undefined ? undefined : this.record(fields.claims);
-    if (subjectId !== undefined && roles !== undefined && claims !== undefined) return { subject_id: subjectId, roles, claims };
+    if (subjectId !== undefined && roles !== undefined && claims !== undefined)
+      return { subject_id: subjectId, roles, claims };
     this.trail.push(subjectId === undefined ? "subject_id" : roles === undefined ? "roles" : "claims");
     return undefined;
   }
@@ -203,7 +210,9 @@ function convertOne(name: PolicyVariableName, vars: PolicyVariables, converter: 
       return converter.principal(vars.principal);
     case "now": {
       const now: unknown = vars.now;
-      return typeof now === "number" && Number.isSafeInteger(now) ? BigInt(now) : converter.refuse("is not an integer number of Unix seconds");
+      return typeof now === "number" && Number.isSafeInteger(now)
+        ? BigInt(now)
+        : converter.refuse("is not an integer number of Unix seconds");
     }
   }
 }
@@ -212,10 +221,15 @@ function convertOne(name: PolicyVariableName, vars: PolicyVariables, converter: 
  * The CEL values of the variables a policy reads (the others are left out), each no larger
  * than `limit` size units; a failure names the offending variable and path.
  */
-export function celVariables(vars: PolicyVariables, names: readonly PolicyVariableName[], limit: number): Result<Record<string, unknown>, VariableFailure> {
+export function celVariables(
+  vars: PolicyVariables,
+  names: readonly PolicyVariableName[],
+  limit: number,
+): Result<Record<string, unknown>, VariableFailure> {
   // Callers pass parsed input; the check holds even when the value does not match its type.
   const given: unknown = vars;
-  if (typeof given !== "object" || given === null) return err({ code: "EVALUATION_ERROR", message: "the variables are not an object" });
+  if (typeof given !== "object" || given === null)
+    return err({ code: "EVALUATION_ERROR", message: "the variables are not an object" });
   const out: Record<string, unknown> = {};
   for (const name of names) {
     const converter = new Converter(name, limit);

@@ -8,7 +8,17 @@
  */
 
 /** Why a code point is shown escaped rather than as itself. */
-export type HiddenKind = "bidi" | "invisible" | "control" | "space" | "confusable" | "combining" | "right-to-left" | "private-use" | "unassigned" | "surrogate";
+export type HiddenKind =
+  | "bidi"
+  | "invisible"
+  | "control"
+  | "space"
+  | "confusable"
+  | "combining"
+  | "right-to-left"
+  | "private-use"
+  | "unassigned"
+  | "surrogate";
 
 /** What a person is told about each kind (a mark's title, a legend). */
 export const HIDDEN_KIND_TITLES: Readonly<Record<HiddenKind, string>> = {
@@ -26,7 +36,9 @@ export const HIDDEN_KIND_TITLES: Readonly<Record<HiddenKind, string>> = {
 
 /** U+061C, U+200E–U+200F, U+202A–U+202E and U+2066–U+2069 (UAX #9 explicit formatting characters and marks). */
 function isBidiControl(cp: number): boolean {
-  return cp === 0x061c || cp === 0x200e || cp === 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+  return (
+    cp === 0x061c || cp === 0x200e || cp === 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)
+  );
 }
 
 /**
@@ -93,7 +105,10 @@ const RIGHT_TO_LEFT_RANGES: readonly (readonly [number, number])[] = [
   [0x1e800, 0x1efff],
 ];
 /** Weak or neutral code points inside those blocks that are not marks, digits or format characters (Arabic comma, percent, separators). */
-const RIGHT_TO_LEFT_NEUTRALS = new Set([0x0606, 0x0607, 0x0609, 0x060a, 0x060c, 0x060e, 0x060f, 0x066a, 0x066b, 0x066c, 0x06de, 0x06e9, 0x06fd, 0x06fe, 0x07f6, 0x07f7, 0x07f8, 0x07f9, 0xfd3e, 0xfd3f]);
+const RIGHT_TO_LEFT_NEUTRALS = new Set([
+  0x0606, 0x0607, 0x0609, 0x060a, 0x060c, 0x060e, 0x060f, 0x066a, 0x066b, 0x066c, 0x06de, 0x06e9, 0x06fd, 0x06fe,
+  0x07f6, 0x07f7, 0x07f8, 0x07f9, 0xfd3e, 0xfd3f,
+]);
 const WEAK = /^[\p{M}\p{Nd}\p{Cf}\p{Cn}\p{Zs}]$/u;
 
 /** Whether a code point is strong right-to-left (bidi class R or AL): beside digits it reverses their groups in a left-to-right line. */

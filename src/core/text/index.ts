@@ -4,4 +4,13 @@
  * @module
  */
 export { escapeCodePoint, hiddenKind, HIDDEN_KIND_TITLES, isRightToLeft, type HiddenKind } from "./classify";
-export { hiddenCount, holdsRightToLeft, visibleParts, visibleText, type HiddenPart, type PlainPart, type VisibleOptions, type VisiblePart } from "./visible";
+export {
+  hiddenCount,
+  holdsRightToLeft,
+  visibleParts,
+  visibleText,
+  type HiddenPart,
+  type PlainPart,
+  type VisibleOptions,
+  type VisiblePart,
+} from "./visible";

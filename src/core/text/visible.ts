@@ -112,11 +112,17 @@ function markWord(points: Point[], start: number, end: number, textHasLatin: boo
   const letters = word.filter((p) => LETTER.test(p.ch));
   const hasLatin = letters.some((p) => LATIN.test(p.ch));
   const hasAsciiDigit = word.some((p) => p.cp >= 0x30 && p.cp <= 0x39);
-  const allLookalikes = !hasLatin && textHasLatin && letters.length > 0 && letters.every((p) => LATIN_LOOKALIKES.has(p.ch));
+  const allLookalikes =
+    !hasLatin && textHasLatin && letters.length > 0 && letters.every((p) => LATIN_LOOKALIKES.has(p.ch));
   for (const p of word) {
     const foreignLetter = LETTER.test(p.ch) && !LATIN.test(p.ch) && !NO_SCRIPT.test(p.ch);
     const foreignDigit = p.cp > 0x7f && DIGIT.test(p.ch);
-    if ((hasLatin && foreignLetter) || (allLookalikes && LETTER.test(p.ch)) || ((hasLatin || hasAsciiDigit) && foreignDigit)) p.hidden = "confusable";
+    if (
+      (hasLatin && foreignLetter) ||
+      (allLookalikes && LETTER.test(p.ch)) ||
+      ((hasLatin || hasAsciiDigit) && foreignDigit)
+    )
+      p.hidden = "confusable";
   }
 }
 
@@ -138,7 +144,15 @@ function markConfusables(points: Point[], name: boolean): void {
 /** Whether a cluster's marks belong to its base: a letter of a script written with marks, shown as itself, the cluster composed. */
 function marksBelong(cluster: readonly Point[]): boolean {
   const base = cluster[0];
-  if (base === undefined || base.hidden !== null || MARK.test(base.ch) || !LETTER.test(base.ch) || LATIN.test(base.ch) || NO_SCRIPT.test(base.ch)) return false;
+  if (
+    base === undefined ||
+    base.hidden !== null ||
+    MARK.test(base.ch) ||
+    !LETTER.test(base.ch) ||
+    LATIN.test(base.ch) ||
+    NO_SCRIPT.test(base.ch)
+  )
+    return false;
   const text = cluster.map((p) => p.ch).join("");
   return text.normalize("NFC") === text;
 }
@@ -164,7 +178,8 @@ export function visibleParts(text: string, options: VisibleOptions = {}): Visibl
   const points = pointsOf(text, options.layout === true);
   markConfusables(points, options.latinContext === true);
   // Before the marks: a mark on an escaped letter would stand on its escape.
-  if (options.escapeRightToLeft === true) for (const p of points) if (p.hidden === null && isRightToLeft(p.cp)) p.hidden = "right-to-left";
+  if (options.escapeRightToLeft === true)
+    for (const p of points) if (p.hidden === null && isRightToLeft(p.cp)) p.hidden = "right-to-left";
   markCombining(points);
   const parts: VisiblePart[] = [];
   let plain = "";
@@ -196,5 +211,7 @@ export function hiddenCount(text: string, options: VisibleOptions = {}): number 
 /** Whether the text, as {@link visibleText} shows it, holds a strong right-to-left letter (bidi class R or AL) shown as itself. */
 export function holdsRightToLeft(text: string, options: VisibleOptions = {}): boolean {
   if (PLAIN_ASCII.test(text)) return false;
-  return visibleParts(text, options).some((part) => part.hidden === null && [...part.text].some((ch) => isRightToLeft(ch.codePointAt(0) ?? 0)));
+  return visibleParts(text, options).some(
+    (part) => part.hidden === null && [...part.text].some((ch) => isRightToLeft(ch.codePointAt(0) ?? 0)),
+  );
 }

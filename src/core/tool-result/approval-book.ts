@@ -101,13 +101,24 @@ export interface WeighedApprovals {
  * it by digest); a denial, a withdrawal and a request left pending past its window refuse the
  * call (silence is denial).
  */
-export function weighApprovals(records: readonly ApprovalRecord[], principal: Principal, call: ToolCall, spec: ToolSpec, now: number): WeighedApprovals {
+export function weighApprovals(
+  records: readonly ApprovalRecord[],
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec,
+  now: number,
+): WeighedApprovals {
   const granted: Approval[] = [];
   let refused = false;
   let pendingId: string | null = null;
   for (const record of records) {
     if (record.state === "pending" && record.expires_at > now) pendingId = record.approval_id;
-    else if (record.state === "approved" && record.decision_digest !== null && record.valid_until !== null && record.approver_id !== null) {
+    else if (
+      record.state === "approved" &&
+      record.decision_digest !== null &&
+      record.valid_until !== null &&
+      record.approver_id !== null
+    ) {
       granted.push(
         boundApproval(principal, call, spec, {
           approval_id: record.approval_id,
@@ -127,7 +138,13 @@ export function pendingOnly(records: readonly ApprovalRecord[], now: number): Ap
 }
 
 /** Opens the pending request of a call that needs a human. */
-export function approvalRequest(principal: Principal, call: ToolCall, requestSha256: string, bindingKey: string, now: number): ApprovalRequest {
+export function approvalRequest(
+  principal: Principal,
+  call: ToolCall,
+  requestSha256: string,
+  bindingKey: string,
+  now: number,
+): ApprovalRequest {
   return {
     binding_key: bindingKey,
     subject_id: principal.subject_id,
@@ -139,7 +156,8 @@ export function approvalRequest(principal: Principal, call: ToolCall, requestSha
 }
 
 /** Why a decision is refused (each a stable HTTP problem code of the Worker). */
-export type DecisionRefusal = "APPROVAL_ALREADY_DECIDED" | "SELF_APPROVAL_FORBIDDEN" | "APPROVAL_EXPIRED" | "APPROVAL_DIGEST_MISMATCH";
+export type DecisionRefusal =
+  "APPROVAL_ALREADY_DECIDED" | "SELF_APPROVAL_FORBIDDEN" | "APPROVAL_EXPIRED" | "APPROVAL_DIGEST_MISMATCH";
 
 /**
  * One decision (approve or deny) on a request. It is taken only with the digest computed for
@@ -175,6 +193,11 @@ export function decideApproval(
 }
 
 /** The digest an approver must submit to approve this request. */
-export function digestForApprover(record: ApprovalRecord, spec: ToolSpec, approverId: string, hash: HashFn = sha256Hex): string {
+export function digestForApprover(
+  record: ApprovalRecord,
+  spec: ToolSpec,
+  approverId: string,
+  hash: HashFn = sha256Hex,
+): string {
   return approvalDigest(record.call, spec, record.request_sha256, approverId, hash);
 }

@@ -31,7 +31,13 @@ export function approvalGate(
   if (book !== undefined) {
     const bindingKey = approvalBindingKey(call, digest);
     const stored = book.byBinding(bindingKey);
-    const weighed = weighApprovals(request.prepareOnly === true ? pendingOnly(stored, now) : stored, principal, call, spec, now);
+    const weighed = weighApprovals(
+      request.prepareOnly === true ? pendingOnly(stored, now) : stored,
+      principal,
+      call,
+      spec,
+      now,
+    );
     if (weighed.granted.length === 0 && !weighed.refused) {
       let approvalId = weighed.pendingId;
       if (approvalId === null) {
@@ -40,7 +46,13 @@ export function approvalGate(
         approvalId = opened.value;
       }
       const pkg = errorPackage(principal, call, spec, "APPROVAL_REQUIRED", digest, now, hash, null);
-      return { kind: "needs_approval", package: pkg, approval_id: approvalId, request_sha256: digest, binding_key: bindingKey };
+      return {
+        kind: "needs_approval",
+        package: pkg,
+        approval_id: approvalId,
+        request_sha256: digest,
+        binding_key: bindingKey,
+      };
     }
     if (weighed.granted.length === 0) return fail("APPROVAL_INVALID", digest);
     granted = weighed.granted;

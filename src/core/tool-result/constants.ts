@@ -69,7 +69,9 @@ export const REFERENCE_PROFILES: readonly ProviderProfile[] = [
 ];
 
 const profileKey = (provider: string, apiFamily: string): string => `${provider}\u0000${apiFamily}`;
-const REFERENCE_REVISIONS: ReadonlyMap<string, string> = new Map(REFERENCE_PROFILES.map((p) => [profileKey(p.provider, p.api_family), p.adapter_revision]));
+const REFERENCE_REVISIONS: ReadonlyMap<string, string> = new Map(
+  REFERENCE_PROFILES.map((p) => [profileKey(p.provider, p.api_family), p.adapter_revision]),
+);
 
 /**
  * The gate's own profile for calls that arrive over MCP (`tools/call`): the result is projected
@@ -79,16 +81,28 @@ const REFERENCE_REVISIONS: ReadonlyMap<string, string> = new Map(REFERENCE_PROFI
 export const MCP_PROFILE = { provider: "mcp", api_family: "tools", adapter_revision: "mcp-tools-v1" } as const;
 
 /** OpenAI Chat Completions: a message's `tool_calls[]` entry in, a `tool` message out (gate only). */
-export const OPENAI_CHAT_COMPLETIONS_PROFILE = { provider: "openai", api_family: "chat_completions", adapter_revision: "openai-chat-completions-v1" } as const;
+export const OPENAI_CHAT_COMPLETIONS_PROFILE = {
+  provider: "openai",
+  api_family: "chat_completions",
+  adapter_revision: "openai-chat-completions-v1",
+} as const;
 
 /** Gemini generateContent: a `FunctionCall` (or its `Part`) in, a `functionResponse` part out (gate only). */
-export const GEMINI_GENERATE_CONTENT_PROFILE = { provider: "google", api_family: "generate_content", adapter_revision: "gemini-generate-content-v1" } as const;
+export const GEMINI_GENERATE_CONTENT_PROFILE = {
+  provider: "google",
+  api_family: "generate_content",
+  adapter_revision: "gemini-generate-content-v1",
+} as const;
 
 /**
  * Gemini Interactions answered with `is_error` on each `function_result` (gate only). The
  * reference's `gemini-interactions-v1` keeps its bytes, which carry no `is_error`.
  */
-export const GEMINI_INTERACTIONS_V2_PROFILE = { provider: "google", api_family: "interactions", adapter_revision: "gemini-interactions-v2" } as const;
+export const GEMINI_INTERACTIONS_V2_PROFILE = {
+  provider: "google",
+  api_family: "interactions",
+  adapter_revision: "gemini-interactions-v2",
+} as const;
 
 /** Every profile the gate answers: the reference's three first, then the gate's own. */
 export const GATE_PROFILES: readonly ProviderProfile[] = [
@@ -99,13 +113,16 @@ export const GATE_PROFILES: readonly ProviderProfile[] = [
   GEMINI_INTERACTIONS_V2_PROFILE,
 ];
 
-
 /**
  * The first adapter revision registered for a provider profile (the reference's, where it has
  * one), or undefined when unregistered. `scope` "reference" admits only the reference's profiles
  * (fixtures); "gate" adds the gate's own.
  */
-export function expectedAdapterRevision(provider: unknown, apiFamily: unknown, scope: "gate" | "reference" = "gate"): string | undefined {
+export function expectedAdapterRevision(
+  provider: unknown,
+  apiFamily: unknown,
+  scope: "gate" | "reference" = "gate",
+): string | undefined {
   if (typeof provider !== "string" || typeof apiFamily !== "string") return undefined;
   if (scope === "reference") return REFERENCE_REVISIONS.get(profileKey(provider, apiFamily));
   return GATE_PROFILES.find((p) => p.provider === provider && p.api_family === apiFamily)?.adapter_revision;
@@ -116,8 +133,14 @@ export function expectedAdapterRevision(provider: unknown, apiFamily: unknown, s
  * reference's one revision; in scope "gate" any revision the gate registers for it (Gemini
  * Interactions has two).
  */
-export function isRegisteredProfile(provider: unknown, apiFamily: unknown, adapterRevision: unknown, scope: "gate" | "reference" = "gate"): boolean {
-  if (typeof provider !== "string" || typeof apiFamily !== "string" || typeof adapterRevision !== "string") return false;
+export function isRegisteredProfile(
+  provider: unknown,
+  apiFamily: unknown,
+  adapterRevision: unknown,
+  scope: "gate" | "reference" = "gate",
+): boolean {
+  if (typeof provider !== "string" || typeof apiFamily !== "string" || typeof adapterRevision !== "string")
+    return false;
   if (scope === "reference") return REFERENCE_REVISIONS.get(profileKey(provider, apiFamily)) === adapterRevision;
   // A handful of profiles: comparing in place beats building and hashing a key on every call.
   for (let i = 0; i < GATE_PROFILES.length; i++) {

@@ -16,7 +16,15 @@ import type { Downstream, HashFn, Principal, ToolCall } from "./types";
 export { digestWith, memoizeHash };
 
 /** The members of `request_sha256`, each a field of an approval's view (docs/approvals.md). */
-export const REQUEST_DIGEST_FIELDS = ["tenant_id", "subject_id", "tool", "arguments", "input_schema_revision", "output_schema_revision", "effect_revision"] as const;
+export const REQUEST_DIGEST_FIELDS = [
+  "tenant_id",
+  "subject_id",
+  "tool",
+  "arguments",
+  "input_schema_revision",
+  "output_schema_revision",
+  "effect_revision",
+] as const;
 /** The members of `approval_digest`, each a field of an approval's view (docs/approvals.md). */
 export const APPROVAL_DIGEST_FIELDS = [
   "provider",
@@ -110,7 +118,12 @@ export function toolContract(spec: ToolSpec | undefined, name: string): JsonObje
 }
 
 /** `request_sha256`: business intent bound to the subject and the semantic contract revisions. */
-export function requestDigest(principal: Principal, call: ToolCall, spec: ToolSpec | undefined, hash: HashFn = sha256Hex): string {
+export function requestDigest(
+  principal: Principal,
+  call: ToolCall,
+  spec: ToolSpec | undefined,
+  hash: HashFn = sha256Hex,
+): string {
   let text: string;
   try {
     const revisions = spec === undefined ? UNREGISTERED_REVISIONS : textsOf(spec).requestRevisions;
@@ -134,7 +147,12 @@ function downstreamText(bound: Json): string {
   if (typeof bound !== "object" || bound === null || Array.isArray(bound)) return m(bound);
   const d = bound as JsonObject;
   // Only the exact three-field shape takes the direct writer; anything else is encoded generically.
-  if (Object.keys(d).length !== 3 || !Object.hasOwn(d, "request_id") || !Object.hasOwn(d, "receipt_id") || !Object.hasOwn(d, "status_ref")) {
+  if (
+    Object.keys(d).length !== 3 ||
+    !Object.hasOwn(d, "request_id") ||
+    !Object.hasOwn(d, "receipt_id") ||
+    !Object.hasOwn(d, "status_ref")
+  ) {
     return m(bound);
   }
   return `{"receipt_id":${m(d["receipt_id"], 2)},"request_id":${m(d["request_id"], 2)},"status_ref":${m(d["status_ref"], 2)}}`;
@@ -153,7 +171,8 @@ export function callBindingDigest(
   const bound = downstream ?? { request_id: null, receipt_id: null, status_ref: null };
   let text: string;
   try {
-    const contract = spec === undefined || spec.name !== call.name ? toolContractText(call.name, spec) : textsOf(spec).toolContract;
+    const contract =
+      spec === undefined || spec.name !== call.name ? toolContractText(call.name, spec) : textsOf(spec).toolContract;
     text =
       `{"adapter_revision":${m(call.adapter_revision)},"api_family":${m(call.api_family)},"call_id":${m(call.call_id)},` +
       `"downstream":${downstreamText(bound)},"idempotency_key":${m(call.idempotency_key)},"operation_id":${m(call.operation_id)},` +

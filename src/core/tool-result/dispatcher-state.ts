@@ -77,7 +77,8 @@ function text(record: JsonObject, key: string): string {
 /** The principal of a record this engine stored with {@link principalJson}; a corrupt one is a bug. */
 export function principalFromJson(record: JsonObject): Principal {
   const roles = record["roles"];
-  if (!Array.isArray(roles) || !roles.every((role): role is string => typeof role === "string")) throw new Error("stored principal roles are not text");
+  if (!Array.isArray(roles) || !roles.every((role): role is string => typeof role === "string"))
+    throw new Error("stored principal roles are not text");
   return { tenant_id: text(record, "tenant_id"), subject_id: text(record, "subject_id"), roles };
 }
 
@@ -85,7 +86,8 @@ export function principalFromJson(record: JsonObject): Principal {
 export function callFromJson(record: JsonObject): ToolCall {
   const args = record["arguments"];
   const key = record["idempotency_key"];
-  if (typeof args !== "object" || args === null || Array.isArray(args)) throw new Error("stored call arguments are not an object");
+  if (typeof args !== "object" || args === null || Array.isArray(args))
+    throw new Error("stored call arguments are not an object");
   if (key !== null && typeof key !== "string") throw new Error("stored idempotency key is not text");
   return {
     call_id: text(record, "call_id"),
@@ -110,9 +112,24 @@ export function callJson(call: ToolCall): JsonObject {
  * Binds a provider call identity (per tenant, subject, provider, response and call id) to the
  * first fingerprint seen. Answers false when the identity already maps to another request or purpose.
  */
-export function bindCallIdentity(store: ToolResultStore, principal: Principal, call: ToolCall, fingerprint: string): boolean {
-  const key = storeKey([principal.tenant_id, principal.subject_id, call.provider, call.api_family, call.response_id, call.call_id]);
-  const prior = store.claim === undefined ? store.get("call_fingerprints", key) : store.claim("call_fingerprints", key, fingerprint);
+export function bindCallIdentity(
+  store: ToolResultStore,
+  principal: Principal,
+  call: ToolCall,
+  fingerprint: string,
+): boolean {
+  const key = storeKey([
+    principal.tenant_id,
+    principal.subject_id,
+    call.provider,
+    call.api_family,
+    call.response_id,
+    call.call_id,
+  ]);
+  const prior =
+    store.claim === undefined
+      ? store.get("call_fingerprints", key)
+      : store.claim("call_fingerprints", key, fingerprint);
   if (prior !== undefined && prior !== fingerprint) return false;
   // A new identity is stored by claim; a repeated one is stored again (its retention restarts).
   if (store.claim === undefined || prior !== undefined) store.put("call_fingerprints", key, fingerprint);
@@ -147,7 +164,12 @@ export function recordFromHandler(
 }
 
 /** A committed record answers this call only for the same request, provider profile and revisions. */
-export function recordMatches(record: IdempotencyRecord, call: ToolCall, spec: ToolSpec, requestSha256: string): boolean {
+export function recordMatches(
+  record: IdempotencyRecord,
+  call: ToolCall,
+  spec: ToolSpec,
+  requestSha256: string,
+): boolean {
   return (
     record.request_sha256 === requestSha256 &&
     record.provider === call.provider &&
@@ -161,7 +183,12 @@ export function recordMatches(record: IdempotencyRecord, call: ToolCall, spec: T
 }
 
 /** An unknown outcome (or in-flight mark) belongs to this call only for the same request and revisions. */
-export function unknownMatches(unknown: UnknownOutcome, call: ToolCall, spec: ToolSpec, requestSha256: string): boolean {
+export function unknownMatches(
+  unknown: UnknownOutcome,
+  call: ToolCall,
+  spec: ToolSpec,
+  requestSha256: string,
+): boolean {
   return (
     unknown.request_sha256 === requestSha256 &&
     unknown.provider === call.provider &&
@@ -173,7 +200,13 @@ export function unknownMatches(unknown: UnknownOutcome, call: ToolCall, spec: To
 }
 
 /** The unknown-outcome record of a write. */
-export function unknownOutcome(scope: string[], call: ToolCall, spec: ToolSpec, requestSha256: string, statusRef: string): UnknownOutcome {
+export function unknownOutcome(
+  scope: string[],
+  call: ToolCall,
+  spec: ToolSpec,
+  requestSha256: string,
+  statusRef: string,
+): UnknownOutcome {
   return {
     scope: [...scope],
     request_sha256: requestSha256,
@@ -220,6 +253,10 @@ export function rememberUnknown(store: ToolResultStore, unknown: UnknownOutcome)
 
 /** Reads a record this engine wrote (the store holds only the engine's own JSON). */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the record type it wrote under `table`
-export function readRecord<T>(store: ToolResultStore, table: Parameters<ToolResultStore["get"]>[0], key: string): T | undefined {
+export function readRecord<T>(
+  store: ToolResultStore,
+  table: Parameters<ToolResultStore["get"]>[0],
+  key: string,
+): T | undefined {
   return store.get(table, key) as T | undefined;
 }

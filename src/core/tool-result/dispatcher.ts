@@ -94,7 +94,10 @@ export type BeginDispatchResult =
 /** The handler's answer for {@link completeDispatch}: its result, or "threw". */
 export type HandlerOutcome = HandlerResult | "threw";
 
-const AFTER_COMMIT_FAILURES: ReadonlySet<Failure> = new Set(["timeout_after_commit", "timeout_after_commit_receipt_unavailable"]);
+const AFTER_COMMIT_FAILURES: ReadonlySet<Failure> = new Set([
+  "timeout_after_commit",
+  "timeout_after_commit_receipt_unavailable",
+]);
 const BEFORE_EXECUTE_FAILURES: ReadonlyMap<Failure, ErrorCode> = new Map<Failure, ErrorCode>([
   ["timeout_before_execute", "TIMEOUT_BEFORE_EXECUTE"],
   ["rate_limit", "RATE_LIMIT"],
@@ -110,7 +113,8 @@ function begin(engine: ToolResultEngine, request: DispatchRequest, hash: HashFn)
   const { principal, call, now } = request;
   const failure = request.failure ?? "none";
   validateHostContext(principal, call, now);
-  if (!isOneOf(VALID_FAILURES, failure)) throw new ToolResultUsageError("FAILURE_NOT_APPLICABLE", `unknown failure: ${String(failure)}`);
+  if (!isOneOf(VALID_FAILURES, failure))
+    throw new ToolResultUsageError("FAILURE_NOT_APPLICABLE", `unknown failure: ${String(failure)}`);
   const spec = engine.registry.get(call.name);
   const fail = (code: ErrorCode, digest: string, statusRef: string | null = null): BeginDispatchResult => ({
     kind: "final",
@@ -123,7 +127,8 @@ function begin(engine: ToolResultEngine, request: DispatchRequest, hash: HashFn)
   if (!bindCallIdentity(engine.store, principal, call, callFingerprint(call, digest, "dispatch", hash))) {
     return fail("CALL_ID_CONFLICT", digest);
   }
-  const ctx: ToolContext = request.claims === undefined ? { store: engine.store, now } : { store: engine.store, now, claims: request.claims };
+  const ctx: ToolContext =
+    request.claims === undefined ? { store: engine.store, now } : { store: engine.store, now, claims: request.claims };
   if (!spec.authorize(principal, call.arguments, ctx)) return fail("NOT_FOUND", digest);
 
   let scope: string[] | null = null;
@@ -147,7 +152,9 @@ function begin(engine: ToolResultEngine, request: DispatchRequest, hash: HashFn)
     const inFlight = readRecord<InFlightRecord>(engine.store, "in_flight", key);
     if (inFlight !== undefined) {
       // Never a second execution: the same request waits, a different one conflicts.
-      return unknownMatches(inFlight, call, spec, digest) ? { kind: "in_progress" } : fail("IDEMPOTENCY_CONFLICT", digest);
+      return unknownMatches(inFlight, call, spec, digest)
+        ? { kind: "in_progress" }
+        : fail("IDEMPOTENCY_CONFLICT", digest);
     }
     if (spec.businessRule !== undefined && !spec.businessRule(principal, call.arguments, ctx)) {
       return fail("BUSINESS_RULE_VIOLATION", digest);
@@ -167,7 +174,11 @@ function begin(engine: ToolResultEngine, request: DispatchRequest, hash: HashFn)
   let statusRef: string | null = null;
   if (scope !== null) {
     statusRef = makeStatusRef(scope, digest, hash);
-    const inFlight: InFlightRecord = inFlightRecord(unknownOutcome(scope, call, spec, digest, statusRef), principalJson(principal), callJson(call));
+    const inFlight: InFlightRecord = inFlightRecord(
+      unknownOutcome(scope, call, spec, digest, statusRef),
+      principalJson(principal),
+      callJson(call),
+    );
     engine.store.put("in_flight", key, inFlight);
   }
   return {
@@ -204,7 +215,8 @@ export function completeDispatch(
   const fail = (code: ErrorCode, ref: string | null): ResultPackage =>
     errorPackage(principal, call, spec, code, digest, now, hash, ref);
   const remember = (): void => {
-    if (scope !== null && statusRef !== null) rememberUnknown(engine.store, unknownOutcome(scope, call, spec, digest, statusRef));
+    if (scope !== null && statusRef !== null)
+      rememberUnknown(engine.store, unknownOutcome(scope, call, spec, digest, statusRef));
   };
   const key = scope === null ? "" : storeKey(scope);
   if (scope !== null) engine.store.delete("in_flight", key);
@@ -260,7 +272,8 @@ export function dispatch(engine: ToolResultEngine, request: DispatchRequest): Re
   if (begun.kind === "final" || begun.kind === "needs_approval") return begun.package;
   if (begun.kind === "in_progress") throw new Error("a synchronous dispatch found its own write still in flight");
   // The reference has no approval book; a host that hands this path a book with a quota must use the two steps.
-  if (begun.kind === "quota_exceeded") throw new Error("a synchronous dispatch cannot answer a refused approval request");
+  if (begun.kind === "quota_exceeded")
+    throw new Error("a synchronous dispatch cannot answer a refused approval request");
   const spec = ticketSpec(engine, begun.ticket);
   return completeDispatch(engine, begun.ticket, runHandlerSync(spec, engine, request.call.arguments), { hash });
 }

@@ -79,7 +79,8 @@ function firstUnbounded(principal: Principal, call: ToolCall): number {
 export function checkHostContext(principal: Principal, call: ToolCall, now: number): string | null {
   if (!isPortableTimepoint(now)) return "now is outside the portable UTC datetime range";
   const unbounded = firstUnbounded(principal, call);
-  if (unbounded >= 0) return `${IDENTIFIER_LABELS[unbounded] as string} must contain 1..${MAX_IDENTIFIER_CHARS} characters`;
+  if (unbounded >= 0)
+    return `${IDENTIFIER_LABELS[unbounded] as string} must contain 1..${MAX_IDENTIFIER_CHARS} characters`;
   if (!rolesAreCanonical(principal.roles)) {
     return "principal.roles must be a bounded, sorted, duplicate-free tuple of strings";
   }

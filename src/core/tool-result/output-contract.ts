@@ -89,7 +89,14 @@ export function findForbiddenKey(value: unknown, path = "data"): string | null {
   return hasForbiddenKey(value) ? locateForbiddenKey(value, path) : null;
 }
 
-const HANDLER_FIELDS = new Set(["data", "producer_revision", "resource_revision", "observed_at", "downstream_request_id", "receipt_id"]);
+const HANDLER_FIELDS = new Set([
+  "data",
+  "producer_revision",
+  "resource_revision",
+  "observed_at",
+  "downstream_request_id",
+  "receipt_id",
+]);
 
 /** `true` when `raw` has the HandlerResult shape (the reference's `isinstance(raw, HandlerResult)`). */
 export function isHandlerResult(raw: unknown): raw is HandlerResult {
@@ -116,7 +123,8 @@ function checkRule(name: string, rule: OutputRule, value: Json, call: ToolCall, 
     if (rule.minLength !== undefined && length < rule.minLength) errors.push(`data.${name} is too short`);
     if (rule.maxLength !== undefined && length > rule.maxLength) errors.push(`data.${name} is too long`);
     if (rule.enum !== undefined && !rule.enum.includes(value)) errors.push(`data.${name} is not in the enumeration`);
-    if (rule.pattern !== undefined && !rule.pattern.test(value)) errors.push(`data.${name} does not match the required format`);
+    if (rule.pattern !== undefined && !rule.pattern.test(value))
+      errors.push(`data.${name} does not match the required format`);
   }
   if (rule.equalsArgument !== undefined) {
     const bound = Object.hasOwn(call.arguments, rule.equalsArgument) ? call.arguments[rule.equalsArgument] : undefined;
@@ -193,7 +201,8 @@ function checkHandlerResult(spec: ToolSpec, call: ToolCall, raw: HandlerResult):
   if (raw.resource_revision !== null && !isNonemptyString(raw.resource_revision)) {
     errors.push("resource_revision must be null or non-emptystring");
   }
-  if (!isRfc3339UtcSecond(raw.observed_at)) errors.push("observed_at must be a UTC RFC 3339 timestamp with second precision");
+  if (!isRfc3339UtcSecond(raw.observed_at))
+    errors.push("observed_at must be a UTC RFC 3339 timestamp with second precision");
   const data = raw.data;
   if (!isPlainObject(data)) {
     errors.push("handler data must be an object");

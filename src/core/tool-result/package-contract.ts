@@ -25,7 +25,9 @@ export const modelResultSchema = z.strictObject({
   status: z.enum(VALID_STATUSES),
   // `meta` gives the JSON Schema of the OpenAPI document what a custom check cannot express.
   data: z.nullable(
-    z.custom<JsonObject>((v) => isPlainObject(v) && checkJsonDomain(v) === null).check(z.meta({ type: "object", additionalProperties: {} })),
+    z
+      .custom<JsonObject>((v) => isPlainObject(v) && checkJsonDomain(v) === null)
+      .check(z.meta({ type: "object", additionalProperties: {} })),
   ),
   error: z.nullable(
     z.strictObject({
@@ -83,4 +85,7 @@ export const protectedAuditSchema = z.strictObject({
 });
 
 /** A whole package. */
-export const resultPackageSchema = z.strictObject({ model_result: modelResultSchema, protected_audit: protectedAuditSchema });
+export const resultPackageSchema = z.strictObject({
+  model_result: modelResultSchema,
+  protected_audit: protectedAuditSchema,
+});

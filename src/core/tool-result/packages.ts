@@ -62,21 +62,24 @@ function deepFreeze(value: Json): void {
  * data's canonical text when the caller has just written it from the same, unchanged data.
  */
 export function modelResultText(result: ModelResult, dataText?: string): string {
-  return templated(() => {
-    const { error, execution: e, provenance: p } = result;
-    const errorText =
-      error === null
-        ? "null"
-        : `{"category":${m(error.category, 2)},"code":${m(error.code, 2)},"recovery":${m(error.recovery, 2)},` +
-          `"retry_after_ms":${m(error.retry_after_ms, 2)},"safe_message":${m(error.safe_message, 2)}}`;
-    return (
-      `{"data":${dataText ?? m(result.data)},"error":${errorText},` +
-      `"execution":{"complete":${m(e.complete, 2)},"delivery":${m(e.delivery, 2)},"outcome":${m(e.outcome, 2)},"truncated":${m(e.truncated, 2)}},` +
-      `"provenance":{"observed_at":${m(p.observed_at, 2)},"producer_revision":${m(p.producer_revision, 2)},` +
-      `"resource_revision":${m(p.resource_revision, 2)},"source_label":${m(p.source_label, 2)},"trust":${m(p.trust, 2)}},` +
-      `"schema_version":${m(result.schema_version)},"status":${m(result.status)}}`
-    );
-  }, () => result);
+  return templated(
+    () => {
+      const { error, execution: e, provenance: p } = result;
+      const errorText =
+        error === null
+          ? "null"
+          : `{"category":${m(error.category, 2)},"code":${m(error.code, 2)},"recovery":${m(error.recovery, 2)},` +
+            `"retry_after_ms":${m(error.retry_after_ms, 2)},"safe_message":${m(error.safe_message, 2)}}`;
+      return (
+        `{"data":${dataText ?? m(result.data)},"error":${errorText},` +
+        `"execution":{"complete":${m(e.complete, 2)},"delivery":${m(e.delivery, 2)},"outcome":${m(e.outcome, 2)},"truncated":${m(e.truncated, 2)}},` +
+        `"provenance":{"observed_at":${m(p.observed_at, 2)},"producer_revision":${m(p.producer_revision, 2)},` +
+        `"resource_revision":${m(p.resource_revision, 2)},"source_label":${m(p.source_label, 2)},"trust":${m(p.trust, 2)}},` +
+        `"schema_version":${m(result.schema_version)},"status":${m(result.status)}}`
+      );
+    },
+    () => result,
+  );
 }
 
 /** deepFreeze of a model result, knowing its shape: only `data` is walked. */
@@ -129,7 +132,13 @@ export function trustedBindings(
   spec: ToolSpec | undefined,
 ): BuiltBindings | undefined {
   const built = builtBindings.get(audit);
-  if (built === undefined || built.spec !== spec || built.tenantId !== principal.tenant_id || built.subjectId !== principal.subject_id) return undefined;
+  if (
+    built === undefined ||
+    built.spec !== spec ||
+    built.tenantId !== principal.tenant_id ||
+    built.subjectId !== principal.subject_id
+  )
+    return undefined;
   const c = built.call;
   const same =
     c.call_id === call.call_id &&
@@ -158,7 +167,11 @@ export function buildPackage(
   const modelText = modelResultText(modelResult, dataText);
   frozenCanonical.set(modelResult, modelText);
   const resultSha256 = hash(modelText);
-  const bound = { request_id: downstream.request_id, receipt_id: downstream.receipt_id, status_ref: downstream.status_ref };
+  const bound = {
+    request_id: downstream.request_id,
+    receipt_id: downstream.receipt_id,
+    status_ref: downstream.status_ref,
+  };
   const ref = principalRef(principal, hash);
   const callBindingSha256 = callBindingDigest(principal, call, spec, requestSha256, resultSha256, bound, hash);
   const audit: ProtectedAudit = {
@@ -235,7 +248,11 @@ export function successPackage(
       trust: "untrusted_data",
     },
   };
-  const downstream = { request_id: record.downstream_request_id, receipt_id: record.receipt_id, status_ref: record.status_ref };
+  const downstream = {
+    request_id: record.downstream_request_id,
+    receipt_id: record.receipt_id,
+    status_ref: record.status_ref,
+  };
   return buildPackage(principal, call, spec, modelResult, record.request_sha256, downstream, hash, dataText);
 }
 

@@ -80,9 +80,12 @@ export function queryStatus(engine: ToolResultEngine, query: StatusQuery): Resul
   const receipt = readRecord<IdempotencyRecord>(engine.store, "downstream_receipts", key);
   if (receipt === undefined) {
     const uncertain = readRecord<UnknownOutcome>(engine.store, "uncertain_outcomes", key);
-    return uncertain !== undefined && isNotExecuted(uncertain) ? fail("TOOL_ERROR") : fail("OUTCOME_UNKNOWN", statusRef);
+    return uncertain !== undefined && isNotExecuted(uncertain)
+      ? fail("TOOL_ERROR")
+      : fail("OUTCOME_UNKNOWN", statusRef);
   }
-  if (!recordMatches(receipt, call, spec, digest) || receipt.status_ref !== statusRef) return fail("STATUS_CONFLICT", statusRef);
+  if (!recordMatches(receipt, call, spec, digest) || receipt.status_ref !== statusRef)
+    return fail("STATUS_CONFLICT", statusRef);
   engine.store.put("idempotency_records", key, receipt);
   engine.store.delete("uncertain_outcomes", key);
   return successPackage(principal, call, spec, receipt, "receipt_reconciled", hash);
@@ -96,7 +99,12 @@ export function queryStatus(engine: ToolResultEngine, query: StatusQuery): Resul
 export function settleNotExecuted(engine: ToolResultEngine, scope: readonly string[], statusRef: string): boolean {
   const key = storeKey(scope);
   const uncertain = readRecord<UnknownOutcome>(engine.store, "uncertain_outcomes", key);
-  if (uncertain === undefined || uncertain.status_ref !== statusRef || readRecord(engine.store, "downstream_receipts", key) !== undefined) return false;
+  if (
+    uncertain === undefined ||
+    uncertain.status_ref !== statusRef ||
+    readRecord(engine.store, "downstream_receipts", key) !== undefined
+  )
+    return false;
   engine.store.put("uncertain_outcomes", key, { ...uncertain, not_executed: true });
   return true;
 }
@@ -116,7 +124,11 @@ export interface RecoveredWrite {
  * After a restart, every write still marked in flight becomes an unknown outcome with its status
  * reference: it may have committed, so it is never executed a second time.
  */
-export function recoverInFlight(engine: ToolResultEngine, now: number, options: { readonly hash?: HashFn } = {}): RecoveredWrite[] {
+export function recoverInFlight(
+  engine: ToolResultEngine,
+  now: number,
+  options: { readonly hash?: HashFn } = {},
+): RecoveredWrite[] {
   const hash = memoizeHash(options.hash ?? engine.hash);
   const recovered: RecoveredWrite[] = [];
   for (const [key, value] of engine.store.entries("in_flight")) {
@@ -126,7 +138,16 @@ export function recoverInFlight(engine: ToolResultEngine, now: number, options: 
     const principal = principalFromJson(record.principal);
     const call = callFromJson(record.call);
     const spec = engine.registry.get(call.name);
-    const pkg = errorPackage(principal, call, spec, "OUTCOME_UNKNOWN", record.request_sha256, now, hash, record.status_ref);
+    const pkg = errorPackage(
+      principal,
+      call,
+      spec,
+      "OUTCOME_UNKNOWN",
+      record.request_sha256,
+      now,
+      hash,
+      record.status_ref,
+    );
     recovered.push({ status_ref: record.status_ref, scope: [...record.scope], package: pkg, principal, call });
   }
   return recovered;
@@ -144,7 +165,13 @@ export type DownstreamEvidence =
  * Whether a status query names this caller's own unknown write of this exact request: only
  * then may the host ask the downstream about it (and fence its key).
  */
-export function isOwnUnknownWrite(engine: ToolResultEngine, principal: Principal, call: ToolCall, statusRef: string, requestSha256: string): boolean {
+export function isOwnUnknownWrite(
+  engine: ToolResultEngine,
+  principal: Principal,
+  call: ToolCall,
+  statusRef: string,
+  requestSha256: string,
+): boolean {
   const spec = engine.registry.get(call.name);
   if (spec === undefined || spec.risk !== "write" || call.idempotency_key === null) return false;
   const unknown = readRecord<UnknownOutcome>(engine.store, "status_refs", statusRef);
@@ -176,7 +203,11 @@ export function recordEvidence(
   if (evidence.kind === "committed" && validateHandlerResult(spec, call, evidence.result).length === 0) {
     const key = storeKey(scope);
     if (engine.store.get("downstream_receipts", key) === undefined) {
-      engine.store.put("downstream_receipts", key, recordFromHandler(spec, call, evidence.result, requestSha256, statusRef));
+      engine.store.put(
+        "downstream_receipts",
+        key,
+        recordFromHandler(spec, call, evidence.result, requestSha256, statusRef),
+      );
     }
   }
   if (evidence.kind === "not_executed") settleNotExecuted(engine, scope, statusRef);

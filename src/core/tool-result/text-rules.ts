@@ -17,7 +17,9 @@ export function isNonemptyString(value: unknown): value is string {
 /** A non-empty string of at most 255 code points. */
 export function isBoundedIdentifier(value: unknown): value is string {
   // At most 255 UTF-16 units is at most 255 code points: count them only for longer text.
-  return isNonemptyString(value) && (value.length <= MAX_IDENTIFIER_CHARS || codePointLength(value) <= MAX_IDENTIFIER_CHARS);
+  return (
+    isNonemptyString(value) && (value.length <= MAX_IDENTIFIER_CHARS || codePointLength(value) <= MAX_IDENTIFIER_CHARS)
+  );
 }
 
 /** `true` for a plain JSON object (not an array, not null). */

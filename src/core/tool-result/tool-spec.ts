@@ -101,7 +101,11 @@ export type ToolRegistry = ReadonlyMap<string, ToolSpec>;
 
 /** Declares a tool; freezes it so a registry cannot drift after digests were bound to it. */
 export function defineTool(spec: ToolSpec): ToolSpec {
-  return Object.freeze({ ...spec, arguments: Object.freeze({ ...spec.arguments }), output: Object.freeze({ ...spec.output }) });
+  return Object.freeze({
+    ...spec,
+    arguments: Object.freeze({ ...spec.arguments }),
+    output: Object.freeze({ ...spec.output }),
+  });
 }
 
 /** Builds a registry keyed by tool name; duplicate names are a bug. */

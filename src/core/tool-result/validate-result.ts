@@ -32,13 +32,25 @@ const MODEL_ERROR_FIELDS = ["code", "category", "safe_message", "recovery", "ret
 const EXECUTION_FIELDS = ["outcome", "delivery", "complete", "truncated"];
 const PROVENANCE_FIELDS = ["source_label", "producer_revision", "resource_revision", "observed_at", "trust"];
 const AUDIT_FIELDS = [
-  "schema_version", "visibility", "operation_id", "principal_ref", "provider_context",
-  "tool_contract", "binding", "downstream", "redactions",
+  "schema_version",
+  "visibility",
+  "operation_id",
+  "principal_ref",
+  "provider_context",
+  "tool_contract",
+  "binding",
+  "downstream",
+  "redactions",
 ];
 const PROVIDER_CONTEXT_FIELDS = ["provider", "api_family", "response_id", "call_id", "adapter_revision"];
 const TOOL_CONTRACT_FIELDS = [
-  "name", "input_schema_revision", "output_schema_revision", "effect_revision",
-  "handler_revision", "producer_revision", "policy_revision",
+  "name",
+  "input_schema_revision",
+  "output_schema_revision",
+  "effect_revision",
+  "handler_revision",
+  "producer_revision",
+  "policy_revision",
 ];
 const BINDING_FIELDS = ["request_sha256", "result_sha256", "call_binding_sha256"];
 const DOWNSTREAM_FIELDS = ["request_id", "receipt_id", "status_ref"];
@@ -58,7 +70,8 @@ function isHex64(value: unknown): boolean {
 function sameContract(contract: Record<string, unknown>, spec: ToolSpec | undefined, name: string): boolean {
   if (contract["name"] !== name) return false;
   if (spec === undefined) {
-    for (let i = 1; i < TOOL_CONTRACT_FIELDS.length; i++) if (contract[TOOL_CONTRACT_FIELDS[i] as string] !== "unregistered") return false;
+    for (let i = 1; i < TOOL_CONTRACT_FIELDS.length; i++)
+      if (contract[TOOL_CONTRACT_FIELDS[i] as string] !== "unregistered") return false;
     return true;
   }
   return (
@@ -87,7 +100,8 @@ function validateErrorModel(model: Record<string, unknown>, errors: string[]): v
     retry_after_ms: policy.retry_after_ms,
   };
   for (const field of Object.keys(expected)) {
-    if (error[field] !== expected[field]) errors.push(`model_result.error.${field} does not use a fixed error-catalog value`);
+    if (error[field] !== expected[field])
+      errors.push(`model_result.error.${field} does not use a fixed error-catalog value`);
   }
   if (model["status"] !== (policy.outcome === "unknown" ? "unknown" : "failed")) {
     errors.push("model_result.status anderror outcome is inconsistent");
@@ -98,8 +112,14 @@ function validateErrorModel(model: Record<string, unknown>, errors: string[]): v
   }
 }
 
-function validateModel(model: Record<string, unknown>, call: ToolCall, spec: ToolSpec | undefined, errors: string[]): void {
-  if (model["schema_version"] !== MODEL_RESULT_SCHEMA_VERSION) errors.push("model_result.schema_version does not match");
+function validateModel(
+  model: Record<string, unknown>,
+  call: ToolCall,
+  spec: ToolSpec | undefined,
+  errors: string[],
+): void {
+  if (model["schema_version"] !== MODEL_RESULT_SCHEMA_VERSION)
+    errors.push("model_result.schema_version does not match");
   if (!isOneOf(VALID_STATUSES, model["status"])) errors.push("model_result.status is invalid");
   const execution = model["execution"];
   if (exactFields(execution, EXECUTION_FIELDS, "model_result.execution", errors)) {
@@ -123,8 +143,10 @@ function validateModel(model: Record<string, unknown>, call: ToolCall, spec: Too
   }
   const prov = isPlainObject(provenance) ? provenance : undefined;
   if (model["status"] === "succeeded") {
-    if (model["error"] !== null || !isPlainObject(model["data"])) errors.push("a successful result must have data=object and error=null");
-    if (!isPlainObject(execution) || execution["outcome"] !== "committed") errors.push("a successful result must have outcome=committed");
+    if (model["error"] !== null || !isPlainObject(model["data"]))
+      errors.push("a successful result must have data=object and error=null");
+    if (!isPlainObject(execution) || execution["outcome"] !== "committed")
+      errors.push("a successful result must have outcome=committed");
     if (prov?.["trust"] !== "untrusted_data") errors.push("business results must be marked untrusted_data");
     if (spec === undefined) {
       errors.push("an unregistered tool cannot produce a successful result");
@@ -141,9 +163,11 @@ function validateModel(model: Record<string, unknown>, call: ToolCall, spec: Too
   } else {
     if (model["data"] !== null) errors.push("a failed or unknown result must have data=null");
     validateErrorModel(model, errors);
-    if (prov?.["trust"] !== "trusted_control") errors.push("error-catalog control fields must be marked trusted_control");
+    if (prov?.["trust"] !== "trusted_control")
+      errors.push("error-catalog control fields must be marked trusted_control");
     if (prov?.["source_label"] !== DISPATCHER_SOURCE_LABEL) errors.push("the dispatcher must fix the error origin");
-    if (prov?.["producer_revision"] !== DISPATCHER_REVISION) errors.push("the dispatcher must fix the error producer_revision");
+    if (prov?.["producer_revision"] !== DISPATCHER_REVISION)
+      errors.push("the dispatcher must fix the error producer_revision");
   }
 }
 
@@ -202,7 +226,8 @@ function validateBinding(
   if (binding["request_sha256"] !== expectedRequest) {
     errors.push("request_sha256 is inconsistent with the current principal/arguments/contract");
   }
-  if (binding["result_sha256"] !== expectedResult) errors.push("result_sha256 is inconsistent with the model-visible result");
+  if (binding["result_sha256"] !== expectedResult)
+    errors.push("result_sha256 is inconsistent with the model-visible result");
   if (binding["call_binding_sha256"] !== expectedCallBinding) {
     errors.push("call_binding_sha256 is inconsistent with the current provider turn/result");
   }
@@ -232,7 +257,8 @@ export function validateResult(
   validateModel(model, call, spec, errors);
   if (audit["schema_version"] !== AUDIT_SCHEMA_VERSION) errors.push("protected_audit.schema_version does not match");
   if (audit["visibility"] !== "protected_audit") errors.push("protected_audit.visibility is invalid");
-  if (audit["operation_id"] !== call.operation_id) errors.push("protected_audit.operation_id is not bound to the current operation");
+  if (audit["operation_id"] !== call.operation_id)
+    errors.push("protected_audit.operation_id is not bound to the current operation");
   const trusted = trustedBindings(audit, principal, call, spec);
   if (audit["principal_ref"] !== (trusted?.principalRef ?? principalRef(principal, hash))) {
     errors.push("protected_audit.principal_ref is not bound to the current principal");
@@ -249,13 +275,15 @@ export function validateResult(
   }
   const contract = audit["tool_contract"];
   if (exactFields(contract, TOOL_CONTRACT_FIELDS, "protected_audit.tool_contract", errors)) {
-    if (!sameContract(contract, spec, call.name)) errors.push("tool_contract is inconsistent with the trusted registry");
+    if (!sameContract(contract, spec, call.name))
+      errors.push("tool_contract is inconsistent with the trusted registry");
   }
   const downstream = audit["downstream"];
   const downstreamValid = exactFields(downstream, DOWNSTREAM_FIELDS, "protected_audit.downstream", errors);
   if (downstreamValid) {
     for (const field of DOWNSTREAM_FIELDS) {
-      if (downstream[field] !== null && !isNonemptyString(downstream[field])) errors.push(`protected_audit.downstream.${field} is invalid`);
+      if (downstream[field] !== null && !isNonemptyString(downstream[field]))
+        errors.push(`protected_audit.downstream.${field} is invalid`);
     }
     const ref = downstream["status_ref"];
     if (ref !== null && (typeof ref !== "string" || !STATUS_REF_PATTERN.test(ref))) {

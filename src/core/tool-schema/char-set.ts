@@ -20,7 +20,10 @@ export function single(c: number): CharSet {
 
 /** The union of some sets. */
 export function union(...sets: CharSet[]): CharSet {
-  const ranges = sets.flat().slice().sort((a, b) => a[0] - b[0]);
+  const ranges = sets
+    .flat()
+    .slice()
+    .sort((a, b) => a[0] - b[0]);
   const out: [number, number][] = [];
   for (const [lo, hi] of ranges) {
     const last = out[out.length - 1];

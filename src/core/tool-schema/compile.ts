@@ -42,13 +42,15 @@ class Compiler {
   constructor(private readonly maxDepth: number) {}
 
   readonly node = (schema: Json, pointer: string, depth: number): Check => {
-    if (++this.nodes > SCHEMA_LIMITS.maxNodes) refuse(pointer, `the schema has more than ${SCHEMA_LIMITS.maxNodes} schema objects`);
+    if (++this.nodes > SCHEMA_LIMITS.maxNodes)
+      refuse(pointer, `the schema has more than ${SCHEMA_LIMITS.maxNodes} schema objects`);
     if (depth > this.maxDepth) refuse(pointer, `the schema nests deeper than ${this.maxDepth} levels`);
     if (!isJsonObject(schema)) {
       return refuse(pointer, "a schema must be a JSON object (boolean schemas are not supported)");
     }
     for (const key in schema) {
-      if (Object.hasOwn(schema, key) && !KNOWN.has(key)) refuse(pointer + segment(key), `unsupported keyword ${shown(key)}`);
+      if (Object.hasOwn(schema, key) && !KNOWN.has(key))
+        refuse(pointer + segment(key), `unsupported keyword ${shown(key)}`);
     }
     const type = this.type(schema, pointer);
     const allowed = BY_TYPE[type];

@@ -21,7 +21,8 @@ function readProperties(node: JsonObject, pointer: string, depth: number, child:
     return refuse(at, `"properties" must be an object`);
   }
   const names = Object.keys(properties);
-  if (names.length > SCHEMA_LIMITS.maxProperties) refuse(at, `"properties" has more than ${SCHEMA_LIMITS.maxProperties} members`);
+  if (names.length > SCHEMA_LIMITS.maxProperties)
+    refuse(at, `"properties" has more than ${SCHEMA_LIMITS.maxProperties} members`);
   for (const name of names) {
     if (codePointLength(name) > SCHEMA_LIMITS.maxPropertyNameLength) {
       refuse(at + segment(name), `a property name is longer than ${SCHEMA_LIMITS.maxPropertyNameLength} code points`);
@@ -52,7 +53,10 @@ export function compileObject(node: JsonObject, pointer: string, depth: number, 
   const members = readProperties(node, pointer, depth, child);
   const required = readRequired(node, pointer, members);
   if (Object.hasOwn(node, "additionalProperties") && node["additionalProperties"] !== false) {
-    refuse(pointer + segment("additionalProperties"), `"additionalProperties" must be false (undeclared members are always refused)`);
+    refuse(
+      pointer + segment("additionalProperties"),
+      `"additionalProperties" must be false (undeclared members are always refused)`,
+    );
   }
   return (value, trail) => {
     if (!hasType("object", value)) return fail(trail, "type");
@@ -83,7 +87,8 @@ export function compileObject(node: JsonObject, pointer: string, depth: number, 
 export function compileArray(node: JsonObject, pointer: string, depth: number, child: ChildCompiler): Check {
   if (!Object.hasOwn(node, "items")) refuse(pointer, `an "array" schema requires "items"`);
   const maxItems = readCount(node, "maxItems", pointer, SCHEMA_LIMITS.maxItems);
-  if (maxItems === undefined) return refuse(pointer, `an "array" schema requires "maxItems" (at most ${SCHEMA_LIMITS.maxItems})`);
+  if (maxItems === undefined)
+    return refuse(pointer, `an "array" schema requires "maxItems" (at most ${SCHEMA_LIMITS.maxItems})`);
   const minItems = readCount(node, "minItems", pointer, SCHEMA_LIMITS.maxItems) ?? 0;
   if (minItems > maxItems) refuse(pointer + segment("minItems"), `"minItems" exceeds "maxItems"`);
   const item = child(node["items"] as Json, pointer + segment("items"), depth + 1);

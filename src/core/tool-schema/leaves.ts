@@ -36,7 +36,10 @@ function compilePattern(node: JsonObject, pointer: string, maxLength: number | u
   const { risk, anchored } = assessPattern(source);
   if (risk !== null) refuse(at, `"pattern" is refused: ${risk}`);
   if (!anchored && (maxLength === undefined || maxLength > SCHEMA_LIMITS.maxPatternSubjectLength)) {
-    refuse(at, `"pattern" without a leading "^" requires "maxLength" of at most ${SCHEMA_LIMITS.maxPatternSubjectLength}`);
+    refuse(
+      at,
+      `"pattern" without a leading "^" requires "maxLength" of at most ${SCHEMA_LIMITS.maxPatternSubjectLength}`,
+    );
   }
   return regex;
 }
@@ -67,7 +70,12 @@ export function compileString(node: JsonObject, pointer: string, literals: Liter
 }
 
 /** Compiles an `integer` or `number` node: type and domain, literals, then the four bounds. */
-export function compileNumeric(node: JsonObject, pointer: string, type: SchemaType, literals: LiteralTest | null): Check {
+export function compileNumeric(
+  node: JsonObject,
+  pointer: string,
+  type: SchemaType,
+  literals: LiteralTest | null,
+): Check {
   const minimum = readBound(node, "minimum", pointer);
   const maximum = readBound(node, "maximum", pointer);
   const exclusiveMinimum = readBound(node, "exclusiveMinimum", pointer);

@@ -14,7 +14,13 @@ import { refuse, segment } from "./types";
 export type LiteralTest = (value: unknown) => "enum" | "const" | null;
 
 function isScalar(value: Json): boolean {
-  return value === null || typeof value === "string" || typeof value === "boolean" || typeof value === "number" || value instanceof PyFloat;
+  return (
+    value === null ||
+    typeof value === "string" ||
+    typeof value === "boolean" ||
+    typeof value === "number" ||
+    value instanceof PyFloat
+  );
 }
 
 /** The membership key: numbers (PyFloat and bigint included) by value, other scalars as they are. */

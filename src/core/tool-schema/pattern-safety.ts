@@ -65,7 +65,8 @@ class Glushkov {
       case "alternation": {
         const all = node.options.map((option) => this.visit(option));
         const ways = all.reduce((sum, f) => sum + f.ways, 0);
-        if (ways > 1) throw new PatternRisk(`an alternation matches the empty string in more than one way (at offset ${node.at})`);
+        if (ways > 1)
+          throw new PatternRisk(`an alternation matches the empty string in more than one way (at offset ${node.at})`);
         return {
           nullable: ways > 0,
           ways,
@@ -100,10 +101,12 @@ class Glushkov {
     if (max === 0) return { ...EMPTY, quantified: true, repeats: body.repeats };
     if (max === 1) {
       if (min === 1) return { ...body, quantified: true };
-      if (body.nullable) throw new PatternRisk(`an optional part that already matches the empty string (at offset ${at})`);
+      if (body.nullable)
+        throw new PatternRisk(`an optional part that already matches the empty string (at offset ${at})`);
       return { ...body, nullable: true, ways: 1, quantified: true };
     }
-    if (body.quantified) throw new PatternRisk(`nested quantifiers: a repeated part holds a quantifier (at offset ${at})`);
+    if (body.quantified)
+      throw new PatternRisk(`nested quantifiers: a repeated part holds a quantifier (at offset ${at})`);
     if (body.nullable) throw new PatternRisk(`a repeated part matches the empty string (at offset ${at})`);
     for (const x of body.last) this.follow[x]?.push(...body.first);
     return { ...body, nullable: min === 0, ways: min === 0 ? 1 : 0, quantified: true, repeats: true };
@@ -120,7 +123,9 @@ class Glushkov {
         const [a, b] = [this.offsets[reach[2]], this.offsets[range[2]]].sort((x = 0, y = 0) => x - y);
         // The same position twice would take a second route to one part (rule 2 leaves none: defensive).
         if (a === b) throw new PatternRisk(`ambiguous: one part is reached in two ways (at offset ${a})`);
-        throw new PatternRisk(`ambiguous: the parts at offsets ${a} and ${b} can match the same character at the same point`);
+        throw new PatternRisk(
+          `ambiguous: the parts at offsets ${a} and ${b} can match the same character at the same point`,
+        );
       }
       if (reach === undefined || range[1] > reach[1]) reach = range;
     }

@@ -14,7 +14,13 @@ export type RegexNode =
   | { readonly kind: "lookahead"; readonly body: RegexNode; readonly at: number }
   | { readonly kind: "sequence"; readonly items: readonly RegexNode[] }
   | { readonly kind: "alternation"; readonly options: readonly RegexNode[]; readonly at: number }
-  | { readonly kind: "repeat"; readonly body: RegexNode; readonly min: number; readonly max: number; readonly at: number };
+  | {
+      readonly kind: "repeat";
+      readonly body: RegexNode;
+      readonly min: number;
+      readonly max: number;
+      readonly at: number;
+    };
 
 /** Why a pattern is refused; thrown inside the analysis and answered as text. */
 export class PatternRisk {
@@ -95,7 +101,8 @@ class Parser {
         this.pos += 3;
         return { kind: "lookahead", body: this.group(), at };
       }
-      if (kind === "<" && (this.peek(3) === "=" || this.peek(3) === "!")) throw new PatternRisk(`lookbehind at offset ${at}`);
+      if (kind === "<" && (this.peek(3) === "=" || this.peek(3) === "!"))
+        throw new PatternRisk(`lookbehind at offset ${at}`);
     }
     return this.quantified(this.atom());
   }
@@ -165,7 +172,13 @@ class Parser {
     const parts: CharSet[] = [];
     while (this.peek() !== "]") {
       const from = this.classAtom();
-      if (this.peek() === "-" && this.peek(1) !== "]" && this.peek(1) !== undefined && from.length === 1 && from[0]?.[0] === from[0]?.[1]) {
+      if (
+        this.peek() === "-" &&
+        this.peek(1) !== "]" &&
+        this.peek(1) !== undefined &&
+        from.length === 1 &&
+        from[0]?.[0] === from[0]?.[1]
+      ) {
         this.pos++;
         const to = this.classAtom();
         const lo = from[0]?.[0] ?? 0;

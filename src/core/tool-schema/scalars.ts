@@ -29,20 +29,28 @@ export function isInteger(value: unknown): value is number | bigint {
 /** The numeric value of a `number` instance (integers, finite non-integers, PyFloats), or null. */
 export function numericValue(value: unknown): number | bigint | null {
   if (value instanceof PyFloat) return value.value;
-  if (typeof value === "number") return Number.isFinite(value) && (!Number.isInteger(value) || isInteger(value)) ? value : null;
+  if (typeof value === "number")
+    return Number.isFinite(value) && (!Number.isInteger(value) || isInteger(value)) ? value : null;
   return isInteger(value) ? value : null;
 }
 
 /** A `string` instance inside the JSON domain: well-formed, at most 65,536 code points. */
 export function isDomainString(value: unknown): value is string {
   if (typeof value !== "string") return false;
-  if (value.length > JSON_DOMAIN.maxStringCodePoints && codePointLength(value) > JSON_DOMAIN.maxStringCodePoints) return false;
+  if (value.length > JSON_DOMAIN.maxStringCodePoints && codePointLength(value) > JSON_DOMAIN.maxStringCodePoints)
+    return false;
   return isWellFormed(value);
 }
 
 /** A plain JSON object (not an array, not a {@link PyFloat}). */
 export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof PyFloat) && isPlainObject(value);
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof PyFloat) &&
+    isPlainObject(value)
+  );
 }
 
 /** True when the value is an instance of the type (an object: plain, not an array). */

@@ -5,13 +5,14 @@
  * @module
  */
 
-import type { CheckpointReference, ContextGeneration, DispatchBinding, InvocationContext, Metadata } from "./contracts/context";
 import type {
-  AdmissionDisposition,
-  CheckpointPurgeRequest,
-  Envelope,
-  Payload,
-} from "./contracts/envelope";
+  CheckpointReference,
+  ContextGeneration,
+  DispatchBinding,
+  InvocationContext,
+  Metadata,
+} from "./contracts/context";
+import type { AdmissionDisposition, CheckpointPurgeRequest, Envelope, Payload } from "./contracts/envelope";
 import type { FacadeResult, InteractionPreview, PreparedAction, PreviewDetail } from "./contracts/facade";
 import { encodeEnvelope } from "./encode";
 import type { ProtocolError } from "./errors";
@@ -61,7 +62,11 @@ export function eventAck(meta: Metadata, eventId: string, checkpoint: Checkpoint
 }
 
 /** `checkpoint_purge_ack` / `deleted` for a purge request. */
-export function checkpointPurgeDeleted(meta: Metadata, request: CheckpointPurgeRequest, deletedObjects: number): Envelope {
+export function checkpointPurgeDeleted(
+  meta: Metadata,
+  request: CheckpointPurgeRequest,
+  deletedObjects: number,
+): Envelope {
   return envelope(meta, {
     family: "checkpoint_purge_ack",
     payload: {
@@ -75,10 +80,22 @@ export function checkpointPurgeDeleted(meta: Metadata, request: CheckpointPurgeR
 }
 
 /** `checkpoint_purge_ack` / `failed` for a purge request; `code` must be non-blank. */
-export function checkpointPurgeFailed(meta: Metadata, request: CheckpointPurgeRequest, code: string, message: string): Envelope {
+export function checkpointPurgeFailed(
+  meta: Metadata,
+  request: CheckpointPurgeRequest,
+  code: string,
+  message: string,
+): Envelope {
   return envelope(meta, {
     family: "checkpoint_purge_ack",
-    payload: { status: "failed", purge_id: request.purge_id, conversation_key: request.conversation_key, thread_id: request.thread_id, code, message },
+    payload: {
+      status: "failed",
+      purge_id: request.purge_id,
+      conversation_key: request.conversation_key,
+      thread_id: request.thread_id,
+      code,
+      message,
+    },
   });
 }
 
@@ -86,7 +103,8 @@ export function checkpointPurgeFailed(meta: Metadata, request: CheckpointPurgeRe
 export interface PreparedActionInput {
   actionId: string;
   operationId: string;
-  preview: Omit<InteractionPreview, "tone" | "details" | "clientTask"> & Partial<Pick<InteractionPreview, "tone" | "details" | "clientTask">>;
+  preview: Omit<InteractionPreview, "tone" | "details" | "clientTask"> &
+    Partial<Pick<InteractionPreview, "tone" | "details" | "clientTask">>;
   /** Opaque execution plan the model and UI never see. Default `null`. */
   payload?: PreparedAction["payload"];
   revision: number | bigint;
@@ -141,13 +159,29 @@ export function facadeRejected(meta: Metadata): Envelope {
 }
 
 /** `app_facade_response` / `failed`: a stable error safe to expose, with an optional retry delay. */
-export function facadeFailed(meta: Metadata, code: string, message: string, retryAfterMs: number | bigint | null = null): Envelope {
-  return envelope(meta, { family: "app_facade_response", payload: { type: "failed", code, message, retry_after_ms: retryAfterMs } });
+export function facadeFailed(
+  meta: Metadata,
+  code: string,
+  message: string,
+  retryAfterMs: number | bigint | null = null,
+): Envelope {
+  return envelope(meta, {
+    family: "app_facade_response",
+    payload: { type: "failed", code, message, retry_after_ms: retryAfterMs },
+  });
 }
 
 /** `command_response` / `accepted`. */
-export function commandAccepted(meta: Metadata, context: InvocationContext, disposition: AdmissionDisposition, queueRevision: number | bigint | null = null): Envelope {
-  return envelope(meta, { family: "command_response", payload: { type: "accepted", context, disposition, queue_revision: queueRevision } });
+export function commandAccepted(
+  meta: Metadata,
+  context: InvocationContext,
+  disposition: AdmissionDisposition,
+  queueRevision: number | bigint | null = null,
+): Envelope {
+  return envelope(meta, {
+    family: "command_response",
+    payload: { type: "accepted", context, disposition, queue_revision: queueRevision },
+  });
 }
 
 /** `command_response` / `rejected`. */

@@ -48,7 +48,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function encodeLeaf(kind: string, value: unknown, path: string): WireValue {
   switch (kind) {
     case "int":
-      if ((typeof value === "number" && Number.isSafeInteger(value)) || typeof value === "bigint") return value === 0 ? 0 : value;
+      if ((typeof value === "number" && Number.isSafeInteger(value)) || typeof value === "bigint")
+        return value === 0 ? 0 : value;
       return fail(path, "an integer");
     case "f64":
       return typeof value === "number" ? new RustF64(value) : fail(path, "a number");
@@ -76,7 +77,11 @@ function encodeWith(schema: z.core.$ZodType, value: unknown, path: string): Wire
         const item = value[key];
         if (isSkipIfNone(field)) {
           if (item === undefined || item === null) continue;
-          out[key] = encodeWith(defOf(defOf(field).out as z.core.$ZodType).innerType as z.core.$ZodType, item, `${path}.${key}`);
+          out[key] = encodeWith(
+            defOf(defOf(field).out as z.core.$ZodType).innerType as z.core.$ZodType,
+            item,
+            `${path}.${key}`,
+          );
         } else {
           out[key] = encodeWith(field, item, `${path}.${key}`);
         }
@@ -90,19 +95,24 @@ function encodeWith(schema: z.core.$ZodType, value: unknown, path: string): Wire
       return option === undefined ? fail(`${path}.${key}`, "a known tag") : encodeWith(option, value, path);
     }
     case "default": {
-      const fallback = typeof def.defaultValue === "function" ? (def.defaultValue as () => unknown)() : def.defaultValue;
+      const fallback =
+        typeof def.defaultValue === "function" ? (def.defaultValue as () => unknown)() : def.defaultValue;
       return encodeWith(def.innerType as z.core.$ZodType, value === undefined ? fallback : value, path);
     }
     case "nullable":
       return value === null ? null : encodeWith(def.innerType as z.core.$ZodType, value, path);
     case "array":
-      return Array.isArray(value) ? value.map((item, i) => encodeWith(def.element as z.core.$ZodType, item, `${path}[${i}]`)) : fail(path, "an array");
+      return Array.isArray(value)
+        ? value.map((item, i) => encodeWith(def.element as z.core.$ZodType, item, `${path}[${i}]`))
+        : fail(path, "an array");
     case "string":
       return typeof value === "string" ? value : fail(path, "a string");
     case "boolean":
       return typeof value === "boolean" ? value : fail(path, "a boolean");
     case "enum":
-      return typeof value === "string" && Object.values(def.entries ?? {}).includes(value) ? value : fail(path, "a known variant");
+      return typeof value === "string" && Object.values(def.entries ?? {}).includes(value)
+        ? value
+        : fail(path, "a known variant");
     case "literal":
       return def.values?.includes(value) === true ? (value as string) : fail(path, JSON.stringify(def.values));
     default:

@@ -5,7 +5,8 @@
  */
 
 /** The stable error codes. */
-export type ProtocolErrorCode = "invalid_json" | "unknown_field" | "unsupported_version" | "missing_identifier" | "invalid_binding";
+export type ProtocolErrorCode =
+  "invalid_json" | "unknown_field" | "unsupported_version" | "missing_identifier" | "invalid_binding";
 
 /** A refused envelope. `path` is set for `unknown_field` only (`$.payload.payload.x`). */
 export interface ProtocolError {

@@ -37,7 +37,8 @@ export interface GenerationParameters {
 
 /** `GenerationParameters::validate()`: `thinking` and `fast_mode` are not checked. */
 export function checkGenerationParameters(parameters: GenerationParameters): string | null {
-  if (parameters.reasoning_effort !== null && !LADDER.has(parameters.reasoning_effort)) return "invalid reasoning_effort";
+  if (parameters.reasoning_effort !== null && !LADDER.has(parameters.reasoning_effort))
+    return "invalid reasoning_effort";
   const t = parameters.temperature;
   if (t !== null && (!Number.isFinite(t) || t < 0)) return "temperature must be finite and nonnegative";
   return null;

@@ -16,7 +16,15 @@ export class RustF64 {
 /** A JSON value about to be written: reader values plus {@link RustF64}. */
 export type WireValue = Json | RustF64 | WireValue[] | { [key: string]: WireValue };
 
-const SHORT_ESCAPES: Record<number, string> = { 0x22: '\\"', 0x5c: "\\\\", 0x08: "\\b", 0x0c: "\\f", 0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t" };
+const SHORT_ESCAPES: Record<number, string> = {
+  0x22: '\\"',
+  0x5c: "\\\\",
+  0x08: "\\b",
+  0x0c: "\\f",
+  0x0a: "\\n",
+  0x0d: "\\r",
+  0x09: "\\t",
+};
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
 function writeString(s: string): string {

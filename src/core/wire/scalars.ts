@@ -47,8 +47,14 @@ export const i64 = leaf(z.union([z.int(), z.bigint().check(z.gte(I64_MIN), z.lte
 export const f64 = leaf(
   z.union([
     z.number(),
-    z.pipe(z.instanceof(PyFloat), z.transform((x: PyFloat) => x.value)),
-    z.pipe(z.bigint(), z.transform((x: bigint) => Number(x))),
+    z.pipe(
+      z.instanceof(PyFloat),
+      z.transform((x: PyFloat) => x.value),
+    ),
+    z.pipe(
+      z.bigint(),
+      z.transform((x: bigint) => Number(x)),
+    ),
   ]),
   "f64",
 );
@@ -62,7 +68,9 @@ export const json = leaf(
 export const id = z.string();
 
 /** `ConversationSurface`: only the canonical `cs1` string decodes. */
-export const surface = z.string().check(z.refine((text: string) => parseSurface(text) !== null, { error: "invalid conversation surface" }));
+export const surface = z
+  .string()
+  .check(z.refine((text: string) => parseSurface(text) !== null, { error: "invalid conversation surface" }));
 
 const skipped = new WeakSet<z.core.$ZodType>();
 

@@ -16,7 +16,13 @@ import { hasEdgeWhiteSpace, isBlank } from "./rust-text";
 export type SurfaceParts =
   | { kind: "client_personal"; userId: string }
   | { kind: "client_group"; groupId: string }
-  | { kind: "messaging_personal" | "messaging_group"; provider: string; account: string; conversation: string; lane: string | null };
+  | {
+      kind: "messaging_personal" | "messaging_group";
+      provider: string;
+      account: string;
+      conversation: string;
+      lane: string | null;
+    };
 
 const PROVIDER = /^[a-z][a-z0-9_]*$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -37,7 +43,8 @@ function segment(text: string): string | null {
 }
 
 function checkedSegment(value: string, what: string): string {
-  if (isBlank(value) || hasEdgeWhiteSpace(value)) throw new RangeError(`surface ${what} must be non-blank without edge white space`);
+  if (isBlank(value) || hasEdgeWhiteSpace(value))
+    throw new RangeError(`surface ${what} must be non-blank without edge white space`);
   return encodeBase64Url(toBytes.encode(value));
 }
 
@@ -68,12 +75,19 @@ export function parseSurface(text: string): SurfaceParts | null {
     const id = segment(a);
     if (id === null) return null;
     parts = tag === "cp" ? { kind: "client_personal", userId: id } : { kind: "client_group", groupId: id };
-  } else if ((tag === "mp" || tag === "mg") && (fields.length === 5 || fields.length === 6) && a !== undefined && b !== undefined && c !== undefined) {
+  } else if (
+    (tag === "mp" || tag === "mg") &&
+    (fields.length === 5 || fields.length === 6) &&
+    a !== undefined &&
+    b !== undefined &&
+    c !== undefined
+  ) {
     const provider = a.toLowerCase();
     const account = segment(b);
     const conversation = segment(c);
     const lane = d === undefined ? null : segment(d);
-    if (!PROVIDER.test(provider) || account === null || conversation === null || (d !== undefined && lane === null)) return null;
+    if (!PROVIDER.test(provider) || account === null || conversation === null || (d !== undefined && lane === null))
+      return null;
     parts = { kind: tag === "mp" ? "messaging_personal" : "messaging_group", provider, account, conversation, lane };
   }
   // Canonical means the parts print back to exactly the text we were given.

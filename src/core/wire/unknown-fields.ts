@@ -41,7 +41,13 @@ import {
   ExecutionFailureSchema,
   ObservationMessageSchema,
 } from "./contracts/envelope";
-import { GenerationSupportSchema, LlmExecutionPlanSchema, LlmRouteBindingSchema, LlmRouteSchema, ModelCapabilitiesSchema } from "./contracts/llm";
+import {
+  GenerationSupportSchema,
+  LlmExecutionPlanSchema,
+  LlmRouteBindingSchema,
+  LlmRouteSchema,
+  ModelCapabilitiesSchema,
+} from "./contracts/llm";
 import { RustF64, type WireValue } from "./rust-json";
 
 /** A struct serde reads directly: its known keys and the children it reads directly too. */
@@ -95,7 +101,12 @@ const envelope = struct(EnvelopeSchema, {
 });
 
 function plainObject(value: Json | undefined): JsonObject | null {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype ? (value as JsonObject) : null;
+  return typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype
+    ? (value as JsonObject)
+    : null;
 }
 
 function visit(value: Json | undefined, shape: Visible, path: string): string | null {
@@ -112,7 +123,8 @@ function visit(value: Json | undefined, shape: Visible, path: string): string | 
     if (child === "payload") found = visitPayload(item, childPath);
     else if (child === "array-of-route-bindings") {
       if (Array.isArray(item)) {
-        for (let i = 0; i < item.length && found === null; i++) found = visit(item[i], routeBinding, join(childPath, i));
+        for (let i = 0; i < item.length && found === null; i++)
+          found = visit(item[i], routeBinding, join(childPath, i));
       }
     } else if (child !== undefined) found = visit(item, child, childPath);
     if (found !== null) return found;
@@ -130,7 +142,10 @@ function visitPayload(value: Json | undefined, path: string): string | null {
     if (key === "payload") {
       // serde reads the content straight through only when the tag came first.
       const family = map.family;
-      const content = keys.indexOf("family") < keys.indexOf("payload") && typeof family === "string" ? FAMILY_CONTENT[family] : undefined;
+      const content =
+        keys.indexOf("family") < keys.indexOf("payload") && typeof family === "string"
+          ? FAMILY_CONTENT[family]
+          : undefined;
       const found = content === undefined ? null : visit(map.payload, content, join(path, "payload"));
       if (found !== null) return found;
     }

@@ -40,7 +40,8 @@ function checkContext(context: InvocationContext): Check {
 
 function checkCheckpoint(reference: CheckpointReference): Check {
   if (isBlank(reference.object_key)) return missingIdentifier("checkpoint_object_key");
-  if (reference.format_version === 0 || !SHA256_HEX.test(reference.sha256)) return invalidBinding("checkpoint reference is invalid");
+  if (reference.format_version === 0 || !SHA256_HEX.test(reference.sha256))
+    return invalidBinding("checkpoint reference is invalid");
   return null;
 }
 

@@ -64,10 +64,14 @@ export const STORED_ORDER_NOTE = "contains right-to-left text, shown in stored o
  */
 export function shown(text: string, options: VisibleOptions = {}): SafeHtml {
   const out = visibleParts(text, options).map((part) =>
-    part.hidden === null ? escapeHtml(part.text) : `<mark class="hidden-char hidden-${part.hidden}" title="${escapeHtml(HIDDEN_KIND_TITLES[part.hidden])}">${part.text}</mark>`,
+    part.hidden === null
+      ? escapeHtml(part.text)
+      : `<mark class="hidden-char hidden-${part.hidden}" title="${escapeHtml(HIDDEN_KIND_TITLES[part.hidden])}">${part.text}</mark>`,
   );
   if (!holdsRightToLeft(text, options)) return SafeHtml.trusted(out.join(""));
-  return SafeHtml.trusted(`<span class="stored-order" dir="ltr">${out.join("")}</span> <small class="stored-order-note">(${STORED_ORDER_NOTE})</small>`);
+  return SafeHtml.trusted(
+    `<span class="stored-order" dir="ltr">${out.join("")}</span> <small class="stored-order-note">(${STORED_ORDER_NOTE})</small>`,
+  );
 }
 
 /** Unix seconds as an ISO 8601 UTC instant without fractions (`2026-01-02T03:04:05Z`). */

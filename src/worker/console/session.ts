@@ -27,7 +27,9 @@ export const MAX_FORM_BYTES = 4096;
 const SESSION_ID = /^cs1_([0-9a-f]{64})_([0-9a-f]{32})$/;
 
 function sessionTag(key: string, consumer: string, body: string): string {
-  return bytesToHex(hmac(sha256, utf8ToBytes(key), utf8ToBytes(`toolgate console session v1\n${consumer}\n${body}`)).subarray(0, 16));
+  return bytesToHex(
+    hmac(sha256, utf8ToBytes(key), utf8ToBytes(`toolgate console session v1\n${consumer}\n${body}`)).subarray(0, 16),
+  );
 }
 
 /** A new session id for a consumer, tagged with the current key; `null` without a key (no credential works then either). */
@@ -91,9 +93,15 @@ export function originRefusal(request: Request): Problem | null {
   const url = new URL(request.url);
   const own = `${url.protocol}//${(request.headers.get("host") ?? url.host).toLowerCase()}`;
   const origin = request.headers.get("origin");
-  if (origin !== null && origin !== "null") return origin.toLowerCase() === own ? null : problem("CSRF_REFUSED", "The request comes from another origin; nothing was changed.");
+  if (origin !== null && origin !== "null")
+    return origin.toLowerCase() === own
+      ? null
+      : problem("CSRF_REFUSED", "The request comes from another origin; nothing was changed.");
   if (request.headers.get("sec-fetch-site") === "same-origin") return null;
-  return problem("CSRF_REFUSED", "The request names neither this console's Origin nor Sec-Fetch-Site: same-origin; nothing was changed.");
+  return problem(
+    "CSRF_REFUSED",
+    "The request names neither this console's Origin nor Sec-Fetch-Site: same-origin; nothing was changed.",
+  );
 }
 
 /**
@@ -114,7 +122,8 @@ export async function readForm<S extends z.ZodMiniType>(request: Request, schema
   }
   const fields = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(text)) {
-    if (fields.has(name)) return fail(problem("INVALID_REQUEST", `The form repeats the field ${JSON.stringify(name.slice(0, 40))}.`));
+    if (fields.has(name))
+      return fail(problem("INVALID_REQUEST", `The form repeats the field ${JSON.stringify(name.slice(0, 40))}.`));
     fields.set(name, value);
   }
   const parsed = schema.safeParse(Object.fromEntries(fields));

@@ -48,7 +48,8 @@ export class DirectoryObject extends DurableObject<Env> {
     if (cursor !== null) {
       const name = DIRECTORY_CURSOR.read(cursor);
       if (!name.ok) return name;
-      if (!hasConsumer(this.ctx.storage.sql, name.value)) return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
+      if (!hasConsumer(this.ctx.storage.sql, name.value))
+        return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
       after = name.value;
     }
     const rows = consumersAfter(this.ctx.storage.sql, after, limit + 1);

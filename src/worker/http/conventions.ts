@@ -24,7 +24,9 @@ const ROUTABLE = METHOD_ORDER.filter((m) => m !== "HEAD");
 
 /** The methods the app routes `path` for (`app.use` middleware and `all` routes aside), in {@link METHOD_ORDER}. */
 export function allowedMethods(app: RoutedApp, path: string): string[] {
-  const routed = ROUTABLE.filter((method) => app.router.match(method, path)[0].some(([[, route]]) => route.method !== "ALL"));
+  const routed = ROUTABLE.filter((method) =>
+    app.router.match(method, path)[0].some(([[, route]]) => route.method !== "ALL"),
+  );
   return routed.includes("GET") ? ["GET", "HEAD", ...routed.filter((m) => m !== "GET")] : routed;
 }
 
@@ -39,7 +41,8 @@ function setHeaders(headers: Headers, add: Record<string, string>): void {
   for (const [name, value] of Object.entries(add)) {
     const present = headers.get(name);
     if (name === "vary" && present !== null) {
-      if (!present.split(",").some((v) => v.trim().toLowerCase() === "origin")) headers.set(name, `${present}, ${value}`);
+      if (!present.split(",").some((v) => v.trim().toLowerCase() === "origin"))
+        headers.set(name, `${present}, ${value}`);
     } else headers.set(name, value);
   }
 }
@@ -48,7 +51,10 @@ function setHeaders(headers: Headers, add: Record<string, string>): void {
  * The conventions middleware; register it before every route (`app.use("*", …)`).
  * `operations` is the route registry's operations, the CORS offer is read from.
  */
-export function httpConventions(app: RoutedApp, operations: readonly OperationDoc[]): MiddlewareHandler<{ Bindings: Env }> {
+export function httpConventions(
+  app: RoutedApp,
+  operations: readonly OperationDoc[],
+): MiddlewareHandler<{ Bindings: Env }> {
   let cors: CorsRoutes | undefined;
   return async function httpConventions(c, next) {
     cors ??= new CorsRoutes(operations);

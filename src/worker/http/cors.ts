@@ -20,7 +20,8 @@ import { problem, problemResponse } from "../problem";
 import { corsOriginsOf } from "./cors-origins";
 
 /** Request headers a page may send to a consumer route (its preflight's `Access-Control-Allow-Headers`). */
-export const CORS_ALLOW_HEADERS = "authorization, content-type, idempotency-key, mcp-session-id, mcp-protocol-version, last-event-id";
+export const CORS_ALLOW_HEADERS =
+  "authorization, content-type, idempotency-key, mcp-session-id, mcp-protocol-version, last-event-id";
 /** Answer headers a page may read besides the CORS-safelisted ones. */
 export const CORS_EXPOSE_HEADERS = "retry-after, www-authenticate, mcp-session-id, location";
 /** How long a browser may reuse a preflight's answer (seconds). */
@@ -53,7 +54,8 @@ const PARAMETER = /^\{[a-z_]+\}$/;
 function shapeOf(op: OperationDoc): Shape {
   const parts = op.path.split("/");
   // Every parameter is a whole segment; a template that mixes one into a literal is a bug here.
-  if (parts.some((part) => part.includes("{") && !PARAMETER.test(part))) throw new Error(`CORS cannot read the route template ${op.path}`);
+  if (parts.some((part) => part.includes("{") && !PARAMETER.test(part)))
+    throw new Error(`CORS cannot read the route template ${op.path}`);
   return {
     segments: parts.map((part) => (PARAMETER.test(part) ? null : part)),
     consumerAt: parts.indexOf("{consumer}"),
@@ -116,20 +118,31 @@ export class CorsRoutes {
 
   #offer(path: string): CorsRoute | null {
     const parts = path.split("/");
-    const matched = (this.#bySegments.get(parts.length) ?? []).flatMap((shape) => (fits(shape, parts) ? [{ shape, consumer: shape.consumerAt < 0 ? undefined : parts[shape.consumerAt] }] : []));
+    const matched = (this.#bySegments.get(parts.length) ?? []).flatMap((shape) =>
+      fits(shape, parts) ? [{ shape, consumer: shape.consumerAt < 0 ? undefined : parts[shape.consumerAt] }] : [],
+    );
     if (matched.length === 0) return null;
-    if (PUBLIC_CORS_PATHS.includes(path)) return { kind: "public", methods: ordered(matched.map((m) => m.shape.method)) };
+    if (PUBLIC_CORS_PATHS.includes(path))
+      return { kind: "public", methods: ordered(matched.map((m) => m.shape.method)) };
     if (matched.every((m) => m.shape.open)) return null;
     const offered = matched.filter((m) => m.shape.credential);
     if (offered.length === 0) return { kind: "closed" };
     // A segment that names no consumer allows no origin, like a consumer that does not exist.
-    return { kind: "consumer", consumer: consumerOf(offered[0]?.consumer) ?? "", methods: ordered(offered.map((m) => m.shape.method)) };
+    return {
+      kind: "consumer",
+      consumer: consumerOf(offered[0]?.consumer) ?? "",
+      methods: ordered(offered.map((m) => m.shape.method)),
+    };
   }
 }
 
 /** Whether a request is a CORS preflight (an `OPTIONS` with `Origin` and `Access-Control-Request-Method`). */
 export function isPreflight(request: Request): boolean {
-  return request.method === "OPTIONS" && request.headers.has("origin") && request.headers.has("access-control-request-method");
+  return (
+    request.method === "OPTIONS" &&
+    request.headers.has("origin") &&
+    request.headers.has("access-control-request-method")
+  );
 }
 
 function refused(detail: string): Response {
@@ -140,8 +153,10 @@ function refused(detail: string): Response {
 
 /** The answer to a preflight of a path this module handles. */
 export async function preflight(env: Env, route: CorsRoute, origin: string): Promise<Response> {
-  if (route.kind === "closed") return refused("This route takes the admin secret: it is never offered to pages on other origins.");
-  const allowed = route.kind === "public" ? "*" : (await corsOriginsOf(env, route.consumer)).includes(origin) ? origin : null;
+  if (route.kind === "closed")
+    return refused("This route takes the admin secret: it is never offered to pages on other origins.");
+  const allowed =
+    route.kind === "public" ? "*" : (await corsOriginsOf(env, route.consumer)).includes(origin) ? origin : null;
   if (allowed === null) return refused("The Origin is not in this consumer's cors_origins.");
   const headers: Record<string, string> = {
     "access-control-allow-origin": allowed,
@@ -154,18 +169,30 @@ export async function preflight(env: Env, route: CorsRoute, origin: string): Pro
 }
 
 /** The CORS headers of an actual answer (`origin`: the request's, or null without one). */
-export async function answerHeaders(env: Env, route: CorsRoute, origin: string | null): Promise<Record<string, string>> {
+export async function answerHeaders(
+  env: Env,
+  route: CorsRoute,
+  origin: string | null,
+): Promise<Record<string, string>> {
   if (route.kind === "closed") return {};
   if (route.kind === "public") return { "access-control-allow-origin": "*" };
   if (origin === null || !(await corsOriginsOf(env, route.consumer)).includes(origin)) return { vary: "Origin" };
-  return { vary: "Origin", "access-control-allow-origin": origin, "access-control-expose-headers": CORS_EXPOSE_HEADERS };
+  return {
+    vary: "Origin",
+    "access-control-allow-origin": origin,
+    "access-control-expose-headers": CORS_EXPOSE_HEADERS,
+  };
 }
 
 /**
  * Whether `origin` is in the allow-list of the consumer a path segment names (for a route's own
  * `Origin` rule, such as the MCP endpoint's DNS-rebinding check, to accept a listed origin).
  */
-export async function corsOriginAllowed(env: Env, consumerSegment: string | undefined, origin: string | null | undefined): Promise<boolean> {
+export async function corsOriginAllowed(
+  env: Env,
+  consumerSegment: string | undefined,
+  origin: string | null | undefined,
+): Promise<boolean> {
   const consumer = consumerOf(consumerSegment);
   if (consumer === null || origin === null || origin === undefined) return false;
   return (await corsOriginsOf(env, consumer)).includes(origin);

@@ -38,13 +38,19 @@ export function parseIdempotencyKey(value: string | null): Outcome<string | null
   if (text.startsWith('"')) {
     SF_STRING.lastIndex = 0;
     const string = SF_STRING.exec(text);
-    if (string === null) return fail(invalid('Idempotency-Key is not a structured-field String: printable ASCII between double quotes, with \\" and \\\\ the only escapes.'));
+    if (string === null)
+      return fail(
+        invalid(
+          'Idempotency-Key is not a structured-field String: printable ASCII between double quotes, with \\" and \\\\ the only escapes.',
+        ),
+      );
     key = (string[1] ?? "").replace(/\\(["\\])/g, "$1");
     at = SF_STRING.lastIndex;
   } else {
     BARE.lastIndex = 0;
     const bare = BARE.exec(text);
-    if (bare === null) return fail(invalid('Idempotency-Key is neither a structured-field String ("k-1") nor a token (k-1).'));
+    if (bare === null)
+      return fail(invalid('Idempotency-Key is neither a structured-field String ("k-1") nor a token (k-1).'));
     key = bare[0];
     at = BARE.lastIndex;
   }
@@ -54,9 +60,12 @@ export function parseIdempotencyKey(value: string | null): Outcome<string | null
     at = PARAMETER.lastIndex;
   }
   const rest = text.slice(at).trimStart();
-  if (rest.startsWith(",")) return fail(invalid("Idempotency-Key was sent more than once (or as a list): send exactly one key."));
-  if (rest !== "") return fail(invalid("Idempotency-Key has characters after its key that are not structured-field parameters."));
-  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_CHARS) return fail(invalid(`An idempotency key has 1..${MAX_IDEMPOTENCY_KEY_CHARS} characters.`));
+  if (rest.startsWith(","))
+    return fail(invalid("Idempotency-Key was sent more than once (or as a list): send exactly one key."));
+  if (rest !== "")
+    return fail(invalid("Idempotency-Key has characters after its key that are not structured-field parameters."));
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_CHARS)
+    return fail(invalid(`An idempotency key has 1..${MAX_IDEMPOTENCY_KEY_CHARS} characters.`));
   return ok(key);
 }
 
@@ -67,7 +76,12 @@ export function parseIdempotencyKey(value: string | null): Outcome<string | null
 export function mergeIdempotencyKey(header: string | null, body: string | null): Outcome<string | null> {
   if (header === null || body === null) return ok(body ?? header);
   if (header === body) return ok(body);
-  return fail(problem("IDEMPOTENCY_KEY_MISMATCH", "The Idempotency-Key header and the body's context.idempotency_key name different keys: send one, or the same in both."));
+  return fail(
+    problem(
+      "IDEMPOTENCY_KEY_MISMATCH",
+      "The Idempotency-Key header and the body's context.idempotency_key name different keys: send one, or the same in both.",
+    ),
+  );
 }
 
 /** A body whose host context may carry an idempotency key (a tool call, a status query). */
@@ -78,7 +92,9 @@ type KeyedBody = { context: { idempotency_key: string | null } };
  * read), then the one body reader ({@link readBody}), then the header's key merged into
  * `context.idempotency_key`.
  */
-export function keyedJsonBody<S extends z.ZodMiniType<KeyedBody>>(schema: S): MiddlewareHandler<{ Bindings: Env; Variables: { body: z.output<S> } }> {
+export function keyedJsonBody<S extends z.ZodMiniType<KeyedBody>>(
+  schema: S,
+): MiddlewareHandler<{ Bindings: Env; Variables: { body: z.output<S> } }> {
   return async function keyedJsonBody(c, next) {
     const header = parseIdempotencyKey(c.req.header("idempotency-key") ?? null);
     if (!header.ok) return problemResponse(header.error);
@@ -101,7 +117,12 @@ export function noIdempotencyKeyHeader(): MiddlewareHandler<{ Bindings: Env }> {
   return async function noIdempotencyKeyHeader(c, next) {
     const header = parseIdempotencyKey(c.req.header("idempotency-key") ?? null);
     if (!header.ok) return problemResponse(header.error);
-    if (header.value !== null) return problemResponse(invalid("This route takes each call's key in the body (calls[].idempotency_key), not the Idempotency-Key header."));
+    if (header.value !== null)
+      return problemResponse(
+        invalid(
+          "This route takes each call's key in the body (calls[].idempotency_key), not the Idempotency-Key header.",
+        ),
+      );
     await next();
   };
 }

@@ -17,10 +17,18 @@ export type AnswerFraming = "json" | "sse";
  * `detail`) and, beside them, a JSON-RPC error response (`jsonrpc`, `id`, `error` with the
  * problem code in `error.data.code`), so a problem reader and an MCP client both read it.
  */
-export function rpcProblem(p: Problem, rpcCode: number, id: JsonRpcId | null = null, extra: Record<string, string> = {}): Response {
+export function rpcProblem(
+  p: Problem,
+  rpcCode: number,
+  id: JsonRpcId | null = null,
+  extra: Record<string, string> = {},
+): Response {
   const error = { code: rpcCode, message: p.detail, data: { code: p.code } };
   // The JSON-RPC error is this body's `error`: the problem's own extension members stay off it.
-  const bare: Problem = p.retryAfterSeconds === undefined ? { code: p.code, detail: p.detail } : { code: p.code, detail: p.detail, retryAfterSeconds: p.retryAfterSeconds };
+  const bare: Problem =
+    p.retryAfterSeconds === undefined
+      ? { code: p.code, detail: p.detail }
+      : { code: p.code, detail: p.detail, retryAfterSeconds: p.retryAfterSeconds };
   return problemResponse(bare, { jsonrpc: "2.0", id, error }, extra);
 }
 
@@ -37,9 +45,19 @@ export function replyResponse(reply: McpReply, framing: AnswerFraming): Response
     case "ended":
       return new Response(null, { status: 204 });
     case "stream":
-      return new Response(reply.body, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-store", "mcp-session-id": reply.sessionId } });
+      return new Response(reply.body, {
+        status: 200,
+        headers: {
+          "content-type": "text/event-stream",
+          "cache-control": "no-store",
+          "mcp-session-id": reply.sessionId,
+        },
+      });
     case "answer": {
-      const headers: Record<string, string> = { "content-type": framing === "json" ? "application/json" : "text/event-stream", "cache-control": "no-store" };
+      const headers: Record<string, string> = {
+        "content-type": framing === "json" ? "application/json" : "text/event-stream",
+        "cache-control": "no-store",
+      };
       if (reply.sessionId !== null) headers["mcp-session-id"] = reply.sessionId;
       // Canonical JSON has no raw line breaks, so the message is one `data:` line.
       const body = framing === "json" ? reply.body : sseMessage(reply.body);

@@ -53,13 +53,19 @@ function idOf(value: Json): JsonRpcId | null {
 
 /** What is wrong with a JSON value that is not one JSON-RPC message of MCP (no value echoed). */
 function envelopeIssue(value: Json): string {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return "A JSON-RPC message is a JSON object.";
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return "A JSON-RPC message is a JSON object.";
   const record = value as Record<string, Json>;
   if (record["jsonrpc"] !== "2.0") return '$.jsonrpc must be "2.0".';
-  if (Object.hasOwn(record, "id") && idOf(value) === null && !Object.hasOwn(record, "error")) return "$.id must be a string or an integer.";
-  if (!Object.hasOwn(record, "method") && !Object.hasOwn(record, "result") && !Object.hasOwn(record, "error")) return "$.method is required.";
+  if (Object.hasOwn(record, "id") && idOf(value) === null && !Object.hasOwn(record, "error"))
+    return "$.id must be a string or an integer.";
+  if (!Object.hasOwn(record, "method") && !Object.hasOwn(record, "result") && !Object.hasOwn(record, "error"))
+    return "$.method is required.";
   if (Object.hasOwn(record, "method") && typeof record["method"] !== "string") return "$.method must be a string.";
-  if (Object.hasOwn(record, "params") && (typeof record["params"] !== "object" || record["params"] === null || Array.isArray(record["params"]))) {
+  if (
+    Object.hasOwn(record, "params") &&
+    (typeof record["params"] !== "object" || record["params"] === null || Array.isArray(record["params"]))
+  ) {
     return "$.params must be an object.";
   }
   return "The message is not a JSON-RPC 2.0 request, notification or response of MCP (unknown or misplaced members).";
@@ -78,17 +84,35 @@ export interface ReadMessage {
  */
 export async function readMcpMessage(request: Request): Promise<ReadMessage | Response> {
   if (!isJsonMediaType(request.headers.get("content-type"))) {
-    return rpcProblem(problem("UNSUPPORTED_MEDIA_TYPE", "Send the message as application/json."), RPC_ERRORS.invalidRequest);
+    return rpcProblem(
+      problem("UNSUPPORTED_MEDIA_TYPE", "Send the message as application/json."),
+      RPC_ERRORS.invalidRequest,
+    );
   }
   const bytes = await readCappedBytes(request, MCP_MAX_BODY_BYTES);
   if (!bytes.ok) return rpcProblem(bytes.error, RPC_ERRORS.invalidRequest);
   const read = readJson(bytes.value, { maxBytes: MCP_MAX_BODY_BYTES });
-  if (!read.ok) return rpcProblem(problem("INVALID_JSON", `Parse error: ${read.error.code}: ${read.error.message}`), RPC_ERRORS.parse);
+  if (!read.ok)
+    return rpcProblem(
+      problem("INVALID_JSON", `Parse error: ${read.error.code}: ${read.error.message}`),
+      RPC_ERRORS.parse,
+    );
   if (Array.isArray(read.value)) {
-    return rpcProblem(problem("INVALID_REQUEST", "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request."), RPC_ERRORS.invalidRequest);
+    return rpcProblem(
+      problem(
+        "INVALID_REQUEST",
+        "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request.",
+      ),
+      RPC_ERRORS.invalidRequest,
+    );
   }
   const parsed = JsonRpcMessage.safeParse(read.value);
-  if (!parsed.success) return rpcProblem(problem("INVALID_REQUEST", envelopeIssue(read.value)), RPC_ERRORS.invalidRequest, idOf(read.value));
+  if (!parsed.success)
+    return rpcProblem(
+      problem("INVALID_REQUEST", envelopeIssue(read.value)),
+      RPC_ERRORS.invalidRequest,
+      idOf(read.value),
+    );
   const value = carried(parsed.data);
   // The reader applied the value domain: a message outside it is a bug.
   if ("outside" in value) throw new Error(`a read MCP message outside the JSON domain: ${value.outside}`);

@@ -47,7 +47,9 @@ export function mcpOriginRefusal(request: Request): Problem | null {
   const client = request.headers.get("cf-connecting-ip");
   const loopbackHost = isLoopbackName(hostname);
   if (client !== null && isLoopbackAddress(client) && !loopbackHost) {
-    return refused("A request from this machine must name a loopback host (localhost, 127.0.0.1 or [::1]): DNS rebinding protection.");
+    return refused(
+      "A request from this machine must name a loopback host (localhost, 127.0.0.1 or [::1]): DNS rebinding protection.",
+    );
   }
   const origin = request.headers.get("origin");
   if (origin === null) return null;
@@ -58,6 +60,9 @@ export function mcpOriginRefusal(request: Request): Problem | null {
     return refused("The Origin header is not an origin this endpoint accepts.");
   }
   if (from.protocol === url.protocol && from.host === host.toLowerCase()) return null;
-  if (loopbackHost && (from.protocol === "http:" || from.protocol === "https:") && isLoopbackName(from.hostname)) return null;
-  return refused("The Origin is neither this endpoint's origin nor, on a loopback host, a loopback origin: browsers on other sites may not call it.");
+  if (loopbackHost && (from.protocol === "http:" || from.protocol === "https:") && isLoopbackName(from.hostname))
+    return null;
+  return refused(
+    "The Origin is neither this endpoint's origin nor, on a loopback host, a loopback origin: browsers on other sites may not call it.",
+  );
 }

@@ -57,7 +57,14 @@ export async function authorizePage(c: OAuthContext): Promise<Response> {
   }
   // Client and redirect URI are validated: a missing resource may go back to the client.
   const { authorizationErrorRedirect } = await oauthLibrary();
-  if (consumer === null) return redirect(authorizationErrorRedirect(request, "invalid_target", "The resource parameter must name one consumer's MCP endpoint."));
+  if (consumer === null)
+    return redirect(
+      authorizationErrorRedirect(
+        request,
+        "invalid_target",
+        "The resource parameter must name one consumer's MCP endpoint.",
+      ),
+    );
   return showPage(oauth, request, consumer, initialChoice(request.scope), null, null);
 }
 
@@ -90,12 +97,18 @@ export async function authorizeDecision(c: OAuthContext): Promise<Response> {
   const names = [...choice.tools, ...choice.more.split(/\s+/).filter((name) => name !== "")];
   const invalid = names.find((name) => !SCOPE_TOKEN.test(name));
   if (invalid !== undefined) return again(`"${invalid}" is not a tool name.`);
-  if (!choice.all && names.length === 0) return again("Choose at least one tool, or every tool your sign-in credential may call.");
+  if (!choice.all && names.length === 0)
+    return again("Choose at least one tool, or every tool your sign-in credential may call.");
   const secret = (form.get("credential") ?? "").trim();
   const stub = stubOf(c.env, consumer);
   // The Worker checks the credential's keyed tag first: a wrong or foreign token never wakes the object.
-  if (keyedCredential(secret, consumer, c.env) === null || stub === null) return again(refusal(consumer, { code: "UNAUTHENTICATED", detail: "" }));
-  const granted = await stub.oauthGrant(consumer, secret, { tools: choice.all ? null : names, clientId: approved.request.clientId, maxLifetimeSeconds: GRANT_TTL_SECONDS });
+  if (keyedCredential(secret, consumer, c.env) === null || stub === null)
+    return again(refusal(consumer, { code: "UNAUTHENTICATED", detail: "" }));
+  const granted = await stub.oauthGrant(consumer, secret, {
+    tools: choice.all ? null : names,
+    clientId: approved.request.clientId,
+    maxLifetimeSeconds: GRANT_TTL_SECONDS,
+  });
   if (!granted.ok) return again(refusal(consumer, granted.error));
   const userId = await grantUserId(consumer, granted.value.subjectId, c.env);
   if (userId === null) throw new Error("a credential signed in without a token key");
@@ -130,23 +143,45 @@ function refusal(consumer: string, error: Pick<Problem, "code" | "detail">): str
 }
 
 /** The page for a request, under a new consent transaction (`spent`: the headers of the one just used). */
-async function showPage(oauth: OAuthServer, request: AuthRequest, consumer: string, choice: ConsentChoice, error: string | null, spent: Headers | null): Promise<Response> {
+async function showPage(
+  oauth: OAuthServer,
+  request: AuthRequest,
+  consumer: string,
+  choice: ConsentChoice,
+  error: string | null,
+  spent: Headers | null,
+): Promise<Response> {
   const details = await oauth.api.describeConsent(request);
   const consent = await oauth.api.beginConsent(request);
   const headers = new Headers(PAGE_HEADERS);
-  for (const from of [spent, consent.headers]) for (const cookie of from?.getAll("set-cookie") ?? []) headers.append("set-cookie", cookie);
+  for (const from of [spent, consent.headers])
+    for (const cookie of from?.getAll("set-cookie") ?? []) headers.append("set-cookie", cookie);
   headers.set("cache-control", "no-store");
   headers.set("x-frame-options", "DENY");
-  const html = consentPage({ consumer, clientName: details.clientName, redirectUri: details.redirectUri, redirectIsLoopback: details.redirectIsLoopback, requested: details.scope, handle: consent.handle, choice, error });
+  const html = consentPage({
+    consumer,
+    clientName: details.clientName,
+    redirectUri: details.redirectUri,
+    redirectIsLoopback: details.redirectIsLoopback,
+    requested: details.scope,
+    handle: consent.handle,
+    choice,
+    error,
+  });
   return new Response(html, { status: 200, headers });
 }
 
 function choiceOf(form: URLSearchParams): ConsentChoice {
-  return { tools: form.getAll("tool"), more: (form.get("more_tools") ?? "").slice(0, 4096), all: form.get("all_tools") === "1" };
+  return {
+    tools: form.getAll("tool"),
+    more: (form.get("more_tools") ?? "").slice(0, 4096),
+    all: form.get("all_tools") === "1",
+  };
 }
 
 async function readForm(request: Request): Promise<URLSearchParams | Response> {
-  if (mediaType(request.headers.get("content-type")) !== "application/x-www-form-urlencoded") return problemResponse(problem("UNSUPPORTED_MEDIA_TYPE", "Send the form as application/x-www-form-urlencoded."));
+  if (mediaType(request.headers.get("content-type")) !== "application/x-www-form-urlencoded")
+    return problemResponse(problem("UNSUPPORTED_MEDIA_TYPE", "Send the form as application/x-www-form-urlencoded."));
   const bytes = await readCappedBytes(request, MAX_FORM_BYTES);
   return bytes.ok ? new URLSearchParams(new TextDecoder().decode(bytes.value)) : problemResponse(bytes.error);
 }
@@ -163,6 +198,7 @@ async function authorizationFailure(error: unknown): Promise<Response> {
   const { AuthorizationError, CimdFetchError } = await oauthLibrary();
   if (error instanceof AuthorizationError && error.redirectTo !== undefined) return redirect(error.redirectTo);
   if (error instanceof AuthorizationError) return problemResponse(problem("INVALID_REQUEST", error.description));
-  if (error instanceof CimdFetchError) return problemResponse(problem("INVALID_REQUEST", "The client's metadata document could not be resolved."));
+  if (error instanceof CimdFetchError)
+    return problemResponse(problem("INVALID_REQUEST", "The client's metadata document could not be resolved."));
   throw error;
 }

@@ -27,7 +27,12 @@ export function mcpBearer(): MiddlewareHandler<OAuthEnv> {
     const consumer = c.req.param("consumer") ?? "";
     const token = bearerToken(c.req.header("authorization") ?? null);
     // An OAuth token's head seals its grant's consumer; any other token is not one for this endpoint.
-    if (token !== null && !token.startsWith("tg_") && !isAdmin(c) && (await consumerOfToken(token, c.env)) === consumer) {
+    if (
+      token !== null &&
+      !token.startsWith("tg_") &&
+      !isAdmin(c) &&
+      (await consumerOfToken(token, c.env)) === consumer
+    ) {
       const oauth = await oauthServer(new URL(c.req.url), c.env, consumer);
       const valid = oauth === null ? null : await oauth.server.validateToken(oauth.resource, token, c.env);
       const props = GrantProps.safeParse(valid?.props);

@@ -7,11 +7,23 @@
  * neighbours and are not refused; the consent page shows them marked (./page.ts).
  * @module
  */
-import type { ClientRegistrationCallbackOptions, ClientRegistrationCallbackResult } from "@cloudflare/workers-oauth-provider";
+import type {
+  ClientRegistrationCallbackOptions,
+  ClientRegistrationCallbackResult,
+} from "@cloudflare/workers-oauth-provider";
 import { escapeCodePoint, HIDDEN_KIND_TITLES, hiddenKind } from "../../core/text";
 
 /** The registration fields a person may be shown (each also with a `#<language tag>` suffix). */
-const DISPLAY_FIELDS = ["client_name", "client_uri", "logo_uri", "policy_uri", "tos_uri", "contacts", "software_id", "software_version"];
+const DISPLAY_FIELDS = [
+  "client_name",
+  "client_uri",
+  "logo_uri",
+  "policy_uri",
+  "tos_uri",
+  "contacts",
+  "software_id",
+  "software_version",
+];
 
 function isDisplayField(name: string): boolean {
   const hash = name.indexOf("#");
@@ -20,7 +32,12 @@ function isDisplayField(name: string): boolean {
 
 /** The first hidden code point of a value (a string, or each string of an array), as `U+202E (bidirectional control: …)`. */
 function firstHidden(value: unknown): string | null {
-  const texts = typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+  const texts =
+    typeof value === "string"
+      ? [value]
+      : Array.isArray(value)
+        ? value.filter((v): v is string => typeof v === "string")
+        : [];
   for (const text of texts) {
     for (const ch of text) {
       const cp = ch.codePointAt(0) ?? 0;
@@ -35,12 +52,18 @@ function firstHidden(value: unknown): string | null {
  * The library's registration callback: `undefined` admits the client; a refusal names the field
  * and the code point (escaped), never echoing the value.
  */
-export function refuseHiddenDisplayText({ clientMetadata }: Pick<ClientRegistrationCallbackOptions, "clientMetadata">): ClientRegistrationCallbackResult | undefined {
+export function refuseHiddenDisplayText({
+  clientMetadata,
+}: Pick<ClientRegistrationCallbackOptions, "clientMetadata">): ClientRegistrationCallbackResult | undefined {
   for (const [name, value] of Object.entries(clientMetadata)) {
     if (!isDisplayField(name)) continue;
     const hidden = firstHidden(value);
     if (hidden !== null) {
-      return { code: "invalid_client_metadata", status: 400, description: `${name} holds ${hidden}: the fields a person reads must hold no bidi control, invisible, control or other hidden character.` };
+      return {
+        code: "invalid_client_metadata",
+        status: 400,
+        description: `${name} holds ${hidden}: the fields a person reads must hold no bidi control, invisible, control or other hidden character.`,
+      };
     }
   }
   return undefined;

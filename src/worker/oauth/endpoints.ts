@@ -23,7 +23,12 @@ const MAX_TOKEN_REQUEST_BYTES = 16_384;
 
 /** The answer when this deployment or origin has no OAuth. */
 export function notConfigured(): Response {
-  return problemResponse(problem("OAUTH_NOT_CONFIGURED", "OAuth sign-in is not configured on this gate (no OAUTH_KV binding, or an origin that is neither https nor loopback)."));
+  return problemResponse(
+    problem(
+      "OAUTH_NOT_CONFIGURED",
+      "OAuth sign-in is not configured on this gate (no OAUTH_KV binding, or an origin that is neither https nor loopback).",
+    ),
+  );
 }
 
 /**
@@ -71,7 +76,13 @@ export async function authorizationServerMetadata(c: OAuthContext): Promise<Resp
   const answer = await oauth.server.fetch(c.req.raw, c.env, c.executionCtx);
   if (answer.status !== 200) return answer;
   const read = readJson(await answer.text());
-  if (!read.ok || read.value === null || typeof read.value !== "object" || Array.isArray(read.value) || read.value instanceof PyFloat) {
+  if (
+    !read.ok ||
+    read.value === null ||
+    typeof read.value !== "object" ||
+    Array.isArray(read.value) ||
+    read.value instanceof PyFloat
+  ) {
     throw new Error("the OAuth library answered metadata that is not a JSON object");
   }
   const { protected_resources: _unlisted, ...metadata } = read.value;
@@ -88,13 +99,21 @@ export async function tokenEndpoint(c: OAuthContext): Promise<Response> {
   if (oauthOrigin(url, c.env) === null) return notConfigured();
   const raw = c.req.raw;
   const bytes = await readCappedBytes(raw, MAX_TOKEN_REQUEST_BYTES);
-  if (!bytes.ok) return Response.json({ error: "invalid_request", error_description: bytes.error.detail }, { status: 413, headers: { "cache-control": "no-store" } });
+  if (!bytes.ok)
+    return Response.json(
+      { error: "invalid_request", error_description: bytes.error.detail },
+      { status: 413, headers: { "cache-control": "no-store" } },
+    );
   const form = new URLSearchParams(new TextDecoder().decode(bytes.value));
   const presented = form.get("code") ?? form.get("refresh_token") ?? form.get("token") ?? "";
   const consumer = await consumerOfToken(presented, c.env);
   const oauth = await oauthServer(url, c.env, consumer);
   if (oauth === null) return notConfigured();
-  const request = new Request(raw.url, { method: raw.method, headers: raw.headers, body: raw.method === "POST" ? bytes.value : null });
+  const request = new Request(raw.url, {
+    method: raw.method,
+    headers: raw.headers,
+    body: raw.method === "POST" ? bytes.value : null,
+  });
   // A revocation (RFC 7009: a token and no grant type) of a token of ours ends its whole grant.
   const revocation = form.get("grant_type") === null && form.get("token") !== null;
   if (revocation && consumer !== null) return revokeGrant(oauth, consumer, presented, request, c.env, c.executionCtx);
@@ -109,7 +128,9 @@ export async function registerEndpoint(c: OAuthContext): Promise<Response> {
   const oauth = await oauthServer(new URL(c.req.url), c.env, null, UNUSED_REGISTRATION_TTL_SECONDS);
   if (oauth === null) return notConfigured();
   const wait = registrations.take(addressKey(c.req.header("cf-connecting-ip") ?? null), Date.now());
-  return wait === null ? oauth.server.fetch(c.req.raw, c.env, c.executionCtx) : throttled(wait, "client registrations", c.req.header("origin") ?? null);
+  return wait === null
+    ? oauth.server.fetch(c.req.raw, c.env, c.executionCtx)
+    : throttled(wait, "client registrations", c.req.header("origin") ?? null);
 }
 
 /** The protocol endpoints' preflights and metadata variants: the library answers as it is. */

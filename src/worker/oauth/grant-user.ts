@@ -96,7 +96,11 @@ export async function consumerOfToken(token: string, env: Env): Promise<string |
     const keys = await keysOf(key);
     let name: string;
     try {
-      const opened = await crypto.subtle.decrypt({ name: "AES-GCM", iv: sealed.subarray(0, IV_BYTES) }, keys.seal, sealed.subarray(IV_BYTES));
+      const opened = await crypto.subtle.decrypt(
+        { name: "AES-GCM", iv: sealed.subarray(0, IV_BYTES) },
+        keys.seal,
+        sealed.subarray(IV_BYTES),
+      );
       name = new TextDecoder().decode(opened);
     } catch {
       continue;

@@ -53,9 +53,15 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
  */
 export function shownHtml(text: string): string {
   const out = visibleParts(text)
-    .map((part) => (part.hidden === null ? escapeHtml(part.text) : `<mark class="hidden-char hidden-${part.hidden}" title="${escapeHtml(HIDDEN_KIND_TITLES[part.hidden])}">${part.text}</mark>`))
+    .map((part) =>
+      part.hidden === null
+        ? escapeHtml(part.text)
+        : `<mark class="hidden-char hidden-${part.hidden}" title="${escapeHtml(HIDDEN_KIND_TITLES[part.hidden])}">${part.text}</mark>`,
+    )
     .join("");
-  return holdsRightToLeft(text) ? `<span class="stored-order" dir="ltr">${out}</span> <small class="stored-order-note">(contains right-to-left text, shown in stored order)</small>` : out;
+  return holdsRightToLeft(text)
+    ? `<span class="stored-order" dir="ltr">${out}</span> <small class="stored-order-note">(contains right-to-left text, shown in stored order)</small>`
+    : out;
 }
 
 /** Where access goes as shown: the redirect URI's origin, or the whole URI when it has none (a native app's `com.example.app:/callback`). */
@@ -91,11 +97,18 @@ export function consentPage(view: ConsentView): string {
   const consumer = escapeHtml(view.consumer);
   const error = view.error === null ? "" : `<p class="error" id="error" role="alert">${shownHtml(view.error)}</p>`;
   const described = view.error === null ? "credential-hint" : "credential-hint error";
-  const loopback = view.redirectIsLoopback ? `<p class="warn">Access goes to an app on this computer. Continue only if you just started signing in from it.</p>` : "";
+  const loopback = view.redirectIsLoopback
+    ? `<p class="warn">Access goes to an app on this computer. Continue only if you just started signing in from it.</p>`
+    : "";
   const requested = view.requested
-    .map((tool, i) => checkbox("tool", tool, view.choice.tools.includes(tool), `tool-${i}`, `<code>${shownHtml(tool)}</code>`))
+    .map((tool, i) =>
+      checkbox("tool", tool, view.choice.tools.includes(tool), `tool-${i}`, `<code>${shownHtml(tool)}</code>`),
+    )
     .join("\n");
-  const asked = view.requested.length === 0 ? `<p>The app asked for no particular tool.</p>` : `<p>The app asked for these tools:</p>\n${requested}`;
+  const asked =
+    view.requested.length === 0
+      ? `<p>The app asked for no particular tool.</p>`
+      : `<p>The app asked for these tools:</p>\n${requested}`;
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

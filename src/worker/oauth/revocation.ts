@@ -31,7 +31,10 @@ async function grantOf(oauth: OAuthServer, userId: string, grantId: string): Pro
 /** The gate credential a grant carries, as its metadata names it. */
 function credentialOf(grant: GrantSummary): string | null {
   const metadata: unknown = grant.metadata;
-  const id = typeof metadata === "object" && metadata !== null ? (metadata as { credential_id?: unknown }).credential_id : undefined;
+  const id =
+    typeof metadata === "object" && metadata !== null
+      ? (metadata as { credential_id?: unknown }).credential_id
+      : undefined;
   return typeof id === "string" ? id : null;
 }
 
@@ -46,7 +49,14 @@ export async function endGrantsOf(oauth: OAuthServer, userId: string, credential
  * Answers a revocation request of `consumer`'s authorization server (the library checks the
  * client owns the token); when it revoked something, the grant and its credential end too.
  */
-export async function revokeGrant(oauth: OAuthServer, consumer: string, token: string, request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+export async function revokeGrant(
+  oauth: OAuthServer,
+  consumer: string,
+  token: string,
+  request: Request,
+  env: Env,
+  ctx: ExecutionContext,
+): Promise<Response> {
   const [userId = "", grantId = ""] = token.split(":");
   const grant = await grantOf(oauth, userId, grantId);
   const access = grant === null ? null : await oauth.api.unwrapToken(token);

@@ -36,7 +36,10 @@ export const UNUSED_REGISTRATION_TTL_SECONDS = 3600;
 export const REGISTRATION_TTL_SECONDS = 90 * 24 * 3600;
 
 /** What a grant carries (encrypted by the library with a key only the token unwraps). */
-export const GrantProps = z.strictObject({ consumer: z.string(), credential: z.string().check(z.startsWith("tg_agent_")) });
+export const GrantProps = z.strictObject({
+  consumer: z.string(),
+  credential: z.string().check(z.startsWith("tg_agent_")),
+});
 
 /** Grant props, as stored by the consent handler. */
 export type GrantProps = z.infer<typeof GrantProps>;
@@ -70,7 +73,12 @@ export function oauthLibrary(): Promise<typeof import("@cloudflare/workers-oauth
  * OAuth is not configured ({@link oauthOrigin}). `registrationTtl`: the lifetime of a client it
  * registers or renews.
  */
-export async function oauthServer(url: URL, env: Env, consumer: string | null, registrationTtl = REGISTRATION_TTL_SECONDS): Promise<OAuthServer | null> {
+export async function oauthServer(
+  url: URL,
+  env: Env,
+  consumer: string | null,
+  registrationTtl = REGISTRATION_TTL_SECONDS,
+): Promise<OAuthServer | null> {
   const origin = oauthOrigin(url, env);
   if (origin === null) return null;
   const { OAuthAuthorizationServer, OAuthError } = await oauthLibrary();
@@ -92,7 +100,9 @@ export async function oauthServer(url: URL, env: Env, consumer: string | null, r
       const grant = GrantProps.safeParse(props);
       const stub = grant.success ? stubOf(env, grant.data.consumer) : null;
       if (grant.success && stub !== null && (await stub.oauthLive(grant.data.consumer, grant.data.credential))) return;
-      throw new OAuthError("invalid_grant", { description: "The access this grant carried was revoked or expired; sign in again." });
+      throw new OAuthError("invalid_grant", {
+        description: "The access this grant carried was revoked or expired; sign in again.",
+      });
     },
     onError({ status, code, internal }) {
       // The library's internal reason names the failed check; it never carries a secret.

@@ -21,10 +21,16 @@ export interface ThrottleSpec {
 }
 
 /** Client registrations: 10 per address (then one per 6 minutes), 200 per isolate (then one per second). */
-export const REGISTRATION_LIMITS: ThrottleSpec = { perAddress: { burst: 10, perSecond: 1 / 360 }, perIsolate: { burst: 200, perSecond: 1 } };
+export const REGISTRATION_LIMITS: ThrottleSpec = {
+  perAddress: { burst: 10, perSecond: 1 / 360 },
+  perIsolate: { burst: 200, perSecond: 1 },
+};
 
 /** Sign-in page views and consent forms: 30 per address (then one per 20 seconds), 600 per isolate (then 10 per second). */
-export const AUTHORIZATION_LIMITS: ThrottleSpec = { perAddress: { burst: 30, perSecond: 1 / 20 }, perIsolate: { burst: 600, perSecond: 10 } };
+export const AUTHORIZATION_LIMITS: ThrottleSpec = {
+  perAddress: { burst: 30, perSecond: 1 / 20 },
+  perIsolate: { burst: 600, perSecond: 10 },
+};
 
 /** Addresses whose buckets an isolate keeps per endpoint (a forgotten bucket starts full; the isolate's bucket still holds). */
 export const THROTTLE_ADDRESSES = 4096;
@@ -36,7 +42,10 @@ interface Bucket {
 
 function refilled(bucket: Bucket | undefined, spec: BucketSpec, nowMs: number): Bucket {
   if (bucket === undefined) return { tokens: spec.burst, at: nowMs };
-  return { tokens: Math.min(spec.burst, bucket.tokens + (Math.max(0, nowMs - bucket.at) * spec.perSecond) / 1000), at: nowMs };
+  return {
+    tokens: Math.min(spec.burst, bucket.tokens + (Math.max(0, nowMs - bucket.at) * spec.perSecond) / 1000),
+    at: nowMs,
+  };
 }
 
 function secondsUntilToken(bucket: Bucket, spec: BucketSpec): number {
@@ -78,8 +87,14 @@ export function addressKey(header: string | null): string {
   const [head = "", tail] = address.split("::", 2);
   const front = head === "" ? [] : head.split(":");
   const back = tail === undefined || tail === "" ? [] : tail.split(":");
-  const groups = tail === undefined ? front : [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  const groups =
+    tail === undefined
+      ? front
+      : [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
 /**
@@ -87,7 +102,10 @@ export function addressKey(header: string | null): string {
  * it and its `Retry-After` (as it may read the library's own answers).
  */
 export function throttled(retryAfter: number, what: string, origin: string | null = null): Response {
-  const body = { error: "temporarily_unavailable", error_description: `Too many ${what} from this address or on this server; retry after ${retryAfter} seconds.` };
+  const body = {
+    error: "temporarily_unavailable",
+    error_description: `Too many ${what} from this address or on this server; retry after ${retryAfter} seconds.`,
+  };
   const headers = new Headers({ "retry-after": String(retryAfter), "cache-control": "no-store" });
   if (origin !== null) {
     headers.set("access-control-allow-origin", origin);

@@ -17,7 +17,12 @@ import type { Limits } from "./limits";
  * `GET /v1/consumers/{consumer}`: the stored configuration with its limits' defaults applied,
  * `storageBytes`, and the audit log's alarm when raised (contracts `ConsumerDetails`).
  */
-export function consumerDetails(record: ConsumerRecord, limits: Limits, storageBytes: number, auditAlarm: AlarmView | null = null): string {
+export function consumerDetails(
+  record: ConsumerRecord,
+  limits: Limits,
+  storageBytes: number,
+  auditAlarm: AlarmView | null = null,
+): string {
   return canonicalJson({
     consumer: record.name,
     tools: record.tools,
@@ -46,7 +51,8 @@ export function credentialPage(sql: SqlStorage, cursor: string | null, pageItems
   if (cursor !== null) {
     const id = CREDENTIALS_CURSOR.read(cursor);
     if (!id.ok) return id;
-    if (table.get(id.value) === null) return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
+    if (table.get(id.value) === null)
+      return fail(problem("INVALID_CURSOR", "The cursor is not one this list answered."));
     after = id.value;
   }
   const rows = table.listed(after, pageItems + 1);
@@ -63,5 +69,10 @@ export function credentialPage(sql: SqlStorage, cursor: string | null, pageItems
     expires_at: c.expiresAt,
     revoked_at: c.revokedAt,
   }));
-  return ok(canonicalJson({ credentials, next_cursor: rows.length > pageItems && last !== undefined ? CREDENTIALS_CURSOR.encode(last.credentialId) : null }));
+  return ok(
+    canonicalJson({
+      credentials,
+      next_cursor: rows.length > pageItems && last !== undefined ? CREDENTIALS_CURSOR.encode(last.credentialId) : null,
+    }),
+  );
 }

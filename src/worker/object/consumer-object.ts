@@ -73,25 +73,43 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Agent: dispatches one tool call (`request`: the body the Worker read and validated, as RPC carries it: ./rpc.ts). */
   async toolCall(consumer: string, token: string, request: Carried<ToolCallRequest>): Promise<Outcome<string>> {
-    return answerText(await this.#s.agentCalls.call(consumer, token, "toolCall", received(request, ToolCallRequest), null));
+    return answerText(
+      await this.#s.agentCalls.call(consumer, token, "toolCall", received(request, ToolCallRequest), null),
+    );
   }
 
   /** Agent: the status of an unknown outcome (`request` as for {@link toolCall}). */
-  async toolCallStatus(consumer: string, token: string, request: Carried<ToolCallStatusRequest>): Promise<Outcome<string>> {
+  async toolCallStatus(
+    consumer: string,
+    token: string,
+    request: Carried<ToolCallStatusRequest>,
+  ): Promise<Outcome<string>> {
     const input = received(request, ToolCallStatusRequest);
     return answerText(await this.#s.agentCalls.call(consumer, token, "toolCallStatus", input, input.status_ref));
   }
 
   /** Agent: the tool calls of one model turn, each its own call on the path below, answered as one provider message (tool-calls/batch-call.ts). */
-  async toolCallBatch(consumer: string, token: string, request: Carried<ToolCallBatchRequest>): Promise<Outcome<string>> {
+  async toolCallBatch(
+    consumer: string,
+    token: string,
+    request: Carried<ToolCallBatchRequest>,
+  ): Promise<Outcome<string>> {
     const auth = this.#s.gate.authenticate(consumer, token, "toolCallBatch");
-    return auth.ok ? toolCallBatch(received(request, ToolCallBatchRequest), (input, bound) => this.#s.agentCalls.call(consumer, auth.value, "toolCallBatch", input, null, undefined, bound)) : auth;
+    return auth.ok
+      ? toolCallBatch(received(request, ToolCallBatchRequest), (input, bound) =>
+          this.#s.agentCalls.call(consumer, auth.value, "toolCallBatch", input, null, undefined, bound),
+        )
+      : auth;
   }
 
   /** Agent: one MCP message (`…/mcp`, mcp/plane.ts); the session acts for the credential's subject, its tool calls take the path above. */
   async mcp(consumer: string, token: string, request: McpRequest): Promise<Outcome<McpReply>> {
     const auth = this.#s.gate.authenticate(consumer, token, "mcp");
-    return auth.ok ? this.#s.mcp.handle(auth.value, request, (input, statusRef, notify) => this.#s.agentCalls.call(consumer, auth.value, "mcp", input, statusRef, notify)) : auth;
+    return auth.ok
+      ? this.#s.mcp.handle(auth.value, request, (input, statusRef, notify) =>
+          this.#s.agentCalls.call(consumer, auth.value, "mcp", input, statusRef, notify),
+        )
+      : auth;
   }
 
   /** MCP OAuth sign-in: a subject-bound agent credential mints a narrower one for the client's grant (credentials/oauth-grant.ts). */
@@ -121,14 +139,23 @@ export class ConsumerObject extends DurableObject<Env> {
 
   /** Approver console: an approver credential exchanged for a session (`sessionId`: the Worker's; only its hash is stored). */
   consoleSignIn(consumer: string, token: string, sessionId: string): Outcome<ConsoleSignedIn> {
-    const [who, credentialId] = [this.#s.gate.approver(consumer, token, "consoleSignIn"), credentialShape(token)?.credentialId];
-    return !who.ok ? who : credentialId === undefined ? fail(UNAUTHENTICATED) : ok(this.#s.console.signIn(who.value.approverId, credentialId, sessionId));
+    const [who, credentialId] = [
+      this.#s.gate.approver(consumer, token, "consoleSignIn"),
+      credentialShape(token)?.credentialId,
+    ];
+    return !who.ok
+      ? who
+      : credentialId === undefined
+        ? fail(UNAUTHENTICATED)
+        : ok(this.#s.console.signIn(who.value.approverId, credentialId, sessionId));
   }
 
   /** Approver console: one call of a signed-in session (its page, an approval, a decision, the live stream, sign-out). */
   consoleCall(consumer: string, sessionId: string, call: ConsoleCall): Outcome<ConsoleReply> {
     const config = this.#kernel.config.current();
-    return config !== undefined && config.name === consumer ? this.#s.console.call(config, sessionId, call) : fail(UNAUTHENTICATED);
+    return config !== undefined && config.name === consumer
+      ? this.#s.console.call(config, sessionId, call)
+      : fail(UNAUTHENTICATED);
   }
 
   /** Auditor: one bounded step of the chain's verification walk (`cursor`: where the last step stopped). */

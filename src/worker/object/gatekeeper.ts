@@ -24,7 +24,9 @@ export class Gatekeeper {
   admin(consumer: string, operation: Operation): Outcome<ConsumerRecord> {
     if (!adminMay(operation)) return fail(UNAUTHENTICATED);
     const config = this.consumer.current();
-    return config !== undefined && config.name === consumer ? ok(config) : fail(problem("NOT_FOUND", "No such consumer."));
+    return config !== undefined && config.name === consumer
+      ? ok(config)
+      : fail(problem("NOT_FOUND", "No such consumer."));
   }
 
   /**
@@ -39,7 +41,11 @@ export class Gatekeeper {
   }
 
   /** The admin secret (`token` null) or a credential, for an operation both may make. */
-  either(consumer: string, token: string | null, operation: Operation): Outcome<{ config: ConsumerRecord; caller: Authenticated["caller"] | null }> {
+  either(
+    consumer: string,
+    token: string | null,
+    operation: Operation,
+  ): Outcome<{ config: ConsumerRecord; caller: Authenticated["caller"] | null }> {
     if (token === null) {
       const config = this.admin(consumer, operation);
       return config.ok ? ok({ config: config.value, caller: null }) : config;
@@ -55,7 +61,11 @@ export class Gatekeeper {
    */
   holds(credentialId: string, approverId: string | null): boolean {
     const config = this.consumer.current();
-    return config !== undefined && this.credentials.isLive(credentialId) && (approverId === null || config.approverSubjects.includes(approverId));
+    return (
+      config !== undefined &&
+      this.credentials.isLive(credentialId) &&
+      (approverId === null || config.approverSubjects.includes(approverId))
+    );
   }
 
   /** When a credential expires (Unix seconds; `null`: never): what listens with it ends then. */
@@ -64,7 +74,11 @@ export class Gatekeeper {
   }
 
   /** An approver credential whose subject is one of the consumer's approvers. */
-  approver(consumer: string, token: string, operation: Operation): Outcome<{ approverId: string; config: ConsumerRecord }> {
+  approver(
+    consumer: string,
+    token: string,
+    operation: Operation,
+  ): Outcome<{ approverId: string; config: ConsumerRecord }> {
     const auth = this.authenticate(consumer, token, operation);
     if (!auth.ok) return auth;
     const subject = auth.value.caller.subjectId;

@@ -46,7 +46,10 @@ export class ObjectKernel {
     this.sql = ctx.storage.sql;
     this.alarms = new AlarmSlots(ctx.storage);
     this.retention = new Retention(this);
-    const schedule = auditSigner(env) === null ? undefined : { every: AUDIT_CHECKPOINT_EVERY, schedule: () => this.alarms.set("audit", Date.now()) };
+    const schedule =
+      auditSigner(env) === null
+        ? undefined
+        : { every: AUDIT_CHECKPOINT_EVERY, schedule: () => this.alarms.set("audit", Date.now()) };
     this.audit = new AuditChain(this.sql, schedule, env.AUDIT_TILES);
     this.config = new ConsumerPlane(this.sql, this.audit);
     this.targets = { allowLoopback: env.TOOLGATE_ALLOW_LOOPBACK_TARGETS === "1" };

@@ -22,8 +22,20 @@ export interface ListPage<T> {
  * The page of `items` (already in ascending order of `keyOf`, as strings compare) after `cursor`
  * (`null`: from the first); `INVALID_CURSOR` for a cursor this list never answered.
  */
-export function listPage<T>(list: string, items: readonly T[], keyOf: (item: T) => string, cursor: string | null, pageItems: number): Outcome<ListPage<T>> {
-  const codec = cursorCodec<string>({ prefix: `${list}:v1:`, maxChars: MAX_CURSOR_CHARS, write: (key) => key, read: (key) => key, detail: "The cursor is not one this list answered; start again without it." });
+export function listPage<T>(
+  list: string,
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  cursor: string | null,
+  pageItems: number,
+): Outcome<ListPage<T>> {
+  const codec = cursorCodec<string>({
+    prefix: `${list}:v1:`,
+    maxChars: MAX_CURSOR_CHARS,
+    write: (key) => key,
+    read: (key) => key,
+    detail: "The cursor is not one this list answered; start again without it.",
+  });
   let start = 0;
   if (cursor !== null) {
     const after = codec.read(cursor);

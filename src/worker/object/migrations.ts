@@ -48,7 +48,10 @@ export function migrate(sql: SqlStorage): number {
   if (from > SCHEMA_VERSION) throw new Error(`stored schema v${from} is newer than this code (v${SCHEMA_VERSION})`);
   for (let v = from + 1; v <= SCHEMA_VERSION; v++) sql.exec(versionSql(v));
   if (from !== SCHEMA_VERSION) {
-    sql.exec("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", SCHEMA_VERSION);
+    sql.exec(
+      "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      SCHEMA_VERSION,
+    );
   }
   return from;
 }

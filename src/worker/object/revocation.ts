@@ -16,7 +16,11 @@ export class Revocation {
   revoked(credentialId: string): number {
     this.mcp.credentialEnded(credentialId);
     const ctx = this.kernel.ctx;
-    const closed = closeCredentialSockets(ctx, credentialId, (ws) => isCapabilitySocket(ctx, ws) && detachProvider(this.capability, ws));
+    const closed = closeCredentialSockets(
+      ctx,
+      credentialId,
+      (ws) => isCapabilitySocket(ctx, ws) && detachProvider(this.capability, ws),
+    );
     this.kernel.events.recheck();
     return closed;
   }

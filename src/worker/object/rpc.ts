@@ -53,7 +53,13 @@ function withoutFloats(value: unknown, path: (string | number)[], floats: ValueP
     const member = withoutFloats(record[key], path, floats);
     path.pop();
     // `defineProperty`: a `__proto__` key stays an own member, as the reader made it.
-    if (member !== record[key]) Object.defineProperty((copy ??= { ...record }), key, { value: member, enumerable: true, writable: true, configurable: true });
+    if (member !== record[key])
+      Object.defineProperty((copy ??= { ...record }), key, {
+        value: member,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return copy ?? value;
 }
@@ -69,14 +75,21 @@ function withFloats(value: unknown, floats: readonly ValuePath[]): unknown {
     let parent: unknown = root;
     for (let i = 0; i < path.length - 1; i++) parent = member(parent, path[i]);
     const last = path[path.length - 1];
-    if (typeof parent !== "object" || parent === null || last === undefined) throw new Error("a carried float outside its value");
-    Object.defineProperty(parent, last, { value: float(member(parent, last)), enumerable: true, writable: true, configurable: true });
+    if (typeof parent !== "object" || parent === null || last === undefined)
+      throw new Error("a carried float outside its value");
+    Object.defineProperty(parent, last, {
+      value: float(member(parent, last)),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return root;
 }
 
 function member(parent: unknown, key: string | number | undefined): unknown {
-  if (typeof parent !== "object" || parent === null || key === undefined || !Object.hasOwn(parent, key)) throw new Error("a carried float outside its value");
+  if (typeof parent !== "object" || parent === null || key === undefined || !Object.hasOwn(parent, key))
+    throw new Error("a carried float outside its value");
   return (parent as Record<string | number, unknown>)[key];
 }
 
@@ -106,7 +119,11 @@ export function fromWorker<S extends z.ZodMiniType>(text: string, schema: S): z.
 }
 
 /** Reads a body this object stored as canonical JSON text and checks it against its contract; a failure is a bug. */
-export function fromStored<S extends z.ZodMiniType>(text: string, schema: S, what = "a stored body outside its contract"): z.output<S> {
+export function fromStored<S extends z.ZodMiniType>(
+  text: string,
+  schema: S,
+  what = "a stored body outside its contract",
+): z.output<S> {
   const read = readJson(text, STORED_JSON);
   const parsed = read.ok ? schema.safeParse(read.value) : undefined;
   if (parsed === undefined || !parsed.success) throw new Error(what);

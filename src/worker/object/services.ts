@@ -61,7 +61,16 @@ export function consumerServices(kernel: ObjectKernel, codeTools: () => readonly
   const runtime = new RuntimeTransport(kernel, toolCalls, credentials);
   const revocation = new Revocation(kernel, mcp, capability);
   return {
-    kernel, credentials, admission, mcp, capability, webhooks, gate, tools, toolCalls, runtime,
+    kernel,
+    credentials,
+    admission,
+    mcp,
+    capability,
+    webhooks,
+    gate,
+    tools,
+    toolCalls,
+    runtime,
     audit: new AuditHost(kernel),
     console: new ConsolePlane(kernel, credentials, toolCalls),
     agentCalls: new AgentCalls(kernel, gate, admission, toolCalls, tracer),

@@ -50,7 +50,11 @@ export function credentialSockets(ctx: DurableObjectState, credentialId: string)
 export function socketQuota(ctx: DurableObjectState, credentialId: string, limits: Limits): Outcome<null> {
   if (credentialSockets(ctx, credentialId).length < limits.sockets_per_credential) return ok(null);
   return fail(
-    problem("QUOTA_EXCEEDED", `This credential already holds ${limits.sockets_per_credential} open sockets; close one first.`, SOCKET_QUOTA_RETRY_SECONDS),
+    problem(
+      "QUOTA_EXCEEDED",
+      `This credential already holds ${limits.sockets_per_credential} open sockets; close one first.`,
+      SOCKET_QUOTA_RETRY_SECONDS,
+    ),
   );
 }
 
@@ -75,19 +79,32 @@ export function messageBytes(message: string | ArrayBuffer): number {
 export type RateWindow = number[];
 
 /** What one incoming message may do: be handled, or close its socket with a code. */
-export type MessageVerdict = { admit: true } | { admit: false; code: typeof CLOSE_POLICY_VIOLATION | typeof CLOSE_MESSAGE_TOO_BIG; reason: string };
+export type MessageVerdict =
+  | { admit: true }
+  | { admit: false; code: typeof CLOSE_POLICY_VIOLATION | typeof CLOSE_MESSAGE_TOO_BIG; reason: string };
 
 /**
  * The per-message rules, in order: the socket's credential is live; the message is at most
  * `socket_message_bytes`; fewer than `socket_messages_per_second` messages arrived in the
  * second before it (a sliding window; `window` is updated in place).
  */
-export function judgeMessage(window: RateWindow, bytes: number, live: boolean, limits: Limits, nowMs: number): MessageVerdict {
+export function judgeMessage(
+  window: RateWindow,
+  bytes: number,
+  live: boolean,
+  limits: Limits,
+  nowMs: number,
+): MessageVerdict {
   if (!live) return { admit: false, code: CLOSE_POLICY_VIOLATION, reason: "credential revoked" };
-  if (bytes > limits.socket_message_bytes) return { admit: false, code: CLOSE_MESSAGE_TOO_BIG, reason: `message over ${limits.socket_message_bytes} bytes` };
+  if (bytes > limits.socket_message_bytes)
+    return { admit: false, code: CLOSE_MESSAGE_TOO_BIG, reason: `message over ${limits.socket_message_bytes} bytes` };
   while (window.length > 0 && (window[0] as number) <= nowMs - 1000) window.shift();
   if (window.length >= limits.socket_messages_per_second) {
-    return { admit: false, code: CLOSE_POLICY_VIOLATION, reason: `over ${limits.socket_messages_per_second} messages per second` };
+    return {
+      admit: false,
+      code: CLOSE_POLICY_VIOLATION,
+      reason: `over ${limits.socket_messages_per_second} messages per second`,
+    };
   }
   window.push(nowMs);
   return { admit: true };
@@ -112,7 +129,13 @@ export function closeQuietly(ws: WebSocket, code: number, reason: string): void 
  * Admits one incoming message of an accepted socket, or closes the socket (1008 revoked or
  * too fast, 1009 too big) and answers `false`: the message is then not handled at all.
  */
-export function admitMessage(ctx: DurableObjectState, ws: WebSocket, message: string | ArrayBuffer, policy: SessionPolicy, nowMs: number): boolean {
+export function admitMessage(
+  ctx: DurableObjectState,
+  ws: WebSocket,
+  message: string | ArrayBuffer,
+  policy: SessionPolicy,
+  nowMs: number,
+): boolean {
   const credentialId = socketCredential(ctx, ws);
   const live = credentialId !== null && policy.isLive(credentialId);
   let window = windows.get(ws);
@@ -132,7 +155,11 @@ export function admitMessage(ctx: DurableObjectState, ws: WebSocket, message: st
  * (a provider socket detaches its binding, so no effect is pushed to it any more), then the
  * socket is closed with 1008. Answers how many sockets were closed.
  */
-export function closeCredentialSockets(ctx: DurableObjectState, credentialId: string, release: (ws: WebSocket) => void): number {
+export function closeCredentialSockets(
+  ctx: DurableObjectState,
+  credentialId: string,
+  release: (ws: WebSocket) => void,
+): number {
   const sockets = ctx.getWebSockets(credentialTag(credentialId));
   for (const ws of sockets) {
     release(ws);
@@ -145,5 +172,12 @@ export function closeCredentialSockets(ctx: DurableObjectState, credentialId: st
 /** The accepted WebSockets (runtime and capability sessions; hibernation keeps them outside the isolate). */
 export const SESSIONS_FEATURE: Feature = {
   name: "sessions",
-  memory: (o) => [{ structure: "WebSockets", entries: o.kernel.ctx.getWebSockets().length, cap: null, bound: "sockets_per_credential per credential" }],
+  memory: (o) => [
+    {
+      structure: "WebSockets",
+      entries: o.kernel.ctx.getWebSockets().length,
+      cap: null,
+      bound: "sockets_per_credential per credential",
+    },
+  ],
 };

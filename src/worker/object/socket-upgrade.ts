@@ -8,14 +8,18 @@ import type { ObjectKernel } from "./kernel";
 import type { RuntimeTransport } from "./runtime/plane";
 import { acceptRuntimeSocket, isRuntimeSocket, onRuntimeClose, onRuntimeMessage } from "./runtime/socket";
 import { admitMessage, sessionPolicy, socketQuota, type SessionPolicy } from "./sessions";
-import { SOCKET_CONSUMER_HEADER, SOCKET_PROVIDER_HEADER, SOCKET_ROUTE_HEADER, SOCKET_TOKEN_HEADER } from "./socket-route";
+import {
+  SOCKET_CONSUMER_HEADER,
+  SOCKET_PROVIDER_HEADER,
+  SOCKET_ROUTE_HEADER,
+  SOCKET_TOKEN_HEADER,
+} from "./socket-route";
 
 /** A credential the object has authenticated, and the consumer it belongs to. */
 export interface Authenticated {
   caller: Caller;
   config: ConsumerRecord;
 }
-
 
 /** The object's WebSockets (hibernatable): the runtime socket and providers' capability sockets. */
 export class ObjectSockets {
@@ -64,7 +68,8 @@ export class ObjectSockets {
     const [ctx, policy] = [this.kernel.ctx, this.#policy()];
     if (!admitMessage(ctx, ws, message, policy, this.kernel.rateMs())) return;
     if (isCapabilitySocket(ctx, ws)) return onCapabilityMessage(this.capability, ws, message);
-    if (isRuntimeSocket(ctx, ws) && this.kernel.config.current() !== undefined) await onRuntimeMessage(this.runtime, ws, message, policy);
+    if (isRuntimeSocket(ctx, ws) && this.kernel.config.current() !== undefined)
+      await onRuntimeMessage(this.runtime, ws, message, policy);
   }
 
   /** The peer closed an accepted WebSocket. */

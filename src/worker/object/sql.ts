@@ -57,7 +57,8 @@ export function storedJson(json: string, what: string): Json {
 /** Reads a JSON array of strings this object stored; anything else is a bug (thrown). */
 export function storedStrings(json: string, what: string): string[] {
   const value = storedJson(json, what);
-  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) throw new Error(`stored ${what} is not a string array`);
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string"))
+    throw new Error(`stored ${what} is not a string array`);
   return value;
 }
 

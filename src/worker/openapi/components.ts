@@ -17,7 +17,20 @@ const URI = (id: string): string => `#/components/schemas/${id}`;
 
 const UNREPRESENTABLE = "x-unrepresentable";
 /** The zod types whose JSON Schema comes out empty (`{}`, any value) unless a `meta` says what they are. */
-const OPAQUE: ReadonlySet<string> = new Set(["bigint", "custom", "transform", "date", "symbol", "map", "set", "function", "promise", "nan", "undefined", "void"]);
+const OPAQUE: ReadonlySet<string> = new Set([
+  "bigint",
+  "custom",
+  "transform",
+  "date",
+  "symbol",
+  "map",
+  "set",
+  "function",
+  "promise",
+  "nan",
+  "undefined",
+  "void",
+]);
 
 /**
  * What JSON Schema cannot say of a zod schema by itself: a u64 is a union with bigint in memory
@@ -36,7 +49,10 @@ function override(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: Json }): void 
 
 function refuseUnrepresentable(node: unknown, at: string): void {
   if (typeof node !== "object" || node === null) return;
-  if (UNREPRESENTABLE in node) throw new Error(`${at}: a ${String((node as Json)[UNREPRESENTABLE])} cannot be said in JSON Schema; give it a meta`);
+  if (UNREPRESENTABLE in node)
+    throw new Error(
+      `${at}: a ${String((node as Json)[UNREPRESENTABLE])} cannot be said in JSON Schema; give it a meta`,
+    );
   for (const [key, value] of Object.entries(node)) refuseUnrepresentable(value, `${at}/${key}`);
 }
 
@@ -68,7 +84,8 @@ function refsOf(node: unknown, into: Set<string>): Set<string> {
   if (Array.isArray(node)) for (const item of node) refsOf(item, into);
   else if (typeof node === "object" && node !== null) {
     for (const [key, value] of Object.entries(node)) {
-      if (key === "$ref" && typeof value === "string" && value.startsWith(URI(""))) into.add(value.slice(URI("").length));
+      if (key === "$ref" && typeof value === "string" && value.startsWith(URI("")))
+        into.add(value.slice(URI("").length));
       else refsOf(value, into);
     }
   }

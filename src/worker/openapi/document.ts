@@ -19,9 +19,14 @@ const PROBLEM = { "application/problem+json": { schema: ref("ProblemDetails") } 
 
 /** Headers and answers every operation shares, once under `components` (each use is a `$ref`). */
 const SHARED_HEADERS: Json = {
-  RetryAfter: { description: "Seconds to wait before sending again (RFC 9110 §10.2.3).", required: false, schema: { type: "integer", minimum: 0 } },
+  RetryAfter: {
+    description: "Seconds to wait before sending again (RFC 9110 §10.2.3).",
+    required: false,
+    schema: { type: "integer", minimum: 0 },
+  },
   WwwAuthenticate: {
-    description: "`Bearer realm=\"toolgate\"`; on the MCP endpoint `Bearer resource_metadata=\"…\"` (RFC 9728), where an MCP client starts OAuth sign-in.",
+    description:
+      '`Bearer realm="toolgate"`; on the MCP endpoint `Bearer resource_metadata="…"` (RFC 9728), where an MCP client starts OAuth sign-in.',
     required: true,
     schema: { type: "string" },
   },
@@ -32,7 +37,8 @@ const FRONT: readonly ProblemCode[] = ["MALFORMED_HTTP", "REQUEST_TIMEOUT", "HEA
 
 function headerObjects(headers: Readonly<Record<string, HeaderDoc>>): Json {
   const out: Json = {};
-  for (const [name, h] of Object.entries(headers)) out[name] = { description: h.description, required: h.required === true, schema: h.schema };
+  for (const [name, h] of Object.entries(headers))
+    out[name] = { description: h.description, required: h.required === true, schema: h.schema };
   return out;
 }
 
@@ -52,7 +58,8 @@ function answer(doc: ResponseDoc, answerIds: Set<string>): Json {
 }
 
 /** `UNAUTHENTICATED` → `Unauthenticated`: a shared answer's name from its codes. */
-const pascal = (code: string): string => code.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
+const pascal = (code: string): string =>
+  code.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
 
 /**
  * The problem answers of an operation, one per status with the headers its codes send; each is
@@ -67,7 +74,8 @@ function problemAnswers(codes: readonly ProblemCode[], schema: string, answerIds
     const name = `${schema === "ProblemDetails" ? "" : schema.replace(/Problem$/, "")}${group.map(pascal).join("Or")}`;
     const headers: Json = {};
     if (status === 401) headers["WWW-Authenticate"] = { $ref: "#/components/headers/WwwAuthenticate" };
-    if (group.some((code) => RETRY_AFTER_CODES.has(code))) headers["Retry-After"] = { $ref: "#/components/headers/RetryAfter" };
+    if (group.some((code) => RETRY_AFTER_CODES.has(code)))
+      headers["Retry-After"] = { $ref: "#/components/headers/RetryAfter" };
     shared[name] ??= {
       description: `Problem: ${group.join(", ")}`,
       ...(Object.keys(headers).length === 0 ? {} : { headers }),
@@ -82,16 +90,28 @@ function problemAnswers(codes: readonly ProblemCode[], schema: string, answerIds
 
 function parameters(op: OperationDoc): Json[] {
   const out: Json[] = [];
-  for (const match of op.path.matchAll(/\{([a-z_]+)\}/g)) out.push({ name: match[1], in: "path", required: true, schema: { type: "string" } });
-  for (const [name, q] of Object.entries(op.query ?? {})) out.push({ name, in: "query", required: false, description: q.description, schema: q.schema });
-  for (const [name, h] of Object.entries(op.headers ?? {})) out.push({ name, in: "header", required: false, description: h.description, schema: h.schema });
+  for (const match of op.path.matchAll(/\{([a-z_]+)\}/g))
+    out.push({ name: match[1], in: "path", required: true, schema: { type: "string" } });
+  for (const [name, q] of Object.entries(op.query ?? {}))
+    out.push({ name, in: "query", required: false, description: q.description, schema: q.schema });
+  for (const [name, h] of Object.entries(op.headers ?? {}))
+    out.push({ name, in: "header", required: false, description: h.description, schema: h.schema });
   return out;
 }
 
 function operationObject(op: OperationDoc, requestIds: Set<string>, answerIds: Set<string>, shared: Json): Json {
   const responses: Json = {};
-  for (const doc of [...(op.response === undefined ? [] : [op.response]), ...(op.alsoResponses ?? [])]) responses[String(doc.status)] = answer(doc, answerIds);
-  Object.assign(responses, problemAnswers(op.problems, op.problemSchema === undefined ? "ProblemDetails" : schemaId(op.problemSchema), answerIds, shared));
+  for (const doc of [...(op.response === undefined ? [] : [op.response]), ...(op.alsoResponses ?? [])])
+    responses[String(doc.status)] = answer(doc, answerIds);
+  Object.assign(
+    responses,
+    problemAnswers(
+      op.problems,
+      op.problemSchema === undefined ? "ProblemDetails" : schemaId(op.problemSchema),
+      answerIds,
+      shared,
+    ),
+  );
   const params = parameters(op);
   let requestBody: Json | undefined;
   if (op.request !== undefined) {
@@ -102,7 +122,9 @@ function operationObject(op: OperationDoc, requestIds: Set<string>, answerIds: S
   return {
     summary: op.summary,
     operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+/g, "_")}`,
-    ...(op.operation === "none" ? { security: [] } : { security: [{ bearer: [] }], "x-toolgate-credential": accessLabel(op.operation) }),
+    ...(op.operation === "none"
+      ? { security: [] }
+      : { security: [{ bearer: [] }], "x-toolgate-credential": accessLabel(op.operation) }),
     ...(params.length === 0 ? {} : { parameters: params }),
     ...(requestBody === undefined ? {} : { requestBody }),
     responses,
@@ -121,7 +143,12 @@ function webhooks(answerIds: Set<string>): Json {
         operationId: `webhook_${type.replace(".", "_")}`,
         security: [{ webhookSignature: [] }],
         requestBody: { required: true, content: { "application/json": { schema: ref(id) } } },
-        responses: { "2XX": { description: "Delivered; any other answer, or none within 10 s, is retried with backoff (docs/webhooks.md)." } },
+        responses: {
+          "2XX": {
+            description:
+              "Delivered; any other answer, or none within 10 s, is retried with backoff (docs/webhooks.md).",
+          },
+        },
       },
     };
   }
@@ -134,8 +161,14 @@ export function openApiDocument(operations: readonly OperationDoc[], version: st
   const answerIds = new Set<string>(["ProblemDetails"]);
   const paths: Record<string, Json> = {};
   const shared: Json = {
-    FrontProblem: { description: `Problem from the HTTP front, before the gate: ${FRONT.join(", ")}.`, content: PROBLEM },
-    InternalProblem: { description: "Problem: INTERNAL (500), or another status a later version adds.", content: PROBLEM },
+    FrontProblem: {
+      description: `Problem from the HTTP front, before the gate: ${FRONT.join(", ")}.`,
+      content: PROBLEM,
+    },
+    InternalProblem: {
+      description: "Problem: INTERNAL (500), or another status a later version adds.",
+      content: PROBLEM,
+    },
   };
   for (const op of operations) {
     if (op.documented === false) continue;
@@ -159,12 +192,17 @@ export function openApiDocument(operations: readonly OperationDoc[], version: st
       responses: Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b))),
       headers: SHARED_HEADERS,
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", description: "`tg_<kind>_<random>_<check>` consumer credentials, or the admin secret." },
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "`tg_<kind>_<random>_<check>` consumer credentials, or the admin secret.",
+        },
         webhookSignature: {
           type: "apiKey",
           in: "header",
           name: "webhook-signature",
-          description: "Standard Webhooks: `v1,<base64 HMAC-SHA256>` under the endpoint's `whsec_` secret, over `webhook-id.webhook-timestamp.body` (docs/webhooks.md).",
+          description:
+            "Standard Webhooks: `v1,<base64 HMAC-SHA256>` under the endpoint's `whsec_` secret, over `webhook-id.webhook-timestamp.body` (docs/webhooks.md).",
         },
       },
     },

@@ -3,7 +3,15 @@
  * consumers, a consumer's credentials. None answers a secret.
  * @module
  */
-import { ConsumerDetails, ConsumerList, ConsumerListQuery, CredentialList, CredentialListQuery, DEFAULT_DIRECTORY_PAGE, MAX_DIRECTORY_PAGE } from "../../contracts/admin-reads";
+import {
+  ConsumerDetails,
+  ConsumerList,
+  ConsumerListQuery,
+  CredentialList,
+  CredentialListQuery,
+  DEFAULT_DIRECTORY_PAGE,
+  MAX_DIRECTORY_PAGE,
+} from "../../contracts/admin-reads";
 import { isAdmin } from "../auth";
 import { describeIssues } from "../body";
 import { DIRECTORY_NAME, type DirectoryObject } from "../directory/directory-object";
@@ -25,7 +33,10 @@ export async function recordInDirectory(env: Env, consumer: string): Promise<voi
   await directoryOf(env)?.record(consumer);
 }
 
-const cursor = { description: "The `next_cursor` of the previous page (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 256 } };
+const cursor = {
+  description: "The `next_cursor` of the previous page (opaque; anything else is 400 INVALID_CURSOR).",
+  schema: { type: "string", maxLength: 256 },
+};
 
 /** Read routes of the admin plane. */
 export const adminReadRoutes: RouteModule = {
@@ -33,9 +44,16 @@ export const adminReadRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers",
-      summary: "The directory of consumers: names in code-point order with when each was first configured, one page at a time.",
+      summary:
+        "The directory of consumers: names in code-point order with when each was first configured, one page at a time.",
       operation: "listConsumers",
-      query: { cursor, limit: { description: `Page size, 1..${MAX_DIRECTORY_PAGE} (default ${DEFAULT_DIRECTORY_PAGE}).`, schema: { type: "integer", minimum: 1, maximum: MAX_DIRECTORY_PAGE } } },
+      query: {
+        cursor,
+        limit: {
+          description: `Page size, 1..${MAX_DIRECTORY_PAGE} (default ${DEFAULT_DIRECTORY_PAGE}).`,
+          schema: { type: "integer", minimum: 1, maximum: MAX_DIRECTORY_PAGE },
+        },
+      },
       response: { status: 200, schema: ConsumerList, description: "One page; `next_cursor` is null on the last page." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
       handlers: handlers(async (c) => {
@@ -43,14 +61,16 @@ export const adminReadRoutes: RouteModule = {
         const query = ConsumerListQuery.safeParse(c.req.query());
         if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
         const directory = directoryOf(c.env);
-        if (directory === null) return problemResponse(problem("NOT_FOUND", "This deployment binds no DIRECTORY: consumers are not listed."));
+        if (directory === null)
+          return problemResponse(problem("NOT_FOUND", "This deployment binds no DIRECTORY: consumers are not listed."));
         return respond(await directory.page(query.data.cursor ?? null, query.data.limit ?? DEFAULT_DIRECTORY_PAGE));
       }),
     },
     {
       method: "get",
       path: "/v1/consumers/{consumer}",
-      summary: "A consumer's configuration: enabled tools, approvers, token issuer, limits (defaults applied), and its object's storage size. Never a secret.",
+      summary:
+        "A consumer's configuration: enabled tools, approvers, token issuer, limits (defaults applied), and its object's storage size. Never a secret.",
       operation: "getConsumer",
       auth: "admin-secret",
       response: { status: 200, schema: ConsumerDetails, description: "The stored configuration." },
@@ -60,16 +80,23 @@ export const adminReadRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/credentials",
-      summary: "The consumer's credentials in issue order, at most the consumer's page_items per page: binding, creation, expiry, revocation; never a secret or tag.",
+      summary:
+        "The consumer's credentials in issue order, at most the consumer's page_items per page: binding, creation, expiry, revocation; never a secret or tag.",
       operation: "listCredentials",
       auth: "admin-secret",
       query: { cursor },
-      response: { status: 200, schema: CredentialList, description: "One page; `next_cursor` is null on the last page." },
+      response: {
+        status: 200,
+        schema: CredentialList,
+        description: "One page; `next_cursor` is null on the last page.",
+      },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
       handlers: handlers(async (c) => {
         const query = CredentialListQuery.safeParse(c.req.query());
         if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-        return respond(await c.var.stub.admin(c.var.consumer, { kind: "listCredentials", cursor: query.data.cursor ?? null }));
+        return respond(
+          await c.var.stub.admin(c.var.consumer, { kind: "listCredentials", cursor: query.data.cursor ?? null }),
+        );
       }),
     },
   ],

@@ -19,7 +19,15 @@ export const adminRoutes: RouteModule = {
       auth: "admin-secret",
       request: ConsumerConfig,
       response: { status: 200, schema: ConsumerView, description: "The stored consumer." },
-      problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "UNKNOWN_TOOL_NAMES"],
+      problems: [
+        "UNAUTHENTICATED",
+        "NOT_FOUND",
+        "INVALID_JSON",
+        "INVALID_REQUEST",
+        "BODY_TOO_LARGE",
+        "UNSUPPORTED_MEDIA_TYPE",
+        "UNKNOWN_TOOL_NAMES",
+      ],
       handlers: handlers(jsonBody(ConsumerConfig), async (c) => {
         const configured = await c.var.stub.admin(c.var.consumer, { kind: "configure", config: c.var.body });
         if (configured.ok) {
@@ -39,7 +47,15 @@ export const adminRoutes: RouteModule = {
       auth: "admin-secret",
       request: CreateCredentialRequest,
       response: { status: 201, schema: CreatedCredential, description: "The new credential." },
-      problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "UNKNOWN_TOOL_NAMES"],
+      problems: [
+        "UNAUTHENTICATED",
+        "NOT_FOUND",
+        "INVALID_JSON",
+        "INVALID_REQUEST",
+        "BODY_TOO_LARGE",
+        "UNSUPPORTED_MEDIA_TYPE",
+        "UNKNOWN_TOOL_NAMES",
+      ],
       handlers: handlers(jsonBody(CreateCredentialRequest), async (c) =>
         respond(await c.var.stub.admin(c.var.consumer, { kind: "createCredential", request: c.var.body }), 201),
       ),
@@ -54,7 +70,8 @@ export const adminRoutes: RouteModule = {
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
       handlers: handlers(async (c) => {
         const id = c.req.param("credential_id");
-        if (id === undefined || !CredentialId.safeParse(id).success) return problemResponse(problem("NOT_FOUND", "No such credential."));
+        if (id === undefined || !CredentialId.safeParse(id).success)
+          return problemResponse(problem("NOT_FOUND", "No such credential."));
         return respond(await c.var.stub.admin(c.var.consumer, { kind: "revokeCredential", credentialId: id }));
       }),
     },

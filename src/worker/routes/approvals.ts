@@ -1,4 +1,10 @@
-import { ApprovalDecisionRequest, ApprovalDecisionView, ApprovalList, ApprovalQuery, ApprovalWaitQuery } from "../../contracts/approval";
+import {
+  ApprovalDecisionRequest,
+  ApprovalDecisionView,
+  ApprovalList,
+  ApprovalQuery,
+  ApprovalWaitQuery,
+} from "../../contracts/approval";
 import { ApprovalEventData } from "../../contracts/events";
 import { describeIssues } from "../body";
 import { problem, problemResponse } from "../problem";
@@ -20,15 +26,34 @@ export const approvalRoutes: RouteModule = {
       auth: "credential",
       query: {
         state: { description: "Only `pending` is supported.", schema: { type: "string", enum: ["pending"] } },
-        cursor: { description: "The `next_cursor` of the previous page (opaque); absent for the first page.", schema: { type: "string" } },
+        cursor: {
+          description: "The `next_cursor` of the previous page (opaque); absent for the first page.",
+          schema: { type: "string" },
+        },
       },
-      response: { status: 200, schema: ApprovalList, description: "One page of pending approvals; `next_cursor` is null on the last page." },
-      problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
+      response: {
+        status: 200,
+        schema: ApprovalList,
+        description: "One page of pending approvals; `next_cursor` is null on the last page.",
+      },
+      problems: [
+        "UNAUTHENTICATED",
+        "FORBIDDEN",
+        "APPROVER_NOT_ALLOWED",
+        "NOT_FOUND",
+        "INVALID_REQUEST",
+        "INVALID_CURSOR",
+      ],
       handlers: handlers(async (c) => {
         const query = ApprovalQuery.safeParse(c.req.query());
         if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
         // The cursor is decoded by the object, after it authenticated the caller (INVALID_CURSOR).
-        return respond(await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), { kind: "listApprovals", cursor: query.data.cursor ?? null }));
+        return respond(
+          await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
+            kind: "listApprovals",
+            cursor: query.data.cursor ?? null,
+          }),
+        );
       }),
     },
     {
@@ -38,13 +63,19 @@ export const approvalRoutes: RouteModule = {
         "Server-sent events of approvals (text/event-stream): the pending ones first, then `approval.requested` and `approval.decided` as they happen, each `data` an ApprovalStatus. An agent credential sees the approvals its own calls opened; an approver sees all. The stream closes after 300 s (clients reconnect); a keep-alive comment every 15 s (docs/approvals.md).",
       operation: "approvalEvents",
       auth: "credential",
-      response: { status: 200, text: "text/event-stream", description: "The event stream; each event's `data` is an ApprovalStatus." },
+      response: {
+        status: 200,
+        text: "text/event-stream",
+        description: "The event stream; each event's `data` is an ApprovalStatus.",
+      },
       problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND", "QUOTA_EXCEEDED"],
       // Before `…/approvals/:approval_id`: "events" is not an approval id.
       handlers: handlers(async (c) => {
         const stream = await c.var.stub.approvalEvents(c.var.consumer, credentialToken(c.var.token));
         if (!stream.ok) return problemResponse(stream.error);
-        return new Response(stream.value, { headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" } });
+        return new Response(stream.value, {
+          headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" },
+        });
       }),
     },
     {
@@ -54,15 +85,38 @@ export const approvalRoutes: RouteModule = {
         "An approval's status. With `wait`, a pending approval's answer waits (long-poll) up to that many seconds (at most 60, and no later than its expiry) for the decision. An agent credential sees the approvals its own calls opened; an approver sees all.",
       operation: "getApproval",
       auth: "credential",
-      query: { wait: { description: "Seconds to wait for a decision (0–60; 0, the default, answers at once).", schema: { type: "integer", minimum: 0, maximum: 60 } } },
-      response: { status: 200, schema: ApprovalEventData, description: "The approval's state (`expired`: pending past expires_at); `valid_until` is when an approval stops admitting the repeated call." },
-      problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND", "INVALID_REQUEST", "QUOTA_EXCEEDED"],
+      query: {
+        wait: {
+          description: "Seconds to wait for a decision (0–60; 0, the default, answers at once).",
+          schema: { type: "integer", minimum: 0, maximum: 60 },
+        },
+      },
+      response: {
+        status: 200,
+        schema: ApprovalEventData,
+        description:
+          "The approval's state (`expired`: pending past expires_at); `valid_until` is when an approval stops admitting the repeated call.",
+      },
+      problems: [
+        "UNAUTHENTICATED",
+        "FORBIDDEN",
+        "APPROVER_NOT_ALLOWED",
+        "NOT_FOUND",
+        "INVALID_REQUEST",
+        "QUOTA_EXCEEDED",
+      ],
       handlers: handlers(async (c) => {
         const id = pathParam(c, "approval_id");
         const query = ApprovalWaitQuery.safeParse(c.req.query());
         if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
         if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
-        return respond(await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), { kind: "getApproval", approvalId: id, waitSeconds: query.data.wait ?? 0 }));
+        return respond(
+          await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
+            kind: "getApproval",
+            approvalId: id,
+            waitSeconds: query.data.wait ?? 0,
+          }),
+        );
       }),
     },
     {
@@ -91,7 +145,13 @@ export const approvalRoutes: RouteModule = {
       handlers: handlers(jsonBody(ApprovalDecisionRequest), async (c) => {
         const id = pathParam(c, "approval_id");
         if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
-        return respond(await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), { kind: "decideApproval", approvalId: id, request: c.var.body }));
+        return respond(
+          await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
+            kind: "decideApproval",
+            approvalId: id,
+            request: c.var.body,
+          }),
+        );
       }),
     },
   ],

@@ -5,7 +5,12 @@
  * @module
  */
 import { canonicalJson, readJson } from "../../core/json";
-import { AuditCheckpointView, AuditConsistencyView, AuditInclusionView, AuditVerifierKeys } from "../../contracts/audit";
+import {
+  AuditCheckpointView,
+  AuditConsistencyView,
+  AuditInclusionView,
+  AuditVerifierKeys,
+} from "../../contracts/audit";
 import { verifierKeys } from "../audit-keys";
 import type { Env } from "../env";
 import type { ConsumerObject } from "../object/consumer-object";
@@ -20,7 +25,11 @@ import { handlers, type Route } from "./route";
 const encoder = new TextEncoder();
 
 /** `GET …/audit/export`: the checkpoint first (signed if the tree grew), then the entries it covers, page by page. */
-export async function auditExport(stub: DurableObjectStub<ConsumerObject>, consumer: string, token: string): Promise<Response> {
+export async function auditExport(
+  stub: DurableObjectStub<ConsumerObject>,
+  consumer: string,
+  token: string,
+): Promise<Response> {
   const head = await stub.auditCall(consumer, token, { kind: "exportHead" });
   if (!head.ok) return problemResponse(head.error);
   const text = readJson(head.value, { maxBytes: 1 << 16 });
@@ -42,13 +51,21 @@ export async function auditExport(stub: DurableObjectStub<ConsumerObject>, consu
       controller.enqueue(encoder.encode(page.value));
     },
   });
-  return new Response(body, { headers: { "content-type": "application/x-ndjson; charset=utf-8", "toolgate-audit-entries": String(size) } });
+  return new Response(body, {
+    headers: { "content-type": "application/x-ndjson; charset=utf-8", "toolgate-audit-entries": String(size) },
+  });
 }
 
 /** `GET /v1/audit/verifier-keys` (public): the current verifier key, then the previous one. */
 export function verifierKeysResponse(env: Env): Response {
   const keys = verifierKeys(env);
-  if (keys.length === 0) return problemResponse(problem("AUDIT_SIGNING_NOT_CONFIGURED", "This deployment sets no TOOLGATE_AUDIT_SIGNING_KEY: no checkpoint is signed."));
+  if (keys.length === 0)
+    return problemResponse(
+      problem(
+        "AUDIT_SIGNING_NOT_CONFIGURED",
+        "This deployment sets no TOOLGATE_AUDIT_SIGNING_KEY: no checkpoint is signed.",
+      ),
+    );
   return new Response(canonicalJson({ keys }), { headers: { "content-type": "application/json" } });
 }
 
@@ -63,9 +80,15 @@ export const auditLogRoutes: readonly Route[] = [
     summary: "The latest signed checkpoint of the consumer's Merkle log (a new one is signed first when the log grew).",
     operation: "auditCheckpoint",
     auth: "credential",
-    response: { status: 200, schema: AuditCheckpointView, description: "The tree size, its root (base64) and the C2SP signed note." },
+    response: {
+      status: 200,
+      schema: AuditCheckpointView,
+      description: "The tree size, its root (base64) and the C2SP signed note.",
+    },
     problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED", "AUDIT_LOG_INCONSISTENT"],
-    handlers: handlers(async (c) => respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "checkpoint" }))),
+    handlers: handlers(async (c) =>
+      respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "checkpoint" })),
+    ),
   },
   {
     method: "get",
@@ -73,13 +96,22 @@ export const auditLogRoutes: readonly Route[] = [
     summary: "RFC 9162 inclusion proof of entry seq in the tree of size entries.",
     operation: "auditInclusion",
     auth: "credential",
-    query: { seq: { description: "The entry's sequence number (leaf seq − 1).", schema: { type: "integer", minimum: 1 } }, size: count("The tree size (default: the latest checkpoint's; seq ≤ size ≤ the log's size).") },
-    response: { status: 200, schema: AuditInclusionView, description: "The leaf index, tree size, leaf hash and audit path (base64)." },
+    query: {
+      seq: { description: "The entry's sequence number (leaf seq − 1).", schema: { type: "integer", minimum: 1 } },
+      size: count("The tree size (default: the latest checkpoint's; seq ≤ size ≤ the log's size)."),
+    },
+    response: {
+      status: 200,
+      schema: AuditInclusionView,
+      description: "The leaf index, tree size, leaf hash and audit path (base64).",
+    },
     problems: [...AUDITOR, "INVALID_REQUEST", "AUDIT_LOG_INCONSISTENT"],
     handlers: handlers(async (c) => {
       const query = AuditInclusionQuery.safeParse(c.req.query());
       if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-      return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "inclusion", ...query.data }));
+      return respond(
+        await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "inclusion", ...query.data }),
+      );
     }),
   },
   {
@@ -89,25 +121,41 @@ export const auditLogRoutes: readonly Route[] = [
     operation: "auditConsistency",
     auth: "credential",
     query: { from: count("The older tree size."), to: count("The newer tree size (from ≤ to ≤ the log's size).") },
-    response: { status: 200, schema: AuditConsistencyView, description: "The proof's hashes (base64); empty for from 0 or from = to." },
+    response: {
+      status: 200,
+      schema: AuditConsistencyView,
+      description: "The proof's hashes (base64); empty for from 0 or from = to.",
+    },
     problems: [...AUDITOR, "INVALID_REQUEST"],
     handlers: handlers(async (c) => {
       const query = AuditConsistencyQuery.safeParse(c.req.query());
       if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-      return respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "consistency", ...query.data }));
+      return respond(
+        await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), {
+          kind: "consistency",
+          ...query.data,
+        }),
+      );
     }),
   },
   {
     method: "get",
     path: "/v1/consumers/{consumer}/audit/export",
-    summary: "The whole log as NDJSON: one line per entry, then {\"checkpoint\": signed note} covering exactly those entries.",
+    summary:
+      'The whole log as NDJSON: one line per entry, then {"checkpoint": signed note} covering exactly those entries.',
     operation: "auditExport",
     auth: "credential",
     response: {
       status: 200,
       text: "application/x-ndjson",
       description: "One AuditEntry per line, then the checkpoint line.",
-      headers: { "Toolgate-Audit-Entries": { description: "The number of entry lines.", schema: { type: "integer", minimum: 0 }, required: true } },
+      headers: {
+        "Toolgate-Audit-Entries": {
+          description: "The number of entry lines.",
+          schema: { type: "integer", minimum: 0 },
+          required: true,
+        },
+      },
     },
     problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED", "AUDIT_LOG_INCONSISTENT"],
     handlers: handlers((c) => auditExport(c.var.stub, c.var.consumer, credentialToken(c.var.token))),
@@ -117,7 +165,7 @@ export const auditLogRoutes: readonly Route[] = [
     path: "/v1/audit/verifier-keys",
     summary: "The C2SP verifier keys of the checkpoints: the current key, then the previous one during a rotation.",
     operation: "none",
-    response: { status: 200, schema: AuditVerifierKeys, description: "`{\"keys\": [...]}`." },
+    response: { status: 200, schema: AuditVerifierKeys, description: '`{"keys": [...]}`.' },
     problems: ["AUDIT_SIGNING_NOT_CONFIGURED"],
     handlers: handlers((c) => verifierKeysResponse(c.env)),
   },

@@ -1,5 +1,12 @@
 import type { MiddlewareHandler } from "hono";
-import { McpImportResult, McpServerList, McpServerName, McpServerRegistration, McpServerRemoved, McpServerView } from "../../contracts/mcp-server";
+import {
+  McpImportResult,
+  McpServerList,
+  McpServerName,
+  McpServerRegistration,
+  McpServerRemoved,
+  McpServerView,
+} from "../../contracts/mcp-server";
 import type { McpServersCall } from "../object/mcp-servers/plane";
 import { problem, problemResponse, type ProblemCode } from "../problem";
 import { jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
@@ -11,7 +18,8 @@ async function call(gate: ConsumerVariables, request: McpServersCall): Promise<R
 }
 
 const named: MiddlewareHandler<GateEnv> = async function named(c, next) {
-  if (!McpServerName.safeParse(c.req.param("name")).success) return problemResponse(problem("NOT_FOUND", "No such MCP server."));
+  if (!McpServerName.safeParse(c.req.param("name")).success)
+    return problemResponse(problem("NOT_FOUND", "No such MCP server."));
   await next();
 };
 
@@ -24,12 +32,24 @@ export const mcpServerRoutes: RouteModule = {
     {
       method: "post",
       path: P,
-      summary: "Register a downstream MCP server and import its tools as tool definitions (stored, not enabled; docs/tools.md, MCP targets).",
+      summary:
+        "Register a downstream MCP server and import its tools as tool definitions (stored, not enabled; docs/tools.md, MCP targets).",
       operation: "registerMcpServer",
       auth: "admin-secret",
       request: McpServerRegistration,
-      response: { status: 200, schema: McpImportResult, description: "The server, the tools imported and the tools refused (with the reason)." },
-      problems: ["UNAUTHENTICATED", "NOT_FOUND", ...BODY, "MCP_SERVER_EXISTS", "MCP_SERVER_UNREACHABLE", "QUOTA_EXCEEDED"],
+      response: {
+        status: 200,
+        schema: McpImportResult,
+        description: "The server, the tools imported and the tools refused (with the reason).",
+      },
+      problems: [
+        "UNAUTHENTICATED",
+        "NOT_FOUND",
+        ...BODY,
+        "MCP_SERVER_EXISTS",
+        "MCP_SERVER_UNREACHABLE",
+        "QUOTA_EXCEEDED",
+      ],
       handlers: handlers(jsonBody(McpServerRegistration), async (c) => {
         const text = forObject(c.var.body);
         return text instanceof Response ? text : call(c.var, { kind: "registerMcpServer", registration: text });
@@ -38,10 +58,16 @@ export const mcpServerRoutes: RouteModule = {
     {
       method: "get",
       path: P,
-      summary: "The consumer's registered MCP servers in name order, each with its imported tools and whether it is stale; at most the consumer's page_items per page.",
+      summary:
+        "The consumer's registered MCP servers in name order, each with its imported tools and whether it is stale; at most the consumer's page_items per page.",
       operation: "listMcpServers",
       auth: "admin-secret",
-      query: { cursor: { description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 400 } } },
+      query: {
+        cursor: {
+          description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).",
+          schema: { type: "string", maxLength: 400 },
+        },
+      },
       response: { status: 200, schema: McpServerList, description: "One page of servers." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
       handlers: handlers((c) => call(c.var, { kind: "listMcpServers", cursor: c.req.query("cursor") ?? null })),
@@ -59,10 +85,15 @@ export const mcpServerRoutes: RouteModule = {
     {
       method: "post",
       path: `${P}/{name}/import`,
-      summary: "Import the server's tools again: a changed tool is a new version of its definition, an unchanged one keeps its version; clears the stale mark.",
+      summary:
+        "Import the server's tools again: a changed tool is a new version of its definition, an unchanged one keeps its version; clears the stale mark.",
       operation: "importMcpServer",
       auth: "admin-secret",
-      response: { status: 200, schema: McpImportResult, description: "What the import did, with the tools the server no longer lists (`gone`)." },
+      response: {
+        status: 200,
+        schema: McpImportResult,
+        description: "What the import did, with the tools the server no longer lists (`gone`).",
+      },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "MCP_SERVER_UNREACHABLE", "INVALID_REQUEST"],
       handlers: handlers(named, (c) => call(c.var, { kind: "importMcpServer", name: pathParam(c, "name") })),
     },

@@ -19,26 +19,44 @@ function mcpOrigin(): MiddlewareHandler<GateEnv> {
   return async function mcpOrigin(c, next) {
     const refusal = mcpOriginRefusal(c.req.raw);
     // A browser page on an origin the consumer allows (cors_origins) is not a DNS-rebinding attack.
-    if (refusal !== null && !(await corsOriginAllowed(c.env, c.req.param("consumer"), c.req.header("origin")))) return rpcProblem(refusal, RPC_ERRORS.refused);
+    if (refusal !== null && !(await corsOriginAllowed(c.env, c.req.param("consumer"), c.req.header("origin"))))
+      return rpcProblem(refusal, RPC_ERRORS.refused);
     await next();
   };
 }
 
 /** The session and protocol headers the object checks. */
 function headersOf(request: Request): Pick<McpRequest, "sessionId" | "protocolVersion"> {
-  return { sessionId: request.headers.get("mcp-session-id"), protocolVersion: request.headers.get("mcp-protocol-version") };
+  return {
+    sessionId: request.headers.get("mcp-session-id"),
+    protocolVersion: request.headers.get("mcp-protocol-version"),
+  };
 }
 
 const noStream = () =>
-  rpcProblem(problem("METHOD_NOT_ALLOWED", "This endpoint offers no server-initiated stream: POST each message, DELETE the session."), RPC_ERRORS.invalidRequest, null, {
-    allow: "POST, DELETE",
-  });
+  rpcProblem(
+    problem(
+      "METHOD_NOT_ALLOWED",
+      "This endpoint offers no server-initiated stream: POST each message, DELETE the session.",
+    ),
+    RPC_ERRORS.invalidRequest,
+    null,
+    {
+      allow: "POST, DELETE",
+    },
+  );
 
 const problems = ["UNAUTHENTICATED", "ORIGIN_REFUSED", "PRINCIPAL_MISMATCH", "NOT_FOUND", "INVALID_REQUEST"] as const;
 
 const MCP_HEADERS: Readonly<Record<string, HeaderDoc>> = {
-  "Mcp-Session-Id": { description: "The session `initialize` answered; every later message of it sends it.", schema: { type: "string" } },
-  "MCP-Protocol-Version": { description: "The negotiated protocol version (2025-11-25 or 2025-06-18), after `initialize`.", schema: { type: "string" } },
+  "Mcp-Session-Id": {
+    description: "The session `initialize` answered; every later message of it sends it.",
+    schema: { type: "string" },
+  },
+  "MCP-Protocol-Version": {
+    description: "The negotiated protocol version (2025-11-25 or 2025-06-18), after `initialize`.",
+    schema: { type: "string" },
+  },
 };
 
 /** Agent routes of the MCP endpoint. */
@@ -61,20 +79,48 @@ export const mcpRoutes: RouteModule = {
         status: 200,
         schema: JsonRpcResponse,
         text: "text/event-stream",
-        headers: { "Mcp-Session-Id": { description: "Set by `initialize`: the session every later message names.", schema: { type: "string" } } },
+        headers: {
+          "Mcp-Session-Id": {
+            description: "Set by `initialize`: the session every later message names.",
+            schema: { type: "string" },
+          },
+        },
         description:
           "The JSON-RPC response (application/json, or one SSE event when only text/event-stream is accepted); a `tools/call` with `_meta.progressToken`, in a session that set a logging level, or whose client declared sampling or elicitation, is answered as an event stream when text/event-stream is accepted: the downstream's progress and log messages as they come, its sampling and elicitation requests when its server opted in (ids `toolgate-<uuid>`, answered by POSTing the response), then the response.",
       },
-      alsoResponses: [{ status: 202, description: "A notification or a response, accepted (a response to a relayed request is forwarded to the downstream first)." }],
+      alsoResponses: [
+        {
+          status: 202,
+          description:
+            "A notification or a response, accepted (a response to a relayed request is forwarded to the downstream first).",
+        },
+      ],
       // `initialize` past the call rate or without a place for its session (docs/mcp.md, "Sessions").
-      problems: [...problems, "INVALID_JSON", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_ACCEPTABLE", "RATE_LIMITED", "QUOTA_EXCEEDED"],
+      problems: [
+        ...problems,
+        "INVALID_JSON",
+        "BODY_TOO_LARGE",
+        "UNSUPPORTED_MEDIA_TYPE",
+        "NOT_ACCEPTABLE",
+        "RATE_LIMITED",
+        "QUOTA_EXCEEDED",
+      ],
       handlers: handlers(async (c) => {
         const framing = answerFraming(c.req.header("accept") ?? null);
-        if (framing === null) return rpcProblem(problem("NOT_ACCEPTABLE", "Accept application/json (or text/event-stream): the answer is one of them."), RPC_ERRORS.invalidRequest);
+        if (framing === null)
+          return rpcProblem(
+            problem("NOT_ACCEPTABLE", "Accept application/json (or text/event-stream): the answer is one of them."),
+            RPC_ERRORS.invalidRequest,
+          );
         const read = await readMcpMessage(c.req.raw);
         if (read instanceof Response) return read;
         const events = acceptsEventStream(c.req.header("accept") ?? null);
-        const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), { method: "POST", ...headersOf(c.req.raw), message: read.carried, events });
+        const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), {
+          method: "POST",
+          ...headersOf(c.req.raw),
+          message: read.carried,
+          events,
+        });
         return outcome.ok ? replyResponse(outcome.value, framing) : objectRefusal(outcome.error);
       }),
     },
@@ -89,7 +135,11 @@ export const mcpRoutes: RouteModule = {
       response: { status: 204, description: "The session is gone." },
       problems,
       handlers: handlers(async (c) => {
-        const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), { method: "DELETE", ...headersOf(c.req.raw), message: null });
+        const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), {
+          method: "DELETE",
+          ...headersOf(c.req.raw),
+          message: null,
+        });
         return outcome.ok ? replyResponse(outcome.value, "json") : objectRefusal(outcome.error);
       }),
     },

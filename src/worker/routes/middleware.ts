@@ -78,7 +78,10 @@ export function consumerGate(operation: Operation, options: { secretOnly?: boole
 }
 
 /** Reads the request body once: media type, size cap, no BOM, the strict reader, one contract. */
-export function jsonBody<S extends z.ZodMiniType>(schema: S, options: BodyOptions = {}): MiddlewareHandler<BodyEnv<z.output<S>>> {
+export function jsonBody<S extends z.ZodMiniType>(
+  schema: S,
+  options: BodyOptions = {},
+): MiddlewareHandler<BodyEnv<z.output<S>>> {
   return async function jsonBody(c, next) {
     const body = await readBody(c.req.raw, schema, options);
     if (!body.ok) return problemResponse(body.error);

@@ -53,7 +53,11 @@ export interface RouteModule {
  */
 export function handlers(handler: Handler<GateEnv>): readonly H[];
 export function handlers<A extends HonoEnv>(m1: MiddlewareHandler<A>, handler: Handler<GateEnv & A>): readonly H[];
-export function handlers<A extends HonoEnv, B extends HonoEnv>(m1: MiddlewareHandler<A>, m2: MiddlewareHandler<B>, handler: Handler<GateEnv & A & B>): readonly H[];
+export function handlers<A extends HonoEnv, B extends HonoEnv>(
+  m1: MiddlewareHandler<A>,
+  m2: MiddlewareHandler<B>,
+  handler: Handler<GateEnv & A & B>,
+): readonly H[];
 export function handlers<A extends HonoEnv, B extends HonoEnv, C extends HonoEnv>(
   m1: MiddlewareHandler<A>,
   m2: MiddlewareHandler<B>,

@@ -8,7 +8,14 @@ import { credentialToken, jsonBody } from "./middleware";
 import { respond } from "./respond";
 import { handlers, type RouteModule } from "./route";
 
-const refusals = ["INVALID_JSON", "UNKNOWN_FIELD", "UNSUPPORTED_VERSION", "MISSING_IDENTIFIER", "INVALID_BINDING", "UNSUPPORTED_FAMILY"] as const;
+const refusals = [
+  "INVALID_JSON",
+  "UNKNOWN_FIELD",
+  "UNSUPPORTED_VERSION",
+  "MISSING_IDENTIFIER",
+  "INVALID_BINDING",
+  "UNSUPPORTED_FAMILY",
+] as const;
 
 /** Runtime routes: the execution envelope v1 transport (HTTP and WebSocket) and its admin map. */
 export const runtimeRoutes: RouteModule = {
@@ -21,11 +28,25 @@ export const runtimeRoutes: RouteModule = {
       operation: "runtimeEnvelope",
       auth: "credential",
       request: RuntimeEnvelopeDoc,
-      response: { status: 200, schema: RuntimeEnvelopeDoc, description: "The gate's answering envelope, canonical wire JSON." },
-      problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_IN_PROGRESS", "QUOTA_EXCEEDED", ...refusals],
+      response: {
+        status: 200,
+        schema: RuntimeEnvelopeDoc,
+        description: "The gate's answering envelope, canonical wire JSON.",
+      },
+      problems: [
+        "UNAUTHENTICATED",
+        "FORBIDDEN",
+        "NOT_FOUND",
+        "BODY_TOO_LARGE",
+        "UNSUPPORTED_MEDIA_TYPE",
+        "IDEMPOTENCY_IN_PROGRESS",
+        "QUOTA_EXCEEDED",
+        ...refusals,
+      ],
       // The envelope codec reads the body (its own strict decoder and refusal codes), not a contract.
       handlers: handlers(async (c) => {
-        if (!isJsonMediaType(c.req.header("content-type"))) return problemResponse(problem("UNSUPPORTED_MEDIA_TYPE", "Send the envelope as application/json."));
+        if (!isJsonMediaType(c.req.header("content-type")))
+          return problemResponse(problem("UNSUPPORTED_MEDIA_TYPE", "Send the envelope as application/json."));
         const bytes = await readCappedBytes(c.req.raw, MAX_ENVELOPE_BYTES);
         if (!bytes.ok) return problemResponse(bytes.error);
         const reply = await c.var.stub.runtimeEnvelope(c.var.consumer, credentialToken(c.var.token), bytes.value);
@@ -37,13 +58,19 @@ export const runtimeRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/runtime/connect",
-      summary: "WebSocket (hibernation): each text message one envelope; answers, unacknowledged events and refusals come back as messages.",
+      summary:
+        "WebSocket (hibernation): each text message one envelope; answers, unacknowledged events and refusals come back as messages.",
       operation: "runtimeConnect",
       auth: "credential",
       response: { status: 101, description: "Switching protocols." },
       problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "UPGRADE_REQUIRED", "QUOTA_EXCEEDED"],
       handlers: handlers((c) =>
-        forwardSocket(c.req.raw, c.env, c.var.stub, { route: "runtime", consumer: c.var.consumer, token: bearerToken(c.req.header("authorization") ?? null) ?? "" })),
+        forwardSocket(c.req.raw, c.env, c.var.stub, {
+          route: "runtime",
+          consumer: c.var.consumer,
+          token: bearerToken(c.req.header("authorization") ?? null) ?? "",
+        }),
+      ),
     },
     {
       method: "get",
@@ -54,19 +81,30 @@ export const runtimeRoutes: RouteModule = {
       response: { status: 200, schema: FacadeTargetsView, description: "The stored map." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
       handlers: handlers(async (c) =>
-        respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: null }))),
+        respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: null })),
+      ),
     },
     {
       method: "put",
       path: "/v1/consumers/{consumer}/runtime/facade-targets",
-      summary: "Replace the App Facade target → tool map; its revision goes up by one (prepared actions of older revisions go stale).",
+      summary:
+        "Replace the App Facade target → tool map; its revision goes up by one (prepared actions of older revisions go stale).",
       operation: "facadeTargets",
       auth: "admin-secret",
       request: FacadeTargetsRequest,
       response: { status: 200, schema: FacadeTargetsView, description: "The stored map." },
-      problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "UNKNOWN_TOOL_NAMES"],
+      problems: [
+        "UNAUTHENTICATED",
+        "NOT_FOUND",
+        "INVALID_JSON",
+        "INVALID_REQUEST",
+        "BODY_TOO_LARGE",
+        "UNSUPPORTED_MEDIA_TYPE",
+        "UNKNOWN_TOOL_NAMES",
+      ],
       handlers: handlers(jsonBody(FacadeTargetsRequest), async (c) =>
-        respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: c.var.body.targets }))),
+        respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: c.var.body.targets })),
+      ),
     },
   ],
 };

@@ -21,16 +21,33 @@ export const signingKeyRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/signing-keys",
-      summary: "The Ed25519 public keys of the consumer's request signatures (RFC 9421 `ed25519`), as a JWK Set: the current key, then the previous one during a rotation.",
+      summary:
+        "The Ed25519 public keys of the consumer's request signatures (RFC 9421 `ed25519`), as a JWK Set: the current key, then the previous one during a rotation.",
       operation: "none",
-      response: { status: 200, schema: SigningKeySet, description: "`{\"keys\": [JWK, ...]}`; each `kid` is the `keyid` of the signatures it verifies." },
+      response: {
+        status: 200,
+        schema: SigningKeySet,
+        description: '`{"keys": [JWK, ...]}`; each `kid` is the `keyid` of the signatures it verifies.',
+      },
       problems: ["NOT_FOUND", "SIGNING_NOT_CONFIGURED"],
       handlers: handlers((c) => {
         const consumer = pathParam(c, "consumer");
-        if (!ConsumerName.safeParse(consumer).success) return problemResponse(problem("NOT_FOUND", "No such consumer."));
+        if (!ConsumerName.safeParse(consumer).success)
+          return problemResponse(problem("NOT_FOUND", "No such consumer."));
         const keys = publishedKeys(c.env, consumer);
-        if (keys.length === 0) return problemResponse(problem("SIGNING_NOT_CONFIGURED", "This deployment sets no TOOLGATE_SIGNING_KEY of at least 32 characters: no request is signed."));
-        return new Response(canonicalJson({ keys }), { headers: { "content-type": "application/json", "cache-control": `public, max-age=${SIGNING_KEYS_MAX_AGE_SECONDS}` } });
+        if (keys.length === 0)
+          return problemResponse(
+            problem(
+              "SIGNING_NOT_CONFIGURED",
+              "This deployment sets no TOOLGATE_SIGNING_KEY of at least 32 characters: no request is signed.",
+            ),
+          );
+        return new Response(canonicalJson({ keys }), {
+          headers: {
+            "content-type": "application/json",
+            "cache-control": `public, max-age=${SIGNING_KEYS_MAX_AGE_SECONDS}`,
+          },
+        });
       }),
     },
   ],

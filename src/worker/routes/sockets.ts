@@ -1,7 +1,12 @@
 import { keyedCredential } from "../auth";
 import type { Env } from "../env";
 import type { ConsumerObject } from "../object/consumer-object";
-import { SOCKET_CONSUMER_HEADER, SOCKET_PROVIDER_HEADER, SOCKET_ROUTE_HEADER, SOCKET_TOKEN_HEADER } from "../object/socket-route";
+import {
+  SOCKET_CONSUMER_HEADER,
+  SOCKET_PROVIDER_HEADER,
+  SOCKET_ROUTE_HEADER,
+  SOCKET_TOKEN_HEADER,
+} from "../object/socket-route";
 import { problem, problemResponse, UNAUTHENTICATED } from "../problem";
 
 /** What a socket route matched, for the object that accepts the socket. */
@@ -17,8 +22,14 @@ export interface SocketRoute {
  * headers the route sets itself (any the client sent under those names are replaced). The
  * token's keyed tag is checked first, so a forged token never reaches the object.
  */
-export function forwardSocket(request: Request, env: Env, stub: DurableObjectStub<ConsumerObject>, match: SocketRoute): Promise<Response> | Response {
-  if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return problemResponse(problem("UPGRADE_REQUIRED", "Connect with a WebSocket upgrade."));
+export function forwardSocket(
+  request: Request,
+  env: Env,
+  stub: DurableObjectStub<ConsumerObject>,
+  match: SocketRoute,
+): Promise<Response> | Response {
+  if (request.headers.get("upgrade")?.toLowerCase() !== "websocket")
+    return problemResponse(problem("UPGRADE_REQUIRED", "Connect with a WebSocket upgrade."));
   if (keyedCredential(match.token, match.consumer, env) === null) return problemResponse(UNAUTHENTICATED);
   const headers = new Headers(request.headers);
   headers.set(SOCKET_ROUTE_HEADER, match.route);

@@ -18,7 +18,8 @@ export const toolCallBatchRoutes: RouteModule = {
       response: {
         status: 200,
         schema: ToolCallBatchResponse,
-        description: "Each call's answer in call order (or the problem the single route would have answered), and the turn's provider message when every call was answered.",
+        description:
+          "Each call's answer in call order (or the problem the single route would have answered), and the turn's provider message when every call was answered.",
       },
       problems: [
         "UNAUTHENTICATED",
@@ -32,11 +33,17 @@ export const toolCallBatchRoutes: RouteModule = {
         "BODY_TOO_LARGE",
         "UNSUPPORTED_MEDIA_TYPE",
       ],
-      handlers: handlers(// Each call carries its own key in the body: one header cannot name them all.
-        noIdempotencyKeyHeader(), jsonBody(ToolCallBatchRequest, { maxBytes: MAX_BATCH_BODY_BYTES }), async (c) => {
+      handlers: handlers(
+        // Each call carries its own key in the body: one header cannot name them all.
+        noIdempotencyKeyHeader(),
+        jsonBody(ToolCallBatchRequest, { maxBytes: MAX_BATCH_BODY_BYTES }),
+        async (c) => {
           const body = valueForObject(c.var.body);
-          return body instanceof Response ? body : respond(await c.var.stub.toolCallBatch(c.var.consumer, credentialToken(c.var.token), body));
-        }),
+          return body instanceof Response
+            ? body
+            : respond(await c.var.stub.toolCallBatch(c.var.consumer, credentialToken(c.var.token), body));
+        },
+      ),
     },
   ],
 };

@@ -40,16 +40,23 @@ export const toolCallRoutes: RouteModule = {
     {
       method: "post",
       path: "/v1/consumers/{consumer}/tool-calls",
-      summary: "Dispatch one model-proposed tool call. Model-level failures are 200 with a failed or unknown model_result.",
+      summary:
+        "Dispatch one model-proposed tool call. Model-level failures are 200 with a failed or unknown model_result.",
       operation: "toolCall",
       auth: "credential",
       headers: IDEMPOTENCY_KEY_HEADER,
       request: ToolCallRequest,
-      response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
+      response: {
+        status: 200,
+        schema: ToolCallResponse,
+        description: "The model result and the provider-native result item.",
+      },
       problems,
       handlers: handlers(keyedJsonBody(ToolCallRequest), async (c) => {
         const body = valueForObject(c.var.body);
-        return body instanceof Response ? body : respond(await c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), body));
+        return body instanceof Response
+          ? body
+          : respond(await c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), body));
       }),
     },
     {
@@ -60,11 +67,17 @@ export const toolCallRoutes: RouteModule = {
       auth: "credential",
       headers: IDEMPOTENCY_KEY_HEADER,
       request: ToolCallStatusRequest,
-      response: { status: 200, schema: ToolCallResponse, description: "The model result and the provider-native result item." },
+      response: {
+        status: 200,
+        schema: ToolCallResponse,
+        description: "The model result and the provider-native result item.",
+      },
       problems: problems.filter((p) => p !== "IDEMPOTENCY_IN_PROGRESS"),
       handlers: handlers(keyedJsonBody(ToolCallStatusRequest), async (c) => {
         const body = valueForObject(c.var.body);
-        return body instanceof Response ? body : respond(await c.var.stub.toolCallStatus(c.var.consumer, credentialToken(c.var.token), body));
+        return body instanceof Response
+          ? body
+          : respond(await c.var.stub.toolCallStatus(c.var.consumer, credentialToken(c.var.token), body));
       }),
     },
   ],

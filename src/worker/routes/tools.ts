@@ -14,13 +14,17 @@ async function call(gate: ConsumerVariables, request: ToolsCall, status: 200 | 2
 
 const named = (schema: { safeParse(v: unknown): { success: boolean } }, what: string): MiddlewareHandler<GateEnv> =>
   async function named(c, next) {
-    if (!schema.safeParse(c.req.param("name")).success) return problemResponse(problem("NOT_FOUND", `No such ${what}.`));
+    if (!schema.safeParse(c.req.param("name")).success)
+      return problemResponse(problem("NOT_FOUND", `No such ${what}.`));
     await next();
   };
 
 const BODY: readonly ProblemCode[] = ["INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 const P = "/v1/consumers/{consumer}";
-const cursor = { description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 400 } };
+const cursor = {
+  description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).",
+  schema: { type: "string", maxLength: 400 },
+};
 
 /** Admin routes of tools as data and consumer secrets; the tool list (in a model's format) for agents too. */
 export const toolRoutes: RouteModule = {
@@ -28,7 +32,8 @@ export const toolRoutes: RouteModule = {
     {
       method: "put",
       path: `${P}/tools/{name}`,
-      summary: "Define (or redefine) a tool as data: schema subset, CEL rules, HTTP target (docs/tools.md). A changed definition is a new version.",
+      summary:
+        "Define (or redefine) a tool as data: schema subset, CEL rules, HTTP target (docs/tools.md). A changed definition is a new version.",
       operation: "defineTool",
       auth: "admin-secret",
       request: ToolDefinition,
@@ -36,7 +41,9 @@ export const toolRoutes: RouteModule = {
       problems: ["UNAUTHENTICATED", "NOT_FOUND", ...BODY, "INVALID_TOOL_DEFINITION", "QUOTA_EXCEEDED"],
       handlers: handlers(named(ToolName, "tool"), jsonBody(ToolDefinition), async (c) => {
         const text = forObject(c.var.body);
-        return text instanceof Response ? text : call(c.var, { kind: "defineTool", name: pathParam(c, "name"), definition: text });
+        return text instanceof Response
+          ? text
+          : call(c.var, { kind: "defineTool", name: pathParam(c, "name"), definition: text });
       }),
     },
     {
@@ -46,12 +53,24 @@ export const toolRoutes: RouteModule = {
         "The consumer's tools: for the admin, the enabled names and a page of the defined tools (name, current version, enabled; never a secret); with `format` (and for an agent without it, json-schema), a page of the enabled tools as a model's tool declarations (for an agent, only those its credential's tool scope admits). Pages by tool name, at most the consumer's page_items.",
       operation: "listTools",
       auth: "credential",
-      query: { format: { description: "openai, anthropic, gemini or json-schema.", schema: { type: "string", enum: [...DECLARATION_FORMATS] } }, cursor },
-      response: { status: 200, schema: ToolList, description: "`{enabled, defined, next_cursor}` for the admin without `format`, else `{format, tools, next_cursor}`." },
+      query: {
+        format: {
+          description: "openai, anthropic, gemini or json-schema.",
+          schema: { type: "string", enum: [...DECLARATION_FORMATS] },
+        },
+        cursor,
+      },
+      response: {
+        status: 200,
+        schema: ToolList,
+        description:
+          "`{enabled, defined, next_cursor}` for the admin without `format`, else `{format, tools, next_cursor}`.",
+      },
       problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
       handlers: handlers(async (c) => {
         const format = c.req.query("format");
-        if (format !== undefined && !isDeclarationFormat(format)) return problemResponse(problem("INVALID_REQUEST", `format is one of ${DECLARATION_FORMATS.join(", ")}.`));
+        if (format !== undefined && !isDeclarationFormat(format))
+          return problemResponse(problem("INVALID_REQUEST", `format is one of ${DECLARATION_FORMATS.join(", ")}.`));
         return call(c.var, { kind: "listTools", format: format ?? null, cursor: c.req.query("cursor") ?? null });
       }),
     },
@@ -73,7 +92,9 @@ export const toolRoutes: RouteModule = {
       auth: "admin-secret",
       response: { status: 204, description: "Disabled." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-      handlers: handlers(named(ToolName, "tool"), (c) => call(c.var, { kind: "disableTool", name: pathParam(c, "name") })),
+      handlers: handlers(named(ToolName, "tool"), (c) =>
+        call(c.var, { kind: "disableTool", name: pathParam(c, "name") }),
+      ),
     },
     {
       method: "put",
@@ -85,7 +106,8 @@ export const toolRoutes: RouteModule = {
       response: { status: 204, description: "Stored." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", ...BODY, "QUOTA_EXCEEDED"],
       handlers: handlers(named(SecretName, "secret"), jsonBody(SecretValue), (c) =>
-        call(c.var, { kind: "putSecret", name: pathParam(c, "name"), value: c.var.body.value })),
+        call(c.var, { kind: "putSecret", name: pathParam(c, "name"), value: c.var.body.value }),
+      ),
     },
     {
       method: "delete",
@@ -95,12 +117,15 @@ export const toolRoutes: RouteModule = {
       auth: "admin-secret",
       response: { status: 204, description: "Deleted." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-      handlers: handlers(named(SecretName, "secret"), (c) => call(c.var, { kind: "deleteSecret", name: pathParam(c, "name") })),
+      handlers: handlers(named(SecretName, "secret"), (c) =>
+        call(c.var, { kind: "deleteSecret", name: pathParam(c, "name") }),
+      ),
     },
     {
       method: "get",
       path: `${P}/secrets`,
-      summary: "The names of the consumer's secrets (never their values), in name order, at most the consumer's page_items per page.",
+      summary:
+        "The names of the consumer's secrets (never their values), in name order, at most the consumer's page_items per page.",
       operation: "listSecrets",
       auth: "admin-secret",
       query: { cursor },

@@ -1,5 +1,14 @@
 import type { MiddlewareHandler } from "hono";
-import { WebhookDeliveryId, WebhookDeliveryPage, WebhookDeliveryView, WebhookEndpointCreated, WebhookEndpointId, WebhookEndpointList, WebhookEndpointRequest, WebhookEndpointView } from "../../contracts/webhook";
+import {
+  WebhookDeliveryId,
+  WebhookDeliveryPage,
+  WebhookDeliveryView,
+  WebhookEndpointCreated,
+  WebhookEndpointId,
+  WebhookEndpointList,
+  WebhookEndpointRequest,
+  WebhookEndpointView,
+} from "../../contracts/webhook";
 import type { WebhooksCall } from "../object/webhooks/calls";
 import { problem, problemResponse, type ProblemCode } from "../problem";
 import { jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
@@ -11,7 +20,8 @@ async function call(gate: ConsumerVariables, request: WebhooksCall, status: 200 
 }
 
 const endpoint: MiddlewareHandler<GateEnv> = async function endpoint(c, next) {
-  if (!WebhookEndpointId.safeParse(c.req.param("endpoint_id")).success) return problemResponse(problem("NOT_FOUND", "No such webhook endpoint."));
+  if (!WebhookEndpointId.safeParse(c.req.param("endpoint_id")).success)
+    return problemResponse(problem("NOT_FOUND", "No such webhook endpoint."));
   await next();
 };
 
@@ -24,7 +34,8 @@ export const webhookRoutes: RouteModule = {
     {
       method: "post",
       path: P,
-      summary: "Create a webhook endpoint for the consumer's events (docs/webhooks.md); its Standard Webhooks signing secret is answered this once.",
+      summary:
+        "Create a webhook endpoint for the consumer's events (docs/webhooks.md); its Standard Webhooks signing secret is answered this once.",
       operation: "createWebhook",
       auth: "admin-secret",
       request: WebhookEndpointRequest,
@@ -38,44 +49,62 @@ export const webhookRoutes: RouteModule = {
     {
       method: "get",
       path: P,
-      summary: "The consumer's webhook endpoints, oldest first (never a secret), at most the consumer's page_items per page.",
+      summary:
+        "The consumer's webhook endpoints, oldest first (never a secret), at most the consumer's page_items per page.",
       operation: "listWebhooks",
       auth: "admin-secret",
-      query: { cursor: { description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).", schema: { type: "string", maxLength: 400 } } },
-      response: { status: 200, schema: WebhookEndpointList, description: "`{endpoints: [endpoint], next_cursor}`; `next_cursor` is null on the last page." },
+      query: {
+        cursor: {
+          description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).",
+          schema: { type: "string", maxLength: 400 },
+        },
+      },
+      response: {
+        status: 200,
+        schema: WebhookEndpointList,
+        description: "`{endpoints: [endpoint], next_cursor}`; `next_cursor` is null on the last page.",
+      },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
       handlers: handlers((c) => call(c.var, { kind: "listWebhooks", cursor: c.req.query("cursor") ?? null })),
     },
     {
       method: "get",
       path: `${P}/deliveries`,
-      summary: "The delivery log, newest first: each message to each endpoint, its state and every attempt (status code, duration, error class).",
+      summary:
+        "The delivery log, newest first: each message to each endpoint, its state and every attempt (status code, duration, error class).",
       operation: "listWebhookDeliveries",
       auth: "admin-secret",
       query: {
         endpoint_id: { description: "Only this endpoint's deliveries.", schema: { type: "string" } },
         cursor: { description: "The `next_cursor` of the page before.", schema: { type: "string" } },
       },
-      response: { status: 200, schema: WebhookDeliveryPage, description: "One page; `next_cursor` is null on the last." },
+      response: {
+        status: 200,
+        schema: WebhookDeliveryPage,
+        description: "One page; `next_cursor` is null on the last.",
+      },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
       // The delivery log's paths first: `deliveries` is no endpoint id.
       handlers: handlers((c) => {
         const endpointId = c.req.query("endpoint_id") ?? null;
-        if (endpointId !== null && !WebhookEndpointId.safeParse(endpointId).success) return problemResponse(problem("NOT_FOUND", "No such webhook endpoint."));
+        if (endpointId !== null && !WebhookEndpointId.safeParse(endpointId).success)
+          return problemResponse(problem("NOT_FOUND", "No such webhook endpoint."));
         return call(c.var, { kind: "listWebhookDeliveries", endpointId, cursor: c.req.query("cursor") ?? null });
       }),
     },
     {
       method: "post",
       path: `${P}/deliveries/{delivery_id}/redeliver`,
-      summary: "Send a finished delivery's message again (the same `webhook-id` and body): a new delivery, queued behind the endpoint's earlier ones.",
+      summary:
+        "Send a finished delivery's message again (the same `webhook-id` and body): a new delivery, queued behind the endpoint's earlier ones.",
       operation: "redeliverWebhook",
       auth: "admin-secret",
       response: { status: 202, schema: WebhookDeliveryView, description: "The new delivery (pending)." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "WEBHOOK_DELIVERY_PENDING", "QUOTA_EXCEEDED"],
       handlers: handlers(async (c) => {
         const deliveryId = pathParam(c, "delivery_id");
-        if (!WebhookDeliveryId.safeParse(deliveryId).success) return problemResponse(problem("NOT_FOUND", "No such webhook delivery."));
+        if (!WebhookDeliveryId.safeParse(deliveryId).success)
+          return problemResponse(problem("NOT_FOUND", "No such webhook delivery."));
         const outcome = await c.var.stub.webhooksCall(c.var.consumer, { kind: "redeliverWebhook", deliveryId });
         if (!outcome.ok) return problemResponse(outcome.error);
         // Accepted: the new delivery is queued behind the endpoint's earlier ones and sent from the alarm.
@@ -100,7 +129,9 @@ export const webhookRoutes: RouteModule = {
       auth: "admin-secret",
       response: { status: 204, description: "Deleted." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-      handlers: handlers(endpoint, (c) => call(c.var, { kind: "deleteWebhook", endpointId: pathParam(c, "endpoint_id") })),
+      handlers: handlers(endpoint, (c) =>
+        call(c.var, { kind: "deleteWebhook", endpointId: pathParam(c, "endpoint_id") }),
+      ),
     },
   ],
 };

@@ -87,6 +87,8 @@ export const ALL_TOOL_NAMES: readonly string[] = [...BUILT_IN_TOOLS.map((t) => t
  */
 export function registryFor(enabled: readonly string[], extra: readonly ToolSpec[] = []): ToolRegistry {
   const wanted = new Set(enabled);
-  const tools = [...BUILT_IN_TOOLS, ...[...HTTP_TOOLS.values()].map((d) => d.spec), ...extra].filter((t) => wanted.has(t.name));
+  const tools = [...BUILT_IN_TOOLS, ...[...HTTP_TOOLS.values()].map((d) => d.spec), ...extra].filter((t) =>
+    wanted.has(t.name),
+  );
   return createRegistry(tools);
 }

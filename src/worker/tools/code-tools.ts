@@ -21,10 +21,13 @@ export const CODE_TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 export function checkCodeTools(tools: readonly ToolSpec[]): readonly ToolSpec[] {
   const seen = new Set<string>();
   for (const tool of tools) {
-    if (!CODE_TOOL_NAME.test(tool.name)) throw new Error(`createGate: tool name ${JSON.stringify(tool.name)} is not ${String(CODE_TOOL_NAME)}`);
-    if (ALL_TOOL_NAMES.includes(tool.name)) throw new Error(`createGate: tool ${tool.name} clashes with a built-in tool of the gate`);
+    if (!CODE_TOOL_NAME.test(tool.name))
+      throw new Error(`createGate: tool name ${JSON.stringify(tool.name)} is not ${String(CODE_TOOL_NAME)}`);
+    if (ALL_TOOL_NAMES.includes(tool.name))
+      throw new Error(`createGate: tool ${tool.name} clashes with a built-in tool of the gate`);
     if (seen.has(tool.name)) throw new Error(`createGate: tool ${tool.name} is given twice`);
-    if (tool.execution.kind !== "in_process") throw new Error(`createGate: tool ${tool.name} must run in process (execution.kind "in_process")`);
+    if (tool.execution.kind !== "in_process")
+      throw new Error(`createGate: tool ${tool.name} must run in process (execution.kind "in_process")`);
     seen.add(tool.name);
   }
   return Object.freeze([...tools]);

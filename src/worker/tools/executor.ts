@@ -3,7 +3,13 @@ import type { DownstreamEvidence } from "../../core/tool-result/query-status";
 import type { Principal, ToolCall } from "../../core/tool-result/types";
 import type { Env } from "../env";
 import { HTTP_TOOLS } from "./catalog";
-import { callHttpTool, queryHttpToolStatus, type DownstreamService, type HttpToolDefinition, type HttpToolOutcome } from "./http-tool";
+import {
+  callHttpTool,
+  queryHttpToolStatus,
+  type DownstreamService,
+  type HttpToolDefinition,
+  type HttpToolOutcome,
+} from "./http-tool";
 import type { McpNotifySink } from "./mcp-notify";
 import { callMcpTool, type McpToolHost, type McpToolRoute } from "./mcp-tool";
 import { downstreamSigner } from "./signature";
@@ -24,7 +30,13 @@ export interface ExternalExecutor {
    * Runs the tool once for `principal` (a write is never re-sent); the request carries their
    * identity. `notify`: where this call's downstream progress and log messages go (MCP targets only).
    */
-  run(spec: ToolSpec, principal: Principal, call: ToolCall, idempotencyKey: string | null, notify?: McpNotifySink): Promise<ExternalOutcome>;
+  run(
+    spec: ToolSpec,
+    principal: Principal,
+    call: ToolCall,
+    idempotencyKey: string | null,
+    notify?: McpNotifySink,
+  ): Promise<ExternalOutcome>;
   /** Whether the executor can ask what happened to a write of this tool. */
   canQuery(spec: ToolSpec): boolean;
   /** Asks, for `principal` and the status query's `call`, what happened to a write (and fences its key if the downstream never saw it). */
@@ -79,7 +91,10 @@ export function catalogRoute(spec: ToolSpec): HttpToolRoute | undefined {
  * and the consumer's data-defined tools). Nothing is sent without a signer, or when a secret
  * header cannot be opened: the call then certainly did not start (`not_sent`).
  */
-export function httpExecutor(downstream: DownstreamService | undefined, routeOf: (spec: ToolSpec) => HttpToolRoute | undefined = catalogRoute): ExternalExecutor {
+export function httpExecutor(
+  downstream: DownstreamService | undefined,
+  routeOf: (spec: ToolSpec) => HttpToolRoute | undefined = catalogRoute,
+): ExternalExecutor {
   const route = (spec: ToolSpec) => {
     const found = routeOf(spec);
     if (found === undefined) throw new Error(`external tool without an HTTP definition: ${spec.name}`);
@@ -91,7 +106,9 @@ export function httpExecutor(downstream: DownstreamService | undefined, routeOf:
       const { definition, headers } = route(spec);
       if (!reachable(downstream, definition)) return { kind: "not_sent" };
       const extra = await headers();
-      return extra === undefined ? { kind: "not_sent" } : callHttpTool(definition, downstream, principal, call, key, extra);
+      return extra === undefined
+        ? { kind: "not_sent" }
+        : callHttpTool(definition, downstream, principal, call, key, extra);
     },
     canQuery: (spec) => {
       const definition = routeOf(spec)?.definition;
@@ -101,12 +118,18 @@ export function httpExecutor(downstream: DownstreamService | undefined, routeOf:
       if (downstream === undefined) return { kind: "unknown" };
       const { definition, headers } = route(spec);
       const extra = await headers();
-      return extra === undefined ? { kind: "unknown" } : queryHttpToolStatus(definition, downstream, principal, call, key, extra);
+      return extra === undefined
+        ? { kind: "unknown" }
+        : queryHttpToolStatus(definition, downstream, principal, call, key, extra);
     },
     target: (spec) => {
       const definition = routeOf(spec)?.definition;
       if (downstream === undefined || definition === undefined || !reachable(downstream, definition)) return undefined;
-      return { kind: "http", method: definition.method ?? "POST", url: definition.url.startsWith("/") ? downstream.baseUrl + definition.url : definition.url };
+      return {
+        kind: "http",
+        method: definition.method ?? "POST",
+        url: definition.url.startsWith("/") ? downstream.baseUrl + definition.url : definition.url,
+      };
     },
   };
 }
@@ -116,14 +139,21 @@ export function httpExecutor(downstream: DownstreamService | undefined, routeOf:
  * (`mcpRouteOf` finds them), every other through `http`. MCP has no status query: an MCP
  * write's unknown outcome is never queried (`canQuery` false) and stays `OUTCOME_UNKNOWN`.
  */
-export function toolsExecutor(http: ExternalExecutor, mcpRouteOf: (spec: ToolSpec) => McpToolRoute | undefined, host: McpToolHost): ExternalExecutor {
+export function toolsExecutor(
+  http: ExternalExecutor,
+  mcpRouteOf: (spec: ToolSpec) => McpToolRoute | undefined,
+  host: McpToolHost,
+): ExternalExecutor {
   return {
     run: (spec, principal, call, key, notify) => {
       const route = mcpRouteOf(spec);
-      return route === undefined ? http.run(spec, principal, call, key) : callMcpTool(route, host, spec, principal, call, key, notify);
+      return route === undefined
+        ? http.run(spec, principal, call, key)
+        : callMcpTool(route, host, spec, principal, call, key, notify);
     },
     canQuery: (spec) => mcpRouteOf(spec) === undefined && http.canQuery(spec),
-    query: async (spec, principal, call, key) => (mcpRouteOf(spec) === undefined ? http.query(spec, principal, call, key) : { kind: "unknown" }),
+    query: async (spec, principal, call, key) =>
+      mcpRouteOf(spec) === undefined ? http.query(spec, principal, call, key) : { kind: "unknown" },
     target: (spec) => {
       const route = mcpRouteOf(spec);
       return route === undefined ? http.target?.(spec) : { kind: "mcp", method: "POST", url: route.target.url };

@@ -40,7 +40,10 @@ export interface DownstreamService {
 }
 
 /** The URL of a request and the fetch that sends it. */
-function route(downstream: DownstreamService, url: string): { url: string; fetcher: { fetch(input: Request): Promise<Response> } } {
+function route(
+  downstream: DownstreamService,
+  url: string,
+): { url: string; fetcher: { fetch(input: Request): Promise<Response> } } {
   if (url.startsWith("/")) return { url: downstream.baseUrl + url, fetcher: downstream.fetcher };
   return { url, fetcher: downstream.external ?? { fetch: (request) => fetch(request) } };
 }
@@ -51,7 +54,12 @@ function withKey(template: string, key: string): string {
 }
 
 /** A request to the downstream, signed for `identity` each time it is made (a re-send gets a fresh signature). */
-async function signedRequest(downstream: DownstreamService, identity: EncodedIdentity, url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Promise<Request> {
+async function signedRequest(
+  downstream: DownstreamService,
+  identity: EncodedIdentity,
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+): Promise<Request> {
   const signed = await downstream.signer.sign({ method: init.method, url, body: init.body ?? "" }, identity);
   return new Request(url, { ...init, headers: { ...init.headers, ...signed }, redirect: "manual" });
 }
@@ -104,7 +112,11 @@ function toHandlerResult(spec: ToolSpec, value: z.infer<typeof DownstreamResult>
  * before any answer — a pooled connection the downstream closed just then — it is sent once
  * more within the same deadline. A write is never sent twice.
  */
-async function fetchSafe(fetcher: { fetch(input: Request): Promise<Response> }, make: () => Promise<Request>, signal: AbortSignal): Promise<Response> {
+async function fetchSafe(
+  fetcher: { fetch(input: Request): Promise<Response> },
+  make: () => Promise<Request>,
+  signal: AbortSignal,
+): Promise<Response> {
   try {
     return await fetcher.fetch(await make());
   } catch (error) {
@@ -127,15 +139,23 @@ export async function callHttpTool(
   idempotencyKey: string | null,
   extraHeaders: Readonly<Record<string, string>> = {},
 ): Promise<HttpToolOutcome> {
-  const headers: Record<string, string> = { ...extraHeaders, "content-type": "application/json", accept: "application/json" };
+  const headers: Record<string, string> = {
+    ...extraHeaders,
+    "content-type": "application/json",
+    accept: "application/json",
+  };
   if (idempotencyKey !== null) headers["idempotency-key"] = `"${idempotencyKey}"`;
   const signal = AbortSignal.timeout(def.spec.timeoutMs);
   const body = canonicalJson(call.arguments);
   const identity = encodeIdentity(identityStatement(principal, def.spec.name, call, idempotencyKey));
   const target = route(downstream, def.url);
-  const make = () => signedRequest(downstream, identity, target.url, { method: def.method ?? "POST", headers, body, signal });
+  const make = () =>
+    signedRequest(downstream, identity, target.url, { method: def.method ?? "POST", headers, body, signal });
   try {
-    const response = def.spec.risk === "read" ? await fetchSafe(target.fetcher, make, signal) : await target.fetcher.fetch(await make());
+    const response =
+      def.spec.risk === "read"
+        ? await fetchSafe(target.fetcher, make, signal)
+        : await target.fetcher.fetch(await make());
     if (response.status === 429) {
       await response.body?.cancel();
       return { kind: "rate_limited" };
@@ -145,7 +165,9 @@ export async function callHttpTool(
       return { kind: "failed" };
     }
     const parsed = DownstreamResult.safeParse(await readDownstreamJson(response, def.maxResponseBytes));
-    return parsed.success ? { kind: "result", result: toHandlerResult(def.spec, parsed.data), status: response.status } : { kind: "failed" };
+    return parsed.success
+      ? { kind: "result", result: toHandlerResult(def.spec, parsed.data), status: response.status }
+      : { kind: "failed" };
   } catch (error) {
     // Refused by the target rule before anything was sent: certainly not executed.
     return error instanceof TargetRefused ? { kind: "not_sent" } : { kind: "failed" };
@@ -196,9 +218,21 @@ export async function queryHttpToolStatus(
   const headers = { ...extraHeaders, accept: "application/json" };
   const identity = encodeIdentity(identityStatement(principal, def.spec.name, call, idempotencyKey));
   try {
-    const asked = await readStatus(await fetchSafe(status.fetcher, () => signedRequest(downstream, identity, status.url, { method: "GET", headers, signal }), signal));
+    const asked = await readStatus(
+      await fetchSafe(
+        status.fetcher,
+        () => signedRequest(downstream, identity, status.url, { method: "GET", headers, signal }),
+        signal,
+      ),
+    );
     if (asked?.state !== "not_found") return classify(def.spec, asked);
-    const fenced = await readStatus(await fetchSafe(fence.fetcher, () => signedRequest(downstream, identity, fence.url, { method: "POST", headers, signal }), signal));
+    const fenced = await readStatus(
+      await fetchSafe(
+        fence.fetcher,
+        () => signedRequest(downstream, identity, fence.url, { method: "POST", headers, signal }),
+        signal,
+      ),
+    );
     // A fence answers `fenced` or the receipt of a write that committed first; never `not_found`.
     return fenced?.state === "not_found" ? UNKNOWN : classify(def.spec, fenced);
   } catch {

@@ -52,7 +52,6 @@ export interface McpEndpoint {
   readonly onRequest?: (method: string, params: JsonObject | undefined, reply: RelayReply) => boolean;
 }
 
-
 /** One session with one server (see the module's comment). */
 export class McpSession {
   readonly #endpoint: McpEndpoint;
@@ -90,7 +89,11 @@ export class McpSession {
   /** `initialize`, then `notifications/initialized`; a failure says why the server cannot be used. */
   static async open(endpoint: McpEndpoint): Promise<Result<McpSession, McpFailure>> {
     const session = new McpSession(endpoint);
-    const params = { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: endpoint.capabilities ?? {}, clientInfo: CLIENT_INFO };
+    const params = {
+      protocolVersion: MCP_PROTOCOL_VERSION,
+      capabilities: endpoint.capabilities ?? {},
+      clientInfo: CLIENT_INFO,
+    };
     const init = await session.request("initialize", params, { retry: true, maxBytes: SMALL_ANSWER_BYTES });
     if (init.kind !== "result") {
       await session.close();
@@ -99,12 +102,21 @@ export class McpSession {
     const version = init.result["protocolVersion"];
     if (typeof version !== "string" || !MCP_PROTOCOL_VERSIONS.includes(version)) {
       await session.close();
-      return err(lost(`the server speaks an MCP protocol version the gate does not (${typeof version === "string" ? version.slice(0, 32) : "none"})`));
+      return err(
+        lost(
+          `the server speaks an MCP protocol version the gate does not (${typeof version === "string" ? version.slice(0, 32) : "none"})`,
+        ),
+      );
     }
     session.#version = version;
     const info = init.result["serverInfo"];
     if (typeof info === "object" && info !== null && !Array.isArray(info)) session.#serverInfo = info as JsonObject;
-    const sent = await session.#post({ jsonrpc: "2.0", method: "notifications/initialized" }, null, true, SMALL_ANSWER_BYTES);
+    const sent = await session.#post(
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      null,
+      true,
+      SMALL_ANSWER_BYTES,
+    );
     if (sent !== null) {
       await session.close();
       return err(sent.kind === "result" ? lost("the server answered a notification") : sent);
@@ -127,7 +139,12 @@ export class McpSession {
     const headers = await this.#headers("DELETE", "");
     this.#sessionId = null;
     try {
-      const request = new Request(this.#endpoint.url, { method: "DELETE", headers, signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS), redirect: "manual" });
+      const request = new Request(this.#endpoint.url, {
+        method: "DELETE",
+        headers,
+        signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS),
+        redirect: "manual",
+      });
       const response = await this.#endpoint.fetch(request);
       await response.body?.cancel();
     } catch {
@@ -148,7 +165,14 @@ export class McpSession {
 
   async #send(body: string, retry: boolean): Promise<Response> {
     const { url, fetch, signal } = this.#endpoint;
-    const make = async () => new Request(url, { method: "POST", headers: await this.#headers("POST", body), body, signal, redirect: "manual" });
+    const make = async () =>
+      new Request(url, {
+        method: "POST",
+        headers: await this.#headers("POST", body),
+        body,
+        signal,
+        redirect: "manual",
+      });
     try {
       return await fetch(await make());
     } catch (error) {
@@ -158,7 +182,12 @@ export class McpSession {
   }
 
   /** Sends one message; a request (`expectId`) answers its reply, a notification or response `null` once accepted. */
-  async #post(message: JsonObject, expectId: number | null, retry: boolean, maxBytes: number): Promise<McpReply | null> {
+  async #post(
+    message: JsonObject,
+    expectId: number | null,
+    retry: boolean,
+    maxBytes: number,
+  ): Promise<McpReply | null> {
     const body = canonicalJson(message);
     let response: Response;
     try {
@@ -167,7 +196,8 @@ export class McpSession {
       return lost(this.#endpoint.signal.aborted ? "no answer in time" : "the connection failed");
     }
     const sessionId = response.headers.get("mcp-session-id");
-    if (message["method"] === "initialize" && sessionId !== null && SESSION_ID.test(sessionId)) this.#sessionId = sessionId;
+    if (message["method"] === "initialize" && sessionId !== null && SESSION_ID.test(sessionId))
+      this.#sessionId = sessionId;
     if (response.status === 429 || !response.ok || expectId === null || response.body === null) {
       await response.body?.cancel().catch(() => undefined);
       if (response.status === 429) return { kind: "rate_limited" };
@@ -187,7 +217,13 @@ export class McpSession {
       await response.body.cancel();
       return lost("an answer that is neither JSON nor an event stream");
     } catch (error) {
-      return lost(error instanceof AnswerStop ? error.message : this.#endpoint.signal.aborted ? "no answer in time" : "the answer could not be read");
+      return lost(
+        error instanceof AnswerStop
+          ? error.message
+          : this.#endpoint.signal.aborted
+            ? "no answer in time"
+            : "the answer could not be read",
+      );
     }
   }
 
@@ -221,7 +257,9 @@ export class McpSession {
       }
       if (id !== expectId) continue;
       if (error !== undefined) return { kind: "error", code: error.code, message: error.message.slice(0, 256) };
-      return result === undefined ? lost("a response without a result") : { kind: "result", result: result as JsonObject };
+      return result === undefined
+        ? lost("a response without a result")
+        : { kind: "result", result: result as JsonObject };
     }
     return null;
   }
@@ -232,10 +270,13 @@ export class McpSession {
    */
   async #answer(id: string | number, method: string, params: JsonObject | undefined): Promise<void> {
     if (++this.#serverRequests > MAX_SERVER_REQUESTS) return;
-    const send = (answer: JsonObject) => this.#post({ jsonrpc: "2.0", id, ...answer }, null, false, SMALL_ANSWER_BYTES).then(() => undefined);
+    const send = (answer: JsonObject) =>
+      this.#post({ jsonrpc: "2.0", id, ...answer }, null, false, SMALL_ANSWER_BYTES).then(() => undefined);
     const reply: RelayReply = async (answer) => (this.#closed ? undefined : send(answer));
     if (method !== "ping" && this.#relaying && this.#endpoint.onRequest?.(method, params, reply) === true) return;
-    await send(method === "ping" ? { result: {} } : { error: { code: -32601, message: "The client offers no such method." } });
+    await send(
+      method === "ping" ? { result: {} } : { error: { code: -32601, message: "The client offers no such method." } },
+    );
   }
 }
 
@@ -248,10 +289,16 @@ export interface ListedTools {
   readonly serverInfo: JsonObject;
 }
 
-const ToolsPage = z.object({ tools: z.array(JsonObjectValue).check(z.maxLength(1_000)), nextCursor: z.optional(z.string().check(z.maxLength(4_096))) });
+const ToolsPage = z.object({
+  tools: z.array(JsonObjectValue).check(z.maxLength(1_000)),
+  nextCursor: z.optional(z.string().check(z.maxLength(4_096))),
+});
 
 /** Lists a server's tools in one session: pages until `maxTools` tools or `maxPages` pages, each answer at most `maxBytes`. */
-export async function listTools(endpoint: McpEndpoint, bounds: { maxTools: number; maxPages: number; maxBytes: number }): Promise<Result<ListedTools, string>> {
+export async function listTools(
+  endpoint: McpEndpoint,
+  bounds: { maxTools: number; maxPages: number; maxBytes: number },
+): Promise<Result<ListedTools, string>> {
   const opened = await McpSession.open(endpoint);
   if (!opened.ok) return err(describeFailure(opened.error, "initialize"));
   const session = opened.value;
@@ -260,7 +307,10 @@ export async function listTools(endpoint: McpEndpoint, bounds: { maxTools: numbe
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const reply = await session.request("tools/list", cursor === undefined ? {} : { cursor }, { retry: true, maxBytes: bounds.maxBytes });
+      const reply = await session.request("tools/list", cursor === undefined ? {} : { cursor }, {
+        retry: true,
+        maxBytes: bounds.maxBytes,
+      });
       if (reply.kind !== "result") return err(describeFailure(reply, "tools/list"));
       const page = ToolsPage.safeParse(reply.result);
       if (!page.success) return err("tools/list: an answer that is not a list of tools");
@@ -269,7 +319,12 @@ export async function listTools(endpoint: McpEndpoint, bounds: { maxTools: numbe
       pages += 1;
     } while (cursor !== undefined && tools.length < bounds.maxTools && pages < bounds.maxPages);
     const truncated = cursor !== undefined || tools.length > bounds.maxTools;
-    return ok({ tools: tools.slice(0, bounds.maxTools), truncated, protocolVersion: session.protocolVersion, serverInfo: session.serverInfo });
+    return ok({
+      tools: tools.slice(0, bounds.maxTools),
+      truncated,
+      protocolVersion: session.protocolVersion,
+      serverInfo: session.serverInfo,
+    });
   } finally {
     await session.close();
   }
@@ -279,7 +334,11 @@ export async function listTools(endpoint: McpEndpoint, bounds: { maxTools: numbe
 export type McpCallReply = McpReply | { readonly kind: "not_started"; readonly failure: McpFailure };
 
 /** Calls one tool in its own session (`params`: `name`, `arguments`, `_meta`); `retry` for reads only. */
-export async function callTool(endpoint: McpEndpoint, params: JsonObject, options: { retry: boolean; maxBytes: number }): Promise<McpCallReply> {
+export async function callTool(
+  endpoint: McpEndpoint,
+  params: JsonObject,
+  options: { retry: boolean; maxBytes: number },
+): Promise<McpCallReply> {
   const opened = await McpSession.open(endpoint);
   if (!opened.ok) return { kind: "not_started", failure: opened.error };
   try {

@@ -33,7 +33,11 @@ export const CONTENT_BLOCK_SCHEMA: JsonObject = {
         lastModified: STRING,
       },
     },
-    resource: { type: "object", properties: { uri: STRING, mimeType: STRING, text: STRING, blob: STRING }, required: ["uri"] },
+    resource: {
+      type: "object",
+      properties: { uri: STRING, mimeType: STRING, text: STRING, blob: STRING },
+      required: ["uri"],
+    },
   },
   required: ["type"],
 };
@@ -45,7 +49,11 @@ export const CONTENT_BLOCK_SCHEMA: JsonObject = {
 export function mcpToolOutputSchema(outputSchema: JsonObject | undefined): JsonObject {
   const content: JsonObject = { type: "array", items: CONTENT_BLOCK_SCHEMA, maxItems: MAX_CONTENT_BLOCKS };
   if (outputSchema === undefined) return { type: "object", properties: { content }, required: ["content"] };
-  return { type: "object", properties: { content, structuredContent: outputSchema }, required: ["content", "structuredContent"] };
+  return {
+    type: "object",
+    properties: { content, structuredContent: outputSchema },
+    required: ["content", "structuredContent"],
+  };
 }
 
 const BLOCK_MEMBERS = ["type", "text", "data", "mimeType", "uri", "name", "title", "description", "size"];
@@ -71,7 +79,8 @@ export function contentBlocks(blocks: readonly Json[]): Json[] {
     if (!isObject(block)) return block;
     const out = pick(block, BLOCK_MEMBERS);
     const annotations = block["annotations"];
-    if (annotations !== undefined) out["annotations"] = isObject(annotations) ? pick(annotations, ANNOTATION_MEMBERS) : annotations;
+    if (annotations !== undefined)
+      out["annotations"] = isObject(annotations) ? pick(annotations, ANNOTATION_MEMBERS) : annotations;
     const resource = block["resource"];
     if (resource !== undefined) out["resource"] = isObject(resource) ? pick(resource, RESOURCE_MEMBERS) : resource;
     return out;

@@ -16,7 +16,12 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** A downstream notification worth relaying, checked (its token and logger are the gate's to set). */
 export type McpNotification =
-  | { readonly kind: "progress"; readonly progress: number; readonly total: number | null; readonly message: string | null }
+  | {
+      readonly kind: "progress";
+      readonly progress: number;
+      readonly total: number | null;
+      readonly message: string | null;
+    }
   | { readonly kind: "log"; readonly level: LogLevel; readonly data: Json };
 
 /** Where one call's downstream notifications go (given for that call only). */
@@ -50,13 +55,22 @@ function isLevel(value: Json | undefined): value is LogLevel {
  * A downstream notification as the sink takes it, or `null` when it is not one to relay: progress
  * must carry `token` (the one the gate sent) and a number; a log message a known level.
  */
-export function relayable(method: string, params: JsonObject | undefined, token: string | null): McpNotification | null {
+export function relayable(
+  method: string,
+  params: JsonObject | undefined,
+  token: string | null,
+): McpNotification | null {
   if (params === undefined) return null;
   if (method === PROGRESS) {
     const progress = numberOf(params["progressToken"] === token && token !== null ? params["progress"] : undefined);
     if (progress === null) return null;
     const message = params["message"];
-    return { kind: "progress", progress, total: numberOf(params["total"]), message: typeof message === "string" ? message.slice(0, MAX_MESSAGE_CHARS) : null };
+    return {
+      kind: "progress",
+      progress,
+      total: numberOf(params["total"]),
+      message: typeof message === "string" ? message.slice(0, MAX_MESSAGE_CHARS) : null,
+    };
   }
   if (method === LOG_MESSAGE && isLevel(params["level"]) && Object.hasOwn(params, "data")) {
     return { kind: "log", level: params["level"], data: params["data"] ?? null };

@@ -41,7 +41,12 @@ export interface McpRequestSink {
    * `reply` is called once, with the client's answer or the gate's error (never when the call
    * ended first: the downstream's session is gone then).
    */
-  request(method: RelayedMethod, params: JsonObject | undefined, origin: { readonly server: string; readonly tool: string }, reply: RelayReply): void;
+  request(
+    method: RelayedMethod,
+    params: JsonObject | undefined,
+    origin: { readonly server: string; readonly tool: string },
+    reply: RelayReply,
+  ): void;
 }
 
 /**
@@ -52,6 +57,7 @@ export function declaredCapabilities(relay: McpToolRelay | null, sink: McpReques
   const declared: JsonObject = {};
   if (relay === null || sink === undefined) return declared;
   if (relay.sampling && sink.capabilities.sampling !== undefined) declared["sampling"] = sink.capabilities.sampling;
-  if (relay.elicitation && sink.capabilities.elicitation !== undefined) declared["elicitation"] = sink.capabilities.elicitation;
+  if (relay.elicitation && sink.capabilities.elicitation !== undefined)
+    declared["elicitation"] = sink.capabilities.elicitation;
   return declared;
 }

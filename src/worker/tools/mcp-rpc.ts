@@ -38,7 +38,11 @@ export const RpcMessage = z.object({
 
 /** A message's `params` when they are an object (a notification's are handed on only then). */
 export function paramsOf(message: Json): JsonObject | undefined {
-  const params = typeof message === "object" && message !== null && !Array.isArray(message) ? (message as JsonObject)["params"] : undefined;
-  return typeof params === "object" && params !== null && !Array.isArray(params) && !(params instanceof PyFloat) ? params : undefined;
+  const params =
+    typeof message === "object" && message !== null && !Array.isArray(message)
+      ? (message as JsonObject)["params"]
+      : undefined;
+  return typeof params === "object" && params !== null && !Array.isArray(params) && !(params instanceof PyFloat)
+    ? params
+    : undefined;
 }
-

@@ -53,7 +53,8 @@ export class SseParser {
 
   #line(line: string, events: SseEvent[]): void {
     if (line === "") {
-      if (this.#data.length > 0) events.push({ event: this.#event === "" ? "message" : this.#event, data: this.#data.join("\n") });
+      if (this.#data.length > 0)
+        events.push({ event: this.#event === "" ? "message" : this.#event, data: this.#data.join("\n") });
       this.#data = [];
       this.#event = "";
       return;
@@ -72,7 +73,11 @@ export class SseParser {
 export class AnswerStop extends Error {}
 
 /** Reads a whole answer body, at most `maxBytes`, giving up when `aborted` rejects. */
-export async function readAnswer(body: ReadableStream<Uint8Array>, maxBytes: number, aborted: Promise<never>): Promise<Uint8Array> {
+export async function readAnswer(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  aborted: Promise<never>,
+): Promise<Uint8Array> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -100,7 +105,12 @@ export async function readAnswer(body: ReadableStream<Uint8Array>, maxBytes: num
  * Reads an event stream (UTF-8, at most `maxBytes` in all) and hands each `message` event's data
  * to `onData` until it answers something other than `null`; `null` if the stream ended first.
  */
-export async function readEvents<T>(body: ReadableStream<Uint8Array>, maxBytes: number, aborted: Promise<never>, onData: (data: string) => Promise<T | null>): Promise<T | null> {
+export async function readEvents<T>(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  aborted: Promise<never>,
+  onData: (data: string) => Promise<T | null>,
+): Promise<T | null> {
   const reader = body.getReader();
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
   const parser = new SseParser();

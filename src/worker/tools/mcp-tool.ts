@@ -64,7 +64,15 @@ const RATE_LIMITED: ExternalOutcome = { kind: "rate_limited" };
  * token of the gate's) and log messages on the answer's stream go to it as they arrive, and its
  * sampling and elicitation requests to `sink.requests` when the server's registration opted in.
  */
-export async function callMcpTool(route: McpToolRoute, host: McpToolHost, spec: ToolSpec, principal: Principal, call: ToolCall, key: string | null, sink?: McpNotifySink): Promise<ExternalOutcome> {
+export async function callMcpTool(
+  route: McpToolRoute,
+  host: McpToolHost,
+  spec: ToolSpec,
+  principal: Principal,
+  call: ToolCall,
+  key: string | null,
+  sink?: McpNotifySink,
+): Promise<ExternalOutcome> {
   const signer = host.signer;
   if (signer === undefined) return NOT_SENT;
   const authorization = await route.authorization();
@@ -88,13 +96,26 @@ export async function callMcpTool(route: McpToolRoute, host: McpToolHost, spec: 
     onNotification: sink === undefined ? undefined : (method, params) => pass(sink, relayable(method, params, token)),
     capabilities,
     onRequest: (method, params, reply) => {
-      if (relay === null || requests === undefined || !isRelayedMethod(method) || !Object.hasOwn(capabilities, RELAYED_METHODS[method])) return false;
+      if (
+        relay === null ||
+        requests === undefined ||
+        !isRelayedMethod(method) ||
+        !Object.hasOwn(capabilities, RELAYED_METHODS[method])
+      )
+        return false;
       requests.request(method, params, { server: relay.server, tool: spec.name }, reply);
       return true;
     },
   };
-  const meta: JsonObject = { ...(write ? { [MCP_META.idempotencyKey]: key } : {}), ...(token === null ? {} : { progressToken: token }) };
-  const params: JsonObject = { name: target.tool, arguments: call.arguments, ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }) };
+  const meta: JsonObject = {
+    ...(write ? { [MCP_META.idempotencyKey]: key } : {}),
+    ...(token === null ? {} : { progressToken: token }),
+  };
+  const params: JsonObject = {
+    name: target.tool,
+    arguments: call.arguments,
+    ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
+  };
   const reply = await callTool(endpoint, params, { retry: spec.risk === "read", maxBytes: target.max_response_bytes });
   switch (reply.kind) {
     case "not_started":
@@ -111,10 +132,20 @@ export async function callMcpTool(route: McpToolRoute, host: McpToolHost, spec: 
       if (answer.data.isError === true) return NOT_SENT;
       const structured = answer.data.structuredContent;
       const keep = structured !== undefined && declaresStructuredContent(spec.outputSchema?.document);
-      const data: JsonObject = { content: contentBlocks(reply.result["content"] as Json[]), ...(keep ? { structuredContent: structured as JsonObject } : {}) };
+      const data: JsonObject = {
+        content: contentBlocks(reply.result["content"] as Json[]),
+        ...(keep ? { structuredContent: structured as JsonObject } : {}),
+      };
       return {
         kind: "result",
-        result: { data, producer_revision: spec.producerRevision, resource_revision: null, observed_at: formatUtcSecond(host.now()), downstream_request_id: null, receipt_id: null },
+        result: {
+          data,
+          producer_revision: spec.producerRevision,
+          resource_revision: null,
+          observed_at: formatUtcSecond(host.now()),
+          downstream_request_id: null,
+          receipt_id: null,
+        },
       };
     }
   }

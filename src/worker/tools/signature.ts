@@ -68,8 +68,20 @@ export interface DownstreamSigner {
 }
 
 /** The statement of a call made for `principal` (`statusRef`: the write's key or the queried one). */
-export function identityStatement(principal: Principal, tool: string, call: ToolCall, statusRef: string | null): IdentityStatement {
-  const base = { consumer: principal.tenant_id, subject_id: principal.subject_id, roles: [...principal.roles], tool, call_id: call.call_id, operation_id: call.operation_id };
+export function identityStatement(
+  principal: Principal,
+  tool: string,
+  call: ToolCall,
+  statusRef: string | null,
+): IdentityStatement {
+  const base = {
+    consumer: principal.tenant_id,
+    subject_id: principal.subject_id,
+    roles: [...principal.roles],
+    tool,
+    call_id: call.call_id,
+    operation_id: call.operation_id,
+  };
   return statusRef === null ? base : { ...base, status_ref: statusRef };
 }
 
@@ -108,7 +120,12 @@ export function signatureParams(created: number, nonce: string, keyid: string): 
 }
 
 /** The RFC 9421 signature base: one `"name": value` line per component, then `@signature-params`. */
-export function signatureBase(method: string, targetUri: string, headers: Pick<IdentityHeaders, "content-digest" | "toolgate-identity">, params: string): string {
+export function signatureBase(
+  method: string,
+  targetUri: string,
+  headers: Pick<IdentityHeaders, "content-digest" | "toolgate-identity">,
+  params: string,
+): string {
   const values: Record<(typeof COVERED_COMPONENTS)[number], string> = {
     "@method": method.toUpperCase(),
     "@target-uri": targetUri,
@@ -131,7 +148,11 @@ function randomNonce(): string {
  * pinned object clock; `nonce` draws each request's nonce (16 random bytes; a test may fix it
  * for a known answer).
  */
-export function downstreamSigner(secret: string | undefined, nowMs: () => number = Date.now, nonce: () => string = randomNonce): DownstreamSigner | undefined {
+export function downstreamSigner(
+  secret: string | undefined,
+  nowMs: () => number = Date.now,
+  nonce: () => string = randomNonce,
+): DownstreamSigner | undefined {
   if (!usableSecret(secret)) return undefined;
   return {
     async sign(request, identity) {
@@ -140,7 +161,11 @@ export function downstreamSigner(secret: string | undefined, nowMs: () => number
       const params = signatureParams(Math.floor(nowMs() / 1000), nonce(), pair.publicKey.kid);
       const base = signatureBase(request.method, new URL(request.url).href, digested, params);
       const signature = await pair.sign(utf8ToBytes(base));
-      return { ...digested, "signature-input": `${SIGNATURE_LABEL}=${params}`, signature: `${SIGNATURE_LABEL}=:${base64(signature)}:` };
+      return {
+        ...digested,
+        "signature-input": `${SIGNATURE_LABEL}=${params}`,
+        signature: `${SIGNATURE_LABEL}=:${base64(signature)}:`,
+      };
     },
   };
 }

@@ -61,7 +61,13 @@ export function deriveKeyPair(secret: string, consumer: string): SigningKeyPair 
   const kid = encodeBase64Url(sha256(utf8ToBytes(canonicalJson({ crv: "Ed25519", kty: "OKP", x }))));
   let key: Promise<CryptoKey> | undefined;
   const privateKey = (): Promise<CryptoKey> => {
-    key ??= crypto.subtle.importKey("jwk", { kty: "OKP", crv: "Ed25519", d: encodeBase64Url(seed), x }, { name: "Ed25519" }, false, ["sign"]);
+    key ??= crypto.subtle.importKey(
+      "jwk",
+      { kty: "OKP", crv: "Ed25519", d: encodeBase64Url(seed), x },
+      { name: "Ed25519" },
+      false,
+      ["sign"],
+    );
     return key;
   };
   return {
@@ -95,7 +101,10 @@ export function keyPairOf(secret: string, consumer: string): SigningKeyPair {
  * A consumer's published keys: the current key's first, then the previous secret's while it is
  * set (a request signed just before a rotation still verifies); empty when no usable secret is set.
  */
-export function publishedKeys(env: Pick<Env, "TOOLGATE_SIGNING_KEY" | "TOOLGATE_SIGNING_KEY_PREVIOUS">, consumer: string): PublicSigningKey[] {
+export function publishedKeys(
+  env: Pick<Env, "TOOLGATE_SIGNING_KEY" | "TOOLGATE_SIGNING_KEY_PREVIOUS">,
+  consumer: string,
+): PublicSigningKey[] {
   const current = env.TOOLGATE_SIGNING_KEY;
   if (!usableSecret(current)) return [];
   const keys = [kept(published, current, consumer).publicKey];

@@ -15,7 +15,10 @@ export class TargetRefused extends Error {
 }
 
 /** `fetch` wrapped with the target rule under `policy`. */
-export function targetFetch(policy: TargetPolicy, fetch: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
+export function targetFetch(
+  policy: TargetPolicy,
+  fetch: (request: Request) => Promise<Response>,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     const refused = checkUrl(request.url, "", policy);
     if (refused !== null) {

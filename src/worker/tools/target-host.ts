@@ -131,7 +131,14 @@ export interface HostRefusal {
 const LOOPBACK_NAME = "a loopback name (localhost)";
 
 /** Names hosts files and resolvers give this machine (RFC 6761 `localhost`, and the common aliases). */
-const LOOPBACK_NAMES = new Set(["localhost", "localhost.localdomain", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"]);
+const LOOPBACK_NAMES = new Set([
+  "localhost",
+  "localhost.localdomain",
+  "localhost6",
+  "localhost6.localdomain6",
+  "ip6-localhost",
+  "ip6-loopback",
+]);
 
 function isLoopbackName(host: string): boolean {
   return LOOPBACK_NAMES.has(host) || host.endsWith(".localhost") || host.endsWith(".localhost.localdomain");
@@ -149,16 +156,15 @@ export function hostRefusal(hostname: string): HostRefusal | null {
   const v4 = dotted(host);
   const bracketed = host.startsWith("[") && host.endsWith("]");
   const g = bracketed ? groups(host.slice(1, -1)) : null;
-  const what =
-    isLoopbackName(host)
-      ? LOOPBACK_NAME
-      : v4 !== null
-        ? ipv4Reason(v4)
-        : bracketed
-          ? g === null
-            ? "an IPv6 literal that does not parse"
-            : ipv6Reason(g)
-          : null;
+  const what = isLoopbackName(host)
+    ? LOOPBACK_NAME
+    : v4 !== null
+      ? ipv4Reason(v4)
+      : bracketed
+        ? g === null
+          ? "an IPv6 literal that does not parse"
+          : ipv6Reason(g)
+        : null;
   if (what === null) return null;
   const loopback = what === LOOPBACK_NAME || what.startsWith("loopback") || what === `IPv4-mapped ${LOOPBACK_V4}`;
   return { what, loopback };

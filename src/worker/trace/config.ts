@@ -14,7 +14,10 @@ import { OtlpExporter } from "./export";
 import { createTracer, NOOP_TRACER, type Tracer } from "./span";
 
 /** The bindings tracing reads. */
-export type TraceEnv = Pick<Env, "TOOLGATE_OTLP_ENDPOINT" | "TOOLGATE_OTLP_HEADERS" | "TOOLGATE_ALLOW_LOOPBACK_TARGETS">;
+export type TraceEnv = Pick<
+  Env,
+  "TOOLGATE_OTLP_ENDPOINT" | "TOOLGATE_OTLP_HEADERS" | "TOOLGATE_ALLOW_LOOPBACK_TARGETS"
+>;
 
 /** A valid tracing configuration. */
 export interface TraceConfig {
@@ -71,7 +74,11 @@ export function traceConfig(env: TraceEnv): Result<TraceConfig | null, string> {
     const url = new URL(endpoint);
     // A private host is named as the reason (the host only: never the path, query or credentials).
     const privateHost = url.username === "" && url.password === "" && hostRefusal(url.hostname) !== null;
-    return err(privateHost ? refused.message.replace("a target URL", "TOOLGATE_OTLP_ENDPOINT") : `TOOLGATE_OTLP_ENDPOINT is not an https URL${allowLoopback ? " (or loopback http)" : ""} without credentials`);
+    return err(
+      privateHost
+        ? refused.message.replace("a target URL", "TOOLGATE_OTLP_ENDPOINT")
+        : `TOOLGATE_OTLP_ENDPOINT is not an https URL${allowLoopback ? " (or loopback http)" : ""} without credentials`,
+    );
   }
   const headers = parseHeaders(env.TOOLGATE_OTLP_HEADERS ?? "");
   return headers.ok ? ok({ endpoint, headers: headers.value }) : headers;

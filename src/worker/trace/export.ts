@@ -67,7 +67,8 @@ export class OtlpExporter {
   /** Starts sending what is queued, within the limit of requests under way; never waits for them. */
   flush(): void {
     const maxBatch = this.#options.maxBatchSpans ?? 256;
-    while (this.#pending.size < (this.#options.maxConcurrentExports ?? 2) && this.#queue.length > 0) this.#send(this.#queue.splice(0, maxBatch));
+    while (this.#pending.size < (this.#options.maxConcurrentExports ?? 2) && this.#queue.length > 0)
+      this.#send(this.#queue.splice(0, maxBatch));
   }
 
   /** The counters so far. */

@@ -11,7 +11,8 @@ import { SPAN_KIND, STATUS_CODE, type AttributeValue, type FinishedSpan } from "
 export const SERVICE_NAME = "toolgate";
 
 /** OTLP's `AnyValue`, for the value types the gate records. */
-export type OtlpValue = { stringValue: string } | { boolValue: boolean } | { intValue: string } | { doubleValue: number };
+export type OtlpValue =
+  { stringValue: string } | { boolValue: boolean } | { intValue: string } | { doubleValue: number };
 
 /** OTLP's `KeyValue`. */
 export interface OtlpKeyValue {
@@ -55,7 +56,10 @@ function keyValues(attributes: Iterable<readonly [string, AttributeValue]>): Otl
 
 /** One span in OTLP's form; a root span has no `parentSpanId`. */
 export function otlpSpan(span: FinishedSpan): OtlpSpan {
-  const status = span.status.message === undefined ? { code: STATUS_CODE[span.status.code] } : { code: STATUS_CODE[span.status.code], message: span.status.message };
+  const status =
+    span.status.message === undefined
+      ? { code: STATUS_CODE[span.status.code] }
+      : { code: STATUS_CODE[span.status.code], message: span.status.message };
   return {
     traceId: span.traceId,
     spanId: span.spanId,
@@ -71,6 +75,15 @@ export function otlpSpan(span: FinishedSpan): OtlpSpan {
 
 /** The export request of a batch of spans: resource `service.name` "toolgate" and `service.version` the gate's version. */
 export function traceRequest(spans: readonly FinishedSpan[]): OtlpTraceRequest {
-  const resource = { attributes: keyValues([["service.name", SERVICE_NAME], ["service.version", GATE_VERSION]]) };
-  return { resourceSpans: [{ resource, scopeSpans: [{ scope: { name: SERVICE_NAME, version: GATE_VERSION }, spans: spans.map(otlpSpan) }] }] };
+  const resource = {
+    attributes: keyValues([
+      ["service.name", SERVICE_NAME],
+      ["service.version", GATE_VERSION],
+    ]),
+  };
+  return {
+    resourceSpans: [
+      { resource, scopeSpans: [{ scope: { name: SERVICE_NAME, version: GATE_VERSION }, spans: spans.map(otlpSpan) }] },
+    ],
+  };
 }

@@ -155,5 +155,8 @@ class RecordingSpan implements Span {
  */
 export function createTracer(sink: SpanSink, nowMs: () => number = Date.now): Tracer {
   const tracer = { nowMs, sink };
-  return { enabled: true, start: (name, kind = "internal") => new RecordingSpan(randomId(16), null, name, kind, tracer) };
+  return {
+    enabled: true,
+    start: (name, kind = "internal") => new RecordingSpan(randomId(16), null, name, kind, tracer),
+  };
 }

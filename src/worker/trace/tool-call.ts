@@ -22,24 +22,40 @@ export const SPAN_NAMES = {
 } as const;
 
 /** `gen_ai.provider.name` of the provider profiles whose provider the conventions name; others are left out. */
-const PROVIDER_NAMES: Readonly<Record<string, string>> = { openai: "openai", anthropic: "anthropic", google: "gcp.gemini" };
+const PROVIDER_NAMES: Readonly<Record<string, string>> = {
+  openai: "openai",
+  anthropic: "anthropic",
+  google: "gcp.gemini",
+};
 
 /** The root span of an agent tool call (`undefined` when tracing is off); named once the call is bound. */
 export function startToolSpan(tracer: Tracer | undefined, consumer: string): Span | undefined {
   if (tracer === undefined || !tracer.enabled) return undefined;
-  return tracer.start(SPAN_NAMES.tool, "internal").set("gen_ai.operation.name", "execute_tool").set("gen_ai.tool.type", "function").set("toolgate.consumer", consumer);
+  return tracer
+    .start(SPAN_NAMES.tool, "internal")
+    .set("gen_ai.operation.name", "execute_tool")
+    .set("gen_ai.tool.type", "function")
+    .set("toolgate.consumer", consumer);
 }
 
 /** Names the root span after the bound call: its tool, call id and provider. */
 export function describeToolCall(span: Span | undefined, call: ToolCall): void {
   if (span === undefined) return;
-  span.rename(`${SPAN_NAMES.tool} ${call.name}`).set("gen_ai.tool.name", call.name).set("gen_ai.tool.call.id", call.call_id);
-  span.set("gen_ai.provider.name", Object.hasOwn(PROVIDER_NAMES, call.provider) ? PROVIDER_NAMES[call.provider] : undefined);
+  span
+    .rename(`${SPAN_NAMES.tool} ${call.name}`)
+    .set("gen_ai.tool.name", call.name)
+    .set("gen_ai.tool.call.id", call.call_id);
+  span.set(
+    "gen_ai.provider.name",
+    Object.hasOwn(PROVIDER_NAMES, call.provider) ? PROVIDER_NAMES[call.provider] : undefined,
+  );
 }
 
 /** What a finished call came to, as far as its trace needs it (`ToolCallOutcome`'s members). */
 export interface TracedOutcome {
-  readonly package: { readonly model_result: { readonly status: string; readonly error: { readonly code: string } | null } };
+  readonly package: {
+    readonly model_result: { readonly status: string; readonly error: { readonly code: string } | null };
+  };
   readonly approvalId: string | null;
   readonly audit: { readonly seq: number };
 }
@@ -59,7 +75,8 @@ export function endToolSpan(span: Span | undefined, outcome: Outcome<TracedOutco
   span.child(SPAN_NAMES.audit).set("toolgate.audit.seq", audit.seq).end();
   const code = pkg.model_result.error?.code;
   span.set("toolgate.approval_id", approvalId).set("toolgate.outcome", code ?? pkg.model_result.status);
-  if (pkg.model_result.status !== "succeeded" && code !== "APPROVAL_REQUIRED") span.fail(code ?? pkg.model_result.status);
+  if (pkg.model_result.status !== "succeeded" && code !== "APPROVAL_REQUIRED")
+    span.fail(code ?? pkg.model_result.status);
   span.end();
 }
 
@@ -90,7 +107,12 @@ export class ApprovalWatch {
     const found = this.#approval(result, now);
     if (found === null) return;
     this.#span.set("toolgate.approval_id", found.id);
-    this.#span.child(SPAN_NAMES.approval).set("toolgate.approval_id", found.id).set("toolgate.approval.state", found.state).set("toolgate.approval.opened", found.id === this.#opened).end();
+    this.#span
+      .child(SPAN_NAMES.approval)
+      .set("toolgate.approval_id", found.id)
+      .set("toolgate.approval.state", found.state)
+      .set("toolgate.approval.opened", found.id === this.#opened)
+      .end();
   }
 
   #approval(result: BeginDispatchResult, now: number): { id: string; state: string } | null {
@@ -99,14 +121,24 @@ export class ApprovalWatch {
     if (result.kind === "quota_exceeded" || this.#consulted.length === 0) return null;
     // Run: the approval that granted it; refused: the one that refused it (the latest).
     const approved = this.#consulted.filter((r) => r.state === "approved");
-    const record = result.kind === "execute" && approved.length > 0 ? approved[approved.length - 1] : this.#consulted[this.#consulted.length - 1];
+    const record =
+      result.kind === "execute" && approved.length > 0
+        ? approved[approved.length - 1]
+        : this.#consulted[this.#consulted.length - 1];
     if (record === undefined) return null;
-    return { id: record.approval_id, state: record.state === "pending" && record.expires_at <= now ? "expired" : record.state };
+    return {
+      id: record.approval_id,
+      state: record.state === "pending" && record.expires_at <= now ? "expired" : record.state,
+    };
   }
 }
 
 /** The `toolgate.downstream` span (kind client) of an external tool's run: the method and the host it is sent to. */
-export function startDownstreamSpan(span: Span | undefined, executor: ExternalExecutor, spec: Parameters<ExternalExecutor["run"]>[0]): Span | undefined {
+export function startDownstreamSpan(
+  span: Span | undefined,
+  executor: ExternalExecutor,
+  spec: Parameters<ExternalExecutor["run"]>[0],
+): Span | undefined {
   if (span === undefined) return undefined;
   const target = executor.target?.(spec);
   const child = span.child(SPAN_NAMES.downstream, "client");

@@ -7,7 +7,8 @@ import { AgentClient, ApproverClient } from "toolgate/client";
 
 const Deno = globalThis.Deno;
 const Bun = globalThis.Bun;
-const runtime = Deno !== undefined ? { name: "deno", version: Deno.version.deno } : { name: "bun", version: Bun.version };
+const runtime =
+  Deno !== undefined ? { name: "deno", version: Deno.version.deno } : { name: "bun", version: Bun.version };
 
 /** All of stdin as text. */
 async function readStdin() {
@@ -48,10 +49,18 @@ const principal = { subject_id: "user-1", roles: [] };
 
 print({ step: "runtime", ...runtime });
 
-const read = await agent.toolCall({ principal, proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } }, context: context(`${runtime.name}-read`) });
+const read = await agent.toolCall({
+  principal,
+  proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+  context: context(`${runtime.name}-read`),
+});
 print(shown("read", read));
 
-const refund = { principal, proposal: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } }, context: context(`${runtime.name}-refund`) };
+const refund = {
+  principal,
+  proposal: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } },
+  context: context(`${runtime.name}-refund`),
+};
 const key = { idempotencyKey: `${runtime.name}-refund-key` };
 const asked = await agent.toolCall(refund, key);
 print(shown("write", asked));
@@ -62,13 +71,36 @@ const pending = await approver.listApprovals();
 if (!pending.ok) throw new Error(`listApprovals: ${pending.problem.code}`);
 const view = pending.value.approvals.find((a) => a.approval_id === approvalId);
 if (view === undefined) throw new Error("the approval is not listed");
-print({ step: "pending", approval_id: view.approval_id, state: view.state, tool: view.tool, arguments: view.arguments, subject_id: view.subject_id, approver_id: view.approver_id, idempotency_key: view.idempotency_key });
+print({
+  step: "pending",
+  approval_id: view.approval_id,
+  state: view.state,
+  tool: view.tool,
+  arguments: view.arguments,
+  subject_id: view.subject_id,
+  approver_id: view.approver_id,
+  idempotency_key: view.idempotency_key,
+});
 
 const decided = await approver.decideApproval(approvalId, "approve", view.approval_digest);
-print(decided.ok ? { step: "decide", approval_id: decided.value.approval_id, state: decided.value.state, approver_id: decided.value.approver_id, bound_to_request: decided.value.bound_to_request } : { step: "decide", problem: decided.problem.code });
+print(
+  decided.ok
+    ? {
+        step: "decide",
+        approval_id: decided.value.approval_id,
+        state: decided.value.state,
+        approver_id: decided.value.approver_id,
+        bound_to_request: decided.value.bound_to_request,
+      }
+    : { step: "decide", problem: decided.problem.code },
+);
 
 const status = await agent.approval(approvalId);
-print(status.ok ? { step: "status", approval_id: status.value.approval_id, state: status.value.state } : { step: "status", problem: status.problem.code });
+print(
+  status.ok
+    ? { step: "status", approval_id: status.value.approval_id, state: status.value.state }
+    : { step: "status", problem: status.problem.code },
+);
 
 print(shown("resend", await agent.toolCall(refund, key)));
 print(shown("replay", await agent.toolCall(refund, key)));

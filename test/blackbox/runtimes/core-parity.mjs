@@ -39,4 +39,6 @@ if (!loaded.ok) throw new Error(`fixture refused: ${loaded.error.message}`);
 const result = toolCases.runFixture(loaded.fixture, { records: true });
 if (!result.ok) throw new Error(`fixture refused while running: ${result.error.message}`);
 const { run } = result;
-await writeStdout(prettyJson({ exit_code: run.exitCode, rejected: false, steps: run.steps, summary: run.summary }) + "\n");
+await writeStdout(
+  prettyJson({ exit_code: run.exitCode, rejected: false, steps: run.steps, summary: run.summary }) + "\n",
+);

@@ -12,7 +12,10 @@ async function dump(): Promise<{ text: string; exitCode: number }> {
   const result = runFixture(loaded.fixture, { records: true });
   if (!result.ok) throw new Error(result.error.message);
   const { run } = result;
-  return { text: `${prettyJson({ exit_code: run.exitCode, rejected: false, steps: run.steps, summary: run.summary })}\n`, exitCode: run.exitCode };
+  return {
+    text: `${prettyJson({ exit_code: run.exitCode, rejected: false, steps: run.steps, summary: run.summary })}\n`,
+    exitCode: run.exitCode,
+  };
 }
 
 (globalThis as { toolgateDump?: typeof dump }).toolgateDump = dump;

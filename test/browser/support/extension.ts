@@ -25,7 +25,14 @@ export async function launchExtension(dir: string): Promise<ExtensionBrowser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath(),
     headless: false,
-    args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking", `--disable-extensions-except=${dir}`, `--load-extension=${dir}`],
+    args: [
+      "--headless=new",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      `--disable-extensions-except=${dir}`,
+      `--load-extension=${dir}`,
+    ],
   });
   const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker", { timeout: 30_000 }));
   const workerUrl = worker.url();

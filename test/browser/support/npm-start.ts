@@ -45,7 +45,7 @@ function groupsBelow(pid: number): number[] {
     .split("\n")
     .map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
   const family = new Set([pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [child, parent] of rows) {
       if (family.has(parent) && !family.has(child)) {
@@ -84,7 +84,10 @@ async function groupsGone(groups: number[], ms = 15_000): Promise<void> {
   }
 }
 
-const exitedOf = (child: ChildProcess) => new Promise<void>((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once("exit", () => done())));
+const exitedOf = (child: ChildProcess) =>
+  new Promise<void>((done) =>
+    child.exitCode !== null || child.signalCode !== null ? done() : child.once("exit", () => done()),
+  );
 
 /** Starts `npm start`'s command and waits for its ready line ("toolgate is running at …"). */
 export async function startNpmStart({ port, stateDir, devVars }: NpmStartOptions): Promise<NpmStart> {
@@ -93,7 +96,13 @@ export async function startNpmStart({ port, stateDir, devVars }: NpmStartOptions
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NO_COLOR: "1", TOOLGATE_PORT: String(port), TOOLGATE_STATE_DIR: stateDir, TOOLGATE_DEV_VARS: devVars },
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      TOOLGATE_PORT: String(port),
+      TOOLGATE_STATE_DIR: stateDir,
+      TOOLGATE_DEV_VARS: devVars,
+    },
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error("node tools/run.js tools/start.ts did not start");

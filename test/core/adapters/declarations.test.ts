@@ -18,7 +18,13 @@ function refundInput(): JsonObject {
   return {
     type: "object",
     properties: {
-      order_ref: { type: "string", description: "The order to refund", minLength: 1, maxLength: 64, pattern: "^ORDER-[0-9]+$" },
+      order_ref: {
+        type: "string",
+        description: "The order to refund",
+        minLength: 1,
+        maxLength: 64,
+        pattern: "^ORDER-[0-9]+$",
+      },
       amount: { type: "number", exclusiveMinimum: 0, maximum: 10000 },
       kind: { type: "string", const: "refund" },
       currency: { type: "string", enum: ["EUR", "USD"] },
@@ -60,15 +66,27 @@ function refundInput(): JsonObject {
   };
 }
 
-const refund = (): ToolDeclarationInput => ({ name: "create_refund", description: "Refunds an order.", input: refundInput() });
-const ping: ToolDeclarationInput = { name: "ping", description: "", input: { type: "object", properties: {}, additionalProperties: false } };
+const refund = (): ToolDeclarationInput => ({
+  name: "create_refund",
+  description: "Refunds an order.",
+  input: refundInput(),
+});
+const ping: ToolDeclarationInput = {
+  name: "ping",
+  description: "",
+  input: { type: "object", properties: {}, additionalProperties: false },
+};
 
 // Written by hand from OpenAI's strict-mode rules (all properties required, optional ones
 // nullable, additionalProperties false, minLength/maxLength moved into the description).
 const STRICT_REFUND: JsonObject = {
   type: "object",
   properties: {
-    order_ref: { type: "string", pattern: "^ORDER-[0-9]+$", description: "The order to refund. Between 1 and 64 characters long." },
+    order_ref: {
+      type: "string",
+      pattern: "^ORDER-[0-9]+$",
+      description: "The order to refund. Between 1 and 64 characters long.",
+    },
     amount: { type: "number", exclusiveMinimum: 0, maximum: 10000 },
     kind: { type: "string", enum: ["refund"] },
     currency: { type: ["string", "null"], enum: ["EUR", "USD", null] },
@@ -116,7 +134,13 @@ function valid(schema: JsonObject, document: Json): boolean {
 describe("declareTools: openai", () => {
   it("declares a strict Responses function tool", () => {
     expect(declareTools([refund(), ping], "openai")).toEqual([
-      { type: "function", name: "create_refund", description: "Refunds an order.", parameters: STRICT_REFUND, strict: true },
+      {
+        type: "function",
+        name: "create_refund",
+        description: "Refunds an order.",
+        parameters: STRICT_REFUND,
+        strict: true,
+      },
       {
         type: "function",
         name: "ping",
@@ -168,7 +192,10 @@ describe("declareTools: openai", () => {
       kind: "refund",
       currency: null,
       reason: "late",
-      lines: [{ sku: "abc", quantity: 1, note: null }, { sku: "def", quantity: 2, note: "gift" }],
+      lines: [
+        { sku: "abc", quantity: 1, note: null },
+        { sku: "def", quantity: 2, note: "gift" },
+      ],
       shipping: { address: { line1: "1 rue Pi", country: "FR" }, express: null },
       cursor: null,
     };
@@ -178,13 +205,19 @@ describe("declareTools: openai", () => {
       amount: 5,
       kind: "refund",
       reason: "late",
-      lines: [{ sku: "abc", quantity: 1 }, { sku: "def", quantity: 2, note: "gift" }],
+      lines: [
+        { sku: "abc", quantity: 1 },
+        { sku: "def", quantity: 2, note: "gift" },
+      ],
       shipping: { address: { line1: "1 rue Pi", country: "FR" } },
       cursor: null, // its own schema is {type: "null"}: a value, not an absence
     });
     expect(valid(refundInput(), restored)).toBe(true);
     // A null for a required member, and an undeclared member, are left for the gate to refuse.
-    expect(fromOpenAiStrictArguments(refundInput(), { amount: null, extra: null })).toEqual({ amount: null, extra: null });
+    expect(fromOpenAiStrictArguments(refundInput(), { amount: null, extra: null })).toEqual({
+      amount: null,
+      extra: null,
+    });
     expect(strictArgs.currency).toBe(null); // the input is not modified
   });
 });
@@ -199,23 +232,35 @@ describe("declareTools: anthropic, gemini, json-schema", () => {
 
   it("anthropic: the same tool as the Anthropic SDK's own MCP-tool conversion", () => {
     const tool = refund();
-    const sdk = mcpTool({ name: tool.name, description: tool.description, inputSchema: { ...refundInput(), type: "object" } }, { callTool: () => Promise.reject(new Error("not called")) });
+    const sdk = mcpTool(
+      { name: tool.name, description: tool.description, inputSchema: { ...refundInput(), type: "object" } },
+      { callTool: () => Promise.reject(new Error("not called")) },
+    );
     // The runnable tool is a union of client tool shapes; the MCP one is the custom tool.
     if (!("input_schema" in sdk) || !("description" in sdk)) throw new Error("the SDK's MCP tool has no input_schema");
-    expect(declareTools([tool], "anthropic")).toEqual([{ name: sdk.name, description: sdk.description, input_schema: sdk.input_schema }]);
+    expect(declareTools([tool], "anthropic")).toEqual([
+      { name: sdk.name, description: sdk.description, input_schema: sdk.input_schema },
+    ]);
   });
 
   it("gemini: a FunctionDeclaration with parametersJsonSchema", () => {
     expect(declareTools([refund(), ping], "gemini")).toEqual([
       { name: "create_refund", description: "Refunds an order.", parametersJsonSchema: refundInput() },
-      { name: "ping", description: "", parametersJsonSchema: { type: "object", properties: {}, additionalProperties: false } },
+      {
+        name: "ping",
+        description: "",
+        parametersJsonSchema: { type: "object", properties: {}, additionalProperties: false },
+      },
     ]);
   });
 
   it("gemini: the same declarations as the Gemini SDK's own mcpToTool", async () => {
     const tools = [refund(), ping];
     const client = {
-      listTools: () => Promise.resolve({ tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input })) }),
+      listTools: () =>
+        Promise.resolve({
+          tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input })),
+        }),
       callTool: () => Promise.reject(new Error("not called")),
     };
     // A stand-in for an MCP SDK client: mcpToTool only lists its tools here.
@@ -234,7 +279,13 @@ describe("declareTools: anthropic, gemini, json-schema", () => {
 describe("declareTools: every format", () => {
   it("names the four formats and recognizes only them", () => {
     expect(DECLARATION_FORMATS).toEqual(["openai", "anthropic", "gemini", "json-schema"]);
-    expect(["openai", "gemini", "OpenAI", "mcp", ""].map(isDeclarationFormat)).toEqual([true, true, false, false, false]);
+    expect(["openai", "gemini", "OpenAI", "mcp", ""].map(isDeclarationFormat)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("answers an empty list for no tools", () => {
@@ -253,7 +304,9 @@ describe("declareTools: every format", () => {
   });
 
   it("keeps a property named __proto__ as an ordinary member, and 1.0 apart from 1", () => {
-    const input: JsonObject = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"integer"}},"additionalProperties":false}');
+    const input: JsonObject = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"integer"}},"additionalProperties":false}',
+    );
     ((input.properties as JsonObject)["__proto__"] as JsonObject).minimum = new PyFloat(1);
     for (const format of DECLARATION_FORMATS) {
       const [declared] = declareTools([{ name: "t", description: "d", input }], format);

@@ -19,7 +19,12 @@ const tools: ToolDeclarationInput[] = [
   {
     name: "get_order",
     description: "Reads one order.",
-    input: { type: "object", properties: { order_ref: { type: "string" } }, required: ["order_ref"], additionalProperties: false },
+    input: {
+      type: "object",
+      properties: { order_ref: { type: "string" } },
+      required: ["order_ref"],
+      additionalProperties: false,
+    },
   },
 ];
 
@@ -28,7 +33,9 @@ describe("declarations typed by the vendors' SDKs", () => {
     expectTypeOf<OpenAiToolDeclaration>().toExtend<FunctionTool>();
     expectTypeOf<keyof OpenAiToolDeclaration>().toExtend<keyof FunctionTool>();
     // The keys FunctionTool requires are all present (not merely optional) in ours.
-    expectTypeOf<OpenAiToolDeclaration>().toExtend<Required<Pick<FunctionTool, "type" | "name" | "parameters" | "strict">>>();
+    expectTypeOf<OpenAiToolDeclaration>().toExtend<
+      Required<Pick<FunctionTool, "type" | "name" | "parameters" | "strict">>
+    >();
     const declared: FunctionTool[] = declareTools(tools, "openai");
     expectTypeOf(declared).toEqualTypeOf<FunctionTool[]>();
   });
@@ -62,9 +69,27 @@ describe("declarations typed by the vendors' SDKs", () => {
   });
 
   it("produces, at run time, exactly the keys the types name", () => {
-    expect(Object.keys(declareTools(tools, "openai")[0] ?? {}).sort()).toEqual(["description", "name", "parameters", "strict", "type"]);
-    expect(Object.keys(declareTools(tools, "anthropic")[0] ?? {}).sort()).toEqual(["description", "input_schema", "name"]);
-    expect(Object.keys(declareTools(tools, "gemini")[0] ?? {}).sort()).toEqual(["description", "name", "parametersJsonSchema"]);
-    expect(Object.keys(declareTools(tools, "json-schema")[0] ?? {}).sort()).toEqual(["description", "input_schema", "name"]);
+    expect(Object.keys(declareTools(tools, "openai")[0] ?? {}).sort()).toEqual([
+      "description",
+      "name",
+      "parameters",
+      "strict",
+      "type",
+    ]);
+    expect(Object.keys(declareTools(tools, "anthropic")[0] ?? {}).sort()).toEqual([
+      "description",
+      "input_schema",
+      "name",
+    ]);
+    expect(Object.keys(declareTools(tools, "gemini")[0] ?? {}).sort()).toEqual([
+      "description",
+      "name",
+      "parametersJsonSchema",
+    ]);
+    expect(Object.keys(declareTools(tools, "json-schema")[0] ?? {}).sort()).toEqual([
+      "description",
+      "input_schema",
+      "name",
+    ]);
   });
 });

@@ -4,7 +4,14 @@ import { parseAnthropicToolUse, parseGeminiFunctionCall, parseOpenAiFunctionCall
 
 describe("inbound native tool calls", () => {
   it("reads an OpenAI Responses function_call, parsing arguments strictly", () => {
-    const item = { type: "function_call", id: "fc_1", call_id: "call_1", name: "get_order", arguments: '{"order_ref":"ORDER-7","n":1.0}', status: "completed" };
+    const item = {
+      type: "function_call",
+      id: "fc_1",
+      call_id: "call_1",
+      name: "get_order",
+      arguments: '{"order_ref":"ORDER-7","n":1.0}',
+      status: "completed",
+    };
     expect(parseOpenAiFunctionCall(item)).toEqual({
       ok: true,
       value: { name: "get_order", arguments: { order_ref: "ORDER-7", n: new PyFloat(1) }, call_id: "call_1" },
@@ -23,7 +30,9 @@ describe("inbound native tool calls", () => {
   });
 
   it("reads an Anthropic tool_use block", () => {
-    expect(parseAnthropicToolUse({ type: "tool_use", id: "toolu_1", name: "get_order", input: { order_ref: "ORDER-7" } })).toEqual({
+    expect(
+      parseAnthropicToolUse({ type: "tool_use", id: "toolu_1", name: "get_order", input: { order_ref: "ORDER-7" } }),
+    ).toEqual({
       ok: true,
       value: { name: "get_order", arguments: { order_ref: "ORDER-7" }, call_id: "toolu_1" },
     });

@@ -7,7 +7,15 @@ import type { JsonObject } from "../../../src/core/json";
 const principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] as string[] };
 const call = bindToolCall(
   { name: "get_order", arguments: { order_ref: "ORDER-7" } },
-  { provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1", response_id: "resp-1", call_id: "call-1", operation_id: "op-1", idempotency_key: null },
+  {
+    provider: "openai",
+    api_family: "responses",
+    adapter_revision: "openai-responses-v1",
+    response_id: "resp-1",
+    call_id: "call-1",
+    operation_id: "op-1",
+    idempotency_key: null,
+  },
 );
 
 describe("outbound provider adapters", () => {
@@ -27,7 +35,10 @@ describe("outbound provider adapters", () => {
     (tampered.protected_audit as JsonObject)["redactions"] = "none";
     expect(toOpenAiResponses(principal, call, spec, tampered)).toEqual({
       ok: false,
-      error: { code: "RESULT_CONTRACT_VIOLATION", message: "result-contract validation failed:\n- protected_audit.redactions must be a list of strings" },
+      error: {
+        code: "RESULT_CONTRACT_VIOLATION",
+        message: "result-contract validation failed:\n- protected_audit.redactions must be a list of strings",
+      },
     });
   });
 });

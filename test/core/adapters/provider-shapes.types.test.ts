@@ -29,7 +29,10 @@ import {
 import type { JsonObject } from "../../../src/core/json";
 
 /** What a continuation may set of a model interaction's create parameters. */
-type InteractionContinuation = Pick<Interactions.CreateModelInteractionParamsNonStreaming, "previous_interaction_id" | "input">;
+type InteractionContinuation = Pick<
+  Interactions.CreateModelInteractionParamsNonStreaming,
+  "previous_interaction_id" | "input"
+>;
 
 describe("one call's answer, typed by the vendors' SDKs", () => {
   it("openai/responses: a ResponseInputItem.FunctionCallOutput", () => {
@@ -93,14 +96,21 @@ describe("one turn's message, typed by the vendors' SDKs", () => {
 describe("the item fields each parser reads are the SDKs' own", () => {
   it("openai/responses function_call: call_id, name, arguments (JSON text), namespace", () => {
     expectTypeOf<ResponseFunctionToolCall["type"]>().toEqualTypeOf<"function_call">();
-    expectTypeOf<Pick<ResponseFunctionToolCall, "call_id" | "name" | "arguments">>().toEqualTypeOf<{ call_id: string; name: string; arguments: string }>();
+    expectTypeOf<Pick<ResponseFunctionToolCall, "call_id" | "name" | "arguments">>().toEqualTypeOf<{
+      call_id: string;
+      name: string;
+      arguments: string;
+    }>();
     expectTypeOf<ResponseFunctionToolCall["namespace"]>().toEqualTypeOf<string | undefined>();
   });
 
   it("openai/chat_completions tool_calls[]: id, type function, function.name and function.arguments (JSON text)", () => {
     expectTypeOf<ChatCompletionMessageFunctionToolCall["type"]>().toEqualTypeOf<"function">();
     expectTypeOf<ChatCompletionMessageFunctionToolCall["id"]>().toEqualTypeOf<string>();
-    expectTypeOf<ChatCompletionMessageFunctionToolCall["function"]>().toEqualTypeOf<{ name: string; arguments: string }>();
+    expectTypeOf<ChatCompletionMessageFunctionToolCall["function"]>().toEqualTypeOf<{
+      name: string;
+      arguments: string;
+    }>();
   });
 
   it("anthropic tool_use: id, name, input, toolset_name", () => {
@@ -125,7 +135,12 @@ describe("the item fields each parser reads are the SDKs' own", () => {
 describe("typed samples are values the gate joins", () => {
   it("joins typed answers into the typed turn of each profile", () => {
     const text = { type: "text" as const, text: "{}" };
-    const result: AnthropicToolResult = { type: "tool_result", tool_use_id: "toolu_1", content: [text], is_error: false };
+    const result: AnthropicToolResult = {
+      type: "tool_result",
+      tool_use_id: "toolu_1",
+      content: [text],
+      is_error: false,
+    };
     const anthropic: AnthropicTurn = { role: "user", content: [result] };
     expect(joinTurn("anthropic", "messages", [result as JsonObject])).toEqual({ ok: true, value: anthropic });
     const part: GeminiFunctionResponsePart = { functionResponse: { name: "get_order", response: { output: {} } } };

@@ -6,14 +6,25 @@ const ROOT_B64 = "//79/Pv6+fj39vX08/Lx8O/u7ezr6uno5+bl5OPi4eA=";
 
 describe("checkpoints", () => {
   it("are written as origin, size and base64 root lines", () => {
-    expect(formatCheckpoint({ origin: "toolgate/consumers/acme", size: 1234, root: ROOT })).toBe(`toolgate/consumers/acme\n1234\n${ROOT_B64}\n`);
+    expect(formatCheckpoint({ origin: "toolgate/consumers/acme", size: 1234, root: ROOT })).toBe(
+      `toolgate/consumers/acme\n1234\n${ROOT_B64}\n`,
+    );
     expect(formatCheckpoint({ origin: "o", size: 0, root: ROOT })).toBe(`o\n0\n${ROOT_B64}\n`);
   });
 
   it("read back with their extension lines", () => {
-    expect(parseCheckpoint(`toolgate/consumers/acme\n1234\n${ROOT_B64}\n`)).toEqual({ ok: true, value: { origin: "toolgate/consumers/acme", size: 1234, root: ROOT, extensions: [] } });
-    expect(parseCheckpoint(`o\n0\n${ROOT_B64}\nx-ext one\nx-ext two\n`)).toEqual({ ok: true, value: { origin: "o", size: 0, root: ROOT, extensions: ["x-ext one", "x-ext two"] } });
-    expect(parseCheckpoint(`o\n9007199254740991\n${ROOT_B64}\n`)).toMatchObject({ ok: true, value: { size: 9007199254740991 } });
+    expect(parseCheckpoint(`toolgate/consumers/acme\n1234\n${ROOT_B64}\n`)).toEqual({
+      ok: true,
+      value: { origin: "toolgate/consumers/acme", size: 1234, root: ROOT, extensions: [] },
+    });
+    expect(parseCheckpoint(`o\n0\n${ROOT_B64}\nx-ext one\nx-ext two\n`)).toEqual({
+      ok: true,
+      value: { origin: "o", size: 0, root: ROOT, extensions: ["x-ext one", "x-ext two"] },
+    });
+    expect(parseCheckpoint(`o\n9007199254740991\n${ROOT_B64}\n`)).toMatchObject({
+      ok: true,
+      value: { size: 9007199254740991 },
+    });
   });
 
   it("refuse any other spelling", () => {
@@ -56,8 +67,12 @@ describe("standard base64", () => {
   ];
 
   it("encodes and decodes the RFC 4648 §10 vectors", () => {
-    expect(vectors.map(([plain]) => encodeBase64(new TextEncoder().encode(plain)))).toEqual(vectors.map(([, coded]) => coded));
-    expect(vectors.map(([, coded]) => new TextDecoder().decode(decodeBase64(coded) ?? new Uint8Array([0xff])))).toEqual(vectors.map(([plain]) => plain));
+    expect(vectors.map(([plain]) => encodeBase64(new TextEncoder().encode(plain)))).toEqual(
+      vectors.map(([, coded]) => coded),
+    );
+    expect(vectors.map(([, coded]) => new TextDecoder().decode(decodeBase64(coded) ?? new Uint8Array([0xff])))).toEqual(
+      vectors.map(([plain]) => plain),
+    );
   });
 
   it("agrees with Node's encoder on every length up to 100", () => {
@@ -65,12 +80,17 @@ describe("standard base64", () => {
     const wrong = Array.from({ length: 101 }, (_, n) => n).filter((n) => {
       const slice = bytes.subarray(0, n);
       const coded = encodeBase64(slice);
-      return coded !== Buffer.from(slice).toString("base64") || Buffer.from(decodeBase64(coded) ?? []).toString("hex") !== Buffer.from(slice).toString("hex");
+      return (
+        coded !== Buffer.from(slice).toString("base64") ||
+        Buffer.from(decodeBase64(coded) ?? []).toString("hex") !== Buffer.from(slice).toString("hex")
+      );
     });
     expect(wrong).toEqual([]);
   });
 
   it("refuses non-canonical text", () => {
-    expect(["Zg", "Zh==", "Zm9=", "Zm9v\n", "Zm-v", "Z===", "Zg=a", "=Zg=", " Zg==", "Zm9vYg"].map(decodeBase64)).toEqual(Array(10).fill(null));
+    expect(
+      ["Zg", "Zh==", "Zm9=", "Zm9v\n", "Zm-v", "Z===", "Zg=a", "=Zg=", " Zg==", "Zm9vYg"].map(decodeBase64),
+    ).toEqual(Array(10).fill(null));
   });
 });

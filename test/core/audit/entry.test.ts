@@ -25,7 +25,9 @@ describe("entry lines", () => {
   });
 
   it("hash to the RFC 9162 leaf of the line's UTF-8", () => {
-    const expected = createHash("sha256").update(Buffer.concat([Buffer.from([0]), Buffer.from(entryLine(ENTRY), "utf8")])).digest("hex");
+    const expected = createHash("sha256")
+      .update(Buffer.concat([Buffer.from([0]), Buffer.from(entryLine(ENTRY), "utf8")]))
+      .digest("hex");
     expect(Buffer.from(entryLeafHash(ENTRY)).toString("hex")).toBe(expected);
   });
 

@@ -1,7 +1,17 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { formatCheckpoint, leafHash, MerkleTree, openNote, parseCheckpoint, parseVerifierKey, signerFromSeed, signNote, verifierKeyOf } from "../../../src/core/audit";
+import {
+  formatCheckpoint,
+  leafHash,
+  MerkleTree,
+  openNote,
+  parseCheckpoint,
+  parseVerifierKey,
+  signerFromSeed,
+  signNote,
+  verifierKeyOf,
+} from "../../../src/core/audit";
 
 // Made by fixtures/audit/make-golden.mjs with node:crypto alone (see fixtures/audit/README.md).
 const dir = fileURLToPath(new URL("../../../fixtures/audit/", import.meta.url));
@@ -35,7 +45,11 @@ describe("the golden checkpoint", () => {
   it("is reproduced byte for byte by signNote with the same seed", () => {
     const signer = signerFromSeed("toolgate-golden", SEED);
     expect(verifierKeyOf(signer)).toBe(goldenKey);
-    const text = formatCheckpoint({ origin: "toolgate/consumers/golden", size: 7, root: Uint8Array.from(Buffer.from(ROOT_HEX, "hex")) });
+    const text = formatCheckpoint({
+      origin: "toolgate/consumers/golden",
+      size: 7,
+      root: Uint8Array.from(Buffer.from(ROOT_HEX, "hex")),
+    });
     expect(signNote(text, [signer])).toBe(golden);
   });
 

@@ -69,7 +69,13 @@ function refProof(m: number, n: number): Uint8Array[] {
   return m === 0 || m === n ? [] : refSubproof(m, 0, n, true);
 }
 
-function refVerifyInclusion(hash: Uint8Array, index: number, size: number, path: Uint8Array[], root: Uint8Array): boolean {
+function refVerifyInclusion(
+  hash: Uint8Array,
+  index: number,
+  size: number,
+  path: Uint8Array[],
+  root: Uint8Array,
+): boolean {
   if (index >= size) return false;
   let fn = index;
   let sn = size - 1;
@@ -91,7 +97,13 @@ function refVerifyInclusion(hash: Uint8Array, index: number, size: number, path:
   return sn === 0 && same(r, root);
 }
 
-function refVerifyConsistency(first: number, second: number, path: Uint8Array[], firstHash: Uint8Array, secondHash: Uint8Array): boolean {
+function refVerifyConsistency(
+  first: number,
+  second: number,
+  path: Uint8Array[],
+  firstHash: Uint8Array,
+  secondHash: Uint8Array,
+): boolean {
   if (first > second) return false;
   if (first === second) return path.length === 0 && same(firstHash, secondHash);
   if (first === 0) return path.length === 0;
@@ -125,13 +137,16 @@ function refVerifyConsistency(first: number, second: number, path: Uint8Array[],
 
 const tree = new MerkleTree();
 for (const leaf of entries.map(leafHash)) tree.append(leaf);
-const flip = (proof: Uint8Array[], at: number): Uint8Array[] => proof.map((p, i) => (i === at ? p.map((b, j) => (j === 0 ? b ^ 1 : b)) : p));
+const flip = (proof: Uint8Array[], at: number): Uint8Array[] =>
+  proof.map((p, i) => (i === at ? p.map((b, j) => (j === 0 ? b ^ 1 : b)) : p));
 
 describe("the Merkle hashes", () => {
   it("hash leaves, nodes and the empty tree as RFC 9162 says", () => {
     expect(hex(EMPTY_ROOT)).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     expect(hex(leafHash(entries[0] as Uint8Array))).toBe(hex(leaves[0] as Uint8Array));
-    expect(hex(nodeHash(leaves[0] as Uint8Array, leaves[1] as Uint8Array))).toBe(hex(refNode(leaves[0] as Uint8Array, leaves[1] as Uint8Array)));
+    expect(hex(nodeHash(leaves[0] as Uint8Array, leaves[1] as Uint8Array))).toBe(
+      hex(refNode(leaves[0] as Uint8Array, leaves[1] as Uint8Array)),
+    );
     expect(hex(rootHash(tree, 0))).toBe(hex(EMPTY_ROOT));
   });
 
@@ -143,7 +158,9 @@ describe("the Merkle hashes", () => {
 });
 
 describe("inclusion proofs for every (index, size) up to 64 leaves", () => {
-  const pairs = Array.from({ length: 64 }, (_, s) => Array.from({ length: s + 1 }, (_, i) => [i, s + 1] as const)).flat();
+  const pairs = Array.from({ length: 64 }, (_, s) =>
+    Array.from({ length: s + 1 }, (_, i) => [i, s + 1] as const),
+  ).flat();
 
   it("equal RFC 9162's PATH and verify by both verifiers", () => {
     let checked = 0;
@@ -168,10 +185,16 @@ describe("inclusion proofs for every (index, size) up to 64 leaves", () => {
       const proof = inclusionProof(tree, i, n);
       const root = refMth(0, n);
       const leaf = leaves[i] as Uint8Array;
-      const cases: Array<[string, number, number, Uint8Array[]]> = proof.map((_, at) => [`flip ${at}`, i, n, flip(proof, at)]);
+      const cases: Array<[string, number, number, Uint8Array[]]> = proof.map((_, at) => [
+        `flip ${at}`,
+        i,
+        n,
+        flip(proof, at),
+      ]);
       for (let j = 0; j <= n; j++) if (j !== i) cases.push([`index ${j}`, j, n, proof]);
       // A size whose path for this index has another length cannot verify (same-shaped sizes can).
-      for (let m = i + 1; m <= 64; m++) if (m !== n && refPath(i, 0, m).length !== proof.length) cases.push([`size ${m}`, i, m, proof]);
+      for (let m = i + 1; m <= 64; m++)
+        if (m !== n && refPath(i, 0, m).length !== proof.length) cases.push([`size ${m}`, i, m, proof]);
       for (const [label, index, size, p] of cases) {
         if (refVerifyInclusion(leaf, index, size, p, root)) accepted.push(`reference ${i}/${n} ${label}`);
         if (verifyInclusion(leaf, index, size, p, root)) accepted.push(`own ${i}/${n} ${label}`);
@@ -188,7 +211,11 @@ describe("inclusion proofs for every (index, size) up to 64 leaves", () => {
       const proof = inclusionProof(tree, i, n);
       const root = refMth(0, n);
       for (let m = 1; m <= 64; m++) {
-        if (verifyInclusion(leaves[i] as Uint8Array, i, m, proof, root) !== refVerifyInclusion(leaves[i] as Uint8Array, i, m, proof, root)) disagreements.push(`${i}/${n} as ${m}`);
+        if (
+          verifyInclusion(leaves[i] as Uint8Array, i, m, proof, root) !==
+          refVerifyInclusion(leaves[i] as Uint8Array, i, m, proof, root)
+        )
+          disagreements.push(`${i}/${n} as ${m}`);
       }
     }
     expect(disagreements).toEqual([]);
@@ -201,7 +228,9 @@ describe("inclusion proofs for every (index, size) up to 64 leaves", () => {
 });
 
 describe("consistency proofs for every (m, n) up to 64 leaves", () => {
-  const pairs = Array.from({ length: 64 }, (_, s) => Array.from({ length: s + 1 }, (_, m) => [m + 1, s + 1] as const)).flat();
+  const pairs = Array.from({ length: 64 }, (_, s) =>
+    Array.from({ length: s + 1 }, (_, m) => [m + 1, s + 1] as const),
+  ).flat();
 
   it("equal RFC 9162's PROOF and verify by both verifiers", () => {
     let checked = 0;
@@ -226,10 +255,18 @@ describe("consistency proofs for every (m, n) up to 64 leaves", () => {
       const proof = consistencyProof(tree, m, n);
       const oldRoot = refMth(0, m);
       const newRoot = refMth(0, n);
-      const cases: Array<[string, number, number, Uint8Array[], Uint8Array]> = proof.map((_, at) => [`flip ${at}`, m, n, flip(proof, at), oldRoot]);
+      const cases: Array<[string, number, number, Uint8Array[], Uint8Array]> = proof.map((_, at) => [
+        `flip ${at}`,
+        m,
+        n,
+        flip(proof, at),
+        oldRoot,
+      ]);
       for (let k = 1; k <= 64; k++) {
-        if (k !== m && k <= n && refProof(k, n).length !== proof.length) cases.push([`old size ${k}`, k, n, proof, oldRoot]);
-        if (k !== n && k >= m && refProof(m, k).length !== proof.length) cases.push([`new size ${k}`, m, k, proof, oldRoot]);
+        if (k !== m && k <= n && refProof(k, n).length !== proof.length)
+          cases.push([`old size ${k}`, k, n, proof, oldRoot]);
+        if (k !== n && k >= m && refProof(m, k).length !== proof.length)
+          cases.push([`new size ${k}`, m, k, proof, oldRoot]);
       }
       if (m > 1) cases.push(["old root", m, n, proof, refMth(0, m - 1)]);
       for (const [label, first, second, p, old] of cases) {
@@ -269,7 +306,8 @@ describe("appendNodes", () => {
       for (const { level, index, hash } of added) {
         rows.set(`${level}:${index}`, hash);
         if (!same(hash, tree.node(level, index))) failures.push(`node ${level}:${index}`);
-        if (!same(hash, refMth(index * 2 ** level, (index + 1) * 2 ** level))) failures.push(`subtree ${level}:${index}`);
+        if (!same(hash, refMth(index * 2 ** level, (index + 1) * 2 ** level)))
+          failures.push(`subtree ${level}:${index}`);
       }
       if (!same(rootHash(reader, size + 1), refMth(0, size + 1))) failures.push(`root ${size + 1}`);
     }

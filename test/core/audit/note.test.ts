@@ -1,6 +1,15 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { openNote, parseSignerKey, parseVerifierKey, signerFromSeed, signerKeyText, signNote, verifierKeyOf, type Verifier } from "../../../src/core/audit";
+import {
+  openNote,
+  parseSignerKey,
+  parseVerifierKey,
+  signerFromSeed,
+  signerKeyText,
+  signNote,
+  verifierKeyOf,
+  type Verifier,
+} from "../../../src/core/audit";
 
 // Keys and signatures computed independently with node:crypto.
 const PKCS8_ED25519 = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -23,7 +32,9 @@ function nodeKey(name: string, seedByte: number): NodeKey {
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: "der", type: "pkcs8" });
   const publicKey = createPublicKey(privateKey);
   const raw = publicKey.export({ format: "der", type: "spki" }).subarray(-32);
-  const idHex = sha256(Buffer.from(`${name}\n`), Buffer.from([1]), raw).subarray(0, 4).toString("hex");
+  const idHex = sha256(Buffer.from(`${name}\n`), Buffer.from([1]), raw)
+    .subarray(0, 4)
+    .toString("hex");
   return {
     name,
     seed,
@@ -68,7 +79,9 @@ describe("note keys", () => {
 
   it("read the C2SP / Go note example key into its published verifier key", () => {
     const parsed = parseSignerKey("PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz");
-    expect(parsed.ok && verifierKeyOf(parsed.value)).toBe("PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW");
+    expect(parsed.ok && verifierKeyOf(parsed.value)).toBe(
+      "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW",
+    );
   });
 
   it("are refused when malformed, of another algorithm or with a wrong id", () => {
@@ -76,12 +89,19 @@ describe("note keys", () => {
     expect(parseVerifierKey("nonsense")).toEqual({ ok: false, error: "key_malformed" });
     expect(parseVerifierKey(`${alice.name}+${alice.idHex}`)).toEqual({ ok: false, error: "key_malformed" });
     expect(parseVerifierKey(`bad name+${alice.idHex}+${raw}`)).toEqual({ ok: false, error: "key_malformed" });
-    expect(parseVerifierKey(`${alice.name}+${alice.idHex}+${b64(Buffer.concat([Buffer.from([2]), alice.raw]))}`)).toEqual({ ok: false, error: "key_algorithm_unknown" });
-    expect(parseVerifierKey(`${alice.name}+${alice.idHex}+${b64(Buffer.concat([Buffer.from([1]), alice.raw.subarray(1)]))}`)).toEqual({ ok: false, error: "key_malformed" });
+    expect(
+      parseVerifierKey(`${alice.name}+${alice.idHex}+${b64(Buffer.concat([Buffer.from([2]), alice.raw]))}`),
+    ).toEqual({ ok: false, error: "key_algorithm_unknown" });
+    expect(
+      parseVerifierKey(`${alice.name}+${alice.idHex}+${b64(Buffer.concat([Buffer.from([1]), alice.raw.subarray(1)]))}`),
+    ).toEqual({ ok: false, error: "key_malformed" });
     expect(parseVerifierKey(`${alice.name}+00000000+${raw}`)).toEqual({ ok: false, error: "key_id_mismatch" });
     expect(parseVerifierKey(`other+${alice.idHex}+${raw}`)).toEqual({ ok: false, error: "key_id_mismatch" });
     expect(parseSignerKey(alice.vkey)).toEqual({ ok: false, error: "key_malformed" });
-    expect(parseSignerKey(alice.skey.replace(alice.idHex, other.idHex))).toEqual({ ok: false, error: "key_id_mismatch" });
+    expect(parseSignerKey(alice.skey.replace(alice.idHex, other.idHex))).toEqual({
+      ok: false,
+      error: "key_id_mismatch",
+    });
   });
 });
 
@@ -98,24 +118,34 @@ describe("signed notes", () => {
   });
 
   it("open a note node:crypto signed", () => {
-    expect(openNote(nodeSigned(TEXT, alice), [verifier])).toEqual({ ok: true, value: { text: TEXT, verifiedBy: [`${alice.name}+${alice.idHex}`] } });
+    expect(openNote(nodeSigned(TEXT, alice), [verifier])).toEqual({
+      ok: true,
+      value: { text: TEXT, verifiedBy: [`${alice.name}+${alice.idHex}`] },
+    });
   });
 
   it("reproduce and open the C2SP / Go example note", () => {
-    const text = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n";
+    const text =
+      "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n";
     const goNote = `${text}\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n`;
     const parsed = parseSignerKey("PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz");
     if (!parsed.ok) throw new Error(parsed.error);
     expect(signNote(text, [parsed.value])).toBe(goNote);
     const peter = verifierOf("PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW");
     expect(openNote(goNote, [peter])).toEqual({ ok: true, value: { text, verifiedBy: ["PeterNeumann+c74f20a3"] } });
-    expect(openNote(goNote.replace("cryptography", "cryptographY"), [peter])).toEqual({ ok: false, error: "note_signature_invalid" });
+    expect(openNote(goNote.replace("cryptography", "cryptographY"), [peter])).toEqual({
+      ok: false,
+      error: "note_signature_invalid",
+    });
   });
 
   it("refuse a wrong key, an altered text, an altered signature and an unknown signer", () => {
     const note = signNote(TEXT, [signer]);
     expect(openNote(note, [verifierOf(other.vkey)])).toEqual({ ok: false, error: "note_unverified" });
-    expect(openNote(note.replace("\n12\n", "\n13\n"), [verifier])).toEqual({ ok: false, error: "note_signature_invalid" });
+    expect(openNote(note.replace("\n12\n", "\n13\n"), [verifier])).toEqual({
+      ok: false,
+      error: "note_signature_invalid",
+    });
     const blob = Buffer.from(note.slice(note.lastIndexOf(" ") + 1, -1), "base64");
     blob[10] = (blob[10] as number) ^ 1;
     const altered = `${note.slice(0, note.lastIndexOf(" ") + 1)}${blob.toString("base64")}\n`;
@@ -126,7 +156,10 @@ describe("signed notes", () => {
 
   it("skip signatures by unknown keys beside a known one, and verify each known key", () => {
     const both = signNote(TEXT, [signerFromSeed(stranger.name, stranger.seed), signer]);
-    expect(openNote(both, [verifier])).toEqual({ ok: true, value: { text: TEXT, verifiedBy: [`${alice.name}+${alice.idHex}`] } });
+    expect(openNote(both, [verifier])).toEqual({
+      ok: true,
+      value: { text: TEXT, verifiedBy: [`${alice.name}+${alice.idHex}`] },
+    });
     expect(openNote(both, [verifier, verifierOf(stranger.vkey)])).toEqual({
       ok: true,
       value: { text: TEXT, verifiedBy: [`${stranger.name}+${stranger.idHex}`, `${alice.name}+${alice.idHex}`] },
@@ -145,7 +178,9 @@ describe("signed notes", () => {
       `${note}\n`,
       note.replace("12", "1\t2"),
     ];
-    expect(malformed.map((text) => openNote(text, [verifier]))).toEqual(malformed.map(() => ({ ok: false, error: "note_malformed" })));
+    expect(malformed.map((text) => openNote(text, [verifier]))).toEqual(
+      malformed.map(() => ({ ok: false, error: "note_malformed" })),
+    );
   });
 
   it("refuse to sign a text without its final newline or with no signer", () => {

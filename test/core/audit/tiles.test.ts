@@ -32,7 +32,14 @@ function mth(leaves: Uint8Array[]): Uint8Array {
 
 describe("tile paths (C2SP tlog-tiles)", () => {
   it("encode the index in 3-digit elements, all but the last prefixed with x", () => {
-    expect([0, 5, 999, 1000, 1234067, 256].map(tileIndexPath)).toEqual(["000", "005", "999", "x001/000", "x001/x234/067", "256"]);
+    expect([0, 5, 999, 1000, 1234067, 256].map(tileIndexPath)).toEqual([
+      "000",
+      "005",
+      "999",
+      "x001/000",
+      "x001/x234/067",
+      "256",
+    ]);
   });
 
   it("name hash tiles by level and entry bundles under tile/entries, partial widths as .p/W", () => {
@@ -84,10 +91,24 @@ describe("which tile holds a tree node", () => {
     const tree = new MerkleTree();
     for (const l of leaves) tree.append(l);
     const tile1 = leaves.slice(256, 512);
-    for (const [level, index] of [[0, 300], [3, 40], [7, 3], [8, 1]] as const) {
+    for (const [level, index] of [
+      [0, 300],
+      [3, 40],
+      [7, 3],
+      [8, 1],
+    ] as const) {
       const at = nodeInTile(level, index);
-      const hashes = at.tileLevel === 0 ? (at.tileIndex === 1 ? tile1 : leaves.slice(0, 256)) : [mth(leaves.slice(0, 256)), mth(tile1)];
-      expect([level, index, hex(subtreeOfTile(hashes, at.start, at.count))]).toEqual([level, index, hex(mth(leaves.slice(index * 2 ** level, (index + 1) * 2 ** level)))]);
+      const hashes =
+        at.tileLevel === 0
+          ? at.tileIndex === 1
+            ? tile1
+            : leaves.slice(0, 256)
+          : [mth(leaves.slice(0, 256)), mth(tile1)];
+      expect([level, index, hex(subtreeOfTile(hashes, at.start, at.count))]).toEqual([
+        level,
+        index,
+        hex(mth(leaves.slice(index * 2 ** level, (index + 1) * 2 ** level))),
+      ]);
       expect(hex(tree.node(level, index))).toBe(hex(subtreeOfTile(hashes, at.start, at.count)));
     }
     expect(() => subtreeOfTile(tile1, 0, 3)).toThrow(RangeError);
@@ -98,13 +119,27 @@ describe("which tile holds a tree node", () => {
     expect([0, 8, 15, 16].map((level) => archivedNodeBound(level, 65_536))).toEqual([65_536, 256, 2, 0]);
     expect(archivedNodeBound(3, 0)).toBe(0);
     expect(tilesCompletedBy(0)).toEqual([{ level: 0, index: 0 }]);
-    expect(tilesCompletedBy(255)).toEqual([{ level: 0, index: 255 }, { level: 1, index: 0 }]);
-    expect(tilesCompletedBy(65_535)).toEqual([{ level: 0, index: 65_535 }, { level: 1, index: 255 }, { level: 2, index: 0 }]);
+    expect(tilesCompletedBy(255)).toEqual([
+      { level: 0, index: 255 },
+      { level: 1, index: 0 },
+    ]);
+    expect(tilesCompletedBy(65_535)).toEqual([
+      { level: 0, index: 65_535 },
+      { level: 1, index: 255 },
+      { level: 2, index: 0 },
+    ]);
   });
 });
 
 describe("reading an entry line back", () => {
-  const entry: ChainEntry = { seq: 7, kind: "tool_call", at: 1_700_000_000, record: '{"a":[1,1.0,"é"],"b":null}', prev_sha256: "ab".repeat(32), entry_sha256: "cd".repeat(32) };
+  const entry: ChainEntry = {
+    seq: 7,
+    kind: "tool_call",
+    at: 1_700_000_000,
+    record: '{"a":[1,1.0,"é"],"b":null}',
+    prev_sha256: "ab".repeat(32),
+    entry_sha256: "cd".repeat(32),
+  };
 
   it("answers the entry of its canonical line, as text or UTF-8 bytes", () => {
     const line = entryLine(entry);

@@ -48,7 +48,18 @@ describe("scenario coverage", () => {
     expect(seenStatuses.has(variant)).toBe(true);
   });
   it("covers queue-full drops, sequence exhaustion and audit overflow", () => {
-    for (const marker of ["effect-capacity-exceeded", "counter-exhausted", "effect-sequence-exhausted", "sequence-exhausted", "request-capacity-exceeded", "policy-capacity-exceeded", "provider-capacity-exceeded", "client-request-capacity-exceeded", "dropped_audit_events", "audit_sequence_exhausted"]) {
+    for (const marker of [
+      "effect-capacity-exceeded",
+      "counter-exhausted",
+      "effect-sequence-exhausted",
+      "sequence-exhausted",
+      "request-capacity-exceeded",
+      "policy-capacity-exceeded",
+      "provider-capacity-exceeded",
+      "client-request-capacity-exceeded",
+      "dropped_audit_events",
+      "audit_sequence_exhausted",
+    ]) {
       expect([marker, seen.has(marker)]).toEqual([marker, true]);
     }
   });

@@ -22,10 +22,16 @@ function op(text: string): CapabilityOperation {
   return capabilityOperation.parse(read.value);
 }
 
-const register = op('{"register-provider":{"descriptor":{"id":"gate.browser","owner":"gate","capabilities":[{"id":"browser.page.snapshot","class":"browser","description":"Read"}]}}}');
+const register = op(
+  '{"register-provider":{"descriptor":{"id":"gate.browser","owner":"gate","capabilities":[{"id":"browser.page.snapshot","class":"browser","description":"Read"}]}}}',
+);
 const generation = op('{"set-generation":{"instance_id":11,"generation":1}}');
-const grantAllow = op('{"authority":{"sequence":1,"command":{"set-grant":{"grant":{"key":{"consumer_id":"c","actor_id":"a","instance_id":11,"generation":1,"provider_id":"gate.browser","capability_id":"browser.page.snapshot","resource_scope_id":"s"},"mode":"allow"}}}}}');
-const requestOp = op('{"request":{"consumer_id":"c","actor_id":"a","request":{"local_id":1,"instance_id":11,"generation":1,"provider_id":"gate.browser","capability_id":"browser.page.snapshot","resource_scope_id":"s","approval_summary":"x","deadline_tick":18446744073709551615,"payload":[115,101,99,114,101,116]}}}');
+const grantAllow = op(
+  '{"authority":{"sequence":1,"command":{"set-grant":{"grant":{"key":{"consumer_id":"c","actor_id":"a","instance_id":11,"generation":1,"provider_id":"gate.browser","capability_id":"browser.page.snapshot","resource_scope_id":"s"},"mode":"allow"}}}}}',
+);
+const requestOp = op(
+  '{"request":{"consumer_id":"c","actor_id":"a","request":{"local_id":1,"instance_id":11,"generation":1,"provider_id":"gate.browser","capability_id":"browser.page.snapshot","resource_scope_id":"s","approval_summary":"x","deadline_tick":18446744073709551615,"payload":[115,101,99,114,101,116]}}}',
+);
 
 describe("apply", () => {
   it("is pure: the input state is left unchanged", () => {
@@ -72,8 +78,12 @@ describe("contracts", () => {
 
   it("checks identifiers in UTF-8 bytes with Rust whitespace rules", () => {
     expect(validateIdentifier("tool actor id", "\u0085", 256)).toEqual({ required: { field: "tool actor id" } });
-    expect(validateIdentifier("tool actor id", "\ufeff", 256)).toEqual({ "invalid-identifier": { field: "tool actor id" } });
-    expect(validateIdentifier("tool actor id", "a".repeat(257), 256)).toEqual({ "too-large": { field: "tool actor id", max: 256, actual: 257 } });
+    expect(validateIdentifier("tool actor id", "\ufeff", 256)).toEqual({
+      "invalid-identifier": { field: "tool actor id" },
+    });
+    expect(validateIdentifier("tool actor id", "a".repeat(257), 256)).toEqual({
+      "too-large": { field: "tool actor id", max: 256, actual: 257 },
+    });
   });
 
   it("bounds inline results at 262,144 bytes before the length check", () => {
@@ -82,13 +92,22 @@ describe("contracts", () => {
       delivery: { inline: { bytes: new Array<number>(n).fill(0) } },
     });
     expect(validateResult(inline(262144, 262144n))).toBe(null);
-    expect(validateResult(inline(262145, 1n))).toEqual({ "too-large": { field: "inline tool result", max: 262144, actual: 262145 } });
+    expect(validateResult(inline(262145, 1n))).toEqual({
+      "too-large": { field: "inline tool result", max: 262144, actual: 262145 },
+    });
     expect(validateResult(inline(3, 2n))).toEqual({ "result-length-mismatch": { declared: 2n, actual: 3 } });
   });
 
   it("detects the fs namespace only as a segment or f+s across separators", () => {
-    expect(["browser.fs", "browser.f..s", "x/f:s", "a.f-s"].map(hasForbiddenCapabilityNamespace)).toEqual([true, true, true, true]);
-    expect(["browser.ffs", "browser.f.x.s", "browser.fsx", "browser.offset"].map(hasForbiddenCapabilityNamespace)).toEqual([false, false, false, false]);
+    expect(["browser.fs", "browser.f..s", "x/f:s", "a.f-s"].map(hasForbiddenCapabilityNamespace)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(
+      ["browser.ffs", "browser.f.x.s", "browser.fsx", "browser.offset"].map(hasForbiddenCapabilityNamespace),
+    ).toEqual([false, false, false, false]);
   });
 });
 
@@ -101,7 +120,9 @@ describe("redaction", () => {
     const rendered = renderRedacted(effects);
     expect(rendered.includes("115,101")).toBe(false);
     expect(rendered.includes('"payload_bytes":6')).toBe(true);
-    expect(renderRedacted({ "opaque-reference": { reference: "secret-ref" } })).toBe('{"opaque-reference":{"reference_bytes":10}}');
+    expect(renderRedacted({ "opaque-reference": { reference: "secret-ref" } })).toBe(
+      '{"opaque-reference":{"reference_bytes":10}}',
+    );
     expect(renderRedacted({ inline: { bytes: [1, 2] } })).toBe('{"inline":{"byte_len":2}}');
   });
 });

@@ -15,7 +15,10 @@ export type Step = { op: unknown; expect?: unknown; repeat?: number; note?: stri
 export const ok = (value: unknown) => ({ Ok: value });
 export const errv = (value: unknown) => ({ Err: value });
 
-export function gateProvider(id = GATE, capabilities: unknown[] = [{ id: CAP, class: "browser", description: "Read page state" }]) {
+export function gateProvider(
+  id = GATE,
+  capabilities: unknown[] = [{ id: CAP, class: "browser", description: "Read page state" }],
+) {
   return { id, owner: "gate", capabilities };
 }
 
@@ -53,7 +56,12 @@ export function authority(sequence: number | bigint, command: unknown, expect: u
   return { op: { authority: { sequence, command } }, expect };
 }
 
-export function grant(sequence: number, mode: "allow" | "require-approval" = "allow", o: KeyOpts = {}, expect: unknown = ok("grant-set")): Step {
+export function grant(
+  sequence: number,
+  mode: "allow" | "require-approval" = "allow",
+  o: KeyOpts = {},
+  expect: unknown = ok("grant-set"),
+): Step {
   return authority(sequence, { "set-grant": { grant: { key: policyKey(o), mode } } }, expect);
 }
 
@@ -117,7 +125,13 @@ export function invoke(o: RequestOpts = {}) {
 }
 
 /** Expected completion envelope. */
-export function completion(sequence: number | bigint, accepted: number, operation: number | null, o: RequestOpts, outcome: unknown) {
+export function completion(
+  sequence: number | bigint,
+  accepted: number,
+  operation: number | null,
+  o: RequestOpts,
+  outcome: unknown,
+) {
   return {
     sequence,
     accepted_sequence: accepted,
@@ -130,11 +144,29 @@ export function completion(sequence: number | bigint, accepted: number, operatio
   };
 }
 
-export function batch(completions: unknown[], nextSequence: number | bigint, dropped = 0, total = 0, exhausted = false) {
-  return ok({ completions, dropped_since_last_drain: dropped, total_dropped: total, next_sequence: nextSequence, sequence_exhausted: exhausted });
+export function batch(
+  completions: unknown[],
+  nextSequence: number | bigint,
+  dropped = 0,
+  total = 0,
+  exhausted = false,
+) {
+  return ok({
+    completions,
+    dropped_since_last_drain: dropped,
+    total_dropped: total,
+    next_sequence: nextSequence,
+    sequence_exhausted: exhausted,
+  });
 }
 
-export function observe(operation: number, o: RequestOpts, observation: unknown, expect: unknown, at: { instance?: number; generation?: number; provider?: string } = {}): Step {
+export function observe(
+  operation: number,
+  o: RequestOpts,
+  observation: unknown,
+  expect: unknown,
+  at: { instance?: number; generation?: number; provider?: string } = {},
+): Step {
   return {
     op: {
       observe: {
@@ -150,11 +182,24 @@ export function observe(operation: number, o: RequestOpts, observation: unknown,
   };
 }
 
-export function succeeded(bytes: number[] = [123, 125], extra: Partial<{ media_type: string | null; redacted_summary: string | null; truncated: boolean; byte_len: number }> = {}) {
+export function succeeded(
+  bytes: number[] = [123, 125],
+  extra: Partial<{
+    media_type: string | null;
+    redacted_summary: string | null;
+    truncated: boolean;
+    byte_len: number;
+  }> = {},
+) {
   return {
     succeeded: {
       result: {
-        metadata: { byte_len: extra.byte_len ?? bytes.length, media_type: extra.media_type ?? "application/json", truncated: extra.truncated ?? false, redacted_summary: extra.redacted_summary ?? null },
+        metadata: {
+          byte_len: extra.byte_len ?? bytes.length,
+          media_type: extra.media_type ?? "application/json",
+          truncated: extra.truncated ?? false,
+          redacted_summary: extra.redacted_summary ?? null,
+        },
         delivery: { inline: { bytes } },
       },
     },
@@ -166,7 +211,14 @@ export function metadataOf(obs: { succeeded: { result: { metadata: unknown } } }
 }
 
 /** Expected request snapshot record. */
-export function record(o: RequestOpts, accepted: number, tick: number, decision: unknown, status: unknown, payloadBytes = 2) {
+export function record(
+  o: RequestOpts,
+  accepted: number,
+  tick: number,
+  decision: unknown,
+  status: unknown,
+  payloadBytes = 2,
+) {
   const summary = o.summary ?? "Read active page state";
   return {
     key: key(o.local ?? 1, o.consumer ?? C, o.actor ?? A),

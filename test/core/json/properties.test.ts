@@ -1,6 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, codePointLength, compareCodePoints, constantTimeEqual, type Json, PyFloat, pyStrip, readJson } from "../../../src/core/json";
+import {
+  canonicalJson,
+  codePointLength,
+  compareCodePoints,
+  constantTimeEqual,
+  type Json,
+  PyFloat,
+  pyStrip,
+  readJson,
+} from "../../../src/core/json";
 
 const SEED = 20261129;
 
@@ -28,7 +37,12 @@ function shuffled(value: Json, order: number[]): Json {
   const rotated = keys.map((_, i) => keys[(i + (order[i % order.length] ?? 0)) % keys.length] as string);
   const out: Record<string, Json> = {};
   for (const k of [...new Set([...rotated, ...keys])]) {
-    Object.defineProperty(out, k, { value: shuffled(value[k] as Json, order), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, {
+      value: shuffled(value[k] as Json, order),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -70,19 +84,23 @@ describe("reader and canonical writer, by property", () => {
 
   it("sorts keys in code-point order, unlike UTF-16 order", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "grapheme", maxLength: 5 }), fc.string({ unit: "grapheme", maxLength: 5 }), (a, b) => {
-        const byCodePoint = Math.sign(compareCodePoints(a, b));
-        const pa = [...a].map((c) => c.codePointAt(0) as number);
-        const pb = [...b].map((c) => c.codePointAt(0) as number);
-        let expected = Math.sign(pa.length - pb.length);
-        for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-          if (pa[i] !== pb[i]) {
-            expected = Math.sign((pa[i] as number) - (pb[i] as number));
-            break;
+      fc.property(
+        fc.string({ unit: "grapheme", maxLength: 5 }),
+        fc.string({ unit: "grapheme", maxLength: 5 }),
+        (a, b) => {
+          const byCodePoint = Math.sign(compareCodePoints(a, b));
+          const pa = [...a].map((c) => c.codePointAt(0) as number);
+          const pb = [...b].map((c) => c.codePointAt(0) as number);
+          let expected = Math.sign(pa.length - pb.length);
+          for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+            if (pa[i] !== pb[i]) {
+              expected = Math.sign((pa[i] as number) - (pb[i] as number));
+              break;
+            }
           }
-        }
-        expect(byCodePoint).toBe(expected);
-      }),
+          expect(byCodePoint).toBe(expected);
+        },
+      ),
       { seed: SEED, numRuns: 5000 },
     );
   });

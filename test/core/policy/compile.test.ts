@@ -81,11 +81,17 @@ describe("compilePolicy bounds the source", () => {
   it("refuses an expression over the length limit, in code points", () => {
     const longest = `tool == "${"é".repeat(POLICY_LIMITS.maxSourceChars - 10)}"`;
     expect(compilePolicy(longest, "authorize").ok).toBe(true);
-    expect(refusal(`${longest} `)).toEqual({ position: 2048, message: "the expression is 2049 characters long; the limit is 2048" });
+    expect(refusal(`${longest} `)).toEqual({
+      position: 2048,
+      message: "the expression is 2049 characters long; the limit is 2048",
+    });
   });
 
   it("refuses a lone surrogate", () => {
-    expect(refusal('tool == "\uD800"')).toEqual({ position: null, message: "the expression is not well-formed Unicode" });
+    expect(refusal('tool == "\uD800"')).toEqual({
+      position: null,
+      message: "the expression is not well-formed Unicode",
+    });
   });
 
   it("refuses nesting beyond the parser's depth", () => {

@@ -6,7 +6,8 @@ import { policyEnvironment } from "../../../src/core/policy/environment";
 
 const TOO_COSTLY = {
   position: null,
-  message: "the expression's estimated cost exceeds 500000 steps for variables of size 256 (nested comprehensions or repeated concatenation?)",
+  message:
+    "the expression's estimated cost exceeds 500000 steps for variables of size 256 (nested comprehensions or repeated concatenation?)",
 };
 
 function policy(source: string): CompiledPolicy {
@@ -77,8 +78,15 @@ describe("a policy whose cost grows with its inputs is stopped before it runs", 
 
   it.each([
     ["args.l.all(x, x in args.l)", () => vars({ l: Array.from({ length: 1_000_000 }, (_, i) => i) })],
-    ["args.l.exists(x, x.contains(\"needle\"))", () => vars({ l: Array.from({ length: 100_000 }, () => "haystack") })],
-    ['"support" in principal.roles', () => vars({}, Array.from({ length: 1_000_000 }, () => "r"))],
+    ['args.l.exists(x, x.contains("needle"))', () => vars({ l: Array.from({ length: 100_000 }, () => "haystack") })],
+    [
+      '"support" in principal.roles',
+      () =>
+        vars(
+          {},
+          Array.from({ length: 1_000_000 }, () => "r"),
+        ),
+    ],
     ['args.s.lowerAscii().contains("x")', () => vars({ s: "A".repeat(10_000_000) })],
   ])("%s over huge inputs answers COST_EXCEEDED quickly", (source, input) => {
     const program = policy(source);
@@ -92,7 +100,14 @@ describe("a policy whose cost grows with its inputs is stopped before it runs", 
     const cases: [string, (n: number) => PolicyVariables][] = [
       ["args.l.exists(x, x == -1)", (n) => vars({ l: Array.from({ length: n - 4 }, (_, i) => i) })],
       ["args.l.all(x, x in args.l)", (n) => vars({ l: Array.from({ length: n - 4 }, (_, i) => i) })],
-      ['principal.roles.exists(r, r.startsWith("adm"))', (n) => vars({}, Array.from({ length: Math.floor(n / 2) - 2 }, () => ""))],
+      [
+        'principal.roles.exists(r, r.startsWith("adm"))',
+        (n) =>
+          vars(
+            {},
+            Array.from({ length: Math.floor(n / 2) - 2 }, () => ""),
+          ),
+      ],
       [nestedMaps(9), () => vars({})],
     ];
     for (const [source, input] of cases) {
@@ -110,7 +125,13 @@ describe("the estimate", () => {
   const ast = (source: string) => policyEnvironment().parse(source).ast;
 
   it("never decreases when the inputs grow", () => {
-    const sources = ["args.l.all(x, x in args.l)", '"a" in principal.roles', "args.s + args.s == tool", nestedMaps(3), "args.l.map(x, [x, x]) == []"];
+    const sources = [
+      "args.l.all(x, x in args.l)",
+      '"a" in principal.roles',
+      "args.s + args.s == tool",
+      nestedMaps(3),
+      "args.l.map(x, [x, x]) == []",
+    ];
     fc.assert(
       fc.property(fc.constantFrom(...sources), fc.nat(100_000), fc.nat(100_000), (source, a, b) => {
         const [small, large] = a <= b ? [a, b] : [b, a];

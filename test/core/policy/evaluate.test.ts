@@ -48,7 +48,16 @@ describe("the typical policies", () => {
     ['args.cc.all(a, a.endsWith("@example.com"))', withArgs({ cc: ["a@example.com", "b@example.com"] }), true],
     ['args.cc.all(a, a.endsWith("@example.com"))', withArgs({ cc: ["a@example.com", "b@example.org"] }), false],
     ['args.cc.all(a, a.endsWith("@example.com"))', withArgs({ cc: [] }), true],
-    ['args.items.exists(i, i.sku == "X-1" && i.qty > 2)', withArgs({ items: [{ sku: "X-1", qty: 1 }, { sku: "X-1", qty: 3 }] }), true],
+    [
+      'args.items.exists(i, i.sku == "X-1" && i.qty > 2)',
+      withArgs({
+        items: [
+          { sku: "X-1", qty: 1 },
+          { sku: "X-1", qty: 3 },
+        ],
+      }),
+      true,
+    ],
     ["args.items.map(i, i.qty).exists_one(q, q > 2)", withArgs({ items: [{ qty: 3 }, { qty: 4 }] }), false],
     ["args.items.filter(i, i.qty > 2).size() == 1", withArgs({ items: [{ qty: 1 }, { qty: 4 }] }), true],
   ])("%s → %s", (source, vars, expected) => {
@@ -58,7 +67,12 @@ describe("the typical policies", () => {
   it("reads the calendar of now in UTC", () => {
     // 2027-01-15T08:00:00Z: CEL counts days of the week from Sunday = 0 and months from 0.
     expect(run("timestamp(now).getDayOfWeek() == 5 && timestamp(now).getHours() == 8", BASE)).toBe(true);
-    expect(run("timestamp(now).getFullYear() == 2027 && timestamp(now).getMonth() == 0 && timestamp(now).getDate() == 15", BASE)).toBe(true);
+    expect(
+      run(
+        "timestamp(now).getFullYear() == 2027 && timestamp(now).getMonth() == 0 && timestamp(now).getDate() == 15",
+        BASE,
+      ),
+    ).toBe(true);
     expect(run('timestamp(now) < timestamp("2027-01-15T08:00:01Z")', BASE)).toBe(true);
   });
 });
@@ -67,7 +81,14 @@ describe("int and double stay apart", () => {
   // The strict reader reads `100` as an int and `100.0` as a PyFloat (a double).
   const amount = (text: string): PolicyVariables => {
     const read = readJson(new TextEncoder().encode(`{"amount": ${text}}`));
-    if (!read.ok || typeof read.value !== "object" || read.value === null || Array.isArray(read.value) || read.value instanceof PyFloat) throw new Error(text);
+    if (
+      !read.ok ||
+      typeof read.value !== "object" ||
+      read.value === null ||
+      Array.isArray(read.value) ||
+      read.value instanceof PyFloat
+    )
+      throw new Error(text);
     return withArgs(read.value);
   };
 
@@ -93,12 +114,18 @@ describe("int and double stay apart", () => {
   });
 
   it("has no implicit conversion in arithmetic", () => {
-    expect(run("args.amount + 1 == 101", amount("100.0"))).toEqual({ code: "EVALUATION_ERROR", message: "no such overload: dyn<double> + int (at 0)" });
+    expect(run("args.amount + 1 == 101", amount("100.0"))).toEqual({
+      code: "EVALUATION_ERROR",
+      message: "no such overload: dyn<double> + int (at 0)",
+    });
   });
 
   it("reads bigints inside the int64 range", () => {
     expect(run("args.n > 0", withArgs({ n: 2n ** 62n }))).toBe(true);
-    expect(run("args.n > 0", withArgs({ n: 2n ** 63n }))).toEqual({ code: "EVALUATION_ERROR", message: "args.n is outside the CEL int range" });
+    expect(run("args.n > 0", withArgs({ n: 2n ** 63n }))).toEqual({
+      code: "EVALUATION_ERROR",
+      message: "args.n is outside the CEL int range",
+    });
   });
 
   it("agrees with JavaScript's numeric order on generated ints and doubles", () => {
@@ -123,11 +150,31 @@ describe("missing keys and runtime errors answer failures", () => {
     ["principal.subject_id == args.owner", {}, { code: "EVALUATION_ERROR", message: "No such key: owner (at 29)" }],
     ["args.x.y == 1", { x: "s" }, { code: "EVALUATION_ERROR", message: "No such key: y (at 7)" }],
     ["args.n / 0 == 1", { n: 1 }, { code: "EVALUATION_ERROR", message: "division by zero (at 0)" }],
-    ["args.amount > 100", { amount: "150" }, { code: "EVALUATION_ERROR", message: "no such overload: dyn<string> > int (at 0)" }],
-    ["args.flag", { flag: 1 }, { code: "NOT_BOOLEAN", message: "the expression answered a value of type int, not a bool" }],
-    ["args.flag", { flag: "yes" }, { code: "NOT_BOOLEAN", message: "the expression answered a value of type string, not a bool" }],
-    ["args.flag", { flag: null }, { code: "NOT_BOOLEAN", message: "the expression answered a value of type null, not a bool" }],
-    ["args.flag", { flag: [true] }, { code: "NOT_BOOLEAN", message: "the expression answered a value of type list, not a bool" }],
+    [
+      "args.amount > 100",
+      { amount: "150" },
+      { code: "EVALUATION_ERROR", message: "no such overload: dyn<string> > int (at 0)" },
+    ],
+    [
+      "args.flag",
+      { flag: 1 },
+      { code: "NOT_BOOLEAN", message: "the expression answered a value of type int, not a bool" },
+    ],
+    [
+      "args.flag",
+      { flag: "yes" },
+      { code: "NOT_BOOLEAN", message: "the expression answered a value of type string, not a bool" },
+    ],
+    [
+      "args.flag",
+      { flag: null },
+      { code: "NOT_BOOLEAN", message: "the expression answered a value of type null, not a bool" },
+    ],
+    [
+      "args.flag",
+      { flag: [true] },
+      { code: "NOT_BOOLEAN", message: "the expression answered a value of type list, not a bool" },
+    ],
   ])("%s over %j", (source, args, failure) => {
     expect(run(source, withArgs(args as JsonObject))).toEqual(failure);
   });
@@ -148,7 +195,14 @@ describe("missing keys and runtime errors answer failures", () => {
 describe("object keys are ordinary keys", () => {
   it("reads constructor and __proto__ like any key", () => {
     const read = readJson(new TextEncoder().encode('{"constructor": "x", "__proto__": 1, "toString": 2}'));
-    if (!read.ok || typeof read.value !== "object" || read.value === null || Array.isArray(read.value) || read.value instanceof PyFloat) throw new Error("read");
+    if (
+      !read.ok ||
+      typeof read.value !== "object" ||
+      read.value === null ||
+      Array.isArray(read.value) ||
+      read.value instanceof PyFloat
+    )
+      throw new Error("read");
     const vars = withArgs(read.value);
     expect(run('args.constructor == "x"', vars)).toBe(true);
     expect(run('args["__proto__"] == 1 && args.toString == 2', vars)).toBe(true);

@@ -4,7 +4,15 @@
  * code under test; inputs spell each code point as a `\u` escape so the source shows them.
  */
 import { describe, expect, it } from "vitest";
-import { escapeCodePoint, hiddenCount, hiddenKind, holdsRightToLeft, isRightToLeft, visibleParts, visibleText } from "../../../src/core/text";
+import {
+  escapeCodePoint,
+  hiddenCount,
+  hiddenKind,
+  holdsRightToLeft,
+  isRightToLeft,
+  visibleParts,
+  visibleText,
+} from "../../../src/core/text";
 
 describe("hiddenKind", () => {
   it("names the bidirectional controls: ALM, LRM, RLM, LRE…RLO, LRI…PDI", () => {
@@ -13,16 +21,25 @@ describe("hiddenKind", () => {
   });
 
   it("names invisible code points: zero-width, word joiner, invisible operators, BOM, soft hyphen, Mongolian vowel separator, variation selectors, tags", () => {
-    const points = [0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff, 0x00ad, 0x180e, 0xfe00, 0xfe0f, 0xe0100, 0xe01ef, 0xe0001, 0xe0041, 0xe007f, 0x034f, 0x115f, 0x3164, 0xffa0, 0x2800, 0x17b4];
+    const points = [
+      0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff, 0x00ad, 0x180e, 0xfe00, 0xfe0f, 0xe0100,
+      0xe01ef, 0xe0001, 0xe0041, 0xe007f, 0x034f, 0x115f, 0x3164, 0xffa0, 0x2800, 0x17b4,
+    ];
     expect(points.map(hiddenKind)).toEqual(Array(24).fill("invisible"));
   });
 
   it("names other format characters (Cf) invisible: Arabic number sign, interlinear annotation anchor", () => {
-    expect([hiddenKind(0x0600), hiddenKind(0xfff9), hiddenKind(0x110bd)]).toEqual(["invisible", "invisible", "invisible"]);
+    expect([hiddenKind(0x0600), hiddenKind(0xfff9), hiddenKind(0x110bd)]).toEqual([
+      "invisible",
+      "invisible",
+      "invisible",
+    ]);
   });
 
   it("names controls (Cc) and the line and paragraph separators (Zl, Zp)", () => {
-    expect([0x00, 0x09, 0x0a, 0x0d, 0x1b, 0x7f, 0x85, 0x9f, 0x2028, 0x2029].map(hiddenKind)).toEqual(Array(10).fill("control"));
+    expect([0x00, 0x09, 0x0a, 0x0d, 0x1b, 0x7f, 0x85, 0x9f, 0x2028, 0x2029].map(hiddenKind)).toEqual(
+      Array(10).fill("control"),
+    );
   });
 
   it("names every space separator but U+0020: no-break, ogham, en quad…hair, narrow no-break, medium mathematical, ideographic", () => {
@@ -33,7 +50,12 @@ describe("hiddenKind", () => {
   it("names private-use, unassigned (and noncharacters) and lone surrogates", () => {
     expect([0xe000, 0xf8ff, 0xf0000, 0x100000].map(hiddenKind)).toEqual(Array(4).fill("private-use"));
     // U+0378 (a hole in the Greek block since Unicode 1.1), U+FFFF and U+FDD0 (noncharacters), U+2065 (an ignorable hole: invisible).
-    expect([hiddenKind(0x0378), hiddenKind(0xffff), hiddenKind(0xfdd0), hiddenKind(0x2065)]).toEqual(["unassigned", "unassigned", "unassigned", "invisible"]);
+    expect([hiddenKind(0x0378), hiddenKind(0xffff), hiddenKind(0xfdd0), hiddenKind(0x2065)]).toEqual([
+      "unassigned",
+      "unassigned",
+      "unassigned",
+      "invisible",
+    ]);
     expect([hiddenKind(0xd800), hiddenKind(0xdfff)]).toEqual(["surrogate", "surrogate"]);
   });
 
@@ -46,13 +68,20 @@ describe("hiddenKind", () => {
 
 describe("escapeCodePoint", () => {
   it("writes at least four upper-case hex digits between ⟨U+ and ⟩", () => {
-    expect([escapeCodePoint(0x9), escapeCodePoint(0x202e), escapeCodePoint(0xe0041), escapeCodePoint(0x10ffff)]).toEqual(["⟨U+0009⟩", "⟨U+202E⟩", "⟨U+E0041⟩", "⟨U+10FFFF⟩"]);
+    expect([
+      escapeCodePoint(0x9),
+      escapeCodePoint(0x202e),
+      escapeCodePoint(0xe0041),
+      escapeCodePoint(0x10ffff),
+    ]).toEqual(["⟨U+0009⟩", "⟨U+202E⟩", "⟨U+E0041⟩", "⟨U+10FFFF⟩"]);
   });
 });
 
 describe("visibleText", () => {
   it("shows the reordering IBAN memo with its overrides escaped, in stored order", () => {
-    expect(visibleText("IBAN DE89 3704 \u202E0044 0532\u202C 0130 00")).toBe("IBAN DE89 3704 ⟨U+202E⟩0044 0532⟨U+202C⟩ 0130 00");
+    expect(visibleText("IBAN DE89 3704 \u202E0044 0532\u202C 0130 00")).toBe(
+      "IBAN DE89 3704 ⟨U+202E⟩0044 0532⟨U+202C⟩ 0130 00",
+    );
   });
 
   it("escapes zero-width characters, isolates, tags and variation selectors where they stand", () => {
@@ -84,7 +113,9 @@ describe("visibleText", () => {
     expect(visibleText("Send \u0440\u0430\u0443 now")).toBe("Send ⟨U+0440⟩⟨U+0430⟩⟨U+0443⟩ now");
     expect(visibleText("Pay \u0418\u0432\u0430\u043D")).toBe("Pay \u0418\u0432\u0430\u043D");
     // Greek text alone, or beside Latin, stays as it is when it does not pass for Latin.
-    expect(visibleText("\u0395\u03BB\u03BB\u03B7\u03BD\u03B9\u03BA\u03AC and more")).toBe("\u0395\u03BB\u03BB\u03B7\u03BD\u03B9\u03BA\u03AC and more");
+    expect(visibleText("\u0395\u03BB\u03BB\u03B7\u03BD\u03B9\u03BA\u03AC and more")).toBe(
+      "\u0395\u03BB\u03BB\u03B7\u03BD\u03B9\u03BA\u03AC and more",
+    );
     // Without Latin letters anywhere, Cyrillic look-alikes are just Cyrillic.
     expect(visibleText("\u0440\u0430\u0443")).toBe("\u0440\u0430\u0443");
   });
@@ -110,14 +141,18 @@ describe("visibleText", () => {
 
   it("escapes stacked marks and marks on a Latin letter, a digit, a sign or nothing, even when nothing composes them", () => {
     // a with three U+0301; x U+0308 (no precomposed x with diaeresis); 0 U+0338 COMBINING LONG SOLIDUS OVERLAY; a mark at the start.
-    expect(visibleText("a\u0301\u0301\u0301 x\u0308 0\u0338 \u0301b")).toBe("a⟨U+0301⟩⟨U+0301⟩⟨U+0301⟩ x⟨U+0308⟩ 0⟨U+0338⟩ ⟨U+0301⟩b");
+    expect(visibleText("a\u0301\u0301\u0301 x\u0308 0\u0338 \u0301b")).toBe(
+      "a⟨U+0301⟩⟨U+0301⟩⟨U+0301⟩ x⟨U+0308⟩ 0⟨U+0338⟩ ⟨U+0301⟩b",
+    );
     // The keycap 1 U+FE0F U+20E3: the variation selector is invisible, the enclosing keycap a mark on a digit.
     expect(visibleText("1\uFE0F\u20E3")).toBe("1⟨U+FE0F⟩⟨U+20E3⟩");
   });
 
   it("leaves the marks of scripts written with them as they are, when composed (NFC)", () => {
     // Hindi हिन्दी (vowel signs U+093F, U+0940, virama U+094D); Hebrew alef with qamats U+05B8; Arabic beh with fatha U+064E.
-    expect(visibleText("\u0939\u093F\u0928\u094D\u0926\u0940 \u05D0\u05B8 \u0628\u064E")).toBe("\u0939\u093F\u0928\u094D\u0926\u0940 \u05D0\u05B8 \u0628\u064E");
+    expect(visibleText("\u0939\u093F\u0928\u094D\u0926\u0940 \u05D0\u05B8 \u0628\u064E")).toBe(
+      "\u0939\u093F\u0928\u094D\u0926\u0940 \u05D0\u05B8 \u0628\u064E",
+    );
   });
 
   it("escapes a value made only of Latin look-alikes when it is read beside Latin text, and not otherwise", () => {
@@ -164,20 +199,32 @@ describe("visibleParts and hiddenCount", () => {
   });
 
   it("counts the escaped code points", () => {
-    expect([hiddenCount("IBAN DE89 3704 \u202E0044 0532\u202C 0130 00"), hiddenCount("plain"), hiddenCount("a\nb"), hiddenCount("a\nb", { layout: true })]).toEqual([2, 0, 1, 0]);
+    expect([
+      hiddenCount("IBAN DE89 3704 \u202E0044 0532\u202C 0130 00"),
+      hiddenCount("plain"),
+      hiddenCount("a\nb"),
+      hiddenCount("a\nb", { layout: true }),
+    ]).toEqual([2, 0, 1, 0]);
   });
 });
 
 describe("right-to-left letters", () => {
   it("names strong right-to-left code points (bidi classes R and AL), not their digits, marks, separators or controls", () => {
     // R: U+05D0 alef, U+05BE maqaf, U+FB1D, U+10900 Phoenician alf, U+1E900 Adlam; AL: U+0627 alef, U+061F question mark, U+FE70.
-    expect([0x5d0, 0x5be, 0xfb1d, 0x10900, 0x1e900, 0x627, 0x61f, 0xfe70].map(isRightToLeft)).toEqual(Array(8).fill(true));
+    expect([0x5d0, 0x5be, 0xfb1d, 0x10900, 0x1e900, 0x627, 0x61f, 0xfe70].map(isRightToLeft)).toEqual(
+      Array(8).fill(true),
+    );
     // U+060C Arabic comma (CS), U+0660 and U+06F1 digits (AN, EN), U+064E fatha (NSM), U+0600 number sign (AN), U+200F RLM (a bidi control, escaped anyway), A, 0.
     expect([0x60c, 0x660, 0x6f1, 0x64e, 0x600, 0x200f, 0x41, 0x30].map(isRightToLeft)).toEqual(Array(8).fill(false));
   });
 
   it("tells whether text shows a right-to-left letter as itself", () => {
     // A Hebrew letter inside a Latin word is escaped as a look-alike: nothing right-to-left is left to show.
-    expect([holdsRightToLeft("\u05D0 0044 0532"), holdsRightToLeft("IBAN 0044"), holdsRightToLeft("ab\u05D0c"), holdsRightToLeft("\u0627", { escapeRightToLeft: true })]).toEqual([true, false, false, false]);
+    expect([
+      holdsRightToLeft("\u05D0 0044 0532"),
+      holdsRightToLeft("IBAN 0044"),
+      holdsRightToLeft("ab\u05D0c"),
+      holdsRightToLeft("\u0627", { escapeRightToLeft: true }),
+    ]).toEqual([true, false, false, false]);
   });
 });

@@ -12,7 +12,10 @@ function getPutStore(log: string[]): ToolResultStore {
   const inner = new InMemoryToolResultStore();
   return {
     get: (table: StoreTable, key: string) => (log.push(`get ${table}`), inner.get(table, key)),
-    put: (table: StoreTable, key: string, value: Json) => (log.push(`put ${table} ${String(value)}`), inner.put(table, key, value)),
+    put: (table: StoreTable, key: string, value: Json) => (
+      log.push(`put ${table} ${String(value)}`),
+      inner.put(table, key, value)
+    ),
     delete: (table, key) => inner.delete(table, key),
     entries: (table) => inner.entries(table),
     counter: (name) => inner.counter(name),
@@ -36,15 +39,29 @@ describe("InMemoryToolResultStore.claim", () => {
 describe("bindCallIdentity", () => {
   it("with claim: a new identity binds, the same fingerprint binds again, another is refused and the first stays", () => {
     const store = new InMemoryToolResultStore();
-    expect([bindCallIdentity(store, principal, call, "fp-a"), bindCallIdentity(store, principal, call, "fp-a"), bindCallIdentity(store, principal, call, "fp-b")]).toEqual([true, true, false]);
+    expect([
+      bindCallIdentity(store, principal, call, "fp-a"),
+      bindCallIdentity(store, principal, call, "fp-a"),
+      bindCallIdentity(store, principal, call, "fp-b"),
+    ]).toEqual([true, true, false]);
     expect(store.entries("call_fingerprints")).toEqual([[KEY, "fp-a"]]);
   });
 
   it("without claim: the same answers through get and put (a repeated identity is put again, a refused one is not)", () => {
     const log: string[] = [];
     const store = getPutStore(log);
-    expect([bindCallIdentity(store, principal, call, "fp-a"), bindCallIdentity(store, principal, call, "fp-a"), bindCallIdentity(store, principal, call, "fp-b")]).toEqual([true, true, false]);
-    expect(log).toEqual(["get call_fingerprints", "put call_fingerprints fp-a", "get call_fingerprints", "put call_fingerprints fp-a", "get call_fingerprints"]);
+    expect([
+      bindCallIdentity(store, principal, call, "fp-a"),
+      bindCallIdentity(store, principal, call, "fp-a"),
+      bindCallIdentity(store, principal, call, "fp-b"),
+    ]).toEqual([true, true, false]);
+    expect(log).toEqual([
+      "get call_fingerprints",
+      "put call_fingerprints fp-a",
+      "get call_fingerprints",
+      "put call_fingerprints fp-a",
+      "get call_fingerprints",
+    ]);
     expect(store.entries("call_fingerprints")).toEqual([[KEY, "fp-a"]]);
   });
 });

@@ -13,7 +13,8 @@ import {
 import { createDemoEngine, makeApproval } from "../../../src/conformance/tool-cases";
 import { context, NOW, principal } from "./host-context";
 
-const readCall = (callId = "call-1"): ToolCall => bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context(callId));
+const readCall = (callId = "call-1"): ToolCall =>
+  bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context(callId));
 
 function counting(): { hash: (text: string) => string; count: () => number } {
   let calls = 0;
@@ -40,7 +41,10 @@ describe("digest discipline", () => {
     const counter = counting();
     const hash = memoizeHash(counter.hash);
     const engine = createDemoEngine();
-    const call = bindToolCall({ name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } }, context("call-2", "k1"));
+    const call = bindToolCall(
+      { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } },
+      context("call-2", "k1"),
+    );
     const spec = engine.registry.get(call.name);
     const approvals = makeApproval(principal, call, spec, "valid", NOW, hash);
     const pkg = dispatch(engine, { principal, call, approvals, now: NOW, hash });
@@ -62,11 +66,17 @@ describe("request_sha256 keeps int and float apart (values from the reference, t
   it("1 and 1.0 reach different digests even though both are rejected", () => {
     const engine = createDemoEngine();
     const spec = engine.registry.get("get_order");
-    expect(requestDigest(principal, withExtra(1), spec)).toBe("b950dc34319eb11ed09c6bba33578eab2ed85987ad1470ba41f7c36dd6e60970");
-    expect(requestDigest(principal, withExtra(new PyFloat(1)), spec)).toBe("8d50a1f633547ab51ecaa215db71ffa9afb8e403211a70b1b2b72d9ea57750ee");
+    expect(requestDigest(principal, withExtra(1), spec)).toBe(
+      "b950dc34319eb11ed09c6bba33578eab2ed85987ad1470ba41f7c36dd6e60970",
+    );
+    expect(requestDigest(principal, withExtra(new PyFloat(1)), spec)).toBe(
+      "8d50a1f633547ab51ecaa215db71ffa9afb8e403211a70b1b2b72d9ea57750ee",
+    );
     const pkg = dispatch(engine, { principal, call: withExtra(new PyFloat(1)), now: NOW });
     expect((pkg.model_result["error"] as JsonObject)["code"]).toBe("INVALID_ARGUMENTS");
-    expect((pkg.protected_audit["binding"] as JsonObject)["request_sha256"]).toBe("8d50a1f633547ab51ecaa215db71ffa9afb8e403211a70b1b2b72d9ea57750ee");
+    expect((pkg.protected_audit["binding"] as JsonObject)["request_sha256"]).toBe(
+      "8d50a1f633547ab51ecaa215db71ffa9afb8e403211a70b1b2b72d9ea57750ee",
+    );
   });
 });
 
@@ -106,10 +116,14 @@ describe("validateResult recomputes every binding", () => {
   it("refuses sensitive or control keys in data, and unknown fields", () => {
     const leaky = clone(pkg);
     leaky.model_result["data"] = { order_ref: "ORDER-7", status: "paid", "Set-Cookie": "x" };
-    expect(validateResult(principal, call, spec, leaky)).toContain("output fields do not match: missing=[], extra=['Set-Cookie']");
+    expect(validateResult(principal, call, spec, leaky)).toContain(
+      "output fields do not match: missing=[], extra=['Set-Cookie']",
+    );
     const extra = clone(pkg) as unknown as JsonObject;
     extra["debug"] = true;
-    expect(validateResult(principal, call, spec, extra)).toEqual(["package fields do not match: missing=[], extra=['debug']"]);
+    expect(validateResult(principal, call, spec, extra)).toEqual([
+      "package fields do not match: missing=[], extra=['debug']",
+    ]);
   });
 
   it("validates a multi-call result set: missing, unknown, duplicate and swapped", () => {
@@ -118,8 +132,12 @@ describe("validateResult recomputes every binding", () => {
     const specs = engine.registry;
     expect(validateResultSet(principal, [call, other], specs, [pkg, otherPkg])).toEqual([]);
     expect(validateResultSet(principal, [call, other], specs, [pkg])).toEqual(["missing result: ('resp-1', 'call-2')"]);
-    expect(validateResultSet(principal, [call], specs, [pkg, otherPkg])).toEqual(["unknown result appears: ('resp-1', 'call-2')"]);
-    expect(validateResultSet(principal, [call], specs, [pkg, pkg])).toEqual(["duplicate result identity: ('resp-1', 'call-1')"]);
+    expect(validateResultSet(principal, [call], specs, [pkg, otherPkg])).toEqual([
+      "unknown result appears: ('resp-1', 'call-2')",
+    ]);
+    expect(validateResultSet(principal, [call], specs, [pkg, pkg])).toEqual([
+      "duplicate result identity: ('resp-1', 'call-1')",
+    ]);
     expect(validateResultSet(principal, [call], specs, [null])).toEqual([
       "packages[0] is missing provider correlation fields",
       "missing result: ('resp-1', 'call-1')",

@@ -17,7 +17,10 @@ export function fixtureBytes(name: string): Uint8Array {
 }
 
 export function listFixtures(dir: string, filter: (name: string) => boolean): string[] {
-  return readdirSync(new URL(dir, FIXTURES)).filter(filter).sort().map((name) => `${dir}${name}`);
+  return readdirSync(new URL(dir, FIXTURES))
+    .filter(filter)
+    .sort()
+    .map((name) => `${dir}${name}`);
 }
 
 /** A CliIo that records both streams and reads files from disk. */

@@ -2,7 +2,15 @@
 // generic paths (and the reference) give. Expected values come from the reference's fixtures or
 // are written out here.
 import { describe, expect, it } from "vitest";
-import { checkJsonDomain, JsonDomainError, PyFloat, readJson, sha256Hex, type Json, type JsonObject } from "../../../src/core/json";
+import {
+  checkJsonDomain,
+  JsonDomainError,
+  PyFloat,
+  readJson,
+  sha256Hex,
+  type Json,
+  type JsonObject,
+} from "../../../src/core/json";
 import { inJsonDomain } from "../../../src/core/json/domain";
 import {
   approvalDigest,
@@ -26,7 +34,6 @@ import { RecentByIdentity } from "../../../src/core/tool-result/recent";
 import { isBoundedIdentifier, isNonemptyString } from "../../../src/core/tool-result/text-rules";
 import { fixtureText } from "./fixture-files";
 import { context, NOW, principal } from "./host-context";
-
 
 function referenceSteps(): JsonObject[] {
   const doc = readJson(fixtureText("public-cases.expected.json"), { maxBytes: 1 << 24 });
@@ -61,7 +68,13 @@ describe("modelResultText", () => {
       data: { note: "\ud800" },
       error: null,
       execution: { outcome: "committed", delivery: "fresh", complete: true, truncated: false },
-      provenance: { source_label: "orders", producer_revision: "r", resource_revision: null, observed_at: "2026-07-19T00:00:00Z", trust: "untrusted_data" },
+      provenance: {
+        source_label: "orders",
+        producer_revision: "r",
+        resource_revision: null,
+        observed_at: "2026-07-19T00:00:00Z",
+        trust: "untrusted_data",
+      },
     } as unknown as ModelResult;
     expect(() => modelResultText(model)).toThrow(new JsonDomainError("$.data.note is not a valid UTF-8 string"));
   });
@@ -81,9 +94,16 @@ describe("the digests' direct writers", () => {
     const downstream = (pkg["protected_audit"] as JsonObject)["downstream"] as Json;
     const request = binding["request_sha256"] as string;
     const result = binding["result_sha256"] as string;
-    expect(callBindingDigest(principal, { ...call, operation_id: (pkg["protected_audit"] as JsonObject)["operation_id"] as string }, read, request, result, downstream)).toBe(
-      binding["call_binding_sha256"],
-    );
+    expect(
+      callBindingDigest(
+        principal,
+        { ...call, operation_id: (pkg["protected_audit"] as JsonObject)["operation_id"] as string },
+        read,
+        request,
+        result,
+        downstream,
+      ),
+    ).toBe(binding["call_binding_sha256"]);
     expect(principalRef(principal)).toBe((pkg["protected_audit"] as JsonObject)["principal_ref"]);
   });
 
@@ -94,13 +114,24 @@ describe("the digests' direct writers", () => {
       return "0".repeat(64);
     };
     const call: ToolCall = bindToolCall(
-      { name: "create_refund_draft", arguments: { "😀": "é\"\\\n", "\uffff": [1, new PyFloat(2), 0.5, null, true], order_ref: "O" } },
+      {
+        name: "create_refund_draft",
+        arguments: { "😀": 'é"\\\n', "\uffff": [1, new PyFloat(2), 0.5, null, true], order_ref: "O" },
+      },
       { ...context('call-"1"', "k\u2028"), response_id: "r\u0001" },
     );
     requestDigest(principal, call, write, capture);
     callFingerprint(call, "a".repeat(64), "dispatch", capture);
     approvalDigest(call, write, "a".repeat(64), "human-reviewer-1", capture);
-    callBindingDigest(principal, call, undefined, "a".repeat(64), "b".repeat(64), { receipt_id: "x", request_id: null, status_ref: "s" }, capture);
+    callBindingDigest(
+      principal,
+      call,
+      undefined,
+      "a".repeat(64),
+      "b".repeat(64),
+      { receipt_id: "x", request_id: null, status_ref: "s" },
+      capture,
+    );
     callBindingDigest(principal, call, write, "a".repeat(64), "b".repeat(64), { extra: 1 }, capture);
     statusRef(["t", "s", "n", "k\u0000"], "a".repeat(64), capture);
     expect(texts).toEqual([
@@ -115,9 +146,15 @@ describe("the digests' direct writers", () => {
 
   it("refuse a member outside the JSON domain with the whole document's error", () => {
     const call = bindToolCall({ name: "get_order", arguments: { order_ref: "\udc00" } }, context("c"));
-    expect(() => requestDigest(principal, call, read)).toThrow(new JsonDomainError("$.arguments.order_ref is not a valid UTF-8 string"));
-    expect(() => callFingerprint({ ...call, call_id: "\ud800" }, "x", "dispatch")).toThrow(new JsonDomainError("$.call_id is not a valid UTF-8 string"));
-    expect(() => principalRef({ ...principal, subject_id: "x".repeat(65_537) })).toThrow(new JsonDomainError("$.subject_id stringis too long"));
+    expect(() => requestDigest(principal, call, read)).toThrow(
+      new JsonDomainError("$.arguments.order_ref is not a valid UTF-8 string"),
+    );
+    expect(() => callFingerprint({ ...call, call_id: "\ud800" }, "x", "dispatch")).toThrow(
+      new JsonDomainError("$.call_id is not a valid UTF-8 string"),
+    );
+    expect(() => principalRef({ ...principal, subject_id: "x".repeat(65_537) })).toThrow(
+      new JsonDomainError("$.subject_id stringis too long"),
+    );
   });
 });
 
@@ -130,7 +167,11 @@ describe("a principal's reference is hashed once per hash function", () => {
     };
     const engine = createDemoEngine({ hash: counting });
     const spec = engine.registry.get("get_order");
-    for (const [id, expected] of [["call-1", 5], ["call-2", 4], ["call-3", 4]] as const) {
+    for (const [id, expected] of [
+      ["call-1", 5],
+      ["call-2", 4],
+      ["call-3", 4],
+    ] as const) {
       calls = 0;
       const call = bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context(id));
       const hash = memoizeHash(counting);
@@ -156,7 +197,12 @@ describe("re-validation after dispatch", () => {
         kind: "in_process",
         handler(args) {
           (args as JsonObject)["order_ref"] = "ORDER-8";
-          return { data: { order_ref: "ORDER-8", status: "paid" }, producer_revision: "orders-mock-v2", resource_revision: "r", observed_at: "2026-07-19T00:00:00Z" };
+          return {
+            data: { order_ref: "ORDER-8", status: "paid" },
+            producer_revision: "orders-mock-v2",
+            resource_revision: "r",
+            observed_at: "2026-07-19T00:00:00Z",
+          };
         },
       },
     });
@@ -242,7 +288,10 @@ describe("fast checks answer as the full ones", () => {
     const vectors: Array<[string, string]> = [
       ["", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"],
       ["abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"],
-      ["abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"],
+      [
+        "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+      ],
       // 270 UTF-8 bytes: several blocks, two-byte characters.
       ["é".repeat(100) + "x".repeat(70), "428889419745bd7c046a4df4e00f5fbf76ab0bcafb2ffb4d3b92b9af90c90c4d"],
     ];

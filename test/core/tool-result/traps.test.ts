@@ -14,7 +14,9 @@ function codes(name: string): Record<string, string> {
   expect(result.run.summary).toEqual((reference.value as JsonObject)["summary"]);
   const out: Record<string, string> = {};
   for (const c of result.run.summary["cases"] as JsonObject[]) {
-    for (const s of c["steps"] as JsonObject[]) out[`${String(c["case_id"])}/${String(s["step_id"])}`] = `${String(s["actual_code"])} ${String(s["delivery"])} ${String(s["side_effect_count"])}`;
+    for (const s of c["steps"] as JsonObject[])
+      out[`${String(c["case_id"])}/${String(s["step_id"])}`] =
+        `${String(s["actual_code"])} ${String(s["delivery"])} ${String(s["side_effect_count"])}`;
   }
   return out;
 }

@@ -13,7 +13,13 @@ import {
   type ToolCall,
   type ToolResultEngine,
 } from "../../../src/core/tool-result";
-import { createDemoEngine, loadToolCasesFixture, makeApproval, type FixtureCase, type ToolCasesFixture } from "../../../src/conformance/tool-cases";
+import {
+  createDemoEngine,
+  loadToolCasesFixture,
+  makeApproval,
+  type FixtureCase,
+  type ToolCasesFixture,
+} from "../../../src/conformance/tool-cases";
 import { fixtureBytes, fixtureText } from "./fixture-files";
 
 function load(name: string): ToolCasesFixture {
@@ -73,18 +79,20 @@ async function runCaseTwoStep(engine: ToolResultEngine, fixtureCase: FixtureCase
 }
 
 describe("two-step dispatch", () => {
-  it.each(["public-cases", "traps/05-replay-through-another-provider", "traps/06-status-query-traps", "traps/07-failures-and-approvals"])(
-    "produces the reference's packages for every step of %s",
-    async (name) => {
-      const fixture = load(`${name}.json`);
-      const actual: Json[] = [];
-      for (const fixtureCase of fixture.cases) {
-        const packages = await runCaseTwoStep(createDemoEngine(), fixtureCase);
-        actual.push(...packages.map((pkg) => ({ model_result: pkg.model_result, protected_audit: pkg.protected_audit })));
-      }
-      expect(actual).toEqual(referencePackages(`${name}.expected.json`));
-    },
-  );
+  it.each([
+    "public-cases",
+    "traps/05-replay-through-another-provider",
+    "traps/06-status-query-traps",
+    "traps/07-failures-and-approvals",
+  ])("produces the reference's packages for every step of %s", async (name) => {
+    const fixture = load(`${name}.json`);
+    const actual: Json[] = [];
+    for (const fixtureCase of fixture.cases) {
+      const packages = await runCaseTwoStep(createDemoEngine(), fixtureCase);
+      actual.push(...packages.map((pkg) => ({ model_result: pkg.model_result, protected_audit: pkg.protected_audit })));
+    }
+    expect(actual).toEqual(referencePackages(`${name}.expected.json`));
+  });
 });
 
 const principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] as string[] };
@@ -105,7 +113,10 @@ function refundCall(callId: string, reason: string, key = "k2"): ToolCall {
 }
 
 function statusRefOf(pkg: Json | undefined): Json | undefined {
-  return ((pkg as JsonObject)["protected_audit"] as JsonObject)["downstream"] && (((pkg as JsonObject)["protected_audit"] as JsonObject)["downstream"] as JsonObject)["status_ref"];
+  return (
+    ((pkg as JsonObject)["protected_audit"] as JsonObject)["downstream"] &&
+    (((pkg as JsonObject)["protected_audit"] as JsonObject)["downstream"] as JsonObject)["status_ref"]
+  );
 }
 
 describe("write-ahead execution", () => {
@@ -148,7 +159,9 @@ describe("write-ahead execution", () => {
     expect(pkg.model_result["status"]).toBe("succeeded");
     expect(engine.store.entries("in_flight")).toEqual([]);
     const again = beginWrite(engine, refundCall("c3", "damaged"));
-    expect(again.kind === "final" ? (again.package.model_result["execution"] as JsonObject)["delivery"] : again.kind).toBe("local_replay");
+    expect(
+      again.kind === "final" ? (again.package.model_result["execution"] as JsonObject)["delivery"] : again.kind,
+    ).toBe("local_replay");
     expect(engine.store.counter("side_effect_count")).toBe(1);
   });
 
@@ -166,12 +179,18 @@ describe("write-ahead execution", () => {
     expect(engine.store.entries("in_flight")).toEqual([]);
     // A retry is held as unknown; a status query finds no receipt and stays unknown.
     const retry = beginWrite(engine, refundCall("c3", "damaged"));
-    expect(retry.kind === "final" ? (retry.package.model_result["error"] as JsonObject)["code"] : retry.kind).toBe("OUTCOME_UNKNOWN");
+    expect(retry.kind === "final" ? (retry.package.model_result["error"] as JsonObject)["code"] : retry.kind).toBe(
+      "OUTCOME_UNKNOWN",
+    );
     const query = queryStatus(engine, {
       principal,
       call: refundCall("q2", "damaged"),
       status_ref: recovered[0]?.status_ref ?? "",
-      expected_request_sha256: requestDigest(principal, refundCall("q2", "damaged"), engine.registry.get("create_refund_draft")),
+      expected_request_sha256: requestDigest(
+        principal,
+        refundCall("q2", "damaged"),
+        engine.registry.get("create_refund_draft"),
+      ),
       now: NOW,
     });
     expect({ model_result: query.model_result, protected_audit: query.protected_audit }).toEqual(queryStaysUnknown);
@@ -185,14 +204,24 @@ describe("write-ahead execution", () => {
     const statusRef = recovered?.status_ref ?? "";
     const scope = recovered?.scope ?? [];
     expect(settleNotExecuted(engine, scope, `status_${"0".repeat(32)}`)).toBe(false);
-    expect(settleNotExecuted(engine, ["tenant-a", "user-1", "create_refund_draft", "other-key"], statusRef)).toBe(false);
+    expect(settleNotExecuted(engine, ["tenant-a", "user-1", "create_refund_draft", "other-key"], statusRef)).toBe(
+      false,
+    );
     expect(settleNotExecuted(engine, scope, statusRef)).toBe(true);
-    const code = (pkg: ResultPackage) => [(pkg.model_result["error"] as JsonObject)["code"], (pkg.model_result["execution"] as JsonObject)["outcome"], pkg.model_result["status"]];
+    const code = (pkg: ResultPackage) => [
+      (pkg.model_result["error"] as JsonObject)["code"],
+      (pkg.model_result["execution"] as JsonObject)["outcome"],
+      pkg.model_result["status"],
+    ];
     const query = queryStatus(engine, {
       principal,
       call: refundCall("q2", "damaged"),
       status_ref: statusRef,
-      expected_request_sha256: requestDigest(principal, refundCall("q2", "damaged"), engine.registry.get("create_refund_draft")),
+      expected_request_sha256: requestDigest(
+        principal,
+        refundCall("q2", "damaged"),
+        engine.registry.get("create_refund_draft"),
+      ),
       now: NOW,
     });
     expect(code(query)).toEqual(["TOOL_ERROR", "not_started", "failed"]);
@@ -200,7 +229,9 @@ describe("write-ahead execution", () => {
     expect(retry.kind === "final" ? code(retry.package) : retry.kind).toEqual(["TOOL_ERROR", "not_started", "failed"]);
     // A different request under the spent key still conflicts; nothing ever ran.
     const other = beginWrite(engine, refundCall("c4", "other"));
-    expect(other.kind === "final" ? (other.package.model_result["error"] as JsonObject)["code"] : other.kind).toBe("IDEMPOTENCY_CONFLICT");
+    expect(other.kind === "final" ? (other.package.model_result["error"] as JsonObject)["code"] : other.kind).toBe(
+      "IDEMPOTENCY_CONFLICT",
+    );
     expect(engine.store.counter("side_effect_count")).toBe(0);
   });
 
@@ -215,7 +246,9 @@ describe("write-ahead execution", () => {
     );
     const readBegun = beginDispatch(engine, { principal, call: read, now: NOW });
     if (readBegun.kind !== "execute") throw new Error("expected execute");
-    expect((completeDispatch(engine, readBegun.ticket, "threw").model_result["error"] as JsonObject)["code"]).toBe("TOOL_ERROR");
+    expect((completeDispatch(engine, readBegun.ticket, "threw").model_result["error"] as JsonObject)["code"]).toBe(
+      "TOOL_ERROR",
+    );
   });
 
   it("reports a handler result that breaks the output contract as OUTPUT_CONTRACT_VIOLATION (unknown for writes)", () => {

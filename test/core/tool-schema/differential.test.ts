@@ -20,7 +20,22 @@ import { documentArb, schemaArb, type GenSchema } from "./generators";
 const SEED = 20_250_812;
 const SCHEMAS = 400;
 const DOCUMENTS_PER_SCHEMA = 25;
-const KEYWORDS = ["type", "enum", "const", "required", "additionalProperties", "minItems", "maxItems", "minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
+const KEYWORDS = [
+  "type",
+  "enum",
+  "const",
+  "required",
+  "additionalProperties",
+  "minItems",
+  "maxItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+];
 
 function read(text: string): Json {
   const result = readJson(text);
@@ -40,7 +55,8 @@ function closed(schema: GenSchema): GenSchema {
 function plain(value: Json): Json {
   if (value instanceof PyFloat) return value.value;
   if (Array.isArray(value)) return value.map(plain);
-  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
   return value;
 }
 
@@ -51,7 +67,10 @@ function resolve(document: Json, schema: GenSchema, pointer: string): { value: u
   for (const raw of pointer.split("/").slice(1)) {
     const token = raw.replaceAll("~1", "/").replaceAll("~0", "~");
     value = (value as Record<string, unknown>)[token];
-    at = at.type === "array" ? (at["items"] as GenSchema) : (at["properties"] as Record<string, GenSchema>)[token] as GenSchema;
+    at =
+      at.type === "array"
+        ? (at["items"] as GenSchema)
+        : ((at["properties"] as Record<string, GenSchema>)[token] as GenSchema);
   }
   return { value, schema: at };
 }
@@ -59,7 +78,12 @@ function resolve(document: Json, schema: GenSchema, pointer: string): { value: u
 describe("differential: tool-schema against @cfworker/json-schema", () => {
   it("gives the same verdict on every generated document", () => {
     const cases = fc.sample(
-      schemaArb(2).chain((schema) => fc.tuple(fc.constant(schema), fc.array(documentArb(schema), { minLength: DOCUMENTS_PER_SCHEMA, maxLength: DOCUMENTS_PER_SCHEMA }))),
+      schemaArb(2).chain((schema) =>
+        fc.tuple(
+          fc.constant(schema),
+          fc.array(documentArb(schema), { minLength: DOCUMENTS_PER_SCHEMA, maxLength: DOCUMENTS_PER_SCHEMA }),
+        ),
+      ),
       { seed: SEED, numRuns: SCHEMAS },
     );
     const mismatches: string[] = [];
@@ -87,7 +111,9 @@ describe("differential: tool-schema against @cfworker/json-schema", () => {
         if ((explained === null) !== expected) {
           const pointer = explained?.slice(0, explained.lastIndexOf(": ")) ?? "";
           const at = resolve(value, schema, pointer === "(root)" ? "" : pointer);
-          const explainedDivergence = !expected ? false : explained?.endsWith(": type") && at.value instanceof PyFloat && at.schema.type === "integer";
+          const explainedDivergence = !expected
+            ? false
+            : explained?.endsWith(": type") && at.value instanceof PyFloat && at.schema.type === "integer";
           if (explainedDivergence === true) divergences++;
           else mismatches.push(`${text} on ${doc}: ours ${explained}, cfworker ${expected}`);
         }

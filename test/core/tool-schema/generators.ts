@@ -24,7 +24,14 @@ function compact(schema: Record<string, unknown>): GenSchema {
 /** Patterns of a small grammar, anchored or searched (the safety check decides nothing here). */
 export function rawPatternArb(maxParts: number): fc.Arbitrary<string> {
   return fc
-    .tuple(fc.boolean(), fc.array(fc.tuple(fc.constantFrom(...ATOMS), fc.constantFrom(...QUANTIFIERS)), { minLength: 1, maxLength: maxParts }), fc.boolean())
+    .tuple(
+      fc.boolean(),
+      fc.array(fc.tuple(fc.constantFrom(...ATOMS), fc.constantFrom(...QUANTIFIERS)), {
+        minLength: 1,
+        maxLength: maxParts,
+      }),
+      fc.boolean(),
+    )
     .map(([start, parts, end]) => `${start ? "^" : ""}${parts.map(([atom, q]) => atom + q).join("")}${end ? "$" : ""}`);
 }
 
@@ -34,17 +41,30 @@ export const patternArb = rawPatternArb(4).filter((pattern) => patternRisk(patte
 const textArb = fc.array(fc.constantFrom(...ALPHABET), { maxLength: 6 }).map((chars) => chars.join(""));
 
 const stringSchema = fc
-  .record({ minLength: maybe(fc.nat(3)), maxLength: maybe(fc.nat(5)), pattern: maybe(patternArb), enum: maybe(fc.uniqueArray(textArb, { minLength: 1, maxLength: 4 }), 1, 4), const: maybe(textArb, 1, 6) })
+  .record({
+    minLength: maybe(fc.nat(3)),
+    maxLength: maybe(fc.nat(5)),
+    pattern: maybe(patternArb),
+    enum: maybe(fc.uniqueArray(textArb, { minLength: 1, maxLength: 4 }), 1, 4),
+    const: maybe(textArb, 1, 6),
+  })
   .map((s) => {
     const maxLength = s.pattern !== undefined && s.maxLength === undefined ? 6 : s.maxLength;
-    const [minLength, max] = s.minLength !== undefined && maxLength !== undefined && s.minLength > maxLength ? [maxLength, s.minLength] : [s.minLength, maxLength];
+    const [minLength, max] =
+      s.minLength !== undefined && maxLength !== undefined && s.minLength > maxLength
+        ? [maxLength, s.minLength]
+        : [s.minLength, maxLength];
     return compact({ type: "string", ...s, minLength, maxLength: max });
   });
 
 function numericSchema(type: "integer" | "number"): fc.Arbitrary<GenSchema> {
   const fractions = fc.constantFrom(-1.5, 0.5, 2.5, 0.25);
-  const bound = fc.oneof({ arbitrary: fc.integer({ min: -3, max: 3 }), weight: 3 }, { arbitrary: fractions, weight: 1 });
-  const member = type === "integer" ? fc.integer({ min: -3, max: 3 }) : fc.oneof(fc.integer({ min: -3, max: 3 }), fractions);
+  const bound = fc.oneof(
+    { arbitrary: fc.integer({ min: -3, max: 3 }), weight: 3 },
+    { arbitrary: fractions, weight: 1 },
+  );
+  const member =
+    type === "integer" ? fc.integer({ min: -3, max: 3 }) : fc.oneof(fc.integer({ min: -3, max: 3 }), fractions);
   return fc
     .record({
       minimum: maybe(bound),
@@ -57,7 +77,9 @@ function numericSchema(type: "integer" | "number"): fc.Arbitrary<GenSchema> {
     .map((s) => compact({ type, ...s }));
 }
 
-const booleanSchema = fc.record({ enum: maybe(fc.shuffledSubarray([true, false], { minLength: 1 })), const: maybe(fc.boolean(), 1, 3) }).map((s) => compact({ type: "boolean", ...s }));
+const booleanSchema = fc
+  .record({ enum: maybe(fc.shuffledSubarray([true, false], { minLength: 1 })), const: maybe(fc.boolean(), 1, 3) })
+  .map((s) => compact({ type: "boolean", ...s }));
 const nullSchema = fc.record({ const: maybe(fc.constant(null), 1, 3) }).map((s) => compact({ type: "null", ...s }));
 const leafSchema = fc.oneof(stringSchema, numericSchema("integer"), numericSchema("number"), booleanSchema, nullSchema);
 
@@ -66,19 +88,30 @@ export function schemaArb(depth: number): fc.Arbitrary<GenSchema> {
   if (depth === 0) return leafSchema;
   const child = schemaArb(depth - 1);
   const object = fc.uniqueArray(fc.constantFrom(...NAMES), { maxLength: 3 }).chain((names) =>
-    fc.tuple(fc.tuple(...names.map(() => child)), fc.subarray(names), fc.boolean()).map(([children, required, explicit]) =>
-      compact({
-        type: "object",
-        properties: Object.fromEntries(names.map((name, i) => [name, children[i]])),
-        required: required.length > 0 ? required : undefined,
-        additionalProperties: explicit ? false : undefined,
-      }),
-    ),
+    fc
+      .tuple(fc.tuple(...names.map(() => child)), fc.subarray(names), fc.boolean())
+      .map(([children, required, explicit]) =>
+        compact({
+          type: "object",
+          properties: Object.fromEntries(names.map((name, i) => [name, children[i]])),
+          required: required.length > 0 ? required : undefined,
+          additionalProperties: explicit ? false : undefined,
+        }),
+      ),
   );
   const array = fc.tuple(child, fc.nat(3), maybe(fc.nat(3))).map(([items, maxItems, minItems]) =>
-    compact({ type: "array", items, maxItems, minItems: minItems === undefined ? undefined : Math.min(minItems, maxItems) }),
+    compact({
+      type: "array",
+      items,
+      maxItems,
+      minItems: minItems === undefined ? undefined : Math.min(minItems, maxItems),
+    }),
   );
-  return fc.oneof({ arbitrary: leafSchema, weight: 2 }, { arbitrary: object, weight: 2 }, { arbitrary: array, weight: 1 });
+  return fc.oneof(
+    { arbitrary: leafSchema, weight: 2 },
+    { arbitrary: object, weight: 2 },
+    { arbitrary: array, weight: 1 },
+  );
 }
 
 /** A JSON number text: integral values also as floats (`2.0`, `2e0`), and `-0` forms. */
@@ -91,10 +124,32 @@ function numberText(value: number, form: number): string {
 }
 
 function numericDocs(schema: GenSchema): fc.Arbitrary<string> {
-  const anchors = [0, 1, -1, ...["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].map((k) => schema[k]).filter((v): v is number => typeof v === "number")];
-  const near = anchors.flatMap((b) => [b, Math.floor(b) - 1, Math.floor(b), Math.ceil(b), Math.ceil(b) + 1, b - 0.5, b + 0.5]);
-  const literals = [...((schema["enum"] as number[] | undefined) ?? []), ...(schema["const"] === undefined ? [] : [schema["const"] as number])];
-  const value = fc.oneof(fc.constantFrom(...near), fc.integer({ min: -5, max: 5 }), ...(literals.length > 0 ? [fc.constantFrom(...literals)] : []));
+  const anchors = [
+    0,
+    1,
+    -1,
+    ...["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
+      .map((k) => schema[k])
+      .filter((v): v is number => typeof v === "number"),
+  ];
+  const near = anchors.flatMap((b) => [
+    b,
+    Math.floor(b) - 1,
+    Math.floor(b),
+    Math.ceil(b),
+    Math.ceil(b) + 1,
+    b - 0.5,
+    b + 0.5,
+  ]);
+  const literals = [
+    ...((schema["enum"] as number[] | undefined) ?? []),
+    ...(schema["const"] === undefined ? [] : [schema["const"] as number]),
+  ];
+  const value = fc.oneof(
+    fc.constantFrom(...near),
+    fc.integer({ min: -5, max: 5 }),
+    ...(literals.length > 0 ? [fc.constantFrom(...literals)] : []),
+  );
   return fc.tuple(value, fc.nat(3)).map(([v, form]) => numberText(v, form));
 }
 
@@ -104,11 +159,17 @@ function stringDocs(schema: GenSchema): fc.Arbitrary<string> {
   const lengths = [min - 1, min, min + 1, max - 1, max, max + 1].filter((n) => n >= 0);
   const sized = fc.tuple(fc.constantFrom(...lengths), fc.constantFrom("a", "😀", "1")).map(([n, c]) => c.repeat(n));
   const options = [textArb, sized];
-  const literals = [...((schema["enum"] as string[] | undefined) ?? []), ...(schema["const"] === undefined ? [] : [schema["const"] as string])];
+  const literals = [
+    ...((schema["enum"] as string[] | undefined) ?? []),
+    ...(schema["const"] === undefined ? [] : [schema["const"] as string]),
+  ];
   if (literals.length > 0) options.push(fc.constantFrom(...literals));
   if (typeof schema["pattern"] === "string") {
     const matching = fc.stringMatching(new RegExp(schema["pattern"], "u"), { maxLength: 8 });
-    options.push(matching, fc.tuple(matching, textArb, fc.boolean()).map(([m, t, before]) => (before ? t + m : m + t)));
+    options.push(
+      matching,
+      fc.tuple(matching, textArb, fc.boolean()).map(([m, t, before]) => (before ? t + m : m + t)),
+    );
   }
   return fc.oneof(...options).map((s) => JSON.stringify(s));
 }
@@ -134,13 +195,21 @@ function shaped(schema: GenSchema): fc.Arbitrary<string> {
       const max = schema["maxItems"] as number;
       const min = (schema["minItems"] as number | undefined) ?? 0;
       const item = documentArb(schema["items"] as GenSchema);
-      return fc.integer({ min: Math.max(0, min - 1), max: max + 1 }).chain((n) => fc.array(item, { minLength: n, maxLength: n }).map((items) => `[${items.join(",")}]`));
+      return fc
+        .integer({ min: Math.max(0, min - 1), max: max + 1 })
+        .chain((n) => fc.array(item, { minLength: n, maxLength: n }).map((items) => `[${items.join(",")}]`));
     }
     default: {
       const properties = Object.entries(schema["properties"] as Record<string, GenSchema>);
-      const members = properties.map(([name, child]) => maybe(documentArb(child), 6, 1).map((text) => (text === undefined ? undefined : `${JSON.stringify(name)}:${text}`)));
+      const members = properties.map(([name, child]) =>
+        maybe(documentArb(child), 6, 1).map((text) =>
+          text === undefined ? undefined : `${JSON.stringify(name)}:${text}`,
+        ),
+      );
       const extra = maybe(fc.constantFrom(`"extra":1`, `"A":null`, `"a ":true`), 1, 5);
-      return fc.tuple(fc.tuple(...members), extra).map(([texts, more]) => `{${[...texts, more].filter((t) => t !== undefined).join(",")}}`);
+      return fc
+        .tuple(fc.tuple(...members), extra)
+        .map(([texts, more]) => `{${[...texts, more].filter((t) => t !== undefined).join(",")}}`);
     }
   }
 }

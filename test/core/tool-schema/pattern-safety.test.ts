@@ -60,7 +60,14 @@ describe("patternRisk", () => {
   });
 
   it("keeps every pattern it passes fast on hostile subjects of the longest length it may test", () => {
-    const subjects = (n: number) => ["a".repeat(n), "ab".repeat(n / 2), "1".repeat(n), "😀".repeat(n), `${"a".repeat(n - 1)}!`, `${"ab".repeat(n / 2 - 1)}a!`];
+    const subjects = (n: number) => [
+      "a".repeat(n),
+      "ab".repeat(n / 2),
+      "1".repeat(n),
+      "😀".repeat(n),
+      `${"a".repeat(n - 1)}!`,
+      `${"ab".repeat(n / 2 - 1)}a!`,
+    ];
     const searched = subjects(SCHEMA_LIMITS.maxPatternSubjectLength);
     const anchored = subjects(SCHEMA_LIMITS.maxStringLength);
     const generated = fc.sample(rawPatternArb(8), { seed: 7, numRuns: 1_500 }).filter((p) => patternRisk(p) === null);

@@ -1,7 +1,12 @@
 // Helpers of the tool-schema tests: schemas and documents go through the strict reader, so ints
 // and floats are the reference's (`1.0` is a PyFloat).
 import { readJson, type Json } from "../../../src/core/json";
-import { compileSchema, type CompiledSchema, type SchemaOptions, type SchemaRefusal } from "../../../src/core/tool-schema";
+import {
+  compileSchema,
+  type CompiledSchema,
+  type SchemaOptions,
+  type SchemaRefusal,
+} from "../../../src/core/tool-schema";
 
 /** Reads a JSON text strictly; throws on a text the test should not have written. */
 export function json(text: string): Json {

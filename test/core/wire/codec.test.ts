@@ -38,7 +38,10 @@ describe("invalid_json: what serde refuses while deserializing", () => {
     ["not an object", "[]"],
     ["a byte order mark", `\uFEFF${fixtureText(ACK)}`],
     ["a lone surrogate", fixtureText(ACK).replace('"event-1"', '"\\ud800"')],
-    ["a duplicate field", fixtureText(ACK).replace('"event_id": "event-1",', '"event_id": "event-1", "event_id": "event-2",')],
+    [
+      "a duplicate field",
+      fixtureText(ACK).replace('"event_id": "event-1",', '"event_id": "event-1", "event_id": "event-2",'),
+    ],
     ["NaN", fixtureText(ACK).replace('"format_version": 1', '"format_version": NaN')],
     ["a missing required field", mutated(ACK, ["payload", "payload", "event_id"], undefined)],
     ["a missing payload", mutated(ACK, ["payload", "payload"], undefined)],
@@ -52,14 +55,35 @@ describe("invalid_json: what serde refuses while deserializing", () => {
     ["an exponent in a u32", fixtureText(ACK).replace('"format_version": 1', '"format_version": 1e0')],
     ["a fraction in a u32", fixtureText(ACK).replace('"format_version": 1', '"format_version": 1.5')],
     ["a u32 overflow", mutated(ACK, ["payload", "payload", "checkpoint", "format_version"], 4_294_967_296)],
-    ["an unknown internal tag", mutated("completed-event.v1.json", ["payload", "payload", "event", "event", "type"], "finished")],
-    ["a missing internal tag", mutated("completed-event.v1.json", ["payload", "payload", "event", "event", "type"], undefined)],
+    [
+      "an unknown internal tag",
+      mutated("completed-event.v1.json", ["payload", "payload", "event", "event", "type"], "finished"),
+    ],
+    [
+      "a missing internal tag",
+      mutated("completed-event.v1.json", ["payload", "payload", "event", "event", "type"], undefined),
+    ],
     ["an unknown enum value", mutated("admission.v1.json", ["payload", "payload", "disposition"], "waiting")],
-    ["a padded surface", mutated("admission.v1.json", ["payload", "payload", "context", "surface_id"], "cs1:cp:dXNlci0x=")],
-    ["a missing model snapshot", mutated("enqueue.v1.json", ["payload", "payload", "llm_plan", "routes", 0, "route", "model_snapshot"], undefined)],
-    ["null for a serde-default tone", mutated("app-facade-prepared.v1.json", ["payload", "payload", "action", "preview", "tone"], null)],
-    ["a missing opaque input", mutated("app-facade-prepare.v1.json", ["payload", "payload", "request", "input"], undefined)],
-    ["an integer too large even for f64", fixtureText("completed-event.v1.json").replace('"done"', `1${"0".repeat(400)}`)],
+    [
+      "a padded surface",
+      mutated("admission.v1.json", ["payload", "payload", "context", "surface_id"], "cs1:cp:dXNlci0x="),
+    ],
+    [
+      "a missing model snapshot",
+      mutated("enqueue.v1.json", ["payload", "payload", "llm_plan", "routes", 0, "route", "model_snapshot"], undefined),
+    ],
+    [
+      "null for a serde-default tone",
+      mutated("app-facade-prepared.v1.json", ["payload", "payload", "action", "preview", "tone"], null),
+    ],
+    [
+      "a missing opaque input",
+      mutated("app-facade-prepare.v1.json", ["payload", "payload", "request", "input"], undefined),
+    ],
+    [
+      "an integer too large even for f64",
+      fixtureText("completed-event.v1.json").replace('"done"', `1${"0".repeat(400)}`),
+    ],
   ])("%s", (_name, text) => {
     expect(codeOf(text)).toBe("invalid_json");
   });
@@ -67,19 +91,30 @@ describe("invalid_json: what serde refuses while deserializing", () => {
   it("names a missing field the way serde does", () => {
     expect(decodeEnvelope(mutated(ACK, ["payload", "payload", "event_id"], undefined))).toEqual({
       ok: false,
-      error: { code: "invalid_json", path: null, message: "invalid protocol JSON: missing field `event_id` at $.payload.payload" },
+      error: {
+        code: "invalid_json",
+        path: null,
+        message: "invalid protocol JSON: missing field `event_id` at $.payload.payload",
+      },
     });
   });
 
   it("accepts serde_json's nesting limit of 127 containers and refuses the 128th", () => {
-    const nest = (depth: number) => fixtureText("completed-event.v1.json").replace('"done"', `${"[".repeat(depth)}${"]".repeat(depth)}`);
+    const nest = (depth: number) =>
+      fixtureText("completed-event.v1.json").replace('"done"', `${"[".repeat(depth)}${"]".repeat(depth)}`);
     // The opaque result sits inside 6 containers already: root, payload, payload, event, event, result.
     expect(codeOf(nest(121))).toBe(null);
     expect(codeOf(nest(122))).toBe("invalid_json");
   });
 
   it("keeps opaque values whatever keys they hold", () => {
-    expect(codeOf(mutated("app-facade-prepare.v1.json", ["payload", "payload", "request", "input"], { any: { deep: [null, { x: 1 }] } }))).toBe(null);
+    expect(
+      codeOf(
+        mutated("app-facade-prepare.v1.json", ["payload", "payload", "request", "input"], {
+          any: { deep: [null, { x: 1 }] },
+        }),
+      ),
+    ).toBe(null);
   });
 });
 
@@ -127,8 +162,14 @@ describe("conversation surfaces", () => {
   it.each([
     ["cs1:cp:dXNlci0x", { kind: "client_personal", userId: "user-1" }],
     ["cs1:cg:Zw", { kind: "client_group", groupId: "g" }],
-    ["cs1:mp:slack:YQ:Yg", { kind: "messaging_personal", provider: "slack", account: "a", conversation: "b", lane: null }],
-    ["cs1:mg:matrix_2:YQ:Yg:Yw", { kind: "messaging_group", provider: "matrix_2", account: "a", conversation: "b", lane: "c" }],
+    [
+      "cs1:mp:slack:YQ:Yg",
+      { kind: "messaging_personal", provider: "slack", account: "a", conversation: "b", lane: null },
+    ],
+    [
+      "cs1:mg:matrix_2:YQ:Yg:Yw",
+      { kind: "messaging_group", provider: "matrix_2", account: "a", conversation: "b", lane: "c" },
+    ],
   ])("parses %s", (text, parts) => {
     expect(parseSurface(text)).toEqual(parts);
     expect(formatSurface(parts as Parameters<typeof formatSurface>[0])).toBe(text);
@@ -163,14 +204,23 @@ describe("builders give the golden envelopes", () => {
       sentAtUnixMs: 1_700_000_000_000,
       dispatch: { dispatch_id: "dispatch-1", agent_session_id: "agent-session-1" },
     });
-    const built = eventAck(meta, "event-1", { object_key: "checkpoints/abc.json", sha256: "a".repeat(64), format_version: 1 });
+    const built = eventAck(meta, "event-1", {
+      object_key: "checkpoints/abc.json",
+      sha256: "a".repeat(64),
+      format_version: 1,
+    });
     expect(JSON.parse(encodeEnvelope(built))).toEqual(JSON.parse(fixtureText(ACK)));
   });
 
   it("checkpoint_purge_ack answering the purge fixture", () => {
     const request = decodeEnvelope(fixtureText("checkpoint-purge.v1.json"));
-    if (!request.ok || request.envelope.payload.family !== "checkpoint_purge") throw new Error("purge fixture must decode");
-    const built = checkpointPurgeDeleted(replyMetadata(request.envelope, "purge-ack-1", 1_700_000_000_001), request.envelope.payload.payload, 2);
+    if (!request.ok || request.envelope.payload.family !== "checkpoint_purge")
+      throw new Error("purge fixture must decode");
+    const built = checkpointPurgeDeleted(
+      replyMetadata(request.envelope, "purge-ack-1", 1_700_000_000_001),
+      request.envelope.payload.payload,
+      2,
+    );
     expect(JSON.parse(encodeEnvelope(built))).toEqual(JSON.parse(fixtureText("checkpoint-purge-ack.v1.json")));
   });
 
@@ -205,7 +255,12 @@ describe("builders give the golden envelopes", () => {
   });
 
   it("encodeChecked refuses an invalid outgoing envelope as a value", () => {
-    const meta = metadata({ messageId: " ", correlationId: "c", sentAtUnixMs: 0, dispatch: { dispatch_id: "d", agent_session_id: "s" } });
+    const meta = metadata({
+      messageId: " ",
+      correlationId: "c",
+      sentAtUnixMs: 0,
+      dispatch: { dispatch_id: "d", agent_session_id: "s" },
+    });
     expect(encodeChecked(eventAck(meta, "e", { object_key: "k", sha256: "a".repeat(64), format_version: 1 }))).toEqual({
       ok: false,
       error: { code: "missing_identifier", path: null, message: "missing required identifier: message_id" },

@@ -23,14 +23,18 @@ export function fixtureValue(name: string): Json {
 
 /** Test-side JSON text for a mutated value (fixtures hold no floats that need care except 0.5). */
 export function toText(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? `__big__${item}` : item)).replace(/"__big__(-?\d+)"/g, "$1");
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? `__big__${item}` : item)).replace(
+    /"__big__(-?\d+)"/g,
+    "$1",
+  );
 }
 
 /** Reads a nested value by keys/indices; throws when absent so a typo cannot pass silently. */
 export function at(value: Json, ...path: (string | number)[]): Json {
   let node: unknown = value;
   for (const key of path) {
-    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) throw new Error(`no ${String(key)} in fixture path`);
+    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key))
+      throw new Error(`no ${String(key)} in fixture path`);
     node = (node as Record<string | number, unknown>)[key];
   }
   return node as Json;

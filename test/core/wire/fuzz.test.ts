@@ -4,7 +4,13 @@ import type { Json, JsonObject } from "../../../src/core/json";
 import { decodeEnvelope, encodeEnvelope } from "../../../src/core/wire";
 import { FIXTURE_NAMES, fixtureText, fixtureValue, toText } from "./fixtures";
 
-const CODES = new Set(["invalid_json", "unknown_field", "unsupported_version", "missing_identifier", "invalid_binding"]);
+const CODES = new Set([
+  "invalid_json",
+  "unknown_field",
+  "unsupported_version",
+  "missing_identifier",
+  "invalid_binding",
+]);
 const counts: Record<string, number> = {};
 
 /** Decodes and checks the contract: a result, never a throw; an accepted envelope re-encodes stably. */
@@ -44,7 +50,19 @@ const scalar = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.string(),
-  fc.constantFrom("", " ", "\u0085", "cs1:cp:dXNlci0x", "queued", "enqueue", "started", "rejected", "chat", "none", "high"),
+  fc.constantFrom(
+    "",
+    " ",
+    "\u0085",
+    "cs1:cp:dXNlci0x",
+    "queued",
+    "enqueue",
+    "started",
+    "rejected",
+    "chat",
+    "none",
+    "high",
+  ),
   fc.constantFrom(0, 1, 2, 65_535, 65_536, 20_000, -1, 2 ** 53, 4_294_967_296),
   fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }),
 );
@@ -54,7 +72,10 @@ const mutation = fc.record({
   op: fc.constantFrom("delete", "rename", "replace", "swap", "retype", "nest", "inject", "reorder"),
   target: fc.nat(),
   other: fc.nat(),
-  key: fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom("type", "family", "payload", "thinking", "__proto__", "0", "status", "phase")),
+  key: fc.oneof(
+    fc.string({ maxLength: 6 }),
+    fc.constantFrom("type", "family", "payload", "thinking", "__proto__", "0", "status", "phase"),
+  ),
   value: anyJson,
   depth: fc.integer({ min: 1, max: 200 }),
 });
@@ -105,7 +126,16 @@ function apply(value: Json, m: Mutation): void {
     case "retype":
       if (key !== undefined) {
         const item = record[key];
-        record[key] = typeof item === "string" ? item.length : typeof item === "number" ? String(item) : Array.isArray(item) ? { 0: item[0] ?? null } : item === null ? false : [item];
+        record[key] =
+          typeof item === "string"
+            ? item.length
+            : typeof item === "number"
+              ? String(item)
+              : Array.isArray(item)
+                ? { 0: item[0] ?? null }
+                : item === null
+                  ? false
+                  : [item];
       }
       break;
     case "nest":
@@ -116,7 +146,8 @@ function apply(value: Json, m: Mutation): void {
       }
       break;
     case "inject":
-      if (!Array.isArray(target)) Object.defineProperty(record, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
+      if (!Array.isArray(target))
+        Object.defineProperty(record, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
       break;
     case "reorder":
       if (!Array.isArray(target)) {
@@ -134,12 +165,16 @@ describe("fuzzing mutated fixtures", () => {
   it("structural mutations are accepted or refused with one of the five codes, never thrown", () => {
     let runs = 0;
     fc.assert(
-      fc.property(fc.constantFrom(...FIXTURE_NAMES), fc.array(mutation, { minLength: 1, maxLength: 4 }), (name, mutations) => {
-        const value = fixtureValue(name);
-        for (const m of mutations) apply(value, m);
-        check(toText(value));
-        runs++;
-      }),
+      fc.property(
+        fc.constantFrom(...FIXTURE_NAMES),
+        fc.array(mutation, { minLength: 1, maxLength: 4 }),
+        (name, mutations) => {
+          const value = fixtureValue(name);
+          for (const m of mutations) apply(value, m);
+          check(toText(value));
+          runs++;
+        },
+      ),
       { numRuns: 10_000, seed: 20_260_430 },
     );
     console.log(`envelope fuzz: ${runs} structural mutations`, JSON.stringify(counts));
@@ -151,13 +186,21 @@ describe("fuzzing mutated fixtures", () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...FIXTURE_NAMES),
-        fc.array(fc.record({ at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }), kind: fc.constantFrom("flip", "insert", "truncate") }), { minLength: 1, maxLength: 3 }),
+        fc.array(
+          fc.record({
+            at: fc.nat(),
+            byte: fc.integer({ min: 0, max: 255 }),
+            kind: fc.constantFrom("flip", "insert", "truncate"),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
         (name, edits) => {
           let bytes = new TextEncoder().encode(fixtureText(name));
           for (const edit of edits) {
             const at = edit.at % (bytes.length + 1);
             if (edit.kind === "truncate") bytes = bytes.slice(0, at);
-            else if (edit.kind === "insert") bytes = new Uint8Array([...bytes.slice(0, at), edit.byte, ...bytes.slice(at)]);
+            else if (edit.kind === "insert")
+              bytes = new Uint8Array([...bytes.slice(0, at), edit.byte, ...bytes.slice(at)]);
             else if (at < bytes.length) bytes[at] = edit.byte;
           }
           check(bytes);

@@ -56,7 +56,8 @@ describe("golden v1 fixtures", () => {
 
   it("decodes the enqueue fixture to the seed's expected values", () => {
     const decoded = decodeEnvelope(fixtureText("enqueue.v1.json"));
-    if (!decoded.ok || decoded.envelope.payload.family !== "command") throw new Error("enqueue fixture must decode as a command");
+    if (!decoded.ok || decoded.envelope.payload.family !== "command")
+      throw new Error("enqueue fixture must decode as a command");
     const request = decoded.envelope.payload.payload;
     expect(decoded.envelope.metadata).toEqual({
       version: 1,

@@ -67,7 +67,9 @@ function decodeWith(name: string, mutate: (value: Json) => void): DecodeResult {
 }
 
 describe("an unknown key injected at every object of every fixture", () => {
-  const cases = FIXTURE_NAMES.flatMap((name) => objectPaths(fixtureValue(name)).map(([path, keys]) => [name, path, keys] as const));
+  const cases = FIXTURE_NAMES.flatMap((name) =>
+    objectPaths(fixtureValue(name)).map(([path, keys]) => [name, path, keys] as const),
+  );
 
   it("covers every object", () => {
     // 161 objects in the twelve fixtures, counted independently with Python's json module.
@@ -79,7 +81,9 @@ describe("an unknown key injected at every object of every fixture", () => {
       const target = (keys.length === 0 ? value : at(value, ...keys)) as JsonObject;
       target.zz_unknown = true;
     });
-    const opaque = (OPAQUE[name] ?? []).some((root) => path === root || path.startsWith(`${root}.`) || path.startsWith(`${root}[`));
+    const opaque = (OPAQUE[name] ?? []).some(
+      (root) => path === root || path.startsWith(`${root}.`) || path.startsWith(`${root}[`),
+    );
     if (opaque) expect(result.ok).toBe(true);
     else if (path.endsWith(".model_snapshot")) {
       expect(result).toEqual({
@@ -151,16 +155,21 @@ describe("which unknown field is reported first", () => {
   });
 
   it("extra keys on unit variants are unknown fields", () => {
-    expect(decodeWith("completed-event.v1.json", (value) => setAt(value, [...CMD, "event", "event"], { type: "started", x: 1 }))).toEqual(
-      unknown("$.payload.payload.event.event.x"),
-    );
-    expect(decodeWith("app-facade-prepared.v1.json", (value) => setAt(value, [...CMD], { type: "rejected", action: null }))).toEqual(
-      unknown("$.payload.payload.action"),
-    );
+    expect(
+      decodeWith("completed-event.v1.json", (value) =>
+        setAt(value, [...CMD, "event", "event"], { type: "started", x: 1 }),
+      ),
+    ).toEqual(unknown("$.payload.payload.event.event.x"));
+    expect(
+      decodeWith("app-facade-prepared.v1.json", (value) => setAt(value, [...CMD], { type: "rejected", action: null })),
+    ).toEqual(unknown("$.payload.payload.action"));
   });
 
   it("a unit variant without extras decodes", () => {
-    expect(decodeWith("completed-event.v1.json", (value) => setAt(value, [...CMD, "event", "event"], { type: "started" })).ok).toBe(true);
+    expect(
+      decodeWith("completed-event.v1.json", (value) => setAt(value, [...CMD, "event", "event"], { type: "started" }))
+        .ok,
+    ).toBe(true);
   });
 });
 
@@ -183,13 +192,19 @@ describe("null written for a field left out when empty", () => {
   });
 
   it.each(["continuation", "context_invalidation"])("facade result %s", (key) => {
-    const result = decodeWith("app-facade-prepared.v1.json", (value) => setAt(value, ["payload", "payload"], { type: "result", result: { value: 1, [key]: null } }));
+    const result = decodeWith("app-facade-prepared.v1.json", (value) =>
+      setAt(value, ["payload", "payload"], { type: "result", result: { value: 1, [key]: null } }),
+    );
     expect(result).toEqual(unknown(`$.payload.payload.result.${key}`));
   });
 
   it.each(["url", "base64", "mimeType", "createdAt"])("image %s", (key) => {
     const result = decodeWith("enqueue.v1.json", (value) =>
-      setAt(value, ["payload", "payload", "command", "message", "content"], [{ type: "image", image: { url: "https://x", [key]: null } }]),
+      setAt(
+        value,
+        ["payload", "payload", "command", "message", "content"],
+        [{ type: "image", image: { url: "https://x", [key]: null } }],
+      ),
     );
     expect(result).toEqual(unknown(`$.payload.payload.command.message.content[0].image.${key}`));
   });
@@ -198,7 +213,11 @@ describe("null written for a field left out when empty", () => {
     const value = fixtureValue("enqueue.v1.json");
     setAt(value, [...ROUTE, "thinking"], false);
     setAt(value, [...SUPPORT, "reasoningEffortDefault"], "high");
-    setAt(value, ["payload", "payload", "command", "message", "continuation"], { format: "f", compatibility_key: "k", payload: [1, { a: null }] });
+    setAt(value, ["payload", "payload", "command", "message", "continuation"], {
+      format: "f",
+      compatibility_key: "k",
+      payload: [1, { a: null }],
+    });
     const decoded = decodeEnvelope(toText(value));
     if (!decoded.ok) throw new Error(decoded.error.message);
     expect(JSON.parse(encodeEnvelope(decoded.envelope))).toEqual(JSON.parse(toText(value)));
@@ -222,7 +241,11 @@ describe("null written for a field left out when empty", () => {
     setAt(value, ["payload", "payload", "action", "preview", "details"], undefined);
     setAt(value, ["payload", "payload", "action", "payload"], undefined);
     const decoded = decodeEnvelope(toText(value));
-    if (!decoded.ok || decoded.envelope.payload.family !== "app_facade_response" || decoded.envelope.payload.payload.type !== "prepared") {
+    if (
+      !decoded.ok ||
+      decoded.envelope.payload.family !== "app_facade_response" ||
+      decoded.envelope.payload.payload.type !== "prepared"
+    ) {
       throw new Error("prepared fixture must decode");
     }
     const action = decoded.envelope.payload.payload.action;

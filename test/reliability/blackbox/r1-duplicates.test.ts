@@ -61,7 +61,13 @@ function writeCall(callId: string, key: string, args: Args, profile: Profile = O
   return {
     principal: { subject_id: SUBJECT, roles: [] as string[] },
     proposal: { name: "submit_refund", arguments: args },
-    context: { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, response_id: `resp-${callId}`, ...profile },
+    context: {
+      call_id: callId,
+      operation_id: `op-${callId}`,
+      idempotency_key: key,
+      response_id: `resp-${callId}`,
+      ...profile,
+    },
   };
 }
 type Call = ReturnType<typeof writeCall>;
@@ -76,7 +82,10 @@ let agent: string;
 let approver: string;
 
 async function boot(): Promise<void> {
-  dev = await startDev(persistTo, ADMIN, { vars: { TOOLGATE_DOWNSTREAM_URL: downstreamBase, TOOLGATE_SIGNING_KEY: TEST_SIGNING_SECRET }, logFile: LOG_FILE });
+  dev = await startDev(persistTo, ADMIN, {
+    vars: { TOOLGATE_DOWNSTREAM_URL: downstreamBase, TOOLGATE_SIGNING_KEY: TEST_SIGNING_SECRET },
+    logFile: LOG_FILE,
+  });
   client = new LoopbackClient(dev.base, 64);
 }
 
@@ -141,12 +150,26 @@ async function approveAll(bodies: readonly Call[]): Promise<void> {
     if (code !== "APPROVAL_REQUIRED") throw new Error(`expected APPROVAL_REQUIRED, got ${describeReply(a)}`);
     return a.json.approval_id as string;
   });
-  const list = await client.send({ method: "GET", path: `/v1/consumers/${CONSUMER}/approvals?state=pending`, token: approver });
-  const shown = new Map((list.json?.approvals as Array<{ approval_id: string; approval_digest: string }> | undefined)?.map((a) => [a.approval_id, a.approval_digest]));
+  const list = await client.send({
+    method: "GET",
+    path: `/v1/consumers/${CONSUMER}/approvals?state=pending`,
+    token: approver,
+  });
+  const shown = new Map(
+    (list.json?.approvals as Array<{ approval_id: string; approval_digest: string }> | undefined)?.map((a) => [
+      a.approval_id,
+      a.approval_digest,
+    ]),
+  );
   const decisions = ids.map((id) => {
     const digest = shown.get(id);
     if (digest === undefined) throw new Error(`approval not listed (${describeReply(list)})`);
-    return client.prepare({ method: "POST", path: `/v1/consumers/${CONSUMER}/approvals/${id}`, token: approver, body: { decision: "approve", approval_digest: digest } });
+    return client.prepare({
+      method: "POST",
+      path: `/v1/consumers/${CONSUMER}/approvals/${id}`,
+      token: approver,
+      body: { decision: "approve", approval_digest: digest },
+    });
   });
   for (const decided of await burst(decisions)) {
     if (decided.status !== 200) throw new Error(`approval decision failed: ${describeReply(decided)}`);
@@ -158,7 +181,9 @@ function approve(body: Call): Promise<void> {
 }
 
 function delivery(r: Reply): string | undefined {
-  return r.status === 200 && r.json?.model_result?.status === "succeeded" ? r.json.model_result.execution?.delivery : undefined;
+  return r.status === 200 && r.json?.model_result?.status === "succeeded"
+    ? r.json.model_result.execution?.delivery
+    : undefined;
 }
 
 /** The model result with its delivery blanked: a replay must equal the original in everything else. */
@@ -168,7 +193,13 @@ function resultBody(r: Reply): string {
 }
 
 function isInProgress(r: Reply): boolean {
-  return r.status === 409 && r.contentType.startsWith("application/problem+json") && r.json?.code === "IDEMPOTENCY_IN_PROGRESS" && r.json?.status === 409 && r.retryAfter === "1";
+  return (
+    r.status === 409 &&
+    r.contentType.startsWith("application/problem+json") &&
+    r.json?.code === "IDEMPOTENCY_IN_PROGRESS" &&
+    r.json?.status === 409 &&
+    r.retryAfter === "1"
+  );
 }
 
 /** IDEMPOTENCY_CONFLICT as the catalog says: a model-level error, HTTP 200, no approval or status ref. */
@@ -206,7 +237,11 @@ beforeAll(async () => {
   };
   // Hundreds of rounds each open an approval for the same subject and fire thousands of calls
   // through one credential: the rate limit and the approval quota have their own tests.
-  await admin("PUT", "", { tools: ["submit_refund"], approver_subjects: [REVIEWER], limits: { calls_per_second: 1_000_000, call_burst: 1_000_000, pending_approvals_per_subject: 10_000 } });
+  await admin("PUT", "", {
+    tools: ["submit_refund"],
+    approver_subjects: [REVIEWER],
+    limits: { calls_per_second: 1_000_000, call_burst: 1_000_000, pending_approvals_per_subject: 10_000 },
+  });
   agent = (await admin("POST", "/credentials", { kind: "agent" })).secret;
   approver = (await admin("POST", "/credentials", { kind: "approver", subject_id: REVIEWER })).secret;
 });
@@ -243,7 +278,10 @@ describe("R1 duplicates over wrangler dev", () => {
     for (let block = 0; block < ROUNDS; block += APPROVAL_BLOCK) {
       const bodies: Call[] = [];
       for (let round = block; round < Math.min(ROUNDS, block + APPROVAL_BLOCK); round++) {
-        const args = { order_ref: `ORDER-${round}-${Math.floor(random() * 1e6)}`, reason: REASONS[Math.floor(random() * REASONS.length)] as string };
+        const args = {
+          order_ref: `ORDER-${round}-${Math.floor(random() * 1e6)}`,
+          reason: REASONS[Math.floor(random() * REASONS.length)] as string,
+        };
         bodies.push(writeCall(`r1-call-${round}`, `r1-key-${round}`, args));
       }
       await approveAll(bodies);
@@ -267,7 +305,8 @@ describe("R1 duplicates over wrangler dev", () => {
             if (!isDeepStrictEqual(r.json.model_result.data, receipt?.data)) differing += 1;
           } else if (d === "local_replay") {
             replays += 1;
-            if (resultBody(r) !== original || !isDeepStrictEqual(r.json.model_result.data, receipt?.data)) differing += 1;
+            if (resultBody(r) !== original || !isDeepStrictEqual(r.json.model_result.data, receipt?.data))
+              differing += 1;
           } else if (isInProgress(r)) {
             inProgress += 1;
           } else {
@@ -326,7 +365,13 @@ describe("R1 duplicates over wrangler dev", () => {
       other: string[];
     }
     const emptyTally = (): Tally => ({
-      paths: { completed: [0, 0], in_flight: [0, 0], racing: [0, 0], restart_completed: [0, 0], restart_in_flight: [0, 0] },
+      paths: {
+        completed: [0, 0],
+        in_flight: [0, 0],
+        racing: [0, 0],
+        restart_completed: [0, 0],
+        restart_in_flight: [0, 0],
+      },
       raceWinners: 0,
       raceRoundsOnePost: 0,
       strayPosts: 0,
@@ -335,7 +380,10 @@ describe("R1 duplicates over wrangler dev", () => {
     });
     const checks = {
       R1b: {
-        base: (tag: string): { args: Args; profile: Profile } => ({ args: { order_ref: `ORDER-${tag}`, reason: "duplicate" }, profile: OPENAI }),
+        base: (tag: string): { args: Args; profile: Profile } => ({
+          args: { order_ref: `ORDER-${tag}`, reason: "duplicate" },
+          profile: OPENAI,
+        }),
         variants: (tag: string): Array<{ args: Args; profile: Profile }> => [
           { args: { order_ref: `ORDER-${tag}-x`, reason: "duplicate" }, profile: OPENAI },
           { args: { order_ref: `ORDER-${tag}`, reason: "damaged" }, profile: OPENAI },
@@ -345,7 +393,10 @@ describe("R1 duplicates over wrangler dev", () => {
         tally: emptyTally(),
       },
       R1c: {
-        base: (tag: string): { args: Args; profile: Profile } => ({ args: { order_ref: `ORDER-${tag}`, reason: "duplicate" }, profile: OPENAI }),
+        base: (tag: string): { args: Args; profile: Profile } => ({
+          args: { order_ref: `ORDER-${tag}`, reason: "duplicate" },
+          profile: OPENAI,
+        }),
         variants: (tag: string): Array<{ args: Args; profile: Profile }> => [
           { args: { order_ref: `ORDER-${tag}`, reason: "duplicate" }, profile: ANTHROPIC },
           { args: { order_ref: `ORDER-${tag}`, reason: "duplicate" }, profile: GEMINI },
@@ -416,7 +467,10 @@ describe("R1 duplicates over wrangler dev", () => {
       const races = Array.from({ length: RACES }, (_, race) => {
         const tag = `race-${race}`;
         const key = `${id}-key-${tag}`;
-        return [original(id, tag, key), ...checks[id].variants(tag).map((v, i) => writeCall(`${id}-${tag}-v${i}`, key, v.args, v.profile))];
+        return [
+          original(id, tag, key),
+          ...checks[id].variants(tag).map((v, i) => writeCall(`${id}-${tag}-v${i}`, key, v.args, v.profile)),
+        ];
       });
       await approveAll(races.flat());
       for (const racers of races) {
@@ -434,10 +488,19 @@ describe("R1 duplicates over wrangler dev", () => {
         const added = newKeys(keys);
         const committed = added.length === 1 ? refunds.committed.get(added[0] as string)?.data : undefined;
         const winnerArgs = racers[winner]?.proposal.arguments;
-        if (totalPosts() - posts === 1 && committed?.order_ref === winnerArgs?.order_ref && committed?.reason === winnerArgs?.reason) t.raceRoundsOnePost += 1;
+        if (
+          totalPosts() - posts === 1 &&
+          committed?.order_ref === winnerArgs?.order_ref &&
+          committed?.reason === winnerArgs?.reason
+        )
+          t.raceRoundsOnePost += 1;
         t.strayPosts += Math.max(0, totalPosts() - posts - 1);
         // Every racer but the first winner must conflict (a second winner counts as "other").
-        tallyConflicts(t, "racing", replies.filter((_, i) => i !== winner));
+        tallyConflicts(
+          t,
+          "racing",
+          replies.filter((_, i) => i !== winner),
+        );
       }
     }
 
@@ -467,18 +530,30 @@ describe("R1 duplicates over wrangler dev", () => {
     for (const id of ids) {
       const t = checks[id].tally;
       const keys = restartKeys.get(id) as { completed: Reply; inFlight: Call; completedCall: Call };
-      if (!bothArrived) t.originals.push("restart in-flight first: its POST did not reach the downstream before the kill");
+      if (!bothArrived)
+        t.originals.push("restart in-flight first: its POST did not reach the downstream before the kill");
       const killedReply = killedReplies[ids.indexOf(id)] as Reply;
-      if (killedReply.status !== 0) t.originals.push(`restart in-flight first: answered ${describeReply(killedReply)} before the kill`);
-      tallyConflicts(t, "restart_completed", await burst(conflicting(id, "restart-completed", `${id}-key-restart-completed`).map(callRequest)));
-      tallyConflicts(t, "restart_in_flight", await burst(conflicting(id, "restart-in-flight", `${id}-key-restart-in-flight`).map(callRequest)));
+      if (killedReply.status !== 0)
+        t.originals.push(`restart in-flight first: answered ${describeReply(killedReply)} before the kill`);
+      tallyConflicts(
+        t,
+        "restart_completed",
+        await burst(conflicting(id, "restart-completed", `${id}-key-restart-completed`).map(callRequest)),
+      );
+      tallyConflicts(
+        t,
+        "restart_in_flight",
+        await burst(conflicting(id, "restart-in-flight", `${id}-key-restart-in-flight`).map(callRequest)),
+      );
       // The originals after the restart: the completed one replays, the one killed in flight is an unknown outcome.
       const replay = await fire(callRequest(keys.completedCall));
       expectOriginal(t, "restart completed first, again", replay, "local_replay");
-      if (delivery(replay) === "local_replay" && resultBody(replay) !== resultBody(keys.completed)) t.originals.push("restart completed first: replay differs");
+      if (delivery(replay) === "local_replay" && resultBody(replay) !== resultBody(keys.completed))
+        t.originals.push("restart completed first: replay differs");
       const unknown = await fire(callRequest(keys.inFlight));
       const unknownCode = unknown.json?.model_result?.error?.code;
-      if (unknownCode !== "OUTCOME_UNKNOWN" || typeof unknown.json?.status_ref !== "string") t.originals.push(`restart in-flight first, again: ${describeReply(unknown)}`);
+      if (unknownCode !== "OUTCOME_UNKNOWN" || typeof unknown.json?.status_ref !== "string")
+        t.originals.push(`restart in-flight first, again: ${describeReply(unknown)}`);
     }
     const restartStray = totalPosts() - postsAfterRestart;
 
@@ -489,7 +564,8 @@ describe("R1 duplicates over wrangler dev", () => {
       const stray = t.strayPosts + restartStray;
       const racers = checks[id].variants("x").length + 1;
       const p = t.paths;
-      const what = id === "R1b" ? "different arguments" : "another provider profile (provider, api_family, adapter_revision)";
+      const what =
+        id === "R1b" ? "different arguments" : "another provider profile (provider, api_family, adapter_revision)";
       const figure =
         `${grouped(conflicts)}/${grouped(sent)} IDEMPOTENCY_CONFLICT (HTTP 200 model_result): completed ${p.completed[1]}/${p.completed[0]}, ` +
         `in flight ${p.in_flight[1]}/${p.in_flight[0]}, racing ${RACES} × ${racers} ${p.racing[1]}/${p.racing[0]} (${t.raceWinners}/${RACES} with one winner, ${t.raceRoundsOnePost}/${RACES} with one POST of the winner's request), ` +
@@ -502,7 +578,13 @@ describe("R1 duplicates over wrangler dev", () => {
         id: f.id,
         check: `same idempotency key, ${f.what}: completed / in flight / racing / SIGKILL restart`,
         figure: f.figure,
-        pass: f.conflicts === f.sent && f.t.other.length === 0 && f.t.originals.length === 0 && f.stray === 0 && f.t.raceWinners === RACES && f.t.raceRoundsOnePost === RACES,
+        pass:
+          f.conflicts === f.sent &&
+          f.t.other.length === 0 &&
+          f.t.originals.length === 0 &&
+          f.stray === 0 &&
+          f.t.raceWinners === RACES &&
+          f.t.raceRoundsOnePost === RACES,
         seed: SEED,
       });
     }

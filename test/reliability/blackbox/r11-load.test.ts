@@ -41,7 +41,17 @@ const TOOLS = ["get_order", "create_refund_draft", "submit_refund", "lookup_refu
 const CONSUMERS = ["tenant-a", "tenant-b", "tenant-c"];
 
 type Class = "read" | "write" | "approvals" | "decide" | "replay" | "status" | "audit" | "malformed" | "bad-credential";
-const CLASSES: readonly Class[] = ["read", "write", "approvals", "decide", "replay", "status", "audit", "malformed", "bad-credential"];
+const CLASSES: readonly Class[] = [
+  "read",
+  "write",
+  "approvals",
+  "decide",
+  "replay",
+  "status",
+  "audit",
+  "malformed",
+  "bad-credential",
+];
 
 interface Consumer {
   name: string;
@@ -86,7 +96,11 @@ async function hit(cls: Class, out: Outgoing): Promise<Reply> {
   if (r.status >= 500) fiveXx++;
   if (r.status >= 400) note(codes, `${r.status} ${String(r.json?.code)}`);
   const breach = r.status === 0 ? null : contractBreach(r.status, r.contentType, r.text);
-  if (breach !== null) note(breaches, `${cls} ${out.method} ${out.path.replace(/\/consumers\/[^/]+/, "/consumers/{c}").split("?")[0]}: ${breach}`);
+  if (breach !== null)
+    note(
+      breaches,
+      `${cls} ${out.method} ${out.path.replace(/\/consumers\/[^/]+/, "/consumers/{c}").split("?")[0]}: ${breach}`,
+    );
   return r;
 }
 
@@ -104,7 +118,15 @@ function callBody(callId: string, tool: string, args: Record<string, unknown>, k
   return {
     principal: { subject_id: SUBJECT, roles: [] as string[] },
     proposal: { name: tool, arguments: args },
-    context: { call_id: callId, operation_id: `op-${callId}`, idempotency_key: key, provider: "openai", api_family: "responses", response_id: `resp-${callId}`, adapter_revision: "openai-responses-v1" },
+    context: {
+      call_id: callId,
+      operation_id: `op-${callId}`,
+      idempotency_key: key,
+      provider: "openai",
+      api_family: "responses",
+      response_id: `resp-${callId}`,
+      adapter_revision: "openai-responses-v1",
+    },
   };
 }
 
@@ -116,19 +138,39 @@ async function approvedWrite(c: Consumer, body: ReturnType<typeof callBody>): Pr
   const code = asked.json?.model_result?.error?.code;
   if (code !== "APPROVAL_REQUIRED") {
     // A demo write outside tenant-a is a NOT_FOUND result (the order is not the consumer's).
-    expectThat(asked.status === 200 && (code === "NOT_FOUND" || code === "APPROVAL_REQUIRED"), `write ask: ${asked.status} ${String(code ?? asked.json?.code)}`);
+    expectThat(
+      asked.status === 200 && (code === "NOT_FOUND" || code === "APPROVAL_REQUIRED"),
+      `write ask: ${asked.status} ${String(code ?? asked.json?.code)}`,
+    );
     return;
   }
   const id = asked.json.approval_id as string;
-  const list = await hit("approvals", { method: "GET", path: `/v1/consumers/${c.name}/approvals?state=pending`, token: c.approver });
-  const shown = (list.json?.approvals as Array<{ approval_id: string; approval_digest: string }> | undefined)?.find((a) => a.approval_id === id);
+  const list = await hit("approvals", {
+    method: "GET",
+    path: `/v1/consumers/${c.name}/approvals?state=pending`,
+    token: c.approver,
+  });
+  const shown = (list.json?.approvals as Array<{ approval_id: string; approval_digest: string }> | undefined)?.find(
+    (a) => a.approval_id === id,
+  );
   expectThat(shown !== undefined, `approval not listed (${list.status})`);
   if (shown === undefined) return;
-  const decided = await hit("decide", { method: "POST", path: `/v1/consumers/${c.name}/approvals/${id}`, token: c.approver, body: { decision: "approve", approval_digest: shown.approval_digest } });
+  const decided = await hit("decide", {
+    method: "POST",
+    path: `/v1/consumers/${c.name}/approvals/${id}`,
+    token: c.approver,
+    body: { decision: "approve", approval_digest: shown.approval_digest },
+  });
   expectThat(decided.status === 200, `decide: ${decided.status} ${String(decided.json?.code)}`);
   const done = await hit("write", { method: "POST", path: calls(c), token: c.agent, body });
-  const ok = done.status === 200 && done.json?.model_result?.status === "succeeded" && done.json.model_result.execution?.delivery === "fresh";
-  expectThat(ok, `write execute ${body.proposal.name}: ${done.status} ${String(done.json?.model_result?.error?.code ?? done.json?.code)} after ${Math.round(done.ms)} ms`);
+  const ok =
+    done.status === 200 &&
+    done.json?.model_result?.status === "succeeded" &&
+    done.json.model_result.execution?.delivery === "fresh";
+  expectThat(
+    ok,
+    `write execute ${body.proposal.name}: ${done.status} ${String(done.json?.model_result?.error?.code ?? done.json?.code)} after ${Math.round(done.ms)} ms`,
+  );
   if (ok) {
     c.executed.push(body);
     if (body.proposal.name === "submit_refund") httpExecuted++;
@@ -145,44 +187,94 @@ async function operation(random: () => number, worker: number, n: number): Promi
     // Reads: the demo order read and the downstream lookup.
     const body =
       random() < 0.6
-        ? callBody(id, "get_order", { order_ref: random() < 0.5 ? "ORDER-7" : `ORDER-${Math.floor(random() * 20)}` }, null)
+        ? callBody(
+            id,
+            "get_order",
+            { order_ref: random() < 0.5 ? "ORDER-7" : `ORDER-${Math.floor(random() * 20)}` },
+            null,
+          )
         : callBody(id, "lookup_refund", { refund_id: `RF-${1 + Math.floor(random() * 50)}` }, null);
     const r = await hit("read", { method: "POST", path: calls(c), token: c.agent, body });
     const status = r.json?.model_result?.status;
-    expectThat(r.status === 200 && (status === "succeeded" || (status === "failed" && r.json.model_result.error?.code === "NOT_FOUND")), `read ${String(body.proposal.name)}: ${r.status} ${String(status)} ${String(r.json?.model_result?.error?.code ?? r.json?.code)} after ${Math.round(r.ms)} ms`);
+    expectThat(
+      r.status === 200 &&
+        (status === "succeeded" || (status === "failed" && r.json.model_result.error?.code === "NOT_FOUND")),
+      `read ${String(body.proposal.name)}: ${r.status} ${String(status)} ${String(r.json?.model_result?.error?.code ?? r.json?.code)} after ${Math.round(r.ms)} ms`,
+    );
   } else if (roll < 48) {
-    await approvedWrite(c, callBody(id, "submit_refund", { order_ref: `ORDER-${hex(random, 4)}`, reason: "duplicate" }, `key-${id}`));
+    await approvedWrite(
+      c,
+      callBody(id, "submit_refund", { order_ref: `ORDER-${hex(random, 4)}`, reason: "duplicate" }, `key-${id}`),
+    );
   } else if (roll < 52) {
-    await approvedWrite(consumers[0] as Consumer, callBody(id, "create_refund_draft", { order_ref: "ORDER-7", reason: "damaged" }, `key-${id}`));
+    await approvedWrite(
+      consumers[0] as Consumer,
+      callBody(id, "create_refund_draft", { order_ref: "ORDER-7", reason: "damaged" }, `key-${id}`),
+    );
   } else if (roll < 62) {
     const pool = c.executed;
     if (pool.length === 0) return;
     const body = pool[Math.floor(random() * pool.length)];
     const r = await hit("replay", { method: "POST", path: calls(c), token: c.agent, body });
-    expectThat(r.status === 200 && r.json?.model_result?.execution?.delivery === "local_replay", `replay: ${r.status} ${String(r.json?.model_result?.execution?.delivery)}`);
+    expectThat(
+      r.status === 200 && r.json?.model_result?.execution?.delivery === "local_replay",
+      `replay: ${r.status} ${String(r.json?.model_result?.execution?.delivery)}`,
+    );
   } else if (roll < 67) {
-    const base = c.executed.length > 0 && random() < 0.5 ? (c.executed[Math.floor(random() * c.executed.length)] as object) : callBody(id, "submit_refund", { order_ref: "ORDER-1", reason: "other" }, `key-${id}`);
-    const r = await hit("status", { method: "POST", path: `${calls(c)}/status`, token: c.agent, body: { ...base, status_ref: `status_${hex(random, 32)}` } });
+    const base =
+      c.executed.length > 0 && random() < 0.5
+        ? (c.executed[Math.floor(random() * c.executed.length)] as object)
+        : callBody(id, "submit_refund", { order_ref: "ORDER-1", reason: "other" }, `key-${id}`);
+    const r = await hit("status", {
+      method: "POST",
+      path: `${calls(c)}/status`,
+      token: c.agent,
+      body: { ...base, status_ref: `status_${hex(random, 32)}` },
+    });
     expectThat(r.status === 200, `status: ${r.status} ${String(r.json?.code)}`);
   } else if (roll < 75) {
-    const r = await hit("approvals", { method: "GET", path: `/v1/consumers/${c.name}/approvals?state=pending`, token: c.approver });
+    const r = await hit("approvals", {
+      method: "GET",
+      path: `/v1/consumers/${c.name}/approvals?state=pending`,
+      token: c.approver,
+    });
     expectThat(r.status === 200 && Array.isArray(r.json?.approvals), `approvals: ${r.status}`);
   } else if (roll < 85) {
     const after = Math.floor(random() * 200);
     const limit = 1 + Math.floor(random() * 100);
-    const r = await hit("audit", { method: "GET", path: `/v1/consumers/${c.name}/audit?after=${after}&limit=${limit}`, token: c.auditor });
+    const r = await hit("audit", {
+      method: "GET",
+      path: `/v1/consumers/${c.name}/audit?after=${after}&limit=${limit}`,
+      token: c.auditor,
+    });
     expectThat(r.status === 200, `audit: ${r.status} ${String(r.json?.code)}`);
   } else if (roll < 93) {
     const good = callBody(id, "get_order", { order_ref: "ORDER-7" }, null);
     const variants: Outgoing[] = [
       { method: "POST", path: calls(c), token: c.agent, raw: '{"principal":' },
-      { method: "POST", path: calls(c), token: c.agent, raw: JSON.stringify(good), headers: { "content-type": "text/plain" } },
+      {
+        method: "POST",
+        path: calls(c),
+        token: c.agent,
+        raw: JSON.stringify(good),
+        headers: { "content-type": "text/plain" },
+      },
       { method: "POST", path: calls(c), token: c.agent, body: { ...good, extra: 1 } },
       { method: "POST", path: calls(c), token: c.agent, body: { context: good.context } },
       { method: "POST", path: calls(c), token: c.agent, raw: "[]" },
-      { method: "POST", path: `/v1/consumers/${c.name}/approvals/apr_${hex(random, 32)}`, token: c.approver, body: { decision: "maybe" } },
+      {
+        method: "POST",
+        path: `/v1/consumers/${c.name}/approvals/apr_${hex(random, 32)}`,
+        token: c.approver,
+        body: { decision: "maybe" },
+      },
       { method: "GET", path: `/v1/consumers/${c.name}/audit?limit=0`, token: c.auditor },
-      { method: "POST", path: `/v1/consumers/${c.name}/approvals/not-an-id`, token: c.approver, body: { decision: "approve", approval_digest: "0".repeat(64) } },
+      {
+        method: "POST",
+        path: `/v1/consumers/${c.name}/approvals/not-an-id`,
+        token: c.approver,
+        body: { decision: "approve", approval_digest: "0".repeat(64) },
+      },
     ];
     const out = variants[Math.floor(random() * variants.length)] as Outgoing;
     const r = await hit("malformed", out);
@@ -226,17 +318,39 @@ beforeAll(async () => {
   // Concurrent `wrangler dev` starts (other checks) can race for the inspector port: retry a start that exits early.
   for (let attempt = 1; dev === undefined; attempt++) {
     try {
-      dev = await startDev(persistTo, ADMIN, { vars: { TOOLGATE_DOWNSTREAM_URL: listening.base, TOOLGATE_SIGNING_KEY: TEST_SIGNING_SECRET }, logFile: LOG_FILE });
+      dev = await startDev(persistTo, ADMIN, {
+        vars: { TOOLGATE_DOWNSTREAM_URL: listening.base, TOOLGATE_SIGNING_KEY: TEST_SIGNING_SECRET },
+        logFile: LOG_FILE,
+      });
     } catch (error) {
-      if (attempt >= 3 || !/exited early/.test((error as Error).message)) throw new Error(`wrangler dev did not start (attempt ${attempt})`);
+      if (attempt >= 3 || !/exited early/.test((error as Error).message))
+        throw new Error(`wrangler dev did not start (attempt ${attempt})`);
       await new Promise((r) => setTimeout(r, 1_000 * attempt));
     }
   }
   client = new LoopbackClient(dev.base, CONCURRENCY);
   for (const name of CONSUMERS) {
-    await admin("PUT", `/v1/consumers/${name}`, { tools: TOOLS, approver_subjects: [REVIEWER], limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 } });
-    const mint = async (kind: string, subject?: string) => (await admin("POST", `/v1/consumers/${name}/credentials`, subject === undefined ? { kind } : { kind, subject_id: subject })).secret as string;
-    consumers.push({ name, agent: await mint("agent"), approver: await mint("approver", REVIEWER), auditor: await mint("auditor"), runtime: await mint("runtime"), executed: [] });
+    await admin("PUT", `/v1/consumers/${name}`, {
+      tools: TOOLS,
+      approver_subjects: [REVIEWER],
+      limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 },
+    });
+    const mint = async (kind: string, subject?: string) =>
+      (
+        await admin(
+          "POST",
+          `/v1/consumers/${name}/credentials`,
+          subject === undefined ? { kind } : { kind, subject_id: subject },
+        )
+      ).secret as string;
+    consumers.push({
+      name,
+      agent: await mint("agent"),
+      approver: await mint("approver", REVIEWER),
+      auditor: await mint("auditor"),
+      runtime: await mint("runtime"),
+      executed: [],
+    });
   }
 }, 180_000);
 
@@ -295,10 +409,19 @@ describe("R11 load (wrangler dev)", () => {
       id: "R11",
       check: "bounded closed-loop load with a realistic mix (wrangler dev)",
       figure,
-      pass: fiveXx === 0 && breaches.size === 0 && socketFailures === 0 && unexpected.size === 0 && verified.length === consumers.length && duplicates.length === 0 && refunds.effects === httpExecuted,
+      pass:
+        fiveXx === 0 &&
+        breaches.size === 0 &&
+        socketFailures === 0 &&
+        unexpected.size === 0 &&
+        verified.length === consumers.length &&
+        duplicates.length === 0 &&
+        refunds.effects === httpExecuted,
       seed: SEED,
     });
-    console.log(`R11 statuses ${JSON.stringify(Object.fromEntries(statuses))} codes ${JSON.stringify(Object.fromEntries(codes))}`);
+    console.log(
+      `R11 statuses ${JSON.stringify(Object.fromEntries(statuses))} codes ${JSON.stringify(Object.fromEntries(codes))}`,
+    );
     expect(fiveXx).toBe(0);
     expect([...breaches.keys()]).toEqual([]);
     expect(socketFailures).toBe(0);

@@ -23,7 +23,17 @@ import { TEST_SIGNING_SECRET } from "../../support/identity-verifier";
 import { freePort, startDev, type DevServer } from "../../blackbox/wrangler-dev";
 import { prng, report, seedOf } from "../support/figures";
 import { RefundsService } from "../../support/refunds-service";
-import { APPROVER_SUBJECT, devProxyRestart, gate5xx, modelCode, send, sleep, succeeded, toolCall, type Sent } from "./support/r3-gate";
+import {
+  APPROVER_SUBJECT,
+  devProxyRestart,
+  gate5xx,
+  modelCode,
+  send,
+  sleep,
+  succeeded,
+  toolCall,
+  type Sent,
+} from "./support/r3-gate";
 
 const ROOT = resolve(__dirname, "..", "..", "..");
 const LOG_DIR = join(ROOT, ".toolgate", "reliability-logs");
@@ -111,7 +121,11 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
     const boot = async (): Promise<DevServer> => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await startDev(persistTo as string, ADMIN, { vars: { TOOLGATE_DOWNSTREAM_URL: listening.base, TOOLGATE_SIGNING_KEY: TEST_SIGNING_SECRET }, logFile: LOG_FILE, port });
+          return await startDev(persistTo as string, ADMIN, {
+            vars: { TOOLGATE_DOWNSTREAM_URL: listening.base, TOOLGATE_SIGNING_KEY: TEST_SIGNING_SECRET },
+            logFile: LOG_FILE,
+            port,
+          });
         } catch (error) {
           if (attempt >= 4) throw error;
           startRetries += 1;
@@ -130,9 +144,14 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
       if (sent.kind !== "answer" || sent.status >= 300) throw new Error(`admin setup ${method} ${path} failed`);
       return sent.body;
     };
-    await admin("PUT", "", { tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: [APPROVER_SUBJECT], limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 } });
+    await admin("PUT", "", {
+      tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"],
+      approver_subjects: [APPROVER_SUBJECT],
+      limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 },
+    });
     const agent = (await admin("POST", "/credentials", { kind: "agent" })).secret as string;
-    const approver = (await admin("POST", "/credentials", { kind: "approver", subject_id: APPROVER_SUBJECT })).secret as string;
+    const approver = (await admin("POST", "/credentials", { kind: "approver", subject_id: APPROVER_SUBJECT }))
+      .secret as string;
     const auditor = (await admin("POST", "/credentials", { kind: "auditor" })).secret as string;
 
     const rng = prng(SEED);
@@ -144,7 +163,8 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
     const killDelays: number[] = [];
 
     const note5xx = (where: string, sent: Sent) => {
-      if (gate5xx(sent)) fiveXX.push(`${where}: ${(sent as { status: number }).status} ${String((sent as { body: any }).body?.code)}`);
+      if (gate5xx(sent))
+        fiveXX.push(`${where}: ${(sent as { status: number }).status} ${String((sent as { body: any }).body?.code)}`);
       if (devProxyRestart(sent)) devRestarts.push(where);
     };
     /** No HTTP answer, or the dev proxy's "restarted mid-request": the client cannot know. */
@@ -181,7 +201,12 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
         ws.map(async (w) => {
           const asked = await send(base, "POST", "/tool-calls", agent, body(w));
           note5xx("ask", asked);
-          if (modelCode(asked) === "APPROVAL_REQUIRED" && asked.kind === "answer" && typeof asked.body.approval_id === "string") byApproval.set(asked.body.approval_id, w);
+          if (
+            modelCode(asked) === "APPROVAL_REQUIRED" &&
+            asked.kind === "answer" &&
+            typeof asked.body.approval_id === "string"
+          )
+            byApproval.set(asked.body.approval_id, w);
           else if (!noAnswer(asked)) oddAnswers.push(`ask ${w.callId}: ${String(modelCode(asked))}`);
         }),
       );
@@ -193,9 +218,13 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
         (listed.body.approvals as Array<{ approval_id: string; approval_digest: string }>)
           .filter((a) => byApproval.has(a.approval_id))
           .map(async (a) => {
-            const decided = await send(base, "POST", `/approvals/${a.approval_id}`, approver, { decision: "approve", approval_digest: a.approval_digest });
+            const decided = await send(base, "POST", `/approvals/${a.approval_id}`, approver, {
+              decision: "approve",
+              approval_digest: a.approval_digest,
+            });
             note5xx("decide", decided);
-            if (decided.kind === "answer" && decided.status === 200) approved.add(byApproval.get(a.approval_id) as Write);
+            if (decided.kind === "answer" && decided.status === 200)
+              approved.add(byApproval.get(a.approval_id) as Write);
           }),
       );
       return approved;
@@ -208,19 +237,28 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
       const asked = await send(base, "POST", "/tool-calls", agent, body(w));
       note5xx("ask", asked);
       if (noAnswer(asked) || stopped()) return;
-      if (modelCode(asked) !== "APPROVAL_REQUIRED" || asked.kind !== "answer" || typeof asked.body.approval_id !== "string") {
+      if (
+        modelCode(asked) !== "APPROVAL_REQUIRED" ||
+        asked.kind !== "answer" ||
+        typeof asked.body.approval_id !== "string"
+      ) {
         oddAnswers.push(`ask ${w.callId}: ${String(modelCode(asked))}`);
         return;
       }
       const listed = await send(base, "GET", "/approvals?state=pending", approver);
       note5xx("list", listed);
       if (listed.kind !== "answer" || listed.status !== 200 || stopped()) return;
-      const shown = (listed.body.approvals as Array<{ approval_id: string; approval_digest: string }>).find((a) => a.approval_id === asked.body.approval_id);
+      const shown = (listed.body.approvals as Array<{ approval_id: string; approval_digest: string }>).find(
+        (a) => a.approval_id === asked.body.approval_id,
+      );
       if (shown === undefined) {
         oddAnswers.push(`approval of ${w.callId} not listed`);
         return;
       }
-      const decided = await send(base, "POST", `/approvals/${shown.approval_id}`, approver, { decision: "approve", approval_digest: shown.approval_digest });
+      const decided = await send(base, "POST", `/approvals/${shown.approval_id}`, approver, {
+        decision: "approve",
+        approval_digest: shown.approval_digest,
+      });
       note5xx("decide", decided);
       if (decided.kind !== "answer" || decided.status !== 200 || stopped()) return;
       await sendApproved(w);
@@ -270,14 +308,22 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
       }
       w.statusRef = statusRef;
       for (let attempt = 0; attempt < 10; attempt++) {
-        const status = await send(base, "POST", "/tool-calls/status", agent, { ...body(w, `${w.callId}-status`), status_ref: statusRef });
+        const status = await send(base, "POST", "/tool-calls/status", agent, {
+          ...body(w, `${w.callId}-status`),
+          status_ref: statusRef,
+        });
         note5xx("status", status);
         if (succeeded(status)) {
           w.ack = ackOf(status);
           w.resolvedBy = "status";
           return;
         }
-        if (status.kind === "answer" && status.status === 200 && modelCode(status) === "TOOL_ERROR" && status.body?.model_result?.execution?.outcome === "not_started") {
+        if (
+          status.kind === "answer" &&
+          status.status === 200 &&
+          modelCode(status) === "TOOL_ERROR" &&
+          status.body?.model_result?.execution?.outcome === "not_started"
+        ) {
           w.notExecuted = true;
           w.resolvedBy = "status";
           return;
@@ -298,23 +344,43 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
       const refundCount = 9 + Math.floor(rng() * 6);
       for (let i = 1; i <= refundCount; i++) {
         const reason = REASONS[Math.floor(rng() * REASONS.length)] as string;
-        planned.push({ cycle, tool: "submit_refund", callId: `r3-c${cycle}-s${i}`, key: `r3-key-c${cycle}-s${i}`, args: { order_ref: `R3-C${cycle}-S${i}`, reason }, phase: "planned" });
+        planned.push({
+          cycle,
+          tool: "submit_refund",
+          callId: `r3-c${cycle}-s${i}`,
+          key: `r3-key-c${cycle}-s${i}`,
+          args: { order_ref: `R3-C${cycle}-S${i}`, reason },
+          phase: "planned",
+        });
       }
       const draftCount = 1 + Math.floor(rng() * 3);
       for (let i = 1; i <= draftCount; i++) {
-        planned.push({ cycle, tool: "create_refund_draft", callId: `r3-c${cycle}-d${i}`, key: `r3-key-c${cycle}-d${i}`, args: DRAFT_ARGS, phase: "planned" });
+        planned.push({
+          cycle,
+          tool: "create_refund_draft",
+          callId: `r3-c${cycle}-d${i}`,
+          key: `r3-key-c${cycle}-d${i}`,
+          args: DRAFT_ARGS,
+          phase: "planned",
+        });
       }
       // A few writes run their whole approval flow inside the crash window.
       const fullFlow = new Set(planned.filter(() => rng() < 0.15));
       const starts = new Map(planned.map((w) => [w, Math.floor(rng() * (fullFlow.has(w) ? 500 : 800))]));
-      const readStarts = Array.from({ length: 2 + Math.floor(rng() * 3) }, () => ({ at: Math.floor(rng() * 900), lookup: rng() < 0.5 }));
+      const readStarts = Array.from({ length: 2 + Math.floor(rng() * 3) }, () => ({
+        at: Math.floor(rng() * 900),
+        lookup: rng() < 0.5,
+      }));
       const killAfter = 100 + Math.floor(rng() * 900);
       killDelays.push(killAfter);
       writes.push(...planned);
 
       // The previous cycle's indeterminate calls are resolved while this cycle's writes are
       // approved (distinct keys); both finish before the next crash window opens.
-      const [approved] = await Promise.all([approveAhead(planned.filter((w) => !fullFlow.has(w))), pool(toResolve, 4, resolveWrite)]);
+      const [approved] = await Promise.all([
+        approveAhead(planned.filter((w) => !fullFlow.has(w))),
+        pool(toResolve, 4, resolveWrite),
+      ]);
       toResolve = [];
       let stopped = false;
       const isStopped = () => stopped;
@@ -343,20 +409,32 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
 
     // (a) every acknowledged effect is still there: the replay answers the same result, and a
     // refund is committed downstream with the same id.
-    const acked = writes.filter((w) => w.ack !== undefined && w.unresolved === undefined && (w.live === "ack" || w.resolvedBy !== undefined));
+    const acked = writes.filter(
+      (w) => w.ack !== undefined && w.unresolved === undefined && (w.live === "ack" || w.resolvedBy !== undefined),
+    );
     let lostAcks = 0;
     const lostWhy: string[] = [];
     const commitsByOrder = new Map<string, string[]>();
     for (const receipt of refunds.committed.values()) {
-      commitsByOrder.set(receipt.data.order_ref, [...(commitsByOrder.get(receipt.data.order_ref) ?? []), receipt.data.refund_id]);
+      commitsByOrder.set(receipt.data.order_ref, [
+        ...(commitsByOrder.get(receipt.data.order_ref) ?? []),
+        receipt.data.refund_id,
+      ]);
     }
     await pool(acked, 12, async (w) => {
       let replay: Sent = { kind: "no_answer", error: "not sent" };
-      for (let attempt = 0; attempt < 3 && noAnswer(replay); attempt++) replay = await send(base, "POST", "/tool-calls", agent, body(w));
+      for (let attempt = 0; attempt < 3 && noAnswer(replay); attempt++)
+        replay = await send(base, "POST", "/tool-calls", agent, body(w));
       note5xx("final replay", replay);
       const again = ackOf(replay);
-      const sameResult = succeeded(replay) && again.delivery === "local_replay" && JSON.stringify(again.data) === JSON.stringify(w.ack?.data);
-      const committed = w.tool !== "submit_refund" || JSON.stringify(commitsByOrder.get(w.args.order_ref as string)) === JSON.stringify([(w.ack?.data as { refund_id?: string })?.refund_id]);
+      const sameResult =
+        succeeded(replay) &&
+        again.delivery === "local_replay" &&
+        JSON.stringify(again.data) === JSON.stringify(w.ack?.data);
+      const committed =
+        w.tool !== "submit_refund" ||
+        JSON.stringify(commitsByOrder.get(w.args.order_ref as string)) ===
+          JSON.stringify([(w.ack?.data as { refund_id?: string })?.refund_id]);
       if (!sameResult || !committed) {
         lostAcks += 1;
         lostWhy.push(`${w.callId}: replay ${again.delivery}, committed ${String(committed)}`);
@@ -367,7 +445,9 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
     // reused or skipped; and no effect the client cannot account for.
     const duplicatePosts = refunds.duplicates();
     const twiceRefunded = [...commitsByOrder].filter(([, ids]) => ids.length > 1).map(([order]) => order);
-    const draftIds = acked.filter((w) => w.tool === "create_refund_draft").map((w) => (w.ack?.data as { draft_id: string }).draft_id);
+    const draftIds = acked
+      .filter((w) => w.tool === "create_refund_draft")
+      .map((w) => (w.ack?.data as { draft_id: string }).draft_id);
     const draftNumbers = [...new Set(draftIds)].map((id) => Number(id.replace("DRAFT-", ""))).sort((a, b) => a - b);
     const draftsDense = draftNumbers.every((n, i) => n === i + 1) && draftNumbers.length === draftIds.length;
     const doubleExecutions = duplicatePosts.length + twiceRefunded.length + (draftIds.length - new Set(draftIds).size);
@@ -386,8 +466,12 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
     const settledBroken: string[] = [];
     for (const w of settled) {
       const replay = await send(base, "POST", "/tool-calls", agent, body(w));
-      const same = modelCode(replay) === "TOOL_ERROR" && replay.kind === "answer" && replay.body.model_result?.execution?.outcome === "not_started";
-      if (!same || refunds.committed.has(w.statusRef as string) || commitsByOrder.has(w.args.order_ref as string)) settledBroken.push(w.callId);
+      const same =
+        modelCode(replay) === "TOOL_ERROR" &&
+        replay.kind === "answer" &&
+        replay.body.model_result?.execution?.outcome === "not_started";
+      if (!same || refunds.committed.has(w.statusRef as string) || commitsByOrder.has(w.args.order_ref as string))
+        settledBroken.push(w.callId);
     }
 
     // (e) demo writes acknowledged before a crash replay the same draft id after it.
@@ -446,7 +530,13 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
       fiveXX.length === 0 &&
       refused.length === 0 &&
       draftsSame === draftsBeforeCrash.length;
-    report({ id: "R3", check: `SIGKILL wrangler dev at random moments × ${CYCLES}, restart on the same state`, figure, pass, seed: SEED });
+    report({
+      id: "R3",
+      check: `SIGKILL wrangler dev at random moments × ${CYCLES}, restart on the same state`,
+      figure,
+      pass,
+      seed: SEED,
+    });
 
     expect(lostWhy).toEqual([]);
     expect(lostAcks).toBe(0);

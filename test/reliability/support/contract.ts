@@ -16,8 +16,11 @@ export function contractBreach(status: number, contentType: string | null, text:
     return `${status} body is not JSON`;
   }
   const code = body?.code;
-  if (typeof code !== "string" || !Object.hasOwn(PROBLEM_STATUS, code)) return `code ${String(code)} not in the catalog`;
-  if (PROBLEM_STATUS[code as keyof typeof PROBLEM_STATUS] !== status || body.status !== status) return `code ${code} with status ${status}`;
-  if (typeof body.type !== "string" || typeof body.title !== "string" || typeof body.detail !== "string") return "problem members missing";
+  if (typeof code !== "string" || !Object.hasOwn(PROBLEM_STATUS, code))
+    return `code ${String(code)} not in the catalog`;
+  if (PROBLEM_STATUS[code as keyof typeof PROBLEM_STATUS] !== status || body.status !== status)
+    return `code ${code} with status ${status}`;
+  if (typeof body.type !== "string" || typeof body.title !== "string" || typeof body.detail !== "string")
+    return "problem members missing";
   return null;
 }

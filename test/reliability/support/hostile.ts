@@ -18,12 +18,53 @@ function pick<T>(random: () => number, items: readonly T[]): T {
 }
 
 const WEIRD_VALUES: unknown[] = [
-  null, true, false, 0, -0, 1.5, -1, 2 ** 53, 1e308, "", "x".repeat(300), [], {}, [[[]]], { a: { b: { c: 1 } } },
-  "\u0000", "\u202e", "ORDER-7\n", "💥", ["a", 1, null], "tg_agent_x",
+  null,
+  true,
+  false,
+  0,
+  -0,
+  1.5,
+  -1,
+  2 ** 53,
+  1e308,
+  "",
+  "x".repeat(300),
+  [],
+  {},
+  [[[]]],
+  { a: { b: { c: 1 } } },
+  "\u0000",
+  "\u202e",
+  "ORDER-7\n",
+  "💥",
+  ["a", 1, null],
+  "tg_agent_x",
 ];
 const RAW_VALUES = [
-  "12345678901234567890", "1e400", "-1e400", "NaN", "Infinity", "-0", "0.1e-400", "\"\\ud800\"", "\"\\udfff\"", "\"\\u0000\"",
-  "01", "1.", ".5", "+1", "0x10", "'x'", "undefined", "tru", "nul", "\"\\x41\"", "\"\t\"", "[1,]", "{,}", "{\"a\":1,}",
+  "12345678901234567890",
+  "1e400",
+  "-1e400",
+  "NaN",
+  "Infinity",
+  "-0",
+  "0.1e-400",
+  '"\\ud800"',
+  '"\\udfff"',
+  '"\\u0000"',
+  "01",
+  "1.",
+  ".5",
+  "+1",
+  "0x10",
+  "'x'",
+  "undefined",
+  "tru",
+  "nul",
+  '"\\x41"',
+  '"\t"',
+  "[1,]",
+  "{,}",
+  '{"a":1,}',
 ];
 const PROTO_KEYS = ["__proto__", "constructor", "prototype"];
 
@@ -68,7 +109,12 @@ export function hostileInput(random: () => number, base: unknown): HostileInput 
   const ps = paths(base);
   const json = "application/json";
   const r = random();
-  const input = (family: string, body: string | Uint8Array | null, contentType: string | null = json, headers: Array<[string, string]> = []): HostileInput => ({
+  const input = (
+    family: string,
+    body: string | Uint8Array | null,
+    contentType: string | null = json,
+    headers: Array<[string, string]> = [],
+  ): HostileInput => ({
     family,
     body: typeof body === "string" ? enc.encode(body) : body,
     contentType,
@@ -95,7 +141,11 @@ export function hostileInput(random: () => number, base: unknown): HostileInput 
     const bomb = random() < 0.5 ? deep(depth, "[", "]") : deep(depth, '{"a":', "}");
     return input("depth-bomb", random() < 0.5 ? bomb : rawAt(base, path, bomb));
   }
-  if (r < 0.5) return input("unknown-field", JSON.stringify(setAt(base, [...path.slice(0, -1), `x_${Math.floor(random() * 1e6)}`], 1)));
+  if (r < 0.5)
+    return input(
+      "unknown-field",
+      JSON.stringify(setAt(base, [...path.slice(0, -1), `x_${Math.floor(random() * 1e6)}`], 1)),
+    );
   if (r < 0.58) {
     // Byte-level: flip, insert invalid UTF-8, delete, duplicate a slice.
     const bytes = Array.from(enc.encode(text));
@@ -115,12 +165,27 @@ export function hostileInput(random: () => number, base: unknown): HostileInput 
     const s = pick(random, ['"\\ud800"', '"\\udc00x"', '"a\\ud83d"', '"\\uD800\\u0041"']);
     return input("lone-surrogate", rawAt(base, path, s));
   }
-  if (r < 0.69) return input("invalid-utf8-string", Uint8Array.from([...enc.encode(text.slice(0, -1) + ',"z":"'), 0xc3, 0x28, 0xa0, 0xa1, ...enc.encode('"}')]));
+  if (r < 0.69)
+    return input(
+      "invalid-utf8-string",
+      Uint8Array.from([...enc.encode(text.slice(0, -1) + ',"z":"'), 0xc3, 0x28, 0xa0, 0xa1, ...enc.encode('"}')]),
+    );
   if (r < 0.71) return input("bom", Uint8Array.from([0xef, 0xbb, 0xbf, ...enc.encode(text)]));
   if (r < 0.74) return input("oversize", `{"pad":"${"x".repeat(pick(random, [66_000, 70_000, 1_100_000]))}"}`);
   if (r < 0.77) return input("empty-or-blank", pick(random, ["", " ", "\n", "null", "[]", "0", '""', "{}"]));
   if (r < 0.82) {
-    const ct = pick(random, [null, "text/plain", "application/json-patch+json", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "application/json; charset=utf-16", " application/JSON ", "application/json, text/plain", "*/*"]);
+    const ct = pick(random, [
+      null,
+      "text/plain",
+      "application/json-patch+json",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/jsonx",
+      "application/json; charset=utf-16",
+      " application/JSON ",
+      "application/json, text/plain",
+      "*/*",
+    ]);
     return input("content-type", text, ct);
   }
   if (r < 0.87) {

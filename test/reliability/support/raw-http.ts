@@ -57,7 +57,11 @@ function parse(bytes: Buffer): RawAnswer | null {
 }
 
 /** Sends `bytes`, optionally half-closes, and reads one answer (or gives up after `waitMs`). */
-export function rawRequest(port: number, bytes: Buffer, options: { halfClose?: boolean; waitMs?: number } = {}): Promise<RawAnswer> {
+export function rawRequest(
+  port: number,
+  bytes: Buffer,
+  options: { halfClose?: boolean; waitMs?: number } = {},
+): Promise<RawAnswer> {
   return new Promise((done) => {
     const socket = connect(port, "127.0.0.1");
     let received = Buffer.alloc(0);

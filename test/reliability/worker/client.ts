@@ -19,7 +19,12 @@ export function gate(path: string, init: RequestInit = {}): Promise<Response> {
   return fetchGate(new Request(`http://gate${path}`, init));
 }
 
-export async function send(method: string, path: string, token: string | null, body?: unknown): Promise<{ status: number; text: string; json: any }> {
+export async function send(
+  method: string,
+  path: string,
+  token: string | null,
+  body?: unknown,
+): Promise<{ status: number; text: string; json: any }> {
   const headers: Record<string, string> = {};
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
@@ -46,13 +51,22 @@ export interface Tenant {
 }
 
 async function mint(consumer: string, kind: string, subject?: string): Promise<{ secret: string; id: string }> {
-  const r = await send("POST", `/v1/consumers/${consumer}/credentials`, ADMIN, subject === undefined ? { kind } : { kind, subject_id: subject });
+  const r = await send(
+    "POST",
+    `/v1/consumers/${consumer}/credentials`,
+    ADMIN,
+    subject === undefined ? { kind } : { kind, subject_id: subject },
+  );
   if (r.status !== 201) throw new Error(`credential setup failed: ${r.status} ${r.text}`);
   return { secret: r.json.secret, id: r.json.credential_id };
 }
 
 /** Creates a consumer with every tool and one credential of each kind. */
-export async function tenant(name: string, approvers: string[] = ["human-reviewer-1"], approverSubject = "human-reviewer-1"): Promise<Tenant> {
+export async function tenant(
+  name: string,
+  approvers: string[] = ["human-reviewer-1"],
+  approverSubject = "human-reviewer-1",
+): Promise<Tenant> {
   const put = await send("PUT", `/v1/consumers/${name}`, ADMIN, {
     tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"],
     approver_subjects: approvers,
@@ -81,10 +95,22 @@ export function pinClock(consumer: string, seconds: number | undefined): Promise
   });
 }
 
-export function callBody(opts: { callId: string; key?: string | null; tool?: string; args?: Record<string, unknown>; subject?: string; roles?: string[]; operation?: string; response?: string }) {
+export function callBody(opts: {
+  callId: string;
+  key?: string | null;
+  tool?: string;
+  args?: Record<string, unknown>;
+  subject?: string;
+  roles?: string[];
+  operation?: string;
+  response?: string;
+}) {
   return {
     principal: { subject_id: opts.subject ?? "user-1", roles: opts.roles ?? [] },
-    proposal: { name: opts.tool ?? "create_refund_draft", arguments: opts.args ?? { order_ref: "ORDER-7", reason: "duplicate" } },
+    proposal: {
+      name: opts.tool ?? "create_refund_draft",
+      arguments: opts.args ?? { order_ref: "ORDER-7", reason: "duplicate" },
+    },
     context: {
       call_id: opts.callId,
       operation_id: opts.operation ?? `op-${opts.callId}`,
@@ -100,12 +126,18 @@ export function callBody(opts: { callId: string; key?: string | null; tool?: str
 /** Sends a write, approves the approval it opens with the digest shown, answers the approval id. */
 export async function approveCall(t: Tenant, body: unknown): Promise<string> {
   const asked = await send("POST", `/v1/consumers/${t.name}/tool-calls`, t.agent, body);
-  if (asked.json?.model_result?.error?.code !== "APPROVAL_REQUIRED") throw new Error(`expected APPROVAL_REQUIRED: ${asked.text}`);
+  if (asked.json?.model_result?.error?.code !== "APPROVAL_REQUIRED")
+    throw new Error(`expected APPROVAL_REQUIRED: ${asked.text}`);
   const id = asked.json.approval_id as string;
   const list = await send("GET", `/v1/consumers/${t.name}/approvals?state=pending`, t.approver);
-  const shown = (list.json.approvals as Array<{ approval_id: string; approval_digest: string }>).find((a) => a.approval_id === id);
+  const shown = (list.json.approvals as Array<{ approval_id: string; approval_digest: string }>).find(
+    (a) => a.approval_id === id,
+  );
   if (shown === undefined) throw new Error("approval not listed");
-  const decided = await send("POST", `/v1/consumers/${t.name}/approvals/${id}`, t.approver, { decision: "approve", approval_digest: shown.approval_digest });
+  const decided = await send("POST", `/v1/consumers/${t.name}/approvals/${id}`, t.approver, {
+    decision: "approve",
+    approval_digest: shown.approval_digest,
+  });
   if (decided.status !== 200) throw new Error(`approval failed: ${decided.text}`);
   return id;
 }

@@ -38,19 +38,46 @@ describe("R10 secrets in answers and exports", () => {
 
     // A workload that touches every place a credential could be recorded.
     await keep("revoke", send("DELETE", `/v1/consumers/${CONSUMER}/credentials/${revokedId}`, ADMIN));
-    await keep("read", send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, t.agent, callBody({ callId: "r10-read", tool: "get_order", args: ORDER, key: null })));
+    await keep(
+      "read",
+      send(
+        "POST",
+        `/v1/consumers/${CONSUMER}/tool-calls`,
+        t.agent,
+        callBody({ callId: "r10-read", tool: "get_order", args: ORDER, key: null }),
+      ),
+    );
     const write = callBody({ callId: "r10-write", key: "r10-key-1", args: { ...ORDER, reason: "duplicate" } });
     await approveCall(t, write);
     await keep("write", send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, t.agent, write));
     await keep("replay", send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, t.agent, write));
-    await keep("revoked credential", send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, revoked, callBody({ callId: "r10-revoked", tool: "get_order", args: ORDER, key: null })));
+    await keep(
+      "revoked credential",
+      send(
+        "POST",
+        `/v1/consumers/${CONSUMER}/tool-calls`,
+        revoked,
+        callBody({ callId: "r10-revoked", tool: "get_order", args: ORDER, key: null }),
+      ),
+    );
     for (const token of [...forgeries, `${t.agent}x`, t.agent.replace(/.$/, "Z"), t.approver.toUpperCase()]) {
-      await keep("forged credential", send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, token, callBody({ callId: "r10-forged", tool: "get_order", args: ORDER, key: null })));
+      await keep(
+        "forged credential",
+        send(
+          "POST",
+          `/v1/consumers/${CONSUMER}/tool-calls`,
+          token,
+          callBody({ callId: "r10-forged", tool: "get_order", args: ORDER, key: null }),
+        ),
+      );
       await keep("forged credential on audit", send("GET", `/v1/consumers/${CONSUMER}/audit`, token));
     }
     for (const token of minted.slice(0, 5)) {
       await keep("wrong kind on approvals", send("GET", `/v1/consumers/${CONSUMER}/approvals`, token));
-      await keep("wrong kind on credentials", send("POST", `/v1/consumers/${CONSUMER}/credentials`, token, { kind: "agent" }));
+      await keep(
+        "wrong kind on credentials",
+        send("POST", `/v1/consumers/${CONSUMER}/credentials`, token, { kind: "agent" }),
+      );
     }
 
     // Every export.
@@ -63,17 +90,34 @@ describe("R10 secrets in answers and exports", () => {
       if (entries.length === 0 || r.json.next_after === null || r.json.next_after === undefined) break;
       after = r.json.next_after as number;
     }
-    exports.push({ what: "audit verify", text: (await send("GET", `/v1/consumers/${CONSUMER}/audit/verify`, t.auditor)).text });
-    exports.push({ what: "approvals", text: (await send("GET", `/v1/consumers/${CONSUMER}/approvals`, t.approver)).text });
-    exports.push({ what: "pending approvals", text: (await send("GET", `/v1/consumers/${CONSUMER}/approvals?state=pending`, t.approver)).text });
-    exports.push({ what: "capability snapshot", text: (await send("GET", `/v1/consumers/${CONSUMER}/capability/snapshot`, t.auditor)).text });
-    exports.push({ what: "facade targets", text: (await send("GET", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN)).text });
+    exports.push({
+      what: "audit verify",
+      text: (await send("GET", `/v1/consumers/${CONSUMER}/audit/verify`, t.auditor)).text,
+    });
+    exports.push({
+      what: "approvals",
+      text: (await send("GET", `/v1/consumers/${CONSUMER}/approvals`, t.approver)).text,
+    });
+    exports.push({
+      what: "pending approvals",
+      text: (await send("GET", `/v1/consumers/${CONSUMER}/approvals?state=pending`, t.approver)).text,
+    });
+    exports.push({
+      what: "capability snapshot",
+      text: (await send("GET", `/v1/consumers/${CONSUMER}/capability/snapshot`, t.auditor)).text,
+    });
+    exports.push({
+      what: "facade targets",
+      text: (await send("GET", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN)).text,
+    });
     exports.push({ what: "openapi", text: (await send("GET", "/v1/openapi.json", null)).text });
 
     const scanned = [...answers, ...exports];
     const hits = scanned.flatMap(({ what, text }) => {
       const found: string[] = [];
-      for (const secret of secrets) if (text.includes(secret)) found.push(`${what}: a ${secret.startsWith("tg_") ? secret.split("_")[1] : "admin"} secret`);
+      for (const secret of secrets)
+        if (text.includes(secret))
+          found.push(`${what}: a ${secret.startsWith("tg_") ? secret.split("_")[1] : "admin"} secret`);
       if ((text.match(CREDENTIAL_PATTERN) ?? []).length > 0) found.push(`${what}: credential-shaped text`);
       return found;
     });

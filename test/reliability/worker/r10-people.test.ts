@@ -21,13 +21,24 @@ describe("R10 secrets in the console and the webhooks", () => {
     const keep = (what: string, text: string) => answers.push({ what, text });
 
     // A webhook endpoint that asks for arguments; its secret is answered once (not scanned).
-    const hook = await send("POST", `/v1/consumers/${CONSUMER}/webhooks`, ADMIN, { url: "https://hooks.test/r10-people", include_arguments: true });
+    const hook = await send("POST", `/v1/consumers/${CONSUMER}/webhooks`, ADMIN, {
+      url: "https://hooks.test/r10-people",
+      include_arguments: true,
+    });
     expect(hook.status).toBe(201);
     const whsec = hook.json.secret as string;
-    await fetch("https://hooks.test/_control", { method: "POST", body: JSON.stringify({ secret: { path: "/r10-people", secret: whsec } }) });
+    await fetch("https://hooks.test/_control", {
+      method: "POST",
+      body: JSON.stringify({ secret: { path: "/r10-people", secret: whsec } }),
+    });
 
     // The console: sign in (the Set-Cookie is the one answer that shows the session id).
-    const signIn = await gate("/console/session", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN }, body: new URLSearchParams({ consumer: CONSUMER, credential: t.approver }).toString(), redirect: "manual" });
+    const signIn = await gate("/console/session", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN },
+      body: new URLSearchParams({ consumer: CONSUMER, credential: t.approver }).toString(),
+      redirect: "manual",
+    });
     const setCookie = signIn.headers.get("set-cookie") ?? "";
     expect(signIn.status).toBe(303);
     const cookie = setCookie.split(";")[0]!;
@@ -41,7 +52,17 @@ describe("R10 secrets in the console and the webhooks", () => {
     // Two writes wait; one is approved in the console, the other denied through the API.
     const ids: string[] = [];
     for (const n of [1, 2]) {
-      const r = await send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, t.agent, callBody({ callId: `r10p-${n}`, tool: "submit_refund", args: { order_ref: `${CANARY_PREFIX}-r10p-${n}`, reason: "duplicate" }, key: `r10p-key-${n}` }));
+      const r = await send(
+        "POST",
+        `/v1/consumers/${CONSUMER}/tool-calls`,
+        t.agent,
+        callBody({
+          callId: `r10p-${n}`,
+          tool: "submit_refund",
+          args: { order_ref: `${CANARY_PREFIX}-r10p-${n}`, reason: "duplicate" },
+          key: `r10p-key-${n}`,
+        }),
+      );
       keep(`write ${n}`, r.text);
       ids.push(r.json.approval_id as string);
     }
@@ -51,10 +72,25 @@ describe("R10 secrets in the console and the webhooks", () => {
     keep("console events opening", await page("/console/events"));
     const csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(listed)?.[1] ?? "";
     const views = await send("GET", `/v1/consumers/${CONSUMER}/approvals?state=pending`, t.approver);
-    const digest = (id: string) => (views.json.approvals as Array<{ approval_id: string; approval_digest: string }>).find((v) => v.approval_id === id)!.approval_digest;
-    const decided = await gate(`/console/approvals/${ids[0]}`, { method: "POST", headers: { cookie, origin: ORIGIN, "x-csrf-token": csrf, "content-type": "application/json" }, body: JSON.stringify({ decision: "approve", approval_digest: digest(ids[0]!) }) });
+    const digest = (id: string) =>
+      (views.json.approvals as Array<{ approval_id: string; approval_digest: string }>).find(
+        (v) => v.approval_id === id,
+      )!.approval_digest;
+    const decided = await gate(`/console/approvals/${ids[0]}`, {
+      method: "POST",
+      headers: { cookie, origin: ORIGIN, "x-csrf-token": csrf, "content-type": "application/json" },
+      body: JSON.stringify({ decision: "approve", approval_digest: digest(ids[0]!) }),
+    });
     keep("console decision", await decided.text());
-    keep("api decision", (await send("POST", `/v1/consumers/${CONSUMER}/approvals/${ids[1]}`, t.approver, { decision: "deny", approval_digest: digest(ids[1]!) })).text);
+    keep(
+      "api decision",
+      (
+        await send("POST", `/v1/consumers/${CONSUMER}/approvals/${ids[1]}`, t.approver, {
+          decision: "deny",
+          approval_digest: digest(ids[1]!),
+        })
+      ).text,
+    );
     keep("agent wait", (await send("GET", `/v1/consumers/${CONSUMER}/approvals/${ids[0]}?wait=5`, t.agent)).text);
     keep("console approvals page after", await page("/console/approvals"));
 
@@ -71,9 +107,24 @@ describe("R10 secrets in the console and the webhooks", () => {
     keep("delivery log", (await send("GET", `/v1/consumers/${CONSUMER}/webhooks/deliveries`, ADMIN)).text);
     keep("webhook list", (await send("GET", `/v1/consumers/${CONSUMER}/webhooks`, ADMIN)).text);
 
-    const secrets = [t.agent, t.approver, t.auditor, t.provider, t.runtime, ADMIN, whsec, whsec.slice("whsec_".length), sessionId];
+    const secrets = [
+      t.agent,
+      t.approver,
+      t.auditor,
+      t.provider,
+      t.runtime,
+      ADMIN,
+      whsec,
+      whsec.slice("whsec_".length),
+      sessionId,
+    ];
     const hits = answers.flatMap(({ what, text }) => {
-      const found = secrets.filter((s) => text.includes(s)).map((s) => `${what}: ${s === sessionId ? "the session id" : s.startsWith("whsec_") || s === whsec.slice(6) ? "the webhook secret" : s === ADMIN ? "the admin token" : "a credential"}`);
+      const found = secrets
+        .filter((s) => text.includes(s))
+        .map(
+          (s) =>
+            `${what}: ${s === sessionId ? "the session id" : s.startsWith("whsec_") || s === whsec.slice(6) ? "the webhook secret" : s === ADMIN ? "the admin token" : "a credential"}`,
+        );
       if ((text.match(CREDENTIAL_PATTERN) ?? []).length > 0) found.push(`${what}: credential-shaped text`);
       return found;
     });
@@ -85,6 +136,8 @@ describe("R10 secrets in the console and the webhooks", () => {
     });
     expect(hits).toEqual([]);
     expect([mine.length >= 4, mine.every((r) => r.verified)]).toEqual([true, true]);
-    expect(setCookie).toBe(`__Host-toolgate-console=${CONSUMER}.${sessionId}; Max-Age=3600; Path=/; Secure; HttpOnly; SameSite=Strict`);
+    expect(setCookie).toBe(
+      `__Host-toolgate-console=${CONSUMER}.${sessionId}; Max-Age=3600; Path=/; Secure; HttpOnly; SameSite=Strict`,
+    );
   });
 });

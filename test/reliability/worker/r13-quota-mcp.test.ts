@@ -19,7 +19,12 @@ import { ADMIN, fetchGate, send } from "./client";
 
 const FLOOD = 1_100;
 const BURST = 10;
-const INITIALIZE = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "r13", version: "1" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "r13", version: "1" } },
+};
 
 interface Agent {
   id: string;
@@ -38,16 +43,35 @@ async function consumer(name: string): Promise<{ attacker: Agent; victim: Agent;
     if (r.status !== 201) throw new Error(`credential setup failed: ${r.status}`);
     return { id: r.json.credential_id, secret: r.json.secret };
   };
-  return { attacker: await mint("agent", "user-1"), victim: await mint("agent", "user-1"), approver: (await mint("approver", "human-reviewer-1")).secret };
+  return {
+    attacker: await mint("agent", "user-1"),
+    victim: await mint("agent", "user-1"),
+    approver: (await mint("approver", "human-reviewer-1")).secret,
+  };
 }
 
 /** One MCP message; answers the status, the session header and the JSON body. */
-async function mcp(name: string, token: string, body: unknown, session: string | null = null): Promise<{ status: number; session: string | null; json: any }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+async function mcp(
+  name: string,
+  token: string,
+  body: unknown,
+  session: string | null = null,
+): Promise<{ status: number; session: string | null; json: any }> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
   if (session !== null) Object.assign(headers, { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
-  const res = await fetchGate(new Request(`http://gate/v1/consumers/${name}/mcp`, { method: "POST", headers, body: JSON.stringify(body) }));
+  const res = await fetchGate(
+    new Request(`http://gate/v1/consumers/${name}/mcp`, { method: "POST", headers, body: JSON.stringify(body) }),
+  );
   const text = await res.text();
-  return { status: res.status, session: res.headers.get("mcp-session-id"), json: text === "" ? null : JSON.parse(text) };
+  return {
+    status: res.status,
+    session: res.headers.get("mcp-session-id"),
+    json: text === "" ? null : JSON.parse(text),
+  };
 }
 
 async function open(name: string, token: string): Promise<string> {
@@ -60,7 +84,12 @@ async function open(name: string, token: string): Promise<string> {
 function rowsBy(name: string, table: "mcp_sessions" | "mcp_tasks"): Promise<Record<string, number>> {
   const stub = env.CONSUMER.get(env.CONSUMER.idFromName(name));
   return runInDurableObject(stub, (_i, state) =>
-    Object.fromEntries(state.storage.sql.exec<{ c: string; n: number }>(`SELECT credential_id AS c, COUNT(*) AS n FROM ${table} GROUP BY c`).toArray().map((r) => [r.c, r.n])),
+    Object.fromEntries(
+      state.storage.sql
+        .exec<{ c: string; n: number }>(`SELECT credential_id AS c, COUNT(*) AS n FROM ${table} GROUP BY c`)
+        .toArray()
+        .map((r) => [r.c, r.n]),
+    ),
   );
 }
 
@@ -113,11 +142,41 @@ describe("R13 MCP quotas per credential", () => {
     await wipe(name);
     const { attacker, victim, approver } = await consumer(name);
     const mine = await open(name, victim.secret);
-    const call = (token: string, session: string, id: number | string, tool: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
-      mcp(name, token, { jsonrpc: "2.0", id, method: "tools/call", params: { name: tool, arguments: args, task: { ttl: 600_000 }, ...(meta === undefined ? {} : { _meta: meta }) } }, session);
-    const created = await call(victim.secret, mine, "w", "create_refund_draft", { order_ref: "ORDER-7", reason: "duplicate" }, { "io.toolgate/idempotency_key": "r13-victim" });
+    const call = (
+      token: string,
+      session: string,
+      id: number | string,
+      tool: string,
+      args: Record<string, unknown>,
+      meta?: Record<string, unknown>,
+    ) =>
+      mcp(
+        name,
+        token,
+        {
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: {
+            name: tool,
+            arguments: args,
+            task: { ttl: 600_000 },
+            ...(meta === undefined ? {} : { _meta: meta }),
+          },
+        },
+        session,
+      );
+    const created = await call(
+      victim.secret,
+      mine,
+      "w",
+      "create_refund_draft",
+      { order_ref: "ORDER-7", reason: "duplicate" },
+      { "io.toolgate/idempotency_key": "r13-victim" },
+    );
     const taskId = created.json?.result?.task?.taskId as string;
-    const getTask = (id: string) => mcp(name, victim.secret, { jsonrpc: "2.0", id: "g", method: "tasks/get", params: { taskId: id } }, mine);
+    const getTask = (id: string) =>
+      mcp(name, victim.secret, { jsonrpc: "2.0", id: "g", method: "tasks/get", params: { taskId: id } }, mine);
     const theirs = await open(name, attacker.secret);
     let seen = 0;
     const tally = await flood(
@@ -133,14 +192,41 @@ describe("R13 MCP quotas per credential", () => {
     const waiting = (await getTask(taskId)).json?.result?.status;
     const pending = await send("GET", `/v1/consumers/${name}/approvals?state=pending`, approver);
     const shown = (pending.json?.approvals ?? []) as Array<{ approval_id: string; approval_digest: string }>;
-    for (const a of shown) await send("POST", `/v1/consumers/${name}/approvals/${a.approval_id}`, approver, { decision: "approve", approval_digest: a.approval_digest });
+    for (const a of shown)
+      await send("POST", `/v1/consumers/${name}/approvals/${a.approval_id}`, approver, {
+        decision: "approve",
+        approval_digest: a.approval_digest,
+      });
     const after = (await getTask(taskId)).json?.result?.status;
-    const result = await mcp(name, victim.secret, { jsonrpc: "2.0", id: "r", method: "tasks/result", params: { taskId } }, mine);
+    const result = await mcp(
+      name,
+      victim.secret,
+      { jsonrpc: "2.0", id: "r", method: "tasks/result", params: { taskId } },
+      mine,
+    );
     const outcome = result.json?.result?.structuredContent?.status;
     const completed = tally.get("completed") ?? 0;
     const figure = `attacker ${fmt(FLOOD)} task calls → ${fmt(kept)} kept/${fmt(completed - kept)} own dropped/${fmt(FLOOD - completed)} refused; victim's waiting task lost ${waiting === "working" ? 0 : 1} of 1: ${waiting} through the flood (${seen} of ${FLOOD / 100} polls), then approved → ${after}, ${outcome}`;
-    const pass = waiting === "working" && seen === FLOOD / 100 && after === "completed" && outcome === "succeeded" && kept <= 64 - 1;
-    report({ id: "R13b", check: "MCP tasks: one credential floods task calls while another's task waits for approval", figure, pass });
-    expect([waiting, seen, shown.length, after, outcome, kept, [...tally]]).toEqual(["working", FLOOD / 100, 1, "completed", "succeeded", 63, [["completed", FLOOD]]]);
+    const pass =
+      waiting === "working" &&
+      seen === FLOOD / 100 &&
+      after === "completed" &&
+      outcome === "succeeded" &&
+      kept <= 64 - 1;
+    report({
+      id: "R13b",
+      check: "MCP tasks: one credential floods task calls while another's task waits for approval",
+      figure,
+      pass,
+    });
+    expect([waiting, seen, shown.length, after, outcome, kept, [...tally]]).toEqual([
+      "working",
+      FLOOD / 100,
+      1,
+      "completed",
+      "succeeded",
+      63,
+      [["completed", FLOOD]],
+    ]);
   });
 });

@@ -104,11 +104,21 @@ async function setup(): Promise<Creds> {
   });
   if (put.status !== 200) throw new Error(`consumer setup failed: ${put.status}`);
   const mint = async (kind: string, subject?: string): Promise<string> => {
-    const r = await send("POST", `/v1/consumers/${CONSUMER}/credentials`, ADMIN, subject === undefined ? { kind, ...(kind === "agent" ? { roles: ROLES } : {}) } : { kind, subject_id: subject });
+    const r = await send(
+      "POST",
+      `/v1/consumers/${CONSUMER}/credentials`,
+      ADMIN,
+      subject === undefined ? { kind, ...(kind === "agent" ? { roles: ROLES } : {}) } : { kind, subject_id: subject },
+    );
     if (r.status !== 201) throw new Error(`credential setup failed: ${r.status}`);
     return r.json.secret as string;
   };
-  return { name: CONSUMER, agent: await mint("agent"), approver: await mint("approver", APPROVER), auditor: await mint("auditor") };
+  return {
+    name: CONSUMER,
+    agent: await mint("agent"),
+    approver: await mint("approver", APPROVER),
+    auditor: await mint("auditor"),
+  };
 }
 
 interface Real {
@@ -118,7 +128,24 @@ interface Real {
 }
 
 /** Totals over the whole check. */
-const totals = { runs: 0, commands: 0, evictions: 0, heldEvictions: 0, heldDuplicates: 0, freshWrites: 0, replays: 0, unknowns: 0, reconciled: 0, settled: 0, unresolved: 0, lostAcks: 0, doublePosts: 0, auditOk: 0, mismatches: 0, verifies: 0 };
+const totals = {
+  runs: 0,
+  commands: 0,
+  evictions: 0,
+  heldEvictions: 0,
+  heldDuplicates: 0,
+  freshWrites: 0,
+  replays: 0,
+  unknowns: 0,
+  reconciled: 0,
+  settled: 0,
+  unresolved: 0,
+  lostAcks: 0,
+  doublePosts: 0,
+  auditOk: 0,
+  mismatches: 0,
+  verifies: 0,
+};
 const violations: string[] = [];
 /**
  * What runs share: the object's draft counter, the clock (each run starts 1,000 s after the
@@ -169,11 +196,28 @@ const other = (reason: Reason): Reason => (reason === "duplicate" ? "damaged" : 
 
 /** The exact call of (tool, key, reason): the same request is always the same call. */
 function writeBody(r: Real, tool: Tool, key: string, reason: Reason) {
-  return callBody({ callId: `c-${short(tool)}-${key}-${reason}`, key: `r${r.run}-${key}`, tool, args: { order_ref: ORDER, reason }, subject: subjectOf(r), roles: ROLES });
+  return callBody({
+    callId: `c-${short(tool)}-${key}-${reason}`,
+    key: `r${r.run}-${key}`,
+    tool,
+    args: { order_ref: ORDER, reason },
+    subject: subjectOf(r),
+    roles: ROLES,
+  });
 }
 
 function statusBody(r: Real, tool: Tool, key: string, reason: Reason, statusRef: string) {
-  return { ...callBody({ callId: `q-${short(tool)}-${key}-${reason}`, key: `r${r.run}-${key}`, tool, args: { order_ref: ORDER, reason }, subject: subjectOf(r), roles: ROLES }), status_ref: statusRef };
+  return {
+    ...callBody({
+      callId: `q-${short(tool)}-${key}-${reason}`,
+      key: `r${r.run}-${key}`,
+      tool,
+      args: { order_ref: ORDER, reason },
+      subject: subjectOf(r),
+      roles: ROLES,
+    }),
+    status_ref: statusRef,
+  };
 }
 
 interface Answer {
@@ -198,13 +242,39 @@ function project(a: Answer) {
   };
 }
 
-const ok = (delivery: string, data: Data) => ({ http: 200, status: "succeeded", code: null, delivery, data, approval_id: null, status_ref: null });
-const failed = (code: string, approvalId: string | null = null) => ({ http: 200, status: "failed", code, delivery: null, data: null, approval_id: approvalId, status_ref: null });
-const unknown = (statusRef: string, code = "OUTCOME_UNKNOWN") => ({ http: 200, status: "unknown", code, delivery: null, data: null, approval_id: null, status_ref: statusRef });
+const ok = (delivery: string, data: Data) => ({
+  http: 200,
+  status: "succeeded",
+  code: null,
+  delivery,
+  data,
+  approval_id: null,
+  status_ref: null,
+});
+const failed = (code: string, approvalId: string | null = null) => ({
+  http: 200,
+  status: "failed",
+  code,
+  delivery: null,
+  data: null,
+  approval_id: approvalId,
+  status_ref: null,
+});
+const unknown = (statusRef: string, code = "OUTCOME_UNKNOWN") => ({
+  http: 200,
+  status: "unknown",
+  code,
+  delivery: null,
+  data: null,
+  approval_id: null,
+  status_ref: statusRef,
+});
 const problemOf = (http: number, code: string) => ({ http, code });
 
 async function downstream(path: string, body?: unknown): Promise<any> {
-  const res = await env.DOWNSTREAM!.fetch(new Request(`http://downstream${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }));
+  const res = await env.DOWNSTREAM!.fetch(
+    new Request(`http://downstream${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }),
+  );
   return res.json();
 }
 
@@ -219,13 +289,31 @@ function keyState(m: Model, tool: Tool, key: string): KeyState {
 }
 
 /** The model's answer to a write, for everything decided before the handler; `execute` if it runs. */
-function expectWrite(m: Model, tool: Tool, key: string, reason: Reason): { expect: ReturnType<typeof ok | typeof failed | typeof unknown> } | { execute: true } | { opens: true } {
+function expectWrite(
+  m: Model,
+  tool: Tool,
+  key: string,
+  reason: Reason,
+): { expect: ReturnType<typeof ok | typeof failed | typeof unknown> } | { execute: true } | { opens: true } {
   const ks = keyState(m, tool, key);
-  if (ks.kind === "done") return { expect: ks.reason === reason ? ok("local_replay", ks.data) : failed("IDEMPOTENCY_CONFLICT") };
-  if (ks.kind === "unknown") return { expect: ks.reason !== reason ? failed("IDEMPOTENCY_CONFLICT") : ks.settled ? failed("TOOL_ERROR") : unknown(ks.statusRef) };
+  if (ks.kind === "done")
+    return { expect: ks.reason === reason ? ok("local_replay", ks.data) : failed("IDEMPOTENCY_CONFLICT") };
+  if (ks.kind === "unknown")
+    return {
+      expect:
+        ks.reason !== reason
+          ? failed("IDEMPOTENCY_CONFLICT")
+          : ks.settled
+            ? failed("TOOL_ERROR")
+            : unknown(ks.statusRef),
+    };
   const ap = m.approvals.get(requestId(tool, key, reason));
   if (ap === undefined) return { opens: true };
-  if (ap.state === "pending") return { expect: m.now < ap.requestedAt + PENDING_SECONDS ? failed("APPROVAL_REQUIRED", ap.id) : failed("APPROVAL_INVALID") };
+  if (ap.state === "pending")
+    return {
+      expect:
+        m.now < ap.requestedAt + PENDING_SECONDS ? failed("APPROVAL_REQUIRED", ap.id) : failed("APPROVAL_INVALID"),
+    };
   if (ap.state === "approved" && ap.validUntil !== null && m.now < ap.validUntil) return { execute: true };
   return { expect: failed("APPROVAL_INVALID") };
 }
@@ -247,7 +335,13 @@ async function write(m: Model, r: Real, tool: Tool, key: string, reason: Reason,
     const fresh = /^apr_[0-9a-f]{32}$/.test(id) && !m.seenApprovalIds.has(id);
     if (same(label, { ...got, approval_id: fresh ? "<new id>" : id }, failed("APPROVAL_REQUIRED", "<new id>"))) {
       m.seenApprovalIds.add(id);
-      m.approvals.set(requestId(tool, key, reason), { id, state: "pending", requestedAt: m.now, validUntil: null, digest: null });
+      m.approvals.set(requestId(tool, key, reason), {
+        id,
+        state: "pending",
+        requestedAt: m.now,
+        validUntil: null,
+        digest: null,
+      });
     }
     return;
   }
@@ -316,7 +410,12 @@ function knownRequests(m: Model): Array<[Tool, string, Reason]> {
 
 /** A write: either a request from the pools, or (`pick`) one the model already knows — a replay, an approved call, a decided one. */
 class WriteCmd implements Cmd {
-  constructor(readonly tool: Tool, readonly key: string, readonly reason: Reason, readonly pick: number | null) {}
+  constructor(
+    readonly tool: Tool,
+    readonly key: string,
+    readonly reason: Reason,
+    readonly pick: number | null,
+  ) {}
   #target(m: Model): [Tool, string, Reason] | undefined {
     if (this.pick === null) return [this.tool, this.key, this.reason];
     const known = knownRequests(m);
@@ -344,11 +443,30 @@ class ReadCmd implements Cmd {
     const callId = `r-${r.reads}`;
     const body =
       this.which === "lookup"
-        ? callBody({ callId, key: null, tool: "lookup_refund", args: { refund_id: "RF-1" }, subject: subjectOf(r), roles: ROLES })
-        : callBody({ callId, key: null, tool: "get_order", args: { order_ref: this.which === "own" ? ORDER : "ORDER-7" }, subject: subjectOf(r), roles: ROLES });
+        ? callBody({
+            callId,
+            key: null,
+            tool: "lookup_refund",
+            args: { refund_id: "RF-1" },
+            subject: subjectOf(r),
+            roles: ROLES,
+          })
+        : callBody({
+            callId,
+            key: null,
+            tool: "get_order",
+            args: { order_ref: this.which === "own" ? ORDER : "ORDER-7" },
+            subject: subjectOf(r),
+            roles: ROLES,
+          });
     const a = await send("POST", calls(r), r.t.agent, body);
     bump(m, "tool_call");
-    const expected = this.which === "own" ? ok("fresh", { order_ref: ORDER, status: "paid" }) : this.which === "lookup" ? ok("fresh", { refund_id: "RF-1", state: "submitted" }) : failed("NOT_FOUND");
+    const expected =
+      this.which === "own"
+        ? ok("fresh", { order_ref: ORDER, status: "paid" })
+        : this.which === "lookup"
+          ? ok("fresh", { refund_id: "RF-1", state: "submitted" })
+          : failed("NOT_FOUND");
     same(this.toString(), project(a), expected);
   }
   toString(): string {
@@ -357,20 +475,35 @@ class ReadCmd implements Cmd {
 }
 
 class DecideCmd implements Cmd {
-  constructor(readonly pick: number, readonly decision: "approve" | "deny") {}
+  constructor(
+    readonly pick: number,
+    readonly decision: "approve" | "deny",
+  ) {}
   check(m: Readonly<Model>): boolean {
     return m.approvals.size > 0;
   }
   async run(m: Model, r: Real): Promise<void> {
     const ap = [...m.approvals.values()][this.pick % m.approvals.size] as ApprovalState;
     const list = await send("GET", `/v1/consumers/${r.t.name}/approvals?state=pending`, r.t.approver);
-    const listed = ((list.json?.approvals ?? []) as Array<{ approval_id: string; approval_digest: string; expires_at: number }>).map((x) => x.approval_id).sort();
-    const expectedListed = [...m.approvals.values()].filter((x) => x.state === "pending" && m.now < x.requestedAt + PENDING_SECONDS).map((x) => x.id).sort();
+    const listed = (
+      (list.json?.approvals ?? []) as Array<{ approval_id: string; approval_digest: string; expires_at: number }>
+    )
+      .map((x) => x.approval_id)
+      .sort();
+    const expectedListed = [...m.approvals.values()]
+      .filter((x) => x.state === "pending" && m.now < x.requestedAt + PENDING_SECONDS)
+      .map((x) => x.id)
+      .sort();
     same(`${this.toString()} listing`, listed, expectedListed);
-    const shown = ((list.json?.approvals ?? []) as Array<{ approval_id: string; approval_digest: string }>).find((x) => x.approval_id === ap.id);
+    const shown = ((list.json?.approvals ?? []) as Array<{ approval_id: string; approval_digest: string }>).find(
+      (x) => x.approval_id === ap.id,
+    );
     if (shown !== undefined) ap.digest = shown.approval_digest;
     const digest = ap.digest ?? "0".repeat(64);
-    const a = await send("POST", `/v1/consumers/${r.t.name}/approvals/${ap.id}`, r.t.approver, { decision: this.decision, approval_digest: digest });
+    const a = await send("POST", `/v1/consumers/${r.t.name}/approvals/${ap.id}`, r.t.approver, {
+      decision: this.decision,
+      approval_digest: digest,
+    });
     if (ap.state !== "pending") {
       same(this.toString(), project(a), problemOf(409, "APPROVAL_ALREADY_DECIDED"));
       return;
@@ -381,7 +514,21 @@ class DecideCmd implements Cmd {
     }
     const approved = this.decision === "approve";
     const validUntil = approved ? m.now + APPROVAL_TTL : null;
-    same(this.toString(), { status: a.status, body: a.json }, { status: 200, body: { approval_id: ap.id, state: approved ? "approved" : "denied", approver_id: APPROVER, decided_at: m.now, valid_until: validUntil, bound_to_request: true } });
+    same(
+      this.toString(),
+      { status: a.status, body: a.json },
+      {
+        status: 200,
+        body: {
+          approval_id: ap.id,
+          state: approved ? "approved" : "denied",
+          approver_id: APPROVER,
+          decided_at: m.now,
+          valid_until: validUntil,
+          bound_to_request: true,
+        },
+      },
+    );
     ap.state = approved ? "approved" : "denied";
     ap.validUntil = validUntil;
     bump(m, "approval.decision");
@@ -393,7 +540,10 @@ class DecideCmd implements Cmd {
 
 /** The host observes an unknown outcome: `tool-calls/status`. */
 class StatusCmd implements Cmd {
-  constructor(readonly pick: number, readonly variant: "same" | "other" | "bogus") {}
+  constructor(
+    readonly pick: number,
+    readonly variant: "same" | "other" | "bogus",
+  ) {}
   #keys(m: Model): string[] {
     return KEYS.filter((k) => {
       const ks = keyState(m, "submit_refund", k);
@@ -413,11 +563,22 @@ class StatusCmd implements Cmd {
   }
 }
 
-async function status(m: Model, r: Real, key: string, variant: "same" | "other" | "bogus", label: string): Promise<"reconciled" | "settled" | "other"> {
+async function status(
+  m: Model,
+  r: Real,
+  key: string,
+  variant: "same" | "other" | "bogus",
+  label: string,
+): Promise<"reconciled" | "settled" | "other"> {
   const ks = keyState(m, "submit_refund", key);
   bump(m, "tool_call.status");
   if (variant === "bogus" || ks.kind === "none") {
-    const a = await send("POST", `${calls(r)}/status`, r.t.agent, statusBody(r, "submit_refund", key, "duplicate", `status_${"0".repeat(32)}`));
+    const a = await send(
+      "POST",
+      `${calls(r)}/status`,
+      r.t.agent,
+      statusBody(r, "submit_refund", key, "duplicate", `status_${"0".repeat(32)}`),
+    );
     same(label, project(a), failed("NOT_FOUND"));
     return "other";
   }
@@ -492,10 +653,14 @@ class EvictCmd implements Cmd {
 class HeldCmd implements Cmd {
   key = "";
   reason: Reason = "duplicate";
-  constructor(readonly pick: number, readonly end: "release" | "evict") {}
+  constructor(
+    readonly pick: number,
+    readonly end: "release" | "evict",
+  ) {}
   #runnable(m: Model): Array<[string, Reason]> {
     const out: Array<[string, Reason]> = [];
-    for (const k of KEYS) for (const x of REASONS) if ("execute" in expectWrite(m, "submit_refund", k, x)) out.push([k, x]);
+    for (const k of KEYS)
+      for (const x of REASONS) if ("execute" in expectWrite(m, "submit_refund", k, x)) out.push([k, x]);
     return out;
   }
   check(m: Readonly<Model>): boolean {
@@ -526,7 +691,12 @@ class HeldCmd implements Cmd {
     const statusRef: string = ref;
     const dup = await send("POST", calls(r), r.t.agent, writeBody(r, "submit_refund", this.key, this.reason));
     same(`${label} duplicate`, project(dup), problemOf(409, "IDEMPOTENCY_IN_PROGRESS"));
-    const conflict = await send("POST", calls(r), r.t.agent, writeBody(r, "submit_refund", this.key, other(this.reason)));
+    const conflict = await send(
+      "POST",
+      calls(r),
+      r.t.agent,
+      writeBody(r, "submit_refund", this.key, other(this.reason)),
+    );
     same(`${label} conflict`, project(conflict), failed("IDEMPOTENCY_CONFLICT"));
     bump(m, "tool_call");
     const data = { refund_id: `RF-${before.effects + 1}`, order_ref: ORDER, reason: this.reason };
@@ -554,7 +724,13 @@ class HeldCmd implements Cmd {
     await pinClock(r.t.name, m.now);
     bump(m, "tool_call.recovered");
     totals.unknowns++;
-    m.keys.set(keyId("submit_refund", this.key), { kind: "unknown", reason: this.reason, statusRef, committed: data, settled: false });
+    m.keys.set(keyId("submit_refund", this.key), {
+      kind: "unknown",
+      reason: this.reason,
+      statusRef,
+      committed: data,
+      settled: false,
+    });
   }
   toString(): string {
     return `held(pick ${this.pick},${this.end})`;
@@ -567,9 +743,15 @@ const reason = fc.constantFrom(...REASONS);
 const pick = fc.nat(11);
 const freshWrite = fc.tuple(tool, key, reason).map(([t, k, x]) => new WriteCmd(t, k, x, null));
 const rewrite = pick.map((i) => new WriteCmd("create_refund_draft", "k0", "duplicate", i));
-const decide = fc.tuple(pick, fc.constantFrom<"approve" | "deny">("approve", "approve", "approve", "deny")).map(([i, d]) => new DecideCmd(i, d));
-const observe = fc.tuple(pick, fc.constantFrom<"same" | "other" | "bogus">("same", "same", "other", "bogus")).map(([i, v]) => new StatusCmd(i, v));
-const held = fc.tuple(pick, fc.constantFrom<"release" | "evict">("release", "evict")).map(([i, e]) => new HeldCmd(i, e));
+const decide = fc
+  .tuple(pick, fc.constantFrom<"approve" | "deny">("approve", "approve", "approve", "deny"))
+  .map(([i, d]) => new DecideCmd(i, d));
+const observe = fc
+  .tuple(pick, fc.constantFrom<"same" | "other" | "bogus">("same", "same", "other", "bogus"))
+  .map(([i, v]) => new StatusCmd(i, v));
+const held = fc
+  .tuple(pick, fc.constantFrom<"release" | "evict">("release", "evict"))
+  .map(([i, e]) => new HeldCmd(i, e));
 /** Uniform over the entries: repeats weight the approval flow (ask → approve → repeat the call). */
 const commands = [
   freshWrite,
@@ -604,7 +786,12 @@ async function sha256(text: string): Promise<string> {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function finish(m: Model, r: Real, before: { effects: number; posts: Record<string, number> }, last: boolean): Promise<void> {
+async function finish(
+  m: Model,
+  r: Real,
+  before: { effects: number; posts: Record<string, number> },
+  last: boolean,
+): Promise<void> {
   await downstream("/_control", { mode: "ok" });
   for (const t of TOOLS) {
     for (const k of KEYS) {
@@ -626,11 +813,22 @@ async function finish(m: Model, r: Real, before: { effects: number; posts: Recor
   const posted = Object.keys(after.posts).filter((k) => before.posts[k] === undefined);
   const doubles = posted.filter((k) => (after.posts[k] ?? 0) > 1);
   totals.doublePosts += doubles.length;
-  same("downstream POSTs of the run", { posts: posted.length, doubles, commits: after.effects - before.effects }, { posts: m.posts, doubles: [], commits: m.commits });
+  same(
+    "downstream POSTs of the run",
+    { posts: posted.length, doubles, commits: after.effects - before.effects },
+    { posts: m.posts, doubles: [], commits: m.commits },
+  );
 
   // The run's part of the audit chain, paged: dense after the last run's head, linked to it,
   // its size and kinds as the model predicts; then `verify` over the whole chain.
-  const entries: Array<{ seq: number; kind: string; at: number; record: unknown; prev_sha256: string; entry_sha256: string }> = [];
+  const entries: Array<{
+    seq: number;
+    kind: string;
+    at: number;
+    record: unknown;
+    prev_sha256: string;
+    entry_sha256: string;
+  }> = [];
   let cursor = shared.auditSeq;
   for (let page = 0; page < 100; page++) {
     const a = await send("GET", `/v1/consumers/${r.t.name}/audit?after=${cursor}&limit=100`, r.t.auditor);
@@ -642,17 +840,47 @@ async function finish(m: Model, r: Real, before: { effects: number; posts: Recor
   const linked = entries.every((e, i) => e.prev_sha256 === (i === 0 ? shared.auditHead : entries[i - 1]?.entry_sha256));
   // Each entry's digest recomputed by the test (docs/reliability.md: over seq, kind, at, record, previous digest).
   let digests = true;
-  for (const e of entries) digests = digests && (await sha256(`{"at":${e.at},"kind":${JSON.stringify(e.kind)},"prev_sha256":"${e.prev_sha256}","record":${stable(e.record)},"seq":${e.seq}}`)) === e.entry_sha256;
+  for (const e of entries)
+    digests =
+      digests &&
+      (await sha256(
+        `{"at":${e.at},"kind":${JSON.stringify(e.kind)},"prev_sha256":"${e.prev_sha256}","record":${stable(e.record)},"seq":${e.seq}}`,
+      )) === e.entry_sha256;
   const kinds: Record<string, number> = {};
   for (const e of entries) kinds[e.kind] = (kinds[e.kind] ?? 0) + 1;
   // The whole chain is shared by the runs, so the object's own `verify` (linear in its length) runs every VERIFY_EVERY runs and after the last.
-  const verify = last || r.run % VERIFY_EVERY === 0 ? await verifyAll(r.t.name, r.t.auditor) : { json: { ok: true, count: shared.auditSeq + entries.length, head: entries.at(-1)?.entry_sha256 ?? shared.auditHead } };
+  const verify =
+    last || r.run % VERIFY_EVERY === 0
+      ? await verifyAll(r.t.name, r.t.auditor)
+      : {
+          json: {
+            ok: true,
+            count: shared.auditSeq + entries.length,
+            head: entries.at(-1)?.entry_sha256 ?? shared.auditHead,
+          },
+        };
   if (last || r.run % VERIFY_EVERY === 0) totals.verifies++;
   const expectedCount = [...m.audit.values()].reduce((sum, x) => sum + x, 0);
   const auditGood = same(
     "audit chain",
-    { dense, linked, digests, kinds, verify: { ok: verify.json?.ok, count: verify.json?.count, head: verify.json?.head } },
-    { dense: true, linked: true, digests: true, kinds: Object.fromEntries([...m.audit].filter(([, x]) => x > 0)), verify: { ok: true, count: shared.auditSeq + expectedCount, head: entries.at(-1)?.entry_sha256 ?? shared.auditHead } },
+    {
+      dense,
+      linked,
+      digests,
+      kinds,
+      verify: { ok: verify.json?.ok, count: verify.json?.count, head: verify.json?.head },
+    },
+    {
+      dense: true,
+      linked: true,
+      digests: true,
+      kinds: Object.fromEntries([...m.audit].filter(([, x]) => x > 0)),
+      verify: {
+        ok: true,
+        count: shared.auditSeq + expectedCount,
+        head: entries.at(-1)?.entry_sha256 ?? shared.auditHead,
+      },
+    },
   );
   if (auditGood) totals.auditOk++;
   shared.auditSeq = typeof verify.json?.count === "number" ? verify.json.count : shared.auditSeq;
@@ -665,7 +893,11 @@ async function verifyAll(name: string, auditor: string): Promise<{ json: any }> 
   let ok = true;
   let cursor: string | null = null;
   for (let step = 0; step < 1_000; step++) {
-    const v = await send("GET", `/v1/consumers/${name}/audit/verify${cursor === null ? "" : `?cursor=${cursor}`}`, auditor);
+    const v = await send(
+      "GET",
+      `/v1/consumers/${name}/audit/verify${cursor === null ? "" : `?cursor=${cursor}`}`,
+      auditor,
+    );
     ok &&= v.json?.ok === true;
     cursor = typeof v.json?.next_cursor === "string" ? v.json.next_cursor : null;
     if (cursor === null) return { json: { ...v.json, ok } };
@@ -702,7 +934,17 @@ describe("R2 command model of the consumer object", () => {
           const p0 = performance.now();
           await pinClock(t.name, shared.now);
           phase.pin += performance.now() - p0;
-          const model: Model = { now: shared.now, mode: "ok", drafts: 0, posts: 0, commits: 0, keys: new Map(), approvals: new Map(), audit: new Map(), seenApprovalIds: new Set() };
+          const model: Model = {
+            now: shared.now,
+            mode: "ok",
+            drafts: 0,
+            posts: 0,
+            commits: 0,
+            keys: new Map(),
+            approvals: new Map(),
+            audit: new Map(),
+            seenApprovalIds: new Set(),
+          };
           const real: Real = { t, run: runNo, reads: 0 };
           const before = await stats();
           let executed = 0;
@@ -716,7 +958,8 @@ describe("R2 command model of the consumer object", () => {
           }));
           let p1 = performance.now();
           await fc.asyncModelRun(() => ({ model, real }), counted);
-          phase.cmds += performance.now() - p1; p1 = performance.now();
+          phase.cmds += performance.now() - p1;
+          p1 = performance.now();
           await finish(model, real, before, runNo === RUNS);
           phase.finish += performance.now() - p1;
           totals.runs++;
@@ -732,9 +975,17 @@ describe("R2 command model of the consumer object", () => {
     const n = (x: number) => x.toLocaleString("en-US");
     report({
       id: "R2",
-      check: "fast-check command model of the consumer object (dispatch, approve/deny, status, clock, downstream modes, evict)",
+      check:
+        "fast-check command model of the consumer object (dispatch, approve/deny, status, clock, downstream modes, evict)",
       figure: `${totals.runs} runs, ${n(totals.commands)} commands (${n(totals.evictions)} evictions, ${totals.heldEvictions} mid-write): ${totals.lostAcks} lost acks, ${totals.doublePosts} double POSTs, ${totals.unresolved} unresolved (${totals.reconciled} reconciled from the receipt, ${totals.settled} settled as never executed), ${totals.mismatches} model mismatches, audit dense+linked+digests in ${totals.auditOk}/${totals.runs} runs, verify ok ${totals.verifies}×; ${seconds} s`,
-      pass: failure === null && totals.runs >= RUNS && totals.lostAcks === 0 && totals.doublePosts === 0 && totals.unresolved === 0 && totals.mismatches === 0 && totals.auditOk === totals.runs,
+      pass:
+        failure === null &&
+        totals.runs >= RUNS &&
+        totals.lostAcks === 0 &&
+        totals.doublePosts === 0 &&
+        totals.unresolved === 0 &&
+        totals.mismatches === 0 &&
+        totals.auditOk === totals.runs,
       seed: SEED,
     });
     console.log(`R2 detail: ${JSON.stringify(totals)} ${JSON.stringify(phase)}`);

@@ -28,7 +28,12 @@
  * call — no product code path changes.
  */
 import { env } from "cloudflare:workers";
-import { abortAllDurableObjects, createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  createExecutionContext,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { encodeState } from "../../../src/core/capability";
 import worker from "../../../src/worker/index";
@@ -60,11 +65,24 @@ function gateFor(objectKey: string) {
       get: (id: DurableObjectId) => env.CONSUMER.get(id),
     } as unknown as Env["CONSUMER"],
   };
-  return async (method: string, path: string, token: string | null, body?: unknown): Promise<{ status: number; json: any; text: string }> => {
+  return async (
+    method: string,
+    path: string,
+    token: string | null,
+    body?: unknown,
+  ): Promise<{ status: number; json: any; text: string }> => {
     const headers: Record<string, string> = {};
     if (token !== null) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await worker.fetch(new Request(`http://gate${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }), routed, createExecutionContext());
+    const res = await worker.fetch(
+      new Request(`http://gate${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+      routed,
+      createExecutionContext(),
+    );
     const text = await res.text();
     let json: any = null;
     try {
@@ -87,7 +105,17 @@ async function pin(objectKey: string, ms: number): Promise<void> {
   });
 }
 
-const TABLES = ["capability_state", "capability_log", "capability_outbox", "capability_leases", "audit_chain", "records", "counters", "approvals", "consumer"];
+const TABLES = [
+  "capability_state",
+  "capability_log",
+  "capability_outbox",
+  "capability_leases",
+  "audit_chain",
+  "records",
+  "counters",
+  "approvals",
+  "consumer",
+];
 
 /**
  * Every relevant table, the decoded engine state, and whether an alarm is set: `raw` exactly
@@ -98,17 +126,28 @@ const TABLES = ["capability_state", "capability_log", "capability_outbox", "capa
 async function snapshot(objectKey: string): Promise<{ raw: string; portable: string }> {
   return runInDurableObject(stubOf(objectKey), async (o, state) => {
     const tables: Record<string, Array<Record<string, unknown>>> = {};
-    for (const t of TABLES) tables[t] = state.storage.sql.exec(`SELECT * FROM ${t}`).toArray() as Array<Record<string, unknown>>;
+    for (const t of TABLES)
+      tables[t] = state.storage.sql.exec(`SELECT * FROM ${t}`).toArray() as Array<Record<string, unknown>>;
     const engine = encodeState(o.capability.peek());
     const alarm = (await state.storage.getAlarm()) !== null;
     const raw = JSON.stringify({ tables, engine, alarm });
     const audit = tables.audit_chain ?? [];
-    const linked = audit.every((row, i) => row.seq === i + 1 && row.prev_sha256 === (i === 0 ? "0".repeat(64) : audit[i - 1]?.entry_sha256));
+    const linked = audit.every(
+      (row, i) => row.seq === i + 1 && row.prev_sha256 === (i === 0 ? "0".repeat(64) : audit[i - 1]?.entry_sha256),
+    );
     const portableAudit = audit.map((row) => {
       const record = JSON.parse(row.record as string) as Record<string, unknown>;
-      return { seq: row.seq, kind: row.kind, at: row.at, record: row.kind === "credential.created" ? { kind: record.kind, subject_id: record.subject_id } : record };
+      return {
+        seq: row.seq,
+        kind: row.kind,
+        at: row.at,
+        record: row.kind === "credential.created" ? { kind: record.kind, subject_id: record.subject_id } : record,
+      };
     });
-    return { raw, portable: JSON.stringify({ tables: { ...tables, audit_chain: portableAudit }, linked, engine, alarm }) };
+    return {
+      raw,
+      portable: JSON.stringify({ tables: { ...tables, audit_chain: portableAudit }, linked, engine, alarm }),
+    };
   });
 }
 
@@ -147,9 +186,18 @@ async function build(scenario: number, variant: Variant, plan: Plan, objectKey?:
     if (r.status !== status) problems.push(`${what}: ${r.status} ${r.text.slice(0, 200)}`);
   };
   await pin(key, T0);
-  expectStatus("consumer", await send("PUT", `/v1/consumers/${consumer}`, ADMIN, { tools: ["get_order"], approver_subjects: ["approver-1"] }), 200);
+  expectStatus(
+    "consumer",
+    await send("PUT", `/v1/consumers/${consumer}`, ADMIN, { tools: ["get_order"], approver_subjects: ["approver-1"] }),
+    200,
+  );
   const mint = async (kind: string, subject?: string) => {
-    const r = await send("POST", `/v1/consumers/${consumer}/credentials`, ADMIN, subject === undefined ? { kind } : { kind, subject_id: subject });
+    const r = await send(
+      "POST",
+      `/v1/consumers/${consumer}/credentials`,
+      ADMIN,
+      subject === undefined ? { kind } : { kind, subject_id: subject },
+    );
     expectStatus(`credential ${kind}`, r, 201);
     return r.json?.secret as string;
   };
@@ -157,25 +205,68 @@ async function build(scenario: number, variant: Variant, plan: Plan, objectKey?:
   const approver = await mint("approver", "approver-1");
   const provider = await mint("provider", PROVIDER);
   const base = `/v1/consumers/${consumer}/capability`;
-  const descriptor = { id: PROVIDER, owner: { consumer }, capabilities: [{ id: CAP, class: "browser", description: "Read page state" }] };
+  const descriptor = {
+    id: PROVIDER,
+    owner: { consumer },
+    capabilities: [{ id: CAP, class: "browser", description: "Read page state" }],
+  };
   expectStatus("provider", await send("POST", `${base}/providers`, ADMIN, { descriptor }), 201);
   expectStatus("instance", await send("PUT", `${base}/instances/7`, ADMIN, { generation: 1, state: "active" }), 200);
-  const grantKey = { consumer_id: consumer, actor_id: "agent-1", instance_id: 7, generation: 1, provider_id: PROVIDER, capability_id: CAP, resource_scope_id: "tab:1" };
-  expectStatus("grant", await send("POST", `${base}/authority`, approver, { command: { "set-grant": { grant: { key: grantKey, mode: plan.mode } } } }), 200);
+  const grantKey = {
+    consumer_id: consumer,
+    actor_id: "agent-1",
+    instance_id: 7,
+    generation: 1,
+    provider_id: PROVIDER,
+    capability_id: CAP,
+    resource_scope_id: "tab:1",
+  };
+  expectStatus(
+    "grant",
+    await send("POST", `${base}/authority`, approver, {
+      command: { "set-grant": { grant: { key: grantKey, mode: plan.mode } } },
+    }),
+    200,
+  );
   expectStatus("attach", await send("POST", `${base}/providers/${PROVIDER}/attach`, provider), 200);
   for (const [i, deadline] of plan.deadlines.entries()) {
     const localId = i + 1;
-    const body = { actor_id: "agent-1", request: { local_id: localId, instance_id: 7, generation: 1, provider_id: PROVIDER, capability_id: CAP, resource_scope_id: "tab:1", approval_summary: "Read the active tab", deadline_tick: deadline, payload: [123, 125] } };
+    const body = {
+      actor_id: "agent-1",
+      request: {
+        local_id: localId,
+        instance_id: 7,
+        generation: 1,
+        provider_id: PROVIDER,
+        capability_id: CAP,
+        resource_scope_id: "tab:1",
+        approval_summary: "Read the active tab",
+        deadline_tick: deadline,
+        payload: [123, 125],
+      },
+    };
     const asked = await send("POST", `${base}/requests`, agent, body);
     expectStatus(`request ${localId}`, asked, 200);
     if (plan.mode === "require-approval" && plan.approve[i] === true) {
-      const resolution = { request_key: { consumer_id: consumer, actor_id: "agent-1", local_id: localId }, accepted_sequence: asked.json?.accepted_sequence, instance_id: 7, generation: 1, decision: "approve-once" };
-      expectStatus(`approve ${localId}`, await send("POST", `${base}/authority`, approver, { command: { "resolve-approval": { resolution } } }), 200);
+      const resolution = {
+        request_key: { consumer_id: consumer, actor_id: "agent-1", local_id: localId },
+        accepted_sequence: asked.json?.accepted_sequence,
+        instance_id: 7,
+        generation: 1,
+        decision: "approve-once",
+      };
+      expectStatus(
+        `approve ${localId}`,
+        await send("POST", `${base}/authority`, approver, { command: { "resolve-approval": { resolution } } }),
+        200,
+      );
     }
   }
   const polled = await send("GET", `${base}/providers/${PROVIDER}/effects?binding_id=1&wait=0`, provider);
   expectStatus("poll", polled, 200);
-  const effects = (polled.json?.effects ?? []) as Array<{ effect: { sequence: number; operation_id: number; request_key: { local_id: number } } }>;
+  const effects = (polled.json?.effects ?? []) as Array<{
+    effect: { sequence: number; operation_id: number; request_key: { local_id: number } };
+  }>;
   for (const e of effects) {
     if (plan.observe[e.effect.request_key.local_id - 1] !== true) continue;
     const observation = {
@@ -184,13 +275,28 @@ async function build(scenario: number, variant: Variant, plan: Plan, objectKey?:
       instance_id: 7,
       generation: 1,
       provider_id: PROVIDER,
-      observation: { succeeded: { result: { metadata: { byte_len: 2, media_type: "application/json", truncated: false, redacted_summary: null }, delivery: { inline: { bytes: [123, 125] } } } } },
+      observation: {
+        succeeded: {
+          result: {
+            metadata: { byte_len: 2, media_type: "application/json", truncated: false, redacted_summary: null },
+            delivery: { inline: { bytes: [123, 125] } },
+          },
+        },
+      },
     };
-    expectStatus(`observe ${e.effect.operation_id}`, await send("POST", `${base}/providers/${PROVIDER}/observations`, provider, { binding_id: 1, observation }), 200);
+    expectStatus(
+      `observe ${e.effect.operation_id}`,
+      await send("POST", `${base}/providers/${PROVIDER}/observations`, provider, { binding_id: 1, observation }),
+      200,
+    );
   }
   if (plan.ackAll && effects.length > 0) {
     const last = Math.max(...effects.map((e) => e.effect.sequence));
-    expectStatus("ack", await send("GET", `${base}/providers/${PROVIDER}/effects?binding_id=1&after=${last}&wait=0`, provider), 200);
+    expectStatus(
+      "ack",
+      await send("GET", `${base}/providers/${PROVIDER}/effects?binding_id=1&after=${last}&wait=0`, provider),
+      200,
+    );
   }
   await pin(key, T0 + plan.advance);
   return problems;
@@ -199,11 +305,19 @@ async function build(scenario: number, variant: Variant, plan: Plan, objectKey?:
 /** Runs the handler once on the live instance with one dependency replaced; answers whether it threw. */
 async function failing(objectKey: string, where: "audit" | "persist" | "afterCommit"): Promise<boolean> {
   return runInDurableObject(stubOf(objectKey), async (o) => {
-    const host = o.capability as unknown as { deps: { audit: { append: (...a: unknown[]) => number }; setAlarm: (ms: number | null) => void }; store: { appendLog: (...a: unknown[]) => void; saveCheckpoint: (...a: unknown[]) => void } };
+    const host = o.capability as unknown as {
+      deps: { audit: { append: (...a: unknown[]) => number }; setAlarm: (ms: number | null) => void };
+      store: { appendLog: (...a: unknown[]) => void; saveCheckpoint: (...a: unknown[]) => void };
+    };
     const boom = () => {
       throw new Error("injected failure");
     };
-    const saved = { append: host.deps.audit.append, setAlarm: host.deps.setAlarm, appendLog: host.store.appendLog, saveCheckpoint: host.store.saveCheckpoint };
+    const saved = {
+      append: host.deps.audit.append,
+      setAlarm: host.deps.setAlarm,
+      appendLog: host.store.appendLog,
+      saveCheckpoint: host.store.saveCheckpoint,
+    };
     if (where === "audit") host.deps.audit.append = boom;
     if (where === "persist") {
       host.store.appendLog = boom;
@@ -260,7 +374,10 @@ async function restartCases(cases: number): Promise<{ equal: number; detachedOnc
       }
       if (!(await runDurableObjectAlarm(stubOf(key)))) problems.push(`${key}: no alarm scheduled`);
       const snap = await snapshot(key);
-      const bindings = await runInDurableObject(stubOf(key), (o) => o.capability.peek().provider_runtime.bindings.length);
+      const bindings = await runInDurableObject(
+        stubOf(key),
+        (o) => o.capability.peek().provider_runtime.bindings.length,
+      );
       if (v === "restartOnce" && bindings === 0) detachedOnce++;
       snaps.push(snap.portable);
     }
@@ -330,7 +447,10 @@ describe("R4 alarm idempotence", () => {
         else {
           const a = JSON.parse(reference);
           const b = JSON.parse(snaps.get(v) as string);
-          const parts = [...Object.keys(a.tables).filter((t) => JSON.stringify(a.tables[t]) !== JSON.stringify(b.tables[t])), ...["engine", "alarm", "linked"].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))];
+          const parts = [
+            ...Object.keys(a.tables).filter((t) => JSON.stringify(a.tables[t]) !== JSON.stringify(b.tables[t])),
+            ...["engine", "alarm", "linked"].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])),
+          ];
           differences.push(`s${s}/${v}: differs in ${parts.join(",")}`);
         }
       }
@@ -340,9 +460,17 @@ describe("R4 alarm idempotence", () => {
     const ran = firstRuns.filter((x) => x).length;
     report({
       id: "R4",
-      check: "alarm run twice / after an injected failure (audit append, persist, after commit) / after eviction = run once",
+      check:
+        "alarm run twice / after an injected failure (audit append, persist, after commit) / after eviction = run once",
       figure: `${SCENARIOS} scenarios × ${VARIANTS.length} variants: ${equal}/${comparisons} snapshots identical to one run (${changedByAlarm}/${SCENARIOS} alarms changed state; failures injected: audit append ${injected.audit} (${completeInstead} alarms appended nothing), persist ${injected.persist}, after commit ${injected.afterCommit}); ${ran}/${firstRuns.length} scheduled alarms ran; restart + failed first alarm: ${restart.equal}/${RESTART_CASES} identical to restart + alarm (stale binding detached in ${restart.detachedOnce}/${RESTART_CASES}); ${seconds} s`,
-      pass: setupProblems.length === 0 && differences.length === 0 && equal === comparisons && ran === firstRuns.length && restart.problems.length === 0 && restart.equal === RESTART_CASES && restart.detachedOnce === RESTART_CASES,
+      pass:
+        setupProblems.length === 0 &&
+        differences.length === 0 &&
+        equal === comparisons &&
+        ran === firstRuns.length &&
+        restart.problems.length === 0 &&
+        restart.equal === RESTART_CASES &&
+        restart.detachedOnce === RESTART_CASES,
       seed: SEED,
     });
     expect(setupProblems.slice(0, 10)).toEqual([]);
@@ -356,5 +484,4 @@ describe("R4 alarm idempotence", () => {
     expect(restart.detachedOnce).toBe(RESTART_CASES);
     expect(restart.equal).toBe(RESTART_CASES);
   });
-
 });

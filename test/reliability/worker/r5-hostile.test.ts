@@ -15,7 +15,14 @@ import enqueueFixture from "../../../fixtures/execution/enqueue.v1.json?raw";
 import { CANARY_PREFIX, prng, report, seedOf } from "../support/figures";
 import { hostileAuthorization, hostileInput } from "../support/hostile";
 import { ADMIN, callBody, contractBreach, fetchGate, send, tenant, type Tenant } from "./client";
-import { HOSTILE_DEFINITIONS, R5_SECRET, R5_TOOL, READ_DEFINITION, SECRET_BODIES, WRITE_DEFINITION } from "./r5-tool-definitions";
+import {
+  HOSTILE_DEFINITIONS,
+  R5_SECRET,
+  R5_TOOL,
+  READ_DEFINITION,
+  SECRET_BODIES,
+  WRITE_DEFINITION,
+} from "./r5-tool-definitions";
 
 /** Inputs per surface: `TOOLGATE_R5_PER_SURFACE` (the brief's figure is 5,000; see docs/reliability.md). */
 const PER_SURFACE = Number((env as unknown as Record<string, string | undefined>).TOOLGATE_R5_PER_SURFACE ?? "5000");
@@ -46,9 +53,27 @@ const CANARY = `${CANARY_PREFIX}-r5-7f3a`;
 
 const capabilityRequest = (localId: number) => ({
   actor_id: ACTOR,
-  request: { local_id: localId, instance_id: 7, generation: 1, provider_id: PROVIDER, capability_id: SNAPSHOT, resource_scope_id: "tab:1", approval_summary: "Read the active tab", deadline_tick: T0 + 3_600_000, payload: [123, 125] },
+  request: {
+    local_id: localId,
+    instance_id: 7,
+    generation: 1,
+    provider_id: PROVIDER,
+    capability_id: SNAPSHOT,
+    resource_scope_id: "tab:1",
+    approval_summary: "Read the active tab",
+    deadline_tick: T0 + 3_600_000,
+    payload: [123, 125],
+  },
 });
-const grantKey = (consumer: string) => ({ consumer_id: consumer, actor_id: ACTOR, instance_id: 7, generation: 1, provider_id: PROVIDER, capability_id: SNAPSHOT, resource_scope_id: "tab:1" });
+const grantKey = (consumer: string) => ({
+  consumer_id: consumer,
+  actor_id: ACTOR,
+  instance_id: 7,
+  generation: 1,
+  provider_id: PROVIDER,
+  capability_id: SNAPSHOT,
+  resource_scope_id: "tab:1",
+});
 const observation = (consumer: string) => ({
   binding_id: 1,
   observation: {
@@ -57,19 +82,69 @@ const observation = (consumer: string) => ({
     instance_id: 7,
     generation: 1,
     provider_id: PROVIDER,
-    observation: { succeeded: { result: { metadata: { byte_len: 2, media_type: "application/json", truncated: false, redacted_summary: null }, delivery: { inline: { bytes: [123, 125] } } } } },
+    observation: {
+      succeeded: {
+        result: {
+          metadata: { byte_len: 2, media_type: "application/json", truncated: false, redacted_summary: null },
+          delivery: { inline: { bytes: [123, 125] } },
+        },
+      },
+    },
   },
 });
 
 const SURFACES: Surface[] = [
-  { name: "tool calls", path: (t) => `/v1/consumers/${t.name}/tool-calls`, token: (t) => t.agent, base: () => [callBody({ callId: "c-1", tool: "create_refund_draft", key: CANARY })] },
-  { name: "status queries", path: (t) => `/v1/consumers/${t.name}/tool-calls/status`, token: (t) => t.agent, base: () => [{ ...callBody({ callId: "c-2", key: `${CANARY}-2` }), status_ref: "sr_0123456789abcdef" }] },
-  { name: "approvals", path: (t) => `/v1/consumers/${t.name}/approvals/${t.pendingApproval}`, token: (t) => t.approver, base: () => [{ decision: "approve", approval_digest: "0".repeat(64) }] },
-  { name: "provider attach", path: (t) => `/v1/consumers/${t.name}/capability/providers/${PROVIDER}/attach`, token: (t) => t.provider, base: () => [{}] },
-  { name: "provider observations", path: (t) => `/v1/consumers/${t.name}/capability/providers/${PROVIDER}/observations`, token: (t) => t.provider, base: (t) => [observation(t.name)] },
-  { name: "capability requests", path: (t) => `/v1/consumers/${t.name}/capability/requests`, token: (t) => t.capabilityAgent, base: () => [capabilityRequest(2)] },
-  { name: "capability authority", path: (t) => `/v1/consumers/${t.name}/capability/authority`, token: (t) => t.approver, base: (t) => [{ command: { "set-grant": { grant: { key: grantKey(t.name), mode: "allow" } } } }] },
-  { name: "runtime envelopes", path: (t) => `/v1/consumers/${t.name}/runtime/envelopes`, token: (t) => t.runtime, base: () => [prepareFixture, userActionFixture, purgeFixture, eventAckFixture, enqueueFixture].map((text) => JSON.parse(text)) },
+  {
+    name: "tool calls",
+    path: (t) => `/v1/consumers/${t.name}/tool-calls`,
+    token: (t) => t.agent,
+    base: () => [callBody({ callId: "c-1", tool: "create_refund_draft", key: CANARY })],
+  },
+  {
+    name: "status queries",
+    path: (t) => `/v1/consumers/${t.name}/tool-calls/status`,
+    token: (t) => t.agent,
+    base: () => [{ ...callBody({ callId: "c-2", key: `${CANARY}-2` }), status_ref: "sr_0123456789abcdef" }],
+  },
+  {
+    name: "approvals",
+    path: (t) => `/v1/consumers/${t.name}/approvals/${t.pendingApproval}`,
+    token: (t) => t.approver,
+    base: () => [{ decision: "approve", approval_digest: "0".repeat(64) }],
+  },
+  {
+    name: "provider attach",
+    path: (t) => `/v1/consumers/${t.name}/capability/providers/${PROVIDER}/attach`,
+    token: (t) => t.provider,
+    base: () => [{}],
+  },
+  {
+    name: "provider observations",
+    path: (t) => `/v1/consumers/${t.name}/capability/providers/${PROVIDER}/observations`,
+    token: (t) => t.provider,
+    base: (t) => [observation(t.name)],
+  },
+  {
+    name: "capability requests",
+    path: (t) => `/v1/consumers/${t.name}/capability/requests`,
+    token: (t) => t.capabilityAgent,
+    base: () => [capabilityRequest(2)],
+  },
+  {
+    name: "capability authority",
+    path: (t) => `/v1/consumers/${t.name}/capability/authority`,
+    token: (t) => t.approver,
+    base: (t) => [{ command: { "set-grant": { grant: { key: grantKey(t.name), mode: "allow" } } } }],
+  },
+  {
+    name: "runtime envelopes",
+    path: (t) => `/v1/consumers/${t.name}/runtime/envelopes`,
+    token: (t) => t.runtime,
+    base: () =>
+      [prepareFixture, userActionFixture, purgeFixture, eventAckFixture, enqueueFixture].map((text) =>
+        JSON.parse(text),
+      ),
+  },
   {
     name: "token-verified tool calls",
     path: (t) => `/v1/consumers/${t.name}/tool-calls`,
@@ -95,9 +170,21 @@ const SURFACES: Surface[] = [
     path: (t) => `/v1/consumers/${t.name}-config`,
     token: () => ADMIN,
     base: (t) => [
-      { tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: ["human-reviewer-1"] },
-      { tools: ["get_order"], approver_subjects: [], principal_tokens: t.issuer, limits: { calls_per_second: 5, page_items: 10 } },
-      { tools: [], approver_subjects: [], principal_tokens: { issuer: ISSUER, audience: "r5", jwks_uri: "https://login.example.test/jwks.json" } },
+      {
+        tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"],
+        approver_subjects: ["human-reviewer-1"],
+      },
+      {
+        tools: ["get_order"],
+        approver_subjects: [],
+        principal_tokens: t.issuer,
+        limits: { calls_per_second: 5, page_items: 10 },
+      },
+      {
+        tools: [],
+        approver_subjects: [],
+        principal_tokens: { issuer: ISSUER, audience: "r5", jwks_uri: "https://login.example.test/jwks.json" },
+      },
     ],
     method: "PUT",
   },
@@ -110,19 +197,58 @@ const SURFACES: Surface[] = [
     method: "PUT",
     maxMs: 2_000,
   },
-  { name: "secrets (admin body)", path: (t) => `/v1/consumers/${t.name}/secrets/r5_secret`, token: () => ADMIN, base: () => SECRET_BODIES, method: "PUT", maxMs: 2_000 },
+  {
+    name: "secrets (admin body)",
+    path: (t) => `/v1/consumers/${t.name}/secrets/r5_secret`,
+    token: () => ADMIN,
+    base: () => SECRET_BODIES,
+    method: "PUT",
+    maxMs: 2_000,
+  },
   {
     name: "MCP messages",
     path: (t) => `/v1/consumers/${t.name}/mcp`,
     token: (t) => t.capabilityAgent,
-    headers: (t) => ({ accept: "application/json, text/event-stream", "mcp-session-id": t.mcpSession, "mcp-protocol-version": "2025-11-25" }),
+    headers: (t) => ({
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": t.mcpSession,
+      "mcp-protocol-version": "2025-11-25",
+    }),
     base: () => [
-      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_order", arguments: { order_ref: "ORDER-7" } } },
-      { jsonrpc: "2.0", id: "w-1", method: "tools/call", params: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" }, _meta: { "io.toolgate/idempotency_key": CANARY } } },
-      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "other" }, task: { ttl: 60_000 } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+      },
+      {
+        jsonrpc: "2.0",
+        id: "w-1",
+        method: "tools/call",
+        params: {
+          name: "create_refund_draft",
+          arguments: { order_ref: "ORDER-7", reason: "duplicate" },
+          _meta: { "io.toolgate/idempotency_key": CANARY },
+        },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: {
+          name: "create_refund_draft",
+          arguments: { order_ref: "ORDER-7", reason: "other" },
+          task: { ttl: 60_000 },
+        },
+      },
       { jsonrpc: "2.0", id: 3, method: "tools/list", params: {} },
       { jsonrpc: "2.0", id: 4, method: "ping" },
-      { jsonrpc: "2.0", id: 5, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "r5", version: "1" } } },
+      {
+        jsonrpc: "2.0",
+        id: 5,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "r5", version: "1" } },
+      },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 6, method: "tasks/list", params: {} },
       { jsonrpc: "2.0", id: 7, method: "tasks/get", params: { taskId: "0123456789abcdef0123456789abcdef" } },
@@ -135,7 +261,13 @@ const SURFACES: Surface[] = [
     token: () => ADMIN,
     base: () => [
       { name: "srv_r5", url: "https://mcp.test/json/mcp", prefix: "r5_" },
-      { name: "srv_r5_shop", url: "https://mcp.test/shop/mcp", prefix: "shop_", auth: { secret: R5_SECRET, prefix: "Bearer " }, timeout_ms: 2_000 },
+      {
+        name: "srv_r5_shop",
+        url: "https://mcp.test/shop/mcp",
+        prefix: "shop_",
+        auth: { secret: R5_SECRET, prefix: "Bearer " },
+        timeout_ms: 2_000,
+      },
       { name: "srv_r5_gone", url: "https://mcp.test/missing/mcp" },
     ],
   },
@@ -146,16 +278,40 @@ const SURFACES: Surface[] = [
     base: () => [
       {
         principal: { subject_id: "user-1", roles: [] },
-        context: { provider: "openai", api_family: "responses", response_id: "resp-b", adapter_revision: "openai-responses-v1" },
+        context: {
+          provider: "openai",
+          api_family: "responses",
+          response_id: "resp-b",
+          adapter_revision: "openai-responses-v1",
+        },
         calls: [
-          { proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } }, call_id: "b-1", operation_id: "op-b-1" },
-          { proposal: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } }, call_id: "b-2", operation_id: "op-b-2", idempotency_key: CANARY },
+          {
+            proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+            call_id: "b-1",
+            operation_id: "op-b-1",
+          },
+          {
+            proposal: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } },
+            call_id: "b-2",
+            operation_id: "op-b-2",
+            idempotency_key: CANARY,
+          },
         ],
       },
       {
         principal: { subject_id: "user-1", roles: [] },
-        context: { provider: "anthropic", api_family: "messages", response_id: "msg-b", adapter_revision: "anthropic-messages-v1" },
-        calls: [{ provider_item: { type: "tool_use", id: "toolu_b1", name: "get_order", input: { order_ref: "ORDER-7" } }, operation_id: "op-b-3" }],
+        context: {
+          provider: "anthropic",
+          api_family: "messages",
+          response_id: "msg-b",
+          adapter_revision: "anthropic-messages-v1",
+        },
+        calls: [
+          {
+            provider_item: { type: "tool_use", id: "toolu_b1", name: "get_order", input: { order_ref: "ORDER-7" } },
+            operation_id: "op-b-3",
+          },
+        ],
       },
     ],
   },
@@ -164,7 +320,10 @@ const SURFACES: Surface[] = [
     path: (t) => `/console/approvals/${t.pendingApproval}`,
     token: (t) => t.approver,
     headers: (t) => ({ cookie: t.consoleCookie, origin: "http://gate", "x-csrf-token": t.consoleCsrf }),
-    base: () => [{ decision: "approve", approval_digest: "0".repeat(64) }, { decision: "deny", approval_digest: "f".repeat(64) }],
+    base: () => [
+      { decision: "approve", approval_digest: "0".repeat(64) },
+      { decision: "deny", approval_digest: "f".repeat(64) },
+    ],
   },
   {
     name: "webhook endpoints (admin body)",
@@ -172,7 +331,12 @@ const SURFACES: Surface[] = [
     token: () => ADMIN,
     base: () => [
       { url: "https://hooks.test/r5" },
-      { url: "https://hooks.test/r5/all", events: ["approval.requested", "approval.decided", "call.outcome_unknown", "call.reconciled"], include_arguments: true, description: "R5 receiver" },
+      {
+        url: "https://hooks.test/r5/all",
+        events: ["approval.requested", "approval.decided", "call.outcome_unknown", "call.reconciled"],
+        include_arguments: true,
+        description: "R5 receiver",
+      },
     ],
   },
 ];
@@ -208,47 +372,96 @@ async function hostileTenant(name: string): Promise<HostileTenant> {
     limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 },
   });
   if (reconfigured.status !== 200) throw new Error(`issuer setup failed: ${reconfigured.status} ${reconfigured.text}`);
-  const sign = (exp: number, aud = "r5") => new SignJWT({ sub: "user-1", roles: ["support"] }).setProtectedHeader({ alg: "ES256", kid: "r5" }).setIssuer(ISSUER).setAudience(aud).setExpirationTime(exp).sign(keys.privateKey);
+  const sign = (exp: number, aud = "r5") =>
+    new SignJWT({ sub: "user-1", roles: ["support"] })
+      .setProtectedHeader({ alg: "ES256", kid: "r5" })
+      .setIssuer(ISSUER)
+      .setAudience(aud)
+      .setExpirationTime(exp)
+      .sign(keys.privateKey);
   const far = Math.floor(Date.now() / 1000) + 86_400;
   const jwts = [await sign(far), await sign(1_000), await sign(far, "elsewhere")];
-  const tokenAgent = (await send("POST", `/v1/consumers/${name}/credentials`, ADMIN, { kind: "agent", principal: "token" })).json.secret as string;
+  const tokenAgent = (
+    await send("POST", `/v1/consumers/${name}/credentials`, ADMIN, { kind: "agent", principal: "token" })
+  ).json.secret as string;
   await runInDurableObject(env.CONSUMER.get(env.CONSUMER.idFromName(name)), (object) => {
     object.capability.pinnedMillis = T0;
   });
   const agent = await send("POST", `/v1/consumers/${name}/credentials`, ADMIN, { kind: "agent", subject_id: ACTOR });
-  const descriptor = { id: PROVIDER, owner: { consumer: name }, capabilities: [{ id: SNAPSHOT, class: "browser", description: "Read page state" }] };
+  const descriptor = {
+    id: PROVIDER,
+    owner: { consumer: name },
+    capabilities: [{ id: SNAPSHOT, class: "browser", description: "Read page state" }],
+  };
   const steps = [
     await send("POST", `/v1/consumers/${name}/capability/providers`, ADMIN, { descriptor }),
     await send("PUT", `/v1/consumers/${name}/capability/instances/7`, ADMIN, { generation: 1, state: "active" }),
-    await send("POST", `/v1/consumers/${name}/capability/authority`, t.approver, { command: { "set-grant": { grant: { key: grantKey(name), mode: "allow" } } } }),
+    await send("POST", `/v1/consumers/${name}/capability/authority`, t.approver, {
+      command: { "set-grant": { grant: { key: grantKey(name), mode: "allow" } } },
+    }),
     await send("POST", `/v1/consumers/${name}/capability/providers/${PROVIDER}/attach`, t.provider),
     await send("POST", `/v1/consumers/${name}/capability/requests`, agent.json.secret, capabilityRequest(1)),
   ];
   const statuses = steps.map((r) => r.status);
-  if (statuses.some((st) => st >= 300)) throw new Error(`capability setup failed: ${statuses.join(",")} ${steps.map((r) => r.text.slice(0, 120)).join(" | ")}`);
+  if (statuses.some((st) => st >= 300))
+    throw new Error(
+      `capability setup failed: ${statuses.join(",")} ${steps.map((r) => r.text.slice(0, 120)).join(" | ")}`,
+    );
   const secret = await send("PUT", `/v1/consumers/${name}/secrets/${R5_SECRET}`, ADMIN, { value: "s3cret-token" });
   if (secret.status !== 204) throw new Error(`secret setup failed: ${secret.status} ${secret.text}`);
-  const asked = await send("POST", `/v1/consumers/${name}/tool-calls`, t.agent, callBody({ callId: "c-pending", key: `${CANARY}-3` }));
-  if (asked.json?.model_result?.error?.code !== "APPROVAL_REQUIRED") throw new Error(`approval setup failed: ${asked.status} ${asked.text.slice(0, 300)}`);
+  const asked = await send(
+    "POST",
+    `/v1/consumers/${name}/tool-calls`,
+    t.agent,
+    callBody({ callId: "c-pending", key: `${CANARY}-3` }),
+  );
+  if (asked.json?.model_result?.error?.code !== "APPROVAL_REQUIRED")
+    throw new Error(`approval setup failed: ${asked.status} ${asked.text.slice(0, 300)}`);
   const init = await fetchGate(
     new Request(`http://gate/v1/consumers/${name}/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${agent.json.secret}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "r5", version: "1" } } }),
+      headers: {
+        authorization: `Bearer ${agent.json.secret}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "r5", version: "1" } },
+      }),
     }),
   );
   await init.text();
   const mcpSession = init.headers.get("mcp-session-id");
   if (init.status !== 200 || mcpSession === null) throw new Error(`mcp setup failed: ${init.status}`);
   const signIn = await fetchGate(
-    new Request("http://gate/console/session", { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://gate" }, body: new URLSearchParams({ consumer: name, credential: t.approver }).toString() }),
+    new Request("http://gate/console/session", {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://gate" },
+      body: new URLSearchParams({ consumer: name, credential: t.approver }).toString(),
+    }),
   );
   await signIn.text();
   const consoleCookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-  const page = await (await fetchGate(new Request("http://gate/console/approvals", { headers: { cookie: consoleCookie } }))).text();
+  const page = await (
+    await fetchGate(new Request("http://gate/console/approvals", { headers: { cookie: consoleCookie } }))
+  ).text();
   const consoleCsrf = /<meta name="csrf-token" content="([^"]+)">/.exec(page)?.[1];
   if (signIn.status !== 303 || consoleCsrf === undefined) throw new Error(`console setup failed: ${signIn.status}`);
-  return { ...t, capabilityAgent: agent.json.secret, pendingApproval: asked.json.approval_id, tokenAgent, jwts, issuer, mcpSession, consoleCookie, consoleCsrf };
+  return {
+    ...t,
+    capabilityAgent: agent.json.secret,
+    pendingApproval: asked.json.approval_id,
+    tokenAgent,
+    jwts,
+    issuer,
+    mcpSession,
+    consoleCookie,
+    consoleCsrf,
+  };
 }
 
 const ROUTES_FOR_AUTH = (t: Tenant): Array<[string, string]> => [
@@ -288,7 +501,9 @@ async function fire(tally: Tally, request: () => Request, label: string): Promis
   const note = (what: string) => tally.breaches.set(what, (tally.breaches.get(what) ?? 0) + 1);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no answer within 10 s")), 10_000)));
+    const hung = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error("no answer within 10 s")), 10_000)),
+    );
     const started = performance.now();
     const r = await Promise.race([fetchGate(request()), hung]);
     const text = await Promise.race([r.text(), hung]);
@@ -311,7 +526,17 @@ describe("R5 hostile input (in-process)", () => {
 
   it("refuses every malformed body on every surface with a catalog problem, never a 5xx", async () => {
     t = await hostileTenant("tenant-a");
-    secrets.push(t.agent, t.approver, t.auditor, t.provider, t.runtime, t.capabilityAgent, t.tokenAgent, ...t.jwts, ADMIN);
+    secrets.push(
+      t.agent,
+      t.approver,
+      t.auditor,
+      t.provider,
+      t.runtime,
+      t.capabilityAgent,
+      t.tokenAgent,
+      ...t.jwts,
+      ADMIN,
+    );
     const random = prng(SEED);
     const rows: string[] = [];
     let allOk = true;
@@ -328,21 +553,30 @@ describe("R5 hostile input (in-process)", () => {
           if (h.contentType !== null) headers.set("content-type", h.contentType);
           for (const [k, v] of h.headers) headers.append(k, v);
           const url = `http://gate${surface.path(t)}`;
-          batch.push(fire(tally, () => new Request(url, { method: surface.method ?? "POST", headers, body: h.body }), h.family));
+          batch.push(
+            fire(tally, () => new Request(url, { method: surface.method ?? "POST", headers, body: h.body }), h.family),
+          );
         }
         await Promise.all(batch);
       }
       const breaches = [...tally.breaches].map(([k, n]) => `${k} ×${n}`);
       const slow = surface.maxMs !== undefined && tally.slowestMs > surface.maxMs;
-      const pass = tally.thrown === 0 && tally.fiveXx === 0 && breaches.length === 0 && tally.sent >= PER_SURFACE && !slow;
+      const pass =
+        tally.thrown === 0 && tally.fiveXx === 0 && breaches.length === 0 && tally.sent >= PER_SURFACE && !slow;
       allOk &&= pass;
       const bound = surface.maxMs === undefined ? "" : ` (bound ${surface.maxMs} ms)`;
       const figure = `${tally.sent} inputs, ${tally.fiveXx} 5xx, ${tally.thrown} crashes, ${breaches.length} non-catalog, ${tally.accepted} 2xx, slowest ${Math.round(tally.slowestMs)} ms${bound}`;
       report({ id: "R5", check: `hostile bodies: ${surface.name}`, figure, pass, seed: SEED });
-      rows.push(...breaches.slice(0, 5), ...(slow ? [`${surface.name}: slowest request ${Math.round(tally.slowestMs)} ms`] : []));
+      rows.push(
+        ...breaches.slice(0, 5),
+        ...(slow ? [`${surface.name}: slowest request ${Math.round(tally.slowestMs)} ms`] : []),
+      );
     }
     // The accepted definitions still build: the list compiles every enabled tool, the view reads each stored version.
-    const after = [await send("GET", `/v1/consumers/${t.name}/tools?format=openai`, t.agent), await send("GET", `/v1/consumers/${t.name}/tools/${R5_TOOL}`, ADMIN)];
+    const after = [
+      await send("GET", `/v1/consumers/${t.name}/tools?format=openai`, t.agent),
+      await send("GET", `/v1/consumers/${t.name}/tools/${R5_TOOL}`, ADMIN),
+    ];
     expect(rows).toEqual([]);
     expect(after.map((r) => r.status)).toEqual([200, 200]);
     expect(allOk).toBe(true);
@@ -364,10 +598,16 @@ describe("R5 hostile input (in-process)", () => {
         batch.push(
           (async () => {
             try {
-              const r = await fetchGate(new Request(`http://gate${path}`, { method, headers, body: method === "GET" ? null : "{}" }));
+              const r = await fetchGate(
+                new Request(`http://gate${path}`, { method, headers, body: method === "GET" ? null : "{}" }),
+              );
               const text = await r.text();
               if (r.status >= 500) tally.fiveXx++;
-              if (r.status !== 401) tally.breaches.set(`status ${r.status} for ${method} ${path} ${auth?.slice(0, 30)} ${text.slice(0, 80)}`, 1);
+              if (r.status !== 401)
+                tally.breaches.set(
+                  `status ${r.status} for ${method} ${path} ${auth?.slice(0, 30)} ${text.slice(0, 80)}`,
+                  1,
+                );
               else bodies.add(`${r.headers.get("www-authenticate")} ${text}`);
             } catch {
               tally.thrown++;
@@ -378,7 +618,13 @@ describe("R5 hostile input (in-process)", () => {
       await Promise.all(batch);
     }
     const pass = tally.thrown === 0 && tally.fiveXx === 0 && tally.breaches.size === 0 && bodies.size === 1;
-    report({ id: "R5", check: "hostile credentials (Authorization)", figure: `${tally.sent} inputs, ${tally.fiveXx} 5xx, ${tally.breaches.size} not 401, ${bodies.size} distinct 401 bodies`, pass, seed: SEED + 1 });
+    report({
+      id: "R5",
+      check: "hostile credentials (Authorization)",
+      figure: `${tally.sent} inputs, ${tally.fiveXx} 5xx, ${tally.breaches.size} not 401, ${bodies.size} distinct 401 bodies`,
+      pass,
+      seed: SEED + 1,
+    });
     expect([...tally.breaches.keys()]).toEqual([]);
     expect(bodies.size).toBe(1);
   });

@@ -15,10 +15,18 @@ const BOUND_MS = 2_000;
 describe("R5 hostile tool definitions, as written", () => {
   it("answers each with its verdict, never a 5xx, each within the bound", async () => {
     const t = await tenant("r5-tools");
-    expect((await send("PUT", `/v1/consumers/${t.name}/secrets/${R5_SECRET}`, ADMIN, { value: "s3cret-token" })).status).toBe(204);
-    const cases: ReadonlyArray<readonly [string, unknown, string]> = [["the read", READ_DEFINITION, "200"], ["the write", WRITE_DEFINITION, "200"], ...HOSTILE_DEFINITIONS];
+    expect(
+      (await send("PUT", `/v1/consumers/${t.name}/secrets/${R5_SECRET}`, ADMIN, { value: "s3cret-token" })).status,
+    ).toBe(204);
+    const cases: ReadonlyArray<readonly [string, unknown, string]> = [
+      ["the read", READ_DEFINITION, "200"],
+      ["the write", WRITE_DEFINITION, "200"],
+      ...HOSTILE_DEFINITIONS,
+    ];
     // Every body is within the 64 KiB cap, so each reaches the reader and the compilers.
-    expect(cases.filter(([, body]) => new TextEncoder().encode(JSON.stringify(body)).length > 65_536).map(([name]) => name)).toEqual([]);
+    expect(
+      cases.filter(([, body]) => new TextEncoder().encode(JSON.stringify(body)).length > 65_536).map(([name]) => name),
+    ).toEqual([]);
     const verdicts: Array<[string, string]> = [];
     const afterwards: string[] = [];
     let slowest = { ms: 0, name: "" };
@@ -27,10 +35,14 @@ describe("R5 hostile tool definitions, as written", () => {
       const res = await send("PUT", `/v1/consumers/${t.name}/tools/${R5_TOOL}`, ADMIN, body);
       const ms = performance.now() - started;
       if (ms > slowest.ms) slowest = { ms, name };
-      verdicts.push([name, res.status < 300 ? `${res.status}` : `${res.status} ${res.json?.code} ${res.json?.path ?? "-"}`]);
+      verdicts.push([
+        name,
+        res.status < 300 ? `${res.status}` : `${res.status} ${res.json?.code} ${res.json?.path ?? "-"}`,
+      ]);
       if (res.status < 300) {
         const listed = await send("GET", `/v1/consumers/${t.name}/tools?format=openai`, t.agent);
-        if (listed.status !== 200) afterwards.push(`${name}: tools list answered ${listed.status} ${listed.text.slice(0, 120)}`);
+        if (listed.status !== 200)
+          afterwards.push(`${name}: tools list answered ${listed.status} ${listed.text.slice(0, 120)}`);
       }
     }
     const fiveXx = verdicts.filter(([, v]) => v.startsWith("5"));

@@ -24,8 +24,23 @@ interface Signed extends Tenant {
 async function signedIn(letter: string): Promise<Signed> {
   const t = await tenant(`r6c${letter}-${STAMP}`);
   const canary = `${CANARY_PREFIX}-c${letter}-${STAMP}`;
-  const r = await send("POST", `/v1/consumers/${t.name}/tool-calls`, t.agent, callBody({ callId: `r6c-${letter}`, tool: "submit_refund", args: { order_ref: canary, reason: "duplicate" }, key: `r6c-key-${letter}` }));
-  const res = await gate("/console/session", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN }, body: new URLSearchParams({ consumer: t.name, credential: t.approver }).toString(), redirect: "manual" });
+  const r = await send(
+    "POST",
+    `/v1/consumers/${t.name}/tool-calls`,
+    t.agent,
+    callBody({
+      callId: `r6c-${letter}`,
+      tool: "submit_refund",
+      args: { order_ref: canary, reason: "duplicate" },
+      key: `r6c-key-${letter}`,
+    }),
+  );
+  const res = await gate("/console/session", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN },
+    body: new URLSearchParams({ consumer: t.name, credential: t.approver }).toString(),
+    redirect: "manual",
+  });
   const setCookie = res.headers.get("set-cookie") ?? "";
   await res.text();
   return { ...t, cookie: setCookie.split(";")[0]!, setCookie, pending: r.json.approval_id as string, canary };
@@ -39,8 +54,14 @@ interface Answer {
 
 async function visit(path: string, cookie: string | null, method = "GET"): Promise<Answer> {
   const headers: Record<string, string> = cookie === null ? {} : { cookie };
-  if (method === "POST") Object.assign(headers, { origin: ORIGIN, "content-type": "application/json", "x-csrf-token": "0".repeat(64) });
-  const res = await gate(path, { method, headers, redirect: "manual", body: method === "POST" ? JSON.stringify({ decision: "deny", approval_digest: "0".repeat(64) }) : undefined });
+  if (method === "POST")
+    Object.assign(headers, { origin: ORIGIN, "content-type": "application/json", "x-csrf-token": "0".repeat(64) });
+  const res = await gate(path, {
+    method,
+    headers,
+    redirect: "manual",
+    body: method === "POST" ? JSON.stringify({ decision: "deny", approval_digest: "0".repeat(64) }) : undefined,
+  });
   const streamed = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
   let text = "";
   if (streamed) {
@@ -55,19 +76,28 @@ async function visit(path: string, cookie: string | null, method = "GET"): Promi
 describe("R6 tenant isolation of the approver console", () => {
   it("keeps each consumer's console to its own session and approvals", async () => {
     const worlds = [await signedIn("a"), await signedIn("b"), await signedIn("c")];
-    const paths = (w: Signed, id: string) => [`/console/approvals`, `/console/approvals/${id}`, `/console/events`, ["POST", `/console/approvals/${id}`]] as const;
+    const paths = (w: Signed, id: string) =>
+      [
+        `/console/approvals`,
+        `/console/approvals/${id}`,
+        `/console/events`,
+        ["POST", `/console/approvals/${id}`],
+      ] as const;
     const leaks: string[] = [];
     const differ: string[] = [];
     let requests = 0;
     const scan = (label: string, a: Answer, caller: Signed) => {
       for (const w of worlds) {
         if (w === caller) continue;
-        for (const s of [w.name, w.pending, w.agent, w.approver, w.cookie.slice(w.cookie.indexOf(".") + 1), w.canary]) if (a.text.includes(s) || (a.location ?? "").includes(s)) leaks.push(`${label}: ${w.name}'s ${s.slice(0, 12)}`);
+        for (const s of [w.name, w.pending, w.agent, w.approver, w.cookie.slice(w.cookie.indexOf(".") + 1), w.canary])
+          if (a.text.includes(s) || (a.location ?? "").includes(s))
+            leaks.push(`${label}: ${w.name}'s ${s.slice(0, 12)}`);
       }
     };
     const same = (label: string, x: Answer, y: Answer, xId: string, yId: string) => {
       const norm = (a: Answer, id: string) => JSON.stringify({ ...a, text: a.text.split(id).join("<id>") });
-      if (norm(x, xId) !== norm(y, yId)) differ.push(`${label}: ${x.status} ${x.text.slice(0, 60)} ≠ ${y.status} ${y.text.slice(0, 60)}`);
+      if (norm(x, xId) !== norm(y, yId))
+        differ.push(`${label}: ${x.status} ${x.text.slice(0, 60)} ≠ ${y.status} ${y.text.slice(0, 60)}`);
     };
     for (const owner of worlds) {
       const randomId = `apr_${"7".repeat(32)}`;
@@ -78,7 +108,10 @@ describe("R6 tenant isolation of the approver console", () => {
         for (const spec of paths(owner, other.pending)) {
           const [method, path] = typeof spec === "string" ? ["GET", spec] : spec;
           const none = await visit(path, null, method);
-          for (const [label, cookie] of [["relabelled", relabelled], ["forged", forged]] as const) {
+          for (const [label, cookie] of [
+            ["relabelled", relabelled],
+            ["forged", forged],
+          ] as const) {
             const a = await visit(path, cookie, method);
             requests += 2;
             scan(`${method} ${path} ${label}`, a, owner);
@@ -101,16 +134,24 @@ describe("R6 tenant isolation of the approver console", () => {
       }
     }
     const flags = worlds.map((w) => w.setCookie.replace(/=[^;]*/, "=<session>"));
-    const pass = leaks.length === 0 && differ.length === 0 && flags.every((f) => f === "__Host-toolgate-console=<session>; Max-Age=3600; Path=/; Secure; HttpOnly; SameSite=Strict");
+    const pass =
+      leaks.length === 0 &&
+      differ.length === 0 &&
+      flags.every(
+        (f) => f === "__Host-toolgate-console=<session>; Max-Age=3600; Path=/; Secure; HttpOnly; SameSite=Strict",
+      );
     report({
       id: "R6",
-      check: "approver console sessions across consumers (relabelled and forged cookies, foreign approval ids, cookie flags)",
+      check:
+        "approver console sessions across consumers (relabelled and forged cookies, foreign approval ids, cookie flags)",
       figure: `3 consumers, ${requests} requests: ${leaks.length} foreign data, ${differ.length} answers unlike the no-cookie or random-id answer; cookie ${flags[0]}`,
       pass,
     });
     expect(leaks).toEqual([]);
     expect(differ).toEqual([]);
-    expect(new Set(flags)).toEqual(new Set(["__Host-toolgate-console=<session>; Max-Age=3600; Path=/; Secure; HttpOnly; SameSite=Strict"]));
+    expect(new Set(flags)).toEqual(
+      new Set(["__Host-toolgate-console=<session>; Max-Age=3600; Path=/; Secure; HttpOnly; SameSite=Strict"]),
+    );
     // The pending approvals were opened (the check compared real ids).
     expect(worlds.every((w) => /^apr_[0-9a-f]{32}$/.test(w.pending))).toBe(true);
   });

@@ -21,7 +21,16 @@ async function fill(t: Tenant, prefix: string, order: string): Promise<void> {
   });
   if (put.status !== 200) throw new Error(`limits: ${put.text}`);
   for (let i = 0; i < 5; i++) {
-    const asked = await send("POST", `/v1/consumers/${t.name}/tool-calls`, t.agent, callBody({ callId: `${prefix}-${i}`, key: `${prefix}-key-${i}`, args: { order_ref: order, reason: "duplicate" } }));
+    const asked = await send(
+      "POST",
+      `/v1/consumers/${t.name}/tool-calls`,
+      t.agent,
+      callBody({
+        callId: `${prefix}-${i}`,
+        key: `${prefix}-key-${i}`,
+        args: { order_ref: order, reason: "duplicate" },
+      }),
+    );
     if (asked.json?.model_result?.error?.code !== "APPROVAL_REQUIRED") throw new Error(`setup: ${asked.text}`);
   }
 }
@@ -50,14 +59,25 @@ describe("R6 cursors across consumers", () => {
       const probes = [...(typeof cursor === "string" ? [cursor] : []), "AAAA", "x".repeat(300), "%00"];
       for (const probe of probes) {
         const res = await send("GET", `${path(b)}?cursor=${encodeURIComponent(probe)}`, token(b));
-        if (contractBreach(res.status, res.status >= 400 ? "application/problem+json" : null, res.text) !== null) breaches++;
+        if (contractBreach(res.status, res.status >= 400 ? "application/problem+json" : null, res.text) !== null)
+          breaches++;
         // An A approval id or an A call id in B's answer is foreign data.
-        if (/apr_[0-9a-f]{32}/.test(res.text) && aText.some((text) => [...res.text.matchAll(/apr_[0-9a-f]{32}/g)].some((m) => text.includes(m[0])))) foreign++;
+        if (
+          /apr_[0-9a-f]{32}/.test(res.text) &&
+          aText.some((text) => [...res.text.matchAll(/apr_[0-9a-f]{32}/g)].some((m) => text.includes(m[0])))
+        )
+          foreign++;
         if (res.text.includes("aa-")) foreign++;
         if (probe === cursor) outcomes.push(`${name}: ${res.status} ${res.json?.code ?? "page"}`);
       }
     }
-    report({ id: "R6", check: "cursors across consumers (approvals, audit, verify, capability approvals)", figure: `${outcomes.length} foreign cursors + forged: ${foreign} foreign items, ${breaches} contract breaches`, pass: foreign === 0 && breaches === 0, seed: SEED });
+    report({
+      id: "R6",
+      check: "cursors across consumers (approvals, audit, verify, capability approvals)",
+      figure: `${outcomes.length} foreign cursors + forged: ${foreign} foreign items, ${breaches} contract breaches`,
+      pass: foreign === 0 && breaches === 0,
+      seed: SEED,
+    });
     expect([foreign, breaches]).toEqual([0, 0]);
     // Approval and audit cursors name a position: on another consumer they page that consumer's
     // own list (no foreign item above). A's verify walk and capability list fit in one page.

@@ -29,7 +29,19 @@ const PROVIDER = "provider-1";
 
 type Kind = "agent" | "approver" | "auditor" | "provider" | "runtime";
 const KINDS: readonly Kind[] = ["agent", "approver", "auditor", "provider", "runtime"];
-type IdKind = "approval" | "status_ref" | "credential" | "provider" | "request" | "instance" | "tool" | "secret" | "mcp_server" | "mcp_session" | "webhook" | "delivery";
+type IdKind =
+  | "approval"
+  | "status_ref"
+  | "credential"
+  | "provider"
+  | "request"
+  | "instance"
+  | "tool"
+  | "secret"
+  | "mcp_server"
+  | "mcp_session"
+  | "webhook"
+  | "delivery";
 
 function hex(n: number): string {
   let out = "";
@@ -48,9 +60,25 @@ function base62(n: number): string {
 const dataTool = (canary: string, secret: string) => ({
   description: `${canary}-tool`,
   risk: "read",
-  input: { type: "object", properties: { q: { type: "string", maxLength: 16 } }, required: ["q"], additionalProperties: false },
-  output: { schema: { type: "object", properties: { a: { type: "string", maxLength: 16 } }, required: ["a"], additionalProperties: false } },
-  target: { kind: "http", url: "https://ledger.test/customers/lookup", secret_headers: { authorization: { secret, prefix: "Bearer " } } },
+  input: {
+    type: "object",
+    properties: { q: { type: "string", maxLength: 16 } },
+    required: ["q"],
+    additionalProperties: false,
+  },
+  output: {
+    schema: {
+      type: "object",
+      properties: { a: { type: "string", maxLength: 16 } },
+      required: ["a"],
+      additionalProperties: false,
+    },
+  },
+  target: {
+    kind: "http",
+    url: "https://ledger.test/customers/lookup",
+    secret_headers: { authorization: { secret, prefix: "Bearer " } },
+  },
 });
 
 /** One consumer of the check and everything that is its own. */
@@ -84,10 +112,35 @@ interface World extends Tenant {
 
 const capabilityRequest = (w: { actor: string }, localId: number, scope: string, summary: string) => ({
   actor_id: w.actor,
-  request: { local_id: localId, instance_id: 7, generation: 1, provider_id: PROVIDER, capability_id: SNAPSHOT, resource_scope_id: scope, approval_summary: summary, deadline_tick: T0 + 3_600_000, payload: [123, 125] },
+  request: {
+    local_id: localId,
+    instance_id: 7,
+    generation: 1,
+    provider_id: PROVIDER,
+    capability_id: SNAPSHOT,
+    resource_scope_id: scope,
+    approval_summary: summary,
+    deadline_tick: T0 + 3_600_000,
+    payload: [123, 125],
+  },
 });
 const grant = (consumer: string, actor: string, scope: string, mode: string) => ({
-  command: { "set-grant": { grant: { key: { consumer_id: consumer, actor_id: actor, instance_id: 7, generation: 1, provider_id: PROVIDER, capability_id: SNAPSHOT, resource_scope_id: scope }, mode } } },
+  command: {
+    "set-grant": {
+      grant: {
+        key: {
+          consumer_id: consumer,
+          actor_id: actor,
+          instance_id: 7,
+          generation: 1,
+          provider_id: PROVIDER,
+          capability_id: SNAPSHOT,
+          resource_scope_id: scope,
+        },
+        mode,
+      },
+    },
+  },
 });
 const observation = (consumer: string, actor: string) => ({
   binding_id: 1,
@@ -97,7 +150,14 @@ const observation = (consumer: string, actor: string) => ({
     instance_id: 7,
     generation: 1,
     provider_id: PROVIDER,
-    observation: { succeeded: { result: { metadata: { byte_len: 2, media_type: "application/json", truncated: false, redacted_summary: null }, delivery: { inline: { bytes: [123, 125] } } } } },
+    observation: {
+      succeeded: {
+        result: {
+          metadata: { byte_len: 2, media_type: "application/json", truncated: false, redacted_summary: null },
+          delivery: { inline: { bytes: [123, 125] } },
+        },
+      },
+    },
   },
 });
 
@@ -114,7 +174,12 @@ const MCP_HEADERS = (token: string | null, session: string | null): Record<strin
   accept: "application/json, text/event-stream",
   ...(session === null ? {} : { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }),
 });
-const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "r6", version: "1" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "r6", version: "1" } },
+};
 
 async function downstreamMode(mode: string): Promise<void> {
   const fetcher = (env as unknown as { DOWNSTREAM: Fetcher }).DOWNSTREAM;
@@ -148,21 +213,51 @@ async function world(letter: string): Promise<World> {
   });
   const calls = `/v1/consumers/${name}/tool-calls`;
   // A webhook endpoint first, so the approvals below queue deliveries to it.
-  const hook = await send("POST", `/v1/consumers/${name}/webhooks`, ADMIN, { url: `https://hooks.test/${canary}-hook`, include_arguments: true });
+  const hook = await send("POST", `/v1/consumers/${name}/webhooks`, ADMIN, {
+    url: `https://hooks.test/${canary}-hook`,
+    include_arguments: true,
+  });
   must(hook, 201, "webhook");
   const webhook = hook.json?.endpoint_id as string;
   const webhookSecret = hook.json?.secret as string;
   // A read with a canary argument.
-  must(await send("POST", calls, t.agent, callBody({ callId: `read-${letter}`, tool: "get_order", args: { order_ref: `${canary}-read` }, key: null })), 200, "read");
+  must(
+    await send(
+      "POST",
+      calls,
+      t.agent,
+      callBody({ callId: `read-${letter}`, tool: "get_order", args: { order_ref: `${canary}-read` }, key: null }),
+    ),
+    200,
+    "read",
+  );
   // A pending approval and a decided, executed one.
-  const pending = await send("POST", calls, t.agent, callBody({ callId: `${canary}-pend`, tool: "submit_refund", args: { order_ref: `${canary}-pend`, reason: "duplicate" } }));
+  const pending = await send(
+    "POST",
+    calls,
+    t.agent,
+    callBody({
+      callId: `${canary}-pend`,
+      tool: "submit_refund",
+      args: { order_ref: `${canary}-pend`, reason: "duplicate" },
+    }),
+  );
   const pendingApproval = pending.json?.approval_id as string;
   if (typeof pendingApproval !== "string") throw new Error(`pending approval: ${pending.text}`);
-  const decidedBody = callBody({ callId: `${canary}-dec`, tool: "submit_refund", args: { order_ref: `${canary}-dec`, reason: "damaged" } });
+  const decidedBody = callBody({
+    callId: `${canary}-dec`,
+    tool: "submit_refund",
+    args: { order_ref: `${canary}-dec`, reason: "damaged" },
+  });
   const decidedApproval = await approveCall(t, decidedBody);
   must(await send("POST", calls, t.agent, decidedBody), 200, "decided call");
   // An HTTP write whose outcome is unknown: its status_ref.
-  const submitBody = callBody({ callId: `${canary}-sub`, tool: "submit_refund", args: { order_ref: `${canary}-sub`, reason: "other" }, key: `idem-${letter}-${hex(8)}` });
+  const submitBody = callBody({
+    callId: `${canary}-sub`,
+    tool: "submit_refund",
+    args: { order_ref: `${canary}-sub`, reason: "other" },
+    key: `idem-${letter}-${hex(8)}`,
+  });
   await approveCall(t, submitBody);
   await downstreamMode("error_after_commit");
   const unknown = await send("POST", calls, t.agent, submitBody);
@@ -170,49 +265,151 @@ async function world(letter: string): Promise<World> {
   const statusRef = unknown.json?.status_ref as string;
   if (typeof statusRef !== "string") throw new Error(`status_ref: ${unknown.text}`);
   // Capability state: two providers, instances, grants, an executed-path request, a pending capability approval.
-  const admin = (method: string, path: string, body?: unknown) => send(method, `/v1/consumers/${name}/capability${path}`, ADMIN, body);
-  const descriptor = (id: string) => ({ descriptor: { id, owner: { consumer: name }, capabilities: [{ id: SNAPSHOT, class: "browser", description: `${canary}-desc` }] } });
+  const admin = (method: string, path: string, body?: unknown) =>
+    send(method, `/v1/consumers/${name}/capability${path}`, ADMIN, body);
+  const descriptor = (id: string) => ({
+    descriptor: {
+      id,
+      owner: { consumer: name },
+      capabilities: [{ id: SNAPSHOT, class: "browser", description: `${canary}-desc` }],
+    },
+  });
   must(await admin("POST", "/providers", descriptor(PROVIDER)), 201, "provider");
   must(await admin("POST", "/providers", descriptor(ownProvider)), 201, "own provider");
   must(await admin("PUT", "/instances/7", { generation: 1, state: "active" }), 200, "instance 7");
   must(await admin("PUT", `/instances/${instance}`, { generation: 1, state: "active" }), 200, "own instance");
   const cap = `/v1/consumers/${name}/capability`;
   must(await send("POST", `${cap}/authority`, t.approver, grant(name, actor, "tab:1", "allow")), 200, "grant allow");
-  must(await send("POST", `${cap}/authority`, t.approver, grant(name, actor, "tab:2", "require-approval")), 200, "grant approval");
+  must(
+    await send("POST", `${cap}/authority`, t.approver, grant(name, actor, "tab:2", "require-approval")),
+    200,
+    "grant approval",
+  );
   must(await send("POST", `${cap}/providers/${PROVIDER}/attach`, t.provider), 200, "attach");
-  must(await send("POST", `${cap}/requests`, t.agent, capabilityRequest({ actor }, 1, "tab:1", `${canary}-cap1`)), 200, "capability request");
-  must(await send("POST", `${cap}/requests`, t.agent, capabilityRequest({ actor }, 2, "tab:2", `${canary}-cap2`)), 200, "capability approval");
+  must(
+    await send("POST", `${cap}/requests`, t.agent, capabilityRequest({ actor }, 1, "tab:1", `${canary}-cap1`)),
+    200,
+    "capability request",
+  );
+  must(
+    await send("POST", `${cap}/requests`, t.agent, capabilityRequest({ actor }, 2, "tab:2", `${canary}-cap2`)),
+    200,
+    "capability approval",
+  );
   // Runtime: an unacknowledged outbox event and a facade map.
   const evt = await fetchGate(
-    new Request(`http://gate/v1/consumers/${name}/runtime/envelopes`, { method: "POST", headers: { authorization: `Bearer ${t.runtime}`, "content-type": "application/json" }, body: JSON.stringify(event(`${canary}-evt`)) }),
+    new Request(`http://gate/v1/consumers/${name}/runtime/envelopes`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.runtime}`, "content-type": "application/json" },
+      body: JSON.stringify(event(`${canary}-evt`)),
+    }),
   );
   await evt.text();
   if (evt.status !== 202) throw new Error(`outbox event: ${evt.status}`);
-  must(await send("PUT", `/v1/consumers/${name}/runtime/facade-targets`, ADMIN, { targets: { [`/app/${canary}-target`]: "get_order" } }), 200, "facade targets");
+  must(
+    await send("PUT", `/v1/consumers/${name}/runtime/facade-targets`, ADMIN, {
+      targets: { [`/app/${canary}-target`]: "get_order" },
+    }),
+    200,
+    "facade targets",
+  );
   const any = await send("POST", `/v1/consumers/${name}/credentials`, ADMIN, { kind: "provider" });
   must(any, 201, "unbound provider credential");
   // Tools as data: a secret and a tool of this consumer only.
   const toolName = `tool_${letter}_${hex(8)}`;
   const secretName = `secret_${letter}_${hex(8)}`;
-  must(await send("PUT", `/v1/consumers/${name}/secrets/${secretName}`, ADMIN, { value: `${canary}-secret` }), 204, "secret");
-  must(await send("PUT", `/v1/consumers/${name}/tools/${toolName}`, ADMIN, dataTool(canary, secretName)), 200, "data tool");
+  must(
+    await send("PUT", `/v1/consumers/${name}/secrets/${secretName}`, ADMIN, { value: `${canary}-secret` }),
+    204,
+    "secret",
+  );
+  must(
+    await send("PUT", `/v1/consumers/${name}/tools/${toolName}`, ADMIN, dataTool(canary, secretName)),
+    200,
+    "data tool",
+  );
   // MCP: a session of a subject-bound agent, and a registered MCP server (a real SDK server behind https://mcp.test).
-  const mcpAgent = await send("POST", `/v1/consumers/${name}/credentials`, ADMIN, { kind: "agent", subject_id: `user-${letter}` });
+  const mcpAgent = await send("POST", `/v1/consumers/${name}/credentials`, ADMIN, {
+    kind: "agent",
+    subject_id: `user-${letter}`,
+  });
   must(mcpAgent, 201, "mcp agent");
-  const init = await fetchGate(new Request(`http://gate/v1/consumers/${name}/mcp`, { method: "POST", headers: MCP_HEADERS(mcpAgent.json.secret, null), body: JSON.stringify(INITIALIZE) }));
+  const init = await fetchGate(
+    new Request(`http://gate/v1/consumers/${name}/mcp`, {
+      method: "POST",
+      headers: MCP_HEADERS(mcpAgent.json.secret, null),
+      body: JSON.stringify(INITIALIZE),
+    }),
+  );
   await init.text();
   const mcpSession = init.headers.get("mcp-session-id") ?? "";
   if (init.status !== 200 || mcpSession === "") throw new Error(`mcp session: ${init.status}`);
   const mcpServer = `srv_${letter}_${hex(8)}`;
-  must(await send("POST", `/v1/consumers/${name}/mcp-servers`, ADMIN, { name: mcpServer, url: "https://mcp.test/json/mcp", prefix: `${letter}_` }), 200, "mcp server");
+  must(
+    await send("POST", `/v1/consumers/${name}/mcp-servers`, ADMIN, {
+      name: mcpServer,
+      url: "https://mcp.test/json/mcp",
+      prefix: `${letter}_`,
+    }),
+    200,
+    "mcp server",
+  );
   const deliveries = await send("GET", `/v1/consumers/${name}/webhooks/deliveries`, ADMIN);
   const delivery = (deliveries.json?.deliveries as Array<{ delivery_id: string }> | undefined)?.[0]?.delivery_id;
   if (typeof delivery !== "string") throw new Error(`webhook delivery: ${deliveries.text}`);
   const auditor = await send("GET", `/v1/consumers/${name}/audit/verify`, t.auditor);
   const head = String(auditor.json?.head ?? auditor.json?.head_digest ?? "");
-  const strings = [name, canary, actor, ownProvider, toolName, secretName, mcpAgent.json.secret, mcpAgent.json.credential_id, mcpSession, mcpServer, t.agent, t.approver, t.auditor, t.provider, t.runtime, any.json.secret, t.agentId, t.approverId, any.json.credential_id, pendingApproval, decidedApproval, statusRef, webhook, webhookSecret, delivery, origin];
+  const strings = [
+    name,
+    canary,
+    actor,
+    ownProvider,
+    toolName,
+    secretName,
+    mcpAgent.json.secret,
+    mcpAgent.json.credential_id,
+    mcpSession,
+    mcpServer,
+    t.agent,
+    t.approver,
+    t.auditor,
+    t.provider,
+    t.runtime,
+    any.json.secret,
+    t.agentId,
+    t.approverId,
+    any.json.credential_id,
+    pendingApproval,
+    decidedApproval,
+    statusRef,
+    webhook,
+    webhookSecret,
+    delivery,
+    origin,
+  ];
   if (head.length >= 16) strings.push(head);
-  return { ...t, letter, canary, actor, ownProvider, instance, anyProvider: any.json.secret, pendingApproval, decidedApproval, statusRef, submitBody, toolName, secretName, mcpAgent: mcpAgent.json.secret, mcpSession, mcpServer, webhook, delivery, strings, origin };
+  return {
+    ...t,
+    letter,
+    canary,
+    actor,
+    ownProvider,
+    instance,
+    anyProvider: any.json.secret,
+    pendingApproval,
+    decidedApproval,
+    statusRef,
+    submitBody,
+    toolName,
+    secretName,
+    mcpAgent: mcpAgent.json.secret,
+    mcpSession,
+    mcpServer,
+    webhook,
+    delivery,
+    strings,
+    origin,
+  };
 }
 
 /** One route of the OpenAPI document as the check drives it. */
@@ -245,19 +442,78 @@ const ROUTES: Route[] = [
     path: "/v1/consumers/{consumer}",
     auth: "admin",
     url: (c) => C(c),
-    body: (w) => ({ tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"], approver_subjects: ["human-reviewer-1"], cors_origins: [w.origin] }),
+    body: (w) => ({
+      tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"],
+      approver_subjects: ["human-reviewer-1"],
+      cors_origins: [w.origin],
+    }),
   },
-  { method: "GET", path: "/v1/consumers/{consumer}/tools", auth: "agent-or-admin", url: (c) => `${C(c)}/tools`, query: "?format=openai" },
-  { method: "GET", path: "/v1/consumers/{consumer}/tools/{name}", auth: "admin", url: (c, id) => `${C(c)}/tools/${id}`, id: { kind: "tool", own: (w) => w.toolName } },
-  { method: "PUT", path: "/v1/consumers/{consumer}/tools/{name}", auth: "admin", url: (c, id) => `${C(c)}/tools/${id}`, body: (w) => dataTool(w.canary, w.secretName) },
-  { method: "DELETE", path: "/v1/consumers/{consumer}/tools/{name}", auth: "admin", url: (c, id) => `${C(c)}/tools/${id}`, id: { kind: "tool", own: (w) => w.toolName } },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/tools",
+    auth: "agent-or-admin",
+    url: (c) => `${C(c)}/tools`,
+    query: "?format=openai",
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/tools/{name}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/tools/${id}`,
+    id: { kind: "tool", own: (w) => w.toolName },
+  },
+  {
+    method: "PUT",
+    path: "/v1/consumers/{consumer}/tools/{name}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/tools/${id}`,
+    body: (w) => dataTool(w.canary, w.secretName),
+  },
+  {
+    method: "DELETE",
+    path: "/v1/consumers/{consumer}/tools/{name}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/tools/${id}`,
+    id: { kind: "tool", own: (w) => w.toolName },
+  },
   { method: "GET", path: "/v1/consumers/{consumer}/secrets", auth: "admin", url: (c) => `${C(c)}/secrets` },
-  { method: "PUT", path: "/v1/consumers/{consumer}/secrets/{name}", auth: "admin", url: (c, id) => `${C(c)}/secrets/${id}`, body: (w) => ({ value: `${w.canary}-secret` }) },
-  { method: "DELETE", path: "/v1/consumers/{consumer}/secrets/{name}", auth: "admin", url: (c, id) => `${C(c)}/secrets/${id}`, id: { kind: "secret", own: (w) => w.secretName } },
-  { method: "POST", path: "/v1/consumers/{consumer}/credentials", auth: "admin", url: (c) => `${C(c)}/credentials`, body: () => ({ kind: "auditor" }) },
-  { method: "DELETE", path: "/v1/consumers/{consumer}/credentials/{credential_id}", auth: "admin", url: (c, id) => `${C(c)}/credentials/${id}`, id: { kind: "credential", own: () => `cred_${base62(16)}` } },
+  {
+    method: "PUT",
+    path: "/v1/consumers/{consumer}/secrets/{name}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/secrets/${id}`,
+    body: (w) => ({ value: `${w.canary}-secret` }),
+  },
+  {
+    method: "DELETE",
+    path: "/v1/consumers/{consumer}/secrets/{name}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/secrets/${id}`,
+    id: { kind: "secret", own: (w) => w.secretName },
+  },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/credentials",
+    auth: "admin",
+    url: (c) => `${C(c)}/credentials`,
+    body: () => ({ kind: "auditor" }),
+  },
+  {
+    method: "DELETE",
+    path: "/v1/consumers/{consumer}/credentials/{credential_id}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/credentials/${id}`,
+    id: { kind: "credential", own: () => `cred_${base62(16)}` },
+  },
   { method: "GET", path: "/v1/consumers/{consumer}/ping", auth: "admin", url: (c) => `${C(c)}/ping` },
-  { method: "POST", path: "/v1/consumers/{consumer}/tool-calls", auth: "agent", url: (c) => `${C(c)}/tool-calls`, body: (w) => callBody({ callId: `probe-${w.letter}`, tool: "get_order", args: { order_ref: "ORDER-7" }, key: null }) },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/tool-calls",
+    auth: "agent",
+    url: (c) => `${C(c)}/tool-calls`,
+    body: (w) =>
+      callBody({ callId: `probe-${w.letter}`, tool: "get_order", args: { order_ref: "ORDER-7" }, key: null }),
+  },
   {
     method: "POST",
     path: "/v1/consumers/{consumer}/tool-calls/status",
@@ -274,17 +530,47 @@ const ROUTES: Route[] = [
     url: (c) => `${C(c)}/tool-calls/batch`,
     body: (w) => ({
       principal: { subject_id: "user-1", roles: [] },
-      context: { provider: "openai", api_family: "responses", response_id: "resp-1", adapter_revision: "openai-responses-v1" },
+      context: {
+        provider: "openai",
+        api_family: "responses",
+        response_id: "resp-1",
+        adapter_revision: "openai-responses-v1",
+      },
       calls: [
-        { proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } }, call_id: `batch-${w.letter}-1`, operation_id: `op-batch-${w.letter}-1` },
-        { proposal: { name: "get_order", arguments: { order_ref: `${w.canary}-batch` } }, call_id: `batch-${w.letter}-2`, operation_id: `op-batch-${w.letter}-2` },
+        {
+          proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+          call_id: `batch-${w.letter}-1`,
+          operation_id: `op-batch-${w.letter}-1`,
+        },
+        {
+          proposal: { name: "get_order", arguments: { order_ref: `${w.canary}-batch` } },
+          call_id: `batch-${w.letter}-2`,
+          operation_id: `op-batch-${w.letter}-2`,
+        },
       ],
     }),
   },
-  { method: "GET", path: "/v1/consumers/{consumer}/approvals", auth: "approver", url: (c) => `${C(c)}/approvals`, query: "?state=pending" },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/approvals",
+    auth: "approver",
+    url: (c) => `${C(c)}/approvals`,
+    query: "?state=pending",
+  },
   // The approval stream replays the pending approvals first: the owner's own, nobody else's.
-  { method: "GET", path: "/v1/consumers/{consumer}/approvals/events", auth: "approver", url: (c) => `${C(c)}/approvals/events` },
-  { method: "GET", path: "/v1/consumers/{consumer}/approvals/{approval_id}", auth: "approver", url: (c, id) => `${C(c)}/approvals/${id}`, id: { kind: "approval", own: (w) => w.pendingApproval } },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/approvals/events",
+    auth: "approver",
+    url: (c) => `${C(c)}/approvals/events`,
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/approvals/{approval_id}",
+    auth: "approver",
+    url: (c, id) => `${C(c)}/approvals/${id}`,
+    id: { kind: "approval", own: (w) => w.pendingApproval },
+  },
   {
     method: "POST",
     path: "/v1/consumers/{consumer}/approvals/{approval_id}",
@@ -293,22 +579,74 @@ const ROUTES: Route[] = [
     body: () => ({ decision: "deny", approval_digest: "0".repeat(64) }),
     id: { kind: "approval", own: () => `apr_${hex(32)}` },
   },
-  { method: "GET", path: "/v1/consumers/{consumer}/audit", auth: "auditor", url: (c) => `${C(c)}/audit`, query: "?after=0&limit=500" },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/audit",
+    auth: "auditor",
+    url: (c) => `${C(c)}/audit`,
+    query: "?after=0&limit=500",
+  },
   { method: "GET", path: "/v1/consumers/{consumer}/audit/verify", auth: "auditor", url: (c) => `${C(c)}/audit/verify` },
-  { method: "GET", path: "/v1/consumers/{consumer}/audit/checkpoint", auth: "auditor", url: (c) => `${C(c)}/audit/checkpoint` },
-  { method: "GET", path: "/v1/consumers/{consumer}/audit/proof/inclusion", auth: "auditor", url: (c) => `${C(c)}/audit/proof/inclusion`, query: "?seq=2" },
-  { method: "GET", path: "/v1/consumers/{consumer}/audit/proof/consistency", auth: "auditor", url: (c) => `${C(c)}/audit/proof/consistency`, query: "?from=1&to=3" },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/audit/checkpoint",
+    auth: "auditor",
+    url: (c) => `${C(c)}/audit/checkpoint`,
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/audit/proof/inclusion",
+    auth: "auditor",
+    url: (c) => `${C(c)}/audit/proof/inclusion`,
+    query: "?seq=2",
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/audit/proof/consistency",
+    auth: "auditor",
+    url: (c) => `${C(c)}/audit/proof/consistency`,
+    query: "?from=1&to=3",
+  },
   { method: "GET", path: "/v1/consumers/{consumer}/audit/export", auth: "auditor", url: (c) => `${C(c)}/audit/export` },
-  { method: "POST", path: "/v1/consumers/{consumer}/runtime/envelopes", auth: "runtime", url: (c) => `${C(c)}/runtime/envelopes`, rawBody: () => enqueueFixture },
-  { method: "GET", path: "/v1/consumers/{consumer}/runtime/connect", auth: "runtime", url: (c) => `${C(c)}/runtime/connect`, upgrade: true },
-  { method: "GET", path: "/v1/consumers/{consumer}/runtime/facade-targets", auth: "admin", url: (c) => `${C(c)}/runtime/facade-targets` },
-  { method: "PUT", path: "/v1/consumers/{consumer}/runtime/facade-targets", auth: "admin", url: (c) => `${C(c)}/runtime/facade-targets`, body: (w) => ({ targets: { [`/app/${w.canary}-target`]: "get_order" } }) },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/runtime/envelopes",
+    auth: "runtime",
+    url: (c) => `${C(c)}/runtime/envelopes`,
+    rawBody: () => enqueueFixture,
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/runtime/connect",
+    auth: "runtime",
+    url: (c) => `${C(c)}/runtime/connect`,
+    upgrade: true,
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/runtime/facade-targets",
+    auth: "admin",
+    url: (c) => `${C(c)}/runtime/facade-targets`,
+  },
+  {
+    method: "PUT",
+    path: "/v1/consumers/{consumer}/runtime/facade-targets",
+    auth: "admin",
+    url: (c) => `${C(c)}/runtime/facade-targets`,
+    body: (w) => ({ targets: { [`/app/${w.canary}-target`]: "get_order" } }),
+  },
   {
     method: "POST",
     path: "/v1/consumers/{consumer}/capability/providers",
     auth: "admin",
     url: (c) => `${C(c)}/capability/providers`,
-    body: (w) => ({ descriptor: { id: `browser-probe-${w.letter}`, owner: "gate", capabilities: [{ id: SNAPSHOT, class: "browser", description: "probe" }] } }),
+    body: (w) => ({
+      descriptor: {
+        id: `browser-probe-${w.letter}`,
+        owner: "gate",
+        capabilities: [{ id: SNAPSHOT, class: "browser", description: "probe" }],
+      },
+    }),
   },
   {
     method: "PUT",
@@ -317,10 +655,33 @@ const ROUTES: Route[] = [
     url: (c, id) => `${C(c)}/capability/instances/${id}`,
     body: () => ({ generation: 1, state: "active" }),
   },
-  { method: "DELETE", path: "/v1/consumers/{consumer}/capability/instances/{instance_id}", auth: "admin", url: (c, id) => `${C(c)}/capability/instances/${id}`, id: { kind: "instance", own: () => String(1 + Math.floor(random() * 900)) } },
-  { method: "POST", path: "/v1/consumers/{consumer}/capability/authority", auth: "approver-or-admin", url: (c) => `${C(c)}/capability/authority`, body: (w) => grant(w.name, w.actor, "tab:3", "allow") },
-  { method: "GET", path: "/v1/consumers/{consumer}/capability/approvals", auth: "approver-or-admin", url: (c) => `${C(c)}/capability/approvals` },
-  { method: "POST", path: "/v1/consumers/{consumer}/capability/requests", auth: "agent", url: (c) => `${C(c)}/capability/requests`, body: (w) => capabilityRequest(w, 3, "tab:3", "probe") },
+  {
+    method: "DELETE",
+    path: "/v1/consumers/{consumer}/capability/instances/{instance_id}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/capability/instances/${id}`,
+    id: { kind: "instance", own: () => String(1 + Math.floor(random() * 900)) },
+  },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/capability/authority",
+    auth: "approver-or-admin",
+    url: (c) => `${C(c)}/capability/authority`,
+    body: (w) => grant(w.name, w.actor, "tab:3", "allow"),
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/capability/approvals",
+    auth: "approver-or-admin",
+    url: (c) => `${C(c)}/capability/approvals`,
+  },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/capability/requests",
+    auth: "agent",
+    url: (c) => `${C(c)}/capability/requests`,
+    body: (w) => capabilityRequest(w, 3, "tab:3", "probe"),
+  },
   {
     method: "GET",
     path: "/v1/consumers/{consumer}/capability/requests/{actor_id}/{local_id}",
@@ -329,8 +690,19 @@ const ROUTES: Route[] = [
     id: { kind: "request", own: (w) => `${w.actor}/1` },
   },
   // A host credential names the actor whose completions it drains.
-  { method: "POST", path: "/v1/consumers/{consumer}/capability/completions/drain", auth: "agent", url: (c) => `${C(c)}/capability/completions/drain`, query: "?actor_id=agent-1" },
-  { method: "GET", path: "/v1/consumers/{consumer}/capability/snapshot", auth: "auditor-or-admin", url: (c) => `${C(c)}/capability/snapshot` },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/capability/completions/drain",
+    auth: "agent",
+    url: (c) => `${C(c)}/capability/completions/drain`,
+    query: "?actor_id=agent-1",
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/capability/snapshot",
+    auth: "auditor-or-admin",
+    url: (c) => `${C(c)}/capability/snapshot`,
+  },
   {
     method: "GET",
     path: "/v1/consumers/{consumer}/capability/providers/{provider_id}/connect",
@@ -339,7 +711,13 @@ const ROUTES: Route[] = [
     upgrade: true,
     id: { kind: "provider", own: () => PROVIDER },
   },
-  { method: "POST", path: "/v1/consumers/{consumer}/capability/providers/{provider_id}/attach", auth: "provider", url: (c, id) => `${C(c)}/capability/providers/${id}/attach`, id: { kind: "provider", own: () => PROVIDER } },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/capability/providers/{provider_id}/attach",
+    auth: "provider",
+    url: (c, id) => `${C(c)}/capability/providers/${id}/attach`,
+    id: { kind: "provider", own: () => PROVIDER },
+  },
   {
     method: "GET",
     path: "/v1/consumers/{consumer}/capability/providers/{provider_id}/effects",
@@ -375,19 +753,81 @@ const ROUTES: Route[] = [
     body: () => ({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }),
     id: { kind: "mcp_session", own: (w) => w.mcpSession },
   },
-  { method: "DELETE", path: "/v1/consumers/{consumer}/mcp", auth: "agent", own: (w) => w.mcpAgent, url: (c) => `${C(c)}/mcp`, headers: (id) => MCP_HEADERS(null, id), id: { kind: "mcp_session", own: () => hex(32) } },
-  { method: "GET", path: "/v1/consumers/{consumer}/mcp", auth: "agent", own: (w) => w.mcpAgent, url: (c) => `${C(c)}/mcp`, headers: () => ({ accept: "text/event-stream" }) },
-  { method: "POST", path: "/v1/consumers/{consumer}/mcp-servers", auth: "admin", url: (c) => `${C(c)}/mcp-servers`, body: (w) => ({ name: `probe_${w.letter}`, url: "https://mcp.test/missing/mcp" }) },
+  {
+    method: "DELETE",
+    path: "/v1/consumers/{consumer}/mcp",
+    auth: "agent",
+    own: (w) => w.mcpAgent,
+    url: (c) => `${C(c)}/mcp`,
+    headers: (id) => MCP_HEADERS(null, id),
+    id: { kind: "mcp_session", own: () => hex(32) },
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/mcp",
+    auth: "agent",
+    own: (w) => w.mcpAgent,
+    url: (c) => `${C(c)}/mcp`,
+    headers: () => ({ accept: "text/event-stream" }),
+  },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/mcp-servers",
+    auth: "admin",
+    url: (c) => `${C(c)}/mcp-servers`,
+    body: (w) => ({ name: `probe_${w.letter}`, url: "https://mcp.test/missing/mcp" }),
+  },
   { method: "GET", path: "/v1/consumers/{consumer}/mcp-servers", auth: "admin", url: (c) => `${C(c)}/mcp-servers` },
-  { method: "GET", path: "/v1/consumers/{consumer}/mcp-servers/{name}", auth: "admin", url: (c, id) => `${C(c)}/mcp-servers/${id}`, id: { kind: "mcp_server", own: (w) => w.mcpServer } },
-  { method: "POST", path: "/v1/consumers/{consumer}/mcp-servers/{name}/import", auth: "admin", url: (c, id) => `${C(c)}/mcp-servers/${id}/import`, id: { kind: "mcp_server", own: (w) => w.mcpServer } },
-  { method: "DELETE", path: "/v1/consumers/{consumer}/mcp-servers/{name}", auth: "admin", url: (c, id) => `${C(c)}/mcp-servers/${id}`, id: { kind: "mcp_server", own: () => `srv_gone_${hex(8)}` } },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/mcp-servers/{name}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/mcp-servers/${id}`,
+    id: { kind: "mcp_server", own: (w) => w.mcpServer },
+  },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/mcp-servers/{name}/import",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/mcp-servers/${id}/import`,
+    id: { kind: "mcp_server", own: (w) => w.mcpServer },
+  },
+  {
+    method: "DELETE",
+    path: "/v1/consumers/{consumer}/mcp-servers/{name}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/mcp-servers/${id}`,
+    id: { kind: "mcp_server", own: () => `srv_gone_${hex(8)}` },
+  },
   // Webhook endpoints, their delivery log and a redelivery (admin).
-  { method: "POST", path: "/v1/consumers/{consumer}/webhooks", auth: "admin", url: (c) => `${C(c)}/webhooks`, body: (w) => ({ url: `https://hooks.test/${w.canary}-probe` }) },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/webhooks",
+    auth: "admin",
+    url: (c) => `${C(c)}/webhooks`,
+    body: (w) => ({ url: `https://hooks.test/${w.canary}-probe` }),
+  },
   { method: "GET", path: "/v1/consumers/{consumer}/webhooks", auth: "admin", url: (c) => `${C(c)}/webhooks` },
-  { method: "GET", path: "/v1/consumers/{consumer}/webhooks/{endpoint_id}", auth: "admin", url: (c, id) => `${C(c)}/webhooks/${id}`, id: { kind: "webhook", own: (w) => w.webhook } },
-  { method: "DELETE", path: "/v1/consumers/{consumer}/webhooks/{endpoint_id}", auth: "admin", url: (c, id) => `${C(c)}/webhooks/${id}`, id: { kind: "webhook", own: () => `ep_${hex(32)}` } },
-  { method: "GET", path: "/v1/consumers/{consumer}/webhooks/deliveries", auth: "admin", url: (c) => `${C(c)}/webhooks/deliveries` },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/webhooks/{endpoint_id}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/webhooks/${id}`,
+    id: { kind: "webhook", own: (w) => w.webhook },
+  },
+  {
+    method: "DELETE",
+    path: "/v1/consumers/{consumer}/webhooks/{endpoint_id}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/webhooks/${id}`,
+    id: { kind: "webhook", own: () => `ep_${hex(32)}` },
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/webhooks/deliveries",
+    auth: "admin",
+    url: (c) => `${C(c)}/webhooks/deliveries`,
+  },
   {
     method: "POST",
     path: "/v1/consumers/{consumer}/webhooks/deliveries/{delivery_id}/redeliver",
@@ -399,7 +839,12 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/v1/consumers/{consumer}", auth: "admin", url: (c) => C(c) },
   { method: "GET", path: "/v1/consumers/{consumer}/credentials", auth: "admin", url: (c) => `${C(c)}/credentials` },
   // OAuth protected resource metadata names the consumer's MCP URL, nothing of the consumer's state.
-  { method: "GET", path: "/.well-known/oauth-protected-resource/v1/consumers/{consumer}/mcp", auth: "agent", url: (c) => `/.well-known/oauth-protected-resource${C(c)}/mcp` },
+  {
+    method: "GET",
+    path: "/.well-known/oauth-protected-resource/v1/consumers/{consumer}/mcp",
+    auth: "agent",
+    url: (c) => `/.well-known/oauth-protected-resource${C(c)}/mcp`,
+  },
 ];
 /**
  * Routes without a consumer: nothing of a consumer to isolate. The OAuth endpoints answer
@@ -521,7 +966,14 @@ interface Answer {
   cors: string;
 }
 
-const CORS_NAMES = ["access-control-allow-origin", "access-control-allow-methods", "access-control-allow-headers", "access-control-max-age", "access-control-expose-headers", "vary"];
+const CORS_NAMES = [
+  "access-control-allow-origin",
+  "access-control-allow-methods",
+  "access-control-allow-headers",
+  "access-control-max-age",
+  "access-control-expose-headers",
+  "vary",
+];
 
 function corsOf(res: Response): string {
   return CORS_NAMES.map((name) => `${name}=${res.headers.get(name) ?? "-"}`).join("; ");
@@ -530,14 +982,32 @@ function corsOf(res: Response): string {
 /** A CORS preflight of `method` on `path` from `origin`. */
 async function preflightOf(path: string, method: string, origin: string): Promise<Answer> {
   requests++;
-  const headers = { origin, "access-control-request-method": method, "access-control-request-headers": "authorization, content-type" };
+  const headers = {
+    origin,
+    "access-control-request-method": method,
+    "access-control-request-headers": "authorization, content-type",
+  };
   const res = await fetchGate(new Request(`http://gate${path}`, { method: "OPTIONS", headers }));
-  return { status: res.status, type: res.headers.get("content-type"), auth: res.headers.get("www-authenticate"), retry: res.headers.get("retry-after"), text: await res.text(), cors: corsOf(res) };
+  return {
+    status: res.status,
+    type: res.headers.get("content-type"),
+    auth: res.headers.get("www-authenticate"),
+    retry: res.headers.get("retry-after"),
+    text: await res.text(),
+    cors: corsOf(res),
+  };
 }
 
 let requests = 0;
 
-async function call(route: Route, path: string, token: string | null, owner: World, id: string, origin?: string): Promise<Answer> {
+async function call(
+  route: Route,
+  path: string,
+  token: string | null,
+  owner: World,
+  id: string,
+  origin?: string,
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (origin !== undefined) headers.origin = origin;
   if (token !== null) headers.authorization = `Bearer ${token}`;
@@ -548,14 +1018,23 @@ async function call(route: Route, path: string, token: string | null, owner: Wor
   else if (route.body !== undefined) body = JSON.stringify(route.body(owner, id));
   if (body !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json";
   requests++;
-  const res = await fetchGate(new Request(`http://gate${path}${route.query ?? ""}`, { method: route.method, headers, body }));
+  const res = await fetchGate(
+    new Request(`http://gate${path}${route.query ?? ""}`, { method: route.method, headers, body }),
+  );
   if (res.webSocket !== null && res.webSocket !== undefined) {
     res.webSocket.accept();
     res.webSocket.close(1000, "r6");
   }
   const type = res.headers.get("content-type");
   const text = (type ?? "").startsWith("text/event-stream") ? await opening(res) : await res.text();
-  return { status: res.status, type, auth: res.headers.get("www-authenticate"), retry: res.headers.get("retry-after"), text, cors: corsOf(res) };
+  return {
+    status: res.status,
+    type,
+    auth: res.headers.get("www-authenticate"),
+    retry: res.headers.get("retry-after"),
+    text,
+    cors: corsOf(res),
+  };
 }
 
 function tokenOf(w: World, kind: Kind | "admin"): string {
@@ -583,7 +1062,9 @@ describe("R6 tenant isolation (in-process)", () => {
 
     // Every consumer route of the OpenAPI document is driven here, and nothing else; plus the MCP
     // endpoint's GET, routed (its 405 with Allow) but left out of the document: it has no successful answer.
-    const doc = (await send("GET", "/v1/openapi.json", null)).json as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await send("GET", "/v1/openapi.json", null)).json as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const documented = [
       ...Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
       "GET /v1/consumers/{consumer}/mcp",
@@ -601,8 +1082,14 @@ describe("R6 tenant isolation (in-process)", () => {
     const check = (label: string, a: Answer, caller: World, sent: string): void => {
       for (const w of worlds) {
         if (w === caller) continue;
-        for (const s of w.strings) if (a.text.includes(s) && !sent.includes(s)) note(leaks, `${label}: ${w.letter}'s ${s === w.name ? "name" : s.startsWith("tg_") ? "secret" : s.slice(0, 12)}`);
-        if (a.text.includes(`${CANARY_PREFIX}-${w.letter}-`) && !sent.includes(`${CANARY_PREFIX}-${w.letter}-`)) note(leaks, `${label}: ${w.letter}'s canary`);
+        for (const s of w.strings)
+          if (a.text.includes(s) && !sent.includes(s))
+            note(
+              leaks,
+              `${label}: ${w.letter}'s ${s === w.name ? "name" : s.startsWith("tg_") ? "secret" : s.slice(0, 12)}`,
+            );
+        if (a.text.includes(`${CANARY_PREFIX}-${w.letter}-`) && !sent.includes(`${CANARY_PREFIX}-${w.letter}-`))
+          note(leaks, `${label}: ${w.letter}'s canary`);
       }
       const breach = contractBreach(a.status, a.type, a.text);
       if (breach !== null) note(breaches, `${label}: ${breach} (${a.text.slice(0, 80)})`);
@@ -622,10 +1109,18 @@ describe("R6 tenant isolation (in-process)", () => {
           .replace(/(\\?)"observed_at\1":\1"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\1"/g, '"observed_at":<second>'),
       });
       const [nx, ny] = [norm(x, xId), norm(y, yId)];
-      if (nx.status === ny.status && nx.type === ny.type && nx.auth === ny.auth && nx.retry === ny.retry && nx.text === ny.text) equal++;
+      if (
+        nx.status === ny.status &&
+        nx.type === ny.type &&
+        nx.auth === ny.auth &&
+        nx.retry === ny.retry &&
+        nx.text === ny.text
+      )
+        equal++;
       else note(differ, `${label}: ${nx.status} ${nx.text.slice(0, 60)} ≠ ${ny.status} ${ny.text.slice(0, 60)}`);
     };
-    const sentOf = (route: Route, owner: World, path: string, id: string) => `${path} ${route.body === undefined ? "" : JSON.stringify(route.body(owner, id))}`;
+    const sentOf = (route: Route, owner: World, path: string, id: string) =>
+      `${path} ${route.body === undefined ? "" : JSON.stringify(route.body(owner, id))}`;
 
     let foreignRequests = 0;
     let idRequests = 0;
@@ -637,7 +1132,12 @@ describe("R6 tenant isolation (in-process)", () => {
         // (0) The owner's own call of the route: its own data only.
         if (route.upgrade !== true) {
           const path = route.url(owner.name, ownId);
-          check(`${route.method} ${route.path} own`, await call(route, path, ownToken(owner, route), owner, ownId), owner, sentOf(route, owner, path, ownId));
+          check(
+            `${route.method} ${route.path} own`,
+            await call(route, path, ownToken(owner, route), owner, ownId),
+            owner,
+            sentOf(route, owner, path, ownId),
+          );
         }
         // (1, 2) Every credential of the owner (and none) on each other consumer ≡ on a missing consumer.
         for (const kind of [...KINDS, null] as const) {
@@ -664,22 +1164,39 @@ describe("R6 tenant isolation (in-process)", () => {
           }
         }
         // The admin secret on a route of a consumer credential: the same 401 as no credential.
-        if (route.auth !== "admin" && route.auth !== "approver-or-admin" && route.auth !== "auditor-or-admin" && route.auth !== "agent-or-admin") {
+        if (
+          route.auth !== "admin" &&
+          route.auth !== "approver-or-admin" &&
+          route.auth !== "auditor-or-admin" &&
+          route.auth !== "agent-or-admin"
+        ) {
           const label = `${route.method} ${route.path} admin token`;
           for (const target of [owner.name, others[0]!.name, missing]) {
             const asAdmin = await call(route, route.url(target, ownId), ADMIN, owner, ownId);
             const anonymous = await call(route, route.url(target, ownId), null, owner, ownId);
             check(label, asAdmin, owner, "");
-            same(`${label} on ${target === owner.name ? "own" : target === missing ? "missing" : "foreign"} vs none`, asAdmin, anonymous);
+            same(
+              `${label} on ${target === owner.name ? "own" : target === missing ? "missing" : "foreign"} vs none`,
+              asAdmin,
+              anonymous,
+            );
           }
         }
         // (5) Malformed and slash-smuggling consumer segments: a catalog 4xx, nothing of anyone.
         for (const other of others) {
-          for (const segment of [`${owner.name}%2F..%2F${other.name}`, `${owner.name}%2F${other.name}`, `..%2F${other.name}`, `${other.name}%00`, `%2E%2E`, LONG]) {
+          for (const segment of [
+            `${owner.name}%2F..%2F${other.name}`,
+            `${owner.name}%2F${other.name}`,
+            `..%2F${other.name}`,
+            `${other.name}%00`,
+            `%2E%2E`,
+            LONG,
+          ]) {
             const a = await call(route, route.url(segment, ownId), ownToken(owner, route), owner, ownId);
             malformedRequests++;
             check(`${route.method} ${route.path} consumer ${segment.slice(0, 24)}`, a, owner, segment);
-            if (a.status < 400) note(breaches, `${route.method} ${route.path} consumer ${segment.slice(0, 24)}: accepted (${a.status})`);
+            if (a.status < 400)
+              note(breaches, `${route.method} ${route.path} consumer ${segment.slice(0, 24)}: accepted (${a.status})`);
           }
         }
         // (3, 4) The other consumers' ids on the owner's own path ≡ random well-formed ids; malformed ids refused.
@@ -718,7 +1235,8 @@ describe("R6 tenant isolation (in-process)", () => {
     /** Two answers that must be indistinguishable once each origin reads as `<origin>` (OAuth metadata echoes any). */
     const corsSame = (label: string, x: Answer, xOrigin: string, y: Answer, yOrigin: string): void => {
       compared++;
-      const norm = (a: Answer, origin: string) => `${a.status} ${a.type} ${a.auth} ${a.retry} ${a.cors.split(origin).join("<origin>")} ${a.text}`;
+      const norm = (a: Answer, origin: string) =>
+        `${a.status} ${a.type} ${a.auth} ${a.retry} ${a.cors.split(origin).join("<origin>")} ${a.text}`;
       if (norm(x, xOrigin) === norm(y, yOrigin)) equal++;
       else note(differ, `${label}: ${x.status} ${x.cors} ≠ ${y.status} ${y.cors}`);
     };
@@ -732,27 +1250,54 @@ describe("R6 tenant isolation (in-process)", () => {
         // OAuth's metadata answers its own preflights; every other route offers CORS exactly where a consumer credential may call.
         if (!route.path.startsWith("/.well-known/")) {
           const offered = own.status === 204 && own.cors.startsWith(`access-control-allow-origin=${owner.origin};`);
-          if (offered !== (route.auth !== "admin")) note(breaches, `${label} own preflight of ${owner.letter}: ${own.status} ${own.cors}`);
+          if (offered !== (route.auth !== "admin"))
+            note(breaches, `${label} own preflight of ${owner.letter}: ${own.status} ${own.cors}`);
         }
         const onMissing = await preflightOf(route.url(missing, ownId), route.method, owner.origin);
         for (const other of worlds.filter((w) => w !== owner)) {
           const path = route.url(other.name, ownId);
           const foreign = await preflightOf(path, route.method, owner.origin);
           check(`${label} preflight on ${other.letter}`, foreign, owner, owner.origin);
-          corsSame(`${label} preflight of ${owner.letter}'s origin on ${other.letter} vs a never-allowed origin`, foreign, owner.origin, await preflightOf(path, route.method, never), never);
-          corsSame(`${label} preflight of ${owner.letter}'s origin on ${other.letter} vs missing`, foreign, owner.origin, onMissing, owner.origin);
+          corsSame(
+            `${label} preflight of ${owner.letter}'s origin on ${other.letter} vs a never-allowed origin`,
+            foreign,
+            owner.origin,
+            await preflightOf(path, route.method, never),
+            never,
+          );
+          corsSame(
+            `${label} preflight of ${owner.letter}'s origin on ${other.letter} vs missing`,
+            foreign,
+            owner.origin,
+            onMissing,
+            owner.origin,
+          );
           // The owner's request (its admin-only routes with its agent credential: nothing is configured), its origin vs a never-allowed one.
           const token = route.auth === "admin" ? owner.agent : ownToken(owner, route);
           const withOrigin = await call(route, path, token, owner, ownId, owner.origin);
           check(`${label} ${owner.letter}'s request on ${other.letter}`, withOrigin, owner, `${path} ${owner.origin}`);
-          corsSame(`${label} ${owner.letter}'s request with its origin on ${other.letter}`, withOrigin, owner.origin, await call(route, path, token, owner, ownId, never), never);
+          corsSame(
+            `${label} ${owner.letter}'s request with its origin on ${other.letter}`,
+            withOrigin,
+            owner.origin,
+            await call(route, path, token, owner, ownId, never),
+            never,
+          );
           // The other consumer's own reads: the owner's origin unlocks nothing there.
           if (route.method === "GET" && route.auth !== "admin") {
             const theirs = (origin: string) => call(route, path, ownToken(other, route), other, ownId, origin);
             const [a, b] = [await theirs(owner.origin), await theirs(never)];
             compared++;
-            if (a.status === b.status && a.cors.split(owner.origin).join("<origin>") === b.cors.split(never).join("<origin>")) equal++;
-            else note(differ, `${label} ${other.letter}'s own read with ${owner.letter}'s origin: ${a.status} ${a.cors} ≠ ${b.status} ${b.cors}`);
+            if (
+              a.status === b.status &&
+              a.cors.split(owner.origin).join("<origin>") === b.cors.split(never).join("<origin>")
+            )
+              equal++;
+            else
+              note(
+                differ,
+                `${label} ${other.letter}'s own read with ${owner.letter}'s origin: ${a.status} ${a.cors} ≠ ${b.status} ${b.cors}`,
+              );
           }
         }
       }
@@ -764,10 +1309,22 @@ describe("R6 tenant isolation (in-process)", () => {
     const ownUnchanged: string[] = [];
     for (const [i, w] of worlds.entries()) {
       const list = await send("GET", `/v1/consumers/${w.name}/approvals?state=pending`, w.approver);
-      const stillPending = (list.json?.approvals as Array<{ approval_id: string }> | undefined)?.some((a) => a.approval_id === w.pendingApproval) === true;
-      const agentWorks = (await send("POST", `/v1/consumers/${w.name}/tool-calls`, w.agent, callBody({ callId: `final-${w.letter}`, tool: "get_order", args: { order_ref: "ORDER-7" }, key: null }))).status === 200;
+      const stillPending =
+        (list.json?.approvals as Array<{ approval_id: string }> | undefined)?.some(
+          (a) => a.approval_id === w.pendingApproval,
+        ) === true;
+      const agentWorks =
+        (
+          await send(
+            "POST",
+            `/v1/consumers/${w.name}/tool-calls`,
+            w.agent,
+            callBody({ callId: `final-${w.letter}`, tool: "get_order", args: { order_ref: "ORDER-7" }, key: null }),
+          )
+        ).status === 200;
       const auditOk = after[i]?.json?.ok === true && before[i]?.json?.ok === true;
-      if (!stillPending || !agentWorks || !auditOk) ownUnchanged.push(`${w.letter}: pending ${stillPending}, agent ${agentWorks}, audit ${auditOk}`);
+      if (!stillPending || !agentWorks || !auditOk)
+        ownUnchanged.push(`${w.letter}: pending ${stillPending}, agent ${agentWorks}, audit ${auditOk}`);
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     const missingRoutes = documented.filter((r) => !driven.includes(r));
@@ -783,7 +1340,12 @@ describe("R6 tenant isolation (in-process)", () => {
       id: "R6",
       check: "every route × foreign, missing, foreign-id, random-id and malformed ids across 3 consumers",
       figure,
-      pass: leaks.size === 0 && equal === compared && breaches.size === 0 && missingRoutes.length === 0 && ownUnchanged.length === 0,
+      pass:
+        leaks.size === 0 &&
+        equal === compared &&
+        breaches.size === 0 &&
+        missingRoutes.length === 0 &&
+        ownUnchanged.length === 0,
       seed: SEED,
     });
     expect(driven).toEqual(documented);

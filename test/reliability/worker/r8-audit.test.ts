@@ -32,15 +32,38 @@ const stubOf = (name: string) => env.CONSUMER.get(env.CONSUMER.idFromName(name))
 
 async function fill(t: Tenant, entries: number): Promise<void> {
   for (let i = 0; i < entries; i += 25) {
-    await Promise.all(Array.from({ length: 25 }, (_, j) => send("POST", `/v1/consumers/${t.name}/tool-calls`, t.agent, callBody({ callId: `a-${i + j}`, tool: "get_order", args: { order_ref: "ORDER-7" }, key: null }))));
+    await Promise.all(
+      Array.from({ length: 25 }, (_, j) =>
+        send(
+          "POST",
+          `/v1/consumers/${t.name}/tool-calls`,
+          t.agent,
+          callBody({ callId: `a-${i + j}`, tool: "get_order", args: { order_ref: "ORDER-7" }, key: null }),
+        ),
+      ),
+    );
   }
 }
 
 async function rows(name: string): Promise<Row[]> {
-  return runInDurableObject(stubOf(name), (_o, state) => [...state.storage.sql.exec("SELECT seq, kind, at, record, prev_sha256, entry_sha256 FROM audit_chain ORDER BY seq")] as unknown as Row[]);
+  return runInDurableObject(
+    stubOf(name),
+    (_o, state) =>
+      [
+        ...state.storage.sql.exec(
+          "SELECT seq, kind, at, record, prev_sha256, entry_sha256 FROM audit_chain ORDER BY seq",
+        ),
+      ] as unknown as Row[],
+  );
 }
 
-const sameRow = (a: Row, b: Row) => a.seq === b.seq && a.kind === b.kind && a.at === b.at && a.record === b.record && a.prev_sha256 === b.prev_sha256 && a.entry_sha256 === b.entry_sha256;
+const sameRow = (a: Row, b: Row) =>
+  a.seq === b.seq &&
+  a.kind === b.kind &&
+  a.at === b.at &&
+  a.record === b.record &&
+  a.prev_sha256 === b.prev_sha256 &&
+  a.entry_sha256 === b.entry_sha256;
 
 /**
  * Replaces the stored chain `from` with `to`, touching only the rows that differ (a tampering
@@ -56,7 +79,15 @@ function rewrite(state: DurableObjectState, from: Row[], to: Row[]): void {
       const old = before.get(r.seq);
       if (old !== undefined && sameRow(old, r)) continue;
       if (old !== undefined) sql.exec("DELETE FROM audit_chain WHERE seq = ?", r.seq);
-      sql.exec("INSERT INTO audit_chain (seq, kind, at, record, prev_sha256, entry_sha256) VALUES (?, ?, ?, ?, ?, ?)", r.seq, r.kind, r.at, r.record, r.prev_sha256, r.entry_sha256);
+      sql.exec(
+        "INSERT INTO audit_chain (seq, kind, at, record, prev_sha256, entry_sha256) VALUES (?, ?, ?, ?, ?, ?)",
+        r.seq,
+        r.kind,
+        r.at,
+        r.record,
+        r.prev_sha256,
+        r.entry_sha256,
+      );
     }
   });
 }
@@ -120,7 +151,12 @@ describe("R8 audit chain tampering", () => {
         const i = at();
         const r = original[i] as Row;
         const field = Math.floor(random() * 3);
-        const changed = field === 0 ? { ...r, record: r.record.replace(/ORDER-7/, "ORDER-8").replace(/"get_order"/, '"get_orderx"') } : field === 1 ? { ...r, at: r.at + 1 } : { ...r, kind: `${r.kind}.x` };
+        const changed =
+          field === 0
+            ? { ...r, record: r.record.replace(/ORDER-7/, "ORDER-8").replace(/"get_order"/, '"get_orderx"') }
+            : field === 1
+              ? { ...r, at: r.at + 1 }
+              : { ...r, kind: `${r.kind}.x` };
         return original.map((x, k) => (k === i ? changed : x));
       },
       delete: () => {
@@ -162,16 +198,29 @@ describe("R8 audit chain tampering", () => {
       let detected = 0;
       for (let k = 0; k < TRIALS; k++) if (!(await verifyWith(a, mutate(), original))) detected++;
       allDetected &&= detected === TRIALS;
-      report({ id: "R8", check: `audit tamper: ${name} (chain of ${original.length})`, figure: `${detected}/${TRIALS} detected`, pass: detected === TRIALS, seed: SEED });
+      report({
+        id: "R8",
+        check: `audit tamper: ${name} (chain of ${original.length})`,
+        figure: `${detected}/${TRIALS} detected`,
+        pass: detected === TRIALS,
+        seed: SEED,
+      });
     }
     let truncatedDetected = 0;
     let recomputedDetected = 0;
     for (let k = 0; k < 5; k++) {
       if (!(await verifyWith(a, original.slice(0, original.length - 1 - k * 7), original))) truncatedDetected++;
-      const edited = original.map((x, i) => (i === 10 + k ? { ...x, record: x.record.replace(/ORDER-7/, "ORDER-9") } : x));
+      const edited = original.map((x, i) =>
+        i === 10 + k ? { ...x, record: x.record.replace(/ORDER-7/, "ORDER-9") } : x,
+      );
       if (!(await verifyWith(a, recompute(edited), original))) recomputedDetected++;
     }
-    report({ id: "R8", check: "audit: tail truncation / full recomputation, by the chain's verify walk alone", figure: `${truncatedDetected}/5 and ${recomputedDetected}/5 detected by the walk alone, as expected (signed checkpoints detect both: the R8 checkpoint rows)`, pass: truncatedDetected === 0 && recomputedDetected === 0 });
+    report({
+      id: "R8",
+      check: "audit: tail truncation / full recomputation, by the chain's verify walk alone",
+      figure: `${truncatedDetected}/5 and ${recomputedDetected}/5 detected by the walk alone, as expected (signed checkpoints detect both: the R8 checkpoint rows)`,
+      pass: truncatedDetected === 0 && recomputedDetected === 0,
+    });
     expect(await verifyWith(a, original, original)).toBe(true);
     expect(allDetected).toBe(true);
   });

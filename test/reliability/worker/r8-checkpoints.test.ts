@@ -55,7 +55,16 @@ const stubOf = (name: string) => env.CONSUMER.get(env.CONSUMER.idFromName(name))
 
 async function fill(t: Tenant, entries: number): Promise<void> {
   for (let i = 0; i < entries; i += 25) {
-    await Promise.all(Array.from({ length: 25 }, (_, j) => send("POST", `/v1/consumers/${t.name}/tool-calls`, t.agent, callBody({ callId: `k-${i + j}`, tool: "get_order", args: { order_ref: "ORDER-7" }, key: null }))));
+    await Promise.all(
+      Array.from({ length: 25 }, (_, j) =>
+        send(
+          "POST",
+          `/v1/consumers/${t.name}/tool-calls`,
+          t.agent,
+          callBody({ callId: `k-${i + j}`, tool: "get_order", args: { order_ref: "ORDER-7" }, key: null }),
+        ),
+      ),
+    );
   }
 }
 
@@ -63,9 +72,13 @@ function snapshot(name: string): Promise<Snapshot> {
   return runInDurableObject(stubOf(name), (_o, state) => {
     const sql = state.storage.sql;
     return {
-      chain: [...sql.exec("SELECT seq, kind, at, record, prev_sha256, entry_sha256 FROM audit_chain ORDER BY seq")] as unknown as Row[],
+      chain: [
+        ...sql.exec("SELECT seq, kind, at, record, prev_sha256, entry_sha256 FROM audit_chain ORDER BY seq"),
+      ] as unknown as Row[],
       tree: [...sql.exec("SELECT level, idx, hash FROM audit_tree")] as unknown as Snapshot["tree"],
-      checkpoints: [...sql.exec("SELECT size, root, note, signed_at FROM audit_checkpoints")] as unknown as Snapshot["checkpoints"],
+      checkpoints: [
+        ...sql.exec("SELECT size, root, note, signed_at FROM audit_checkpoints"),
+      ] as unknown as Snapshot["checkpoints"],
     };
   });
 }
@@ -78,9 +91,26 @@ async function store(name: string, s: Snapshot): Promise<void> {
       sql.exec("DELETE FROM audit_chain");
       sql.exec("DELETE FROM audit_tree");
       sql.exec("DELETE FROM audit_checkpoints");
-      for (const r of s.chain) sql.exec("INSERT INTO audit_chain (seq, kind, at, record, prev_sha256, entry_sha256) VALUES (?, ?, ?, ?, ?, ?)", r.seq, r.kind, r.at, r.record, r.prev_sha256, r.entry_sha256);
-      for (const n of s.tree) sql.exec("INSERT INTO audit_tree (level, idx, hash) VALUES (?, ?, ?)", n.level, n.idx, n.hash);
-      for (const c of s.checkpoints) sql.exec("INSERT INTO audit_checkpoints (size, root, note, signed_at) VALUES (?, ?, ?, ?)", c.size, c.root, c.note, c.signed_at);
+      for (const r of s.chain)
+        sql.exec(
+          "INSERT INTO audit_chain (seq, kind, at, record, prev_sha256, entry_sha256) VALUES (?, ?, ?, ?, ?, ?)",
+          r.seq,
+          r.kind,
+          r.at,
+          r.record,
+          r.prev_sha256,
+          r.entry_sha256,
+        );
+      for (const n of s.tree)
+        sql.exec("INSERT INTO audit_tree (level, idx, hash) VALUES (?, ?, ?)", n.level, n.idx, n.hash);
+      for (const c of s.checkpoints)
+        sql.exec(
+          "INSERT INTO audit_checkpoints (size, root, note, signed_at) VALUES (?, ?, ?, ?)",
+          c.size,
+          c.root,
+          c.note,
+          c.signed_at,
+        );
     });
   });
   await abortAllDurableObjects();
@@ -128,7 +158,8 @@ function findings(e: Export | typeof REFUSED, verifiers: Verifier[], saved: stri
   if (!cp.ok) return [`checkpoint: ${cp.error}`];
   const tree = new MerkleTree();
   for (const line of e.lines) tree.append(leafHash(encoder.encode(line)));
-  if (cp.value.size !== tree.size || !equal(cp.value.root, tree.root())) found.push("checkpoint does not cover the export");
+  if (cp.value.size !== tree.size || !equal(cp.value.root, tree.root()))
+    found.push("checkpoint does not cover the export");
   for (const note of saved) {
     const s = openNote(note, verifiers);
     const c = s.ok ? parseCheckpoint(s.value.text) : null;
@@ -147,7 +178,10 @@ const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every
 async function witnessNotes(consumer: string): Promise<string[]> {
   const bucket = (env as unknown as { AUDIT_WITNESS: R2Bucket }).AUDIT_WITNESS;
   const listed = await bucket.list({ prefix: `consumers/${consumer}/checkpoints/` });
-  const latest = listed.objects.map((o) => o.key).sort().at(-1);
+  const latest = listed.objects
+    .map((o) => o.key)
+    .sort()
+    .at(-1);
   if (latest === undefined) return [];
   return [await ((await bucket.get(latest)) as R2ObjectBody).text()];
 }
@@ -163,7 +197,9 @@ describe("R8 audit: truncation and recomputation against signed checkpoints", ()
       return v.value;
     });
     // The auditor saves the checkpoint (which also reaches the witness bucket).
-    const saved = ((await send("GET", `/v1/consumers/${t.name}/audit/checkpoint`, t.auditor)).json as { checkpoint: string }).checkpoint;
+    const saved = (
+      (await send("GET", `/v1/consumers/${t.name}/audit/checkpoint`, t.auditor)).json as { checkpoint: string }
+    ).checkpoint;
     const original = await snapshot(t.name);
     expect(original.chain.length).toBeGreaterThanOrEqual(ENTRIES);
     expect(findings(await exportOf(t), verifiers, [saved, ...(await witnessNotes(t.name))])).toEqual([]);
@@ -177,7 +213,11 @@ describe("R8 audit: truncation and recomputation against signed checkpoints", ()
       // Truncation: the last 1 + 7k entries gone, with their nodes and every checkpoint covering them.
       const size = original.chain.length - 1 - 7 * k;
       const chain = original.chain.slice(0, size);
-      await store(t.name, { chain, tree: treeOf(chain), checkpoints: original.checkpoints.filter((c) => c.size <= size) });
+      await store(t.name, {
+        chain,
+        tree: treeOf(chain),
+        checkpoints: original.checkpoints.filter((c) => c.size <= size),
+      });
       const cut = await exportOf(t);
       if (cut === REFUSED) refusedByGate++;
       else expect(cut.lines.length).toBe(size);
@@ -198,7 +238,10 @@ describe("R8 audit: truncation and recomputation against signed checkpoints", ()
       for (const r of forged) tree.append(leafHash(encoder.encode(entryLine(r))));
       const origin = parseCheckpoint((openNote(saved, verifiers) as { value: { text: string } }).value.text);
       if (!origin.ok) throw new Error("saved checkpoint");
-      const forgedNote = signNote(formatCheckpoint({ origin: origin.value.origin, size: tree.size, root: tree.root() }), [attacker]);
+      const forgedNote = signNote(
+        formatCheckpoint({ origin: origin.value.origin, size: tree.size, root: tree.root() }),
+        [attacker],
+      );
       if (findings({ lines: forged.map(entryLine), note: forgedNote }, verifiers, []).length > 0) bySignature++;
       // (b) The rewritten storage: the gate refuses to sign it (the witness's checkpoint is not its prefix).
       await store(t.name, { chain: forged, tree: treeOf(forged), checkpoints: [] });
@@ -209,9 +252,30 @@ describe("R8 audit: truncation and recomputation against signed checkpoints", ()
     }
     expect(findings(await exportOf(t), verifiers, [saved])).toEqual([]);
     const n = original.chain.length;
-    report({ id: "R8", check: `audit: tail truncation (log of ${n})`, figure: `${againstSaved}/${TRIALS} detected against a saved checkpoint, ${againstWitness}/${TRIALS} against the witness alone`, pass: againstSaved === TRIALS && againstWitness === TRIALS });
-    report({ id: "R8", check: `audit: full recomputation (log of ${n})`, figure: `${bySignature}/${TRIALS} detected by the signature (attacker-signed export), ${recomputedAgainstWitness}/${TRIALS} against the witness (rewritten storage)`, pass: bySignature === TRIALS && recomputedAgainstWitness === TRIALS });
-    report({ id: "R8", check: `audit: the gate signs no rewritten log (log of ${n})`, figure: `${refusedByGate}/${2 * TRIALS} truncated or recomputed storages refused with AUDIT_LOG_INCONSISTENT`, pass: refusedByGate === 2 * TRIALS });
-    expect([againstSaved, againstWitness, bySignature, recomputedAgainstWitness, refusedByGate]).toEqual([TRIALS, TRIALS, TRIALS, TRIALS, 2 * TRIALS]);
+    report({
+      id: "R8",
+      check: `audit: tail truncation (log of ${n})`,
+      figure: `${againstSaved}/${TRIALS} detected against a saved checkpoint, ${againstWitness}/${TRIALS} against the witness alone`,
+      pass: againstSaved === TRIALS && againstWitness === TRIALS,
+    });
+    report({
+      id: "R8",
+      check: `audit: full recomputation (log of ${n})`,
+      figure: `${bySignature}/${TRIALS} detected by the signature (attacker-signed export), ${recomputedAgainstWitness}/${TRIALS} against the witness (rewritten storage)`,
+      pass: bySignature === TRIALS && recomputedAgainstWitness === TRIALS,
+    });
+    report({
+      id: "R8",
+      check: `audit: the gate signs no rewritten log (log of ${n})`,
+      figure: `${refusedByGate}/${2 * TRIALS} truncated or recomputed storages refused with AUDIT_LOG_INCONSISTENT`,
+      pass: refusedByGate === 2 * TRIALS,
+    });
+    expect([againstSaved, againstWitness, bySignature, recomputedAgainstWitness, refusedByGate]).toEqual([
+      TRIALS,
+      TRIALS,
+      TRIALS,
+      TRIALS,
+      2 * TRIALS,
+    ]);
   });
 });

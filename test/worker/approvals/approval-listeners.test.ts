@@ -12,14 +12,20 @@ import { ADMIN_TOKEN, context, credential, gate, pinClock, send, setupConsumer, 
 const T0 = 1_784_419_200;
 const CONSUMER = "approval-listeners";
 const BASE = `/v1/consumers/${CONSUMER}`;
-const CONFIG = { tools: ["create_note"], approver_subjects: ["rev-1"], limits: { calls_per_second: 1000, call_burst: 1000, pending_approvals_per_subject: 100 } };
+const CONFIG = {
+  tools: ["create_note"],
+  approver_subjects: ["rev-1"],
+  limits: { calls_per_second: 1000, call_burst: 1000, pending_approvals_per_subject: 100 },
+};
 
 /** A data-defined write: every call waits for an approval. */
 const NOTE = {
   description: "Create a note.",
   risk: "write",
   input: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
-  output: { schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false } },
+  output: {
+    schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false },
+  },
   target: { kind: "http", url: "https://ledger.test/notes" },
 };
 
@@ -32,7 +38,11 @@ let calls = 0;
 /** Opens one approval with an agent credential and answers its id. */
 async function openApproval(agent: string): Promise<string> {
   calls += 1;
-  const body = { principal: { subject_id: "user-1", roles: [] }, proposal: { name: "create_note", arguments: { text: `note ${calls}` } }, context: context(`call-${calls}`, { key: `key-${calls}` }) };
+  const body = {
+    principal: { subject_id: "user-1", roles: [] },
+    proposal: { name: "create_note", arguments: { text: `note ${calls}` } },
+    context: context(`call-${calls}`, { key: `key-${calls}` }),
+  };
   const answer = (await (await send("POST", `${BASE}/tool-calls`, agent, body)).json()) as { approval_id?: string };
   if (answer.approval_id === undefined) throw new Error("no approval opened");
   return answer.approval_id;
@@ -40,7 +50,10 @@ async function openApproval(agent: string): Promise<string> {
 
 /** The live listeners the consumer's object holds now. */
 function listeners(): Promise<number> {
-  return runInDurableObject(env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER)), (instance) => instance.events.listeners);
+  return runInDurableObject(
+    env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER)),
+    (instance) => instance.events.listeners,
+  );
 }
 
 async function until(count: number): Promise<void> {
@@ -49,13 +62,19 @@ async function until(count: number): Promise<void> {
 }
 
 /** The event names a stream carries (comments and `retry:` skipped) until it ends or `ms` pass without an end. */
-async function rest(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<{ events: string[]; ended: boolean }> {
+async function rest(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  ms: number,
+): Promise<{ events: string[]; ended: boolean }> {
   const decoder = new TextDecoder();
   let text = "";
   const deadline = Date.now() + ms;
   for (;;) {
     const left = deadline - Date.now();
-    const chunk = left <= 0 ? "timeout" : await Promise.race([reader.read(), new Promise<"timeout">((r) => setTimeout(() => r("timeout"), left))]);
+    const chunk =
+      left <= 0
+        ? "timeout"
+        : await Promise.race([reader.read(), new Promise<"timeout">((r) => setTimeout(() => r("timeout"), left))]);
     if (chunk === "timeout" || chunk.done) {
       const events = [...text.matchAll(/^event: (.+)$/gm)].map((m) => m[1] as string);
       if (chunk === "timeout") await reader.cancel();
@@ -82,18 +101,30 @@ function stream(token: string): Promise<Response> {
 }
 
 async function consoleStream(secret: string): Promise<Response> {
-  const signIn = await gate("/console/session", { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://gate" }, body: new URLSearchParams({ consumer: CONSUMER, credential: secret }).toString() });
+  const signIn = await gate("/console/session", {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://gate" },
+    body: new URLSearchParams({ consumer: CONSUMER, credential: secret }).toString(),
+  });
   expect(signIn.status).toBe(303);
   const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] as string;
   return gate("/console/events", { headers: { cookie } });
 }
 
 /** A request's status, `Retry-After` and problem code, or "still waiting" when it holds past `ms` (a wait that was admitted). */
-async function refusal(pending: Promise<Response>, ms = 5000): Promise<[number, string | null, string] | "still waiting"> {
+async function refusal(
+  pending: Promise<Response>,
+  ms = 5000,
+): Promise<[number, string | null, string] | "still waiting"> {
   const res = await Promise.race([pending, new Promise<null>((r) => setTimeout(() => r(null), ms))]);
   if (res === null) return "still waiting";
   if (res.status === 200) await res.body?.cancel();
-  return [res.status, res.headers.get("retry-after"), res.status === 200 ? "admitted" : ((await res.json()) as { code: string }).code];
+  return [
+    res.status,
+    res.headers.get("retry-after"),
+    res.status === 200 ? "admitted" : ((await res.json()) as { code: string }).code,
+  ];
 }
 
 beforeEach(() => wipe(CONSUMER));
@@ -107,7 +138,11 @@ describe("a listener ends with its credential", () => {
     const approverReader = (await stream(approver.secret)).body!.getReader();
     const consoleReader = (await consoleStream(approver.secret)).body!.getReader();
     const agentReader = (await stream(agent.secret)).body!.getReader();
-    expect([await first(approverReader), await first(consoleReader), await first(agentReader)]).toEqual(["approval.requested", "console.pending", "approval.requested"]);
+    expect([await first(approverReader), await first(consoleReader), await first(agentReader)]).toEqual([
+      "approval.requested",
+      "console.pending",
+      "approval.requested",
+    ]);
     await until(3);
 
     expect((await send("DELETE", `${BASE}/credentials/${approver.id}`, ADMIN_TOKEN)).status).toBe(204);
@@ -128,7 +163,9 @@ describe("a listener ends with its credential", () => {
     const agent = await credential(CONSUMER, "agent");
     const approver = await credential(CONSUMER, "approver", "rev-1");
     const kept = await credential(CONSUMER, "approver", "rev-2");
-    expect((await send("PUT", BASE, ADMIN_TOKEN, { ...CONFIG, approver_subjects: ["rev-1", "rev-2"] })).status).toBe(200);
+    expect((await send("PUT", BASE, ADMIN_TOKEN, { ...CONFIG, approver_subjects: ["rev-1", "rev-2"] })).status).toBe(
+      200,
+    );
     await openApproval(agent.secret);
     const leaving = (await stream(approver.secret)).body!.getReader();
     const staying = (await stream(kept.secret)).body!.getReader();
@@ -170,16 +207,32 @@ describe("live listeners are shared per credential", () => {
     const theirs = await openApproval(victim.secret);
     const flood = Array.from({ length: 16 }, () => send("GET", `${BASE}/approvals/${own}?wait=60`, attacker.secret));
     await until(16);
-    expect(await refusal(send("GET", `${BASE}/approvals/${own}?wait=60`, attacker.secret))).toEqual([429, "5", "QUOTA_EXCEEDED"]);
+    expect(await refusal(send("GET", `${BASE}/approvals/${own}?wait=60`, attacker.secret))).toEqual([
+      429,
+      "5",
+      "QUOTA_EXCEEDED",
+    ]);
     expect(await refusal(stream(attacker.secret))).toEqual([429, "5", "QUOTA_EXCEEDED"]);
     const victimWait = send("GET", `${BASE}/approvals/${theirs}?wait=60`, victim.secret);
     const approverReader = (await stream(approver.secret)).body!.getReader();
     expect(await first(approverReader)).toBe("approval.requested");
     await until(18);
 
-    const list = (await (await send("GET", `${BASE}/approvals?state=pending`, approver.secret)).json()) as { approvals: Array<{ approval_id: string; approval_digest: string }> };
-    for (const view of list.approvals) expect((await send("POST", `${BASE}/approvals/${view.approval_id}`, approver.secret, { decision: "deny", approval_digest: view.approval_digest })).status).toBe(200);
-    const states = await Promise.all([...flood, victimWait].map(async (res) => ((await (await res).json()) as { state: string }).state));
+    const list = (await (await send("GET", `${BASE}/approvals?state=pending`, approver.secret)).json()) as {
+      approvals: Array<{ approval_id: string; approval_digest: string }>;
+    };
+    for (const view of list.approvals)
+      expect(
+        (
+          await send("POST", `${BASE}/approvals/${view.approval_id}`, approver.secret, {
+            decision: "deny",
+            approval_digest: view.approval_digest,
+          })
+        ).status,
+      ).toBe(200);
+    const states = await Promise.all(
+      [...flood, victimWait].map(async (res) => ((await (await res).json()) as { state: string }).state),
+    );
     expect(states).toEqual(Array.from({ length: 17 }, () => "denied"));
     await approverReader.cancel();
   });
@@ -196,13 +249,27 @@ describe("live listeners are shared per credential", () => {
     await until(192);
     const late = await credential(CONSUMER, "agent");
     const lateId = await openApproval(late.secret);
-    expect(await refusal(send("GET", `${BASE}/approvals/${lateId}?wait=60`, late.secret))).toEqual([429, "1", "QUOTA_EXCEEDED"]);
+    expect(await refusal(send("GET", `${BASE}/approvals/${lateId}?wait=60`, late.secret))).toEqual([
+      429,
+      "1",
+      "QUOTA_EXCEEDED",
+    ]);
     const approverReader = (await stream(approver.secret)).body!.getReader();
     expect(await first(approverReader)).toBe("approval.requested");
     await until(193);
 
-    const list = (await (await send("GET", `${BASE}/approvals?state=pending`, approver.secret)).json()) as { approvals: Array<{ approval_id: string; approval_digest: string }> };
-    for (const view of list.approvals) expect((await send("POST", `${BASE}/approvals/${view.approval_id}`, approver.secret, { decision: "deny", approval_digest: view.approval_digest })).status).toBe(200);
+    const list = (await (await send("GET", `${BASE}/approvals?state=pending`, approver.secret)).json()) as {
+      approvals: Array<{ approval_id: string; approval_digest: string }>;
+    };
+    for (const view of list.approvals)
+      expect(
+        (
+          await send("POST", `${BASE}/approvals/${view.approval_id}`, approver.secret, {
+            decision: "deny",
+            approval_digest: view.approval_digest,
+          })
+        ).status,
+      ).toBe(200);
     expect(new Set(await Promise.all(waits.map(async (res) => (await res).status)))).toEqual(new Set([200]));
     await approverReader.cancel();
   }, 120_000);

@@ -19,9 +19,19 @@ const INVOICE = {
   description: "Create an invoice.",
   risk: "write",
   approval_valid_seconds: 300,
-  input: { type: "object", properties: { customer: { type: "string" }, amount: { type: "integer" } }, required: ["customer", "amount"], additionalProperties: false },
+  input: {
+    type: "object",
+    properties: { customer: { type: "string" }, amount: { type: "integer" } },
+    required: ["customer", "amount"],
+    additionalProperties: false,
+  },
   output: {
-    schema: { type: "object", properties: { invoice_id: { type: "string" }, customer: { type: "string" }, amount: { type: "integer" } }, required: ["invoice_id", "customer", "amount"], additionalProperties: false },
+    schema: {
+      type: "object",
+      properties: { invoice_id: { type: "string" }, customer: { type: "string" }, amount: { type: "integer" } },
+      required: ["invoice_id", "customer", "amount"],
+      additionalProperties: false,
+    },
   },
   target: { kind: "http", url: "https://ledger.test/invoices" },
 };
@@ -38,14 +48,28 @@ async function setup(): Promise<Actors> {
   await fetch("https://ledger.test/_control", { method: "POST", body: JSON.stringify({ mode: "ok", token: null }) });
   const { approval_valid_seconds: _default, ...note } = INVOICE;
   const config = { approver_subjects: ["rev-1"], limits: RATES };
-  await setupConsumer(CONSUMER, { config, definitions: { create_invoice: INVOICE, create_note: note }, tools: ["create_note", "create_invoice"], clock: T0 });
+  await setupConsumer(CONSUMER, {
+    config,
+    definitions: { create_invoice: INVOICE, create_note: note },
+    tools: ["create_note", "create_invoice"],
+    clock: T0,
+  });
   const agent = await credential(CONSUMER, "agent");
-  return { agent: agent.secret, agentId: agent.id, other: await secretOf(CONSUMER, "agent"), approver: await secretOf(CONSUMER, "approver", "rev-1") };
+  return {
+    agent: agent.secret,
+    agentId: agent.id,
+    other: await secretOf(CONSUMER, "agent"),
+    approver: await secretOf(CONSUMER, "approver", "rev-1"),
+  };
 }
 
 /** A write of the default 60 s approval window. */
 async function refund(agent: string, callId: string) {
-  const res = await send("POST", `${BASE}/tool-calls`, agent, { principal: { subject_id: "user-1", roles: [] }, proposal: { name: "create_note", arguments: ARGS }, context: context(callId, { key: `key-${callId}` }) });
+  const res = await send("POST", `${BASE}/tool-calls`, agent, {
+    principal: { subject_id: "user-1", roles: [] },
+    proposal: { name: "create_note", arguments: ARGS },
+    context: context(callId, { key: `key-${callId}` }),
+  });
   return { status: res.status, body: (await res.json()) as ToolCallAnswer & Record<string, any> };
 }
 
@@ -55,15 +79,23 @@ async function status(token: string, id: string, query = "") {
 }
 
 async function approve(approver: string, id: string, decision: "approve" | "deny" = "approve") {
-  const list = (await (await send("GET", `${BASE}/approvals?state=pending`, approver)).json()) as { approvals: Array<{ approval_id: string; approval_digest: string }> };
+  const list = (await (await send("GET", `${BASE}/approvals?state=pending`, approver)).json()) as {
+    approvals: Array<{ approval_id: string; approval_digest: string }>;
+  };
   const view = list.approvals.find((a) => a.approval_id === id);
   if (view === undefined) throw new Error("the approval is not listed");
-  const res = await send("POST", `${BASE}/approvals/${id}`, approver, { decision, approval_digest: view.approval_digest });
+  const res = await send("POST", `${BASE}/approvals/${id}`, approver, {
+    decision,
+    approval_digest: view.approval_digest,
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 /** Reads SSE events from a stream until `count` events (comments and `retry:` skipped). */
-async function events(reader: ReadableStreamDefaultReader<Uint8Array>, count: number): Promise<Array<{ event: string; id: string; data: Record<string, any> }>> {
+async function events(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  count: number,
+): Promise<Array<{ event: string; id: string; data: Record<string, any> }>> {
   const decoder = new TextDecoder();
   const found: Array<{ event: string; id: string; data: Record<string, any> }> = [];
   let buffer = "";
@@ -75,8 +107,14 @@ async function events(reader: ReadableStreamDefaultReader<Uint8Array>, count: nu
     while ((end = buffer.indexOf("\n\n")) >= 0) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      const fields: Record<string, string> = Object.fromEntries(block.split("\n").filter((l) => !l.startsWith(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]));
-      if (fields["event"] !== undefined) found.push({ event: fields["event"], id: fields["id"] ?? "", data: JSON.parse(fields["data"] ?? "null") });
+      const fields: Record<string, string> = Object.fromEntries(
+        block
+          .split("\n")
+          .filter((l) => !l.startsWith(":"))
+          .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]),
+      );
+      if (fields["event"] !== undefined)
+        found.push({ event: fields["event"], id: fields["id"] ?? "", data: JSON.parse(fields["data"] ?? "null") });
     }
   }
   return found;
@@ -138,7 +176,8 @@ describe("an approval's status and the wait for its decision", () => {
     const expired = await status(actors.agent, id, "?wait=60");
     expect([expired.status, expired.body["state"]]).toEqual([200, "expired"]);
     await pinClock(CONSUMER, T0);
-    for (const bad of ["?wait=61", "?wait=-1", "?wait=1.5", "?wait=x", "?wait=01"]) expect((await status(actors.agent, id, bad)).body["code"]).toBe("INVALID_REQUEST");
+    for (const bad of ["?wait=61", "?wait=-1", "?wait=1.5", "?wait=x", "?wait=01"])
+      expect((await status(actors.agent, id, bad)).body["code"]).toBe("INVALID_REQUEST");
     expect((await status(actors.agent, "apr_" + "0".repeat(32))).status).toBe(404);
     expect((await status(actors.agent, "not-an-id")).status).toBe(404);
   });
@@ -146,13 +185,24 @@ describe("an approval's status and the wait for its decision", () => {
   it("keeps a tool's approval valid for its own window (approval_valid_seconds)", async () => {
     const actors = await setup();
     const call = async () => {
-      const res = await send("POST", `${BASE}/tool-calls`, actors.agent, { principal: { subject_id: "user-2", roles: [] }, proposal: { name: "create_invoice", arguments: { customer: "C-1", amount: 5 } }, context: context("call-invoice-1", { key: "key-invoice-1" }) });
+      const res = await send("POST", `${BASE}/tool-calls`, actors.agent, {
+        principal: { subject_id: "user-2", roles: [] },
+        proposal: { name: "create_invoice", arguments: { customer: "C-1", amount: 5 } },
+        context: context("call-invoice-1", { key: "key-invoice-1" }),
+      });
       return (await res.json()) as ToolCallAnswer & Record<string, any>;
     };
     await pinClock(CONSUMER, T0 + 1000);
     const id = (await call()).approval_id as string;
     const decided = await approve(actors.approver, id);
-    expect(decided.body).toEqual({ approval_id: id, state: "approved", approver_id: "rev-1", decided_at: T0 + 1000, valid_until: T0 + 1300, bound_to_request: true });
+    expect(decided.body).toEqual({
+      approval_id: id,
+      state: "approved",
+      approver_id: "rev-1",
+      decided_at: T0 + 1000,
+      valid_until: T0 + 1300,
+      bound_to_request: true,
+    });
     await pinClock(CONSUMER, T0 + 1299);
     expect((await call()).model_result.status).toBe("succeeded");
   });
@@ -161,11 +211,22 @@ describe("an approval's status and the wait for its decision", () => {
 describe("the client waits for a human", () => {
   it("toolCallWithApproval waits for the decision and sends the call again once approved; a denial ends it", async () => {
     const actors = await setup();
-    const client = new AgentClient({ baseUrl: "http://gate", consumer: CONSUMER, token: actors.agent, fetch: (input, init) => exports.default.fetch(new Request(input, init)) });
-    const body = (callId: string) => ({ principal: { subject_id: "user-1", roles: [] }, proposal: { name: "create_note", arguments: ARGS }, context: context(callId, { key: `key-${callId}` }) });
+    const client = new AgentClient({
+      baseUrl: "http://gate",
+      consumer: CONSUMER,
+      token: actors.agent,
+      fetch: (input, init) => exports.default.fetch(new Request(input, init)),
+    });
+    const body = (callId: string) => ({
+      principal: { subject_id: "user-1", roles: [] },
+      proposal: { name: "create_note", arguments: ARGS },
+      context: context(callId, { key: `key-${callId}` }),
+    });
     const approveSoon = async (decision: "approve" | "deny") => {
       for (;;) {
-        const list = (await (await send("GET", `${BASE}/approvals?state=pending`, actors.approver)).json()) as { approvals: Array<{ approval_id: string }> };
+        const list = (await (await send("GET", `${BASE}/approvals?state=pending`, actors.approver)).json()) as {
+          approvals: Array<{ approval_id: string }>;
+        };
         if (list.approvals.length > 0) return approve(actors.approver, list.approvals[0]!.approval_id, decision);
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -174,17 +235,25 @@ describe("the client waits for a human", () => {
     const result = ran.ok ? (ran.value as unknown as ToolCallAnswer).model_result : null;
     expect([result?.status, result?.execution.delivery]).toEqual(["succeeded", "fresh"]);
     const [denied] = await Promise.all([client.toolCallWithApproval(body("call-client-2"), 30), approveSoon("deny")]);
-    expect(denied.ok ? (denied.value as unknown as ToolCallAnswer).model_result.error?.code : null).toBe("APPROVAL_INVALID");
+    expect(denied.ok ? (denied.value as unknown as ToolCallAnswer).model_result.error?.code : null).toBe(
+      "APPROVAL_INVALID",
+    );
     // The stream through the client: the pending approval replayed, then its decision.
     const pending = await client.toolCall(body("call-client-3"));
     const id = pending.ok ? (pending.value as unknown as { approval_id: string }).approval_id : "";
     const events = await client.approvalEvents();
     if (!events.ok) throw new Error(events.problem.code);
     const first = await events.value.next();
-    expect(first.value === undefined ? null : [first.value.event, first.value.id, first.value.approval.state, first.value.approval.call_id]).toEqual(["approval.requested", `${id}.pending`, "pending", "call-client-3"]);
+    expect(
+      first.value === undefined
+        ? null
+        : [first.value.event, first.value.id, first.value.approval.state, first.value.approval.call_id],
+    ).toEqual(["approval.requested", `${id}.pending`, "pending", "call-client-3"]);
     await approve(actors.approver, id, "deny");
     const second = await events.value.next();
-    expect(second.value === undefined ? null : [second.value.event, second.value.id, second.value.approval.state]).toEqual(["approval.decided", `${id}.denied`, "denied"]);
+    expect(
+      second.value === undefined ? null : [second.value.event, second.value.id, second.value.approval.state],
+    ).toEqual(["approval.decided", `${id}.denied`, "denied"]);
     await events.value.return(undefined);
     const status = await client.approval("apr_" + "f".repeat(32));
     expect(!status.ok && [status.problem.status, status.problem.code]).toEqual([404, "NOT_FOUND"]);
@@ -200,15 +269,21 @@ describe("the approval stream", () => {
     const approverStream = await send("GET", `${BASE}/approvals/events`, actors.approver);
     const mine = agentStream.body!.getReader();
     const all = approverStream.body!.getReader();
-    expect((await events(mine, 1)).map((e) => [e.event, e.id, e.data["state"]])).toEqual([["approval.requested", `${first}.pending`, "pending"]]);
+    expect((await events(mine, 1)).map((e) => [e.event, e.id, e.data["state"]])).toEqual([
+      ["approval.requested", `${first}.pending`, "pending"],
+    ]);
     const replayed = (await events(all, 1)).map((e) => e.data["approval_id"]);
     expect(replayed).toEqual([first]);
 
     // Another agent's call: the approver hears it, this agent does not; then this agent's approval is decided.
     const second = (await refund(actors.other, "call-stream-2")).body.approval_id as string;
-    expect((await events(all, 1)).map((e) => [e.event, e.data["approval_id"], e.data["call_id"]])).toEqual([["approval.requested", second, "call-stream-2"]]);
+    expect((await events(all, 1)).map((e) => [e.event, e.data["approval_id"], e.data["call_id"]])).toEqual([
+      ["approval.requested", second, "call-stream-2"],
+    ]);
     await approve(actors.approver, first);
-    expect((await events(mine, 1)).map((e) => [e.event, e.id, e.data["state"], e.data["valid_until"]])).toEqual([["approval.decided", `${first}.approved`, "approved", T0 + 60]]);
+    expect((await events(mine, 1)).map((e) => [e.event, e.id, e.data["state"], e.data["valid_until"]])).toEqual([
+      ["approval.decided", `${first}.approved`, "approved", T0 + 60],
+    ]);
     expect((await events(all, 1)).map((e) => [e.event, e.data["approval_id"]])).toEqual([["approval.decided", first]]);
     await mine.cancel();
     await all.cancel();
@@ -217,7 +292,9 @@ describe("the approval stream", () => {
   it("refuses a credential of another kind and an approver outside the consumer's approvers", async () => {
     await setup();
     const outsider = (await credential(CONSUMER, "approver", "rev-9")).secret;
-    expect(((await (await send("GET", `${BASE}/approvals/events`, outsider)).json()) as Record<string, unknown>)["code"]).toBe("APPROVER_NOT_ALLOWED");
+    expect(
+      ((await (await send("GET", `${BASE}/approvals/events`, outsider)).json()) as Record<string, unknown>)["code"],
+    ).toBe("APPROVER_NOT_ALLOWED");
     const auditor = (await credential(CONSUMER, "auditor")).secret;
     expect((await send("GET", `${BASE}/approvals/events`, auditor)).status).toBe(403);
   });

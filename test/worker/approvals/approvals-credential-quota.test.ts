@@ -15,20 +15,34 @@ const BASE = `/v1/consumers/${CONSUMER}`;
 const RATES = { calls_per_second: 1000, call_burst: 1000, page_items: 500 };
 
 async function configure(limits: Record<string, number> = {}): Promise<void> {
-  const res = await send("PUT", BASE, ADMIN_TOKEN, { tools: ["create_refund_draft"], approver_subjects: ["rev-1"], limits: { ...RATES, ...limits } });
+  const res = await send("PUT", BASE, ADMIN_TOKEN, {
+    tools: ["create_refund_draft"],
+    approver_subjects: ["rev-1"],
+    limits: { ...RATES, ...limits },
+  });
   expect(res.status).toBe(200);
   await pinClock(CONSUMER, T0);
 }
 
 async function call(agent: string, n: number, subject: string) {
-  const body = { principal: { subject_id: subject, roles: ["support_admin"] }, proposal: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } }, context: context(`call-${n}`, { key: `idem-${n}` }) };
+  const body = {
+    principal: { subject_id: subject, roles: ["support_admin"] },
+    proposal: { name: "create_refund_draft", arguments: { order_ref: "ORDER-7", reason: "duplicate" } },
+    context: context(`call-${n}`, { key: `idem-${n}` }),
+  };
   const res = await send("POST", `${BASE}/tool-calls`, agent, body);
-  return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as ToolCallAnswer & Record<string, unknown> };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get("retry-after"),
+    body: (await res.json()) as ToolCallAnswer & Record<string, unknown>,
+  };
 }
 
 async function pendingCount(): Promise<number> {
   const stub = env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER));
-  return runInDurableObject(stub, (_i, state) => Number(state.storage.sql.exec("SELECT COUNT(*) AS n FROM approvals WHERE state = 'pending'").one()["n"]));
+  return runInDurableObject(stub, (_i, state) =>
+    Number(state.storage.sql.exec("SELECT COUNT(*) AS n FROM approvals WHERE state = 'pending'").one()["n"]),
+  );
 }
 
 beforeEach(async () => {
@@ -59,7 +73,8 @@ describe("pending approvals per credential", () => {
   it("the consumer's pending_approvals_per_credential overrides the default", async () => {
     await configure({ pending_approvals_per_credential: 3 });
     const host = (await credential(CONSUMER, "agent", undefined, { roles: ["support_admin"] })).secret;
-    for (let n = 0; n < 3; n++) expect((await call(host, n, `user-${n}`)).body.model_result.error?.code).toBe("APPROVAL_REQUIRED");
+    for (let n = 0; n < 3; n++)
+      expect((await call(host, n, `user-${n}`)).body.model_result.error?.code).toBe("APPROVAL_REQUIRED");
     const refused = await call(host, 3, "user-3");
     expect([refused.status, refused.retryAfter, refused.body["code"]]).toEqual([429, "900", "QUOTA_EXCEEDED"]);
     expect(await pendingCount()).toBe(3);

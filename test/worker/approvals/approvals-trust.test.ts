@@ -9,7 +9,18 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ApprovalList } from "../../../src/contracts/approval";
 import { DEFAULT_LIMITS } from "../../../src/worker/object/limits";
-import { context, credential, gate, pinClock, REFERENCE_TENANT, secretOf, send, setupConsumer, type ToolCallAnswer, wipe } from "../../kit";
+import {
+  context,
+  credential,
+  gate,
+  pinClock,
+  REFERENCE_TENANT,
+  secretOf,
+  send,
+  setupConsumer,
+  type ToolCallAnswer,
+  wipe,
+} from "../../kit";
 
 const T0 = 1_784_419_200;
 // The reference tenant: approval digests cover the principal's tenant (the consumer name).
@@ -26,7 +37,11 @@ interface Actors {
 }
 
 async function setup(limits: Record<string, number> = {}): Promise<Actors> {
-  await setupConsumer(CONSUMER, { config: { approver_subjects: ["rev-1", "rev-2"], limits: { ...RATES, ...limits } }, tools: ["create_refund_draft"], clock: T0 });
+  await setupConsumer(CONSUMER, {
+    config: { approver_subjects: ["rev-1", "rev-2"], limits: { ...RATES, ...limits } },
+    tools: ["create_refund_draft"],
+    clock: T0,
+  });
   return {
     agent: await secretOf(CONSUMER, "agent"),
     approver: await secretOf(CONSUMER, "approver", "rev-1"),
@@ -34,15 +49,35 @@ async function setup(limits: Record<string, number> = {}): Promise<Actors> {
   };
 }
 
-async function call(agent: string, ctx: ReturnType<typeof context>, subject = "user-1", args: Record<string, string> = REFUND) {
-  const res = await send("POST", `${BASE}/tool-calls`, agent, { principal: { subject_id: subject, roles: [] }, proposal: { name: "create_refund_draft", arguments: args }, context: ctx });
-  return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as ToolCallAnswer & Record<string, unknown> };
+async function call(
+  agent: string,
+  ctx: ReturnType<typeof context>,
+  subject = "user-1",
+  args: Record<string, string> = REFUND,
+) {
+  const res = await send("POST", `${BASE}/tool-calls`, agent, {
+    principal: { subject_id: subject, roles: [] },
+    proposal: { name: "create_refund_draft", arguments: args },
+    context: ctx,
+  });
+  return {
+    status: res.status,
+    retryAfter: res.headers.get("retry-after"),
+    body: (await res.json()) as ToolCallAnswer & Record<string, unknown>,
+  };
 }
 
 type View = Record<string, unknown> & { approval_id: string; approval_digest: string };
 
-async function list(approver: string, cursor?: string): Promise<{ status: number; body: { approvals: View[]; next_cursor: string | null } & Record<string, unknown> }> {
-  const res = await send("GET", `${BASE}/approvals?state=pending${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`, approver);
+async function list(
+  approver: string,
+  cursor?: string,
+): Promise<{ status: number; body: { approvals: View[]; next_cursor: string | null } & Record<string, unknown> }> {
+  const res = await send(
+    "GET",
+    `${BASE}/approvals?state=pending${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+    approver,
+  );
   return { status: res.status, body: (await res.json()) as { approvals: View[]; next_cursor: string | null } };
 }
 
@@ -52,21 +87,30 @@ async function decide(approver: string, id: string, decision: "approve" | "deny"
 }
 
 function problemBody(code: string, title: string, status: number, detail: string) {
-  return { type: `https://toolgate.dev/problems/${code.toLowerCase().replaceAll("_", "-")}`, title, status, code, detail };
+  return {
+    type: `https://toolgate.dev/problems/${code.toLowerCase().replaceAll("_", "-")}`,
+    title,
+    status,
+    code,
+    detail,
+  };
 }
 
 /** The approval rows as stored (state and decision columns). */
 async function storedApprovals(): Promise<unknown[]> {
   const stub = env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER));
   return runInDurableObject(stub, (_instance, state) =>
-    state.storage.sql.exec("SELECT approval_id, state, approver_id, decision_digest, decided_at FROM approvals ORDER BY seq").toArray(),
+    state.storage.sql
+      .exec("SELECT approval_id, state, approver_id, decision_digest, decided_at FROM approvals ORDER BY seq")
+      .toArray(),
   );
 }
 
 // An implementation independent of src/core: canonical JSON of strings, integers, null, arrays
 // and objects (keys sorted, no spaces), and SHA-256 through WebCrypto, as docs/approvals.md says.
 function canonical(value: unknown): string {
-  if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") return JSON.stringify(value);
+  if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+    return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   const object = value as Record<string, unknown>;
   return `{${Object.keys(object)
@@ -95,7 +139,15 @@ const APPROVAL_DIGEST_FIELDS = [
   "approval_revision",
   "approver_id",
 ];
-const REQUEST_DIGEST_FIELDS = ["tenant_id", "subject_id", "tool", "arguments", "input_schema_revision", "output_schema_revision", "effect_revision"];
+const REQUEST_DIGEST_FIELDS = [
+  "tenant_id",
+  "subject_id",
+  "tool",
+  "arguments",
+  "input_schema_revision",
+  "output_schema_revision",
+  "effect_revision",
+];
 
 function pick(view: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(fields.map((field) => [field, view[field]]));
@@ -112,7 +164,10 @@ describe("approval decisions", () => {
     const asked = await call(agent, ctx);
     expect(asked.body.model_result.error?.code).toBe("APPROVAL_REQUIRED");
     const id = asked.body.approval_id as string;
-    const other = await call(agent, context("call-2", { key: "idem-2" }), "user-1", { order_ref: "ORDER-7", reason: "damaged" });
+    const other = await call(agent, context("call-2", { key: "idem-2" }), "user-1", {
+      order_ref: "ORDER-7",
+      reason: "damaged",
+    });
     const mine = (await list(approver)).body.approvals;
     const forRev2 = (await list(approver2)).body.approvals;
     const view = mine.find((a) => a.approval_id === id) as View;
@@ -127,12 +182,23 @@ describe("approval decisions", () => {
       "The approval_digest is not the one computed for this call and this approver; the approval stays pending.",
     );
     // Zeros, another call's digest, the digest computed for another approver; approve and deny alike.
-    for (const [decision, digest] of [["approve", "0".repeat(64)], ["approve", otherDigest], ["approve", rev2Digest], ["deny", otherDigest]] as const) {
+    for (const [decision, digest] of [
+      ["approve", "0".repeat(64)],
+      ["approve", otherDigest],
+      ["approve", rev2Digest],
+      ["deny", otherDigest],
+    ] as const) {
       expect(await decide(approver, id, decision, digest)).toEqual({ status: 409, body: mismatch });
     }
     expect(await storedApprovals()).toEqual([
       { approval_id: id, state: "pending", approver_id: null, decision_digest: null, decided_at: null },
-      { approval_id: other.body.approval_id, state: "pending", approver_id: null, decision_digest: null, decided_at: null },
+      {
+        approval_id: other.body.approval_id,
+        state: "pending",
+        approver_id: null,
+        decision_digest: null,
+        decided_at: null,
+      },
     ]);
     const repeated = await call(agent, ctx);
     expect([repeated.body.model_result.error?.code, repeated.body.approval_id]).toEqual(["APPROVAL_REQUIRED", id]);
@@ -140,14 +206,21 @@ describe("approval decisions", () => {
 
     expect(await decide(approver, id, "approve", view.approval_digest)).toEqual({
       status: 200,
-      body: { approval_id: id, state: "approved", approver_id: "rev-1", decided_at: T0, valid_until: T0 + 60, bound_to_request: true },
+      body: {
+        approval_id: id,
+        state: "approved",
+        approver_id: "rev-1",
+        decided_at: T0,
+        valid_until: T0 + 60,
+        bound_to_request: true,
+      },
     });
     const run = await call(agent, ctx);
-    expect([run.body.model_result.status, run.body.model_result.execution.delivery, run.body.model_result.data]).toEqual([
-      "succeeded",
-      "fresh",
-      { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" },
-    ]);
+    expect([
+      run.body.model_result.status,
+      run.body.model_result.execution.delivery,
+      run.body.model_result.data,
+    ]).toEqual(["succeeded", "fresh", { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" }]);
   });
 });
 
@@ -197,12 +270,21 @@ describe("the approval view", () => {
     const { agent, approver } = await setup();
     await call(agent, context("call-1", { key: "idem-1" }));
     const page = (await list(approver)).body;
-    const doc = (await (await gate("/v1/openapi.json")).json()) as { components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> } };
+    const doc = (await (await gate("/v1/openapi.json")).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> };
+    };
     const { Approval, ApprovalList: listSchema, ApprovalDecision } = doc.components.schemas;
     expect(Object.keys(Approval?.properties ?? {}).sort()).toEqual(Object.keys(page.approvals[0] as View).sort());
     expect([...(Approval?.required ?? [])].sort()).toEqual(Object.keys(page.approvals[0] as View).sort());
     expect(Object.keys(listSchema?.properties ?? {}).sort()).toEqual(Object.keys(page).sort());
-    expect(Object.keys(ApprovalDecision?.properties ?? {}).sort()).toEqual(["approval_id", "approver_id", "bound_to_request", "decided_at", "state", "valid_until"]);
+    expect(Object.keys(ApprovalDecision?.properties ?? {}).sort()).toEqual([
+      "approval_id",
+      "approver_id",
+      "bound_to_request",
+      "decided_at",
+      "state",
+      "valid_until",
+    ]);
   });
 });
 
@@ -246,8 +328,25 @@ describe("the approval list's pages", () => {
     const next = first.body.next_cursor as string;
     expect(typeof next).toBe("string");
     const b64 = (text: string) => btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-    const invalid = problemBody("INVALID_CURSOR", "Cursor is not valid", 400, "The cursor is not one this list answered.");
-    for (const bad of ["", "x", "!!!!", `${next}=`, `${next}A`, "pending:1", b64("pending:01"), b64("pending:-1"), b64(`pending:${"9".repeat(17)}`), b64("audit:1"), "A".repeat(65)]) {
+    const invalid = problemBody(
+      "INVALID_CURSOR",
+      "Cursor is not valid",
+      400,
+      "The cursor is not one this list answered.",
+    );
+    for (const bad of [
+      "",
+      "x",
+      "!!!!",
+      `${next}=`,
+      `${next}A`,
+      "pending:1",
+      b64("pending:01"),
+      b64("pending:-1"),
+      b64(`pending:${"9".repeat(17)}`),
+      b64("audit:1"),
+      "A".repeat(65),
+    ]) {
       expect([bad, await list(approver, bad)]).toEqual([bad, { status: 400, body: invalid }]);
     }
     const asAgent = await send("GET", `${BASE}/approvals?state=pending&cursor=!!!!`, agent);
@@ -274,7 +373,12 @@ describe("the pending-approval quota", () => {
     expect(refused).toEqual({
       status: 429,
       retryAfter: "890",
-      body: problemBody("QUOTA_EXCEEDED", "Quota exceeded", 429, "The subject, or the credential, has as many pending approvals as its quota allows (pending_approvals_per_subject, pending_approvals_per_credential); nothing was opened or run."),
+      body: problemBody(
+        "QUOTA_EXCEEDED",
+        "Quota exceeded",
+        429,
+        "The subject, or the credential, has as many pending approvals as its quota allows (pending_approvals_per_subject, pending_approvals_per_credential); nothing was opened or run.",
+      ),
     });
     expect((await list(approver)).body.approvals.map((a) => a.approval_id)).toEqual(held);
     expect((await storedApprovals()).length).toBe(quota);
@@ -282,7 +386,10 @@ describe("the pending-approval quota", () => {
     const repeated = await call(agent, context("call-1", { key: "idem-1" }));
     expect([repeated.status, repeated.body.approval_id]).toEqual([200, held[0]]);
     // The quota is per subject.
-    const otherSubject = await call(agent, context("call-u2", { key: "idem-u2" }), "user-2", { order_ref: "ORDER-8", reason: "duplicate" });
+    const otherSubject = await call(agent, context("call-u2", { key: "idem-u2" }), "user-2", {
+      order_ref: "ORDER-8",
+      reason: "duplicate",
+    });
     expect(otherSubject.body.model_result.error?.code).toBe("APPROVAL_REQUIRED");
 
     // A decision frees a slot: the refused call now opens its approval (it never ran).

@@ -12,26 +12,39 @@ import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "../../ki
 const T0 = 1_784_419_200;
 const CONSUMER = "listeners-per-subject";
 const BASE = `/v1/consumers/${CONSUMER}`;
-const CONFIG = { tools: ["create_note"], approver_subjects: ["rev-1"], limits: { calls_per_second: 1000, call_burst: 1000, pending_approvals_per_subject: 100 } };
+const CONFIG = {
+  tools: ["create_note"],
+  approver_subjects: ["rev-1"],
+  limits: { calls_per_second: 1000, call_burst: 1000, pending_approvals_per_subject: 100 },
+};
 const NOTE = {
   description: "Create a note.",
   risk: "write",
   input: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
-  output: { schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false } },
+  output: {
+    schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false },
+  },
   target: { kind: "http", url: "https://ledger.test/notes" },
 };
 
 let calls = 0;
 async function openApproval(agent: string): Promise<string> {
   calls += 1;
-  const body = { principal: { subject_id: "user-1", roles: [] }, proposal: { name: "create_note", arguments: { text: `note ${calls}` } }, context: context(`call-${calls}`, { key: `key-${calls}` }) };
+  const body = {
+    principal: { subject_id: "user-1", roles: [] },
+    proposal: { name: "create_note", arguments: { text: `note ${calls}` } },
+    context: context(`call-${calls}`, { key: `key-${calls}` }),
+  };
   const answer = (await (await send("POST", `${BASE}/tool-calls`, agent, body)).json()) as { approval_id?: string };
   if (answer.approval_id === undefined) throw new Error("no approval opened");
   return answer.approval_id;
 }
 
 function listeners(): Promise<number> {
-  return runInDurableObject(env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER)), (instance) => instance.events.listeners);
+  return runInDurableObject(
+    env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER)),
+    (instance) => instance.events.listeners,
+  );
 }
 
 async function until(count: number): Promise<void> {
@@ -39,7 +52,10 @@ async function until(count: number): Promise<void> {
   expect(await listeners()).toBe(count);
 }
 
-async function refusal(pending: Promise<Response>, ms = 3000): Promise<[number, string | null, string] | "still waiting"> {
+async function refusal(
+  pending: Promise<Response>,
+  ms = 3000,
+): Promise<[number, string | null, string] | "still waiting"> {
   const res = await Promise.race([pending, new Promise<null>((r) => setTimeout(() => r(null), ms))]);
   if (res === null) return "still waiting";
   return [res.status, res.headers.get("retry-after"), ((await res.json()) as { code: string }).code];
@@ -61,7 +77,10 @@ describe("live listeners per subject", () => {
     const second = (await credential(CONSUMER, "agent", "user-1")).secret;
     const host = (await credential(CONSUMER, "agent")).secret;
     const [a, b, h] = [await openApproval(first), await openApproval(second), await openApproval(host)];
-    const held = [...Array.from({ length: 10 }, () => wait(first, a)), ...Array.from({ length: 6 }, () => wait(second, b))];
+    const held = [
+      ...Array.from({ length: 10 }, () => wait(first, a)),
+      ...Array.from({ length: 6 }, () => wait(second, b)),
+    ];
     await until(16);
     expect(await refusal(wait(second, b))).toEqual([429, "5", "QUOTA_EXCEEDED"]);
     expect(await refusal(wait(first, a))).toEqual([429, "5", "QUOTA_EXCEEDED"]);
@@ -69,8 +88,18 @@ describe("live listeners per subject", () => {
     await until(32);
 
     const approver = (await credential(CONSUMER, "approver", "rev-1")).secret;
-    const list = (await (await send("GET", `${BASE}/approvals?state=pending`, approver)).json()) as { approvals: Array<{ approval_id: string; approval_digest: string }> };
-    for (const view of list.approvals) expect((await send("POST", `${BASE}/approvals/${view.approval_id}`, approver, { decision: "deny", approval_digest: view.approval_digest })).status).toBe(200);
+    const list = (await (await send("GET", `${BASE}/approvals?state=pending`, approver)).json()) as {
+      approvals: Array<{ approval_id: string; approval_digest: string }>;
+    };
+    for (const view of list.approvals)
+      expect(
+        (
+          await send("POST", `${BASE}/approvals/${view.approval_id}`, approver, {
+            decision: "deny",
+            approval_digest: view.approval_digest,
+          })
+        ).status,
+      ).toBe(200);
     expect(new Set(await Promise.all(held.map(async (res) => (await res).status)))).toEqual(new Set([200]));
     await until(0);
   }, 60_000);

@@ -37,7 +37,13 @@ const leafOf = (line: string) => sha256(new Uint8Array([0]), encoder.encode(line
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
 
 /** RFC 9162 §2.1.3.2, written here apart from the code under test. */
-async function inclusionHolds(leaf: Uint8Array, index: number, size: number, proof: Uint8Array[], root: Uint8Array): Promise<boolean> {
+async function inclusionHolds(
+  leaf: Uint8Array,
+  index: number,
+  size: number,
+  proof: Uint8Array[],
+  root: Uint8Array,
+): Promise<boolean> {
   if (index >= size) return false;
   let fn = index;
   let sn = size - 1;
@@ -62,7 +68,7 @@ async function inclusionHolds(leaf: Uint8Array, index: number, size: number, pro
 /** An entry bundle split by its big-endian uint16 length prefixes, as a tlog-tiles client reads it. */
 function bundleEntries(bytes: Uint8Array): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const length = ((bytes[at] ?? 0) << 8) | (bytes[at + 1] ?? 0);
     out.push(bytes.slice(at + 2, at + 2 + length));
     at += 2 + length;
@@ -94,12 +100,24 @@ const runAlarm = (name = CONSUMER) => runInDurableObject(stub(name), (o) => o.al
 async function fillChain(name: string, total: number, record: (seq: number) => string): Promise<void> {
   await runInDurableObject(stub(name), (_o, state) => {
     const sql = state.storage.sql;
-    const head = sql.exec<{ seq: number; entry_sha256: string }>("SELECT seq, entry_sha256 FROM audit_chain ORDER BY seq DESC LIMIT 1").one();
+    const head = sql
+      .exec<{ seq: number; entry_sha256: string }>(
+        "SELECT seq, entry_sha256 FROM audit_chain ORDER BY seq DESC LIMIT 1",
+      )
+      .one();
     let prev = head.entry_sha256;
     state.storage.transactionSync(() => {
       for (let seq = head.seq + 1; seq <= total; seq++) {
         const sha = entryDigest(seq, "test.filler", 1_700_000_000 + seq, record(seq), prev);
-        sql.exec("INSERT INTO audit_chain (seq, kind, at, record, prev_sha256, entry_sha256) VALUES (?, ?, ?, ?, ?, ?)", seq, "test.filler", 1_700_000_000 + seq, record(seq), prev, sha);
+        sql.exec(
+          "INSERT INTO audit_chain (seq, kind, at, record, prev_sha256, entry_sha256) VALUES (?, ?, ?, ?, ?, ?)",
+          seq,
+          "test.filler",
+          1_700_000_000 + seq,
+          record(seq),
+          prev,
+          sha,
+        );
         prev = sha;
       }
     });
@@ -133,21 +151,52 @@ async function snapshot(): Promise<Snapshot> {
   const pages = [];
   for (const after of [0, 250, 500, 4_600]) pages.push(await get(`/audit?after=${after}&limit=100`));
   const inclusion = [];
-  for (const [seq, size] of [[1, TOTAL], [100, TOTAL], [256, TOTAL], [257, TOTAL], [512, TOTAL], [513, TOTAL], [TOTAL, TOTAL], [5, 10], [300, 600]] as const) {
+  for (const [seq, size] of [
+    [1, TOTAL],
+    [100, TOTAL],
+    [256, TOTAL],
+    [257, TOTAL],
+    [512, TOTAL],
+    [513, TOTAL],
+    [TOTAL, TOTAL],
+    [5, 10],
+    [300, 600],
+  ] as const) {
     inclusion.push(await get(`/audit/proof/inclusion?seq=${seq}&size=${size}`));
   }
   const consistency = [];
-  for (const [from, to] of [[100, TOTAL], [300, TOTAL], [512, TOTAL], [600, TOTAL], [10, 300]] as const) consistency.push(await get(`/audit/proof/consistency?from=${from}&to=${to}`));
+  for (const [from, to] of [
+    [100, TOTAL],
+    [300, TOTAL],
+    [512, TOTAL],
+    [600, TOTAL],
+    [10, 300],
+  ] as const)
+    consistency.push(await get(`/audit/proof/consistency?from=${from}&to=${to}`));
   return { exportBytes: await exportBytes(), pages, inclusion, consistency };
 }
 
 /** Walks `audit/verify` to the head; answers each step without its (opaque) cursor. */
-async function walk(): Promise<Array<{ ok: boolean; count: number; head: string; broken_at: number | null; more: boolean }>> {
+async function walk(): Promise<
+  Array<{ ok: boolean; count: number; head: string; broken_at: number | null; more: boolean }>
+> {
   const steps = [];
   let cursor: string | null = null;
   do {
-    const step = (await get(`/audit/verify${cursor === null ? "" : `?cursor=${encodeURIComponent(cursor)}`}`)) as { ok: boolean; count: number; head: string; broken_at: number | null; next_cursor: string | null };
-    steps.push({ ok: step.ok, count: step.count, head: step.head, broken_at: step.broken_at, more: step.next_cursor !== null });
+    const step = (await get(`/audit/verify${cursor === null ? "" : `?cursor=${encodeURIComponent(cursor)}`}`)) as {
+      ok: boolean;
+      count: number;
+      head: string;
+      broken_at: number | null;
+      next_cursor: string | null;
+    };
+    steps.push({
+      ok: step.ok,
+      count: step.count,
+      head: step.head,
+      broken_at: step.broken_at,
+      more: step.next_cursor !== null,
+    });
     cursor = step.next_cursor;
   } while (cursor !== null && steps.length < 20);
   return steps;
@@ -170,7 +219,12 @@ beforeAll(async () => {
   auditor = (await credential(CONSUMER, "auditor")).secret;
   // Entries 3..TOTAL written straight into the chain (correctly linked); the restart builds their tree.
   await fillChain(CONSUMER, TOTAL, (seq) => `{"n":${seq},"note":"entry ${seq} é"}`);
-  digests = ["", ...(await query<{ entry_sha256: string }>("SELECT entry_sha256 FROM audit_chain ORDER BY seq")).map((r) => r.entry_sha256)];
+  digests = [
+    "",
+    ...(await query<{ entry_sha256: string }>("SELECT entry_sha256 FROM audit_chain ORDER BY seq")).map(
+      (r) => r.entry_sha256,
+    ),
+  ];
   // Nothing may be archived while the "before" view is taken: keep every entry for now.
   await setVar("TOOLGATE_AUDIT_KEEP_ENTRIES", "1000000");
   checkpointNote = ((await get("/audit/checkpoint")) as { checkpoint: string }).checkpoint;
@@ -201,7 +255,9 @@ describe("the audit archive", () => {
     // Levels 0..7 of the two tiles: 512 + 256 + … + 4 = 1,020 rows; level 8 stays (tile level 1 is not full).
     expect(await count("SELECT COUNT(*) AS n FROM audit_tree")).toBe(treeNodes(TOTAL) - 1_020);
     expect(await count("SELECT COUNT(*) AS n FROM audit_tree WHERE level = 8 AND idx < 2")).toBe(2);
-    expect(await query("SELECT prefix, entries, last_sha256 FROM audit_archive")).toEqual([{ prefix: PREFIX, entries: ARCHIVED, last_sha256: digests[ARCHIVED] }]);
+    expect(await query("SELECT prefix, entries, last_sha256 FROM audit_archive")).toEqual([
+      { prefix: PREFIX, entries: ARCHIVED, last_sha256: digests[ARCHIVED] },
+    ]);
     expect(await count("SELECT COUNT(*) AS n FROM audit_archive_held")).toBe(0);
     // Idempotent: a second run finds nothing to do.
     await runAlarm();
@@ -218,7 +274,8 @@ describe("the audit archive", () => {
       expect(entries.map((e) => decoder.decode(e))).toEqual(lines.slice(tile * 256, tile * 256 + 256));
       const hashes = new Uint8Array(await (await tilesBucket().get(`${PREFIX}tile/0/00${tile}`))!.arrayBuffer());
       expect(hashes.length).toBe(256 * 32);
-      for (const i of [0, 1, 128, 255]) expect(hex(hashes.slice(i * 32, i * 32 + 32))).toBe(hex(await leafOf(lines[tile * 256 + i] as string)));
+      for (const i of [0, 1, 128, 255])
+        expect(hex(hashes.slice(i * 32, i * 32 + 32))).toBe(hex(await leafOf(lines[tile * 256 + i] as string)));
     }
   });
 
@@ -229,7 +286,9 @@ describe("the audit archive", () => {
     expect(after.pages).toEqual(before.pages);
     expect(after.inclusion).toEqual(before.inclusion);
     expect(after.consistency).toEqual(before.consistency);
-    expect(((after.pages[0] as { entries: Array<{ seq: number }> }).entries ?? []).map((e) => e.seq).slice(0, 3)).toEqual([1, 2, 3]);
+    expect(
+      ((after.pages[0] as { entries: Array<{ seq: number }> }).entries ?? []).map((e) => e.seq).slice(0, 3),
+    ).toEqual([1, 2, 3]);
   });
 
   it("serves an inclusion proof that an independent verifier accepts with the leaf hash from the hash tile", async () => {
@@ -243,13 +302,43 @@ describe("the audit archive", () => {
   });
 
   it("walks the chain from the archive's last entry, and still finds a broken link at the boundary", async () => {
-    expect((await walk()).at(-1)).toEqual({ ok: true, count: TOTAL, head: digests[TOTAL], broken_at: null, more: false });
-    expect((await walk())[0]).toEqual({ ok: true, count: ARCHIVED + 1_000, head: digests[ARCHIVED + 1_000], broken_at: null, more: true });
-    await runInDurableObject(stub(), (_o, state) => void state.storage.sql.exec("UPDATE audit_chain SET prev_sha256 = ? WHERE seq = ?", "f".repeat(64), ARCHIVED + 1));
+    expect((await walk()).at(-1)).toEqual({
+      ok: true,
+      count: TOTAL,
+      head: digests[TOTAL],
+      broken_at: null,
+      more: false,
+    });
+    expect((await walk())[0]).toEqual({
+      ok: true,
+      count: ARCHIVED + 1_000,
+      head: digests[ARCHIVED + 1_000],
+      broken_at: null,
+      more: true,
+    });
+    await runInDurableObject(
+      stub(),
+      (_o, state) =>
+        void state.storage.sql.exec(
+          "UPDATE audit_chain SET prev_sha256 = ? WHERE seq = ?",
+          "f".repeat(64),
+          ARCHIVED + 1,
+        ),
+    );
     try {
-      expect(await walk()).toEqual([{ ok: false, count: ARCHIVED, head: digests[ARCHIVED], broken_at: ARCHIVED + 1, more: false }]);
+      expect(await walk()).toEqual([
+        { ok: false, count: ARCHIVED, head: digests[ARCHIVED], broken_at: ARCHIVED + 1, more: false },
+      ]);
     } finally {
-      await runInDurableObject(stub(), (_o, state) => void state.storage.sql.exec("UPDATE audit_chain SET prev_sha256 = ? WHERE seq = ?", digests[ARCHIVED] ?? "", ARCHIVED + 1));
+      await runInDurableObject(
+        stub(),
+        (_o, state) =>
+          void state.storage.sql.exec(
+            "UPDATE audit_chain SET prev_sha256 = ? WHERE seq = ?",
+            digests[ARCHIVED] ?? "",
+            ARCHIVED + 1,
+          ),
+      );
     }
   });
 
@@ -261,17 +350,24 @@ describe("the audit archive", () => {
     expect(text.startsWith(decoder.decode(before.exportBytes).split("\n").slice(0, TOTAL).join("\n"))).toBe(true);
     const lines = text.trimEnd().split("\n");
     expect(lines.length).toBe(TOTAL + 2);
-    expect(JSON.parse(lines[TOTAL] as string)).toMatchObject({ seq: TOTAL + 1, kind: "credential.created", prev_sha256: digests[TOTAL] });
+    expect(JSON.parse(lines[TOTAL] as string)).toMatchObject({
+      seq: TOTAL + 1,
+      kind: "credential.created",
+      prev_sha256: digests[TOTAL],
+    });
     const files = new Map<string, Uint8Array>([
       ["export.ndjson", bytes],
       ["witness.txt", encoder.encode(checkpointNote)],
     ]);
     let stdout = "";
-    const status = runAudit(["verify", "--export", "export.ndjson", "--key", TEST_VERIFIER_KEY, "--checkpoint", "witness.txt"], {
-      stdout: (t) => void (stdout += t),
-      stderr: () => undefined,
-      readFile: (path) => files.get(path) ?? new Uint8Array(0),
-    });
+    const status = runAudit(
+      ["verify", "--export", "export.ndjson", "--key", TEST_VERIFIER_KEY, "--checkpoint", "witness.txt"],
+      {
+        stdout: (t) => void (stdout += t),
+        stderr: () => undefined,
+        readFile: (path) => files.get(path) ?? new Uint8Array(0),
+      },
+    );
     expect(stdout.split("\n").filter((l) => /^(entries|saved|findings|result):/.test(l))).toEqual([
       `entries:     ${TOTAL + 1}`,
       `saved:       witness.txt: consistent (size ${TOTAL}, signed by toolgate-test+f62e6223)`,
@@ -296,11 +392,15 @@ describe("a tile with an entry too long for an entry bundle", () => {
     await setVar("TOOLGATE_AUDIT_KEEP_ENTRIES", "0", HELD);
     await runAlarm(HELD);
     const prefix = `consumers/${HELD}/`;
-    expect((await tilesBucket().list({ prefix })).objects.map((o) => o.key.slice(prefix.length))).toEqual(["tile/0/000"]);
+    expect((await tilesBucket().list({ prefix })).objects.map((o) => o.key.slice(prefix.length))).toEqual([
+      "tile/0/000",
+    ]);
     expect(await query("SELECT tile FROM audit_archive_held", HELD)).toEqual([{ tile: 0 }]);
     expect(await query("SELECT entries FROM audit_archive", HELD)).toEqual([{ entries: 256 }]);
     expect(await count("SELECT COUNT(*) AS n FROM audit_chain", HELD)).toBe(300);
-    expect(await count("SELECT COUNT(*) AS n FROM audit_tree WHERE level < 8 AND idx * (1 << level) < 256", HELD)).toBe(0);
+    expect(await count("SELECT COUNT(*) AS n FROM audit_tree WHERE level < 8 AND idx * (1 << level) < 256", HELD)).toBe(
+      0,
+    );
     expect(sameBytes(await exportBytes(HELD, token), exportBefore)).toBe(true);
     expect(await get("/audit?after=90&limit=20", HELD, token)).toEqual(pageBefore);
     expect(await get("/audit/proof/inclusion?seq=100&size=300", HELD, token)).toEqual(proofBefore);

@@ -37,12 +37,23 @@ async function checkpoint(consumer: string): Promise<{ status: number; body: Rec
 async function rewrite(consumer: string, seq: number, alsoCheckpoints: boolean): Promise<void> {
   await runInDurableObject(stub(consumer), (_o, state) => {
     const sql = state.storage.sql;
-    const rows = [...sql.exec<{ seq: number; kind: string; at: number; record: string; prev_sha256: string }>("SELECT seq, kind, at, record, prev_sha256 FROM audit_chain WHERE seq >= ? ORDER BY seq", seq)];
+    const rows = [
+      ...sql.exec<{ seq: number; kind: string; at: number; record: string; prev_sha256: string }>(
+        "SELECT seq, kind, at, record, prev_sha256 FROM audit_chain WHERE seq >= ? ORDER BY seq",
+        seq,
+      ),
+    ];
     let prev = rows[0]?.prev_sha256 ?? "";
     for (const row of rows) {
       const at = row.seq === seq ? row.at - 3600 : row.at;
       const digest = entryDigest(row.seq, row.kind, at, row.record, prev);
-      sql.exec("UPDATE audit_chain SET at = ?, prev_sha256 = ?, entry_sha256 = ? WHERE seq = ?", at, prev, digest, row.seq);
+      sql.exec(
+        "UPDATE audit_chain SET at = ?, prev_sha256 = ?, entry_sha256 = ? WHERE seq = ?",
+        at,
+        prev,
+        digest,
+        row.seq,
+      );
       prev = digest;
     }
     sql.exec("DELETE FROM audit_tree");
@@ -52,7 +63,11 @@ async function rewrite(consumer: string, seq: number, alsoCheckpoints: boolean):
 }
 
 const storedSizes = (consumer: string) =>
-  runInDurableObject(stub(consumer), (_o, state) => [...state.storage.sql.exec<{ size: number }>("SELECT size FROM audit_checkpoints ORDER BY size")].map((r) => r.size));
+  runInDurableObject(stub(consumer), (_o, state) =>
+    [...state.storage.sql.exec<{ size: number }>("SELECT size FROM audit_checkpoints ORDER BY size")].map(
+      (r) => r.size,
+    ),
+  );
 
 async function witnessedSizes(consumer: string): Promise<number[]> {
   const listed = await env.AUDIT_WITNESS?.list({ prefix: `consumers/${consumer}/checkpoints/` });
@@ -64,7 +79,10 @@ beforeAll(async () => {
   for (const consumer of [STORED, WITNESSED]) {
     const old = await env.AUDIT_WITNESS?.list({ prefix: `consumers/${consumer}/` });
     for (const object of old?.objects ?? []) await env.AUDIT_WITNESS?.delete(object.key);
-    const res = await send("PUT", `/v1/consumers/${consumer}`, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: [] });
+    const res = await send("PUT", `/v1/consumers/${consumer}`, ADMIN_TOKEN, {
+      tools: ["get_order"],
+      approver_subjects: [],
+    });
     expect(res.status).toBe(200);
     agents.set(consumer, (await credential(consumer, "agent")).secret);
     auditors.set(consumer, (await credential(consumer, "auditor")).secret);
@@ -97,9 +115,18 @@ describe("signing checks the stored log against the signed checkpoints", () => {
     expect(await witnessedSizes(STORED)).toEqual([8]);
     // The export and a default inclusion proof ask for the same checkpoint: refused alike.
     const exported = await send("GET", `/v1/consumers/${STORED}/audit/export`, auditors.get(STORED) ?? "");
-    expect([exported.status, ((await exported.json()) as { code: string }).code]).toEqual([500, "AUDIT_LOG_INCONSISTENT"]);
+    expect([exported.status, ((await exported.json()) as { code: string }).code]).toEqual([
+      500,
+      "AUDIT_LOG_INCONSISTENT",
+    ]);
     const details = await send("GET", `/v1/consumers/${STORED}`, ADMIN_TOKEN);
-    expect(((await details.json()) as { audit_inconsistent: unknown }).audit_inconsistent).toEqual({ refusals: 2, detected_at: NOW, checkpoint_size: 8, tree_size: 9, against: "stored" });
+    expect(((await details.json()) as { audit_inconsistent: unknown }).audit_inconsistent).toEqual({
+      refusals: 2,
+      detected_at: NOW,
+      checkpoint_size: 8,
+      tree_size: 9,
+      against: "stored",
+    });
   });
 
   it("refuses against the witness's newest checkpoint when the stored checkpoints were deleted too", async () => {
@@ -124,7 +151,10 @@ describe("signing checks the stored log against the signed checkpoints", () => {
     await wipe(fresh);
     const old = await env.AUDIT_WITNESS?.list({ prefix: `consumers/${fresh}/` });
     for (const object of old?.objects ?? []) await env.AUDIT_WITNESS?.delete(object.key);
-    expect((await send("PUT", `/v1/consumers/${fresh}`, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: [] })).status).toBe(200);
+    expect(
+      (await send("PUT", `/v1/consumers/${fresh}`, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: [] }))
+        .status,
+    ).toBe(200);
     agents.set(fresh, (await credential(fresh, "agent")).secret);
     auditors.set(fresh, (await credential(fresh, "auditor")).secret);
     await call(fresh, "one");
@@ -133,7 +163,10 @@ describe("signing checks the stored log against the signed checkpoints", () => {
     await call(fresh, "two");
     expect((await checkpoint(fresh)).body.size).toBe(5);
     expect(await witnessedSizes(fresh)).toEqual([4, 5]);
-    const details = (await (await send("GET", `/v1/consumers/${fresh}`, ADMIN_TOKEN)).json()) as Record<string, unknown>;
+    const details = (await (await send("GET", `/v1/consumers/${fresh}`, ADMIN_TOKEN)).json()) as Record<
+      string,
+      unknown
+    >;
     expect("audit_inconsistent" in details).toBe(false);
   });
 });

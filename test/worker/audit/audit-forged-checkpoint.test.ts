@@ -21,8 +21,14 @@ async function setUp(name: string): Promise<Consumer> {
   await wipe(name);
   const old = await env.AUDIT_WITNESS?.list({ prefix: `consumers/${name}/` });
   for (const object of old?.objects ?? []) await env.AUDIT_WITNESS?.delete(object.key);
-  expect((await send("PUT", `/v1/consumers/${name}`, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: [] })).status).toBe(200);
-  const consumer = { name, agent: (await credential(name, "agent")).secret, auditor: (await credential(name, "auditor")).secret };
+  expect(
+    (await send("PUT", `/v1/consumers/${name}`, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: [] })).status,
+  ).toBe(200);
+  const consumer = {
+    name,
+    agent: (await credential(name, "agent")).secret,
+    auditor: (await credential(name, "auditor")).secret,
+  };
   for (let i = 0; i < 5; i++) await call(consumer, `call-${i}`);
   return consumer;
 }
@@ -45,12 +51,22 @@ async function checkpoint(c: Consumer): Promise<{ status: number; body: Record<s
 async function rewrite(c: Consumer): Promise<void> {
   await runInDurableObject(stub(c.name), (_o, state) => {
     const sql = state.storage.sql;
-    const rows = [...sql.exec<{ seq: number; kind: string; at: number; record: string; prev_sha256: string }>("SELECT seq, kind, at, record, prev_sha256 FROM audit_chain WHERE seq >= 2 ORDER BY seq")];
+    const rows = [
+      ...sql.exec<{ seq: number; kind: string; at: number; record: string; prev_sha256: string }>(
+        "SELECT seq, kind, at, record, prev_sha256 FROM audit_chain WHERE seq >= 2 ORDER BY seq",
+      ),
+    ];
     let prev = rows[0]?.prev_sha256 ?? "";
     for (const row of rows) {
       const at = row.seq === 2 ? row.at - 3600 : row.at;
       const digest = entryDigest(row.seq, row.kind, at, row.record, prev);
-      sql.exec("UPDATE audit_chain SET at = ?, prev_sha256 = ?, entry_sha256 = ? WHERE seq = ?", at, prev, digest, row.seq);
+      sql.exec(
+        "UPDATE audit_chain SET at = ?, prev_sha256 = ?, entry_sha256 = ? WHERE seq = ?",
+        at,
+        prev,
+        digest,
+        row.seq,
+      );
       prev = digest;
     }
     sql.exec("DELETE FROM audit_tree");
@@ -65,18 +81,32 @@ async function forgeRow(c: Consumer, note: string, size?: number): Promise<numbe
     const sql = state.storage.sql;
     const reader = {
       node(level: number, index: number): Uint8Array {
-        const row = [...sql.exec<{ hash: ArrayBuffer }>("SELECT hash FROM audit_tree WHERE level = ? AND idx = ?", level, index)][0];
+        const row = [
+          ...sql.exec<{ hash: ArrayBuffer }>("SELECT hash FROM audit_tree WHERE level = ? AND idx = ?", level, index),
+        ][0];
         if (row === undefined) throw new Error(`missing node ${level}/${index}`);
         return new Uint8Array(row.hash);
       },
     };
     const tree = [...sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit_chain")][0]?.n ?? 0;
-    sql.exec("INSERT INTO audit_checkpoints (size, root, note, signed_at) VALUES (?, ?, ?, ?)", size ?? tree, rootHash(reader, tree), note, 0);
+    sql.exec(
+      "INSERT INTO audit_checkpoints (size, root, note, signed_at) VALUES (?, ?, ?, ?)",
+      size ?? tree,
+      rootHash(reader, tree),
+      note,
+      0,
+    );
     return tree;
   });
 }
 
-const storedNote = (c: Consumer) => runInDurableObject(stub(c.name), (_o, state) => [...state.storage.sql.exec<{ note: string }>("SELECT note FROM audit_checkpoints ORDER BY size DESC LIMIT 1")][0]?.note ?? "");
+const storedNote = (c: Consumer) =>
+  runInDurableObject(
+    stub(c.name),
+    (_o, state) =>
+      [...state.storage.sql.exec<{ note: string }>("SELECT note FROM audit_checkpoints ORDER BY size DESC LIMIT 1")][0]
+        ?.note ?? "",
+  );
 
 describe("forged stored checkpoint", () => {
   it("refuses to sign a rewritten log even when the stored checkpoint row was replaced", async () => {

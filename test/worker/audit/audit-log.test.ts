@@ -8,7 +8,14 @@
 import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { decodeBase64, openNote, parseCheckpoint, parseVerifierKey, verifyConsistency, verifyInclusion } from "../../../src/core/audit";
+import {
+  decodeBase64,
+  openNote,
+  parseCheckpoint,
+  parseVerifierKey,
+  verifyConsistency,
+  verifyInclusion,
+} from "../../../src/core/audit";
 import { ADMIN_TOKEN, context, credential, send, wipe } from "../../kit";
 import { sha256 } from "../../support/web-sha256";
 
@@ -72,7 +79,11 @@ const answers: Array<{ audit: { seq: number; leaf_hash: string } }> = [];
 beforeAll(async () => {
   await wipe(CONSUMER, "audit-log-b");
   const limits = { calls_per_second: 100_000, call_burst: 100_000 };
-  const res = await send("PUT", `/v1/consumers/${CONSUMER}`, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: [], limits });
+  const res = await send("PUT", `/v1/consumers/${CONSUMER}`, ADMIN_TOKEN, {
+    tools: ["get_order"],
+    approver_subjects: [],
+    limits,
+  });
   expect(res.status).toBe(200);
   agent = (await credential(CONSUMER, "agent")).secret;
   auditor = (await credential(CONSUMER, "auditor")).secret;
@@ -91,16 +102,30 @@ describe("the verifiable audit log", () => {
   it("signs after AUDIT_CHECKPOINT_EVERY entries from the alarm, never per call, and the witness holds it", async () => {
     // 3 setup entries + 300 calls: the alarm was asked for at entry 256 (it may have run already).
     await runDurableObjectAlarm(stub());
-    const sizes = await runInDurableObject(stub(), (_o, state) => [...state.storage.sql.exec<{ size: number }>("SELECT size FROM audit_checkpoints ORDER BY size")].map((r) => r.size));
+    const sizes = await runInDurableObject(stub(), (_o, state) =>
+      [...state.storage.sql.exec<{ size: number }>("SELECT size FROM audit_checkpoints ORDER BY size")].map(
+        (r) => r.size,
+      ),
+    );
     expect(sizes.length).toBe(1);
     expect(sizes[0]).toBeGreaterThanOrEqual(256);
     expect(sizes[0]).toBeLessThanOrEqual(303);
-    const witnessed = await env.AUDIT_WITNESS!.get(`consumers/${CONSUMER}/checkpoints/${String(sizes[0]).padStart(20, "0")}`);
-    const note = await runInDurableObject(stub(), (_o, state) => [...state.storage.sql.exec<{ note: string }>("SELECT note FROM audit_checkpoints")][0]?.note);
+    const witnessed = await env.AUDIT_WITNESS!.get(
+      `consumers/${CONSUMER}/checkpoints/${String(sizes[0]).padStart(20, "0")}`,
+    );
+    const note = await runInDurableObject(
+      stub(),
+      (_o, state) => [...state.storage.sql.exec<{ note: string }>("SELECT note FROM audit_checkpoints")][0]?.note,
+    );
     expect(await witnessed?.text()).toBe(note);
     // Idempotent: nothing more is due.
     await runDurableObjectAlarm(stub());
-    expect(await runInDurableObject(stub(), (_o, state) => [...state.storage.sql.exec("SELECT size FROM audit_checkpoints")].length)).toBe(1);
+    expect(
+      await runInDurableObject(
+        stub(),
+        (_o, state) => [...state.storage.sql.exec("SELECT size FROM audit_checkpoints")].length,
+      ),
+    ).toBe(1);
   });
 
   it("publishes the verifier key, and the checkpoint's root is the one recomputed from the export", async () => {
@@ -125,7 +150,10 @@ describe("the verifiable audit log", () => {
     const exp = await exported(auditor);
     const paged: unknown[] = [];
     for (let after = 0; after < 303; after += 100) {
-      const page = await json<{ entries: unknown[] }>(`/v1/consumers/${CONSUMER}/audit?after=${after}&limit=100`, auditor);
+      const page = await json<{ entries: unknown[] }>(
+        `/v1/consumers/${CONSUMER}/audit?after=${after}&limit=100`,
+        auditor,
+      );
       paged.push(...page.body.entries);
     }
     expect(exp.lines.map((line) => JSON.parse(line))).toEqual(paged);
@@ -149,40 +177,100 @@ describe("the verifiable audit log", () => {
     const exp = await exported(auditor);
     const root = opened(exp.note, TEST_VERIFIER_KEY).root;
     for (const seq of [1, 2, 128, 257, 303]) {
-      const proof = await json<{ seq: number; leaf_index: number; tree_size: number; leaf_hash: string; proof: string[] }>(`/v1/consumers/${CONSUMER}/audit/proof/inclusion?seq=${seq}`, auditor);
+      const proof = await json<{
+        seq: number;
+        leaf_index: number;
+        tree_size: number;
+        leaf_hash: string;
+        proof: string[];
+      }>(`/v1/consumers/${CONSUMER}/audit/proof/inclusion?seq=${seq}`, auditor);
       expect(proof.status).toBe(200);
       const leaf = await leafOf(exp.lines[seq - 1] as string);
-      expect({ ...proof.body, proof: [] }).toEqual({ seq, leaf_index: seq - 1, tree_size: 303, leaf_hash: b64(leaf), proof: [] });
-      expect(verifyInclusion(leaf, seq - 1, 303, proof.body.proof.map((p) => decodeBase64(p)!), root)).toBe(true);
+      expect({ ...proof.body, proof: [] }).toEqual({
+        seq,
+        leaf_index: seq - 1,
+        tree_size: 303,
+        leaf_hash: b64(leaf),
+        proof: [],
+      });
+      expect(
+        verifyInclusion(
+          leaf,
+          seq - 1,
+          303,
+          proof.body.proof.map((p) => decodeBase64(p)!),
+          root,
+        ),
+      ).toBe(true);
     }
-    const small = await json<{ tree_size: number; proof: string[] }>(`/v1/consumers/${CONSUMER}/audit/proof/inclusion?seq=5&size=10`, auditor);
+    const small = await json<{ tree_size: number; proof: string[] }>(
+      `/v1/consumers/${CONSUMER}/audit/proof/inclusion?seq=5&size=10`,
+      auditor,
+    );
     const root10 = await mth(await Promise.all(exp.lines.slice(0, 10).map(leafOf)));
-    expect(verifyInclusion(await leafOf(exp.lines[4] as string), 4, 10, small.body.proof.map((p) => decodeBase64(p)!), root10)).toBe(true);
+    expect(
+      verifyInclusion(
+        await leafOf(exp.lines[4] as string),
+        4,
+        10,
+        small.body.proof.map((p) => decodeBase64(p)!),
+        root10,
+      ),
+    ).toBe(true);
   });
 
   it("answers a consistency proof between two signed checkpoints", async () => {
     const first = await json<CheckpointView>(`/v1/consumers/${CONSUMER}/audit/checkpoint`, auditor);
     for (let i = 0; i < 5; i++) {
-      const call = await send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, { principal: { subject_id: "user-1", roles: [] }, proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } }, context: context(`more-${i}`) });
+      const call = await send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, {
+        principal: { subject_id: "user-1", roles: [] },
+        proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+        context: context(`more-${i}`),
+      });
       expect(call.status).toBe(200);
     }
     const second = await json<CheckpointView>(`/v1/consumers/${CONSUMER}/audit/checkpoint`, auditor);
     expect([first.body.size, second.body.size]).toEqual([303, 308]);
-    const proof = await json<{ from: number; to: number; proof: string[] }>(`/v1/consumers/${CONSUMER}/audit/proof/consistency?from=303&to=308`, auditor);
+    const proof = await json<{ from: number; to: number; proof: string[] }>(
+      `/v1/consumers/${CONSUMER}/audit/proof/consistency?from=303&to=308`,
+      auditor,
+    );
     expect(proof.status).toBe(200);
     expect([proof.body.from, proof.body.to]).toEqual([303, 308]);
-    const [a, b] = [opened(first.body.checkpoint, TEST_VERIFIER_KEY), opened(second.body.checkpoint, TEST_VERIFIER_KEY)];
-    expect(verifyConsistency(303, 308, proof.body.proof.map((p) => decodeBase64(p)!), a.root, b.root)).toBe(true);
+    const [a, b] = [
+      opened(first.body.checkpoint, TEST_VERIFIER_KEY),
+      opened(second.body.checkpoint, TEST_VERIFIER_KEY),
+    ];
+    expect(
+      verifyConsistency(
+        303,
+        308,
+        proof.body.proof.map((p) => decodeBase64(p)!),
+        a.root,
+        b.root,
+      ),
+    ).toBe(true);
     // Every signed checkpoint is in the witness bucket, byte for byte.
     const listed = await env.AUDIT_WITNESS!.list({ prefix: `consumers/${CONSUMER}/checkpoints/` });
     const sizes = listed.objects.map((o: R2Object) => Number(o.key.split("/").pop()));
     expect(sizes.slice(-2)).toEqual([303, 308]);
-    expect(await (await env.AUDIT_WITNESS!.get(`consumers/${CONSUMER}/checkpoints/00000000000000000308`))?.text()).toBe(second.body.checkpoint);
+    expect(await (await env.AUDIT_WITNESS!.get(`consumers/${CONSUMER}/checkpoints/00000000000000000308`))?.text()).toBe(
+      second.body.checkpoint,
+    );
   });
 
   it("refuses bad proof queries with INVALID_REQUEST", async () => {
     const base = `/v1/consumers/${CONSUMER}/audit/proof`;
-    for (const query of ["inclusion?seq=0", "inclusion?seq=abc", "inclusion", "inclusion?seq=5&size=4", "inclusion?seq=1&size=100000", "consistency?from=5&to=4", "consistency?from=1&to=100000", "consistency?from=1"]) {
+    for (const query of [
+      "inclusion?seq=0",
+      "inclusion?seq=abc",
+      "inclusion",
+      "inclusion?seq=5&size=4",
+      "inclusion?seq=1&size=100000",
+      "consistency?from=5&to=4",
+      "consistency?from=1&to=100000",
+      "consistency?from=1",
+    ]) {
       const res = await json<{ code: string }>(`${base}/${query}`, auditor);
       expect([query, res.status, res.body.code]).toEqual([query, 400, "INVALID_REQUEST"]);
     }
@@ -198,7 +286,11 @@ describe("the verifiable audit log", () => {
       return key;
     });
     try {
-      for (const path of [`/v1/consumers/${CONSUMER}/audit/checkpoint`, `/v1/consumers/${CONSUMER}/audit/export`, "/v1/audit/verifier-keys"]) {
+      for (const path of [
+        `/v1/consumers/${CONSUMER}/audit/checkpoint`,
+        `/v1/consumers/${CONSUMER}/audit/export`,
+        "/v1/audit/verifier-keys",
+      ]) {
         const res = await json<{ code: string }>(path, auditor);
         expect([path, res.status, res.body.code]).toEqual([path, 404, "AUDIT_SIGNING_NOT_CONFIGURED"]);
       }
@@ -216,7 +308,11 @@ describe("the verifiable audit log", () => {
     expect(exp.entries).toBe(308);
     const root = await mth(await Promise.all(exp.lines.map(leafOf)));
     expect(b64(opened(exp.note, TEST_VERIFIER_KEY).root)).toBe(b64(root));
-    const rows = await runInDurableObject(stub(), (_o, state) => [...state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit_tree WHERE level = 0")][0]?.n);
+    const rows = await runInDurableObject(
+      stub(),
+      (_o, state) =>
+        [...state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit_tree WHERE level = 0")][0]?.n,
+    );
     expect(rows).toBe(308);
   });
 });

@@ -27,7 +27,14 @@ function table() {
   return { store: store as unknown as AuditStore, rows, counts };
 }
 
-const entry = (seq: number): ChainEntry => ({ seq, kind: "tool_call", at: 1_784_419_200 + seq, record: `{"n":${seq}}`, prev_sha256: "0".repeat(64), entry_sha256: "1".repeat(64) });
+const entry = (seq: number): ChainEntry => ({
+  seq,
+  kind: "tool_call",
+  at: 1_784_419_200 + seq,
+  record: `{"n":${seq}}`,
+  prev_sha256: "0".repeat(64),
+  entry_sha256: "1".repeat(64),
+});
 
 /** RFC 9162 §2.1.1 MTH over leaf hashes, written from the definition. */
 async function mth(leaves: Uint8Array[]): Promise<Uint8Array> {
@@ -47,7 +54,8 @@ describe("AuditTree's right edge", () => {
     for (let seq = 1; seq <= 13; seq++) leaves.push(tree.append(entry(seq)));
     expect(counts).toEqual({ reads: 0, writes: 13 });
     expect(rows.size).toBe(13 + 6 + 3 + 1);
-    for (const size of [1, 2, 3, 7, 8, 13]) expect(hex(rootHash(tree, size))).toBe(hex(await mth(leaves.slice(0, size))));
+    for (const size of [1, 2, 3, 7, 8, 13])
+      expect(hex(rootHash(tree, size))).toBe(hex(await mth(leaves.slice(0, size))));
     expect(hex(leaves[12] as Uint8Array)).toBe(hex(entryLeafHash(entry(13))));
   });
 

@@ -2,10 +2,18 @@ import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AgentClient, ApproverClient, inlineResult, ProviderPoller, type BoundEffect } from "../../../src/client";
 import { wipe } from "../../kit";
-import { PROVIDER, requestBody, requestKey, setupCapabilityConsumer, T0, type CapabilityConsumer } from "../capability-support";
+import {
+  PROVIDER,
+  requestBody,
+  requestKey,
+  setupCapabilityConsumer,
+  T0,
+  type CapabilityConsumer,
+} from "../capability-support";
 
 // The browser-safe client against the Worker in workerd (its fetch is the Worker's own).
-const gateFetch = ((input: RequestInfo | URL, init?: RequestInit) => exports.default.fetch(new Request(input, init))) as typeof fetch;
+const gateFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+  exports.default.fetch(new Request(input, init))) as typeof fetch;
 
 describe("the client's long-poll provider, agent and approver against the gate", () => {
   let c: CapabilityConsumer;
@@ -30,23 +38,47 @@ describe("the client's long-poll provider, agent and approver against the gate",
       },
       onOutcome: (outcome) => outcomes.push(outcome),
     });
-    const key = { consumer_id: c.consumer, actor_id: "agent-1", instance_id: 7, generation: 1, provider_id: PROVIDER, capability_id: "browser.page.snapshot", resource_scope_id: "tab:1" };
-    expect(await approver.authority({ "set-grant": { grant: { key, mode: "require-approval" } } })).toEqual({ ok: true, value: { sequence: 1, outcome: "grant-set" } });
-    expect(await poller.attach()).toEqual({ ok: true, value: { provider_id: PROVIDER, binding_id: 1, lease_ms: 60000 } });
+    const key = {
+      consumer_id: c.consumer,
+      actor_id: "agent-1",
+      instance_id: 7,
+      generation: 1,
+      provider_id: PROVIDER,
+      capability_id: "browser.page.snapshot",
+      resource_scope_id: "tab:1",
+    };
+    expect(await approver.authority({ "set-grant": { grant: { key, mode: "require-approval" } } })).toEqual({
+      ok: true,
+      value: { sequence: 1, outcome: "grant-set" },
+    });
+    expect(await poller.attach()).toEqual({
+      ok: true,
+      value: { provider_id: PROVIDER, binding_id: 1, lease_ms: 60000 },
+    });
     const { request } = requestBody(1, T0 + 5000);
     expect(await agent.requestCapability("agent-1", request)).toEqual({
       ok: true,
       value: { request_key: requestKey(c.consumer, 1), accepted_sequence: 1, decision: "require-approval", tick: T0 },
     });
     expect(await poller.pollOnce(0)).toEqual({ ok: true, value: 0 });
-    expect(await approver.resolveCapability(requestKey(c.consumer, 1), 1, 7, 1, "approve-once")).toEqual({ ok: true, value: { sequence: 2, outcome: "approval-resolved" } });
+    expect(await approver.resolveCapability(requestKey(c.consumer, 1), 1, 7, 1, "approve-once")).toEqual({
+      ok: true,
+      value: { sequence: 2, outcome: "approval-resolved" },
+    });
     expect(await poller.pollOnce(0)).toEqual({ ok: true, value: 1 });
     expect(seen.map((b) => [b.binding_id, b.effect.operation_id, "invoke" in b.effect.effect])).toEqual([[1, 1, true]]);
-    expect(outcomes).toEqual([{ outcome: { "observation-applied": { operation_id: 1, request_key: requestKey(c.consumer, 1) } } }]);
+    expect(outcomes).toEqual([
+      { outcome: { "observation-applied": { operation_id: 1, request_key: requestKey(c.consumer, 1) } } },
+    ]);
     const drained = await agent.drainCompletions();
-    expect(drained.ok && drained.value.completions.map((x) => x.outcome)).toEqual([inlineResult([1, 2, 3], "application/octet-stream")]);
+    expect(drained.ok && drained.value.completions.map((x) => x.outcome)).toEqual([
+      inlineResult([1, 2, 3], "application/octet-stream"),
+    ]);
     expect(await poller.stop()).toEqual({ ok: true, value: { outcome: { detached: { closed_request_count: 0 } } } });
     const refused = await agent.requestCapability("agent-2", request);
-    expect(refused).toEqual({ ok: false, problem: { status: 403, code: "FORBIDDEN", detail: "This agent credential acts only as its own subject." } });
+    expect(refused).toEqual({
+      ok: false,
+      problem: { status: 403, code: "FORBIDDEN", detail: "This agent credential acts only as its own subject." },
+    });
   });
 });

@@ -9,11 +9,20 @@ import {
   u64,
   type CapabilityEngineState,
 } from "../../../src/core/capability";
-import { parseScenario, runScenario, sameJson, type CapabilityScenario } from "../../../src/conformance/capability-cases";
+import {
+  parseScenario,
+  runScenario,
+  sameJson,
+  type CapabilityScenario,
+} from "../../../src/conformance/capability-cases";
 
 // The same capability-cases-v1 files the CLI runs, each operation applied by the consumer
 // object's capability host (one SQLite transaction per operation, raw mode: no clock).
-const files = import.meta.glob("../../../fixtures/capability/*.json", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const files = import.meta.glob("../../../fixtures/capability/*.json", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+}) as Record<string, string>;
 const scenarios = Object.entries(files)
   .map(([path, text]) => {
     const parsed = parseScenario(text);
@@ -42,7 +51,10 @@ function isHarness(op: unknown): op is Record<string, unknown> {
   return typeof op === "object" && op !== null && ("inject-effects" in op || "set-counters" in op);
 }
 
-async function runThroughObject(name: string, scenario: CapabilityScenario): Promise<{ mismatches: string[]; restored: string }> {
+async function runThroughObject(
+  name: string,
+  scenario: CapabilityScenario,
+): Promise<{ mismatches: string[]; restored: string }> {
   const id = env.CONSUMER.idFromName(`capability-scenario-${name}`);
   const stub = env.CONSUMER.get(id);
   const mismatches: string[] = [];
@@ -71,7 +83,11 @@ async function runThroughObject(name: string, scenario: CapabilityScenario): Pro
   });
   for (const [index, step] of scenario.steps.entries()) {
     const actual = outcomes[index] ?? [];
-    if (step.expect_invalid === true ? actual.length !== 0 : step.expect !== undefined && actual.some((outcome) => !sameJson(outcome, step.expect))) {
+    if (
+      step.expect_invalid === true
+        ? actual.length !== 0
+        : step.expect !== undefined && actual.some((outcome) => !sameJson(outcome, step.expect))
+    ) {
       mismatches.push(`${index}`);
     }
   }
@@ -85,9 +101,13 @@ describe("capability-cases-v1 scenarios through the consumer object (none skippe
     expect(scenarios.length).toBe(49);
   });
 
-  it.each(scenarios)("%s: every outcome matches and a restart restores the exact engine state", { timeout: 120_000 }, async (name, scenario) => {
-    const { mismatches, restored } = await runThroughObject(name, scenario);
-    expect(mismatches).toEqual([]);
-    expect(restored).toBe(encodeState(runScenario(scenario).state));
-  });
+  it.each(scenarios)(
+    "%s: every outcome matches and a restart restores the exact engine state",
+    { timeout: 120_000 },
+    async (name, scenario) => {
+      const { mismatches, restored } = await runThroughObject(name, scenario);
+      expect(mismatches).toEqual([]);
+      expect(restored).toBe(encodeState(runScenario(scenario).state));
+    },
+  );
 });

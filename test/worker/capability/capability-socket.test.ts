@@ -2,7 +2,18 @@ import { exports } from "cloudflare:workers";
 import { abortAllDurableObjects } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { send, wipe } from "../../kit";
-import { grant, invokeEffect, pinMillis, PROVIDER, requestBody, requestKey, setupCapabilityConsumer, succeeded, T0, type CapabilityConsumer } from "../capability-support";
+import {
+  grant,
+  invokeEffect,
+  pinMillis,
+  PROVIDER,
+  requestBody,
+  requestKey,
+  setupCapabilityConsumer,
+  succeeded,
+  T0,
+  type CapabilityConsumer,
+} from "../capability-support";
 
 function connect(consumer: string, token: string): Promise<Response> {
   return exports.default.fetch(
@@ -62,7 +73,9 @@ describe("provider WebSocket (hibernation API)", () => {
     expect(await next()).toEqual({ type: "attached", provider_id: PROVIDER, binding_id: 1 });
     const again = await connect(c.consumer, c.provider);
     expect(again.status).toBe(409);
-    expect(((await again.json()) as { error: unknown }).error).toEqual({ "already-attached": { provider_id: PROVIDER, binding_id: 1 } });
+    expect(((await again.json()) as { error: unknown }).error).toEqual({
+      "already-attached": { provider_id: PROVIDER, binding_id: 1 },
+    });
   });
 
   it("pushes the effect of an allowed request and applies the observation sent back", async () => {
@@ -75,7 +88,9 @@ describe("provider WebSocket (hibernation API)", () => {
       id: 7,
       result: { Ok: { "observation-applied": { operation_id: 1, request_key: requestKey(c.consumer, 1) } } },
     });
-    const drained = (await (await send("POST", `${base()}/completions/drain`, c.agent)).json()) as { completions: { outcome: unknown }[] };
+    const drained = (await (await send("POST", `${base()}/completions/drain`, c.agent)).json()) as {
+      completions: { outcome: unknown }[];
+    };
     expect(drained.completions.map((x) => x.outcome)).toEqual([succeeded(c.consumer, 1, 1).observation]);
   });
 
@@ -83,7 +98,11 @@ describe("provider WebSocket (hibernation API)", () => {
     ws.send('{"type":"ping"}');
     expect(await next()).toEqual({ type: "pong" });
     ws.send('{"type":"ping","type":"ping"}');
-    expect(await next()).toEqual({ type: "error", code: "INVALID_JSON", detail: "JSON_DUPLICATE_KEY: JSON contains a duplicate field: type (at offset 21)" });
+    expect(await next()).toEqual({
+      type: "error",
+      code: "INVALID_JSON",
+      detail: "JSON_DUPLICATE_KEY: JSON contains a duplicate field: type (at offset 21)",
+    });
   });
 
   it("detaches on close: the request in flight ends as provider-detached", async () => {
@@ -93,11 +112,17 @@ describe("provider WebSocket (hibernation API)", () => {
     let outcomes: unknown[] = [];
     for (let i = 0; i < 50 && outcomes.length === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      const drained = (await (await send("POST", `${base()}/completions/drain`, c.agent)).json()) as { completions: { request_key: unknown; outcome: unknown }[] };
+      const drained = (await (await send("POST", `${base()}/completions/drain`, c.agent)).json()) as {
+        completions: { request_key: unknown; outcome: unknown }[];
+      };
       outcomes = drained.completions.map((x) => [x.request_key, x.outcome]);
     }
-    expect(outcomes).toEqual([[requestKey(c.consumer, 2), { "provider-detached": { cancellation: "provider-detached-unconfirmed" } }]]);
-    const snapshot = (await (await send("GET", `${base()}/snapshot`, c.auditor)).json()) as { provider_runtime: unknown };
+    expect(outcomes).toEqual([
+      [requestKey(c.consumer, 2), { "provider-detached": { cancellation: "provider-detached-unconfirmed" } }],
+    ]);
+    const snapshot = (await (await send("GET", `${base()}/snapshot`, c.auditor)).json()) as {
+      provider_runtime: unknown;
+    };
     // Lane sequences: 1 attach, 2 the refused second attach (consumed, as in the kernel), 3 observe, 4 detach.
     expect(snapshot.provider_runtime).toEqual({ last_sequence: 4, sequence_exhausted: false, bindings: [] });
   });
@@ -112,7 +137,11 @@ describe("provider WebSocket (hibernation API)", () => {
     expect(await frames()).toEqual({ type: "effect", envelope: invokeEffect(c.consumer, 5, 3, 3, 3, T0 + 5000) });
     await abortAllDurableObjects();
     await pinMillis(c.consumer, T0);
-    const drained = (await (await send("POST", `${base()}/completions/drain`, c.agent)).json()) as { completions: { request_key: unknown; outcome: unknown }[] };
-    expect(drained.completions.map((x) => [x.request_key, x.outcome])).toEqual([[requestKey(c.consumer, 3), { "provider-detached": { cancellation: "provider-detached-unconfirmed" } }]]);
+    const drained = (await (await send("POST", `${base()}/completions/drain`, c.agent)).json()) as {
+      completions: { request_key: unknown; outcome: unknown }[];
+    };
+    expect(drained.completions.map((x) => [x.request_key, x.outcome])).toEqual([
+      [requestKey(c.consumer, 3), { "provider-detached": { cancellation: "provider-detached-unconfirmed" } }],
+    ]);
   });
 });

@@ -8,13 +8,28 @@ import { describe, expect, it } from "vitest";
 import { approvalsCall } from "../../../src/worker/object/capability/authority";
 import { CompletionMailbox } from "../../../src/worker/object/capability/mailbox";
 import { ADMIN_TOKEN, createConsumer, credential, gate, send, wipe } from "../../kit";
-import { grantKey, pinMillis, PROVIDER, requestBody, requestKey, setupCapabilityConsumer, T0, type CapabilityConsumer } from "../capability-support";
+import {
+  grantKey,
+  pinMillis,
+  PROVIDER,
+  requestBody,
+  requestKey,
+  setupCapabilityConsumer,
+  T0,
+  type CapabilityConsumer,
+} from "../capability-support";
 
 const base = (consumer: string) => `/v1/consumers/${consumer}/capability`;
 const stub = (consumer: string) => env.CONSUMER.get(env.CONSUMER.idFromName(consumer));
 
 /** A request with a raw JSON text body (u64 values beyond 2^53 survive). */
-function raw(method: string, path: string, token: string | null, body: string, type = "application/json"): Promise<Response> {
+function raw(
+  method: string,
+  path: string,
+  token: string | null,
+  body: string,
+  type = "application/json",
+): Promise<Response> {
   const headers: Record<string, string> = { "content-type": type };
   if (token !== null) headers.authorization = `Bearer ${token}`;
   return gate(path, { method, headers, body });
@@ -26,7 +41,9 @@ async function json(res: Response): Promise<{ status: number; body: unknown }> {
 
 /** Sets a grant for an actor through the authority lane (approver-1). */
 async function grantFor(c: CapabilityConsumer, actor: string, mode: "allow" | "require-approval"): Promise<void> {
-  const res = await send("POST", `${base(c.consumer)}/authority`, c.approver, { command: { "set-grant": { grant: { key: { ...grantKey(c.consumer), actor_id: actor }, mode } } } });
+  const res = await send("POST", `${base(c.consumer)}/authority`, c.approver, {
+    command: { "set-grant": { grant: { key: { ...grantKey(c.consumer), actor_id: actor }, mode } } },
+  });
   expect(res.status).toBe(200);
 }
 
@@ -36,15 +53,28 @@ function requestAs(actor: string, localId: number) {
 }
 
 /** The resolution of request (`actor`, `localId`) accepted under `accepted`. */
-function resolution(consumer: string, actor: string, localId: number, accepted: number, decision: "approve-once" | "deny") {
-  return { request_key: { consumer_id: consumer, actor_id: actor, local_id: localId }, accepted_sequence: accepted, instance_id: 7, generation: 1, decision };
+function resolution(
+  consumer: string,
+  actor: string,
+  localId: number,
+  accepted: number,
+  decision: "approve-once" | "deny",
+) {
+  return {
+    request_key: { consumer_id: consumer, actor_id: actor, local_id: localId },
+    accepted_sequence: accepted,
+    instance_id: 7,
+    generation: 1,
+    decision,
+  };
 }
 
 async function attach(c: CapabilityConsumer): Promise<void> {
   expect((await send("POST", `${base(c.consumer)}/providers/${PROVIDER}/attach`, c.provider)).status).toBe(200);
 }
 
-const SET_GRANT = (consumer: string) => JSON.stringify({ command: { "set-grant": { grant: { key: grantKey(consumer), mode: "allow" } } } });
+const SET_GRANT = (consumer: string) =>
+  JSON.stringify({ command: { "set-grant": { grant: { key: grantKey(consumer), mode: "allow" } } } });
 const withSequence = (consumer: string, sequence: string) => `{"sequence":${sequence},${SET_GRANT(consumer).slice(1)}`;
 
 describe("capability trust holes", () => {
@@ -61,13 +91,20 @@ describe("capability trust holes", () => {
     const last = await raw("POST", authority, c.approver, withSequence(c.consumer, "18446744073709551614"));
     expect([last.status, await last.text()]).toEqual([200, '{"sequence":18446744073709551614,"outcome":"grant-set"}']);
     // The default next sequence would be 2^64 − 1, whose successor is not a u64.
-    const next = await json(await send("POST", authority, c.approver, { command: { "revoke-grant": { key: grantKey(c.consumer) } } }));
+    const next = await json(
+      await send("POST", authority, c.approver, { command: { "revoke-grant": { key: grantKey(c.consumer) } } }),
+    );
     expect([next.status, (next.body as { detail: string }).detail]).toEqual([422, "sequence-out-of-range"]);
 
     // Defence in depth: an operation holding 2^64 never reaches the journal (the step throws and rolls back).
     const thrown = await runInDurableObject(stub(c.consumer), (object) => {
       try {
-        object.capability.operateRaw({ authority: { sequence: 2n ** 64n, command: { "close-client": { consumer_id: c.consumer, actor_id: "agent-1" } } } });
+        object.capability.operateRaw({
+          authority: {
+            sequence: 2n ** 64n,
+            command: { "close-client": { consumer_id: c.consumer, actor_id: "agent-1" } },
+          },
+        });
         return "applied";
       } catch (error) {
         return String(error);
@@ -81,13 +118,22 @@ describe("capability trust holes", () => {
     const snapshot = await send("GET", `${base(c.consumer)}/snapshot`, c.auditor);
     expect([snapshot.status, await snapshot.text()]).toEqual([200, before]);
     const approvals = await send("GET", `${base(c.consumer)}/approvals`, c.approver);
-    expect([approvals.status, await approvals.text()]).toEqual([200, `{"approvals":[],"next_cursor":null,"last_authority_sequence":18446744073709551614,"tick":${T0}}`]);
+    expect([approvals.status, await approvals.text()]).toEqual([
+      200,
+      `{"approvals":[],"next_cursor":null,"last_authority_sequence":18446744073709551614,"tick":${T0}}`,
+    ]);
     await attach(c);
     const decided = await json(await send("POST", `${base(c.consumer)}/requests`, c.agent, requestAs("agent-1", 1)));
-    expect(decided).toEqual({ status: 200, body: { request_key: requestKey(c.consumer, 1), accepted_sequence: 1, decision: "allow", tick: T0 } });
+    expect(decided).toEqual({
+      status: 200,
+      body: { request_key: requestKey(c.consumer, 1), accepted_sequence: 1, decision: "allow", tick: T0 },
+    });
     expect((await send("POST", `${base(c.consumer)}/completions/drain`, c.agent)).status).toBe(200);
     expect((await send("GET", `${base(c.consumer)}/requests/agent-1/1`, c.agent)).status).toBe(200);
-    expect((await send("POST", authority, c.approver, { command: { "revoke-grant": { key: grantKey(c.consumer) } } })).status).toBe(422);
+    expect(
+      (await send("POST", authority, c.approver, { command: { "revoke-grant": { key: grantKey(c.consumer) } } }))
+        .status,
+    ).toBe(422);
   });
 
   it("hole: drain-completions hands an actor only its own completions; another actor's stay until that actor drains", async () => {
@@ -101,8 +147,13 @@ describe("capability trust holes", () => {
     await attach(c);
     expect((await send("POST", `${base(c.consumer)}/requests`, c.agent, requestAs("agent-1", 1))).status).toBe(200);
     expect((await send("POST", `${base(c.consumer)}/requests`, other, requestAs("agent-2", 1))).status).toBe(200);
-    for (const [actor, accepted] of [["agent-1", 1], ["agent-2", 2]] as const) {
-      const denied = await send("POST", `${base(c.consumer)}/authority`, c.approver, { command: { "resolve-approval": { resolution: resolution(c.consumer, actor, 1, accepted, "deny") } } });
+    for (const [actor, accepted] of [
+      ["agent-1", 1],
+      ["agent-2", 2],
+    ] as const) {
+      const denied = await send("POST", `${base(c.consumer)}/authority`, c.approver, {
+        command: { "resolve-approval": { resolution: resolution(c.consumer, actor, 1, accepted, "deny") } },
+      });
       expect(denied.status).toBe(200);
     }
     const completion = (actor: string, sequence: number) => ({
@@ -115,16 +166,31 @@ describe("capability trust holes", () => {
       provider_id: PROVIDER,
       outcome: "approval-denied",
     });
-    const batch = (completions: unknown[]) => ({ completions, dropped_since_last_drain: 0, total_dropped: 0, next_sequence: 3, sequence_exhausted: false });
+    const batch = (completions: unknown[]) => ({
+      completions,
+      dropped_since_last_drain: 0,
+      total_dropped: 0,
+      next_sequence: 3,
+      sequence_exhausted: false,
+    });
 
-    expect(await json(await send("POST", drain, c.agent))).toEqual({ status: 200, body: batch([completion("agent-1", 1)]) });
+    expect(await json(await send("POST", drain, c.agent))).toEqual({
+      status: 200,
+      body: batch([completion("agent-1", 1)]),
+    });
     const foreign = await json(await send("POST", `${drain}?actor_id=agent-2`, c.agent));
     expect([foreign.status, (foreign.body as { code: string }).code]).toEqual([403, "FORBIDDEN"]);
     const unnamed = await json(await send("POST", drain, host));
     expect([unnamed.status, (unnamed.body as { code: string }).code]).toEqual([400, "INVALID_REQUEST"]);
     expect(await json(await send("POST", `${drain}?actor_id=agent-1`, host))).toEqual({ status: 200, body: batch([]) });
-    expect(await json(await send("POST", drain, other))).toEqual({ status: 200, body: batch([completion("agent-2", 2)]) });
-    expect(await json(await send("POST", `${drain}?actor_id=agent-2`, other))).toEqual({ status: 200, body: batch([]) });
+    expect(await json(await send("POST", drain, other))).toEqual({
+      status: 200,
+      body: batch([completion("agent-2", 2)]),
+    });
+    expect(await json(await send("POST", `${drain}?actor_id=agent-2`, other))).toEqual({
+      status: 200,
+      body: batch([]),
+    });
   });
 
   it("a full mailbox drops the newest completion and counts it for its actor only", async () => {
@@ -132,7 +198,11 @@ describe("capability trust holes", () => {
     await createConsumer("cap-trust-mailbox", [], []);
     const counts = await runInDurableObject(stub("cap-trust-mailbox"), (_object, state) => {
       const mailbox = new CompletionMailbox(state.storage.sql);
-      const kept = [mailbox.deliver("a", "x", 1n, '{"n":1}', 1), mailbox.deliver("a", "x", 2n, '{"n":2}', 1), mailbox.deliver("b", "x", 3n, '{"n":3}', 1)];
+      const kept = [
+        mailbox.deliver("a", "x", 1n, '{"n":1}', 1),
+        mailbox.deliver("a", "x", 2n, '{"n":2}', 1),
+        mailbox.deliver("b", "x", 3n, '{"n":3}', 1),
+      ];
       return { kept, a: mailbox.take("a", null), again: mailbox.take("a", null), b: mailbox.take("b", null) };
     });
     expect(counts).toEqual({
@@ -166,11 +236,21 @@ describe("capability trust holes", () => {
     const answers: string[] = [];
     for (const [method, path] of routes) {
       for (const token of [null, "not-a-credential"]) {
-        const res = method === "GET" || method === "DELETE" ? await send(method, path, token) : await raw(method, path, token, "{garbage", "text/plain");
-        answers.push(`${method} ${path} ${token === null ? "none" : "bad"} → ${res.status} ${((await res.json()) as { code: string }).code}`);
+        const res =
+          method === "GET" || method === "DELETE"
+            ? await send(method, path, token)
+            : await raw(method, path, token, "{garbage", "text/plain");
+        answers.push(
+          `${method} ${path} ${token === null ? "none" : "bad"} → ${res.status} ${((await res.json()) as { code: string }).code}`,
+        );
       }
     }
-    expect(answers).toEqual(routes.flatMap(([method, path]) => [`${method} ${path} none → 401 UNAUTHENTICATED`, `${method} ${path} bad → 401 UNAUTHENTICATED`]));
+    expect(answers).toEqual(
+      routes.flatMap(([method, path]) => [
+        `${method} ${path} none → 401 UNAUTHENTICATED`,
+        `${method} ${path} bad → 401 UNAUTHENTICATED`,
+      ]),
+    );
     // With a credential the body is read and validated as before.
     const garbage = await raw("POST", `${b}/authority`, c.approver, "{garbage");
     expect([garbage.status, ((await garbage.json()) as { code: string }).code]).toEqual([400, "INVALID_JSON"]);
@@ -188,9 +268,21 @@ describe("capability trust holes", () => {
     const authority = `${base(c.consumer)}/authority`;
     const refusals: unknown[] = [];
     for (const decision of ["approve-once", "deny"] as const) {
-      refusals.push(await json(await send("POST", authority, self, { command: { "resolve-approval": { resolution: resolution(c.consumer, "agent-1", 1, 1, decision) } } })));
+      refusals.push(
+        await json(
+          await send("POST", authority, self, {
+            command: { "resolve-approval": { resolution: resolution(c.consumer, "agent-1", 1, 1, decision) } },
+          }),
+        ),
+      );
     }
-    refusals.push(await json(await send("POST", authority, self, { command: { "set-grant": { grant: { key: grantKey(c.consumer), mode: "allow" } } } })));
+    refusals.push(
+      await json(
+        await send("POST", authority, self, {
+          command: { "set-grant": { grant: { key: grantKey(c.consumer), mode: "allow" } } },
+        }),
+      ),
+    );
     const refused = {
       status: 403,
       body: {
@@ -202,9 +294,19 @@ describe("capability trust holes", () => {
       },
     };
     expect(refusals).toEqual([refused, refused, refused]);
-    const listed = (await json(await send("GET", `${base(c.consumer)}/approvals`, c.approver))).body as { approvals: { key: unknown }[]; last_authority_sequence: number };
-    expect([listed.approvals.map((a) => a.key), listed.last_authority_sequence]).toEqual([[requestKey(c.consumer, 1)], 1]);
-    const byOther = await json(await send("POST", authority, c.approver, { command: { "resolve-approval": { resolution: resolution(c.consumer, "agent-1", 1, 1, "approve-once") } } }));
+    const listed = (await json(await send("GET", `${base(c.consumer)}/approvals`, c.approver))).body as {
+      approvals: { key: unknown }[];
+      last_authority_sequence: number;
+    };
+    expect([listed.approvals.map((a) => a.key), listed.last_authority_sequence]).toEqual([
+      [requestKey(c.consumer, 1)],
+      1,
+    ]);
+    const byOther = await json(
+      await send("POST", authority, c.approver, {
+        command: { "resolve-approval": { resolution: resolution(c.consumer, "agent-1", 1, 1, "approve-once") } },
+      }),
+    );
     expect(byOther).toEqual({ status: 200, body: { sequence: 2, outcome: "approval-resolved" } });
   });
 
@@ -213,7 +315,8 @@ describe("capability trust holes", () => {
     const c = await setupCapabilityConsumer("cap-trust-pages");
     await grantFor(c, "agent-1", "require-approval");
     await attach(c);
-    for (let id = 1; id <= 5; id++) expect((await send("POST", `${base(c.consumer)}/requests`, c.agent, requestAs("agent-1", id))).status).toBe(200);
+    for (let id = 1; id <= 5; id++)
+      expect((await send("POST", `${base(c.consumer)}/requests`, c.agent, requestAs("agent-1", id))).status).toBe(200);
 
     type Page = { approvals: { key: { local_id: number } }[]; next_cursor: string | null };
     const page = (cursor: string | null) =>
@@ -232,13 +335,28 @@ describe("capability trust holes", () => {
     expect(first.next_cursor).toMatch(/^2\.[0-9a-f]{32}$/);
 
     // Over HTTP with the default page size (100): the rest after the first page, then no cursor.
-    const rest = (await json(await send("GET", `${base(c.consumer)}/approvals?cursor=${first.next_cursor ?? ""}`, c.approver))).body as Page;
+    const rest = (
+      await json(await send("GET", `${base(c.consumer)}/approvals?cursor=${first.next_cursor ?? ""}`, c.approver))
+    ).body as Page;
     expect([ids(rest), rest.next_cursor]).toEqual([[3, 4, 5, 6], null]);
     const cursor = first.next_cursor ?? "";
-    const forged = [`3${cursor.slice(1)}`, `${cursor.slice(0, -1)}${cursor.endsWith("0") ? "1" : "0"}`, "2", "", `${"9".repeat(200)}`];
+    const forged = [
+      `3${cursor.slice(1)}`,
+      `${cursor.slice(0, -1)}${cursor.endsWith("0") ? "1" : "0"}`,
+      "2",
+      "",
+      `${"9".repeat(200)}`,
+    ];
     const answers = [];
-    for (const bad of forged) answers.push((await json(await send("GET", `${base(c.consumer)}/approvals?cursor=${bad}`, c.approver))).body);
-    const invalid = (detail: string) => ({ type: "https://toolgate.dev/problems/invalid-cursor", title: "Cursor is not valid", status: 400, code: "INVALID_CURSOR", detail });
+    for (const bad of forged)
+      answers.push((await json(await send("GET", `${base(c.consumer)}/approvals?cursor=${bad}`, c.approver))).body);
+    const invalid = (detail: string) => ({
+      type: "https://toolgate.dev/problems/invalid-cursor",
+      title: "Cursor is not valid",
+      status: 400,
+      code: "INVALID_CURSOR",
+      detail,
+    });
     const unissued = invalid("The cursor is malformed or was not issued by this gate; start again without one.");
     expect(answers).toEqual([unissued, unissued, unissued, unissued, invalid("The cursor is malformed.")]);
   });

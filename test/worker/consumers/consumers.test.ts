@@ -29,10 +29,24 @@ const DEFAULT_LIMITS = {
 
 describe("PUT /v1/consumers/{consumer}", () => {
   it("creates, then updates, a consumer", async () => {
-    const first = await send("PUT", "/v1/consumers/acme", ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: ["rev-1"] });
+    const first = await send("PUT", "/v1/consumers/acme", ADMIN_TOKEN, {
+      tools: ["get_order"],
+      approver_subjects: ["rev-1"],
+    });
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ consumer: "acme", tools: ["get_order"], approver_subjects: ["rev-1"], principal_tokens: null, limits: DEFAULT_LIMITS, created: true });
-    const second = await send("PUT", "/v1/consumers/acme", ADMIN_TOKEN, { tools: ["get_order", "create_refund_draft"], approver_subjects: [], limits: { page_items: 7 } });
+    expect(await first.json()).toEqual({
+      consumer: "acme",
+      tools: ["get_order"],
+      approver_subjects: ["rev-1"],
+      principal_tokens: null,
+      limits: DEFAULT_LIMITS,
+      created: true,
+    });
+    const second = await send("PUT", "/v1/consumers/acme", ADMIN_TOKEN, {
+      tools: ["get_order", "create_refund_draft"],
+      approver_subjects: [],
+      limits: { page_items: 7 },
+    });
     expect(await second.json()).toEqual({
       consumer: "acme",
       tools: ["create_refund_draft", "get_order"],
@@ -77,10 +91,17 @@ describe("PUT /v1/consumers/{consumer}", () => {
   });
 
   it("refuses an unknown field and an oversized body", async () => {
-    const extra = await send("PUT", "/v1/consumers/acme", ADMIN_TOKEN, { tools: [], approver_subjects: [], owner: "x" });
+    const extra = await send("PUT", "/v1/consumers/acme", ADMIN_TOKEN, {
+      tools: [],
+      approver_subjects: [],
+      owner: "x",
+    });
     expect(extra.status).toBe(400);
     expect(((await extra.json()) as { code: string }).code).toBe("INVALID_REQUEST");
-    const big = await send("PUT", "/v1/consumers/acme", ADMIN_TOKEN, { tools: ["x".repeat(70_000)], approver_subjects: [] });
+    const big = await send("PUT", "/v1/consumers/acme", ADMIN_TOKEN, {
+      tools: ["x".repeat(70_000)],
+      approver_subjects: [],
+    });
     expect(big.status).toBe(413);
     expect(((await big.json()) as { code: string }).code).toBe("BODY_TOO_LARGE");
   });
@@ -94,7 +115,16 @@ describe("credentials", () => {
     const body = (await res.json()) as { credential_id: string; secret: string };
     expect(/^tg_auditor_[0-9A-Za-z]{40}_[0-9a-f]{32}$/.test(body.secret)).toBe(true);
     expect(body.credential_id).toBe(`cred_${body.secret.slice(11, 27)}`);
-    expect(body).toEqual({ credential_id: body.credential_id, secret: body.secret, kind: "auditor", subject_id: null, principal: null, roles: [], tools: null, expires_at: null });
+    expect(body).toEqual({
+      credential_id: body.credential_id,
+      secret: body.secret,
+      kind: "auditor",
+      subject_id: null,
+      principal: null,
+      roles: [],
+      tools: null,
+      expires_at: null,
+    });
   });
 
   it("needs a subject for an approver credential", async () => {
@@ -141,17 +171,40 @@ describe("credentials", () => {
     const real = (await credential("acme-probe-source", "agent")).secret;
     const before = (await listDurableObjectIds(env.CONSUMER)).length;
     expect(before).toBe(start + 1);
-    const body = { principal: { subject_id: "u", roles: [] }, proposal: { name: "x", arguments: {} }, context: { call_id: "c", operation_id: "o", provider: "openai", api_family: "responses", response_id: "r", adapter_revision: "openai-responses-v1" } };
-    const hex = () => [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
-    const alnum = () => [...crypto.getRandomValues(new Uint8Array(40))].map((b) => "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[b % 62]).join("");
+    const body = {
+      principal: { subject_id: "u", roles: [] },
+      proposal: { name: "x", arguments: {} },
+      context: {
+        call_id: "c",
+        operation_id: "o",
+        provider: "openai",
+        api_family: "responses",
+        response_id: "r",
+        adapter_revision: "openai-responses-v1",
+      },
+    };
+    const hex = () =>
+      [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const alnum = () =>
+      [...crypto.getRandomValues(new Uint8Array(40))]
+        .map((b) => "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[b % 62])
+        .join("");
     const statuses: number[] = [];
     for (let i = 0; i < 20; i++) {
       const consumer = `forged-${hex().slice(0, 12)}`;
       // A well-formed token with a tag made without the key; the old CRC-32 check would have let a forger compute it.
-      statuses.push((await send("POST", `/v1/consumers/${consumer}/tool-calls`, `tg_agent_${alnum()}_${hex()}`, body)).status);
+      statuses.push(
+        (await send("POST", `/v1/consumers/${consumer}/tool-calls`, `tg_agent_${alnum()}_${hex()}`, body)).status,
+      );
       // Another consumer's genuine token, and the same for the socket and admin routes.
       statuses.push((await send("POST", `/v1/consumers/${consumer}/tool-calls`, real, body)).status);
-      statuses.push((await gate(`/v1/consumers/${consumer}/runtime/connect`, { headers: { upgrade: "websocket", authorization: `Bearer ${real}` } })).status);
+      statuses.push(
+        (
+          await gate(`/v1/consumers/${consumer}/runtime/connect`, {
+            headers: { upgrade: "websocket", authorization: `Bearer ${real}` },
+          })
+        ).status,
+      );
     }
     expect(statuses).toEqual(Array.from({ length: 60 }, () => 401));
     expect((await listDurableObjectIds(env.CONSUMER)).length).toBe(before);
@@ -170,7 +223,11 @@ describe("GET /v1/openapi.json", () => {
   it("serves an OpenAPI 3.1 document generated from the contracts", async () => {
     const res = await gate("/v1/openapi.json");
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { additionalProperties?: boolean }> } };
+    const doc = (await res.json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, { additionalProperties?: boolean }> };
+    };
     expect(doc.openapi).toBe("3.1.0");
     // Other planes add their own paths; every path of the tool-call plane and the shared ones is there.
     const expected = [

@@ -15,7 +15,9 @@ describe("the consumer object's schema", () => {
     const dump = await runInDurableObject(stub, (_instance, state) => ({
       version: storedSchemaVersion(state.storage.sql),
       objects: state.storage.sql
-        .exec<{ type: string; name: string; tbl_name: string; sql: string | null }>("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE '_cf_%' AND name NOT LIKE 'sqlite_%' ORDER BY type, name")
+        .exec<{ type: string; name: string; tbl_name: string; sql: string | null }>(
+          "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE '_cf_%' AND name NOT LIKE 'sqlite_%' ORDER BY type, name",
+        )
         .toArray(),
     }));
     expect(SCHEMA_VERSION).toBe(17);

@@ -14,17 +14,32 @@ const CONSUMER = "object-memory";
 
 describe("the object's memory", () => {
   it("counts each structure beside its bound", async () => {
-    expect((await send("PUT", `/v1/consumers/${CONSUMER}`, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: [] })).status).toBe(200);
+    expect(
+      (await send("PUT", `/v1/consumers/${CONSUMER}`, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: [] }))
+        .status,
+    ).toBe(200);
     const agents = [(await credential(CONSUMER, "agent")).secret, (await credential(CONSUMER, "agent")).secret];
     for (const [i, agent] of agents.entries()) {
-      const body = { principal: { subject_id: "user-1", roles: [] }, proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } }, context: context(`memory-${i}`) };
+      const body = {
+        principal: { subject_id: "user-1", roles: [] },
+        proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+        context: context(`memory-${i}`),
+      };
       expect((await send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, body)).status).toBe(200);
     }
-    const held = await runInDurableObject(env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER)), (instance) => heldInMemory(instance));
+    const held = await runInDurableObject(env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER)), (instance) =>
+      heldInMemory(instance),
+    );
     expect(held).toEqual([
       { structure: "credential cache", entries: 2, cap: 256, bound: "LRU" },
       { structure: "call-rate buckets", entries: 2, cap: 4096, bound: "LRU" },
-      { structure: "event-bus live listeners", entries: 0, cap: 256, bound: "refused beyond (QUOTA_EXCEEDED); 16 per credential, 16 per subject of subject-bound agent credentials, 64 kept for approvers" },
+      {
+        structure: "event-bus live listeners",
+        entries: 0,
+        cap: 256,
+        bound:
+          "refused beyond (QUOTA_EXCEEDED); 16 per credential, 16 per subject of subject-bound agent credentials, 64 kept for approvers",
+      },
       { structure: "relayed MCP requests", entries: 0, cap: null, bound: "4 per call in flight, dropped when it ends" },
       { structure: "capability long-polls", entries: 0, cap: null, bound: "polls in flight only" },
       { structure: "WebSockets", entries: 0, cap: null, bound: "sockets_per_credential per credential" },

@@ -17,12 +17,22 @@ describe("the access table and the route declarations", () => {
   });
 
   it("every route names an operation of the table, or none (a public route)", () => {
-    expect(routes.filter((r) => r.operation !== "none" && !Object.hasOwn(ACCESS, r.operation)).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    expect(
+      routes
+        .filter((r) => r.operation !== "none" && !Object.hasOwn(ACCESS, r.operation))
+        .map((r) => `${r.method} ${r.path}`),
+    ).toEqual([]);
   });
 
   it("a route the registry authenticates names its operation; one for the admin secret alone names an operation the admin may make", () => {
-    expect(routes.filter((r) => r.auth !== undefined && r.operation === "none").map((r) => `${r.method} ${r.path}`)).toEqual([]);
-    expect(routes.filter((r) => r.auth === "admin-secret" && (r.operation === "none" || !adminMay(r.operation))).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    expect(
+      routes.filter((r) => r.auth !== undefined && r.operation === "none").map((r) => `${r.method} ${r.path}`),
+    ).toEqual([]);
+    expect(
+      routes
+        .filter((r) => r.auth === "admin-secret" && (r.operation === "none" || !adminMay(r.operation)))
+        .map((r) => `${r.method} ${r.path}`),
+    ).toEqual([]);
   });
 
   it("declares each method and path once", () => {
@@ -31,7 +41,9 @@ describe("the access table and the route declarations", () => {
   });
 
   it("offers CORS and 405 every operation of the HTTP API, the console's pages aside", () => {
-    expect(operations.length).toBe(routes.filter((r) => r.method !== "options" && r.method !== "all" && r.cors !== false).length);
+    expect(operations.length).toBe(
+      routes.filter((r) => r.method !== "options" && r.method !== "all" && r.cors !== false).length,
+    );
     expect(operations.some((op) => op.path.startsWith("/console"))).toBe(false);
   });
 });

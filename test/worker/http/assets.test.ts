@@ -18,11 +18,14 @@ describe("static assets (assets/, the ASSETS binding)", () => {
       title: "Not found",
       status: 404,
       code: "NOT_FOUND",
-      detail: "This deployment serves no console/script.js: bind the gate's assets folder as ASSETS (wrangler.toml [assets]).",
+      detail:
+        "This deployment serves no console/script.js: bind the gate's assets folder as ASSETS (wrangler.toml [assets]).",
     });
   });
 
   it("throws (a broken deployment, not a refusal) when the binding lacks a file the gate ships", async () => {
-    await expect(assetResponse(env.ASSETS, "missing.json", "application/json")).rejects.toThrow("the asset missing.json answered 404");
+    await expect(assetResponse(env.ASSETS, "missing.json", "application/json")).rejects.toThrow(
+      "the asset missing.json answered 404",
+    );
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { readCappedBytes } from "../../../src/worker/body";
 
-const text = (outcome: Awaited<ReturnType<typeof readCappedBytes>>) => (outcome.ok ? new TextDecoder().decode(outcome.value) : outcome.error.code);
+const text = (outcome: Awaited<ReturnType<typeof readCappedBytes>>) =>
+  outcome.ok ? new TextDecoder().decode(outcome.value) : outcome.error.code;
 const streamOf = (...pieces: string[]) =>
   new ReadableStream<Uint8Array>({
     start(controller) {
@@ -12,24 +13,44 @@ const streamOf = (...pieces: string[]) =>
 
 describe("readCappedBytes: a body of at most the cap, read once", () => {
   it("reads a body with a declared length within the cap whole", async () => {
-    const request = new Request("https://gate.test/", { method: "POST", body: '{"a":1}', headers: { "content-length": "7" } });
+    const request = new Request("https://gate.test/", {
+      method: "POST",
+      body: '{"a":1}',
+      headers: { "content-length": "7" },
+    });
     expect(text(await readCappedBytes(request, 7))).toBe('{"a":1}');
   });
 
   it("refuses a declared length over the cap before reading", async () => {
-    const request = new Request("https://gate.test/", { method: "POST", body: "x".repeat(9), headers: { "content-length": "9" } });
+    const request = new Request("https://gate.test/", {
+      method: "POST",
+      body: "x".repeat(9),
+      headers: { "content-length": "9" },
+    });
     expect(text(await readCappedBytes(request, 8))).toBe("BODY_TOO_LARGE");
   });
 
   it("reads a body without a declared length piece by piece, and refuses it once it passes the cap", async () => {
-    const small = new Request("https://gate.test/", { method: "POST", body: streamOf("ab", "cd", "e"), duplex: "half" } as RequestInit);
+    const small = new Request("https://gate.test/", {
+      method: "POST",
+      body: streamOf("ab", "cd", "e"),
+      duplex: "half",
+    } as RequestInit);
     expect(text(await readCappedBytes(small, 5))).toBe("abcde");
-    const large = new Request("https://gate.test/", { method: "POST", body: streamOf("ab", "cd", "ef"), duplex: "half" } as RequestInit);
+    const large = new Request("https://gate.test/", {
+      method: "POST",
+      body: streamOf("ab", "cd", "ef"),
+      duplex: "half",
+    } as RequestInit);
     expect(text(await readCappedBytes(large, 5))).toBe("BODY_TOO_LARGE");
   });
 
   it("counts the bytes it read, not the length a body built in code declares", async () => {
-    const request = new Request("https://gate.test/", { method: "POST", body: "x".repeat(9), headers: { "content-length": "3" } });
+    const request = new Request("https://gate.test/", {
+      method: "POST",
+      body: "x".repeat(9),
+      headers: { "content-length": "3" },
+    });
     expect(text(await readCappedBytes(request, 5))).toBe("BODY_TOO_LARGE");
   });
 });

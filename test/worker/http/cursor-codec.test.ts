@@ -9,14 +9,26 @@ import { APPROVALS_CURSOR } from "../../../src/worker/object/tool-calls/approval
 
 const DETAIL = "The cursor is not one this list answered.";
 const refused = (detail: string) => ({ ok: false, error: { code: "INVALID_CURSOR", detail } });
-const seqs = cursorCodec<number>({ prefix: "things:v1:", maxChars: 40, write: String, read: safeIntegerKey(/^[1-9][0-9]{0,15}$/), detail: DETAIL });
+const seqs = cursorCodec<number>({
+  prefix: "things:v1:",
+  maxChars: 40,
+  write: String,
+  read: safeIntegerKey(/^[1-9][0-9]{0,15}$/),
+  detail: DETAIL,
+});
 
 describe("the one cursor codec", () => {
   it("writes `<prefix><key>` as unpadded base64url of UTF-8 and reads it back", () => {
     // base64url("things:v1:12") and base64url("things:v1:é"), written out by hand.
     expect(seqs.encode(12)).toBe("dGhpbmdzOnYxOjEy");
     expect(seqs.read("dGhpbmdzOnYxOjEy")).toEqual({ ok: true, value: 12 });
-    const texts = cursorCodec<string>({ prefix: "things:v1:", maxChars: 40, write: (k) => k, read: (k) => k, detail: DETAIL });
+    const texts = cursorCodec<string>({
+      prefix: "things:v1:",
+      maxChars: 40,
+      write: (k) => k,
+      read: (k) => k,
+      detail: DETAIL,
+    });
     expect(texts.encode("é")).toBe("dGhpbmdzOnYxOsOp");
     expect(texts.decode("dGhpbmdzOnYxOsOp")).toBe("é");
   });
@@ -41,23 +53,40 @@ describe("the one cursor codec", () => {
     expect(pageCursor(7)).toBe("YXVkaXQtcGFnZTp2MTo3");
     expect(readPageCursor("YXVkaXQtcGFnZTp2MTo3")).toEqual({ ok: true, value: 7 });
     const sha = "ab".repeat(32);
-    const walk = "YXVkaXQtdmVyaWZ5OnYxOjM6YWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYg";
+    const walk =
+      "YXVkaXQtdmVyaWZ5OnYxOjM6YWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYmFiYWJhYg";
     expect(verifyCursor({ seq: 3, sha256: sha })).toBe(walk);
     expect(readVerifyCursor(walk)).toEqual({ ok: true, value: { seq: 3, sha256: sha } });
-    expect(readVerifyCursor(pageCursor(7))).toEqual(refused("The cursor is not one this route answered; start again without it."));
+    expect(readVerifyCursor(pageCursor(7))).toEqual(
+      refused("The cursor is not one this route answered; start again without it."),
+    );
     expect(APPROVALS_CURSOR.encode(5)).toBe("cGVuZGluZzo1");
     expect(APPROVALS_CURSOR.read("cGVuZGluZzo1")).toEqual({ ok: true, value: 5 });
     const page = listPage("tools", ["get_order", "lookup_refund", "zap"], (name) => name, null, 2);
-    expect(page).toEqual({ ok: true, value: { items: ["get_order", "lookup_refund"], next_cursor: "dG9vbHM6djE6bG9va3VwX3JlZnVuZA" } });
+    expect(page).toEqual({
+      ok: true,
+      value: { items: ["get_order", "lookup_refund"], next_cursor: "dG9vbHM6djE6bG9va3VwX3JlZnVuZA" },
+    });
   });
 
   it("carries the capability approvals cursor as it is, tagged under the object's key for its consumer", () => {
     const key = "0f".repeat(32);
-    const expectedTag = Array.from(hmac(sha256, new Uint8Array(32).fill(0x0f), new TextEncoder().encode("toolgate capability approvals cursor v1\nacme\n2")).subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+    const expectedTag = Array.from(
+      hmac(
+        sha256,
+        new Uint8Array(32).fill(0x0f),
+        new TextEncoder().encode("toolgate capability approvals cursor v1\nacme\n2"),
+      ).subarray(0, 16),
+      (b) => b.toString(16).padStart(2, "0"),
+    ).join("");
     const cursor = approvalsCursor(key, "acme").encode(2n);
     expect(cursor).toBe(`2.${expectedTag}`);
     expect(approvalsCursor(key, "acme").read(cursor)).toEqual({ ok: true, value: 2n });
     const unissued = refused("The cursor is malformed or was not issued by this gate; start again without one.");
-    expect([approvalsCursor(key, "other").read(cursor), approvalsCursor("1e".repeat(32), "acme").read(cursor), approvalsCursor(key, "acme").read(`02.${expectedTag}`)]).toEqual([unissued, unissued, unissued]);
+    expect([
+      approvalsCursor(key, "other").read(cursor),
+      approvalsCursor("1e".repeat(32), "acme").read(cursor),
+      approvalsCursor(key, "acme").read(`02.${expectedTag}`),
+    ]).toEqual([unissued, unissued, unissued]);
   });
 });

@@ -19,7 +19,10 @@ const ASK = "https://mcp.test/ask/mcp";
 const GATE_ID = /^toolgate-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 async function downstream(path: string, body?: unknown): Promise<Record<string, any>> {
-  const res = await fetch(`https://mcp.test${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+  const res = await fetch(
+    `https://mcp.test${path}`,
+    body === undefined ? {} : { method: "POST", body: JSON.stringify(body) },
+  );
   return (await res.json()) as Record<string, any>;
 }
 
@@ -27,17 +30,37 @@ const admin = adminClient(C).call;
 
 let agent = "";
 
-function post(body: unknown, headers: Record<string, string> = {}, accept = MCP_ACCEPT, token = agent): Promise<Response> {
+function post(
+  body: unknown,
+  headers: Record<string, string> = {},
+  accept = MCP_ACCEPT,
+  token = agent,
+): Promise<Response> {
   return mcpRequest(C, token, body, headers, accept);
 }
 
 async function session(capabilities: Record<string, unknown>, token = agent): Promise<Record<string, string>> {
-  const init = await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "test", version: "1" } } }, {}, BOTH, token);
+  const init = await post(
+    {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "test", version: "1" } },
+    },
+    {},
+    BOTH,
+    token,
+  );
   expect(init.status).toBe(200);
   return { "mcp-session-id": init.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": "2025-11-25" };
 }
 
-const call = (id: number, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } });
+const call = (id: number, name: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: {} },
+});
 
 /** An event stream read one event at a time (each a `message` event with one `data` line). */
 class Events {
@@ -69,7 +92,12 @@ class Events {
 
 /** The response's id, isError and first content block. */
 function outcome(message: any) {
-  return { id: message.id, isError: message.result.isError, first: message.result.content[0], status: message.result.structuredContent.status };
+  return {
+    id: message.id,
+    isError: message.result.isError,
+    first: message.result.content[0],
+    status: message.result.structuredContent.status,
+  };
 }
 
 async function sha256(text: string): Promise<string> {
@@ -79,7 +107,11 @@ async function sha256(text: string): Promise<string> {
 
 async function relayedAudit(): Promise<unknown[]> {
   const auditor = (await credential(C, "auditor")).secret;
-  const entries = ((await (await send("GET", `/v1/consumers/${C}/audit`, auditor)).json()) as { entries: Array<{ kind: string; record: unknown }> }).entries;
+  const entries = (
+    (await (await send("GET", `/v1/consumers/${C}/audit`, auditor)).json()) as {
+      entries: Array<{ kind: string; record: unknown }>;
+    }
+  ).entries;
   return entries.filter((e) => e.kind === "mcp.relayed").map((e) => e.record);
 }
 
@@ -89,17 +121,30 @@ async function responsesSeen(): Promise<number> {
 }
 
 const SAMPLING_PARAMS = { maxTokens: 50, messages: [{ content: { text: "Say hello", type: "text" }, role: "user" }] };
-const MODEL_ANSWER = { role: "assistant", content: { type: "text", text: "hello there" }, model: "test-model", stopReason: "endTurn" };
+const MODEL_ANSWER = {
+  role: "assistant",
+  content: { type: "text", text: "hello there" },
+  model: "test-model",
+  stopReason: "endTurn",
+};
 
 beforeAll(async () => {
   await wipe(C);
   await admin("PUT", "", { tools: [], approver_subjects: ["rev-1"] });
   await pinClock(C, T0);
-  const on = await admin("POST", "/mcp-servers", { name: "ask", url: ASK, timeout_ms: 5_000, relay: { sampling: true, elicitation: true } });
+  const on = await admin("POST", "/mcp-servers", {
+    name: "ask",
+    url: ASK,
+    timeout_ms: 5_000,
+    relay: { sampling: true, elicitation: true },
+  });
   expect([on.status, on.body?.server.relay]).toEqual([200, { sampling: true, elicitation: true }]);
   const off = await admin("POST", "/mcp-servers", { name: "ask_off", url: ASK, prefix: "off_", timeout_ms: 5_000 });
   expect([off.status, off.body?.server.relay]).toEqual([200, { sampling: false, elicitation: false }]);
-  await admin("PUT", "", { tools: ["ask_model", "ask_user", "ask_many", "off_ask_model", "off_ask_user"], approver_subjects: ["rev-1"] });
+  await admin("PUT", "", {
+    tools: ["ask_model", "ask_user", "ask_many", "off_ask_model", "off_ask_user"],
+    approver_subjects: ["rev-1"],
+  });
   agent = (await credential(C, "agent", "user-1")).secret;
 });
 
@@ -115,10 +160,19 @@ describe("registration", () => {
       ["ask_off", { sampling: false, elicitation: false }],
     ]);
     const auditor = (await credential(C, "auditor")).secret;
-    const entries = ((await (await send("GET", `/v1/consumers/${C}/audit`, auditor)).json()) as { entries: Array<{ kind: string; record: unknown }> }).entries;
+    const entries = (
+      (await (await send("GET", `/v1/consumers/${C}/audit`, auditor)).json()) as {
+        entries: Array<{ kind: string; record: unknown }>;
+      }
+    ).entries;
     expect(entries.filter((e) => e.kind === "mcp_server.registered").map((e) => e.record)).toEqual([
       { name: "ask", prefix: "", protocol_version: "2025-11-25", relay: { sampling: true, elicitation: true } },
-      { name: "ask_off", prefix: "off_", protocol_version: "2025-11-25", relay: { sampling: false, elicitation: false } },
+      {
+        name: "ask_off",
+        prefix: "off_",
+        protocol_version: "2025-11-25",
+        relay: { sampling: false, elicitation: false },
+      },
     ]);
   });
 });
@@ -131,12 +185,22 @@ describe("relayed requests", () => {
     const request = await stream.next();
     expect(request.id).toMatch(GATE_ID);
     // The downstream's own `_meta` stays downstream.
-    expect(request).toEqual({ jsonrpc: "2.0", id: request.id, method: "sampling/createMessage", params: SAMPLING_PARAMS });
+    expect(request).toEqual({
+      jsonrpc: "2.0",
+      id: request.id,
+      method: "sampling/createMessage",
+      params: SAMPLING_PARAMS,
+    });
     // The gate declared exactly the client capabilities the server opted into and the client declared.
     expect((await downstream("/_state")).askInit).toEqual([{ sampling: {}, elicitation: {} }]);
     const answered = await post({ jsonrpc: "2.0", id: request.id, result: MODEL_ANSWER }, headers);
     expect([answered.status, await answered.text()]).toEqual([202, ""]);
-    expect(outcome(await stream.next())).toEqual({ id: 2, isError: false, first: { type: "text", text: "test-model said: hello there" }, status: "succeeded" });
+    expect(outcome(await stream.next())).toEqual({
+      id: 2,
+      isError: false,
+      first: { type: "text", text: "test-model said: hello there" },
+      status: "succeeded",
+    });
     expect(await stream.ended()).toBe(true);
     const state = await downstream("/_state");
     // The downstream got the client's answer under its own request id (the SDK matched it).
@@ -146,7 +210,9 @@ describe("relayed requests", () => {
         server: "ask",
         tool: "ask_model",
         method: "sampling/createMessage",
-        request_sha256: await sha256('{"maxTokens":50,"messages":[{"content":{"text":"Say hello","type":"text"},"role":"user"}]}'),
+        request_sha256: await sha256(
+          '{"maxTokens":50,"messages":[{"content":{"text":"Say hello","type":"text"},"role":"user"}]}',
+        ),
         answered: true,
       },
     ]);
@@ -160,11 +226,22 @@ describe("relayed requests", () => {
       jsonrpc: "2.0",
       id: request.id,
       method: "elicitation/create",
-      params: { message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
+      params: {
+        message: "Your name?",
+        requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+      },
     });
     expect(request.id).toMatch(GATE_ID);
-    expect((await post({ jsonrpc: "2.0", id: request.id, result: { action: "accept", content: { name: "Ada" } } }, headers)).status).toBe(202);
-    expect(outcome(await stream.next())).toEqual({ id: 3, isError: false, first: { type: "text", text: "accept: Ada" }, status: "succeeded" });
+    expect(
+      (await post({ jsonrpc: "2.0", id: request.id, result: { action: "accept", content: { name: "Ada" } } }, headers))
+        .status,
+    ).toBe(202);
+    expect(outcome(await stream.next())).toEqual({
+      id: 3,
+      isError: false,
+      first: { type: "text", text: "accept: Ada" },
+      status: "succeeded",
+    });
     expect((await downstream("/_state")).askInit).toEqual([{ elicitation: {} }]);
   });
 
@@ -173,14 +250,22 @@ describe("relayed requests", () => {
     const other = await session({ sampling: {} });
     const stream = new Events(await post(call(4, "ask_model"), headers));
     const request = await stream.next();
-    const unknown = await post({ jsonrpc: "2.0", id: "toolgate-00000000-0000-4000-8000-000000000000", result: MODEL_ANSWER }, headers);
+    const unknown = await post(
+      { jsonrpc: "2.0", id: "toolgate-00000000-0000-4000-8000-000000000000", result: MODEL_ANSWER },
+      headers,
+    );
     const foreign = await post({ jsonrpc: "2.0", id: request.id, result: MODEL_ANSWER }, other);
     const numeric = await post({ jsonrpc: "2.0", id: 7, result: MODEL_ANSWER }, headers);
     expect([unknown.status, foreign.status, numeric.status]).toEqual([202, 202, 202]);
     expect(await responsesSeen()).toBe(0);
     // The right session's answer still completes the call.
     expect((await post({ jsonrpc: "2.0", id: request.id, result: MODEL_ANSWER }, headers)).status).toBe(202);
-    expect(outcome(await stream.next())).toEqual({ id: 4, isError: false, first: { type: "text", text: "test-model said: hello there" }, status: "succeeded" });
+    expect(outcome(await stream.next())).toEqual({
+      id: 4,
+      isError: false,
+      first: { type: "text", text: "test-model said: hello there" },
+      status: "succeeded",
+    });
     expect(await responsesSeen()).toBe(1);
     // A second answer to the same id is not forwarded again.
     expect((await post({ jsonrpc: "2.0", id: request.id, result: MODEL_ANSWER }, headers)).status).toBe(202);
@@ -193,7 +278,12 @@ describe("relayed requests", () => {
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push((await stream.next()).id);
     for (const id of ids) expect((await post({ jsonrpc: "2.0", id, result: MODEL_ANSWER }, headers)).status).toBe(202);
-    expect(outcome(await stream.next())).toEqual({ id: 5, isError: false, first: { type: "text", text: "answered, answered, answered, answered, error -32000" }, status: "succeeded" });
+    expect(outcome(await stream.next())).toEqual({
+      id: 5,
+      isError: false,
+      first: { type: "text", text: "answered, answered, answered, answered, error -32000" },
+      status: "succeeded",
+    });
     expect(new Set(ids).size).toBe(4);
   });
 });
@@ -209,7 +299,10 @@ describe("refused requests", () => {
     expect(await stream.ended()).toBe(true);
     expect(Date.now() - started).toBeLessThan(2_000);
     const state = await downstream("/_state");
-    expect([state.askInit, state.asked]).toEqual([[{}], [{ tool: "ask_model", method: "sampling/createMessage", error: -32601 }]]);
+    expect([state.askInit, state.asked]).toEqual([
+      [{}],
+      [{ tool: "ask_model", method: "sampling/createMessage", error: -32601 }],
+    ]);
     expect((await relayedAudit()).length).toBe(before);
   });
 
@@ -220,7 +313,10 @@ describe("refused requests", () => {
     const body = (await res.json()) as any;
     expect([body.result.isError, body.result.structuredContent.error.code]).toEqual([true, "TOOL_ERROR"]);
     const state = await downstream("/_state");
-    expect([state.askInit, state.asked]).toEqual([[{}], [{ tool: "ask_model", method: "sampling/createMessage", error: -32601 }]]);
+    expect([state.askInit, state.asked]).toEqual([
+      [{}],
+      [{ tool: "ask_model", method: "sampling/createMessage", error: -32601 }],
+    ]);
   });
 
   it("does not relay elicitation to a client that declared only sampling", async () => {
@@ -229,7 +325,10 @@ describe("refused requests", () => {
     const last = await stream.next();
     expect([last.id, last.result.isError, last.result.structuredContent.error.code]).toEqual([8, true, "TOOL_ERROR"]);
     const state = await downstream("/_state");
-    expect([state.askInit, state.asked]).toEqual([[{ sampling: {} }], [{ tool: "ask_user", method: "elicitation/create", error: -32601 }]]);
+    expect([state.askInit, state.asked]).toEqual([
+      [{ sampling: {} }],
+      [{ tool: "ask_user", method: "elicitation/create", error: -32601 }],
+    ]);
   });
 
   it("does not relay to a client that accepts only JSON", async () => {
@@ -237,6 +336,8 @@ describe("refused requests", () => {
     const res = await post(call(9, "ask_model"), headers, "application/json");
     expect([res.status, res.headers.get("content-type")]).toEqual([200, "application/json"]);
     expect(((await res.json()) as any).result.structuredContent.error.code).toBe("TOOL_ERROR");
-    expect((await downstream("/_state")).asked).toEqual([{ tool: "ask_model", method: "sampling/createMessage", error: -32601 }]);
+    expect((await downstream("/_state")).asked).toEqual([
+      { tool: "ask_model", method: "sampling/createMessage", error: -32601 },
+    ]);
   });
 });

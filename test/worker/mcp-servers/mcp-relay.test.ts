@@ -18,7 +18,10 @@ const MCP = `/v1/consumers/${C}/mcp`;
 const BOTH = "application/json, text/event-stream";
 
 async function downstream(path: string, body?: unknown): Promise<Record<string, any>> {
-  const res = await fetch(`https://mcp.test${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+  const res = await fetch(
+    `https://mcp.test${path}`,
+    body === undefined ? {} : { method: "POST", body: JSON.stringify(body) },
+  );
   return (await res.json()) as Record<string, any>;
 }
 
@@ -33,9 +36,19 @@ interface Answer {
   text: string;
 }
 
-async function post(token: string, body: unknown, headers: Record<string, string> = {}, accept = MCP_ACCEPT): Promise<Answer> {
+async function post(
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  accept = MCP_ACCEPT,
+): Promise<Answer> {
   const res = await mcpRequest(C, token, body, headers, accept);
-  return { status: res.status, type: res.headers.get("content-type"), session: res.headers.get("mcp-session-id"), text: await res.text() };
+  return {
+    status: res.status,
+    type: res.headers.get("content-type"),
+    session: res.headers.get("mcp-session-id"),
+    text: await res.text(),
+  };
 }
 
 /** The events of an SSE answer: each must be a `message` event with one `data` line. */
@@ -55,29 +68,65 @@ function events(text: string): unknown[] {
 let agent = "";
 
 async function session(level: string | null = null): Promise<Record<string, string>> {
-  const init = await post(agent, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } } });
+  const init = await post(agent, {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+  });
   expect(init.status).toBe(200);
   const headers = { "mcp-session-id": init.session ?? "", "mcp-protocol-version": "2025-11-25" };
-  if (level !== null) expect(JSON.parse((await post(agent, { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level } }, headers)).text)).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+  if (level !== null)
+    expect(
+      JSON.parse(
+        (await post(agent, { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level } }, headers)).text,
+      ),
+    ).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
   return headers;
 }
 
-const call = (id: number, name: string, meta?: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {}, ...(meta === undefined ? {} : { _meta: meta }) } });
-const progress = (progressToken: string | number, n: number) => ({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, progress: n, total: 3, message: `step ${n}` } });
-const log = (logger: string, level: string, data: unknown) => ({ jsonrpc: "2.0", method: "notifications/message", params: { level, logger, data } });
+const call = (id: number, name: string, meta?: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: {}, ...(meta === undefined ? {} : { _meta: meta }) },
+});
+const progress = (progressToken: string | number, n: number) => ({
+  jsonrpc: "2.0",
+  method: "notifications/progress",
+  params: { progressToken, progress: n, total: 3, message: `step ${n}` },
+});
+const log = (logger: string, level: string, data: unknown) => ({
+  jsonrpc: "2.0",
+  method: "notifications/message",
+  params: { level, logger, data },
+});
 
 /** The response event's id, isError and the downstream's own content block. */
 function response(message: any) {
-  return { id: message.id, isError: message.result.isError, first: message.result.content[0], data: message.result.structuredContent.data };
+  return {
+    id: message.id,
+    isError: message.result.isError,
+    first: message.result.content[0],
+    data: message.result.structuredContent.data,
+  };
 }
-const succeeded = (id: number, text: string) => ({ id, isError: false, first: { type: "text", text }, data: { content: [{ type: "text", text }] } });
+const succeeded = (id: number, text: string) => ({
+  id,
+  isError: false,
+  first: { type: "text", text },
+  data: { content: [{ type: "text", text }] },
+});
 
 beforeAll(async () => {
   await wipe(C);
   await admin("PUT", "", { tools: [], approver_subjects: ["rev-1"] });
   await pinClock(C, T0);
   await admin("POST", "/mcp-servers", { name: "relay", url: "https://mcp.test/relay/mcp", timeout_ms: 5_000 });
-  await admin("PUT", "", { tools: ["count_up", "count_held", "log_steps", "flood", "flood_big"], approver_subjects: ["rev-1"] });
+  await admin("PUT", "", {
+    tools: ["count_up", "count_held", "log_steps", "flood", "flood_big"],
+    approver_subjects: ["rev-1"],
+  });
   agent = (await credential(C, "agent", "user-1")).secret;
 });
 
@@ -110,11 +159,15 @@ describe("progress", () => {
     let text = "";
     while (!text.endsWith("\n\n")) text += (await reader.read()).value ?? "";
     // The downstream is still waiting: the first progress came through while the call runs.
-    expect(events(text)).toEqual([{ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "held", progress: 1, total: 2 } }]);
+    expect(events(text)).toEqual([
+      { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "held", progress: 1, total: 2 } },
+    ]);
     await downstream("/_control", { release: true });
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
     const got = events(text);
-    expect(got.slice(1, -1)).toEqual([{ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "held", progress: 2, total: 2 } }]);
+    expect(got.slice(1, -1)).toEqual([
+      { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "held", progress: 2, total: 2 } },
+    ]);
     expect(response(got.at(-1))).toEqual(succeeded(2, "held"));
   });
 
@@ -137,7 +190,10 @@ describe("log messages", () => {
     const answer = await post(agent, call(2, "log_steps"), warning);
     expect(answer.type).toBe("text/event-stream");
     const got = events(answer.text);
-    expect(got.slice(0, -1)).toEqual([log("log_steps", "warning", { step: "warning" }), log("log_steps", "error", { step: "error" })]);
+    expect(got.slice(0, -1)).toEqual([
+      log("log_steps", "warning", { step: "warning" }),
+      log("log_steps", "error", { step: "error" }),
+    ]);
     expect(response(got.at(-1))).toEqual(succeeded(2, "logged"));
     const debug = await session("debug");
     expect(events((await post(agent, call(3, "log_steps"), debug)).text).slice(0, -1)).toEqual(
@@ -159,7 +215,10 @@ describe("without a progress token and with logging off", () => {
     expect([answer.status, answer.type]).toEqual([200, "application/json"]);
     expect(response(JSON.parse(answer.text))).toEqual(succeeded(2, "counted"));
     // The HTTP tool-call route relays nothing either.
-    const http = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, { proposal: { name: "count_up", arguments: {} }, context: context("http-1") });
+    const http = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, {
+      proposal: { name: "count_up", arguments: {} },
+      context: context("http-1"),
+    });
     expect(http.status).toBe(200);
     const runs = (await downstream("/_state")).runs as Array<{ tool: string; arguments: { token: string | null } }>;
     expect(runs).toEqual([
@@ -180,13 +239,29 @@ describe("the downstream side", () => {
     ];
     const fetch = async (request: Request): Promise<Response> => {
       const message = JSON.parse(await request.text()) as Record<string, any>;
-      if (message.method === "initialize") return Response.json({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "s", version: "1" } } });
+      if (message.method === "initialize")
+        return Response.json({
+          jsonrpc: "2.0",
+          id: message.id,
+          result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "s", version: "1" } },
+        });
       if (message.id === undefined) return new Response(null, { status: 202 });
-      const body = [...lines, { jsonrpc: "2.0", id: message.id, result: { content: [] } }].map((m) => `data: ${JSON.stringify(m)}\n\n`).join("");
+      const body = [...lines, { jsonrpc: "2.0", id: message.id, result: { content: [] } }]
+        .map((m) => `data: ${JSON.stringify(m)}\n\n`)
+        .join("");
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
     };
-    const endpoint = { url: "https://mcp.example/mcp", headers: {}, fetch, signal: AbortSignal.timeout(5_000), onNotification: (method: string, params: unknown) => void seen.push([method, params ?? null]) };
-    expect(await callTool(endpoint, { name: "t", arguments: {} }, { retry: false, maxBytes: 4_096 })).toEqual({ kind: "result", result: { content: [] } });
+    const endpoint = {
+      url: "https://mcp.example/mcp",
+      headers: {},
+      fetch,
+      signal: AbortSignal.timeout(5_000),
+      onNotification: (method: string, params: unknown) => void seen.push([method, params ?? null]),
+    };
+    expect(await callTool(endpoint, { name: "t", arguments: {} }, { retry: false, maxBytes: 4_096 })).toEqual({
+      kind: "result",
+      result: { content: [] },
+    });
     expect(seen).toEqual([
       ["notifications/progress", { progressToken: "t", progress: 50 }],
       ["notifications/message", null],
@@ -201,11 +276,21 @@ describe("the downstream side", () => {
       return read.value as Record<string, any>;
     };
     expect(params('{"progress":50.0}')["progress"]).toEqual(new PyFloat(50));
-    expect(relayable("notifications/progress", params('{"progressToken":"g","progress":50.0,"total":100,"message":"half"}'), "g")).toEqual({ kind: "progress", progress: 50, total: 100, message: "half" });
+    expect(
+      relayable(
+        "notifications/progress",
+        params('{"progressToken":"g","progress":50.0,"total":100,"message":"half"}'),
+        "g",
+      ),
+    ).toEqual({ kind: "progress", progress: 50, total: 100, message: "half" });
     expect(relayable("notifications/progress", params('{"progressToken":"g","progress":1}'), null)).toBe(null);
     expect(relayable("notifications/progress", params('{"progressToken":"x","progress":1}'), "g")).toBe(null);
     expect(relayable("notifications/progress", params('{"progressToken":"g","progress":"1"}'), "g")).toBe(null);
-    expect(relayable("notifications/message", params('{"level":"info","data":null,"logger":"x"}'), null)).toEqual({ kind: "log", level: "info", data: null });
+    expect(relayable("notifications/message", params('{"level":"info","data":null,"logger":"x"}'), null)).toEqual({
+      kind: "log",
+      level: "info",
+      data: null,
+    });
     expect(relayable("notifications/message", params('{"level":"verbose","data":1}'), null)).toBe(null);
     expect(relayable("notifications/message", params('{"level":"info"}'), null)).toBe(null);
     expect(relayable("notifications/resources/updated", params('{"uri":"x"}'), "g")).toBe(null);

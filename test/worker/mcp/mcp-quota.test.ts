@@ -15,25 +15,52 @@ import { decideAll, MCP, mcpPost, openSession, T0 } from "./mcp-server-support";
 
 const C = "tenant-a";
 const stub = () => env.CONSUMER.get(env.CONSUMER.idFromName(C));
-const INITIALIZE = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+};
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
-
 
 const open = openSession;
 
 let nextId = 1;
-const rpc = (token: string, headers: Record<string, string>, method: string, params: Record<string, unknown> = {}) => mcpPost(token, { jsonrpc: "2.0", id: nextId++, method, params }, headers);
-const asTask = (token: string, headers: Record<string, string>, name: string, args: Record<string, unknown>, key?: string) =>
-  rpc(token, headers, "tools/call", { name, arguments: args, task: { ttl: 120_000 }, ...(key === undefined ? {} : { _meta: { "io.toolgate/idempotency_key": key } }) });
+const rpc = (token: string, headers: Record<string, string>, method: string, params: Record<string, unknown> = {}) =>
+  mcpPost(token, { jsonrpc: "2.0", id: nextId++, method, params }, headers);
+const asTask = (
+  token: string,
+  headers: Record<string, string>,
+  name: string,
+  args: Record<string, unknown>,
+  key?: string,
+) =>
+  rpc(token, headers, "tools/call", {
+    name,
+    arguments: args,
+    task: { ttl: 120_000 },
+    ...(key === undefined ? {} : { _meta: { "io.toolgate/idempotency_key": key } }),
+  });
 
 async function configure(limits: Record<string, number>): Promise<void> {
-  const res = await send("PUT", `/v1/consumers/${C}`, ADMIN_TOKEN, { tools: ["get_order", "create_refund_draft"], approver_subjects: ["rev-1"], limits });
+  const res = await send("PUT", `/v1/consumers/${C}`, ADMIN_TOKEN, {
+    tools: ["get_order", "create_refund_draft"],
+    approver_subjects: ["rev-1"],
+    limits,
+  });
   expect(res.status).toBe(200);
 }
 
 /** Sessions stored per credential id. */
 async function sessionsBy(): Promise<Record<string, number>> {
-  return runInDurableObject(stub(), (_i, state) => Object.fromEntries(state.storage.sql.exec<{ c: string; n: number }>("SELECT credential_id AS c, COUNT(*) AS n FROM mcp_sessions GROUP BY c").toArray().map((r) => [r.c, r.n])));
+  return runInDurableObject(stub(), (_i, state) =>
+    Object.fromEntries(
+      state.storage.sql
+        .exec<{ c: string; n: number }>("SELECT credential_id AS c, COUNT(*) AS n FROM mcp_sessions GROUP BY c")
+        .toArray()
+        .map((r) => [r.c, r.n]),
+    ),
+  );
 }
 
 /** Stores `count` sessions (or finished tasks) of made-up credentials, 64 each, as other clients would have. */
@@ -42,7 +69,17 @@ async function fill(table: "sessions" | "tasks", count: number, at: number): Pro
     const store = new McpStore(state.storage.sql);
     for (let i = 0; i < count; i++) {
       const credentialId = `cred_${Math.floor(i / 64)}`;
-      if (table === "sessions") store.openSession({ sessionId: `s${i}`, credentialId, subjectId: `user-9-${Math.floor(i / 64)}`, protocolVersion: "2025-11-25", lastSeen: at }, at);
+      if (table === "sessions")
+        store.openSession(
+          {
+            sessionId: `s${i}`,
+            credentialId,
+            subjectId: `user-9-${Math.floor(i / 64)}`,
+            protocolVersion: "2025-11-25",
+            lastSeen: at,
+          },
+          at,
+        );
       else
         state.storage.sql.exec(
           "INSERT INTO mcp_tasks (task_id, credential_id, subject_id, status, status_message, input, approval_id, result, ttl_ms, created_at, updated_at, expires_at) VALUES (?, ?, 'user-9', 'completed', NULL, '{}', NULL, '{}', 300000, ?, ?, ?)",
@@ -108,8 +145,14 @@ describe("sessions per credential", () => {
     expect(Object.values(await sessionsBy()).reduce((x, y) => x + y, 0)).toBe(1024);
     await pinClock(C, T0 + 10);
     const refused = await mcpPost(a.secret, INITIALIZE);
-    const detail = "A credential keeps at most 64 MCP sessions, a subject 64 across its credentials and a consumer 1024; the subject's or the consumer's are all other credentials'. Retry when one has ended.";
-    expect([refused.status, refused.headers.get("retry-after"), refused.headers.get("mcp-session-id"), refused.json]).toEqual([
+    const detail =
+      "A credential keeps at most 64 MCP sessions, a subject 64 across its credentials and a consumer 1024; the subject's or the consumer's are all other credentials'. Retry when one has ended.";
+    expect([
+      refused.status,
+      refused.headers.get("retry-after"),
+      refused.headers.get("mcp-session-id"),
+      refused.json,
+    ]).toEqual([
       429,
       "86390",
       null,
@@ -127,7 +170,9 @@ describe("sessions per credential", () => {
     expect((await rpc(b.secret, victim, "ping")).status).toBe(200);
     // A credential with a session of its own gives that one up for the new one.
     const renewed = await open(b.secret);
-    expect([(await rpc(b.secret, victim, "ping")).status, (await rpc(b.secret, renewed, "ping")).status]).toEqual([404, 200]);
+    expect([(await rpc(b.secret, victim, "ping")).status, (await rpc(b.secret, renewed, "ping")).status]).toEqual([
+      404, 200,
+    ]);
     // A day after their last use, the others' sessions have ended and their places are free.
     await pinClock(C, T0 + 86_400);
     expect((await mcpPost(a.secret, INITIALIZE)).status).toBe(200);
@@ -156,28 +201,46 @@ describe("tasks per credential", () => {
     expect(await decideAll(approver)).toEqual([created.json.result._meta["io.toolgate/approval_id"]]);
     expect((await rpc(b.secret, victim, "tasks/get", { taskId })).json.result.status).toBe("completed");
     const result = (await rpc(b.secret, victim, "tasks/result", { taskId })).json.result;
-    expect([result.isError, result.structuredContent.data]).toEqual([false, { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" }]);
+    expect([result.isError, result.structuredContent.data]).toEqual([
+      false,
+      { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" },
+    ]);
   });
 
   it("never drops a working task: a credential whose 64 tasks all wait is refused before its call runs", async () => {
     const session = await open(a.secret);
     const first = await asTask(a.secret, session, "create_refund_draft", REFUND, "w-0");
-    for (let i = 1; i < 64; i++) expect((await asTask(a.secret, session, "create_refund_draft", REFUND, `w-${i}`)).json.result.task.status).toBe("working");
+    for (let i = 1; i < 64; i++)
+      expect((await asTask(a.secret, session, "create_refund_draft", REFUND, `w-${i}`)).json.result.task.status).toBe(
+        "working",
+      );
     await pinClock(C, T0 + 20);
-    const detail = "A credential keeps at most 64 MCP tasks, a subject 64 across its credentials and a consumer 1024; the tasks in the way are still working or another credential's. Nothing ran.";
+    const detail =
+      "A credential keeps at most 64 MCP tasks, a subject 64 across its credentials and a consumer 1024; the tasks in the way are still working or another credential's. Nothing ran.";
     const refusal = { code: -32000, message: detail, data: { code: "QUOTA_EXCEEDED", retry_after_seconds: 100 } };
     const write = await asTask(a.secret, session, "create_refund_draft", REFUND, "w-64");
     expect([write.status, write.json.error]).toEqual([200, refusal]);
     expect([(await asTask(a.secret, session, "get_order", { order_ref: "ORDER-7" })).json.error]).toEqual([refusal]);
     // Nothing ran: no 65th approval was opened.
-    const pending = (await (await send("GET", `/v1/consumers/${C}/approvals?state=pending`, approver)).json()) as { approvals: unknown[] };
+    const pending = (await (await send("GET", `/v1/consumers/${C}/approvals?state=pending`, approver)).json()) as {
+      approvals: unknown[];
+    };
     expect(pending.approvals.length).toBe(64);
     // Once one has finished, it is the one that gives its place.
     const firstId = first.json.result.task.taskId as string;
     expect((await rpc(a.secret, session, "tasks/cancel", { taskId: firstId })).json.result.status).toBe("cancelled");
-    expect((await asTask(a.secret, session, "get_order", { order_ref: "ORDER-7" })).json.result.task.status).toBe("completed");
-    expect((await rpc(a.secret, session, "tasks/get", { taskId: firstId })).json.error).toEqual({ code: -32602, message: "Task not found." });
-    expect((await rpc(a.secret, session, "tasks/list")).json.result.tasks.filter((t: { status: string }) => t.status === "working").length).toBe(63);
+    expect((await asTask(a.secret, session, "get_order", { order_ref: "ORDER-7" })).json.result.task.status).toBe(
+      "completed",
+    );
+    expect((await rpc(a.secret, session, "tasks/get", { taskId: firstId })).json.error).toEqual({
+      code: -32602,
+      message: "Task not found.",
+    });
+    expect(
+      (await rpc(a.secret, session, "tasks/list")).json.result.tasks.filter(
+        (t: { status: string }) => t.status === "working",
+      ).length,
+    ).toBe(63);
   });
 
   it("a table full of other credentials' tasks refuses a task call with QUOTA_EXCEEDED before it runs", async () => {
@@ -185,13 +248,21 @@ describe("tasks per credential", () => {
     await pinClock(C, T0 + 60);
     const session = await open(a.secret);
     const refused = await asTask(a.secret, session, "create_refund_draft", REFUND, "full-1");
-    const detail = "A credential keeps at most 64 MCP tasks, a subject 64 across its credentials and a consumer 1024; the tasks in the way are still working or another credential's. Nothing ran.";
-    expect([refused.status, refused.json.error]).toEqual([200, { code: -32000, message: detail, data: { code: "QUOTA_EXCEEDED", retry_after_seconds: 240 } }]);
-    const pending = (await (await send("GET", `/v1/consumers/${C}/approvals?state=pending`, approver)).json()) as { approvals: unknown[] };
+    const detail =
+      "A credential keeps at most 64 MCP tasks, a subject 64 across its credentials and a consumer 1024; the tasks in the way are still working or another credential's. Nothing ran.";
+    expect([refused.status, refused.json.error]).toEqual([
+      200,
+      { code: -32000, message: detail, data: { code: "QUOTA_EXCEEDED", retry_after_seconds: 240 } },
+    ]);
+    const pending = (await (await send("GET", `/v1/consumers/${C}/approvals?state=pending`, approver)).json()) as {
+      approvals: unknown[];
+    };
     expect(pending.approvals).toEqual([]);
     // Once the others' tasks expire, their places are free.
     await pinClock(C, T0 + 300);
-    expect((await asTask(a.secret, session, "get_order", { order_ref: "ORDER-7" })).json.result.task.status).toBe("completed");
+    expect((await asTask(a.secret, session, "get_order", { order_ref: "ORDER-7" })).json.result.task.status).toBe(
+      "completed",
+    );
   });
 });
 
@@ -201,7 +272,13 @@ describe("the call rate", () => {
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await mcpPost(a.secret, INITIALIZE)).status);
     const limited = await mcpPost(a.secret, INITIALIZE);
-    expect([...statuses, limited.status, limited.json.code, limited.json.error?.data, limited.headers.get("retry-after")]).toEqual([200, 200, 200, 429, "RATE_LIMITED", { code: "RATE_LIMITED" }, "1"]);
+    expect([
+      ...statuses,
+      limited.status,
+      limited.json.code,
+      limited.json.error?.data,
+      limited.headers.get("retry-after"),
+    ]).toEqual([200, 200, 200, 429, "RATE_LIMITED", { code: "RATE_LIMITED" }, "1"]);
     expect((await mcpPost(b.secret, INITIALIZE)).status).toBe(200);
   });
 
@@ -209,13 +286,18 @@ describe("the call rate", () => {
     await configure({ calls_per_second: 1, call_burst: 3 });
     const mine = await open(a.secret);
     const answers = [];
-    for (const method of ["tasks/list", "tasks/get"]) answers.push((await rpc(a.secret, mine, method, method === "tasks/get" ? { taskId: "mcpt_none" } : {})).json);
+    for (const method of ["tasks/list", "tasks/get"])
+      answers.push((await rpc(a.secret, mine, method, method === "tasks/get" ? { taskId: "mcpt_none" } : {})).json);
     const limited = await rpc(a.secret, mine, "tasks/list");
     expect([answers[0].result, answers[1].error.code, limited.status, limited.json.error]).toEqual([
       { tasks: [] },
       -32602,
       200,
-      { code: -32000, message: "This credential may make 1 calls per second (burst 3).", data: { code: "RATE_LIMITED", retry_after_seconds: 1 } },
+      {
+        code: -32000,
+        message: "This credential may make 1 calls per second (burst 3).",
+        data: { code: "RATE_LIMITED", retry_after_seconds: 1 },
+      },
     ]);
     const theirs = await open(b.secret);
     expect((await rpc(b.secret, theirs, "tasks/list")).json.result).toEqual({ tasks: [] });

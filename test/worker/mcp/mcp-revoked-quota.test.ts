@@ -15,10 +15,24 @@ import { MCP, T0 } from "./mcp-server-support";
 
 const C = "tenant-a";
 const stub = () => env.CONSUMER.get(env.CONSUMER.idFromName(C));
-const INITIALIZE = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+};
 
 async function post(token: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  const init = { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(body) };
+  const init = {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  };
   return worker.fetch(new Request(`http://gate${MCP}`, init), env, createExecutionContext());
 }
 
@@ -32,8 +46,20 @@ async function initialize(token: string): Promise<number> {
 async function readAsTask(token: string): Promise<string | number> {
   const opened = await post(token, INITIALIZE);
   await opened.text();
-  const headers = { "mcp-session-id": opened.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": "2025-11-25" };
-  const res = await post(token, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_order", arguments: { order_ref: "ORDER-7" }, task: { ttl: 120_000 } } }, headers);
+  const headers = {
+    "mcp-session-id": opened.headers.get("mcp-session-id") ?? "",
+    "mcp-protocol-version": "2025-11-25",
+  };
+  const res = await post(
+    token,
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "get_order", arguments: { order_ref: "ORDER-7" }, task: { ttl: 120_000 } },
+    },
+    headers,
+  );
   const body = (await res.json()) as { result?: { task?: { status: string } }; error?: { data?: { code?: string } } };
   return body.result?.task?.status ?? body.error?.data?.code ?? res.status;
 }
@@ -42,7 +68,12 @@ async function readAsTask(token: string): Promise<string | number> {
 async function rowsOf(ids: readonly string[]): Promise<[number, number]> {
   return runInDurableObject(stub(), (_i, state) => {
     const marks = ids.map(() => "?").join(", ");
-    const n = (table: string) => Number(state.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table} WHERE credential_id IN (${marks})`, ...ids).one()["n"]);
+    const n = (table: string) =>
+      Number(
+        state.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${table} WHERE credential_id IN (${marks})`, ...ids).one()[
+          "n"
+        ],
+      );
     return [n("mcp_sessions"), n("mcp_tasks")];
   });
 }
@@ -66,7 +97,11 @@ async function fillTasks(owners: readonly string[]): Promise<void> {
 
 beforeEach(async () => {
   await wipe(C);
-  const res = await send("PUT", `/v1/consumers/${C}`, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: ["rev-1"], limits: { calls_per_second: 1000, call_burst: 1000 } });
+  const res = await send("PUT", `/v1/consumers/${C}`, ADMIN_TOKEN, {
+    tools: ["get_order"],
+    approver_subjects: ["rev-1"],
+    limits: { calls_per_second: 1000, call_burst: 1000 },
+  });
   expect(res.status).toBe(200);
   await pinClock(C, T0);
 });
@@ -80,12 +115,22 @@ describe("revoking the credentials that filled the MCP tables gives their places
       const store = new McpStore(state.storage.sql);
       for (let i = 0; i < 1024; i++) {
         const credentialId = flooders[Math.floor(i / 64)]?.id ?? "";
-        store.openSession({ sessionId: `s${i}`, credentialId, subjectId: `flooder-${Math.floor(i / 64)}`, protocolVersion: "2025-11-25", lastSeen: T0 }, T0);
+        store.openSession(
+          {
+            sessionId: `s${i}`,
+            credentialId,
+            subjectId: `flooder-${Math.floor(i / 64)}`,
+            protocolVersion: "2025-11-25",
+            lastSeen: T0,
+          },
+          T0,
+        );
       }
     });
     const victim = await credential(C, "agent", "user-1");
     expect(await initialize(victim.secret)).toBe(429);
-    for (const f of flooders) expect((await send("DELETE", `/v1/consumers/${C}/credentials/${f.id}`, ADMIN_TOKEN)).status).toBe(204);
+    for (const f of flooders)
+      expect((await send("DELETE", `/v1/consumers/${C}/credentials/${f.id}`, ADMIN_TOKEN)).status).toBe(204);
     expect(await initialize(victim.secret)).toBe(200);
   });
 
@@ -108,7 +153,8 @@ describe("revoking the credentials that filled the MCP tables gives their places
     await fillTasks(flooders.map((f) => f.id));
     const victim = await credential(C, "agent", "user-1");
     expect(await readAsTask(victim.secret)).toBe("QUOTA_EXCEEDED");
-    for (const f of flooders) expect((await send("DELETE", `/v1/consumers/${C}/credentials/${f.id}`, ADMIN_TOKEN)).status).toBe(204);
+    for (const f of flooders)
+      expect((await send("DELETE", `/v1/consumers/${C}/credentials/${f.id}`, ADMIN_TOKEN)).status).toBe(204);
     expect(await readAsTask(victim.secret)).toBe("completed");
   });
 

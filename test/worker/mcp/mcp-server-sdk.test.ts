@@ -44,14 +44,21 @@ describe("the MCP SDK client", () => {
       ["get_order", true, null],
     ]);
     const read = await client.callTool({ name: "get_order", arguments: { order_ref: "ORDER-7" } });
-    expect([read.isError, (read.structuredContent as { data: unknown }).data]).toEqual([false, { order_ref: "ORDER-7", status: "paid" }]);
+    expect([read.isError, (read.structuredContent as { data: unknown }).data]).toEqual([
+      false,
+      { order_ref: "ORDER-7", status: "paid" },
+    ]);
 
     const meta = { "io.toolgate/idempotency_key": "sdk-1" };
     const args = { order_ref: "ORDER-7", reason: "duplicate" };
     const seen: string[] = [];
     let result: { isError?: boolean; structuredContent?: Record<string, unknown> } | undefined;
     let decided = false;
-    for await (const message of client.experimental.tasks.callToolStream({ name: "create_refund_draft", arguments: args, _meta: meta }, CallToolResultSchema, { task: { ttl: 120_000 } })) {
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: "create_refund_draft", arguments: args, _meta: meta },
+      CallToolResultSchema,
+      { task: { ttl: 120_000 } },
+    )) {
       seen.push(message.type === "taskStatus" ? `status:${message.task.status}` : message.type);
       if (message.type === "taskStatus" && !decided) {
         decided = true;
@@ -70,7 +77,10 @@ describe("the MCP SDK client", () => {
   it("answers an unknown tool as a failed result (isError), not a protocol error", async () => {
     const client = await connect();
     const unknown = await client.callTool({ name: "no_such_tool", arguments: {} });
-    expect([unknown.isError, (unknown.structuredContent as { error: { code: string } }).error.code]).toEqual([true, "UNKNOWN_TOOL"]);
+    expect([unknown.isError, (unknown.structuredContent as { error: { code: string } }).error.code]).toEqual([
+      true,
+      "UNKNOWN_TOOL",
+    ]);
     await client.close();
   });
 });

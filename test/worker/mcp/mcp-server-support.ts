@@ -20,8 +20,16 @@ export function mcpPost(token: string, body: unknown, headers: Record<string, st
 }
 
 /** Opens a session; answers its id and the headers every later message sends. */
-export async function initialize(token: string, protocolVersion = "2025-11-25"): Promise<{ sessionId: string; headers: Record<string, string> }> {
-  const res = await mcpPost(token, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "test", version: "1" } } });
+export async function initialize(
+  token: string,
+  protocolVersion = "2025-11-25",
+): Promise<{ sessionId: string; headers: Record<string, string> }> {
+  const res = await mcpPost(token, {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: "test", version: "1" } },
+  });
   expect(res.status).toBe(200);
   const sessionId = res.headers.get("mcp-session-id") ?? "";
   return { sessionId, headers: { "mcp-session-id": sessionId, "mcp-protocol-version": protocolVersion } };
@@ -29,7 +37,12 @@ export async function initialize(token: string, protocolVersion = "2025-11-25"):
 
 /** Opens a session, or answers `{}` when the gate refuses one (a quota): the headers its messages send. */
 export async function openSession(token: string): Promise<Record<string, string>> {
-  const res = await mcpPost(token, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+  const res = await mcpPost(token, {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  });
   const id = res.headers.get("mcp-session-id");
   return id === null ? {} : { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
 }
@@ -39,7 +52,10 @@ export async function decideAll(approver: string, decision: "approve" | "deny" =
   const list = await send("GET", `/v1/consumers/${CONSUMER}/approvals?state=pending`, approver);
   const { approvals } = (await list.json()) as { approvals: Array<{ approval_id: string; approval_digest: string }> };
   for (const a of approvals) {
-    const res = await send("POST", `/v1/consumers/${CONSUMER}/approvals/${a.approval_id}`, approver, { decision, approval_digest: a.approval_digest });
+    const res = await send("POST", `/v1/consumers/${CONSUMER}/approvals/${a.approval_id}`, approver, {
+      decision,
+      approval_digest: a.approval_digest,
+    });
     expect(res.status).toBe(200);
   }
   return approvals.map((a) => a.approval_id);
@@ -51,7 +67,9 @@ export async function decideAll(approver: string, decision: "approve" | "deny" =
  * WebCrypto, independently of the gate's tree code.
  */
 export async function lastToolCallReceipt(auditor: string): Promise<{ seq: number; leaf_hash: string }> {
-  const page = (await (await send("GET", `/v1/consumers/${CONSUMER}/audit?limit=500`, auditor)).json()) as { entries: Array<Record<string, unknown> & { seq: number; kind: string }> };
+  const page = (await (await send("GET", `/v1/consumers/${CONSUMER}/audit?limit=500`, auditor)).json()) as {
+    entries: Array<Record<string, unknown> & { seq: number; kind: string }>;
+  };
   const entry = page.entries.filter((e) => e.kind === "tool_call").at(-1);
   if (entry === undefined) throw new Error("no tool_call entry");
   const keys = Object.keys(entry).sort();

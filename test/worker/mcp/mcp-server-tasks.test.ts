@@ -29,7 +29,8 @@ beforeEach(async () => {
 });
 
 let nextId = 100;
-const rpc = (method: string, params: Record<string, unknown>, token = agent, headers = session.headers) => mcpPost(token, { jsonrpc: "2.0", id: nextId++, method, params }, headers);
+const rpc = (method: string, params: Record<string, unknown>, token = agent, headers = session.headers) =>
+  mcpPost(token, { jsonrpc: "2.0", id: nextId++, method, params }, headers);
 const callAsTask = (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>, ttl = 120_000) =>
   rpc("tools/call", { name, arguments: args, task: { ttl }, ...(meta === undefined ? {} : { _meta: meta }) });
 
@@ -40,13 +41,21 @@ const DRAFT_RESULT = () => {
     data: { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" },
     error: null,
     execution: { outcome: "committed", delivery: "fresh", complete: true, truncated: false },
-    provenance: { source_label: "refunds", producer_revision: "refunds-mock-v2", resource_revision: "draft-1-r1", observed_at: OBSERVED, trust: "untrusted_data" },
+    provenance: {
+      source_label: "refunds",
+      producer_revision: "refunds-mock-v2",
+      resource_revision: "draft-1-r1",
+      observed_at: OBSERVED,
+      trust: "untrusted_data",
+    },
   };
   return { content: [{ type: "text", text: canonicalJson(model) }], structuredContent: model, isError: false };
 };
 
 async function auditKinds(): Promise<string[]> {
-  const page = (await (await send("GET", "/v1/consumers/tenant-a/audit", auditor)).json()) as { entries: Array<{ kind: string }> };
+  const page = (await (await send("GET", "/v1/consumers/tenant-a/audit", auditor)).json()) as {
+    entries: Array<{ kind: string }>;
+  };
   return page.entries.map((e) => e.kind).filter((k) => k !== "consumer.configured" && k !== "credential.created");
 }
 
@@ -71,15 +80,32 @@ describe("a write that needs an approver, as a task", () => {
     expect(await auditKinds()).toEqual(["tool_call"]);
 
     expect(await decideAll(approver)).toEqual([approvalId]);
-    const completed = { taskId: task.taskId, status: "completed", ttl: 120_000, createdAt: AT, lastUpdatedAt: AT, pollInterval: 1000 };
+    const completed = {
+      taskId: task.taskId,
+      status: "completed",
+      ttl: 120_000,
+      createdAt: AT,
+      lastUpdatedAt: AT,
+      pollInterval: 1000,
+    };
     expect((await rpc("tasks/get", { taskId: task.taskId })).json.result).toEqual(completed);
     expect((await rpc("tasks/get", { taskId: task.taskId })).json.result).toEqual(completed);
     const result = await rpc("tasks/result", { taskId: task.taskId });
-    expect(result.json.result).toEqual({ ...DRAFT_RESULT(), _meta: { "io.toolgate/audit": await lastToolCallReceipt(auditor), "io.modelcontextprotocol/related-task": { taskId: task.taskId } } });
+    expect(result.json.result).toEqual({
+      ...DRAFT_RESULT(),
+      _meta: {
+        "io.toolgate/audit": await lastToolCallReceipt(auditor),
+        "io.modelcontextprotocol/related-task": { taskId: task.taskId },
+      },
+    });
     expect(await auditKinds()).toEqual(["tool_call", "approval.decision", "tool_call"]);
 
     // The same key outside the task: the call already ran, so it replays.
-    const replay = await rpc("tools/call", { name: "create_refund_draft", arguments: REFUND, _meta: { "io.toolgate/idempotency_key": "task-1" } });
+    const replay = await rpc("tools/call", {
+      name: "create_refund_draft",
+      arguments: REFUND,
+      _meta: { "io.toolgate/idempotency_key": "task-1" },
+    });
     expect(replay.json.result.structuredContent.execution.delivery).toBe("local_replay");
     expect((await rpc("tasks/list", {})).json.result).toEqual({ tasks: [completed] });
   });
@@ -90,7 +116,9 @@ describe("a write that needs an approver, as a task", () => {
     await decideAll(approver);
     const taskId = created.json.result.task.taskId as string;
     expect((await rpc("tasks/get", { taskId })).json.result.status).toBe("completed");
-    expect((await rpc("tasks/result", { taskId })).json.result.structuredContent).toEqual(DRAFT_RESULT().structuredContent);
+    expect((await rpc("tasks/result", { taskId })).json.result.structuredContent).toEqual(
+      DRAFT_RESULT().structuredContent,
+    );
   });
 
   it("tasks/result waits for a task still working and answers once it completes", async () => {
@@ -100,7 +128,13 @@ describe("a write that needs an approver, as a task", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     await decideAll(approver);
     const result = await waiting;
-    expect(result.json.result).toEqual({ ...DRAFT_RESULT(), _meta: { "io.toolgate/audit": await lastToolCallReceipt(auditor), "io.modelcontextprotocol/related-task": { taskId } } });
+    expect(result.json.result).toEqual({
+      ...DRAFT_RESULT(),
+      _meta: {
+        "io.toolgate/audit": await lastToolCallReceipt(auditor),
+        "io.modelcontextprotocol/related-task": { taskId },
+      },
+    });
   });
 
   it("completes with the engine's failed result when the approver denies", async () => {
@@ -126,10 +160,19 @@ describe("a write that needs an approver, as a task", () => {
       pollInterval: 1000,
       statusMessage: "Cancelled by the client; its approval was withdrawn.",
     });
-    const pending = (await (await send("GET", "/v1/consumers/tenant-a/approvals?state=pending", approver)).json()) as { approvals: unknown[] };
+    const pending = (await (await send("GET", "/v1/consumers/tenant-a/approvals?state=pending", approver)).json()) as {
+      approvals: unknown[];
+    };
     expect(pending.approvals).toEqual([]);
-    expect((await rpc("tasks/cancel", { taskId })).json.error).toEqual({ code: -32602, message: "Cannot cancel a task in terminal status: cancelled." });
-    expect((await rpc("tasks/result", { taskId })).json.error).toEqual({ code: -32000, message: "The task was cancelled; it has no result.", data: { taskId, status: "cancelled" } });
+    expect((await rpc("tasks/cancel", { taskId })).json.error).toEqual({
+      code: -32602,
+      message: "Cannot cancel a task in terminal status: cancelled.",
+    });
+    expect((await rpc("tasks/result", { taskId })).json.error).toEqual({
+      code: -32000,
+      message: "The task was cancelled; it has no result.",
+      data: { taskId, status: "cancelled" },
+    });
     expect(await auditKinds()).toEqual(["tool_call", "mcp.task.cancelled"]);
   });
 });
@@ -139,9 +182,15 @@ describe("tasks of reads, other credentials, other versions", () => {
     const created = await callAsTask("get_order", { order_ref: "ORDER-7" }, undefined, 1);
     const taskId = created.json.result.task.taskId as string;
     // A ttl below the floor is raised to it (one minute).
-    expect(created.json.result).toEqual({ task: { taskId, status: "completed", ttl: 60_000, createdAt: AT, lastUpdatedAt: AT, pollInterval: 1000 } });
+    expect(created.json.result).toEqual({
+      task: { taskId, status: "completed", ttl: 60_000, createdAt: AT, lastUpdatedAt: AT, pollInterval: 1000 },
+    });
     const result = (await rpc("tasks/result", { taskId })).json.result;
-    expect([result.isError, result.structuredContent.data, result._meta]).toEqual([false, { order_ref: "ORDER-7", status: "paid" }, { "io.toolgate/audit": await lastToolCallReceipt(auditor), "io.modelcontextprotocol/related-task": { taskId } }]);
+    expect([result.isError, result.structuredContent.data, result._meta]).toEqual([
+      false,
+      { order_ref: "ORDER-7", status: "paid" },
+      { "io.toolgate/audit": await lastToolCallReceipt(auditor), "io.modelcontextprotocol/related-task": { taskId } },
+    ]);
   });
 
   it("forgets a task after its ttl", async () => {
@@ -160,28 +209,44 @@ describe("tasks of reads, other credentials, other versions", () => {
     const otherSession = await initialize(other);
     const notFound = { code: -32602, message: "Task not found." };
     for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) {
-      expect([method, (await rpc(method, { taskId }, other, otherSession.headers)).json.error]).toEqual([method, notFound]);
+      expect([method, (await rpc(method, { taskId }, other, otherSession.headers)).json.error]).toEqual([
+        method,
+        notFound,
+      ]);
     }
     expect((await rpc("tasks/list", {}, other, otherSession.headers)).json.result).toEqual({ tasks: [] });
     expect((await rpc("tasks/get", { taskId: "mcpt_unknown" })).json.error).toEqual(notFound);
   });
 
   it("pages tasks/list with an opaque cursor", async () => {
-    const res = await send("PUT", "/v1/consumers/tenant-a", ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: ["rev-1"], limits: { page_items: 2 } });
+    const res = await send("PUT", "/v1/consumers/tenant-a", ADMIN_TOKEN, {
+      tools: ["get_order"],
+      approver_subjects: ["rev-1"],
+      limits: { page_items: 2 },
+    });
     expect(res.status).toBe(200);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await callAsTask("get_order", { order_ref: "ORDER-7" })).json.result.task.taskId as string);
+    for (let i = 0; i < 3; i++)
+      ids.push((await callAsTask("get_order", { order_ref: "ORDER-7" })).json.result.task.taskId as string);
     const first = (await rpc("tasks/list", {})).json.result;
     expect(first.tasks.map((t: { taskId: string }) => t.taskId)).toEqual(ids.slice(0, 2));
     const second = (await rpc("tasks/list", { cursor: first.nextCursor })).json.result;
     expect(second).toEqual({ tasks: [expect.objectContaining({ taskId: ids[2] })] });
-    expect((await rpc("tasks/list", { cursor: "!!" })).json.error).toEqual({ code: -32602, message: "Invalid cursor." });
+    expect((await rpc("tasks/list", { cursor: "!!" })).json.error).toEqual({
+      code: -32602,
+      message: "Invalid cursor.",
+    });
   });
 
   it("has no tasks under 2025-06-18: task methods are unknown, a task-augmented call answers directly", async () => {
     const old = await initialize(agent, "2025-06-18");
     expect((await rpc("tasks/list", {}, agent, old.headers)).json.error.code).toBe(-32601);
-    const direct = await rpc("tools/call", { name: "get_order", arguments: { order_ref: "ORDER-7" }, task: {} }, agent, old.headers);
+    const direct = await rpc(
+      "tools/call",
+      { name: "get_order", arguments: { order_ref: "ORDER-7" }, task: {} },
+      agent,
+      old.headers,
+    );
     expect([direct.json.result.isError, direct.json.result.structuredContent.status]).toEqual([false, "succeeded"]);
   });
 });

@@ -33,7 +33,9 @@ const OUTPUT_SCHEMA = {
             code: { type: "string" },
             category: { type: "string" },
             safe_message: { type: "string" },
-            recovery: { enum: ["none", "correct_input", "request_approval", "retry_after", "query_status", "human_review"] },
+            recovery: {
+              enum: ["none", "correct_input", "request_approval", "retry_after", "query_status", "human_review"],
+            },
             retry_after_ms: { type: ["integer", "null"], minimum: 0 },
           },
         },
@@ -80,16 +82,33 @@ const CREATE_REFUND_DRAFT = {
     additionalProperties: false,
   },
   outputSchema: OUTPUT_SCHEMA,
-  annotations: { title: "Create refund draft", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: {
+    title: "Create refund draft",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
 };
 
 const GET_ORDER = {
   name: "get_order",
   title: "Get order",
   description: "Reads data through get_order.",
-  inputSchema: { type: "object", properties: { order_ref: { type: "string", minLength: 1, maxLength: 64 } }, required: ["order_ref"], additionalProperties: false },
+  inputSchema: {
+    type: "object",
+    properties: { order_ref: { type: "string", minLength: 1, maxLength: 64 } },
+    required: ["order_ref"],
+    additionalProperties: false,
+  },
   outputSchema: OUTPUT_SCHEMA,
-  annotations: { title: "Get order", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  annotations: {
+    title: "Get order",
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: true,
+  },
 };
 
 /** A model result the engine answers (only what differs from a fresh committed read is given). */
@@ -100,7 +119,13 @@ function model(fields: Record<string, unknown>): Record<string, unknown> {
     data: null,
     error: null,
     execution: { outcome: "committed", delivery: "fresh", complete: true, truncated: false },
-    provenance: { source_label: "orders", producer_revision: "orders-mock-v2", resource_revision: "order-7-r3", observed_at: OBSERVED, trust: "untrusted_data" },
+    provenance: {
+      source_label: "orders",
+      producer_revision: "orders-mock-v2",
+      resource_revision: "order-7-r3",
+      observed_at: OBSERVED,
+      trust: "untrusted_data",
+    },
     ...fields,
   };
 }
@@ -108,12 +133,21 @@ function model(fields: Record<string, unknown>): Record<string, unknown> {
 /** The first 32 hex digits of SHA-256 over canonical JSON, through WebCrypto (docs/mcp.md, "Call identity"). */
 async function derived(prefix: string, parts: unknown[]): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(parts))));
-  return `${prefix}_${[...digest].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 32)}`;
+  return `${prefix}_${[...digest]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("")
+    .slice(0, 32)}`;
 }
 
 async function downstream(path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const init = body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
-  return (await (await env.DOWNSTREAM!.fetch(new Request(`http://downstream${path}`, init))).json()) as Record<string, unknown>;
+  const init =
+    body === undefined
+      ? {}
+      : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+  return (await (await env.DOWNSTREAM!.fetch(new Request(`http://downstream${path}`, init))).json()) as Record<
+    string,
+    unknown
+  >;
 }
 
 let agent: string;
@@ -127,8 +161,24 @@ async function setup(tools: string[]): Promise<void> {
   auditor = await secretOf(REFERENCE_TENANT, "auditor");
 }
 
-const call = (token: string, headers: Record<string, string>, id: number, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
-  mcpPost(token, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) } }, headers);
+const call = (
+  token: string,
+  headers: Record<string, string>,
+  id: number,
+  name: string,
+  args: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+) =>
+  mcpPost(
+    token,
+    {
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) },
+    },
+    headers,
+  );
 
 beforeEach(async () => {
   await wipe("tenant-a");
@@ -140,7 +190,11 @@ describe("tools/list", () => {
     await setup(["get_order", "create_refund_draft"]);
     const s = await initialize(agent);
     const list = await mcpPost(agent, { jsonrpc: "2.0", id: 1, method: "tools/list" }, s.headers);
-    expect(list.json).toEqual({ jsonrpc: "2.0", id: 1, result: { tools: [{ ...CREATE_REFUND_DRAFT, execution: { taskSupport: "optional" } }, GET_ORDER] } });
+    expect(list.json).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { tools: [{ ...CREATE_REFUND_DRAFT, execution: { taskSupport: "optional" } }, GET_ORDER] },
+    });
     const old = await initialize(agent, "2025-06-18");
     const listed = await mcpPost(agent, { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }, old.headers);
     expect(listed.json.result).toEqual({ tools: [CREATE_REFUND_DRAFT, GET_ORDER] });
@@ -152,10 +206,20 @@ describe("tools/list", () => {
     const s = await initialize(scoped);
     const list = await mcpPost(scoped, { jsonrpc: "2.0", id: 1, method: "tools/list" }, s.headers);
     expect(list.json.result).toEqual({ tools: [GET_ORDER] });
-    const refused = await call(scoped, s.headers, 2, "create_refund_draft", REFUND, { "io.toolgate/idempotency_key": "k-1" });
+    const refused = await call(scoped, s.headers, 2, "create_refund_draft", REFUND, {
+      "io.toolgate/idempotency_key": "k-1",
+    });
     expect([refused.status, refused.json]).toEqual([
       200,
-      { jsonrpc: "2.0", id: 2, error: { code: -32000, message: 'This credential may not call "create_refund_draft".', data: { code: "TOOL_NOT_IN_SCOPE" } } },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        error: {
+          code: -32000,
+          message: 'This credential may not call "create_refund_draft".',
+          data: { code: "TOOL_NOT_IN_SCOPE" },
+        },
+      },
     ]);
   });
 });
@@ -169,7 +233,12 @@ describe("tools/call", () => {
     expect(read.json).toEqual({
       jsonrpc: "2.0",
       id: 1,
-      result: { content: [{ type: "text", text: canonicalJson(expected) }], structuredContent: expected, isError: false, _meta: { "io.toolgate/audit": await lastToolCallReceipt(auditor) } },
+      result: {
+        content: [{ type: "text", text: canonicalJson(expected) }],
+        structuredContent: expected,
+        isError: false,
+        _meta: { "io.toolgate/audit": await lastToolCallReceipt(auditor) },
+      },
     });
   });
 
@@ -182,9 +251,21 @@ describe("tools/call", () => {
     expect(approvalId).toMatch(/^apr_[0-9a-f]{32}$/);
     const asked = model({
       status: "failed",
-      error: { code: "APPROVAL_REQUIRED", category: "approval", safe_message: "This action requires approval bound to the current arguments.", recovery: "request_approval", retry_after_ms: null },
+      error: {
+        code: "APPROVAL_REQUIRED",
+        category: "approval",
+        safe_message: "This action requires approval bound to the current arguments.",
+        recovery: "request_approval",
+        retry_after_ms: null,
+      },
       execution: { outcome: "not_started", delivery: "fresh", complete: true, truncated: false },
-      provenance: { source_label: "offline-dispatcher", producer_revision: "offline-dispatcher-v2", resource_revision: null, observed_at: OBSERVED, trust: "trusted_control" },
+      provenance: {
+        source_label: "offline-dispatcher",
+        producer_revision: "offline-dispatcher-v2",
+        resource_revision: null,
+        observed_at: OBSERVED,
+        trust: "trusted_control",
+      },
     });
     expect(first.json.result).toEqual({
       content: [{ type: "text", text: canonicalJson(asked) }],
@@ -196,19 +277,43 @@ describe("tools/call", () => {
 
     const ran = await call(agent, s.headers, 2, "create_refund_draft", REFUND, meta);
     const draft = { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" };
-    const provenance = { source_label: "refunds", producer_revision: "refunds-mock-v2", resource_revision: "draft-1-r1", observed_at: OBSERVED, trust: "untrusted_data" };
+    const provenance = {
+      source_label: "refunds",
+      producer_revision: "refunds-mock-v2",
+      resource_revision: "draft-1-r1",
+      observed_at: OBSERVED,
+      trust: "untrusted_data",
+    };
     const succeeded = model({ data: draft, provenance });
-    expect(ran.json.result).toEqual({ content: [{ type: "text", text: canonicalJson(succeeded) }], structuredContent: succeeded, isError: false, _meta: { "io.toolgate/audit": await lastToolCallReceipt(auditor) } });
+    expect(ran.json.result).toEqual({
+      content: [{ type: "text", text: canonicalJson(succeeded) }],
+      structuredContent: succeeded,
+      isError: false,
+      _meta: { "io.toolgate/audit": await lastToolCallReceipt(auditor) },
+    });
 
     // Another session, another JSON-RPC id: the same key is the same call.
     const later = await initialize(agent);
     const replay = await call(agent, later.headers, 3, "create_refund_draft", REFUND, meta);
-    expect(replay.json.result.structuredContent).toEqual(model({ data: draft, provenance, execution: { outcome: "committed", delivery: "local_replay", complete: true, truncated: false } }));
+    expect(replay.json.result.structuredContent).toEqual(
+      model({
+        data: draft,
+        provenance,
+        execution: { outcome: "committed", delivery: "local_replay", complete: true, truncated: false },
+      }),
+    );
 
-    const audit = (await (await send("GET", "/v1/consumers/tenant-a/audit", auditor)).json()) as { entries: Array<{ kind: string; record: Record<string, unknown> }> };
+    const audit = (await (await send("GET", "/v1/consumers/tenant-a/audit", auditor)).json()) as {
+      entries: Array<{ kind: string; record: Record<string, unknown> }>;
+    };
     const calls = audit.entries.filter((e) => e.kind === "tool_call" || e.kind === "approval.decision");
     const callId = await derived("mcpc", ["call", "create_refund_draft", "refund-1"]);
-    expect(calls.map((e) => [e.kind, e.record["call_id"] ?? (e.record["provider_context"] as Record<string, unknown>)["call_id"]])).toEqual([
+    expect(
+      calls.map((e) => [
+        e.kind,
+        e.record["call_id"] ?? (e.record["provider_context"] as Record<string, unknown>)["call_id"],
+      ]),
+    ).toEqual([
       ["tool_call", callId],
       ["approval.decision", callId],
       ["tool_call", callId],
@@ -221,8 +326,17 @@ describe("tools/call", () => {
     const s = await initialize(agent);
     await call(agent, s.headers, 7, "get_order", { order_ref: "ORDER-7" });
     await call(agent, s.headers, 8, "get_order", { order_ref: "ORDER-7" }, { "io.toolgate/idempotency_key": "read-1" });
-    await call(agent, s.headers, 9, "get_order", { order_ref: "ORDER-7" }, { "io.toolgate/call_id": "client-call-1", "io.toolgate/operation_id": "client-op-1" });
-    const audit = (await (await send("GET", "/v1/consumers/tenant-a/audit", auditor)).json()) as { entries: Array<{ kind: string; record: Record<string, unknown> }> };
+    await call(
+      agent,
+      s.headers,
+      9,
+      "get_order",
+      { order_ref: "ORDER-7" },
+      { "io.toolgate/call_id": "client-call-1", "io.toolgate/operation_id": "client-op-1" },
+    );
+    const audit = (await (await send("GET", "/v1/consumers/tenant-a/audit", auditor)).json()) as {
+      entries: Array<{ kind: string; record: Record<string, unknown> }>;
+    };
     const ids = audit.entries
       .filter((e) => e.kind === "tool_call")
       .map(({ record }) => {
@@ -230,8 +344,18 @@ describe("tools/call", () => {
         return [provider["call_id"], record["operation_id"], provider["response_id"], provider["provider"]];
       });
     expect(ids).toEqual([
-      [await derived("mcpc", ["call", s.sessionId, 7]), await derived("mcpo", ["operation", s.sessionId, 7]), await derived("mcpr", ["response", s.sessionId]), "mcp"],
-      [await derived("mcpc", ["call", "get_order", "read-1"]), await derived("mcpo", ["operation", "get_order", "read-1"]), await derived("mcpr", ["response", "read-1"]), "mcp"],
+      [
+        await derived("mcpc", ["call", s.sessionId, 7]),
+        await derived("mcpo", ["operation", s.sessionId, 7]),
+        await derived("mcpr", ["response", s.sessionId]),
+        "mcp",
+      ],
+      [
+        await derived("mcpc", ["call", "get_order", "read-1"]),
+        await derived("mcpo", ["operation", "get_order", "read-1"]),
+        await derived("mcpr", ["response", "read-1"]),
+        "mcp",
+      ],
       ["client-call-1", "client-op-1", await derived("mcpr", ["response", s.sessionId]), "mcp"],
     ]);
   });
@@ -240,10 +364,19 @@ describe("tools/call", () => {
     await setup(["create_refund_draft"]);
     const s = await initialize(agent);
     const keyless = await call(agent, s.headers, 1, "create_refund_draft", REFUND);
-    expect([keyless.json.result.isError, keyless.json.result.structuredContent.error.code]).toEqual([true, "IDEMPOTENCY_KEY_REQUIRED"]);
+    expect([keyless.json.result.isError, keyless.json.result.structuredContent.error.code]).toEqual([
+      true,
+      "IDEMPOTENCY_KEY_REQUIRED",
+    ]);
     const unknown = await call(agent, s.headers, 2, "no_such_tool", {});
-    expect([unknown.status, unknown.json.result.isError, unknown.json.result.structuredContent.error.code]).toEqual([200, true, "UNKNOWN_TOOL"]);
-    const badMeta = await call(agent, s.headers, 3, "create_refund_draft", REFUND, { "io.toolgate/idempotency_key": "" });
+    expect([unknown.status, unknown.json.result.isError, unknown.json.result.structuredContent.error.code]).toEqual([
+      200,
+      true,
+      "UNKNOWN_TOOL",
+    ]);
+    const badMeta = await call(agent, s.headers, 3, "create_refund_draft", REFUND, {
+      "io.toolgate/idempotency_key": "",
+    });
     expect([badMeta.status, badMeta.json.error.code]).toEqual([200, -32602]);
   });
 
@@ -256,10 +389,21 @@ describe("tools/call", () => {
     await downstream("/_control", { mode: "error_after_commit" });
     const unknown = await call(agent, s.headers, 2, "submit_refund", REFUND, meta);
     const statusRef = unknown.json.result._meta["io.toolgate/status_ref"] as string;
-    expect([unknown.json.result.isError, unknown.json.result.structuredContent.error.code, statusRef]).toEqual([true, "OUTCOME_UNKNOWN", expect.stringMatching(/^status_[0-9a-f]{32}$/)]);
+    expect([unknown.json.result.isError, unknown.json.result.structuredContent.error.code, statusRef]).toEqual([
+      true,
+      "OUTCOME_UNKNOWN",
+      expect.stringMatching(/^status_[0-9a-f]{32}$/),
+    ]);
     await downstream("/_control", { mode: "ok" });
-    const status = await call(agent, s.headers, 3, "submit_refund", REFUND, { ...meta, "io.toolgate/status_ref": statusRef });
-    expect([status.json.result.isError, status.json.result.structuredContent.status, status.json.result.structuredContent.execution.delivery]).toEqual([false, "succeeded", "receipt_reconciled"]);
+    const status = await call(agent, s.headers, 3, "submit_refund", REFUND, {
+      ...meta,
+      "io.toolgate/status_ref": statusRef,
+    });
+    expect([
+      status.json.result.isError,
+      status.json.result.structuredContent.status,
+      status.json.result.structuredContent.execution.delivery,
+    ]).toEqual([false, "succeeded", "receipt_reconciled"]);
     expect((await downstream("/_effects")).effects).toBe(1);
   });
 });
@@ -274,9 +418,22 @@ describe("callToolResult", () => {
       { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
       { type: "video", data: "x" },
     ];
-    const output = (status: string): JsonObject => ({ content: [{ type: "text", text: "{}" }], structuredContent: { status, data: { content: blocks } }, isError: status !== "succeeded" });
-    const answer = (status: string): JsonObject => ({ model_result: { status, data: { content: blocks } }, provider_output: output(status) });
-    expect(callToolResult(answer("succeeded"))).toEqual({ ...output("succeeded"), content: [blocks[0], blocks[2], blocks[3], blocks[4], { type: "text", text: "{}" }] });
-    expect(callToolResult({ ...answer("unknown"), status_ref: "status_1" })).toEqual({ ...output("unknown"), _meta: { "io.toolgate/status_ref": "status_1" } });
+    const output = (status: string): JsonObject => ({
+      content: [{ type: "text", text: "{}" }],
+      structuredContent: { status, data: { content: blocks } },
+      isError: status !== "succeeded",
+    });
+    const answer = (status: string): JsonObject => ({
+      model_result: { status, data: { content: blocks } },
+      provider_output: output(status),
+    });
+    expect(callToolResult(answer("succeeded"))).toEqual({
+      ...output("succeeded"),
+      content: [blocks[0], blocks[2], blocks[3], blocks[4], { type: "text", text: "{}" }],
+    });
+    expect(callToolResult({ ...answer("unknown"), status_ref: "status_1" })).toEqual({
+      ...output("unknown"),
+      _meta: { "io.toolgate/status_ref": "status_1" },
+    });
   });
 });

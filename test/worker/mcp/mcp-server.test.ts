@@ -17,7 +17,14 @@ beforeEach(async () => {
   agent = (await credential("tenant-a", "agent", "user-1")).secret;
 });
 
-const rpcProblem = (status: number, code: string, title: string, detail: string, rpcCode: number, id: string | number | null = null) => ({
+const rpcProblem = (
+  status: number,
+  code: string,
+  title: string,
+  detail: string,
+  rpcCode: number,
+  id: string | number | null = null,
+) => ({
   type: `https://toolgate.dev/problems/${code.toLowerCase().replaceAll("_", "-")}`,
   title,
   status,
@@ -30,7 +37,12 @@ const rpcProblem = (status: number, code: string, title: string, detail: string,
 
 describe("initialize and sessions", () => {
   it("opens a session: 200 JSON with the Mcp-Session-Id header, server info and capabilities", async () => {
-    const res = await mcpPost(agent, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const res = await mcpPost(agent, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(res.headers.get("mcp-session-id")).toMatch(/^[0-9a-f]{32}$/);
@@ -39,7 +51,11 @@ describe("initialize and sessions", () => {
       id: 1,
       result: {
         protocolVersion: "2025-11-25",
-        capabilities: { tools: { listChanged: false }, logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+        capabilities: {
+          tools: { listChanged: false },
+          logging: {},
+          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        },
         serverInfo: { name: "toolgate", version: "0.1.0" },
         instructions: "string",
       },
@@ -48,7 +64,12 @@ describe("initialize and sessions", () => {
 
   it("negotiates the protocol version: either spoken version as asked, anything else the latest", async () => {
     const versionOf = async (asked: string) => {
-      const res = await mcpPost(agent, { jsonrpc: "2.0", id: "v", method: "initialize", params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+      const res = await mcpPost(agent, {
+        jsonrpc: "2.0",
+        id: "v",
+        method: "initialize",
+        params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      });
       return [res.json.result.protocolVersion, Object.keys(res.json.result.capabilities).sort()];
     };
     expect(await versionOf("2025-11-25")).toEqual(["2025-11-25", ["logging", "tasks", "tools"]]);
@@ -62,10 +83,22 @@ describe("initialize and sessions", () => {
     expect((await mcpPost(agent, { jsonrpc: "2.0", method: "notifications/initialized" }, s.headers)).status).toBe(202);
     expect((await mcpPost(agent, { jsonrpc: "2.0", id: 9, result: {} }, s.headers)).status).toBe(202);
     const ping = await mcpPost(agent, { jsonrpc: "2.0", id: "p", method: "ping" }, s.headers);
-    expect([ping.status, ping.json, ping.headers.get("mcp-session-id")]).toEqual([200, { jsonrpc: "2.0", id: "p", result: {} }, s.sessionId]);
-    const level = await mcpPost(agent, { jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "info" } }, s.headers);
+    expect([ping.status, ping.json, ping.headers.get("mcp-session-id")]).toEqual([
+      200,
+      { jsonrpc: "2.0", id: "p", result: {} },
+      s.sessionId,
+    ]);
+    const level = await mcpPost(
+      agent,
+      { jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "info" } },
+      s.headers,
+    );
     expect(level.json).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
-    const badLevel = await mcpPost(agent, { jsonrpc: "2.0", id: 3, method: "logging/setLevel", params: { level: "loud" } }, s.headers);
+    const badLevel = await mcpPost(
+      agent,
+      { jsonrpc: "2.0", id: 3, method: "logging/setLevel", params: { level: "loud" } },
+      s.headers,
+    );
     expect([badLevel.status, badLevel.json.error.code]).toEqual([200, -32602]);
   });
 
@@ -77,9 +110,21 @@ describe("initialize and sessions", () => {
     expect([missing.status, missing.headers.get("content-type"), missing.json]).toEqual([
       400,
       "application/problem+json",
-      rpcProblem(400, "INVALID_REQUEST", "Request does not match its contract", "Send the Mcp-Session-Id header that initialize answered.", -32000),
+      rpcProblem(
+        400,
+        "INVALID_REQUEST",
+        "Request does not match its contract",
+        "Send the Mcp-Session-Id header that initialize answered.",
+        -32000,
+      ),
     ]);
-    const notFound = rpcProblem(404, "NOT_FOUND", "Not found", "No such MCP session: it was deleted, or never opened with this credential. Initialize a new one.", -32001);
+    const notFound = rpcProblem(
+      404,
+      "NOT_FOUND",
+      "Not found",
+      "No such MCP session: it was deleted, or never opened with this credential. Initialize a new one.",
+      -32001,
+    );
     const unknown = await mcpPost(agent, ping, { "mcp-session-id": "0".repeat(32) });
     expect([unknown.status, unknown.json]).toEqual([404, notFound]);
     const foreign = await mcpPost(other, ping, s.headers);
@@ -97,7 +142,8 @@ describe("initialize and sessions", () => {
   it("DELETE ends the session (204); later use of it is 404", async () => {
     const s = await initialize(agent);
     const other = (await credential("tenant-a", "agent", "user-1")).secret;
-    const del = (token: string, headers: Record<string, string>) => gate(MCP, { method: "DELETE", headers: { authorization: `Bearer ${token}`, ...headers } });
+    const del = (token: string, headers: Record<string, string>) =>
+      gate(MCP, { method: "DELETE", headers: { authorization: `Bearer ${token}`, ...headers } });
     expect((await del(other, s.headers)).status).toBe(404);
     expect((await del(agent, {})).status).toBe(400);
     const ended = await del(agent, s.headers);
@@ -108,31 +154,59 @@ describe("initialize and sessions", () => {
 
   it("acts only for a credential's subject: a host credential is 403 PRINCIPAL_MISMATCH", async () => {
     const host = (await credential("tenant-a", "agent")).secret;
-    const res = await mcpPost(host, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const res = await mcpPost(host, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     expect([res.status, res.json.code, res.json.error.code]).toEqual([403, "PRINCIPAL_MISMATCH", -32000]);
     const approver = (await credential("tenant-a", "approver", "rev-1")).secret;
     const wrongKind = await mcpPost(approver, { jsonrpc: "2.0", id: 1, method: "ping" });
-    expect([wrongKind.status, wrongKind.json.code, wrongKind.json.detail]).toEqual([403, "FORBIDDEN", "A approver credential may not call this route."]);
+    expect([wrongKind.status, wrongKind.json.code, wrongKind.json.detail]).toEqual([
+      403,
+      "FORBIDDEN",
+      "A approver credential may not call this route.",
+    ]);
     expect((await mcpPost("not-a-credential", { jsonrpc: "2.0", id: 1, method: "ping" })).status).toBe(401);
   });
 });
 
 describe("Origin and Host (DNS rebinding)", () => {
-  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+  const init = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  };
   const raw = (url: string, headers: Record<string, string>) =>
     exports.default.fetch(
       new Request(url, {
         method: "POST",
-        headers: { authorization: `Bearer ${agent}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        headers: {
+          authorization: `Bearer ${agent}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers,
+        },
         body: JSON.stringify(init),
       }),
     );
 
   it("refuses a foreign Host from a loopback client, and a cross-site Origin, with 403 ORIGIN_REFUSED", async () => {
-    const rebound = await raw(`http://evil.example.com${MCP}`, { origin: "http://evil.example.com", "cf-connecting-ip": "127.0.0.1" });
+    const rebound = await raw(`http://evil.example.com${MCP}`, {
+      origin: "http://evil.example.com",
+      "cf-connecting-ip": "127.0.0.1",
+    });
     expect([rebound.status, await rebound.json()]).toEqual([
       403,
-      rpcProblem(403, "ORIGIN_REFUSED", "Origin or Host refused", "A request from this machine must name a loopback host (localhost, 127.0.0.1 or [::1]): DNS rebinding protection.", -32000),
+      rpcProblem(
+        403,
+        "ORIGIN_REFUSED",
+        "Origin or Host refused",
+        "A request from this machine must name a loopback host (localhost, 127.0.0.1 or [::1]): DNS rebinding protection.",
+        -32000,
+      ),
     ]);
     const crossSite = await raw(`http://gate${MCP}`, { origin: "http://evil.example.com" });
     expect([crossSite.status, ((await crossSite.json()) as { code: string }).code]).toEqual([403, "ORIGIN_REFUSED"]);
@@ -141,7 +215,9 @@ describe("Origin and Host (DNS rebinding)", () => {
     const loopbackOrigin = await raw(`http://gate${MCP}`, { origin: "http://localhost:6274" });
     expect(loopbackOrigin.status).toBe(403);
     // Refused before the credential is read: no credential needed to be refused.
-    const anonymous = await exports.default.fetch(new Request(`http://gate${MCP}`, { method: "POST", headers: { origin: "http://evil.example.com" } }));
+    const anonymous = await exports.default.fetch(
+      new Request(`http://gate${MCP}`, { method: "POST", headers: { origin: "http://evil.example.com" } }),
+    );
     expect(anonymous.status).toBe(403);
   });
 
@@ -182,10 +258,18 @@ describe("malformed messages: the right JSON-RPC error, never a 5xx", () => {
     }
     const batch = await mcpPost(agent, [{ jsonrpc: "2.0", id: 1, method: "ping" }], s.headers);
     expect(batch.json).toEqual(
-      rpcProblem(400, "INVALID_REQUEST", "Request does not match its contract", "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request.", -32600),
+      rpcProblem(
+        400,
+        "INVALID_REQUEST",
+        "Request does not match its contract",
+        "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request.",
+        -32600,
+      ),
     );
     const wrong = await mcpPost(agent, { jsonrpc: "1.0", id: 1, method: "ping" }, s.headers);
-    expect(wrong.json).toEqual(rpcProblem(400, "INVALID_REQUEST", "Request does not match its contract", '$.jsonrpc must be "2.0".', -32600, 1));
+    expect(wrong.json).toEqual(
+      rpcProblem(400, "INVALID_REQUEST", "Request does not match its contract", '$.jsonrpc must be "2.0".', -32600, 1),
+    );
     const unknown = await mcpPost(agent, { jsonrpc: "2.0", id: 5, method: "resources/list" }, s.headers);
     expect(unknown.json).toEqual({
       jsonrpc: "2.0",
@@ -203,15 +287,27 @@ describe("malformed messages: the right JSON-RPC error, never a 5xx", () => {
     const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(70_000) } });
     const oversized = await mcpPost(agent, big, s.headers);
     expect([oversized.status, oversized.json.code, oversized.json.error.code]).toEqual([413, "BODY_TOO_LARGE", -32600]);
-    const media = await mcpPost(agent, { jsonrpc: "2.0", id: 1, method: "ping" }, { ...s.headers, "content-type": "text/plain" });
+    const media = await mcpPost(
+      agent,
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { ...s.headers, "content-type": "text/plain" },
+    );
     expect([media.status, media.json.code]).toEqual([415, "UNSUPPORTED_MEDIA_TYPE"]);
     for (const accept of ["text/html", "application/json;q=0", ""]) {
       const res = await mcpPost(agent, { jsonrpc: "2.0", id: 1, method: "ping" }, { ...s.headers, accept });
       expect([accept, res.status, res.json.code]).toEqual([accept, 406, "NOT_ACCEPTABLE"]);
     }
     for (const method of ["GET", "PUT"]) {
-      const res = await gate(MCP, { method, headers: { authorization: `Bearer ${agent}`, accept: "text/event-stream", ...s.headers } });
-      expect([method, res.status, res.headers.get("allow"), ((await res.json()) as { code: string }).code]).toEqual([method, 405, "POST, DELETE", "METHOD_NOT_ALLOWED"]);
+      const res = await gate(MCP, {
+        method,
+        headers: { authorization: `Bearer ${agent}`, accept: "text/event-stream", ...s.headers },
+      });
+      expect([method, res.status, res.headers.get("allow"), ((await res.json()) as { code: string }).code]).toEqual([
+        method,
+        405,
+        "POST, DELETE",
+        "METHOD_NOT_ALLOWED",
+      ]);
     }
   });
 
@@ -219,9 +315,18 @@ describe("malformed messages: the right JSON-RPC error, never a 5xx", () => {
     const s = await initialize(agent);
     const res = await gate(MCP, {
       method: "POST",
-      headers: { authorization: `Bearer ${agent}`, "content-type": "application/json", accept: "text/event-stream", ...s.headers },
+      headers: {
+        authorization: `Bearer ${agent}`,
+        "content-type": "application/json",
+        accept: "text/event-stream",
+        ...s.headers,
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
     });
-    expect([res.status, res.headers.get("content-type"), await res.text()]).toEqual([200, "text/event-stream", 'event: message\ndata: {"id":1,"jsonrpc":"2.0","result":{}}\n\n']);
+    expect([res.status, res.headers.get("content-type"), await res.text()]).toEqual([
+      200,
+      "text/event-stream",
+      'event: message\ndata: {"id":1,"jsonrpc":"2.0","result":{}}\n\n',
+    ]);
   });
 });

@@ -7,7 +7,23 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "../../kit";
-import { A, at, audit, authorize, form, freshAddress, grant, INIT, mcp, pkce, refresh, register, session, signIn, useAddress } from "../oauth-client";
+import {
+  A,
+  at,
+  audit,
+  authorize,
+  form,
+  freshAddress,
+  grant,
+  INIT,
+  mcp,
+  pkce,
+  refresh,
+  register,
+  session,
+  signIn,
+  useAddress,
+} from "../oauth-client";
 
 const T0 = 1_784_419_200;
 const CAP = 10;
@@ -30,13 +46,26 @@ beforeEach(async () => {
 /** The grant credentials minted so far, oldest first: each one's `revoked_at` (`null`: live). */
 async function minted(): Promise<Array<{ id: string; subject: unknown; revokedAt: number | null }>> {
   const created = (await audit(A, auditor)).filter((e) => e.kind === "credential.created" && e.record.note === "oauth");
-  const listed = (await (await send("GET", `/v1/consumers/${A}/credentials`, ADMIN_TOKEN)).json()) as { credentials: Array<{ credential_id: string; revoked_at: number | null }> };
+  const listed = (await (await send("GET", `/v1/consumers/${A}/credentials`, ADMIN_TOKEN)).json()) as {
+    credentials: Array<{ credential_id: string; revoked_at: number | null }>;
+  };
   const revoked = new Map(listed.credentials.map((c) => [c.credential_id, c.revoked_at]));
-  return created.map((e) => ({ id: String(e.record.credential_id), subject: e.record.subject_id, revokedAt: revoked.get(String(e.record.credential_id)) ?? null }));
+  return created.map((e) => ({
+    id: String(e.record.credential_id),
+    subject: e.record.subject_id,
+    revokedAt: revoked.get(String(e.record.credential_id)) ?? null,
+  }));
 }
 
 function revoke(client: string, token: string, hint: string): Promise<Response> {
-  return at("/oauth/token", form([["token", token], ["token_type_hint", hint], ["client_id", client]]));
+  return at(
+    "/oauth/token",
+    form([
+      ["token", token],
+      ["token_type_hint", hint],
+      ["client_id", client],
+    ]),
+  );
 }
 
 describe("grant credentials per subject", () => {
@@ -48,7 +77,9 @@ describe("grant credentials per subject", () => {
     expect((await session(A, first.tokens.access_token)).slice(0, 1)).toEqual([401]);
     expect(await session(A, second.tokens.access_token)).toEqual([200, 200, ["get_order"]]);
     const ended = (await audit(A, auditor)).filter((e) => e.kind === "credential.revoked").map((e) => e.record);
-    expect(ended).toEqual([{ credential_id: (await minted())[0]?.id, note: "oauth replaced", oauth_client_id: client }]);
+    expect(ended).toEqual([
+      { credential_id: (await minted())[0]?.id, note: "oauth replaced", oauth_client_id: client },
+    ]);
   });
 
   it(`a subject holds at most ${CAP} live grant credentials: the next revokes its own oldest, never another subject's`, async () => {
@@ -61,7 +92,11 @@ describe("grant credentials per subject", () => {
       await signIn(user1.secret, ["get_order"]);
     }
     const all = await minted();
-    expect(all.map((m) => [m.subject, m.revokedAt])).toEqual([["user-2", null], ["user-1", T0], ...Array.from({ length: CAP }, () => ["user-1", null])]);
+    expect(all.map((m) => [m.subject, m.revokedAt])).toEqual([
+      ["user-2", null],
+      ["user-1", T0],
+      ...Array.from({ length: CAP }, () => ["user-1", null]),
+    ]);
     expect(await session(A, other.access_token)).toEqual([200, 200, ["get_order"]]);
     // The displaced credential's grant is gone from the KV too: its refresh token ends, and the subject keeps CAP grants.
     expect(await refresh(oldestClient, oldest.tokens.refresh_token)).toEqual([400, "invalid_grant"]);
@@ -73,11 +108,19 @@ describe("grant credentials per subject", () => {
 describe("rate limits of the anonymous endpoints", () => {
   it("refuses an address's 11th registration 429 with Retry-After and an OAuth error, and still registers another address", async () => {
     for (let i = 0; i < 10; i++) await register();
-    const refused = await at("/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: ["http://127.0.0.1:1/cb"], token_endpoint_auth_method: "none" }) });
+    const refused = await at("/oauth/register", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: ["http://127.0.0.1:1/cb"], token_endpoint_auth_method: "none" }),
+    });
     expect([refused.status, refused.headers.get("retry-after"), await refused.json()]).toEqual([
       429,
       "360",
-      { error: "temporarily_unavailable", error_description: "Too many client registrations from this address or on this server; retry after 360 seconds." },
+      {
+        error: "temporarily_unavailable",
+        error_description:
+          "Too many client registrations from this address or on this server; retry after 360 seconds.",
+      },
     ]);
     useAddress(freshAddress());
     await register();
@@ -124,7 +167,11 @@ describe("revocation", () => {
     const client = await register();
     const stranger = await register();
     const { tokens } = await grant(client, user1.secret, ["get_order"]);
-    for (const [token, hint] of [[tokens.access_token, "access_token"], [tokens.refresh_token, "refresh_token"]] as const) expect((await revoke(stranger, token, hint)).status).toBe(200);
+    for (const [token, hint] of [
+      [tokens.access_token, "access_token"],
+      [tokens.refresh_token, "refresh_token"],
+    ] as const)
+      expect((await revoke(stranger, token, hint)).status).toBe(200);
     expect((await minted()).map((m) => m.revokedAt)).toEqual([null]);
     expect((await refresh(client, tokens.refresh_token))[0]).toBe(200);
   });
@@ -141,7 +188,9 @@ describe("revocation", () => {
     const client = await register();
     const { tokens } = await grant(client, user1.secret, ["get_order"]);
     const [grantCredential] = await minted();
-    expect((await send("DELETE", `/v1/consumers/${A}/credentials/${grantCredential?.id ?? ""}`, ADMIN_TOKEN)).status).toBe(204);
+    expect(
+      (await send("DELETE", `/v1/consumers/${A}/credentials/${grantCredential?.id ?? ""}`, ADMIN_TOKEN)).status,
+    ).toBe(204);
     expect(await refresh(client, tokens.refresh_token)).toEqual([400, "invalid_grant"]);
   });
 });
@@ -153,9 +202,17 @@ describe("codes and tokens", () => {
     const again = await signIn(user1.secret, ["get_order"]);
     const user2 = await signIn((await credential(A, "agent", "user-2")).secret, ["get_order"]);
     const issued = [first.code, first.tokens.access_token, first.tokens.refresh_token];
-    expect(issued.map((t) => [t.includes(A), t.includes("user-1"), t.includes(encodeURIComponent(A))])).toEqual(issued.map(() => [false, false, false]));
+    expect(issued.map((t) => [t.includes(A), t.includes("user-1"), t.includes(encodeURIComponent(A))])).toEqual(
+      issued.map(() => [false, false, false]),
+    );
     const userIds = [...issued, again.access_token, user2.access_token].map((t) => t.split(":")[0] ?? "");
-    expect(userIds.map((u) => /^[A-Za-z0-9_-]{30,200}\.[A-Za-z0-9_-]{24}$/.test(u))).toEqual([true, true, true, true, true]);
+    expect(userIds.map((u) => /^[A-Za-z0-9_-]{30,200}\.[A-Za-z0-9_-]{24}$/.test(u))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(new Set(userIds.slice(0, 4)).size).toBe(1);
     expect(userIds[4] === userIds[0]).toBe(false);
     // Routed by its sealed consumer, the token works where it belongs.

@@ -1,6 +1,12 @@
 /** The anonymous OAuth endpoints' buckets: per address, and a higher one for the isolate that many addresses share. */
 import { describe, expect, it } from "vitest";
-import { addressKey, AUTHORIZATION_LIMITS, REGISTRATION_LIMITS, Throttle, throttled } from "../../../src/worker/oauth/throttle";
+import {
+  addressKey,
+  AUTHORIZATION_LIMITS,
+  REGISTRATION_LIMITS,
+  Throttle,
+  throttled,
+} from "../../../src/worker/oauth/throttle";
 
 const SMALL = { perAddress: { burst: 2, perSecond: 1 }, perIsolate: { burst: 5, perSecond: 0.5 } };
 
@@ -20,21 +26,28 @@ describe("the OAuth throttle", () => {
   });
 
   it("keeps the documented limits: per address below the isolate's", () => {
-    expect([REGISTRATION_LIMITS.perAddress.burst, REGISTRATION_LIMITS.perIsolate.burst, AUTHORIZATION_LIMITS.perAddress.burst, AUTHORIZATION_LIMITS.perIsolate.burst]).toEqual([10, 200, 30, 600]);
+    expect([
+      REGISTRATION_LIMITS.perAddress.burst,
+      REGISTRATION_LIMITS.perIsolate.burst,
+      AUTHORIZATION_LIMITS.perAddress.burst,
+      AUTHORIZATION_LIMITS.perIsolate.burst,
+    ]).toEqual([10, 200, 30, 600]);
   });
 
   it("keys IPv4 addresses whole and IPv6 ones by their /64", () => {
-    expect([addressKey("203.0.113.7"), addressKey("2001:db8:1:2:aaaa::1"), addressKey("2001:DB8:1:2::9"), addressKey("::1"), addressKey(null)]).toEqual([
-      "203.0.113.7",
-      "2001:db8:1:2::/64",
-      "2001:db8:1:2::/64",
-      "0:0:0:0::/64",
-      "unknown",
-    ]);
+    expect([
+      addressKey("203.0.113.7"),
+      addressKey("2001:db8:1:2:aaaa::1"),
+      addressKey("2001:DB8:1:2::9"),
+      addressKey("::1"),
+      addressKey(null),
+    ]).toEqual(["203.0.113.7", "2001:db8:1:2::/64", "2001:db8:1:2::/64", "0:0:0:0::/64", "unknown"]);
   });
 
   it("lets a browser client read the 429 and its Retry-After", () => {
     const res = throttled(7, "client registrations", "http://localhost:6274");
-    expect(["access-control-allow-origin", "access-control-expose-headers", "retry-after"].map((h) => res.headers.get(h))).toEqual(["http://localhost:6274", "Retry-After", "7"]);
+    expect(
+      ["access-control-allow-origin", "access-control-expose-headers", "retry-after"].map((h) => res.headers.get(h)),
+    ).toEqual(["http://localhost:6274", "Retry-After", "7"]);
   });
 });

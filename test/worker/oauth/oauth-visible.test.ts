@@ -20,7 +20,11 @@ function at(path: string, init: RequestInit = {}): Promise<Response> {
 }
 
 function register(metadata: Record<string, unknown>): Promise<Response> {
-  return at("/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: [SPOOF_REDIRECT], token_endpoint_auth_method: "none", ...metadata }) });
+  return at("/oauth/register", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ redirect_uris: [SPOOF_REDIRECT], token_endpoint_auth_method: "none", ...metadata }),
+  });
 }
 
 beforeEach(async () => {
@@ -33,7 +37,11 @@ describe("client registration refuses hidden characters in display fields", () =
     const res = await register({ client_name: "Claude\u202E" });
     expect([res.status, await res.json()]).toEqual([
       400,
-      { error: "invalid_client_metadata", error_description: "client_name holds ⟨U+202E⟩ (bidirectional control: reorders the text around it): the fields a person reads must hold no bidi control, invisible, control or other hidden character." },
+      {
+        error: "invalid_client_metadata",
+        error_description:
+          "client_name holds ⟨U+202E⟩ (bidirectional control: reorders the text around it): the fields a person reads must hold no bidi control, invisible, control or other hidden character.",
+      },
     ]);
   });
 
@@ -47,7 +55,10 @@ describe("client registration refuses hidden characters in display fields", () =
     const answers = [];
     for (const metadata of refused) {
       const res = await register(metadata);
-      answers.push([res.status, ((await res.json()) as { error: string; error_description: string }).error_description.split(":")[0]]);
+      answers.push([
+        res.status,
+        ((await res.json()) as { error: string; error_description: string }).error_description.split(":")[0],
+      ]);
     }
     expect(answers).toEqual([
       [400, "client_name#ja holds ⟨U+200B⟩ (invisible character)"],
@@ -61,12 +72,22 @@ describe("client registration refuses hidden characters in display fields", () =
     const res = await register({ client_name: "Cl\u0430ude" });
     expect(res.status).toBe(201);
     const client = ((await res.json()) as { client_id: string }).client_id;
-    const q = new URLSearchParams({ response_type: "code", client_id: client, redirect_uri: SPOOF_REDIRECT, state: "s", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", resource: `${ORIGIN}/v1/consumers/${A}/mcp` });
+    const q = new URLSearchParams({
+      response_type: "code",
+      client_id: client,
+      redirect_uri: SPOOF_REDIRECT,
+      state: "s",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      resource: `${ORIGIN}/v1/consumers/${A}/mcp`,
+    });
     const html = await (await at(`/oauth/authorize?${q}`)).text();
     const name = `<bdi class="client">Cl${LOOKALIKE}⟨U+0430⟩</mark>ude</bdi>`;
     expect(/<h1>(.*?)<\/h1>/.exec(html)?.[1]).toBe(`Allow ${name} to call tools of <code>${A}</code>?`);
     expect(/<title>(.*?)<\/title>/.exec(html)?.[1]).toBe("Sign in to toolgate: Cl⟨U+0430⟩ude");
-    expect(html).toContain(`<p>The app calls itself <strong>${name}</strong>; that name is not verified.</p>\n<p>After you allow it, access is sent to:</p>\n<p class="target" id="redirect-target"><strong><code dir="ltr">https://moc.elgoog.xxx</code></strong></p>\n`);
+    expect(html).toContain(
+      `<p>The app calls itself <strong>${name}</strong>; that name is not verified.</p>\n<p>After you allow it, access is sent to:</p>\n<p class="target" id="redirect-target"><strong><code dir="ltr">https://moc.elgoog.xxx</code></strong></p>\n`,
+    );
   });
 });
 
@@ -85,8 +106,12 @@ describe("the consent page shows client text marked", () => {
     const name = `<bdi class="client">Claude${BIDI}⟨U+202E⟩</mark></bdi>`;
     expect(/<h1>(.*?)<\/h1>/.exec(html)?.[1]).toBe(`Allow ${name} to call tools of <code>${A}</code>?`);
     expect(/<title>(.*?)<\/title>/.exec(html)?.[1]).toBe("Sign in to toolgate: Claude⟨U+202E⟩");
-    expect(/<p>The app calls itself (.*?)<\/p>/.exec(html)?.[1]).toBe(`<strong>${name}</strong>; that name is not verified.`);
-    expect(/<p class="target" id="redirect-target">(.*?)<\/p>/.exec(html)?.[1]).toBe('<strong><code dir="ltr">https://moc.elgoog.xxx</code></strong>');
+    expect(/<p>The app calls itself (.*?)<\/p>/.exec(html)?.[1]).toBe(
+      `<strong>${name}</strong>; that name is not verified.`,
+    );
+    expect(/<p class="target" id="redirect-target">(.*?)<\/p>/.exec(html)?.[1]).toBe(
+      '<strong><code dir="ltr">https://moc.elgoog.xxx</code></strong>',
+    );
     expect(/<label for="tool-0">(.*?)<\/label>/.exec(html)?.[1]).toBe(
       '<input type="checkbox" id="tool-0" name="tool" value="get_order\u200B" checked> <code>get_order<mark class="hidden-char hidden-invisible" title="invisible character">⟨U+200B⟩</mark></code>',
     );
@@ -106,8 +131,14 @@ describe("the consent page shows client text marked", () => {
       error: null,
     });
     const note = ' <small class="stored-order-note">(contains right-to-left text, shown in stored order)</small>';
-    expect(/<h1>(.*?)<\/h1>/.exec(html)?.[1]).toBe(`Allow <bdi class="client"><span class="stored-order" dir="ltr">\u05D0 0044 0532</span>${note}</bdi> to call tools of <code>${A}</code>?`);
-    expect(/<label for="tool-0">.*?<code>(.*?)<\/code><\/label>/.exec(html)?.[1]).toBe(`<span class="stored-order" dir="ltr">\u0627 12</span>${note}`);
-    expect(/<style>[^<]*(\.stored-order\{[^}]*\})/.exec(html)?.[1]).toBe(".stored-order{unicode-bidi:isolate-override;direction:ltr}");
+    expect(/<h1>(.*?)<\/h1>/.exec(html)?.[1]).toBe(
+      `Allow <bdi class="client"><span class="stored-order" dir="ltr">\u05D0 0044 0532</span>${note}</bdi> to call tools of <code>${A}</code>?`,
+    );
+    expect(/<label for="tool-0">.*?<code>(.*?)<\/code><\/label>/.exec(html)?.[1]).toBe(
+      `<span class="stored-order" dir="ltr">\u0627 12</span>${note}`,
+    );
+    expect(/<style>[^<]*(\.stored-order\{[^}]*\})/.exec(html)?.[1]).toBe(
+      ".stored-order{unicode-bidi:isolate-override;direction:ltr}",
+    );
   });
 });

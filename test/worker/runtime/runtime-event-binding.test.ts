@@ -14,7 +14,11 @@ type Json = Record<string, any>;
 
 beforeEach(async () => {
   await wipe(C);
-  const res = await send("PUT", `/v1/consumers/${C}`, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: [], limits: { outbox_max_events: 8 } });
+  const res = await send("PUT", `/v1/consumers/${C}`, ADMIN_TOKEN, {
+    tools: ["get_order"],
+    approver_subjects: [],
+    limits: { outbox_max_events: 8 },
+  });
   expect(res.status).toBe(200);
 });
 
@@ -33,7 +37,8 @@ function ack(id: string): Json {
   return out;
 }
 
-const post = async (token: string, body: Json) => (await send("POST", `/v1/consumers/${C}/runtime/envelopes`, token, body)).status;
+const post = async (token: string, body: Json) =>
+  (await send("POST", `/v1/consumers/${C}/runtime/envelopes`, token, body)).status;
 
 describe("runtime events and the credential's binding", () => {
   it("a subject-bound, scoped runtime credential neither speaks for another user nor takes every other credential's outbox room", async () => {

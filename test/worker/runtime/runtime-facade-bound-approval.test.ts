@@ -22,7 +22,13 @@ beforeEach(async () => {
   await createConsumer(C, ["get_order", "create_refund_draft"], ["approver-1"]);
   await pinClock(C, 1_800_000_000);
   approver = (await credential(C, "approver", "approver-1")).secret;
-  expect((await send("PUT", `/v1/consumers/${C}/runtime/facade-targets`, ADMIN_TOKEN, { targets: { [DRAFTS]: "create_refund_draft" } })).status).toBe(200);
+  expect(
+    (
+      await send("PUT", `/v1/consumers/${C}/runtime/facade-targets`, ADMIN_TOKEN, {
+        targets: { [DRAFTS]: "create_refund_draft" },
+      })
+    ).status,
+  ).toBe(200);
 });
 
 function envelope(phase: string, messageId: string, body: { target?: string; input?: Json; action?: Json }): Json {
@@ -51,11 +57,22 @@ describe("facade approvals", () => {
     const sent = envelope("prepare", "p-1", { target: DRAFTS, input: REFUND });
     const prepared = await facade(runtime, sent);
     expect(prepared.type).toBe("prepared");
-    const list = (await (await send("GET", `/v1/consumers/${C}/approvals?state=pending`, approver)).json()) as { approvals: Json[] };
+    const list = (await (await send("GET", `/v1/consumers/${C}/approvals?state=pending`, approver)).json()) as {
+      approvals: Json[];
+    };
     const [approval] = list.approvals;
-    expect((await send("POST", `/v1/consumers/${C}/approvals/${approval?.approval_id}`, approver, { decision: "approve", approval_digest: approval?.approval_digest })).status).toBe(200);
+    expect(
+      (
+        await send("POST", `/v1/consumers/${C}/approvals/${approval?.approval_id}`, approver, {
+          decision: "approve",
+          approval_digest: approval?.approval_digest,
+        })
+      ).status,
+    ).toBe(200);
     // The admin remaps the facade: the runtime's commit is now refused.
-    expect((await send("PUT", `/v1/consumers/${C}/runtime/facade-targets`, ADMIN_TOKEN, { targets: {} })).status).toBe(200);
+    expect((await send("PUT", `/v1/consumers/${C}/runtime/facade-targets`, ADMIN_TOKEN, { targets: {} })).status).toBe(
+      200,
+    );
     expect((await facade(runtime, envelope("commit", "c-1", { action: prepared.action }))).code).toBe("STALE_REVISION");
     // Another credential recomputes the facade's call and runs it over /tool-calls.
     const ctx = sent.payload.payload.context as Json;
@@ -80,15 +97,27 @@ describe("facade approvals", () => {
     const ran = [res.status, body.model_result?.execution?.outcome, body.model_result?.error?.code];
     expect(ran).toEqual([200, "not_started", "APPROVAL_REQUIRED"]);
     // The agent's call waits for its own approval; once a human grants that one, it runs on the agent path.
-    const pending = (await (await send("GET", `/v1/consumers/${C}/approvals?state=pending`, approver)).json()) as { approvals: Json[] };
+    const pending = (await (await send("GET", `/v1/consumers/${C}/approvals?state=pending`, approver)).json()) as {
+      approvals: Json[];
+    };
     expect(pending.approvals.map((a) => a.approval_id === approval?.approval_id)).toEqual([false]);
     const [own] = pending.approvals;
-    expect((await send("POST", `/v1/consumers/${C}/approvals/${own?.approval_id}`, approver, { decision: "approve", approval_digest: own?.approval_digest })).status).toBe(200);
+    expect(
+      (
+        await send("POST", `/v1/consumers/${C}/approvals/${own?.approval_id}`, approver, {
+          decision: "approve",
+          approval_digest: own?.approval_digest,
+        })
+      ).status,
+    ).toBe(200);
     const again = (await (await send("POST", `/v1/consumers/${C}/tool-calls`, agent, agentCall)).json()) as Json;
     expect(again.model_result?.execution?.outcome).toBe("committed");
     // Observed on HEAD: "rejected" -- the facade withdrew an action whose write had run.
     const rejected = await facade(runtime, envelope("reject", "r-1", { action: prepared.action }));
-    expect({ ran, rejected: [rejected.type, rejected.code] }).toEqual({ ran: [200, "not_started", "APPROVAL_REQUIRED"], rejected: ["failed", "ACTION_COMMITTED"] });
+    expect({ ran, rejected: [rejected.type, rejected.code] }).toEqual({
+      ran: [200, "not_started", "APPROVAL_REQUIRED"],
+      rejected: ["failed", "ACTION_COMMITTED"],
+    });
   });
 
   it("a reject before anything ran closes the action", async () => {

@@ -29,15 +29,24 @@ beforeEach(async () => {
     approver: (await credential(CONSUMER, "approver", "approver-1")).secret,
     agent: (await credential(CONSUMER, "agent")).secret,
   };
-  const put = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, { targets: { [ORDERS]: "get_order", [DRAFTS]: "create_refund_draft" } });
+  const put = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, {
+    targets: { [ORDERS]: "get_order", [DRAFTS]: "create_refund_draft" },
+  });
   expect(put.status).toBe(200);
-  expect(await put.json()).toEqual({ targets: { [ORDERS]: "get_order", [DRAFTS]: "create_refund_draft" }, revision: 1 });
+  expect(await put.json()).toEqual({
+    targets: { [ORDERS]: "get_order", [DRAFTS]: "create_refund_draft" },
+    revision: 1,
+  });
 });
 
 type Json = Record<string, any>;
 
 /** The golden prepare envelope with one phase, message id and request (or action). */
-function facadeEnvelope(phase: string, messageId: string, body: { request?: Json; action?: Json; userId?: string }): Json {
+function facadeEnvelope(
+  phase: string,
+  messageId: string,
+  body: { request?: Json; action?: Json; userId?: string },
+): Json {
   const envelope = JSON.parse(prepareFixture) as Json;
   envelope.metadata.message_id = messageId;
   const payload = envelope.payload.payload as Json;
@@ -85,7 +94,9 @@ function response(payload: Json): Json {
 async function sideEffects(): Promise<number> {
   const stub = env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER));
   return runInDurableObject(stub, (_instance, state) => {
-    const rows = state.storage.sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = 'side_effect_count'").toArray();
+    const rows = state.storage.sql
+      .exec<{ value: number }>("SELECT value FROM counters WHERE name = 'side_effect_count'")
+      .toArray();
     return rows[0]?.value ?? 0;
   });
 }
@@ -97,14 +108,18 @@ async function pendingApprovals(): Promise<Json[]> {
 }
 
 async function prepareRefund(operationId = "run-1:step:0:tool:call-1"): Promise<Json> {
-  const answer = await post(facadeEnvelope("prepare", `prepare-${operationId}`, { request: request(DRAFTS, REFUND, operationId) }));
+  const answer = await post(
+    facadeEnvelope("prepare", `prepare-${operationId}`, { request: request(DRAFTS, REFUND, operationId) }),
+  );
   expect(answer.envelope.payload.payload.type).toBe("prepared");
   return answer.envelope.payload.payload.action as Json;
 }
 
 describe("invoke", () => {
   it("executes a read and answers its data as the facade result", async () => {
-    const answer = await post(facadeEnvelope("invoke", "invoke-1", { request: request(ORDERS, { order_ref: "ORDER-7" }) }));
+    const answer = await post(
+      facadeEnvelope("invoke", "invoke-1", { request: request(ORDERS, { order_ref: "ORDER-7" }) }),
+    );
     expect(answer.envelope).toEqual({
       metadata: replyMetadata("invoke-1"),
       payload: response({ type: "result", result: { value: { order_ref: "ORDER-7", status: "paid" } } }),
@@ -112,23 +127,52 @@ describe("invoke", () => {
   });
 
   it("answers the tool plane's catalog error when the user may not read the order", async () => {
-    const answer = await post(facadeEnvelope("invoke", "invoke-2", { request: request(ORDERS, { order_ref: "ORDER-8" }) }));
+    const answer = await post(
+      facadeEnvelope("invoke", "invoke-2", { request: request(ORDERS, { order_ref: "ORDER-8" }) }),
+    );
     expect(answer.envelope.payload).toEqual(
-      response({ type: "failed", code: "NOT_FOUND", message: "The resource does not exist or is inaccessible to the current principal.", retry_after_ms: null }),
+      response({
+        type: "failed",
+        code: "NOT_FOUND",
+        message: "The resource does not exist or is inaccessible to the current principal.",
+        retry_after_ms: null,
+      }),
     );
   });
 
   it("refuses a write target (prepare first) and an unmapped target", async () => {
     const write = await post(facadeEnvelope("invoke", "invoke-3", { request: request(DRAFTS, REFUND) }));
-    expect(write.envelope.payload).toEqual(response({ type: "failed", code: "PREPARE_REQUIRED", message: "The target mutates state: prepare it, then commit.", retry_after_ms: null }));
-    const unknown = await post(facadeEnvelope("invoke", "invoke-4", { request: request("/app/capability/invoke", {}) }));
-    expect(unknown.envelope.payload).toEqual(response({ type: "failed", code: "UNKNOWN_TARGET", message: "The facade target is not mapped to a tool.", retry_after_ms: null }));
+    expect(write.envelope.payload).toEqual(
+      response({
+        type: "failed",
+        code: "PREPARE_REQUIRED",
+        message: "The target mutates state: prepare it, then commit.",
+        retry_after_ms: null,
+      }),
+    );
+    const unknown = await post(
+      facadeEnvelope("invoke", "invoke-4", { request: request("/app/capability/invoke", {}) }),
+    );
+    expect(unknown.envelope.payload).toEqual(
+      response({
+        type: "failed",
+        code: "UNKNOWN_TARGET",
+        message: "The facade target is not mapped to a tool.",
+        retry_after_ms: null,
+      }),
+    );
   });
 
   it("answers with the same deterministic message id for the same incoming message", async () => {
-    const first = await post(facadeEnvelope("invoke", "invoke-5", { request: request(ORDERS, { order_ref: "ORDER-7" }) }));
-    const second = await post(facadeEnvelope("invoke", "invoke-5", { request: request(ORDERS, { order_ref: "ORDER-7" }) }));
-    const other = await post(facadeEnvelope("invoke", "invoke-6", { request: request(ORDERS, { order_ref: "ORDER-7" }) }));
+    const first = await post(
+      facadeEnvelope("invoke", "invoke-5", { request: request(ORDERS, { order_ref: "ORDER-7" }) }),
+    );
+    const second = await post(
+      facadeEnvelope("invoke", "invoke-5", { request: request(ORDERS, { order_ref: "ORDER-7" }) }),
+    );
+    const other = await post(
+      facadeEnvelope("invoke", "invoke-6", { request: request(ORDERS, { order_ref: "ORDER-7" }) }),
+    );
     expect(second.envelope.metadata.message_id).toBe(first.envelope.metadata.message_id);
     expect(other.envelope.metadata.message_id === first.envelope.metadata.message_id).toBe(false);
   });
@@ -163,7 +207,9 @@ describe("prepare, approve, commit", () => {
       interaction_kind: "approval",
     });
     const pending = await pendingApprovals();
-    expect(pending.map((p) => [p.approval_id, p.tool, p.subject_id, p.arguments])).toEqual([[action.payload.approval_id, "create_refund_draft", "user-1", REFUND]]);
+    expect(pending.map((p) => [p.approval_id, p.tool, p.subject_id, p.arguments])).toEqual([
+      [action.payload.approval_id, "create_refund_draft", "user-1", REFUND],
+    ]);
     // A repeated prepare answers the same action and opens no second approval.
     const again = await prepareRefund();
     expect(again).toEqual(action);
@@ -175,7 +221,12 @@ describe("prepare, approve, commit", () => {
     const action = await prepareRefund();
     const early = await post(facadeEnvelope("commit", "commit-0", { action }));
     expect(early.envelope.payload).toEqual(
-      response({ type: "failed", code: "APPROVAL_REQUIRED", message: "This action requires approval bound to the current arguments.", retry_after_ms: null }),
+      response({
+        type: "failed",
+        code: "APPROVAL_REQUIRED",
+        message: "This action requires approval bound to the current arguments.",
+        retry_after_ms: null,
+      }),
     );
     expect(await sideEffects()).toBe(0);
 
@@ -189,7 +240,10 @@ describe("prepare, approve, commit", () => {
     const committed = await post(facadeEnvelope("commit", "commit-1", { action }));
     expect(committed.envelope).toEqual({
       metadata: replyMetadata("commit-1"),
-      payload: response({ type: "result", result: { value: { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" } } }),
+      payload: response({
+        type: "result",
+        result: { value: { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" } },
+      }),
     });
     expect(await sideEffects()).toBe(1);
 
@@ -198,37 +252,83 @@ describe("prepare, approve, commit", () => {
     expect(await sideEffects()).toBe(1);
 
     const late = await post(facadeEnvelope("reject", "reject-late", { action }));
-    expect(late.envelope.payload).toEqual(response({ type: "failed", code: "ACTION_COMMITTED", message: "The action was already committed and cannot be rejected.", retry_after_ms: null }));
+    expect(late.envelope.payload).toEqual(
+      response({
+        type: "failed",
+        code: "ACTION_COMMITTED",
+        message: "The action was already committed and cannot be rejected.",
+        retry_after_ms: null,
+      }),
+    );
   });
 
   it("answers APPROVAL_INVALID after a denial and never executes", async () => {
     const action = await prepareRefund();
     const [approval] = await pendingApprovals();
-    await send("POST", `/v1/consumers/${CONSUMER}/approvals/${approval!.approval_id}`, creds.approver, { decision: "deny", approval_digest: approval!.approval_digest });
+    await send("POST", `/v1/consumers/${CONSUMER}/approvals/${approval!.approval_id}`, creds.approver, {
+      decision: "deny",
+      approval_digest: approval!.approval_digest,
+    });
     const commit = await post(facadeEnvelope("commit", "commit-denied", { action }));
     expect(commit.envelope.payload).toEqual(
-      response({ type: "failed", code: "APPROVAL_INVALID", message: "Approval expired or is not bound to the current request.", retry_after_ms: null }),
+      response({
+        type: "failed",
+        code: "APPROVAL_INVALID",
+        message: "Approval expired or is not bound to the current request.",
+        retry_after_ms: null,
+      }),
     );
     expect(await sideEffects()).toBe(0);
   });
 
   it("refuses a commit of another user, of an unknown action, or after the target map changed", async () => {
     const action = await prepareRefund();
-    const notFound = response({ type: "failed", code: "ACTION_NOT_FOUND", message: "No such prepared action for this thread and user.", retry_after_ms: null });
-    expect((await post(facadeEnvelope("commit", "c-user", { action, userId: "user-2" }))).envelope.payload).toEqual(notFound);
-    expect((await post(facadeEnvelope("commit", "c-unknown", { action: { ...action, action_id: "rta_unknown" } }))).envelope.payload).toEqual(notFound);
-    expect((await post(facadeEnvelope("commit", "c-op", { action: { ...action, operation_id: "other-op" } }))).envelope.payload).toEqual(notFound);
+    const notFound = response({
+      type: "failed",
+      code: "ACTION_NOT_FOUND",
+      message: "No such prepared action for this thread and user.",
+      retry_after_ms: null,
+    });
+    expect((await post(facadeEnvelope("commit", "c-user", { action, userId: "user-2" }))).envelope.payload).toEqual(
+      notFound,
+    );
+    expect(
+      (await post(facadeEnvelope("commit", "c-unknown", { action: { ...action, action_id: "rta_unknown" } }))).envelope
+        .payload,
+    ).toEqual(notFound);
+    expect(
+      (await post(facadeEnvelope("commit", "c-op", { action: { ...action, operation_id: "other-op" } }))).envelope
+        .payload,
+    ).toEqual(notFound);
 
-    await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, { targets: { [DRAFTS]: "create_refund_draft" } });
+    await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, {
+      targets: { [DRAFTS]: "create_refund_draft" },
+    });
     const stale = await post(facadeEnvelope("commit", "c-stale", { action }));
-    expect(stale.envelope.payload).toEqual(response({ type: "failed", code: "STALE_REVISION", message: "The facade revision changed since the action was prepared.", retry_after_ms: null }));
+    expect(stale.envelope.payload).toEqual(
+      response({
+        type: "failed",
+        code: "STALE_REVISION",
+        message: "The facade revision changed since the action was prepared.",
+        retry_after_ms: null,
+      }),
+    );
   });
 
   it("refuses a second prepare of the same operation with different input", async () => {
     await prepareRefund();
-    const conflict = await post(facadeEnvelope("prepare", "p-conflict", { request: request(DRAFTS, { order_ref: "ORDER-7", reason: "damaged" }) }));
+    const conflict = await post(
+      facadeEnvelope("prepare", "p-conflict", {
+        request: request(DRAFTS, { order_ref: "ORDER-7", reason: "damaged" }),
+      }),
+    );
     expect(conflict.envelope.payload).toEqual(
-      response({ type: "failed", code: "ACTION_CONFLICT", message: "The operation was already prepared with different input.", retry_after_ms: null }),
+      response({
+        type: "failed",
+        code: "ACTION_CONFLICT",
+        message: "The operation was already prepared with different input.",
+        retry_after_ms: null,
+      }),
     );
   });
 });
@@ -242,19 +342,35 @@ describe("reject", () => {
     const again = await post(facadeEnvelope("reject", "reject-2", { action }));
     expect(again.envelope.payload).toEqual(response({ type: "rejected" }));
     const commit = await post(facadeEnvelope("commit", "commit-after-reject", { action }));
-    expect(commit.envelope.payload).toEqual(response({ type: "failed", code: "ACTION_REJECTED", message: "The action was rejected and cannot be committed.", retry_after_ms: null }));
+    expect(commit.envelope.payload).toEqual(
+      response({
+        type: "failed",
+        code: "ACTION_REJECTED",
+        message: "The action was rejected and cannot be committed.",
+        retry_after_ms: null,
+      }),
+    );
     expect(await sideEffects()).toBe(0);
   });
 });
 
 describe("facade-target map", () => {
   it("is admin-only and refuses tools nobody defined (422, naming them)", async () => {
-    const asRuntime = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, creds.runtime, { targets: {} });
+    const asRuntime = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, creds.runtime, {
+      targets: {},
+    });
     expect(asRuntime.status).toBe(401);
-    const bad = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, { targets: { "/app/x": "rm_rf" } });
+    const bad = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, {
+      targets: { "/app/x": "rm_rf" },
+    });
     expect(bad.status).toBe(422);
     expect(((await bad.json()) as Json).code).toBe("UNKNOWN_TOOL_NAMES");
-    const read = await gate(`/v1/consumers/${CONSUMER}/runtime/facade-targets`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-    expect(await read.json()).toEqual({ targets: { [ORDERS]: "get_order", [DRAFTS]: "create_refund_draft" }, revision: 1 });
+    const read = await gate(`/v1/consumers/${CONSUMER}/runtime/facade-targets`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(await read.json()).toEqual({
+      targets: { [ORDERS]: "get_order", [DRAFTS]: "create_refund_draft" },
+      revision: 1,
+    });
   });
 });

@@ -27,12 +27,18 @@ beforeEach(async () => {
   await createConsumer(C, ["get_order", "create_refund_draft"], ["approver-1"]);
   await pinClock(C, T0);
   approver = (await credential(C, "approver", "approver-1")).secret;
-  const put = await send("PUT", `/v1/consumers/${C}/runtime/facade-targets`, ADMIN_TOKEN, { targets: { [ORDERS]: "get_order", [DRAFTS]: "create_refund_draft" } });
+  const put = await send("PUT", `/v1/consumers/${C}/runtime/facade-targets`, ADMIN_TOKEN, {
+    targets: { [ORDERS]: "get_order", [DRAFTS]: "create_refund_draft" },
+  });
   expect(put.status).toBe(200);
 });
 
 /** The golden prepare envelope with one phase, message id, user and request (or action); each request its own operation. */
-function envelope(phase: string, messageId: string, body: { target?: string; input?: Json; action?: Json; userId?: string }): Json {
+function envelope(
+  phase: string,
+  messageId: string,
+  body: { target?: string; input?: Json; action?: Json; userId?: string },
+): Json {
   const out = JSON.parse(prepareFixture) as Json;
   out.metadata.message_id = messageId;
   const payload = out.payload.payload as Json;
@@ -68,9 +74,14 @@ async function pending(): Promise<Json[]> {
 describe("runtime credentials and the principal", () => {
   it("hole: a subject-bound runtime credential acts only for its subject, over HTTP and its socket", async () => {
     const bound = (await credential(C, "runtime", "user-1")).secret;
-    expect(await facade(bound, envelope("invoke", "i-1", READ))).toEqual({ type: "result", result: { value: { order_ref: "ORDER-7", status: "paid" } } });
+    expect(await facade(bound, envelope("invoke", "i-1", READ))).toEqual({
+      type: "result",
+      result: { value: { order_ref: "ORDER-7", status: "paid" } },
+    });
     expect(await facade(bound, envelope("invoke", "i-2", { ...READ, userId: "user-2" }))).toEqual(MISMATCH);
-    expect(await facade(bound, envelope("prepare", "p-1", { target: DRAFTS, input: REFUND, userId: "user-2" }))).toEqual(MISMATCH);
+    expect(
+      await facade(bound, envelope("prepare", "p-1", { target: DRAFTS, input: REFUND, userId: "user-2" })),
+    ).toEqual(MISMATCH);
     expect(await pending()).toEqual([]);
     const socket = opened(await runtimeUpgrade(C, bound));
     socket.ws.send(JSON.stringify(envelope("invoke", "i-3", { ...READ, userId: "user-2" })));
@@ -85,13 +96,21 @@ describe("runtime credentials and the principal", () => {
     expect(prepared.type).toBe("prepared");
     // The subject-bound credential's calls carry its roles (an envelope names none of its own).
     const stored = await runInDurableObject(env.CONSUMER.get(env.CONSUMER.idFromName(C)), (_object, state) =>
-      state.storage.sql.exec<{ request: string }>("SELECT request FROM runtime_actions").toArray().map((row) => (JSON.parse(row.request) as Json).principal),
+      state.storage.sql
+        .exec<{ request: string }>("SELECT request FROM runtime_actions")
+        .toArray()
+        .map((row) => (JSON.parse(row.request) as Json).principal),
     );
     expect(stored).toEqual([{ subject_id: "user-1", roles: ["support"] }]);
     const [approval] = await pending();
-    const decided = await send("POST", `/v1/consumers/${C}/approvals/${approval?.approval_id}`, approver, { decision: "approve", approval_digest: approval?.approval_digest });
+    const decided = await send("POST", `/v1/consumers/${C}/approvals/${approval?.approval_id}`, approver, {
+      decision: "approve",
+      approval_digest: approval?.approval_digest,
+    });
     expect(decided.status).toBe(200);
-    expect(await facade(host, envelope("commit", "c-1", { action: prepared.action }))).toEqual(failed("ROLE_NOT_ALLOWED", "This credential may not act with the action's roles."));
+    expect(await facade(host, envelope("commit", "c-1", { action: prepared.action }))).toEqual(
+      failed("ROLE_NOT_ALLOWED", "This credential may not act with the action's roles."),
+    );
     expect(await facade(bound, envelope("commit", "c-2", { action: prepared.action }))).toEqual({
       type: "result",
       result: { value: { draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" } },
@@ -103,9 +122,14 @@ describe("runtime credentials and the tool scope", () => {
   it("hole: a scoped runtime credential reaches only its tools; other targets, mapped or not, are the one refusal", async () => {
     const scoped = (await credential(C, "runtime", undefined, { tools: ["get_order"] })).secret;
     const unscoped = (await credential(C, "runtime")).secret;
-    expect(await facade(scoped, envelope("invoke", "s-1", READ))).toEqual({ type: "result", result: { value: { order_ref: "ORDER-7", status: "paid" } } });
+    expect(await facade(scoped, envelope("invoke", "s-1", READ))).toEqual({
+      type: "result",
+      result: { value: { order_ref: "ORDER-7", status: "paid" } },
+    });
     expect(await facade(scoped, envelope("prepare", "s-2", { target: DRAFTS, input: REFUND }))).toEqual(OUT_OF_SCOPE);
-    expect(await facade(scoped, envelope("invoke", "s-3", { target: "/app/unmapped", input: {} }))).toEqual(OUT_OF_SCOPE);
+    expect(await facade(scoped, envelope("invoke", "s-3", { target: "/app/unmapped", input: {} }))).toEqual(
+      OUT_OF_SCOPE,
+    );
     expect(await pending()).toEqual([]);
     // An action of a tool outside the scope reads as missing, to commit and to reject.
     const prepared = await facade(unscoped, envelope("prepare", "s-4", { target: DRAFTS, input: REFUND }));
@@ -113,23 +137,42 @@ describe("runtime credentials and the tool scope", () => {
     expect(await facade(scoped, envelope("reject", "s-6", { action: prepared.action }))).toEqual(NOT_FOUND);
     expect((await pending()).length).toBe(1);
     // Unscoped, an unmapped target is still UNKNOWN_TARGET.
-    expect(await facade(unscoped, envelope("invoke", "s-7", { target: "/app/unmapped", input: {} }))).toEqual(failed("UNKNOWN_TARGET", "The facade target is not mapped to a tool."));
+    expect(await facade(unscoped, envelope("invoke", "s-7", { target: "/app/unmapped", input: {} }))).toEqual(
+      failed("UNKNOWN_TARGET", "The facade target is not mapped to a tool."),
+    );
   });
 });
 
 describe("runtime credential creation", () => {
   it("takes an agent's fields, refuses a token-verified one, and keeps a runtime credential issued before them a host", async () => {
-    const res = await send("POST", `/v1/consumers/${C}/credentials`, ADMIN_TOKEN, { kind: "runtime", subject_id: "user-1", roles: ["support"], tools: ["get_order"] });
+    const res = await send("POST", `/v1/consumers/${C}/credentials`, ADMIN_TOKEN, {
+      kind: "runtime",
+      subject_id: "user-1",
+      roles: ["support"],
+      tools: ["get_order"],
+    });
     const created = (await res.json()) as Json;
-    expect([res.status, created.kind, created.subject_id, created.principal, created.roles, created.tools]).toEqual([201, "runtime", "user-1", "subject", ["support"], ["get_order"]]);
-    const token = await send("POST", `/v1/consumers/${C}/credentials`, ADMIN_TOKEN, { kind: "runtime", principal: "token" });
+    expect([res.status, created.kind, created.subject_id, created.principal, created.roles, created.tools]).toEqual([
+      201,
+      "runtime",
+      "user-1",
+      "subject",
+      ["support"],
+      ["get_order"],
+    ]);
+    const token = await send("POST", `/v1/consumers/${C}/credentials`, ADMIN_TOKEN, {
+      kind: "runtime",
+      principal: "token",
+    });
     expect([token.status, ((await token.json()) as Json).code]).toEqual([400, "INVALID_REQUEST"]);
     const plain = await credential(C, "runtime");
     // A runtime credential stored before principal modes (no mode) is a host credential with no roles.
     await runInDurableObject(env.CONSUMER.get(env.CONSUMER.idFromName(C)), (_object, state) => {
       state.storage.sql.exec("UPDATE credentials SET principal = NULL WHERE credential_id = ?", plain.id);
     });
-    const listed = (await (await send("GET", `/v1/consumers/${C}/credentials`, ADMIN_TOKEN)).json()) as { credentials: Json[] };
+    const listed = (await (await send("GET", `/v1/consumers/${C}/credentials`, ADMIN_TOKEN)).json()) as {
+      credentials: Json[];
+    };
     const legacy = listed.credentials.find((c) => c.credential_id === plain.id);
     expect([legacy?.principal, legacy?.roles, legacy?.tools]).toEqual(["host", [], null]);
     expect(await facade(plain.secret, envelope("invoke", "l-1", { ...READ, userId: "user-2" }))).toEqual(

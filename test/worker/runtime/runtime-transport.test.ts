@@ -51,7 +51,11 @@ function wire(envelope: Json): string {
   return JSON.stringify(envelope);
 }
 
-async function postRaw(body: string, token: string | null = runtime.secret, contentType = "application/json"): Promise<Response> {
+async function postRaw(
+  body: string,
+  token: string | null = runtime.secret,
+  contentType = "application/json",
+): Promise<Response> {
   const headers: Record<string, string> = { "content-type": contentType };
   if (token !== null) headers.authorization = `Bearer ${token}`;
   return gate(ENVELOPES, { method: "POST", headers, body });
@@ -136,15 +140,32 @@ describe("codec refusals over HTTP", () => {
     const binding = fixture(eventAckFixture);
     binding.payload.payload.checkpoint.sha256 = "A".repeat(64);
     const cases: Array<[string, number, Json]> = [
-      ["{", 400, { code: "INVALID_JSON", title: "Request body is not strict JSON", type: "https://toolgate.dev/problems/invalid-json" }],
+      [
+        "{",
+        400,
+        {
+          code: "INVALID_JSON",
+          title: "Request body is not strict JSON",
+          type: "https://toolgate.dev/problems/invalid-json",
+        },
+      ],
       [
         wire(unknown),
         422,
-        { code: "UNKNOWN_FIELD", path: "metadata.unexpected", detail: "unknown protocol field: metadata.unexpected", type: "https://toolgate.dev/problems/unknown-field" },
+        {
+          code: "UNKNOWN_FIELD",
+          path: "metadata.unexpected",
+          detail: "unknown protocol field: metadata.unexpected",
+          type: "https://toolgate.dev/problems/unknown-field",
+        },
       ],
       [wire(version), 422, { code: "UNSUPPORTED_VERSION", detail: "unsupported protocol version 2" }],
       [wire(blank), 422, { code: "MISSING_IDENTIFIER", detail: "missing required identifier: message_id" }],
-      [wire(binding), 422, { code: "INVALID_BINDING", detail: "invalid command binding: checkpoint reference is invalid" }],
+      [
+        wire(binding),
+        422,
+        { code: "INVALID_BINDING", detail: "invalid command binding: checkpoint reference is invalid" },
+      ],
     ];
     for (const [body, status, expected] of cases) {
       const res = await postRaw(body);
@@ -272,7 +293,9 @@ describe("event outbox", () => {
 
 describe("WebSocket envelopes", () => {
   it("answers a facade request with an envelope and a refused message with a problem object", async () => {
-    const put = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, { targets: { "/app/orders/get": "get_order" } });
+    const put = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, {
+      targets: { "/app/orders/get": "get_order" },
+    });
     expect(put.status).toBe(200);
     const socket = await connect();
     const invoke = fixture(prepareFixture);
@@ -283,7 +306,12 @@ describe("WebSocket envelopes", () => {
     expect(answer.metadata.causation_id).toBe("message-3");
     expect(answer.payload).toEqual({
       family: "app_facade_response",
-      payload: { type: "failed", code: "UNKNOWN_TARGET", message: "The facade target is not mapped to a tool.", retry_after_ms: null },
+      payload: {
+        type: "failed",
+        code: "UNKNOWN_TARGET",
+        message: "The facade target is not mapped to a tool.",
+        retry_after_ms: null,
+      },
     });
 
     const unknown = fixture(eventAckFixture);
@@ -309,7 +337,8 @@ describe("checkpoint purge", () => {
   };
 
   async function seed(keys: string[]): Promise<void> {
-    for (let i = 0; i < keys.length; i += 100) await Promise.all(keys.slice(i, i + 100).map((key) => bucket().put(key, "checkpoint")));
+    for (let i = 0; i < keys.length; i += 100)
+      await Promise.all(keys.slice(i, i + 100).map((key) => bucket().put(key, "checkpoint")));
   }
 
   async function count(prefix: string): Promise<number> {
@@ -336,56 +365,66 @@ describe("checkpoint purge", () => {
     return (await res.json()) as Json;
   }
 
-  it("deletes more objects than one list page, only under the thread's prefix, and answers a repeated purge without deleting again", { timeout: 120_000 }, async () => {
-    const prefix = `${CONSUMER}/threads/thread-purge-1/`;
-    await seed(Array.from({ length: 1050 }, (_, i) => `${prefix}gen-${String(i).padStart(4, "0")}.ckpt`));
-    await seed([`${CONSUMER}/threads/thread-purge-10/keep.ckpt`, `other/threads/thread-purge-1/keep.ckpt`]);
-    expect(await count(prefix)).toBe(1050);
-    // Seeding can outlast the idle object's lifetime; pin its clock again.
-    await pinClock(CONSUMER, T0);
+  it(
+    "deletes more objects than one list page, only under the thread's prefix, and answers a repeated purge without deleting again",
+    { timeout: 120_000 },
+    async () => {
+      const prefix = `${CONSUMER}/threads/thread-purge-1/`;
+      await seed(Array.from({ length: 1050 }, (_, i) => `${prefix}gen-${String(i).padStart(4, "0")}.ckpt`));
+      await seed([`${CONSUMER}/threads/thread-purge-10/keep.ckpt`, `other/threads/thread-purge-1/keep.ckpt`]);
+      expect(await count(prefix)).toBe(1050);
+      // Seeding can outlast the idle object's lifetime; pin its clock again.
+      await pinClock(CONSUMER, T0);
 
-    const ack = await postPurge(purge("purge-A", "thread-purge-1"));
-    expect(ack).toEqual({
-      metadata: {
-        version: 1,
-        message_id: expect.stringMatching(/^tg_[0-9a-f]{32}$/),
-        correlation_id: "purge-1",
-        causation_id: "purge-1",
-        sent_at_unix_ms: T0 * 1000,
-        dispatch: { dispatch_id: "dispatch-1", agent_session_id: "agent-session-1" },
-      },
-      payload: {
+      const ack = await postPurge(purge("purge-A", "thread-purge-1"));
+      expect(ack).toEqual({
+        metadata: {
+          version: 1,
+          message_id: expect.stringMatching(/^tg_[0-9a-f]{32}$/),
+          correlation_id: "purge-1",
+          causation_id: "purge-1",
+          sent_at_unix_ms: T0 * 1000,
+          dispatch: { dispatch_id: "dispatch-1", agent_session_id: "agent-session-1" },
+        },
+        payload: {
+          family: "checkpoint_purge_ack",
+          payload: {
+            status: "deleted",
+            purge_id: "purge-A",
+            conversation_key: "conversation-1",
+            thread_id: "thread-purge-1",
+            deleted_objects: 1050,
+          },
+        },
+      });
+      expect(await count(prefix)).toBe(0);
+      expect(await count(`${CONSUMER}/threads/thread-purge-10/`)).toBe(1);
+      expect(await count(`other/threads/thread-purge-1/`)).toBe(1);
+
+      // The same purge id again: the same ack, and the bucket is not touched (a newer object survives).
+      await seed([`${prefix}late.ckpt`]);
+      const again = await postPurge(purge("purge-A", "thread-purge-1"));
+      expect(again.payload).toEqual(ack.payload);
+      expect(await count(prefix)).toBe(1);
+
+      // A new purge id runs again; a reused id for another thread is a failed ack.
+      const second = await postPurge(purge("purge-B", "thread-purge-1"));
+      expect(second.payload.payload.deleted_objects).toBe(1);
+      const reused = await postPurge(purge("purge-A", "thread-purge-10"));
+      expect(reused.payload).toEqual({
         family: "checkpoint_purge_ack",
-        payload: { status: "deleted", purge_id: "purge-A", conversation_key: "conversation-1", thread_id: "thread-purge-1", deleted_objects: 1050 },
-      },
-    });
-    expect(await count(prefix)).toBe(0);
-    expect(await count(`${CONSUMER}/threads/thread-purge-10/`)).toBe(1);
-    expect(await count(`other/threads/thread-purge-1/`)).toBe(1);
-
-    // The same purge id again: the same ack, and the bucket is not touched (a newer object survives).
-    await seed([`${prefix}late.ckpt`]);
-    const again = await postPurge(purge("purge-A", "thread-purge-1"));
-    expect(again.payload).toEqual(ack.payload);
-    expect(await count(prefix)).toBe(1);
-
-    // A new purge id runs again; a reused id for another thread is a failed ack.
-    const second = await postPurge(purge("purge-B", "thread-purge-1"));
-    expect(second.payload.payload.deleted_objects).toBe(1);
-    const reused = await postPurge(purge("purge-A", "thread-purge-10"));
-    expect(reused.payload).toEqual({
-      family: "checkpoint_purge_ack",
-      payload: {
-        status: "failed",
-        purge_id: "purge-A",
-        conversation_key: "conversation-1",
-        thread_id: "thread-purge-10",
-        code: "PURGE_ID_REUSED",
-        message: "The purge id was already used for another thread.",
-      },
-    });
-    expect(await count(`${CONSUMER}/threads/thread-purge-10/`)).toBe(1);
-  });
+        payload: {
+          status: "failed",
+          purge_id: "purge-A",
+          conversation_key: "conversation-1",
+          thread_id: "thread-purge-10",
+          code: "PURGE_ID_REUSED",
+          message: "The purge id was already used for another thread.",
+        },
+      });
+      expect(await count(`${CONSUMER}/threads/thread-purge-10/`)).toBe(1);
+    },
+  );
 
   it("percent-encodes the thread id so no thread's prefix holds another's", async () => {
     await seed([`${CONSUMER}/threads/a%2Fb/x.ckpt`, `${CONSUMER}/threads/a/b/y.ckpt`]);

@@ -27,7 +27,11 @@ beforeEach(async () => {
 });
 
 async function limits(values: Record<string, number>): Promise<void> {
-  const put = await send("PUT", `/v1/consumers/${CONSUMER}`, ADMIN_TOKEN, { tools: ["submit_refund"], approver_subjects: ["approver-1"], limits: values });
+  const put = await send("PUT", `/v1/consumers/${CONSUMER}`, ADMIN_TOKEN, {
+    tools: ["submit_refund"],
+    approver_subjects: ["approver-1"],
+    limits: values,
+  });
   expect(put.status).toBe(200);
 }
 
@@ -74,7 +78,11 @@ describe("the runtime outbox is bounded", () => {
     expect(await statuses([event("e-1")])).toEqual([202]);
 
     const socket = opened(await runtimeUpgrade(CONSUMER, runtime.secret));
-    expect([await socket.next(), await socket.next(), await socket.next()]).toEqual([event("e-1"), event("e-2"), event("e-3")]);
+    expect([await socket.next(), await socket.next(), await socket.next()]).toEqual([
+      event("e-1"),
+      event("e-2"),
+      event("e-3"),
+    ]);
     socket.ws.send(event("e-4"));
     expect(JSON.parse(await socket.next())).toEqual(outboxFull(12, 1_048_576));
     socket.ws.send(ack("e-1"));
@@ -144,7 +152,10 @@ describe("App Facade", () => {
   }
 
   async function downstream(path: string, body?: unknown): Promise<Json> {
-    const init = body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+    const init =
+      body === undefined
+        ? {}
+        : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
     const res = await env.DOWNSTREAM!.fetch(new Request(`http://downstream${path}`, init));
     return (await res.json()) as Json;
   }
@@ -152,14 +163,25 @@ describe("App Facade", () => {
   it("hole: a reject that arrives while the commit's write is in flight is refused and the action is not rejected", async () => {
     await downstream("/_control", { reset: true, mode: "ok" });
     const approver = (await credential(CONSUMER, "approver", "approver-1")).secret;
-    const targets = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, { targets: { [SUBMIT]: "submit_refund" } });
+    const targets = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, {
+      targets: { [SUBMIT]: "submit_refund" },
+    });
     expect(targets.status).toBe(200);
-    const prepared = await answer(facade("prepare", "prepare-1", { request: { operation_id: "run-1:step:0:tool:call-1", target: SUBMIT, input: REFUND } }));
+    const prepared = await answer(
+      facade("prepare", "prepare-1", {
+        request: { operation_id: "run-1:step:0:tool:call-1", target: SUBMIT, input: REFUND },
+      }),
+    );
     expect(prepared.type).toBe("prepared");
     const action = prepared.action as Json;
-    const list = (await (await send("GET", `/v1/consumers/${CONSUMER}/approvals?state=pending`, approver)).json()) as { approvals: Json[] };
+    const list = (await (await send("GET", `/v1/consumers/${CONSUMER}/approvals?state=pending`, approver)).json()) as {
+      approvals: Json[];
+    };
     const [approval] = list.approvals;
-    const decided = await send("POST", `/v1/consumers/${CONSUMER}/approvals/${approval!.approval_id}`, approver, { decision: "approve", approval_digest: approval!.approval_digest });
+    const decided = await send("POST", `/v1/consumers/${CONSUMER}/approvals/${approval!.approval_id}`, approver, {
+      decision: "approve",
+      approval_digest: approval!.approval_digest,
+    });
     expect(decided.status).toBe(200);
 
     await downstream("/_control", { mode: "hold" });
@@ -172,11 +194,24 @@ describe("App Facade", () => {
     expect(waiting).toBe(1);
 
     const raced = await answer(facade("reject", "reject-1", { action }));
-    expect(raced).toEqual({ type: "failed", code: "ACTION_COMMIT_IN_FLIGHT", message: "A commit of the action is executing; it cannot be rejected now.", retry_after_ms: 1000 });
+    expect(raced).toEqual({
+      type: "failed",
+      code: "ACTION_COMMIT_IN_FLIGHT",
+      message: "A commit of the action is executing; it cannot be rejected now.",
+      retry_after_ms: 1000,
+    });
     await downstream("/_control", { release: true });
-    expect(await commit).toEqual({ type: "result", result: { value: { refund_id: "RF-1", order_ref: "ORDER-7", reason: "duplicate" } } });
+    expect(await commit).toEqual({
+      type: "result",
+      result: { value: { refund_id: "RF-1", order_ref: "ORDER-7", reason: "duplicate" } },
+    });
     const late = await answer(facade("reject", "reject-2", { action }));
-    expect(late).toEqual({ type: "failed", code: "ACTION_COMMITTED", message: "The action was already committed and cannot be rejected.", retry_after_ms: null });
+    expect(late).toEqual({
+      type: "failed",
+      code: "ACTION_COMMITTED",
+      message: "The action was already committed and cannot be rejected.",
+      retry_after_ms: null,
+    });
     expect((await downstream("/_effects")).effects).toBe(1);
   });
 });
@@ -186,7 +221,11 @@ describe("audit", () => {
     const entries: Json[] = [];
     let cursor: string | null = null;
     do {
-      const res = await send("GET", `/v1/consumers/${CONSUMER}/audit${cursor === null ? "" : `?cursor=${encodeURIComponent(cursor)}`}`, auditor);
+      const res = await send(
+        "GET",
+        `/v1/consumers/${CONSUMER}/audit${cursor === null ? "" : `?cursor=${encodeURIComponent(cursor)}`}`,
+        auditor,
+      );
       expect(res.status).toBe(200);
       const page = (await res.json()) as { entries: Json[]; next_cursor: string | null };
       entries.push(...page.entries);
@@ -197,7 +236,10 @@ describe("audit", () => {
 
   it("hole: administrative changes are in the audit chain", async () => {
     const auditor = await credential(CONSUMER, "auditor");
-    const changed = await send("PUT", `/v1/consumers/${CONSUMER}`, ADMIN_TOKEN, { tools: ["submit_refund"], approver_subjects: ["approver-2"] });
+    const changed = await send("PUT", `/v1/consumers/${CONSUMER}`, ADMIN_TOKEN, {
+      tools: ["submit_refund"],
+      approver_subjects: ["approver-2"],
+    });
     expect(changed.status).toBe(200);
     const issued = await credential(CONSUMER, "agent", "user-1");
     expect((await send("DELETE", `/v1/consumers/${CONSUMER}/credentials/${issued.id}`, ADMIN_TOKEN)).status).toBe(204);
@@ -214,7 +256,12 @@ describe("audit", () => {
       expect(((await res.json()) as Json).payload.payload.deleted_objects).toBe(2);
     }
 
-    const administrative = new Set(["consumer.configured", "credential.created", "credential.revoked", "runtime.checkpoint_purge"]);
+    const administrative = new Set([
+      "consumer.configured",
+      "credential.created",
+      "credential.revoked",
+      "runtime.checkpoint_purge",
+    ]);
     const entries = (await auditEntries(auditor.secret)).filter((e) => administrative.has(e.kind));
     const keyFields = entries.map((e) => {
       const r = e.record as Json;

@@ -6,7 +6,14 @@ import { describe, expect, it } from "vitest";
 import completedFixture from "../../../fixtures/execution/completed-event.v1.json?raw";
 import { DEFAULT_LIMITS } from "../../../src/worker/object/limits";
 import { judgeMessage, type RateWindow } from "../../../src/worker/object/sessions";
-import { grant, PROVIDER, requestBody, setupCapabilityConsumer, T0, type CapabilityConsumer } from "../capability-support";
+import {
+  grant,
+  PROVIDER,
+  requestBody,
+  setupCapabilityConsumer,
+  T0,
+  type CapabilityConsumer,
+} from "../capability-support";
 import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "../../kit";
 import { opened, providerUpgrade, runtimeUpgrade, type TestSocket } from "./socket-client";
 
@@ -23,7 +30,11 @@ function event(eventId: string): string {
 async function consumerWithLimits(consumer: string, limits: Record<string, number>): Promise<CapabilityConsumer> {
   await wipe(consumer);
   const c = await setupCapabilityConsumer(consumer);
-  const put = await send("PUT", `/v1/consumers/${consumer}`, ADMIN_TOKEN, { tools: [], approver_subjects: ["approver-1"], limits });
+  const put = await send("PUT", `/v1/consumers/${consumer}`, ADMIN_TOKEN, {
+    tools: [],
+    approver_subjects: ["approver-1"],
+    limits,
+  });
   expect(put.status).toBe(200);
   return c;
 }
@@ -50,11 +61,23 @@ describe("the per-message rules (judgeMessage)", () => {
 
   it("checks the credential, then the size, then a sliding one-second window", () => {
     const window: RateWindow = [];
-    expect(judgeMessage(window, 1, false, limits, 0)).toEqual({ admit: false, code: 1008, reason: "credential revoked" });
-    expect(judgeMessage(window, 11, true, limits, 0)).toEqual({ admit: false, code: 1009, reason: "message over 10 bytes" });
+    expect(judgeMessage(window, 1, false, limits, 0)).toEqual({
+      admit: false,
+      code: 1008,
+      reason: "credential revoked",
+    });
+    expect(judgeMessage(window, 11, true, limits, 0)).toEqual({
+      admit: false,
+      code: 1009,
+      reason: "message over 10 bytes",
+    });
     expect(judgeMessage(window, 10, true, limits, 0)).toEqual({ admit: true });
     expect(judgeMessage(window, 10, true, limits, 500)).toEqual({ admit: true });
-    expect(judgeMessage(window, 10, true, limits, 999)).toEqual({ admit: false, code: 1008, reason: "over 2 messages per second" });
+    expect(judgeMessage(window, 10, true, limits, 999)).toEqual({
+      admit: false,
+      code: 1008,
+      reason: "over 2 messages per second",
+    });
     // One second after the first message, its place is free again.
     expect(judgeMessage(window, 10, true, limits, 1000)).toEqual({ admit: true });
     expect(window).toEqual([500, 1000]);
@@ -80,11 +103,21 @@ describe("revocation ends live sessions", () => {
     expect(await providerRuntime(c)).toEqual({ last_sequence: 2, sequence_exhausted: false, bindings: [] });
 
     // A request whose effect would have been pushed to the provider: the engine has no binding to route it to.
-    const decided = await send("POST", `/v1/consumers/${c.consumer}/capability/requests`, c.agent, requestBody(1, T0 + 5000));
+    const decided = await send(
+      "POST",
+      `/v1/consumers/${c.consumer}/capability/requests`,
+      c.agent,
+      requestBody(1, T0 + 5000),
+    );
     expect(decided.status).toBe(409);
     expect(((await decided.json()) as Json).error).toEqual({ "provider-unavailable": { provider_id: PROVIDER } });
     // A new event reaches the live runtime socket only.
-    const posted = await send("POST", `/v1/consumers/${c.consumer}/runtime/envelopes`, liveRuntime.secret, JSON.parse(event("event-after-revoke")));
+    const posted = await send(
+      "POST",
+      `/v1/consumers/${c.consumer}/runtime/envelopes`,
+      liveRuntime.secret,
+      JSON.parse(event("event-after-revoke")),
+    );
     expect(posted.status).toBe(202);
     expect(await live.next()).toBe(event("event-after-revoke"));
     expect(await prov.drain()).toEqual([]);
@@ -115,7 +148,12 @@ describe("revocation ends live sessions", () => {
     await pinClock(c.consumer, now + 61);
     // An allowed request for the provider: its effect is not pushed to the expired credential's socket.
     await grant(c, "allow");
-    const decided = await send("POST", `/v1/consumers/${c.consumer}/capability/requests`, c.agent, requestBody(1, T0 + 5000));
+    const decided = await send(
+      "POST",
+      `/v1/consumers/${c.consumer}/capability/requests`,
+      c.agent,
+      requestBody(1, T0 + 5000),
+    );
     expect(((await decided.json()) as Json).decision).toBe("allow");
     expect(await prov.drain()).toEqual([]);
     prov.ws.send('{"type":"ping"}');
@@ -147,7 +185,10 @@ describe("sockets per credential", () => {
     const third = await runtimeUpgrade(c.consumer, a.secret);
     expect(third.status).toBe(429);
     if (!("response" in third)) throw new Error("expected a refusal");
-    expect([third.response.headers.get("content-type"), third.response.headers.get("retry-after")]).toEqual(["application/problem+json", "5"]);
+    expect([third.response.headers.get("content-type"), third.response.headers.get("retry-after")]).toEqual([
+      "application/problem+json",
+      "5",
+    ]);
     expect(await third.response.json()).toEqual(refusal(2));
 
     const other = opened(await runtimeUpgrade(c.consumer, b.secret));
@@ -170,7 +211,11 @@ describe("sockets per credential", () => {
     expect(second.status).toBe(429);
     if (!("response" in second)) throw new Error("expected a refusal");
     expect(await second.response.json()).toEqual(refusal(1));
-    expect(await providerRuntime(c)).toEqual({ last_sequence: 1, sequence_exhausted: false, bindings: [{ binding_id: 1, provider_id: PROVIDER }] });
+    expect(await providerRuntime(c)).toEqual({
+      last_sequence: 1,
+      sequence_exhausted: false,
+      bindings: [{ binding_id: 1, provider_id: PROVIDER }],
+    });
     socket.ws.close(1000, "done");
   });
 });

@@ -73,7 +73,9 @@ export function runtimeUpgrade(consumer: string, token: string): Promise<Upgrade
 
 /** `GET …/capability/providers/{provider}/connect` with the credential as a subprotocol (as a browser does). */
 export function providerUpgrade(consumer: string, provider: string, token: string): Promise<Upgrade> {
-  return upgrade(`/v1/consumers/${consumer}/capability/providers/${provider}/connect`, { "sec-websocket-protocol": `toolgate-provider-v1, bearer.${token}` });
+  return upgrade(`/v1/consumers/${consumer}/capability/providers/${provider}/connect`, {
+    "sec-websocket-protocol": `toolgate-provider-v1, bearer.${token}`,
+  });
 }
 
 /** The socket of an upgrade that must succeed. */

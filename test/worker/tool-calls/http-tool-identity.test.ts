@@ -18,7 +18,13 @@ const KEY = "test-signing-key-0123456789abcdef012345";
 const ALICE: Principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: ["support"] };
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
 /** The keys the gate publishes for tenant-a and tenant-b under KEY (computed with node:crypto: HKDF-SHA256, Ed25519, RFC 7638). */
-const TENANT_A_KEY = { kty: "OKP", crv: "Ed25519", x: "M-lbJxbTypqagK876iBxmuSRaA1DlBszUY9NDdgKQXs", kid: "D5MYTufZAonKSHAHsIyKHYhugrwiS1KjJjEvQIzbRMA", use: "sig" };
+const TENANT_A_KEY = {
+  kty: "OKP",
+  crv: "Ed25519",
+  x: "M-lbJxbTypqagK876iBxmuSRaA1DlBszUY9NDdgKQXs",
+  kid: "D5MYTufZAonKSHAHsIyKHYhugrwiS1KjJjEvQIzbRMA",
+  use: "sig",
+};
 const TENANT_B_KID = "71QXDCIMtUP2I7iodil7qARmrbjpbBWzih1lHx7Pkmw";
 const KID = { "tenant-a": TENANT_A_KEY.kid, "tenant-b": TENANT_B_KID } as const;
 
@@ -27,15 +33,28 @@ function toolCall(name: string, args: ToolCall["arguments"], callId: string, key
 }
 
 async function downstream(path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const init = body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
-  return (await (await env.DOWNSTREAM!.fetch(new Request(`http://downstream${path}`, init))).json()) as Record<string, unknown>;
+  const init =
+    body === undefined
+      ? {}
+      : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+  return (await (await env.DOWNSTREAM!.fetch(new Request(`http://downstream${path}`, init))).json()) as Record<
+    string,
+    unknown
+  >;
 }
 
 /** The refunds service through a fetcher that may rewrite each request first. */
-function through(rewrite: (request: Request) => Request | Promise<Request> = (r) => r, secret = KEY, nowMs?: () => number) {
+function through(
+  rewrite: (request: Request) => Request | Promise<Request> = (r) => r,
+  secret = KEY,
+  nowMs?: () => number,
+) {
   const service = downstreamOf({ DOWNSTREAM: env.DOWNSTREAM, TOOLGATE_SIGNING_KEY: secret }, nowMs);
   if (service === undefined) throw new Error("no downstream");
-  return httpExecutor({ ...service, fetcher: { fetch: async (request) => env.DOWNSTREAM!.fetch(await rewrite(request)) } });
+  return httpExecutor({
+    ...service,
+    fetcher: { fetch: async (request) => env.DOWNSTREAM!.fetch(await rewrite(request)) },
+  });
 }
 
 beforeEach(async () => {
@@ -56,7 +75,14 @@ describe("the identity of HTTP tool requests", () => {
       expect(res.status).toBe(200);
       expect(((await res.json()) as ToolCallAnswer).model_result.status).toBe("succeeded");
     }
-    const statement = (consumer: string) => ({ consumer, subject_id: "user-1", roles: ["support"], tool: "lookup_refund", call_id: "call-1", operation_id: "op-call-1" });
+    const statement = (consumer: string) => ({
+      consumer,
+      subject_id: "user-1",
+      roles: ["support"],
+      tool: "lookup_refund",
+      call_id: "call-1",
+      operation_id: "op-call-1",
+    });
     expect(await downstream("/_identities")).toEqual({
       verified: [
         { method: "POST", path: "/refunds/lookup", keyid: KID["tenant-a"], statement: statement("tenant-a") },
@@ -76,29 +102,77 @@ describe("the identity of HTTP tool requests", () => {
       context: context("call-1"),
     });
     expect(((await res.json()) as ToolCallAnswer).model_result.error?.code).toBe("TOOL_ERROR");
-    expect(await downstream("/_identities")).toEqual({ verified: [], refused: [{ method: "POST", path: "/refunds/lookup", status: 401, reason: "unknown key" }] });
+    expect(await downstream("/_identities")).toEqual({
+      verified: [],
+      refused: [{ method: "POST", path: "/refunds/lookup", status: 401, reason: "unknown key" }],
+    });
   });
 
   it("signs a write with its status_ref, and the status query and fence with the queried key", async () => {
     const executor = through();
-    const ran = await executor.run(submitRefundTool.spec, ALICE, toolCall("submit_refund", REFUND, "call-1", "idem-1"), "status_write");
-    expect(ran.kind === "result" ? ran.result.data : ran).toEqual({ refund_id: "RF-1", order_ref: "ORDER-7", reason: "duplicate" });
-    expect(await executor.query(submitRefundTool.spec, ALICE, toolCall("submit_refund", REFUND, "call-2", "idem-2"), "status_lost")).toEqual({ kind: "not_executed" });
-    const statement = (callId: string, statusRef: string) => ({ consumer: "tenant-a", subject_id: "user-1", roles: ["support"], tool: "submit_refund", call_id: callId, operation_id: `op-${callId}`, status_ref: statusRef });
+    const ran = await executor.run(
+      submitRefundTool.spec,
+      ALICE,
+      toolCall("submit_refund", REFUND, "call-1", "idem-1"),
+      "status_write",
+    );
+    expect(ran.kind === "result" ? ran.result.data : ran).toEqual({
+      refund_id: "RF-1",
+      order_ref: "ORDER-7",
+      reason: "duplicate",
+    });
+    expect(
+      await executor.query(
+        submitRefundTool.spec,
+        ALICE,
+        toolCall("submit_refund", REFUND, "call-2", "idem-2"),
+        "status_lost",
+      ),
+    ).toEqual({ kind: "not_executed" });
+    const statement = (callId: string, statusRef: string) => ({
+      consumer: "tenant-a",
+      subject_id: "user-1",
+      roles: ["support"],
+      tool: "submit_refund",
+      call_id: callId,
+      operation_id: `op-${callId}`,
+      status_ref: statusRef,
+    });
     expect(await downstream("/_identities")).toEqual({
       verified: [
         { method: "POST", path: "/refunds", keyid: KID["tenant-a"], statement: statement("call-1", "status_write") },
-        { method: "GET", path: "/refunds/status/status_lost", keyid: KID["tenant-a"], statement: statement("call-2", "status_lost") },
-        { method: "POST", path: "/refunds/status/status_lost/fence", keyid: KID["tenant-a"], statement: statement("call-2", "status_lost") },
+        {
+          method: "GET",
+          path: "/refunds/status/status_lost",
+          keyid: KID["tenant-a"],
+          statement: statement("call-2", "status_lost"),
+        },
+        {
+          method: "POST",
+          path: "/refunds/status/status_lost/fence",
+          keyid: KID["tenant-a"],
+          statement: statement("call-2", "status_lost"),
+        },
       ],
       refused: [],
     });
   });
 
   it("sends the documented headers (known answer computed with node:crypto)", async () => {
-    const signer = downstreamSigner(KEY, () => 1_784_419_200_500, () => "nonce-1")!;
-    const identity = encodeIdentity(identityStatement(ALICE, "lookup_refund", toolCall("lookup_refund", {}, "call-1"), null));
-    expect(await signer.sign({ method: "POST", url: "http://downstream/refunds/lookup", body: '{"refund_id":"RF-1"}' }, identity)).toEqual({
+    const signer = downstreamSigner(
+      KEY,
+      () => 1_784_419_200_500,
+      () => "nonce-1",
+    )!;
+    const identity = encodeIdentity(
+      identityStatement(ALICE, "lookup_refund", toolCall("lookup_refund", {}, "call-1"), null),
+    );
+    expect(
+      await signer.sign(
+        { method: "POST", url: "http://downstream/refunds/lookup", body: '{"refund_id":"RF-1"}' },
+        identity,
+      ),
+    ).toEqual({
       "content-digest": "sha-256=:EjiQBdw7cFR14wMYBpfPF+k6veopPmllOKgFF2YKs9I=:",
       "toolgate-identity":
         "eyJjYWxsX2lkIjoiY2FsbC0xIiwiY29uc3VtZXIiOiJ0ZW5hbnQtYSIsIm9wZXJhdGlvbl9pZCI6Im9wLWNhbGwtMSIsInJvbGVzIjpbInN1cHBvcnQiXSwic3ViamVjdF9pZCI6InVzZXItMSIsInRvb2wiOiJsb29rdXBfcmVmdW5kIn0",
@@ -114,17 +188,37 @@ describe("the downstream refuses what the gate did not sign", () => {
       "a tampered Toolgate-Identity (another subject, admin roles)",
       (r) => {
         const headers = new Headers(r.headers);
-        headers.set("toolgate-identity", encodeIdentity(identityStatement({ ...ALICE, subject_id: "user-2", roles: ["admin"] }, "submit_refund", toolCall("submit_refund", REFUND, "call-1"), "status_write")).header);
+        headers.set(
+          "toolgate-identity",
+          encodeIdentity(
+            identityStatement(
+              { ...ALICE, subject_id: "user-2", roles: ["admin"] },
+              "submit_refund",
+              toolCall("submit_refund", REFUND, "call-1"),
+              "status_write",
+            ),
+          ).header,
+        );
         return new Request(r, { headers });
       },
       "bad signature",
     ],
-    ["a tampered body", (r) => new Request(r.url, { method: r.method, headers: r.headers, body: JSON.stringify({ ...REFUND, order_ref: "ORDER-8" }) }), "content-digest mismatch"],
+    [
+      "a tampered body",
+      (r) =>
+        new Request(r.url, {
+          method: r.method,
+          headers: r.headers,
+          body: JSON.stringify({ ...REFUND, order_ref: "ORDER-8" }),
+        }),
+      "content-digest mismatch",
+    ],
     [
       "an unsigned request",
       (r) => {
         const headers = new Headers(r.headers);
-        for (const name of ["signature", "signature-input", "toolgate-identity", "content-digest"]) headers.delete(name);
+        for (const name of ["signature", "signature-input", "toolgate-identity", "content-digest"])
+          headers.delete(name);
         return new Request(r, { headers });
       },
       "unsigned",
@@ -134,7 +228,10 @@ describe("the downstream refuses what the gate did not sign", () => {
   it.each(tamperings)("hole: %s is refused with 401 and nothing runs", async (_name, rewrite, reason) => {
     const call = toolCall("submit_refund", REFUND, "call-1", "idem-1");
     expect(await through(rewrite).run(submitRefundTool.spec, ALICE, call, "status_write")).toEqual({ kind: "failed" });
-    expect(await downstream("/_identities")).toEqual({ verified: [], refused: [{ method: "POST", path: "/refunds", status: 401, reason }] });
+    expect(await downstream("/_identities")).toEqual({
+      verified: [],
+      refused: [{ method: "POST", path: "/refunds", status: 401, reason }],
+    });
     expect(await downstream("/_stats")).toEqual({ effects: 0, duplicates: [], posts: {}, committed: [] });
     // The same request, untouched, runs: the refusal was the tampering's.
     expect((await through().run(submitRefundTool.spec, ALICE, call, "status_write")).kind).toBe("result");
@@ -142,16 +239,42 @@ describe("the downstream refuses what the gate did not sign", () => {
 
   it("hole: a request signed with another gate's key is refused", async () => {
     const call = toolCall("lookup_refund", { refund_id: "RF-1" }, "call-1");
-    expect(await through(undefined, "another-gates-signing-key-0123456789abcdef").run(lookupRefundTool.spec, ALICE, call, null)).toEqual({ kind: "failed" });
-    expect((await downstream("/_identities")).refused).toEqual([{ method: "POST", path: "/refunds/lookup", status: 401, reason: "unknown key" }]);
+    expect(
+      await through(undefined, "another-gates-signing-key-0123456789abcdef").run(
+        lookupRefundTool.spec,
+        ALICE,
+        call,
+        null,
+      ),
+    ).toEqual({ kind: "failed" });
+    expect((await downstream("/_identities")).refused).toEqual([
+      { method: "POST", path: "/refunds/lookup", status: 401, reason: "unknown key" },
+    ]);
   });
 
   it("hole: tenant-b's key cannot vouch for a statement of tenant-a", async () => {
     const body = JSON.stringify({ refund_id: "RF-1" });
     const url = "http://downstream/refunds/lookup";
-    const statement = { consumer: "tenant-a", subject_id: "user-1", roles: ["support"], tool: "lookup_refund", call_id: "call-1", operation_id: "op-call-1" };
-    const headers = signedHeaders(gateKey(KEY, "tenant-b", TENANT_B_KID), "POST", url, statement, body, Math.floor(Date.now() / 1000), "nonce-b");
-    const res = await env.DOWNSTREAM!.fetch(new Request(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body }));
+    const statement = {
+      consumer: "tenant-a",
+      subject_id: "user-1",
+      roles: ["support"],
+      tool: "lookup_refund",
+      call_id: "call-1",
+      operation_id: "op-call-1",
+    };
+    const headers = signedHeaders(
+      gateKey(KEY, "tenant-b", TENANT_B_KID),
+      "POST",
+      url,
+      statement,
+      body,
+      Math.floor(Date.now() / 1000),
+      "nonce-b",
+    );
+    const res = await env.DOWNSTREAM!.fetch(
+      new Request(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body }),
+    );
     expect([res.status, await res.json()]).toEqual([401, { error: "unknown key" }]);
   });
 
@@ -182,13 +305,22 @@ describe("without a signing key", () => {
     const service = downstreamOf({ DOWNSTREAM: env.DOWNSTREAM, TOOLGATE_SIGNING_KEY: secret });
     expect(service).toBe(undefined);
     const executor = httpExecutor(service);
-    expect(await executor.run(submitRefundTool.spec, ALICE, toolCall("submit_refund", REFUND, "call-1", "idem-1"), "status_write")).toEqual({ kind: "not_sent" });
+    expect(
+      await executor.run(
+        submitRefundTool.spec,
+        ALICE,
+        toolCall("submit_refund", REFUND, "call-1", "idem-1"),
+        "status_write",
+      ),
+    ).toEqual({ kind: "not_sent" });
     expect(executor.canQuery(submitRefundTool.spec)).toBe(false);
     expect(await downstream("/_identities")).toEqual({ verified: [], refused: [] });
     expect(await downstream("/_stats")).toEqual({ effects: 0, duplicates: [], posts: {}, committed: [] });
   });
 
   it("signs with a key of exactly 32 characters", () => {
-    expect(downstreamOf({ DOWNSTREAM: env.DOWNSTREAM, TOOLGATE_SIGNING_KEY: "k".repeat(32) })?.baseUrl).toBe("http://downstream");
+    expect(downstreamOf({ DOWNSTREAM: env.DOWNSTREAM, TOOLGATE_SIGNING_KEY: "k".repeat(32) })?.baseUrl).toBe(
+      "http://downstream",
+    );
   });
 });

@@ -8,7 +8,12 @@ import { lookupRefundTool, submitRefundTool } from "../../../src/worker/tools/ca
 import { callHttpTool, queryHttpToolStatus, type DownstreamService } from "../../../src/worker/tools/http-tool";
 import { downstreamSigner } from "../../../src/worker/tools/signature";
 
-const RECEIPT = { data: { refund_id: "RF-1", state: "submitted" }, resource_revision: null, observed_at: "2026-07-19T00:00:00Z", request_id: "lookup-1" };
+const RECEIPT = {
+  data: { refund_id: "RF-1", state: "submitted" },
+  resource_revision: null,
+  observed_at: "2026-07-19T00:00:00Z",
+  request_id: "lookup-1",
+};
 
 /** A downstream whose first `failures` requests lose their connection before any answer. */
 function flaky(failures: number, answer: unknown): { service: DownstreamService; sent: string[] } {
@@ -18,7 +23,9 @@ function flaky(failures: number, answer: unknown): { service: DownstreamService;
     signer: downstreamSigner("test-signing-key-0123456789abcdef012345")!,
     fetcher: {
       async fetch(request: Request) {
-        sent.push(`${request.method} ${new URL(request.url).pathname} ${request.headers.get("idempotency-key") ?? "-"} ${await request.text()}`);
+        sent.push(
+          `${request.method} ${new URL(request.url).pathname} ${request.headers.get("idempotency-key") ?? "-"} ${await request.text()}`,
+        );
         if (sent.length <= failures) throw new TypeError("Network connection lost.");
         return Response.json(answer);
       },
@@ -28,31 +35,66 @@ function flaky(failures: number, answer: unknown): { service: DownstreamService;
 }
 
 const PRINCIPAL = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] };
-const call = (name: string, args: Record<string, string>) => ({ name, arguments: args, call_id: "call-1", operation_id: "op-1" }) as unknown as ToolCall;
+const call = (name: string, args: Record<string, string>) =>
+  ({ name, arguments: args, call_id: "call-1", operation_id: "op-1" }) as unknown as ToolCall;
 
 describe("HTTP tools after a lost connection", () => {
   it("sends a read once more and answers its result", async () => {
     const { service, sent } = flaky(1, RECEIPT);
-    const outcome = await callHttpTool(lookupRefundTool, service, PRINCIPAL, call("lookup_refund", { refund_id: "RF-1" }), null);
+    const outcome = await callHttpTool(
+      lookupRefundTool,
+      service,
+      PRINCIPAL,
+      call("lookup_refund", { refund_id: "RF-1" }),
+      null,
+    );
     expect(outcome.kind).toBe("result");
-    expect(sent).toEqual(['POST /refunds/lookup - {"refund_id":"RF-1"}', 'POST /refunds/lookup - {"refund_id":"RF-1"}']);
+    expect(sent).toEqual([
+      'POST /refunds/lookup - {"refund_id":"RF-1"}',
+      'POST /refunds/lookup - {"refund_id":"RF-1"}',
+    ]);
   });
 
   it("gives up on a read after the second lost connection", async () => {
     const { service, sent } = flaky(2, RECEIPT);
-    expect(await callHttpTool(lookupRefundTool, service, PRINCIPAL, call("lookup_refund", { refund_id: "RF-1" }), null)).toEqual({ kind: "failed" });
+    expect(
+      await callHttpTool(lookupRefundTool, service, PRINCIPAL, call("lookup_refund", { refund_id: "RF-1" }), null),
+    ).toEqual({ kind: "failed" });
     expect(sent.length).toBe(2);
   });
 
   it("never sends a write twice", async () => {
     const { service, sent } = flaky(1, RECEIPT);
-    expect(await callHttpTool(submitRefundTool, service, PRINCIPAL, call("submit_refund", { order_ref: "ORDER-7", reason: "duplicate" }), "key-1")).toEqual({ kind: "failed" });
+    expect(
+      await callHttpTool(
+        submitRefundTool,
+        service,
+        PRINCIPAL,
+        call("submit_refund", { order_ref: "ORDER-7", reason: "duplicate" }),
+        "key-1",
+      ),
+    ).toEqual({ kind: "failed" });
     expect(sent).toEqual(['POST /refunds "key-1" {"order_ref":"ORDER-7","reason":"duplicate"}']);
   });
 
   it("asks for a write's status once more", async () => {
-    const { service, sent } = flaky(1, { state: "committed", result: { data: { refund_id: "RF-9", order_ref: "ORDER-7", reason: "duplicate" }, resource_revision: "rf-9-r1", observed_at: "2026-07-19T00:00:00Z", request_id: "r-9", receipt_id: "c-9" } });
-    const status = await queryHttpToolStatus(submitRefundTool, service, PRINCIPAL, call("submit_refund", { order_ref: "ORDER-7", reason: "duplicate" }), "key-9");
+    const { service, sent } = flaky(1, {
+      state: "committed",
+      result: {
+        data: { refund_id: "RF-9", order_ref: "ORDER-7", reason: "duplicate" },
+        resource_revision: "rf-9-r1",
+        observed_at: "2026-07-19T00:00:00Z",
+        request_id: "r-9",
+        receipt_id: "c-9",
+      },
+    });
+    const status = await queryHttpToolStatus(
+      submitRefundTool,
+      service,
+      PRINCIPAL,
+      call("submit_refund", { order_ref: "ORDER-7", reason: "duplicate" }),
+      "key-9",
+    );
     expect(status.kind === "committed" ? status.result.receipt_id : status.kind).toBe("c-9");
     expect(sent).toEqual(["GET /refunds/status/key-9 - ", "GET /refunds/status/key-9 - "]);
   });

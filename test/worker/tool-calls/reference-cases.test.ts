@@ -53,14 +53,18 @@ function post(path: string, token: string, body: Json): Promise<Response> {
 async function sideEffects(consumer: string): Promise<number> {
   const stub = env.CONSUMER.get(env.CONSUMER.idFromName(consumer));
   return runInDurableObject(stub, (_i, state) => {
-    const rows = state.storage.sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = 'side_effect_count'").toArray();
+    const rows = state.storage.sql
+      .exec<{ value: number }>("SELECT value FROM counters WHERE name = 'side_effect_count'")
+      .toArray();
     return rows[0]?.value ?? 0;
   });
 }
 
 const cases = fixture.cases as JsonObject[];
 const skippedCases = new Set(
-  cases.filter((c) => (c.steps as JsonObject[]).some((s) => String(s.failure).startsWith("timeout_after_commit"))).map((c) => c.id as string),
+  cases
+    .filter((c) => (c.steps as JsonObject[]).some((s) => String(s.failure).startsWith("timeout_after_commit")))
+    .map((c) => c.id as string),
 );
 
 const CASE_ROLES = [...new Set(cases.flatMap((c) => (c.principal as JsonObject).roles as string[]))];
@@ -88,7 +92,9 @@ describe("public tool-cases over HTTP", () => {
       const approver = (await credential(consumer, "approver", "human-reviewer-1")).secret;
       const statusRefs = new Map<string, string>();
       for (const step of testCase.steps as JsonObject[]) {
-        const expectedStep = dumpSteps.find((d) => d.case_id === testCase.id && d.step_id === step.step_id) as JsonObject;
+        const expectedStep = dumpSteps.find(
+          (d) => d.case_id === testCase.id && d.step_id === step.step_id,
+        ) as JsonObject;
         const expectedPackage = expectedStep.package as JsonObject;
         const expectedModel = expectedPackage.model_result as JsonObject;
         const downstream = (expectedPackage.protected_audit as JsonObject).downstream as JsonObject;
@@ -111,10 +117,21 @@ describe("public tool-cases over HTTP", () => {
           await pinClock(consumer, askedAt);
           const asked = read(await (await post(path, agent, body)).text());
           if (typeof asked.approval_id === "string") {
-            const list = read(await (await gate(`/v1/consumers/${consumer}/approvals?state=pending`, { headers: { authorization: `Bearer ${approver}` } })).text());
-            const shown = (list.approvals as JsonObject[]).find((a) => a.approval_id === asked.approval_id) as JsonObject;
+            const list = read(
+              await (
+                await gate(`/v1/consumers/${consumer}/approvals?state=pending`, {
+                  headers: { authorization: `Bearer ${approver}` },
+                })
+              ).text(),
+            );
+            const shown = (list.approvals as JsonObject[]).find(
+              (a) => a.approval_id === asked.approval_id,
+            ) as JsonObject;
             const digest = mode === "mismatched" ? "0".repeat(64) : (shown.approval_digest as string);
-            const decided = await post(`/v1/consumers/${consumer}/approvals/${asked.approval_id}`, approver, { decision: "approve", approval_digest: digest });
+            const decided = await post(`/v1/consumers/${consumer}/approvals/${asked.approval_id}`, approver, {
+              decision: "approve",
+              approval_digest: digest,
+            });
             if (mode === "mismatched") {
               // The reference records a decision on a digest that is not the call's and lets the
               // engine refuse it later; the gate refuses the decision itself (issue #11), so the
@@ -143,8 +160,7 @@ describe("public tool-cases over HTTP", () => {
         if (expectedStep.projection_error === null) {
           expect(canonicalJson(answer.provider_output as Json)).toBe(canonicalJson(expectedStep.projection as Json));
         }
-        const summaryStep = ((dump.summary as JsonObject).cases as JsonObject[])
-          .find((c) => c.case_id === testCase.id)
+        const summaryStep = ((dump.summary as JsonObject).cases as JsonObject[]).find((c) => c.case_id === testCase.id)
           ?.steps as JsonObject[];
         const expectedCount = summaryStep.find((s) => s.step_id === step.step_id)?.side_effect_count as number;
         expect(await sideEffects(consumer)).toBe(expectedCount);

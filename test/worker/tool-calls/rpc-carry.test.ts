@@ -50,6 +50,8 @@ describe("values carried to the object", () => {
   });
 
   it("answers a value outside the JSON domain instead of carrying it", () => {
-    expect(carried({ n: Number.MAX_SAFE_INTEGER + 2 })).toEqual({ outside: "$.n  integeris outside the portable JSON-safe range" });
+    expect(carried({ n: Number.MAX_SAFE_INTEGER + 2 })).toEqual({
+      outside: "$.n  integeris outside the portable JSON-safe range",
+    });
   });
 });

@@ -2,14 +2,30 @@ import { env } from "cloudflare:workers";
 import { abortAllDurableObjects } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../../src/core/json";
-import { context, createConsumer, credential, pinClock, REFERENCE_TENANT, secretOf, send, setupConsumer, type ToolCallAnswer, wipe } from "../../kit";
+import {
+  context,
+  createConsumer,
+  credential,
+  pinClock,
+  REFERENCE_TENANT,
+  secretOf,
+  send,
+  setupConsumer,
+  type ToolCallAnswer,
+  wipe,
+} from "../../kit";
 
 const T0 = 1_784_419_200;
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
 
 async function downstream(path: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await env.DOWNSTREAM!.fetch(
-    new Request(`http://downstream${path}`, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    new Request(
+      `http://downstream${path}`,
+      body === undefined
+        ? {}
+        : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+    ),
   );
   return (await res.json()) as Record<string, unknown>;
 }
@@ -29,21 +45,37 @@ async function setup(tools: string[]): Promise<Actors> {
   };
 }
 
-async function call(agent: string, name: string, args: Record<string, unknown>, ctx: ReturnType<typeof context>, subject = "user-1") {
+async function call(
+  agent: string,
+  name: string,
+  args: Record<string, unknown>,
+  ctx: ReturnType<typeof context>,
+  subject = "user-1",
+) {
   const res = await send("POST", "/v1/consumers/tenant-a/tool-calls", agent, {
     principal: { subject_id: subject, roles: [] },
     proposal: { name, arguments: args },
     context: ctx,
   });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as ToolCallAnswer & { status_ref?: string; code?: string } };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as ToolCallAnswer & { status_ref?: string; code?: string },
+  };
 }
 
-async function approveAll(approver: string, decision: "approve" | "deny" = "approve"): Promise<Array<{ status: number; body: Record<string, unknown> }>> {
+async function approveAll(
+  approver: string,
+  decision: "approve" | "deny" = "approve",
+): Promise<Array<{ status: number; body: Record<string, unknown> }>> {
   const list = await send("GET", "/v1/consumers/tenant-a/approvals?state=pending", approver);
   const { approvals } = (await list.json()) as { approvals: Array<{ approval_id: string; approval_digest: string }> };
   const out = [];
   for (const a of approvals) {
-    const res = await send("POST", `/v1/consumers/tenant-a/approvals/${a.approval_id}`, approver, { decision, approval_digest: a.approval_digest });
+    const res = await send("POST", `/v1/consumers/tenant-a/approvals/${a.approval_id}`, approver, {
+      decision,
+      approval_digest: a.approval_digest,
+    });
     out.push({ status: res.status, body: (await res.json()) as Record<string, unknown> });
   }
   return out;
@@ -66,9 +98,19 @@ describe("POST /v1/consumers/{consumer}/tool-calls (reads)", () => {
       data: { order_ref: "ORDER-7", status: "paid" },
       error: null,
       execution: { outcome: "committed", delivery: "fresh", complete: true, truncated: false },
-      provenance: { source_label: "orders", producer_revision: "orders-mock-v2", resource_revision: "order-7-r3", observed_at: "2026-07-19T00:00:00Z", trust: "untrusted_data" },
+      provenance: {
+        source_label: "orders",
+        producer_revision: "orders-mock-v2",
+        resource_revision: "order-7-r3",
+        observed_at: "2026-07-19T00:00:00Z",
+        trust: "untrusted_data",
+      },
     });
-    expect(res.body.provider_output).toEqual({ type: "function_call_output", call_id: "call-1", output: canonicalJson(res.body.model_result) });
+    expect(res.body.provider_output).toEqual({
+      type: "function_call_output",
+      call_id: "call-1",
+      output: canonicalJson(res.body.model_result),
+    });
     expect(Object.keys(res.body).sort()).toEqual(["audit", "model_result", "provider_output"]);
   });
 
@@ -96,7 +138,12 @@ describe("POST /v1/consumers/{consumer}/tool-calls (reads)", () => {
 
   it("refuses an unregistered provider profile as a host error", async () => {
     const { agent } = await setup(["get_order"]);
-    const res = await call(agent, "get_order", { order_ref: "ORDER-7" }, { ...context("call-1"), adapter_revision: "openai-responses-v9" });
+    const res = await call(
+      agent,
+      "get_order",
+      { order_ref: "ORDER-7" },
+      { ...context("call-1"), adapter_revision: "openai-responses-v9" },
+    );
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("INVALID_HOST_CONTEXT");
   });
@@ -141,10 +188,23 @@ describe("approval round trip", () => {
       requested_at: T0,
       expires_at: T0 + 900,
     });
-    const decided = await send("POST", `/v1/consumers/tenant-a/approvals/${approvalId}`, approver, { decision: "approve", approval_digest: pending.approval_digest });
+    const decided = await send("POST", `/v1/consumers/tenant-a/approvals/${approvalId}`, approver, {
+      decision: "approve",
+      approval_digest: pending.approval_digest,
+    });
     expect(decided.status).toBe(200);
-    expect(await decided.json()).toEqual({ approval_id: approvalId, state: "approved", approver_id: "rev-1", decided_at: T0, valid_until: T0 + 60, bound_to_request: true });
-    const twice = await send("POST", `/v1/consumers/tenant-a/approvals/${approvalId}`, approver, { decision: "deny", approval_digest: pending.approval_digest });
+    expect(await decided.json()).toEqual({
+      approval_id: approvalId,
+      state: "approved",
+      approver_id: "rev-1",
+      decided_at: T0,
+      valid_until: T0 + 60,
+      bound_to_request: true,
+    });
+    const twice = await send("POST", `/v1/consumers/tenant-a/approvals/${approvalId}`, approver, {
+      decision: "deny",
+      approval_digest: pending.approval_digest,
+    });
     expect(twice.status).toBe(409);
     expect(((await twice.json()) as { code: string }).code).toBe("APPROVAL_ALREADY_DECIDED");
 
@@ -155,7 +215,12 @@ describe("approval round trip", () => {
     const replay = await call(agent, "create_refund_draft", REFUND, ctx);
     expect(replay.body.model_result.data).toEqual({ draft_id: "DRAFT-1", order_ref: "ORDER-7", reason: "duplicate" });
     expect(replay.body.model_result.execution.delivery).toBe("local_replay");
-    const conflict = await call(agent, "create_refund_draft", { ...REFUND, reason: "damaged" }, context("call-2", { key: "idem-1" }));
+    const conflict = await call(
+      agent,
+      "create_refund_draft",
+      { ...REFUND, reason: "damaged" },
+      context("call-2", { key: "idem-1" }),
+    );
     expect(conflict.body.model_result.error?.code).toBe("IDEMPOTENCY_CONFLICT");
   });
 
@@ -192,14 +257,22 @@ describe("approval round trip", () => {
     const denied = context("call-1", { key: "idem-1" });
     await call(agent, "create_refund_draft", REFUND, denied);
     await approveAll(approver, "deny");
-    expect((await call(agent, "create_refund_draft", REFUND, denied)).body.model_result.error?.code).toBe("APPROVAL_INVALID");
+    expect((await call(agent, "create_refund_draft", REFUND, denied)).body.model_result.error?.code).toBe(
+      "APPROVAL_INVALID",
+    );
 
     const mismatched = context("call-2", { key: "idem-2" });
     const asked = await call(agent, "create_refund_draft", REFUND, mismatched);
-    const res = await send("POST", `/v1/consumers/tenant-a/approvals/${asked.body.approval_id}`, approver, { decision: "approve", approval_digest: "0".repeat(64) });
+    const res = await send("POST", `/v1/consumers/tenant-a/approvals/${asked.body.approval_id}`, approver, {
+      decision: "approve",
+      approval_digest: "0".repeat(64),
+    });
     expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([409, "APPROVAL_DIGEST_MISMATCH"]);
     const still = await call(agent, "create_refund_draft", REFUND, mismatched);
-    expect([still.body.model_result.error?.code, still.body.approval_id]).toEqual(["APPROVAL_REQUIRED", asked.body.approval_id]);
+    expect([still.body.model_result.error?.code, still.body.approval_id]).toEqual([
+      "APPROVAL_REQUIRED",
+      asked.body.approval_id,
+    ]);
   });
 
   it("shows another consumer's approval exactly as a missing one", async () => {
@@ -341,14 +414,22 @@ describe("HTTP tools", () => {
       }).then(async (r) => (await r.json()) as ToolCallAnswer);
     // The request is still held inside the downstream: not committed, so the gate fences the key.
     const settled = await ask("call-1-status");
-    expect([settled.model_result.status, settled.model_result.error?.code, settled.model_result.execution.outcome, (settled as { status_ref?: string }).status_ref ?? null]).toEqual(["failed", "TOOL_ERROR", "not_started", null]);
+    expect([
+      settled.model_result.status,
+      settled.model_result.error?.code,
+      settled.model_result.execution.outcome,
+      (settled as { status_ref?: string }).status_ref ?? null,
+    ]).toEqual(["failed", "TOOL_ERROR", "not_started", null]);
     // The held request arrives at its commit point after the fence: refused, no effect.
     await downstream("/_control", { release: true });
     await new Promise((r) => setTimeout(r, 50));
     expect((await downstream("/_effects")).effects).toBe(0);
     // The key is spent: a replay and a second status query answer the same, nothing runs.
     const replay = await call(agent, "submit_refund", REFUND, ctx);
-    expect([replay.body.model_result.error?.code, replay.body.model_result.execution.outcome]).toEqual(["TOOL_ERROR", "not_started"]);
+    expect([replay.body.model_result.error?.code, replay.body.model_result.execution.outcome]).toEqual([
+      "TOOL_ERROR",
+      "not_started",
+    ]);
     const again = await ask("call-1-status-2");
     expect(again.model_result.error?.code).toBe("TOOL_ERROR");
     expect((await downstream("/_effects")).effects).toBe(0);
@@ -369,7 +450,9 @@ describe("audit chain", () => {
     };
     expect(page1.entries.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     expect(page1.next_after).toBe(4);
-    const page2 = (await (await send("GET", "/v1/consumers/tenant-a/audit?after=4&limit=100", auditor)).json()) as typeof page1;
+    const page2 = (await (
+      await send("GET", "/v1/consumers/tenant-a/audit?after=4&limit=100", auditor)
+    ).json()) as typeof page1;
     const all = [...page1.entries, ...page2.entries];
     expect(all.map((e) => e.kind)).toEqual([
       "consumer.configured",
@@ -383,6 +466,12 @@ describe("audit chain", () => {
     ]);
     for (let i = 1; i < all.length; i++) expect(all[i]?.prev_sha256).toBe(all[i - 1]?.entry_sha256);
     const verify = await send("GET", "/v1/consumers/tenant-a/audit/verify", auditor);
-    expect(await verify.json()).toEqual({ ok: true, count: 8, head: all[7]?.entry_sha256, broken_at: null, next_cursor: null });
+    expect(await verify.json()).toEqual({
+      ok: true,
+      count: 8,
+      head: all[7]?.entry_sha256,
+      broken_at: null,
+      next_cursor: null,
+    });
   });
 });

@@ -7,7 +7,14 @@
  * up or fails a call. Then the tracer, the OTLP encoding, the exporter's bounds and the
  * configuration rules on their own.
  */
-import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVICE_NAME,
+  ATTR_SERVICE_VERSION,
+} from "@opentelemetry/semantic-conventions";
 import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROVIDER_NAME,
@@ -35,9 +42,19 @@ const COLLECTOR_KEY = "otlp-test-key-5a7c,9";
 const CUSTOMER = "cu-q8v2";
 const AMOUNT = 4_817;
 
-const LOOKUP = { ...LEDGER_LOOKUP, authorize: '"support" in principal.roles', target: { kind: "http", url: "https://ledger.test/customers/lookup?tenant=q" } };
+const LOOKUP = {
+  ...LEDGER_LOOKUP,
+  authorize: '"support" in principal.roles',
+  target: { kind: "http", url: "https://ledger.test/customers/lookup?tenant=q" },
+};
 
-const INVOICE = { ...LEDGER_INVOICE, target: { ...LEDGER_INVOICE.target, secret_headers: { authorization: { secret: "ledger_token", prefix: "Bearer " } } } };
+const INVOICE = {
+  ...LEDGER_INVOICE,
+  target: {
+    ...LEDGER_INVOICE.target,
+    secret_headers: { authorization: { secret: "ledger_token", prefix: "Bearer " } },
+  },
+};
 
 type Value = { stringValue: string } | { intValue: string } | { boolValue: boolean } | { doubleValue: number };
 interface ExportedSpan {
@@ -52,7 +69,10 @@ interface ExportedSpan {
   status: { code: number; message?: string };
 }
 interface ExportBody {
-  resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: Value }> }; scopeSpans: Array<{ scope: { name: string; version: string }; spans: ExportedSpan[] }> }>;
+  resourceSpans: Array<{
+    resource: { attributes: Array<{ key: string; value: Value }> };
+    scopeSpans: Array<{ scope: { name: string; version: string }; spans: ExportedSpan[] }>;
+  }>;
 }
 interface Received {
   text: string;
@@ -61,7 +81,10 @@ interface Received {
 }
 
 async function otlp(path: string, body?: unknown): Promise<{ exports: Received[]; ignored: number; held: number }> {
-  const res = await fetch(`https://otlp.test${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+  const res = await fetch(
+    `https://otlp.test${path}`,
+    body === undefined ? {} : { method: "POST", body: JSON.stringify(body) },
+  );
   return (await res.json()) as { exports: Received[]; ignored: number; held: number };
 }
 
@@ -73,7 +96,8 @@ const str = (stringValue: string): Value => ({ stringValue });
 const int = (n: number): Value => ({ intValue: String(n) });
 const bool = (boolValue: boolean): Value => ({ boolValue });
 const attributes = (span: ExportedSpan) => Object.fromEntries(span.attributes.map((a) => [a.key, a.value]));
-const spansOf = (exports: Received[]) => exports.flatMap((e) => e.body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
+const spansOf = (exports: Received[]) =>
+  exports.flatMap((e) => e.body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -88,7 +112,9 @@ async function eventually<T>(what: string, found: (spans: ExportedSpan[]) => T |
   }
 }
 
-const isRootOf = (callId: string) => (s: ExportedSpan) => s.parentSpanId === undefined && JSON.stringify(attributes(s)[ATTR_GEN_AI_TOOL_CALL_ID]) === JSON.stringify(str(callId));
+const isRootOf = (callId: string) => (s: ExportedSpan) =>
+  s.parentSpanId === undefined &&
+  JSON.stringify(attributes(s)[ATTR_GEN_AI_TOOL_CALL_ID]) === JSON.stringify(str(callId));
 
 /** The `nth` trace whose root span carries this call id, once `count` spans of it arrived. */
 function trace(callId: string, count: number, nth = 0): Promise<{ root: ExportedSpan; children: ExportedSpan[] }> {
@@ -100,10 +126,20 @@ function trace(callId: string, count: number, nth = 0): Promise<{ root: Exported
 }
 
 let n = 0;
-async function callTool(agent: string, name: string, args: Record<string, unknown>, key: string | null, opts: { roles?: string[]; callId?: string; provider?: "openai" | "anthropic" } = {}) {
+async function callTool(
+  agent: string,
+  name: string,
+  args: Record<string, unknown>,
+  key: string | null,
+  opts: { roles?: string[]; callId?: string; provider?: "openai" | "anthropic" } = {},
+) {
   n += 1;
   const callId = opts.callId ?? `tr-call-${n}`;
-  const body = { principal: { subject_id: SUBJECT, roles: opts.roles ?? ["support"] }, proposal: { name, arguments: args }, context: context(callId, { key, provider: opts.provider ?? "openai" }) };
+  const body = {
+    principal: { subject_id: SUBJECT, roles: opts.roles ?? ["support"] },
+    proposal: { name, arguments: args },
+    context: context(callId, { key, provider: opts.provider ?? "openai" }),
+  };
   const res = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, body);
   return { callId, status: res.status, body: (await res.json()) as Record<string, any> };
 }
@@ -148,7 +184,9 @@ beforeAll(async () => {
   expect(await admin("PUT", "/secrets/ledger_token", { value: LEDGER_TOKEN })).toBe(204);
   expect(await admin("PUT", "/tools/lookup_customer", LOOKUP)).toBe(200);
   expect(await admin("PUT", "/tools/create_invoice", INVOICE)).toBe(200);
-  expect(await admin("PUT", "", { tools: ["lookup_customer", "create_invoice"], approver_subjects: ["traces-rev"] })).toBe(200);
+  expect(
+    await admin("PUT", "", { tools: ["lookup_customer", "create_invoice"], approver_subjects: ["traces-rev"] }),
+  ).toBe(200);
   await pinClock(C, T0);
   agent = (await credential(C, "agent", undefined, { roles: ["support"] })).secret;
   approver = (await credential(C, "approver", "traces-rev")).secret;
@@ -167,24 +205,46 @@ describe("the spans of tool calls", () => {
     expect([read.status, read.body.model_result.status]).toEqual([200, "succeeded"]);
     const { root, children } = await trace(read.callId, 3);
     expect([root.name, root.kind, root.status]).toEqual(["execute_tool lookup_customer", INTERNAL, UNSET]);
-    expect(attributes(root)).toEqual({ ...rootAttributes("lookup_customer", read.callId, GEN_AI_PROVIDER_NAME_VALUE_OPENAI), "toolgate.outcome": str("succeeded") });
+    expect(attributes(root)).toEqual({
+      ...rootAttributes("lookup_customer", read.callId, GEN_AI_PROVIDER_NAME_VALUE_OPENAI),
+      "toolgate.outcome": str("succeeded"),
+    });
     expect(children.map((s) => s.name).sort()).toEqual(["toolgate.audit.append", "toolgate.downstream"]);
     expect(child(children, "toolgate.downstream")).toEqual({
       kind: CLIENT,
       parent: root.spanId,
-      attributes: { "toolgate.downstream.kind": str("http"), [ATTR_HTTP_REQUEST_METHOD]: str("POST"), [ATTR_SERVER_ADDRESS]: str("ledger.test"), [ATTR_HTTP_RESPONSE_STATUS_CODE]: int(200) },
+      attributes: {
+        "toolgate.downstream.kind": str("http"),
+        [ATTR_HTTP_REQUEST_METHOD]: str("POST"),
+        [ATTR_SERVER_ADDRESS]: str("ledger.test"),
+        [ATTR_HTTP_RESPONSE_STATUS_CODE]: int(200),
+      },
       status: UNSET,
     });
-    expect(child(children, "toolgate.audit.append")).toEqual({ kind: INTERNAL, parent: root.spanId, attributes: { "toolgate.audit.seq": int(read.body.audit.seq) }, status: UNSET });
+    expect(child(children, "toolgate.audit.append")).toEqual({
+      kind: INTERNAL,
+      parent: root.spanId,
+      attributes: { "toolgate.audit.seq": int(read.body.audit.seq) },
+      status: UNSET,
+    });
     for (const span of [root, ...children]) {
-      expect([span.traceId, span.spanId]).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/), expect.stringMatching(/^[0-9a-f]{16}$/)]);
-      expect([span.startTimeUnixNano, span.endTimeUnixNano]).toEqual([expect.stringMatching(/^\d{19}$/), expect.stringMatching(/^\d{19}$/)]);
+      expect([span.traceId, span.spanId]).toEqual([
+        expect.stringMatching(/^[0-9a-f]{32}$/),
+        expect.stringMatching(/^[0-9a-f]{16}$/),
+      ]);
+      expect([span.startTimeUnixNano, span.endTimeUnixNano]).toEqual([
+        expect.stringMatching(/^\d{19}$/),
+        expect.stringMatching(/^\d{19}$/),
+      ]);
       expect(BigInt(span.endTimeUnixNano) >= BigInt(span.startTimeUnixNano)).toBe(true);
     }
   });
 
   it("a write that needs approval: the approval it opened, no downstream call; waiting is not an error", async () => {
-    const asked = await callTool(agent, "create_invoice", { customer: CUSTOMER, amount: AMOUNT }, "tr-key-1", { callId: "tr-write-1", provider: "anthropic" });
+    const asked = await callTool(agent, "create_invoice", { customer: CUSTOMER, amount: AMOUNT }, "tr-key-1", {
+      callId: "tr-write-1",
+      provider: "anthropic",
+    });
     expect(asked.body.model_result.error.code).toBe("APPROVAL_REQUIRED");
     const { root, children } = await trace("tr-write-1", 3);
     expect([root.name, root.kind, root.status]).toEqual(["execute_tool create_invoice", INTERNAL, UNSET]);
@@ -197,18 +257,36 @@ describe("the spans of tool calls", () => {
     expect(child(children, "toolgate.approval")).toEqual({
       kind: INTERNAL,
       parent: root.spanId,
-      attributes: { "toolgate.approval_id": str(asked.body.approval_id), "toolgate.approval.state": str("pending"), "toolgate.approval.opened": bool(true) },
+      attributes: {
+        "toolgate.approval_id": str(asked.body.approval_id),
+        "toolgate.approval.state": str("pending"),
+        "toolgate.approval.opened": bool(true),
+      },
       status: UNSET,
     });
-    expect(child(children, "toolgate.audit.append").attributes).toEqual({ "toolgate.audit.seq": int(asked.body.audit.seq) });
+    expect(child(children, "toolgate.audit.append").attributes).toEqual({
+      "toolgate.audit.seq": int(asked.body.audit.seq),
+    });
   });
 
   it("the approved write: the approval it used, the downstream call that ran it, the audit append, in one new trace", async () => {
-    const list = (await (await send("GET", `/v1/consumers/${C}/approvals`, approver)).json()) as { approvals: Array<{ approval_id: string; approval_digest: string }> };
+    const list = (await (await send("GET", `/v1/consumers/${C}/approvals`, approver)).json()) as {
+      approvals: Array<{ approval_id: string; approval_digest: string }>;
+    };
     const pending = list.approvals[0]!;
-    expect((await send("POST", `/v1/consumers/${C}/approvals/${pending.approval_id}`, approver, { decision: "approve", approval_digest: pending.approval_digest })).status).toBe(200);
+    expect(
+      (
+        await send("POST", `/v1/consumers/${C}/approvals/${pending.approval_id}`, approver, {
+          decision: "approve",
+          approval_digest: pending.approval_digest,
+        })
+      ).status,
+    ).toBe(200);
     const first = await trace("tr-write-1", 3);
-    const ran = await callTool(agent, "create_invoice", { customer: CUSTOMER, amount: AMOUNT }, "tr-key-1", { callId: "tr-write-1", provider: "anthropic" });
+    const ran = await callTool(agent, "create_invoice", { customer: CUSTOMER, amount: AMOUNT }, "tr-key-1", {
+      callId: "tr-write-1",
+      provider: "anthropic",
+    });
     expect(ran.body.model_result.status).toBe("succeeded");
     const { root, children } = await trace("tr-write-1", 4, 1);
     expect(root.traceId).not.toBe(first.root.traceId);
@@ -218,24 +296,52 @@ describe("the spans of tool calls", () => {
       "toolgate.approval_id": str(pending.approval_id),
       "toolgate.outcome": str("succeeded"),
     });
-    expect(children.map((s) => s.name).sort()).toEqual(["toolgate.approval", "toolgate.audit.append", "toolgate.downstream"]);
-    expect(child(children, "toolgate.approval").attributes).toEqual({ "toolgate.approval_id": str(pending.approval_id), "toolgate.approval.state": str("approved"), "toolgate.approval.opened": bool(false) });
+    expect(children.map((s) => s.name).sort()).toEqual([
+      "toolgate.approval",
+      "toolgate.audit.append",
+      "toolgate.downstream",
+    ]);
+    expect(child(children, "toolgate.approval").attributes).toEqual({
+      "toolgate.approval_id": str(pending.approval_id),
+      "toolgate.approval.state": str("approved"),
+      "toolgate.approval.opened": bool(false),
+    });
     expect(child(children, "toolgate.downstream")).toEqual({
       kind: CLIENT,
       parent: root.spanId,
-      attributes: { "toolgate.downstream.kind": str("http"), [ATTR_HTTP_REQUEST_METHOD]: str("POST"), [ATTR_SERVER_ADDRESS]: str("ledger.test"), [ATTR_HTTP_RESPONSE_STATUS_CODE]: int(200) },
+      attributes: {
+        "toolgate.downstream.kind": str("http"),
+        [ATTR_HTTP_REQUEST_METHOD]: str("POST"),
+        [ATTR_SERVER_ADDRESS]: str("ledger.test"),
+        [ATTR_HTTP_RESPONSE_STATUS_CODE]: int(200),
+      },
       status: UNSET,
     });
-    expect(child(children, "toolgate.audit.append").attributes).toEqual({ "toolgate.audit.seq": int(ran.body.audit.seq) });
+    expect(child(children, "toolgate.audit.append").attributes).toEqual({
+      "toolgate.audit.seq": int(ran.body.audit.seq),
+    });
     expect(children.every((s) => s.parentSpanId === root.spanId)).toBe(true);
   });
 
   it("a write its approval refuses: the approval span in the state the call found it (denied), APPROVAL_INVALID an error", async () => {
-    const asked = await callTool(agent, "create_invoice", { customer: CUSTOMER, amount: AMOUNT }, "tr-key-3", { callId: "tr-write-3" });
-    const list = (await (await send("GET", `/v1/consumers/${C}/approvals`, approver)).json()) as { approvals: Array<{ approval_id: string; approval_digest: string }> };
+    const asked = await callTool(agent, "create_invoice", { customer: CUSTOMER, amount: AMOUNT }, "tr-key-3", {
+      callId: "tr-write-3",
+    });
+    const list = (await (await send("GET", `/v1/consumers/${C}/approvals`, approver)).json()) as {
+      approvals: Array<{ approval_id: string; approval_digest: string }>;
+    };
     const digest = list.approvals.find((a) => a.approval_id === asked.body.approval_id)?.approval_digest;
-    expect((await send("POST", `/v1/consumers/${C}/approvals/${asked.body.approval_id}`, approver, { decision: "deny", approval_digest: digest })).status).toBe(200);
-    const again = await callTool(agent, "create_invoice", { customer: CUSTOMER, amount: AMOUNT }, "tr-key-3", { callId: "tr-write-3" });
+    expect(
+      (
+        await send("POST", `/v1/consumers/${C}/approvals/${asked.body.approval_id}`, approver, {
+          decision: "deny",
+          approval_digest: digest,
+        })
+      ).status,
+    ).toBe(200);
+    const again = await callTool(agent, "create_invoice", { customer: CUSTOMER, amount: AMOUNT }, "tr-key-3", {
+      callId: "tr-write-3",
+    });
     expect(again.body.model_result.error.code).toBe("APPROVAL_INVALID");
     const { root, children } = await trace("tr-write-3", 3, 1);
     expect([root.name, root.status]).toEqual(["execute_tool create_invoice", ERROR("APPROVAL_INVALID")]);
@@ -246,7 +352,11 @@ describe("the spans of tool calls", () => {
       [ATTR_ERROR_TYPE]: str("APPROVAL_INVALID"),
     });
     expect(children.map((s) => s.name).sort()).toEqual(["toolgate.approval", "toolgate.audit.append"]);
-    expect(child(children, "toolgate.approval").attributes).toEqual({ "toolgate.approval_id": str(asked.body.approval_id), "toolgate.approval.state": str("denied"), "toolgate.approval.opened": bool(false) });
+    expect(child(children, "toolgate.approval").attributes).toEqual({
+      "toolgate.approval_id": str(asked.body.approval_id),
+      "toolgate.approval.state": str("denied"),
+      "toolgate.approval.opened": bool(false),
+    });
   });
 
   it("refusals: the engine's (NOT_FOUND, audited) and the gate's before any dispatch (TOOL_NOT_IN_SCOPE, no tool name)", async () => {
@@ -254,12 +364,20 @@ describe("the spans of tool calls", () => {
     expect(denied.body.model_result.error.code).toBe("NOT_FOUND");
     const engine = await trace(denied.callId, 2);
     expect([engine.root.name, engine.root.status]).toEqual(["execute_tool lookup_customer", ERROR("NOT_FOUND")]);
-    expect(attributes(engine.root)).toEqual({ ...rootAttributes("lookup_customer", denied.callId, GEN_AI_PROVIDER_NAME_VALUE_OPENAI), "toolgate.outcome": str("NOT_FOUND"), [ATTR_ERROR_TYPE]: str("NOT_FOUND") });
-    expect(engine.children.map((s) => [s.name, s.parentSpanId, attributes(s)])).toEqual([["toolgate.audit.append", engine.root.spanId, { "toolgate.audit.seq": int(denied.body.audit.seq) }]]);
+    expect(attributes(engine.root)).toEqual({
+      ...rootAttributes("lookup_customer", denied.callId, GEN_AI_PROVIDER_NAME_VALUE_OPENAI),
+      "toolgate.outcome": str("NOT_FOUND"),
+      [ATTR_ERROR_TYPE]: str("NOT_FOUND"),
+    });
+    expect(engine.children.map((s) => [s.name, s.parentSpanId, attributes(s)])).toEqual([
+      ["toolgate.audit.append", engine.root.spanId, { "toolgate.audit.seq": int(denied.body.audit.seq) }],
+    ]);
 
     const refused = await callTool(scoped, "create_invoice", { customer: CUSTOMER, amount: AMOUNT }, "tr-key-2");
     expect([refused.status, refused.body.code]).toEqual([403, "TOOL_NOT_IN_SCOPE"]);
-    const gate = await eventually("TOOL_NOT_IN_SCOPE span", (spans) => spans.find((s) => JSON.stringify(attributes(s)["toolgate.outcome"]) === JSON.stringify(str("TOOL_NOT_IN_SCOPE"))));
+    const gate = await eventually("TOOL_NOT_IN_SCOPE span", (spans) =>
+      spans.find((s) => JSON.stringify(attributes(s)["toolgate.outcome"]) === JSON.stringify(str("TOOL_NOT_IN_SCOPE"))),
+    );
     expect([gate.name, gate.kind, gate.parentSpanId, gate.status, attributes(gate)]).toEqual([
       "execute_tool",
       INTERNAL,
@@ -280,7 +398,10 @@ describe("the spans of tool calls", () => {
     const { exports } = await otlp("/_state");
     expect(exports.length).toBeGreaterThan(0);
     for (const received of exports) {
-      expect([received.headers["content-type"], received.headers["x-collector-key"]]).toEqual(["application/json", COLLECTOR_KEY]);
+      expect([received.headers["content-type"], received.headers["x-collector-key"]]).toEqual([
+        "application/json",
+        COLLECTOR_KEY,
+      ]);
       for (const resourceSpans of received.body.resourceSpans) {
         expect(resourceSpans.resource.attributes).toEqual([
           { key: ATTR_SERVICE_NAME, value: str("toolgate") },
@@ -331,7 +452,11 @@ describe("the spans of tool calls", () => {
 
 describe("the tracer, the OTLP encoding and the exporter", () => {
   const ended = (): { spans: FinishedSpan[]; roots: number; sink: (span: FinishedSpan, root: boolean) => void } => {
-    const out = { spans: [] as FinishedSpan[], roots: 0, sink: (span: FinishedSpan, root: boolean) => (out.spans.push(span), root && (out.roots += 1)) };
+    const out = {
+      spans: [] as FinishedSpan[],
+      roots: 0,
+      sink: (span: FinishedSpan, root: boolean) => (out.spans.push(span), root && (out.roots += 1)),
+    };
     return out;
   };
 
@@ -339,14 +464,26 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
     const a = NOOP_TRACER.start("execute_tool");
     const b = a.child("toolgate.downstream", "client").set("k", "v").fail("x").rename("y");
     b.end();
-    expect([NOOP_TRACER.enabled, a.recording, a === b, NOOP_TRACER.start("other") === a, Object.isFrozen(a)]).toEqual([false, false, true, true, true]);
+    expect([NOOP_TRACER.enabled, a.recording, a === b, NOOP_TRACER.start("other") === a, Object.isFrozen(a)]).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
   });
 
   it("a root and its child: ids, parent, times from the clock, attributes in order, a failure's status; a span ends once", () => {
     const out = ended();
     let ms = 1_784_419_200_123;
     const tracer = createTracer(out.sink, () => ms);
-    const root = tracer.start("execute_tool").set("b", 1).set("a", "x").set("b", 2).set("skip", undefined).set("none", null);
+    const root = tracer
+      .start("execute_tool")
+      .set("b", 1)
+      .set("a", "x")
+      .set("b", 2)
+      .set("skip", undefined)
+      .set("none", null);
     ms += 1.5;
     const child = root.child("toolgate.downstream", "client").set("http.request.method", "POST").fail("rate_limited");
     child.end();
@@ -355,9 +492,34 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
     root.set("late", true).end();
     expect(out.roots).toBe(1);
     const [c, r] = out.spans;
-    expect([r!.traceId, r!.spanId, r!.parentSpanId, c!.traceId, c!.parentSpanId]).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/), expect.stringMatching(/^[0-9a-f]{16}$/), null, r!.traceId, r!.spanId]);
-    expect([r!.name, r!.kind, r!.startTimeUnixNano, r!.endTimeUnixNano, [...r!.attributes], r!.status]).toEqual(["execute_tool t", "internal", "1784419200123000000", "1784419200124500000", [["b", 2], ["a", "x"]], { code: "unset" }]);
-    expect([c!.name, c!.kind, c!.startTimeUnixNano, [...c!.attributes], c!.status]).toEqual(["toolgate.downstream", "client", "1784419200124500000", [["http.request.method", "POST"], ["error.type", "rate_limited"]], { code: "error", message: "rate_limited" }]);
+    expect([r!.traceId, r!.spanId, r!.parentSpanId, c!.traceId, c!.parentSpanId]).toEqual([
+      expect.stringMatching(/^[0-9a-f]{32}$/),
+      expect.stringMatching(/^[0-9a-f]{16}$/),
+      null,
+      r!.traceId,
+      r!.spanId,
+    ]);
+    expect([r!.name, r!.kind, r!.startTimeUnixNano, r!.endTimeUnixNano, [...r!.attributes], r!.status]).toEqual([
+      "execute_tool t",
+      "internal",
+      "1784419200123000000",
+      "1784419200124500000",
+      [
+        ["b", 2],
+        ["a", "x"],
+      ],
+      { code: "unset" },
+    ]);
+    expect([c!.name, c!.kind, c!.startTimeUnixNano, [...c!.attributes], c!.status]).toEqual([
+      "toolgate.downstream",
+      "client",
+      "1784419200124500000",
+      [
+        ["http.request.method", "POST"],
+        ["error.type", "rate_limited"],
+      ],
+      { code: "error", message: "rate_limited" },
+    ]);
     expect(otlpSpan(c!)).toEqual({
       traceId: r!.traceId,
       spanId: c!.spanId,
@@ -376,7 +538,14 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
   });
 
   it("attribute values typed as OTLP's JSON mapping: strings, booleans, integers as decimal text, other numbers as doubles", () => {
-    expect([otlpValue("s"), otlpValue(true), otlpValue(429), otlpValue(-3), otlpValue(0.25), otlpValue(2 ** 60)]).toEqual([
+    expect([
+      otlpValue("s"),
+      otlpValue(true),
+      otlpValue(429),
+      otlpValue(-3),
+      otlpValue(0.25),
+      otlpValue(2 ** 60),
+    ]).toEqual([
       { stringValue: "s" },
       { boolValue: true },
       { intValue: "429" },
@@ -384,7 +553,11 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
       { doubleValue: 0.25 },
       { doubleValue: 2 ** 60 },
     ]);
-    expect([unixNano(0), unixNano(1_700_000_000_000), unixNano(1.000001)]).toEqual(["0", "1700000000000000000", "1000001"]);
+    expect([unixNano(0), unixNano(1_700_000_000_000), unixNano(1.000001)]).toEqual([
+      "0",
+      "1700000000000000000",
+      "1000001",
+    ]);
     expect(new Set(Array.from({ length: 64 }, () => randomId(8))).size).toBe(64);
   });
 
@@ -396,7 +569,14 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
   };
 
   it("the exporter: one POST per flush of at most a batch, a bounded queue, a bounded number of requests at once", async () => {
-    const posts: Array<{ url: string; method: string; type: string | null; key: string | null; redirect: string; names: string[] }> = [];
+    const posts: Array<{
+      url: string;
+      method: string;
+      type: string | null;
+      key: string | null;
+      redirect: string;
+      names: string[];
+    }> = [];
     const waited: Array<Promise<unknown>> = [];
     const exporter = new OtlpExporter({
       endpoint: "https://collector.example/v1/traces",
@@ -407,7 +587,14 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
       waitUntil: (p) => waited.push(p),
       fetch: async (request) => {
         const body = (await request.json()) as ExportBody;
-        posts.push({ url: request.url, method: request.method, type: request.headers.get("content-type"), key: request.headers.get("x-key"), redirect: request.redirect, names: spansOf([{ text: "", headers: {}, body }]).map((s) => s.name) });
+        posts.push({
+          url: request.url,
+          method: request.method,
+          type: request.headers.get("content-type"),
+          key: request.headers.get("x-key"),
+          redirect: request.redirect,
+          names: spansOf([{ text: "", headers: {}, body }]).map((s) => s.name),
+        });
         return new Response("{}", { status: 200 });
       },
     });
@@ -415,18 +602,34 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
     exporter.flush();
     await exporter.idle();
     expect(posts.map((p) => p.names)).toEqual([["a", "b"], ["c", "d"], ["e"]]);
-    expect(posts[0]).toEqual({ url: "https://collector.example/v1/traces", method: "POST", type: "application/json", key: "k1", redirect: "manual", names: ["a", "b"] });
-    expect([waited.length, exporter.stats()]).toEqual([3, { exportedSpans: 5, droppedSpans: 2, failedExports: 0, failedSpans: 0 }]);
+    expect(posts[0]).toEqual({
+      url: "https://collector.example/v1/traces",
+      method: "POST",
+      type: "application/json",
+      key: "k1",
+      redirect: "manual",
+      names: ["a", "b"],
+    });
+    expect([waited.length, exporter.stats()]).toEqual([
+      3,
+      { exportedSpans: 5, droppedSpans: 2, failedExports: 0, failedSpans: 0 },
+    ]);
   });
 
   it("the exporter: a failed, refused or unanswered export is counted and dropped, never thrown", async () => {
     const answers: Array<(request: Request) => Promise<Response>> = [
       async () => Promise.reject(new Error("connection refused")),
       async () => new Response("busy", { status: 503 }),
-      (request) => new Promise((_, reject) => request.signal.addEventListener("abort", () => reject(request.signal.reason))),
+      (request) =>
+        new Promise((_, reject) => request.signal.addEventListener("abort", () => reject(request.signal.reason))),
       async () => new Response(null, { status: 202 }),
     ];
-    const exporter = new OtlpExporter({ endpoint: "https://collector.example/v1/traces", headers: {}, timeoutMs: 50, fetch: (request) => answers.shift()!(request) });
+    const exporter = new OtlpExporter({
+      endpoint: "https://collector.example/v1/traces",
+      headers: {},
+      timeoutMs: 50,
+      fetch: (request) => answers.shift()!(request),
+    });
     for (const name of ["a", "b", "c", "d"]) {
       exporter.sink(span(name), true);
       await exporter.idle();
@@ -453,14 +656,29 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
   });
 
   it("the configuration: off unless an endpoint is set; https, or loopback http where allowed; headers percent-decoded, a malformed list refused", () => {
-    expect([traceConfig({}), traceConfig({ TOOLGATE_OTLP_ENDPOINT: " " })]).toEqual([{ ok: true, value: null }, { ok: true, value: null }]);
-    expect(traceConfig({ TOOLGATE_OTLP_ENDPOINT: "https://otel.example/v1/traces", TOOLGATE_OTLP_HEADERS: "X-Api-Key=a%3Db%2Cc, x-team = t1 ," })).toEqual({
+    expect([traceConfig({}), traceConfig({ TOOLGATE_OTLP_ENDPOINT: " " })]).toEqual([
+      { ok: true, value: null },
+      { ok: true, value: null },
+    ]);
+    expect(
+      traceConfig({
+        TOOLGATE_OTLP_ENDPOINT: "https://otel.example/v1/traces",
+        TOOLGATE_OTLP_HEADERS: "X-Api-Key=a%3Db%2Cc, x-team = t1 ,",
+      }),
+    ).toEqual({
       ok: true,
       value: { endpoint: "https://otel.example/v1/traces", headers: { "x-api-key": "a=b,c", "x-team": "t1" } },
     });
     const loopback = "http://127.0.0.1:4318/v1/traces";
-    expect([traceConfig({ TOOLGATE_OTLP_ENDPOINT: loopback }), traceConfig({ TOOLGATE_OTLP_ENDPOINT: loopback, TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" })]).toEqual([
-      { ok: false, error: "TOOLGATE_OTLP_ENDPOINT may not name a private, loopback or link-local address: 127.0.0.1 is loopback (127.0.0.0/8)" },
+    expect([
+      traceConfig({ TOOLGATE_OTLP_ENDPOINT: loopback }),
+      traceConfig({ TOOLGATE_OTLP_ENDPOINT: loopback, TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" }),
+    ]).toEqual([
+      {
+        ok: false,
+        error:
+          "TOOLGATE_OTLP_ENDPOINT may not name a private, loopback or link-local address: 127.0.0.1 is loopback (127.0.0.0/8)",
+      },
       { ok: true, value: { endpoint: loopback, headers: {} } },
     ]);
     const refused = (env: Record<string, string>) => {
@@ -488,8 +706,15 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
     ]);
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
-      const enabled = [tracerFor({}), tracerFor({ TOOLGATE_OTLP_ENDPOINT: "http://otel.example/k3y" }), tracerFor({ TOOLGATE_OTLP_ENDPOINT: "https://otel.example" })].map((t) => t.enabled);
-      expect([enabled, logged.mock.calls]).toEqual([[false, false, true], [["toolgate: TOOLGATE_OTLP_ENDPOINT is not an https URL without credentials; tracing is off"]]]);
+      const enabled = [
+        tracerFor({}),
+        tracerFor({ TOOLGATE_OTLP_ENDPOINT: "http://otel.example/k3y" }),
+        tracerFor({ TOOLGATE_OTLP_ENDPOINT: "https://otel.example" }),
+      ].map((t) => t.enabled);
+      expect([enabled, logged.mock.calls]).toEqual([
+        [false, false, true],
+        [["toolgate: TOOLGATE_OTLP_ENDPOINT is not an https URL without credentials; tracing is off"]],
+      ]);
     } finally {
       logged.mockRestore();
     }

@@ -62,7 +62,11 @@ describe("execution envelope v1 inside workerd", () => {
     const text = enqueue.replace('"debug": false', '"debug": false, "unexpected": true');
     expect(decodeEnvelope(text)).toEqual({
       ok: false,
-      error: { code: "unknown_field", path: "$.payload.payload.command.options.unexpected", message: "unknown protocol field: $.payload.payload.command.options.unexpected" },
+      error: {
+        code: "unknown_field",
+        path: "$.payload.payload.command.options.unexpected",
+        message: "unknown protocol field: $.payload.payload.command.options.unexpected",
+      },
     });
   });
 });

@@ -15,9 +15,19 @@ const T0 = 1_784_419_200;
 const LOOKUP = {
   description: "Look up a customer's tier.",
   risk: "read",
-  input: { type: "object", properties: { customer: { type: "string", minLength: 1, maxLength: 8 } }, required: ["customer"], additionalProperties: false },
+  input: {
+    type: "object",
+    properties: { customer: { type: "string", minLength: 1, maxLength: 8 } },
+    required: ["customer"],
+    additionalProperties: false,
+  },
   output: {
-    schema: { type: "object", properties: { customer: { type: "string" }, tier: { type: "string", enum: ["gold", "silver"] } }, required: ["customer", "tier"], additionalProperties: false },
+    schema: {
+      type: "object",
+      properties: { customer: { type: "string" }, tier: { type: "string", enum: ["gold", "silver"] } },
+      required: ["customer", "tier"],
+      additionalProperties: false,
+    },
     bound_to_arguments: { customer: "customer" },
   },
   authorize: '"support" in principal.roles',
@@ -29,14 +39,21 @@ const INVOICE = (maximum = 100_000) => ({
   risk: "write",
   input: {
     type: "object",
-    properties: { customer: { type: "string", minLength: 1, maxLength: 8 }, amount: { type: "integer", minimum: 1, maximum } },
+    properties: {
+      customer: { type: "string", minLength: 1, maxLength: 8 },
+      amount: { type: "integer", minimum: 1, maximum },
+    },
     required: ["customer", "amount"],
     additionalProperties: false,
   },
   output: {
     schema: {
       type: "object",
-      properties: { invoice_id: { type: "string", maxLength: 16, pattern: "^INV-[0-9]+$" }, customer: { type: "string" }, amount: { type: "integer" } },
+      properties: {
+        invoice_id: { type: "string", maxLength: 16, pattern: "^INV-[0-9]+$" },
+        customer: { type: "string" },
+        amount: { type: "integer" },
+      },
       required: ["invoice_id", "customer", "amount"],
       additionalProperties: false,
     },
@@ -53,7 +70,10 @@ const INVOICE = (maximum = 100_000) => ({
 });
 
 async function ledger(path: string, body?: unknown): Promise<Record<string, any>> {
-  const res = await fetch(`https://ledger.test${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+  const res = await fetch(
+    `https://ledger.test${path}`,
+    body === undefined ? {} : { method: "POST", body: JSON.stringify(body) },
+  );
   return (await res.json()) as Record<string, any>;
 }
 
@@ -61,23 +81,48 @@ const admin = adminClient(C).call;
 
 let n = 0;
 /** One call; the call id is the key's (a repeated call after an approval is the same call), or fresh. */
-async function callTool(agent: string, name: string, args: Record<string, unknown>, key: string | null, roles: string[] = [], fresh = false) {
+async function callTool(
+  agent: string,
+  name: string,
+  args: Record<string, unknown>,
+  key: string | null,
+  roles: string[] = [],
+  fresh = false,
+) {
   n += 1;
   const callId = key === null || fresh ? `call-${n}` : `call-${key}`;
-  const res = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, { principal: { subject_id: "user-1", roles }, proposal: { name, arguments: args }, context: context(callId, { key }) });
+  const res = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, {
+    principal: { subject_id: "user-1", roles },
+    proposal: { name, arguments: args },
+    context: context(callId, { key }),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 async function setup(): Promise<{ agent: string; approver: string }> {
   const definitions = { lookup_customer: LOOKUP, create_invoice: INVOICE() };
-  await setupConsumer(C, { config: { approver_subjects: ["rev-1"] }, secrets: { ledger_token: "s3cret-token" }, definitions, tools: ["lookup_customer", "create_invoice"], clock: T0 });
-  return { agent: await secretOf(C, "agent", undefined, { roles: ["support"] }), approver: await secretOf(C, "approver", "rev-1") };
+  await setupConsumer(C, {
+    config: { approver_subjects: ["rev-1"] },
+    secrets: { ledger_token: "s3cret-token" },
+    definitions,
+    tools: ["lookup_customer", "create_invoice"],
+    clock: T0,
+  });
+  return {
+    agent: await secretOf(C, "agent", undefined, { roles: ["support"] }),
+    approver: await secretOf(C, "approver", "rev-1"),
+  };
 }
 
 async function approve(approver: string, approvalId: string) {
-  const list = (await (await send("GET", `/v1/consumers/${C}/approvals`, approver)).json()) as { approvals: Array<{ approval_id: string; approval_digest: string }> };
+  const list = (await (await send("GET", `/v1/consumers/${C}/approvals`, approver)).json()) as {
+    approvals: Array<{ approval_id: string; approval_digest: string }>;
+  };
   const digest = list.approvals.find((a) => a.approval_id === approvalId)?.approval_digest;
-  return send("POST", `/v1/consumers/${C}/approvals/${approvalId}`, approver, { decision: "approve", approval_digest: digest });
+  return send("POST", `/v1/consumers/${C}/approvals/${approvalId}`, approver, {
+    decision: "approve",
+    approval_digest: digest,
+  });
 }
 
 beforeEach(async () => {
@@ -89,11 +134,17 @@ describe("tools as data", () => {
   it("define → call a read: CEL authorize true runs it, false is the non-enumerating NOT_FOUND", async () => {
     const { agent } = await setup();
     const ok = await callTool(agent, "lookup_customer", { customer: "acme" }, null, ["support"]);
-    expect([ok.status, ok.body.model_result.status, ok.body.model_result.data]).toEqual([200, "succeeded", { customer: "acme", tier: "gold" }]);
+    expect([ok.status, ok.body.model_result.status, ok.body.model_result.data]).toEqual([
+      200,
+      "succeeded",
+      { customer: "acme", tier: "gold" },
+    ]);
     const denied = await callTool(agent, "lookup_customer", { customer: "acme" }, null, []);
     expect(denied.body.model_result.error.code).toBe("NOT_FOUND");
     const state = await ledger("/_state");
-    expect(state.seen).toEqual([{ method: "POST", path: "/customers/lookup", authorization: null, subject: "user-1", tool: "lookup_customer" }]);
+    expect(state.seen).toEqual([
+      { method: "POST", path: "/customers/lookup", authorization: null, subject: "user-1", tool: "lookup_customer" },
+    ]);
   });
 
   it("keeps calling a data tool after a refused call rolled its transaction back (the tools are rebuilt, the plane keeps its specs)", async () => {
@@ -106,13 +157,20 @@ describe("tools as data", () => {
     });
     expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([400, "INVALID_HOST_CONTEXT"]);
     const again = await callTool(agent, "lookup_customer", { customer: "acme" }, null, ["support"]);
-    expect([again.status, again.body.model_result.status, again.body.model_result.data]).toEqual([200, "succeeded", { customer: "acme", tier: "gold" }]);
+    expect([again.status, again.body.model_result.status, again.body.model_result.data]).toEqual([
+      200,
+      "succeeded",
+      { customer: "acme", tier: "gold" },
+    ]);
   });
 
   it("a write under the CEL threshold runs without a human and replays; over it waits for one; its secret header is sent", async () => {
     const { agent, approver } = await setup();
     const small = await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-small", ["support"]);
-    expect([small.body.model_result.status, small.body.model_result.data]).toEqual(["succeeded", { invoice_id: "INV-1", customer: "acme", amount: 50 }]);
+    expect([small.body.model_result.status, small.body.model_result.data]).toEqual([
+      "succeeded",
+      { invoice_id: "INV-1", customer: "acme", amount: 50 },
+    ]);
     const replay = await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-small", ["support"]);
     expect(replay.body.model_result.execution.delivery).toBe("local_replay");
     const big = await callTool(agent, "create_invoice", { customer: "acme", amount: 500 }, "k-big", ["support"]);
@@ -122,16 +180,19 @@ describe("tools as data", () => {
     expect(approved.body.model_result.data).toEqual({ invoice_id: "INV-2", customer: "acme", amount: 500 });
     const state = await ledger("/_state");
     // The gate sends each write's status_ref as its Idempotency-Key: two writes, each posted once.
-    expect([Object.values(state.posts), Object.keys(state.posts)[0]?.slice(0, 7), state.seen.map((s: { authorization: string }) => s.authorization)]).toEqual([
-      [1, 1],
-      "status_",
-      ["Bearer s3cret-token", "Bearer s3cret-token"],
-    ]);
+    expect([
+      Object.values(state.posts),
+      Object.keys(state.posts)[0]?.slice(0, 7),
+      state.seen.map((s: { authorization: string }) => s.authorization),
+    ]).toEqual([[1, 1], "status_", ["Bearer s3cret-token", "Bearer s3cret-token"]]);
   });
 
   it("changing the contract changes its revisions: the old key conflicts and the old approval no longer applies", async () => {
     const { agent, approver } = await setup();
-    expect((await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-1", ["support"])).body.model_result.status).toBe("succeeded");
+    expect(
+      (await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-1", ["support"])).body.model_result
+        .status,
+    ).toBe("succeeded");
     const pending = await callTool(agent, "create_invoice", { customer: "acme", amount: 700 }, "k-2", ["support"]);
     expect((await approve(approver, pending.body.approval_id)).status).toBe(200);
     const before = (await admin("GET", "/tools/create_invoice")).body;
@@ -139,17 +200,36 @@ describe("tools as data", () => {
     expect([redefined.status, redefined.body?.version]).toEqual([200, 2]);
     expect(redefined.body?.revisions.input).not.toBe(before?.history[0].revisions.input);
     // Another call with the old key: the record of the old contract does not match the new one.
-    const replayOld = await callTool(agent, "create_invoice", { customer: "acme", amount: 50 }, "k-1", ["support"], true);
+    const replayOld = await callTool(
+      agent,
+      "create_invoice",
+      { customer: "acme", amount: 50 },
+      "k-1",
+      ["support"],
+      true,
+    );
     expect(replayOld.body.model_result.error.code).toBe("IDEMPOTENCY_CONFLICT");
     // The approved call, repeated under the new contract: its request digest changed, so the call
     // id bound to the old one conflicts and the old approval never lets it run.
-    const afterApproval = await callTool(agent, "create_invoice", { customer: "acme", amount: 700 }, "k-2", ["support"]);
+    const afterApproval = await callTool(agent, "create_invoice", { customer: "acme", amount: 700 }, "k-2", [
+      "support",
+    ]);
     expect(afterApproval.body.model_result.error.code).toBe("CALL_ID_CONFLICT");
-    const freshCall = await callTool(agent, "create_invoice", { customer: "acme", amount: 700 }, "k-2", ["support"], true);
+    const freshCall = await callTool(
+      agent,
+      "create_invoice",
+      { customer: "acme", amount: 700 },
+      "k-2",
+      ["support"],
+      true,
+    );
     expect(freshCall.body.model_result.error.code).toBe("APPROVAL_REQUIRED");
     expect(Object.values((await ledger("/_state")).posts)).toEqual([1]);
     const history = (await admin("GET", "/tools/create_invoice")).body;
-    expect([history?.current_version, history?.history.map((v: { version: number }) => v.version)]).toEqual([2, [2, 1]]);
+    expect([history?.current_version, history?.history.map((v: { version: number }) => v.version)]).toEqual([
+      2,
+      [2, 1],
+    ]);
   });
 
   it("refuses definitions outside the subset, bad CEL, non-https targets and unknown secrets, each with its pointer", async () => {
@@ -162,7 +242,10 @@ describe("tools as data", () => {
     await put({ ...LOOKUP, input: { ...LOOKUP.input, properties: { customer: { type: "string", format: "email" } } } });
     await put({ ...LOOKUP, authorize: "principal.roles.contains(" });
     await put({ ...LOOKUP, target: { kind: "http", url: "http://ledger.test/customers/lookup" } });
-    await put({ ...INVOICE(), target: { ...INVOICE().target, secret_headers: { authorization: { secret: "missing_token" } } } });
+    await put({
+      ...INVOICE(),
+      target: { ...INVOICE().target, secret_headers: { authorization: { secret: "missing_token" } } },
+    });
     await put({ ...LOOKUP, output: { ...LOOKUP.output, bound_to_arguments: { tier: "nope" } } });
     await put({ ...LOOKUP, target: { ...LOOKUP.target, headers: { "Idempotency-Key": "mine" } } });
     await put({ ...LOOKUP, target: { ...LOOKUP.target, headers: { "x-a": "1", "X-A": "2" } } });
@@ -182,23 +265,35 @@ describe("tools as data", () => {
 
   it("validates arguments at the schema's boundaries: code points, int vs float, extra fields", async () => {
     const { agent } = await setup();
-    const code = async (args: Record<string, unknown>) => (await callTool(agent, "lookup_customer", args, null, ["support"])).body.model_result.error?.code ?? "OK";
+    const code = async (args: Record<string, unknown>) =>
+      (await callTool(agent, "lookup_customer", args, null, ["support"])).body.model_result.error?.code ?? "OK";
     // maxLength 8 counts code points: eight astral characters fit, nine do not.
-    expect([await code({ customer: "😀".repeat(8) }), await code({ customer: "😀".repeat(9) }), await code({ customer: "" }), await code({ customer: "a", extra: 1 })]).toEqual([
-      "OK",
-      "INVALID_ARGUMENTS",
-      "INVALID_ARGUMENTS",
-      "INVALID_ARGUMENTS",
-    ]);
+    expect([
+      await code({ customer: "😀".repeat(8) }),
+      await code({ customer: "😀".repeat(9) }),
+      await code({ customer: "" }),
+      await code({ customer: "a", extra: 1 }),
+    ]).toEqual(["OK", "INVALID_ARGUMENTS", "INVALID_ARGUMENTS", "INVALID_ARGUMENTS"]);
     // The reference's int vs float: `60.0` is a float, so not an `integer`.
     const raw = async (amount: string) => {
       n += 1;
       const body = `{"principal":{"subject_id":"user-1","roles":["support"]},"proposal":{"name":"create_invoice","arguments":{"customer":"acme","amount":${amount}}},"context":${JSON.stringify(context(`raw-${n}`, { key: `raw-${n}` }))}}`;
-      const res = await gate(`/v1/consumers/${C}/tool-calls`, { method: "POST", headers: { authorization: `Bearer ${agent}`, "content-type": "application/json" }, body });
+      const res = await gate(`/v1/consumers/${C}/tool-calls`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${agent}`, "content-type": "application/json" },
+        body,
+      });
       const answer = (await res.json()) as { model_result: { status: string; error: { code: string } | null } };
       return answer.model_result.error?.code ?? answer.model_result.status;
     };
-    expect([await raw("60"), await raw("60.0"), await raw("0"), await raw("1"), await raw("100000"), await raw("100001")]).toEqual([
+    expect([
+      await raw("60"),
+      await raw("60.0"),
+      await raw("0"),
+      await raw("1"),
+      await raw("100000"),
+      await raw("100001"),
+    ]).toEqual([
       "succeeded",
       "INVALID_ARGUMENTS",
       "INVALID_ARGUMENTS",
@@ -210,10 +305,18 @@ describe("tools as data", () => {
 
   it("reads an OpenAI model's null for an optional argument as left out (its strict declaration), and no other provider's", async () => {
     const { agent } = await setup();
-    const optional = { ...LOOKUP, input: { ...LOOKUP.input, properties: { ...LOOKUP.input.properties, region: { type: "string", maxLength: 8 } } } };
+    const optional = {
+      ...LOOKUP,
+      input: { ...LOOKUP.input, properties: { ...LOOKUP.input.properties, region: { type: "string", maxLength: 8 } } },
+    };
     expect((await admin("PUT", "/tools/lookup_customer", optional)).status).toBe(200);
-    const declared = (await (await send("GET", `/v1/consumers/${C}/tools?format=openai`, agent)).json()) as { tools: Array<{ name: string; parameters: { required: string[] } }> };
-    expect(declared.tools.find((t) => t.name === "lookup_customer")?.parameters.required).toEqual(["customer", "region"]);
+    const declared = (await (await send("GET", `/v1/consumers/${C}/tools?format=openai`, agent)).json()) as {
+      tools: Array<{ name: string; parameters: { required: string[] } }>;
+    };
+    expect(declared.tools.find((t) => t.name === "lookup_customer")?.parameters.required).toEqual([
+      "customer",
+      "region",
+    ]);
     const viaOpenAi = await callTool(agent, "lookup_customer", { customer: "acme", region: null }, null, ["support"]);
     expect(viaOpenAi.body.model_result.status).toBe("succeeded");
     n += 1;
@@ -222,7 +325,9 @@ describe("tools as data", () => {
       proposal: { name: "lookup_customer", arguments: { customer: "acme", region: null } },
       context: context(`anthropic-${n}`, { provider: "anthropic" }),
     });
-    expect(((await res.json()) as { model_result: { error: { code: string } } }).model_result.error.code).toBe("INVALID_ARGUMENTS");
+    expect(((await res.json()) as { model_result: { error: { code: string } } }).model_result.error.code).toBe(
+      "INVALID_ARGUMENTS",
+    );
   });
 
   it("hands a token-verified principal's claims to the CEL rules (principal.claims)", async () => {
@@ -230,16 +335,29 @@ describe("tools as data", () => {
     const jwk = { ...(await exportJWK(keys.publicKey)), kid: "k1" };
     const issuer = { issuer: "https://login.example.test/", audience: "tools-a", jwks: { keys: [jwk] } };
     expect((await admin("PUT", "", { tools: [], approver_subjects: [], principal_tokens: issuer })).status).toBe(200);
-    expect((await admin("PUT", "/tools/lookup_customer", { ...LOOKUP, authorize: 'principal.claims.plan == "pro"' })).status).toBe(200);
-    expect((await admin("PUT", "", { tools: ["lookup_customer"], approver_subjects: [], principal_tokens: issuer })).status).toBe(200);
+    expect(
+      (await admin("PUT", "/tools/lookup_customer", { ...LOOKUP, authorize: 'principal.claims.plan == "pro"' })).status,
+    ).toBe(200);
+    expect(
+      (await admin("PUT", "", { tools: ["lookup_customer"], approver_subjects: [], principal_tokens: issuer })).status,
+    ).toBe(200);
     await pinClock(C, T0);
     const agent = (await credential(C, "agent", undefined, { principal: "token" })).secret;
     const sign = (plan: string) =>
-      new SignJWT({ sub: "user-1", plan }).setProtectedHeader({ alg: "ES256", kid: "k1" }).setIssuer(issuer.issuer).setAudience("tools-a").setExpirationTime(T0 + 300).sign(keys.privateKey);
+      new SignJWT({ sub: "user-1", plan })
+        .setProtectedHeader({ alg: "ES256", kid: "k1" })
+        .setIssuer(issuer.issuer)
+        .setAudience("tools-a")
+        .setExpirationTime(T0 + 300)
+        .sign(keys.privateKey);
     const codes: string[] = [];
     for (const plan of ["pro", "free"]) {
       n += 1;
-      const res = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, { principal_token: await sign(plan), proposal: { name: "lookup_customer", arguments: { customer: "acme" } }, context: context(`claims-${n}`) });
+      const res = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, {
+        principal_token: await sign(plan),
+        proposal: { name: "lookup_customer", arguments: { customer: "acme" } },
+        context: context(`claims-${n}`),
+      });
       const body = (await res.json()) as { model_result: { status: string; error: { code: string } | null } };
       codes.push(body.model_result.error?.code ?? body.model_result.status);
     }
@@ -263,7 +381,10 @@ describe("tools as data", () => {
       return (await res.json()) as Record<string, any>;
     };
     const reconciled = await status("k-lost", lost.body.status_ref);
-    expect([reconciled.model_result.status, reconciled.model_result.data]).toEqual(["succeeded", { invoice_id: "INV-1", customer: "acme", amount: 60 }]);
+    expect([reconciled.model_result.status, reconciled.model_result.data]).toEqual([
+      "succeeded",
+      { invoice_id: "INV-1", customer: "acme", amount: 60 },
+    ]);
     await ledger("/_control", { mode: "error" });
     const failed = await callTool(agent, "create_invoice", { customer: "acme", amount: 70 }, "k-never", ["support"]);
     expect(failed.body.model_result.error.code).toBe("OUTCOME_UNKNOWN");
@@ -279,14 +400,32 @@ describe("tools as data", () => {
   it("refuses a consumer's tool list naming tools nobody defined (422, naming them), and lists declarations for agents", async () => {
     const { agent } = await setup();
     const unknown = await admin("PUT", "", { tools: ["lookup_customer", "send_email", "zeta"], approver_subjects: [] });
-    expect([unknown.status, unknown.body?.code, unknown.body?.detail]).toEqual([422, "UNKNOWN_TOOL_NAMES", 'No tool is defined under "send_email", "zeta".']);
-    const declared = (await (await send("GET", `/v1/consumers/${C}/tools?format=anthropic`, agent)).json()) as { format: string; tools: Array<{ name: string; description: string; input_schema: unknown }> };
-    expect([declared.format, declared.tools.map((t) => t.name)]).toEqual(["anthropic", ["create_invoice", "lookup_customer"]]);
-    expect(declared.tools[1]).toEqual({ name: "lookup_customer", description: "Look up a customer's tier.", input_schema: LOOKUP.input });
+    expect([unknown.status, unknown.body?.code, unknown.body?.detail]).toEqual([
+      422,
+      "UNKNOWN_TOOL_NAMES",
+      'No tool is defined under "send_email", "zeta".',
+    ]);
+    const declared = (await (await send("GET", `/v1/consumers/${C}/tools?format=anthropic`, agent)).json()) as {
+      format: string;
+      tools: Array<{ name: string; description: string; input_schema: unknown }>;
+    };
+    expect([declared.format, declared.tools.map((t) => t.name)]).toEqual([
+      "anthropic",
+      ["create_invoice", "lookup_customer"],
+    ]);
+    expect(declared.tools[1]).toEqual({
+      name: "lookup_customer",
+      description: "Look up a customer's tier.",
+      input_schema: LOOKUP.input,
+    });
     const disabled = await admin("DELETE", "/tools/lookup_customer");
     expect(disabled.status).toBe(204);
-    const after = (await (await send("GET", `/v1/consumers/${C}/tools?format=json-schema`, agent)).json()) as { tools: Array<{ name: string }> };
+    const after = (await (await send("GET", `/v1/consumers/${C}/tools?format=json-schema`, agent)).json()) as {
+      tools: Array<{ name: string }>;
+    };
     expect(after.tools.map((t) => t.name)).toEqual(["create_invoice"]);
-    expect((await callTool(agent, "lookup_customer", { customer: "acme" }, null, ["support"])).body.model_result.error.code).toBe("UNKNOWN_TOOL");
+    expect(
+      (await callTool(agent, "lookup_customer", { customer: "acme" }, null, ["support"])).body.model_result.error.code,
+    ).toBe("UNKNOWN_TOOL");
   });
 });

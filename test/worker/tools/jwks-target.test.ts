@@ -11,13 +11,18 @@ import { ADMIN_TOKEN, context, credential, send, wipe } from "../../kit";
 const C = "jwks-target-a";
 const BASE = `/v1/consumers/${C}`;
 /** What the refusals add where the Worker admits loopback targets (`npm start`; a local .dev.vars may bring it here). */
-const UNDER_NPM_START = Reflect.get(env, "TOOLGATE_ALLOW_LOOPBACK_TARGETS") === "1" ? " (only loopback is allowed under npm start)" : "";
+const UNDER_NPM_START =
+  Reflect.get(env, "TOOLGATE_ALLOW_LOOPBACK_TARGETS") === "1" ? " (only loopback is allowed under npm start)" : "";
 const ISSUER = { issuer: "https://login.example.test/", audience: "jwks-target" };
 /** A token whose header names a key id: verifying it needs the issuer's keys. */
 const TOKEN = "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1c2VyLTEifQ.c2ln";
 
 async function configure(jwksUri: string): Promise<[number, unknown, unknown, unknown]> {
-  const res = await send("PUT", BASE, ADMIN_TOKEN, { tools: ["get_order"], approver_subjects: [], principal_tokens: { ...ISSUER, jwks_uri: jwksUri } });
+  const res = await send("PUT", BASE, ADMIN_TOKEN, {
+    tools: ["get_order"],
+    approver_subjects: [],
+    principal_tokens: { ...ISSUER, jwks_uri: jwksUri },
+  });
   const answer = (await res.json()) as Record<string, unknown>;
   return [res.status, answer.code, answer.detail, answer.path];
 }
@@ -66,18 +71,31 @@ describe("jwks_uri at call time", () => {
     // A configuration stored before the rule: the row names the metadata address; the object restarts and loads it.
     const stub = env.CONSUMER.get(env.CONSUMER.idFromName(C));
     await runInDurableObject(stub, (_instance, state) => {
-      state.storage.sql.exec("UPDATE consumer SET principal_tokens = ? WHERE id = 1", JSON.stringify({ ...ISSUER, jwks_uri: "https://169.254.169.254/latest/meta-data/jwks" }));
+      state.storage.sql.exec(
+        "UPDATE consumer SET principal_tokens = ? WHERE id = 1",
+        JSON.stringify({ ...ISSUER, jwks_uri: "https://169.254.169.254/latest/meta-data/jwks" }),
+      );
     });
-    await runInDurableObject(stub, (_instance, state) => state.abort("reload the stored configuration")).catch(() => undefined);
+    await runInDurableObject(stub, (_instance, state) => state.abort("reload the stored configuration")).catch(
+      () => undefined,
+    );
     const fetched: string[] = [];
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input) => {
       fetched.push(input instanceof Request ? input.url : String(input));
       return new Response('{"keys":[]}', { status: 404 });
     });
     vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const res = await send("POST", `${BASE}/tool-calls`, agent, { proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } }, context: context("call-1"), principal_token: TOKEN });
+    const res = await send("POST", `${BASE}/tool-calls`, agent, {
+      proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+      context: context("call-1"),
+      principal_token: TOKEN,
+    });
     const body = (await res.json()) as Record<string, unknown>;
-    expect([res.status, body.code, body.detail]).toEqual([403, "PRINCIPAL_TOKEN_REJECTED", "The issuer's keys could not be fetched."]);
+    expect([res.status, body.code, body.detail]).toEqual([
+      403,
+      "PRINCIPAL_TOKEN_REJECTED",
+      "The issuer's keys could not be fetched.",
+    ]);
     // The test Worker also exports traces (to otlp.test); no other request left the gate.
     expect(fetched.filter((url) => !url.startsWith("https://otlp.test/"))).toEqual([]);
   });

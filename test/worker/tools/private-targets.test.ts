@@ -17,13 +17,22 @@ import { ADMIN_TOKEN, adminClient, send, wipe } from "../../kit";
 const C = "private-targets-a";
 const BASE = `/v1/consumers/${C}`;
 /** What the refusals add where the Worker admits loopback targets (`npm start`; a local .dev.vars may bring it here). */
-const UNDER_NPM_START = Reflect.get(env, "TOOLGATE_ALLOW_LOOPBACK_TARGETS") === "1" ? " (only loopback is allowed under npm start)" : "";
+const UNDER_NPM_START =
+  Reflect.get(env, "TOOLGATE_ALLOW_LOOPBACK_TARGETS") === "1" ? " (only loopback is allowed under npm start)" : "";
 
 const TOOL = {
   description: "Probe.",
   risk: "read",
-  input: { type: "object", properties: { q: { type: "string", maxLength: 8 } }, required: ["q"], additionalProperties: false },
-  output: { schema: { type: "object", properties: { q: { type: "string" } }, required: ["q"], additionalProperties: false }, bound_to_arguments: {} },
+  input: {
+    type: "object",
+    properties: { q: { type: "string", maxLength: 8 } },
+    required: ["q"],
+    additionalProperties: false,
+  },
+  output: {
+    schema: { type: "object", properties: { q: { type: "string" } }, required: ["q"], additionalProperties: false },
+    bound_to_arguments: {},
+  },
   authorize: "true",
   target: { kind: "http", url: "https://169.254.169.254/latest/meta-data/iam" },
 };
@@ -57,7 +66,16 @@ describe("definition time", () => {
       `a target URL may not name a private, loopback or link-local address: 10.0.0.1 is private (10.0.0.0/8)${UNDER_NPM_START}`,
       "/target/url",
     ]);
-    const status = { ...TOOL, risk: "write", target: { kind: "http", url: "https://ledger.test/probe", status_url: "https://[fd00::1]/status/{status_ref}", fence_url: "https://ledger.test/fence/{status_ref}" } };
+    const status = {
+      ...TOOL,
+      risk: "write",
+      target: {
+        kind: "http",
+        url: "https://ledger.test/probe",
+        status_url: "https://[fd00::1]/status/{status_ref}",
+        fence_url: "https://ledger.test/fence/{status_ref}",
+      },
+    };
     expect(await admin("PUT", "/tools/probe", status)).toEqual([
       422,
       "INVALID_TOOL_DEFINITION",
@@ -97,10 +115,15 @@ describe("call time", () => {
       () => null,
       (error: unknown) => [error instanceof TargetRefused, error instanceof Error ? error.message : ""],
     );
-    expect(refused).toEqual([true, "a target URL may not name a private, loopback or link-local address: 127.0.0.1 is loopback (127.0.0.0/8)"]);
+    expect(refused).toEqual([
+      true,
+      "a target URL may not name a private, loopback or link-local address: 127.0.0.1 is loopback (127.0.0.0/8)",
+    ]);
     expect(sent).toEqual([]);
     expect(warned.mock.calls).toEqual([
-      ["toolgate: outbound request to 127.0.0.1:8443 refused: a target URL may not name a private, loopback or link-local address: 127.0.0.1 is loopback (127.0.0.0/8)"],
+      [
+        "toolgate: outbound request to 127.0.0.1:8443 refused: a target URL may not name a private, loopback or link-local address: 127.0.0.1 is loopback (127.0.0.0/8)",
+      ],
     ]);
   });
 
@@ -118,8 +141,19 @@ describe("call time", () => {
         }),
       },
     };
-    const call = { name: "submit_refund", arguments: { order_ref: "ORDER-7", reason: "duplicate" }, call_id: "call-1", operation_id: "op-1" } as unknown as ToolCall;
-    const outcome = await callHttpTool({ ...submitRefundTool, url: "https://10.1.2.3/refunds" }, downstream, { tenant_id: C, subject_id: "user-1", roles: [] }, call, "key-1");
+    const call = {
+      name: "submit_refund",
+      arguments: { order_ref: "ORDER-7", reason: "duplicate" },
+      call_id: "call-1",
+      operation_id: "op-1",
+    } as unknown as ToolCall;
+    const outcome = await callHttpTool(
+      { ...submitRefundTool, url: "https://10.1.2.3/refunds" },
+      downstream,
+      { tenant_id: C, subject_id: "user-1", roles: [] },
+      call,
+      "key-1",
+    );
     expect([outcome, sent]).toEqual([{ kind: "not_sent" }, []]);
   });
 });

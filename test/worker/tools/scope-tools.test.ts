@@ -17,20 +17,41 @@ beforeEach(async () => {
 
 async function names(path: string, token: string): Promise<{ status: number; names: string[]; next: unknown }> {
   const res = await send("GET", path, token);
-  const body = (await res.json()) as { tools: Array<{ name?: string; function?: { name: string } }>; next_cursor: unknown };
-  return { status: res.status, names: body.tools.map((t) => t.name ?? t.function?.name ?? "?"), next: body.next_cursor };
+  const body = (await res.json()) as {
+    tools: Array<{ name?: string; function?: { name: string } }>;
+    next_cursor: unknown;
+  };
+  return {
+    status: res.status,
+    names: body.tools.map((t) => t.name ?? t.function?.name ?? "?"),
+    next: body.next_cursor,
+  };
 }
 
 describe("GET …/tools and a credential's tool scope", () => {
   it("hole: lists an agent only the tools in its scope, in every format", async () => {
-    const scoped = (await credential(C, "agent", "user-1", { tools: ["lookup_refund", "capability:browser.page.snapshot"] })).secret;
+    const scoped = (
+      await credential(C, "agent", "user-1", { tools: ["lookup_refund", "capability:browser.page.snapshot"] })
+    ).secret;
     expect(await names(TOOLS, scoped)).toEqual({ status: 200, names: ["lookup_refund"], next: null });
-    expect(await names(`${TOOLS}?format=anthropic`, scoped)).toEqual({ status: 200, names: ["lookup_refund"], next: null });
-    expect(await names(`${TOOLS}?format=openai`, scoped)).toEqual({ status: 200, names: ["lookup_refund"], next: null });
+    expect(await names(`${TOOLS}?format=anthropic`, scoped)).toEqual({
+      status: 200,
+      names: ["lookup_refund"],
+      next: null,
+    });
+    expect(await names(`${TOOLS}?format=openai`, scoped)).toEqual({
+      status: 200,
+      names: ["lookup_refund"],
+      next: null,
+    });
   });
 
   it("pages only the scope's tools", async () => {
-    await send("PUT", `/v1/consumers/${C}`, ADMIN_TOKEN, { tools: ["get_order", "lookup_refund", "submit_refund"], approver_subjects: [], limits: { page_items: 1 } });
+    await send("PUT", `/v1/consumers/${C}`, ADMIN_TOKEN, {
+      tools: ["get_order", "lookup_refund", "submit_refund"],
+      approver_subjects: [],
+      limits: { page_items: 1 },
+    });
     const scoped = (await credential(C, "agent", "user-1", { tools: ["get_order", "submit_refund"] })).secret;
     const first = await names(TOOLS, scoped);
     expect([first.status, first.names, typeof first.next]).toEqual([200, ["get_order"], "string"]);
@@ -40,8 +61,16 @@ describe("GET …/tools and a credential's tool scope", () => {
 
   it("lists every enabled tool to an unscoped agent, and the admin's view is unchanged", async () => {
     const agent = (await credential(C, "agent", "user-1")).secret;
-    expect(await names(TOOLS, agent)).toEqual({ status: 200, names: ["get_order", "lookup_refund", "submit_refund"], next: null });
+    expect(await names(TOOLS, agent)).toEqual({
+      status: 200,
+      names: ["get_order", "lookup_refund", "submit_refund"],
+      next: null,
+    });
     const admin = await send("GET", TOOLS, ADMIN_TOKEN);
-    expect(await admin.json()).toEqual({ enabled: ["get_order", "lookup_refund", "submit_refund"], defined: [], next_cursor: null });
+    expect(await admin.json()).toEqual({
+      enabled: ["get_order", "lookup_refund", "submit_refund"],
+      defined: [],
+      next_cursor: null,
+    });
   });
 });

@@ -141,29 +141,43 @@ describe("checkUrl, the target rule", () => {
   it("refuses a private literal over https, naming the host and its block", () => {
     expect(checkUrl("https://169.254.169.254/latest/meta-data/", "/target/url", strict)).toEqual({
       pointer: "/target/url",
-      message: "a target URL may not name a private, loopback or link-local address: 169.254.169.254 is link-local (169.254.0.0/16)",
+      message:
+        "a target URL may not name a private, loopback or link-local address: 169.254.169.254 is link-local (169.254.0.0/16)",
     });
     expect(checkUrl("https://2130706433/", "/url", strict)).toEqual({
       pointer: "/url",
-      message: "a target URL may not name a private, loopback or link-local address: 127.0.0.1 is loopback (127.0.0.0/8)",
+      message:
+        "a target URL may not name a private, loopback or link-local address: 127.0.0.1 is loopback (127.0.0.0/8)",
     });
   });
 
   it("lets loopback through only under the local escape hatch, over http or https; other private blocks stay refused", () => {
-    expect([checkUrl("http://127.0.0.1:8790/refunds", "/target/url", local), checkUrl("https://[::1]/", "/url", local), checkUrl("http://api.localhost:9000/", "/url", local)]).toEqual([null, null, null]);
+    expect([
+      checkUrl("http://127.0.0.1:8790/refunds", "/target/url", local),
+      checkUrl("https://[::1]/", "/url", local),
+      checkUrl("http://api.localhost:9000/", "/url", local),
+    ]).toEqual([null, null, null]);
     expect(checkUrl("http://10.0.0.1/", "/url", local)).toEqual({
       pointer: "/url",
-      message: "a target URL may not name a private, loopback or link-local address: 10.0.0.1 is private (10.0.0.0/8) (only loopback is allowed under npm start)",
+      message:
+        "a target URL may not name a private, loopback or link-local address: 10.0.0.1 is private (10.0.0.0/8) (only loopback is allowed under npm start)",
     });
     expect(checkUrl("https://localhost/", "/url", strict)).toEqual({
       pointer: "/url",
-      message: "a target URL may not name a private, loopback or link-local address: localhost is a loopback name (localhost)",
+      message:
+        "a target URL may not name a private, loopback or link-local address: localhost is a loopback name (localhost)",
     });
   });
 
   it("keeps its scheme and credential rules for public hosts", () => {
     expect(checkUrl("https://api.example.com/refunds", "/target/url", strict)).toBe(null);
-    expect(checkUrl("http://api.example.com/", "/target/url", local)).toEqual({ pointer: "/target/url", message: "a target URL is https (or loopback http under npm start)" });
-    expect(checkUrl("https://user:pw@api.example.com/", "/target/url", strict)).toEqual({ pointer: "/target/url", message: "a target URL carries no credentials (use secret_headers or auth)" });
+    expect(checkUrl("http://api.example.com/", "/target/url", local)).toEqual({
+      pointer: "/target/url",
+      message: "a target URL is https (or loopback http under npm start)",
+    });
+    expect(checkUrl("https://user:pw@api.example.com/", "/target/url", strict)).toEqual({
+      pointer: "/target/url",
+      message: "a target URL carries no credentials (use secret_headers or auth)",
+    });
   });
 });

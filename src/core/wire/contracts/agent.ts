@@ -35,7 +35,12 @@ export const InteractionSchema = z.object({
 
 /** `AgentCommand`, tagged by `type`. */
 export const AgentCommandSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("enqueue"), context: InvocationContextSchema, message: MessageSchema, options: RunOptionsSchema }),
+  z.object({
+    type: z.literal("enqueue"),
+    context: InvocationContextSchema,
+    message: MessageSchema,
+    options: RunOptionsSchema,
+  }),
   z.object({ type: z.literal("submit_interaction"), context: InvocationContextSchema, interaction: InteractionSchema }),
   z.object({ type: z.literal("cancel"), context: InvocationContextSchema }),
 ]);
@@ -58,7 +63,12 @@ export const UsageSummarySchema = z.object({
 /** `AgentEvent`, tagged by `type`; `started` is a unit variant. */
 export const AgentEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("started") }),
-  z.object({ type: z.literal("interaction_required"), batch_id: id, actions: z.array(PreparedActionSchema), usage: UsageSummarySchema }),
+  z.object({
+    type: z.literal("interaction_required"),
+    batch_id: id,
+    actions: z.array(PreparedActionSchema),
+    usage: UsageSummarySchema,
+  }),
   z.object({ type: z.literal("completed"), result: json, usage: UsageSummarySchema }),
   z.object({ type: z.literal("failed"), code: z.string(), message: z.string(), usage: UsageSummarySchema }),
 ]);

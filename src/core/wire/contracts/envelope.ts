@@ -31,7 +31,12 @@ export const AdmissionDispositionSchema = z.enum(["queued", "interaction_ready",
 
 /** `CommandResponse`, tagged by `type`. */
 export const CommandResponseSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("accepted"), context: InvocationContextSchema, disposition: AdmissionDispositionSchema, queue_revision: option(u64) }),
+  z.object({
+    type: z.literal("accepted"),
+    context: InvocationContextSchema,
+    disposition: AdmissionDispositionSchema,
+    queue_revision: option(u64),
+  }),
   z.object({ type: z.literal("rejected"), context: InvocationContextSchema, code: z.string(), message: z.string() }),
 ]);
 
@@ -58,8 +63,21 @@ export const CheckpointPurgeRequestSchema = z.object({
 
 /** `CheckpointPurgeAck`, tagged by `status`. */
 export const CheckpointPurgeAckSchema = z.discriminatedUnion("status", [
-  z.object({ status: z.literal("deleted"), purge_id: z.string(), conversation_key: z.string(), thread_id: id, deleted_objects: u32 }),
-  z.object({ status: z.literal("failed"), purge_id: z.string(), conversation_key: z.string(), thread_id: id, code: z.string(), message: z.string() }),
+  z.object({
+    status: z.literal("deleted"),
+    purge_id: z.string(),
+    conversation_key: z.string(),
+    thread_id: id,
+    deleted_objects: u32,
+  }),
+  z.object({
+    status: z.literal("failed"),
+    purge_id: z.string(),
+    conversation_key: z.string(),
+    thread_id: id,
+    code: z.string(),
+    message: z.string(),
+  }),
 ]);
 
 /** `ObservationMessage`. */

@@ -74,14 +74,19 @@ function planTile(store: AuditStore, tile: number): TilePlan | string {
   const first = tile * TILE_WIDTH;
   const rows = store.between(first, first + TILE_WIDTH, TILE_WIDTH);
   const leaves = store.nodes(0, first, first + TILE_WIDTH);
-  if (rows.length !== TILE_WIDTH || leaves.length !== TILE_WIDTH) return "the tile's entries or leaf hashes are not all stored";
+  if (rows.length !== TILE_WIDTH || leaves.length !== TILE_WIDTH)
+    return "the tile's entries or leaf hashes are not all stored";
   let prev = tile === 0 ? GENESIS_SHA256 : store.archive().lastSha256;
   const lines: Uint8Array[] = [];
   for (const [i, row] of rows.entries()) {
     const line = encoder.encode(entryLine(row));
     const leaf = leafHash(line);
     const stored = leaves[i]?.hash ?? new Uint8Array(0);
-    if (row.seq !== first + i + 1 || row.prev_sha256 !== prev || entryDigest(row.seq, row.kind, row.at, row.record, prev) !== row.entry_sha256) {
+    if (
+      row.seq !== first + i + 1 ||
+      row.prev_sha256 !== prev ||
+      entryDigest(row.seq, row.kind, row.at, row.record, prev) !== row.entry_sha256
+    ) {
       return `entry ${first + i + 1} does not verify`;
     }
     if (!leaf.every((byte, j) => byte === stored[j])) return `entry ${row.seq} does not match its leaf hash`;
@@ -90,7 +95,8 @@ function planTile(store: AuditStore, tile: number): TilePlan | string {
   }
   const objects: TilePlan["objects"] = [];
   for (const { level, index } of tilesCompletedBy(tile)) {
-    const hashes = level === 0 ? leaves : store.nodes(level * TILE_HEIGHT, index * TILE_WIDTH, (index + 1) * TILE_WIDTH);
+    const hashes =
+      level === 0 ? leaves : store.nodes(level * TILE_HEIGHT, index * TILE_WIDTH, (index + 1) * TILE_WIDTH);
     if (hashes.length !== TILE_WIDTH) return `the hash tile (${level}, ${index}) is not all stored`;
     objects.push({ path: hashTilePath(level, index), bytes: encodeHashTile(hashes.map((node) => node.hash)) });
   }
@@ -100,7 +106,13 @@ function planTile(store: AuditStore, tile: number): TilePlan | string {
 }
 
 /** Archives entry tile `tile`; answers whether it did (false: the chain does not verify there, or another run moved the mark). */
-async function archiveTile(deps: AuditLogDeps, tiles: TileBucket, prefix: string, tile: number, witnessed: number): Promise<boolean> {
+async function archiveTile(
+  deps: AuditLogDeps,
+  tiles: TileBucket,
+  prefix: string,
+  tile: number,
+  witnessed: number,
+): Promise<boolean> {
   const store = deps.chain.store;
   const plan = deps.transaction(() => planTile(store, tile));
   if (typeof plan === "string") {
@@ -123,7 +135,11 @@ async function archiveTile(deps: AuditLogDeps, tiles: TileBucket, prefix: string
  * checkpoint is in the witness bucket. Needs both buckets (`AUDIT_TILES`, `AUDIT_WITNESS`).
  * Answers whether tiles remain that this run left (the caller asks for the alarm again).
  */
-export async function archiveRun(deps: AuditLogDeps, keep: number, maxTiles: number = ARCHIVE_TILES_PER_RUN): Promise<boolean> {
+export async function archiveRun(
+  deps: AuditLogDeps,
+  keep: number,
+  maxTiles: number = ARCHIVE_TILES_PER_RUN,
+): Promise<boolean> {
   const tiles = deps.chain.tiles;
   if (tiles === undefined || deps.witness === undefined) return false;
   const store = deps.chain.store;

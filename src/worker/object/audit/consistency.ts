@@ -6,7 +6,15 @@
  * own nodes (O(log n) of them); a tree that does not is a rewritten log and is never signed.
  * @module
  */
-import { consistencyProof, openNote, parseCheckpoint, rootHash, verifyConsistency, type NodeReader, type Verifier } from "../../../core/audit";
+import {
+  consistencyProof,
+  openNote,
+  parseCheckpoint,
+  rootHash,
+  verifyConsistency,
+  type NodeReader,
+  type Verifier,
+} from "../../../core/audit";
 
 /** A signed tree head the next checkpoint must extend, and where it was read. */
 export interface SignedHead {
@@ -26,7 +34,12 @@ export interface Inconsistency {
 
 /** Whether the first `size` leaves of `tree` hold `head` as their prefix; null when they do. */
 export function inconsistency(tree: NodeReader, size: number, head: SignedHead): Inconsistency | null {
-  const found = (reason: Inconsistency["reason"]): Inconsistency => ({ source: head.source, checkpointSize: head.size, treeSize: size, reason });
+  const found = (reason: Inconsistency["reason"]): Inconsistency => ({
+    source: head.source,
+    checkpointSize: head.size,
+    treeSize: size,
+    reason,
+  });
   if (head.size > size) return found("shorter");
   const proof = consistencyProof(tree, head.size, size);
   return verifyConsistency(head.size, size, proof, head.root, rootHash(tree, size)) ? null : found("rewritten");
@@ -36,7 +49,12 @@ export function inconsistency(tree: NodeReader, size: number, head: SignedHead):
  * The signed tree head a note carries, when a published verifier key opens it and its checkpoint
  * is of this log's `origin`; null otherwise (a note that does not open is not the gate's).
  */
-export function openHead(note: string, origin: string, verifiers: readonly Verifier[], source: SignedHead["source"]): SignedHead | null {
+export function openHead(
+  note: string,
+  origin: string,
+  verifiers: readonly Verifier[],
+  source: SignedHead["source"],
+): SignedHead | null {
   const opened = openNote(note, [...verifiers]);
   const parsed = opened.ok ? parseCheckpoint(opened.value.text) : null;
   if (parsed?.ok !== true || parsed.value.origin !== origin) return null;
@@ -49,11 +67,21 @@ export function openHead(note: string, origin: string, verifiers: readonly Verif
  * not is not the gate's: it is ignored). One list call (more only when more than a page of
  * checkpoints follows) and one read.
  */
-export async function newestWitnessed(bucket: R2Bucket, prefix: string, startAfter: string | undefined, origin: string, verifiers: readonly Verifier[]): Promise<SignedHead | null> {
+export async function newestWitnessed(
+  bucket: R2Bucket,
+  prefix: string,
+  startAfter: string | undefined,
+  origin: string,
+  verifiers: readonly Verifier[],
+): Promise<SignedHead | null> {
   let newest: string | undefined;
   let cursor: string | undefined;
   do {
-    const listed = await bucket.list({ prefix, ...(startAfter === undefined ? {} : { startAfter }), ...(cursor === undefined ? {} : { cursor }) });
+    const listed = await bucket.list({
+      prefix,
+      ...(startAfter === undefined ? {} : { startAfter }),
+      ...(cursor === undefined ? {} : { cursor }),
+    });
     newest = listed.objects[listed.objects.length - 1]?.key ?? newest;
     cursor = listed.truncated ? listed.cursor : undefined;
   } while (cursor !== undefined);
@@ -83,8 +111,22 @@ export class AuditAlarm {
   #view: AlarmView | null = null;
 
   raise(consumer: string, found: Inconsistency, at: number): void {
-    this.#view = { refusals: (this.#view?.refusals ?? 0) + 1, detected_at: at, checkpoint_size: found.checkpointSize, tree_size: found.treeSize, against: found.source };
-    const line = { level: "error", event: "audit.log_inconsistent", consumer, against: found.source, reason: found.reason, checkpoint_size: found.checkpointSize, tree_size: found.treeSize };
+    this.#view = {
+      refusals: (this.#view?.refusals ?? 0) + 1,
+      detected_at: at,
+      checkpoint_size: found.checkpointSize,
+      tree_size: found.treeSize,
+      against: found.source,
+    };
+    const line = {
+      level: "error",
+      event: "audit.log_inconsistent",
+      consumer,
+      against: found.source,
+      reason: found.reason,
+      checkpoint_size: found.checkpointSize,
+      tree_size: found.treeSize,
+    };
     console.error(`toolgate: ${JSON.stringify(line)}`);
   }
 

@@ -22,7 +22,13 @@ export interface VerifyPosition {
 
 const walkSeq = safeIntegerKey(/^[1-9][0-9]{0,15}$/);
 
-const pages = cursorCodec<number>({ prefix: "audit-page:v1:", maxChars: MAX_CURSOR_CHARS, write: String, read: safeIntegerKey(/^(0|[1-9][0-9]{0,15})$/), detail: DETAIL });
+const pages = cursorCodec<number>({
+  prefix: "audit-page:v1:",
+  maxChars: MAX_CURSOR_CHARS,
+  write: String,
+  read: safeIntegerKey(/^(0|[1-9][0-9]{0,15})$/),
+  detail: DETAIL,
+});
 
 const walks = cursorCodec<VerifyPosition>({
   prefix: "audit-verify:v1:",

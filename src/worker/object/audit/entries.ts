@@ -24,7 +24,12 @@ const decoder = new TextDecoder();
  * stored entries, so a missing row shows as a jump in `seq`), with archived entries read from
  * their tiles.
  */
-export async function readEntries(store: AuditStore, tiles: TileBucket | undefined, after: number, limit: number): Promise<ReadEntry[]> {
+export async function readEntries(
+  store: AuditStore,
+  tiles: TileBucket | undefined,
+  after: number,
+  limit: number,
+): Promise<ReadEntry[]> {
   const archive = store.archive();
   if (after >= archive.entries) return store.after(after, limit).map(stored);
   const held = store.heldTiles(Math.floor(after / TILE_WIDTH), archive.entries / TILE_WIDTH);
@@ -53,9 +58,11 @@ export async function readEntries(store: AuditStore, tiles: TileBucket | undefin
       out.push(...part.rows.map(stored));
       continue;
     }
-    if (tiles === undefined) throw new Error("the audit log has archived tiles but no AUDIT_TILES binding to read them");
+    if (tiles === undefined)
+      throw new Error("the audit log has archived tiles but no AUDIT_TILES binding to read them");
     const lines = await tiles.entryTile(archive.prefix, part.tile);
-    for (const bytes of lines.slice(part.start, part.start + part.count)) out.push({ line: decoder.decode(bytes), entry: readEntryLine(bytes) });
+    for (const bytes of lines.slice(part.start, part.start + part.count))
+      out.push({ line: decoder.decode(bytes), entry: readEntryLine(bytes) });
   }
   return out;
 }

@@ -6,7 +6,16 @@
  * a tool call's path. docs/audit.md describes every format.
  * @module
  */
-import { consistencyProof, encodeBase64, formatCheckpoint, inclusionProof, rootHash, signNote, type Signer, type Verifier } from "../../../core/audit";
+import {
+  consistencyProof,
+  encodeBase64,
+  formatCheckpoint,
+  inclusionProof,
+  rootHash,
+  signNote,
+  type Signer,
+  type Verifier,
+} from "../../../core/audit";
 import { canonicalJson } from "../../../core/json";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
@@ -38,7 +47,10 @@ export interface AuditLogDeps {
   transaction<T>(step: () => T): T;
 }
 
-const NOT_CONFIGURED = problem("AUDIT_SIGNING_NOT_CONFIGURED", "This deployment sets no TOOLGATE_AUDIT_SIGNING_KEY: checkpoints are not signed.");
+const NOT_CONFIGURED = problem(
+  "AUDIT_SIGNING_NOT_CONFIGURED",
+  "This deployment sets no TOOLGATE_AUDIT_SIGNING_KEY: checkpoints are not signed.",
+);
 
 /** The witness object key of a checkpoint: sizes zero-padded to 20 digits sort as numbers. */
 export function witnessKey(consumer: string, size: number): string {
@@ -55,7 +67,8 @@ export async function witness(deps: AuditLogDeps, checkpoint: StoredCheckpoint):
   if (bucket === undefined) return;
   const key = witnessKey(deps.consumer, checkpoint.size);
   try {
-    if ((await bucket.head(key)) === null) await bucket.put(key, checkpoint.note, { httpMetadata: { contentType: "text/plain; charset=utf-8" } });
+    if ((await bucket.head(key)) === null)
+      await bucket.put(key, checkpoint.note, { httpMetadata: { contentType: "text/plain; charset=utf-8" } });
     deps.witnessed?.(checkpoint.size);
   } catch (error) {
     console.error(`toolgate: audit witness write of ${key} failed: ${error instanceof Error ? error.name : "error"}`);
@@ -75,7 +88,13 @@ async function witnessedHead(deps: AuditLogDeps, from: number): Promise<SignedHe
   if (deps.witness === undefined) return null;
   const startAfter = from === 0 ? undefined : witnessKey(deps.consumer, from - 1);
   try {
-    return await newestWitnessed(deps.witness, `consumers/${deps.consumer}/checkpoints/`, startAfter, deps.origin, deps.verifiers());
+    return await newestWitnessed(
+      deps.witness,
+      `consumers/${deps.consumer}/checkpoints/`,
+      startAfter,
+      deps.origin,
+      deps.verifiers(),
+    );
   } catch (error) {
     // As a failed witness write: logged, and the stored checkpoint alone is checked this time.
     console.error(`toolgate: audit witness read failed: ${error instanceof Error ? error.name : "error"}`);
@@ -105,20 +124,26 @@ function storedHead(deps: AuditLogDeps, stored: StoredCheckpoint): SignedHead | 
  * extend it and `witnessed` (the witness bucket's newest): a stored note that does not open, or
  * a tree that does not extend a head, is refused, the alarm raised, nothing signed or served.
  */
-function signLatest(deps: AuditLogDeps, signer: Signer, witnessed: SignedHead | null): { checkpoint: StoredCheckpoint; fresh: boolean } | Inconsistency {
+function signLatest(
+  deps: AuditLogDeps,
+  signer: Signer,
+  witnessed: SignedHead | null,
+): { checkpoint: StoredCheckpoint; fresh: boolean } | Inconsistency {
   return deps.transaction(() => {
     const { chain } = deps;
     const size = chain.tree.size();
     const latest = chain.store.latestCheckpoint();
     const stored = latest === undefined ? null : storedHead(deps, latest);
-    if (latest !== undefined && stored === null) return { source: "stored", checkpointSize: latest.size, treeSize: size, reason: "unsigned" };
+    if (latest !== undefined && stored === null)
+      return { source: "stored", checkpointSize: latest.size, treeSize: size, reason: "unsigned" };
     const heads = [stored, witnessed].filter((head): head is SignedHead => head !== null);
     for (const head of heads) {
       const found = inconsistency(chain.tree, size, head);
       if (found !== null) return found;
     }
     // The stored note has the tree's size and (checked above) its root: it is the latest.
-    if (latest !== undefined && stored !== null && stored.size === size) return { checkpoint: { ...latest, size, root: stored.root }, fresh: false };
+    if (latest !== undefined && stored !== null && stored.size === size)
+      return { checkpoint: { ...latest, size, root: stored.root }, fresh: false };
     const root = rootHash(chain.tree, size);
     const note = signNote(formatCheckpoint({ origin: deps.origin, size, root }), [signer]);
     const checkpoint = { size, root, note, signedAt: deps.now() };
@@ -135,7 +160,10 @@ function signLatest(deps: AuditLogDeps, signer: Signer, witnessed: SignedHead | 
  * stored note (checked) already holds every smaller one as its prefix.
  */
 async function signChecked(deps: AuditLogDeps, signer: Signer): Promise<Outcome<StoredCheckpoint>> {
-  const { size, latest } = deps.transaction(() => ({ size: deps.chain.tree.size(), latest: deps.chain.store.latestCheckpoint() }));
+  const { size, latest } = deps.transaction(() => ({
+    size: deps.chain.tree.size(),
+    latest: deps.chain.store.latestCheckpoint(),
+  }));
   const stored = latest === undefined ? 0 : (storedHead(deps, latest)?.size ?? null);
   const witnessed = stored !== null && size > stored ? await witnessedHead(deps, stored) : null;
   const signed = signLatest(deps, signer, witnessed);
@@ -157,7 +185,9 @@ export async function checkpoint(deps: AuditLogDeps): Promise<Outcome<StoredChec
 export async function checkpointView(deps: AuditLogDeps): Promise<Outcome<string>> {
   const latest = await checkpoint(deps);
   if (!latest.ok) return latest;
-  return ok(canonicalJson({ size: latest.value.size, root: encodeBase64(latest.value.root), checkpoint: latest.value.note }));
+  return ok(
+    canonicalJson({ size: latest.value.size, root: encodeBase64(latest.value.root), checkpoint: latest.value.note }),
+  );
 }
 
 /**
@@ -168,11 +198,14 @@ export async function periodicCheckpoint(deps: AuditLogDeps, every: number): Pro
   const signer = deps.signer;
   deps.chain.signed(null);
   if (signer === null) return;
-  const due = deps.transaction(() => deps.chain.tree.size() - (deps.chain.store.latestCheckpoint()?.size ?? 0) >= every);
+  const due = deps.transaction(
+    () => deps.chain.tree.size() - (deps.chain.store.latestCheckpoint()?.size ?? 0) >= every,
+  );
   if (due) await signChecked(deps, signer);
 }
 
-const beyond = (what: string, value: number, size: number) => fail(problem("INVALID_REQUEST", `${what} ${value} is beyond the log's tree (${size} entries).`));
+const beyond = (what: string, value: number, size: number) =>
+  fail(problem("INVALID_REQUEST", `${what} ${value} is beyond the log's tree (${size} entries).`));
 
 /** `GET …/audit/proof/inclusion`: entry `seq` in the tree of `size` (default: the latest checkpoint's). */
 export async function inclusion(deps: AuditLogDeps, seq: number, size: number | undefined): Promise<Outcome<string>> {
@@ -184,10 +217,24 @@ export async function inclusion(deps: AuditLogDeps, seq: number, size: number | 
   }
   const total = deps.chain.tree.size();
   if (treeSize > total) return beyond("size", treeSize, total);
-  if (seq > treeSize) return fail(problem("INVALID_REQUEST", `seq ${seq} is not in a tree of size ${treeSize} (seq must be at most size).`));
+  if (seq > treeSize)
+    return fail(
+      problem("INVALID_REQUEST", `seq ${seq} is not in a tree of size ${treeSize} (seq must be at most size).`),
+    );
   const ofSize = treeSize;
-  const { proof, leaf } = await overTree(deps.chain.store, deps.chain.tiles, (tree) => ({ proof: inclusionProof(tree, seq - 1, ofSize), leaf: tree.node(0, seq - 1) }));
-  return ok(canonicalJson({ seq, leaf_index: seq - 1, tree_size: treeSize, leaf_hash: encodeBase64(leaf), proof: proof.map(encodeBase64) }));
+  const { proof, leaf } = await overTree(deps.chain.store, deps.chain.tiles, (tree) => ({
+    proof: inclusionProof(tree, seq - 1, ofSize),
+    leaf: tree.node(0, seq - 1),
+  }));
+  return ok(
+    canonicalJson({
+      seq,
+      leaf_index: seq - 1,
+      tree_size: treeSize,
+      leaf_hash: encodeBase64(leaf),
+      proof: proof.map(encodeBase64),
+    }),
+  );
 }
 
 /** `GET …/audit/proof/consistency`: the tree of `from` entries is a prefix of the tree of `to`. */

@@ -66,7 +66,11 @@ export class AuditChain {
   #signed: number | undefined;
   #asked = false;
 
-  constructor(sql: SqlStorage, private readonly periodic?: CheckpointSchedule, tiles?: R2Bucket) {
+  constructor(
+    sql: SqlStorage,
+    private readonly periodic?: CheckpointSchedule,
+    tiles?: R2Bucket,
+  ) {
     this.#store = new AuditStore(sql);
     this.tree = new AuditTree(this.#store);
     this.tiles = tiles === undefined ? undefined : new TileBucket(tiles);
@@ -153,17 +157,36 @@ export class AuditChain {
    */
   verify(cursor: string | null, limits: Limits): Outcome<string> {
     const archive = this.#store.archive();
-    const anchor = archive.entries > 0 ? { seq: archive.entries, sha256: archive.lastSha256 } : { seq: 0, sha256: GENESIS_SHA256 };
+    const anchor =
+      archive.entries > 0 ? { seq: archive.entries, sha256: archive.lastSha256 } : { seq: 0, sha256: GENESIS_SHA256 };
     const from = cursor === null ? ok(anchor) : readVerifyCursor(cursor);
     if (!from.ok) return from;
-    const vouched = from.value.seq < archive.entries || (from.value.seq === anchor.seq ? anchor.sha256 : this.#store.digestAt(from.value.seq)) === from.value.sha256;
+    const vouched =
+      from.value.seq < archive.entries ||
+      (from.value.seq === anchor.seq ? anchor.sha256 : this.#store.digestAt(from.value.seq)) === from.value.sha256;
     if (!vouched) {
-      return ok(canonicalJson({ ok: false, count: from.value.seq, head: from.value.sha256, broken_at: from.value.seq, next_cursor: null }));
+      return ok(
+        canonicalJson({
+          ok: false,
+          count: from.value.seq,
+          head: from.value.sha256,
+          broken_at: from.value.seq,
+          next_cursor: null,
+        }),
+      );
     }
     const position = from.value.seq < archive.entries ? anchor : from.value;
     const max = Math.max(1, limits.page_items) * VERIFY_PAGES_PER_CALL;
     const step = walkStep(position, this.#store.after(position.seq, max + 1), max);
     const next = step.more ? verifyCursor(step.reached) : null;
-    return ok(canonicalJson({ ok: step.ok, count: step.reached.seq, head: step.reached.sha256, broken_at: step.brokenAt, next_cursor: next }));
+    return ok(
+      canonicalJson({
+        ok: step.ok,
+        count: step.reached.seq,
+        head: step.reached.sha256,
+        broken_at: step.brokenAt,
+        next_cursor: next,
+      }),
+    );
   }
 }

@@ -36,7 +36,10 @@ export const AUDIT_CALL_OPERATION: Record<AuditCall["kind"], Operation> = {
 };
 
 /** Runs one authenticated call; answers JSON text (export pages: NDJSON lines). */
-export async function auditCall(deps: AuditLogDeps, call: Exclude<AuditCall, { kind: "page" }>): Promise<Outcome<string>> {
+export async function auditCall(
+  deps: AuditLogDeps,
+  call: Exclude<AuditCall, { kind: "page" }>,
+): Promise<Outcome<string>> {
   switch (call.kind) {
     case "checkpoint":
     case "exportHead":
@@ -80,14 +83,25 @@ export class AuditHost {
     const now = () => this.deps.now();
     const transaction = <T>(step: () => T): T => this.deps.transaction(step);
     const witnessed = (size: number) => this.#archiveDue(size);
-    return { chain: this.chain, signer: auditSigner(env), verifiers: () => auditVerifiers(env), consumer, origin: auditOrigin(env, consumer), witness: env.AUDIT_WITNESS, witnessed, now, transaction };
+    return {
+      chain: this.chain,
+      signer: auditSigner(env),
+      verifiers: () => auditVerifiers(env),
+      consumer,
+      origin: auditOrigin(env, consumer),
+      witness: env.AUDIT_WITNESS,
+      witnessed,
+      now,
+      transaction,
+    };
   }
 
   /** A checkpoint was witnessed: when tiles below it can be archived, the alarm is asked for. */
   #archiveDue(size: number): void {
     if (this.chain.tiles === undefined) return;
     const keep = keepEntries(this.deps.env.TOOLGATE_AUDIT_KEEP_ENTRIES);
-    if (this.deps.transaction(() => archiveLimit(this.chain.store, this.chain.tree.size(), keep, size)) !== null) this.deps.alarms.set("audit", Date.now());
+    if (this.deps.transaction(() => archiveLimit(this.chain.store, this.chain.tree.size(), keep, size)) !== null)
+      this.deps.alarms.set("audit", Date.now());
   }
 
   /** One authenticated auditor call (`limits`: the consumer's, for pages). */
@@ -107,7 +121,8 @@ export class AuditHost {
     if (this.#archiving) return;
     this.#archiving = true;
     try {
-      if (await archiveRun(log, keepEntries(this.deps.env.TOOLGATE_AUDIT_KEEP_ENTRIES))) this.deps.alarms.set("audit", Date.now());
+      if (await archiveRun(log, keepEntries(this.deps.env.TOOLGATE_AUDIT_KEEP_ENTRIES)))
+        this.deps.alarms.set("audit", Date.now());
     } catch (error) {
       console.error(`toolgate: audit archive run failed: ${error instanceof Error ? error.message : "error"}`);
       this.deps.alarms.set("audit", Date.now() + ARCHIVE_RETRY_MS);

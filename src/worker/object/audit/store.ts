@@ -100,29 +100,48 @@ export class AuditStore {
   head(): { seq: number; sha256: string } | undefined {
     const row = one(this.sql, "SELECT seq, entry_sha256 FROM audit_chain ORDER BY seq DESC LIMIT 1");
     const archived = this.archive();
-    if (archived.entries > 0 && (row === undefined || int(row, "seq") <= archived.entries)) return { seq: archived.entries, sha256: archived.lastSha256 };
+    if (archived.entries > 0 && (row === undefined || int(row, "seq") <= archived.entries))
+      return { seq: archived.entries, sha256: archived.lastSha256 };
     return row === undefined ? undefined : { seq: int(row, "seq"), sha256: text(row, "entry_sha256") };
   }
 
   /** What is archived to tiles (nothing: entries 0). */
   archive(): ArchiveState {
     const row = one(this.sql, "SELECT prefix, entries, last_sha256 FROM audit_archive WHERE id = 1");
-    return row === undefined ? NOTHING_ARCHIVED : { prefix: text(row, "prefix"), entries: int(row, "entries"), lastSha256: text(row, "last_sha256") };
+    return row === undefined
+      ? NOTHING_ARCHIVED
+      : { prefix: text(row, "prefix"), entries: int(row, "entries"), lastSha256: text(row, "last_sha256") };
   }
 
   /** The held tiles (rows kept: an entry too long for a bundle) among tiles [from, to). */
   heldTiles(from: number, to: number): Set<number> {
-    return new Set(all(this.sql, "SELECT tile FROM audit_archive_held WHERE tile >= ? AND tile < ?", from, to).map((row) => int(row, "tile")));
+    return new Set(
+      all(this.sql, "SELECT tile FROM audit_archive_held WHERE tile >= ? AND tile < ?", from, to).map((row) =>
+        int(row, "tile"),
+      ),
+    );
   }
 
   /** Entries with `after < seq ≤ until`, oldest first, at most `limit`. */
   between(after: number, until: number, limit: number): ChainEntry[] {
-    return all(this.sql, "SELECT * FROM audit_chain WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?", after, until, limit).map(entryOf);
+    return all(
+      this.sql,
+      "SELECT * FROM audit_chain WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+      after,
+      until,
+      limit,
+    ).map(entryOf);
   }
 
   /** The stored nodes of `level` with indexes [from, to), in index order. */
   nodes(level: number, from: number, to: number): Array<{ idx: number; hash: Uint8Array }> {
-    return all(this.sql, "SELECT idx, hash FROM audit_tree WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx", level, from, to).map((row) => ({ idx: int(row, "idx"), hash: bytes(row, "hash") }));
+    return all(
+      this.sql,
+      "SELECT idx, hash FROM audit_tree WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx",
+      level,
+      from,
+      to,
+    ).map((row) => ({ idx: int(row, "idx"), hash: bytes(row, "hash") }));
   }
 
   /**
@@ -182,17 +201,30 @@ export class AuditStore {
   putNodes(nodes: ReadonlyArray<{ level: number; index: number; hash: Uint8Array }>): void {
     if (nodes.length === 0) return;
     const values = nodes.map(() => "(?, ?, ?)").join(", ");
-    run(this.sql, `INSERT INTO audit_tree (level, idx, hash) VALUES ${values}`, ...nodes.flatMap((node) => [node.level, node.index, blob(node.hash)]));
+    run(
+      this.sql,
+      `INSERT INTO audit_tree (level, idx, hash) VALUES ${values}`,
+      ...nodes.flatMap((node) => [node.level, node.index, blob(node.hash)]),
+    );
   }
 
   /** The signed checkpoint of the largest size, if any. */
   latestCheckpoint(): StoredCheckpoint | undefined {
     const row = one(this.sql, "SELECT * FROM audit_checkpoints ORDER BY size DESC LIMIT 1");
-    return row === undefined ? undefined : { size: int(row, "size"), root: bytes(row, "root"), note: text(row, "note"), signedAt: int(row, "signed_at") };
+    return row === undefined
+      ? undefined
+      : { size: int(row, "size"), root: bytes(row, "root"), note: text(row, "note"), signedAt: int(row, "signed_at") };
   }
 
   putCheckpoint(checkpoint: StoredCheckpoint): void {
-    run(this.sql, "INSERT INTO audit_checkpoints (size, root, note, signed_at) VALUES (?, ?, ?, ?)", checkpoint.size, blob(checkpoint.root), checkpoint.note, checkpoint.signedAt);
+    run(
+      this.sql,
+      "INSERT INTO audit_checkpoints (size, root, note, signed_at) VALUES (?, ?, ?, ?)",
+      checkpoint.size,
+      blob(checkpoint.root),
+      checkpoint.note,
+      checkpoint.signedAt,
+    );
   }
 
   /** The stored digest of entry `seq`, if that entry exists. */

@@ -82,7 +82,11 @@ export class TileBucket {
  * second run reads only what the first one collected. Without archived nodes the first run's
  * answer is the answer.
  */
-export async function overTree<T>(store: AuditStore, tiles: TileBucket | undefined, compute: (reader: NodeReader) => T): Promise<T> {
+export async function overTree<T>(
+  store: AuditStore,
+  tiles: TileBucket | undefined,
+  compute: (reader: NodeReader) => T,
+): Promise<T> {
   const archive = store.archive();
   const known = new Map<string, Uint8Array>();
   const wanted = new Map<string, NodeInTile>();
@@ -101,7 +105,8 @@ export async function overTree<T>(store: AuditStore, tiles: TileBucket | undefin
   });
   if (wanted.size === 0) return first;
   if (tiles === undefined) throw new Error("the audit log has archived tiles but no AUDIT_TILES binding to read them");
-  for (const [key, at] of wanted) known.set(key, subtreeOfTile(await tiles.hashTile(archive.prefix, at.tileLevel, at.tileIndex), at.start, at.count));
+  for (const [key, at] of wanted)
+    known.set(key, subtreeOfTile(await tiles.hashTile(archive.prefix, at.tileLevel, at.tileIndex), at.start, at.count));
   return compute({
     node(level: number, index: number): Uint8Array {
       const hash = known.get(`${level}/${index}`);

@@ -41,7 +41,8 @@ export class AuditTree implements NodeReader {
   /** Adds entry `entry.seq` as the next leaf; the tree must hold exactly the entries before it. */
   append(entry: ChainEntry): Uint8Array {
     const size = this.size();
-    if (size !== entry.seq - 1) throw new Error(`the audit tree holds ${size} leaves; entry ${entry.seq} cannot be appended`);
+    if (size !== entry.seq - 1)
+      throw new Error(`the audit tree holds ${size} leaves; entry ${entry.seq} cannot be appended`);
     const leaf = entryLeafHash(entry);
     const nodes = appendNodes(size, leaf, this);
     this.store.putNodes(nodes);

@@ -12,7 +12,9 @@ import { MAX_AUTHORITY_SEQUENCE } from "./u64";
 /** `403 APPROVER_NOT_ALLOWED` unless the caller is the admin or one of the consumer's approvers. */
 export function approverRefusal(caller: CapabilityCaller, approvers: readonly string[]): Problem | null {
   if (caller.kind !== "approver") return null;
-  return caller.subjectId !== null && approvers.includes(caller.subjectId) ? null : problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer.");
+  return caller.subjectId !== null && approvers.includes(caller.subjectId)
+    ? null
+    : problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer.");
 }
 
 /**
@@ -20,17 +22,32 @@ export function approverRefusal(caller: CapabilityCaller, approvers: readonly st
  * favour: resolving the approval of its own capability request (approve or deny), or setting
  * a grant for itself. Revoking and closing (which only take away) stay allowed.
  */
-export function selfApprovalRefusal(caller: CapabilityCaller, command: CapabilityAuthorityRequest["command"]): Problem | null {
+export function selfApprovalRefusal(
+  caller: CapabilityCaller,
+  command: CapabilityAuthorityRequest["command"],
+): Problem | null {
   if (caller.kind !== "approver" || caller.subjectId === null) return null;
-  const actor = "resolve-approval" in command ? command["resolve-approval"].resolution.request_key.actor_id : "set-grant" in command ? command["set-grant"].grant.key.actor_id : null;
-  return actor === caller.subjectId ? problem("SELF_APPROVAL_FORBIDDEN", "An approver may not resolve its own capability request or grant itself a capability.") : null;
+  const actor =
+    "resolve-approval" in command
+      ? command["resolve-approval"].resolution.request_key.actor_id
+      : "set-grant" in command
+        ? command["set-grant"].grant.key.actor_id
+        : null;
+  return actor === caller.subjectId
+    ? problem(
+        "SELF_APPROVAL_FORBIDDEN",
+        "An approver may not resolve its own capability request or grant itself a capability.",
+      )
+    : null;
 }
 
 /** `422 CAPABILITY_INVALID` (`sequence-out-of-range`): the sequence's successor would not be a u64. */
 function sequenceOutOfRange(sequence: bigint): Problem {
   return {
     ...problem("CAPABILITY_INVALID", "sequence-out-of-range"),
-    errorJson: writeWireJson({ "sequence-out-of-range": { field: "authority sequence", max: MAX_AUTHORITY_SEQUENCE, actual: sequence } }),
+    errorJson: writeWireJson({
+      "sequence-out-of-range": { field: "authority sequence", max: MAX_AUTHORITY_SEQUENCE, actual: sequence },
+    }),
   };
 }
 
@@ -39,7 +56,12 @@ function sequenceOutOfRange(sequence: bigint): Problem {
  * one + 1; one above {@link MAX_AUTHORITY_SEQUENCE} is refused before anything is applied or
  * persisted, so the lane never wraps and its successor is always a u64.
  */
-export function authorityCall(host: CapabilityHost, caller: CapabilityCaller, approvers: readonly string[], body: CapabilityAuthorityRequest): Outcome<string> {
+export function authorityCall(
+  host: CapabilityHost,
+  caller: CapabilityCaller,
+  approvers: readonly string[],
+  body: CapabilityAuthorityRequest,
+): Outcome<string> {
   const refused = approverRefusal(caller, approvers) ?? selfApprovalRefusal(caller, body.command);
   if (refused !== null) return fail(refused);
   // No await between this read and the step below: nothing else runs in the object meanwhile.
@@ -72,11 +94,22 @@ export function approvalsCall(
     const after = read.value;
     const waiting: CapabilityRequestSnapshot[] = state.requests
       .map((record) => record.snapshot)
-      .filter((snapshot) => snapshot.status === "awaiting-approval" && (after === null || snapshot.accepted_sequence > after))
-      .sort((a, b) => (a.accepted_sequence < b.accepted_sequence ? -1 : a.accepted_sequence > b.accepted_sequence ? 1 : 0));
+      .filter(
+        (snapshot) => snapshot.status === "awaiting-approval" && (after === null || snapshot.accepted_sequence > after),
+      )
+      .sort((a, b) =>
+        a.accepted_sequence < b.accepted_sequence ? -1 : a.accepted_sequence > b.accepted_sequence ? 1 : 0,
+      );
     const page = waiting.slice(0, Math.max(1, limits.page_items));
     const last = page[page.length - 1];
     const next = waiting.length > page.length && last !== undefined ? cursors.encode(last.accepted_sequence) : null;
-    return ok(writeWireJson({ approvals: page, next_cursor: next, last_authority_sequence: state.last_authority_sequence, tick: state.current_tick }));
+    return ok(
+      writeWireJson({
+        approvals: page,
+        next_cursor: next,
+        last_authority_sequence: state.last_authority_sequence,
+        tick: state.current_tick,
+      }),
+    );
   });
 }

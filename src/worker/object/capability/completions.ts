@@ -1,4 +1,9 @@
-import { TOOL_COMPLETIONS_MAX, writeWireJson, type CapabilityEngineState, type CapabilityRequestKey } from "../../../core/capability";
+import {
+  TOOL_COMPLETIONS_MAX,
+  writeWireJson,
+  type CapabilityEngineState,
+  type CapabilityRequestKey,
+} from "../../../core/capability";
 import type { CapabilityHost } from "./host";
 import { auditRecord } from "./schedule";
 
@@ -17,15 +22,32 @@ export function collectCompletions(host: CapabilityHost, state: CapabilityEngine
   host.apply(state, "drain-completions");
   for (const completion of completions) {
     const actor = completion.request_key.actor_id;
-    if (!host.mailbox.deliver(actor, capabilityOf(state, completion.request_key), completion.sequence, writeWireJson(completion), MAILBOX_CAPACITY)) {
-      host.deps.audit.append("capability.mailbox-full", host.deps.nowSeconds(), auditRecord({ request_key: completion.request_key, sequence: completion.sequence }));
+    if (
+      !host.mailbox.deliver(
+        actor,
+        capabilityOf(state, completion.request_key),
+        completion.sequence,
+        writeWireJson(completion),
+        MAILBOX_CAPACITY,
+      )
+    ) {
+      host.deps.audit.append(
+        "capability.mailbox-full",
+        host.deps.nowSeconds(),
+        auditRecord({ request_key: completion.request_key, sequence: completion.sequence }),
+      );
     }
   }
 }
 
 /** The capability of a request the engine holds (a completion names only its key). */
 function capabilityOf(state: CapabilityEngineState, key: CapabilityRequestKey): string | null {
-  const record = state.requests.find((r) => r.request.key.actor_id === key.actor_id && r.request.key.local_id === key.local_id && r.request.key.consumer_id === key.consumer_id);
+  const record = state.requests.find(
+    (r) =>
+      r.request.key.actor_id === key.actor_id &&
+      r.request.key.local_id === key.local_id &&
+      r.request.key.consumer_id === key.consumer_id,
+  );
   return record === undefined ? null : record.request.capability_id;
 }
 
@@ -36,7 +58,12 @@ function capabilityOf(state: CapabilityEngineState, key: CapabilityRequestKey): 
  * in all: engine queue drops and full-mailbox drops of this actor), and the engine's
  * consumer-wide completion sequence state. The shape is the engine's `CapabilityCompletionBatch`.
  */
-export function drainMailbox(host: CapabilityHost, state: CapabilityEngineState, actorId: string, capabilities: readonly string[] | null): string {
+export function drainMailbox(
+  host: CapabilityHost,
+  state: CapabilityEngineState,
+  actorId: string,
+  capabilities: readonly string[] | null,
+): string {
   collectCompletions(host, state);
   const taken = host.mailbox.take(actorId, capabilities);
   const rest = writeWireJson({

@@ -9,7 +9,11 @@ const TAG_BYTES = 16;
 const SHAPE = /^(0|[1-9][0-9]{0,19})\.([0-9a-f]{32})$/;
 
 function tag(keyHex: string, consumer: string, position: bigint): string {
-  const mac = hmac(sha256, hexToBytes(keyHex), utf8ToBytes(`toolgate capability approvals cursor v1\n${consumer}\n${position}`));
+  const mac = hmac(
+    sha256,
+    hexToBytes(keyHex),
+    utf8ToBytes(`toolgate capability approvals cursor v1\n${consumer}\n${position}`),
+  );
   return bytesToHex(mac.subarray(0, TAG_BYTES));
 }
 

@@ -16,12 +16,17 @@ export function drainEffects(host: CapabilityHost, state: CapabilityEngineState)
   for (const effect of effects) {
     const binding = host.bindingOf(state, effect.provider_id);
     if (binding === null) {
-      host.deps.audit.append("capability.effect-unbound", at, auditRecord({ operation_id: effect.operation_id, provider_id: effect.provider_id, sequence: effect.sequence }));
+      host.deps.audit.append(
+        "capability.effect-unbound",
+        at,
+        auditRecord({ operation_id: effect.operation_id, provider_id: effect.provider_id, sequence: effect.sequence }),
+      );
       continue;
     }
     host.store.enqueue(effect.provider_id, binding, effect.sequence, writeWireJson({ binding_id: binding, effect }));
   }
-  for (const provider of host.store.providersWithPending()) host.store.dropStale(provider, host.bindingOf(state, provider));
+  for (const provider of host.store.providersWithPending())
+    host.store.dropStale(provider, host.bindingOf(state, provider));
 }
 
 /** Sends a provider's queued effects to its socket, if one holds the binding; sent rows leave the outbox. */

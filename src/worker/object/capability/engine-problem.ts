@@ -12,6 +12,7 @@ const CAPACITY = new Set([
 /** Maps an engine error to its problem: the engine's tag is the detail, the error the `error` member. */
 export function engineProblem(error: CapabilityError): Problem {
   const code = errorCode(error);
-  const kind = code === "validation" ? "CAPABILITY_INVALID" : CAPACITY.has(code) ? "CAPABILITY_CAPACITY" : "CAPABILITY_REJECTED";
+  const kind =
+    code === "validation" ? "CAPABILITY_INVALID" : CAPACITY.has(code) ? "CAPABILITY_CAPACITY" : "CAPABILITY_REJECTED";
   return { ...problem(kind, code), errorJson: writeWireJson(error) };
 }

@@ -6,5 +6,7 @@ export const CAPABILITY_FEATURE: Feature = {
   name: "capability",
   migrations: CAPABILITY_MIGRATIONS,
   alarm: (o) => o.capability.alarm(),
-  memory: (o) => [{ structure: "capability long-polls", entries: o.capability.waiting, cap: null, bound: "polls in flight only" }],
+  memory: (o) => [
+    { structure: "capability long-polls", entries: o.capability.waiting, cap: null, bound: "polls in flight only" },
+  ],
 };

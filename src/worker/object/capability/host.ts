@@ -23,7 +23,14 @@ import { outOfU64 } from "./u64";
 export const CHECKPOINT_EVERY = 256;
 
 /** Operations that only read the engine (never journaled). */
-const QUERIES = new Set(["snapshot", "instance-ids", "provider-runtime-snapshot", "request-snapshot", "provider-descriptor", "provider-exists"]);
+const QUERIES = new Set([
+  "snapshot",
+  "instance-ids",
+  "provider-runtime-snapshot",
+  "request-snapshot",
+  "provider-descriptor",
+  "provider-exists",
+]);
 
 /** How long a long-poll attachment lives without a poll, in milliseconds. */
 export const LEASE_MS = 60_000;
@@ -117,7 +124,10 @@ export class CapabilityHost {
     const bad = outOfU64(operation);
     if (bad !== null) throw new Error(`an engine operation holds ${bad}, outside u64`);
     const outcome = applyInPlace(state, operation);
-    if (this.#journal !== "checkpoint" && !QUERIES.has(typeof operation === "string" ? operation : (Object.keys(operation)[0] as string))) {
+    if (
+      this.#journal !== "checkpoint" &&
+      !QUERIES.has(typeof operation === "string" ? operation : (Object.keys(operation)[0] as string))
+    ) {
       this.#journal.push(operation);
     }
     return outcome;
@@ -180,7 +190,10 @@ export class CapabilityHost {
   }
 
   /** A provider-runtime command under the next provider-lane sequence. */
-  runtime(state: CapabilityEngineState, command: (sequence: bigint) => ProviderRuntimeEnvelope["command"]): EngineOutcome<unknown> {
+  runtime(
+    state: CapabilityEngineState,
+    command: (sequence: bigint) => ProviderRuntimeEnvelope["command"],
+  ): EngineOutcome<unknown> {
     const last = state.provider_runtime.last_sequence;
     const sequence = last >= U64_MAX ? U64_MAX : last + 1n;
     return this.apply(state, { "provider-runtime": { sequence, command: command(sequence) } });
@@ -237,7 +250,8 @@ export class CapabilityHost {
       if (event.sequence < from) continue;
       const kind = typeof event.event === "string" ? event.event : (Object.keys(event.event)[0] as string);
       // A completion the engine could not queue is lost for its actor: its drain reports it.
-      if (kind === "completion-dropped" && event.subject !== null) this.mailbox.countDrop(event.subject.request_key.actor_id);
+      if (kind === "completion-dropped" && event.subject !== null)
+        this.mailbox.countDrop(event.subject.request_key.actor_id);
       this.deps.audit.append(`capability.${kind}`, at, auditRecord(event));
     }
   }
@@ -298,7 +312,9 @@ export class CapabilityHost {
   async poll(providerId: string, bindingId: bigint, after: bigint | null, waitMs: number): Promise<OutboxRow[] | null> {
     const renew = (): OutboxRow[] | null =>
       this.deps.transaction(() =>
-        this.bindingOf(this.#load(), providerId) === bindingId ? this.store.renewPoll(providerId, bindingId, after, this.nowMs() + LEASE_MS) : null,
+        this.bindingOf(this.#load(), providerId) === bindingId
+          ? this.store.renewPoll(providerId, bindingId, after, this.nowMs() + LEASE_MS)
+          : null,
       );
     const first = renew();
     if (first === null || first.length > 0 || waitMs <= 0) return first;

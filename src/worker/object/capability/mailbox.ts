@@ -29,7 +29,13 @@ export class CompletionMailbox {
    * no longer held the request: only an unscoped drain takes it); `false` (and a counted drop)
    * when the mailbox already holds `capacity`.
    */
-  deliver(actorId: string, capabilityId: string | null, completionSequence: bigint, envelope: string, capacity: number): boolean {
+  deliver(
+    actorId: string,
+    capabilityId: string | null,
+    completionSequence: bigint,
+    envelope: string,
+    capacity: number,
+  ): boolean {
     const held = one(this.sql, "SELECT COUNT(*) AS n FROM capability_mailbox WHERE actor_id = ?", actorId);
     if (held !== undefined && int(held, "n") >= capacity) {
       this.countDrop(actorId);
@@ -61,14 +67,22 @@ export class CompletionMailbox {
    * (`capabilities`, a credential's scope) only of those — and resets its since-drain drop count.
    */
   take(actorId: string, capabilities: readonly string[] | null): MailboxTake {
-    const inScope = (row: SqlRow) => capabilities === null || (typeof row.capability_id === "string" && capabilities.includes(row.capability_id));
-    const rows = all(this.sql, "SELECT row_id, envelope, capability_id FROM capability_mailbox WHERE actor_id = ? ORDER BY row_id", actorId).filter(inScope);
+    const inScope = (row: SqlRow) =>
+      capabilities === null || (typeof row.capability_id === "string" && capabilities.includes(row.capability_id));
+    const rows = all(
+      this.sql,
+      "SELECT row_id, envelope, capability_id FROM capability_mailbox WHERE actor_id = ? ORDER BY row_id",
+      actorId,
+    ).filter(inScope);
     for (const row of rows) run(this.sql, "DELETE FROM capability_mailbox WHERE row_id = ?", int(row, "row_id"));
     const counts = one(this.sql, "SELECT since_drain, total FROM capability_mailbox_drops WHERE actor_id = ?", actorId);
     run(this.sql, "UPDATE capability_mailbox_drops SET since_drain = 0 WHERE actor_id = ?", actorId);
     return {
       envelopes: rows.map((row) => text(row, "envelope")),
-      drops: counts === undefined ? { sinceDrain: 0, total: 0 } : { sinceDrain: int(counts, "since_drain"), total: int(counts, "total") },
+      drops:
+        counts === undefined
+          ? { sinceDrain: 0, total: 0 }
+          : { sinceDrain: int(counts, "since_drain"), total: int(counts, "total") },
     };
   }
 }

@@ -37,7 +37,11 @@ export function auditRecord(value: unknown): unknown {
   if (typeof value === "bigint") return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
   if (Array.isArray(value)) return value.map(auditRecord);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, auditRecord(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, auditRecord(v)]),
+    );
   }
   return value;
 }

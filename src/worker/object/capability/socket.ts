@@ -27,7 +27,11 @@ export function providerTag(providerId: string): string {
  * The provider's sockets effects may be pushed to: open, and opened with a credential that is
  * still live (a revoked or expired provider credential receives nothing more).
  */
-export function providerSockets(ctx: DurableObjectState, providerId: string, isLive: (credentialId: string) => boolean): WebSocket[] {
+export function providerSockets(
+  ctx: DurableObjectState,
+  providerId: string,
+  isLive: (credentialId: string) => boolean,
+): WebSocket[] {
   return ctx.getWebSockets(providerTag(providerId)).filter((ws) => {
     const credentialId = socketCredential(ctx, ws);
     return isOpen(ws) && credentialId !== null && isLive(credentialId);
@@ -61,7 +65,13 @@ interface ProviderAttachment extends SocketAttachment {
  * socket tagged with the provider and with its credential (`cred:<credential_id>`, so a
  * revocation finds it), sends `attached`, then any queued effects.
  */
-export function connectProvider(ctx: DurableObjectState, host: CapabilityHost, request: Request, providerId: string, credentialId: string): Response {
+export function connectProvider(
+  ctx: DurableObjectState,
+  host: CapabilityHost,
+  request: Request,
+  providerId: string,
+  credentialId: string,
+): Response {
   if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
     return problemResponse(problem("UPGRADE_REQUIRED", "Connect with a WebSocket upgrade."));
   }
@@ -82,7 +92,9 @@ export function connectProvider(ctx: DurableObjectState, host: CapabilityHost, r
   server.send(writeWireJson({ type: "attached", provider_id: providerId, binding_id: binding }));
   host.flush(providerId);
   const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
-  const headers: Record<string, string> = offered.includes(PROVIDER_PROTOCOL) ? { "sec-websocket-protocol": PROVIDER_PROTOCOL } : {};
+  const headers: Record<string, string> = offered.includes(PROVIDER_PROTOCOL)
+    ? { "sec-websocket-protocol": PROVIDER_PROTOCOL }
+    : {};
   return new Response(null, { status: 101, webSocket: client, headers });
 }
 
@@ -102,7 +114,9 @@ export function onCapabilityMessage(host: CapabilityHost, ws: WebSocket, message
   const frame = parsed.data;
   if (frame.type === "ping") return ws.send('{"type":"pong"}');
   const binding = BigInt(attachment.bindingId);
-  const outcome = host.timed((state) => host.runtime(state, () => ({ observe: { binding_id: binding, observation: frame.observation } })));
+  const outcome = host.timed((state) =>
+    host.runtime(state, () => ({ observe: { binding_id: binding, observation: frame.observation } })),
+  );
   ws.send(writeWireJson({ type: "observation-outcome", id: frame.id ?? null, result: outcome }));
 }
 

@@ -1,6 +1,14 @@
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { readJson } from "../../../core/json";
-import { capabilityOperation, decodeState, encodeState, initialState, writeWireJson, type CapabilityEngineState, type CapabilityOperation } from "../../../core/capability";
+import {
+  capabilityOperation,
+  decodeState,
+  encodeState,
+  initialState,
+  writeWireJson,
+  type CapabilityEngineState,
+  type CapabilityOperation,
+} from "../../../core/capability";
 import type { Migration } from "../schema";
 import { all, int, one, run, text } from "../sql";
 import { MAILBOX_CAPABILITY_COLUMN, MAILBOX_TABLES } from "./mailbox";
@@ -48,7 +56,12 @@ export class CapabilityStore {
     run(this.sql, "DELETE FROM capability_state");
     run(this.sql, "DELETE FROM capability_log");
     for (let i = 0, chunk = 0; i < encoded.length; i += CHUNK_CHARS, chunk++) {
-      run(this.sql, "INSERT INTO capability_state (chunk, text) VALUES (?, ?)", chunk, encoded.slice(i, i + CHUNK_CHARS));
+      run(
+        this.sql,
+        "INSERT INTO capability_state (chunk, text) VALUES (?, ?)",
+        chunk,
+        encoded.slice(i, i + CHUNK_CHARS),
+      );
     }
   }
 
@@ -64,7 +77,8 @@ export class CapabilityStore {
 
   /** Appends operations to the log. */
   appendLog(operations: readonly CapabilityOperation[]): void {
-    for (const operation of operations) run(this.sql, "INSERT INTO capability_log (op) VALUES (?)", writeWireJson(operation));
+    for (const operation of operations)
+      run(this.sql, "INSERT INTO capability_log (op) VALUES (?)", writeWireJson(operation));
   }
 
   /** Queues one bound effect for its provider. */
@@ -81,15 +95,18 @@ export class CapabilityStore {
 
   /** Queued effects of a provider's binding, oldest first. */
   pending(providerId: string, bindingId: bigint): OutboxRow[] {
-    return all(this.sql, "SELECT * FROM capability_outbox WHERE provider_id = ? AND binding_id = ? ORDER BY row_id", providerId, bindingId.toString()).map(
-      (row) => ({
-        rowId: int(row, "row_id"),
-        providerId: text(row, "provider_id"),
-        bindingId: text(row, "binding_id"),
-        effectSequence: text(row, "effect_sequence"),
-        envelope: text(row, "envelope"),
-      }),
-    );
+    return all(
+      this.sql,
+      "SELECT * FROM capability_outbox WHERE provider_id = ? AND binding_id = ? ORDER BY row_id",
+      providerId,
+      bindingId.toString(),
+    ).map((row) => ({
+      rowId: int(row, "row_id"),
+      providerId: text(row, "provider_id"),
+      bindingId: text(row, "binding_id"),
+      effectSequence: text(row, "effect_sequence"),
+      envelope: text(row, "envelope"),
+    }));
   }
 
   /** Removes delivered (or acknowledged) rows. */
@@ -100,7 +117,13 @@ export class CapabilityStore {
   /** Drops every queued effect of a provider whose binding is not `keep` (detached or replaced). */
   dropStale(providerId: string, keep: bigint | null): void {
     if (keep === null) run(this.sql, "DELETE FROM capability_outbox WHERE provider_id = ?", providerId);
-    else run(this.sql, "DELETE FROM capability_outbox WHERE provider_id = ? AND binding_id <> ?", providerId, keep.toString());
+    else
+      run(
+        this.sql,
+        "DELETE FROM capability_outbox WHERE provider_id = ? AND binding_id <> ?",
+        providerId,
+        keep.toString(),
+      );
   }
 
   /** Providers that have queued effects. */
@@ -122,7 +145,9 @@ export class CapabilityStore {
   /** The provider's lease, if any. */
   lease(providerId: string): LeaseRow | undefined {
     const row = one(this.sql, "SELECT * FROM capability_leases WHERE provider_id = ?", providerId);
-    return row === undefined ? undefined : { providerId, bindingId: text(row, "binding_id"), expiresMs: int(row, "expires_ms") };
+    return row === undefined
+      ? undefined
+      : { providerId, bindingId: text(row, "binding_id"), expiresMs: int(row, "expires_ms") };
   }
 
   /** Every lease. */

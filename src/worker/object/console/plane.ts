@@ -21,7 +21,15 @@ import type { ToolCallPlanes } from "../tool-calls/planes";
 import type { CredentialPlane } from "../credentials/plane";
 import type { ObjectKernel } from "../kernel";
 import { ConsoleSessionStore, type StoredSession } from "./store";
-import { auditSection, consoleApproval, consoleSettled, type ConsoleApproval, type ConsoleIdentity, type ConsolePage, type ConsoleSettled } from "./view";
+import {
+  auditSection,
+  consoleApproval,
+  consoleSettled,
+  type ConsoleApproval,
+  type ConsoleIdentity,
+  type ConsolePage,
+  type ConsoleSettled,
+} from "./view";
 
 /** A session's absolute lifetime (seconds from sign-in). */
 export const CONSOLE_SESSION_SECONDS = 3600;
@@ -39,14 +47,25 @@ export type ConsoleCall =
   | { readonly kind: "page" }
   /** `touch`: a page the approver opened (activity), not the script's read of a new or settled approval. */
   | { readonly kind: "approval"; readonly approvalId: string; readonly touch: boolean }
-  | { readonly kind: "decide"; readonly csrf: string; readonly approvalId: string; readonly decision: "approve" | "deny"; readonly approvalDigest: string }
+  | {
+      readonly kind: "decide";
+      readonly csrf: string;
+      readonly approvalId: string;
+      readonly decision: "approve" | "deny";
+      readonly approvalDigest: string;
+    }
   | { readonly kind: "events" }
   | { readonly kind: "signOut"; readonly csrf: string };
 
 /** The answer of a {@link ConsoleCall}. */
 export type ConsoleReply =
   | { readonly kind: "page"; readonly page: ConsolePage }
-  | { readonly kind: "approval"; readonly identity: ConsoleIdentity; readonly pending: ConsoleApproval | null; readonly settled: ConsoleSettled | null }
+  | {
+      readonly kind: "approval";
+      readonly identity: ConsoleIdentity;
+      readonly pending: ConsoleApproval | null;
+      readonly settled: ConsoleSettled | null;
+    }
   /** The recorded decision as canonical JSON (`ApprovalDecisionView`). */
   | { readonly kind: "decided"; readonly json: string }
   | { readonly kind: "stream"; readonly body: ReadableStream<Uint8Array> }
@@ -68,16 +87,28 @@ const CALL_OPERATIONS: Record<ConsoleCall["kind"], readonly Operation[]> = {
 };
 
 /** What the console uses of the kernel: its sessions table, the environment, the audit chain, the clock, one transaction step, the configuration, the limits and the events bus. */
-type ConsoleKernel = Pick<ObjectKernel, "sql" | "env" | "audit" | "now" | "transaction" | "config" | "limits" | "events">;
+type ConsoleKernel = Pick<
+  ObjectKernel,
+  "sql" | "env" | "audit" | "now" | "transaction" | "config" | "limits" | "events"
+>;
 
-const CSRF_REFUSED = problem("CSRF_REFUSED", "The request does not carry this session's CSRF token; nothing was changed.");
+const CSRF_REFUSED = problem(
+  "CSRF_REFUSED",
+  "The request does not carry this session's CSRF token; nothing was changed.",
+);
 
 function randomHex(bytes: number): string {
   return bytesToHex(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 function identityOf(config: ConsumerRecord, session: StoredSession, now: number): ConsoleIdentity {
-  return { consumer: config.name, approverId: session.approverId, csrf: session.csrfToken, now, sessionExpiresAt: session.expiresAt };
+  return {
+    consumer: config.name,
+    approverId: session.approverId,
+    csrf: session.csrfToken,
+    now,
+    sessionExpiresAt: session.expiresAt,
+  };
 }
 
 /** The console's sessions and calls. */
@@ -104,7 +135,15 @@ export class ConsolePlane {
     const expiresAt = now + CONSOLE_SESSION_SECONDS;
     this.kernel.transaction(() => {
       this.#store.purge(now, now - CONSOLE_IDLE_SECONDS);
-      this.#store.insert({ sessionSha256: sha256Hex(sessionId), credentialId, approverId, csrfToken: csrf, createdAt: now, lastSeenAt: now, expiresAt });
+      this.#store.insert({
+        sessionSha256: sha256Hex(sessionId),
+        credentialId,
+        approverId,
+        csrfToken: csrf,
+        createdAt: now,
+        lastSeenAt: now,
+        expiresAt,
+      });
       this.#store.trim(credentialId, CONSOLE_SESSIONS_PER_CREDENTIAL);
     });
     // A session the trim ended stops streaming now.
@@ -114,7 +153,12 @@ export class ConsolePlane {
 
   /** Whether a stored session may still act at `now` for the consumer as configured. */
   #valid(session: StoredSession, config: ConsumerRecord, now: number): boolean {
-    return session.expiresAt > now && session.lastSeenAt + CONSOLE_IDLE_SECONDS > now && this.credentials.isLive(session.credentialId) && config.approverSubjects.includes(session.approverId);
+    return (
+      session.expiresAt > now &&
+      session.lastSeenAt + CONSOLE_IDLE_SECONDS > now &&
+      this.credentials.isLive(session.credentialId) &&
+      config.approverSubjects.includes(session.approverId)
+    );
   }
 
   /** The live session of an id (an ended one is deleted); `touch` counts the call as activity. */
@@ -135,10 +179,12 @@ export class ConsolePlane {
 
   /** One call of a session; an unknown or ended session is `UNAUTHENTICATED`, a wrong CSRF token `CSRF_REFUSED`. */
   call(config: ConsumerRecord, sessionId: string, call: ConsoleCall): Outcome<ConsoleReply> {
-    if (CALL_OPERATIONS[call.kind].some((operation) => !credentialKinds(operation).includes("approver"))) return fail(problem("FORBIDDEN", "Approvers may not make this call."));
+    if (CALL_OPERATIONS[call.kind].some((operation) => !credentialKinds(operation).includes("approver")))
+      return fail(problem("FORBIDDEN", "Approvers may not make this call."));
     const session = this.#session(config, sessionId, call.kind === "approval" ? call.touch : call.kind !== "events");
     if (session === null) return fail(UNAUTHENTICATED);
-    if ((call.kind === "decide" || call.kind === "signOut") && !secretsEqual(call.csrf, session.csrfToken)) return fail(CSRF_REFUSED);
+    if ((call.kind === "decide" || call.kind === "signOut") && !secretsEqual(call.csrf, session.csrfToken))
+      return fail(CSRF_REFUSED);
     const plane = this.toolCalls.for(config);
     const now = this.kernel.now();
     switch (call.kind) {
@@ -163,8 +209,21 @@ export class ConsolePlane {
   }
 
   /** The first page of pending approvals (as the approvals list answers it), and whether more follow. */
-  #pending(config: ConsumerRecord, plane: ToolCallPlane, session: StoredSession, now: number): { items: ConsoleApproval[]; more: boolean } {
-    const list = plane.listApprovals({ tenantId: config.name, approverId: session.approverId, cursor: null, pageItems: this.kernel.limits().page_items }, now);
+  #pending(
+    config: ConsumerRecord,
+    plane: ToolCallPlane,
+    session: StoredSession,
+    now: number,
+  ): { items: ConsoleApproval[]; more: boolean } {
+    const list = plane.listApprovals(
+      {
+        tenantId: config.name,
+        approverId: session.approverId,
+        cursor: null,
+        pageItems: this.kernel.limits().page_items,
+      },
+      now,
+    );
     if (!list.ok) throw new Error("the first page of approvals was refused");
     const items: ConsoleApproval[] = [];
     for (const view of list.value.approvals) {
@@ -176,7 +235,9 @@ export class ConsolePlane {
 
   #page(config: ConsumerRecord, plane: ToolCallPlane, session: StoredSession, now: number): ConsolePage {
     const { items: pending, more } = this.#pending(config, plane, session, now);
-    const decided = plane.book.decidedPage(null, CONSOLE_LIST_ITEMS).records.map((record) => consoleSettled(record, now));
+    const decided = plane.book
+      .decidedPage(null, CONSOLE_LIST_ITEMS)
+      .records.map((record) => consoleSettled(record, now));
     return {
       ...identityOf(config, session, now),
       pending,
@@ -186,14 +247,24 @@ export class ConsolePlane {
     };
   }
 
-  #approval(config: ConsumerRecord, plane: ToolCallPlane, session: StoredSession, approvalId: string, now: number): Outcome<ConsoleReply> {
+  #approval(
+    config: ConsumerRecord,
+    plane: ToolCallPlane,
+    session: StoredSession,
+    approvalId: string,
+    now: number,
+  ): Outcome<ConsoleReply> {
     const record = plane.book.get(approvalId);
     const spec = record === undefined ? undefined : plane.engine.registry.get(record.call.name);
     // A tool the consumer no longer enables cannot be decided: its approvals are not shown.
     if (record === undefined || spec === undefined) return fail(problem("NOT_FOUND", "No such approval."));
     const reply = { kind: "approval", identity: identityOf(config, session, now) } as const;
     if (record.state === "pending" && record.expires_at > now) {
-      return ok({ ...reply, pending: consoleApproval(approvalView(record, spec, config.name, session.approverId), spec), settled: null });
+      return ok({
+        ...reply,
+        pending: consoleApproval(approvalView(record, spec, config.name, session.approverId), spec),
+        settled: null,
+      });
     }
     return ok({ ...reply, pending: null, settled: consoleSettled(record, now) });
   }
@@ -206,7 +277,11 @@ export class ConsolePlane {
    * or after {@link CONSOLE_STREAM_SECONDS}, and as soon as the session ended meanwhile (sign-out,
    * revocation, its subject no longer an approver): nothing is sent after.
    */
-  #stream(session: StoredSession, pending: { items: readonly ConsoleApproval[] }, now: number): Outcome<ReadableStream<Uint8Array>> {
+  #stream(
+    session: StoredSession,
+    pending: { items: readonly ConsoleApproval[] },
+    now: number,
+  ): Outcome<ReadableStream<Uint8Array>> {
     const expiry = this.credentials.expiresAt(session.credentialId);
     const ends = Math.min(session.expiresAt, session.lastSeenAt + CONSOLE_IDLE_SECONDS, expiry ?? session.expiresAt);
     const ids = pending.items.map((item) => item.view.approval_id);
@@ -219,7 +294,10 @@ export class ConsolePlane {
       owner: { credentialId: session.credentialId, approver: true, holds },
       first: [sseEvent("console.pending", String(now), canonicalJson({ approval_ids: ids }))],
       maxSeconds: Math.max(1, Math.min(CONSOLE_STREAM_SECONDS, ends - now)),
-      accept: (event) => (event.type === "approval.requested" || event.type === "approval.decided" ? sseEvent(event.type, event.data.approval_id, canonicalJson(withoutArguments(event.data))) : null),
+      accept: (event) =>
+        event.type === "approval.requested" || event.type === "approval.decided"
+          ? sseEvent(event.type, event.data.approval_id, canonicalJson(withoutArguments(event.data)))
+          : null,
     });
   }
 }

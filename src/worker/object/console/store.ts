@@ -71,7 +71,13 @@ export class ConsoleSessionStore {
 
   /** Records activity (the idle timeout counts from here). */
   touch(sessionSha256: string, now: number): void {
-    run(this.sql, "UPDATE console_sessions SET last_seen_at = ? WHERE session_sha256 = ? AND last_seen_at < ?", now, sessionSha256, now);
+    run(
+      this.sql,
+      "UPDATE console_sessions SET last_seen_at = ? WHERE session_sha256 = ? AND last_seen_at < ?",
+      now,
+      sessionSha256,
+      now,
+    );
   }
 
   delete(sessionSha256: string): void {

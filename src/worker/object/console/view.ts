@@ -5,7 +5,15 @@
  * the gate's own verifier keys against the tree.
  * @module
  */
-import { openNote, parseCheckpoint, parseVerifierKey, rootHash, encodeBase64, sameBytes, type Verifier } from "../../../core/audit";
+import {
+  openNote,
+  parseCheckpoint,
+  parseVerifierKey,
+  rootHash,
+  encodeBase64,
+  sameBytes,
+  type Verifier,
+} from "../../../core/audit";
 import { canonicalJson } from "../../../core/json";
 import type { ApprovalRecord } from "../../../core/tool-result/approval-book";
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
@@ -39,7 +47,14 @@ export interface ConsoleAuditLine {
 
 /** The latest signed checkpoint, checked: verified, absent (with why), or failed (with why). */
 export type CheckpointStatus =
-  | { readonly state: "verified"; readonly size: number; readonly root: string; readonly signedAt: number; readonly verifiedBy: readonly string[]; readonly treeSize: number }
+  | {
+      readonly state: "verified";
+      readonly size: number;
+      readonly root: string;
+      readonly signedAt: number;
+      readonly verifiedBy: readonly string[];
+      readonly treeSize: number;
+    }
   | { readonly state: "absent"; readonly reason: string }
   | { readonly state: "failed"; readonly reason: string };
 
@@ -102,19 +117,36 @@ export function checkpointStatus(chain: AuditChain, env: Env, consumer: string):
     const parsed = parseVerifierKey(key);
     if (parsed.ok) verifiers.push(parsed.value);
   }
-  if (verifiers.length === 0) return { state: "failed", reason: "The gate publishes no verifier key to check the checkpoint with." };
+  if (verifiers.length === 0)
+    return { state: "failed", reason: "The gate publishes no verifier key to check the checkpoint with." };
   const opened = openNote(latest.note, verifiers);
-  if (!opened.ok) return { state: "failed", reason: `The signed note does not verify under the gate's verifier keys (${opened.error}).` };
+  if (!opened.ok)
+    return {
+      state: "failed",
+      reason: `The signed note does not verify under the gate's verifier keys (${opened.error}).`,
+    };
   const body = parseCheckpoint(opened.value.text);
   if (!body.ok) return { state: "failed", reason: "The signed note is not a checkpoint." };
   const origin = auditOrigin(env, consumer);
-  if (body.value.origin !== origin) return { state: "failed", reason: `The checkpoint names the log ${body.value.origin}, not ${origin}.` };
+  if (body.value.origin !== origin)
+    return { state: "failed", reason: `The checkpoint names the log ${body.value.origin}, not ${origin}.` };
   const treeSize = chain.tree.size();
-  if (body.value.size > treeSize) return { state: "failed", reason: `The checkpoint covers ${body.value.size} entries; the tree holds ${treeSize}.` };
+  if (body.value.size > treeSize)
+    return { state: "failed", reason: `The checkpoint covers ${body.value.size} entries; the tree holds ${treeSize}.` };
   if (!sameBytes(rootHash(chain.tree, body.value.size), body.value.root)) {
-    return { state: "failed", reason: `The checkpoint's root is not the root of the tree's first ${body.value.size} entries.` };
+    return {
+      state: "failed",
+      reason: `The checkpoint's root is not the root of the tree's first ${body.value.size} entries.`,
+    };
   }
-  return { state: "verified", size: body.value.size, root: encodeBase64(body.value.root), signedAt: latest.signedAt, verifiedBy: opened.value.verifiedBy, treeSize };
+  return {
+    state: "verified",
+    size: body.value.size,
+    root: encodeBase64(body.value.root),
+    signedAt: latest.signedAt,
+    verifiedBy: opened.value.verifiedBy,
+    treeSize,
+  };
 }
 
 /** The newest `items` entries of the chain, newest first, and the checkpoint's status. */

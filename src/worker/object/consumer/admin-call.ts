@@ -27,17 +27,25 @@ export type AdminCall =
   | { readonly kind: "listCredentials"; readonly cursor: string | null }
   | { readonly kind: "facadeTargets"; readonly targets: Record<string, string> | null };
 
-
 function unknownTools(tools: ToolsHost, names: readonly string[]): Outcome<null> {
   const unknown = tools.unknownNames(names);
-  return unknown.length === 0 ? ok(null) : fail(problem("UNKNOWN_TOOL_NAMES", `No tool is defined under ${unknown.map((n) => JSON.stringify(n)).join(", ")}.`));
+  return unknown.length === 0
+    ? ok(null)
+    : fail(
+        problem("UNKNOWN_TOOL_NAMES", `No tool is defined under ${unknown.map((n) => JSON.stringify(n)).join(", ")}.`),
+      );
 }
 
 /** The issuer's `jwks_uri` passes the target rule: the gate fetches it, so it names no private address. */
 function issuerKeysUrl(targets: TargetPolicy, config: ConsumerConfig): Outcome<null> {
   const uri = config.principal_tokens?.jwks_uri;
   const refused = uri === undefined ? null : checkUrl(uri, "/principal_tokens/jwks_uri", targets);
-  return refused === null ? ok(null) : fail({ ...problem("INVALID_REQUEST", refused.message.replace("a target URL", "a jwks_uri")), path: refused.pointer });
+  return refused === null
+    ? ok(null)
+    : fail({
+        ...problem("INVALID_REQUEST", refused.message.replace("a target URL", "a jwks_uri")),
+        path: refused.pointer,
+      });
 }
 
 /** The admin's calls: the consumer's configuration, its credentials and the App Facade's targets. */

@@ -34,16 +34,41 @@ export class ConsumerPlane {
   configure(consumer: string, config: ConsumerConfig, now: number): string {
     const created = saveConsumer(
       this.sql,
-      { name: consumer, tools: config.tools, approverSubjects: config.approver_subjects, principalTokens: config.principal_tokens ?? null, limits: config.limits ?? {}, corsOrigins: config.cors_origins ?? [] },
+      {
+        name: consumer,
+        tools: config.tools,
+        approverSubjects: config.approver_subjects,
+        principalTokens: config.principal_tokens ?? null,
+        limits: config.limits ?? {},
+        corsOrigins: config.cors_origins ?? [],
+      },
       now,
     );
     const stored = this.load();
     if (stored === undefined) throw new Error("consumer row missing right after it was saved");
     const limits = limitsOf(stored);
-    const issuer = stored.principalTokens === null ? null : { issuer: stored.principalTokens.issuer, audience: stored.principalTokens.audience };
+    const issuer =
+      stored.principalTokens === null
+        ? null
+        : { issuer: stored.principalTokens.issuer, audience: stored.principalTokens.audience };
     // The CORS allow-list is listed (audited and answered) only when the consumer allows an origin.
     const cors = stored.corsOrigins.length === 0 ? {} : { cors_origins: stored.corsOrigins };
-    this.audit.append("consumer.configured", now, { consumer, tools: stored.tools, approver_subjects: stored.approverSubjects, principal_tokens: issuer, limits: { ...limits }, ...cors });
-    return JSON.stringify({ consumer, tools: stored.tools, approver_subjects: stored.approverSubjects, principal_tokens: stored.principalTokens, limits, ...cors, created });
+    this.audit.append("consumer.configured", now, {
+      consumer,
+      tools: stored.tools,
+      approver_subjects: stored.approverSubjects,
+      principal_tokens: issuer,
+      limits: { ...limits },
+      ...cors,
+    });
+    return JSON.stringify({
+      consumer,
+      tools: stored.tools,
+      approver_subjects: stored.approverSubjects,
+      principal_tokens: stored.principalTokens,
+      limits,
+      ...cors,
+      created,
+    });
   }
 }

@@ -45,7 +45,10 @@ function storedObject<T>(json: string, schema: { parse(value: unknown): T }, wha
 
 /** Reads the consumer row; `undefined` until an admin has created the consumer. */
 export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
-  const row = one(sql, "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins FROM consumer WHERE id = 1");
+  const row = one(
+    sql,
+    "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins FROM consumer WHERE id = 1",
+  );
   if (row === undefined) return undefined;
   const issuer = textOrNull(row, "principal_tokens");
   return {
@@ -68,7 +71,16 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
   const limits = JSON.stringify(record.limits);
   const origins = canonicalJson([...new Set(record.corsOrigins)].sort());
   if (existed) {
-    run(sql, "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, updated_at = ? WHERE id = 1", tools, approvers, issuer, limits, origins, now);
+    run(
+      sql,
+      "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, updated_at = ? WHERE id = 1",
+      tools,
+      approvers,
+      issuer,
+      limits,
+      origins,
+      now,
+    );
   } else {
     run(
       sql,

@@ -6,5 +6,7 @@ import { CREDENTIAL_MIGRATIONS } from "./store";
 export const CREDENTIALS_FEATURE: Feature = {
   name: "credentials",
   migrations: CREDENTIAL_MIGRATIONS,
-  memory: (o) => [{ structure: "credential cache", entries: o.credentials.cached, cap: CREDENTIAL_CACHE_ENTRIES, bound: "LRU" }],
+  memory: (o) => [
+    { structure: "credential cache", entries: o.credentials.cached, cap: CREDENTIAL_CACHE_ENTRIES, bound: "LRU" },
+  ],
 };

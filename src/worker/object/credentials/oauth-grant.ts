@@ -56,7 +56,9 @@ export class OAuthGrants {
   /** A subject-bound agent credential mints a narrower one for the client's grant. */
   grant(consumer: string, token: string, request: OAuthGrantRequest): Outcome<OAuthGrant> {
     const auth = this.gate.authenticate(consumer, token, "mcp");
-    return auth.ok ? this.kernel.transaction(() => oauthGrant(this, consumer, auth.value, request, this.kernel.now())) : auth;
+    return auth.ok
+      ? this.kernel.transaction(() => oauthGrant(this, consumer, auth.value, request, this.kernel.now()))
+      : auth;
   }
 
   /** Whether a grant's credential still works on the MCP endpoint (a refresh needs it). */
@@ -66,7 +68,9 @@ export class OAuthGrants {
 
   /** The Worker ended an OAuth grant (its token was revoked): its credential ends too. */
   end(credentialId: string): boolean {
-    return this.kernel.transaction(() => endOAuthCredential(this, credentialId, this.kernel.now(), "oauth token revoked"));
+    return this.kernel.transaction(() =>
+      endOAuthCredential(this, credentialId, this.kernel.now(), "oauth token revoked"),
+    );
   }
 }
 
@@ -79,7 +83,13 @@ export type OAuthEnd = "oauth replaced" | "oauth cap" | "oauth token revoked";
  * consumer's enabled tools (never empty); expiry = the earlier of the sign-in credential's and
  * the grant's. Audited as `credential.created` with `note: "oauth"` and the client id.
  */
-export function oauthGrant(deps: OAuthGrants, consumer: string, auth: Authenticated, request: OAuthGrantRequest, now: number): Outcome<OAuthGrant> {
+export function oauthGrant(
+  deps: OAuthGrants,
+  consumer: string,
+  auth: Authenticated,
+  request: OAuthGrantRequest,
+  now: number,
+): Outcome<OAuthGrant> {
   const { caller, config } = auth;
   if (caller.kind !== "agent" || caller.principal !== "subject" || caller.subjectId === null) {
     return fail(problem("FORBIDDEN", "Sign in with a subject-bound agent credential."));
@@ -88,7 +98,13 @@ export function oauthGrant(deps: OAuthGrants, consumer: string, auth: Authentica
   const tools = [...new Set(config.tools)]
     .filter((tool) => (caller.tools === null || caller.tools.includes(tool)) && (chosen === null || chosen.has(tool)))
     .sort(compareCodePoints);
-  if (tools.length === 0) return fail(problem("TOOL_NOT_IN_SCOPE", "None of the chosen tools is enabled for the consumer and within the sign-in credential's scope."));
+  if (tools.length === 0)
+    return fail(
+      problem(
+        "TOOL_NOT_IN_SCOPE",
+        "None of the chosen tools is enabled for the consumer and within the sign-in credential's scope.",
+      ),
+    );
   const table = new CredentialTable(deps.kernel.sql);
   const signInExpiry = table.get(caller.credentialId)?.expiresAt ?? null;
   const grantExpiry = now + request.maxLifetimeSeconds;
@@ -121,7 +137,14 @@ export function oauthGrant(deps: OAuthGrants, consumer: string, auth: Authentica
     oauth_client_id: request.clientId,
   });
   const ended = [...replaced, ...beyond].map((grant) => grant.credentialId);
-  return ok({ credentialId: created.credential_id, secret: created.secret, subjectId: caller.subjectId, tools, expiresAt: binding.expiresAt ?? grantExpiry, ended });
+  return ok({
+    credentialId: created.credential_id,
+    secret: created.secret,
+    subjectId: caller.subjectId,
+    tools,
+    expiresAt: binding.expiresAt ?? grantExpiry,
+    ended,
+  });
 }
 
 /**
@@ -136,4 +159,3 @@ export function endOAuthCredential(deps: OAuthGrants, credentialId: string, now:
   deps.revocation.revoked(credentialId);
   return true;
 }
-

@@ -1,5 +1,10 @@
 import { credentialKinds, type CredentialKind, type Operation } from "../../../contracts/access";
-import { actsForPrincipal, principalModeOf, type CreateCredentialRequest, type PrincipalMode } from "../../../contracts/credential";
+import {
+  actsForPrincipal,
+  principalModeOf,
+  type CreateCredentialRequest,
+  type PrincipalMode,
+} from "../../../contracts/credential";
 import { canonicalJson, compareCodePoints } from "../../../core/json";
 import { credentialShape, mintCredential, type TokenKeys } from "../../credential-format";
 import { UNAUTHENTICATED, problem } from "../../problem";
@@ -77,7 +82,8 @@ export class CredentialPlane {
    * view with its secret, shown this once. An expiry already past is refused.
    */
   issue(consumer: string, binding: CredentialBinding, now: number, audit: AuditChain): Outcome<string> {
-    if (binding.expiresAt !== null && binding.expiresAt <= now) return fail(problem("INVALID_REQUEST", "$.expires_at: already in the past."));
+    if (binding.expiresAt !== null && binding.expiresAt <= now)
+      return fail(problem("INVALID_REQUEST", "$.expires_at: already in the past."));
     const view = {
       kind: binding.kind,
       subject_id: binding.subjectId,
@@ -110,7 +116,8 @@ export class CredentialPlane {
   /** The caller a live credential is (not revoked, not expired), by id: a runtime socket's, for each envelope. */
   liveCaller(credentialId: string): Caller | null {
     const stored = this.#load(credentialId);
-    if (stored === null || stored.revoked || (stored.expiresAt !== null && stored.expiresAt <= this.#kernel.now())) return null;
+    if (stored === null || stored.revoked || (stored.expiresAt !== null && stored.expiresAt <= this.#kernel.now()))
+      return null;
     const { kind, subjectId, principal, roles, tools } = stored;
     return { credentialId, kind, subjectId, principal, roles, tools };
   }

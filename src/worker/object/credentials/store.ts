@@ -99,7 +99,11 @@ export class CredentialTable {
   }
 
   get(credentialId: string): StoredCredential | null {
-    const row = one(this.sql, "SELECT kind, subject_id, secret_sha256, revoked_at, principal, roles, tools, expires_at FROM credentials WHERE credential_id = ?", credentialId);
+    const row = one(
+      this.sql,
+      "SELECT kind, subject_id, secret_sha256, revoked_at, principal, roles, tools, expires_at FROM credentials WHERE credential_id = ?",
+      credentialId,
+    );
     if (row === undefined) return null;
     const kind = row.kind as CredentialKind;
     const subjectId = textOrNull(row, "subject_id");
@@ -119,7 +123,9 @@ export class CredentialTable {
   /** Whether a credential exists, is not revoked and has not expired (read afresh: a socket outlives the cache). */
   isLive(credentialId: string, now: number): boolean {
     const row = one(this.sql, "SELECT revoked_at, expires_at FROM credentials WHERE credential_id = ?", credentialId);
-    return row !== undefined && row.revoked_at === null && (row.expires_at === null || (row.expires_at as number) > now);
+    return (
+      row !== undefined && row.revoked_at === null && (row.expires_at === null || (row.expires_at as number) > now)
+    );
   }
 
   /** Marks a credential as minted by an OAuth sign-in for `clientId`. */
@@ -155,7 +161,12 @@ export class CredentialTable {
     const rows =
       afterId === null
         ? all(this.sql, `SELECT ${columns} FROM credentials ORDER BY rowid LIMIT ?`, limit)
-        : all(this.sql, `SELECT ${columns} FROM credentials WHERE rowid > (SELECT rowid FROM credentials WHERE credential_id = ?) ORDER BY rowid LIMIT ?`, afterId, limit);
+        : all(
+            this.sql,
+            `SELECT ${columns} FROM credentials WHERE rowid > (SELECT rowid FROM credentials WHERE credential_id = ?) ORDER BY rowid LIMIT ?`,
+            afterId,
+            limit,
+          );
     return rows.map((row) => {
       const kind = text(row, "kind") as CredentialKind;
       const subjectId = textOrNull(row, "subject_id");

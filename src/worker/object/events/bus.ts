@@ -99,7 +99,13 @@ export class EventBus {
     }
     const open = listener.approver ? MAX_LIVE_LISTENERS : MAX_LIVE_LISTENERS - APPROVER_RESERVED_LISTENERS;
     if (this.#live.size >= open) {
-      return fail(problem("QUOTA_EXCEEDED", "Too many requests wait or stream on this consumer's approvals; retry shortly.", LISTENERS_FULL_RETRY_SECONDS));
+      return fail(
+        problem(
+          "QUOTA_EXCEEDED",
+          "Too many requests wait or stream on this consumer's approvals; retry shortly.",
+          LISTENERS_FULL_RETRY_SECONDS,
+        ),
+      );
     }
     this.#live.add(listener);
     add(this.#held, listener.credentialId, 1);

@@ -1,5 +1,10 @@
 import type { Feature } from "../feature";
-import { APPROVER_RESERVED_LISTENERS, LISTENERS_PER_CREDENTIAL, LISTENERS_PER_SUBJECT, MAX_LIVE_LISTENERS } from "./bus";
+import {
+  APPROVER_RESERVED_LISTENERS,
+  LISTENERS_PER_CREDENTIAL,
+  LISTENERS_PER_SUBJECT,
+  MAX_LIVE_LISTENERS,
+} from "./bus";
 
 /** The events bus: its live listeners (waiting approval requests and open streams). */
 export const EVENTS_FEATURE: Feature = {

@@ -76,7 +76,10 @@ export function eventStream(bus: EventBus, options: EventStreamOptions): Outcome
     stop();
     controller?.close();
   }
-  heartbeat = setInterval(() => (owner.holds() ? write(": keep-alive\n\n") : close()), (options.heartbeatSeconds ?? STREAM_HEARTBEAT_SECONDS) * 1000);
+  heartbeat = setInterval(
+    () => (owner.holds() ? write(": keep-alive\n\n") : close()),
+    (options.heartbeatSeconds ?? STREAM_HEARTBEAT_SECONDS) * 1000,
+  );
   timeout = setTimeout(close, Math.min(options.maxSeconds ?? STREAM_MAX_SECONDS, STREAM_MAX_SECONDS) * 1000);
   return ok(
     new ReadableStream<Uint8Array>({

@@ -38,14 +38,30 @@ export class AgentAdmission {
   }
 
   /** `bound`: the input already bound (a batch binds every call before the first runs), so its item is not parsed again. */
-  async admit(consumer: string, caller: Caller, config: ConsumerRecord, limits: Limits, input: ToolCallInput, bound?: BoundCall): Promise<Outcome<{ principal: Principal; claims: JsonObject; call: ToolCall } & BoundCall>> {
+  async admit(
+    consumer: string,
+    caller: Caller,
+    config: ConsumerRecord,
+    limits: Limits,
+    input: ToolCallInput,
+    bound?: BoundCall,
+  ): Promise<Outcome<{ principal: Principal; claims: JsonObject; call: ToolCall } & BoundCall>> {
     const rate = this.rate(caller.credentialId, limits);
     if (!rate.ok) return rate;
-    const principal = await resolvePrincipal(consumer, caller, input, config.principalTokens, (issuer, jwt) => this.#tokens.verify(issuer, jwt, this.kernel.now()));
+    const principal = await resolvePrincipal(consumer, caller, input, config.principalTokens, (issuer, jwt) =>
+      this.#tokens.verify(issuer, jwt, this.kernel.now()),
+    );
     if (!principal.ok) return principal;
     const call = bound === undefined ? bindCall(input) : ok(bound);
     if (!call.ok) return call;
     const scope = toolInScope(caller, call.value.call.name);
-    return scope.ok ? ok({ principal: principal.value.principal, claims: principal.value.claims, call: call.value.call, echo: call.value.echo }) : scope;
+    return scope.ok
+      ? ok({
+          principal: principal.value.principal,
+          claims: principal.value.claims,
+          call: call.value.call,
+          echo: call.value.echo,
+        })
+      : scope;
   }
 }

@@ -19,11 +19,16 @@ function claimValue(value: unknown, depth: number): Json | undefined {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
   if (depth <= 0 || typeof value !== "object") return undefined;
-  if (Array.isArray(value)) return value.flatMap((item) => { const copy = claimValue(item, depth - 1); return copy === undefined ? [] : [copy]; });
+  if (Array.isArray(value))
+    return value.flatMap((item) => {
+      const copy = claimValue(item, depth - 1);
+      return copy === undefined ? [] : [copy];
+    });
   const out: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
     const copy = claimValue(item, depth - 1);
-    if (copy !== undefined) Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    if (copy !== undefined)
+      Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -37,7 +42,9 @@ export const JWKS_REFETCH_COOLDOWN_SECONDS = 60;
 /** Roles a token may carry. */
 export const MAX_TOKEN_ROLES = 32;
 
-const FetchedJwks = z.looseObject({ keys: z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1), z.maxLength(32)) });
+const FetchedJwks = z.looseObject({
+  keys: z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1), z.maxLength(32)),
+});
 
 type KeySet = ReturnType<typeof createLocalJWKSet>;
 
@@ -48,7 +55,8 @@ function rejected(detail: string): Outcome<never> {
 /** Why jose refused a token, in words that name the check and never echo the token. */
 function reason(error: unknown): string {
   if (error instanceof errors.JWTExpired) return "The principal token has expired.";
-  if (error instanceof errors.JWTClaimValidationFailed) return `The principal token's \`${error.claim}\` claim is not accepted (${error.reason}).`;
+  if (error instanceof errors.JWTClaimValidationFailed)
+    return `The principal token's \`${error.claim}\` claim is not accepted (${error.reason}).`;
   if (error instanceof errors.JWSSignatureVerificationFailed) return "The principal token's signature does not verify.";
   if (error instanceof errors.JWKSNoMatchingKey) return "No key of the issuer matches the principal token.";
   if (error instanceof errors.JOSEAlgNotAllowed) return "The principal token's algorithm is not allowed.";
@@ -58,14 +66,25 @@ function reason(error: unknown): string {
 
 function claimsOf(payload: JWTPayload, issuer: PrincipalTokenIssuer): Outcome<VerifiedPrincipal> {
   const subject = payload[issuer.subject_claim];
-  if (typeof subject !== "string" || subject.length === 0 || subject.length > 1024) return rejected(`The principal token's \`${issuer.subject_claim}\` claim is not a subject.`);
+  if (typeof subject !== "string" || subject.length === 0 || subject.length > 1024)
+    return rejected(`The principal token's \`${issuer.subject_claim}\` claim is not a subject.`);
   const raw = payload[issuer.roles_claim];
   const roles = raw === undefined ? [] : typeof raw === "string" ? raw.split(" ").filter((r) => r !== "") : raw;
-  if (!Array.isArray(roles) || roles.length > MAX_TOKEN_ROLES || !roles.every((r) => typeof r === "string" && r.length > 0 && r.length <= 1024)) {
-    return rejected(`The principal token's \`${issuer.roles_claim}\` claim is not a list of at most ${MAX_TOKEN_ROLES} roles.`);
+  if (
+    !Array.isArray(roles) ||
+    roles.length > MAX_TOKEN_ROLES ||
+    !roles.every((r) => typeof r === "string" && r.length > 0 && r.length <= 1024)
+  ) {
+    return rejected(
+      `The principal token's \`${issuer.roles_claim}\` claim is not a list of at most ${MAX_TOKEN_ROLES} roles.`,
+    );
   }
   const claims = claimValue(payload, 8);
-  return ok({ subjectId: subject, roles: roles as string[], claims: claims !== null && typeof claims === "object" && !Array.isArray(claims) ? (claims as JsonObject) : {} });
+  return ok({
+    subjectId: subject,
+    roles: roles as string[],
+    claims: claims !== null && typeof claims === "object" && !Array.isArray(claims) ? (claims as JsonObject) : {},
+  });
 }
 
 /**
@@ -94,7 +113,12 @@ export class PrincipalTokens {
     return again === "no-matching-key" ? rejected(reason(new errors.JWKSNoMatchingKey())) : again;
   }
 
-  async #check(issuer: PrincipalTokenIssuer, token: string, keys: KeySet, now: number): Promise<Outcome<VerifiedPrincipal> | "no-matching-key"> {
+  async #check(
+    issuer: PrincipalTokenIssuer,
+    token: string,
+    keys: KeySet,
+    now: number,
+  ): Promise<Outcome<VerifiedPrincipal> | "no-matching-key"> {
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer: issuer.issuer,
@@ -112,13 +136,15 @@ export class PrincipalTokens {
 
   async #keys(issuer: PrincipalTokenIssuer, now: number, refresh: boolean): Promise<Outcome<KeySet>> {
     if (issuer.jwks !== undefined) {
-      if (this.#inline?.source !== issuer.jwks) this.#inline = { source: issuer.jwks, keys: createLocalJWKSet(issuer.jwks) };
+      if (this.#inline?.source !== issuer.jwks)
+        this.#inline = { source: issuer.jwks, keys: createLocalJWKSet(issuer.jwks) };
       return ok(this.#inline.keys);
     }
     const uri = issuer.jwks_uri;
     if (uri === undefined) throw new Error("the issuer contract admits exactly one of jwks and jwks_uri");
     const cached = this.#cached;
-    if (!refresh && cached !== undefined && cached.uri === uri && now - cached.fetchedAt < issuer.jwks_cache_seconds) return ok(cached.keys);
+    if (!refresh && cached !== undefined && cached.uri === uri && now - cached.fetchedAt < issuer.jwks_cache_seconds)
+      return ok(cached.keys);
     const fetched = await this.#fetch(uri);
     if (!fetched.ok) return fetched;
     this.#cached = { uri, keys: createLocalJWKSet(fetched.value), fetchedAt: now };
@@ -128,7 +154,11 @@ export class PrincipalTokens {
   async #fetch(uri: string): Promise<Outcome<JSONWebKeySet>> {
     let response: Response;
     try {
-      response = await this.fetcher(uri, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(JWKS_FETCH_TIMEOUT_MS), redirect: "error" });
+      response = await this.fetcher(uri, {
+        headers: { accept: "application/json" },
+        signal: AbortSignal.timeout(JWKS_FETCH_TIMEOUT_MS),
+        redirect: "error",
+      });
     } catch {
       return rejected("The issuer's keys could not be fetched.");
     }

@@ -32,7 +32,9 @@ function sorted(roles: readonly string[]): string[] {
 
 function rolesWithin(roles: readonly string[], allowed: readonly string[], whose: string): Outcome<null> {
   const extra = roles.find((role) => !allowed.includes(role));
-  return extra === undefined ? ok(null) : fail(problem("ROLE_NOT_ALLOWED", `${whose} may not assert the role ${JSON.stringify(extra)}.`));
+  return extra === undefined
+    ? ok(null)
+    : fail(problem("ROLE_NOT_ALLOWED", `${whose} may not assert the role ${JSON.stringify(extra)}.`));
 }
 
 function invalid(detail: string): Outcome<never> {
@@ -62,7 +64,8 @@ export async function resolvePrincipal(
     case "subject": {
       const subject = caller.subjectId;
       if (subject === null) throw new Error("a subject-bound credential without a subject");
-      if (claim.principal_token !== undefined) return invalid("$.principal_token: this credential is bound to a subject and takes no token.");
+      if (claim.principal_token !== undefined)
+        return invalid("$.principal_token: this credential is bound to a subject and takes no token.");
       if (asserted !== undefined && asserted.subject_id !== subject) {
         return fail(problem("PRINCIPAL_MISMATCH", "This credential acts only for the subject it was issued for."));
       }
@@ -71,19 +74,24 @@ export async function resolvePrincipal(
       return within.ok ? principal(subject, roles) : within;
     }
     case "host": {
-      if (claim.principal_token !== undefined) return invalid("$.principal_token: a host credential asserts the principal; it takes no token.");
+      if (claim.principal_token !== undefined)
+        return invalid("$.principal_token: a host credential asserts the principal; it takes no token.");
       if (asserted === undefined) return invalid("$.principal: required with a host credential.");
       const roles = asserted.roles ?? [];
       const within = rolesWithin(roles, caller.roles, "This host credential");
       return within.ok ? principal(asserted.subject_id, roles) : within;
     }
     case "token": {
-      if (claim.principal_token === undefined) return invalid("$.principal_token: required with a token-verified credential.");
-      if (issuer === null) return fail(problem("PRINCIPAL_TOKEN_REJECTED", "The consumer has no principal token issuer configured."));
+      if (claim.principal_token === undefined)
+        return invalid("$.principal_token: required with a token-verified credential.");
+      if (issuer === null)
+        return fail(problem("PRINCIPAL_TOKEN_REJECTED", "The consumer has no principal token issuer configured."));
       const verified = await verify(issuer, claim.principal_token);
       if (!verified.ok) return verified;
-      if (asserted === undefined) return principal(verified.value.subjectId, verified.value.roles, verified.value.claims);
-      if (asserted.subject_id !== verified.value.subjectId) return fail(problem("PRINCIPAL_MISMATCH", "The principal differs from the verified token's subject."));
+      if (asserted === undefined)
+        return principal(verified.value.subjectId, verified.value.roles, verified.value.claims);
+      if (asserted.subject_id !== verified.value.subjectId)
+        return fail(problem("PRINCIPAL_MISMATCH", "The principal differs from the verified token's subject."));
       const roles = asserted.roles ?? verified.value.roles;
       const within = rolesWithin(roles, verified.value.roles, "The verified token");
       return within.ok ? principal(asserted.subject_id, roles, verified.value.claims) : within;
@@ -95,5 +103,7 @@ export async function resolvePrincipal(
 
 /** Whether the credential's tool scope admits a tool. */
 export function toolInScope(caller: Caller, tool: string): Outcome<null> {
-  return admitsTool(caller.tools, tool) ? ok(null) : fail(problem("TOOL_NOT_IN_SCOPE", `This credential may not call ${JSON.stringify(tool)}.`));
+  return admitsTool(caller.tools, tool)
+    ? ok(null)
+    : fail(problem("TOOL_NOT_IN_SCOPE", `This credential may not call ${JSON.stringify(tool)}.`));
 }

@@ -31,5 +31,7 @@ export function admitsCapability(scope: Scope, capabilityId: string): boolean {
 /** The capability ids a scope names (`null`: every capability). */
 export function capabilitiesOf(scope: Scope): readonly string[] | null {
   if (scope === null) return null;
-  return scope.filter((entry) => entry.startsWith(CAPABILITY_SCOPE_PREFIX)).map((entry) => entry.slice(CAPABILITY_SCOPE_PREFIX.length));
+  return scope
+    .filter((entry) => entry.startsWith(CAPABILITY_SCOPE_PREFIX))
+    .map((entry) => entry.slice(CAPABILITY_SCOPE_PREFIX.length));
 }

@@ -41,7 +41,12 @@ const MAX_DESCRIPTION = 1_024;
 const STRUCTURED = "/properties/structuredContent";
 
 function isObject(value: Json | undefined): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype
+  );
 }
 
 /** Keywords that only annotate: removing them never changes which values a schema accepts. */
@@ -81,7 +86,9 @@ function text(value: Json | undefined): string {
 /** The model's description: the tool's description, else its title, else where it comes from; at most 1,024 code points. */
 function descriptionOf(tool: JsonObject, downstream: string, server: string): string {
   const annotations = isObject(tool["annotations"]) ? tool["annotations"] : {};
-  const found = [text(tool["description"]), text(tool["title"]), text(annotations["title"])].find((t) => t !== "") ?? `${downstream} (MCP server ${server})`;
+  const found =
+    [text(tool["description"]), text(tool["title"]), text(annotations["title"])].find((t) => t !== "") ??
+    `${downstream} (MCP server ${server})`;
   return Array.from(found).slice(0, MAX_DESCRIPTION).join("");
 }
 
@@ -97,11 +104,14 @@ function checkSchemas(tool: JsonObject): Checked {
   const rawOutput = tool["outputSchema"];
   if (rawOutput !== undefined && !isObject(rawOutput)) return { ok: false, reason: "/outputSchema: not a JSON object" };
   const structured = rawOutput === undefined ? undefined : withoutAnnotations(rawOutput);
-  if (structured !== undefined && structured["type"] !== "object") return { ok: false, reason: "/outputSchema/type: structured content is an object schema" };
+  if (structured !== undefined && structured["type"] !== "object")
+    return { ok: false, reason: "/outputSchema/type: structured content is an object schema" };
   const output = mcpToolOutputSchema(structured);
   const checked = compileSchema(output);
   if (!checked.ok) {
-    const pointer = checked.error.pointer.startsWith(STRUCTURED) ? `/outputSchema${checked.error.pointer.slice(STRUCTURED.length)}` : `/outputSchema${checked.error.pointer}`;
+    const pointer = checked.error.pointer.startsWith(STRUCTURED)
+      ? `/outputSchema${checked.error.pointer.slice(STRUCTURED.length)}`
+      : `/outputSchema${checked.error.pointer}`;
     return { ok: false, reason: `${pointer}: ${checked.error.message}` };
   }
   return { ok: true, input, output };
@@ -111,7 +121,10 @@ function checkSchemas(tool: JsonObject): Checked {
  * The definitions of a listing: every tool that fits (its name the prefix plus the downstream
  * name), the others refused with their reason. `read` only for `annotations.readOnlyHint: true`.
  */
-export function planImport(source: ImportSource, listed: readonly JsonObject[]): { planned: PlannedTool[]; refused: RefusedTool[] } {
+export function planImport(
+  source: ImportSource,
+  listed: readonly JsonObject[],
+): { planned: PlannedTool[]; refused: RefusedTool[] } {
   const planned: PlannedTool[] = [];
   const refused: RefusedTool[] = [];
   const seen = new Set<string>();
@@ -150,7 +163,12 @@ export function planImport(source: ImportSource, listed: readonly JsonObject[]):
       timeout_ms: source.timeoutMs,
       input: schemas.input,
       output: { schema: schemas.output, max_bytes: IMPORTED_OUTPUT_BYTES, max_depth: 16 },
-      target: { kind: "mcp", url: source.url, tool: downstream, ...(source.auth === null ? {} : { auth: { ...source.auth } }) },
+      target: {
+        kind: "mcp",
+        url: source.url,
+        tool: downstream,
+        ...(source.auth === null ? {} : { auth: { ...source.auth } }),
+      },
     });
     if (!definition.success) {
       refuse(definition.error.issues[0]?.message ?? "not a tool definition");

@@ -77,7 +77,8 @@ function view(server: StoredMcpServer): JsonObject {
   };
 }
 
-const byDownstream = (a: { downstream: string }, b: { downstream: string }) => compareCodePoints(a.downstream, b.downstream);
+const byDownstream = (a: { downstream: string }, b: { downstream: string }) =>
+  compareCodePoints(a.downstream, b.downstream);
 
 /**
  * Downstream MCP servers of a consumer: registration imports a server's `tools/list` as tool
@@ -92,7 +93,12 @@ export class McpServers {
   /** The fetch of every consumer-defined target: the target rule again before each request. */
   readonly #fetch: (request: Request) => Promise<Response>;
 
-  constructor(kernel: McpServersKernel, data: DataTools, vault: SecretVault, fetch: (request: Request) => Promise<Response>) {
+  constructor(
+    kernel: McpServersKernel,
+    data: DataTools,
+    vault: SecretVault,
+    fetch: (request: Request) => Promise<Response>,
+  ) {
     this.#kernel = kernel;
     this.#data = data;
     this.#vault = vault;
@@ -104,22 +110,37 @@ export class McpServers {
    * Runs one call of the plane (the admin's; the object checked who calls). Definitions it wrote
    * need a registry rebuild. `pageItems`: the consumer's page size (the list's).
    */
-  async call(call: McpServersCall, now: number, pageItems: number = DEFAULT_LIMITS.page_items): Promise<Outcome<string | null>> {
+  async call(
+    call: McpServersCall,
+    now: number,
+    pageItems: number = DEFAULT_LIMITS.page_items,
+  ): Promise<Outcome<string | null>> {
     switch (call.kind) {
       case "registerMcpServer":
         return this.#register(fromWorker(call.registration, McpServerRegistration), now);
       case "listMcpServers": {
         const page = listPage("mcp-servers", this.#table.list(), (server) => server.name, call.cursor, pageItems);
-        return page.ok ? ok(canonicalJson({ servers: page.value.items.map(view), next_cursor: page.value.next_cursor })) : page;
+        return page.ok
+          ? ok(canonicalJson({ servers: page.value.items.map(view), next_cursor: page.value.next_cursor }))
+          : page;
       }
       case "getMcpServer": {
         const server = this.#table.get(call.name);
-        return server === undefined ? fail(problem("NOT_FOUND", "No such MCP server.")) : ok(canonicalJson(view(server)));
+        return server === undefined
+          ? fail(problem("NOT_FOUND", "No such MCP server."))
+          : ok(canonicalJson(view(server)));
       }
       case "importMcpServer": {
         const server = this.#table.get(call.name);
         if (server === undefined) return fail(problem("NOT_FOUND", "No such MCP server."));
-        const source: ImportSource = { name: server.name, url: server.url, prefix: server.prefix, auth: server.auth === null ? null : (stored(server.auth) as ImportSource["auth"]), timeoutMs: server.timeoutMs, relay: server.relay };
+        const source: ImportSource = {
+          name: server.name,
+          url: server.url,
+          prefix: server.prefix,
+          auth: server.auth === null ? null : (stored(server.auth) as ImportSource["auth"]),
+          timeoutMs: server.timeoutMs,
+          relay: server.relay,
+        };
         return this.#import(source, server.registeredAt, now, false);
       }
       case "deleteMcpServer":
@@ -134,7 +155,8 @@ export class McpServers {
    */
   relayOf(name: string, url: string, downstream: string): McpToolRelay | null {
     for (const server of this.#table.atUrl(url)) {
-      if (storedTools(server).some((t) => t.name === name && t.downstream === downstream)) return { server: server.name, ...relayView(server.relay) };
+      if (storedTools(server).some((t) => t.name === name && t.downstream === downstream))
+        return { server: server.name, ...relayView(server.relay) };
     }
     return null;
   }
@@ -142,34 +164,66 @@ export class McpServers {
   /** A server at `url` announced a changed tool list: mark it stale (once, audited) until it is imported again. */
   listChanged(url: string, now: number): void {
     this.#kernel.transaction(() => {
-      for (const name of this.#table.markListChanged(url, now)) this.#kernel.audit.append("mcp_server.list_changed", now, { name });
+      for (const name of this.#table.markListChanged(url, now))
+        this.#kernel.audit.append("mcp_server.list_changed", now, { name });
     });
   }
 
   #register(registration: McpServerRegistration, now: number): Promise<Outcome<string>> | Outcome<string> {
     const refusedUrl = checkUrl(registration.url, "/url", this.#kernel.targets);
-    if (refusedUrl !== null) return fail({ ...problem("INVALID_REQUEST", refusedUrl.message), path: refusedUrl.pointer });
+    if (refusedUrl !== null)
+      return fail({ ...problem("INVALID_REQUEST", refusedUrl.message), path: refusedUrl.pointer });
     const auth = registration.auth ?? null;
-    if (auth !== null && !this.#vault.has(auth.secret)) return fail({ ...problem("INVALID_REQUEST", `No secret named "${auth.secret}" (PUT …/secrets/${auth.secret} first).`), path: "/auth/secret" });
+    if (auth !== null && !this.#vault.has(auth.secret))
+      return fail({
+        ...problem("INVALID_REQUEST", `No secret named "${auth.secret}" (PUT …/secrets/${auth.secret} first).`),
+        path: "/auth/secret",
+      });
     const admissible = this.#admissible(registration.name);
     if (!admissible.ok) return admissible;
-    const relay = (registration.relay.sampling ? RELAY_SAMPLING : 0) | (registration.relay.elicitation ? RELAY_ELICITATION : 0);
-    const source: ImportSource = { name: registration.name, url: registration.url, prefix: registration.prefix, auth, timeoutMs: registration.timeout_ms, relay };
+    const relay =
+      (registration.relay.sampling ? RELAY_SAMPLING : 0) | (registration.relay.elicitation ? RELAY_ELICITATION : 0);
+    const source: ImportSource = {
+      name: registration.name,
+      url: registration.url,
+      prefix: registration.prefix,
+      auth,
+      timeoutMs: registration.timeout_ms,
+      relay,
+    };
     return this.#import(source, now, now, true);
   }
 
   #admissible(name: string): Outcome<null> {
-    if (this.#table.get(name) !== undefined) return fail(problem("MCP_SERVER_EXISTS", `An MCP server named "${name}" is registered (POST …/mcp-servers/${name}/import imports it again).`));
-    if (this.#table.count() >= MAX_MCP_SERVERS) return fail(problem("QUOTA_EXCEEDED", `A consumer registers at most ${MAX_MCP_SERVERS} MCP servers.`));
+    if (this.#table.get(name) !== undefined)
+      return fail(
+        problem(
+          "MCP_SERVER_EXISTS",
+          `An MCP server named "${name}" is registered (POST …/mcp-servers/${name}/import imports it again).`,
+        ),
+      );
+    if (this.#table.count() >= MAX_MCP_SERVERS)
+      return fail(problem("QUOTA_EXCEEDED", `A consumer registers at most ${MAX_MCP_SERVERS} MCP servers.`));
     return ok(null);
   }
 
   /** Lists the server's tools (outside any transaction), then stores the server and its definitions in one. */
-  async #import(source: ImportSource, registeredAt: number, now: number, registering: boolean): Promise<Outcome<string>> {
+  async #import(
+    source: ImportSource,
+    registeredAt: number,
+    now: number,
+    registering: boolean,
+  ): Promise<Outcome<string>> {
     let authorization: string | null = null;
     if (source.auth !== null) {
       const secret = await this.#vault.open(source.auth.secret);
-      if (secret === undefined) return fail(problem("INVALID_REQUEST", `The secret "${source.auth.secret}" cannot be opened (PUT …/secrets/${source.auth.secret} again).`));
+      if (secret === undefined)
+        return fail(
+          problem(
+            "INVALID_REQUEST",
+            `The secret "${source.auth.secret}" cannot be opened (PUT …/secrets/${source.auth.secret} again).`,
+          ),
+        );
       authorization = source.auth.prefix + secret;
     }
     let changed = false;
@@ -182,12 +236,26 @@ export class McpServers {
         changed = true;
       },
     };
-    const listed = await listTools(endpoint, { maxTools: MAX_IMPORTED_TOOLS, maxPages: MAX_LIST_PAGES, maxBytes: MAX_LIST_BYTES });
-    if (!listed.ok) return fail(problem("MCP_SERVER_UNREACHABLE", `The MCP server "${source.name}" could not be imported: ${listed.error}.`));
+    const listed = await listTools(endpoint, {
+      maxTools: MAX_IMPORTED_TOOLS,
+      maxPages: MAX_LIST_PAGES,
+      maxBytes: MAX_LIST_BYTES,
+    });
+    if (!listed.ok)
+      return fail(
+        problem("MCP_SERVER_UNREACHABLE", `The MCP server "${source.name}" could not be imported: ${listed.error}.`),
+      );
     return this.#kernel.transaction(() => this.#store(source, listed.value, registeredAt, now, registering, changed));
   }
 
-  #store(source: ImportSource, listed: ListedTools, registeredAt: number, now: number, registering: boolean, changed: boolean): Outcome<string> {
+  #store(
+    source: ImportSource,
+    listed: ListedTools,
+    registeredAt: number,
+    now: number,
+    registering: boolean,
+    changed: boolean,
+  ): Outcome<string> {
     const previous = this.#table.get(source.name);
     if (registering) {
       const admissible = this.#admissible(source.name);
@@ -220,7 +288,13 @@ export class McpServers {
       listChangedAt: changed ? now : null,
     };
     this.#table.put(server);
-    if (registering) this.#kernel.audit.append("mcp_server.registered", now, { name: source.name, prefix: source.prefix, protocol_version: listed.protocolVersion, relay: relayView(source.relay ?? 0) });
+    if (registering)
+      this.#kernel.audit.append("mcp_server.registered", now, {
+        name: source.name,
+        prefix: source.prefix,
+        protocol_version: listed.protocolVersion,
+        relay: relayView(source.relay ?? 0),
+      });
     this.#kernel.audit.append("mcp_server.imported", now, {
       name: source.name,
       imported: imported.map((t) => ({ name: t.name, version: t.revision })),
@@ -231,13 +305,27 @@ export class McpServers {
   }
 
   /** Defines one imported tool over what is stored under its name (this server's tool only), keeping the admin's rules. */
-  #define(source: ImportSource, name: string, downstream: string, fresh: ToolDefinition, now: number): ImportedTool | RefusedTool {
+  #define(
+    source: ImportSource,
+    name: string,
+    downstream: string,
+    fresh: ToolDefinition,
+    now: number,
+  ): ImportedTool | RefusedTool {
     const data = this.#data;
     const current = data.current(name);
-    if (current !== undefined && !isImportOf(current.definition, source.url, downstream)) return { downstream, reason: `the name "${name}" is another tool's` };
+    if (current !== undefined && !isImportOf(current.definition, source.url, downstream))
+      return { downstream, reason: `the name "${name}" is another tool's` };
     const definition = current === undefined ? fresh : mergeImported(current.definition, fresh);
     const defined = data.define(name, definition, now);
-    if (!defined.ok) return { downstream, reason: defined.error.path === undefined || defined.error.path === "" ? defined.error.detail : `${defined.error.path}: ${defined.error.detail}` };
+    if (!defined.ok)
+      return {
+        downstream,
+        reason:
+          defined.error.path === undefined || defined.error.path === ""
+            ? defined.error.detail
+            : `${defined.error.path}: ${defined.error.detail}`,
+      };
     const version = data.current(name)?.version ?? 0;
     const change = current === undefined ? "new" : version === current.version ? "unchanged" : "updated";
     return { name, downstream, risk: definition.risk, revision: version, change };
@@ -251,7 +339,8 @@ export class McpServers {
       const disabled: string[] = [];
       for (const tool of storedTools(server)) {
         const current = this.#data.current(tool.name);
-        if (current === undefined || !current.enabled || !isImportOf(current.definition, server.url, tool.downstream)) continue;
+        if (current === undefined || !current.enabled || !isImportOf(current.definition, server.url, tool.downstream))
+          continue;
         if (this.#data.disable(tool.name, now).ok) disabled.push(tool.name);
       }
       this.#table.delete(name);

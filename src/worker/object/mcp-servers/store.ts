@@ -119,8 +119,13 @@ export class McpServerTable {
 
   /** Marks the servers at `url` not yet marked as having announced a changed tool list; answers their names. */
   markListChanged(url: string, now: number): string[] {
-    const names = all(this.sql, "SELECT name FROM mcp_servers WHERE url = ? AND list_changed_at IS NULL ORDER BY name", url).map((row) => text(row, "name"));
-    if (names.length > 0) run(this.sql, "UPDATE mcp_servers SET list_changed_at = ? WHERE url = ? AND list_changed_at IS NULL", now, url);
+    const names = all(
+      this.sql,
+      "SELECT name FROM mcp_servers WHERE url = ? AND list_changed_at IS NULL ORDER BY name",
+      url,
+    ).map((row) => text(row, "name"));
+    if (names.length > 0)
+      run(this.sql, "UPDATE mcp_servers SET list_changed_at = ? WHERE url = ? AND list_changed_at IS NULL", now, url);
     return names;
   }
 

@@ -27,10 +27,19 @@ export interface McpCallIdentity {
  * id. A status query is its own call (the engine refuses the dispatch's call id for it): its
  * call id also derives from the status reference. `_meta` may name the call and operation ids.
  */
-export function callIdentity(tool: string, meta: CallToolParams["_meta"], key: string | null, sessionId: string, rpcId: JsonRpcId, statusRef: string | null = null): McpCallIdentity {
+export function callIdentity(
+  tool: string,
+  meta: CallToolParams["_meta"],
+  key: string | null,
+  sessionId: string,
+  rpcId: JsonRpcId,
+  statusRef: string | null = null,
+): McpCallIdentity {
   const parts: Json[] = key === null ? [sessionId, rpcId] : [tool, key];
   return {
-    call_id: meta?.[MCP_META.callId] ?? derivedId("mcpc", statusRef === null ? ["call", ...parts] : ["status", ...parts, statusRef]),
+    call_id:
+      meta?.[MCP_META.callId] ??
+      derivedId("mcpc", statusRef === null ? ["call", ...parts] : ["status", ...parts, statusRef]),
     operation_id: meta?.[MCP_META.operationId] ?? derivedId("mcpo", ["operation", ...parts]),
     response_id: derivedId("mcpr", ["response", key ?? sessionId]),
     idempotency_key: key,
@@ -47,7 +56,8 @@ export function callIdentity(tool: string, meta: CallToolParams["_meta"], key: s
 export function callToolResult(answer: JsonObject): JsonObject {
   const output = objectMember(answer, "provider_output");
   const model = objectMember(answer, "model_result");
-  if (output === undefined || model === undefined || !Array.isArray(output["content"])) throw new Error("a tool-call answer without its MCP projection");
+  if (output === undefined || model === undefined || !Array.isArray(output["content"]))
+    throw new Error("a tool-call answer without its MCP projection");
   let content: Json[] = output["content"];
   const data = model["status"] === "succeeded" ? objectMember(model, "data") : undefined;
   const blocks = data?.["content"];
@@ -69,17 +79,32 @@ export function callToolResult(answer: JsonObject): JsonObject {
  * Refusals of the gate are JSON-RPC errors; an unknown tool is the engine's answer
  * (`UNKNOWN_TOOL`, a failed result).
  */
-export async function callTool(ctx: McpContext, params: JsonObject | undefined, rpcId: JsonRpcId, tasks: McpTasks): Promise<RpcAnswer> {
+export async function callTool(
+  ctx: McpContext,
+  params: JsonObject | undefined,
+  rpcId: JsonRpcId,
+  tasks: McpTasks,
+): Promise<RpcAnswer> {
   const parsed = paramsOf(CallToolParams, params);
   if (!parsed.ok) return parsed.answer;
   const { name, task, _meta: meta } = parsed.value;
   const statusRef = meta?.[MCP_META.statusRef] ?? null;
   const asTask = task !== undefined && ctx.session.protocolVersion === "2025-11-25" && statusRef === null;
   let key = meta?.[MCP_META.idempotencyKey] ?? null;
-  if (key === null && asTask && ctx.registry.get(name)?.risk === "write") key = derivedId("mcpk", ["key", ctx.session.sessionId, rpcId]);
+  if (key === null && asTask && ctx.registry.get(name)?.risk === "write")
+    key = derivedId("mcpk", ["key", ctx.session.sessionId, rpcId]);
   const identity = callIdentity(name, meta, key, ctx.session.sessionId, rpcId, statusRef);
-  const context = { ...identity, provider: MCP_PROFILE.provider, api_family: MCP_PROFILE.api_family, adapter_revision: MCP_PROFILE.adapter_revision };
-  const body = { proposal: { name, arguments: parsed.value.arguments ?? {} }, context, ...(statusRef === null ? {} : { status_ref: statusRef }) };
+  const context = {
+    ...identity,
+    provider: MCP_PROFILE.provider,
+    api_family: MCP_PROFILE.api_family,
+    adapter_revision: MCP_PROFILE.adapter_revision,
+  };
+  const body = {
+    proposal: { name, arguments: parsed.value.arguments ?? {} },
+    context,
+    ...(statusRef === null ? {} : { status_ref: statusRef }),
+  };
   const input = (statusRef === null ? ToolCallRequest : ToolCallStatusRequest).safeParse(body);
   if (!input.success) return invalidParams(`Invalid params: ${describeIssues(input.error)}`);
   const call = async (): Promise<RpcAnswer> => {
@@ -90,7 +115,9 @@ export async function callTool(ctx: McpContext, params: JsonObject | undefined, 
     const result = callToolResult(answer);
     if (!asTask) return rpcResult(result);
     const approvalId = typeof answer["approval_id"] === "string" ? answer["approval_id"] : null;
-    return rpcResult(tasks.create(ctx, { input: canonicalJson(input.data), approvalId, result, ttlMs: task.ttl ?? null }));
+    return rpcResult(
+      tasks.create(ctx, { input: canonicalJson(input.data), approvalId, result, ttlMs: task.ttl ?? null }),
+    );
   };
   // A task needs its place before the call runs: a write must not run when its task cannot be kept.
   return asTask ? tasks.withPlace(ctx, call) : call();

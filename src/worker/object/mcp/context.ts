@@ -12,7 +12,11 @@ import type { McpSession } from "./store";
  * admission (rate, principal, tool scope), dispatch or status query, and the answer an
  * HTTP tool call gets (`tool-calls/answer.ts`), as a value; `notify` takes the call's downstream notifications.
  */
-export type RunCall = (input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink) => Promise<Outcome<JsonObject>>;
+export type RunCall = (
+  input: ToolCallInput,
+  statusRef: string | null,
+  notify?: McpNotifySink,
+) => Promise<Outcome<JsonObject>>;
 
 /** What the MCP plane uses of the kernel: its tables, the clock, one transaction step and the audit chain. */
 export type McpKernel = Pick<ObjectKernel, "sql" | "now" | "transaction" | "audit">;

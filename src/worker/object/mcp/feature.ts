@@ -6,5 +6,12 @@ import { MCP_MIGRATIONS } from "./store";
 export const MCP_FEATURE: Feature = {
   name: "mcp",
   migrations: MCP_MIGRATIONS,
-  memory: (o) => [{ structure: "relayed MCP requests", entries: o.mcp.relayed, cap: null, bound: `${MAX_RELAYED_REQUESTS} per call in flight, dropped when it ends` }],
+  memory: (o) => [
+    {
+      structure: "relayed MCP requests",
+      entries: o.mcp.relayed,
+      cap: null,
+      bound: `${MAX_RELAYED_REQUESTS} per call in flight, dropped when it ends`,
+    },
+  ],
 };

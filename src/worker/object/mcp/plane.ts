@@ -21,7 +21,17 @@ import { callTool } from "./call";
 import type { AgentAdmission } from "../identity/admission";
 import type { ToolCallPlanes } from "../tool-calls/planes";
 import type { McpContext, McpKernel, RunCall } from "./context";
-import { invalidParams, objectMember, paramsOf, randomHex, refusal, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
+import {
+  invalidParams,
+  objectMember,
+  paramsOf,
+  randomHex,
+  refusal,
+  rpcError,
+  rpcResult,
+  storedObject,
+  type RpcAnswer,
+} from "./rpc";
 import { MAX_MCP_SESSIONS, MAX_MCP_SESSIONS_PER_CREDENTIAL, MAX_MCP_SESSIONS_PER_SUBJECT } from "./quota";
 import { McpRelay, relayPlan, type RelayPlan } from "./relay";
 import { CallRequests, PendingRelays, type CallRequestsHost } from "./requests";
@@ -67,7 +77,9 @@ const INSTRUCTIONS =
 /** The server capabilities of a negotiated version (tasks exist from 2025-11-25). */
 function capabilitiesOf(version: McpProtocolVersion): JsonObject {
   const base: JsonObject = { tools: { listChanged: false }, logging: {} };
-  return version === "2025-11-25" ? { ...base, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : base;
+  return version === "2025-11-25"
+    ? { ...base, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+    : base;
 }
 
 function answer(id: JsonRpcId, rpc: RpcAnswer, sessionId: string | null): McpReply {
@@ -84,8 +96,17 @@ function declaredOf(session: McpSession): RelayPlan["capabilities"] {
 }
 
 /** A `tools/call` that relays: the stream now; the call runs on in the object, its response the stream's last event. */
-function relayed(dispatch: (notify: McpRelay) => Promise<RpcAnswer>, plan: RelayPlan, id: JsonRpcId, sessionId: string, host: Omit<CallRequestsHost, "write">): McpReply {
-  const requests = Object.keys(plan.capabilities).length === 0 ? undefined : (write: CallRequestsHost["write"]) => new CallRequests(plan.capabilities, { ...host, write });
+function relayed(
+  dispatch: (notify: McpRelay) => Promise<RpcAnswer>,
+  plan: RelayPlan,
+  id: JsonRpcId,
+  sessionId: string,
+  host: Omit<CallRequestsHost, "write">,
+): McpReply {
+  const requests =
+    Object.keys(plan.capabilities).length === 0
+      ? undefined
+      : (write: CallRequestsHost["write"]) => new CallRequests(plan.capabilities, { ...host, write });
   const relay = new McpRelay(plan, requests);
   void dispatch(relay).then(
     (rpc) => relay.end(canonicalJson({ jsonrpc: "2.0", id, ...rpc })),
@@ -131,7 +152,12 @@ export class McpPlane {
   /** One request of an authenticated agent credential; `run` is the object's tool-call path for that caller. */
   async handle(auth: Authenticated, request: McpRequest, run: RunCall): Promise<Outcome<McpReply>> {
     if (auth.caller.principal !== "subject" || auth.caller.subjectId === null) {
-      return fail(problem("PRINCIPAL_MISMATCH", "An MCP session acts for its credential's subject: use a subject-bound agent credential (a host or token-verified credential cannot name a principal over MCP)."));
+      return fail(
+        problem(
+          "PRINCIPAL_MISMATCH",
+          "An MCP session acts for its credential's subject: use a subject-bound agent credential (a host or token-verified credential cannot name a principal over MCP).",
+        ),
+      );
     }
     if (request.method === "DELETE" || request.message === null) {
       const session = this.#session(auth, request);
@@ -151,16 +177,40 @@ export class McpPlane {
     if (!session.ok) return session;
     this.#kernel.transaction(() => this.#store.touchSession(session.value.sessionId, this.#kernel.now()));
     // A response answers a relayed request of this session's only; any other is dropped.
-    if ("result" in message) await this.#pending.answer(session.value.sessionId, message.id, { result: message.result as JsonObject });
-    else if ("error" in message) await this.#pending.answer(session.value.sessionId, message.id, { error: { ...message.error } as JsonObject });
+    if ("result" in message)
+      await this.#pending.answer(session.value.sessionId, message.id, { result: message.result as JsonObject });
+    else if ("error" in message)
+      await this.#pending.answer(session.value.sessionId, message.id, { error: { ...message.error } as JsonObject });
     if (!("method" in message) || !("id" in message)) return ok({ kind: "accepted" });
-    const ctx: McpContext = { auth, session: session.value, registry: this.#toolCalls.for(auth.config).engine.registry, run };
-    const plan = request.events === true && message.method === "tools/call" ? relayPlan(params, session.value.logLevel ?? null, declaredOf(session.value)) : null;
+    const ctx: McpContext = {
+      auth,
+      session: session.value,
+      registry: this.#toolCalls.for(auth.config).engine.registry,
+      run,
+    };
+    const plan =
+      request.events === true && message.method === "tools/call"
+        ? relayPlan(params, session.value.logLevel ?? null, declaredOf(session.value))
+        : null;
     if (plan !== null) {
-      const host = { pending: this.#pending, sessionId: session.value.sessionId, audit: (record: JsonObject) => this.#audit(record) };
-      return ok(relayed((notify) => this.#dispatch({ ...ctx, notify }, message.method, params, message.id), plan, message.id, session.value.sessionId, host));
+      const host = {
+        pending: this.#pending,
+        sessionId: session.value.sessionId,
+        audit: (record: JsonObject) => this.#audit(record),
+      };
+      return ok(
+        relayed(
+          (notify) => this.#dispatch({ ...ctx, notify }, message.method, params, message.id),
+          plan,
+          message.id,
+          session.value.sessionId,
+          host,
+        ),
+      );
     }
-    return ok(answer(message.id, await this.#dispatch(ctx, message.method, params, message.id), session.value.sessionId));
+    return ok(
+      answer(message.id, await this.#dispatch(ctx, message.method, params, message.id), session.value.sessionId),
+    );
   }
 
   /** The audit entry of one relayed request. */
@@ -181,27 +231,56 @@ export class McpPlane {
     const subjectId = auth.caller.subjectId;
     if (subjectId === null) throw new Error("a subject-bound credential without a subject");
     const declared = parsed.value.capabilities as JsonObject;
-    const relayable = { sampling: objectMember(declared, "sampling"), elicitation: objectMember(declared, "elicitation") };
-    const clientCapabilities = canonicalJson(Object.fromEntries(Object.entries(relayable).filter(([, value]) => value !== undefined)));
-    const session: McpSession = { sessionId: randomHex(16), credentialId: auth.caller.credentialId, subjectId, protocolVersion: version, logLevel: null, clientCapabilities, lastSeen: this.#kernel.now() };
+    const relayable = {
+      sampling: objectMember(declared, "sampling"),
+      elicitation: objectMember(declared, "elicitation"),
+    };
+    const clientCapabilities = canonicalJson(
+      Object.fromEntries(Object.entries(relayable).filter(([, value]) => value !== undefined)),
+    );
+    const session: McpSession = {
+      sessionId: randomHex(16),
+      credentialId: auth.caller.credentialId,
+      subjectId,
+      protocolVersion: version,
+      logLevel: null,
+      clientCapabilities,
+      lastSeen: this.#kernel.now(),
+    };
     const room = this.#kernel.transaction(() => this.#store.openSession(session, session.lastSeen));
     if (!room.fits) {
       const detail = `A credential keeps at most ${MAX_MCP_SESSIONS_PER_CREDENTIAL} MCP sessions, a subject ${MAX_MCP_SESSIONS_PER_SUBJECT} across its credentials and a consumer ${MAX_MCP_SESSIONS}; the subject's or the consumer's are all other credentials'. Retry when one has ended.`;
       return fail(problem("QUOTA_EXCEEDED", detail, room.retryAfterSeconds));
     }
-    const result = { protocolVersion: version, capabilities: capabilitiesOf(version), serverInfo: { name: MCP_SERVER_NAME, version: GATE_VERSION }, instructions: INSTRUCTIONS };
+    const result = {
+      protocolVersion: version,
+      capabilities: capabilitiesOf(version),
+      serverInfo: { name: MCP_SERVER_NAME, version: GATE_VERSION },
+      instructions: INSTRUCTIONS,
+    };
     return ok(answer(id, rpcResult(result), session.sessionId));
   }
 
   /** The session a request names: required (400), this credential's (else 404), with a protocol version spoken here (400). */
   #session(auth: Authenticated, request: McpRequest): Outcome<McpSession> {
-    if (request.sessionId === null) return fail(problem("INVALID_REQUEST", "Send the Mcp-Session-Id header that initialize answered."));
+    if (request.sessionId === null)
+      return fail(problem("INVALID_REQUEST", "Send the Mcp-Session-Id header that initialize answered."));
     const session = this.#store.session(request.sessionId, this.#kernel.now());
     if (session === undefined || session.credentialId !== auth.caller.credentialId) {
-      return fail(problem("NOT_FOUND", "No such MCP session: it was deleted, or never opened with this credential. Initialize a new one."));
+      return fail(
+        problem(
+          "NOT_FOUND",
+          "No such MCP session: it was deleted, or never opened with this credential. Initialize a new one.",
+        ),
+      );
     }
     if (request.protocolVersion !== null && !isMcpVersion(request.protocolVersion)) {
-      return fail(problem("INVALID_REQUEST", `MCP-Protocol-Version names a version this endpoint does not speak (it speaks ${MCP_PROTOCOL_VERSIONS.join(", ")}).`));
+      return fail(
+        problem(
+          "INVALID_REQUEST",
+          `MCP-Protocol-Version names a version this endpoint does not speak (it speaks ${MCP_PROTOCOL_VERSIONS.join(", ")}).`,
+        ),
+      );
     }
     return ok(session);
   }
@@ -209,7 +288,8 @@ export class McpPlane {
   async #dispatch(ctx: McpContext, method: string, params: JsonObject | undefined, id: JsonRpcId): Promise<RpcAnswer> {
     const version = ctx.session.protocolVersion as McpProtocolVersion;
     if (method.startsWith("tasks/")) {
-      if (version !== "2025-11-25") return rpcError(RPC_ERRORS.methodNotFound, "Method not found: tasks exist from protocol version 2025-11-25.");
+      if (version !== "2025-11-25")
+        return rpcError(RPC_ERRORS.methodNotFound, "Method not found: tasks exist from protocol version 2025-11-25.");
       // A task method may wait (tasks/result) or run the call (tasks/get): it takes a token of the credential's call rate.
       const rate = this.#admission.rate(ctx.auth.caller.credentialId, limitsOf(ctx.auth.config));
       if (!rate.ok) return refusal(rate.error);
@@ -220,7 +300,9 @@ export class McpPlane {
       case "tools/list": {
         const parsed = paramsOf(ListParams, params);
         if (!parsed.ok) return parsed.answer;
-        return parsed.value.cursor === undefined ? rpcResult(listTools(ctx.registry, ctx.auth.caller, version)) : invalidParams("Invalid cursor: tools/list answers one page.");
+        return parsed.value.cursor === undefined
+          ? rpcResult(listTools(ctx.registry, ctx.auth.caller, version))
+          : invalidParams("Invalid cursor: tools/list answers one page.");
       }
       case "tools/call":
         return callTool(ctx, params, id, this.#tasks);
@@ -239,7 +321,10 @@ export class McpPlane {
       case "tasks/cancel":
         return this.#tasks.cancel(ctx, params);
       default:
-        return rpcError(RPC_ERRORS.methodNotFound, "Method not found: this endpoint serves initialize, ping, tools/list, tools/call, logging/setLevel and (from 2025-11-25) tasks/get, tasks/result, tasks/list, tasks/cancel.");
+        return rpcError(
+          RPC_ERRORS.methodNotFound,
+          "Method not found: this endpoint serves initialize, ping, tools/list, tools/call, logging/setLevel and (from 2025-11-25) tasks/get, tasks/result, tasks/list, tasks/cancel.",
+        );
     }
   }
 }

@@ -76,8 +76,16 @@ function toGiveUp(held: Counts, caps: Counts): number {
   return Math.max(0, held.own - caps.own + 1, held.subject - caps.subject + 1, held.total - caps.total + 1);
 }
 
-const SESSION_CAPS: Counts = { own: MAX_MCP_SESSIONS_PER_CREDENTIAL, subject: MAX_MCP_SESSIONS_PER_SUBJECT, total: MAX_MCP_SESSIONS };
-const TASK_CAPS: Counts = { own: MAX_MCP_TASKS_PER_CREDENTIAL, subject: MAX_MCP_TASKS_PER_SUBJECT, total: MAX_MCP_TASKS };
+const SESSION_CAPS: Counts = {
+  own: MAX_MCP_SESSIONS_PER_CREDENTIAL,
+  subject: MAX_MCP_SESSIONS_PER_SUBJECT,
+  total: MAX_MCP_SESSIONS,
+};
+const TASK_CAPS: Counts = {
+  own: MAX_MCP_TASKS_PER_CREDENTIAL,
+  subject: MAX_MCP_TASKS_PER_SUBJECT,
+  total: MAX_MCP_TASKS,
+};
 
 /** Seconds from `now` until every one of `times` has passed (each the first place a full set frees); at least 1. */
 function secondsUntil(times: readonly (number | null)[], now: number): number {
@@ -109,12 +117,20 @@ export function sessionRoom(sql: SqlStorage, owner: Owner, now: number): Room {
       const seen = earliest(sql, query, ...binds);
       return seen === null ? null : seen + MCP_SESSION_IDLE_SECONDS;
     };
-    const subjectFull = held.subject >= MAX_MCP_SESSIONS_PER_SUBJECT ? idle("SELECT MIN(last_seen) AS t FROM mcp_sessions WHERE subject_id = ?", owner.subjectId) : null;
+    const subjectFull =
+      held.subject >= MAX_MCP_SESSIONS_PER_SUBJECT
+        ? idle("SELECT MIN(last_seen) AS t FROM mcp_sessions WHERE subject_id = ?", owner.subjectId)
+        : null;
     const consumerFull = held.total >= MAX_MCP_SESSIONS ? idle("SELECT MIN(last_seen) AS t FROM mcp_sessions") : null;
     return { fits: false, retryAfterSeconds: secondsUntil([subjectFull, consumerFull], now) };
   }
   if (need > 0) {
-    run(sql, "DELETE FROM mcp_sessions WHERE session_id IN (SELECT session_id FROM mcp_sessions WHERE credential_id = ? ORDER BY last_seen, rowid LIMIT ?)", owner.credentialId, need);
+    run(
+      sql,
+      "DELETE FROM mcp_sessions WHERE session_id IN (SELECT session_id FROM mcp_sessions WHERE credential_id = ? ORDER BY last_seen, rowid LIMIT ?)",
+      owner.credentialId,
+      need,
+    );
   }
   return FITS;
 }
@@ -136,11 +152,23 @@ export function taskRoom(sql: SqlStorage, owner: Owner, held: HeldTasks, now: nu
   };
   const need = toGiveUp(counts, TASK_CAPS);
   if (need === 0) return FITS;
-  const finished = all(sql, "SELECT seq FROM mcp_tasks WHERE credential_id = ? AND status <> 'working' ORDER BY seq LIMIT ?", owner.credentialId, need);
+  const finished = all(
+    sql,
+    "SELECT seq FROM mcp_tasks WHERE credential_id = ? AND status <> 'working' ORDER BY seq LIMIT ?",
+    owner.credentialId,
+    need,
+  );
   if (finished.length < need) {
-    const ownFull = counts.own >= MAX_MCP_TASKS_PER_CREDENTIAL ? earliest(sql, "SELECT MIN(expires_at) AS t FROM mcp_tasks WHERE credential_id = ?", owner.credentialId) : null;
-    const subjectFull = counts.subject >= MAX_MCP_TASKS_PER_SUBJECT ? earliest(sql, "SELECT MIN(expires_at) AS t FROM mcp_tasks WHERE subject_id = ?", owner.subjectId) : null;
-    const consumerFull = counts.total >= MAX_MCP_TASKS ? earliest(sql, "SELECT MIN(expires_at) AS t FROM mcp_tasks") : null;
+    const ownFull =
+      counts.own >= MAX_MCP_TASKS_PER_CREDENTIAL
+        ? earliest(sql, "SELECT MIN(expires_at) AS t FROM mcp_tasks WHERE credential_id = ?", owner.credentialId)
+        : null;
+    const subjectFull =
+      counts.subject >= MAX_MCP_TASKS_PER_SUBJECT
+        ? earliest(sql, "SELECT MIN(expires_at) AS t FROM mcp_tasks WHERE subject_id = ?", owner.subjectId)
+        : null;
+    const consumerFull =
+      counts.total >= MAX_MCP_TASKS ? earliest(sql, "SELECT MIN(expires_at) AS t FROM mcp_tasks") : null;
     return { fits: false, retryAfterSeconds: secondsUntil([ownFull, subjectFull, consumerFull], now) };
   }
   for (const row of finished) run(sql, "DELETE FROM mcp_tasks WHERE seq = ?", int(row, "seq"));

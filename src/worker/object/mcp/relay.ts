@@ -10,7 +10,15 @@
  * @module
  */
 import { canonicalJson, type JsonObject } from "../../../core/json";
-import { admitsLevel, LOG_LEVELS, LOG_MESSAGE, PROGRESS, type LogLevel, type McpNotification, type McpNotifySink } from "../../tools/mcp-notify";
+import {
+  admitsLevel,
+  LOG_LEVELS,
+  LOG_MESSAGE,
+  PROGRESS,
+  type LogLevel,
+  type McpNotification,
+  type McpNotifySink,
+} from "../../tools/mcp-notify";
 import type { McpRequestSink } from "../../tools/mcp-requests";
 import { sseMessage } from "../../tools/mcp-sse";
 import type { CallRequests } from "./requests";
@@ -36,7 +44,8 @@ export interface RelayPlan {
 
 function tokenOf(params: JsonObject | undefined): string | number | null {
   const meta = params?.["_meta"];
-  if (typeof meta !== "object" || meta === null || Array.isArray(meta) || !Object.hasOwn(meta, "progressToken")) return null;
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta) || !Object.hasOwn(meta, "progressToken"))
+    return null;
   const token = (meta as JsonObject)["progressToken"];
   if (typeof token === "string") return token.length <= MAX_TOKEN_CHARS ? token : null;
   return typeof token === "number" && Number.isFinite(token) ? token : null;
@@ -47,7 +56,11 @@ function tokenOf(params: JsonObject | undefined): string | number | null {
  * (`params._meta.progressToken`), its session set a logging level (`logging/setLevel`), or its
  * client declared sampling or elicitation (a downstream that opted in may then ask it).
  */
-export function relayPlan(params: JsonObject | undefined, sessionLevel: string | null, capabilities: RelayPlan["capabilities"] = {}): RelayPlan | null {
+export function relayPlan(
+  params: JsonObject | undefined,
+  sessionLevel: string | null,
+  capabilities: RelayPlan["capabilities"] = {},
+): RelayPlan | null {
   const token = tokenOf(params);
   const level = (LOG_LEVELS as readonly (string | null)[]).includes(sessionLevel) ? (sessionLevel as LogLevel) : null;
   if (token === null && level === null && Object.keys(capabilities).length === 0) return null;
@@ -93,7 +106,13 @@ export class McpRelay implements McpNotifySink {
   #message(notification: McpNotification): JsonObject | null {
     const { token, level, logger } = this.#plan;
     if (notification.kind === "log") {
-      return admitsLevel(level, notification.level) ? { jsonrpc: "2.0", method: LOG_MESSAGE, params: { level: notification.level, logger, data: notification.data } } : null;
+      return admitsLevel(level, notification.level)
+        ? {
+            jsonrpc: "2.0",
+            method: LOG_MESSAGE,
+            params: { level: notification.level, logger, data: notification.data },
+          }
+        : null;
     }
     if (token === null) return null;
     const params: JsonObject = { progressToken: token, progress: notification.progress };

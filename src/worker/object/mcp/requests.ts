@@ -11,7 +11,13 @@
 import { canonicalJson, sha256Hex, type JsonObject } from "../../../core/json";
 import { CreateMessageParams, ElicitParams, RPC_ERRORS, type JsonRpcId } from "../../../contracts/mcp";
 import { describeIssues } from "../../body";
-import { RELAYED_METHODS, type McpRequestSink, type RelayedAnswer, type RelayedMethod, type RelayReply } from "../../tools/mcp-requests";
+import {
+  RELAYED_METHODS,
+  type McpRequestSink,
+  type RelayedAnswer,
+  type RelayedMethod,
+  type RelayReply,
+} from "../../tools/mcp-requests";
 
 /** Requests one call relays at most; later ones are refused. */
 export const MAX_RELAYED_REQUESTS = 4;
@@ -87,20 +93,37 @@ export class CallRequests implements McpRequestSink {
     this.#host = host;
   }
 
-  request(method: RelayedMethod, params: JsonObject | undefined, origin: { readonly server: string; readonly tool: string }, reply: RelayReply): void {
-    if (this.#ended || this.capabilities[RELAYED_METHODS[method]] === undefined) return refuse(reply, RPC_ERRORS.methodNotFound, "The client offers no such method.");
-    if (++this.#count > MAX_RELAYED_REQUESTS) return refuse(reply, RPC_ERRORS.refused, `The gate relays at most ${MAX_RELAYED_REQUESTS} requests per tool call.`);
+  request(
+    method: RelayedMethod,
+    params: JsonObject | undefined,
+    origin: { readonly server: string; readonly tool: string },
+    reply: RelayReply,
+  ): void {
+    if (this.#ended || this.capabilities[RELAYED_METHODS[method]] === undefined)
+      return refuse(reply, RPC_ERRORS.methodNotFound, "The client offers no such method.");
+    if (++this.#count > MAX_RELAYED_REQUESTS)
+      return refuse(
+        reply,
+        RPC_ERRORS.refused,
+        `The gate relays at most ${MAX_RELAYED_REQUESTS} requests per tool call.`,
+      );
     const given = params ?? {};
     if (encoder.encode(canonicalJson(given)).byteLength > MAX_RELAYED_PARAMS_BYTES) {
       return refuse(reply, RPC_ERRORS.invalidParams, `Invalid params: larger than ${MAX_RELAYED_PARAMS_BYTES} bytes.`);
     }
     const checked = (method === "sampling/createMessage" ? CreateMessageParams : ElicitParams).safeParse(given);
-    if (!checked.success) return refuse(reply, RPC_ERRORS.invalidParams, `Invalid params: ${describeIssues(checked.error)}`);
+    if (!checked.success)
+      return refuse(reply, RPC_ERRORS.invalidParams, `Invalid params: ${describeIssues(checked.error)}`);
     // The downstream's own `_meta` (its progress token, its task) stays downstream.
     const relayed: JsonObject = {};
     for (const [key, value] of Object.entries(given)) if (key !== "_meta" && key !== "task") relayed[key] = value;
     const id = `toolgate-${crypto.randomUUID()}`;
-    const record: JsonObject = { server: origin.server, tool: origin.tool, method, request_sha256: sha256Hex(canonicalJson(relayed)) };
+    const record: JsonObject = {
+      server: origin.server,
+      tool: origin.tool,
+      method,
+      request_sha256: sha256Hex(canonicalJson(relayed)),
+    };
     let concluded = false;
     const done = (answered: boolean) => {
       if (concluded) return;

@@ -25,9 +25,14 @@ export function invalidParams(message: string): RpcAnswer {
 }
 
 /** A method's params checked against its contract, or the -32602 answer. */
-export function paramsOf<S extends z.ZodMiniType>(schema: S, params: JsonObject | undefined): { ok: true; value: z.output<S> } | { ok: false; answer: RpcAnswer } {
+export function paramsOf<S extends z.ZodMiniType>(
+  schema: S,
+  params: JsonObject | undefined,
+): { ok: true; value: z.output<S> } | { ok: false; answer: RpcAnswer } {
   const parsed = schema.safeParse(params ?? {});
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, answer: invalidParams(`Invalid params: ${describeIssues(parsed.error)}`) };
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, answer: invalidParams(`Invalid params: ${describeIssues(parsed.error)}`) };
 }
 
 /**
@@ -36,8 +41,10 @@ export function paramsOf<S extends z.ZodMiniType>(schema: S, params: JsonObject 
  * `Retry-After` seconds) in `data`.
  */
 export function refusal(p: Problem): RpcAnswer {
-  const invalid = p.code === "INVALID_REQUEST" || p.code === "INVALID_HOST_CONTEXT" || p.code === "INVALID_PROVIDER_ITEM";
-  const data: JsonObject = p.retryAfterSeconds === undefined ? { code: p.code } : { code: p.code, retry_after_seconds: p.retryAfterSeconds };
+  const invalid =
+    p.code === "INVALID_REQUEST" || p.code === "INVALID_HOST_CONTEXT" || p.code === "INVALID_PROVIDER_ITEM";
+  const data: JsonObject =
+    p.retryAfterSeconds === undefined ? { code: p.code } : { code: p.code, retry_after_seconds: p.retryAfterSeconds };
   return rpcError(invalid ? RPC_ERRORS.invalidParams : RPC_ERRORS.refused, p.detail, data);
 }
 
@@ -45,14 +52,17 @@ export function refusal(p: Problem): RpcAnswer {
 export function storedObject(text: string, what: string): JsonObject {
   // Our own canonical text: never refused for its size (a UTF-16 unit is at most 3 UTF-8 bytes).
   const read = readJson(text, { ...STORED_JSON, maxBytes: Math.max(STORED_JSON.maxBytes, text.length * 3) });
-  if (!read.ok || typeof read.value !== "object" || read.value === null || Array.isArray(read.value)) throw new Error(`${what} is not a JSON object`);
+  if (!read.ok || typeof read.value !== "object" || read.value === null || Array.isArray(read.value))
+    throw new Error(`${what} is not a JSON object`);
   return read.value as JsonObject;
 }
 
 /** A plain JSON object member (not an array, not null), or undefined. */
 export function objectMember(value: JsonObject, key: string): JsonObject | undefined {
   const member: Json | undefined = Object.hasOwn(value, key) ? value[key] : undefined;
-  return typeof member === "object" && member !== null && !Array.isArray(member) && !(member instanceof PyFloat) ? member : undefined;
+  return typeof member === "object" && member !== null && !Array.isArray(member) && !(member instanceof PyFloat)
+    ? member
+    : undefined;
 }
 
 /** `bytes` random bytes as lowercase hex (session and task ids). */

@@ -133,7 +133,12 @@ export class McpStore {
 
   /** A session by id, any credential's (the plane checks whose it is), unless it has been idle too long. */
   session(sessionId: string, now: number): McpSession | undefined {
-    const row = one(this.sql, "SELECT * FROM mcp_sessions WHERE session_id = ? AND last_seen > ?", sessionId, now - MCP_SESSION_IDLE_SECONDS);
+    const row = one(
+      this.sql,
+      "SELECT * FROM mcp_sessions WHERE session_id = ? AND last_seen > ?",
+      sessionId,
+      now - MCP_SESSION_IDLE_SECONDS,
+    );
     return row === undefined ? undefined : sessionOf(row);
   }
 
@@ -188,22 +193,56 @@ export class McpStore {
 
   /** A credential's unexpired task (another credential's reads as absent). */
   task(credentialId: string, taskId: string, now: number): McpTaskRow | undefined {
-    const row = one(this.sql, "SELECT * FROM mcp_tasks WHERE task_id = ? AND credential_id = ? AND expires_at > ?", taskId, credentialId, now);
+    const row = one(
+      this.sql,
+      "SELECT * FROM mcp_tasks WHERE task_id = ? AND credential_id = ? AND expires_at > ?",
+      taskId,
+      credentialId,
+      now,
+    );
     return row === undefined ? undefined : taskOf(row);
   }
 
   /** Ends a task with its status, message and result (JSON text). */
-  finishTask(taskId: string, status: McpTaskStatus, statusMessage: string | null, result: string | null, now: number): void {
-    run(this.sql, "UPDATE mcp_tasks SET status = ?, status_message = ?, result = ?, updated_at = ? WHERE task_id = ?", status, statusMessage, result, now, taskId);
+  finishTask(
+    taskId: string,
+    status: McpTaskStatus,
+    statusMessage: string | null,
+    result: string | null,
+    now: number,
+  ): void {
+    run(
+      this.sql,
+      "UPDATE mcp_tasks SET status = ?, status_message = ?, result = ?, updated_at = ? WHERE task_id = ?",
+      status,
+      statusMessage,
+      result,
+      now,
+      taskId,
+    );
   }
 
   /** A waiting task's call opened another approval: the task waits for that one now. */
   awaitApproval(taskId: string, approvalId: string, statusMessage: string, now: number): void {
-    run(this.sql, "UPDATE mcp_tasks SET approval_id = ?, status_message = ?, updated_at = ? WHERE task_id = ?", approvalId, statusMessage, now, taskId);
+    run(
+      this.sql,
+      "UPDATE mcp_tasks SET approval_id = ?, status_message = ?, updated_at = ? WHERE task_id = ?",
+      approvalId,
+      statusMessage,
+      now,
+      taskId,
+    );
   }
 
   /** A credential's unexpired tasks after position `after`, oldest first, at most `limit` (+1 to tell whether more follow). */
   tasksPage(credentialId: string, after: number, limit: number, now: number): McpTaskRow[] {
-    return all(this.sql, "SELECT * FROM mcp_tasks WHERE credential_id = ? AND seq > ? AND expires_at > ? ORDER BY seq LIMIT ?", credentialId, after, now, limit + 1).map(taskOf);
+    return all(
+      this.sql,
+      "SELECT * FROM mcp_tasks WHERE credential_id = ? AND seq > ? AND expires_at > ? ORDER BY seq LIMIT ?",
+      credentialId,
+      after,
+      now,
+      limit + 1,
+    ).map(taskOf);
   }
 }

@@ -7,7 +7,17 @@ import { cursorCodec, safeIntegerKey } from "../cursor";
 import { fromStored } from "../rpc";
 import type { ToolCallPlanes } from "../tool-calls/planes";
 import type { McpContext, McpKernel } from "./context";
-import { invalidParams, objectMember, paramsOf, randomHex, refusal, rpcError, rpcResult, storedObject, type RpcAnswer } from "./rpc";
+import {
+  invalidParams,
+  objectMember,
+  paramsOf,
+  randomHex,
+  refusal,
+  rpcError,
+  rpcResult,
+  storedObject,
+  type RpcAnswer,
+} from "./rpc";
 import { MAX_MCP_TASKS, MAX_MCP_TASKS_PER_CREDENTIAL, MAX_MCP_TASKS_PER_SUBJECT } from "./quota";
 import type { McpStore, McpTaskRow, McpTaskStatus } from "./store";
 import { callToolResult } from "./call";
@@ -31,7 +41,13 @@ const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 const waiting = (approvalId: string): string => `Waiting for an approver to decide ${approvalId}; poll tasks/get.`;
 
 /** `tasks/list` cursors: the `seq` of the page's last task, base64url (a bad one is JSON-RPC invalid params). */
-const TASKS_CURSOR = cursorCodec<number>({ prefix: "", maxChars: 32, write: String, read: safeIntegerKey(/^[1-9][0-9]{0,14}$/), detail: "Invalid cursor." });
+const TASKS_CURSOR = cursorCodec<number>({
+  prefix: "",
+  maxChars: 32,
+  write: String,
+  read: safeIntegerKey(/^[1-9][0-9]{0,14}$/),
+  detail: "Invalid cursor.",
+});
 
 /** The status message of a finished call: the catalog code of a failed or unknown result. */
 function finishedMessage(result: JsonObject): string | null {
@@ -48,7 +64,14 @@ function hold(counts: Map<string, number>, key: string, delta: number): void {
 
 /** A task as MCP's `Task`. */
 export function taskView(row: McpTaskRow): JsonObject {
-  const task: JsonObject = { taskId: row.taskId, status: row.status, ttl: row.ttlMs, createdAt: iso(row.createdAt), lastUpdatedAt: iso(row.updatedAt), pollInterval: TASK_POLL_MS };
+  const task: JsonObject = {
+    taskId: row.taskId,
+    status: row.status,
+    ttl: row.ttlMs,
+    createdAt: iso(row.createdAt),
+    lastUpdatedAt: iso(row.updatedAt),
+    pollInterval: TASK_POLL_MS,
+  };
   if (row.statusMessage !== null) task["statusMessage"] = row.statusMessage;
   return task;
 }
@@ -93,7 +116,11 @@ export class McpTasks {
    */
   async withPlace(ctx: McpContext, call: () => Promise<RpcAnswer>): Promise<RpcAnswer> {
     const owner = { credentialId: ctx.auth.caller.credentialId, subjectId: ctx.session.subjectId };
-    const held = { own: this.#held.get(owner.credentialId) ?? 0, subject: this.#heldBySubject.get(owner.subjectId) ?? 0, all: this.#heldAll };
+    const held = {
+      own: this.#held.get(owner.credentialId) ?? 0,
+      subject: this.#heldBySubject.get(owner.subjectId) ?? 0,
+      all: this.#heldAll,
+    };
     const room = this.kernel.transaction(() => this.store.taskRoom(owner, held, this.kernel.now()));
     if (!room.fits) {
       const detail = `A credential keeps at most ${MAX_MCP_TASKS_PER_CREDENTIAL} MCP tasks, a subject ${MAX_MCP_TASKS_PER_SUBJECT} across its credentials and a consumer ${MAX_MCP_TASKS}; the tasks in the way are still working or another credential's. Nothing ran.`;
@@ -131,10 +158,15 @@ export class McpTasks {
       updatedAt: now,
     };
     this.kernel.transaction(() => this.store.addTask(row));
-    return start.approvalId === null ? { task: taskView(row) } : { task: taskView(row), _meta: { [MCP_META.approvalId]: start.approvalId } };
+    return start.approvalId === null
+      ? { task: taskView(row) }
+      : { task: taskView(row), _meta: { [MCP_META.approvalId]: start.approvalId } };
   }
 
-  #find(ctx: McpContext, params: JsonObject | undefined): { ok: true; row: McpTaskRow } | { ok: false; answer: RpcAnswer } {
+  #find(
+    ctx: McpContext,
+    params: JsonObject | undefined,
+  ): { ok: true; row: McpTaskRow } | { ok: false; answer: RpcAnswer } {
     const parsed = paramsOf(TaskParams, params);
     if (!parsed.ok) return parsed;
     const row = this.store.task(ctx.auth.caller.credentialId, parsed.value.taskId, this.kernel.now());
@@ -154,14 +186,22 @@ export class McpTasks {
     const deadline = Date.now() + RESULT_WAIT_MS;
     let row = await this.#settle(ctx, found.row);
     while (!TERMINAL.has(row.status)) {
-      if (Date.now() >= deadline) return rpcError(RPC_ERRORS.refused, "The task is still working: poll tasks/get, then ask for its result.", { taskId: row.taskId, status: row.status });
+      if (Date.now() >= deadline)
+        return rpcError(RPC_ERRORS.refused, "The task is still working: poll tasks/get, then ask for its result.", {
+          taskId: row.taskId,
+          status: row.status,
+        });
       await new Promise((resolve) => setTimeout(resolve, TASK_POLL_MS));
       const again = this.store.task(ctx.auth.caller.credentialId, row.taskId, this.kernel.now());
       if (again === undefined) return invalidParams("Task not found.");
       row = await this.#settle(ctx, again);
     }
     const related = { [MCP_META.relatedTask]: { taskId: row.taskId } };
-    if (row.status === "cancelled" || row.result === null) return rpcError(RPC_ERRORS.refused, "The task was cancelled; it has no result.", { taskId: row.taskId, status: row.status });
+    if (row.status === "cancelled" || row.result === null)
+      return rpcError(RPC_ERRORS.refused, "The task was cancelled; it has no result.", {
+        taskId: row.taskId,
+        status: row.status,
+      });
     const stored = storedObject(row.result, "a stored task result");
     if (row.status === "failed") return { error: stored };
     return rpcResult({ ...stored, _meta: { ...(objectMember(stored, "_meta") ?? {}), ...related } });
@@ -181,7 +221,11 @@ export class McpTasks {
     const rows = this.store.tasksPage(ctx.auth.caller.credentialId, after, pageItems, this.kernel.now());
     const page = rows.slice(0, pageItems);
     const last = page.at(-1);
-    return rpcResult(rows.length > pageItems && last !== undefined ? { tasks: page.map(taskView), nextCursor: TASKS_CURSOR.encode(last.seq) } : { tasks: page.map(taskView) });
+    return rpcResult(
+      rows.length > pageItems && last !== undefined
+        ? { tasks: page.map(taskView), nextCursor: TASKS_CURSOR.encode(last.seq) }
+        : { tasks: page.map(taskView) },
+    );
   }
 
   /** `tasks/cancel`: a working task ends `cancelled` and its pending approval is withdrawn. */
@@ -190,12 +234,17 @@ export class McpTasks {
     if (!found.ok) return found.answer;
     const row = found.row;
     if (TERMINAL.has(row.status)) return invalidParams(`Cannot cancel a task in terminal status: ${row.status}.`);
-    if (this.#running.has(row.taskId)) return invalidParams("The task's call is running now; it can no longer be cancelled.");
+    if (this.#running.has(row.taskId))
+      return invalidParams("The task's call is running now; it can no longer be cancelled.");
     const now = this.kernel.now();
     this.kernel.transaction(() => {
       if (row.approvalId !== null) this.toolCalls.for(ctx.auth.config).withdraw(row.approvalId, now);
       this.store.finishTask(row.taskId, "cancelled", "Cancelled by the client; its approval was withdrawn.", null, now);
-      this.kernel.audit.append("mcp.task.cancelled", now, { task_id: row.taskId, approval_id: row.approvalId, subject_id: row.subjectId });
+      this.kernel.audit.append("mcp.task.cancelled", now, {
+        task_id: row.taskId,
+        approval_id: row.approvalId,
+        subject_id: row.subjectId,
+      });
     });
     const cancelled = this.store.task(ctx.auth.caller.credentialId, row.taskId, now);
     if (cancelled === undefined) throw new Error("a task vanished inside its cancellation");
@@ -214,13 +263,25 @@ export class McpTasks {
       if (!ran.ok) {
         if (TRANSIENT.has(ran.error.code)) return row;
         const error = refusal(ran.error);
-        this.kernel.transaction(() => this.store.finishTask(row.taskId, "failed", ran.error.detail, canonicalJson("error" in error ? error.error : {}), now));
+        this.kernel.transaction(() =>
+          this.store.finishTask(
+            row.taskId,
+            "failed",
+            ran.error.detail,
+            canonicalJson("error" in error ? error.error : {}),
+            now,
+          ),
+        );
       } else {
         const answer = ran.value;
         const approvalId = answer["approval_id"];
         const result = callToolResult(answer);
-        if (typeof approvalId === "string") this.kernel.transaction(() => this.store.awaitApproval(row.taskId, approvalId, waiting(approvalId), now));
-        else this.kernel.transaction(() => this.store.finishTask(row.taskId, "completed", finishedMessage(result), canonicalJson(result), now));
+        if (typeof approvalId === "string")
+          this.kernel.transaction(() => this.store.awaitApproval(row.taskId, approvalId, waiting(approvalId), now));
+        else
+          this.kernel.transaction(() =>
+            this.store.finishTask(row.taskId, "completed", finishedMessage(result), canonicalJson(result), now),
+          );
       }
     } finally {
       this.#running.delete(row.taskId);

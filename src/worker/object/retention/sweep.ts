@@ -29,7 +29,9 @@ export const SWEEP_SPACING_SECONDS = 60;
  * `retention_seconds` (read at each use), wall milliseconds (the alarm's time base), one
  * transaction step per rule, and the alarm's retention slot.
  */
-export type RetentionKernel = Pick<ObjectKernel, "sql" | "now" | "limits" | "wallMs" | "transaction"> & { readonly alarms: Pick<AlarmSlots, "set" | "has"> };
+export type RetentionKernel = Pick<ObjectKernel, "sql" | "now" | "limits" | "wallMs" | "transaction"> & {
+  readonly alarms: Pick<AlarmSlots, "set" | "has">;
+};
 
 /** What one sweep deleted: rows per rule, in {@link EXPIRY_RULES} order. */
 export type SweepReport = readonly number[];
@@ -84,14 +86,20 @@ export class Retention {
     if (this.kernel.alarms.has("retention") && window === this.#window) return;
     // A new instance's first slot runs the sweep within SWEEP_SPACING_SECONDS whatever expires
     // first (see #arm), so its first call need not look: the sweep finds the first expiry then.
-    this.#arm(this.#fresh ? this.kernel.now() + SWEEP_SPACING_SECONDS : nextExpiry(this.kernel.sql, window), false, window);
+    this.#arm(
+      this.#fresh ? this.kernel.now() + SWEEP_SPACING_SECONDS : nextExpiry(this.kernel.sql, window),
+      false,
+      window,
+    );
   }
 
   /** One run: each rule deletes at most {@link SWEEP_BATCH} expired rows, then the slot is set again. */
   sweep(): SweepReport {
     const now = this.kernel.now();
     const window = this.kernel.limits().retention_seconds;
-    const deleted = EXPIRY_RULES.map((rule) => this.kernel.transaction(() => prune(this.kernel.sql, rule, now - rule.keep(window), SWEEP_BATCH)));
+    const deleted = EXPIRY_RULES.map((rule) =>
+      this.kernel.transaction(() => prune(this.kernel.sql, rule, now - rule.keep(window), SWEEP_BATCH)),
+    );
     const full = deleted.some((n) => n >= SWEEP_BATCH);
     this.#arm(full ? now : nextExpiry(this.kernel.sql, window), full, window);
     return deleted;

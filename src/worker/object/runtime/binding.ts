@@ -17,7 +17,10 @@ export function outboxBounds(limits: Limits): OutboxBounds {
   return {
     maxEvents,
     maxBytes,
-    perCredential: { maxEvents: Math.max(1, Math.floor(maxEvents / OUTBOX_CREDENTIAL_SHARE)), maxBytes: Math.max(1, Math.floor(maxBytes / OUTBOX_CREDENTIAL_SHARE)) },
+    perCredential: {
+      maxEvents: Math.max(1, Math.floor(maxEvents / OUTBOX_CREDENTIAL_SHARE)),
+      maxBytes: Math.max(1, Math.floor(maxBytes / OUTBOX_CREDENTIAL_SHARE)),
+    },
   };
 }
 

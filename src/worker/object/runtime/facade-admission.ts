@@ -12,10 +12,21 @@ import { failed, type FacadeAnswer } from "./facade-answer";
  * no roles of its own, so a new call takes the mode's default: the subject-bound credential's
  * roles, none for a host. Refused: `PRINCIPAL_MISMATCH`, `ROLE_NOT_ALLOWED`.
  */
-export async function facadePrincipal(consumer: string, caller: Caller, subjectId: string, roles?: readonly string[]): Promise<Principal | FacadeAnswer> {
-  const resolved = await resolvePrincipal(consumer, caller, { principal: { subject_id: subjectId, roles } }, null, () => {
-    throw new Error("an App Facade call carries no end-user token");
-  });
+export async function facadePrincipal(
+  consumer: string,
+  caller: Caller,
+  subjectId: string,
+  roles?: readonly string[],
+): Promise<Principal | FacadeAnswer> {
+  const resolved = await resolvePrincipal(
+    consumer,
+    caller,
+    { principal: { subject_id: subjectId, roles } },
+    null,
+    () => {
+      throw new Error("an App Facade call carries no end-user token");
+    },
+  );
   if (resolved.ok) return resolved.value.principal;
   const code = resolved.error.code;
   if (code === "PRINCIPAL_MISMATCH" || code === "ROLE_NOT_ALLOWED") return failed(code);
@@ -29,7 +40,8 @@ export async function facadePrincipal(consumer: string, caller: Caller, subjectI
  * scope are the same `TOOL_NOT_IN_SCOPE`, so the answer never tells which targets exist.
  */
 export function facadeTool(caller: Caller, tool: string | undefined): string | FacadeAnswer {
-  if (caller.tools !== null && (tool === undefined || !admitsTool(caller.tools, tool))) return failed("TOOL_NOT_IN_SCOPE");
+  if (caller.tools !== null && (tool === undefined || !admitsTool(caller.tools, tool)))
+    return failed("TOOL_NOT_IN_SCOPE");
   return tool === undefined ? failed("UNKNOWN_TARGET") : tool;
 }
 

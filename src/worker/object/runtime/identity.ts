@@ -8,7 +8,11 @@ import type { InvocationContext } from "../../../core/wire";
  * records of deployed consumers depend on these exact values); the facade's results are never
  * projected for a model, so no provider adapter runs.
  */
-export const FACADE_BINDING_PROFILE = { provider: "openai", api_family: "responses", adapter_revision: "openai-responses-v1" } as const;
+export const FACADE_BINDING_PROFILE = {
+  provider: "openai",
+  api_family: "responses",
+  adapter_revision: "openai-responses-v1",
+} as const;
 
 /** `prefix` + the first 32 hex digits of SHA-256 over a canonical JSON array of the parts. */
 function derived(prefix: string, parts: readonly string[]): string {

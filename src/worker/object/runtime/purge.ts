@@ -25,7 +25,9 @@ async function listAll(bucket: R2Bucket, prefix: string): Promise<string[]> {
   const keys: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await bucket.list(cursor === undefined ? { prefix, limit: PURGE_PAGE_SIZE } : { prefix, limit: PURGE_PAGE_SIZE, cursor });
+    const page = await bucket.list(
+      cursor === undefined ? { prefix, limit: PURGE_PAGE_SIZE } : { prefix, limit: PURGE_PAGE_SIZE, cursor },
+    );
     for (const object of page.objects) keys.push(object.key);
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor !== undefined);
@@ -66,7 +68,13 @@ export class CheckpointPurger {
   ) {}
 
   /** Runs (or replays) one purge request of `consumer` sent by `credentialId` (its audit record names it); `now` in Unix seconds. */
-  async purge(consumer: string, request: CheckpointPurgeRequest, now: number, kernel: PurgeKernel, credentialId: string): Promise<PurgeAnswer> {
+  async purge(
+    consumer: string,
+    request: CheckpointPurgeRequest,
+    now: number,
+    kernel: PurgeKernel,
+    credentialId: string,
+  ): Promise<PurgeAnswer> {
     const requestKey = canonicalJson({
       conversation_key: request.conversation_key,
       scope: { scope_id: request.scope.scope_id, tenant_id: request.scope.tenant_id },
@@ -75,10 +83,16 @@ export class CheckpointPurger {
     });
     const done = this.store.purge(request.purge_id);
     if (done !== undefined) {
-      if (done.requestKey !== requestKey) return { status: "failed", code: "PURGE_ID_REUSED", message: "The purge id was already used for another thread." };
+      if (done.requestKey !== requestKey)
+        return {
+          status: "failed",
+          code: "PURGE_ID_REUSED",
+          message: "The purge id was already used for another thread.",
+        };
       return { status: "deleted", deletedObjects: done.deletedObjects };
     }
-    if (this.bucket === undefined) return { status: "failed", code: "CHECKPOINTS_UNAVAILABLE", message: "The checkpoint bucket is not bound." };
+    if (this.bucket === undefined)
+      return { status: "failed", code: "CHECKPOINTS_UNAVAILABLE", message: "The checkpoint bucket is not bound." };
     if (this.#running.has(request.purge_id)) return { status: "in_progress" };
     this.#running.add(request.purge_id);
     const prefix = threadCheckpointPrefix(consumer, request.thread_id);
@@ -87,7 +101,11 @@ export class CheckpointPurger {
       try {
         deleted = await deletePrefix(this.bucket, prefix);
       } catch {
-        return { status: "failed", code: "PURGE_FAILED", message: "The checkpoint bucket refused the purge; retry it." };
+        return {
+          status: "failed",
+          code: "PURGE_FAILED",
+          message: "The checkpoint bucket refused the purge; retry it.",
+        };
       }
       kernel.transaction(() => {
         this.store.recordPurge(request.purge_id, requestKey, prefix, deleted, now);

@@ -11,7 +11,12 @@ export const CLOSE_UNSUPPORTED_DATA = 1003;
  * (`cred:<credential_id>`, so a revocation finds it), and sends it the oldest batch of
  * unacknowledged events (at most `limits.outbox_batch_events`) before anything else.
  */
-export function acceptRuntimeSocket(ctx: DurableObjectState, transport: RuntimeTransport, credentialId: string, policy: SessionPolicy): Response {
+export function acceptRuntimeSocket(
+  ctx: DurableObjectState,
+  transport: RuntimeTransport,
+  credentialId: string,
+  policy: SessionPolicy,
+): Response {
   const pair = new WebSocketPair();
   const client = pair[0];
   const server = pair[1];
@@ -31,10 +36,16 @@ export function isRuntimeSocket(ctx: DurableObjectState, ws: WebSocket): boolean
  * refusal goes back as an RFC 9457 problem object (it has no `metadata`, so it never reads as an
  * envelope). The object admitted the message first (`admitMessage`: live credential, size, rate).
  */
-export async function onRuntimeMessage(transport: RuntimeTransport, ws: WebSocket, message: string | ArrayBuffer, policy: SessionPolicy): Promise<void> {
+export async function onRuntimeMessage(
+  transport: RuntimeTransport,
+  ws: WebSocket,
+  message: string | ArrayBuffer,
+  policy: SessionPolicy,
+): Promise<void> {
   const attachment = runtimeAttachment(ws);
   if (attachment === null) return closeQuietly(ws, CLOSE_POLICY_VIOLATION, "socket without a credential");
-  if (typeof message !== "string") return closeQuietly(ws, CLOSE_UNSUPPORTED_DATA, "send each envelope as one text message");
+  if (typeof message !== "string")
+    return closeQuietly(ws, CLOSE_UNSUPPORTED_DATA, "send each envelope as one text message");
   const reply = await transport.envelope(message, { credentialId: attachment.credentialId, socket: ws }, policy);
   const text = !reply.ok ? await problemResponse(reply.error).text() : reply.value.envelope;
   // A socket closed meanwhile (its credential revoked during a facade commit) gets nothing.

@@ -175,7 +175,12 @@ function setting(sql: SqlStorage, key: string): number {
 }
 
 function addSetting(sql: SqlStorage, key: string, delta: number): void {
-  run(sql, "INSERT INTO runtime_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = value + excluded.value", key, delta);
+  run(
+    sql,
+    "INSERT INTO runtime_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = value + excluded.value",
+    key,
+    delta,
+  );
 }
 
 /** All SQL of the runtime plane; every call runs inside the caller's transaction where it writes. */
@@ -185,7 +190,8 @@ export class RuntimeStore {
   /** The facade-target map (empty, revision 0, until an admin sets one). */
   targets(): FacadeTargets {
     const targets = new Map<string, string>();
-    for (const row of all(this.sql, "SELECT target, tool FROM runtime_facade_targets ORDER BY target")) targets.set(text(row, "target"), text(row, "tool"));
+    for (const row of all(this.sql, "SELECT target, tool FROM runtime_facade_targets ORDER BY target"))
+      targets.set(text(row, "target"), text(row, "tool"));
     const rev = one(this.sql, "SELECT value FROM runtime_settings WHERE key = 'facade_targets_revision'");
     return { targets, revision: rev === undefined ? 0 : int(rev, "value") };
   }
@@ -193,8 +199,12 @@ export class RuntimeStore {
   /** Replaces the whole map and bumps its revision. */
   saveTargets(targets: Readonly<Record<string, string>>): FacadeTargets {
     run(this.sql, "DELETE FROM runtime_facade_targets");
-    for (const [target, tool] of Object.entries(targets)) run(this.sql, "INSERT INTO runtime_facade_targets (target, tool) VALUES (?, ?)", target, tool);
-    run(this.sql, "INSERT INTO runtime_settings (key, value) VALUES ('facade_targets_revision', 1) ON CONFLICT (key) DO UPDATE SET value = value + 1");
+    for (const [target, tool] of Object.entries(targets))
+      run(this.sql, "INSERT INTO runtime_facade_targets (target, tool) VALUES (?, ?)", target, tool);
+    run(
+      this.sql,
+      "INSERT INTO runtime_settings (key, value) VALUES ('facade_targets_revision', 1) ON CONFLICT (key) DO UPDATE SET value = value + 1",
+    );
     return this.targets();
   }
 
@@ -228,7 +238,13 @@ export class RuntimeStore {
 
   /** Closes a prepared action as committed with its value. */
   commitAction(actionId: string, value: unknown, now: number): void {
-    run(this.sql, "UPDATE runtime_actions SET state = 'committed', result = ?, closed_at = ? WHERE action_id = ? AND state = 'prepared'", canonicalJson(value), now, actionId);
+    run(
+      this.sql,
+      "UPDATE runtime_actions SET state = 'committed', result = ?, closed_at = ? WHERE action_id = ? AND state = 'prepared'",
+      canonicalJson(value),
+      now,
+      actionId,
+    );
   }
 
   rejectAction(actionId: string, now: number): void {
@@ -240,13 +256,19 @@ export class RuntimeStore {
    * place. A new event that would take the outbox over either bound is refused (`full`).
    */
   addEvent(eventId: string, envelopeText: string, now: number, bounds: OutboxBounds, owner: EventOwner): OutboxAdd {
-    if (one(this.sql, "SELECT 1 AS present FROM runtime_outbox WHERE event_id = ?", eventId) !== undefined) return { status: "duplicate" };
+    if (one(this.sql, "SELECT 1 AS present FROM runtime_outbox WHERE event_id = ?", eventId) !== undefined)
+      return { status: "duplicate" };
     const bytes = new TextEncoder().encode(envelopeText).byteLength;
     const usage = this.outboxUsage();
     if (usage.events + 1 > bounds.maxEvents || usage.bytes + bytes > bounds.maxBytes) return { status: "full" };
-    const own = one(this.sql, "SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b FROM runtime_outbox WHERE credential_id = ?", owner.credentialId);
+    const own = one(
+      this.sql,
+      "SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b FROM runtime_outbox WHERE credential_id = ?",
+      owner.credentialId,
+    );
     if (own === undefined) throw new Error("an aggregate query returned no row");
-    if (int(own, "n") + 1 > bounds.perCredential.maxEvents || int(own, "b") + bytes > bounds.perCredential.maxBytes) return { status: "full" };
+    if (int(own, "n") + 1 > bounds.perCredential.maxEvents || int(own, "b") + bytes > bounds.perCredential.maxBytes)
+      return { status: "full" };
     const row = one(
       this.sql,
       "INSERT INTO runtime_outbox (event_id, envelope, received_at, bytes, credential_id, subject_id) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
@@ -285,24 +307,36 @@ export class RuntimeStore {
 
   /** At most `limit` waiting events after `seq`, oldest first. */
   eventsAfter(seq: number, limit: number): OutboxEvent[] {
-    return all(this.sql, "SELECT seq, envelope FROM runtime_outbox WHERE seq > ? ORDER BY seq LIMIT ?", seq, limit).map((row) => ({ seq: int(row, "seq"), text: text(row, "envelope") }));
+    return all(this.sql, "SELECT seq, envelope FROM runtime_outbox WHERE seq > ? ORDER BY seq LIMIT ?", seq, limit).map(
+      (row) => ({ seq: int(row, "seq"), text: text(row, "envelope") }),
+    );
   }
 
   /** How many events up to `seq` still wait for their ack (counted up to `cap`). */
   waitingThrough(seq: number, cap: number): number {
-    const row = one(this.sql, "SELECT COUNT(*) AS n FROM (SELECT 1 FROM runtime_outbox WHERE seq <= ? LIMIT ?)", seq, cap);
+    const row = one(
+      this.sql,
+      "SELECT COUNT(*) AS n FROM (SELECT 1 FROM runtime_outbox WHERE seq <= ? LIMIT ?)",
+      seq,
+      cap,
+    );
     return row === undefined ? 0 : int(row, "n");
   }
 
   /** Whether an event waits strictly between `after` and `before`. */
   waitingBetween(after: number, before: number): boolean {
-    return one(this.sql, "SELECT 1 AS present FROM runtime_outbox WHERE seq > ? AND seq < ? LIMIT 1", after, before) !== undefined;
+    return (
+      one(this.sql, "SELECT 1 AS present FROM runtime_outbox WHERE seq > ? AND seq < ? LIMIT 1", after, before) !==
+      undefined
+    );
   }
 
   /** A completed purge, by id. */
   purge(purgeId: string): { requestKey: string; deletedObjects: number } | undefined {
     const row = one(this.sql, "SELECT request_key, deleted_objects FROM runtime_purges WHERE purge_id = ?", purgeId);
-    return row === undefined ? undefined : { requestKey: text(row, "request_key"), deletedObjects: int(row, "deleted_objects") };
+    return row === undefined
+      ? undefined
+      : { requestKey: text(row, "request_key"), deletedObjects: int(row, "deleted_objects") };
   }
 
   recordPurge(purgeId: string, requestKey: string, prefix: string, deleted: number, now: number): void {

@@ -38,7 +38,9 @@ export class SecretTable {
 
   get(name: string): SealedSecret | undefined {
     const row = one(this.sql, "SELECT iv, ciphertext FROM secrets WHERE name = ?", name);
-    return row === undefined ? undefined : { iv: new Uint8Array(row.iv as ArrayBuffer), ciphertext: new Uint8Array(row.ciphertext as ArrayBuffer) };
+    return row === undefined
+      ? undefined
+      : { iv: new Uint8Array(row.iv as ArrayBuffer), ciphertext: new Uint8Array(row.ciphertext as ArrayBuffer) };
   }
 
   has(name: string): boolean {

@@ -34,7 +34,13 @@ export class SecretVault {
 
   #cryptoKey(): Promise<CryptoKey> {
     if (!this.enabled || this.keyText === undefined) throw new Error("the secrets key is not configured");
-    const raw = hkdf(sha256, utf8ToBytes(this.keyText), utf8ToBytes("toolgate secrets v1"), utf8ToBytes(this.consumer()), 32);
+    const raw = hkdf(
+      sha256,
+      utf8ToBytes(this.keyText),
+      utf8ToBytes("toolgate secrets v1"),
+      utf8ToBytes(this.consumer()),
+      32,
+    );
     this.#key ??= crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
     return this.#key;
   }
@@ -46,7 +52,11 @@ export class SecretVault {
   /** Seals a value (async); store it with {@link store} inside a transaction. */
   async seal(name: string, value: string): Promise<SealedSecret> {
     const iv = crypto.getRandomValues(new Uint8Array(12));
-    const ciphertext = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: this.#aad(name) }, await this.#cryptoKey(), utf8ToBytes(value));
+    const ciphertext = await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv, additionalData: this.#aad(name) },
+      await this.#cryptoKey(),
+      utf8ToBytes(value),
+    );
     return { iv, ciphertext: new Uint8Array(ciphertext) };
   }
 
@@ -79,7 +89,11 @@ export class SecretVault {
   async unseal(name: string, sealed: SealedSecret): Promise<string | undefined> {
     if (!this.enabled) return undefined;
     try {
-      const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: sealed.iv, additionalData: this.#aad(name) }, await this.#cryptoKey(), sealed.ciphertext);
+      const plain = await crypto.subtle.decrypt(
+        { name: "AES-GCM", iv: sealed.iv, additionalData: this.#aad(name) },
+        await this.#cryptoKey(),
+        sealed.ciphertext,
+      );
       return new TextDecoder().decode(plain);
     } catch {
       return undefined;

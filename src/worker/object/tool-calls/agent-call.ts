@@ -24,7 +24,15 @@ export class AgentCalls {
   ) {}
 
   /** Every agent tool call (HTTP and MCP): authenticate (`who`: a token, or a caller already authenticated), then {@link run}. */
-  async call(consumer: string, who: string | Authenticated, operation: Operation, input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink, bound?: BoundCall): Promise<Outcome<JsonObject>> {
+  async call(
+    consumer: string,
+    who: string | Authenticated,
+    operation: Operation,
+    input: ToolCallInput,
+    statusRef: string | null,
+    notify?: McpNotifySink,
+    bound?: BoundCall,
+  ): Promise<Outcome<JsonObject>> {
     const auth = typeof who === "string" ? this.gate.authenticate(consumer, who, operation) : ok(who);
     if (!auth.ok) return auth;
     return this.run(consumer, auth.value, input, statusRef, notify, bound);
@@ -39,7 +47,14 @@ export class AgentCalls {
    * (docs/traces.md); a status query is not. The answer is a value: the HTTP route writes it once,
    * MCP and the batch build on it without reading text back; `bound` is the input already bound.
    */
-  async run(consumer: string, auth: Authenticated, input: ToolCallInput, statusRef: string | null, notify?: McpNotifySink, bound?: BoundCall): Promise<Outcome<JsonObject>> {
+  async run(
+    consumer: string,
+    auth: Authenticated,
+    input: ToolCallInput,
+    statusRef: string | null,
+    notify?: McpNotifySink,
+    bound?: BoundCall,
+  ): Promise<Outcome<JsonObject>> {
     const { caller, config } = auth;
     const plane = this.toolCalls.for(config);
     const span = statusRef === null ? startToolSpan(this.tracer, consumer) : undefined;
@@ -54,9 +69,14 @@ export class AgentCalls {
     const claims = admitted.value.claims;
     const credentialId = caller.credentialId;
     describeToolCall(span, call);
-    const outcome = statusRef === null ? await plane.dispatch(principal, call, now, { claims, notify, credentialId, span }) : await plane.status(principal, call, statusRef, now, claims, credentialId);
+    const outcome =
+      statusRef === null
+        ? await plane.dispatch(principal, call, now, { claims, notify, credentialId, span })
+        : await plane.status(principal, call, statusRef, now, claims, credentialId);
     endToolSpan(span, outcome);
-    return outcome.ok ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value, admitted.value.echo)) : outcome;
+    return outcome.ok
+      ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value, admitted.value.echo))
+      : outcome;
   }
 }
 

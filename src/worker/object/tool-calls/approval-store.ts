@@ -5,7 +5,14 @@
  */
 import { canonicalJson, type JsonObject } from "../../../core/json";
 import { err, ok, type Result } from "../../../core/result";
-import type { ApprovalBook, ApprovalDecisionRecord, ApprovalQuotaExceeded, ApprovalRecord, ApprovalRequest, ApprovalState } from "../../../core/tool-result/approval-book";
+import type {
+  ApprovalBook,
+  ApprovalDecisionRecord,
+  ApprovalQuotaExceeded,
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalState,
+} from "../../../core/tool-result/approval-book";
 import { callFromJson, callJson } from "../../../core/tool-result/dispatcher-state";
 import type { Limits } from "../limits";
 import { all, int, intOrNull, one, run, storedJson, text, textOrNull, type SqlRow } from "../sql";
@@ -87,20 +94,38 @@ export class SqlApprovalBook implements ApprovalBook {
   }
 
   byBinding(bindingKey: string): ApprovalRecord[] {
-    return all(this.sql, "SELECT * FROM approvals WHERE binding_key = ? ORDER BY requested_at", this.#stored(bindingKey)).map(recordOf);
+    return all(
+      this.sql,
+      "SELECT * FROM approvals WHERE binding_key = ? ORDER BY requested_at",
+      this.#stored(bindingKey),
+    ).map(recordOf);
   }
 
   open(request: ApprovalRequest): Result<string, ApprovalQuotaExceeded> {
     const quota = this.pendingQuota();
     const pending = "COUNT(*) AS n, MIN(expires_at) AS first FROM approvals WHERE state = 'pending' AND expires_at > ?";
-    const bySubject = full(one(this.sql, `SELECT ${pending} AND subject_id = ?`, request.requested_at, request.subject_id), quota.pending_approvals_per_subject, request.requested_at);
+    const bySubject = full(
+      one(this.sql, `SELECT ${pending} AND subject_id = ?`, request.requested_at, request.subject_id),
+      quota.pending_approvals_per_subject,
+      request.requested_at,
+    );
     const byCredential =
-      this.opener === null ? null : full(one(this.sql, `SELECT ${pending} AND opened_by = ?`, request.requested_at, this.opener), quota.pending_approvals_per_credential, request.requested_at);
+      this.opener === null
+        ? null
+        : full(
+            one(this.sql, `SELECT ${pending} AND opened_by = ?`, request.requested_at, this.opener),
+            quota.pending_approvals_per_credential,
+            request.requested_at,
+          );
     if (bySubject !== null || byCredential !== null) {
       return err({ code: "QUOTA_EXCEEDED", retry_after_seconds: Math.max(bySubject ?? 1, byCredential ?? 1) });
     }
     const id = randomId();
-    run(this.sql, "INSERT INTO counters (name, value) VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals)) ON CONFLICT (name) DO UPDATE SET value = value + 1", APPROVAL_SEQ);
+    run(
+      this.sql,
+      "INSERT INTO counters (name, value) VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals)) ON CONFLICT (name) DO UPDATE SET value = value + 1",
+      APPROVAL_SEQ,
+    );
     run(
       this.sql,
       `INSERT INTO approvals (approval_id, binding_key, state, subject_id, tool, arguments, call, requested_at, expires_at, opened_by, seq)
@@ -136,20 +161,51 @@ export class SqlApprovalBook implements ApprovalBook {
   pendingOf(openedBy: string | null, now: number, limit: number): ApprovalRecord[] {
     const rows =
       openedBy === null
-        ? all(this.sql, "SELECT * FROM approvals WHERE state = 'pending' AND expires_at > ? ORDER BY seq LIMIT ?", now, limit)
-        : all(this.sql, "SELECT * FROM approvals WHERE opened_by = ? AND state = 'pending' AND expires_at > ? ORDER BY seq LIMIT ?", openedBy, now, limit);
+        ? all(
+            this.sql,
+            "SELECT * FROM approvals WHERE state = 'pending' AND expires_at > ? ORDER BY seq LIMIT ?",
+            now,
+            limit,
+          )
+        : all(
+            this.sql,
+            "SELECT * FROM approvals WHERE opened_by = ? AND state = 'pending' AND expires_at > ? ORDER BY seq LIMIT ?",
+            openedBy,
+            now,
+            limit,
+          );
     return rows.map(recordOf);
   }
 
   /** Decided (or withdrawn) approvals, newest decision first, after position `before` (a `decided_at`/`seq` pair), at most `limit`. */
-  decidedPage(before: { decidedAt: number; seq: number } | null, limit: number): { records: ApprovalRecord[]; next: { decidedAt: number; seq: number } | null } {
+  decidedPage(
+    before: { decidedAt: number; seq: number } | null,
+    limit: number,
+  ): { records: ApprovalRecord[]; next: { decidedAt: number; seq: number } | null } {
     const rows =
       before === null
-        ? all(this.sql, "SELECT * FROM approvals WHERE decided_at IS NOT NULL ORDER BY decided_at DESC, seq DESC LIMIT ?", limit + 1)
-        : all(this.sql, "SELECT * FROM approvals WHERE decided_at IS NOT NULL AND (decided_at < ? OR (decided_at = ? AND seq < ?)) ORDER BY decided_at DESC, seq DESC LIMIT ?", before.decidedAt, before.decidedAt, before.seq, limit + 1);
+        ? all(
+            this.sql,
+            "SELECT * FROM approvals WHERE decided_at IS NOT NULL ORDER BY decided_at DESC, seq DESC LIMIT ?",
+            limit + 1,
+          )
+        : all(
+            this.sql,
+            "SELECT * FROM approvals WHERE decided_at IS NOT NULL AND (decided_at < ? OR (decided_at = ? AND seq < ?)) ORDER BY decided_at DESC, seq DESC LIMIT ?",
+            before.decidedAt,
+            before.decidedAt,
+            before.seq,
+            limit + 1,
+          );
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    return { records: page.map(recordOf), next: rows.length > limit && last !== undefined ? { decidedAt: int(last, "decided_at"), seq: int(last, "seq") } : null };
+    return {
+      records: page.map(recordOf),
+      next:
+        rows.length > limit && last !== undefined
+          ? { decidedAt: int(last, "decided_at"), seq: int(last, "seq") }
+          : null,
+    };
   }
 
   /**
@@ -158,7 +214,13 @@ export class SqlApprovalBook implements ApprovalBook {
    * always comes after the pages already read.
    */
   pendingPage(now: number, after: number, limit: number): PendingPage {
-    const rows = all(this.sql, "SELECT * FROM approvals WHERE state = 'pending' AND seq > ? AND expires_at > ? ORDER BY seq LIMIT ?", after, now, limit + 1);
+    const rows = all(
+      this.sql,
+      "SELECT * FROM approvals WHERE state = 'pending' AND seq > ? AND expires_at > ? ORDER BY seq LIMIT ?",
+      after,
+      now,
+      limit + 1,
+    );
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return { records: page.map(recordOf), next: rows.length > limit && last !== undefined ? int(last, "seq") : null };
@@ -180,6 +242,11 @@ export class SqlApprovalBook implements ApprovalBook {
 
   /** Withdraws a pending request: it leaves the approvers' list and can no longer be decided. */
   withdraw(approvalId: string, now: number): void {
-    run(this.sql, "UPDATE approvals SET state = 'withdrawn', decided_at = ? WHERE approval_id = ? AND state = 'pending'", now, approvalId);
+    run(
+      this.sql,
+      "UPDATE approvals SET state = 'withdrawn', decided_at = ? WHERE approval_id = ? AND state = 'pending'",
+      now,
+      approvalId,
+    );
   }
 }

@@ -15,7 +15,12 @@ import type { ApprovalView } from "../../../contracts/approval";
  * subject, the tool contract's revisions, `request_sha256`, the approver, and the
  * `approval_digest` computed over exactly those fields.
  */
-export function approvalView(record: ApprovalRecord, spec: ToolSpec, tenantId: string, approverId: string): ApprovalView {
+export function approvalView(
+  record: ApprovalRecord,
+  spec: ToolSpec,
+  tenantId: string,
+  approverId: string,
+): ApprovalView {
   const call = record.call;
   return {
     approval_id: record.approval_id,

@@ -53,7 +53,9 @@ export class ApprovalCalls {
 }
 
 /** Who looks at approvals: an approver (all of them) or an agent credential (those it opened). */
-type Viewer = { readonly kind: "approver"; readonly approverId: string } | { readonly kind: "agent"; readonly credentialId: string };
+type Viewer =
+  | { readonly kind: "approver"; readonly approverId: string }
+  | { readonly kind: "agent"; readonly credentialId: string };
 
 /** A viewer, its configuration, and what its waits and streams listen as. */
 interface Viewing {
@@ -62,18 +64,32 @@ interface Viewing {
   readonly owner: ListenerOwner;
 }
 
-function viewerOf(deps: ApprovalCalls, consumer: string, token: string, operation: "getApproval" | "approvalEvents"): Outcome<Viewing> {
+function viewerOf(
+  deps: ApprovalCalls,
+  consumer: string,
+  token: string,
+  operation: "getApproval" | "approvalEvents",
+): Outcome<Viewing> {
   const auth = deps.gate.authenticate(consumer, token, operation);
   if (!auth.ok) return auth;
   const { caller, config } = auth.value;
   const { credentialId } = caller;
   if (caller.kind === "agent") {
     const subjectId = caller.principal === "subject" ? caller.subjectId : null;
-    return ok({ viewer: { kind: "agent", credentialId }, config, owner: { credentialId, approver: false, subjectId, holds: () => deps.gate.holds(credentialId, null) } });
+    return ok({
+      viewer: { kind: "agent", credentialId },
+      config,
+      owner: { credentialId, approver: false, subjectId, holds: () => deps.gate.holds(credentialId, null) },
+    });
   }
   const subject = caller.subjectId;
-  if (subject === null || !config.approverSubjects.includes(subject)) return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
-  return ok({ viewer: { kind: "approver", approverId: subject }, config, owner: { credentialId, approver: true, holds: () => deps.gate.holds(credentialId, subject) } });
+  if (subject === null || !config.approverSubjects.includes(subject))
+    return fail(problem("APPROVER_NOT_ALLOWED", "This subject is not an approver of the consumer."));
+  return ok({
+    viewer: { kind: "approver", approverId: subject },
+    config,
+    owner: { credentialId, approver: true, holds: () => deps.gate.holds(credentialId, subject) },
+  });
 }
 
 /** Seconds until a credential expires, capped at `seconds` (a credential without expiry: `seconds`). */
@@ -88,31 +104,59 @@ function sees(viewer: Viewer, event: GateEvent): boolean {
 }
 
 /** An approver's list and decision, and anyone's status request (`getApproval`). */
-async function approvalsCall(deps: ApprovalCalls, consumer: string, token: string, call: ApprovalsCall): Promise<Outcome<string>> {
+async function approvalsCall(
+  deps: ApprovalCalls,
+  consumer: string,
+  token: string,
+  call: ApprovalsCall,
+): Promise<Outcome<string>> {
   if (call.kind === "getApproval") return approvalOf(deps, consumer, token, call.approvalId, call.waitSeconds);
   const who = deps.gate.approver(consumer, token, call.kind);
   if (!who.ok) return who;
   const plane = deps.toolCalls.for(who.value.config);
   if (call.kind === "listApprovals") {
-    const request = { tenantId: consumer, approverId: who.value.approverId, cursor: call.cursor, pageItems: deps.kernel.limits().page_items };
+    const request = {
+      tenantId: consumer,
+      approverId: who.value.approverId,
+      cursor: call.cursor,
+      pageItems: deps.kernel.limits().page_items,
+    };
     const page = plane.listApprovals(request, deps.kernel.now());
     return page.ok ? ok(canonicalJson(page.value)) : page;
   }
   const body = ApprovalDecisionRequest.parse(call.request);
-  const decided = plane.decide(call.approvalId, who.value.approverId, body.decision, body.approval_digest, deps.kernel.now());
+  const decided = plane.decide(
+    call.approvalId,
+    who.value.approverId,
+    body.decision,
+    body.approval_digest,
+    deps.kernel.now(),
+  );
   return decided.ok ? ok(canonicalJson(decided.value)) : decided;
 }
 
-async function approvalOf(deps: ApprovalCalls, consumer: string, token: string, approvalId: string, waitSeconds: number): Promise<Outcome<string>> {
+async function approvalOf(
+  deps: ApprovalCalls,
+  consumer: string,
+  token: string,
+  approvalId: string,
+  waitSeconds: number,
+): Promise<Outcome<string>> {
   const who = viewerOf(deps, consumer, token, "getApproval");
   if (!who.ok) return who;
   const { viewer, config, owner } = who.value;
   const book = deps.toolCalls.for(config).book;
   const record = book.get(approvalId);
   // An agent sees only what its own credential opened; another's looks absent.
-  if (record === undefined || (viewer.kind === "agent" && book.openedBy(approvalId) !== viewer.credentialId)) return fail(problem("NOT_FOUND", "No such approval."));
+  if (record === undefined || (viewer.kind === "agent" && book.openedBy(approvalId) !== viewer.credentialId))
+    return fail(problem("NOT_FOUND", "No such approval."));
   const now = deps.kernel.now();
-  const wait = untilExpiry(deps, owner.credentialId, now, Math.min(waitSeconds, MAX_APPROVAL_WAIT_SECONDS, record.expires_at - now));
+  const wait = untilExpiry(
+    deps,
+    owner.credentialId,
+    now,
+    Math.min(waitSeconds, MAX_APPROVAL_WAIT_SECONDS, record.expires_at - now),
+  );
   if (record.state === "pending" && wait > 0) {
     const decided = decision(deps.kernel.events, owner, approvalId, wait * 1000);
     if (!decided.ok) return decided;
@@ -158,12 +202,18 @@ function approvalEvents(deps: ApprovalCalls, consumer: string, token: string): O
   if (!who.ok) return who;
   const { viewer, config, owner } = who.value;
   const now = deps.kernel.now();
-  const pending = deps.toolCalls.for(config).book.pendingOf(viewer.kind === "agent" ? viewer.credentialId : null, now, STREAM_REPLAY);
-  const text = (name: string, data: ApprovalEventData): string => sseEvent(name, `${data.approval_id}.${data.state}`, canonicalJson(data));
+  const pending = deps.toolCalls
+    .for(config)
+    .book.pendingOf(viewer.kind === "agent" ? viewer.credentialId : null, now, STREAM_REPLAY);
+  const text = (name: string, data: ApprovalEventData): string =>
+    sseEvent(name, `${data.approval_id}.${data.state}`, canonicalJson(data));
   return eventStream(deps.kernel.events, {
     owner,
     first: pending.map((record) => text("approval.requested", approvalStatus(record, now))),
     maxSeconds: untilExpiry(deps, owner.credentialId, now, STREAM_MAX_SECONDS),
-    accept: (event) => ((event.type === "approval.requested" || event.type === "approval.decided") && sees(viewer, event) ? text(event.type, event.data) : null),
+    accept: (event) =>
+      (event.type === "approval.requested" || event.type === "approval.decided") && sees(viewer, event)
+        ? text(event.type, event.data)
+        : null,
   });
 }

@@ -33,8 +33,10 @@ function composed(batch: ToolCallBatchRequest, index: number): Outcome<ToolCallR
 /** The checks a turn passes before any of its calls runs: its profile, each call's item and ids. */
 function prepared(batch: ToolCallBatchRequest): Outcome<{ inputs: ToolCallRequest[]; bound: BoundCall[] }> {
   const { provider, api_family: apiFamily, adapter_revision: revision } = batch.context;
-  if (!isRegisteredProfile(provider, apiFamily, revision)) return fail(problem("INVALID_HOST_CONTEXT", "The provider profile is not registered."));
-  if (!joinsTurns(provider, apiFamily)) return fail(problem("INVALID_HOST_CONTEXT", "The provider profile answers no turn as one message."));
+  if (!isRegisteredProfile(provider, apiFamily, revision))
+    return fail(problem("INVALID_HOST_CONTEXT", "The provider profile is not registered."));
+  if (!joinsTurns(provider, apiFamily))
+    return fail(problem("INVALID_HOST_CONTEXT", "The provider profile answers no turn as one message."));
   const inputs: ToolCallRequest[] = [];
   const bound: BoundCall[] = [];
   const callIds: string[] = [];
@@ -47,7 +49,8 @@ function prepared(batch: ToolCallBatchRequest): Outcome<{ inputs: ToolCallReques
       return fail(problem(call.error.code, detail.startsWith("$.") ? detail : `calls[${index}]: ${detail}`));
     }
     const earlier = callIds.indexOf(call.value.call.call_id);
-    if (earlier >= 0) return fail(problem("INVALID_REQUEST", `calls[${index}] repeats the call id of calls[${earlier}].`));
+    if (earlier >= 0)
+      return fail(problem("INVALID_REQUEST", `calls[${index}] repeats the call id of calls[${earlier}].`));
     inputs.push(input.value);
     bound.push(call.value);
     callIds.push(call.value.call.call_id);
@@ -58,7 +61,9 @@ function prepared(batch: ToolCallBatchRequest): Outcome<{ inputs: ToolCallReques
 /** A refused call's entry: the problem the single route would have answered, as its body. */
 function refused(callId: string, p: Problem): JsonObject {
   const details: JsonObject = { ...problemMembers(p) };
-  return p.retryAfterSeconds === undefined ? { call_id: callId, problem: details } : { call_id: callId, problem: details, retry_after: p.retryAfterSeconds };
+  return p.retryAfterSeconds === undefined
+    ? { call_id: callId, problem: details }
+    : { call_id: callId, problem: details, retry_after: p.retryAfterSeconds };
 }
 
 /** An answered call's entry: the single route's answer (its value, before it is written) with its call id. */
@@ -88,7 +93,11 @@ export async function toolCallBatch(batch: ToolCallBatchRequest, run: RunCall): 
   }
   let message: Json = null;
   if (entries.every((entry) => entry["problem"] === undefined)) {
-    const joined = joinTurn(batch.context.provider, batch.context.api_family, entries.map((entry) => entry["provider_output"] as JsonObject));
+    const joined = joinTurn(
+      batch.context.provider,
+      batch.context.api_family,
+      entries.map((entry) => entry["provider_output"] as JsonObject),
+    );
     if (!joined.ok) throw new Error(`the turn's answers do not join: ${joined.error.message}`);
     message = joined.value;
   }

@@ -47,7 +47,8 @@ export function bindCall(input: ToolCallInput): Outcome<BoundCall> {
     if (callId !== undefined && itemId !== null && callId !== itemId) {
       return fail(problem("INVALID_PROVIDER_ITEM", "context.call_id differs from the provider item's call id."));
     }
-    if (itemId === null && callId === undefined) return fail(problem("INVALID_REQUEST", "$.context.call_id: required when the provider item has no id"));
+    if (itemId === null && callId === undefined)
+      return fail(problem("INVALID_REQUEST", "$.context.call_id: required when the provider item has no id"));
     name = parsed.value.name;
     args = parsed.value.arguments;
     callId = itemId ?? callId;

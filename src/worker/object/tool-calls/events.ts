@@ -35,7 +35,14 @@ export function approvalStatus(record: ApprovalRecord, now: number): ApprovalEve
 }
 
 /** A call event of a package: its outcome became unknown, or its receipt reconciled it. */
-export function callEvent(type: "call.outcome_unknown" | "call.reconciled", principal: Principal, call: ToolCall, pkg: ResultPackage, now: number, credentialId: string | null): GateEvent {
+export function callEvent(
+  type: "call.outcome_unknown" | "call.reconciled",
+  principal: Principal,
+  call: ToolCall,
+  pkg: ResultPackage,
+  now: number,
+  credentialId: string | null,
+): GateEvent {
   const data: CallEventData = {
     tool: call.name,
     subject_id: principal.subject_id,

@@ -17,7 +17,11 @@ export class ToolCallPlanes {
 
   /** The plane for `config` (the one built since the last change, if any). */
   for(config: ConsumerRecord): ToolCallPlane {
-    this.#plane ??= new ToolCallPlane(this.kernel, { registry: this.tools.registry(config.tools), approvers: config.approverSubjects, executor: this.tools.executor() });
+    this.#plane ??= new ToolCallPlane(this.kernel, {
+      registry: this.tools.registry(config.tools),
+      approvers: config.approverSubjects,
+      executor: this.tools.executor(),
+    });
     return this.#plane;
   }
 

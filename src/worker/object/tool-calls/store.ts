@@ -83,9 +83,26 @@ export const HOLD = { call: 0, result: 1, unreconciled: 2, live: 3 } as const;
 /** The plane's expiring rows (retention/sweep.ts); an approval goes no later than its write's result, never while valid. */
 export const TOOL_CALL_EXPIRY: readonly ExpiryRule[] = [
   { table: "records", key: "rowid", where: `hold = ${HOLD.call}`, age: "stored_at", keep: (window) => window },
-  { table: "records", key: "rowid", where: `hold = ${HOLD.result}`, age: "stored_at", keep: (window) => Math.max(window, RESULT_MIN_KEEP_SECONDS) },
-  { table: "records", key: "rowid", where: `hold = ${HOLD.unreconciled}`, age: "stored_at", keep: () => UNRECONCILED_KEEP_SECONDS },
-  { table: "approvals", key: "approval_id", age: APPROVAL_END, keep: (window) => Math.max(window, RESULT_MIN_KEEP_SECONDS) },
+  {
+    table: "records",
+    key: "rowid",
+    where: `hold = ${HOLD.result}`,
+    age: "stored_at",
+    keep: (window) => Math.max(window, RESULT_MIN_KEEP_SECONDS),
+  },
+  {
+    table: "records",
+    key: "rowid",
+    where: `hold = ${HOLD.unreconciled}`,
+    age: "stored_at",
+    keep: () => UNRECONCILED_KEEP_SECONDS,
+  },
+  {
+    table: "approvals",
+    key: "approval_id",
+    age: APPROVAL_END,
+    keep: (window) => Math.max(window, RESULT_MIN_KEEP_SECONDS),
+  },
 ];
 
 /**
@@ -94,7 +111,10 @@ export const TOOL_CALL_EXPIRY: readonly ExpiryRule[] = [
  * round trip and digests stay byte-identical. Each record is stamped with `now` (the object's clock) and its HOLD.
  */
 export class SqlToolResultStore implements ToolResultStore {
-  constructor(private readonly sql: SqlStorage, private readonly now: () => number) {}
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly now: () => number,
+  ) {}
 
   /** How long a record is held (the store holds only the engine's records); an unknown write's status reference and receipt wait for the status query. */
   #hold(table: StoreTable, key: string, value: Json): number {
@@ -102,7 +122,11 @@ export class SqlToolResultStore implements ToolResultStore {
     if (table === "in_flight") return HOLD.live;
     if (table === "status_refs") return HOLD.unreconciled;
     if (table === "uncertain_outcomes") return isNotExecuted(value as UnknownOutcome) ? HOLD.result : HOLD.unreconciled;
-    if (table === "downstream_receipts" && one(this.sql, "SELECT 1 AS present FROM records WHERE tbl = 'uncertain_outcomes' AND key = ?", key) !== undefined) return HOLD.unreconciled;
+    if (
+      table === "downstream_receipts" &&
+      one(this.sql, "SELECT 1 AS present FROM records WHERE tbl = 'uncertain_outcomes' AND key = ?", key) !== undefined
+    )
+      return HOLD.unreconciled;
     return HOLD.result;
   }
 
@@ -112,13 +136,18 @@ export class SqlToolResultStore implements ToolResultStore {
   }
 
   put(table: StoreTable, key: string, value: Json): void {
-    const upsert = "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO UPDATE SET value = excluded.value, stored_at = excluded.stored_at, hold = excluded.hold";
+    const upsert =
+      "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO UPDATE SET value = excluded.value, stored_at = excluded.stored_at, hold = excluded.hold";
     run(this.sql, upsert, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value));
   }
 
   claim(table: StoreTable, key: string, value: Json): Json | undefined {
-    const insert = "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO NOTHING";
-    return this.sql.exec(insert, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value)).rowsWritten === 0 ? this.get(table, key) : undefined;
+    const insert =
+      "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO NOTHING";
+    return this.sql.exec(insert, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value))
+      .rowsWritten === 0
+      ? this.get(table, key)
+      : undefined;
   }
 
   delete(table: StoreTable, key: string): void {
@@ -126,7 +155,10 @@ export class SqlToolResultStore implements ToolResultStore {
   }
 
   entries(table: StoreTable): Array<[string, Json]> {
-    return all(this.sql, "SELECT key, value FROM records WHERE tbl = ? ORDER BY rowid", table).map((row) => [text(row, "key"), storedJson(text(row, "value"), `${table} record`)]);
+    return all(this.sql, "SELECT key, value FROM records WHERE tbl = ? ORDER BY rowid", table).map((row) => [
+      text(row, "key"),
+      storedJson(text(row, "value"), `${table} record`),
+    ]);
   }
 
   counter(name: string): number {
@@ -135,7 +167,11 @@ export class SqlToolResultStore implements ToolResultStore {
   }
 
   increment(name: string): number {
-    const row = one(this.sql, "INSERT INTO counters (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value", name);
+    const row = one(
+      this.sql,
+      "INSERT INTO counters (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value",
+      name,
+    );
     if (row === undefined) throw new Error("counter upsert returned no row");
     return int(row, "value");
   }

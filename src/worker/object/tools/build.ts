@@ -7,7 +7,13 @@
 import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../../../core/json";
 import { compilePolicy, type CompiledPolicy } from "../../../core/policy";
 import { compileSchema } from "../../../core/tool-schema";
-import { defineTool, type OutputRule, type RuleType, type ToolContext, type ToolSpec } from "../../../core/tool-result/tool-spec";
+import {
+  defineTool,
+  type OutputRule,
+  type RuleType,
+  type ToolContext,
+  type ToolSpec,
+} from "../../../core/tool-result/tool-spec";
 import type { Principal } from "../../../core/tool-result/types";
 import type { HttpTarget, ToolDefinition, ToolTarget } from "../../../contracts/tool-definition";
 import { err, ok, type Result } from "../../../core/result";
@@ -37,12 +43,26 @@ function revision(part: string, value: unknown): string {
 }
 
 /** Headers the gate sets on every target request itself; a target may not set them. */
-export const GATE_HEADERS = new Set(["accept", "content-type", "content-length", "content-digest", "host", "idempotency-key", "signature", "signature-input", "toolgate-identity"]);
+export const GATE_HEADERS = new Set([
+  "accept",
+  "content-type",
+  "content-length",
+  "content-digest",
+  "host",
+  "idempotency-key",
+  "signature",
+  "signature-input",
+  "toolgate-identity",
+]);
 
 function checkHeaders(target: HttpTarget): DefinitionRefusal | null {
-  for (const [group, headers] of [["headers", target.headers], ["secret_headers", target.secret_headers]] as const) {
+  for (const [group, headers] of [
+    ["headers", target.headers],
+    ["secret_headers", target.secret_headers],
+  ] as const) {
     for (const name of Object.keys(headers)) {
-      if (GATE_HEADERS.has(name.toLowerCase())) return { pointer: `/target/${group}/${name}`, message: `the gate sets ${name.toLowerCase()} itself` };
+      if (GATE_HEADERS.has(name.toLowerCase()))
+        return { pointer: `/target/${group}/${name}`, message: `the gate sets ${name.toLowerCase()} itself` };
     }
   }
   const lower = [...Object.keys(target.headers), ...Object.keys(target.secret_headers)].map((n) => n.toLowerCase());
@@ -59,19 +79,32 @@ function checkHeaders(target: HttpTarget): DefinitionRefusal | null {
  */
 export function checkUrl(url: string, pointer: string, policy: TargetPolicy): DefinitionRefusal | null {
   const parsed = new URL(url);
-  if (parsed.username !== "" || parsed.password !== "") return { pointer, message: "a target URL carries no credentials (use secret_headers or auth)" };
+  if (parsed.username !== "" || parsed.password !== "")
+    return { pointer, message: "a target URL carries no credentials (use secret_headers or auth)" };
   const host = hostRefusal(parsed.hostname);
   const local = host !== null && host.loopback && policy.allowLoopback;
   if (host !== null && !local) {
     const unless = policy.allowLoopback ? " (only loopback is allowed under npm start)" : "";
-    return { pointer, message: `a target URL may not name a private, loopback or link-local address: ${parsed.hostname} is ${host.what}${unless}` };
+    return {
+      pointer,
+      message: `a target URL may not name a private, loopback or link-local address: ${parsed.hostname} is ${host.what}${unless}`,
+    };
   }
   if (parsed.protocol === "https:") return null;
   if (parsed.protocol === "http:" && local) return null;
-  return { pointer, message: policy.allowLoopback ? "a target URL is https (or loopback http under npm start)" : "a target URL is https" };
+  return {
+    pointer,
+    message: policy.allowLoopback
+      ? "a target URL is https (or loopback http under npm start)"
+      : "a target URL is https",
+  };
 }
 
-function policyOf(source: string, use: "authorize" | "approval", pointer: string): Result<CompiledPolicy, DefinitionRefusal> {
+function policyOf(
+  source: string,
+  use: "authorize" | "approval",
+  pointer: string,
+): Result<CompiledPolicy, DefinitionRefusal> {
   const compiled = compilePolicy(source, use);
   if (compiled.ok) return compiled;
   const at = compiled.error.position === null ? "" : ` at ${compiled.error.position}`;
@@ -98,7 +131,10 @@ function boundRules(definition: ToolDefinition): Result<Record<string, OutputRul
     const inputType = propertyType(definition.input as JsonObject, argument);
     const type = outputType === undefined ? undefined : RULE_TYPES[outputType];
     if (type === undefined || outputType !== inputType) {
-      return err({ pointer, message: "a bound field and its argument are top-level properties of the same string, integer or boolean type" });
+      return err({
+        pointer,
+        message: "a bound field and its argument are top-level properties of the same string, integer or boolean type",
+      });
     }
     rules[field] = { type, equalsArgument: argument };
   }
@@ -106,19 +142,26 @@ function boundRules(definition: ToolDefinition): Result<Record<string, OutputRul
 }
 
 /** Compiles a definition (already checked by its zod contract) into a tool for the registry. */
-export function buildTool(name: string, definition: ToolDefinition, targets: TargetPolicy): Result<BuiltTool, DefinitionRefusal> {
+export function buildTool(
+  name: string,
+  definition: ToolDefinition,
+  targets: TargetPolicy,
+): Result<BuiltTool, DefinitionRefusal> {
   const input = compileSchema(definition.input as Json);
   if (!input.ok) return err({ pointer: `/input${input.error.pointer}`, message: input.error.message });
-  if (input.value.document["type"] !== "object") return err({ pointer: "/input/type", message: "a tool's input is an object schema" });
+  if (input.value.document["type"] !== "object")
+    return err({ pointer: "/input/type", message: "a tool's input is an object schema" });
   const output = compileSchema(definition.output.schema as Json);
   if (!output.ok) return err({ pointer: `/output/schema${output.error.pointer}`, message: output.error.message });
-  if (output.value.document["type"] !== "object") return err({ pointer: "/output/schema/type", message: "a tool's output is an object schema" });
+  if (output.value.document["type"] !== "object")
+    return err({ pointer: "/output/schema/type", message: "a tool's output is an object schema" });
   const bound = boundRules(definition);
   if (!bound.ok) return bound;
   const authorize = policyOf(definition.authorize, "authorize", "/authorize");
   if (!authorize.ok) return authorize;
   const approvalSource = definition.risk === "write" ? (definition.approval ?? "always") : "never";
-  let approval: CompiledPolicy | "always" | "never" = approvalSource === "always" || approvalSource === "never" ? approvalSource : "always";
+  let approval: CompiledPolicy | "always" | "never" =
+    approvalSource === "always" || approvalSource === "never" ? approvalSource : "always";
   if (approvalSource !== "always" && approvalSource !== "never") {
     const compiled = policyOf(approvalSource, "approval", "/approval");
     if (!compiled.ok) return compiled;
@@ -127,7 +170,14 @@ export function buildTool(name: string, definition: ToolDefinition, targets: Tar
   const target = definition.target;
   const headersRefused = target.kind === "http" ? checkHeaders(target) : null;
   if (headersRefused !== null) return err(headersRefused);
-  const urls = target.kind === "http" ? [["/target/url", target.url], ["/target/status_url", target.status_url], ["/target/fence_url", target.fence_url]] as const : [["/target/url", target.url]] as const;
+  const urls =
+    target.kind === "http"
+      ? ([
+          ["/target/url", target.url],
+          ["/target/status_url", target.status_url],
+          ["/target/fence_url", target.fence_url],
+        ] as const)
+      : ([["/target/url", target.url]] as const);
   for (const [pointer, url] of urls) {
     const refused = url === undefined ? null : checkUrl(url, pointer, targets);
     if (refused !== null) return err(refused);
@@ -136,9 +186,21 @@ export function buildTool(name: string, definition: ToolDefinition, targets: Tar
     input: revision("input", definition.input),
     output: revision("output", definition.output),
     // The approval window joins the policy revision only when set: definitions without it keep their revisions.
-    policy: revision("policy", { risk: definition.risk, authorize: definition.authorize, approval: approvalSource, ...(definition.approval_valid_seconds === undefined ? {} : { approval_valid_seconds: definition.approval_valid_seconds }) }),
+    policy: revision("policy", {
+      risk: definition.risk,
+      authorize: definition.authorize,
+      approval: approvalSource,
+      ...(definition.approval_valid_seconds === undefined
+        ? {}
+        : { approval_valid_seconds: definition.approval_valid_seconds }),
+    }),
     // What the effect is: an HTTP request's URL and method, or an MCP server's tool.
-    effect: revision("effect", target.kind === "http" ? { risk: definition.risk, url: target.url, method: target.method } : { risk: definition.risk, url: target.url, tool: target.tool }),
+    effect: revision(
+      "effect",
+      target.kind === "http"
+        ? { risk: definition.risk, url: target.url, method: target.method }
+        : { risk: definition.risk, url: target.url, tool: target.tool },
+    ),
     // The secret headers (or MCP auth) by the secret they name and their prefix (never a value).
     handler: revision("handler", { target, timeout_ms: definition.timeout_ms }),
   };
@@ -175,8 +237,15 @@ export function buildTool(name: string, definition: ToolDefinition, targets: Tar
     timeoutMs: definition.timeout_ms,
     authorize: (principal, args, ctx) => authorizeRule(principal, args, ctx) === true,
     ...(approval === "never" ? { needsApproval: () => false } : {}),
-    ...(approvalRule === null ? {} : { needsApproval: (principal: Principal, args: JsonObject, ctx: ToolContext) => approvalRule(principal, args, ctx) !== false }),
-    ...(definition.approval_valid_seconds === undefined ? {} : { approvalValidSeconds: definition.approval_valid_seconds }),
+    ...(approvalRule === null
+      ? {}
+      : {
+          needsApproval: (principal: Principal, args: JsonObject, ctx: ToolContext) =>
+            approvalRule(principal, args, ctx) !== false,
+        }),
+    ...(definition.approval_valid_seconds === undefined
+      ? {}
+      : { approvalValidSeconds: definition.approval_valid_seconds }),
     execution: { kind: "external" },
   });
   return ok({ spec, target, revisions });

@@ -16,7 +16,11 @@ import type { ToolsHost } from "./host";
 
 /** One call of the tools plane, as the Worker hands it to the consumer's object; `kind` is its operation. */
 export type ToolsCall =
-  | { kind: "defineTool"; name: string; /** The definition as canonical JSON (RPC keeps floats exact as text). */ definition: string }
+  | {
+      kind: "defineTool";
+      name: string;
+      /** The definition as canonical JSON (RPC keeps floats exact as text). */ definition: string;
+    }
   | { kind: "getTool"; name: string }
   | { kind: "listTools"; format: DeclarationFormat | null; cursor: string | null }
   | { kind: "disableTool"; name: string }
@@ -24,7 +28,6 @@ export type ToolsCall =
   | { kind: "deleteSecret"; name: string }
   | { kind: "listSecrets"; cursor: string | null }
   | McpServersCall;
-
 
 /** The tools plane's calls: tools as data, consumer secrets, MCP servers and the tool list. */
 export class ToolsCalls {
@@ -45,7 +48,12 @@ export class ToolsCalls {
     if (!who.ok) return who;
     const { kernel, host } = this;
     const admin = who.value.caller === null;
-    const [enabled, scope, now, pageItems] = [who.value.config.tools, who.value.caller?.tools ?? null, kernel.now(), kernel.limits().page_items];
+    const [enabled, scope, now, pageItems] = [
+      who.value.config.tools,
+      who.value.caller?.tools ?? null,
+      kernel.now(),
+      kernel.limits().page_items,
+    ];
     switch (call.kind) {
       case "defineTool": {
         const definition = fromWorker(call.definition, ToolDefinition);
@@ -62,12 +70,34 @@ export class ToolsCalls {
         // tools/list), or the admin's defined tools (`enabled`, the configuration, whole on each page).
         if (call.format !== null || !admin) {
           const format = call.format ?? "json-schema";
-          const page = listPage("tools", toolsInScope(scope, declarationInputs(registry)), (t) => t.name, call.cursor, pageItems);
-          return page.ok ? ok(canonicalJson({ format, tools: declareTools(page.value.items, format), next_cursor: page.value.next_cursor })) : page;
+          const page = listPage(
+            "tools",
+            toolsInScope(scope, declarationInputs(registry)),
+            (t) => t.name,
+            call.cursor,
+            pageItems,
+          );
+          return page.ok
+            ? ok(
+                canonicalJson({
+                  format,
+                  tools: declareTools(page.value.items, format),
+                  next_cursor: page.value.next_cursor,
+                }),
+              )
+            : page;
         }
         // eslint-disable-next-line @typescript-eslint/no-base-to-string -- stored definitions were validated: name is a string
         const page = listPage("tools", host.data.list(), (t) => String(t["name"]), call.cursor, pageItems);
-        return page.ok ? ok(canonicalJson({ enabled: [...registry.keys()].sort(), defined: page.value.items, next_cursor: page.value.next_cursor })) : page;
+        return page.ok
+          ? ok(
+              canonicalJson({
+                enabled: [...registry.keys()].sort(),
+                defined: page.value.items,
+                next_cursor: page.value.next_cursor,
+              }),
+            )
+          : page;
       }
       case "disableTool": {
         const disabled = kernel.transaction(() => host.data.disable(call.name, now));
@@ -75,8 +105,10 @@ export class ToolsCalls {
         return disabled.ok ? ok(null) : disabled;
       }
       case "putSecret": {
-        if (!host.vault.enabled) return fail(problem("INVALID_REQUEST", "The gate has no TOOLGATE_SECRETS_KEY: secrets cannot be stored."));
-        if (!host.vault.has(call.name) && host.vault.names().length >= MAX_SECRETS) return fail(problem("QUOTA_EXCEEDED", `A consumer holds at most ${MAX_SECRETS} secrets.`));
+        if (!host.vault.enabled)
+          return fail(problem("INVALID_REQUEST", "The gate has no TOOLGATE_SECRETS_KEY: secrets cannot be stored."));
+        if (!host.vault.has(call.name) && host.vault.names().length >= MAX_SECRETS)
+          return fail(problem("QUOTA_EXCEEDED", `A consumer holds at most ${MAX_SECRETS} secrets.`));
         const sealed = await host.vault.seal(call.name, call.value);
         kernel.transaction(() => {
           host.vault.store(call.name, sealed, now);

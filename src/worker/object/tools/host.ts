@@ -1,6 +1,13 @@
 import type { ToolRegistry, ToolSpec } from "../../../core/tool-result/tool-spec";
 import { ALL_TOOL_NAMES, registryFor } from "../../tools/catalog";
-import { catalogRoute, downstreamOf, httpExecutor, toolsExecutor, type ExternalExecutor, type HttpToolRoute } from "../../tools/executor";
+import {
+  catalogRoute,
+  downstreamOf,
+  httpExecutor,
+  toolsExecutor,
+  type ExternalExecutor,
+  type HttpToolRoute,
+} from "../../tools/executor";
 import type { McpToolRoute } from "../../tools/mcp-tool";
 import type { ObjectKernel } from "../kernel";
 import { SecretVault } from "../secrets/vault";
@@ -9,7 +16,10 @@ import { McpServers } from "../mcp-servers/plane";
 import { DataTools } from "./plane";
 
 /** What the tools host uses of the kernel (the consumer's name seals its secrets; the clock dates MCP answers). */
-type ToolsKernel = Pick<ObjectKernel, "sql" | "audit" | "env" | "targets" | "fetch" | "now" | "transaction" | "consumerName" | "onRollback">;
+type ToolsKernel = Pick<
+  ObjectKernel,
+  "sql" | "audit" | "env" | "targets" | "fetch" | "now" | "transaction" | "consumerName" | "onRollback"
+>;
 
 /**
  * Every tool a consumer can enable, from the three sources: the gate's catalog (built-in and
@@ -59,7 +69,12 @@ export class ToolsHost {
     const configured = downstreamOf(this.#kernel.env);
     const downstream = configured === undefined ? undefined : { ...configured, external: { fetch: this.#outbound } };
     const http = httpExecutor(downstream, (spec) => catalogRoute(spec) ?? this.#route(spec));
-    const host = { signer: downstream?.signer, fetch: this.#outbound, now: () => this.#kernel.now(), listChanged: (url: string) => this.mcp.listChanged(url, this.#kernel.now()) };
+    const host = {
+      signer: downstream?.signer,
+      fetch: this.#outbound,
+      now: () => this.#kernel.now(),
+      listChanged: (url: string) => this.mcp.listChanged(url, this.#kernel.now()),
+    };
     return toolsExecutor(http, (spec) => this.#mcpRoute(spec), host);
   }
 

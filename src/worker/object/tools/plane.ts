@@ -19,7 +19,12 @@ type DataToolsKernel = Pick<ObjectKernel, "sql" | "audit" | "targets">;
 /** A target as stored (its defaults applied). */
 function targetJson(target: ToolTarget): JsonObject {
   if (target.kind === "mcp") {
-    const json: JsonObject = { kind: target.kind, url: target.url, tool: target.tool, max_response_bytes: target.max_response_bytes };
+    const json: JsonObject = {
+      kind: target.kind,
+      url: target.url,
+      tool: target.tool,
+      max_response_bytes: target.max_response_bytes,
+    };
     if (target.auth !== undefined) json["auth"] = { secret: target.auth.secret, prefix: target.auth.prefix };
     return json;
   }
@@ -28,7 +33,12 @@ function targetJson(target: ToolTarget): JsonObject {
     url: target.url,
     method: target.method,
     headers: { ...target.headers },
-    secret_headers: Object.fromEntries(Object.entries(target.secret_headers).map(([header, ref]) => [header, { secret: ref.secret, prefix: ref.prefix }])),
+    secret_headers: Object.fromEntries(
+      Object.entries(target.secret_headers).map(([header, ref]) => [
+        header,
+        { secret: ref.secret, prefix: ref.prefix },
+      ]),
+    ),
     max_response_bytes: target.max_response_bytes,
     ...(target.status_url === undefined ? {} : { status_url: target.status_url }),
     ...(target.fence_url === undefined ? {} : { fence_url: target.fence_url }),
@@ -51,11 +61,12 @@ function definitionText(definition: ToolDefinition): string {
     authorize: definition.authorize,
     target: targetJson(definition.target),
     ...(definition.approval === undefined ? {} : { approval: definition.approval }),
-    ...(definition.approval_valid_seconds === undefined ? {} : { approval_valid_seconds: definition.approval_valid_seconds }),
+    ...(definition.approval_valid_seconds === undefined
+      ? {}
+      : { approval_valid_seconds: definition.approval_valid_seconds }),
   };
   return canonicalJson(json);
 }
-
 
 function versionView(stored: StoredToolVersion): JsonObject {
   return {
@@ -89,13 +100,29 @@ export class DataTools {
 
   /** Checks and compiles a definition without storing it. */
   check(name: string, definition: ToolDefinition): Outcome<BuiltTool> {
-    if (this.#reserved().includes(name)) return fail({ ...problem("INVALID_TOOL_DEFINITION", `"${name}" is a tool of the gate's own catalog.`), path: "" });
+    if (this.#reserved().includes(name))
+      return fail({
+        ...problem("INVALID_TOOL_DEFINITION", `"${name}" is a tool of the gate's own catalog.`),
+        path: "",
+      });
     const built = buildTool(name, definition, this.#kernel.targets);
-    if (!built.ok) return fail({ ...problem("INVALID_TOOL_DEFINITION", built.error.message), path: built.error.pointer });
+    if (!built.ok)
+      return fail({ ...problem("INVALID_TOOL_DEFINITION", built.error.message), path: built.error.pointer });
     const target = definition.target;
-    const secrets = target.kind === "http" ? Object.entries(target.secret_headers).map(([header, ref]) => [`/target/secret_headers/${header}/secret`, ref.secret] as const) : target.auth === undefined ? [] : [["/target/auth/secret", target.auth.secret] as const];
+    const secrets =
+      target.kind === "http"
+        ? Object.entries(target.secret_headers).map(
+            ([header, ref]) => [`/target/secret_headers/${header}/secret`, ref.secret] as const,
+          )
+        : target.auth === undefined
+          ? []
+          : [["/target/auth/secret", target.auth.secret] as const];
     for (const [path, secret] of secrets) {
-      if (!this.#vault.has(secret)) return fail({ ...problem("INVALID_TOOL_DEFINITION", `No secret named "${secret}" (PUT …/secrets/${secret} first).`), path });
+      if (!this.#vault.has(secret))
+        return fail({
+          ...problem("INVALID_TOOL_DEFINITION", `No secret named "${secret}" (PUT …/secrets/${secret} first).`),
+          path,
+        });
     }
     return ok(built.value);
   }
@@ -109,7 +136,8 @@ export class DataTools {
     if (!built.ok) return built;
     const text = definitionText(definition);
     const current = this.#table.tool(name);
-    if (current === undefined && this.#table.count() >= MAX_DATA_TOOLS) return fail(problem("QUOTA_EXCEEDED", `A consumer defines at most ${MAX_DATA_TOOLS} tools.`));
+    if (current === undefined && this.#table.count() >= MAX_DATA_TOOLS)
+      return fail(problem("QUOTA_EXCEEDED", `A consumer defines at most ${MAX_DATA_TOOLS} tools.`));
     const latest = current === undefined ? undefined : this.#table.version(name, current.currentVersion);
     if (latest !== undefined && latest.definition === text) {
       this.#table.enable(name);
@@ -130,7 +158,9 @@ export class DataTools {
     const tool = this.#table.tool(name);
     if (tool === undefined) return fail(problem("NOT_FOUND", "No such tool."));
     const history = this.#table.history(name, HISTORY_VERSIONS).map(versionView);
-    return ok(canonicalJson({ name, current_version: tool.currentVersion, enabled: tool.disabledAt === null, history }));
+    return ok(
+      canonicalJson({ name, current_version: tool.currentVersion, enabled: tool.disabledAt === null, history }),
+    );
   }
 
   /** A tool's current definition and version (enabled or not), as stored. */
@@ -138,12 +168,18 @@ export class DataTools {
     const tool = this.#table.tool(name);
     const stored = tool === undefined ? undefined : this.#table.version(name, tool.currentVersion);
     if (tool === undefined || stored === undefined) return undefined;
-    return { definition: ToolDefinition.parse(storedJson(stored.definition, "tool definition")), version: tool.currentVersion, enabled: tool.disabledAt === null };
+    return {
+      definition: ToolDefinition.parse(storedJson(stored.definition, "tool definition")),
+      version: tool.currentVersion,
+      enabled: tool.disabledAt === null,
+    };
   }
 
   /** Every defined tool: name, current version, enabled. */
   list(): JsonObject[] {
-    return this.#table.tools().map((tool) => ({ name: tool.name, current_version: tool.currentVersion, enabled: tool.disabledAt === null }));
+    return this.#table
+      .tools()
+      .map((tool) => ({ name: tool.name, current_version: tool.currentVersion, enabled: tool.disabledAt === null }));
   }
 
   /** Disables a tool (its history stays; defining it again enables it). Audited. */

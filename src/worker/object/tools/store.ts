@@ -39,7 +39,13 @@ export interface StoredTool {
 }
 
 function versionOf(row: Record<string, SqlStorageValue>): StoredToolVersion {
-  return { name: text(row, "name"), version: int(row, "version"), definition: text(row, "definition"), revisions: text(row, "revisions"), definedAt: int(row, "defined_at") };
+  return {
+    name: text(row, "name"),
+    version: int(row, "version"),
+    definition: text(row, "definition"),
+    revisions: text(row, "revisions"),
+    definedAt: int(row, "defined_at"),
+  };
 }
 
 /** All SQL of the tools tables; every call runs inside the caller's transaction. */
@@ -48,7 +54,13 @@ export class ToolTable {
 
   tool(name: string): StoredTool | undefined {
     const row = one(this.sql, "SELECT name, current_version, disabled_at FROM tools WHERE name = ?", name);
-    return row === undefined ? undefined : { name: text(row, "name"), currentVersion: int(row, "current_version"), disabledAt: intOrNull(row, "disabled_at") };
+    return row === undefined
+      ? undefined
+      : {
+          name: text(row, "name"),
+          currentVersion: int(row, "current_version"),
+          disabledAt: intOrNull(row, "disabled_at"),
+        };
   }
 
   /** Every tool, by name. */
@@ -75,12 +87,22 @@ export class ToolTable {
 
   /** A tool's versions, newest first, at most `limit`. */
   history(name: string, limit: number): StoredToolVersion[] {
-    return all(this.sql, "SELECT * FROM tool_versions WHERE name = ? ORDER BY version DESC LIMIT ?", name, limit).map(versionOf);
+    return all(this.sql, "SELECT * FROM tool_versions WHERE name = ? ORDER BY version DESC LIMIT ?", name, limit).map(
+      versionOf,
+    );
   }
 
   /** Stores a new current version (enabling the tool again if it was disabled). */
   append(name: string, version: number, definition: string, revisions: string, now: number): void {
-    run(this.sql, "INSERT INTO tool_versions (name, version, definition, revisions, defined_at) VALUES (?, ?, ?, ?, ?)", name, version, definition, revisions, now);
+    run(
+      this.sql,
+      "INSERT INTO tool_versions (name, version, definition, revisions, defined_at) VALUES (?, ?, ?, ?, ?)",
+      name,
+      version,
+      definition,
+      revisions,
+      now,
+    );
     run(
       this.sql,
       "INSERT INTO tools (name, current_version, disabled_at) VALUES (?, ?, NULL) ON CONFLICT (name) DO UPDATE SET current_version = excluded.current_version, disabled_at = NULL",

@@ -11,7 +11,11 @@ export type WebhooksCall =
   | { kind: "redeliverWebhook"; deliveryId: string };
 
 /** Runs one webhooks call (`pageItems`: the consumer's page size). */
-export async function webhooksCall(plane: WebhookPlane, call: WebhooksCall, pageItems: number): Promise<Outcome<string | null>> {
+export async function webhooksCall(
+  plane: WebhookPlane,
+  call: WebhooksCall,
+  pageItems: number,
+): Promise<Outcome<string | null>> {
   switch (call.kind) {
     case "createWebhook":
       return plane.create(call.request);

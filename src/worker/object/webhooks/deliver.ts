@@ -52,24 +52,54 @@ export function nextDue(tables: WebhookTables): number | null {
 }
 
 function isTimeout(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "name" in error && (error.name === "TimeoutError" || error.name === "AbortError");
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    "name" in error &&
+    (error.name === "TimeoutError" || error.name === "AbortError")
+  );
 }
 
 /** One POST of a head delivery: its status code and error class. */
-async function post(kernel: DeliveryKernel, tables: WebhookTables, vault: SecretVault, endpoint: StoredEndpoint, head: StoredDelivery, startedMs: number): Promise<{ statusCode: number | null; error: WebhookAttemptError | null }> {
+async function post(
+  kernel: DeliveryKernel,
+  tables: WebhookTables,
+  vault: SecretVault,
+  endpoint: StoredEndpoint,
+  head: StoredDelivery,
+  startedMs: number,
+): Promise<{ statusCode: number | null; error: WebhookAttemptError | null }> {
   const body = tables.body(head.messageId, endpoint.includeArguments);
   if (body === undefined) throw new Error("a pending delivery has no message");
   const secret = await vault.unseal(sealName(endpoint.endpointId), endpoint.sealed);
   if (secret === undefined) return { statusCode: null, error: "secret_unavailable" };
-  const headers = { "content-type": "application/json", "user-agent": "toolgate-webhooks/1", ...signedHeaders(secret, head.messageId, Math.floor(startedMs / 1000), body) };
+  const headers = {
+    "content-type": "application/json",
+    "user-agent": "toolgate-webhooks/1",
+    ...signedHeaders(secret, head.messageId, Math.floor(startedMs / 1000), body),
+  };
   try {
     // A redirect is not followed: it could lead anywhere the endpoint's URL rule would refuse.
-    const response = await kernel.fetch(new Request(endpoint.url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) }));
+    const response = await kernel.fetch(
+      new Request(endpoint.url, {
+        method: "POST",
+        headers,
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      }),
+    );
     await response.body?.cancel();
-    return { statusCode: response.status, error: response.status >= 200 && response.status < 300 ? null : "http_status" };
+    return {
+      statusCode: response.status,
+      error: response.status >= 200 && response.status < 300 ? null : "http_status",
+    };
   } catch (error) {
     // `target_refused`: the endpoint's URL breaks the target rule (stored before it): nothing was sent.
-    return { statusCode: null, error: error instanceof TargetRefused ? "target_refused" : isTimeout(error) ? "timeout" : "network" };
+    return {
+      statusCode: null,
+      error: error instanceof TargetRefused ? "target_refused" : isTimeout(error) ? "timeout" : "network",
+    };
   }
 }
 
@@ -79,7 +109,13 @@ export function retryDelay(n: number): number {
 }
 
 /** Attempts one head delivery and logs the attempt (nothing when its endpoint was deleted meanwhile). */
-async function attempt(kernel: DeliveryKernel, tables: WebhookTables, vault: SecretVault, endpoint: StoredEndpoint, head: StoredDelivery): Promise<void> {
+async function attempt(
+  kernel: DeliveryKernel,
+  tables: WebhookTables,
+  vault: SecretVault,
+  endpoint: StoredEndpoint,
+  head: StoredDelivery,
+): Promise<void> {
   const startedMs = kernel.wallMs();
   const { statusCode, error } = await post(kernel, tables, vault, endpoint, head, startedMs);
   const durationMs = Math.max(0, Math.round(kernel.wallMs() - startedMs));
@@ -87,7 +123,9 @@ async function attempt(kernel: DeliveryKernel, tables: WebhookTables, vault: Sec
   const at = kernel.now();
   const state = error === null ? "delivered" : n >= MAX_ATTEMPTS ? "failed" : "pending";
   const nextAttemptAt = state === "pending" ? at + retryDelay(n) : null;
-  kernel.transaction(() => tables.recordAttempt(head.deliveryId, n, { at, statusCode, durationMs, error, state, nextAttemptAt }));
+  kernel.transaction(() =>
+    tables.recordAttempt(head.deliveryId, n, { at, statusCode, durationMs, error, state, nextAttemptAt }),
+  );
 }
 
 /**
@@ -95,7 +133,11 @@ async function attempt(kernel: DeliveryKernel, tables: WebhookTables, vault: Sec
  * across endpoints) until nothing is due or the run's budget is spent. Answers the Unix second
  * the next attempt is due (`null`: nothing pending).
  */
-export async function deliverDue(kernel: DeliveryKernel, tables: WebhookTables, vault: SecretVault): Promise<number | null> {
+export async function deliverDue(
+  kernel: DeliveryKernel,
+  tables: WebhookTables,
+  vault: SecretVault,
+): Promise<number | null> {
   kernel.transaction(() => tables.prune(kernel.now() - RETENTION_SECONDS, PRUNE_PER_RUN));
   let budget = DELIVERIES_PER_RUN;
   while (budget > 0) {

@@ -28,7 +28,10 @@ export const MAX_WEBHOOK_ENDPOINTS = 16;
 export const MAX_WEBHOOK_BACKLOG = 1000;
 
 /** What the plane uses of the kernel: its tables, the audit chain, the target rule, the clocks, the outbound fetch, one transaction step and the alarm's webhooks slot. */
-type WebhookKernel = Pick<ObjectKernel, "sql" | "audit" | "targets" | "now" | "wallMs" | "fetch" | "transaction" | "alarms">;
+type WebhookKernel = Pick<
+  ObjectKernel,
+  "sql" | "audit" | "targets" | "now" | "wallMs" | "fetch" | "transaction" | "alarms"
+>;
 
 /** The delivery log's cursors: the `seq` the next page (newest first) starts before. */
 const DELIVERIES_CURSOR = cursorCodec<number>({
@@ -70,37 +73,72 @@ export class WebhookPlane {
     const request = fromWorker(requestText, WebhookEndpointRequest);
     const vault = this.#vault;
     const targets = this.#kernel.targets;
-    if (!vault.enabled) return fail(problem("WEBHOOKS_NOT_CONFIGURED", "The gate has no TOOLGATE_SECRETS_KEY: webhook signing secrets cannot be stored."));
+    if (!vault.enabled)
+      return fail(
+        problem(
+          "WEBHOOKS_NOT_CONFIGURED",
+          "The gate has no TOOLGATE_SECRETS_KEY: webhook signing secrets cannot be stored.",
+        ),
+      );
     const refused = checkUrl(request.url, "/url", targets);
     // The data tools' rule (https; loopback http only where the Worker allows it), worded for webhooks.
-    if (refused !== null) return fail({ ...problem("INVALID_REQUEST", refused.message.replace("a target URL", "a webhook URL")), path: refused.pointer });
-    if (this.#tables.endpoints().length >= MAX_WEBHOOK_ENDPOINTS) return fail(problem("QUOTA_EXCEEDED", `A consumer has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`));
+    if (refused !== null)
+      return fail({
+        ...problem("INVALID_REQUEST", refused.message.replace("a target URL", "a webhook URL")),
+        path: refused.pointer,
+      });
+    if (this.#tables.endpoints().length >= MAX_WEBHOOK_ENDPOINTS)
+      return fail(problem("QUOTA_EXCEEDED", `A consumer has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`));
     const endpointId = `ep_${randomHex(16)}`;
     const secret = newSecret();
     const sealed = await vault.seal(sealName(endpointId), secret);
     const now = this.#kernel.now();
     const events = EVENT_TYPES.filter((type) => request.events.includes(type));
-    const endpoint: StoredEndpoint = { endpointId, url: request.url, events, includeArguments: request.include_arguments, description: request.description ?? null, sealed, createdAt: now };
+    const endpoint: StoredEndpoint = {
+      endpointId,
+      url: request.url,
+      events,
+      includeArguments: request.include_arguments,
+      description: request.description ?? null,
+      sealed,
+      createdAt: now,
+    };
     const added = this.#kernel.transaction(() => {
       if (this.#tables.endpoints().length >= MAX_WEBHOOK_ENDPOINTS) return false;
       this.#tables.addEndpoint(endpoint, canonicalJson(events));
       // The origin only: a receiver's URL may carry a token in its path or query.
-      this.#kernel.audit.append("webhook.created", now, { endpoint_id: endpointId, origin: new URL(request.url).origin, events, include_arguments: request.include_arguments });
+      this.#kernel.audit.append("webhook.created", now, {
+        endpoint_id: endpointId,
+        origin: new URL(request.url).origin,
+        events,
+        include_arguments: request.include_arguments,
+      });
       return true;
     });
-    if (!added) return fail(problem("QUOTA_EXCEEDED", `A consumer has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`));
+    if (!added)
+      return fail(problem("QUOTA_EXCEEDED", `A consumer has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`));
     return ok(canonicalJson({ ...endpointView(endpoint), secret }));
   }
 
   /** One page of the endpoints, oldest first. */
   list(cursor: string | null, pageItems: number): Outcome<string> {
-    const page = listPage("webhooks", this.#tables.endpoints(), (endpoint) => seqKey(endpoint.seq ?? 0), cursor, pageItems);
-    return page.ok ? ok(canonicalJson({ endpoints: page.value.items.map(endpointView), next_cursor: page.value.next_cursor })) : page;
+    const page = listPage(
+      "webhooks",
+      this.#tables.endpoints(),
+      (endpoint) => seqKey(endpoint.seq ?? 0),
+      cursor,
+      pageItems,
+    );
+    return page.ok
+      ? ok(canonicalJson({ endpoints: page.value.items.map(endpointView), next_cursor: page.value.next_cursor }))
+      : page;
   }
 
   get(endpointId: string): Outcome<string> {
     const endpoint = this.#tables.endpoint(endpointId);
-    return endpoint === undefined ? fail(problem("NOT_FOUND", "No such webhook endpoint.")) : ok(canonicalJson(endpointView(endpoint)));
+    return endpoint === undefined
+      ? fail(problem("NOT_FOUND", "No such webhook endpoint."))
+      : ok(canonicalJson(endpointView(endpoint)));
   }
 
   /** Deletes an endpoint, its secret and its deliveries (pending ones are never sent). */
@@ -127,10 +165,22 @@ export class WebhookPlane {
     const timestamp = formatUtcSecond(now);
     const body = canonicalJson({ type: event.type, timestamp, data: withoutArguments(event.data) });
     const withArguments = event.data.arguments !== undefined && endpoints.some((endpoint) => endpoint.includeArguments);
-    this.#tables.addMessage(messageId, event.type, now, body, withArguments ? canonicalJson({ type: event.type, timestamp, data: event.data }) : null);
+    this.#tables.addMessage(
+      messageId,
+      event.type,
+      now,
+      body,
+      withArguments ? canonicalJson({ type: event.type, timestamp, data: event.data }) : null,
+    );
     for (const endpoint of endpoints) {
       const full = this.#tables.pendingCount(endpoint.endpointId) >= MAX_WEBHOOK_BACKLOG;
-      this.#tables.addDelivery(`dlv_${randomHex(16)}`, endpoint.endpointId, messageId, now, full ? "backlog_full" : null);
+      this.#tables.addDelivery(
+        `dlv_${randomHex(16)}`,
+        endpoint.endpointId,
+        messageId,
+        now,
+        full ? "backlog_full" : null,
+      );
     }
     this.#kernel.alarms.set("webhooks", this.#kernel.wallMs());
   }
@@ -141,8 +191,15 @@ export class WebhookPlane {
     const done = this.#kernel.transaction((): Outcome<string> => {
       const previous = this.#tables.delivery(deliveryId);
       if (previous === undefined) return fail(problem("NOT_FOUND", "No such webhook delivery."));
-      if (previous.state === "pending") return fail(problem("WEBHOOK_DELIVERY_PENDING", "The delivery is still pending: it will be attempted without a redelivery."));
-      if (this.#tables.pendingCount(previous.endpointId) >= MAX_WEBHOOK_BACKLOG) return fail(problem("QUOTA_EXCEEDED", `An endpoint queues at most ${MAX_WEBHOOK_BACKLOG} pending deliveries.`));
+      if (previous.state === "pending")
+        return fail(
+          problem(
+            "WEBHOOK_DELIVERY_PENDING",
+            "The delivery is still pending: it will be attempted without a redelivery.",
+          ),
+        );
+      if (this.#tables.pendingCount(previous.endpointId) >= MAX_WEBHOOK_BACKLOG)
+        return fail(problem("QUOTA_EXCEEDED", `An endpoint queues at most ${MAX_WEBHOOK_BACKLOG} pending deliveries.`));
       const id = `dlv_${randomHex(16)}`;
       this.#tables.addDelivery(id, previous.endpointId, previous.messageId, now, null, previous.deliveryId);
       return ok(id);
@@ -154,7 +211,8 @@ export class WebhookPlane {
 
   /** One page of the delivery log, newest first (`endpointId` null: every endpoint's). */
   deliveries(endpointId: string | null, cursor: string | null, pageItems: number): Outcome<string> {
-    if (endpointId !== null && this.#tables.endpoint(endpointId) === undefined) return fail(problem("NOT_FOUND", "No such webhook endpoint."));
+    if (endpointId !== null && this.#tables.endpoint(endpointId) === undefined)
+      return fail(problem("NOT_FOUND", "No such webhook endpoint."));
     let before = Number.MAX_SAFE_INTEGER;
     if (cursor !== null) {
       const seq = DELIVERIES_CURSOR.read(cursor);
@@ -183,7 +241,10 @@ export class WebhookPlane {
   }
 
   #arm(due: number | null): void {
-    this.#kernel.alarms.set("webhooks", due === null ? null : this.#kernel.wallMs() + Math.max(0, due - this.#kernel.now()) * 1000);
+    this.#kernel.alarms.set(
+      "webhooks",
+      due === null ? null : this.#kernel.wallMs() + Math.max(0, due - this.#kernel.now()) * 1000,
+    );
   }
 
   #stored(deliveryId: string): StoredDelivery {
@@ -200,7 +261,13 @@ export class WebhookPlane {
       event_type: delivery.type,
       state: delivery.state,
       failure: delivery.failure,
-      attempts: this.#tables.attempts(delivery.deliveryId).map((a) => ({ attempt: a.attempt, at: a.at, status_code: a.statusCode, duration_ms: a.durationMs, error: a.error })),
+      attempts: this.#tables.attempts(delivery.deliveryId).map((a) => ({
+        attempt: a.attempt,
+        at: a.at,
+        status_code: a.statusCode,
+        duration_ms: a.durationMs,
+        error: a.error,
+      })),
       next_attempt_at: delivery.state === "pending" ? delivery.nextAttemptAt : null,
       created_at: delivery.createdAt,
       finished_at: delivery.finishedAt,

@@ -27,7 +27,16 @@ function keyOf(secret: string): Uint8Array {
 }
 
 /** The three headers of one attempt (`timestamp`: the attempt's Unix seconds). */
-export function signedHeaders(secret: string, messageId: string, timestamp: number, body: string): Record<string, string> {
+export function signedHeaders(
+  secret: string,
+  messageId: string,
+  timestamp: number,
+  body: string,
+): Record<string, string> {
   const mac = hmac(sha256, keyOf(secret), utf8ToBytes(`${messageId}.${timestamp}.${body}`));
-  return { "webhook-id": messageId, "webhook-timestamp": String(timestamp), "webhook-signature": `v1,${encodeBase64(mac)}` };
+  return {
+    "webhook-id": messageId,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": `v1,${encodeBase64(mac)}`,
+  };
 }

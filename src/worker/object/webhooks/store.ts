@@ -186,14 +186,32 @@ export class WebhookTables {
       endpointId,
       endpointId,
     );
-    run(this.sql, "DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT delivery_id FROM webhook_deliveries WHERE endpoint_id = ?)", endpointId);
+    run(
+      this.sql,
+      "DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT delivery_id FROM webhook_deliveries WHERE endpoint_id = ?)",
+      endpointId,
+    );
     run(this.sql, "DELETE FROM webhook_deliveries WHERE endpoint_id = ?", endpointId);
     run(this.sql, "DELETE FROM webhook_endpoints WHERE endpoint_id = ?", endpointId);
     return true;
   }
 
-  addMessage(messageId: string, type: EventType, occurredAt: number, body: string, bodyWithArguments: string | null): void {
-    run(this.sql, "INSERT INTO webhook_messages (message_id, type, occurred_at, body, body_with_arguments) VALUES (?, ?, ?, ?, ?)", messageId, type, occurredAt, body, bodyWithArguments);
+  addMessage(
+    messageId: string,
+    type: EventType,
+    occurredAt: number,
+    body: string,
+    bodyWithArguments: string | null,
+  ): void {
+    run(
+      this.sql,
+      "INSERT INTO webhook_messages (message_id, type, occurred_at, body, body_with_arguments) VALUES (?, ?, ?, ?, ?)",
+      messageId,
+      type,
+      occurredAt,
+      body,
+      bodyWithArguments,
+    );
   }
 
   /** The body an endpoint gets (with arguments only where the message kept them). */
@@ -204,7 +222,14 @@ export class WebhookTables {
   }
 
   /** Queues a delivery (`failure` set: stored as failed at once, never attempted). */
-  addDelivery(deliveryId: string, endpointId: string, messageId: string, now: number, failure: "backlog_full" | null, redeliveryOf: string | null = null): void {
+  addDelivery(
+    deliveryId: string,
+    endpointId: string,
+    messageId: string,
+    now: number,
+    failure: "backlog_full" | null,
+    redeliveryOf: string | null = null,
+  ): void {
     const pending = failure === null;
     run(
       this.sql,
@@ -223,12 +248,23 @@ export class WebhookTables {
 
   /** Pending deliveries of an endpoint (its backlog). */
   pendingCount(endpointId: string): number {
-    return int(one(this.sql, "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending'", endpointId) ?? { n: 0 }, "n");
+    return int(
+      one(
+        this.sql,
+        "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending'",
+        endpointId,
+      ) ?? { n: 0 },
+      "n",
+    );
   }
 
   /** The first pending delivery of an endpoint: the only one of its queue that may be attempted. */
   head(endpointId: string): StoredDelivery | undefined {
-    const row = one(this.sql, `${DELIVERY} WHERE d.endpoint_id = ? AND d.state = 'pending' ORDER BY d.seq LIMIT 1`, endpointId);
+    const row = one(
+      this.sql,
+      `${DELIVERY} WHERE d.endpoint_id = ? AND d.state = 'pending' ORDER BY d.seq LIMIT 1`,
+      endpointId,
+    );
     return row === undefined ? undefined : deliveryOf(row);
   }
 
@@ -245,18 +281,28 @@ export class WebhookTables {
   }
 
   attempts(deliveryId: string): StoredAttempt[] {
-    return all(this.sql, "SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt", deliveryId).map((row) => ({
-      attempt: int(row, "attempt"),
-      at: int(row, "at"),
-      statusCode: intOrNull(row, "status_code"),
-      durationMs: int(row, "duration_ms"),
-      error: textOrNull(row, "error") as WebhookAttemptError | null,
-    }));
+    return all(this.sql, "SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt", deliveryId).map(
+      (row) => ({
+        attempt: int(row, "attempt"),
+        at: int(row, "at"),
+        statusCode: intOrNull(row, "status_code"),
+        durationMs: int(row, "duration_ms"),
+        error: textOrNull(row, "error") as WebhookAttemptError | null,
+      }),
+    );
   }
 
   /** Logs attempt `attempt` of a delivery and moves it on; false when the delivery is gone (its endpoint was deleted meanwhile). */
   recordAttempt(deliveryId: string, attempt: number, record: AttemptRecord): boolean {
-    if (one(this.sql, "SELECT 1 AS present FROM webhook_deliveries WHERE delivery_id = ? AND state = 'pending' AND attempts = ?", deliveryId, attempt - 1) === undefined) return false;
+    if (
+      one(
+        this.sql,
+        "SELECT 1 AS present FROM webhook_deliveries WHERE delivery_id = ? AND state = 'pending' AND attempts = ?",
+        deliveryId,
+        attempt - 1,
+      ) === undefined
+    )
+      return false;
     run(
       this.sql,
       "INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, duration_ms, error) VALUES (?, ?, ?, ?, ?, ?)",
@@ -284,13 +330,23 @@ export class WebhookTables {
 
   /** Deletes up to `limit` deliveries finished before `cutoff`, their attempts, and the messages no delivery needs any more. */
   prune(cutoff: number, limit: number): void {
-    const old = all(this.sql, "SELECT delivery_id, message_id FROM webhook_deliveries WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY finished_at LIMIT ?", cutoff, limit);
+    const old = all(
+      this.sql,
+      "SELECT delivery_id, message_id FROM webhook_deliveries WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY finished_at LIMIT ?",
+      cutoff,
+      limit,
+    );
     for (const row of old) {
       const deliveryId = text(row, "delivery_id");
       const messageId = text(row, "message_id");
       run(this.sql, "DELETE FROM webhook_attempts WHERE delivery_id = ?", deliveryId);
       run(this.sql, "DELETE FROM webhook_deliveries WHERE delivery_id = ?", deliveryId);
-      run(this.sql, "DELETE FROM webhook_messages WHERE message_id = ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = ?)", messageId, messageId);
+      run(
+        this.sql,
+        "DELETE FROM webhook_messages WHERE message_id = ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = ?)",
+        messageId,
+        messageId,
+      );
     }
   }
 }

@@ -72,23 +72,48 @@ export class LoopbackClient {
     const started = performance.now();
     return new Promise((resolve) => {
       const failed = (error: NodeJS.ErrnoException) =>
-        resolve({ status: 0, contentType: "", retryAfter: undefined, text: `socket: ${error.code ?? error.message}`, json: null, ms: performance.now() - started });
-      const req = httpRequest({ host: this.#host, port: this.#port, method: p.method, path: p.path, headers: p.headers, agent: this.#agent, timeout: timeoutMs }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("error", failed);
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let json: unknown = null;
-          try {
-            json = text === "" ? null : JSON.parse(text);
-          } catch {
-            json = null;
-          }
-          const retry = res.headers["retry-after"];
-          resolve({ status: res.statusCode ?? 0, contentType: res.headers["content-type"] ?? "", retryAfter: typeof retry === "string" ? retry : undefined, text, json, ms: performance.now() - started });
+        resolve({
+          status: 0,
+          contentType: "",
+          retryAfter: undefined,
+          text: `socket: ${error.code ?? error.message}`,
+          json: null,
+          ms: performance.now() - started,
         });
-      });
+      const req = httpRequest(
+        {
+          host: this.#host,
+          port: this.#port,
+          method: p.method,
+          path: p.path,
+          headers: p.headers,
+          agent: this.#agent,
+          timeout: timeoutMs,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("error", failed);
+          res.on("end", () => {
+            const text = Buffer.concat(chunks).toString("utf8");
+            let json: unknown = null;
+            try {
+              json = text === "" ? null : JSON.parse(text);
+            } catch {
+              json = null;
+            }
+            const retry = res.headers["retry-after"];
+            resolve({
+              status: res.statusCode ?? 0,
+              contentType: res.headers["content-type"] ?? "",
+              retryAfter: typeof retry === "string" ? retry : undefined,
+              text,
+              json,
+              ms: performance.now() - started,
+            });
+          });
+        },
+      );
       req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" })));
       req.on("error", failed);
       req.on("socket", () => {

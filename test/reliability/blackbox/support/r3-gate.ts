@@ -15,11 +15,21 @@ export const SUBJECT = "user-1";
 export const APPROVER_SUBJECT = "human-reviewer-1";
 
 /** Sends one request to `{base}/v1/consumers/{CONSUMER}{path}`. */
-export async function send(base: string, method: string, path: string, token: string, body?: unknown, timeoutMs = 10_000): Promise<Sent> {
+export async function send(
+  base: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  timeoutMs = 10_000,
+): Promise<Sent> {
   try {
     const res = await fetch(`${base}/v1/consumers/${CONSUMER}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -60,7 +70,12 @@ export function toolCall(tool: string, args: Record<string, unknown>, callId: st
  * request may or may not have reached the gate, so for the client it is no answer at all.
  */
 export function devProxyRestart(sent: Sent): boolean {
-  return sent.kind === "answer" && sent.status === 503 && !sent.contentType.startsWith("application/problem+json") && !sent.contentType.startsWith("application/json");
+  return (
+    sent.kind === "answer" &&
+    sent.status === 503 &&
+    !sent.contentType.startsWith("application/problem+json") &&
+    !sent.contentType.startsWith("application/json")
+  );
 }
 
 /** A 5xx from the gate itself (not the dev proxy's restart answer): a product bug. */
