@@ -43,6 +43,9 @@ export default defineConfig({
           name: "core",
           environment: "node",
           include: ["test/core/**/*.test.ts", "test/cli/**/*.test.ts"],
+          // The same worker count as the worker project: vitest runs projects of one group together
+          // and refuses a group whose projects differ in it (the two run side by side on two cores).
+          maxWorkers: 2,
         },
       },
       {
