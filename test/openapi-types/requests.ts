@@ -115,9 +115,9 @@ export const initialize = {
 export const noContext = { proposal: { name: "get_order", arguments: {} } } satisfies ToolCall;
 // @ts-expect-error arguments is a JSON object
 export const textArguments = { proposal: { name: "get_order", arguments: "ORDER-7" }, context } satisfies ToolCall;
-// @ts-expect-error the context has no member `tenant_id` (the tenant is always the consumer)
 export const tenant = {
   proposal: { name: "get_order", arguments: {} },
+  // @ts-expect-error the context has no member `tenant_id` (the tenant is always the consumer)
   context: { ...context, tenant_id: "t" },
 } satisfies ToolCall;
 // @ts-expect-error a decision is approve or deny

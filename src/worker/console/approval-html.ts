@@ -37,9 +37,7 @@ function argumentValue(value: Json): SafeHtml {
   if (typeof value === "string")
     return html`<dd class="text">${shown(value, { layout: true, latinContext: true })}</dd>`;
   if (typeof value === "object" && value !== null && !(value instanceof PyFloat))
-    return html`<dd>
-      <pre class="json"><code>${shown(prettyJson(value), { layout: true })}</code></pre>
-    </dd>`;
+    return html`<dd><pre class="json"><code>${shown(prettyJson(value), { layout: true })}</code></pre></dd>`;
   return html`<dd><code>${canonicalJson(value)}</code></dd>`;
 }
 
@@ -55,19 +53,11 @@ function digestRows(item: ConsoleApproval): SafeHtml[] {
   const rows: SafeHtml[] = [];
   for (const [field, value] of Object.entries(item.view)) {
     rows.push(
-      html`<tr>
-        <th scope="row"><code>${field}</code></th>
-        <td><code>${shown(value === null ? "null" : String(value))}</code></td>
-        <td>${inputsOf(field)}</td>
-      </tr>`,
+      html`<tr><th scope="row"><code>${field}</code></th><td><code>${shown(value === null ? "null" : String(value))}</code></td><td>${inputsOf(field)}</td></tr>`,
     );
     if (field === "tool")
       rows.push(
-        html`<tr>
-          <th scope="row"><code>arguments</code></th>
-          <td>the canonical JSON above</td>
-          <td>${inputsOf("arguments")}</td>
-        </tr>`,
+        html`<tr><th scope="row"><code>arguments</code></th><td>the canonical JSON above</td><td>${inputsOf("arguments")}</td></tr>`,
       );
   }
   return rows;
@@ -82,129 +72,49 @@ export function approvalArticle(item: ConsoleApproval, csrf: string, now: number
   const label = `${view.tool} (${id})`;
   const warning = hiddenArguments(args, `hidden-${id}`);
   const described = warning === null ? "" : html` aria-describedby="hidden-${id}"`;
-  return html`<article
-    class="approval"
-    id="approval-${id}"
-    data-approval-id="${id}"
-    data-expires-at="${view.expires_at}"
-    aria-labelledby="title-${id}"
-  >
-    <h3 id="title-${id}">
-      <a href="/console/approvals/${id}">${shown(view.tool)}</a>
-      <span class="risk risk-${item.risk}">risk: ${item.risk}</span>
-    </h3>
-    <p class="description">${shown(item.description ?? "This tool has no description.")}</p>
-    <dl class="facts">
-      <dt>Requested by</dt>
-      <dd><code>${shown(view.subject_id)}</code></dd>
-      <dt>Requested at</dt>
-      <dd>${timeElement(view.requested_at)}</dd>
-      <dt>Time left</dt>
-      <dd>
-        <span class="countdown" data-expires-at="${view.expires_at}">${timeLeft(view.expires_at, now)}</span> (until
-        ${timeElement(view.expires_at)})
-      </dd>
-      <dt>Approval</dt>
-      <dd><code>${id}</code></dd>
-    </dl>
-    <h4>Arguments</h4>
-    ${warning ?? ""}
-    ${
-      names.length === 0
-        ? html`<p>No arguments.</p>`
-        : html`<dl class="arguments">
-            ${names.map(
-              (name) =>
-                html`<dt><code>${shown(name, { latinContext: true })}</code></dt>
-                  ${argumentValue(args[name] as Json)}`,
-            )}
-          </dl>`
-    }
-    <details class="canonical">
-      <summary>Arguments as canonical JSON</summary>
-      <pre class="json"><code>${shown(item.argumentsJson)}</code></pre>
-    </details>
-    <details class="inputs">
-      <summary>Every digest input</summary>
-      <table>
-        <caption>
-          The fields this approver's
-          <code>approval_digest</code>
-          is computed over (and
-          <code>request_sha256</code
-          >'s); docs/approvals.md shows how to recompute both.
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">field</th>
-            <th scope="col">value</th>
-            <th scope="col">input of</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${digestRows(item)}
-        </tbody>
-      </table>
-    </details>
-    <form class="decision" method="post" action="/console/approvals/${id}">
-      <input type="hidden" name="csrf" value="${csrf}" />
-      <input type="hidden" name="approval_digest" value="${view.approval_digest}" />
-      <p class="digest">
-        Your decision is bound to <code>approval_digest</code> <code class="hash">${view.approval_digest}</code>.
-      </p>
-      <button type="submit" name="decision" value="approve" class="approve" ${described}>
-        Approve<span class="visually-hidden"> ${label}</span>
-      </button>
-      <button type="submit" name="decision" value="deny" class="deny" ${described}>
-        Deny<span class="visually-hidden"> ${label}</span>
-      </button>
-    </form>
-  </article>`;
+  return html`<article class="approval" id="approval-${id}" data-approval-id="${id}" data-expires-at="${view.expires_at}" aria-labelledby="title-${id}">
+<h3 id="title-${id}"><a href="/console/approvals/${id}">${shown(view.tool)}</a> <span class="risk risk-${item.risk}">risk: ${item.risk}</span></h3>
+<p class="description">${shown(item.description ?? "This tool has no description.")}</p>
+<dl class="facts">
+<dt>Requested by</dt><dd><code>${shown(view.subject_id)}</code></dd>
+<dt>Requested at</dt><dd>${timeElement(view.requested_at)}</dd>
+<dt>Time left</dt><dd><span class="countdown" data-expires-at="${view.expires_at}">${timeLeft(view.expires_at, now)}</span> (until ${timeElement(view.expires_at)})</dd>
+<dt>Approval</dt><dd><code>${id}</code></dd>
+</dl>
+<h4>Arguments</h4>
+${warning ?? ""}
+${names.length === 0 ? html`<p>No arguments.</p>` : html`<dl class="arguments">${names.map((name) => html`<dt><code>${shown(name, { latinContext: true })}</code></dt>${argumentValue(args[name] as Json)}`)}</dl>`}
+<details class="canonical"><summary>Arguments as canonical JSON</summary><pre class="json"><code>${shown(item.argumentsJson)}</code></pre></details>
+<details class="inputs"><summary>Every digest input</summary>
+<table><caption>The fields this approver's <code>approval_digest</code> is computed over (and <code>request_sha256</code>'s); docs/approvals.md shows how to recompute both.</caption>
+<thead><tr><th scope="col">field</th><th scope="col">value</th><th scope="col">input of</th></tr></thead>
+<tbody>${digestRows(item)}</tbody></table></details>
+<form class="decision" method="post" action="/console/approvals/${id}">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="approval_digest" value="${view.approval_digest}">
+<p class="digest">Your decision is bound to <code>approval_digest</code> <code class="hash">${view.approval_digest}</code>.</p>
+<button type="submit" name="decision" value="approve" class="approve"${described}>Approve<span class="visually-hidden"> ${label}</span></button>
+<button type="submit" name="decision" value="deny" class="deny"${described}>Deny<span class="visually-hidden"> ${label}</span></button>
+</form>
+</article>`;
 }
 
 /** A settled approval's table row (the script builds the same for one decided live). */
 export function settledRow(item: ConsoleSettled): SafeHtml {
-  return html`<tr id="decided-${item.approval_id}">
-    <td><code>${item.approval_id}</code></td>
-    <td>${shown(item.tool)}</td>
-    <td><code>${shown(item.subject_id)}</code></td>
-    <td class="state state-${item.state}">${item.state}</td>
-    <td>${shown(item.approver_id ?? "—")}</td>
-    <td>${item.decided_at === null ? "—" : timeElement(item.decided_at)}</td>
-    <td>${item.valid_until === null ? "—" : timeElement(item.valid_until)}</td>
-  </tr>`;
+  return html`<tr id="decided-${item.approval_id}"><td><code>${item.approval_id}</code></td><td>${shown(item.tool)}</td><td><code>${shown(item.subject_id)}</code></td><td class="state state-${item.state}">${item.state}</td><td>${shown(item.approver_id ?? "—")}</td><td>${item.decided_at === null ? "—" : timeElement(item.decided_at)}</td><td>${item.valid_until === null ? "—" : timeElement(item.valid_until)}</td></tr>`;
 }
 
 /** The header row of the decided table (the script's rows follow its columns). */
-export const SETTLED_HEAD = html`<thead>
-  <tr>
-    <th scope="col">approval</th>
-    <th scope="col">tool</th>
-    <th scope="col">subject</th>
-    <th scope="col">state</th>
-    <th scope="col">approver</th>
-    <th scope="col">decided at</th>
-    <th scope="col">call valid until</th>
-  </tr>
-</thead>`;
+export const SETTLED_HEAD = html`<thead><tr><th scope="col">approval</th><th scope="col">tool</th><th scope="col">subject</th><th scope="col">state</th><th scope="col">approver</th><th scope="col">decided at</th><th scope="col">call valid until</th></tr></thead>`;
 
 function checkpointText(status: CheckpointStatus): SafeHtml {
   switch (status.state) {
     case "verified":
-      return html`<p class="checkpoint verified" id="checkpoint-status">
-        <strong>Verified</strong> (size ${status.size}, root <code class="hash">${status.root}</code>): the latest
-        signed checkpoint, signed at ${timeElement(status.signedAt)}, verifies under the gate's verifier key
-        ${status.verifiedBy.join(", ")}, and its root is the root of the tree's first ${status.size} entries (the log
-        now holds ${status.treeSize}).
-      </p>`;
+      return html`<p class="checkpoint verified" id="checkpoint-status"><strong>Verified</strong> (size ${status.size}, root <code class="hash">${status.root}</code>): the latest signed checkpoint, signed at ${timeElement(status.signedAt)}, verifies under the gate's verifier key ${status.verifiedBy.join(", ")}, and its root is the root of the tree's first ${status.size} entries (the log now holds ${status.treeSize}).</p>`;
     case "absent":
-      return html`<p class="checkpoint absent" id="checkpoint-status">
-        <strong>No checkpoint</strong>: ${status.reason}
-      </p>`;
+      return html`<p class="checkpoint absent" id="checkpoint-status"><strong>No checkpoint</strong>: ${status.reason}</p>`;
     case "failed":
-      return html`<p class="checkpoint failed" id="checkpoint-status">
-        <strong>Not verified</strong>: ${status.reason}
-      </p>`;
+      return html`<p class="checkpoint failed" id="checkpoint-status"><strong>Not verified</strong>: ${status.reason}</p>`;
   }
 }
 
@@ -212,36 +122,13 @@ function checkpointText(status: CheckpointStatus): SafeHtml {
 export function auditPart(audit: ConsoleAudit): SafeHtml {
   const rows = audit.entries.map(
     (e) =>
-      html`<tr>
-        <td>${e.seq}</td>
-        <td>${timeElement(e.at)}</td>
-        <td><code>${e.kind}</code></td>
-        <td><code class="hash">${e.entry_sha256}</code></td>
-      </tr>`,
+      html`<tr><td>${e.seq}</td><td>${timeElement(e.at)}</td><td><code>${e.kind}</code></td><td><code class="hash">${e.entry_sha256}</code></td></tr>`,
   );
   return html`${checkpointText(audit.checkpoint)}
-    <p>
-      The log holds ${audit.size} ${audit.size === 1 ? "entry" : "entries"}; the newest ${audit.entries.length} are
-      listed, newest first.
-    </p>
-    ${
-      rows.length === 0
-        ? html`<p>No entry yet.</p>`
-        : html`<table class="audit">
-            <caption>
-              Latest audit entries
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">seq</th>
-                <th scope="col">at</th>
-                <th scope="col">kind</th>
-                <th scope="col">entry_sha256</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
-    }`;
+<p>The log holds ${audit.size} ${audit.size === 1 ? "entry" : "entries"}; the newest ${audit.entries.length} are listed, newest first.</p>
+${
+  rows.length === 0
+    ? html`<p>No entry yet.</p>`
+    : html`<table class="audit"><caption>Latest audit entries</caption><thead><tr><th scope="col">seq</th><th scope="col">at</th><th scope="col">kind</th><th scope="col">entry_sha256</th></tr></thead><tbody>${rows}</tbody></table>`
+}`;
 }

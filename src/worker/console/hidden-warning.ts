@@ -54,14 +54,5 @@ export function hiddenArguments(args: Readonly<Record<string, Json>>, id: string
   for (const n of kinds.values()) total += n;
   if (total === 0) return null;
   const which = [...kinds].map(([kind, n]) => `${n} ${KIND_LABELS[kind]}${n === 1 ? "" : "s"}`).join(", ");
-  return html`<div class="hidden-warning" id="${id}" role="note">
-    <p>
-      <strong
-        >Warning: these arguments hold ${total} ${total === 1 ? "character" : "characters"} you could not see as
-        ${total === 1 ? "it is" : "they are"}</strong
-      >
-      (${which}). Each is shown highlighted as its code point, <code>⟨U+…⟩</code>. Your decision binds the arguments as
-      they are stored, these characters included.
-    </p>
-  </div>`;
+  return html`<div class="hidden-warning" id="${id}" role="note"><p><strong>Warning: these arguments hold ${total} ${total === 1 ? "character" : "characters"} you could not see as ${total === 1 ? "it is" : "they are"}</strong> (${which}). Each is shown highlighted as its code point, <code>⟨U+…⟩</code>. Your decision binds the arguments as they are stored, these characters included.</p></div>`;
 }
