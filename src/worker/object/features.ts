@@ -10,7 +10,7 @@ import { CONSOLE_FEATURE } from "./console/feature";
 import { CONSUMER_FEATURE } from "./consumer/feature";
 import { CREDENTIALS_FEATURE } from "./credentials/feature";
 import { EVENTS_FEATURE } from "./events/feature";
-import type { Feature } from "./feature";
+import type { Feature, ObjectServices } from "./feature";
 import { IDENTITY_FEATURE } from "./identity/feature";
 import { MCP_FEATURE } from "./mcp/feature";
 import { MCP_SERVERS_FEATURE } from "./mcp-servers/feature";
@@ -40,3 +40,16 @@ export const FEATURES: readonly Feature[] = [
   CONSOLE_FEATURE,
   SESSIONS_FEATURE,
 ];
+
+/**
+ * The shared alarm fired (./alarms): each feature's handler in registry order: the retention
+ * sweep, the capability engine's next deadline, the audit log's periodic checkpoint, webhook
+ * deliveries; each idempotent.
+ */
+export async function fireAlarm(services: ObjectServices): Promise<void> {
+  services.kernel.alarms.fired(Date.now());
+  for (const feature of FEATURES) {
+    const done = feature.alarm?.(services);
+    if (done !== undefined) await done;
+  }
+}

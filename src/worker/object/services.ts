@@ -8,6 +8,7 @@ import { tokenKeys } from "../credential-format";
 import { tracerFor } from "../trace/config";
 import { AuditHost } from "./audit/rpc";
 import { CapabilityHost } from "./capability/host";
+import { CapabilityCalls } from "./capability/plane";
 import { ConsolePlane } from "./console/plane";
 import { AdminCalls } from "./consumer/admin-call";
 import { OAuthGrants } from "./credentials/oauth-grant";
@@ -26,6 +27,7 @@ import { ApprovalCalls } from "./tool-calls/approvals-call";
 import { ToolCallPlanes } from "./tool-calls/planes";
 import { ToolsCalls } from "./tools/calls";
 import { ToolsHost } from "./tools/host";
+import { WebhooksCalls } from "./webhooks/calls";
 import { WebhookPlane } from "./webhooks/plane";
 
 /** Every service of one consumer object. */
@@ -41,6 +43,8 @@ export interface ConsumerServices extends ObjectServices {
   readonly approvals: ApprovalCalls;
   readonly oauth: OAuthGrants;
   readonly toolsCalls: ToolsCalls;
+  readonly capabilityCalls: CapabilityCalls;
+  readonly webhooksCalls: WebhooksCalls;
   readonly sockets: ObjectSockets;
 }
 
@@ -55,10 +59,11 @@ export function consumerServices(kernel: ObjectKernel, codeTools: () => readonly
   kernel.events.durable((event, now) => webhooks.enqueue(event, now));
   const capability = CapabilityHost.of(kernel, credentials);
   const admission = new AgentAdmission(kernel);
-  const mcp = new McpPlane(kernel, toolCalls, admission);
   // Traces of agent tool calls (../trace, docs/traces.md): exported when TOOLGATE_OTLP_ENDPOINT is set, a no-op otherwise.
   const tracer = tracerFor(kernel.env, (promise) => kernel.waitUntil(promise));
-  const runtime = new RuntimeTransport(kernel, toolCalls, credentials);
+  const agentCalls = new AgentCalls(kernel, gate, admission, toolCalls, tracer);
+  const mcp = new McpPlane(kernel, toolCalls, admission, gate, agentCalls);
+  const runtime = new RuntimeTransport(kernel, toolCalls, credentials, gate);
   const revocation = new Revocation(kernel, mcp, capability);
   return {
     kernel,
@@ -71,13 +76,15 @@ export function consumerServices(kernel: ObjectKernel, codeTools: () => readonly
     tools,
     toolCalls,
     runtime,
-    audit: new AuditHost(kernel),
-    console: new ConsolePlane(kernel, credentials, toolCalls),
-    agentCalls: new AgentCalls(kernel, gate, admission, toolCalls, tracer),
+    audit: new AuditHost(kernel, gate),
+    console: new ConsolePlane(kernel, credentials, toolCalls, gate),
+    agentCalls,
     admin: new AdminCalls(kernel, gate, credentials, tools, toolCalls, runtime, revocation),
     approvals: new ApprovalCalls(kernel, gate, toolCalls),
     oauth: new OAuthGrants(kernel, gate, credentials, revocation),
     toolsCalls: new ToolsCalls(kernel, gate, tools, toolCalls),
+    capabilityCalls: new CapabilityCalls(kernel, gate, capability),
+    webhooksCalls: new WebhooksCalls(kernel, gate, webhooks),
     sockets: new ObjectSockets(kernel, gate, credentials, capability, runtime),
   };
 }

@@ -8,8 +8,9 @@
 import type { Operation } from "../../../contracts/access";
 import { auditOrigin, auditSigner, auditVerifiers } from "../../audit-keys";
 import { ok, type Outcome } from "../../result";
+import type { Gatekeeper } from "../gatekeeper";
 import type { ObjectKernel } from "../kernel";
-import { AUDIT_CHECKPOINT_EVERY, type Limits } from "../limits";
+import { AUDIT_CHECKPOINT_EVERY } from "../limits";
 import { archiveLimit, archiveRun, keepEntries } from "./archive";
 import { checkpointView, consistency, exportPage, inclusion, periodicCheckpoint, type AuditLogDeps } from "./log";
 import type { AuditChain, AuditPageRequest } from "./plane";
@@ -53,8 +54,8 @@ export async function auditCall(
   }
 }
 
-/** What the audit log uses of the kernel: the chain itself (the kernel builds it: every plane appends to it), the environment's keys and buckets, the clock, one transaction step and the alarm's audit slot. */
-type AuditKernel = Pick<ObjectKernel, "audit" | "env" | "alarms" | "now" | "transaction">;
+/** What the audit log uses of the kernel: the chain itself (the kernel builds it: every plane appends to it), the environment's keys and buckets, the clock, one transaction step, the alarm's audit slot and the consumer's limits (page sizes). */
+type AuditKernel = Pick<ObjectKernel, "audit" | "env" | "alarms" | "now" | "transaction" | "limits">;
 
 /** How long the alarm waits before retrying an archive run that failed (R2 unavailable), in ms. */
 export const ARCHIVE_RETRY_MS = 60_000;
@@ -69,7 +70,11 @@ export class AuditHost {
   readonly chain: AuditChain;
   #archiving = false;
 
-  constructor(private readonly deps: AuditKernel) {
+  constructor(
+    private readonly deps: AuditKernel,
+    /** Who may read the log: each call's operation of the access table. */
+    private readonly gate: Gatekeeper,
+  ) {
     this.chain = deps.audit;
   }
 
@@ -104,9 +109,19 @@ export class AuditHost {
       this.deps.alarms.set("audit", Date.now());
   }
 
-  /** One authenticated auditor call (`limits`: the consumer's, for pages). */
-  call(consumer: string, call: AuditCall, limits: Limits): Promise<Outcome<string>> {
-    return call.kind === "page" ? this.chain.page(call.request, limits) : auditCall(this.#log(consumer), call);
+  /** One bounded step of the chain's verification walk (`auditVerify`; `cursor`: where the last step stopped). */
+  verify(consumer: string, token: string, cursor: string | null): Outcome<string> {
+    const auth = this.gate.authenticate(consumer, token, "auditVerify");
+    return auth.ok ? this.chain.verify(cursor, this.deps.limits()) : auth;
+  }
+
+  /** One auditor call, authenticated for its operation ({@link AUDIT_CALL_OPERATION}; pages within the consumer's limits). */
+  async call(consumer: string, token: string, call: AuditCall): Promise<Outcome<string>> {
+    const auth = this.gate.authenticate(consumer, token, AUDIT_CALL_OPERATION[call.kind]);
+    if (!auth.ok) return auth;
+    return call.kind === "page"
+      ? this.chain.page(call.request, this.deps.limits())
+      : auditCall(this.#log(consumer), call);
   }
 
   /**

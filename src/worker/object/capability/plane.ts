@@ -10,6 +10,7 @@ import type { CredentialKind } from "../../../contracts/access";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { Gatekeeper } from "../gatekeeper";
+import type { ObjectKernel } from "../kernel";
 import { admitsCapability, capabilitiesOf, type Scope } from "../identity/scope";
 import type { Limits } from "../limits";
 import { approvalsCall, authorityCall } from "./authority";
@@ -47,35 +48,39 @@ function forbidden(detail: string): Outcome<string> {
 }
 
 /**
- * One call of the capability routes, its caller checked first: the admin secret (`token`
- * null, checked by the Worker) or a consumer credential of a kind the access table allows.
+ * The capability routes' calls, each caller checked first: the admin secret (`token` null,
+ * checked by the Worker) or a consumer credential of a kind the access table allows.
  * Capability bodies carry no end-user token, so a token-verified credential has no verified
  * actor here and is refused.
  */
-export async function gatedCapabilityCall(
-  gate: Gatekeeper,
-  host: CapabilityHost,
-  consumer: string,
-  token: string | null,
-  call: CapabilityCall,
-  limits: Limits,
-): Promise<Outcome<string>> {
-  if (token === null) {
-    const config = gate.admin(consumer, call.kind);
-    return config.ok
-      ? capabilityCall(host, consumer, { kind: "admin" }, config.value.approverSubjects, call, limits)
-      : config;
+export class CapabilityCalls {
+  constructor(
+    private readonly kernel: Pick<ObjectKernel, "limits">,
+    private readonly gate: Gatekeeper,
+    private readonly host: CapabilityHost,
+  ) {}
+
+  /** One call (`limits`: the consumer's, read before its caller is checked). */
+  async call(consumer: string, token: string | null, call: CapabilityCall): Promise<Outcome<string>> {
+    const { gate, host } = this;
+    const limits = this.kernel.limits();
+    if (token === null) {
+      const config = gate.admin(consumer, call.kind);
+      return config.ok
+        ? capabilityCall(host, consumer, { kind: "admin" }, config.value.approverSubjects, call, limits)
+        : config;
+    }
+    const auth = gate.authenticate(consumer, token, call.kind);
+    if (!auth.ok) return auth;
+    if (auth.value.caller.principal === "token")
+      return fail(problem("PRINCIPAL_MISMATCH", "A token-verified credential acts on the tool-call plane only."));
+    const caller: CapabilityCaller = {
+      kind: auth.value.caller.kind,
+      subjectId: auth.value.caller.subjectId,
+      scope: auth.value.caller.tools,
+    };
+    return capabilityCall(host, consumer, caller, auth.value.config.approverSubjects, call, limits);
   }
-  const auth = gate.authenticate(consumer, token, call.kind);
-  if (!auth.ok) return auth;
-  if (auth.value.caller.principal === "token")
-    return fail(problem("PRINCIPAL_MISMATCH", "A token-verified credential acts on the tool-call plane only."));
-  const caller: CapabilityCaller = {
-    kind: auth.value.caller.kind,
-    subjectId: auth.value.caller.subjectId,
-    scope: auth.value.caller.tools,
-  };
-  return capabilityCall(host, consumer, caller, auth.value.config.approverSubjects, call, limits);
 }
 
 /**

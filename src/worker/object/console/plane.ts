@@ -10,6 +10,7 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { credentialKinds, type Operation } from "../../../contracts/access";
 import { withoutArguments } from "../../../contracts/events";
 import { canonicalJson, sha256Hex } from "../../../core/json";
+import { credentialShape } from "../../credential-format";
 import { problem, UNAUTHENTICATED } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { secretsEqual } from "../../timing-safe";
@@ -19,6 +20,7 @@ import { approvalView } from "../tool-calls/approval-view";
 import type { ToolCallPlane } from "../tool-calls/plane";
 import type { ToolCallPlanes } from "../tool-calls/planes";
 import type { CredentialPlane } from "../credentials/plane";
+import type { Gatekeeper } from "../gatekeeper";
 import type { ObjectKernel } from "../kernel";
 import { ConsoleSessionStore, type StoredSession } from "./store";
 import {
@@ -120,8 +122,29 @@ export class ConsolePlane {
     /** Whether a session's credential still holds, and when it expires. */
     private readonly credentials: CredentialPlane,
     private readonly toolCalls: ToolCallPlanes,
+    /** Who signs in: an approver credential of one of the consumer's approvers. */
+    private readonly gate: Gatekeeper,
   ) {
     this.#store = new ConsoleSessionStore(kernel.sql);
+  }
+
+  /** Sign-in: an approver credential (`consoleSignIn` of the access table) exchanged for a session ({@link open}). */
+  signIn(consumer: string, token: string, sessionId: string): Outcome<ConsoleSignedIn> {
+    const [who, credentialId] = [
+      this.gate.approver(consumer, token, "consoleSignIn"),
+      credentialShape(token)?.credentialId,
+    ];
+    return !who.ok
+      ? who
+      : credentialId === undefined
+        ? fail(UNAUTHENTICATED)
+        : ok(this.open(who.value.approverId, credentialId, sessionId));
+  }
+
+  /** One call of a signed-in session of this consumer ({@link run}); another consumer's name is `UNAUTHENTICATED`. */
+  call(consumer: string, sessionId: string, call: ConsoleCall): Outcome<ConsoleReply> {
+    const config = this.kernel.config.current();
+    return config !== undefined && config.name === consumer ? this.run(config, sessionId, call) : fail(UNAUTHENTICATED);
   }
 
   /**
@@ -129,7 +152,7 @@ export class ConsolePlane {
    * only its SHA-256 is stored). Ended sessions are deleted first, and a credential keeps at
    * most {@link CONSOLE_SESSIONS_PER_CREDENTIAL}.
    */
-  signIn(approverId: string, credentialId: string, sessionId: string): ConsoleSignedIn {
+  open(approverId: string, credentialId: string, sessionId: string): ConsoleSignedIn {
     const now = this.kernel.now();
     const csrf = randomHex(32);
     const expiresAt = now + CONSOLE_SESSION_SECONDS;
@@ -178,7 +201,7 @@ export class ConsolePlane {
   }
 
   /** One call of a session; an unknown or ended session is `UNAUTHENTICATED`, a wrong CSRF token `CSRF_REFUSED`. */
-  call(config: ConsumerRecord, sessionId: string, call: ConsoleCall): Outcome<ConsoleReply> {
+  run(config: ConsumerRecord, sessionId: string, call: ConsoleCall): Outcome<ConsoleReply> {
     if (CALL_OPERATIONS[call.kind].some((operation) => !credentialKinds(operation).includes("approver")))
       return fail(problem("FORBIDDEN", "Approvers may not make this call."));
     const session = this.#session(config, sessionId, call.kind === "approval" ? call.touch : call.kind !== "events");

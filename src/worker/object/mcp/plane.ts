@@ -18,7 +18,9 @@ import { limitsOf } from "../consumer/plane";
 import { received, type Carried } from "../rpc";
 import type { Authenticated } from "../socket-upgrade";
 import { callTool } from "./call";
+import type { Gatekeeper } from "../gatekeeper";
 import type { AgentAdmission } from "../identity/admission";
+import type { AgentCalls } from "../tool-calls/agent-call";
 import type { ToolCallPlanes } from "../tool-calls/planes";
 import type { McpContext, McpKernel, RunCall } from "./context";
 import {
@@ -130,11 +132,23 @@ export class McpPlane {
   readonly #admission: AgentAdmission;
   /** Relayed requests awaiting the client's response (memory only). */
   readonly #pending = new PendingRelays();
+  /** Who may use the endpoint (the `mcp` operation of the access table). */
+  readonly #gate: Gatekeeper;
+  /** The agent's tool-call path every `tools/call` takes. */
+  readonly #agentCalls: AgentCalls;
 
-  constructor(kernel: McpKernel, toolCalls: ToolCallPlanes, admission: AgentAdmission) {
+  constructor(
+    kernel: McpKernel,
+    toolCalls: ToolCallPlanes,
+    admission: AgentAdmission,
+    gate: Gatekeeper,
+    agentCalls: AgentCalls,
+  ) {
     this.#kernel = kernel;
     this.#toolCalls = toolCalls;
     this.#admission = admission;
+    this.#gate = gate;
+    this.#agentCalls = agentCalls;
     this.#store = new McpStore(kernel.sql);
     this.#tasks = new McpTasks(this.#store, kernel, toolCalls);
   }
@@ -147,6 +161,16 @@ export class McpPlane {
   /** A credential was revoked: its sessions and tasks go at once (their places free for others). */
   credentialEnded(credentialId: string): void {
     this.#store.forgetCredential(credentialId);
+  }
+
+  /** One MCP message (`…/mcp`): the credential authenticates for `mcp`, then {@link handle} with the agent's tool-call path as that caller. */
+  async call(consumer: string, token: string, request: McpRequest): Promise<Outcome<McpReply>> {
+    const auth = this.#gate.authenticate(consumer, token, "mcp");
+    return auth.ok
+      ? this.handle(auth.value, request, (input, statusRef, notify) =>
+          this.#agentCalls.call(consumer, auth.value, "mcp", input, statusRef, notify),
+        )
+      : auth;
   }
 
   /** One request of an authenticated agent credential; `run` is the object's tool-call path for that caller. */

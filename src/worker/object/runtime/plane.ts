@@ -16,8 +16,9 @@ import { problem, UNAUTHENTICATED, type Problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { ConsumerRecord } from "../consumer/plane";
 import type { CredentialPlane } from "../credentials/plane";
+import type { Gatekeeper } from "../gatekeeper";
 import type { ObjectKernel } from "../kernel";
-import type { SessionPolicy } from "../sessions";
+import { sessionPolicy, type SessionPolicy } from "../sessions";
 import { IN_PROGRESS_RETRY_SECONDS } from "../tool-calls/outcome";
 import type { ToolCallPlanes } from "../tool-calls/planes";
 import { outboxBounds, purgeRefusal, speaksFor } from "./binding";
@@ -43,8 +44,8 @@ export interface EnvelopeOrigin {
   socket: WebSocket | null;
 }
 
-/** What the transport uses of the kernel: the runtime sockets, its tables, the checkpoint bucket, the audit chain, the clock, one transaction step, the consumer's configuration. */
-type RuntimeKernel = Pick<ObjectKernel, "ctx" | "sql" | "env" | "audit" | "now" | "transaction" | "config">;
+/** What the transport uses of the kernel: the runtime sockets, its tables, the checkpoint bucket, the audit chain, the clock, one transaction step, the consumer's configuration and limits. */
+type RuntimeKernel = Pick<ObjectKernel, "ctx" | "sql" | "env" | "audit" | "now" | "transaction" | "config" | "limits">;
 
 /** The problem code of each codec refusal (the codec's own codes, in the problem catalog's case). */
 const REFUSALS = {
@@ -103,6 +104,8 @@ export class RuntimeTransport {
     private readonly toolCalls: ToolCallPlanes,
     /** A live credential's caller (its principal rules and tool scope); `null` once revoked or expired. */
     private readonly credentials: CredentialPlane,
+    /** Who may post an envelope (`runtimeEnvelope` of the access table). */
+    private readonly gate: Gatekeeper,
   ) {
     this.store = new RuntimeStore(kernel.sql);
     this.#purger = new CheckpointPurger(this.store, kernel.env.CHECKPOINTS);
@@ -134,6 +137,14 @@ export class RuntimeTransport {
   /** A runtime socket just accepted: sends it the oldest batch of unacknowledged events. */
   openSession(ws: WebSocket, policy: SessionPolicy): void {
     this.#outbox.open(ws, policy);
+  }
+
+  /** One envelope of `POST …/runtime/envelopes`: the credential authenticates for `runtimeEnvelope`, then {@link envelope}. */
+  async post(consumer: string, token: string, body: Uint8Array): Promise<Outcome<RuntimeReply>> {
+    const auth = this.gate.authenticate(consumer, token, "runtimeEnvelope");
+    if (!auth.ok) return auth;
+    const origin = { credentialId: auth.value.caller.credentialId, socket: null };
+    return this.envelope(body, origin, sessionPolicy(this.kernel.limits(), this.credentials));
   }
 
   /**

@@ -1,4 +1,6 @@
 import { canonicalJson, type JsonObject } from "../../../core/json";
+import { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
+import { ToolCallBatchRequest } from "../../../contracts/tool-call-batch";
 import type { AgentAdmission } from "../identity/admission";
 import type { Operation } from "../../../contracts/access";
 import type { Gatekeeper } from "../gatekeeper";
@@ -6,8 +8,10 @@ import type { ObjectKernel } from "../kernel";
 import type { McpNotifySink } from "../../tools/mcp-notify";
 import type { Authenticated } from "../socket-upgrade";
 import { ok, type Outcome } from "../../result";
+import { received, type Carried } from "../rpc";
 import { toolCallAnswer } from "./answer";
 import { withToolForm, type BoundCall, type ToolCallInput } from "./bind";
+import { toolCallBatch } from "./batch-call";
 import type { ToolCallPlanes } from "./planes";
 import { describeToolCall, endToolSpan, startToolSpan } from "../../trace/tool-call";
 import type { Tracer } from "../../trace/span";
@@ -22,6 +26,38 @@ export class AgentCalls {
     /** Traces of dispatched calls (../../trace); absent or the no-op tracer: none. */
     private readonly tracer?: Tracer,
   ) {}
+
+  /** One tool call of the HTTP route (`request`: the body the Worker read and validated, as RPC carries it: ../rpc.ts). */
+  async toolCall(consumer: string, token: string, request: Carried<ToolCallRequest>): Promise<Outcome<string>> {
+    return answerText(await this.call(consumer, token, "toolCall", received(request, ToolCallRequest), null));
+  }
+
+  /** The status of an unknown outcome (`request` as for {@link toolCall}). */
+  async toolCallStatus(
+    consumer: string,
+    token: string,
+    request: Carried<ToolCallStatusRequest>,
+  ): Promise<Outcome<string>> {
+    const input = received(request, ToolCallStatusRequest);
+    return answerText(await this.call(consumer, token, "toolCallStatus", input, input.status_ref));
+  }
+
+  /**
+   * The tool calls of one model turn (./batch-call.ts): the batch authenticates once, then each
+   * call takes {@link run} as the credential already authenticated.
+   */
+  async toolCallBatch(
+    consumer: string,
+    token: string,
+    request: Carried<ToolCallBatchRequest>,
+  ): Promise<Outcome<string>> {
+    const auth = this.gate.authenticate(consumer, token, "toolCallBatch");
+    return auth.ok
+      ? toolCallBatch(received(request, ToolCallBatchRequest), (input, bound) =>
+          this.call(consumer, auth.value, "toolCallBatch", input, null, undefined, bound),
+        )
+      : auth;
+  }
 
   /** Every agent tool call (HTTP and MCP): authenticate (`who`: a token, or a caller already authenticated), then {@link run}. */
   async call(

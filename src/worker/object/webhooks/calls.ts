@@ -1,4 +1,6 @@
 import type { Outcome } from "../../result";
+import type { Gatekeeper } from "../gatekeeper";
+import type { ObjectKernel } from "../kernel";
 import type { WebhookPlane } from "./plane";
 
 /** One call of the webhooks plane, as the Worker hands it to the consumer's object; `kind` is its operation (admin only). */
@@ -9,6 +11,21 @@ export type WebhooksCall =
   | { kind: "deleteWebhook"; endpointId: string }
   | { kind: "listWebhookDeliveries"; endpointId: string | null; cursor: string | null }
   | { kind: "redeliverWebhook"; deliveryId: string };
+
+/** The webhooks plane's calls (admin only: the Worker checked the admin secret). */
+export class WebhooksCalls {
+  constructor(
+    private readonly kernel: Pick<ObjectKernel, "limits">,
+    private readonly gate: Gatekeeper,
+    private readonly plane: WebhookPlane,
+  ) {}
+
+  /** One call: the consumer it names, for an operation the admin secret may make, then {@link webhooksCall}. */
+  async call(consumer: string, call: WebhooksCall): Promise<Outcome<string | null>> {
+    const config = this.gate.admin(consumer, call.kind);
+    return config.ok ? webhooksCall(this.plane, call, this.kernel.limits().page_items) : config;
+  }
+}
 
 /** Runs one webhooks call (`pageItems`: the consumer's page size). */
 export async function webhooksCall(
