@@ -8,6 +8,7 @@
 import type { Context, Env as HonoEnv, Handler, MiddlewareHandler } from "hono";
 import type { H } from "hono/types";
 import type { OperationDoc } from "../openapi/operation";
+import type { ProblemCode } from "../problem";
 import type { GateEnv } from "./middleware";
 
 /** Methods a route is registered for: an operation's, or a transport's own (`options`, `all`: never documented). */
@@ -66,6 +67,19 @@ export function handlers<A extends HonoEnv, B extends HonoEnv, C extends HonoEnv
 ): readonly H[];
 export function handlers(...chain: H[]): readonly H[] {
   return chain;
+}
+
+/** What reading a JSON body answers when it refuses one (middleware.ts `jsonBody`). */
+export const BODY_PROBLEMS: readonly ProblemCode[] = [
+  "INVALID_JSON",
+  "INVALID_REQUEST",
+  "BODY_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+];
+
+/** The problems of an admin route that reads a body: the gate's, the body's, then the route's own. */
+export function adminBodyProblems(...own: readonly ProblemCode[]): readonly ProblemCode[] {
+  return ["UNAUTHENTICATED", "NOT_FOUND", ...BODY_PROBLEMS, ...own];
 }
 
 /** The Hono path of an OpenAPI path template: `{consumer}` → `:consumer`. */
