@@ -14,7 +14,7 @@ import { fail, ok, type Outcome } from "../../result";
 import type { ObjectKernel } from "../kernel";
 import { cursorCodec, safeIntegerKey } from "../cursor";
 import { listPage, seqKey } from "../list-page";
-import { randomHex } from "../mcp/rpc";
+import { randomHex } from "../random-id";
 import type { SecretVault } from "../secrets/vault";
 import { checkUrl } from "../tools/build";
 import { deliverDue, nextDue, sealName } from "./deliver";
