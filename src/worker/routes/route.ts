@@ -7,6 +7,7 @@
  */
 import type { Context, Env as HonoEnv, Handler, MiddlewareHandler } from "hono";
 import type { H } from "hono/types";
+import type { CorsOffer } from "../http/cors";
 import type { OperationDoc } from "../openapi/operation";
 import type { ProblemCode } from "../problem";
 import type { GateEnv } from "./middleware";
@@ -28,10 +29,11 @@ export interface Route extends Omit<OperationDoc, "method"> {
   readonly method: RouteMethod;
   readonly auth?: RouteAuth;
   /**
-   * `false`: never offered to pages on other origins and left out of the CORS table altogether
-   * (the approver console: same-origin pages with their own Origin rule).
+   * `public`: a public document any origin may read (`*`); `false`: never offered to pages on
+   * other origins and left out of the CORS table altogether (the approver console: same-origin
+   * pages with their own Origin rule). Absent: the access table decides (../http/cors.ts).
    */
-  readonly cors?: false;
+  readonly cors?: CorsOffer;
   /** Middleware, then the handler, run after the gate (typed together by {@link handlers}). */
   readonly handlers: readonly H[];
 }
