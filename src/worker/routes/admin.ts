@@ -5,7 +5,7 @@ import { forgetCorsOrigins } from "../http/cors-origins";
 import { problem, problemResponse } from "../problem";
 import { recordInDirectory } from "./admin-reads";
 import { jsonBody } from "./middleware";
-import { adminCall, respond } from "./respond";
+import { adminCall, respond, sendBody, valueForObject } from "./respond";
 import { adminBodyProblems, handlers, type RouteModule } from "./route";
 
 /** Admin routes: consumers, credentials, and the benchmark ping (the admin secret only). */
@@ -21,7 +21,9 @@ export const adminRoutes: RouteModule = {
       response: { status: 200, schema: ConsumerView, description: "The stored consumer." },
       problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
       handlers: handlers(jsonBody(ConsumerConfig), async (c) => {
-        const configured = await c.var.stub.admin(c.var.consumer, { kind: "configure", config: c.var.body });
+        const config = valueForObject(c.var.body);
+        if (config instanceof Response) return config;
+        const configured = await c.var.stub.admin(c.var.consumer, { kind: "configure", config });
         if (configured.ok) {
           // Listed only once the consumer's object accepted the configuration.
           await recordInDirectory(c.env, c.var.consumer);
@@ -41,7 +43,7 @@ export const adminRoutes: RouteModule = {
       response: { status: 201, schema: CreatedCredential, description: "The new credential." },
       problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
       handlers: handlers(jsonBody(CreateCredentialRequest), (c) =>
-        adminCall(c.var, { kind: "createCredential", request: c.var.body }, 201),
+        sendBody(c.var.body, (request) => c.var.stub.admin(c.var.consumer, { kind: "createCredential", request }), 201),
       ),
     },
     {
