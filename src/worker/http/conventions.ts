@@ -10,9 +10,8 @@ import { matchedRoutes } from "hono/route";
 import type { Router } from "hono/router";
 import type { RouterRoute } from "hono/types";
 import type { Env } from "../env";
-import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse } from "../problem";
-import { answerHeaders, CorsRoutes, isPreflight, METHOD_ORDER, preflight } from "./cors";
+import { answerHeaders, CorsRoutes, isPreflight, METHOD_ORDER, preflight, type CorsOperation } from "./cors";
 
 /** What this module reads of the app: its router (every route, with the method it was registered for). */
 export interface RoutedApp {
@@ -53,7 +52,7 @@ function setHeaders(headers: Headers, add: Record<string, string>): void {
  */
 export function httpConventions(
   app: RoutedApp,
-  operations: readonly OperationDoc[],
+  operations: readonly CorsOperation[],
 ): MiddlewareHandler<{ Bindings: Env }> {
   let cors: CorsRoutes | undefined;
   return async function httpConventions(c, next) {

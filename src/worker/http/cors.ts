@@ -3,7 +3,7 @@
  * offers it is read from the route registry's operations and the access table:
  * - a consumer route that a consumer credential may call: only for the origins in that
  *   consumer's `cors_origins` (exact match), each answer with `Vary: Origin`;
- * - the public documents (`/healthz`, `/v1/openapi.json`, `/v1/audit/verifier-keys`): `*`;
+ * - the public documents (their routes are declared `cors: "public"`): `*`;
  * - a route only the admin secret may call: never (its preflight is refused);
  * - anything else (the approver console, same-origin only; OAuth, which answers its own
  *   preflights): not handled here.
@@ -26,8 +26,13 @@ export const CORS_ALLOW_HEADERS =
 export const CORS_EXPOSE_HEADERS = "retry-after, www-authenticate, mcp-session-id, location";
 /** How long a browser may reuse a preflight's answer (seconds). */
 export const CORS_MAX_AGE_SECONDS = 600;
-/** The routes any origin may read (no credential, nothing of a consumer). */
-export const PUBLIC_CORS_PATHS: readonly string[] = ["/healthz", "/v1/openapi.json", "/v1/audit/verifier-keys"];
+/** What a route declares of CORS (routes/route.ts): `public` for a document any origin may read, `false` for none. */
+export type CorsOffer = "public" | false;
+
+/** An operation as CORS reads it: its declaration's documented part and its CORS offer. */
+export interface CorsOperation extends OperationDoc {
+  readonly cors?: CorsOffer;
+}
 
 /** The order methods are listed in (`Allow`, `Access-Control-Allow-Methods`). */
 export const METHOD_ORDER: readonly string[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
@@ -47,11 +52,13 @@ interface Shape {
   /** A consumer credential may call it (not only the admin secret, not a public route). */
   readonly credential: boolean;
   readonly open: boolean;
+  /** Any origin may read it (no credential, nothing of a consumer). */
+  readonly public: boolean;
 }
 
 const PARAMETER = /^\{[a-z_]+\}$/;
 
-function shapeOf(op: OperationDoc): Shape {
+function shapeOf(op: CorsOperation): Shape {
   const parts = op.path.split("/");
   // Every parameter is a whole segment; a template that mixes one into a literal is a bug here.
   if (parts.some((part) => part.includes("{") && !PARAMETER.test(part)))
@@ -62,6 +69,7 @@ function shapeOf(op: OperationDoc): Shape {
     method: op.method.toUpperCase(),
     credential: op.operation !== "none" && credentialKinds(op.operation).length > 0,
     open: op.operation === "none",
+    public: op.cors === "public",
   };
 }
 
@@ -96,7 +104,7 @@ export class CorsRoutes {
   /** The shapes by their number of segments: a request is compared with those of its own count only. */
   readonly #bySegments = new Map<number, Shape[]>();
 
-  constructor(operations: readonly OperationDoc[]) {
+  constructor(operations: readonly CorsOperation[]) {
     for (const shape of operations.map(shapeOf)) {
       const list = this.#bySegments.get(shape.segments.length) ?? [];
       list.push(shape);
@@ -122,7 +130,7 @@ export class CorsRoutes {
       fits(shape, parts) ? [{ shape, consumer: shape.consumerAt < 0 ? undefined : parts[shape.consumerAt] }] : [],
     );
     if (matched.length === 0) return null;
-    if (PUBLIC_CORS_PATHS.includes(path))
+    if (matched.some((m) => m.shape.public))
       return { kind: "public", methods: ordered(matched.map((m) => m.shape.method)) };
     if (matched.every((m) => m.shape.open)) return null;
     const offered = matched.filter((m) => m.shape.credential);

@@ -109,23 +109,10 @@ export function received<S extends z.ZodMiniType>(input: Carried<unknown>, schem
   return parsed.data;
 }
 
-/**
- * Decodes a body the Worker already read strictly, checked against its contract and re-encoded
- * as canonical JSON text (the routes that still hand the object text: tools, webhooks, MCP servers).
- * The contract runs again here, at the object's own boundary; a failure is a bug.
- */
-export function fromWorker<S extends z.ZodMiniType>(text: string, schema: S): z.output<S> {
-  return fromStored(text, schema, "the Worker sent a body outside its contract");
-}
-
 /** Reads a body this object stored as canonical JSON text and checks it against its contract; a failure is a bug. */
-export function fromStored<S extends z.ZodMiniType>(
-  text: string,
-  schema: S,
-  what = "a stored body outside its contract",
-): z.output<S> {
+export function fromStored<S extends z.ZodMiniType>(text: string, schema: S): z.output<S> {
   const read = readJson(text, STORED_JSON);
   const parsed = read.ok ? schema.safeParse(read.value) : undefined;
-  if (parsed === undefined || !parsed.success) throw new Error(what);
+  if (parsed === undefined || !parsed.success) throw new Error("a stored body outside its contract");
   return parsed.data;
 }

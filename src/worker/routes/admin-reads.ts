@@ -17,7 +17,7 @@ import { describeIssues } from "../body";
 import { DIRECTORY_NAME, type DirectoryObject } from "../directory/directory-object";
 import type { Env } from "../env";
 import { problem, problemResponse, UNAUTHENTICATED } from "../problem";
-import { respond } from "./respond";
+import { adminCall, respond } from "./respond";
 import { handlers, type RouteModule } from "./route";
 
 function directoryOf(env: Env): DurableObjectStub<DirectoryObject> | null {
@@ -75,7 +75,7 @@ export const adminReadRoutes: RouteModule = {
       auth: "admin-secret",
       response: { status: 200, schema: ConsumerDetails, description: "The stored configuration." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-      handlers: handlers(async (c) => respond(await c.var.stub.admin(c.var.consumer, { kind: "getConsumer" }))),
+      handlers: handlers((c) => adminCall(c.var, { kind: "getConsumer" })),
     },
     {
       method: "get",
@@ -94,9 +94,7 @@ export const adminReadRoutes: RouteModule = {
       handlers: handlers(async (c) => {
         const query = CredentialListQuery.safeParse(c.req.query());
         if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
-        return respond(
-          await c.var.stub.admin(c.var.consumer, { kind: "listCredentials", cursor: query.data.cursor ?? null }),
-        );
+        return adminCall(c.var, { kind: "listCredentials", cursor: query.data.cursor ?? null });
       }),
     },
   ],

@@ -5,8 +5,8 @@ import { forgetCorsOrigins } from "../http/cors-origins";
 import { problem, problemResponse } from "../problem";
 import { recordInDirectory } from "./admin-reads";
 import { jsonBody } from "./middleware";
-import { respond } from "./respond";
-import { handlers, type RouteModule } from "./route";
+import { adminCall, respond, sendBody, valueForObject } from "./respond";
+import { adminBodyProblems, handlers, type RouteModule } from "./route";
 
 /** Admin routes: consumers, credentials, and the benchmark ping (the admin secret only). */
 export const adminRoutes: RouteModule = {
@@ -19,17 +19,11 @@ export const adminRoutes: RouteModule = {
       auth: "admin-secret",
       request: ConsumerConfig,
       response: { status: 200, schema: ConsumerView, description: "The stored consumer." },
-      problems: [
-        "UNAUTHENTICATED",
-        "NOT_FOUND",
-        "INVALID_JSON",
-        "INVALID_REQUEST",
-        "BODY_TOO_LARGE",
-        "UNSUPPORTED_MEDIA_TYPE",
-        "UNKNOWN_TOOL_NAMES",
-      ],
+      problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
       handlers: handlers(jsonBody(ConsumerConfig), async (c) => {
-        const configured = await c.var.stub.admin(c.var.consumer, { kind: "configure", config: c.var.body });
+        const config = valueForObject(c.var.body);
+        if (config instanceof Response) return config;
+        const configured = await c.var.stub.admin(c.var.consumer, { kind: "configure", config });
         if (configured.ok) {
           // Listed only once the consumer's object accepted the configuration.
           await recordInDirectory(c.env, c.var.consumer);
@@ -47,17 +41,9 @@ export const adminRoutes: RouteModule = {
       auth: "admin-secret",
       request: CreateCredentialRequest,
       response: { status: 201, schema: CreatedCredential, description: "The new credential." },
-      problems: [
-        "UNAUTHENTICATED",
-        "NOT_FOUND",
-        "INVALID_JSON",
-        "INVALID_REQUEST",
-        "BODY_TOO_LARGE",
-        "UNSUPPORTED_MEDIA_TYPE",
-        "UNKNOWN_TOOL_NAMES",
-      ],
-      handlers: handlers(jsonBody(CreateCredentialRequest), async (c) =>
-        respond(await c.var.stub.admin(c.var.consumer, { kind: "createCredential", request: c.var.body }), 201),
+      problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
+      handlers: handlers(jsonBody(CreateCredentialRequest), (c) =>
+        sendBody(c.var.body, (request) => c.var.stub.admin(c.var.consumer, { kind: "createCredential", request }), 201),
       ),
     },
     {
@@ -72,7 +58,7 @@ export const adminRoutes: RouteModule = {
         const id = c.req.param("credential_id");
         if (id === undefined || !CredentialId.safeParse(id).success)
           return problemResponse(problem("NOT_FOUND", "No such credential."));
-        return respond(await c.var.stub.admin(c.var.consumer, { kind: "revokeCredential", credentialId: id }));
+        return adminCall(c.var, { kind: "revokeCredential", credentialId: id });
       }),
     },
     {

@@ -165,6 +165,7 @@ export const auditLogRoutes: readonly Route[] = [
     path: "/v1/audit/verifier-keys",
     summary: "The C2SP verifier keys of the checkpoints: the current key, then the previous one during a rotation.",
     operation: "none",
+    cors: "public",
     response: { status: 200, schema: AuditVerifierKeys, description: '`{"keys": [...]}`.' },
     problems: ["AUDIT_SIGNING_NOT_CONFIGURED"],
     handlers: handlers((c) => verifierKeysResponse(c.env)),

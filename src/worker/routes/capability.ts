@@ -16,7 +16,7 @@ import type { OperationDoc } from "../openapi/operation";
 import { problem, problemResponse, type ProblemCode } from "../problem";
 import { jsonBody, stubOf, type ConsumerVariables, type GateEnv } from "./middleware";
 import { respond } from "./respond";
-import { handlers, pathParam, type Route, type RouteModule } from "./route";
+import { BODY_PROBLEMS, handlers, pathParam, type Route, type RouteModule } from "./route";
 import { forwardSocket } from "./sockets";
 
 /** Longest long-poll wait, in milliseconds. */
@@ -87,7 +87,6 @@ const pollParams: MiddlewareHandler<GateEnv> = async function pollParams(c, next
 };
 
 const AUTH: readonly ProblemCode[] = ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND"];
-const BODY: readonly ProblemCode[] = ["INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 const ENGINE: readonly ProblemCode[] = ["CAPABILITY_INVALID", "CAPABILITY_REJECTED", "CAPABILITY_CAPACITY"];
 const P = "/v1/consumers/{consumer}/capability";
 
@@ -112,7 +111,7 @@ function op(
       schema: CapabilityAnswer,
       description: "The engine's answer in wire JSON (see docs/capability-http.md).",
     },
-    problems: [...AUTH, ...(extra.request === undefined ? [] : BODY), ...ENGINE],
+    problems: [...AUTH, ...(extra.request === undefined ? [] : BODY_PROBLEMS), ...ENGINE],
     ...extra,
     handlers: chain,
   };
@@ -164,7 +163,7 @@ export const capabilityRoutes: RouteModule = {
       "Apply one authority command (set-grant, revoke-grant, resolve-approval, close-client).",
       {
         request: CapabilityAuthorityRequest,
-        problems: [...AUTH, "APPROVER_NOT_ALLOWED", "SELF_APPROVAL_FORBIDDEN", ...BODY, ...ENGINE],
+        problems: [...AUTH, "APPROVER_NOT_ALLOWED", "SELF_APPROVAL_FORBIDDEN", ...BODY_PROBLEMS, ...ENGINE],
         handlers: handlers(jsonBody(CapabilityAuthorityRequest, wire), (c) =>
           call(c.var, { kind: "authority", body: c.var.body }),
         ),
@@ -198,7 +197,7 @@ export const capabilityRoutes: RouteModule = {
       "Submit a capability request; answers the policy decision (a denial is a 200).",
       {
         request: CapabilityRequestBody,
-        problems: [...AUTH, "PRINCIPAL_MISMATCH", ...BODY, ...ENGINE],
+        problems: [...AUTH, "PRINCIPAL_MISMATCH", ...BODY_PROBLEMS, ...ENGINE],
         handlers: handlers(jsonBody(CapabilityRequestBody, wire), (c) =>
           call(c.var, { kind: "request", body: c.var.body }),
         ),

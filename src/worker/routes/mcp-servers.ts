@@ -8,10 +8,10 @@ import {
   McpServerView,
 } from "../../contracts/mcp-server";
 import type { McpServersCall } from "../object/mcp-servers/plane";
-import { problem, problemResponse, type ProblemCode } from "../problem";
+import { problem, problemResponse } from "../problem";
 import { jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
-import { forObject, respond } from "./respond";
-import { handlers, pathParam, type RouteModule } from "./route";
+import { respond, sendBody } from "./respond";
+import { adminBodyProblems, handlers, pathParam, type RouteModule } from "./route";
 
 async function call(gate: ConsumerVariables, request: McpServersCall): Promise<Response> {
   return respond(await gate.stub.toolsCall(gate.consumer, gate.token, request));
@@ -23,7 +23,6 @@ const named: MiddlewareHandler<GateEnv> = async function named(c, next) {
   await next();
 };
 
-const BODY: readonly ProblemCode[] = ["INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 const P = "/v1/consumers/{consumer}/mcp-servers";
 
 /** Admin routes of downstream MCP servers: register (and import their tools), list, read, import again, unregister. */
@@ -42,18 +41,12 @@ export const mcpServerRoutes: RouteModule = {
         schema: McpImportResult,
         description: "The server, the tools imported and the tools refused (with the reason).",
       },
-      problems: [
-        "UNAUTHENTICATED",
-        "NOT_FOUND",
-        ...BODY,
-        "MCP_SERVER_EXISTS",
-        "MCP_SERVER_UNREACHABLE",
-        "QUOTA_EXCEEDED",
-      ],
-      handlers: handlers(jsonBody(McpServerRegistration), async (c) => {
-        const text = forObject(c.var.body);
-        return text instanceof Response ? text : call(c.var, { kind: "registerMcpServer", registration: text });
-      }),
+      problems: adminBodyProblems("MCP_SERVER_EXISTS", "MCP_SERVER_UNREACHABLE", "QUOTA_EXCEEDED"),
+      handlers: handlers(jsonBody(McpServerRegistration), (c) =>
+        sendBody(c.var.body, (registration) =>
+          c.var.stub.toolsCall(c.var.consumer, c.var.token, { kind: "registerMcpServer", registration }),
+        ),
+      ),
     },
     {
       method: "get",

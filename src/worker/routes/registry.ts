@@ -54,7 +54,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
 export const routes: readonly Route[] = ROUTE_MODULES.flatMap((m) => m.routes);
 
 /** The routes that are operations of the HTTP API, as the OpenAPI document shows them and CORS and `405` read them. */
-export const operations: readonly OperationDoc[] = routes.filter(isOperation);
+export const operations: readonly (Route & OperationDoc)[] = routes.filter(isOperation);
 
 /** The gate a route's `auth` asks for, before its own handlers. */
 function gateOf(route: Route): MiddlewareHandler[] {

@@ -1,7 +1,8 @@
-import { canonicalJson, JsonDomainError } from "../../core/json";
 import { problem, problemResponse } from "../problem";
 import type { Outcome } from "../result";
+import type { AdminCall } from "../object/consumer/admin-call";
 import { carried, type Carried } from "../object/rpc";
+import type { ConsumerVariables } from "./middleware";
 
 /** Answers an object's outcome: its JSON text as-is (`null`: 204), or the problem. */
 export function respond(outcome: Outcome<string | null>, status: 200 | 201 = 200): Response {
@@ -11,23 +12,28 @@ export function respond(outcome: Outcome<string | null>, status: 200 | 201 = 200
 }
 
 /**
- * A validated body as canonical JSON text for the object: RPC cannot carry the reader's
- * `PyFloat` (an integral float such as `1.0`), and text keeps it exact.
- */
-export function forObject(value: unknown): string | Response {
-  try {
-    return canonicalJson(value);
-  } catch (error) {
-    if (error instanceof JsonDomainError) return problemResponse(problem("INVALID_REQUEST", error.message));
-    throw error;
-  }
-}
-
-/**
  * A validated body as the object receives it: the value itself (RPC clones it; see
  * object/rpc.ts for the reader's integral floats), so the object never reads the text again.
  */
 export function valueForObject<T>(value: T): Carried<T> | Response {
   const carry = carried(value);
   return "outside" in carry ? problemResponse(problem("INVALID_REQUEST", carry.outside)) : carry;
+}
+
+/**
+ * Sends the body a route read and validated to the object as a value ({@link valueForObject})
+ * and answers the object's outcome ({@link respond}).
+ */
+export async function sendBody<T>(
+  body: T,
+  send: (value: Carried<T>) => Promise<Outcome<string | null>>,
+  status: 200 | 201 = 200,
+): Promise<Response> {
+  const value = valueForObject(body);
+  return value instanceof Response ? value : respond(await send(value), status);
+}
+
+/** One admin call on the consumer's object (consumer/admin-call.ts), answered by {@link respond}. */
+export async function adminCall(gate: ConsumerVariables, call: AdminCall, status: 200 | 201 = 200): Promise<Response> {
+  return respond(await gate.stub.admin(gate.consumer, call), status);
 }

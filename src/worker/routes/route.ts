@@ -7,7 +7,9 @@
  */
 import type { Context, Env as HonoEnv, Handler, MiddlewareHandler } from "hono";
 import type { H } from "hono/types";
+import type { CorsOffer } from "../http/cors";
 import type { OperationDoc } from "../openapi/operation";
+import type { ProblemCode } from "../problem";
 import type { GateEnv } from "./middleware";
 
 /** Methods a route is registered for: an operation's, or a transport's own (`options`, `all`: never documented). */
@@ -27,10 +29,11 @@ export interface Route extends Omit<OperationDoc, "method"> {
   readonly method: RouteMethod;
   readonly auth?: RouteAuth;
   /**
-   * `false`: never offered to pages on other origins and left out of the CORS table altogether
-   * (the approver console: same-origin pages with their own Origin rule).
+   * `public`: a public document any origin may read (`*`); `false`: never offered to pages on
+   * other origins and left out of the CORS table altogether (the approver console: same-origin
+   * pages with their own Origin rule). Absent: the access table decides (../http/cors.ts).
    */
-  readonly cors?: false;
+  readonly cors?: CorsOffer;
   /** Middleware, then the handler, run after the gate (typed together by {@link handlers}). */
   readonly handlers: readonly H[];
 }
@@ -66,6 +69,19 @@ export function handlers<A extends HonoEnv, B extends HonoEnv, C extends HonoEnv
 ): readonly H[];
 export function handlers(...chain: H[]): readonly H[] {
   return chain;
+}
+
+/** What reading a JSON body answers when it refuses one (middleware.ts `jsonBody`). */
+export const BODY_PROBLEMS: readonly ProblemCode[] = [
+  "INVALID_JSON",
+  "INVALID_REQUEST",
+  "BODY_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+];
+
+/** The problems of an admin route that reads a body: the gate's, the body's, then the route's own. */
+export function adminBodyProblems(...own: readonly ProblemCode[]): readonly ProblemCode[] {
+  return ["UNAUTHENTICATED", "NOT_FOUND", ...BODY_PROBLEMS, ...own];
 }
 
 /** The Hono path of an OpenAPI path template: `{consumer}` → `:consumer`. */

@@ -5,8 +5,8 @@ import { forwardSocket } from "./sockets";
 import { MAX_ENVELOPE_BYTES } from "../object/runtime/plane";
 import { problem, problemResponse } from "../problem";
 import { credentialToken, jsonBody } from "./middleware";
-import { respond } from "./respond";
-import { handlers, type RouteModule } from "./route";
+import { adminCall } from "./respond";
+import { adminBodyProblems, handlers, type RouteModule } from "./route";
 
 const refusals = [
   "INVALID_JSON",
@@ -80,9 +80,7 @@ export const runtimeRoutes: RouteModule = {
       auth: "admin-secret",
       response: { status: 200, schema: FacadeTargetsView, description: "The stored map." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-      handlers: handlers(async (c) =>
-        respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: null })),
-      ),
+      handlers: handlers((c) => adminCall(c.var, { kind: "facadeTargets", targets: null })),
     },
     {
       method: "put",
@@ -93,17 +91,9 @@ export const runtimeRoutes: RouteModule = {
       auth: "admin-secret",
       request: FacadeTargetsRequest,
       response: { status: 200, schema: FacadeTargetsView, description: "The stored map." },
-      problems: [
-        "UNAUTHENTICATED",
-        "NOT_FOUND",
-        "INVALID_JSON",
-        "INVALID_REQUEST",
-        "BODY_TOO_LARGE",
-        "UNSUPPORTED_MEDIA_TYPE",
-        "UNKNOWN_TOOL_NAMES",
-      ],
-      handlers: handlers(jsonBody(FacadeTargetsRequest), async (c) =>
-        respond(await c.var.stub.admin(c.var.consumer, { kind: "facadeTargets", targets: c.var.body.targets })),
+      problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
+      handlers: handlers(jsonBody(FacadeTargetsRequest), (c) =>
+        adminCall(c.var, { kind: "facadeTargets", targets: c.var.body.targets }),
       ),
     },
   ],

@@ -13,6 +13,7 @@ export const serviceRoutes: RouteModule = {
       path: "/healthz",
       summary: "Liveness.",
       operation: "none",
+      cors: "public",
       response: { status: 200, schema: Health, description: "Serving." },
       problems: [],
       handlers: handlers((c) => c.json({ ok: true })),
@@ -22,6 +23,7 @@ export const serviceRoutes: RouteModule = {
       path: "/v1/openapi.json",
       summary: "This document (a Worker embedding the gate without the ASSETS binding answers 404).",
       operation: "none",
+      cors: "public",
       response: { status: 200, schema: OpenApiDescription, description: "OpenAPI 3.1." },
       problems: ["NOT_FOUND"],
       // Built by `npm run build:openapi` from these declarations and the contracts (a test keeps it current)

@@ -1,7 +1,7 @@
 import { MAX_BATCH_BODY_BYTES, ToolCallBatchRequest, ToolCallBatchResponse } from "../../contracts/tool-call-batch";
 import { noIdempotencyKeyHeader } from "../http/idempotency-key";
 import { credentialToken, jsonBody } from "./middleware";
-import { respond, valueForObject } from "./respond";
+import { sendBody } from "./respond";
 import { handlers, type RouteModule } from "./route";
 
 /** The agent's batch route: all the tool calls of one model turn, answered as one provider message. */
@@ -37,12 +37,8 @@ export const toolCallBatchRoutes: RouteModule = {
         // Each call carries its own key in the body: one header cannot name them all.
         noIdempotencyKeyHeader(),
         jsonBody(ToolCallBatchRequest, { maxBytes: MAX_BATCH_BODY_BYTES }),
-        async (c) => {
-          const body = valueForObject(c.var.body);
-          return body instanceof Response
-            ? body
-            : respond(await c.var.stub.toolCallBatch(c.var.consumer, credentialToken(c.var.token), body));
-        },
+        (c) =>
+          sendBody(c.var.body, (body) => c.var.stub.toolCallBatch(c.var.consumer, credentialToken(c.var.token), body)),
       ),
     },
   ],

@@ -1,7 +1,7 @@
 import { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../../contracts/tool-call";
 import { keyedJsonBody } from "../http/idempotency-key";
 import { credentialToken } from "./middleware";
-import { respond, valueForObject } from "./respond";
+import { sendBody } from "./respond";
 import { handlers, type RouteModule } from "./route";
 
 const problems = [
@@ -52,12 +52,9 @@ export const toolCallRoutes: RouteModule = {
         description: "The model result and the provider-native result item.",
       },
       problems,
-      handlers: handlers(keyedJsonBody(ToolCallRequest), async (c) => {
-        const body = valueForObject(c.var.body);
-        return body instanceof Response
-          ? body
-          : respond(await c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), body));
-      }),
+      handlers: handlers(keyedJsonBody(ToolCallRequest), (c) =>
+        sendBody(c.var.body, (body) => c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), body)),
+      ),
     },
     {
       method: "post",
@@ -73,12 +70,9 @@ export const toolCallRoutes: RouteModule = {
         description: "The model result and the provider-native result item.",
       },
       problems: problems.filter((p) => p !== "IDEMPOTENCY_IN_PROGRESS"),
-      handlers: handlers(keyedJsonBody(ToolCallStatusRequest), async (c) => {
-        const body = valueForObject(c.var.body);
-        return body instanceof Response
-          ? body
-          : respond(await c.var.stub.toolCallStatus(c.var.consumer, credentialToken(c.var.token), body));
-      }),
+      handlers: handlers(keyedJsonBody(ToolCallStatusRequest), (c) =>
+        sendBody(c.var.body, (body) => c.var.stub.toolCallStatus(c.var.consumer, credentialToken(c.var.token), body)),
+      ),
     },
   ],
 };

@@ -3,10 +3,10 @@ import { DECLARATION_FORMATS, isDeclarationFormat } from "../../core/adapters/de
 import { SecretList, ToolDetails, ToolList } from "../../contracts/tool-views";
 import { SecretName, SecretValue, ToolDefinition, ToolName, ToolVersionView } from "../../contracts/tool-definition";
 import type { ToolsCall } from "../object/tools/calls";
-import { problem, problemResponse, type ProblemCode } from "../problem";
+import { problem, problemResponse } from "../problem";
 import { jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
-import { forObject, respond } from "./respond";
-import { handlers, pathParam, type RouteModule } from "./route";
+import { respond, sendBody } from "./respond";
+import { adminBodyProblems, handlers, pathParam, type RouteModule } from "./route";
 
 async function call(gate: ConsumerVariables, request: ToolsCall, status: 200 | 201 = 200): Promise<Response> {
   return respond(await gate.stub.toolsCall(gate.consumer, gate.token, request), status);
@@ -19,7 +19,6 @@ const named = (schema: { safeParse(v: unknown): { success: boolean } }, what: st
     await next();
   };
 
-const BODY: readonly ProblemCode[] = ["INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 const P = "/v1/consumers/{consumer}";
 const cursor = {
   description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).",
@@ -38,13 +37,16 @@ export const toolRoutes: RouteModule = {
       auth: "admin-secret",
       request: ToolDefinition,
       response: { status: 200, schema: ToolVersionView, description: "The current version." },
-      problems: ["UNAUTHENTICATED", "NOT_FOUND", ...BODY, "INVALID_TOOL_DEFINITION", "QUOTA_EXCEEDED"],
-      handlers: handlers(named(ToolName, "tool"), jsonBody(ToolDefinition), async (c) => {
-        const text = forObject(c.var.body);
-        return text instanceof Response
-          ? text
-          : call(c.var, { kind: "defineTool", name: pathParam(c, "name"), definition: text });
-      }),
+      problems: adminBodyProblems("INVALID_TOOL_DEFINITION", "QUOTA_EXCEEDED"),
+      handlers: handlers(named(ToolName, "tool"), jsonBody(ToolDefinition), (c) =>
+        sendBody(c.var.body, (definition) =>
+          c.var.stub.toolsCall(c.var.consumer, c.var.token, {
+            kind: "defineTool",
+            name: pathParam(c, "name"),
+            definition,
+          }),
+        ),
+      ),
     },
     {
       method: "get",
@@ -104,7 +106,7 @@ export const toolRoutes: RouteModule = {
       auth: "admin-secret",
       request: SecretValue,
       response: { status: 204, description: "Stored." },
-      problems: ["UNAUTHENTICATED", "NOT_FOUND", ...BODY, "QUOTA_EXCEEDED"],
+      problems: adminBodyProblems("QUOTA_EXCEEDED"),
       handlers: handlers(named(SecretName, "secret"), jsonBody(SecretValue), (c) =>
         call(c.var, { kind: "putSecret", name: pathParam(c, "name"), value: c.var.body.value }),
       ),

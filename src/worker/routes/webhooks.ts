@@ -10,10 +10,10 @@ import {
   WebhookEndpointView,
 } from "../../contracts/webhook";
 import type { WebhooksCall } from "../object/webhooks/calls";
-import { problem, problemResponse, type ProblemCode } from "../problem";
+import { problem, problemResponse } from "../problem";
 import { jsonBody, type ConsumerVariables, type GateEnv } from "./middleware";
-import { forObject, respond } from "./respond";
-import { handlers, pathParam, type RouteModule } from "./route";
+import { respond, sendBody } from "./respond";
+import { adminBodyProblems, handlers, pathParam, type RouteModule } from "./route";
 
 async function call(gate: ConsumerVariables, request: WebhooksCall, status: 200 | 201 = 200): Promise<Response> {
   return respond(await gate.stub.webhooksCall(gate.consumer, request), status);
@@ -25,7 +25,6 @@ const endpoint: MiddlewareHandler<GateEnv> = async function endpoint(c, next) {
   await next();
 };
 
-const BODY: readonly ProblemCode[] = ["INVALID_JSON", "INVALID_REQUEST", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 const P = "/v1/consumers/{consumer}/webhooks";
 
 /** Admin routes of webhook endpoints (docs/webhooks.md): create, list, read, delete; the delivery log and a redelivery. */
@@ -40,11 +39,14 @@ export const webhookRoutes: RouteModule = {
       auth: "admin-secret",
       request: WebhookEndpointRequest,
       response: { status: 201, schema: WebhookEndpointCreated, description: "The endpoint and its `secret`." },
-      problems: ["UNAUTHENTICATED", "NOT_FOUND", ...BODY, "QUOTA_EXCEEDED", "WEBHOOKS_NOT_CONFIGURED"],
-      handlers: handlers(jsonBody(WebhookEndpointRequest), async (c) => {
-        const text = forObject(c.var.body);
-        return text instanceof Response ? text : call(c.var, { kind: "createWebhook", request: text }, 201);
-      }),
+      problems: adminBodyProblems("QUOTA_EXCEEDED", "WEBHOOKS_NOT_CONFIGURED"),
+      handlers: handlers(jsonBody(WebhookEndpointRequest), (c) =>
+        sendBody(
+          c.var.body,
+          (request) => c.var.stub.webhooksCall(c.var.consumer, { kind: "createWebhook", request }),
+          201,
+        ),
+      ),
     },
     {
       method: "get",

@@ -43,6 +43,15 @@ describe("CorsRoutes: a path's CORS offer, read from the operations list", () =>
     });
   });
 
+  it("reads the public documents from their declarations (cors: public), the three the HTTP API lists", () => {
+    expect(operations.filter((op) => op.cors === "public").map((op) => `${op.method} ${op.path}`)).toEqual([
+      "get /healthz",
+      "get /v1/openapi.json",
+      "get /v1/audit/verifier-keys",
+    ]);
+    expect(routes.route("/v1/openapi.json")).toEqual({ kind: "public", methods: ["GET"] });
+  });
+
   it("offers the public documents to any origin, and never an admin-only route", () => {
     expect(routes.route("/healthz")).toEqual({ kind: "public", methods: ["GET"] });
     expect(routes.route("/v1/audit/verifier-keys")).toEqual({ kind: "public", methods: ["GET"] });

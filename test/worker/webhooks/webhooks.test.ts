@@ -354,9 +354,7 @@ describe("webhook endpoints", () => {
         },
         new SecretVault(sql, () => C, undefined),
       );
-      return plane.create(
-        JSON.stringify({ url: `${HOOKS}/a`, events: ["approval.requested"], include_arguments: false }),
-      );
+      return plane.create({ url: `${HOOKS}/a`, events: ["approval.requested"], include_arguments: false });
     });
     expect(answer).toEqual({
       ok: false,

@@ -6,7 +6,7 @@
  * credential, or a subject no longer among the consumer's approvers, ends it.
  * @module
  */
-import { bytesToHex } from "@noble/hashes/utils.js";
+import { randomHex } from "../random-id";
 import { credentialKinds, type Operation } from "../../../contracts/access";
 import { withoutArguments } from "../../../contracts/events";
 import { canonicalJson, sha256Hex } from "../../../core/json";
@@ -98,10 +98,6 @@ const CSRF_REFUSED = problem(
   "CSRF_REFUSED",
   "The request does not carry this session's CSRF token; nothing was changed.",
 );
-
-function randomHex(bytes: number): string {
-  return bytesToHex(crypto.getRandomValues(new Uint8Array(bytes)));
-}
 
 function identityOf(config: ConsumerRecord, session: StoredSession, now: number): ConsoleIdentity {
   return {

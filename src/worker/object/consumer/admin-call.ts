@@ -4,8 +4,8 @@
  * JSON text, or `null` for a revocation (204).
  * @module
  */
-import type { ConsumerConfig } from "../../../contracts/consumer";
-import type { CreateCredentialRequest } from "../../../contracts/credential";
+import { ConsumerConfig } from "../../../contracts/consumer";
+import { CreateCredentialRequest } from "../../../contracts/credential";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import { consumerDetails, credentialPage } from "../admin-reads";
@@ -13,16 +13,17 @@ import { bindingOf, type CredentialPlane } from "../credentials/plane";
 import type { Gatekeeper } from "../gatekeeper";
 import type { ObjectKernel } from "../kernel";
 import type { Revocation } from "../revocation";
+import { received, type Carried } from "../rpc";
 import type { RuntimeTransport } from "../runtime/plane";
 import type { ToolCallPlanes } from "../tool-calls/planes";
 import { checkUrl, type TargetPolicy } from "../tools/build";
 import type { ToolsHost } from "../tools/host";
 
-/** One admin call. */
+/** One admin call (a body as the Worker read and validated it, as RPC carries it: ../rpc.ts). */
 export type AdminCall =
-  | { readonly kind: "configure"; readonly config: ConsumerConfig }
+  | { readonly kind: "configure"; readonly config: Carried<ConsumerConfig> }
   | { readonly kind: "getConsumer" }
-  | { readonly kind: "createCredential"; readonly request: CreateCredentialRequest }
+  | { readonly kind: "createCredential"; readonly request: Carried<CreateCredentialRequest> }
   | { readonly kind: "revokeCredential"; readonly credentialId: string }
   | { readonly kind: "listCredentials"; readonly cursor: string | null }
   | { readonly kind: "facadeTargets"; readonly targets: Record<string, string> | null };
@@ -68,11 +69,12 @@ export class AdminCalls {
     const { kernel, credentials } = this;
     const [limits, now, audit] = [kernel.limits(), kernel.now(), kernel.audit];
     if (call.kind === "configure") {
-      const known = unknownTools(this.tools, call.config.tools);
+      const config = received(call.config, ConsumerConfig);
+      const known = unknownTools(this.tools, config.tools);
       if (!known.ok) return known;
-      const keys = issuerKeysUrl(kernel.targets, call.config);
+      const keys = issuerKeysUrl(kernel.targets, config);
       if (!keys.ok) return keys;
-      const saved = kernel.transaction(() => kernel.config.configure(consumer, call.config, now));
+      const saved = kernel.transaction(() => kernel.config.configure(consumer, config, now));
       this.toolCalls.invalidate();
       // A wait or stream of a subject no longer among the approvers ends now.
       kernel.events.recheck();
@@ -84,7 +86,9 @@ export class AdminCalls {
       case "getConsumer":
         return ok(consumerDetails(config.value, limits, kernel.sql.databaseSize, audit.alarm.view()));
       case "createCredential":
-        return kernel.transaction(() => credentials.issue(consumer, bindingOf(call.request), now, audit));
+        return kernel.transaction(() =>
+          credentials.issue(consumer, bindingOf(received(call.request, CreateCredentialRequest)), now, audit),
+        );
       case "revokeCredential": {
         const revoked = kernel.transaction(() => {
           const done = credentials.revoke(call.credentialId, now);

@@ -9,7 +9,7 @@ import { listPage } from "../list-page";
 import { listTools, type ListedTools, type McpEndpoint } from "../../tools/mcp-client";
 import type { McpToolRelay } from "../../tools/mcp-requests";
 import type { ObjectKernel } from "../kernel";
-import { fromWorker } from "../rpc";
+import { received, type Carried } from "../rpc";
 import type { SecretVault } from "../secrets/vault";
 import { STORED_JSON } from "../sql";
 import { checkUrl } from "../tools/build";
@@ -27,7 +27,11 @@ const IMPORT_TIMEOUT_MS = 15_000;
 
 /** One call of the MCP servers plane, as the Worker hands it to the consumer's object; `kind` is its operation. */
 export type McpServersCall =
-  | { kind: "registerMcpServer"; /** The registration as canonical JSON. */ registration: string }
+  | {
+      kind: "registerMcpServer";
+      /** The registration the Worker read and validated, as RPC carries it (../rpc.ts). */
+      registration: Carried<McpServerRegistration>;
+    }
   | { kind: "listMcpServers"; cursor: string | null }
   | { kind: "getMcpServer"; name: string }
   | { kind: "importMcpServer"; name: string }
@@ -117,7 +121,7 @@ export class McpServers {
   ): Promise<Outcome<string | null>> {
     switch (call.kind) {
       case "registerMcpServer":
-        return this.#register(fromWorker(call.registration, McpServerRegistration), now);
+        return this.#register(received(call.registration, McpServerRegistration), now);
       case "listMcpServers": {
         const page = listPage("mcp-servers", this.#table.list(), (server) => server.name, call.cursor, pageItems);
         return page.ok

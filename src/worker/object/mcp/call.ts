@@ -4,7 +4,7 @@ import { CallToolParams, ContentBlock, MCP_META, type JsonRpcId } from "../../..
 import { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
 import { describeIssues } from "../../body";
 import type { McpContext } from "./context";
-import { invalidParams, objectMember, paramsOf, refusal, rpcResult, type RpcAnswer } from "./rpc";
+import * as jsonRpc from "./rpc";
 import type { McpTasks } from "./tasks";
 
 /** The first 32 hex digits of the SHA-256 of a canonical JSON array: the gate's derived ids. */
@@ -54,18 +54,18 @@ export function callIdentity(
  * (`{seq, leaf_hash}`, docs/audit.md) in `_meta`.
  */
 export function callToolResult(answer: JsonObject): JsonObject {
-  const output = objectMember(answer, "provider_output");
-  const model = objectMember(answer, "model_result");
+  const output = jsonRpc.objectMember(answer, "provider_output");
+  const model = jsonRpc.objectMember(answer, "model_result");
   if (output === undefined || model === undefined || !Array.isArray(output["content"]))
     throw new Error("a tool-call answer without its MCP projection");
   let content: Json[] = output["content"];
-  const data = model["status"] === "succeeded" ? objectMember(model, "data") : undefined;
+  const data = model["status"] === "succeeded" ? jsonRpc.objectMember(model, "data") : undefined;
   const blocks = data?.["content"];
   if (Array.isArray(blocks)) content = [...blocks.filter((block) => ContentBlock.safeParse(block).success), ...content];
   const meta: JsonObject = {};
   if (typeof answer["approval_id"] === "string") meta[MCP_META.approvalId] = answer["approval_id"];
   if (typeof answer["status_ref"] === "string") meta[MCP_META.statusRef] = answer["status_ref"];
-  const audit = objectMember(answer, "audit");
+  const audit = jsonRpc.objectMember(answer, "audit");
   if (audit !== undefined) meta[MCP_META.audit] = audit;
   return Object.keys(meta).length === 0 ? { ...output, content } : { ...output, content, _meta: meta };
 }
@@ -84,8 +84,8 @@ export async function callTool(
   params: JsonObject | undefined,
   rpcId: JsonRpcId,
   tasks: McpTasks,
-): Promise<RpcAnswer> {
-  const parsed = paramsOf(CallToolParams, params);
+): Promise<jsonRpc.Answer> {
+  const parsed = jsonRpc.params(CallToolParams, params);
   if (!parsed.ok) return parsed.answer;
   const { name, task, _meta: meta } = parsed.value;
   const statusRef = meta?.[MCP_META.statusRef] ?? null;
@@ -106,16 +106,16 @@ export async function callTool(
     ...(statusRef === null ? {} : { status_ref: statusRef }),
   };
   const input = (statusRef === null ? ToolCallRequest : ToolCallStatusRequest).safeParse(body);
-  if (!input.success) return invalidParams(`Invalid params: ${describeIssues(input.error)}`);
-  const call = async (): Promise<RpcAnswer> => {
+  if (!input.success) return jsonRpc.invalidParams(`Invalid params: ${describeIssues(input.error)}`);
+  const call = async (): Promise<jsonRpc.Answer> => {
     const ran = await ctx.run(input.data, statusRef, ctx.notify);
-    if (!ran.ok) return refusal(ran.error);
+    if (!ran.ok) return jsonRpc.refusal(ran.error);
     // The tool-call path's answer as a value: nothing the gate wrote is read back.
     const answer = ran.value;
     const result = callToolResult(answer);
-    if (!asTask) return rpcResult(result);
+    if (!asTask) return jsonRpc.result(result);
     const approvalId = typeof answer["approval_id"] === "string" ? answer["approval_id"] : null;
-    return rpcResult(
+    return jsonRpc.result(
       tasks.create(ctx, { input: canonicalJson(input.data), approvalId, result, ttlMs: task.ttl ?? null }),
     );
   };

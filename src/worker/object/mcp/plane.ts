@@ -23,17 +23,8 @@ import type { AgentAdmission } from "../identity/admission";
 import type { AgentCalls } from "../tool-calls/agent-call";
 import type { ToolCallPlanes } from "../tool-calls/planes";
 import type { McpContext, McpKernel, RunCall } from "./context";
-import {
-  invalidParams,
-  objectMember,
-  paramsOf,
-  randomHex,
-  refusal,
-  rpcError,
-  rpcResult,
-  storedObject,
-  type RpcAnswer,
-} from "./rpc";
+import * as jsonRpc from "./rpc";
+import { randomHex } from "../random-id";
 import { MAX_MCP_SESSIONS, MAX_MCP_SESSIONS_PER_CREDENTIAL, MAX_MCP_SESSIONS_PER_SUBJECT } from "./quota";
 import { McpRelay, relayPlan, type RelayPlan } from "./relay";
 import { CallRequests, PendingRelays, type CallRequestsHost } from "./requests";
@@ -84,22 +75,22 @@ function capabilitiesOf(version: McpProtocolVersion): JsonObject {
     : base;
 }
 
-function answer(id: JsonRpcId, rpc: RpcAnswer, sessionId: string | null): McpReply {
+function answer(id: JsonRpcId, rpc: jsonRpc.Answer, sessionId: string | null): McpReply {
   return { kind: "answer", body: canonicalJson({ jsonrpc: "2.0", id, ...rpc }), sessionId };
 }
 
 /** The client capabilities a session declared that requests may be relayed for (mcp/requests.ts). */
 function declaredOf(session: McpSession): RelayPlan["capabilities"] {
   const stored = session.clientCapabilities ?? null;
-  const declared = stored === null ? {} : storedObject(stored, "a session's client capabilities");
-  const sampling = objectMember(declared, "sampling");
-  const elicitation = objectMember(declared, "elicitation");
+  const declared = stored === null ? {} : jsonRpc.storedObject(stored, "a session's client capabilities");
+  const sampling = jsonRpc.objectMember(declared, "sampling");
+  const elicitation = jsonRpc.objectMember(declared, "elicitation");
   return { ...(sampling === undefined ? {} : { sampling }), ...(elicitation === undefined ? {} : { elicitation }) };
 }
 
 /** A `tools/call` that relays: the stream now; the call runs on in the object, its response the stream's last event. */
 function relayed(
-  dispatch: (notify: McpRelay) => Promise<RpcAnswer>,
+  dispatch: (notify: McpRelay) => Promise<jsonRpc.Answer>,
   plan: RelayPlan,
   id: JsonRpcId,
   sessionId: string,
@@ -249,15 +240,15 @@ export class McpPlane {
    * when the subject's or the consumer's sessions are all other credentials'.
    */
   #initialize(auth: Authenticated, id: JsonRpcId, params: JsonObject | undefined): Outcome<McpReply> {
-    const parsed = paramsOf(InitializeParams, params);
+    const parsed = jsonRpc.params(InitializeParams, params);
     if (!parsed.ok) return ok(answer(id, parsed.answer, null));
     const version = isMcpVersion(parsed.value.protocolVersion) ? parsed.value.protocolVersion : MCP_LATEST_VERSION;
     const subjectId = auth.caller.subjectId;
     if (subjectId === null) throw new Error("a subject-bound credential without a subject");
     const declared = parsed.value.capabilities as JsonObject;
     const relayable = {
-      sampling: objectMember(declared, "sampling"),
-      elicitation: objectMember(declared, "elicitation"),
+      sampling: jsonRpc.objectMember(declared, "sampling"),
+      elicitation: jsonRpc.objectMember(declared, "elicitation"),
     };
     const clientCapabilities = canonicalJson(
       Object.fromEntries(Object.entries(relayable).filter(([, value]) => value !== undefined)),
@@ -282,7 +273,7 @@ export class McpPlane {
       serverInfo: { name: MCP_SERVER_NAME, version: GATE_VERSION },
       instructions: INSTRUCTIONS,
     };
-    return ok(answer(id, rpcResult(result), session.sessionId));
+    return ok(answer(id, jsonRpc.result(result), session.sessionId));
   }
 
   /** The session a request names: required (400), this credential's (else 404), with a protocol version spoken here (400). */
@@ -309,32 +300,40 @@ export class McpPlane {
     return ok(session);
   }
 
-  async #dispatch(ctx: McpContext, method: string, params: JsonObject | undefined, id: JsonRpcId): Promise<RpcAnswer> {
+  async #dispatch(
+    ctx: McpContext,
+    method: string,
+    params: JsonObject | undefined,
+    id: JsonRpcId,
+  ): Promise<jsonRpc.Answer> {
     const version = ctx.session.protocolVersion as McpProtocolVersion;
     if (method.startsWith("tasks/")) {
       if (version !== "2025-11-25")
-        return rpcError(RPC_ERRORS.methodNotFound, "Method not found: tasks exist from protocol version 2025-11-25.");
+        return jsonRpc.error(
+          RPC_ERRORS.methodNotFound,
+          "Method not found: tasks exist from protocol version 2025-11-25.",
+        );
       // A task method may wait (tasks/result) or run the call (tasks/get): it takes a token of the credential's call rate.
       const rate = this.#admission.rate(ctx.auth.caller.credentialId, limitsOf(ctx.auth.config));
-      if (!rate.ok) return refusal(rate.error);
+      if (!rate.ok) return jsonRpc.refusal(rate.error);
     }
     switch (method) {
       case "ping":
-        return rpcResult({});
+        return jsonRpc.result({});
       case "tools/list": {
-        const parsed = paramsOf(ListParams, params);
+        const parsed = jsonRpc.params(ListParams, params);
         if (!parsed.ok) return parsed.answer;
         return parsed.value.cursor === undefined
-          ? rpcResult(listTools(ctx.registry, ctx.auth.caller, version))
-          : invalidParams("Invalid cursor: tools/list answers one page.");
+          ? jsonRpc.result(listTools(ctx.registry, ctx.auth.caller, version))
+          : jsonRpc.invalidParams("Invalid cursor: tools/list answers one page.");
       }
       case "tools/call":
         return callTool(ctx, params, id, this.#tasks);
       case "logging/setLevel": {
-        const parsed = paramsOf(SetLevelParams, params);
+        const parsed = jsonRpc.params(SetLevelParams, params);
         if (!parsed.ok) return parsed.answer;
         this.#kernel.transaction(() => this.#store.setLogLevel(ctx.session.sessionId, parsed.value.level));
-        return rpcResult({});
+        return jsonRpc.result({});
       }
       case "tasks/get":
         return this.#tasks.get(ctx, params);
@@ -345,7 +344,7 @@ export class McpPlane {
       case "tasks/cancel":
         return this.#tasks.cancel(ctx, params);
       default:
-        return rpcError(
+        return jsonRpc.error(
           RPC_ERRORS.methodNotFound,
           "Method not found: this endpoint serves initialize, ping, tools/list, tools/call, logging/setLevel and (from 2025-11-25) tasks/get, tasks/result, tasks/list, tasks/cancel.",
         );

@@ -1,4 +1,3 @@
-import { bytesToHex } from "@noble/hashes/utils.js";
 import { PyFloat, readJson, type Json, type JsonObject } from "../../../core/json";
 import type * as z from "../../../core/zod";
 import { RPC_ERRORS } from "../../../contracts/mcp";
@@ -6,30 +5,35 @@ import { describeIssues } from "../../body";
 import type { Problem } from "../../problem";
 import { STORED_JSON } from "../sql";
 
+/*
+ * The JSON-RPC answers of the MCP plane's methods and the JSON they read: the plane, its tasks
+ * and `tools/call` import them as one namespace (`import * as jsonRpc from "./rpc"`).
+ */
+
 /** What a method answers: a JSON-RPC `result`, or a JSON-RPC `error` (both over HTTP 200). */
-export type RpcAnswer = { readonly result: JsonObject } | { readonly error: JsonObject };
+export type Answer = { readonly result: JsonObject } | { readonly error: JsonObject };
 
 /** A result. */
-export function rpcResult(result: JsonObject): RpcAnswer {
-  return { result };
+export function result(value: JsonObject): Answer {
+  return { result: value };
 }
 
 /** An error with its code, message and (optional) data. */
-export function rpcError(code: number, message: string, data?: JsonObject): RpcAnswer {
+export function error(code: number, message: string, data?: JsonObject): Answer {
   return { error: data === undefined ? { code, message } : { code, message, data } };
 }
 
 /** Params outside a method's contract (-32602, the issues without values). */
-export function invalidParams(message: string): RpcAnswer {
-  return rpcError(RPC_ERRORS.invalidParams, message);
+export function invalidParams(message: string): Answer {
+  return error(RPC_ERRORS.invalidParams, message);
 }
 
 /** A method's params checked against its contract, or the -32602 answer. */
-export function paramsOf<S extends z.ZodMiniType>(
+export function params<S extends z.ZodMiniType>(
   schema: S,
-  params: JsonObject | undefined,
-): { ok: true; value: z.output<S> } | { ok: false; answer: RpcAnswer } {
-  const parsed = schema.safeParse(params ?? {});
+  given: JsonObject | undefined,
+): { ok: true; value: z.output<S> } | { ok: false; answer: Answer } {
+  const parsed = schema.safeParse(given ?? {});
   return parsed.success
     ? { ok: true, value: parsed.data }
     : { ok: false, answer: invalidParams(`Invalid params: ${describeIssues(parsed.error)}`) };
@@ -40,12 +44,12 @@ export function paramsOf<S extends z.ZodMiniType>(
  * `-32602` for a request outside its contract, `-32000` otherwise; the problem code (and any
  * `Retry-After` seconds) in `data`.
  */
-export function refusal(p: Problem): RpcAnswer {
+export function refusal(p: Problem): Answer {
   const invalid =
     p.code === "INVALID_REQUEST" || p.code === "INVALID_HOST_CONTEXT" || p.code === "INVALID_PROVIDER_ITEM";
   const data: JsonObject =
     p.retryAfterSeconds === undefined ? { code: p.code } : { code: p.code, retry_after_seconds: p.retryAfterSeconds };
-  return rpcError(invalid ? RPC_ERRORS.invalidParams : RPC_ERRORS.refused, p.detail, data);
+  return error(invalid ? RPC_ERRORS.invalidParams : RPC_ERRORS.refused, p.detail, data);
 }
 
 /** A JSON object this object wrote itself (an answer of the tool-call path, a stored result); anything else is a bug. */
@@ -63,9 +67,4 @@ export function objectMember(value: JsonObject, key: string): JsonObject | undef
   return typeof member === "object" && member !== null && !Array.isArray(member) && !(member instanceof PyFloat)
     ? member
     : undefined;
-}
-
-/** `bytes` random bytes as lowercase hex (session and task ids). */
-export function randomHex(bytes: number): string {
-  return bytesToHex(crypto.getRandomValues(new Uint8Array(bytes)));
 }

@@ -7,17 +7,8 @@ import { cursorCodec, safeIntegerKey } from "../cursor";
 import { fromStored } from "../rpc";
 import type { ToolCallPlanes } from "../tool-calls/planes";
 import type { McpContext, McpKernel } from "./context";
-import {
-  invalidParams,
-  objectMember,
-  paramsOf,
-  randomHex,
-  refusal,
-  rpcError,
-  rpcResult,
-  storedObject,
-  type RpcAnswer,
-} from "./rpc";
+import * as jsonRpc from "./rpc";
+import { randomHex } from "../random-id";
 import { MAX_MCP_TASKS, MAX_MCP_TASKS_PER_CREDENTIAL, MAX_MCP_TASKS_PER_SUBJECT } from "./quota";
 import type { McpStore, McpTaskRow, McpTaskStatus } from "./store";
 import { callToolResult } from "./call";
@@ -51,7 +42,7 @@ const TASKS_CURSOR = cursorCodec<number>({
 
 /** The status message of a finished call: the catalog code of a failed or unknown result. */
 function finishedMessage(result: JsonObject): string | null {
-  const code = objectMember(objectMember(result, "structuredContent") ?? {}, "error")?.["code"];
+  const code = jsonRpc.objectMember(jsonRpc.objectMember(result, "structuredContent") ?? {}, "error")?.["code"];
   return result["isError"] === true && typeof code === "string" ? `The call finished with ${code}.` : null;
 }
 
@@ -114,7 +105,7 @@ export class McpTasks {
    * place while the call runs so that no concurrent call takes it; without one the call is
    * refused with `QUOTA_EXCEEDED` before anything runs.
    */
-  async withPlace(ctx: McpContext, call: () => Promise<RpcAnswer>): Promise<RpcAnswer> {
+  async withPlace(ctx: McpContext, call: () => Promise<jsonRpc.Answer>): Promise<jsonRpc.Answer> {
     const owner = { credentialId: ctx.auth.caller.credentialId, subjectId: ctx.session.subjectId };
     const held = {
       own: this.#held.get(owner.credentialId) ?? 0,
@@ -124,7 +115,7 @@ export class McpTasks {
     const room = this.kernel.transaction(() => this.store.taskRoom(owner, held, this.kernel.now()));
     if (!room.fits) {
       const detail = `A credential keeps at most ${MAX_MCP_TASKS_PER_CREDENTIAL} MCP tasks, a subject ${MAX_MCP_TASKS_PER_SUBJECT} across its credentials and a consumer ${MAX_MCP_TASKS}; the tasks in the way are still working or another credential's. Nothing ran.`;
-      return refusal(problem("QUOTA_EXCEEDED", detail, room.retryAfterSeconds));
+      return jsonRpc.refusal(problem("QUOTA_EXCEEDED", detail, room.retryAfterSeconds));
     }
     hold(this.#held, owner.credentialId, 1);
     hold(this.#heldBySubject, owner.subjectId, 1);
@@ -166,62 +157,66 @@ export class McpTasks {
   #find(
     ctx: McpContext,
     params: JsonObject | undefined,
-  ): { ok: true; row: McpTaskRow } | { ok: false; answer: RpcAnswer } {
-    const parsed = paramsOf(TaskParams, params);
+  ): { ok: true; row: McpTaskRow } | { ok: false; answer: jsonRpc.Answer } {
+    const parsed = jsonRpc.params(TaskParams, params);
     if (!parsed.ok) return parsed;
     const row = this.store.task(ctx.auth.caller.credentialId, parsed.value.taskId, this.kernel.now());
-    return row === undefined ? { ok: false, answer: invalidParams("Task not found.") } : { ok: true, row };
+    return row === undefined ? { ok: false, answer: jsonRpc.invalidParams("Task not found.") } : { ok: true, row };
   }
 
   /** `tasks/get`: the task, after looking at its approval. */
-  async get(ctx: McpContext, params: JsonObject | undefined): Promise<RpcAnswer> {
+  async get(ctx: McpContext, params: JsonObject | undefined): Promise<jsonRpc.Answer> {
     const found = this.#find(ctx, params);
-    return found.ok ? rpcResult(taskView(await this.#settle(ctx, found.row))) : found.answer;
+    return found.ok ? jsonRpc.result(taskView(await this.#settle(ctx, found.row))) : found.answer;
   }
 
   /** `tasks/result`: the stored result of a finished task; a working one is waited for (at most {@link RESULT_WAIT_MS}). */
-  async result(ctx: McpContext, params: JsonObject | undefined): Promise<RpcAnswer> {
+  async result(ctx: McpContext, params: JsonObject | undefined): Promise<jsonRpc.Answer> {
     const found = this.#find(ctx, params);
     if (!found.ok) return found.answer;
     const deadline = Date.now() + RESULT_WAIT_MS;
     let row = await this.#settle(ctx, found.row);
     while (!TERMINAL.has(row.status)) {
       if (Date.now() >= deadline)
-        return rpcError(RPC_ERRORS.refused, "The task is still working: poll tasks/get, then ask for its result.", {
-          taskId: row.taskId,
-          status: row.status,
-        });
+        return jsonRpc.error(
+          RPC_ERRORS.refused,
+          "The task is still working: poll tasks/get, then ask for its result.",
+          {
+            taskId: row.taskId,
+            status: row.status,
+          },
+        );
       await new Promise((resolve) => setTimeout(resolve, TASK_POLL_MS));
       const again = this.store.task(ctx.auth.caller.credentialId, row.taskId, this.kernel.now());
-      if (again === undefined) return invalidParams("Task not found.");
+      if (again === undefined) return jsonRpc.invalidParams("Task not found.");
       row = await this.#settle(ctx, again);
     }
     const related = { [MCP_META.relatedTask]: { taskId: row.taskId } };
     if (row.status === "cancelled" || row.result === null)
-      return rpcError(RPC_ERRORS.refused, "The task was cancelled; it has no result.", {
+      return jsonRpc.error(RPC_ERRORS.refused, "The task was cancelled; it has no result.", {
         taskId: row.taskId,
         status: row.status,
       });
-    const stored = storedObject(row.result, "a stored task result");
+    const stored = jsonRpc.storedObject(row.result, "a stored task result");
     if (row.status === "failed") return { error: stored };
-    return rpcResult({ ...stored, _meta: { ...(objectMember(stored, "_meta") ?? {}), ...related } });
+    return jsonRpc.result({ ...stored, _meta: { ...(jsonRpc.objectMember(stored, "_meta") ?? {}), ...related } });
   }
 
   /** `tasks/list`: the credential's tasks, oldest first, one page at a time. */
-  list(ctx: McpContext, params: JsonObject | undefined): RpcAnswer {
-    const parsed = paramsOf(ListParams, params);
+  list(ctx: McpContext, params: JsonObject | undefined): jsonRpc.Answer {
+    const parsed = jsonRpc.params(ListParams, params);
     if (!parsed.ok) return parsed.answer;
     let after = 0;
     if (parsed.value.cursor !== undefined) {
       const seq = TASKS_CURSOR.decode(parsed.value.cursor);
-      if (seq === null) return invalidParams("Invalid cursor.");
+      if (seq === null) return jsonRpc.invalidParams("Invalid cursor.");
       after = seq;
     }
     const pageItems = limitsOf(ctx.auth.config).page_items;
     const rows = this.store.tasksPage(ctx.auth.caller.credentialId, after, pageItems, this.kernel.now());
     const page = rows.slice(0, pageItems);
     const last = page.at(-1);
-    return rpcResult(
+    return jsonRpc.result(
       rows.length > pageItems && last !== undefined
         ? { tasks: page.map(taskView), nextCursor: TASKS_CURSOR.encode(last.seq) }
         : { tasks: page.map(taskView) },
@@ -229,13 +224,14 @@ export class McpTasks {
   }
 
   /** `tasks/cancel`: a working task ends `cancelled` and its pending approval is withdrawn. */
-  cancel(ctx: McpContext, params: JsonObject | undefined): RpcAnswer {
+  cancel(ctx: McpContext, params: JsonObject | undefined): jsonRpc.Answer {
     const found = this.#find(ctx, params);
     if (!found.ok) return found.answer;
     const row = found.row;
-    if (TERMINAL.has(row.status)) return invalidParams(`Cannot cancel a task in terminal status: ${row.status}.`);
+    if (TERMINAL.has(row.status))
+      return jsonRpc.invalidParams(`Cannot cancel a task in terminal status: ${row.status}.`);
     if (this.#running.has(row.taskId))
-      return invalidParams("The task's call is running now; it can no longer be cancelled.");
+      return jsonRpc.invalidParams("The task's call is running now; it can no longer be cancelled.");
     const now = this.kernel.now();
     this.kernel.transaction(() => {
       if (row.approvalId !== null) this.toolCalls.for(ctx.auth.config).withdraw(row.approvalId, now);
@@ -248,7 +244,7 @@ export class McpTasks {
     });
     const cancelled = this.store.task(ctx.auth.caller.credentialId, row.taskId, now);
     if (cancelled === undefined) throw new Error("a task vanished inside its cancellation");
-    return rpcResult(taskView(cancelled));
+    return jsonRpc.result(taskView(cancelled));
   }
 
   /** Runs a waiting task's call again once its approval is no longer pending; answers the task as it now stands. */
@@ -262,7 +258,7 @@ export class McpTasks {
       const now = this.kernel.now();
       if (!ran.ok) {
         if (TRANSIENT.has(ran.error.code)) return row;
-        const error = refusal(ran.error);
+        const error = jsonRpc.refusal(ran.error);
         this.kernel.transaction(() =>
           this.store.finishTask(
             row.taskId,

@@ -8,7 +8,7 @@ import type { Gatekeeper } from "../gatekeeper";
 import type { ObjectKernel } from "../kernel";
 import type { ToolCallPlanes } from "../tool-calls/planes";
 import { toolsInScope } from "../identity/scope";
-import { fromWorker } from "../rpc";
+import { received, type Carried } from "../rpc";
 import { MAX_SECRETS } from "../secrets/vault";
 import { declarationInputs } from "./declare";
 import type { McpServersCall } from "../mcp-servers/plane";
@@ -19,7 +19,8 @@ export type ToolsCall =
   | {
       kind: "defineTool";
       name: string;
-      /** The definition as canonical JSON (RPC keeps floats exact as text). */ definition: string;
+      /** The definition the Worker read and validated, as RPC carries it (../rpc.ts). */
+      definition: Carried<ToolDefinition>;
     }
   | { kind: "getTool"; name: string }
   | { kind: "listTools"; format: DeclarationFormat | null; cursor: string | null }
@@ -56,7 +57,7 @@ export class ToolsCalls {
     ];
     switch (call.kind) {
       case "defineTool": {
-        const definition = fromWorker(call.definition, ToolDefinition);
+        const definition = received(call.definition, ToolDefinition);
         const defined = kernel.transaction(() => host.data.define(call.name, definition, now));
         if (!defined.ok) return defined;
         this.toolCalls.invalidate();

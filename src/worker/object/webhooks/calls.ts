@@ -1,11 +1,17 @@
+import { WebhookEndpointRequest } from "../../../contracts/webhook";
 import type { Outcome } from "../../result";
 import type { Gatekeeper } from "../gatekeeper";
 import type { ObjectKernel } from "../kernel";
+import { received, type Carried } from "../rpc";
 import type { WebhookPlane } from "./plane";
 
 /** One call of the webhooks plane, as the Worker hands it to the consumer's object; `kind` is its operation (admin only). */
 export type WebhooksCall =
-  | { kind: "createWebhook"; /** The request as canonical JSON. */ request: string }
+  | {
+      kind: "createWebhook";
+      /** The request the Worker read and validated, as RPC carries it (../rpc.ts). */
+      request: Carried<WebhookEndpointRequest>;
+    }
   | { kind: "listWebhooks"; cursor: string | null }
   | { kind: "getWebhook"; endpointId: string }
   | { kind: "deleteWebhook"; endpointId: string }
@@ -35,7 +41,7 @@ export async function webhooksCall(
 ): Promise<Outcome<string | null>> {
   switch (call.kind) {
     case "createWebhook":
-      return plane.create(call.request);
+      return plane.create(received(call.request, WebhookEndpointRequest));
     case "listWebhooks":
       return plane.list(call.cursor, pageItems);
     case "getWebhook":

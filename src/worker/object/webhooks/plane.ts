@@ -8,14 +8,13 @@
 import { canonicalJson } from "../../../core/json";
 import { formatUtcSecond } from "../../../core/tool-result/utc-time";
 import { EVENT_TYPES, withoutArguments, type GateEvent } from "../../../contracts/events";
-import { WebhookEndpointRequest, type WebhookDeliveryView, type WebhookEndpointView } from "../../../contracts/webhook";
+import type { WebhookDeliveryView, WebhookEndpointRequest, WebhookEndpointView } from "../../../contracts/webhook";
 import { problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { ObjectKernel } from "../kernel";
 import { cursorCodec, safeIntegerKey } from "../cursor";
 import { listPage, seqKey } from "../list-page";
-import { randomHex } from "../mcp/rpc";
-import { fromWorker } from "../rpc";
+import { randomHex } from "../random-id";
 import type { SecretVault } from "../secrets/vault";
 import { checkUrl } from "../tools/build";
 import { deliverDue, nextDue, sealName } from "./deliver";
@@ -68,9 +67,8 @@ export class WebhookPlane {
     this.#tables = new WebhookTables(kernel.sql);
   }
 
-  /** Creates an endpoint; its signing secret is answered this once and stored sealed. */
-  async create(requestText: string): Promise<Outcome<string>> {
-    const request = fromWorker(requestText, WebhookEndpointRequest);
+  /** Creates an endpoint (`request`: validated at the object's boundary); its signing secret is answered this once and stored sealed. */
+  async create(request: WebhookEndpointRequest): Promise<Outcome<string>> {
     const vault = this.#vault;
     const targets = this.#kernel.targets;
     if (!vault.enabled)
