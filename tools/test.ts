@@ -1,8 +1,10 @@
-// `npm test`: builds the CLI, runs every vitest project (core, worker, browser, blackbox) and ends
-// with one plain line "tests: N passed, N failed" read from vitest's JSON report.
+// `npm test`: builds the CLI, checks the packed package's declarations under NodeNext, Node16 and
+// Bundler (tools/lib/package-check.ts), runs every vitest project (core, worker, browser, blackbox)
+// and ends with one plain line "tests: N passed, N failed" read from vitest's JSON report.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { buildCli } from "./lib/build-cli.ts";
+import { checkPackage } from "./lib/package-check.ts";
 import { ROOT } from "./lib/paths.ts";
 
 const root = `${ROOT}/`;
@@ -18,6 +20,11 @@ interface VitestSummary {
 }
 
 await buildCli();
+// Before vitest: it builds dist/ itself, and the packed-install tests build it again, never both at once.
+const packageOk = await checkPackage().catch((error: unknown) => {
+  process.stdout.write(`package types: FAILED: ${error instanceof Error ? error.message : String(error)}\n`);
+  return false;
+});
 mkdirSync(`${root}.toolgate`, { recursive: true });
 rmSync(report, { force: true });
 const run = spawnSync(
@@ -41,4 +48,4 @@ if (existsSync(report)) {
   );
   if (summary.numTotalTests === 0) process.exitCode = 1;
 }
-process.exitCode = process.exitCode || (run.status ?? 1);
+process.exitCode = process.exitCode || (run.status ?? 1) || (packageOk ? 0 : 1);

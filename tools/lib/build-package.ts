@@ -1,10 +1,12 @@
 // Builds the published package into dist/: one ESM file per entry point (`toolgate` → the core,
 // `toolgate/client`, `toolgate/worker`; shared code in dist/chunks/) with esbuild, dependencies
 // left as imports so a host's bundler dedupes and tree-shakes them, and the type declarations
-// under dist/types/ from `tsc -p tsconfig.build.json`. Run by `prepack`.
+// under dist/types/ from `tsc -p tsconfig.build.json` (relative imports made fully specified, so
+// they resolve under Node16/NodeNext too). Run by `prepack`.
 import { build, type BuildOptions } from "esbuild";
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
+import { fullySpecifyDeclarations } from "./declaration-specifiers.ts";
 import { ROOT } from "./paths.ts";
 
 const root = `${ROOT}/`;
@@ -51,7 +53,11 @@ export async function buildJs(): Promise<void> {
   await build(entryBuild(ENTRY_NAMES, "dist"));
 }
 
-/** Emits the `.d.ts` files of the entries (and what they reference) into dist/types/. */
+/**
+ * Emits the `.d.ts` files of the entries (and what they reference) into dist/types/, their
+ * relative imports fully specified (`./x.js`, `./x/index.js`) so they resolve under Node16,
+ * NodeNext and Bundler alike; fails on an import that names no emitted file.
+ */
 export function buildTypes(): void {
   rmSync(`${root}dist/types`, { recursive: true, force: true });
   const tsc = spawnSync(
@@ -60,6 +66,11 @@ export function buildTypes(): void {
     { cwd: root, stdio: "inherit" },
   );
   if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (exit ${tsc.status})`);
+  const { unresolved } = fullySpecifyDeclarations(`${root}dist/types`);
+  if (unresolved.length > 0)
+    throw new Error(
+      `declarations import files that were not emitted:\n${unresolved.map((u) => `  ${u.file}: "${u.specifier}"`).join("\n")}`,
+    );
 }
 
 /** The whole package build: JavaScript, then declarations. */
