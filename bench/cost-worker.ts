@@ -40,6 +40,7 @@ export type BenchOp =
   | { readonly kind: "tables" }
   | { readonly kind: "mcpSession"; readonly tokens: Tokens }
   | { readonly kind: "prepareWrites"; readonly run: string; readonly n: number; readonly tokens: Tokens }
+  | { readonly kind: "prepare"; readonly scenario: Scenario; readonly run: string; readonly n: number }
   | {
       readonly kind: "time";
       readonly scenario: Scenario;
@@ -106,6 +107,27 @@ function mcpMessages(scenario: Scenario, run: string, n: number): Carried<JsonRp
   return bodies(scenario, run, n).map((body) => carry(JsonRpcMessage.parse(body)));
 }
 
+/** What the object receives for each call of a batch: a client's text, a tool-call request or an MCP message. */
+type Inputs =
+  | { readonly kind: "texts"; readonly texts: readonly string[] }
+  | { readonly kind: "calls"; readonly calls: readonly Carried<ToolCallRequest>[] }
+  | { readonly kind: "messages"; readonly messages: readonly Carried<JsonRpcMessage>[] };
+
+/** The inputs of a scenario's batch: what the Worker hands the object, or, for an insert or a fetch, the texts. */
+function inputsOf(scenario: Scenario, run: string, n: number): Inputs {
+  if (scenario === "mcp") return { kind: "messages", messages: mcpMessages(scenario, run, n) };
+  if (scenario === "insert" || scenario === "fetch") return { kind: "texts", texts: texts("read", run, n) };
+  return { kind: "calls", calls: toolCalls(scenario, run, n) };
+}
+
+function countOf(inputs: Inputs): number {
+  return inputs.kind === "texts"
+    ? inputs.texts.length
+    : inputs.kind === "calls"
+      ? inputs.calls.length
+      : inputs.messages.length;
+}
+
 const MCP_VERSION = "2025-11-25";
 
 /** The clock's step: the least change of performance.now() seen (null when it stands still). */
@@ -155,6 +177,13 @@ export class ConsumerObject extends GateObject {
     }
     return { ok: true };
   }
+
+  /**
+   * Batches' inputs built by `prepare`, by run, until their `time` takes them: built in a request
+   * of their own, so the CPU read around the timed request is the gate's work alone (building a
+   * carried value runs the contract, as the Worker does, and would count as the object's).
+   */
+  readonly #prepared = new Map<string, Inputs>();
 
   /** The next entry of {@link roundTripRows}' shadow tables (from their last row once per instance). */
   #shadowSeq: number | undefined;
@@ -272,6 +301,9 @@ export class ConsumerObject extends GateObject {
           throw new Error(`initialize: ${JSON.stringify(reply)}`);
         return { sessionId: reply.value.sessionId };
       }
+      case "prepare":
+        this.#prepared.set(op.run, inputsOf(op.scenario, op.run, op.n));
+        return {};
       case "prepareWrites":
         for (const request of toolCalls("write", op.run, op.n)) await this.#approve(consumer, op.tokens, request);
         return {};
@@ -311,38 +343,37 @@ export class ConsumerObject extends GateObject {
 
   async #time(consumer: string, op: Extract<BenchOp, { kind: "time" }>): Promise<{ ms: number; n: number }> {
     const sql = this.ctx.storage.sql;
-    const all = texts(op.scenario === "insert" || op.scenario === "fetch" ? "read" : op.scenario, op.run, op.n);
-    // What the object receives from the Worker, built before the clock starts like the texts.
-    const calls =
-      op.scenario === "insert" || op.scenario === "fetch" || op.scenario === "mcp"
-        ? []
-        : toolCalls(op.scenario, op.run, op.n);
-    const messages = op.scenario === "mcp" ? mcpMessages(op.scenario, op.run, op.n) : [];
+    // What the object receives from the Worker: prepared by an earlier request, else built here (before the clock starts).
+    const inputs = this.#prepared.get(op.run) ?? inputsOf(op.scenario, op.run, op.n);
+    this.#prepared.delete(op.run);
+    const n = countOf(inputs);
     const answers: unknown[] = [];
     sql.exec("CREATE TABLE IF NOT EXISTS bench_rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
     const started = performance.now();
-    for (let i = 0; i < all.length; i++) {
-      const text = all[i] ?? "";
-      if (op.scenario === "insert") sql.exec("INSERT INTO bench_rows (body) VALUES (?)", text);
-      else if (op.scenario === "fetch") {
-        const res = await fetch(op.fetchUrl ?? "", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: '{"customer":"acme"}',
-        });
-        answers.push(await res.text());
-      } else if (op.scenario === "mcp") {
+    for (let i = 0; i < n; i++) {
+      if (inputs.kind === "texts") {
+        const text = inputs.texts[i] ?? "";
+        if (op.scenario === "insert") sql.exec("INSERT INTO bench_rows (body) VALUES (?)", text);
+        else {
+          const res = await fetch(op.fetchUrl ?? "", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: '{"customer":"acme"}',
+          });
+          answers.push(await res.text());
+        }
+      } else if (inputs.kind === "messages") {
         answers.push(
           await this.mcp(consumer, op.tokens.mcp, {
             method: "POST",
             sessionId: op.sessionId ?? null,
             protocolVersion: MCP_VERSION,
-            message: messages[i] ?? null,
+            message: inputs.messages[i] ?? null,
             events: false,
           }),
         );
       } else {
-        const request = calls[i];
+        const request = inputs.calls[i];
         if (request === undefined) throw new Error("a scenario without its calls");
         answers.push(await this.toolCall(consumer, op.tokens.agent, request));
       }
@@ -357,7 +388,7 @@ export class ConsumerObject extends GateObject {
       } else if (op.scenario !== "fetch")
         succeeded(answerOf(answer as Awaited<ReturnType<GateObject["toolCall"]>>, op.scenario), op.scenario);
     }
-    return { ms, n: all.length };
+    return { ms, n };
   }
 }
 
