@@ -1,7 +1,8 @@
 /**
  * The schema a new consumer object creates is pinned: every table, index and trigger in
  * `sqlite_master`, and the stored version. Stored formats are an API (object/migrations.ts), so
- * a change to how the migrations are gathered must leave this dump byte for byte the same.
+ * a change to how the migrations are gathered must leave this dump byte for byte the same; a
+ * new version adds exactly the objects its migration names.
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
@@ -9,8 +10,24 @@ import { describe, expect, it } from "vitest";
 import { SCHEMA_VERSION, storedSchemaVersion } from "../../../src/worker/object/migrations";
 import schema from "../fixtures/schema-v17.json";
 
+/** What v18 adds to the v17 dump (mcp/store.ts: the derived idempotency keys of stock MCP clients), as written in its migration. */
+const V18_OBJECTS = [
+  {
+    type: "index",
+    name: "mcp_call_keys_by_seen",
+    tbl_name: "mcp_call_keys",
+    sql: "CREATE INDEX mcp_call_keys_by_seen ON mcp_call_keys (last_seen)",
+  },
+  {
+    type: "table",
+    name: "mcp_call_keys",
+    tbl_name: "mcp_call_keys",
+    sql: "CREATE TABLE mcp_call_keys (\n    scope TEXT PRIMARY KEY,\n    credential_id TEXT NOT NULL,\n    idempotency_key TEXT NOT NULL,\n    last_seen INTEGER NOT NULL\n  )",
+  },
+];
+
 describe("the consumer object's schema", () => {
-  it("is version 17, exactly as pinned", async () => {
+  it("is version 18: the pinned v17 dump and the v18 table, exactly", async () => {
     const stub = env.CONSUMER.get(env.CONSUMER.idFromName("migrations-schema"));
     const dump = await runInDurableObject(stub, (_instance, state) => ({
       version: storedSchemaVersion(state.storage.sql),
@@ -20,8 +37,9 @@ describe("the consumer object's schema", () => {
         )
         .toArray(),
     }));
-    expect(SCHEMA_VERSION).toBe(17);
-    expect(dump.version).toBe(17);
-    expect(dump.objects).toEqual(schema);
+    expect(SCHEMA_VERSION).toBe(18);
+    expect(dump.version).toBe(18);
+    expect(dump.objects.filter((o) => o.tbl_name !== "mcp_call_keys")).toEqual(schema);
+    expect(dump.objects.filter((o) => o.tbl_name === "mcp_call_keys")).toEqual(V18_OBJECTS);
   });
 });

@@ -360,13 +360,13 @@ describe("tools/call", () => {
     ]);
   });
 
-  it("answers a write without a key, and an unknown tool, as the engine does: failed results", async () => {
+  it("answers a keyless write with a derived key (it waits for its approval), and an unknown tool as the engine does", async () => {
     await setup(["create_refund_draft"]);
     const s = await initialize(agent);
     const keyless = await call(agent, s.headers, 1, "create_refund_draft", REFUND);
     expect([keyless.json.result.isError, keyless.json.result.structuredContent.error.code]).toEqual([
       true,
-      "IDEMPOTENCY_KEY_REQUIRED",
+      "APPROVAL_REQUIRED",
     ]);
     const unknown = await call(agent, s.headers, 2, "no_such_tool", {});
     expect([unknown.status, unknown.json.result.isError, unknown.json.result.structuredContent.error.code]).toEqual([

@@ -91,8 +91,10 @@ export async function callTool(
   const statusRef = meta?.[MCP_META.statusRef] ?? null;
   const asTask = task !== undefined && ctx.session.protocolVersion === "2025-11-25" && statusRef === null;
   let key = meta?.[MCP_META.idempotencyKey] ?? null;
-  if (key === null && asTask && ctx.registry.get(name)?.risk === "write")
-    key = derivedId("mcpk", ["key", ctx.session.sessionId, rpcId]);
+  if (key === null && statusRef === null && ctx.registry.get(name)?.risk === "write")
+    key = asTask
+      ? derivedId("mcpk", ["key", ctx.session.sessionId, rpcId])
+      : ctx.derivedKey(name, params?.["arguments"] ?? {});
   const identity = callIdentity(name, meta, key, ctx.session.sessionId, rpcId, statusRef);
   const context = {
     ...identity,

@@ -1,4 +1,4 @@
-import type { JsonObject } from "../../../core/json";
+import type { Json, JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { Outcome } from "../../result";
 import type { McpNotifySink } from "../../tools/mcp-notify";
@@ -27,6 +27,8 @@ export interface McpContext {
   readonly session: McpSession;
   readonly registry: ToolRegistry;
   readonly run: RunCall;
+  /** The idempotency key the gate derives for a write whose client sent none (docs/mcp.md, "Stock clients"). */
+  readonly derivedKey: (tool: string, args: Json) => string;
   /** A `tools/call` answered as an event stream: where its downstream notifications go. */
   readonly notify?: McpNotifySink;
 }

@@ -1,11 +1,12 @@
 import type { Feature } from "../feature";
 import { MAX_RELAYED_REQUESTS } from "./requests";
-import { MCP_MIGRATIONS } from "./store";
+import { MCP_EXPIRY, MCP_MIGRATIONS } from "./store";
 
 /** The MCP server: sessions and tasks, and the sampling and elicitation requests awaiting the client. */
 export const MCP_FEATURE: Feature = {
   name: "mcp",
   migrations: MCP_MIGRATIONS,
+  expiry: MCP_EXPIRY,
   memory: (o) => [
     {
       structure: "relayed MCP requests",

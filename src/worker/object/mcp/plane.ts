@@ -1,4 +1,4 @@
-import { canonicalJson, type JsonObject } from "../../../core/json";
+import { canonicalJson, type Json, type JsonObject } from "../../../core/json";
 import {
   InitializeParams,
   isMcpVersion,
@@ -17,7 +17,7 @@ import { fail, ok, type Outcome } from "../../result";
 import { limitsOf } from "../consumer/plane";
 import { received, type Carried } from "../rpc";
 import type { Authenticated } from "../socket-upgrade";
-import { callTool } from "./call";
+import { callTool, derivedId } from "./call";
 import type { Gatekeeper } from "../gatekeeper";
 import type { AgentAdmission } from "../identity/admission";
 import type { AgentCalls } from "../tool-calls/agent-call";
@@ -202,6 +202,7 @@ export class McpPlane {
       session: session.value,
       registry: this.#toolCalls.for(auth.config).engine.registry,
       run,
+      derivedKey: (tool, args) => this.#derivedKey(auth.caller.credentialId, tool, args),
     };
     const plan =
       request.events === true && message.method === "tools/call"
@@ -277,6 +278,15 @@ export class McpPlane {
   }
 
   /** The session a request names: required (400), this credential's (else 404), with a protocol version spoken here (400). */
+  /** A stock client's write: one key per credential, tool and canonical arguments while identical calls keep coming (store.ts `callKey`). */
+  #derivedKey(credentialId: string, tool: string, args: Json): string {
+    const scope = derivedId("mcps", ["scope", credentialId, tool, args]);
+    const now = this.#kernel.now();
+    return this.#kernel.transaction(() =>
+      this.#store.callKey(scope, credentialId, now, derivedId("mcpk", ["derived", scope, now])),
+    );
+  }
+
   #session(auth: Authenticated, request: McpRequest): Outcome<McpSession> {
     if (request.sessionId === null)
       return fail(problem("INVALID_REQUEST", "Send the Mcp-Session-Id header that initialize answered."));

@@ -1,4 +1,4 @@
-import type { Migration } from "../schema";
+import type { ExpiryRule, Migration } from "../schema";
 import { all, int, one, run, text, textOrNull, type SqlRow } from "../sql";
 import { MCP_SESSION_IDLE_SECONDS, sessionRoom, taskRoom, type HeldTasks, type Owner, type Room } from "./quota";
 
@@ -41,6 +41,31 @@ export const MCP_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX mcp_tasks_by_expiry ON mcp_tasks (expires_at);`,
   },
   { version: 8, sql: "ALTER TABLE mcp_sessions ADD COLUMN client_capabilities TEXT;" },
+  {
+    // v18: the idempotency keys the gate derives for a client that sends none (docs/mcp.md, "Stock clients").
+    version: 18,
+    sql: `
+  CREATE TABLE mcp_call_keys (
+    scope TEXT PRIMARY KEY,
+    credential_id TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    last_seen INTEGER NOT NULL
+  );
+  CREATE INDEX mcp_call_keys_by_seen ON mcp_call_keys (last_seen);`,
+  },
+];
+
+/**
+ * How long a derived idempotency key lives, in seconds, counted from the last identical call
+ * (same credential, tool and canonical arguments): a retry within it replays; an identical call
+ * after it runs again. Longer than a consumer's default approval window, so an approved call made
+ * again once a person decided still carries the key the approval is bound to.
+ */
+export const DERIVED_KEY_WINDOW_SECONDS = 15 * 60;
+
+/** Derived keys past their window, swept by the retention alarm. */
+export const MCP_EXPIRY: readonly ExpiryRule[] = [
+  { table: "mcp_call_keys", key: "scope", age: "last_seen", keep: () => DERIVED_KEY_WINDOW_SECONDS },
 ];
 
 /** One MCP session as stored. */
@@ -112,6 +137,26 @@ function taskOf(row: SqlRow): McpTaskRow {
 /** All SQL of the MCP plane. */
 export class McpStore {
   constructor(private readonly sql: SqlStorage) {}
+
+  /**
+   * The derived idempotency key of a call scope (`scope`: a digest of credential, tool and
+   * canonical arguments): the stored one while its last call is less than the window old (each
+   * call extends it), else `fresh`, stored for the next. Run inside the caller's transaction.
+   */
+  callKey(scope: string, credentialId: string, now: number, fresh: string): string {
+    const row = one(this.sql, "SELECT idempotency_key, last_seen FROM mcp_call_keys WHERE scope = ?", scope);
+    const live = row !== undefined && now - int(row, "last_seen") < DERIVED_KEY_WINDOW_SECONDS;
+    const key = live ? text(row, "idempotency_key") : fresh;
+    run(
+      this.sql,
+      "INSERT INTO mcp_call_keys (scope, credential_id, idempotency_key, last_seen) VALUES (?, ?, ?, ?) ON CONFLICT (scope) DO UPDATE SET idempotency_key = excluded.idempotency_key, last_seen = excluded.last_seen",
+      scope,
+      credentialId,
+      key,
+      now,
+    );
+    return key;
+  }
 
   /** Stores a new session where its credential's and its subject's quotas make room for it (mcp/quota.ts); stores nothing when they do not. */
   openSession(session: McpSession, now: number): Room {
