@@ -71,6 +71,32 @@ export default defineConfig({
         ],
         test: {
           name: "worker",
+          // The pool inlines every dependency, so each file's workerd would fetch the app's libraries
+          // module by module (jose and zod with its locales are well over a hundred); bundled once
+          // per run, each library is one module.
+          deps: {
+            optimizer: {
+              ssr: {
+                enabled: true,
+                include: [
+                  "@cloudflare/workers-oauth-provider",
+                  "@marcbachmann/cel-js",
+                  "@noble/curves/ed25519.js",
+                  "@noble/hashes/hkdf.js",
+                  "@noble/hashes/hmac.js",
+                  "@noble/hashes/sha2.js",
+                  "@noble/hashes/utils.js",
+                  "hono",
+                  "hono/route",
+                  "hono/router",
+                  "hono/utils/html",
+                  "jose",
+                  "zod/locales",
+                  "zod/mini",
+                ],
+              },
+            },
+          },
           // The schema subset's keyword boundaries run in workerd too: data tools validate there.
           include: ["test/worker/**/*.test.ts", "test/core/tool-schema/boundaries.test.ts"],
           // Files run side by side: with vitest's default `isolate: true` the pool gives every file
