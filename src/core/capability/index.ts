@@ -37,5 +37,5 @@ export {
   UNIT_OPERATIONS,
   type CapabilityOperation,
 } from "./operation";
-export { type ProviderRuntimeTransition } from "./engine-runtime";
-export { CapabilityEngine } from "./engine";
+export { type ProviderRuntimeTransition } from "./engine/runtime";
+export { CapabilityEngine } from "./engine/capability-engine";

@@ -8,17 +8,17 @@
 import * as z from "../zod";
 import type { CapabilityEngineState } from "./state";
 import { ok, type Outcome } from "./errors";
-import { applyAuthority, registerProvider } from "./engine-authority";
+import { applyAuthority, registerProvider } from "./engine/authority";
 import {
   advanceTime,
   detachProviderRuntime,
   removeInstance,
   setGeneration,
   setInstanceState,
-} from "./engine-lifecycle";
-import { applyObservation } from "./engine-observation";
-import { request } from "./engine-request";
-import { applyProviderRuntime, boundRequest, drainBoundEffects } from "./engine-runtime";
+} from "./engine/lifecycle";
+import { applyObservation } from "./engine/observation";
+import { request } from "./engine/request";
+import { applyProviderRuntime, boundRequest, drainBoundEffects } from "./engine/runtime";
 import {
   drainCompletions,
   drainEffects,
@@ -27,7 +27,7 @@ import {
   providerRuntimeSnapshot,
   requestSnapshot,
   snapshot,
-} from "./engine-queries";
+} from "./engine/queries";
 import { capabilityObservationEnvelope, providerRuntimeEnvelope, toolInstanceState } from "./wire-invocation";
 import {
   capabilityProviderDescriptor,

@@ -2,9 +2,9 @@
  * Clock, instance generations and states, instance removal and provider-runtime detach.
  * @module
  */
-import { compareU64, upsertSorted, searchSorted } from "./ordering";
-import type { CapabilityEngineState } from "./state";
-import { err, ok, type Outcome } from "./errors";
+import { compareU64, upsertSorted, searchSorted } from "../ordering";
+import type { CapabilityEngineState } from "../state";
+import { err, ok, type Outcome } from "../errors";
 import {
   bumpRevision,
   closeRequest,
@@ -13,8 +13,8 @@ import {
   instanceStateOf,
   openRequestKeys,
   providerOf,
-} from "./engine-core";
-import type { ToolInstanceState } from "./wire-invocation";
+} from "./core";
+import type { ToolInstanceState } from "../wire-invocation";
 
 /** `advance_time`: moves the clock forward and times out requests whose deadline is reached. */
 export function advanceTime(state: CapabilityEngineState, tick: bigint): Outcome<null> {

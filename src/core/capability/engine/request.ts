@@ -3,10 +3,10 @@
  * check order (eviction comes last so no earlier failure evicts anything).
  * @module
  */
-import { TOOL_ACTIVE_REQUESTS_PER_CLIENT_MAX, U64_MAX } from "./limits";
-import { compareRequestKeys, upsertSorted } from "./ordering";
-import type { AcceptedRequest, CapabilityEngineState } from "./state";
-import { err, ok, type CapabilityError, type Outcome } from "./errors";
+import { TOOL_ACTIVE_REQUESTS_PER_CLIENT_MAX, U64_MAX } from "../limits";
+import { compareRequestKeys, upsertSorted } from "../ordering";
+import type { AcceptedRequest, CapabilityEngineState } from "../state";
+import { err, ok, type CapabilityError, type Outcome } from "../errors";
 import {
   bumpRevision,
   emitAudit,
@@ -15,13 +15,13 @@ import {
   pushTerminalCompletion,
   requestOf,
   subjectFor,
-} from "./engine-core";
-import { ensureEffectCapacity, ensureOperationCapacity, ensureRequestCapacity } from "./engine-capacity";
-import { evaluatePolicy } from "./engine-authority";
-import { utf8Length } from "./text";
-import { validateRequestInput } from "./validate";
-import type { ConsumerBoundCapabilityRequest, PolicyDecision } from "./wire-policy";
-import type { CapabilityRequestStatus } from "./wire-records";
+} from "./core";
+import { ensureEffectCapacity, ensureOperationCapacity, ensureRequestCapacity } from "./capacity";
+import { evaluatePolicy } from "./authority";
+import { utf8Length } from "../text";
+import { validateRequestInput } from "../validate";
+import type { ConsumerBoundCapabilityRequest, PolicyDecision } from "../wire-policy";
+import type { CapabilityRequestStatus } from "../wire-records";
 
 function ensureClientCapacity(
   state: CapabilityEngineState,

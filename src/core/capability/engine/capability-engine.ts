@@ -3,10 +3,10 @@
  * operations in a row (the pure `apply` clones the state on every call).
  * @module
  */
-import { initialState, type CapabilityEngineState } from "./state";
-import { decodeState, encodeState, type StateDecodeError } from "./state-codec";
-import { applyInPlace, type CapabilityOperation } from "./operation";
-import type { Outcome } from "./errors";
+import { initialState, type CapabilityEngineState } from "../state";
+import { decodeState, encodeState, type StateDecodeError } from "../state-codec";
+import { applyInPlace, type CapabilityOperation } from "../operation";
+import type { Outcome } from "../errors";
 
 /** A capability engine holding its state; `state` is plain data at all times. */
 export class CapabilityEngine {

@@ -3,10 +3,10 @@
  * client close) of the engine.
  * @module
  */
-import { TOOL_POLICIES_MAX, TOOL_PROVIDERS_MAX } from "./limits";
-import { compareStrings, comparePolicyKeys, searchSorted, upsertSorted } from "./ordering";
-import type { AcceptedRequest, CapabilityEngineState } from "./state";
-import { err, ok, type CapabilityError, type Outcome } from "./errors";
+import { TOOL_POLICIES_MAX, TOOL_PROVIDERS_MAX } from "../limits";
+import { compareStrings, comparePolicyKeys, searchSorted, upsertSorted } from "../ordering";
+import type { AcceptedRequest, CapabilityEngineState } from "../state";
+import { err, ok, type CapabilityError, type Outcome } from "../errors";
 import {
   bumpRevision,
   closeRequest,
@@ -20,9 +20,9 @@ import {
   requestMatchesKey,
   requestOf,
   subjectFor,
-} from "./engine-core";
-import { ensureEffectCapacity, ensureOperationCapacity } from "./engine-capacity";
-import { validateAuthorityEnvelope, validateProviderDescriptor } from "./validate";
+} from "./core";
+import { ensureEffectCapacity, ensureOperationCapacity } from "./capacity";
+import { validateAuthorityEnvelope, validateProviderDescriptor } from "../validate";
 import type {
   ApprovalResolution,
   CapabilityProviderDescriptor,
@@ -31,7 +31,7 @@ import type {
   PolicyKey,
   ToolAuthorityEnvelope,
   ToolAuthorityOutcome,
-} from "./wire-policy";
+} from "../wire-policy";
 
 /** `register_provider`: validate, refuse duplicates and the 65th, store sorted. */
 export function registerProvider(

@@ -3,8 +3,8 @@
  * The first matching ignored reason wins; ignored observations are audited.
  * @module
  */
-import type { CapabilityEngineState } from "./state";
-import { err, ok, type Outcome } from "./errors";
+import type { CapabilityEngineState } from "../state";
+import { err, ok, type Outcome } from "../errors";
 import {
   bumpRevision,
   closeRequest,
@@ -14,10 +14,10 @@ import {
   pushTerminalCompletion,
   requestOf,
   subjectFor,
-} from "./engine-core";
-import { validateObservation } from "./validate";
-import type { CapabilityObservationEnvelope, ToolFailure } from "./wire-invocation";
-import type { CapabilityObservationDisposition, ObservationIgnoredReason, ToolAuditSubject } from "./wire-records";
+} from "./core";
+import { validateObservation } from "../validate";
+import type { CapabilityObservationEnvelope, ToolFailure } from "../wire-invocation";
+import type { CapabilityObservationDisposition, ObservationIgnoredReason, ToolAuditSubject } from "../wire-records";
 
 function ignore(
   state: CapabilityEngineState,

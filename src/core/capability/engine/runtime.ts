@@ -3,18 +3,18 @@
  * binding checks a provider-bound request passes before it reaches the engine.
  * @module
  */
-import { U64_MAX } from "./limits";
-import { compareStrings, searchSorted, upsertSorted } from "./ordering";
-import type { CapabilityEngineState } from "./state";
-import { err, ok, type CapabilityError, type Outcome } from "./errors";
-import { providerOf } from "./engine-core";
-import { detachProviderRuntime } from "./engine-lifecycle";
-import { applyObservation } from "./engine-observation";
-import { request } from "./engine-request";
-import { validateProviderBinding, validateProviderRuntimeEnvelope } from "./validate";
-import type { ProviderBoundCapabilityEffectEnvelope, ProviderRuntimeEnvelope } from "./wire-invocation";
-import type { CapabilityRequestKey, PolicyDecision, ProviderBoundCapabilityRequest } from "./wire-policy";
-import type { ObservationIgnoredReason } from "./wire-records";
+import { U64_MAX } from "../limits";
+import { compareStrings, searchSorted, upsertSorted } from "../ordering";
+import type { CapabilityEngineState } from "../state";
+import { err, ok, type CapabilityError, type Outcome } from "../errors";
+import { providerOf } from "./core";
+import { detachProviderRuntime } from "./lifecycle";
+import { applyObservation } from "./observation";
+import { request } from "./request";
+import { validateProviderBinding, validateProviderRuntimeEnvelope } from "../validate";
+import type { ProviderBoundCapabilityEffectEnvelope, ProviderRuntimeEnvelope } from "../wire-invocation";
+import type { CapabilityRequestKey, PolicyDecision, ProviderBoundCapabilityRequest } from "../wire-policy";
+import type { ObservationIgnoredReason } from "../wire-records";
 
 /** What a provider-runtime envelope achieved. */
 export type ProviderRuntimeTransition =
