@@ -7,15 +7,7 @@ import { TOOL_ACTIVE_REQUESTS_PER_CLIENT_MAX, U64_MAX } from "../limits";
 import { compareRequestKeys, upsertSorted } from "../ordering";
 import type { AcceptedRequest, CapabilityEngineState } from "../state";
 import { err, ok, type CapabilityError, type Outcome } from "../errors";
-import {
-  bumpRevision,
-  emitAudit,
-  emitInvoke,
-  isTerminal,
-  pushTerminalCompletion,
-  requestOf,
-  subjectFor,
-} from "./core";
+import { bumpRevision, emitAudit, emitInvoke, isTerminal, pushTerminalCompletion, requestOf, subjectFor } from "./core";
 import { ensureEffectCapacity, ensureOperationCapacity, ensureRequestCapacity } from "./capacity";
 import { evaluatePolicy } from "./authority";
 import { utf8Length } from "../text";
