@@ -6,7 +6,8 @@
 import { TOOL_POLICIES_MAX, TOOL_PROVIDERS_MAX } from "../limits";
 import { compareStrings, comparePolicyKeys, searchSorted, upsertSorted } from "../ordering";
 import type { AcceptedRequest, CapabilityEngineState } from "../state";
-import { err, ok, type CapabilityError, type Outcome } from "../errors";
+import { err, ok, type Result } from "../../result";
+import type { CapabilityError } from "../errors";
 import {
   bumpRevision,
   closeRequest,
@@ -37,7 +38,7 @@ import type {
 export function registerProvider(
   state: CapabilityEngineState,
   descriptor: CapabilityProviderDescriptor,
-): Outcome<null> {
+): Result<null, CapabilityError> {
   const invalid = validateProviderDescriptor(descriptor);
   if (invalid !== null) return err({ validation: invalid });
   if (providerOf(state, descriptor.id) !== undefined)
@@ -228,7 +229,7 @@ function resolveApproval(state: CapabilityEngineState, resolution: ApprovalResol
 export function applyAuthority(
   state: CapabilityEngineState,
   envelope: ToolAuthorityEnvelope,
-): Outcome<ToolAuthorityOutcome> {
+): Result<ToolAuthorityOutcome, CapabilityError> {
   const invalid = validateAuthorityEnvelope(envelope);
   if (invalid !== null) return err({ validation: invalid });
   if (envelope.sequence <= state.last_authority_sequence) {

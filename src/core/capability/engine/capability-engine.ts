@@ -6,7 +6,8 @@
 import { initialState, type CapabilityEngineState } from "../state";
 import { decodeState, encodeState, type StateDecodeError } from "../state-codec";
 import { applyInPlace, type CapabilityOperation } from "../operation";
-import type { Outcome } from "../errors";
+import type { Result } from "../../result";
+import type { CapabilityError } from "../errors";
 
 /** A capability engine holding its state; `state` is plain data at all times. */
 export class CapabilityEngine {
@@ -18,7 +19,7 @@ export class CapabilityEngine {
   }
 
   /** Applies one operation and returns its outcome. */
-  apply(operation: CapabilityOperation): Outcome<unknown> {
+  apply(operation: CapabilityOperation): Result<unknown, CapabilityError> {
     return applyInPlace(this.state, operation);
   }
 

@@ -4,7 +4,8 @@
  * @module
  */
 import type { CapabilityEngineState } from "../state";
-import { err, ok, type Outcome } from "../errors";
+import { err, ok, type Result } from "../../result";
+import type { CapabilityError } from "../errors";
 import {
   bumpRevision,
   closeRequest,
@@ -24,7 +25,7 @@ function ignore(
   envelope: CapabilityObservationEnvelope,
   subject: ToolAuditSubject | null,
   reason: ObservationIgnoredReason,
-): Outcome<CapabilityObservationDisposition> {
+): Result<CapabilityObservationDisposition, CapabilityError> {
   bumpRevision(state);
   emitAudit(state, subject, { "observation-ignored": { operation_id: envelope.operation_id, reason } });
   return ok({ ignored: { reason } });
@@ -34,7 +35,7 @@ function ignore(
 export function applyObservation(
   state: CapabilityEngineState,
   envelope: CapabilityObservationEnvelope,
-): Outcome<CapabilityObservationDisposition> {
+): Result<CapabilityObservationDisposition, CapabilityError> {
   if (envelope.operation_id === 0n) return err({ validation: { "zero-identifier": { field: "tool operation id" } } });
   const record = requestOf(state, envelope.request_key);
   if (record === undefined) return ignore(state, envelope, null, "unknown-request");

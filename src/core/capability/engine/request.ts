@@ -6,7 +6,8 @@
 import { TOOL_ACTIVE_REQUESTS_PER_CLIENT_MAX, U64_MAX } from "../limits";
 import { compareRequestKeys, upsertSorted } from "../ordering";
 import type { AcceptedRequest, CapabilityEngineState } from "../state";
-import { err, ok, type CapabilityError, type Outcome } from "../errors";
+import { err, ok, type Result } from "../../result";
+import type { CapabilityError } from "../errors";
 import { bumpRevision, emitAudit, emitInvoke, isTerminal, pushTerminalCompletion, requestOf, subjectFor } from "./core";
 import { ensureEffectCapacity, ensureOperationCapacity, ensureRequestCapacity } from "./capacity";
 import { evaluatePolicy } from "./authority";
@@ -43,7 +44,7 @@ function ensureClientCapacity(
 export function request(
   state: CapabilityEngineState,
   envelope: ConsumerBoundCapabilityRequest,
-): Outcome<PolicyDecision> {
+): Result<PolicyDecision, CapabilityError> {
   const input = envelope.request;
   const invalid = validateRequestInput(input, state.current_tick);
   if (invalid !== null) return err({ validation: invalid });
