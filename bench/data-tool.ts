@@ -22,6 +22,7 @@ import { createDemoEngine, getOrderTool } from "../src/conformance/tool-cases";
 import type { HandlerResult, Principal, ResultPackage, ToolCall } from "../src/core/tool-result";
 import { ToolDefinition } from "../src/contracts/tool-definition";
 import { buildTool } from "../src/worker/object/tools/build";
+import type { Result } from "../src/core/result";
 
 const NAME = "lookup_order";
 const PRINCIPAL: Principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] };
@@ -110,7 +111,7 @@ function checkPackage(pkg: ResultPackage, call: ToolCall): void {
 function batch(batchCalls: readonly ToolCall[], check = false): void {
   const engine = createDemoEngine({ registry });
   for (const call of batchCalls) {
-    const pkg = dispatch(engine, { principal: PRINCIPAL, call, now: NOW });
+    const pkg = accepted(dispatch(engine, { principal: PRINCIPAL, call, now: NOW }));
     if (check) {
       checkPackage(pkg, call);
       const problems = validateResult(PRINCIPAL, call, registry.get(call.name), pkg, engine.hash);
@@ -227,4 +228,10 @@ export function benchDataTool(rounds: number, slice: number, batchSize = 250): s
       `= ${fmt(ratio)}× [${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}] (goal ≤ 1.3×: ${ratio <= 1.3 ? "met" : "NOT met"})`,
     `  each step alone, per call: ${breakdown(Math.min(slice, 0.5))}`,
   ];
+}
+
+/** The engine's value; these inputs are well formed, so a refusal is a bug of the bench. */
+function accepted<T, E>(result: Result<T, E>): T {
+  if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.error)}`);
+  return result.value;
 }

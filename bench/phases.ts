@@ -48,6 +48,7 @@ import {
   makeApproval,
   type ToolCasesFixture,
 } from "../src/conformance/tool-cases";
+import type { Result } from "../src/core/result";
 
 /** The phases, in print order; the names are also the reference timer's. */
 export const PHASES = [
@@ -106,8 +107,8 @@ function prepare(fixture: ToolCasesFixture): Item[] {
       texts.push(text);
       return sha256Hex(text);
     });
-    const approvals = makeApproval(principal, call, spec, step.approval, step.now, hash);
-    const pkg = dispatch(engine, { principal, call, approvals, now: step.now, failure: step.failure, hash });
+    const approvals = accepted(makeApproval(principal, call, spec, step.approval, step.now, hash));
+    const pkg = accepted(dispatch(engine, { principal, call, approvals, now: step.now, failure: step.failure, hash }));
     if (validateResult(principal, call, spec, pkg, hash).length > 0 || pkg.model_result.status !== "succeeded") {
       throw new Error("phases take steps that succeed");
     }
@@ -121,7 +122,7 @@ function prepare(fixture: ToolCasesFixture): Item[] {
       now: step.now,
       failure: step.failure,
       write,
-      stubApprovals: makeApproval(principal, call, spec, step.approval, step.now, stubHash),
+      stubApprovals: accepted(makeApproval(principal, call, spec, step.approval, step.now, stubHash)),
       stubRecord: recordFromHandler(spec, call, raw, STUB_HEX, stubRef),
       pkg,
       texts,
@@ -198,13 +199,15 @@ export function preparePhases(fixture: ToolCasesFixture): PhaseSet {
     dispatch: () => {
       const engine = createDemoEngine({ registry, hash: stubHash });
       for (const it of items) {
-        const pkg = dispatch(engine, {
-          principal: it.principal,
-          call: it.call,
-          approvals: it.stubApprovals,
-          now: it.now,
-          failure: it.failure,
-        });
+        const pkg = accepted(
+          dispatch(engine, {
+            principal: it.principal,
+            call: it.call,
+            approvals: it.stubApprovals,
+            now: it.now,
+            failure: it.failure,
+          }),
+        );
         if (pkg.model_result.status !== "succeeded") throw new Error("dispatch failed");
       }
     },
@@ -239,4 +242,10 @@ export function preparePhases(fixture: ToolCasesFixture): PhaseSet {
       return (elapsed * 1000) / (passes * items.length);
     },
   };
+}
+
+/** The engine's value; these inputs are well formed, so a refusal is a bug of the bench. */
+function accepted<T, E>(result: Result<T, E>): T {
+  if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.error)}`);
+  return result.value;
 }

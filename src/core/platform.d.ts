@@ -4,7 +4,7 @@
  * targets (Workers, Node ≥ 18, Deno, Bun, browsers).
  *
  * Used by `json/reader.ts`, `json/digest.ts`, `wire/surface.ts`, `capability/admission.ts`
- * (UTF-8 text) and `capability/{operation,engine-queries,scenario}.ts` (`structuredClone`).
+ * (UTF-8 text) and `capability/{operation,engine/queries,scenario}.ts` (`structuredClone`).
  *
  * The root `tsconfig.json` excludes this file (there the Worker and Node typings declare these
  * globals); only `src/core/tsconfig.json` reads it. The two interfaces are the complete WHATWG

@@ -11,6 +11,7 @@ import { applyInPlace, capabilityOperation, operationName } from "../../core/cap
 import { capabilityEffectEnvelope } from "../../core/capability/wire-invocation";
 import { u64, variant } from "../../core/capability/wire-scalars";
 import { writeWireJson } from "../../core/capability/wire-json";
+import { toWireOutcome } from "../../core/capability/wire-outcome";
 
 /** Counters `set-counters` may set that are top-level fields of the engine state, by the same name. */
 const stateCounters = z.object({
@@ -208,7 +209,7 @@ export function runScenario(scenario: CapabilityScenario): { report: ScenarioRep
         continue;
       }
       const op = (parsedOp as { data: AnyOperation }).data;
-      actual = isHarness(op) ? applyHarness(state, op) : applyInPlace(state, op);
+      actual = isHarness(op) ? applyHarness(state, op) : toWireOutcome(applyInPlace(state, op));
       if (entry.expect !== undefined && firstMismatch === undefined && !sameJson(actual, entry.expect))
         firstMismatch = i;
     }

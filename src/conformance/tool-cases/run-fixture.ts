@@ -9,7 +9,8 @@ import { adapterFor } from "../../core/adapters/provider-results";
 import { memoizeHash, requestDigest } from "../../core/tool-result/digests";
 import { dispatch } from "../../core/tool-result/dispatcher";
 import { createEngine } from "../../core/tool-result/engine";
-import { bindToolCall, ToolResultUsageError } from "../../core/tool-result/host-context";
+import { bindToolCall, type ToolResultRefusal } from "../../core/tool-result/host-context";
+import type { Result } from "../../core/result";
 import { queryStatus } from "../../core/tool-result/query-status";
 import type { ToolRegistry } from "../../core/tool-result/tool-spec";
 import type { HashFn, Principal, ResultPackage } from "../../core/tool-result/types";
@@ -50,7 +51,14 @@ export interface RunFixtureOptions {
   readonly registry?: ToolRegistry;
 }
 
+/** Aborts the whole run, which then answers FIXTURE_RUNTIME with this message (the reference's usage error). */
 class FixtureRuntimeError extends Error {}
+
+/** The engine's value, or the run aborted with the engine's refusal. */
+function accepted<T>(result: Result<T, ToolResultRefusal>): T {
+  if (!result.ok) throw new FixtureRuntimeError(result.error.message);
+  return result.value;
+}
 
 /** The number a JSON value compares as under Python `==`, or undefined for a non-number. */
 const num = (v: Json | undefined): number | undefined =>
@@ -94,9 +102,12 @@ function runStep(
 ): { pkg: ResultPackage; call: ReturnType<typeof bindToolCall> } {
   const call = bindToolCall(step.proposal, step.execution_context);
   const spec = engine.registry.get(call.name);
-  const approvals = makeApproval(principal, call, spec, step.approval, step.now, hash);
+  const approvals = accepted(makeApproval(principal, call, spec, step.approval, step.now, hash));
   if (step.action === "dispatch") {
-    return { call, pkg: dispatch(engine, { principal, call, approvals, now: step.now, failure: step.failure, hash }) };
+    return {
+      call,
+      pkg: accepted(dispatch(engine, { principal, call, approvals, now: step.now, failure: step.failure, hash })),
+    };
   }
   const source = packagesByStep.get(step.status_ref_from ?? "");
   const downstream: unknown = source?.protected_audit["downstream"];
@@ -110,14 +121,16 @@ function runStep(
   const expected = requestDigest(principal, call, spec, hash);
   return {
     call,
-    pkg: queryStatus(engine, {
-      principal,
-      call,
-      status_ref: statusRef,
-      expected_request_sha256: expected,
-      now: step.now,
-      hash,
-    }),
+    pkg: accepted(
+      queryStatus(engine, {
+        principal,
+        call,
+        status_ref: statusRef,
+        expected_request_sha256: expected,
+        now: step.now,
+        hash,
+      }),
+    ),
   };
 }
 
@@ -181,7 +194,7 @@ export function runFixture(fixture: ToolCasesFixture, options: RunFixtureOptions
       });
     }
   } catch (error) {
-    if (error instanceof FixtureRuntimeError || error instanceof ToolResultUsageError) {
+    if (error instanceof FixtureRuntimeError) {
       return { ok: false, error: { code: "FIXTURE_RUNTIME", message: error.message } };
     }
     throw error;

@@ -48,20 +48,13 @@ export type CapabilityError =
   | { "binding-mismatch": { provider_id: string; current: bigint; requested: bigint } }
   | { "tool-effect-provider-unbound": { operation_id: bigint; provider_id: string } };
 
+/** A variant's name: the string itself, or the one key of an object variant. */
+type CodeOf<E> = E extends string ? E : keyof E;
+
+/** The stable codes of {@link CapabilityError}, one per variant. */
+export type CapabilityErrorCode = CodeOf<CapabilityError>;
+
 /** The stable code of an error: its variant name. */
-export function errorCode(error: CapabilityError): string {
-  return typeof error === "string" ? error : (Object.keys(error)[0] as string);
-}
-
-/** An operation's result in serde's `Result` encoding: `{"Ok": value}` or `{"Err": error}`. */
-export type Outcome<T> = { Ok: T } | { Err: CapabilityError };
-
-/** Wraps a success value. */
-export function ok<T>(value: T): { Ok: T } {
-  return { Ok: value };
-}
-
-/** Wraps an expected failure. */
-export function err(error: CapabilityError): { Err: CapabilityError } {
-  return { Err: error };
+export function errorCode(error: CapabilityError): CapabilityErrorCode {
+  return typeof error === "string" ? error : (Object.keys(error)[0] as CapabilityErrorCode);
 }

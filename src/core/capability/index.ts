@@ -20,7 +20,8 @@ export * from "./wire-records";
 export * from "./validate";
 export { writeWireJson, writeWireJsonPretty } from "./wire-json";
 export { redact, renderRedacted } from "./redact";
-export { errorCode, type CapabilityError, type Outcome } from "./errors";
+export { errorCode, type CapabilityError, type CapabilityErrorCode } from "./errors";
+export { toWireOutcome, fromWireOutcome, type WireOutcome } from "./wire-outcome";
 export {
   initialState,
   type CapabilityEngineState,
@@ -37,5 +38,5 @@ export {
   UNIT_OPERATIONS,
   type CapabilityOperation,
 } from "./operation";
-export { type ProviderRuntimeTransition } from "./engine-runtime";
-export { CapabilityEngine } from "./engine";
+export { type ProviderRuntimeTransition } from "./engine/runtime";
+export { CapabilityEngine } from "./engine/capability-engine";

@@ -1,24 +1,25 @@
 /**
  * Operations of the capability engine as data (the HTTP/scenario body contract) and
  * the reducer that applies them. Encoding follows the crate: externally tagged,
- * kebab-case operation names, snake_case fields; outcomes use serde's `Result`
- * encoding `{"Ok": value}` / `{"Err": error}`.
+ * kebab-case operation names, snake_case fields. Outcomes are the core `Result`; the wire
+ * writes them in serde's encoding through `wire-outcome.ts`.
  * @module
  */
 import * as z from "../zod";
 import type { CapabilityEngineState } from "./state";
-import { ok, type Outcome } from "./errors";
-import { applyAuthority, registerProvider } from "./engine-authority";
+import { ok, type Result } from "../result";
+import type { CapabilityError } from "./errors";
+import { applyAuthority, registerProvider } from "./engine/authority";
 import {
   advanceTime,
   detachProviderRuntime,
   removeInstance,
   setGeneration,
   setInstanceState,
-} from "./engine-lifecycle";
-import { applyObservation } from "./engine-observation";
-import { request } from "./engine-request";
-import { applyProviderRuntime, boundRequest, drainBoundEffects } from "./engine-runtime";
+} from "./engine/lifecycle";
+import { applyObservation } from "./engine/observation";
+import { request } from "./engine/request";
+import { applyProviderRuntime, boundRequest, drainBoundEffects } from "./engine/runtime";
 import {
   drainCompletions,
   drainEffects,
@@ -27,7 +28,7 @@ import {
   providerRuntimeSnapshot,
   requestSnapshot,
   snapshot,
-} from "./engine-queries";
+} from "./engine/queries";
 import { capabilityObservationEnvelope, providerRuntimeEnvelope, toolInstanceState } from "./wire-invocation";
 import {
   capabilityProviderDescriptor,
@@ -78,7 +79,10 @@ export function operationName(operation: CapabilityOperation): string {
  * operation leaves the state untouched (checks precede mutations), except where the
  * spec says otherwise (an expired approval, provider-lane sequence consumption).
  */
-export function applyInPlace(state: CapabilityEngineState, operation: CapabilityOperation): Outcome<unknown> {
+export function applyInPlace(
+  state: CapabilityEngineState,
+  operation: CapabilityOperation,
+): Result<unknown, CapabilityError> {
   if (typeof operation === "string") {
     switch (operation) {
       case "drain-effects":
@@ -123,7 +127,7 @@ export function applyInPlace(state: CapabilityEngineState, operation: Capability
 export function apply(
   state: CapabilityEngineState,
   operation: CapabilityOperation,
-): { state: CapabilityEngineState; outcome: Outcome<unknown> } {
+): { state: CapabilityEngineState; outcome: Result<unknown, CapabilityError> } {
   const next = structuredClone(state);
   const outcome = applyInPlace(next, operation);
   return { state: next, outcome };

@@ -5,7 +5,8 @@
  */
 import { APPROVAL_TTL_SECONDS, MAX_PORTABLE_UNIX_SECONDS } from "./constants";
 import { approvalDigest, requestDigest } from "./digests";
-import { ToolResultUsageError, validateHostContext } from "./host-context";
+import { refuse, validateHostContext, type ToolResultRefusal } from "./host-context";
+import { ok, type Result } from "../result";
 import { isBoundedIdentifier } from "./text-rules";
 import type { ToolSpec } from "./tool-spec";
 import type { Approval, HashFn, Principal, ToolCall } from "./types";
@@ -49,7 +50,7 @@ export interface ApprovalDecision {
 
 /**
  * A real approval from an approver's decision: bound to the current request by digest and
- * valid for APPROVAL_TTL_SECONDS. Throws ToolResultUsageError on malformed host metadata.
+ * valid for APPROVAL_TTL_SECONDS. Malformed host metadata is refused (`HOST_CONTEXT_INVALID`).
  */
 export function grantApproval(
   principal: Principal,
@@ -57,21 +58,22 @@ export function grantApproval(
   spec: ToolSpec,
   decision: ApprovalDecision,
   hash: HashFn = sha256Hex,
-): Approval {
-  validateHostContext(principal, call, decision.now);
-  if (!isPortableTimepoint(decision.now, true)) {
-    throw new ToolResultUsageError("HOST_CONTEXT_INVALID", "now is outside the portable UTC datetime range");
-  }
-  if (!isBoundedIdentifier(decision.approverId)) {
-    throw new ToolResultUsageError("HOST_CONTEXT_INVALID", "approver id must be a bounded, non-empty string");
-  }
+): Result<Approval, ToolResultRefusal> {
+  const context = validateHostContext(principal, call, decision.now);
+  if (!context.ok) return context;
+  if (!isPortableTimepoint(decision.now, true))
+    return refuse("HOST_CONTEXT_INVALID", "now is outside the portable UTC datetime range");
+  if (!isBoundedIdentifier(decision.approverId))
+    return refuse("HOST_CONTEXT_INVALID", "approver id must be a bounded, non-empty string");
   const request = requestDigest(principal, call, spec, hash);
-  return boundApproval(principal, call, spec, {
-    approval_id: `approval-${call.call_id}`,
-    approval_digest: approvalDigest(call, spec, request, decision.approverId, hash),
-    expires_at: decision.now + APPROVAL_TTL_SECONDS,
-    approver_id: decision.approverId,
-  });
+  return ok(
+    boundApproval(principal, call, spec, {
+      approval_id: `approval-${call.call_id}`,
+      approval_digest: approvalDigest(call, spec, request, decision.approverId, hash),
+      expires_at: decision.now + APPROVAL_TTL_SECONDS,
+      approver_id: decision.approverId,
+    }),
+  );
 }
 
 /**

@@ -30,7 +30,8 @@ import {
 } from "./dispatcher-state";
 import type { ToolResultEngine } from "./engine";
 import type { ErrorCode } from "./error-catalog";
-import { ToolResultUsageError, validateHostContext } from "./host-context";
+import { refuse, validateHostContext, type ToolResultRefusal } from "./host-context";
+import { ok, type Result } from "../result";
 import { checkHandlerOutput } from "./output-contract";
 import { errorPackage, successPackage, type IdempotencyRecord } from "./packages";
 import { storeKey } from "./store";
@@ -105,21 +106,30 @@ const BEFORE_EXECUTE_FAILURES: ReadonlyMap<Failure, ErrorCode> = new Map<Failure
 ]);
 
 /** Step one: everything up to the handler call. Writes are marked in flight before `execute` is returned. */
-export function beginDispatch(engine: ToolResultEngine, request: DispatchRequest): BeginDispatchResult {
+export function beginDispatch(
+  engine: ToolResultEngine,
+  request: DispatchRequest,
+): Result<BeginDispatchResult, ToolResultRefusal> {
   return begin(engine, request, memoizeHash(request.hash ?? engine.hash));
 }
 
-function begin(engine: ToolResultEngine, request: DispatchRequest, hash: HashFn): BeginDispatchResult {
+function begin(
+  engine: ToolResultEngine,
+  request: DispatchRequest,
+  hash: HashFn,
+): Result<BeginDispatchResult, ToolResultRefusal> {
   const { principal, call, now } = request;
   const failure = request.failure ?? "none";
-  validateHostContext(principal, call, now);
-  if (!isOneOf(VALID_FAILURES, failure))
-    throw new ToolResultUsageError("FAILURE_NOT_APPLICABLE", `unknown failure: ${String(failure)}`);
+  const context = validateHostContext(principal, call, now);
+  if (!context.ok) return context;
+  if (!isOneOf(VALID_FAILURES, failure)) return refuse("FAILURE_NOT_APPLICABLE", `unknown failure: ${String(failure)}`);
   const spec = engine.registry.get(call.name);
-  const fail = (code: ErrorCode, digest: string, statusRef: string | null = null): BeginDispatchResult => ({
+  const final = (code: ErrorCode, digest: string, statusRef: string | null = null): BeginDispatchResult => ({
     kind: "final",
     package: errorPackage(principal, call, spec, code, digest, now, hash, statusRef),
   });
+  const fail = (code: ErrorCode, digest: string, statusRef: string | null = null): Result<BeginDispatchResult, never> =>
+    ok(final(code, digest, statusRef));
   if (spec === undefined) return fail("UNKNOWN_TOOL", requestDigest(principal, call, undefined, hash));
   // Arguments stay inside the JSON domain, so the digest is reproducible even when they are rejected.
   const digest = requestDigest(principal, call, spec, hash);
@@ -140,7 +150,7 @@ function begin(engine: ToolResultEngine, request: DispatchRequest, hash: HashFn)
     const record = readRecord<IdempotencyRecord>(engine.store, "idempotency_records", key);
     if (record !== undefined) {
       if (!recordMatches(record, call, spec, digest)) return fail("IDEMPOTENCY_CONFLICT", digest);
-      return { kind: "final", package: successPackage(principal, call, spec, record, "local_replay", hash) };
+      return ok({ kind: "final", package: successPackage(principal, call, spec, record, "local_replay", hash) });
     }
     const uncertain = readRecord<UnknownOutcome>(engine.store, "uncertain_outcomes", key);
     if (uncertain !== undefined) {
@@ -153,7 +163,7 @@ function begin(engine: ToolResultEngine, request: DispatchRequest, hash: HashFn)
     if (inFlight !== undefined) {
       // Never a second execution: the same request waits, a different one conflicts.
       return unknownMatches(inFlight, call, spec, digest)
-        ? { kind: "in_progress" }
+        ? ok({ kind: "in_progress" })
         : fail("IDEMPOTENCY_CONFLICT", digest);
     }
     if (spec.businessRule !== undefined && !spec.businessRule(principal, call.arguments, ctx)) {
@@ -161,16 +171,15 @@ function begin(engine: ToolResultEngine, request: DispatchRequest, hash: HashFn)
     }
     // Every write needs a human unless the tool's approval rule says this one does not.
     if (spec.needsApproval === undefined || spec.needsApproval(principal, call.arguments, ctx)) {
-      const refused = approvalGate(engine, request, spec, digest, hash, fail);
-      if (refused !== null) return refused;
+      const refused = approvalGate(engine, request, spec, digest, hash, final);
+      if (refused !== null) return ok(refused);
     }
   }
 
   const injected = BEFORE_EXECUTE_FAILURES.get(failure);
   if (injected !== undefined) return fail(injected, digest);
-  if (AFTER_COMMIT_FAILURES.has(failure) && spec.risk !== "write") {
-    throw new ToolResultUsageError("FAILURE_NOT_APPLICABLE", "timeout_after_commit applies only to write actions");
-  }
+  if (AFTER_COMMIT_FAILURES.has(failure) && spec.risk !== "write")
+    return refuse("FAILURE_NOT_APPLICABLE", "timeout_after_commit applies only to write actions");
   let statusRef: string | null = null;
   if (scope !== null) {
     statusRef = makeStatusRef(scope, digest, hash);
@@ -181,7 +190,7 @@ function begin(engine: ToolResultEngine, request: DispatchRequest, hash: HashFn)
     );
     engine.store.put("in_flight", key, inFlight);
   }
-  return {
+  return ok({
     kind: "execute",
     ticket: {
       principal: principalCopy(principal),
@@ -193,7 +202,7 @@ function begin(engine: ToolResultEngine, request: DispatchRequest, hash: HashFn)
       failure,
       now,
     },
-  };
+  });
 }
 
 function ticketSpec(engine: ToolResultEngine, ticket: DispatchTicket): ToolSpec {
@@ -266,14 +275,16 @@ function runHandlerSync(spec: ToolSpec, engine: ToolResultEngine, args: JsonObje
 }
 
 /** Both steps at once, for synchronous handlers: the reference's `Dispatcher.dispatch`. */
-export function dispatch(engine: ToolResultEngine, request: DispatchRequest): ResultPackage {
+export function dispatch(engine: ToolResultEngine, request: DispatchRequest): Result<ResultPackage, ToolResultRefusal> {
   const hash = memoizeHash(request.hash ?? engine.hash);
-  const begun = begin(engine, request, hash);
-  if (begun.kind === "final" || begun.kind === "needs_approval") return begun.package;
+  const started = begin(engine, request, hash);
+  if (!started.ok) return started;
+  const begun = started.value;
+  if (begun.kind === "final" || begun.kind === "needs_approval") return ok(begun.package);
   if (begun.kind === "in_progress") throw new Error("a synchronous dispatch found its own write still in flight");
   // The reference has no approval book; a host that hands this path a book with a quota must use the two steps.
   if (begun.kind === "quota_exceeded")
     throw new Error("a synchronous dispatch cannot answer a refused approval request");
   const spec = ticketSpec(engine, begun.ticket);
-  return completeDispatch(engine, begun.ticket, runHandlerSync(spec, engine, request.call.arguments), { hash });
+  return ok(completeDispatch(engine, begun.ticket, runHandlerSync(spec, engine, request.call.arguments), { hash }));
 }

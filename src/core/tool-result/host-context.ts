@@ -4,23 +4,31 @@
  * @module
  */
 import { compareCodePoints } from "../json";
+import { err, ok, type Result } from "../result";
 import { isRegisteredProfile, MAX_IDENTIFIER_CHARS, MAX_ROLES } from "./constants";
 import { isBoundedIdentifier } from "./text-rules";
 import type { ExecutionContext, ModelProposal, Principal, ToolCall } from "./types";
 import { isPortableTimepoint } from "./utc-time";
 
+/** The stable codes of a {@link ToolResultRefusal}. */
+export type ToolResultRefusalCode =
+  "HOST_CONTEXT_INVALID" | "APPROVAL_UNAVAILABLE" | "FAILURE_NOT_APPLICABLE" | "STATUS_QUERY_INVALID";
+
 /**
- * Thrown when the trusted host hands the engine malformed metadata or an impossible request
- * (a caller bug, never a model's doing). `code` is stable.
+ * The engine's refusal of what the trusted host handed it: malformed metadata or an impossible
+ * request (a caller's mistake, never a model's doing), returned as a value; `code` is stable.
  */
-export class ToolResultUsageError extends Error {
-  override readonly name = "ToolResultUsageError";
-  constructor(
-    readonly code: "HOST_CONTEXT_INVALID" | "APPROVAL_UNAVAILABLE" | "FAILURE_NOT_APPLICABLE" | "STATUS_QUERY_INVALID",
-    message: string,
-  ) {
-    super(message);
-  }
+export interface ToolResultRefusal {
+  readonly code: ToolResultRefusalCode;
+  readonly message: string;
+}
+
+/** A refusal as a failed result. */
+export function refuse(
+  code: ToolResultRefusalCode,
+  message: string,
+): { readonly ok: false; readonly error: ToolResultRefusal } {
+  return err({ code, message });
 }
 
 /** Model-controlled intent plus host-controlled correlation: the only way to make a ToolCall. */
@@ -93,8 +101,12 @@ export function checkHostContext(principal: Principal, call: ToolCall, now: numb
   return null;
 }
 
-/** Throws ToolResultUsageError when the host metadata is malformed. */
-export function validateHostContext(principal: Principal, call: ToolCall, now: number): void {
+/** Refuses malformed host metadata as `HOST_CONTEXT_INVALID`. */
+export function validateHostContext(
+  principal: Principal,
+  call: ToolCall,
+  now: number,
+): Result<null, ToolResultRefusal> {
   const problem = checkHostContext(principal, call, now);
-  if (problem !== null) throw new ToolResultUsageError("HOST_CONTEXT_INVALID", problem);
+  return problem === null ? ok(null) : refuse("HOST_CONTEXT_INVALID", problem);
 }

@@ -6,7 +6,13 @@
 export * from "./constants";
 export { ERROR_CATALOG, RETRYABLE_CODES, isErrorCode, type ErrorCode, type ErrorPolicy } from "./error-catalog";
 export type * from "./types";
-export { bindToolCall, checkHostContext, validateHostContext, ToolResultUsageError } from "./host-context";
+export {
+  bindToolCall,
+  checkHostContext,
+  validateHostContext,
+  type ToolResultRefusal,
+  type ToolResultRefusalCode,
+} from "./host-context";
 export {
   createRegistry,
   defineTool,

@@ -21,7 +21,8 @@ import {
 } from "./dispatcher-state";
 import type { ToolResultEngine } from "./engine";
 import type { ErrorCode } from "./error-catalog";
-import { ToolResultUsageError, validateHostContext } from "./host-context";
+import { refuse, validateHostContext, type ToolResultRefusal } from "./host-context";
+import { ok, type Result } from "../result";
 import { errorPackage, successPackage, type IdempotencyRecord } from "./packages";
 import { storeKey } from "./store";
 import { validateArguments } from "./tool-spec";
@@ -44,13 +45,18 @@ export interface StatusQuery {
 }
 
 /** The reference's `query_operation_status`: reconcile a prior unknown write from its receipt. */
-export function queryStatus(engine: ToolResultEngine, query: StatusQuery): ResultPackage {
+export function queryStatus(engine: ToolResultEngine, query: StatusQuery): Result<ResultPackage, ToolResultRefusal> {
+  const context = validateHostContext(query.principal, query.call, query.now);
+  if (!context.ok) return context;
+  if (!STATUS_REF_PATTERN.test(query.status_ref) || !HEX64_PATTERN.test(query.expected_request_sha256))
+    return refuse("STATUS_QUERY_INVALID", "status query correlationfieldsformat is invalid");
+  return ok(reconcile(engine, query));
+}
+
+/** The query once its host metadata and correlation fields are well formed. */
+function reconcile(engine: ToolResultEngine, query: StatusQuery): ResultPackage {
   const { principal, call, now, status_ref: statusRef } = query;
   const hash = memoizeHash(query.hash ?? engine.hash);
-  validateHostContext(principal, call, now);
-  if (!STATUS_REF_PATTERN.test(statusRef) || !HEX64_PATTERN.test(query.expected_request_sha256)) {
-    throw new ToolResultUsageError("STATUS_QUERY_INVALID", "status query correlationfieldsformat is invalid");
-  }
   const spec = engine.registry.get(call.name);
   const digest = requestDigest(principal, call, spec, hash);
   const fail = (code: ErrorCode, ref: string | null = null): ResultPackage =>

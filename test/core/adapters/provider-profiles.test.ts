@@ -21,6 +21,7 @@ import {
   isRegisteredProfile,
 } from "../../../src/core/tool-result";
 import { createDemoEngine } from "../../../src/conformance/tool-cases";
+import { accepted } from "../../support/accepted";
 
 describe("provider profiles", () => {
   it("lists the reference's three, then the gate's own", () => {
@@ -75,7 +76,7 @@ describe("provider profiles", () => {
       },
     );
     const engine = createDemoEngine();
-    const pkg = dispatch(engine, { principal, call, now: 1_784_419_200 });
+    const pkg = accepted(dispatch(engine, { principal, call, now: 1_784_419_200 }));
     expect(toOpenAiChatCompletions(principal, call, engine.registry.get("get_order"), pkg)).toEqual({
       ok: false,
       error: { code: "RESULT_CONTRACT_VIOLATION", message: "call is not an OpenAI Chat Completions context" },

@@ -3,6 +3,7 @@ import { toAnthropicMessages, toOpenAiResponses } from "../../../src/core/adapte
 import { bindToolCall, dispatch } from "../../../src/core/tool-result";
 import { createDemoEngine } from "../../../src/conformance/tool-cases";
 import type { JsonObject } from "../../../src/core/json";
+import { accepted } from "../../support/accepted";
 
 const principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] as string[] };
 const call = bindToolCall(
@@ -21,7 +22,7 @@ const call = bindToolCall(
 describe("outbound provider adapters", () => {
   const engine = createDemoEngine();
   const spec = engine.registry.get("get_order");
-  const pkg = dispatch(engine, { principal, call, now: 1784419200 });
+  const pkg = accepted(dispatch(engine, { principal, call, now: 1784419200 }));
 
   it("isolates provider profiles", () => {
     expect(toAnthropicMessages(principal, call, spec, pkg)).toEqual({

@@ -30,6 +30,7 @@ import {
 import type { Json, JsonObject } from "../../../src/core/json";
 import { bindToolCall, createRegistry, defineTool, dispatch } from "../../../src/core/tool-result";
 import { createDemoEngine, createRefundDraftTool, getOrderTool } from "../../../src/conformance/tool-cases";
+import { accepted } from "../../support/accepted";
 
 const T0 = 1_784_419_200;
 const principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] as string[] };
@@ -109,7 +110,7 @@ function answerTurn(
       response_id: responseId,
     };
     const call = bindToolCall({ name: parsed.value.name, arguments: parsed.value.arguments }, context);
-    const pkg = dispatch(engine, { principal, call, now: T0 });
+    const pkg = accepted(dispatch(engine, { principal, call, now: T0 }));
     const projected = entry.adapter(principal, call, engine.registry.get(call.name), pkg, undefined, parsed.value.echo);
     if (!projected.ok) throw new Error(projected.error.message);
     return projected.value;

@@ -10,6 +10,7 @@ import {
   hasForbiddenCapabilityNamespace,
   initialState,
   renderRedacted,
+  toWireOutcome,
   validateIdentifier,
   validateResult,
   writeWireJson,
@@ -37,7 +38,7 @@ describe("apply", () => {
   it("is pure: the input state is left unchanged", () => {
     const start = initialState();
     const { state, outcome } = apply(start, register);
-    expect(outcome).toEqual({ Ok: null });
+    expect(toWireOutcome(outcome)).toEqual({ Ok: null });
     expect(start.providers).toEqual([]);
     expect(state.revision).toBe(1n);
   });
@@ -46,7 +47,9 @@ describe("apply", () => {
     const engine = new CapabilityEngine();
     engine.apply(register);
     const before = engine.encode();
-    expect(engine.apply(register)).toEqual({ Err: { "duplicate-provider": { provider_id: "gate.browser" } } });
+    expect(toWireOutcome(engine.apply(register))).toEqual({
+      Err: { "duplicate-provider": { provider_id: "gate.browser" } },
+    });
     expect(engine.encode()).toBe(before);
   });
 });
@@ -115,7 +118,7 @@ describe("redaction", () => {
   it("never shows payloads, inline bytes or references", () => {
     const engine = new CapabilityEngine();
     for (const operation of [register, generation, grantAllow, requestOp]) engine.apply(operation);
-    const effects = engine.apply("drain-effects");
+    const effects = toWireOutcome(engine.apply("drain-effects"));
     expect(writeWireJson(effects).includes("[115,101,99,114,101,116]")).toBe(true);
     const rendered = renderRedacted(effects);
     expect(rendered.includes("115,101")).toBe(false);

@@ -12,6 +12,7 @@ import {
 } from "../../../src/core/tool-result";
 import { createDemoEngine, makeApproval } from "../../../src/conformance/tool-cases";
 import { context, NOW, principal } from "./host-context";
+import { accepted } from "../../support/accepted";
 
 const readCall = (callId = "call-1"): ToolCall =>
   bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context(callId));
@@ -32,7 +33,7 @@ describe("digest discipline", () => {
     const counter = counting();
     const hash = memoizeHash(counter.hash);
     const call = readCall();
-    const pkg = dispatch(createDemoEngine(), { principal, call, now: NOW, hash });
+    const pkg = accepted(dispatch(createDemoEngine(), { principal, call, now: NOW, hash }));
     expect(validateResult(principal, call, createDemoEngine().registry.get("get_order"), pkg, hash)).toEqual([]);
     expect(counter.count()).toBe(5);
   });
@@ -46,8 +47,8 @@ describe("digest discipline", () => {
       context("call-2", "k1"),
     );
     const spec = engine.registry.get(call.name);
-    const approvals = makeApproval(principal, call, spec, "valid", NOW, hash);
-    const pkg = dispatch(engine, { principal, call, approvals, now: NOW, hash });
+    const approvals = accepted(makeApproval(principal, call, spec, "valid", NOW, hash));
+    const pkg = accepted(dispatch(engine, { principal, call, approvals, now: NOW, hash }));
     expect(pkg.model_result["status"]).toBe("succeeded");
     expect(validateResult(principal, call, spec, pkg, hash)).toEqual([]);
     expect(counter.count()).toBe(7);
@@ -55,7 +56,7 @@ describe("digest discipline", () => {
 
   it("counts 5 even when the engine's own hash is the counting one and no memo is shared", () => {
     const counter = counting();
-    dispatch(createDemoEngine({ hash: counter.hash }), { principal, call: readCall(), now: NOW });
+    accepted(dispatch(createDemoEngine({ hash: counter.hash }), { principal, call: readCall(), now: NOW }));
     expect(counter.count()).toBe(5);
   });
 });
@@ -72,7 +73,7 @@ describe("request_sha256 keeps int and float apart (values from the reference, t
     expect(requestDigest(principal, withExtra(new PyFloat(1)), spec)).toBe(
       "8d50a1f633547ab51ecaa215db71ffa9afb8e403211a70b1b2b72d9ea57750ee",
     );
-    const pkg = dispatch(engine, { principal, call: withExtra(new PyFloat(1)), now: NOW });
+    const pkg = accepted(dispatch(engine, { principal, call: withExtra(new PyFloat(1)), now: NOW }));
     expect((pkg.model_result["error"] as JsonObject)["code"]).toBe("INVALID_ARGUMENTS");
     expect((pkg.protected_audit["binding"] as JsonObject)["request_sha256"]).toBe(
       "8d50a1f633547ab51ecaa215db71ffa9afb8e403211a70b1b2b72d9ea57750ee",
@@ -84,7 +85,7 @@ describe("validateResult recomputes every binding", () => {
   const engine = createDemoEngine();
   const call = readCall();
   const spec = engine.registry.get("get_order");
-  const pkg = dispatch(engine, { principal, call, now: NOW });
+  const pkg = accepted(dispatch(engine, { principal, call, now: NOW }));
   const clone = (p: ResultPackage): ResultPackage => structuredClone(p);
 
   it("accepts the package it was built for", () => {
@@ -128,7 +129,7 @@ describe("validateResult recomputes every binding", () => {
 
   it("validates a multi-call result set: missing, unknown, duplicate and swapped", () => {
     const other = readCall("call-2");
-    const otherPkg = dispatch(engine, { principal, call: other, now: NOW });
+    const otherPkg = accepted(dispatch(engine, { principal, call: other, now: NOW }));
     const specs = engine.registry;
     expect(validateResultSet(principal, [call, other], specs, [pkg, otherPkg])).toEqual([]);
     expect(validateResultSet(principal, [call, other], specs, [pkg])).toEqual(["missing result: ('resp-1', 'call-2')"]);

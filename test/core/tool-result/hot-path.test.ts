@@ -34,6 +34,7 @@ import { RecentByIdentity } from "../../../src/core/tool-result/recent";
 import { isBoundedIdentifier, isNonemptyString } from "../../../src/core/tool-result/text-rules";
 import { fixtureText } from "./fixture-files";
 import { context, NOW, principal } from "./host-context";
+import { accepted } from "../../support/accepted";
 
 function referenceSteps(): JsonObject[] {
   const doc = readJson(fixtureText("public-cases.expected.json"), { maxBytes: 1 << 24 });
@@ -175,7 +176,7 @@ describe("a principal's reference is hashed once per hash function", () => {
       calls = 0;
       const call = bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context(id));
       const hash = memoizeHash(counting);
-      const pkg = dispatch(engine, { principal, call, now: NOW, hash });
+      const pkg = accepted(dispatch(engine, { principal, call, now: NOW, hash }));
       expect(validateResult(principal, call, spec, pkg, hash)).toEqual([]);
       expect(calls).toBe(expected);
     }
@@ -186,7 +187,7 @@ describe("re-validation after dispatch", () => {
   it("accepts the package for value-equal copies of the principal and the call", () => {
     const engine = createDemoEngine();
     const call = bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context("call-1"));
-    const pkg = dispatch(engine, { principal, call, now: NOW });
+    const pkg = accepted(dispatch(engine, { principal, call, now: NOW }));
     expect(validateResult({ ...principal }, { ...call }, engine.registry.get("get_order"), pkg)).toEqual([]);
   });
 
@@ -209,7 +210,7 @@ describe("re-validation after dispatch", () => {
     const engine = createDemoEngine({ registry: createRegistry([mutating]) });
     const call = bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context("call-1"));
     const hash = memoizeHash(sha256Hex);
-    const pkg = dispatch(engine, { principal, call, now: NOW, hash });
+    const pkg = accepted(dispatch(engine, { principal, call, now: NOW, hash }));
     expect(validateResult(principal, call, mutating, pkg, hash)).toEqual([
       "request_sha256 is inconsistent with the current principal/arguments/contract",
       "call_binding_sha256 is inconsistent with the current provider turn/result",

@@ -21,6 +21,7 @@ import {
   type ToolCasesFixture,
 } from "../../../src/conformance/tool-cases";
 import { fixtureBytes, fixtureText } from "./fixture-files";
+import { accepted } from "../../support/accepted";
 
 function load(name: string): ToolCasesFixture {
   const loaded = loadToolCasesFixture(fixtureBytes(name));
@@ -46,16 +47,20 @@ async function runCaseTwoStep(engine: ToolResultEngine, fixtureCase: FixtureCase
     if (step.action === "query_status") {
       const source = packages.get(step.status_ref_from ?? "");
       const statusRef = (source?.protected_audit["downstream"] as JsonObject)["status_ref"] as string;
-      pkg = queryStatus(engine, {
-        principal,
-        call,
-        status_ref: statusRef,
-        expected_request_sha256: requestDigest(principal, call, spec),
-        now: step.now,
-      });
+      pkg = accepted(
+        queryStatus(engine, {
+          principal,
+          call,
+          status_ref: statusRef,
+          expected_request_sha256: requestDigest(principal, call, spec),
+          now: step.now,
+        }),
+      );
     } else {
-      const approvals = makeApproval(principal, call, spec, step.approval, step.now);
-      const begun = beginDispatch(engine, { principal, call, approvals, now: step.now, failure: step.failure });
+      const approvals = accepted(makeApproval(principal, call, spec, step.approval, step.now));
+      const begun = accepted(
+        beginDispatch(engine, { principal, call, approvals, now: step.now, failure: step.failure }),
+      );
       if (begun.kind === "in_progress" || begun.kind === "quota_exceeded") throw new Error(`unexpected ${begun.kind}`);
       if (begun.kind === "final" || begun.kind === "needs_approval") pkg = begun.package;
       else {
@@ -126,8 +131,8 @@ describe("write-ahead execution", () => {
   const queryStaysUnknown = reference[5];
 
   function beginWrite(engine: ToolResultEngine, call: ToolCall) {
-    const approvals = makeApproval(principal, call, engine.registry.get(call.name), "valid", NOW);
-    return beginDispatch(engine, { principal, call, approvals, now: NOW });
+    const approvals = accepted(makeApproval(principal, call, engine.registry.get(call.name), "valid", NOW));
+    return accepted(beginDispatch(engine, { principal, call, approvals, now: NOW }));
   }
 
   it("marks a write in flight: the same request is in progress, another request conflicts", () => {
@@ -182,17 +187,19 @@ describe("write-ahead execution", () => {
     expect(retry.kind === "final" ? (retry.package.model_result["error"] as JsonObject)["code"] : retry.kind).toBe(
       "OUTCOME_UNKNOWN",
     );
-    const query = queryStatus(engine, {
-      principal,
-      call: refundCall("q2", "damaged"),
-      status_ref: recovered[0]?.status_ref ?? "",
-      expected_request_sha256: requestDigest(
+    const query = accepted(
+      queryStatus(engine, {
         principal,
-        refundCall("q2", "damaged"),
-        engine.registry.get("create_refund_draft"),
-      ),
-      now: NOW,
-    });
+        call: refundCall("q2", "damaged"),
+        status_ref: recovered[0]?.status_ref ?? "",
+        expected_request_sha256: requestDigest(
+          principal,
+          refundCall("q2", "damaged"),
+          engine.registry.get("create_refund_draft"),
+        ),
+        now: NOW,
+      }),
+    );
     expect({ model_result: query.model_result, protected_audit: query.protected_audit }).toEqual(queryStaysUnknown);
     expect(engine.store.counter("side_effect_count")).toBe(0);
   });
@@ -213,17 +220,19 @@ describe("write-ahead execution", () => {
       (pkg.model_result["execution"] as JsonObject)["outcome"],
       pkg.model_result["status"],
     ];
-    const query = queryStatus(engine, {
-      principal,
-      call: refundCall("q2", "damaged"),
-      status_ref: statusRef,
-      expected_request_sha256: requestDigest(
+    const query = accepted(
+      queryStatus(engine, {
         principal,
-        refundCall("q2", "damaged"),
-        engine.registry.get("create_refund_draft"),
-      ),
-      now: NOW,
-    });
+        call: refundCall("q2", "damaged"),
+        status_ref: statusRef,
+        expected_request_sha256: requestDigest(
+          principal,
+          refundCall("q2", "damaged"),
+          engine.registry.get("create_refund_draft"),
+        ),
+        now: NOW,
+      }),
+    );
     expect(code(query)).toEqual(["TOOL_ERROR", "not_started", "failed"]);
     const retry = beginWrite(engine, refundCall("c3", "damaged"));
     expect(retry.kind === "final" ? code(retry.package) : retry.kind).toEqual(["TOOL_ERROR", "not_started", "failed"]);
@@ -244,7 +253,7 @@ describe("write-ahead execution", () => {
       { name: "get_order", arguments: { order_ref: "ORDER-7" } },
       { ...refundCall("r1", "damaged"), idempotency_key: null },
     );
-    const readBegun = beginDispatch(engine, { principal, call: read, now: NOW });
+    const readBegun = accepted(beginDispatch(engine, { principal, call: read, now: NOW }));
     if (readBegun.kind !== "execute") throw new Error("expected execute");
     expect((completeDispatch(engine, readBegun.ticket, "threw").model_result["error"] as JsonObject)["code"]).toBe(
       "TOOL_ERROR",

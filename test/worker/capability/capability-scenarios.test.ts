@@ -6,6 +6,7 @@ import {
   capabilityEffectEnvelope,
   capabilityOperation,
   encodeState,
+  toWireOutcome,
   u64,
   type CapabilityEngineState,
 } from "../../../src/core/capability";
@@ -72,7 +73,7 @@ async function runThroughObject(
       for (let i = 0; i < (step.repeat ?? 1); i++) {
         const hook = step.op;
         if (isHarness(hook)) actual.push(object.capability.mutateRaw((state) => harness(state, hook)));
-        else actual.push(op === null ? { invalid: true } : object.capability.operateRaw(op));
+        else actual.push(op === null ? { invalid: true } : toWireOutcome(object.capability.operateRaw(op)));
       }
       return actual;
     });

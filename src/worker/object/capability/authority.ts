@@ -68,7 +68,7 @@ export function authorityCall(
   const sequence = body.sequence ?? host.peek().last_authority_sequence + 1n;
   if (sequence > MAX_AUTHORITY_SEQUENCE) return fail(sequenceOutOfRange(sequence));
   const outcome = host.timed((state) => host.apply(state, { authority: { sequence, command: body.command } }));
-  return "Err" in outcome ? fail(engineProblem(outcome.Err)) : ok(writeWireJson({ sequence, outcome: outcome.Ok }));
+  return outcome.ok ? ok(writeWireJson({ sequence, outcome: outcome.value })) : fail(engineProblem(outcome.error));
 }
 
 /**

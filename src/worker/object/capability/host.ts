@@ -2,10 +2,11 @@ import {
   applyInPlace,
   U64_MAX,
   type CapabilityEngineState,
+  type CapabilityError,
   type CapabilityOperation,
-  type Outcome as EngineOutcome,
   type ProviderRuntimeEnvelope,
 } from "../../../core/capability";
+import type { Result } from "../../../core/result";
 import type { AuditChain } from "../audit/plane";
 import type { CredentialPlane } from "../credentials/plane";
 import type { ObjectKernel } from "../kernel";
@@ -120,7 +121,7 @@ export class CapabilityHost {
    * a value outside u64 is a bug (the plane refuses such input first): it throws, so the step
    * rolls back and the log never holds a value that would not decode after a restart.
    */
-  apply(state: CapabilityEngineState, operation: CapabilityOperation): EngineOutcome<unknown> {
+  apply(state: CapabilityEngineState, operation: CapabilityOperation): Result<unknown, CapabilityError> {
     const bad = outOfU64(operation);
     if (bad !== null) throw new Error(`an engine operation holds ${bad}, outside u64`);
     const outcome = applyInPlace(state, operation);
@@ -162,7 +163,7 @@ export class CapabilityHost {
   }
 
   /** One timed engine operation. */
-  operate(operation: CapabilityOperation): EngineOutcome<unknown> {
+  operate(operation: CapabilityOperation): Result<unknown, CapabilityError> {
     return this.timed((state) => this.apply(state, operation));
   }
 
@@ -170,7 +171,7 @@ export class CapabilityHost {
    * One raw operation (scenario conformance): no clock, no effect draining, no alarm —
    * exactly the engine's own semantics, persisted and audited like any other step.
    */
-  operateRaw(operation: CapabilityOperation): EngineOutcome<unknown> {
+  operateRaw(operation: CapabilityOperation): Result<unknown, CapabilityError> {
     return this.#transaction((state) => this.apply(state, operation));
   }
 
@@ -193,7 +194,7 @@ export class CapabilityHost {
   runtime(
     state: CapabilityEngineState,
     command: (sequence: bigint) => ProviderRuntimeEnvelope["command"],
-  ): EngineOutcome<unknown> {
+  ): Result<unknown, CapabilityError> {
     const last = state.provider_runtime.last_sequence;
     const sequence = last >= U64_MAX ? U64_MAX : last + 1n;
     return this.apply(state, { "provider-runtime": { sequence, command: command(sequence) } });

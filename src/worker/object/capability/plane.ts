@@ -1,4 +1,5 @@
-import { writeWireJson, type CapabilityEngineState, type Outcome as EngineOutcome } from "../../../core/capability";
+import { writeWireJson, type CapabilityEngineState, type CapabilityError } from "../../../core/capability";
+import type { Result } from "../../../core/result";
 import type {
   CapabilityAuthorityRequest,
   CapabilityInstanceUpdate,
@@ -39,8 +40,8 @@ export type CapabilityCall =
 /** The authenticated caller of a capability call; a credential's `scope` (identity/scope.ts) names the capabilities it may use. */
 export type CapabilityCaller = { kind: "admin" } | { kind: CredentialKind; subjectId: string | null; scope: Scope };
 
-function wireAnswer(outcome: EngineOutcome<unknown>, body: (value: unknown) => unknown): Outcome<string> {
-  return "Err" in outcome ? fail(engineProblem(outcome.Err)) : ok(writeWireJson(body(outcome.Ok)));
+function wireAnswer(outcome: Result<unknown, CapabilityError>, body: (value: unknown) => unknown): Outcome<string> {
+  return outcome.ok ? ok(writeWireJson(body(outcome.value))) : fail(engineProblem(outcome.error));
 }
 
 function forbidden(detail: string): Outcome<string> {
@@ -109,7 +110,7 @@ export async function capabilityCall(
           const set = host.apply(state, {
             "set-generation": { instance_id: call.instanceId, generation: call.body.generation },
           });
-          if ("Err" in set) return set;
+          if (!set.ok) return set;
           return host.apply(state, {
             "set-instance-state": {
               instance_id: call.instanceId,
@@ -186,8 +187,8 @@ export async function capabilityCall(
             const snapshot = host.apply(state, "snapshot");
             const runtime = host.apply(state, "provider-runtime-snapshot");
             return {
-              snapshot: "Ok" in snapshot ? snapshot.Ok : null,
-              provider_runtime: "Ok" in runtime ? runtime.Ok : null,
+              snapshot: snapshot.ok ? snapshot.value : null,
+              provider_runtime: runtime.ok ? runtime.value : null,
             };
           }),
         ),
@@ -201,7 +202,7 @@ export async function capabilityCall(
           binding = sequence;
           return { attach: { binding_id: sequence, provider_id: call.providerId } };
         });
-        if ("Ok" in result) host.store.setLease(call.providerId, binding, host.nowMs() + LEASE_MS);
+        if (result.ok) host.store.setLease(call.providerId, binding, host.nowMs() + LEASE_MS);
         return result;
       });
       return wireAnswer(outcome, () => ({ provider_id: call.providerId, binding_id: binding, lease_ms: LEASE_MS }));
@@ -232,7 +233,7 @@ export async function capabilityCall(
         const result = host.runtime(state, () => ({
           detach: { binding_id: call.bindingId, provider_id: call.providerId },
         }));
-        if ("Ok" in result) host.store.dropLease(call.providerId);
+        if (result.ok) host.store.dropLease(call.providerId);
         return result;
       });
       return wireAnswer(outcome, (value) => ({ outcome: value }));

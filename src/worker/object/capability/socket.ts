@@ -1,5 +1,5 @@
 import { readJson } from "../../../core/json";
-import { writeWireJson } from "../../../core/capability";
+import { toWireOutcome, writeWireJson } from "../../../core/capability";
 import { describeIssues } from "../../body";
 import { bearerToken } from "../../credential-format";
 import { ProviderSocketMessage } from "../../../contracts/capability";
@@ -82,7 +82,7 @@ export function connectProvider(
       return { attach: { binding_id: sequence, provider_id: providerId } };
     }),
   );
-  if ("Err" in outcome) return problemResponse(engineProblem(outcome.Err));
+  if (!outcome.ok) return problemResponse(engineProblem(outcome.error));
   const pair = new WebSocketPair();
   const client = pair[0];
   const server = pair[1];
@@ -117,7 +117,7 @@ export function onCapabilityMessage(host: CapabilityHost, ws: WebSocket, message
   const outcome = host.timed((state) =>
     host.runtime(state, () => ({ observe: { binding_id: binding, observation: frame.observation } })),
   );
-  ws.send(writeWireJson({ type: "observation-outcome", id: frame.id ?? null, result: outcome }));
+  ws.send(writeWireJson({ type: "observation-outcome", id: frame.id ?? null, result: toWireOutcome(outcome) }));
 }
 
 /**

@@ -7,12 +7,14 @@ import {
 import {
   beginDispatch,
   completeDispatch,
+  type BeginDispatchResult,
   type DispatchTicket,
   type HandlerOutcome,
 } from "../../../core/tool-result/dispatcher";
 import { memoizeHash, requestDigest } from "../../../core/tool-result/digests";
 import { createEngine, type ToolResultEngine } from "../../../core/tool-result/engine";
-import { ToolResultUsageError } from "../../../core/tool-result/host-context";
+import type { ToolResultRefusal } from "../../../core/tool-result/host-context";
+import type { Result } from "../../../core/result";
 import { errorPackage } from "../../../core/tool-result/packages";
 import {
   isOwnUnknownWrite,
@@ -25,7 +27,7 @@ import { idempotencyScope } from "../../../core/tool-result/dispatcher-state";
 import { storeKey } from "../../../core/tool-result/store";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
 import type { ApprovalList, ApprovalView } from "../../../contracts/approval";
-import { problem } from "../../problem";
+import { problem, type Problem } from "../../problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { McpNotifySink } from "../../tools/mcp-notify";
 import type { AuditRef } from "../audit/plane";
@@ -48,12 +50,40 @@ import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../tra
 /** What the plane uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
 type ToolCallKernel = Pick<ObjectKernel, "sql" | "audit" | "transaction" | "limits" | "events" | "retention">;
 
-/** A host-context problem of the engine (a caller's metadata), as a value. */
+/** An engine refusal carried out of its transaction: the throw rolls back what the step wrote before it. */
+class Refused extends Error {
+  constructor(readonly refusal: ToolResultRefusal) {
+    super(refusal.message);
+  }
+}
+
+/** The problem of each engine refusal, in one exhaustive switch: a new refusal does not compile until mapped. */
+function refusalProblem(refusal: ToolResultRefusal): Problem {
+  switch (refusal.code) {
+    case "HOST_CONTEXT_INVALID":
+    case "APPROVAL_UNAVAILABLE":
+    case "FAILURE_NOT_APPLICABLE":
+    case "STATUS_QUERY_INVALID":
+      return problem("INVALID_HOST_CONTEXT", refusal.message);
+    default: {
+      const unreachable: never = refusal.code;
+      throw new Error(`unmapped tool-result refusal ${String(unreachable)}`);
+    }
+  }
+}
+
+/** The engine's value inside a transaction of {@link usage}; a refusal leaves by {@link Refused}. */
+function accepted<T>(result: Result<T, ToolResultRefusal>): T {
+  if (!result.ok) throw new Refused(result.error);
+  return result.value;
+}
+
+/** A refusal of the engine (a caller's host metadata), as a problem value once its transaction rolled back. */
 function usage<T>(step: () => T): Outcome<T> {
   try {
     return ok(step());
   } catch (error) {
-    if (error instanceof ToolResultUsageError) return fail(problem("INVALID_HOST_CONTEXT", error.message));
+    if (error instanceof Refused) return fail(refusalProblem(error.refusal));
     throw error;
   }
 }
@@ -118,17 +148,19 @@ export class ToolCallPlane {
         const claims = options.claims === undefined ? {} : { claims: options.claims };
         this.book.opener = options.credentialId ?? null;
         this.book.origin = options.facade === true ? "facade" : null;
-        let result: ReturnType<typeof beginDispatch>;
+        let result: BeginDispatchResult;
         try {
-          result = beginDispatch(this.engine, {
-            principal,
-            call,
-            book: watch?.book ?? this.book,
-            prepareOnly: options.prepareOnly === true,
-            now,
-            hash,
-            ...claims,
-          });
+          result = accepted(
+            beginDispatch(this.engine, {
+              principal,
+              call,
+              book: watch?.book ?? this.book,
+              prepareOnly: options.prepareOnly === true,
+              now,
+              hash,
+              ...claims,
+            }),
+          );
         } finally {
           this.book.opener = null;
           this.book.origin = null;
@@ -265,15 +297,17 @@ export class ToolCallPlane {
         // Reconciled now: the write was uncertain before this query and its receipt settled it.
         const key = call.idempotency_key === null ? null : storeKey(idempotencyScope(principal, call));
         const uncertain = key !== null && this.engine.store.get("uncertain_outcomes", key) !== undefined;
-        const done = queryStatus(this.engine, {
-          principal,
-          call,
-          status_ref: statusRef,
-          expected_request_sha256: digest,
-          now,
-          hash,
-          claims,
-        });
+        const done = accepted(
+          queryStatus(this.engine, {
+            principal,
+            call,
+            status_ref: statusRef,
+            expected_request_sha256: digest,
+            now,
+            hash,
+            claims,
+          }),
+        );
         if (uncertain && done.model_result.status === "succeeded")
           this.#kernel.events.emit(callEvent("call.reconciled", principal, call, done, now, credentialId), now);
         return { package: done, audit: this.#kernel.audit.append("tool_call.status", now, done.protected_audit) };

@@ -3,18 +3,19 @@
  * binding checks a provider-bound request passes before it reaches the engine.
  * @module
  */
-import { U64_MAX } from "./limits";
-import { compareStrings, searchSorted, upsertSorted } from "./ordering";
-import type { CapabilityEngineState } from "./state";
-import { err, ok, type CapabilityError, type Outcome } from "./errors";
-import { providerOf } from "./engine-core";
-import { detachProviderRuntime } from "./engine-lifecycle";
-import { applyObservation } from "./engine-observation";
-import { request } from "./engine-request";
-import { validateProviderBinding, validateProviderRuntimeEnvelope } from "./validate";
-import type { ProviderBoundCapabilityEffectEnvelope, ProviderRuntimeEnvelope } from "./wire-invocation";
-import type { CapabilityRequestKey, PolicyDecision, ProviderBoundCapabilityRequest } from "./wire-policy";
-import type { ObservationIgnoredReason } from "./wire-records";
+import { U64_MAX } from "../limits";
+import { compareStrings, searchSorted, upsertSorted } from "../ordering";
+import type { CapabilityEngineState } from "../state";
+import { err, ok, type Result } from "../../result";
+import type { CapabilityError } from "../errors";
+import { providerOf } from "./core";
+import { detachProviderRuntime } from "./lifecycle";
+import { applyObservation } from "./observation";
+import { request } from "./request";
+import { validateProviderBinding, validateProviderRuntimeEnvelope } from "../validate";
+import type { ProviderBoundCapabilityEffectEnvelope, ProviderRuntimeEnvelope } from "../wire-invocation";
+import type { CapabilityRequestKey, PolicyDecision, ProviderBoundCapabilityRequest } from "../wire-policy";
+import type { ObservationIgnoredReason } from "../wire-records";
 
 /** What a provider-runtime envelope achieved. */
 export type ProviderRuntimeTransition =
@@ -46,7 +47,10 @@ function requireBinding(state: CapabilityEngineState, providerId: string, reques
   return null;
 }
 
-function reduce(state: CapabilityEngineState, envelope: ProviderRuntimeEnvelope): Outcome<ProviderRuntimeTransition> {
+function reduce(
+  state: CapabilityEngineState,
+  envelope: ProviderRuntimeEnvelope,
+): Result<ProviderRuntimeTransition, CapabilityError> {
   const invalid = validateProviderRuntimeEnvelope(envelope);
   if (invalid !== null) return err({ validation: invalid });
   const lane = state.provider_runtime;
@@ -75,9 +79,9 @@ function reduce(state: CapabilityEngineState, envelope: ProviderRuntimeEnvelope)
     const mismatch = requireBinding(state, provider_id, binding_id);
     if (mismatch !== null) return err(mismatch);
     const closed = detachProviderRuntime(state, provider_id);
-    if ("Err" in closed) return closed;
+    if (!closed.ok) return closed;
     lane.bindings.splice(bindingIndex(state, provider_id), 1);
-    return ok({ detached: { closed_request_count: closed.Ok } });
+    return ok({ detached: { closed_request_count: closed.value } });
   }
   const { binding_id, observation } = command.observe;
   const provider_id = observation.provider_id;
@@ -85,22 +89,22 @@ function reduce(state: CapabilityEngineState, envelope: ProviderRuntimeEnvelope)
   const mismatch = requireBinding(state, provider_id, binding_id);
   if (mismatch !== null) return err(mismatch);
   const disposition = applyObservation(state, observation);
-  if ("Err" in disposition) return disposition;
+  if (!disposition.ok) return disposition;
   const correlation = { operation_id: observation.operation_id, request_key: observation.request_key };
-  if (disposition.Ok === "applied") return ok({ "observation-applied": correlation });
-  return ok({ "observation-ignored": { ...correlation, reason: disposition.Ok.ignored.reason } });
+  if (disposition.value === "applied") return ok({ "observation-applied": correlation });
+  return ok({ "observation-ignored": { ...correlation, reason: disposition.value.ignored.reason } });
 }
 
 /** Reduces one provider-runtime envelope; once the lane is exhausted every binding is retired. */
 export function applyProviderRuntime(
   state: CapabilityEngineState,
   envelope: ProviderRuntimeEnvelope,
-): Outcome<ProviderRuntimeTransition> {
+): Result<ProviderRuntimeTransition, CapabilityError> {
   let result = reduce(state, envelope);
   if (state.provider_runtime.sequence_exhausted) {
     for (const binding of [...state.provider_runtime.bindings]) {
       const detached = detachProviderRuntime(state, binding.provider_id);
-      if ("Err" in detached) {
+      if (!detached.ok) {
         result = detached;
         break;
       }
@@ -114,7 +118,7 @@ export function applyProviderRuntime(
 export function boundRequest(
   state: CapabilityEngineState,
   bound: ProviderBoundCapabilityRequest,
-): Outcome<PolicyDecision> {
+): Result<PolicyDecision, CapabilityError> {
   const invalid = validateProviderBinding(bound);
   if (invalid !== null) return err({ validation: invalid });
   const provider_id = bound.request.request.provider_id;
@@ -134,7 +138,9 @@ export function boundRequest(
  * If one provider is unbound, none are released (the drained effects are lost and the
  * requests stay dispatched until they time out), as the kernel does.
  */
-export function drainBoundEffects(state: CapabilityEngineState): Outcome<ProviderBoundCapabilityEffectEnvelope[]> {
+export function drainBoundEffects(
+  state: CapabilityEngineState,
+): Result<ProviderBoundCapabilityEffectEnvelope[], CapabilityError> {
   const effects = state.effects;
   state.effects = [];
   const bound: ProviderBoundCapabilityEffectEnvelope[] = [];

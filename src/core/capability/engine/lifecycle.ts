@@ -2,9 +2,10 @@
  * Clock, instance generations and states, instance removal and provider-runtime detach.
  * @module
  */
-import { compareU64, upsertSorted, searchSorted } from "./ordering";
-import type { CapabilityEngineState } from "./state";
-import { err, ok, type Outcome } from "./errors";
+import { compareU64, upsertSorted, searchSorted } from "../ordering";
+import type { CapabilityEngineState } from "../state";
+import { err, ok, type Result } from "../../result";
+import type { CapabilityError } from "../errors";
 import {
   bumpRevision,
   closeRequest,
@@ -13,11 +14,11 @@ import {
   instanceStateOf,
   openRequestKeys,
   providerOf,
-} from "./engine-core";
-import type { ToolInstanceState } from "./wire-invocation";
+} from "./core";
+import type { ToolInstanceState } from "../wire-invocation";
 
 /** `advance_time`: moves the clock forward and times out requests whose deadline is reached. */
-export function advanceTime(state: CapabilityEngineState, tick: bigint): Outcome<null> {
+export function advanceTime(state: CapabilityEngineState, tick: bigint): Result<null, CapabilityError> {
   if (tick < state.current_tick)
     return err({ "clock-regressed": { current_tick: state.current_tick, requested_tick: tick } });
   if (tick === state.current_tick) return ok(null);
@@ -35,7 +36,11 @@ function purgeGrants(state: CapabilityEngineState, purge: (instance: bigint, gen
 }
 
 /** `set_generation`: fences grants and open requests to the new incarnation. */
-export function setGeneration(state: CapabilityEngineState, instance: bigint, generation: bigint): Outcome<null> {
+export function setGeneration(
+  state: CapabilityEngineState,
+  instance: bigint,
+  generation: bigint,
+): Result<null, CapabilityError> {
   const previous = generationOf(state, instance);
   if (previous !== undefined) {
     if (generation < previous)
@@ -75,7 +80,7 @@ export function setInstanceState(
   instance: bigint,
   generation: bigint,
   next: ToolInstanceState,
-): Outcome<null> {
+): Result<null, CapabilityError> {
   const current = generationOf(state, instance);
   if (current === undefined) return err({ "unknown-policy-instance": { instance_id: instance } });
   if (current !== generation)
@@ -102,7 +107,7 @@ export function setInstanceState(
 }
 
 /** `remove_instance`: false for an unknown instance; terminal records remain. */
-export function removeInstance(state: CapabilityEngineState, instance: bigint): Outcome<boolean> {
+export function removeInstance(state: CapabilityEngineState, instance: bigint): Result<boolean, CapabilityError> {
   const previous = generationOf(state, instance);
   if (previous === undefined) return ok(false);
   const purged = purgeGrants(state, (grantInstance) => grantInstance === instance);
@@ -122,7 +127,10 @@ export function removeInstance(state: CapabilityEngineState, instance: bigint): 
 }
 
 /** `detach_provider_runtime`: closes the provider's open requests and purges its queued effects. */
-export function detachProviderRuntime(state: CapabilityEngineState, providerId: string): Outcome<number> {
+export function detachProviderRuntime(
+  state: CapabilityEngineState,
+  providerId: string,
+): Result<number, CapabilityError> {
   if (providerOf(state, providerId) === undefined)
     return err({ "unknown-runtime-provider": { provider_id: providerId } });
   const targets = openRequestKeys(state, (record) => record.request.provider_id === providerId);

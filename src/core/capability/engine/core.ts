@@ -5,9 +5,9 @@
  * (except `bumpRevision`); the calling operation bumps once.
  * @module
  */
-import { TOOL_AUDIT_EVENTS_MAX, TOOL_COMPLETIONS_MAX, TOOL_EFFECTS_MAX, U64_MAX } from "./limits";
-import { compareRequestKeys, compareU64, sameRequestKey, searchSorted } from "./ordering";
-import type { AcceptedRequest, CapabilityEngineState, RequestRecord } from "./state";
+import { TOOL_AUDIT_EVENTS_MAX, TOOL_COMPLETIONS_MAX, TOOL_EFFECTS_MAX, U64_MAX } from "../limits";
+import { compareRequestKeys, compareU64, sameRequestKey, searchSorted } from "../ordering";
+import type { AcceptedRequest, CapabilityEngineState, RequestRecord } from "../state";
 import type {
   CancellationDisposition,
   CapabilityEffect,
@@ -15,9 +15,9 @@ import type {
   CompletionDropReason,
   InvocationCancelReason,
   ToolInstanceState,
-} from "./wire-invocation";
-import type { CapabilityProviderDescriptor, CapabilityRequestKey, PolicyKey } from "./wire-policy";
-import { isTerminalStatus, type ToolAuditEventKind, type ToolAuditSubject } from "./wire-records";
+} from "../wire-invocation";
+import type { CapabilityProviderDescriptor, CapabilityRequestKey, PolicyKey } from "../wire-policy";
+import { isTerminalStatus, type ToolAuditEventKind, type ToolAuditSubject } from "../wire-records";
 
 /** Current generation of an instance, or undefined. */
 export function generationOf(state: CapabilityEngineState, instance: bigint): bigint | undefined {

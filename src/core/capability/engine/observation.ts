@@ -3,8 +3,9 @@
  * The first matching ignored reason wins; ignored observations are audited.
  * @module
  */
-import type { CapabilityEngineState } from "./state";
-import { err, ok, type Outcome } from "./errors";
+import type { CapabilityEngineState } from "../state";
+import { err, ok, type Result } from "../../result";
+import type { CapabilityError } from "../errors";
 import {
   bumpRevision,
   closeRequest,
@@ -14,17 +15,17 @@ import {
   pushTerminalCompletion,
   requestOf,
   subjectFor,
-} from "./engine-core";
-import { validateObservation } from "./validate";
-import type { CapabilityObservationEnvelope, ToolFailure } from "./wire-invocation";
-import type { CapabilityObservationDisposition, ObservationIgnoredReason, ToolAuditSubject } from "./wire-records";
+} from "./core";
+import { validateObservation } from "../validate";
+import type { CapabilityObservationEnvelope, ToolFailure } from "../wire-invocation";
+import type { CapabilityObservationDisposition, ObservationIgnoredReason, ToolAuditSubject } from "../wire-records";
 
 function ignore(
   state: CapabilityEngineState,
   envelope: CapabilityObservationEnvelope,
   subject: ToolAuditSubject | null,
   reason: ObservationIgnoredReason,
-): Outcome<CapabilityObservationDisposition> {
+): Result<CapabilityObservationDisposition, CapabilityError> {
   bumpRevision(state);
   emitAudit(state, subject, { "observation-ignored": { operation_id: envelope.operation_id, reason } });
   return ok({ ignored: { reason } });
@@ -34,7 +35,7 @@ function ignore(
 export function applyObservation(
   state: CapabilityEngineState,
   envelope: CapabilityObservationEnvelope,
-): Outcome<CapabilityObservationDisposition> {
+): Result<CapabilityObservationDisposition, CapabilityError> {
   if (envelope.operation_id === 0n) return err({ validation: { "zero-identifier": { field: "tool operation id" } } });
   const record = requestOf(state, envelope.request_key);
   if (record === undefined) return ignore(state, envelope, null, "unknown-request");

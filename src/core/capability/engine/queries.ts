@@ -2,11 +2,11 @@
  * Snapshot, drains and read-only queries.
  * @module
  */
-import type { CapabilityEngineState } from "./state";
-import { providerOf, requestOf } from "./engine-core";
-import type { CapabilityCompletionBatch, CapabilityEffectEnvelope, ProviderRuntimeSnapshot } from "./wire-invocation";
-import type { CapabilityProviderDescriptor, CapabilityRequestKey } from "./wire-policy";
-import type { CapabilityRequestSnapshot, ToolEngineSnapshot } from "./wire-records";
+import type { CapabilityEngineState } from "../state";
+import { providerOf, requestOf } from "./core";
+import type { CapabilityCompletionBatch, CapabilityEffectEnvelope, ProviderRuntimeSnapshot } from "../wire-invocation";
+import type { CapabilityProviderDescriptor, CapabilityRequestKey } from "../wire-policy";
+import type { CapabilityRequestSnapshot, ToolEngineSnapshot } from "../wire-records";
 
 /** `snapshot()`: a projection; it holds no payloads, results or queues. */
 export function snapshot(state: CapabilityEngineState): ToolEngineSnapshot {

@@ -3,25 +3,18 @@
  * check order (eviction comes last so no earlier failure evicts anything).
  * @module
  */
-import { TOOL_ACTIVE_REQUESTS_PER_CLIENT_MAX, U64_MAX } from "./limits";
-import { compareRequestKeys, upsertSorted } from "./ordering";
-import type { AcceptedRequest, CapabilityEngineState } from "./state";
-import { err, ok, type CapabilityError, type Outcome } from "./errors";
-import {
-  bumpRevision,
-  emitAudit,
-  emitInvoke,
-  isTerminal,
-  pushTerminalCompletion,
-  requestOf,
-  subjectFor,
-} from "./engine-core";
-import { ensureEffectCapacity, ensureOperationCapacity, ensureRequestCapacity } from "./engine-capacity";
-import { evaluatePolicy } from "./engine-authority";
-import { utf8Length } from "./text";
-import { validateRequestInput } from "./validate";
-import type { ConsumerBoundCapabilityRequest, PolicyDecision } from "./wire-policy";
-import type { CapabilityRequestStatus } from "./wire-records";
+import { TOOL_ACTIVE_REQUESTS_PER_CLIENT_MAX, U64_MAX } from "../limits";
+import { compareRequestKeys, upsertSorted } from "../ordering";
+import type { AcceptedRequest, CapabilityEngineState } from "../state";
+import { err, ok, type Result } from "../../result";
+import type { CapabilityError } from "../errors";
+import { bumpRevision, emitAudit, emitInvoke, isTerminal, pushTerminalCompletion, requestOf, subjectFor } from "./core";
+import { ensureEffectCapacity, ensureOperationCapacity, ensureRequestCapacity } from "./capacity";
+import { evaluatePolicy } from "./authority";
+import { utf8Length } from "../text";
+import { validateRequestInput } from "../validate";
+import type { ConsumerBoundCapabilityRequest, PolicyDecision } from "../wire-policy";
+import type { CapabilityRequestStatus } from "../wire-records";
 
 function ensureClientCapacity(
   state: CapabilityEngineState,
@@ -51,7 +44,7 @@ function ensureClientCapacity(
 export function request(
   state: CapabilityEngineState,
   envelope: ConsumerBoundCapabilityRequest,
-): Outcome<PolicyDecision> {
+): Result<PolicyDecision, CapabilityError> {
   const input = envelope.request;
   const invalid = validateRequestInput(input, state.current_tick);
   if (invalid !== null) return err({ validation: invalid });

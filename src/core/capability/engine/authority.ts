@@ -3,10 +3,11 @@
  * client close) of the engine.
  * @module
  */
-import { TOOL_POLICIES_MAX, TOOL_PROVIDERS_MAX } from "./limits";
-import { compareStrings, comparePolicyKeys, searchSorted, upsertSorted } from "./ordering";
-import type { AcceptedRequest, CapabilityEngineState } from "./state";
-import { err, ok, type CapabilityError, type Outcome } from "./errors";
+import { TOOL_POLICIES_MAX, TOOL_PROVIDERS_MAX } from "../limits";
+import { compareStrings, comparePolicyKeys, searchSorted, upsertSorted } from "../ordering";
+import type { AcceptedRequest, CapabilityEngineState } from "../state";
+import { err, ok, type Result } from "../../result";
+import type { CapabilityError } from "../errors";
 import {
   bumpRevision,
   closeRequest,
@@ -20,9 +21,9 @@ import {
   requestMatchesKey,
   requestOf,
   subjectFor,
-} from "./engine-core";
-import { ensureEffectCapacity, ensureOperationCapacity } from "./engine-capacity";
-import { validateAuthorityEnvelope, validateProviderDescriptor } from "./validate";
+} from "./core";
+import { ensureEffectCapacity, ensureOperationCapacity } from "./capacity";
+import { validateAuthorityEnvelope, validateProviderDescriptor } from "../validate";
 import type {
   ApprovalResolution,
   CapabilityProviderDescriptor,
@@ -31,13 +32,13 @@ import type {
   PolicyKey,
   ToolAuthorityEnvelope,
   ToolAuthorityOutcome,
-} from "./wire-policy";
+} from "../wire-policy";
 
 /** `register_provider`: validate, refuse duplicates and the 65th, store sorted. */
 export function registerProvider(
   state: CapabilityEngineState,
   descriptor: CapabilityProviderDescriptor,
-): Outcome<null> {
+): Result<null, CapabilityError> {
   const invalid = validateProviderDescriptor(descriptor);
   if (invalid !== null) return err({ validation: invalid });
   if (providerOf(state, descriptor.id) !== undefined)
@@ -228,7 +229,7 @@ function resolveApproval(state: CapabilityEngineState, resolution: ApprovalResol
 export function applyAuthority(
   state: CapabilityEngineState,
   envelope: ToolAuthorityEnvelope,
-): Outcome<ToolAuthorityOutcome> {
+): Result<ToolAuthorityOutcome, CapabilityError> {
   const invalid = validateAuthorityEnvelope(envelope);
   if (invalid !== null) return err({ validation: invalid });
   if (envelope.sequence <= state.last_authority_sequence) {

@@ -3,10 +3,10 @@
  * changes anything, or null when there is room.
  * @module
  */
-import { isTerminal } from "./engine-core";
-import type { CapabilityError } from "./errors";
-import { TOOL_EFFECTS_MAX, TOOL_REQUESTS_MAX, U64_MAX } from "./limits";
-import type { CapabilityEngineState } from "./state";
+import { isTerminal } from "./core";
+import type { CapabilityError } from "../errors";
+import { TOOL_EFFECTS_MAX, TOOL_REQUESTS_MAX, U64_MAX } from "../limits";
+import type { CapabilityEngineState } from "../state";
 
 /** Makes room for a new request key by evicting the oldest terminal record. */
 export function ensureRequestCapacity(state: CapabilityEngineState): CapabilityError | null {

@@ -3,10 +3,11 @@
  * operations in a row (the pure `apply` clones the state on every call).
  * @module
  */
-import { initialState, type CapabilityEngineState } from "./state";
-import { decodeState, encodeState, type StateDecodeError } from "./state-codec";
-import { applyInPlace, type CapabilityOperation } from "./operation";
-import type { Outcome } from "./errors";
+import { initialState, type CapabilityEngineState } from "../state";
+import { decodeState, encodeState, type StateDecodeError } from "../state-codec";
+import { applyInPlace, type CapabilityOperation } from "../operation";
+import type { Result } from "../../result";
+import type { CapabilityError } from "../errors";
 
 /** A capability engine holding its state; `state` is plain data at all times. */
 export class CapabilityEngine {
@@ -18,7 +19,7 @@ export class CapabilityEngine {
   }
 
   /** Applies one operation and returns its outcome. */
-  apply(operation: CapabilityOperation): Outcome<unknown> {
+  apply(operation: CapabilityOperation): Result<unknown, CapabilityError> {
     return applyInPlace(this.state, operation);
   }
 
