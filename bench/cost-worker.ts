@@ -12,14 +12,14 @@ import type { Env } from "../src/worker/env";
 import { canonicalJson, readJson, type JsonObject } from "../src/core/json";
 import { JsonRpcMessage } from "../src/contracts/mcp";
 import { ToolCallRequest } from "../src/contracts/tool-call";
-import { carried, type Carried } from "../src/worker/object/rpc";
+import { carried, type Carried } from "../src/worker/kernel/rpc";
 import { corsOriginsHeld, CORS_ORIGINS_CACHED } from "../src/worker/http/cors-origins";
-import { heldInMemory, type HeldInMemory } from "../src/worker/object/memory";
-import { ConsumerObject as GateObject } from "../src/worker/object/consumer-object";
-import { consumerIdsHeld, CONSUMER_IDS_CACHED } from "../src/worker/routes/middleware";
-import { secretsEqual } from "../src/worker/timing-safe";
+import { heldInMemory, type HeldInMemory } from "../src/worker/kernel/memory";
+import { ConsumerObject as GateObject } from "../src/worker/kernel/consumer-object";
+import { consumerIdsHeld, CONSUMER_IDS_CACHED } from "../src/worker/http/middleware";
+import { secretsEqual } from "../src/worker/http/timing-safe";
 
-export { DirectoryObject } from "../src/worker/directory/directory-object";
+export { DirectoryObject } from "../src/worker/features/directory/directory-object";
 
 /** What the object times: a bare SQLite insert, or one kind of gate call. */
 export type Scenario = "insert" | "read" | "write" | "data" | "fetch" | "mcp";

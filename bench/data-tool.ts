@@ -21,7 +21,7 @@ import {
 import { createDemoEngine, getOrderTool } from "../src/conformance/tool-cases";
 import type { HandlerResult, Principal, ResultPackage, ToolCall } from "../src/core/tool-result";
 import { ToolDefinition } from "../src/contracts/tool-definition";
-import { buildTool } from "../src/worker/object/tools/build";
+import { buildTool } from "../src/worker/features/tools/build";
 import type { Result } from "../src/core/result";
 
 const NAME = "lookup_order";

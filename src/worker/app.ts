@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import "../contracts/problem";
 import type { Env } from "./env";
-import { problem, problemResponse } from "./problem";
+import { problem, problemResponse } from "./http/problem";
 import { httpConventions } from "./http/conventions";
-import { mountRoutes, operations, ROUTE_MODULES } from "./routes/registry";
+import { mountRoutes, operations, ROUTE_MODULES } from "./http/registry";
 
 /** The Hono app: every declared route (./routes/registry.ts), in the registry's order. */
 export const app = new Hono<{ Bindings: Env }>();

@@ -6,7 +6,7 @@
  * - `console/script.js`, `console/styles.css`: the approver console's script and style sheet.
  * @module
  */
-import { problem, problemResponse } from "./problem";
+import { problem, problemResponse } from "./http/problem";
 
 /** The assets' origin inside the binding (any origin works; the path names the file). */
 const ASSETS_ORIGIN = "https://assets.invalid/";

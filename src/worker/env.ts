@@ -1,5 +1,5 @@
-import type { ConsumerObject } from "./object/consumer-object";
-import type { DirectoryObject } from "./directory/directory-object";
+import type { ConsumerObject } from "./kernel/consumer-object";
+import type { DirectoryObject } from "./features/directory/directory-object";
 
 /** Bindings of the toolgate Worker. */
 export interface Env {
@@ -70,7 +70,7 @@ export interface Env {
   /** Newest audit entries always kept in SQLite, a decimal integer (default 4096). */
   TOOLGATE_AUDIT_KEEP_ENTRIES?: string;
   /**
-   * OAuth sign-in of MCP clients (src/worker/oauth/): registered clients, grants and tokens, as the
+   * OAuth sign-in of MCP clients (src/worker/features/oauth/): registered clients, grants and tokens, as the
    * OAuth provider library stores them (secrets only as hashes, props encrypted). Unbound: the
    * OAuth endpoints answer `404 OAUTH_NOT_CONFIGURED` and bearer credentials work as before.
    */

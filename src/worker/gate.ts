@@ -16,8 +16,8 @@
 import type { ToolSpec } from "../core/tool-result/tool-spec";
 import { app } from "./app";
 import type { Env } from "./env";
-import { ConsumerObject } from "./object/consumer-object";
-import { checkCodeTools } from "./tools/code-tools";
+import { ConsumerObject } from "./kernel/consumer-object";
+import { checkCodeTools } from "./targets/code/tools";
 
 export {
   defineTool,
@@ -27,9 +27,9 @@ export {
   type FieldValue,
   type OutputOf,
   type RuleValue,
-} from "./tools/typed-tool";
-export { CODE_TOOL_NAME, knownToolNames } from "./tools/code-tools";
-export { ALL_TOOL_NAMES } from "./tools/catalog";
+} from "./targets/code/typed-tool";
+export { CODE_TOOL_NAME, knownToolNames } from "./targets/code/tools";
+export { ALL_TOOL_NAMES } from "./targets/catalog";
 export type { ArgumentRule, OutputRule, RuleType, ToolContext, ToolSpec } from "../core/tool-result/tool-spec";
 export type { HandlerResult, Principal } from "../core/tool-result/types";
 export { PyFloat, type Json, type JsonObject } from "../core/json";

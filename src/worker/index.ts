@@ -4,7 +4,7 @@
  */
 import { app } from "./app";
 
-export { ConsumerObject } from "./object/consumer-object";
-export { DirectoryObject } from "./directory/directory-object";
+export { ConsumerObject } from "./kernel/consumer-object";
+export { DirectoryObject } from "./features/directory/directory-object";
 
 export default app;

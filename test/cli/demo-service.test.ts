@@ -17,7 +17,7 @@ import { verifyToolgateRequest } from "../../tools/lib/demo-identity";
 import { demoTools, startDemoService } from "../../tools/lib/demo-service";
 import { setUpDemo } from "../../tools/lib/demo-setup";
 import { ToolDefinition } from "../../src/contracts/tool-definition";
-import { buildTool } from "../../src/worker/object/tools/build";
+import { buildTool } from "../../src/worker/features/tools/build";
 import { gatePrivateKey, publishedKey } from "../support/identity-verifier";
 
 /** The known-answer vector of docs/http-tools.md ("The signature"). */

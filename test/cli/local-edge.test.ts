@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_PROBLEMS, edgeProblem, startLocalEdge, type EdgeProblemCode } from "../../tools/lib/local-edge";
-import { PROBLEM_STATUS, problem, problemResponse, type ProblemCode } from "../../src/worker/problem";
+import { PROBLEM_STATUS, problem, problemResponse, type ProblemCode } from "../../src/worker/http/problem";
 import { rawRequest } from "../reliability/support/raw-http";
 
 interface Seen {

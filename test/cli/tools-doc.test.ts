@@ -13,8 +13,8 @@ import { demoTools } from "../../tools/lib/demo-service";
 import { freePort } from "../../tools/lib/wrangler-dev";
 import { readJson } from "../../src/core/json";
 import { ToolDefinition } from "../../src/contracts/tool-definition";
-import { buildTool } from "../../src/worker/object/tools/build";
-import { downstreamSigner, encodeIdentity } from "../../src/worker/tools/signature";
+import { buildTool } from "../../src/worker/features/tools/build";
+import { downstreamSigner, encodeIdentity } from "../../src/worker/targets/http/signature";
 import { publishedKey } from "../support/identity-verifier";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 // Helpers live once, in the library that has them: hex through noble's bytesToHex, HTML escaping
-// through hono's escaper, every list cursor through src/worker/object/cursor.ts. A helper
+// through hono's escaper, every list cursor through src/worker/kernel/cursor.ts. A helper
 // written again beside them is a second implementation to keep right.
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -30,18 +30,21 @@ describe("helpers the dependencies already have are not written again", () => {
 
   it("escapes HTML only through hono's escaper, in one Worker module", () => {
     expect(matching("src/worker", /&amp;|&#\$\{|&#39;|&quot;/)).toEqual([]);
-    expect(matching("src", /from "hono\/(utils\/)?html"/)).toEqual(["src/worker/console/html.ts"]);
-    expect(matching("src/worker", /export function escapeHtml/)).toEqual(["src/worker/console/html.ts"]);
+    expect(matching("src", /from "hono\/(utils\/)?html"/)).toEqual(["src/worker/features/console/html.ts"]);
+    expect(matching("src/worker", /export function escapeHtml/)).toEqual(["src/worker/features/console/html.ts"]);
   });
 
   it("reads list cursors only through the one codec: INVALID_CURSOR for a cursor's text is built there", () => {
     // The others: a credential or consumer the cursor names that is gone, and the approvals route's length bound.
     expect(matching("src", /problem\("INVALID_CURSOR"/)).toEqual([
-      "src/worker/directory/directory-object.ts",
-      "src/worker/object/admin-reads.ts",
-      "src/worker/object/cursor.ts",
-      "src/worker/routes/capability.ts",
+      "src/worker/features/capability/routes.ts",
+      "src/worker/features/consumers/reads.ts",
+      "src/worker/features/directory/directory-object.ts",
+      "src/worker/kernel/cursor.ts",
     ]);
-    expect(matching("src/worker/object", /wire\/base64url/)).toEqual(["src/worker/object/cursor.ts"]);
+    const base64url = /wire\/base64url/;
+    expect([...matching("src/worker/features", base64url), ...matching("src/worker/kernel", base64url)]).toEqual([
+      "src/worker/kernel/cursor.ts",
+    ]);
   });
 });

@@ -5,8 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { InMemoryToolResultStore } from "../../src/core/tool-result/store";
 import type { ToolSpec } from "../../src/core/tool-result/tool-spec";
-import { checkCodeTools, knownToolNames } from "../../src/worker/tools/code-tools";
-import { defineTool } from "../../src/worker/tools/typed-tool";
+import { checkCodeTools, knownToolNames } from "../../src/worker/targets/code/tools";
+import { defineTool } from "../../src/worker/targets/code/typed-tool";
 
 const PRINCIPAL = { tenant_id: "words", subject_id: "user-1", roles: [] };
 const CTX = { store: new InMemoryToolResultStore() };

@@ -114,7 +114,7 @@ describe("examples/custom-worker from a packed install", () => {
   it("the tarball holds the sources the worker entry needs, and no tests", () => {
     const packed = example?.packed ?? [];
     expect(packed).toContain("src/worker/gate.ts");
-    expect(packed).toContain("src/worker/object/consumer-object.ts");
+    expect(packed).toContain("src/worker/kernel/consumer-object.ts");
     expect(packed).toContain("package.json");
     expect(packed.filter((path) => /^(test|fixtures|bench|docs|examples)\//.test(path))).toEqual([]);
   });

@@ -2,7 +2,7 @@
 // Types of `env` and `exports` from "cloudflare:workers" inside the worker test project.
 declare namespace Cloudflare {
   interface Env {
-    CONSUMER: DurableObjectNamespace<import("../../src/worker/object/consumer-object").ConsumerObject>;
+    CONSUMER: DurableObjectNamespace<import("../../src/worker/kernel/consumer-object").ConsumerObject>;
     TOOLGATE_ADMIN_TOKEN?: string;
     TOOLGATE_DOWNSTREAM_URL?: string;
     DOWNSTREAM?: Fetcher;

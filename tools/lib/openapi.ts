@@ -26,8 +26,8 @@ const workersRuntime: Plugin = {
 };
 
 const ENTRY = `
-import { openApiDocument } from "./src/worker/openapi/document";
-import { operations } from "./src/worker/openapi/operations";
+import { openApiDocument } from "./src/worker/http/openapi/document";
+import { operations } from "./src/worker/http/openapi/operations";
 import { GATE_VERSION } from "./src/worker/version";
 export const text = JSON.stringify(openApiDocument(operations, GATE_VERSION), null, 2) + "\\n";
 `;

@@ -10,7 +10,7 @@ import { matchedRoutes } from "hono/route";
 import type { Router } from "hono/router";
 import type { RouterRoute } from "hono/types";
 import type { Env } from "../env";
-import { problem, problemResponse } from "../problem";
+import { problem, problemResponse } from "./problem";
 import { answerHeaders, CorsRoutes, isPreflight, METHOD_ORDER, preflight, type CorsOperation } from "./cors";
 
 /** What this module reads of the app: its router (every route, with the method it was registered for). */

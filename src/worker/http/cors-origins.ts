@@ -11,7 +11,7 @@
  * @module
  */
 import { ConsumerName } from "../../contracts/consumer";
-import { DIRECTORY_CURSOR, DIRECTORY_NAME } from "../directory/directory-object";
+import { DIRECTORY_CURSOR, DIRECTORY_NAME } from "../features/directory/directory-object";
 import type { Env } from "../env";
 import { LruMap } from "../lru";
 

@@ -15,8 +15,8 @@ import { credentialKinds } from "../../contracts/access";
 import { ConsumerName } from "../../contracts/consumer";
 import { LruMap } from "../lru";
 import type { Env } from "../env";
-import type { OperationDoc } from "../openapi/operation";
-import { problem, problemResponse } from "../problem";
+import type { OperationDoc } from "./openapi/operation";
+import { problem, problemResponse } from "./problem";
 import { corsOriginsOf } from "./cors-origins";
 
 /** Request headers a page may send to a consumer route (its preflight's `Access-Control-Allow-Headers`). */

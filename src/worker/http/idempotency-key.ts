@@ -8,9 +8,9 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type * as z from "../../core/zod";
-import { readBody } from "../body";
+import { readBody } from "./body";
 import type { Env } from "../env";
-import { problem, problemResponse, type Problem } from "../problem";
+import { problem, problemResponse, type Problem } from "./problem";
 import { fail, ok, type Outcome } from "../result";
 
 /** Longest key: the core's identifier bound (code points; a key is ASCII, so characters). */

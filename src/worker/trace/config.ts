@@ -8,8 +8,8 @@
  */
 import { err, ok, type Result } from "../../core/result";
 import type { Env } from "../env";
-import { checkUrl } from "../object/tools/build";
-import { hostRefusal } from "../tools/target-host";
+import { checkUrl } from "../features/tools/build";
+import { hostRefusal } from "../targets/host";
 import { OtlpExporter } from "./export";
 import { createTracer, NOOP_TRACER, type Tracer } from "./span";
 

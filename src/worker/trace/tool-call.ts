@@ -10,7 +10,7 @@ import type { ApprovalBook, ApprovalRecord } from "../../core/tool-result/approv
 import type { BeginDispatchResult } from "../../core/tool-result/dispatcher";
 import type { ToolCall } from "../../core/tool-result/types";
 import type { Outcome } from "../result";
-import type { ExternalExecutor, ExternalOutcome } from "../tools/executor";
+import type { ExternalExecutor, ExternalOutcome } from "../targets/executor";
 import type { Span, Tracer } from "./span";
 
 /** The span names. */

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalEdge } from "../../../tools/lib/local-edge";
-import { PROBLEM_STATUS } from "../../../src/worker/problem";
+import { PROBLEM_STATUS } from "../../../src/worker/http/problem";
 import { startDev, type DevServer } from "../../blackbox/wrangler-dev";
 import { prng, report, seedOf } from "../support/figures";
 import { rawRequest, type RawAnswer } from "../support/raw-http";

@@ -2,7 +2,7 @@
  * The error contract every answer of the gate keeps, as pure logic (workerd and Node alike):
  * below 500, and a 4xx is an RFC 9457 problem whose code is in the catalog at its catalog status.
  */
-import { PROBLEM_STATUS } from "../../../src/worker/problem";
+import { PROBLEM_STATUS } from "../../../src/worker/http/problem";
 
 /** Why an answer breaks the error contract, or null: < 500, and a 4xx is a catalog problem. */
 export function contractBreach(status: number, contentType: string | null, text: string): string | null {

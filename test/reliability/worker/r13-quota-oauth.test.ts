@@ -10,8 +10,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { OAUTH_CREDENTIALS_PER_SUBJECT } from "../../../src/worker/object/credentials/oauth-grant";
-import { REGISTRATION_LIMITS } from "../../../src/worker/oauth/throttle";
+import { OAUTH_CREDENTIALS_PER_SUBJECT } from "../../../src/worker/features/credentials/oauth-grant";
+import { REGISTRATION_LIMITS } from "../../../src/worker/features/oauth/throttle";
 import { form, pageOf, pkce, REDIRECT } from "../../worker/oauth-client";
 import { report } from "../support/figures";
 import { ADMIN, fetchGate, pinClock, send, tenant } from "./client";

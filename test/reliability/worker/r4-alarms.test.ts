@@ -1,7 +1,7 @@
 /**
  * R4: running the alarm twice, or after failures, leaves the same state as running it once.
  *
- * What uses the alarm: only the capability plane (`ConsumerObject.alarm` → `CapabilityHost.alarm`):
+ * What uses the alarm: only the capability plane (`ConsumerObject.alarm` → `CapabilityService.alarm`):
  * it advances the engine to now, which times out requests past their deadline (queuing cancels
  * for dispatched ones) and detaches long-poll providers whose lease ran out, then reschedules.
  * Tool-call approvals expire lazily against the clock, without an alarm.
@@ -22,7 +22,7 @@
  *  - evicted (all objects reset, SQLite kept) before the alarm, and again between two runs;
  *  - and apart: a restart whose first alarm fails, then the alarm, against a restart and the
  *    alarm (a lease-less binding — a WebSocket provider — whose socket is gone must be detached
- *    either way; before the fix in CapabilityHost the failed step's rollback left it attached).
+ *    either way; before the fix in CapabilityService the failed step's rollback left it attached).
  * Failures are injected by replacing, on the live instance inside `runInDurableObject`, the
  * audit chain's `append`, the capability store's persistence, or the host's `setAlarm` for one
  * call — no product code path changes.

@@ -10,8 +10,8 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { entryDigest } from "../../../src/core/audit";
-import { VERIFY_PAGES_PER_CALL } from "../../../src/worker/object/audit/plane";
-import { DEFAULT_LIMITS } from "../../../src/worker/object/limits";
+import { VERIFY_PAGES_PER_CALL } from "../../../src/worker/features/audit/service";
+import { DEFAULT_LIMITS } from "../../../src/worker/kernel/limits";
 import { prng, report, seedOf } from "../support/figures";
 import { callBody, send, tenant, type Tenant } from "./client";
 

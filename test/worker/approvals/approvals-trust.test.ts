@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ApprovalList } from "../../../src/contracts/approval";
-import { DEFAULT_LIMITS } from "../../../src/worker/object/limits";
+import { DEFAULT_LIMITS } from "../../../src/worker/kernel/limits";
 import {
   context,
   credential,

@@ -12,7 +12,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { entryDigest } from "../../../src/core/audit";
 import { runAudit } from "../../../src/cli/audit";
-import { AUDIT_KEEP_ENTRIES } from "../../../src/worker/object/audit/archive";
+import { AUDIT_KEEP_ENTRIES } from "../../../src/worker/features/audit/archive";
 import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "../../kit";
 import { sha256 } from "../../support/web-sha256";
 

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { entryDigest } from "../../../src/core/audit";
-import { DEFAULT_LIMITS } from "../../../src/worker/object/limits";
+import { DEFAULT_LIMITS } from "../../../src/worker/kernel/limits";
 import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "../../kit";
 
 const CONSUMER = "audit-bounds";

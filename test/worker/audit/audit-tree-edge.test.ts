@@ -3,8 +3,8 @@
 // reset (a rolled-back transaction) forgets the edge so nodes are read from the table again.
 import { describe, expect, it } from "vitest";
 import { entryLeafHash, rootHash, type ChainEntry } from "../../../src/core/audit";
-import type { AuditStore } from "../../../src/worker/object/audit/store";
-import { AuditTree } from "../../../src/worker/object/audit/tree";
+import type { AuditStore } from "../../../src/worker/features/audit/store";
+import { AuditTree } from "../../../src/worker/features/audit/tree";
 import { sha256 } from "../../support/web-sha256";
 
 /** The table a tree writes to, counting the node reads it is asked for. */

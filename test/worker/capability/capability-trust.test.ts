@@ -5,8 +5,8 @@
 import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { approvalsCall } from "../../../src/worker/object/capability/authority";
-import { CompletionMailbox } from "../../../src/worker/object/capability/mailbox";
+import { approvalsCall } from "../../../src/worker/features/capability/authority";
+import { CompletionMailbox } from "../../../src/worker/features/capability/mailbox";
 import { ADMIN_TOKEN, createConsumer, credential, gate, send, wipe } from "../../kit";
 import {
   grantKey,

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { afterAll, describe, expect, it } from "vitest";
-import type { DirectoryObject } from "../../../src/worker/directory/directory-object";
+import type { DirectoryObject } from "../../../src/worker/features/directory/directory-object";
 import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send } from "../../kit";
 
 const UNAUTHORIZED = {

@@ -3,7 +3,7 @@
 // the cache never holds more than its cap.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CONSUMER_IDS_CACHED, consumerIdsHeld, stubOf } from "../../../src/worker/routes/middleware";
+import { CONSUMER_IDS_CACHED, consumerIdsHeld, stubOf } from "../../../src/worker/http/middleware";
 
 describe("consumer object ids", () => {
   it("routes a name to its object's id, refuses a bad name, and holds at most the cap", () => {

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { SCHEMA_VERSION, storedSchemaVersion } from "../../../src/worker/object/migrations";
+import { SCHEMA_VERSION, storedSchemaVersion } from "../../../src/worker/kernel/migrations";
 import schema from "../fixtures/schema-v17.json";
 
 /** What v18 adds to the v17 dump (mcp/store.ts: the derived idempotency keys of stock MCP clients), as written in its migration. */

@@ -1,13 +1,13 @@
 /**
  * Issue #17 ("Performance"), the object's memory: what a consumer object keeps between calls is
- * counted beside its bound (src/worker/object/memory.ts; `npm run bench:http` prints it after
+ * counted beside its bound (src/worker/kernel/memory.ts; `npm run bench:http` prints it after
  * 10,000 calls), and a capability long-poll leaves nothing behind once it ends.
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { Waiters } from "../../../src/worker/object/capability/waiters";
-import { heldInMemory } from "../../../src/worker/object/memory";
+import { Waiters } from "../../../src/worker/features/capability/waiters";
+import { heldInMemory } from "../../../src/worker/kernel/memory";
 import { ADMIN_TOKEN, context, credential, send } from "../../kit";
 
 const CONSUMER = "object-memory";

@@ -2,8 +2,8 @@
 // sweep runs within SWEEP_SPACING_SECONDS and finds the first expiry then); later calls while the
 // slot is set do nothing; a changed window looks for the first expiry at once.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS } from "../../../src/worker/object/limits";
-import { Retention, SWEEP_SPACING_SECONDS } from "../../../src/worker/object/retention/sweep";
+import { DEFAULT_LIMITS } from "../../../src/worker/kernel/limits";
+import { Retention, SWEEP_SPACING_SECONDS } from "../../../src/worker/kernel/retention/sweep";
 
 const NOW = 1_784_419_200;
 

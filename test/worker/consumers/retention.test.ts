@@ -9,8 +9,8 @@
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import { RUNTIME_MIGRATIONS } from "../../../src/worker/object/runtime/store";
-import { TOOL_CALL_MIGRATIONS } from "../../../src/worker/object/tool-calls/store";
+import { RUNTIME_MIGRATIONS } from "../../../src/worker/features/runtime/store";
+import { TOOL_CALL_MIGRATIONS } from "../../../src/worker/features/tool-calls/store";
 import { ToolCallRequest } from "../../../src/contracts/tool-call";
 import { INVOICE, LOOKUP } from "../../support/ledger-tools";
 import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "../../kit";

@@ -1,12 +1,12 @@
 /**
  * The access table (src/contracts/access.ts, which the consumer object also reads) and the route
- * declarations (src/worker/routes/registry.ts) name the same operations: a route cannot exist
+ * declarations (src/worker/http/registry.ts) name the same operations: a route cannot exist
  * without its entry (the declaration is typed by the table's keys), and an entry cannot exist
  * without a route (checked here).
  */
 import { describe, expect, it } from "vitest";
 import { ACCESS, adminMay, type Operation } from "../../../src/contracts/access";
-import { operations, routes } from "../../../src/worker/routes/registry";
+import { operations, routes } from "../../../src/worker/http/registry";
 
 const tableOperations = Object.keys(ACCESS) as Operation[];
 

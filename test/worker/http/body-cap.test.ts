@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readCappedBytes } from "../../../src/worker/body";
+import { readCappedBytes } from "../../../src/worker/http/body";
 
 const text = (outcome: Awaited<ReturnType<typeof readCappedBytes>>) =>
   outcome.ok ? new TextDecoder().decode(outcome.value) : outcome.error.code;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CorsRoutes } from "../../../src/worker/http/cors";
-import { operations } from "../../../src/worker/openapi/operations";
+import { operations } from "../../../src/worker/http/openapi/operations";
 
 // What CORS each path offers (docs/http-api.md, "HTTP conventions"): expected values from that table.
 const routes = new CorsRoutes(operations);

@@ -1,11 +1,11 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { describe, expect, it } from "vitest";
-import { pageCursor, readPageCursor, readVerifyCursor, verifyCursor } from "../../../src/worker/object/audit/cursor";
-import { approvalsCursor } from "../../../src/worker/object/capability/cursor";
-import { cursorCodec, safeIntegerKey } from "../../../src/worker/object/cursor";
-import { listPage } from "../../../src/worker/object/list-page";
-import { APPROVALS_CURSOR } from "../../../src/worker/object/tool-calls/approval-view";
+import { pageCursor, readPageCursor, readVerifyCursor, verifyCursor } from "../../../src/worker/features/audit/cursor";
+import { approvalsCursor } from "../../../src/worker/features/capability/cursor";
+import { cursorCodec, safeIntegerKey } from "../../../src/worker/kernel/cursor";
+import { listPage } from "../../../src/worker/kernel/list-page";
+import { APPROVALS_CURSOR } from "../../../src/worker/features/tool-calls/approval-view";
 
 const DETAIL = "The cursor is not one this list answered.";
 const refused = (detail: string) => ({ ok: false, error: { code: "INVALID_CURSOR", detail } });

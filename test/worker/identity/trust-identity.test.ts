@@ -6,8 +6,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { mintCredential, parseCredential } from "../../../src/worker/credential-format";
-import { CredentialPlane } from "../../../src/worker/object/credentials/plane";
+import { mintCredential, parseCredential } from "../../../src/worker/features/credentials/format";
+import { CredentialService } from "../../../src/worker/features/credentials/service";
 import { context, createConsumer, credential, pinClock, send, wipe } from "../../kit";
 
 const T0 = 1_784_419_200;
@@ -278,7 +278,7 @@ describe("the credential cache", () => {
     const stub = env.CONSUMER.get(env.CONSUMER.idFromName(C));
     const figures = await runInDurableObject(stub, (_instance, state) => {
       const keys = { current: "test-token-key-0123456789abcdef0123456789", previous: null };
-      const plane = new CredentialPlane({ sql: state.storage.sql, consumerName: () => C, now: () => T0 }, keys);
+      const plane = new CredentialService({ sql: state.storage.sql, consumerName: () => C, now: () => T0 }, keys);
       const binding = {
         kind: "auditor" as const,
         subjectId: null,

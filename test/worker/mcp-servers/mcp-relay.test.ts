@@ -8,8 +8,8 @@
  */
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PyFloat, readJson } from "../../../src/core/json";
-import { callTool } from "../../../src/worker/tools/mcp-client";
-import { relayable } from "../../../src/worker/tools/mcp-notify";
+import { callTool } from "../../../src/worker/targets/mcp/client";
+import { relayable } from "../../../src/worker/targets/mcp/notify";
 import { adminClient, context, credential, gate, MCP_ACCEPT, mcpRequest, pinClock, send, wipe } from "../../kit";
 
 const C = "mcp-relay-a";

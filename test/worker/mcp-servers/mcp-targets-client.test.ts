@@ -5,9 +5,9 @@
  * bounded `tools/list` pagination.
  */
 import { describe, expect, it } from "vitest";
-import { callTool, listTools, type McpEndpoint } from "../../../src/worker/tools/mcp-client";
-import { SseParser } from "../../../src/worker/tools/mcp-sse";
-import { mergeImported, planImport } from "../../../src/worker/object/mcp-servers/import";
+import { callTool, listTools, type McpEndpoint } from "../../../src/worker/targets/mcp/client";
+import { SseParser } from "../../../src/worker/targets/mcp/sse";
+import { mergeImported, planImport } from "../../../src/worker/features/mcp-servers/import";
 
 type Answer = (message: Record<string, any>, request: Request) => Response | Promise<Response>;
 

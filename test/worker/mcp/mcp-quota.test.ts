@@ -9,7 +9,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import { McpStore } from "../../../src/worker/object/mcp/store";
+import { McpStore } from "../../../src/worker/features/mcp/store";
 import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "../../kit";
 import { decideAll, MCP, mcpPost, openSession, T0 } from "./mcp-server-support";
 

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../../src/worker/index";
-import { McpStore } from "../../../src/worker/object/mcp/store";
+import { McpStore } from "../../../src/worker/features/mcp/store";
 import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "../../kit";
 import { MCP, T0 } from "./mcp-server-support";
 

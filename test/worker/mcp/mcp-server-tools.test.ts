@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson, type JsonObject } from "../../../src/core/json";
-import { callToolResult } from "../../../src/worker/object/mcp/call";
+import { callToolResult } from "../../../src/worker/features/mcp/call";
 import { credential, REFERENCE_TENANT, secretOf, send, setupConsumer, wipe } from "../../kit";
 import { decideAll, initialize, lastToolCallReceipt, mcpPost, T0 } from "./mcp-server-support";
 

@@ -6,7 +6,7 @@ import {
   REGISTRATION_LIMITS,
   Throttle,
   throttled,
-} from "../../../src/worker/oauth/throttle";
+} from "../../../src/worker/features/oauth/throttle";
 
 const SMALL = { perAddress: { burst: 2, perSecond: 1 }, perIsolate: { burst: 5, perSecond: 0.5 } };
 

@@ -6,7 +6,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { consentPage, initialChoice } from "../../../src/worker/oauth/page";
+import { consentPage, initialChoice } from "../../../src/worker/features/oauth/page";
 import { createConsumer, wipe } from "../../kit";
 
 const ORIGIN = "https://gate.test";

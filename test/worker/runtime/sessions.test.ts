@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import completedFixture from "../../../fixtures/execution/completed-event.v1.json?raw";
-import { DEFAULT_LIMITS } from "../../../src/worker/object/limits";
-import { judgeMessage, type RateWindow } from "../../../src/worker/object/sessions";
+import { DEFAULT_LIMITS } from "../../../src/worker/kernel/limits";
+import { judgeMessage, type RateWindow } from "../../../src/worker/features/sockets/sessions";
 import {
   grant,
   PROVIDER,

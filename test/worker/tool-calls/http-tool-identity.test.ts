@@ -7,9 +7,9 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Principal, ToolCall } from "../../../src/core/tool-result/types";
-import { lookupRefundTool, submitRefundTool } from "../../../src/worker/tools/catalog";
-import { downstreamOf, httpExecutor } from "../../../src/worker/tools/executor";
-import { downstreamSigner, encodeIdentity, identityStatement } from "../../../src/worker/tools/signature";
+import { lookupRefundTool, submitRefundTool } from "../../../src/worker/targets/catalog";
+import { downstreamOf, httpExecutor } from "../../../src/worker/targets/executor";
+import { downstreamSigner, encodeIdentity, identityStatement } from "../../../src/worker/targets/http/signature";
 import { gateKey, signedHeaders } from "../../support/forgery";
 import { context, createConsumer, credential, gate, send, wipe, type ToolCallAnswer } from "../../kit";
 

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ToolCall } from "../../../src/core/tool-result/types";
-import { lookupRefundTool, submitRefundTool } from "../../../src/worker/tools/catalog";
-import { callHttpTool, queryHttpToolStatus, type DownstreamService } from "../../../src/worker/tools/http-tool";
-import { downstreamSigner } from "../../../src/worker/tools/signature";
+import { lookupRefundTool, submitRefundTool } from "../../../src/worker/targets/catalog";
+import { callHttpTool, queryHttpToolStatus, type DownstreamService } from "../../../src/worker/targets/http/tool";
+import { downstreamSigner } from "../../../src/worker/targets/http/signature";
 
 const RECEIPT = {
   data: { refund_id: "RF-1", state: "submitted" },

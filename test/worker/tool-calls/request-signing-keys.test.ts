@@ -8,9 +8,9 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { routeApp } from "../../../src/worker/routes/registry";
-import { signingKeyRoutes } from "../../../src/worker/routes/signing-keys";
-import { downstreamSigner, encodeIdentity } from "../../../src/worker/tools/signature";
+import { routeApp } from "../../../src/worker/http/registry";
+import { signingKeyRoutes } from "../../../src/worker/targets/http/routes";
+import { downstreamSigner, encodeIdentity } from "../../../src/worker/targets/http/signature";
 import { gateKey, keysFrom, signedHeaders, type Statement } from "../../support/forgery";
 import { gate } from "../../kit";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import vectorsText from "../../../fixtures/json/vectors.json?raw";
 import { canonicalJson, PyFloat, readJson } from "../../../src/core/json";
 import * as z from "../../../src/core/zod";
-import { carried, received } from "../../../src/worker/object/rpc";
+import { carried, received } from "../../../src/worker/kernel/rpc";
 
 // A value the Worker validated reaches the object by structured clone (RPC), not as text: every
 // golden document must come out with the same canonical text, integral floats included.

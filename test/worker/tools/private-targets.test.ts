@@ -8,10 +8,10 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ToolCall } from "../../../src/core/tool-result/types";
-import { submitRefundTool } from "../../../src/worker/tools/catalog";
-import { callHttpTool, type DownstreamService } from "../../../src/worker/tools/http-tool";
-import { downstreamSigner } from "../../../src/worker/tools/signature";
-import { TargetRefused, targetFetch } from "../../../src/worker/tools/target-fetch";
+import { submitRefundTool } from "../../../src/worker/targets/catalog";
+import { callHttpTool, type DownstreamService } from "../../../src/worker/targets/http/tool";
+import { downstreamSigner } from "../../../src/worker/targets/http/signature";
+import { TargetRefused, targetFetch } from "../../../src/worker/targets/fetch";
 import { ADMIN_TOKEN, adminClient, send, wipe } from "../../kit";
 
 const C = "private-targets-a";

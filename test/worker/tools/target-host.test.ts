@@ -4,8 +4,8 @@
  * special-purpose registries; null for a host a target may name.
  */
 import { describe, expect, it } from "vitest";
-import { checkUrl } from "../../../src/worker/object/tools/build";
-import { hostRefusal } from "../../../src/worker/tools/target-host";
+import { checkUrl } from "../../../src/worker/features/tools/build";
+import { hostRefusal } from "../../../src/worker/targets/host";
 
 const ROWS: ReadonlyArray<readonly [url: string, what: string | null, loopback: boolean]> = [
   // IPv4 loopback, in every spelling URL parsing normalises to 127.0.0.1.

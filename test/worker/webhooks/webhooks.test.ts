@@ -8,8 +8,8 @@
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { SecretVault } from "../../../src/worker/object/secrets/vault";
-import { WebhookPlane } from "../../../src/worker/object/webhooks/plane";
+import { SecretVault } from "../../../src/worker/features/secrets/vault";
+import { WebhookService } from "../../../src/worker/features/webhooks/service";
 import {
   ADMIN_TOKEN,
   adminClient,
@@ -341,7 +341,7 @@ describe("webhook endpoints", () => {
     await setup();
     const answer = await runInDurableObject(stub(), async (_object, state) => {
       const sql = state.storage.sql;
-      const plane = new WebhookPlane(
+      const plane = new WebhookService(
         {
           sql,
           audit: undefined as never,

@@ -1,0 +1,75 @@
+import { ConsumerConfig, ConsumerView } from "../../../contracts/consumer";
+import { CreateCredentialRequest, CreatedCredential, CredentialId } from "../../../contracts/credential";
+import { Pong } from "../../../contracts/service";
+import { forgetCorsOrigins } from "../../http/cors-origins";
+import { problem, problemResponse } from "../../http/problem";
+import { recordInDirectory } from "./read-routes";
+import { jsonBody } from "../../http/middleware";
+import { adminCall, respond, sendBody, valueForObject } from "../../http/respond";
+import { adminBodyProblems, handlers, type RouteModule } from "../../http/route";
+
+/** Admin routes: consumers, credentials, and the benchmark ping (the admin secret only). */
+export const adminRoutes: RouteModule = {
+  routes: [
+    {
+      method: "put",
+      path: "/v1/consumers/{consumer}",
+      summary: "Create or update a consumer: its enabled tools and the subjects allowed to approve.",
+      operation: "configure",
+      auth: "admin-secret",
+      request: ConsumerConfig,
+      response: { status: 200, schema: ConsumerView, description: "The stored consumer." },
+      problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
+      handlers: handlers(jsonBody(ConsumerConfig), async (c) => {
+        const config = valueForObject(c.var.body);
+        if (config instanceof Response) return config;
+        const configured = await c.var.stub.admin(c.var.consumer, { kind: "configure", config });
+        if (configured.ok) {
+          // Listed only once the consumer's object accepted the configuration.
+          await recordInDirectory(c.env, c.var.consumer);
+          // Its cors_origins may have changed: this isolate reads them again.
+          forgetCorsOrigins(c.var.consumer);
+        }
+        return respond(configured);
+      }),
+    },
+    {
+      method: "post",
+      path: "/v1/consumers/{consumer}/credentials",
+      summary: "Mint a credential; the secret is shown once and stored only as SHA-256.",
+      operation: "createCredential",
+      auth: "admin-secret",
+      request: CreateCredentialRequest,
+      response: { status: 201, schema: CreatedCredential, description: "The new credential." },
+      problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
+      handlers: handlers(jsonBody(CreateCredentialRequest), (c) =>
+        sendBody(c.var.body, (request) => c.var.stub.admin(c.var.consumer, { kind: "createCredential", request }), 201),
+      ),
+    },
+    {
+      method: "delete",
+      path: "/v1/consumers/{consumer}/credentials/{credential_id}",
+      summary: "Revoke a credential at once.",
+      operation: "revokeCredential",
+      auth: "admin-secret",
+      response: { status: 204, description: "Revoked." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+      handlers: handlers(async (c) => {
+        const id = c.req.param("credential_id");
+        if (id === undefined || !CredentialId.safeParse(id).success)
+          return problemResponse(problem("NOT_FOUND", "No such credential."));
+        return adminCall(c.var, { kind: "revokeCredential", credentialId: id });
+      }),
+    },
+    {
+      method: "get",
+      path: "/v1/consumers/{consumer}/ping",
+      summary: "A bare round trip to the consumer's object (benchmark baseline).",
+      operation: "ping",
+      auth: "admin-secret",
+      response: { status: 200, schema: Pong, description: "The object answered." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+      handlers: handlers(async (c) => c.json({ pong: await c.var.stub.ping() })),
+    },
+  ],
+};

@@ -1,0 +1,74 @@
+import type { ConsumerConfig } from "../../../contracts/consumer";
+import type { AuditChain } from "../audit/service";
+import { DEFAULT_LIMITS, type Limits } from "../../kernel/limits";
+import { loadConsumer, saveConsumer, type ConsumerRecord } from "./store";
+
+export type { ConsumerRecord };
+
+/** A consumer's limits: its overrides over the documented defaults. */
+export function limitsOf(record: ConsumerRecord | undefined): Limits {
+  return record === undefined ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...record.limits };
+}
+
+/** The consumer's configuration: its enabled tools, approvers, token issuer and limits, cached between calls. */
+export class ConsumerService {
+  #current: ConsumerRecord | undefined;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly audit: AuditChain,
+  ) {}
+
+  /** Reads the stored configuration (on start; `undefined` until an admin creates the consumer). */
+  load(): ConsumerRecord | undefined {
+    this.#current = loadConsumer(this.sql);
+    return this.#current;
+  }
+
+  /** The configuration as last loaded or saved. */
+  current(): ConsumerRecord | undefined {
+    return this.#current;
+  }
+
+  /** Creates or updates the consumer and audits it; inside the caller's transaction. Answers the stored view. */
+  configure(consumer: string, config: ConsumerConfig, now: number): string {
+    const created = saveConsumer(
+      this.sql,
+      {
+        name: consumer,
+        tools: config.tools,
+        approverSubjects: config.approver_subjects,
+        principalTokens: config.principal_tokens ?? null,
+        limits: config.limits ?? {},
+        corsOrigins: config.cors_origins ?? [],
+      },
+      now,
+    );
+    const stored = this.load();
+    if (stored === undefined) throw new Error("consumer row missing right after it was saved");
+    const limits = limitsOf(stored);
+    const issuer =
+      stored.principalTokens === null
+        ? null
+        : { issuer: stored.principalTokens.issuer, audience: stored.principalTokens.audience };
+    // The CORS allow-list is listed (audited and answered) only when the consumer allows an origin.
+    const cors = stored.corsOrigins.length === 0 ? {} : { cors_origins: stored.corsOrigins };
+    this.audit.append("consumer.configured", now, {
+      consumer,
+      tools: stored.tools,
+      approver_subjects: stored.approverSubjects,
+      principal_tokens: issuer,
+      limits: { ...limits },
+      ...cors,
+    });
+    return JSON.stringify({
+      consumer,
+      tools: stored.tools,
+      approver_subjects: stored.approverSubjects,
+      principal_tokens: stored.principalTokens,
+      limits,
+      ...cors,
+      created,
+    });
+  }
+}

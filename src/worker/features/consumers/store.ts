@@ -1,0 +1,99 @@
+import { canonicalJson } from "../../../core/json";
+import { ConsumerLimits, PrincipalTokenIssuer } from "../../../contracts/consumer";
+import type { Migration } from "../../kernel/schema";
+import { one, run, storedJson, storedStrings, text, textOrNull } from "../../kernel/sql";
+
+/** The consumer plane's table (schema v1: the one configuration row; v4: token issuer and limits; v13: the CORS allow-list). */
+export const CONSUMER_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+  CREATE TABLE consumer (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    name TEXT NOT NULL,
+    tools TEXT NOT NULL,
+    approver_subjects TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );`,
+  },
+  {
+    version: 4,
+    sql: `
+  ALTER TABLE consumer ADD COLUMN principal_tokens TEXT;
+  ALTER TABLE consumer ADD COLUMN limits TEXT NOT NULL DEFAULT '{}';`,
+  },
+  { version: 13, sql: "ALTER TABLE consumer ADD COLUMN cors_origins TEXT NOT NULL DEFAULT '[]';" },
+];
+
+/** A consumer's stored configuration. */
+export interface ConsumerRecord {
+  name: string;
+  tools: string[];
+  approverSubjects: string[];
+  /** The issuer of end users' tokens, if the consumer verifies them. */
+  principalTokens: PrincipalTokenIssuer | null;
+  /** Overrides of the default limits. */
+  limits: ConsumerLimits;
+  /** Browser origins allowed to call the consumer's credential routes (CORS), sorted; empty: none. */
+  corsOrigins: string[];
+}
+
+function storedObject<T>(json: string, schema: { parse(value: unknown): T }, what: string): T {
+  return schema.parse(storedJson(json, what));
+}
+
+/** Reads the consumer row; `undefined` until an admin has created the consumer. */
+export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
+  const row = one(
+    sql,
+    "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins FROM consumer WHERE id = 1",
+  );
+  if (row === undefined) return undefined;
+  const issuer = textOrNull(row, "principal_tokens");
+  return {
+    name: text(row, "name"),
+    tools: storedStrings(text(row, "tools"), "consumer tools"),
+    approverSubjects: storedStrings(text(row, "approver_subjects"), "consumer approvers"),
+    principalTokens: issuer === null ? null : storedObject(issuer, PrincipalTokenIssuer, "token issuer"),
+    limits: storedObject(text(row, "limits"), ConsumerLimits, "consumer limits"),
+    corsOrigins: storedStrings(text(row, "cors_origins"), "consumer CORS origins"),
+  };
+}
+
+/** Creates or replaces the consumer row; answers whether it was created. */
+export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: number): boolean {
+  const existed = one(sql, "SELECT 1 AS present FROM consumer WHERE id = 1") !== undefined;
+  const tools = canonicalJson([...new Set(record.tools)].sort());
+  const approvers = canonicalJson([...new Set(record.approverSubjects)].sort());
+  // Both were checked by their contracts: strings, integers, arrays and objects only.
+  const issuer = record.principalTokens === null ? null : JSON.stringify(record.principalTokens);
+  const limits = JSON.stringify(record.limits);
+  const origins = canonicalJson([...new Set(record.corsOrigins)].sort());
+  if (existed) {
+    run(
+      sql,
+      "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, updated_at = ? WHERE id = 1",
+      tools,
+      approvers,
+      issuer,
+      limits,
+      origins,
+      now,
+    );
+  } else {
+    run(
+      sql,
+      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits, cors_origins) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
+      record.name,
+      tools,
+      approvers,
+      now,
+      now,
+      issuer,
+      limits,
+      origins,
+    );
+  }
+  return !existed;
+}

@@ -1,0 +1,126 @@
+import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../../../core/json";
+import { MCP_PROFILE } from "../../../core/tool-result/constants";
+import { CallToolParams, ContentBlock, MCP_META, type JsonRpcId } from "../../../contracts/mcp";
+import { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
+import { describeIssues } from "../../http/body";
+import type { McpContext } from "./context";
+import * as jsonRpc from "./rpc";
+import type { McpTasks } from "./tasks";
+
+/** The first 32 hex digits of the SHA-256 of a canonical JSON array: the gate's derived ids. */
+export function derivedId(prefix: string, parts: readonly Json[]): string {
+  return `${prefix}_${sha256Hex(canonicalJson(parts)).slice(0, 32)}`;
+}
+
+/** The host context of an MCP call (docs/mcp.md, "Call identity"). */
+export interface McpCallIdentity {
+  readonly call_id: string;
+  readonly operation_id: string;
+  readonly response_id: string;
+  readonly idempotency_key: string | null;
+}
+
+/**
+ * The call's identity, stable across a repeated call so an approval granted for the first lets
+ * the repeat run (an approval binds call, operation and response ids). With an idempotency key
+ * every id derives from the tool and the key; without one, from the session and the JSON-RPC
+ * id. A status query is its own call (the engine refuses the dispatch's call id for it): its
+ * call id also derives from the status reference. `_meta` may name the call and operation ids.
+ */
+export function callIdentity(
+  tool: string,
+  meta: CallToolParams["_meta"],
+  key: string | null,
+  sessionId: string,
+  rpcId: JsonRpcId,
+  statusRef: string | null = null,
+): McpCallIdentity {
+  const parts: Json[] = key === null ? [sessionId, rpcId] : [tool, key];
+  return {
+    call_id:
+      meta?.[MCP_META.callId] ??
+      derivedId("mcpc", statusRef === null ? ["call", ...parts] : ["status", ...parts, statusRef]),
+    operation_id: meta?.[MCP_META.operationId] ?? derivedId("mcpo", ["operation", ...parts]),
+    response_id: derivedId("mcpr", ["response", key ?? sessionId]),
+    idempotency_key: key,
+  };
+}
+
+/**
+ * A tool-call answer (`{model_result, provider_output, approval_id?, status_ref?}`) as an MCP
+ * `CallToolResult`: the MCP projection (`provider_output`), with the content blocks a
+ * succeeded result's `data.content` carries placed before the text block, and the approval
+ * to wait for, the status reference of an unknown outcome, and the call's audit receipt
+ * (`{seq, leaf_hash}`, docs/audit.md) in `_meta`.
+ */
+export function callToolResult(answer: JsonObject): JsonObject {
+  const output = jsonRpc.objectMember(answer, "provider_output");
+  const model = jsonRpc.objectMember(answer, "model_result");
+  if (output === undefined || model === undefined || !Array.isArray(output["content"]))
+    throw new Error("a tool-call answer without its MCP projection");
+  let content: Json[] = output["content"];
+  const data = model["status"] === "succeeded" ? jsonRpc.objectMember(model, "data") : undefined;
+  const blocks = data?.["content"];
+  if (Array.isArray(blocks)) content = [...blocks.filter((block) => ContentBlock.safeParse(block).success), ...content];
+  const meta: JsonObject = {};
+  if (typeof answer["approval_id"] === "string") meta[MCP_META.approvalId] = answer["approval_id"];
+  if (typeof answer["status_ref"] === "string") meta[MCP_META.statusRef] = answer["status_ref"];
+  const audit = jsonRpc.objectMember(answer, "audit");
+  if (audit !== undefined) meta[MCP_META.audit] = audit;
+  return Object.keys(meta).length === 0 ? { ...output, content } : { ...output, content, _meta: meta };
+}
+
+/**
+ * `tools/call`: the call in the shape of the HTTP route's body, run through exactly the HTTP
+ * tool call's path (admission, dispatch, audit, projection). `_meta` `io.toolgate/status_ref`
+ * makes it the status query of an unknown outcome. Under 2025-11-25 with `task`, the answer is
+ * a task (a write without an idempotency key gets one derived from the session and the
+ * JSON-RPC id, so it runs once), and runs only once its task has a place (mcp/quota.ts).
+ * Refusals of the gate are JSON-RPC errors; an unknown tool is the engine's answer
+ * (`UNKNOWN_TOOL`, a failed result).
+ */
+export async function callTool(
+  ctx: McpContext,
+  params: JsonObject | undefined,
+  rpcId: JsonRpcId,
+  tasks: McpTasks,
+): Promise<jsonRpc.Answer> {
+  const parsed = jsonRpc.params(CallToolParams, params);
+  if (!parsed.ok) return parsed.answer;
+  const { name, task, _meta: meta } = parsed.value;
+  const statusRef = meta?.[MCP_META.statusRef] ?? null;
+  const asTask = task !== undefined && ctx.session.protocolVersion === "2025-11-25" && statusRef === null;
+  let key = meta?.[MCP_META.idempotencyKey] ?? null;
+  if (key === null && statusRef === null && ctx.registry.get(name)?.risk === "write")
+    key = asTask
+      ? derivedId("mcpk", ["key", ctx.session.sessionId, rpcId])
+      : ctx.derivedKey(name, params?.["arguments"] ?? {});
+  const identity = callIdentity(name, meta, key, ctx.session.sessionId, rpcId, statusRef);
+  const context = {
+    ...identity,
+    provider: MCP_PROFILE.provider,
+    api_family: MCP_PROFILE.api_family,
+    adapter_revision: MCP_PROFILE.adapter_revision,
+  };
+  const body = {
+    proposal: { name, arguments: parsed.value.arguments ?? {} },
+    context,
+    ...(statusRef === null ? {} : { status_ref: statusRef }),
+  };
+  const input = (statusRef === null ? ToolCallRequest : ToolCallStatusRequest).safeParse(body);
+  if (!input.success) return jsonRpc.invalidParams(`Invalid params: ${describeIssues(input.error)}`);
+  const call = async (): Promise<jsonRpc.Answer> => {
+    const ran = await ctx.run(input.data, statusRef, ctx.notify);
+    if (!ran.ok) return jsonRpc.refusal(ran.error);
+    // The tool-call path's answer as a value: nothing the gate wrote is read back.
+    const answer = ran.value;
+    const result = callToolResult(answer);
+    if (!asTask) return jsonRpc.result(result);
+    const approvalId = typeof answer["approval_id"] === "string" ? answer["approval_id"] : null;
+    return jsonRpc.result(
+      tasks.create(ctx, { input: canonicalJson(input.data), approvalId, result, ttlMs: task.ttl ?? null }),
+    );
+  };
+  // A task needs its place before the call runs: a write must not run when its task cannot be kept.
+  return asTask ? tasks.withPlace(ctx, call) : call();
+}

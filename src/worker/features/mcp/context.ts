@@ -1,0 +1,34 @@
+import type { Json, JsonObject } from "../../../core/json";
+import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
+import type { Outcome } from "../../result";
+import type { McpNotifySink } from "../../targets/mcp/notify";
+import type { ObjectKernel } from "../../kernel/kernel";
+import type { Authenticated } from "../sockets/upgrade";
+import type { ToolCallInput } from "../tool-calls/bind";
+import type { McpSession } from "./store";
+
+/**
+ * The agent's tool-call path of the consumer object, for the caller of this MCP request:
+ * admission (rate, principal, tool scope), dispatch or status query, and the answer an
+ * HTTP tool call gets (`tool-calls/answer.ts`), as a value; `notify` takes the call's downstream notifications.
+ */
+export type RunCall = (
+  input: ToolCallInput,
+  statusRef: string | null,
+  notify?: McpNotifySink,
+) => Promise<Outcome<JsonObject>>;
+
+/** What the MCP plane uses of the kernel: its tables, the clock, one transaction step and the audit chain. */
+export type McpKernel = Pick<ObjectKernel, "sql" | "now" | "transaction" | "audit">;
+
+/** One request of an open session. */
+export interface McpContext {
+  readonly auth: Authenticated;
+  readonly session: McpSession;
+  readonly registry: ToolRegistry;
+  readonly run: RunCall;
+  /** The idempotency key the gate derives for a write whose client sent none (docs/mcp.md, "Stock clients"). */
+  readonly derivedKey: (tool: string, args: Json) => string;
+  /** A `tools/call` answered as an event stream: where its downstream notifications go. */
+  readonly notify?: McpNotifySink;
+}

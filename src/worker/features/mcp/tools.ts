@@ -1,0 +1,40 @@
+import { mcpAnnotations, mcpOutputSchema } from "../../../core/adapters/mcp";
+import type { JsonObject } from "../../../core/json";
+import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
+import type { McpProtocolVersion } from "../../../contracts/mcp";
+import type { Caller } from "../credentials/service";
+import { toolsInScope } from "../identity/scope";
+import { declarationInputs } from "../tools/declare";
+
+/** A tool's display title from its name: `create_refund_draft` → `Create refund draft`. */
+export function toolTitle(name: string): string {
+  const words = name.replace(/[_\-.]+/g, " ").trim();
+  return words.length === 0 ? name : words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * `tools/list`: the consumer's enabled tools the credential may call (its tool scope), by
+ * name, each with a description, its input schema, the `outputSchema` of what
+ * `structuredContent` carries (the model result), annotations from its risk, and, under
+ * 2025-11-25, `execution.taskSupport: "optional"` on writes (they may wait for an approver).
+ * One page: the list is bounded by the consumer's configuration.
+ */
+export function listTools(registry: ToolRegistry, caller: Caller, version: McpProtocolVersion): JsonObject {
+  const tools: JsonObject[] = [];
+  for (const declared of toolsInScope(caller.tools, declarationInputs(registry))) {
+    const spec = registry.get(declared.name);
+    if (spec === undefined) continue;
+    const title = toolTitle(spec.name);
+    const tool: JsonObject = {
+      name: spec.name,
+      title,
+      description: declared.description,
+      inputSchema: declared.input,
+      outputSchema: mcpOutputSchema(spec.outputSchema?.document),
+      annotations: { ...mcpAnnotations(spec.risk), title },
+    };
+    if (version === "2025-11-25" && spec.risk === "write") tool["execution"] = { taskSupport: "optional" };
+    tools.push(tool);
+  }
+  return { tools };
+}

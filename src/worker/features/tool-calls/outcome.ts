@@ -1,0 +1,61 @@
+import type { JsonObject } from "../../../core/json";
+import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
+import type { HashFn, ResultPackage } from "../../../core/tool-result/types";
+import type { ExternalExecutor } from "../../targets/executor";
+import type { McpNotifySink } from "../../targets/mcp/notify";
+import type { Span } from "../../trace/span";
+import type { AuditRef } from "../audit/service";
+
+/** Seconds a concurrent duplicate is told to wait (`Retry-After`). */
+export const IN_PROGRESS_RETRY_SECONDS = 1;
+
+/** What one tool call came to: the engine's package and what the host needs beside it. */
+export interface ToolCallOutcome {
+  readonly package: ResultPackage;
+  /** The pending approval a write waits for (`APPROVAL_REQUIRED`). */
+  readonly approvalId: string | null;
+  /** The status reference of an unknown outcome (the host's, never the model's). */
+  readonly statusRef: string | null;
+  /** The call's hash memo: a projection re-validates the package without hashing again. */
+  readonly hash: HashFn;
+  /** The audit entry that recorded this outcome (the host's receipt: `audit` of the answer). */
+  readonly audit: AuditRef;
+}
+
+/** The consumer's tools as configured: what the engine is built from (rebuilt when the configuration changes). */
+export interface ToolCallSetup {
+  readonly registry: ToolRegistry;
+  readonly approvers: readonly string[];
+  readonly executor: ExternalExecutor;
+}
+
+/** What one dispatch carries besides the call. */
+export interface DispatchOptions {
+  /** Never execute (a prepared action opens its approval). */
+  readonly prepareOnly?: boolean;
+  /**
+   * The App Facade's prepare and commit: the call's approvals are the facade's own (opened by
+   * its prepare, consumed only by its commit); agent calls never see them, nor it theirs.
+   */
+  readonly facade?: boolean;
+  readonly claims?: JsonObject;
+  /** This one call's downstream notifications (an MCP tools/call that relays). */
+  readonly notify?: McpNotifySink;
+  /** The agent credential making the call: stored with an approval it opens, named in its events. */
+  readonly credentialId?: string | null;
+  /** The call's trace span (../../trace): its approval and downstream spans become children. */
+  readonly span?: Span;
+}
+
+/** A package and the audit entry that recorded it. */
+export interface Recorded {
+  readonly package: ResultPackage;
+  readonly audit: AuditRef;
+}
+
+/** A recorded package as the host's outcome: the approval it waits for, the status reference of an unknown outcome. */
+export function outcomeOf(recorded: Recorded, hash: HashFn, approvalId: string | null = null): ToolCallOutcome {
+  const pkg = recorded.package;
+  const statusRef = pkg.model_result.status === "unknown" ? pkg.protected_audit.downstream.status_ref : null;
+  return { package: pkg, approvalId, statusRef, hash, audit: recorded.audit };
+}

@@ -1,0 +1,393 @@
+import { sha256Hex, type JsonObject } from "../../../core/json";
+import {
+  decideApproval,
+  type ApprovalDecisionRecord,
+  type ApprovalRecord,
+} from "../../../core/tool-result/approval-book";
+import {
+  beginDispatch,
+  completeDispatch,
+  type BeginDispatchResult,
+  type DispatchTicket,
+  type HandlerOutcome,
+} from "../../../core/tool-result/dispatcher";
+import { memoizeHash, requestDigest } from "../../../core/tool-result/digests";
+import { createEngine, type ToolResultEngine } from "../../../core/tool-result/engine";
+import type { ToolResultRefusal } from "../../../core/tool-result/host-context";
+import type { Result } from "../../../core/result";
+import { errorPackage } from "../../../core/tool-result/packages";
+import {
+  isOwnUnknownWrite,
+  queryStatus,
+  recordEvidence,
+  recoverInFlight,
+  type DownstreamEvidence,
+} from "../../../core/tool-result/query-status";
+import { idempotencyScope } from "../../../core/tool-result/dispatcher-state";
+import { storeKey } from "../../../core/tool-result/store";
+import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
+import type { ApprovalList, ApprovalView } from "../../../contracts/approval";
+import { problem, type Problem } from "../../http/problem";
+import { fail, ok, type Outcome } from "../../result";
+import type { McpNotifySink } from "../../targets/mcp/notify";
+import type { AuditRef } from "../audit/service";
+import { APPROVALS_CURSOR, approvalView } from "./approval-view";
+import { approvalStatus, callEvent } from "./events";
+import { SqlApprovalBook } from "./approval-store";
+import { SqlToolResultStore } from "./store";
+import type { ObjectKernel } from "../../kernel/kernel";
+import {
+  IN_PROGRESS_RETRY_SECONDS,
+  outcomeOf,
+  type DispatchOptions,
+  type Recorded,
+  type ToolCallOutcome,
+  type ToolCallSetup,
+} from "./outcome";
+import type { Span } from "../../trace/span";
+import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../trace/tool-call";
+
+/** What the plane uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
+type ToolCallKernel = Pick<ObjectKernel, "sql" | "audit" | "transaction" | "limits" | "events" | "retention">;
+
+/** An engine refusal carried out of its transaction: the throw rolls back what the step wrote before it. */
+class Refused extends Error {
+  constructor(readonly refusal: ToolResultRefusal) {
+    super(refusal.message);
+  }
+}
+
+/** The problem of each engine refusal, in one exhaustive switch: a new refusal does not compile until mapped. */
+function refusalProblem(refusal: ToolResultRefusal): Problem {
+  switch (refusal.code) {
+    case "HOST_CONTEXT_INVALID":
+    case "APPROVAL_UNAVAILABLE":
+    case "FAILURE_NOT_APPLICABLE":
+    case "STATUS_QUERY_INVALID":
+      return problem("INVALID_HOST_CONTEXT", refusal.message);
+    default: {
+      const unreachable: never = refusal.code;
+      throw new Error(`unmapped tool-result refusal ${String(unreachable)}`);
+    }
+  }
+}
+
+/** The engine's value inside a transaction of {@link usage}; a refusal leaves by {@link Refused}. */
+function accepted<T>(result: Result<T, ToolResultRefusal>): T {
+  if (!result.ok) throw new Refused(result.error);
+  return result.value;
+}
+
+/** A refusal of the engine (a caller's host metadata), as a problem value once its transaction rolled back. */
+function usage<T>(step: () => T): Outcome<T> {
+  try {
+    return ok(step());
+  } catch (error) {
+    if (error instanceof Refused) return fail(refusalProblem(error.refusal));
+    throw error;
+  }
+}
+
+/**
+ * The tool-call plane of one consumer: each engine step in one transaction with its audit
+ * entry; a tool the host executes runs between two steps (a write is durably in flight first).
+ */
+export class ToolCallService {
+  readonly engine: ToolResultEngine;
+  readonly book: SqlApprovalBook;
+  readonly #kernel: ToolCallKernel;
+  readonly #setup: ToolCallSetup;
+
+  constructor(kernel: ToolCallKernel, setup: ToolCallSetup) {
+    this.#kernel = kernel;
+    this.#setup = setup;
+    const opened = (record: ApprovalRecord, openedBy: string | null) =>
+      kernel.events.emit(
+        { type: "approval.requested", data: approvalStatus(record, record.requested_at), credentialId: openedBy },
+        record.requested_at,
+      );
+    this.book = new SqlApprovalBook(kernel.sql, () => kernel.limits(), opened);
+    const stamp = () => kernel.retention.now();
+    this.engine = createEngine({
+      registry: setup.registry,
+      store: new SqlToolResultStore(kernel.sql, stamp),
+      approvers: new Set(setup.approvers),
+    });
+  }
+
+  /**
+   * After a restart, a write still in flight may have committed: it becomes an unknown outcome
+   * with its status_ref, never a second execution. Runs inside the caller's transaction.
+   */
+  recover(now: number): void {
+    for (const recovered of recoverInFlight(this.engine, now)) {
+      this.#kernel.audit.append("tool_call.recovered", now, recovered.package.protected_audit);
+      this.#kernel.events.emit(
+        callEvent("call.outcome_unknown", recovered.principal, recovered.call, recovered.package, now, null),
+        now,
+      );
+    }
+  }
+
+  /**
+   * One call: step one (bind, validate, authorize, deduplicate, approvals); for a write that may
+   * run, its in-flight mark; the execution; step two. `prepareOnly` never executes (a prepared
+   * action opens its approval); `notify` takes this one call's downstream notifications.
+   */
+  async dispatch(
+    principal: Principal,
+    call: ToolCall,
+    now: number,
+    options: DispatchOptions = {},
+  ): Promise<Outcome<ToolCallOutcome>> {
+    const hash = memoizeHash(sha256Hex);
+    let audit: AuditRef | undefined;
+    const watch = options.span === undefined ? undefined : new ApprovalWatch(this.book, options.span);
+    const begun = usage(() =>
+      this.#kernel.transaction(() => {
+        const claims = options.claims === undefined ? {} : { claims: options.claims };
+        this.book.opener = options.credentialId ?? null;
+        this.book.origin = options.facade === true ? "facade" : null;
+        let result: BeginDispatchResult;
+        try {
+          result = accepted(
+            beginDispatch(this.engine, {
+              principal,
+              call,
+              book: watch?.book ?? this.book,
+              prepareOnly: options.prepareOnly === true,
+              now,
+              hash,
+              ...claims,
+            }),
+          );
+        } finally {
+          this.book.opener = null;
+          this.book.origin = null;
+        }
+        if (result.kind === "final" || result.kind === "needs_approval")
+          audit = this.#kernel.audit.append("tool_call", now, result.package.protected_audit);
+        return result;
+      }),
+    );
+    if (!begun.ok) return begun;
+    this.#kernel.retention.stored();
+    const result = begun.value;
+    watch?.end(result, now);
+    const recorded = (pkg: ResultPackage): Recorded => {
+      if (audit === undefined) throw new Error("a final package was not audited");
+      return { package: pkg, audit };
+    };
+    switch (result.kind) {
+      case "final":
+        return ok(outcomeOf(recorded(result.package), hash));
+      case "needs_approval":
+        return ok(outcomeOf(recorded(result.package), hash, result.approval_id));
+      case "in_progress":
+        return fail(
+          problem(
+            "IDEMPOTENCY_IN_PROGRESS",
+            "The same call is still executing; retry later.",
+            IN_PROGRESS_RETRY_SECONDS,
+          ),
+        );
+      case "quota_exceeded":
+        return fail(
+          problem(
+            "QUOTA_EXCEEDED",
+            "The subject, or the credential, has as many pending approvals as its quota allows (pending_approvals_per_subject, pending_approvals_per_credential); nothing was opened or run.",
+            result.retry_after_seconds,
+          ),
+        );
+      case "execute":
+        if (options.prepareOnly === true) throw new Error("a prepared call reached its execution");
+        return ok(
+          outcomeOf(
+            await this.#execute(result.ticket, hash, options.notify, options.credentialId ?? null, options.span),
+            hash,
+          ),
+        );
+    }
+  }
+
+  async #execute(
+    ticket: DispatchTicket,
+    hash: HashFn,
+    notify: McpNotifySink | undefined,
+    credentialId: string | null,
+    span?: Span,
+  ): Promise<Recorded> {
+    const spec = this.engine.registry.get(ticket.tool);
+    if (spec === undefined) throw new Error("ticket names an unregistered tool");
+    const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent"): Recorded =>
+      this.#kernel.transaction(() => {
+        const value = outcome();
+        const done =
+          value === "rate_limited" || value === "not_sent"
+            ? this.#failBeforeEffect(ticket, value === "rate_limited" ? "RATE_LIMIT" : "TOOL_ERROR", hash)
+            : completeDispatch(this.engine, ticket, value, { hash });
+        if (done.model_result.status === "unknown")
+          this.#kernel.events.emit(
+            callEvent("call.outcome_unknown", ticket.principal, ticket.call, done, ticket.now, credentialId),
+            ticket.now,
+          );
+        return { package: done, audit: this.#kernel.audit.append("tool_call", ticket.now, done.protected_audit) };
+      });
+    const execution = spec.execution;
+    if (execution.kind === "in_process") {
+      // In-process handlers are synchronous: the handler and step two share one transaction.
+      return complete(() => {
+        try {
+          const raw = execution.handler(ticket.call.arguments, { store: this.engine.store });
+          if (raw instanceof Promise) throw new Error("in-process handlers must be synchronous");
+          return raw;
+        } catch {
+          return "threw";
+        }
+      });
+    }
+    const downstream = startDownstreamSpan(span, this.#setup.executor, spec);
+    const ran = await this.#setup.executor.run(spec, ticket.principal, ticket.call, ticket.status_ref, notify);
+    endDownstreamSpan(downstream, ran);
+    return complete(() => (ran.kind === "result" ? ran.result : ran.kind === "failed" ? "threw" : ran.kind));
+  }
+
+  /** A failure known to precede any effect (rate limit, nothing sent): drop the in-flight mark, answer the catalog error. */
+  #failBeforeEffect(ticket: DispatchTicket, code: "RATE_LIMIT" | "TOOL_ERROR", hash: HashFn): ResultPackage {
+    if (ticket.scope !== null) this.engine.store.delete("in_flight", storeKey(ticket.scope));
+    return errorPackage(
+      ticket.principal,
+      ticket.call,
+      this.engine.registry.get(ticket.tool),
+      code,
+      ticket.request_sha256,
+      ticket.now,
+      hash,
+      null,
+    );
+  }
+
+  /**
+   * The reference's `query_status`. For an external tool whose unknown outcome belongs to this
+   * caller, the executor is asked first and its evidence recorded, so the engine can reconcile
+   * it; the tool never runs again.
+   */
+  async status(
+    principal: Principal,
+    call: ToolCall,
+    statusRef: string,
+    now: number,
+    claims: JsonObject = {},
+    credentialId: string | null = null,
+  ): Promise<Outcome<ToolCallOutcome>> {
+    const hash = memoizeHash(sha256Hex);
+    const spec = this.engine.registry.get(call.name);
+    const digest = spec === undefined ? "0".repeat(64) : requestDigest(principal, call, spec, hash);
+    let evidence: DownstreamEvidence = { kind: "unknown" };
+    if (
+      spec?.execution.kind === "external" &&
+      this.#setup.executor.canQuery(spec) &&
+      isOwnUnknownWrite(this.engine, principal, call, statusRef, digest)
+    ) {
+      evidence = await this.#setup.executor.query(spec, principal, call, statusRef);
+    }
+    const pkg = usage(() =>
+      this.#kernel.transaction(() => {
+        recordEvidence(this.engine, principal, call, statusRef, digest, evidence);
+        // Reconciled now: the write was uncertain before this query and its receipt settled it.
+        const key = call.idempotency_key === null ? null : storeKey(idempotencyScope(principal, call));
+        const uncertain = key !== null && this.engine.store.get("uncertain_outcomes", key) !== undefined;
+        const done = accepted(
+          queryStatus(this.engine, {
+            principal,
+            call,
+            status_ref: statusRef,
+            expected_request_sha256: digest,
+            now,
+            hash,
+            claims,
+          }),
+        );
+        if (uncertain && done.model_result.status === "succeeded")
+          this.#kernel.events.emit(callEvent("call.reconciled", principal, call, done, now, credentialId), now);
+        return { package: done, audit: this.#kernel.audit.append("tool_call.status", now, done.protected_audit) };
+      }),
+    );
+    return pkg.ok ? ok(outcomeOf(pkg.value, hash)) : pkg;
+  }
+
+  /**
+   * One page of pending, unexpired approvals (oldest first, at most `pageItems`), each with
+   * every digest input and the digest computed for this approver. `cursor`: a `next_cursor`
+   * answered before, or `null` for the first page.
+   */
+  listApprovals(
+    request: { tenantId: string; approverId: string; cursor: string | null; pageItems: number },
+    now: number,
+  ): Outcome<ApprovalList> {
+    const after = request.cursor === null ? ok(0) : APPROVALS_CURSOR.read(request.cursor);
+    if (!after.ok) return after;
+    const page = this.book.pendingPage(now, after.value, request.pageItems);
+    const approvals: ApprovalView[] = [];
+    for (const record of page.records) {
+      // A tool the consumer no longer enables cannot be decided (NOT_FOUND): it is not listed.
+      const spec = this.engine.registry.get(record.call.name);
+      if (spec !== undefined) approvals.push(approvalView(record, spec, request.tenantId, request.approverId));
+    }
+    return ok({ approvals, next_cursor: page.next === null ? null : APPROVALS_CURSOR.encode(page.next) });
+  }
+
+  /**
+   * One decision, taken only with the digest computed for the pending call and this approver
+   * (another is `APPROVAL_DIGEST_MISMATCH`, nothing stored), recorded and audited in one transaction.
+   */
+  decide(
+    approvalId: string,
+    approverId: string,
+    decision: "approve" | "deny",
+    submittedDigest: string,
+    now: number,
+  ): Outcome<ApprovalDecisionRecord> {
+    return this.#kernel.transaction(() => {
+      const record = this.book.get(approvalId);
+      const spec = record === undefined ? undefined : this.engine.registry.get(record.call.name);
+      if (record === undefined || spec === undefined) return fail(problem("NOT_FOUND", "No such approval."));
+      const decided = decideApproval(record, spec, approverId, decision, submittedDigest, now);
+      if (!decided.ok) return fail(problem(decided.error, DECISION_REFUSALS[decided.error]));
+      this.book.decide(decided.value, submittedDigest);
+      const stored = this.book.get(approvalId);
+      if (stored !== undefined)
+        this.#kernel.events.emit(
+          {
+            type: "approval.decided",
+            data: approvalStatus(stored, now),
+            credentialId: this.book.openedBy(approvalId) ?? null,
+          },
+          now,
+        );
+      this.#kernel.audit.append("approval.decision", now, {
+        ...decided.value,
+        approval_digest: submittedDigest,
+        tool: record.call.name,
+        subject_id: record.subject_id,
+        request_sha256: record.request_sha256,
+        operation_id: record.call.operation_id,
+        call_id: record.call.call_id,
+      });
+      return ok(decided.value);
+    });
+  }
+
+  /** Withdraws a pending approval (its prepared action was rejected); inside the caller's transaction. */
+  withdraw(approvalId: string, now: number): void {
+    this.book.withdraw(approvalId, now);
+  }
+}
+
+const DECISION_REFUSALS = {
+  APPROVAL_ALREADY_DECIDED: "This approval has already been decided.",
+  SELF_APPROVAL_FORBIDDEN: "The subject that requested the call may not decide it.",
+  APPROVAL_EXPIRED: "The approval request expired without a decision.",
+  APPROVAL_DIGEST_MISMATCH:
+    "The approval_digest is not the one computed for this call and this approver; the approval stays pending.",
+} as const;

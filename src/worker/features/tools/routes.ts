@@ -1,0 +1,139 @@
+import type { MiddlewareHandler } from "hono";
+import { DECLARATION_FORMATS, isDeclarationFormat } from "../../../core/adapters/declarations";
+import { SecretList, ToolDetails, ToolList } from "../../../contracts/tool-views";
+import { SecretName, SecretValue, ToolDefinition, ToolName, ToolVersionView } from "../../../contracts/tool-definition";
+import type { ToolsCall } from "./calls";
+import { problem, problemResponse } from "../../http/problem";
+import { jsonBody, type ConsumerVariables, type GateEnv } from "../../http/middleware";
+import { respond, sendBody } from "../../http/respond";
+import { adminBodyProblems, handlers, pathParam, type RouteModule } from "../../http/route";
+
+async function call(gate: ConsumerVariables, request: ToolsCall, status: 200 | 201 = 200): Promise<Response> {
+  return respond(await gate.stub.toolsCall(gate.consumer, gate.token, request), status);
+}
+
+const named = (schema: { safeParse(v: unknown): { success: boolean } }, what: string): MiddlewareHandler<GateEnv> =>
+  async function named(c, next) {
+    if (!schema.safeParse(c.req.param("name")).success)
+      return problemResponse(problem("NOT_FOUND", `No such ${what}.`));
+    await next();
+  };
+
+const P = "/v1/consumers/{consumer}";
+const cursor = {
+  description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).",
+  schema: { type: "string", maxLength: 400 },
+};
+
+/** Admin routes of tools as data and consumer secrets; the tool list (in a model's format) for agents too. */
+export const toolRoutes: RouteModule = {
+  routes: [
+    {
+      method: "put",
+      path: `${P}/tools/{name}`,
+      summary:
+        "Define (or redefine) a tool as data: schema subset, CEL rules, HTTP target (docs/tools.md). A changed definition is a new version.",
+      operation: "defineTool",
+      auth: "admin-secret",
+      request: ToolDefinition,
+      response: { status: 200, schema: ToolVersionView, description: "The current version." },
+      problems: adminBodyProblems("INVALID_TOOL_DEFINITION", "QUOTA_EXCEEDED"),
+      handlers: handlers(named(ToolName, "tool"), jsonBody(ToolDefinition), (c) =>
+        sendBody(c.var.body, (definition) =>
+          c.var.stub.toolsCall(c.var.consumer, c.var.token, {
+            kind: "defineTool",
+            name: pathParam(c, "name"),
+            definition,
+          }),
+        ),
+      ),
+    },
+    {
+      method: "get",
+      path: `${P}/tools`,
+      summary:
+        "The consumer's tools: for the admin, the enabled names and a page of the defined tools (name, current version, enabled; never a secret); with `format` (and for an agent without it, json-schema), a page of the enabled tools as a model's tool declarations (for an agent, only those its credential's tool scope admits). Pages by tool name, at most the consumer's page_items.",
+      operation: "listTools",
+      auth: "credential",
+      query: {
+        format: {
+          description: "openai, anthropic, gemini or json-schema.",
+          schema: { type: "string", enum: [...DECLARATION_FORMATS] },
+        },
+        cursor,
+      },
+      response: {
+        status: 200,
+        schema: ToolList,
+        description:
+          "`{enabled, defined, next_cursor}` for the admin without `format`, else `{format, tools, next_cursor}`.",
+      },
+      problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
+      handlers: handlers(async (c) => {
+        const format = c.req.query("format");
+        if (format !== undefined && !isDeclarationFormat(format))
+          return problemResponse(problem("INVALID_REQUEST", `format is one of ${DECLARATION_FORMATS.join(", ")}.`));
+        return call(c.var, { kind: "listTools", format: format ?? null, cursor: c.req.query("cursor") ?? null });
+      }),
+    },
+    {
+      method: "get",
+      path: `${P}/tools/{name}`,
+      summary: "A data-defined tool: its current version and its history, newest first.",
+      operation: "getTool",
+      auth: "admin-secret",
+      response: { status: 200, schema: ToolDetails, description: "The tool and its history." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+      handlers: handlers(named(ToolName, "tool"), (c) => call(c.var, { kind: "getTool", name: pathParam(c, "name") })),
+    },
+    {
+      method: "delete",
+      path: `${P}/tools/{name}`,
+      summary: "Disable a data-defined tool (its history stays; defining it again enables it).",
+      operation: "disableTool",
+      auth: "admin-secret",
+      response: { status: 204, description: "Disabled." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+      handlers: handlers(named(ToolName, "tool"), (c) =>
+        call(c.var, { kind: "disableTool", name: pathParam(c, "name") }),
+      ),
+    },
+    {
+      method: "put",
+      path: `${P}/secrets/{name}`,
+      summary: "Store a write-only secret for tool targets' secret headers (sealed; never returned).",
+      operation: "putSecret",
+      auth: "admin-secret",
+      request: SecretValue,
+      response: { status: 204, description: "Stored." },
+      problems: adminBodyProblems("QUOTA_EXCEEDED"),
+      handlers: handlers(named(SecretName, "secret"), jsonBody(SecretValue), (c) =>
+        call(c.var, { kind: "putSecret", name: pathParam(c, "name"), value: c.var.body.value }),
+      ),
+    },
+    {
+      method: "delete",
+      path: `${P}/secrets/{name}`,
+      summary: "Delete a secret (tools whose headers use it send nothing until it is set again).",
+      operation: "deleteSecret",
+      auth: "admin-secret",
+      response: { status: 204, description: "Deleted." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+      handlers: handlers(named(SecretName, "secret"), (c) =>
+        call(c.var, { kind: "deleteSecret", name: pathParam(c, "name") }),
+      ),
+    },
+    {
+      method: "get",
+      path: `${P}/secrets`,
+      summary:
+        "The names of the consumer's secrets (never their values), in name order, at most the consumer's page_items per page.",
+      operation: "listSecrets",
+      auth: "admin-secret",
+      query: { cursor },
+      response: { status: 200, schema: SecretList, description: "One page of names." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
+      handlers: handlers((c) => call(c.var, { kind: "listSecrets", cursor: c.req.query("cursor") ?? null })),
+    },
+  ],
+};

@@ -1,0 +1,85 @@
+/**
+ * The one list of route modules. The app is built by iterating it; the OpenAPI operations, the
+ * CORS table and `405`'s allowed methods are read from the same declarations.
+ * @module
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import type { Env } from "../env";
+import { oauthRoutes } from "../features/oauth/routes";
+import type { OperationDoc } from "./openapi/operation";
+import { adminRoutes } from "../features/consumers/routes";
+import { adminReadRoutes } from "../features/consumers/read-routes";
+import { approvalRoutes } from "../features/tool-calls/approval-routes";
+import { auditRoutes } from "../features/audit/routes";
+import { capabilityRoutes } from "../features/capability/routes";
+import { consoleRoutes } from "../features/console/routes";
+import { mcpRoutes } from "../features/mcp/routes";
+import { consumerGate } from "./middleware";
+import { runtimeRoutes } from "../features/runtime/routes";
+import { serviceRoutes } from "./service-routes";
+import { signingKeyRoutes } from "../targets/http/routes";
+import { toolCallRoutes } from "../features/tool-calls/routes";
+import { toolCallBatchRoutes } from "../features/tool-calls/batch-routes";
+import { toolRoutes } from "../features/tools/routes";
+import { mcpServerRoutes } from "../features/mcp-servers/routes";
+import { webhookRoutes } from "../features/webhooks/routes";
+import { honoPath, isOperation, type Route, type RouteModule } from "./route";
+
+/**
+ * Every route module, in the order the OpenAPI document lists their operations. A path whose
+ * literal segment could also match another route's parameter (`…/approvals/events` and
+ * `…/approvals/{approval_id}`) is declared first: Hono tries routes in registration order.
+ */
+export const ROUTE_MODULES: readonly RouteModule[] = [
+  serviceRoutes,
+  adminRoutes,
+  adminReadRoutes,
+  toolRoutes,
+  mcpServerRoutes,
+  webhookRoutes,
+  toolCallRoutes,
+  toolCallBatchRoutes,
+  mcpRoutes,
+  oauthRoutes,
+  approvalRoutes,
+  auditRoutes,
+  signingKeyRoutes,
+  runtimeRoutes,
+  capabilityRoutes,
+  // The approver console (docs/console.md): HTML pages with a cookie session, not part of the OpenAPI document.
+  consoleRoutes,
+];
+
+/** Every declared route. */
+export const routes: readonly Route[] = ROUTE_MODULES.flatMap((m) => m.routes);
+
+/** The routes that are operations of the HTTP API, as the OpenAPI document shows them and CORS and `405` read them. */
+export const operations: readonly (Route & OperationDoc)[] = routes.filter(isOperation);
+
+/** The gate a route's `auth` asks for, before its own handlers. */
+function gateOf(route: Route): MiddlewareHandler[] {
+  if (route.auth === undefined) return [];
+  if (route.operation === "none") throw new Error(`${route.method} ${route.path} authenticates for no operation`);
+  return [consumerGate(route.operation, route.auth === "admin-secret" ? { secretOnly: true } : {})];
+}
+
+/** Registers route modules on an app: each module's path middleware, then its routes, in order. */
+export function mountRoutes(app: Hono<{ Bindings: Env }>, modules: readonly RouteModule[]): void {
+  for (const module of modules) {
+    for (const use of module.use ?? []) app.use(use.path, ...use.handlers);
+    for (const route of module.routes) {
+      const path = honoPath(route.path);
+      const [first, ...rest] = [...gateOf(route), ...route.handlers];
+      if (first === undefined) throw new Error(`${route.method} ${route.path} declares no handler`);
+      if (route.method === "all") app.all(path, first, ...rest);
+      else app.on(route.method.toUpperCase(), path, first, ...rest);
+    }
+  }
+}
+
+/** An app of only some route modules (a test of one module's routes without the rest). */
+export function routeApp(modules: readonly RouteModule[]): Hono<{ Bindings: Env }> {
+  const app = new Hono<{ Bindings: Env }>();
+  mountRoutes(app, modules);
+  return app;
+}

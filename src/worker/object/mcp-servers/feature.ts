@@ -1,5 +1,0 @@
-import type { Feature } from "../feature";
-import { MCP_SERVER_MIGRATIONS } from "./store";
-
-/** The downstream MCP servers a consumer registered. */
-export const MCP_SERVERS_FEATURE: Feature = { name: "mcp-servers", migrations: MCP_SERVER_MIGRATIONS };

@@ -1,5 +1,0 @@
-import type { Feature } from "../feature";
-import { SECRET_MIGRATIONS } from "./store";
-
-/** The consumer's sealed secrets. */
-export const SECRETS_FEATURE: Feature = { name: "secrets", migrations: SECRET_MIGRATIONS };

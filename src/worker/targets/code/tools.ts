@@ -1,0 +1,42 @@
+/**
+ * The tools an embedding Worker brings as code (`createGate({ tools })`): the checks they pass
+ * when the gate is built, and the tool names a consumer may then enable.
+ * @module
+ */
+import type { ToolSpec } from "../../../core/tool-result/tool-spec";
+import { ALL_TOOL_NAMES } from "../catalog";
+
+/**
+ * A name every vendor's function declaration accepts (OpenAI and Anthropic `^[a-zA-Z0-9_-]{1,64}$`,
+ * Gemini: starting with a letter or an underscore).
+ */
+export const CODE_TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * Checks the tools given to `createGate`; answers them as one frozen list. Each must run in
+ * process, have a name of {@link CODE_TOOL_NAME} that no other given tool and no built-in tool
+ * ({@link ALL_TOOL_NAMES}) has. A violation is a programming error of the embedding Worker:
+ * this throws, so the Worker fails at start rather than on a call.
+ */
+export function checkCodeTools(tools: readonly ToolSpec[]): readonly ToolSpec[] {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (!CODE_TOOL_NAME.test(tool.name))
+      throw new Error(`createGate: tool name ${JSON.stringify(tool.name)} is not ${String(CODE_TOOL_NAME)}`);
+    if (ALL_TOOL_NAMES.includes(tool.name))
+      throw new Error(`createGate: tool ${tool.name} clashes with a built-in tool of the gate`);
+    if (seen.has(tool.name)) throw new Error(`createGate: tool ${tool.name} is given twice`);
+    if (tool.execution.kind !== "in_process")
+      throw new Error(`createGate: tool ${tool.name} must run in process (execution.kind "in_process")`);
+    seen.add(tool.name);
+  }
+  return Object.freeze([...tools]);
+}
+
+/**
+ * The tool names a consumer of this gate may list in its `tools`: the built-in catalog, then
+ * the embedding Worker's code tools (`ConsumerObject.codeTools()`).
+ */
+export function knownToolNames(codeTools: readonly ToolSpec[]): readonly string[] {
+  return [...ALL_TOOL_NAMES, ...codeTools.map((tool) => tool.name)];
+}
