@@ -14,6 +14,12 @@ import schema from "../fixtures/schema-v17.json";
 const V18_OBJECTS = [
   {
     type: "index",
+    name: "mcp_call_keys_by_credential",
+    tbl_name: "mcp_call_keys",
+    sql: "CREATE INDEX mcp_call_keys_by_credential ON mcp_call_keys (credential_id, last_seen)",
+  },
+  {
+    type: "index",
     name: "mcp_call_keys_by_seen",
     tbl_name: "mcp_call_keys",
     sql: "CREATE INDEX mcp_call_keys_by_seen ON mcp_call_keys (last_seen)",

@@ -267,8 +267,17 @@ describe("tools/call", () => {
         trust: "trusted_control",
       },
     });
+    // Outside a task the model is told what to do first (docs/mcp.md, "Approvals over MCP"), then the result's JSON.
+    const guidance =
+      `This call waits for a person's approval (approval ${approvalId}). One of this consumer's approvers (rev-1) ` +
+      `decides it in the toolgate console at http://gate/console/approvals/${approvalId}. Once it is approved, call ` +
+      "create_refund_draft again with exactly the same arguments within 60 seconds of the decision: it then runs, once. " +
+      "Calling it again before the decision answers this same approval; changed arguments are a new call that needs its own approval.";
     expect(first.json.result).toEqual({
-      content: [{ type: "text", text: canonicalJson(asked) }],
+      content: [
+        { type: "text", text: guidance },
+        { type: "text", text: canonicalJson(asked) },
+      ],
       structuredContent: asked,
       isError: true,
       _meta: { "io.toolgate/approval_id": approvalId, "io.toolgate/audit": await lastToolCallReceipt(auditor) },

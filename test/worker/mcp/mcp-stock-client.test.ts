@@ -7,9 +7,11 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createConsumer, credential, pinClock, wipe } from "../../kit";
+import { McpStore } from "../../../src/worker/features/mcp/store";
 import { decideAll, MCP, T0 } from "./mcp-server-support";
 
 const ARGS = { order_ref: "ORDER-7", reason: "duplicate" };
@@ -34,6 +36,7 @@ async function connect(): Promise<Client> {
 }
 
 interface Seen {
+  guidance: unknown;
   isError: boolean | undefined;
   status: unknown;
   code: unknown;
@@ -48,7 +51,10 @@ async function refund(client: Client, args: Record<string, string> = ARGS): Prom
     error: { code: string } | null;
     execution: { delivery: string };
   };
+  const content = result.content as Array<{ type: string; text?: string }>;
   return {
+    // The first block is the model's guidance when there is one (a wait for an approval), else the result's JSON.
+    guidance: content.length > 1 ? content[0]?.text : null,
     isError: result.isError as boolean | undefined,
     status: model.status,
     code: model.error?.code ?? null,
@@ -57,7 +63,8 @@ async function refund(client: Client, args: Record<string, string> = ARGS): Prom
   };
 }
 
-const waiting = (approvalId: unknown) => ({
+const waiting = (approvalId: unknown, guidance: unknown = expect.any(String)) => ({
+  guidance,
   isError: true,
   status: "failed",
   code: "APPROVAL_REQUIRED",
@@ -77,12 +84,26 @@ describe("a stock MCP client (no tasks, no _meta)", () => {
 
     const first = await refund(client);
     expect(first).toEqual(waiting(expect.stringMatching(/^apr_[0-9a-f]{32}$/)));
+    const id = String(first.approvalId);
+    expect(first.guidance).toBe(
+      `This call waits for a person's approval (approval ${id}). One of this consumer's approvers (rev-1) decides it ` +
+        `in the toolgate console at http://localhost/console/approvals/${id}. Once it is approved, call ` +
+        "create_refund_draft again with exactly the same arguments within 60 seconds of the decision: it then runs, once. " +
+        "Calling it again before the decision answers this same approval; changed arguments are a new call that needs its own approval.",
+    );
     // The model asks again before anyone decided: the same call, the same approval.
     expect(await refund(client)).toEqual(first);
     expect(await decideAll(approver)).toEqual([first.approvalId]);
 
     const ran = await refund(client);
-    expect(ran).toEqual({ isError: false, status: "succeeded", code: null, delivery: "fresh", approvalId: null });
+    expect(ran).toEqual({
+      guidance: null,
+      isError: false,
+      status: "succeeded",
+      code: null,
+      delivery: "fresh",
+      approvalId: null,
+    });
     const retries = [await refund(client), await refund(client)];
     expect(retries.map((r) => [r.status, r.delivery])).toEqual([
       ["succeeded", "local_replay"],
@@ -100,6 +121,7 @@ describe("a stock MCP client (no tasks, no _meta)", () => {
     expect((await refund(client)).delivery).toBe("fresh");
     await pinClock("tenant-a", T0 + 899);
     expect(await refund(client)).toEqual({
+      guidance: null,
       isError: false,
       status: "succeeded",
       code: null,
@@ -129,5 +151,31 @@ describe("a stock MCP client (no tasks, no _meta)", () => {
     expect((await decideAll(approver)).sort()).toEqual([...ids].sort());
     await client.close();
     await other.close();
+  });
+
+  it("keeps at most 256 derived keys per credential, dropping that credential's least recently used, never another's", async () => {
+    const stub = env.CONSUMER.get(env.CONSUMER.idFromName("tenant-a"));
+    const counts = await runInDurableObject(stub, (_instance, state) => {
+      const store = new McpStore(state.storage.sql);
+      store.callKey("scope-b", "cred-b", T0, "key-b");
+      for (let i = 0; i < 257; i++) store.callKey(`scope-a-${String(i)}`, "cred-a", T0 + i, `key-a-${String(i)}`);
+      const rows = state.storage.sql
+        .exec<{ credential_id: string; n: number; oldest: string }>(
+          "SELECT credential_id, COUNT(*) AS n, MIN(scope) AS oldest FROM mcp_call_keys WHERE scope != 'scope-a-0' OR credential_id = 'cred-a' GROUP BY credential_id ORDER BY credential_id",
+        )
+        .toArray();
+      const first = state.storage.sql.exec("SELECT 1 FROM mcp_call_keys WHERE scope = 'scope-a-0'").toArray().length;
+      // The dropped key is a new key when its scope comes back.
+      const again = store.callKey("scope-a-0", "cred-a", T0 + 300, "key-a-0-new");
+      return { rows: rows.map((r) => [r.credential_id, r.n]), first, again };
+    });
+    expect(counts).toEqual({
+      rows: [
+        ["cred-a", 256],
+        ["cred-b", 1],
+      ],
+      first: 0,
+      again: "key-a-0-new",
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../../../core/json";
-import { MCP_PROFILE } from "../../../core/tool-result/constants";
+import { APPROVAL_TTL_SECONDS, MCP_PROFILE } from "../../../core/tool-result/constants";
 import { CallToolParams, ContentBlock, MCP_META, type JsonRpcId } from "../../../contracts/mcp";
 import { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
 import { describeIssues } from "../../http/body";
@@ -70,6 +70,37 @@ export function callToolResult(answer: JsonObject): JsonObject {
   return Object.keys(meta).length === 0 ? { ...output, content } : { ...output, content, _meta: meta };
 }
 
+/** How many approvers an approval's guidance names before it says how many more there are. */
+const NAMED_APPROVERS = 5;
+
+/**
+ * What a model without tasks needs to get past an approval, in words it can act on: the
+ * approval's id, who decides and where (the console's page of that approval), and that the same
+ * call made again once approved runs, once (docs/mcp.md, "Approvals over MCP").
+ */
+export function approvalGuidance(ctx: McpContext, tool: string, approvalId: string): string {
+  const approvers = ctx.auth.config.approverSubjects;
+  const named = approvers.slice(0, NAMED_APPROVERS).join(", ");
+  const more = approvers.length > NAMED_APPROVERS ? ` and ${String(approvers.length - NAMED_APPROVERS)} more` : "";
+  const where =
+    ctx.consoleOrigin === null
+      ? "in the toolgate console"
+      : `in the toolgate console at ${ctx.consoleOrigin}/console/approvals/${approvalId}`;
+  const valid = ctx.registry.get(tool)?.approvalValidSeconds ?? APPROVAL_TTL_SECONDS;
+  return (
+    `This call waits for a person's approval (approval ${approvalId}). ` +
+    `One of this consumer's approvers (${named}${more}) decides it ${where}. ` +
+    `Once it is approved, call ${tool} again with exactly the same arguments within ${String(valid)} seconds of the decision: it then runs, once. ` +
+    "Calling it again before the decision answers this same approval; changed arguments are a new call that needs its own approval."
+  );
+}
+
+/** A result with a text block for the model before its content. */
+function withGuidance(result: JsonObject, text: string): JsonObject {
+  const content = Array.isArray(result["content"]) ? result["content"] : [];
+  return { ...result, content: [{ type: "text", text }, ...content] };
+}
+
 /**
  * `tools/call`: the call in the shape of the HTTP route's body, run through exactly the HTTP
  * tool call's path (admission, dispatch, audit, projection). `_meta` `io.toolgate/status_ref`
@@ -115,7 +146,12 @@ export async function callTool(
     // The tool-call path's answer as a value: nothing the gate wrote is read back.
     const answer = ran.value;
     const result = callToolResult(answer);
-    if (!asTask) return jsonRpc.result(result);
+    if (!asTask) {
+      const approvalId = typeof answer["approval_id"] === "string" ? answer["approval_id"] : null;
+      return jsonRpc.result(
+        approvalId === null ? result : withGuidance(result, approvalGuidance(ctx, name, approvalId)),
+      );
+    }
     const approvalId = typeof answer["approval_id"] === "string" ? answer["approval_id"] : null;
     return jsonRpc.result(
       tasks.create(ctx, { input: canonicalJson(input.data), approvalId, result, ttlMs: task.ttl ?? null }),

@@ -29,6 +29,8 @@ export interface McpContext {
   readonly run: RunCall;
   /** The idempotency key the gate derives for a write whose client sent none (docs/mcp.md, "Stock clients"). */
   readonly derivedKey: (tool: string, args: Json) => string;
+  /** The gate's origin as the client reached it (the approver console's), null when unknown. */
+  readonly consoleOrigin: string | null;
   /** A `tools/call` answered as an event stream: where its downstream notifications go. */
   readonly notify?: McpNotifySink;
 }

@@ -26,10 +26,11 @@ function mcpOrigin(): MiddlewareHandler<GateEnv> {
 }
 
 /** The session and protocol headers the object checks. */
-function headersOf(request: Request): Pick<McpRequest, "sessionId" | "protocolVersion"> {
+function headersOf(request: Request): Pick<McpRequest, "sessionId" | "protocolVersion" | "origin"> {
   return {
     sessionId: request.headers.get("mcp-session-id"),
     protocolVersion: request.headers.get("mcp-protocol-version"),
+    origin: new URL(request.url).origin,
   };
 }
 

@@ -46,6 +46,8 @@ export interface McpRequest {
   readonly message: Carried<JsonRpcMessage> | null;
   /** The client accepts `text/event-stream`: a relaying `tools/call` is answered as one (mcp/relay.ts). */
   readonly events?: boolean;
+  /** The gate's origin as the client reached it: where the approver console is (an approval's link). */
+  readonly origin?: string;
 }
 
 /**
@@ -203,6 +205,7 @@ export class McpService {
       registry: this.#toolCalls.for(auth.config).engine.registry,
       run,
       derivedKey: (tool, args) => this.#derivedKey(auth.caller.credentialId, tool, args),
+      consoleOrigin: request.origin ?? null,
     };
     const plan =
       request.events === true && message.method === "tools/call"

@@ -51,7 +51,8 @@ export const MCP_MIGRATIONS: readonly Migration[] = [
     idempotency_key TEXT NOT NULL,
     last_seen INTEGER NOT NULL
   );
-  CREATE INDEX mcp_call_keys_by_seen ON mcp_call_keys (last_seen);`,
+  CREATE INDEX mcp_call_keys_by_seen ON mcp_call_keys (last_seen);
+  CREATE INDEX mcp_call_keys_by_credential ON mcp_call_keys (credential_id, last_seen);`,
   },
 ];
 
@@ -62,6 +63,9 @@ export const MCP_MIGRATIONS: readonly Migration[] = [
  * again once a person decided still carries the key the approval is bound to.
  */
 export const DERIVED_KEY_WINDOW_SECONDS = 15 * 60;
+
+/** Derived keys one credential keeps at most: past it, its own least recently used go (never another's). */
+export const MAX_DERIVED_KEYS_PER_CREDENTIAL = 256;
 
 /** Derived keys past their window, swept by the retention alarm. */
 export const MCP_EXPIRY: readonly ExpiryRule[] = [
@@ -141,7 +145,8 @@ export class McpStore {
   /**
    * The derived idempotency key of a call scope (`scope`: a digest of credential, tool and
    * canonical arguments): the stored one while its last call is less than the window old (each
-   * call extends it), else `fresh`, stored for the next. Run inside the caller's transaction.
+   * call extends it), else `fresh`, stored for the next. A credential keeps at most
+   * {@link MAX_DERIVED_KEYS_PER_CREDENTIAL}: its least recently used go first. Run inside the caller's transaction.
    */
   callKey(scope: string, credentialId: string, now: number, fresh: string): string {
     const row = one(this.sql, "SELECT idempotency_key, last_seen FROM mcp_call_keys WHERE scope = ?", scope);
@@ -154,6 +159,12 @@ export class McpStore {
       credentialId,
       key,
       now,
+    );
+    run(
+      this.sql,
+      "DELETE FROM mcp_call_keys WHERE scope IN (SELECT scope FROM mcp_call_keys WHERE credential_id = ? ORDER BY last_seen DESC, scope LIMIT -1 OFFSET ?)",
+      credentialId,
+      MAX_DERIVED_KEYS_PER_CREDENTIAL,
     );
     return key;
   }
