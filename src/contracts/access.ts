@@ -1,7 +1,7 @@
 /**
  * Who may call what: the one access table of the gate. Authentication (in the consumer
  * object), the routes (admin secret or consumer credential) and the OpenAPI document all read
- * it. Adding a credential kind or an operation touches this table, its route and its plane. A
+ * it. Adding a credential kind or an operation touches this table, its route and its service. A
  * route declaration names its entry by key (a typed reference), and a test
  * (test/worker/http/access-routes.test.ts) proves every entry has a route: the table stays here,
  * free of Worker code, because the consumer object reads it too.
@@ -53,7 +53,7 @@ export const ACCESS = {
   deleteWebhook: ["admin"],
   listWebhookDeliveries: ["admin"],
   redeliverWebhook: ["admin"],
-  // Tool-call plane.
+  // Tool-call service.
   toolCall: ["agent"],
   toolCallStatus: ["agent"],
   // The tool calls of one model turn, each its own toolCall (answered as one provider message).
@@ -68,17 +68,17 @@ export const ACCESS = {
   // An approval's status (waiting for its decision) and the approval stream: an agent sees what its credential opened.
   getApproval: ["agent", "approver"],
   approvalEvents: ["agent", "approver"],
-  // Audit plane.
+  // Audit service.
   auditPage: ["auditor"],
   auditVerify: ["auditor"],
   auditCheckpoint: ["auditor"],
   auditInclusion: ["auditor"],
   auditConsistency: ["auditor"],
   auditExport: ["auditor"],
-  // Runtime plane.
+  // Runtime service.
   runtimeEnvelope: ["runtime"],
   runtimeConnect: ["runtime"],
-  // Capability plane.
+  // Capability service.
   "register-provider": ["admin"],
   "set-instance": ["admin"],
   "remove-instance": ["admin"],

@@ -9,7 +9,7 @@
  *   are different things, and a name added to one barrel cannot shadow another's):
  *   - `toolResult`: Tool Result v2, the dispatcher between a proposed tool call and the tool.
  *   - `adapters`: provider projections of result packages and parsers of native tool calls.
- *   - `capability`: the capability plane's wire contracts and deterministic engine.
+ *   - `capability`: the capability service's wire contracts and deterministic engine.
  *   - `wire`: execution envelope v1, its strict codec and builders.
  *   - `text`: text a person reads, with invisible, bidi and look-alike characters escaped visibly.
  * @module

@@ -1,5 +1,5 @@
 /**
- * Expected failures of the capability plane as tagged values. The engine's
+ * Expected failures of the capability service as tagged values. The engine's
  * `ToolEngineError` and the provider-runtime (kernel) errors share one union; the
  * variant name is the stable code. Upstream does not serialize these, so toolgate
  * encodes them like the crate's other enums (externally tagged, kebab-case).

@@ -1,5 +1,5 @@
 /**
- * The capability plane core: wire contracts of `gate4agent_tool_protocol`, their
+ * The capability service core: wire contracts of `gate4agent_tool_protocol`, their
  * validation and admission rules, and a deterministic engine over plain state.
  *
  * For a Worker: create with `initialState()` or `new CapabilityEngine()`, parse bodies

@@ -1,5 +1,5 @@
 /**
- * Limits of the capability plane, exactly as the protocol crate declares them.
+ * Limits of the capability service, exactly as the protocol crate declares them.
  * Every byte limit counts UTF-8 bytes, never UTF-16 code units.
  * @module
  */

@@ -93,7 +93,7 @@ export function hiddenKind(cp: number): HiddenKind | null {
 /**
  * The code points whose bidi class is R or AL (UAX #9 strong right-to-left), as far as a
  * display needs: the right-to-left blocks (Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan,
- * Mandaic, their presentation forms and supplements, and the right-to-left ranges of plane 1),
+ * Mandaic, their presentation forms and supplements, and the right-to-left ranges of service 1),
  * less their marks, digits, number signs, separators and format characters, which are weak or
  * neutral. [first, last] inclusive.
  */

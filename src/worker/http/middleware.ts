@@ -53,7 +53,7 @@ export function stubOf(env: Env, consumer: string): DurableObjectStub<ConsumerOb
 
 /**
  * The consumer prologue for an operation of the access table: the caller, then the consumer's
- * object. Admin-plane operations take the admin secret only (checked here, constant-time);
+ * object. Admin-service operations take the admin secret only (checked here, constant-time);
  * every other operation takes a well-formed consumer credential (its secret, kind and
  * revocation are checked by the object), or the admin secret where the table allows it.
  */

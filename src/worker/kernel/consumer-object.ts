@@ -43,7 +43,7 @@ export class ConsumerObject extends DurableObject<Env> {
     return this.#s.admin.call(consumer, call);
   }
 
-  // Agent (tool-calls/agent-call.ts): one call, an unknown outcome's status, one model turn; MCP (mcp/plane.ts).
+  // Agent (tool-calls/agent-call.ts): one call, an unknown outcome's status, one model turn; MCP (mcp/service.ts).
   async toolCall(consumer: string, token: string, request: Rpc.ToolCallIn): Promise<Outcome<string>> {
     return this.#s.agentCalls.toolCall(consumer, token, request);
   }
@@ -68,7 +68,7 @@ export class ConsumerObject extends DurableObject<Env> {
     return this.#s.oauth.end(credentialId);
   }
 
-  // Approvals (tool-calls/approvals-call.ts) and the approver console (console/plane.ts).
+  // Approvals (tool-calls/approvals-call.ts) and the approver console (console/service.ts).
   async approvalsCall(consumer: string, token: string, call: Rpc.ApprovalsCall): Promise<Outcome<string>> {
     return this.#s.approvals.call(consumer, token, call);
   }
@@ -90,7 +90,7 @@ export class ConsumerObject extends DurableObject<Env> {
     return this.#s.audit.call(consumer, token, call);
   }
 
-  // Runtime, capability, tools and webhooks (each folder's plane); `token` null: the Worker checked the admin secret.
+  // Runtime, capability, tools and webhooks (each feature's service); `token` null: the Worker checked the admin secret.
   async runtimeEnvelope(consumer: string, token: string, body: Uint8Array): Promise<Outcome<Rpc.RuntimeReply>> {
     return this.#s.runtime.post(consumer, token, body);
   }

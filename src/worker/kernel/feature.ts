@@ -3,7 +3,7 @@
  * ./features): the SQL of its own tables per schema version, the rows that expire, what it does
  * when the shared alarm fires, and what it holds in memory. The migrations (./migrations), the
  * retention sweep (./retention/sweep), the alarm and the memory report (./memory) iterate the
- * registry instead of naming planes.
+ * registry instead of naming services.
  * @module
  */
 import type { AuditHost } from "../features/audit/rpc";

@@ -1,9 +1,9 @@
 /**
- * What every plane of a consumer object shares: its SQLite database, its clock, one transaction
+ * What every service of a consumer object shares: its SQLite database, its clock, one transaction
  * step (which keeps the in-memory caches true to what committed), the audit chain, the events
  * bus, the consumer's configuration and limits, the outbound fetch under the target rule, the
- * Worker's environment and the shared alarm. A plane takes the kernel (and the service objects
- * of the other planes it uses) instead of closures back into the object.
+ * Worker's environment and the shared alarm. A service takes the kernel (and the service objects
+ * of the other services it uses) instead of closures back into the object.
  * @module
  */
 import { auditSigner } from "../features/audit/keys";
@@ -24,11 +24,11 @@ export class ObjectKernel {
   readonly clock = new ObjectClock();
   /** The consumer's events (events/bus.ts): webhooks store them in their transaction, streams hear them once committed. */
   readonly events = new EventBus();
-  /** The object's one alarm, a slot per plane (./alarms). */
+  /** The object's one alarm, a slot per service (./alarms). */
   readonly alarms: AlarmSlots;
   /** The consumer's retention (retention/sweep.ts): stored rows are stamped with its clock; it keeps the alarm's retention slot. */
   readonly retention: Retention;
-  /** The audit log's chain every plane appends to; its periodic checkpoint asks for the audit slot. */
+  /** The audit log's chain every service appends to; its periodic checkpoint asks for the audit slot. */
   readonly audit: AuditChain;
   /** The consumer's configuration, cached between calls. */
   readonly config: ConsumerService;

@@ -24,7 +24,7 @@ import { RuntimeTransport } from "../features/runtime/service";
 import { ObjectSockets } from "../features/sockets/upgrade";
 import { AgentCalls } from "../features/tool-calls/agent-call";
 import { ApprovalCalls } from "../features/tool-calls/approvals-call";
-import { ToolCallPlanes } from "../features/tool-calls/planes";
+import { ToolCallServices } from "../features/tool-calls/services";
 import { ToolsCalls } from "../features/tools/calls";
 import { ToolsHost } from "../features/tools/host";
 import { WebhooksCalls } from "../features/webhooks/calls";
@@ -34,8 +34,8 @@ import { WebhookService } from "../features/webhooks/service";
 export interface ConsumerServices extends ObjectServices {
   readonly gate: Gatekeeper;
   readonly tools: ToolsHost;
-  readonly toolCalls: ToolCallPlanes;
-  /** The approver console's sessions and calls (console/plane.ts). */
+  readonly toolCalls: ToolCallServices;
+  /** The approver console's sessions and calls (console/service.ts). */
   readonly console: ConsoleService;
   readonly agentCalls: AgentCalls;
   readonly runtime: RuntimeTransport;
@@ -53,7 +53,7 @@ export function consumerServices(kernel: ObjectKernel, codeTools: () => readonly
   const credentials = new CredentialService(kernel, tokenKeys(kernel.env));
   const gate = new Gatekeeper(kernel.config, credentials);
   const tools = new ToolsHost(kernel, codeTools);
-  const toolCalls = new ToolCallPlanes(kernel, tools);
+  const toolCalls = new ToolCallServices(kernel, tools);
   // Webhook endpoints and their outbox: a durable listener of the events bus, delivered from the alarm.
   const webhooks = new WebhookService(kernel, tools.vault);
   kernel.events.durable((event, now) => webhooks.enqueue(event, now));

@@ -1,5 +1,5 @@
 /**
- * The audit plane's opaque cursors: base64url text the gate answers in `next_cursor` and reads
+ * The audit service's opaque cursors: base64url text the gate answers in `next_cursor` and reads
  * back from `?cursor=`. A page cursor carries the sequence number the next page starts after; a
  * verify cursor carries the position the walk reached and the digest it continues from. Clients
  * must not build or edit them; anything that is not exactly what the gate answered is

@@ -54,14 +54,14 @@ export async function auditCall(
   }
 }
 
-/** What the audit log uses of the kernel: the chain itself (the kernel builds it: every plane appends to it), the environment's keys and buckets, the clock, one transaction step, the alarm's audit slot and the consumer's limits (page sizes). */
+/** What the audit log uses of the kernel: the chain itself (the kernel builds it: every service appends to it), the environment's keys and buckets, the clock, one transaction step, the alarm's audit slot and the consumer's limits (page sizes). */
 type AuditKernel = Pick<ObjectKernel, "audit" | "env" | "alarms" | "now" | "transaction" | "limits">;
 
 /** How long the alarm waits before retrying an archive run that failed (R2 unavailable), in ms. */
 export const ARCHIVE_RETRY_MS = 60_000;
 
 /**
- * The object's audit log: the chain (with its tree) every plane appends to, the periodic
+ * The object's audit log: the chain (with its tree) every service appends to, the periodic
  * checkpoint's alarm (asked for only where a key signs, `AUDIT_CHECKPOINT_EVERY` entries after
  * the latest checkpoint), the archive of witnessed tiles (./archive.ts, from the same alarm),
  * and the auditor's calls.

@@ -48,7 +48,7 @@ export interface AuditPageRequest {
 }
 
 /**
- * The consumer's hash chain. Any plane appends to it (tool-call audits, approval decisions,
+ * The consumer's hash chain. Any service appends to it (tool-call audits, approval decisions,
  * capability events…) with its own `kind`; appends must run inside the caller's transaction.
  * The digests are the core's (`core/audit`); reading and verifying are bounded per request by
  * the consumer's limits and resumable with an opaque cursor (`./cursor`).

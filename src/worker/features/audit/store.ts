@@ -2,7 +2,7 @@ import type { ChainEntry } from "../../../core/audit";
 import type { Migration } from "../../kernel/schema";
 import { all, int, one, run, text, type SqlRow } from "../../kernel/sql";
 
-/** The audit plane's table (part of schema v1). */
+/** The audit service's table (part of schema v1). */
 export const AUDIT_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,

@@ -1,7 +1,7 @@
 /**
  * One bounded step of the audit chain's verification walk: the links of at most `max` entries
  * after a verified position, recomputed with the core's digest (`core/audit`). The walk is
- * resumable: the step answers the position it reached, and the plane turns that into a cursor.
+ * resumable: the step answers the position it reached, and the service turns that into a cursor.
  * @module
  */
 import { entryDigest, type ChainEntry } from "../../../core/audit";

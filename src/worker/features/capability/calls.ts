@@ -21,7 +21,7 @@ import { LEASE_MS, type CapabilityService } from "./service";
 
 export { engineProblem };
 
-/** One capability-plane call, as the Worker hands it to the consumer's object; `kind` is its operation in the access table. */
+/** One capability-service call, as the Worker hands it to the consumer's object; `kind` is its operation in the access table. */
 export type CapabilityCall =
   | { kind: "register-provider"; body: CapabilityProviderRegistration }
   | { kind: "set-instance"; instanceId: bigint; body: CapabilityInstanceUpdate }

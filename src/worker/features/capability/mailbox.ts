@@ -87,7 +87,7 @@ export class CompletionMailbox {
   }
 }
 
-/** DDL of the mailbox tables (part of the capability plane's migration v4). */
+/** DDL of the mailbox tables (part of the capability service's migration v4). */
 export const MAILBOX_TABLES = `
   CREATE TABLE capability_mailbox (
     row_id INTEGER PRIMARY KEY AUTOINCREMENT,

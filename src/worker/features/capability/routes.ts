@@ -117,7 +117,7 @@ function op(
   };
 }
 
-/** Capability plane routes: admin setup, authority, agent requests, providers, snapshots. */
+/** Capability service routes: admin setup, authority, agent requests, providers, snapshots. */
 export const capabilityRoutes: RouteModule = {
   routes: [
     op(

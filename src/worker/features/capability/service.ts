@@ -79,7 +79,7 @@ export class CapabilityService {
     return this.#waiters.size;
   }
 
-  /** What the host needs from its object (readable by the plane's modules and by failure-injection tests). */
+  /** What the host needs from its object (readable by the service's modules and by failure-injection tests). */
   readonly deps: CapabilityServiceDeps;
 
   constructor(deps: CapabilityServiceDeps) {
@@ -118,7 +118,7 @@ export class CapabilityService {
 
   /**
    * Applies one engine operation inside the current step and journals it. An operation holding
-   * a value outside u64 is a bug (the plane refuses such input first): it throws, so the step
+   * a value outside u64 is a bug (the service refuses such input first): it throws, so the step
    * rolls back and the log never holds a value that would not decode after a restart.
    */
   apply(state: CapabilityEngineState, operation: CapabilityOperation): Result<unknown, CapabilityError> {

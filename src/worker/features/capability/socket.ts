@@ -38,7 +38,7 @@ export function providerSockets(
   });
 }
 
-/** Whether an accepted socket belongs to the capability plane. */
+/** Whether an accepted socket belongs to the capability service. */
 export function isCapabilitySocket(ctx: DurableObjectState, ws: WebSocket): boolean {
   return ctx.getTags(ws).some((tag) => tag.startsWith("capability-provider:"));
 }

@@ -34,7 +34,7 @@ export interface LeaseRow {
 }
 
 /**
- * The capability plane's SQLite tables (migrations v2 and v4): the encoded engine state, the
+ * The capability service's SQLite tables (migrations v2 and v4): the encoded engine state, the
  * per-provider effect outbox, long-poll leases and the cursor key (the completion mailboxes
  * are in mailbox.ts). Every call runs inside the caller's transaction.
  */
@@ -190,7 +190,7 @@ export class CapabilityStore {
 }
 
 /**
- * The capability plane's tables: (v2) a state checkpoint in chunks plus the log of operations
+ * The capability service's tables: (v2) a state checkpoint in chunks plus the log of operations
  * since, the effect outbox, leases; (v4) the per-actor completion mailboxes and their drop
  * counts (`CompletionMailbox`, mailbox.ts), and the object's cursor key; (v16) each queued
  * completion's capability.

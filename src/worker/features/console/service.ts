@@ -18,7 +18,7 @@ import type { ConsumerRecord } from "../consumers/service";
 import { eventStream, sseEvent } from "../events/stream";
 import { approvalView } from "../tool-calls/approval-view";
 import type { ToolCallService } from "../tool-calls/service";
-import type { ToolCallPlanes } from "../tool-calls/planes";
+import type { ToolCallServices } from "../tool-calls/services";
 import type { CredentialService } from "../credentials/service";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
 import type { ObjectKernel } from "../../kernel/kernel";
@@ -117,7 +117,7 @@ export class ConsoleService {
     private readonly kernel: ConsoleKernel,
     /** Whether a session's credential still holds, and when it expires. */
     private readonly credentials: CredentialService,
-    private readonly toolCalls: ToolCallPlanes,
+    private readonly toolCalls: ToolCallServices,
     /** Who signs in: an approver credential of one of the consumer's approvers. */
     private readonly gate: Gatekeeper,
   ) {

@@ -7,7 +7,7 @@
 import type { Migration } from "../../kernel/schema";
 import { int, one, run, text } from "../../kernel/sql";
 
-/** The console plane's table. */
+/** The console service's table. */
 export const CONSOLE_MIGRATIONS: readonly Migration[] = [
   {
     version: 12,

@@ -15,7 +15,7 @@ import type { ObjectKernel } from "../../kernel/kernel";
 import type { Revocation } from "../credentials/revocation";
 import { received, type Carried } from "../../kernel/rpc";
 import type { RuntimeTransport } from "../runtime/service";
-import type { ToolCallPlanes } from "../tool-calls/planes";
+import type { ToolCallServices } from "../tool-calls/services";
 import { checkUrl, type TargetPolicy } from "../tools/build";
 import type { ToolsHost } from "../tools/host";
 
@@ -58,7 +58,7 @@ export class AdminCalls {
     /** Which tool names some source defines. */
     private readonly tools: ToolsHost,
     /** Rebuilt after the configuration changed (its registry and approvers). */
-    private readonly toolCalls: ToolCallPlanes,
+    private readonly toolCalls: ToolCallServices,
     private readonly runtime: RuntimeTransport,
     /** A credential was revoked: its sockets, waits and streams end now. */
     private readonly revocation: Revocation,

@@ -38,7 +38,7 @@ const cursor = {
   schema: { type: "string", maxLength: 256 },
 };
 
-/** Read routes of the admin plane. */
+/** Read routes of the admin service. */
 export const adminReadRoutes: RouteModule = {
   routes: [
     {

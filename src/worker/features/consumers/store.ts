@@ -3,7 +3,7 @@ import { ConsumerLimits, PrincipalTokenIssuer } from "../../../contracts/consume
 import type { Migration } from "../../kernel/schema";
 import { one, run, storedJson, storedStrings, text, textOrNull } from "../../kernel/sql";
 
-/** The consumer plane's table (schema v1: the one configuration row; v4: token issuer and limits; v13: the CORS allow-list). */
+/** The consumer service's table (schema v1: the one configuration row; v4: token issuer and limits; v13: the CORS allow-list). */
 export const CONSUMER_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,

@@ -31,7 +31,7 @@ export interface Caller {
 /** Credentials a consumer's object keeps decoded at once. */
 export const CREDENTIAL_CACHE_ENTRIES = 256;
 
-/** What the plane reads of the kernel: its table, the clock, and the consumer's name (tokens are tagged for it). */
+/** What the service reads of the kernel: its table, the clock, and the consumer's name (tokens are tagged for it). */
 type CredentialKernel = Pick<ObjectKernel, "sql" | "now" | "consumerName">;
 
 /** The binding a credential request asks for (the contract already checked its combinations). */

@@ -5,7 +5,7 @@ import type { Migration } from "../../kernel/schema";
 import { all, int, intOrNull, one, run, storedStrings, text, textOrNull } from "../../kernel/sql";
 
 /**
- * The credentials plane's table (schema v1), its bindings (v4: principal mode, roles, tool scope,
+ * The credentials service's table (schema v1), its bindings (v4: principal mode, roles, tool scope,
  * expiry) and the OAuth client a credential was minted for by a sign-in (v16, credentials/oauth-grant.ts).
  */
 export const CREDENTIAL_MIGRATIONS: readonly Migration[] = [

@@ -1,5 +1,5 @@
 /**
- * The consumer's events (contracts/events.ts), from the plane where they happen to whoever
+ * The consumer's events (contracts/events.ts), from the service where they happen to whoever
  * listens. Durable listeners (the webhook outbox) run inside the transaction that made the
  * event, so an event is stored exactly when its cause is; live listeners (a waiting request,
  * an approval stream, the console) hear it only once that transaction committed, never an
@@ -115,7 +115,7 @@ export class EventBus {
     });
   }
 
-  /** A plane's event, inside its transaction. */
+  /** A service's event, inside its transaction. */
   emit(event: GateEvent, now: number): void {
     for (const listener of this.#durable) listener(event, now);
     this.#pending.push(event);

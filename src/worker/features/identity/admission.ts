@@ -32,7 +32,7 @@ export class AgentAdmission {
     return this.#rate.size;
   }
 
-  /** Takes one token of a credential's call rate: each tool call here, and the MCP requests that store or wait (mcp/plane.ts). */
+  /** Takes one token of a credential's call rate: each tool call here, and the MCP requests that store or wait (mcp/service.ts). */
   rate(credentialId: string, limits: Limits): Outcome<null> {
     return this.#rate.take(credentialId, limits, this.kernel.rateMs());
   }

@@ -2,8 +2,8 @@
  * A credential's scope (the `tools` of its binding): `null` is unscoped (every tool and every
  * capability of the consumer); a list is exclusive, naming each tool it may call by its name
  * and each capability it may request as `capability:<capability_id>`. Tool names never hold a
- * colon, so no entry can name both. Every plane asks here: the tool-call path, the tool lists
- * (MCP `tools/list` and `GET …/tools`), the App Facade and the capability plane.
+ * colon, so no entry can name both. Every service asks here: the tool-call path, the tool lists
+ * (MCP `tools/list` and `GET …/tools`), the App Facade and the capability service.
  * @module
  */
 

@@ -25,7 +25,7 @@ const MAX_LIST_PAGES = 16;
 const MAX_LIST_BYTES = 1_048_576;
 const IMPORT_TIMEOUT_MS = 15_000;
 
-/** One call of the MCP servers plane, as the Worker hands it to the consumer's object; `kind` is its operation. */
+/** One call of the MCP servers service, as the Worker hands it to the consumer's object; `kind` is its operation. */
 export type McpServersCall =
   | {
       kind: "registerMcpServer";
@@ -111,7 +111,7 @@ export class McpServers {
   }
 
   /**
-   * Runs one call of the plane (the admin's; the object checked who calls). Definitions it wrote
+   * Runs one call of the service (the admin's; the object checked who calls). Definitions it wrote
    * need a registry rebuild. `pageItems`: the consumer's page size (the list's).
    */
   async call(

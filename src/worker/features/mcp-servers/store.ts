@@ -2,7 +2,7 @@ import type { Migration } from "../../kernel/schema";
 import { all, int, intOrNull, one, run, text, textOrNull } from "../../kernel/sql";
 
 /**
- * The MCP servers plane's table (schema v7): downstream MCP servers whose tools the consumer
+ * The MCP servers service's table (schema v7): downstream MCP servers whose tools the consumer
  * imported; v8 adds `relay`, the requests of the server's relayed to the MCP client
  * ({@link RELAY_SAMPLING} | {@link RELAY_ELICITATION}, 0: none).
  */

@@ -18,7 +18,7 @@ export type RunCall = (
   notify?: McpNotifySink,
 ) => Promise<Outcome<JsonObject>>;
 
-/** What the MCP plane uses of the kernel: its tables, the clock, one transaction step and the audit chain. */
+/** What the MCP service uses of the kernel: its tables, the clock, one transaction step and the audit chain. */
 export type McpKernel = Pick<ObjectKernel, "sql" | "now" | "transaction" | "audit">;
 
 /** One request of an open session. */

@@ -1,7 +1,7 @@
 import { all, int, one, run } from "../../kernel/sql";
 
 /**
- * The MCP plane's quotas (docs/mcp.md, "Storage and limits"). Each credential has its own cap,
+ * The MCP service's quotas (docs/mcp.md, "Storage and limits"). Each credential has its own cap,
  * far below the consumer's, so no one credential fills the consumer's table, and so has each
  * subject across its credentials (MCP sessions are only subject-bound credentials'), so minting
  * more credentials for one person (OAuth grants) does not multiply its share; a credential's

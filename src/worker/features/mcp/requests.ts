@@ -63,7 +63,7 @@ export class PendingRelays {
   }
 }
 
-/** What one call's requests use of the plane and of its stream. */
+/** What one call's requests use of the service and of its stream. */
 export interface CallRequestsHost {
   readonly pending: PendingRelays;
   readonly sessionId: string;

@@ -6,7 +6,7 @@ import type { Problem } from "../../http/problem";
 import { STORED_JSON } from "../../kernel/sql";
 
 /*
- * The JSON-RPC answers of the MCP plane's methods and the JSON they read: the plane, its tasks
+ * The JSON-RPC answers of the MCP service's methods and the JSON they read: the service, its tasks
  * and `tools/call` import them as one namespace (`import * as jsonRpc from "./rpc"`).
  */
 

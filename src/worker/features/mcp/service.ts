@@ -21,7 +21,7 @@ import { callTool, derivedId } from "./call";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
 import type { AgentAdmission } from "../identity/admission";
 import type { AgentCalls } from "../tool-calls/agent-call";
-import type { ToolCallPlanes } from "../tool-calls/planes";
+import type { ToolCallServices } from "../tool-calls/services";
 import type { McpContext, McpKernel, RunCall } from "./context";
 import * as jsonRpc from "./rpc";
 import { randomHex } from "../../kernel/random-id";
@@ -119,8 +119,8 @@ export class McpService {
   readonly #store: McpStore;
   readonly #tasks: McpTasks;
   readonly #kernel: McpKernel;
-  /** The consumer's tool-call plane (its registry, approvals and withdrawals). */
-  readonly #toolCalls: ToolCallPlanes;
+  /** The consumer's tool-call service (its registry, approvals and withdrawals). */
+  readonly #toolCalls: ToolCallServices;
   /** The credential's call rate (credentials/rate.ts), shared with its tool calls. */
   readonly #admission: AgentAdmission;
   /** Relayed requests awaiting the client's response (memory only). */
@@ -132,7 +132,7 @@ export class McpService {
 
   constructor(
     kernel: McpKernel,
-    toolCalls: ToolCallPlanes,
+    toolCalls: ToolCallServices,
     admission: AgentAdmission,
     gate: Gatekeeper,
     agentCalls: AgentCalls,

@@ -3,7 +3,7 @@ import { all, int, one, run, text, textOrNull, type SqlRow } from "../../kernel/
 import { MCP_SESSION_IDLE_SECONDS, sessionRoom, taskRoom, type HeldTasks, type Owner, type Room } from "./quota";
 
 /**
- * The MCP plane's tables (schema v6; docs/storage.md): `mcp_sessions` (one row per
+ * The MCP service's tables (schema v6; docs/storage.md): `mcp_sessions` (one row per
  * `initialize`, bound to the credential that made it) and `mcp_tasks` (task-augmented
  * `tools/call`s, with the call to run again once its approval is decided). v8 keeps the client
  * capabilities a session declared that the gate may relay requests for (`sampling`, `elicitation`).
@@ -138,7 +138,7 @@ function taskOf(row: SqlRow): McpTaskRow {
   };
 }
 
-/** All SQL of the MCP plane. */
+/** All SQL of the MCP service. */
 export class McpStore {
   constructor(private readonly sql: SqlStorage) {}
 
@@ -187,7 +187,7 @@ export class McpStore {
     return room;
   }
 
-  /** A session by id, any credential's (the plane checks whose it is), unless it has been idle too long. */
+  /** A session by id, any credential's (the service checks whose it is), unless it has been idle too long. */
   session(sessionId: string, now: number): McpSession | undefined {
     const row = one(
       this.sql,

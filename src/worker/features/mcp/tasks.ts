@@ -5,7 +5,7 @@ import { problem } from "../../http/problem";
 import { limitsOf } from "../consumers/service";
 import { cursorCodec, safeIntegerKey } from "../../kernel/cursor";
 import { fromStored } from "../../kernel/rpc";
-import type { ToolCallPlanes } from "../tool-calls/planes";
+import type { ToolCallServices } from "../tool-calls/services";
 import type { McpContext, McpKernel } from "./context";
 import * as jsonRpc from "./rpc";
 import { randomHex } from "../../kernel/random-id";
@@ -97,7 +97,7 @@ export class McpTasks {
   constructor(
     private readonly store: McpStore,
     private readonly kernel: McpKernel,
-    private readonly toolCalls: ToolCallPlanes,
+    private readonly toolCalls: ToolCallServices,
   ) {}
 
   /**

@@ -11,7 +11,7 @@ export type FacadeAnswer =
   | { type: "rejected" }
   | { type: "failed"; code: string; message: string; retryAfterMs: number | null };
 
-/** Gate-level failure codes of the App Facade (the rest are the tool plane's catalog codes). */
+/** Gate-level failure codes of the App Facade (the rest are the tool service's catalog codes). */
 const GATE_FAILURES = {
   UNKNOWN_TARGET: "The facade target is not mapped to a tool.",
   PREPARE_REQUIRED: "The target mutates state: prepare it, then commit.",
@@ -44,7 +44,7 @@ export function catalogFailure(code: string): FacadeAnswer {
   return { type: "failed", code, message: policy.safe_message, retryAfterMs: policy.retry_after_ms };
 }
 
-/** Maps the tool-call plane's outcome (or its problem) onto a facade answer. */
+/** Maps the tool-call service's outcome (or its problem) onto a facade answer. */
 export function fromOutcome(outcome: Outcome<ToolCallOutcome>): FacadeAnswer {
   if (!outcome.ok) {
     if (outcome.error.code === "IDEMPOTENCY_IN_PROGRESS")

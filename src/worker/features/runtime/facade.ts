@@ -139,7 +139,7 @@ function isAnswer(value: Resolved | FacadeAnswer): value is FacadeAnswer {
 
 type FacadeCall = { operation_id: string; target: string; input: Json };
 
-/** `invoke`: a read executes at once on the tool-call plane. */
+/** `invoke`: a read executes at once on the tool-call service. */
 async function invoke(deps: FacadeDeps, context: InvocationContext, request: FacadeCall): Promise<FacadeAnswer> {
   const acting = await facadePrincipal(deps.consumer, deps.caller, context.actor.user_id);
   if (refused(acting)) return acting;
@@ -151,7 +151,7 @@ async function invoke(deps: FacadeDeps, context: InvocationContext, request: Fac
 }
 
 /**
- * `prepare`: binds the call; a write goes through the tool-call plane in prepare mode (it can
+ * `prepare`: binds the call; a write goes through the tool-call service in prepare mode (it can
  * never execute there), which opens its approval; then the action row is written. A repeated
  * prepare answers the stored action.
  */
@@ -268,7 +268,7 @@ function closeRecord(
 }
 
 /**
- * `commit`: executes the stored call once. The tool plane's idempotency key is derived from the
+ * `commit`: executes the stored call once. The tool service's idempotency key is derived from the
  * action and operation ids, and the committed value is stored, so a repeated commit answers the
  * stored result without a second execution.
  */
@@ -308,7 +308,7 @@ async function commit(
 }
 
 /**
- * What the tool plane durably holds under the action's idempotency key, whichever path sent
+ * What the tool service durably holds under the action's idempotency key, whichever path sent
  * the call: a record or an unknown outcome (it ran or may have), its in-flight mark, or nothing.
  */
 function keyState(deps: FacadeDeps, row: ActionRow): "ran" | "in_flight" | null {
@@ -352,7 +352,7 @@ async function reject(
   return { type: "rejected" };
 }
 
-/** Runs one `app_facade_request` on the tool-call plane. */
+/** Runs one `app_facade_request` on the tool-call service. */
 export async function handleFacadeRequest(
   deps: FacadeDeps,
   request: AppFacadeRequest,

@@ -20,7 +20,7 @@ import type { Gatekeeper } from "../../kernel/gatekeeper";
 import type { ObjectKernel } from "../../kernel/kernel";
 import { sessionPolicy, type SessionPolicy } from "../sockets/sessions";
 import { IN_PROGRESS_RETRY_SECONDS } from "../tool-calls/outcome";
-import type { ToolCallPlanes } from "../tool-calls/planes";
+import type { ToolCallServices } from "../tool-calls/services";
 import { outboxBounds, purgeRefusal, speaksFor } from "./binding";
 import { handleFacadeRequest } from "./facade";
 import type { FacadeAnswer } from "./facade-answer";
@@ -100,8 +100,8 @@ export class RuntimeTransport {
 
   constructor(
     private readonly kernel: RuntimeKernel,
-    /** The consumer's tool-call plane (App Facade calls run on it). */
-    private readonly toolCalls: ToolCallPlanes,
+    /** The consumer's tool-call service (App Facade calls run on it). */
+    private readonly toolCalls: ToolCallServices,
     /** A live credential's caller (its principal rules and tool scope); `null` once revoked or expired. */
     private readonly credentials: CredentialService,
     /** Who may post an envelope (`runtimeEnvelope` of the access table). */

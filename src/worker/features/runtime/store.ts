@@ -7,7 +7,7 @@ import { all, int, one, run, text, textOrNull, type SqlRow } from "../../kernel/
 const ACTION_END = `COALESCE(closed_at, prepared_at + ${PREPARED_ACTION_SECONDS})`;
 
 /**
- * The runtime plane's tables (schema v3, v4; docs/runtime-transport.md describes each):
+ * The runtime service's tables (schema v3, v4; docs/runtime-transport.md describes each):
  * `runtime_settings` (the facade-target map's revision, the outbox's event and byte counters),
  * `runtime_facade_targets`, `runtime_actions` (prepared App Facade actions), `runtime_outbox`
  * (events waiting for their `event_ack`, with their size), `runtime_purges` (completed
@@ -87,7 +87,7 @@ export const RUNTIME_MIGRATIONS: readonly Migration[] = [
 ];
 
 /**
- * The plane's expiring rows (retention/sweep.ts): a prepared action a window after it ended (a
+ * The service's expiring rows (retention/sweep.ts): a prepared action a window after it ended (a
  * repeated commit or prepare after that finds none), a completed purge a window after it
  * completed (its id then runs as a new purge).
  */
@@ -183,7 +183,7 @@ function addSetting(sql: SqlStorage, key: string, delta: number): void {
   );
 }
 
-/** All SQL of the runtime plane; every call runs inside the caller's transaction where it writes. */
+/** All SQL of the runtime service; every call runs inside the caller's transaction where it writes. */
 export class RuntimeStore {
   constructor(private readonly sql: SqlStorage) {}
 

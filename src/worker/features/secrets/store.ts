@@ -1,7 +1,7 @@
 import type { Migration } from "../../kernel/schema";
 import { all, one, run, text } from "../../kernel/sql";
 
-/** The secrets plane's table (schema v5): write-only consumer secrets, AES-GCM ciphertext only. */
+/** The secrets service's table (schema v5): write-only consumer secrets, AES-GCM ciphertext only. */
 export const SECRET_MIGRATIONS: readonly Migration[] = [
   {
     version: 5,

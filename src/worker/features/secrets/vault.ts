@@ -83,7 +83,7 @@ export class SecretVault {
   }
 
   /**
-   * Opens a value sealed under `name` that another plane stores itself (a webhook endpoint's
+   * Opens a value sealed under `name` that another service stores itself (a webhook endpoint's
    * signing secret, under a name no consumer secret can have); `undefined` if it does not open.
    */
   async unseal(name: string, sealed: SealedSecret): Promise<string | undefined> {

@@ -64,7 +64,7 @@ export interface SessionPolicy {
   isLive(credentialId: string): boolean;
 }
 
-/** A {@link SessionPolicy} from the object's limits and its credentials plane. */
+/** A {@link SessionPolicy} from the object's limits and its credentials service. */
 export function sessionPolicy(limits: Limits, credentials: { isLive(credentialId: string): boolean }): SessionPolicy {
   return { limits, isLive: (id) => credentials.isLive(id) };
 }

@@ -12,7 +12,7 @@ import { received, type Carried } from "../../kernel/rpc";
 import { toolCallAnswer } from "./answer";
 import { withToolForm, type BoundCall, type ToolCallInput } from "./bind";
 import { toolCallBatch } from "./batch-call";
-import type { ToolCallPlanes } from "./planes";
+import type { ToolCallServices } from "./services";
 import { describeToolCall, endToolSpan, startToolSpan } from "../../trace/tool-call";
 import type { Tracer } from "../../trace/span";
 
@@ -22,7 +22,7 @@ export class AgentCalls {
     private readonly kernel: Pick<ObjectKernel, "limits" | "now">,
     private readonly gate: Gatekeeper,
     private readonly admission: AgentAdmission,
-    private readonly toolCalls: ToolCallPlanes,
+    private readonly toolCalls: ToolCallServices,
     /** Traces of dispatched calls (../../trace); absent or the no-op tracer: none. */
     private readonly tracer?: Tracer,
   ) {}

@@ -1,6 +1,6 @@
 /**
  * The approval book (the core's `ApprovalBook` port) over the `approvals` table, whose
- * migrations are the plane's (store.ts).
+ * migrations are the service's (store.ts).
  * @module
  */
 import { canonicalJson, type JsonObject } from "../../../core/json";

@@ -18,7 +18,7 @@ import { eventStream, sseEvent, STREAM_MAX_SECONDS } from "../events/stream";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
 import type { ObjectKernel } from "../../kernel/kernel";
 import { approvalStatus } from "./events";
-import type { ToolCallPlanes } from "./planes";
+import type { ToolCallServices } from "./services";
 
 /** Seconds a status request waits for a decision at most (`?wait=`). */
 export const MAX_APPROVAL_WAIT_SECONDS = 60;
@@ -38,7 +38,7 @@ export class ApprovalCalls {
     /** The bus (waits and streams listen on it), the limits, the clock. */
     readonly kernel: Pick<ObjectKernel, "events" | "limits" | "now">,
     readonly gate: Gatekeeper,
-    readonly toolCalls: ToolCallPlanes,
+    readonly toolCalls: ToolCallServices,
   ) {}
 
   /** An approver's list and decision; an approval's status, waiting for its decision. */

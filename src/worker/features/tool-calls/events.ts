@@ -1,5 +1,5 @@
 /**
- * The tool-call plane's events (contracts/events.ts) and an approval's status as the people
+ * The tool-call service's events (contracts/events.ts) and an approval's status as the people
  * around it see it: built from the stored approval or the call's package, never holding a
  * secret.
  * @module
@@ -8,7 +8,7 @@ import type { ApprovalRecord } from "../../../core/tool-result/approval-book";
 import type { Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
 import type { ApprovalEventData, CallEventData, GateEvent } from "../../../contracts/events";
 
-/** Where the plane's events go (the object's bus `emit`, inside the transaction). */
+/** Where the service's events go (the object's bus `emit`, inside the transaction). */
 export type EventSink = (event: GateEvent, now: number) => void;
 
 /**

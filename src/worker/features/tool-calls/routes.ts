@@ -34,7 +34,7 @@ export const IDEMPOTENCY_KEY_HEADER = {
   },
 } as const;
 
-/** Agent routes of the tool-call plane (Tool Result v2). */
+/** Agent routes of the tool-call service (Tool Result v2). */
 export const toolCallRoutes: RouteModule = {
   routes: [
     {

@@ -47,7 +47,7 @@ import {
 import type { Span } from "../../trace/span";
 import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../trace/tool-call";
 
-/** What the plane uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
+/** What the service uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
 type ToolCallKernel = Pick<ObjectKernel, "sql" | "audit" | "transaction" | "limits" | "events" | "retention">;
 
 /** An engine refusal carried out of its transaction: the throw rolls back what the step wrote before it. */
@@ -89,7 +89,7 @@ function usage<T>(step: () => T): Outcome<T> {
 }
 
 /**
- * The tool-call plane of one consumer: each engine step in one transaction with its audit
+ * The tool-call service of one consumer: each engine step in one transaction with its audit
  * entry; a tool the host executes runs between two steps (a write is durably in flight first).
  */
 export class ToolCallService {

@@ -6,7 +6,7 @@ import type { ExpiryRule, Migration } from "../../kernel/schema";
 import { all, int, one, run, storedJson, text } from "../../kernel/sql";
 import { APPROVAL_END, APPROVAL_SEQ } from "./approval-store";
 
-/** The tool-call plane's tables (part of schema v1): the engine's records and counters, approvals. */
+/** The tool-call service's tables (part of schema v1): the engine's records and counters, approvals. */
 export const TOOL_CALL_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -80,7 +80,7 @@ export const TOOL_CALL_MIGRATIONS: readonly Migration[] = [
  */
 export const HOLD = { call: 0, result: 1, unreconciled: 2, live: 3 } as const;
 
-/** The plane's expiring rows (retention/sweep.ts); an approval goes no later than its write's result, never while valid. */
+/** The service's expiring rows (retention/sweep.ts); an approval goes no later than its write's result, never while valid. */
 export const TOOL_CALL_EXPIRY: readonly ExpiryRule[] = [
   { table: "records", key: "rowid", where: `hold = ${HOLD.call}`, age: "stored_at", keep: (window) => window },
   {

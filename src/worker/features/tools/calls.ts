@@ -6,7 +6,7 @@ import { fail, ok, type Outcome } from "../../result";
 import { listPage } from "../../kernel/list-page";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
 import type { ObjectKernel } from "../../kernel/kernel";
-import type { ToolCallPlanes } from "../tool-calls/planes";
+import type { ToolCallServices } from "../tool-calls/services";
 import { toolsInScope } from "../identity/scope";
 import { received, type Carried } from "../../kernel/rpc";
 import { MAX_SECRETS } from "../secrets/vault";
@@ -14,7 +14,7 @@ import { declarationInputs } from "./declare";
 import type { McpServersCall } from "../mcp-servers/service";
 import type { ToolsHost } from "./host";
 
-/** One call of the tools plane, as the Worker hands it to the consumer's object; `kind` is its operation. */
+/** One call of the tools service, as the Worker hands it to the consumer's object; `kind` is its operation. */
 export type ToolsCall =
   | {
       kind: "defineTool";
@@ -30,18 +30,18 @@ export type ToolsCall =
   | { kind: "listSecrets"; cursor: string | null }
   | McpServersCall;
 
-/** The tools plane's calls: tools as data, consumer secrets, MCP servers and the tool list. */
+/** The tools service's calls: tools as data, consumer secrets, MCP servers and the tool list. */
 export class ToolsCalls {
   constructor(
     private readonly kernel: Pick<ObjectKernel, "audit" | "now" | "limits" | "transaction">,
     private readonly gate: Gatekeeper,
     private readonly host: ToolsHost,
     /** Rebuilt after the tool registry changed. */
-    private readonly toolCalls: ToolCallPlanes,
+    private readonly toolCalls: ToolCallServices,
   ) {}
 
   /**
-   * Runs one tools-plane call (`token` null: the admin secret, checked by the Worker). An agent
+   * Runs one tools-service call (`token` null: the admin secret, checked by the Worker). An agent
    * may only read the enabled tools' declarations, within its tool scope (identity/scope.ts).
    */
   async call(consumer: string, token: string | null, call: ToolsCall): Promise<Outcome<string | null>> {

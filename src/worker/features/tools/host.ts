@@ -95,7 +95,7 @@ export class ToolsHost {
 
   /**
    * The built tool a spec came from. By name and revisions, not identity: a rolled-back
-   * transaction rebuilds the tools from storage while a plane may still hold the specs it was
+   * transaction rebuilds the tools from storage while a service may still hold the specs it was
    * built with (the same definitions, new objects).
    */
   #built(spec: ToolSpec): BuiltTool | undefined {

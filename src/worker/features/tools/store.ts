@@ -1,7 +1,7 @@
 import type { Migration } from "../../kernel/schema";
 import { all, int, intOrNull, one, run, text } from "../../kernel/sql";
 
-/** The tools plane's tables (schema v5): every version of every data-defined tool, and which is current. */
+/** The tools service's tables (schema v5): every version of every data-defined tool, and which is current. */
 export const TOOL_MIGRATIONS: readonly Migration[] = [
   {
     version: 5,

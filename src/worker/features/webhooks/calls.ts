@@ -5,7 +5,7 @@ import type { ObjectKernel } from "../../kernel/kernel";
 import { received, type Carried } from "../../kernel/rpc";
 import type { WebhookService } from "./service";
 
-/** One call of the webhooks plane, as the Worker hands it to the consumer's object; `kind` is its operation (admin only). */
+/** One call of the webhooks service, as the Worker hands it to the consumer's object; `kind` is its operation (admin only). */
 export type WebhooksCall =
   | {
       kind: "createWebhook";
@@ -18,7 +18,7 @@ export type WebhooksCall =
   | { kind: "listWebhookDeliveries"; endpointId: string | null; cursor: string | null }
   | { kind: "redeliverWebhook"; deliveryId: string };
 
-/** The webhooks plane's calls (admin only: the Worker checked the admin secret). */
+/** The webhooks service's calls (admin only: the Worker checked the admin secret). */
 export class WebhooksCalls {
   constructor(
     private readonly kernel: Pick<ObjectKernel, "limits">,

@@ -26,7 +26,7 @@ export const MAX_WEBHOOK_ENDPOINTS = 16;
 /** Pending deliveries one endpoint may queue; a message beyond that is logged `failed` (`backlog_full`) at once. */
 export const MAX_WEBHOOK_BACKLOG = 1000;
 
-/** What the plane uses of the kernel: its tables, the audit chain, the target rule, the clocks, the outbound fetch, one transaction step and the alarm's webhooks slot. */
+/** What the service uses of the kernel: its tables, the audit chain, the target rule, the clocks, the outbound fetch, one transaction step and the alarm's webhooks slot. */
 type WebhookKernel = Pick<
   ObjectKernel,
   "sql" | "audit" | "targets" | "now" | "wallMs" | "fetch" | "transaction" | "alarms"

@@ -19,7 +19,7 @@ export function newSecret(): string {
   return SECRET_PREFIX + encodeBase64(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
 }
 
-/** The HMAC key of a secret this plane made; anything else is a bug. */
+/** The HMAC key of a secret this service made; anything else is a bug. */
 function keyOf(secret: string): Uint8Array {
   const key = secret.startsWith(SECRET_PREFIX) ? decodeBase64(secret.slice(SECRET_PREFIX.length)) : null;
   if (key === null) throw new Error("a webhook secret is not whsec_ base64");

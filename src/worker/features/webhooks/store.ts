@@ -5,7 +5,7 @@ import type { SealedSecret } from "../secrets/store";
 import { all, int, intOrNull, one, run, storedStrings, text, textOrNull, type SqlRow } from "../../kernel/sql";
 
 /**
- * The webhooks plane's tables (schema v11): the consumer's endpoints (each secret sealed), one
+ * The webhooks service's tables (schema v11): the consumer's endpoints (each secret sealed), one
  * message per event some endpoint takes (its `webhook-id` fixed for life, its body written once),
  * one delivery per message and endpoint (a queue per endpoint in `seq` order), and every attempt.
  */

@@ -64,7 +64,7 @@ export function nextExpiry(sql: SqlStorage, window: number): number | null {
  * second sweep at the same second deletes nothing more.
  */
 export class Retention {
-  /** No slot set yet by this instance: the alarm stored before a restart may be another plane's deadline. */
+  /** No slot set yet by this instance: the alarm stored before a restart may be another service's deadline. */
   #fresh = true;
   /** The window the slot was last set for (a changed configuration sets it again). */
   #window: number | undefined;
@@ -114,7 +114,7 @@ export class Retention {
     const now = this.kernel.now();
     let at = atOnce ? now : Math.max(due, now + SWEEP_SPACING_SECONDS);
     // The first slot of an instance replaces the stored alarm, which may hold a deadline another
-    // plane set before a restart: run soon, so every plane's handler runs and asks again.
+    // service set before a restart: run soon, so every service's handler runs and asks again.
     if (this.#fresh) at = Math.min(at, now + SWEEP_SPACING_SECONDS);
     this.#fresh = false;
     this.kernel.alarms.set("retention", this.kernel.wallMs() + (at - now) * 1000);

@@ -4,29 +4,29 @@ import type { ToolsHost } from "../tools/host";
 import { ToolCallService } from "./service";
 
 /**
- * The consumer's tool-call plane, built from its configuration on first use and rebuilt after
+ * The consumer's tool-call service, built from its configuration on first use and rebuilt after
  * the configuration or a data-defined tool changed (its registry and approvers are fixed per build).
  */
-export class ToolCallPlanes {
-  #plane: ToolCallService | undefined;
+export class ToolCallServices {
+  #service: ToolCallService | undefined;
 
   constructor(
     private readonly kernel: ObjectKernel,
     private readonly tools: ToolsHost,
   ) {}
 
-  /** The plane for `config` (the one built since the last change, if any). */
+  /** The service for `config` (the one built since the last change, if any). */
   for(config: ConsumerRecord): ToolCallService {
-    this.#plane ??= new ToolCallService(this.kernel, {
+    this.#service ??= new ToolCallService(this.kernel, {
       registry: this.tools.registry(config.tools),
       approvers: config.approverSubjects,
       executor: this.tools.executor(),
     });
-    return this.#plane;
+    return this.#service;
   }
 
-  /** The configuration or the tools changed: the next call builds the plane again. */
+  /** The configuration or the tools changed: the next call builds the service again. */
   invalidate(): void {
-    this.#plane = undefined;
+    this.#service = undefined;
   }
 }
