@@ -11,16 +11,20 @@ import { compileConstant, compileNumeric, compileString } from "./leaves";
 import { resolveMaxDepth, SCHEMA_LIMITS, type SchemaOptions } from "./limits";
 import { compileLiterals } from "./literals";
 import { isJsonObject, readText, SCHEMA_TYPES, type SchemaType } from "./scalars";
-import { refuse, SchemaRefused, segment, type Check, type CompiledSchema, type SchemaRefusal } from "./types";
+import { fail, refuse, SchemaRefused, segment, type Check, type CompiledSchema, type SchemaRefusal } from "./types";
 import { compiledSchema } from "./validate";
 
-const COMMON = ["type", "description", "title", "enum", "const"];
+/** Keywords any typed node may carry (`default` is an annotation: never read). */
+const COMMON = ["type", "description", "title", "enum", "const", "default"];
+
+/** The keywords of an `anyOf` node (no `type`: each alternative has its own). */
+const ANY_OF = new Set(["anyOf", "description", "title", "default"]);
 
 /** The keywords each type admits besides {@link COMMON}. */
 const BY_TYPE: Record<SchemaType, readonly string[]> = {
   object: ["properties", "required", "additionalProperties"],
   array: ["items", "maxItems", "minItems"],
-  string: ["minLength", "maxLength", "pattern"],
+  string: ["minLength", "maxLength", "pattern", "format"],
   integer: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"],
   number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"],
   boolean: [],
@@ -48,19 +52,39 @@ class Compiler {
     if (!isJsonObject(schema)) {
       return refuse(pointer, "a schema must be a JSON object (boolean schemas are not supported)");
     }
-    for (const key in schema) {
-      if (Object.hasOwn(schema, key) && !KNOWN.has(key))
-        refuse(pointer + segment(key), `unsupported keyword ${shown(key)}`);
+    // The document's own `$schema` (zod and the MCP SDK write one) names a dialect; the subset is the rule.
+    const keys = Object.keys(schema).filter((key) => !(pointer === "" && key === "$schema"));
+    if (pointer === "" && Object.hasOwn(schema, "$schema") && typeof schema["$schema"] !== "string")
+      refuse(segment("$schema"), `"$schema" must be a string`);
+    if (Object.hasOwn(schema, "anyOf") && !Object.hasOwn(schema, "type"))
+      return this.anyOf(schema, keys, pointer, depth);
+    for (const key of keys) {
+      if (!KNOWN.has(key)) refuse(pointer + segment(key), `unsupported keyword ${shown(key)}`);
     }
-    const type = this.type(schema, pointer);
-    const allowed = BY_TYPE[type];
-    for (const key in schema) {
-      if (Object.hasOwn(schema, key) && !COMMON.includes(key) && !allowed.includes(key)) {
-        refuse(pointer + segment(key), `"${key}" does not apply to type "${type}"`);
+    const types = this.types(schema, pointer);
+    const allowed = new Set(types.flatMap((type) => BY_TYPE[type]));
+    for (const key of keys) {
+      if (!COMMON.includes(key) && !allowed.has(key)) {
+        refuse(pointer + segment(key), `"${key}" does not apply to type ${types.map((t) => `"${t}"`).join(" or ")}`);
       }
     }
     readText(schema, "description", pointer, SCHEMA_LIMITS.maxTextLength);
     readText(schema, "title", pointer, SCHEMA_LIMITS.maxTextLength);
+    const [only] = types;
+    if (types.length === 1 && only !== undefined) return this.typed(schema, pointer, depth, only);
+    // A list of types (zod's union of scalars, the SDK's nullable): each type with the keywords that apply to it.
+    const checks = types.map((type) => {
+      const own = Object.fromEntries(
+        Object.entries(schema).filter(
+          ([key]) => key !== "type" && (COMMON.includes(key) || BY_TYPE[type].includes(key)),
+        ),
+      );
+      return this.typed({ ...own, type }, pointer, depth, type);
+    });
+    return (value, trail) => (checks.some((check) => check(value, null)) ? true : fail(trail, "type"));
+  };
+
+  private typed(schema: JsonObject, pointer: string, depth: number, type: SchemaType): Check {
     const literals = compileLiterals(schema, pointer, type);
     switch (type) {
       case "object":
@@ -76,14 +100,34 @@ class Compiler {
       case "null":
         return compileConstant(type, literals);
     }
-  };
+  }
 
-  private type(schema: JsonObject, pointer: string): SchemaType {
+  /** `anyOf` (zod's unions and nullables): the value passes when one alternative does. */
+  private anyOf(schema: JsonObject, keys: readonly string[], pointer: string, depth: number): Check {
+    for (const key of keys) {
+      if (!ANY_OF.has(key))
+        refuse(pointer + segment(key), `"${key}" does not apply beside "anyOf" (give it to each alternative)`);
+    }
+    readText(schema, "description", pointer, SCHEMA_LIMITS.maxTextLength);
+    readText(schema, "title", pointer, SCHEMA_LIMITS.maxTextLength);
+    const at = pointer + segment("anyOf");
+    const list = schema["anyOf"];
+    if (!Array.isArray(list) || list.length === 0 || list.length > SCHEMA_LIMITS.maxAnyOf)
+      return refuse(at, `"anyOf" must be an array of 1 to ${SCHEMA_LIMITS.maxAnyOf} schemas`);
+    const alternatives = list.map((alternative, i) => this.node(alternative, at + segment(i), depth + 1));
+    return (value, trail) => (alternatives.some((check) => check(value, null)) ? true : fail(trail, "anyOf"));
+  }
+
+  /** The node's types: one name, or a list of distinct names (`["string", "null"]`: the MCP SDK's nullable). */
+  private types(schema: JsonObject, pointer: string): SchemaType[] {
     if (!Object.hasOwn(schema, "type")) return refuse(pointer, `a schema must declare its "type"`);
     const type = schema["type"];
-    const known = SCHEMA_TYPES.find((t) => t === type);
-    if (known === undefined) return refuse(pointer + segment("type"), `"type" must be one string of ${TYPE_LIST}`);
-    return known;
+    const names = Array.isArray(type) ? type : [type];
+    const known = names.map((name) => SCHEMA_TYPES.find((t) => t === name));
+    const types = known.filter((t) => t !== undefined);
+    if (types.length === 0 || types.length !== names.length || new Set(types).size !== types.length)
+      return refuse(pointer + segment("type"), `"type" must be one of ${TYPE_LIST}, or a list of distinct ones`);
+    return types;
   }
 }
 

@@ -7,6 +7,7 @@ import { codePointLength } from "../json/python-text";
 import type { JsonObject } from "../json/value";
 import type { LiteralTest } from "./literals";
 import { SCHEMA_LIMITS } from "./limits";
+import { formatCheck, STRING_FORMATS } from "./formats";
 import { assessPattern } from "./pattern-safety";
 import { hasType, isDomainString, numericValue, readBound, readCount, type SchemaType } from "./scalars";
 import { fail, refuse, segment, type Check } from "./types";
@@ -44,7 +45,16 @@ function compilePattern(node: JsonObject, pointer: string, maxLength: number | u
   return regex;
 }
 
-/** Compiles a `string` node: type and domain, literals, `minLength`/`maxLength` in code points, `pattern` (search). */
+const FORMAT_LIST = STRING_FORMATS.map((f) => `"${f}"`).join(", ");
+
+function compileFormat(node: JsonObject, pointer: string): ((text: string) => boolean) | null {
+  if (!Object.hasOwn(node, "format")) return null;
+  const name = node["format"];
+  const check = typeof name === "string" ? formatCheck(name) : null;
+  return check ?? refuse(pointer + segment("format"), `"format" must be one of ${FORMAT_LIST}`);
+}
+
+/** Compiles a `string` node: type and domain, literals, `minLength`/`maxLength` in code points, `pattern` (search), `format` (formats.ts). */
 export function compileString(node: JsonObject, pointer: string, literals: LiteralTest | null): Check {
   const minLength = readCount(node, "minLength", pointer, SCHEMA_LIMITS.maxStringLength);
   const maxLength = readCount(node, "maxLength", pointer, SCHEMA_LIMITS.maxStringLength);
@@ -52,6 +62,7 @@ export function compileString(node: JsonObject, pointer: string, literals: Liter
     refuse(pointer + segment("minLength"), `"minLength" exceeds "maxLength"`);
   }
   const regex = compilePattern(node, pointer, maxLength);
+  const format = compileFormat(node, pointer);
   const min = minLength ?? 0;
   const max = maxLength ?? SCHEMA_LIMITS.maxStringLength;
   return (value, trail) => {
@@ -65,6 +76,7 @@ export function compileString(node: JsonObject, pointer: string, literals: Liter
       if (length > max) return fail(trail, "maxLength");
     }
     if (regex !== null && !regex.test(value)) return fail(trail, "pattern");
+    if (format !== null && !format(value)) return fail(trail, "format");
     return true;
   };
 }

@@ -20,6 +20,8 @@ export const SCHEMA_LIMITS = {
   maxTextLength: 1_024,
   /** Values of one `enum` (at least 1). */
   maxEnumValues: 256,
+  /** Alternatives of one `anyOf`. */
+  maxAnyOf: 16,
   /** Code points of a string in `enum` or `const`. */
   maxLiteralLength: 1_024,
   /** The largest `maxItems` (and `minItems`); `maxItems` is required on every array. */

@@ -239,7 +239,7 @@ describe("tools as data", () => {
       const res = await admin("PUT", "/tools/bad_tool", definition);
       refusals.push([`${res.status} ${res.body?.code}`, res.body?.path]);
     };
-    await put({ ...LOOKUP, input: { ...LOOKUP.input, properties: { customer: { type: "string", format: "email" } } } });
+    await put({ ...LOOKUP, input: { ...LOOKUP.input, properties: { customer: { type: "string", format: "ipv4" } } } });
     await put({ ...LOOKUP, authorize: "principal.roles.contains(" });
     await put({ ...LOOKUP, target: { kind: "http", url: "http://ledger.test/customers/lookup" } });
     await put({
