@@ -44,14 +44,24 @@ export class ConsumerObject extends DurableObject<Env> {
   }
 
   // Agent (tool-calls/agent-call.ts): one call, an unknown outcome's status, one model turn; MCP (mcp/plane.ts).
-  async toolCall(consumer: string, token: string, request: Rpc.ToolCallIn): Promise<Outcome<string>> {
-    return this.#s.agentCalls.toolCall(consumer, token, request);
+  async toolCall(
+    consumer: string,
+    token: string,
+    request: Rpc.ToolCallIn,
+    trace: Rpc.TraceParent | null = null,
+  ): Promise<Outcome<string>> {
+    return this.#s.agentCalls.toolCall(consumer, token, request, trace);
   }
   async toolCallStatus(consumer: string, token: string, request: Rpc.StatusIn): Promise<Outcome<string>> {
     return this.#s.agentCalls.toolCallStatus(consumer, token, request);
   }
-  async toolCallBatch(consumer: string, token: string, request: Rpc.BatchIn): Promise<Outcome<string>> {
-    return this.#s.agentCalls.toolCallBatch(consumer, token, request);
+  async toolCallBatch(
+    consumer: string,
+    token: string,
+    request: Rpc.BatchIn,
+    trace: Rpc.TraceParent | null = null,
+  ): Promise<Outcome<string>> {
+    return this.#s.agentCalls.toolCallBatch(consumer, token, request, trace);
   }
   async mcp(consumer: string, token: string, request: Rpc.McpRequest): Promise<Outcome<Rpc.McpReply>> {
     return this.#s.mcp.call(consumer, token, request);

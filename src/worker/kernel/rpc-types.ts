@@ -20,6 +20,7 @@ export type { RuntimeReply } from "../features/runtime/service";
 export type { ApprovalsCall } from "../features/tool-calls/approvals-call";
 export type { ToolsCall } from "../features/tools/calls";
 export type { WebhooksCall } from "../features/webhooks/calls";
+export type { TraceParent } from "../trace/context";
 
 /** A tool call's body as RPC carries it (./rpc.ts). */
 export type ToolCallIn = Carried<ToolCallRequest>;
