@@ -44,14 +44,14 @@ export class ConsumerObject extends DurableObject<Env> {
   }
 
   // Agent (tool-calls/agent-call.ts): one call, an unknown outcome's status, one model turn; MCP (mcp/service.ts).
-  async toolCall(consumer: string, token: string, request: Rpc.ToolCallIn): Promise<Outcome<string>> {
-    return this.#s.agentCalls.toolCall(consumer, token, request);
+  async toolCall(consumer: string, token: string, request: Rpc.ToolCallIn, trace?: Rpc.Trace): Rpc.Answer {
+    return this.#s.agentCalls.toolCall(consumer, token, request, trace ?? null);
   }
   async toolCallStatus(consumer: string, token: string, request: Rpc.StatusIn): Promise<Outcome<string>> {
     return this.#s.agentCalls.toolCallStatus(consumer, token, request);
   }
-  async toolCallBatch(consumer: string, token: string, request: Rpc.BatchIn): Promise<Outcome<string>> {
-    return this.#s.agentCalls.toolCallBatch(consumer, token, request);
+  async toolCallBatch(consumer: string, token: string, request: Rpc.BatchIn, trace?: Rpc.Trace): Rpc.Answer {
+    return this.#s.agentCalls.toolCallBatch(consumer, token, request, trace ?? null);
   }
   async mcp(consumer: string, token: string, request: Rpc.McpRequest): Promise<Outcome<Rpc.McpReply>> {
     return this.#s.mcp.call(consumer, token, request);
@@ -90,7 +90,7 @@ export class ConsumerObject extends DurableObject<Env> {
     return this.#s.audit.call(consumer, token, call);
   }
 
-  // Runtime, capability, tools and webhooks (each feature's service); `token` null: the Worker checked the admin secret.
+  // Runtime, capability, tools and webhooks; `token` null: the Worker checked the admin secret.
   async runtimeEnvelope(consumer: string, token: string, body: Uint8Array): Promise<Outcome<Rpc.RuntimeReply>> {
     return this.#s.runtime.post(consumer, token, body);
   }

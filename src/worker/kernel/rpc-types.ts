@@ -5,6 +5,8 @@
  */
 import type { ToolCallRequest, ToolCallStatusRequest } from "../../contracts/tool-call";
 import type { ToolCallBatchRequest } from "../../contracts/tool-call-batch";
+import type { Outcome } from "../result";
+import type { TraceParent } from "../trace/context";
 import type { Carried } from "./rpc";
 
 export type { AuditCall } from "../features/audit/rpc";
@@ -20,6 +22,11 @@ export type { RuntimeReply } from "../features/runtime/service";
 export type { ApprovalsCall } from "../features/tool-calls/approvals-call";
 export type { ToolsCall } from "../features/tools/calls";
 export type { WebhooksCall } from "../features/webhooks/calls";
+export type { TraceParent } from "../trace/context";
+/** The text answer of an agent call (the Worker sends it as it is). */
+export type Answer = Promise<Outcome<string>>;
+/** A call's W3C trace context as the Worker read it (null or absent: a new trace). */
+export type Trace = TraceParent | null;
 
 /** A tool call's body as RPC carries it (./rpc.ts). */
 export type ToolCallIn = Carried<ToolCallRequest>;

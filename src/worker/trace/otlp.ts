@@ -24,6 +24,7 @@ export interface OtlpKeyValue {
 export interface OtlpSpan {
   traceId: string;
   spanId: string;
+  traceState?: string;
   parentSpanId?: string;
   name: string;
   kind: number;
@@ -54,7 +55,7 @@ function keyValues(attributes: Iterable<readonly [string, AttributeValue]>): Otl
   return out;
 }
 
-/** One span in OTLP's form; a root span has no `parentSpanId`. */
+/** One span in OTLP's form; a new trace's root has no `parentSpanId`, a span of no continued trace no `traceState`. */
 export function otlpSpan(span: FinishedSpan): OtlpSpan {
   const status =
     span.status.message === undefined
@@ -63,6 +64,7 @@ export function otlpSpan(span: FinishedSpan): OtlpSpan {
   return {
     traceId: span.traceId,
     spanId: span.spanId,
+    ...(span.traceState === null ? {} : { traceState: span.traceState }),
     ...(span.parentSpanId === null ? {} : { parentSpanId: span.parentSpanId }),
     name: span.name,
     kind: SPAN_KIND[span.kind],

@@ -1,12 +1,14 @@
 /**
  * A minimal tracer for the gate's own spans (docs/traces.md): W3C-sized ids from the platform's
  * random source, Unix-nanosecond times as decimal strings (OTLP's JSON form), typed attributes,
- * a status, a parent. No context propagation and no sampling: a span's children are made from
- * it. When tracing is off, {@link NOOP_TRACER} hands out one shared span whose methods do
- * nothing, so an untraced call allocates nothing for traces.
+ * a status, a parent. A root may continue the caller's trace (./context.ts); otherwise no context
+ * propagation, and no sampling: a span's children are made from it. When tracing is off,
+ * {@link NOOP_TRACER} hands out one shared span whose methods do nothing, so an untraced call
+ * allocates nothing for traces.
  * @module
  */
 import { bytesToHex } from "@noble/hashes/utils.js";
+import type { TraceParent } from "./context";
 
 /** OTLP's `Span.SpanKind` values. */
 export const SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
@@ -26,8 +28,10 @@ export interface FinishedSpan {
   readonly traceId: string;
   /** 16 lowercase hex digits (8 random bytes). */
   readonly spanId: string;
-  /** The parent's span id; `null` for a root span. */
+  /** The parent's span id: the caller's for a root that continues its trace; `null` for a new trace's root. */
   readonly parentSpanId: string | null;
+  /** The caller's `tracestate`, as it came, on every span of a trace it continued; otherwise null. */
+  readonly traceState: string | null;
   readonly name: string;
   readonly kind: SpanKind;
   /** Unix nanoseconds, decimal. */
@@ -56,11 +60,11 @@ export interface Span {
 /** Makes spans; `enabled` false is the no-op tracer. */
 export interface Tracer {
   readonly enabled: boolean;
-  /** A root span (a new trace), started now. */
-  start(name: string, kind?: SpanKind): Span;
+  /** The root of a unit of work, started now: in a new trace, or a child of the caller's span when `parent` is given. */
+  start(name: string, kind?: SpanKind, parent?: TraceParent | null): Span;
 }
 
-/** What a tracer does with a span once it ends (`root`: the trace's root span, the end of a unit of work). */
+/** What a tracer does with a span once it ends (`root`: the unit of work's root span, the end of that work). */
 export type SpanSink = (span: FinishedSpan, root: boolean) => void;
 
 const NOOP_SPAN: Span = Object.freeze({
@@ -101,6 +105,9 @@ class RecordingSpan implements Span {
   constructor(
     readonly traceId: string,
     readonly parentSpanId: string | null,
+    /** The unit of work's root here (its parent, if any, is the caller's). */
+    readonly localRoot: boolean,
+    readonly traceState: string | null,
     name: string,
     readonly kind: SpanKind,
     readonly tracer: { readonly nowMs: () => number; readonly sink: SpanSink },
@@ -127,7 +134,7 @@ class RecordingSpan implements Span {
   }
 
   child(name: string, kind: SpanKind = "internal"): Span {
-    return new RecordingSpan(this.traceId, this.spanId, name, kind, this.tracer);
+    return new RecordingSpan(this.traceId, this.spanId, false, this.traceState, name, kind, this.tracer);
   }
 
   end(): void {
@@ -137,6 +144,7 @@ class RecordingSpan implements Span {
       traceId: this.traceId,
       spanId: this.spanId,
       parentSpanId: this.parentSpanId,
+      traceState: this.traceState,
       name: this.#name,
       kind: this.kind,
       startTimeUnixNano: this.#start,
@@ -144,7 +152,7 @@ class RecordingSpan implements Span {
       attributes: this.#attributes,
       status: this.#status,
     };
-    this.tracer.sink(finished, this.parentSpanId === null);
+    this.tracer.sink(finished, this.localRoot);
   }
 }
 
@@ -157,6 +165,9 @@ export function createTracer(sink: SpanSink, nowMs: () => number = Date.now): Tr
   const tracer = { nowMs, sink };
   return {
     enabled: true,
-    start: (name, kind = "internal") => new RecordingSpan(randomId(16), null, name, kind, tracer),
+    start: (name, kind = "internal", parent = null) =>
+      parent === null
+        ? new RecordingSpan(randomId(16), null, true, null, name, kind, tracer)
+        : new RecordingSpan(parent.traceId, parent.parentSpanId, true, parent.tracestate, name, kind, tracer),
   };
 }

@@ -1,16 +1,20 @@
 /**
  * The spans of one agent tool call (docs/traces.md), after the OpenTelemetry GenAI semantic
  * conventions: the root `execute_tool {gen_ai.tool.name}` and its children `toolgate.approval`,
- * `toolgate.downstream` and `toolgate.audit.append`. Only names, ids, codes, a method and a host
- * are recorded: never arguments, results, tokens, secrets, URLs' paths or queries, or subject ids.
- * Every helper takes `undefined` for "not traced" and then does nothing.
+ * `toolgate.downstream` and `toolgate.audit.append`. The root continues the caller's trace when
+ * it sent one (./context.ts); an MCP `tools/call` also carries the MCP conventions' attributes
+ * and is their server span. Only names, ids, codes, a method and a host are recorded: never
+ * arguments, results, tokens, secrets, URLs' paths or queries, or subject ids. Every helper
+ * takes `undefined` for "not traced" and then does nothing.
  * @module
  */
 import type { ApprovalBook, ApprovalRecord } from "../../core/tool-result/approval-book";
 import type { BeginDispatchResult } from "../../core/tool-result/dispatcher";
 import type { ToolCall } from "../../core/tool-result/types";
+import type { Problem } from "../http/problem";
 import type { Outcome } from "../result";
 import type { ExternalExecutor, ExternalOutcome } from "../targets/executor";
+import type { TraceParent } from "./context";
 import type { Span, Tracer } from "./span";
 
 /** The span names. */
@@ -28,21 +32,63 @@ const PROVIDER_NAMES: Readonly<Record<string, string>> = {
   google: "gcp.gemini",
 };
 
-/** The root span of an agent tool call (`undefined` when tracing is off); named once the call is bound. */
-export function startToolSpan(tracer: Tracer | undefined, consumer: string): Span | undefined {
+/** The MCP request a `tools/call` came in, as its span records it (the MCP semantic conventions). */
+export interface McpCallTrace {
+  readonly sessionId: string;
+  /** The session's negotiated protocol version. */
+  readonly protocolVersion: string;
+  /** The JSON-RPC request's id (recorded as text; a null id is not recorded). */
+  readonly requestId: string | number | null;
+  /** The HTTP version the request came over (`1.1`, `2`, `3`), when the platform says. */
+  readonly httpVersion: string | null;
+  /** The JSON-RPC error code the gate answers a refusal with (mcp/rpc.ts). */
+  readonly refusalCode: (refused: Problem) => number;
+}
+
+/** What a call's trace continues (the caller's span, or none: a new trace) and, for MCP, the request it came in. */
+export interface CallTrace {
+  readonly parent: TraceParent | null;
+  readonly mcp?: McpCallTrace;
+}
+
+/** The MCP method a traced `tools/call` names its span after. */
+const MCP_TOOLS_CALL = "tools/call";
+
+/**
+ * The root span of an agent tool call (`undefined` when tracing is off), a child of the caller's
+ * span when it sent one; named once the call is bound. An MCP `tools/call` is the MCP server
+ * span (kind server, named `tools/call {tool}`) with the MCP attributes; the gate's execute_tool
+ * attributes are the same for both, as the conventions make them compatible.
+ */
+export function startToolSpan(tracer: Tracer | undefined, consumer: string, trace?: CallTrace): Span | undefined {
   if (tracer === undefined || !tracer.enabled) return undefined;
-  return tracer
-    .start(SPAN_NAMES.tool, "internal")
+  const mcp = trace?.mcp;
+  const span = tracer
+    .start(
+      mcp === undefined ? SPAN_NAMES.tool : MCP_TOOLS_CALL,
+      mcp === undefined ? "internal" : "server",
+      trace?.parent,
+    )
     .set("gen_ai.operation.name", "execute_tool")
     .set("gen_ai.tool.type", "function")
     .set("toolgate.consumer", consumer);
+  if (mcp === undefined) return span;
+  // HTTP/3 runs over QUIC; every other HTTP version over TCP.
+  return span
+    .set("mcp.method.name", MCP_TOOLS_CALL)
+    .set("mcp.session.id", mcp.sessionId)
+    .set("mcp.protocol.version", mcp.protocolVersion)
+    .set("jsonrpc.request.id", mcp.requestId === null ? null : String(mcp.requestId))
+    .set("network.protocol.name", "http")
+    .set("network.protocol.version", mcp.httpVersion)
+    .set("network.transport", mcp.httpVersion === "3" ? "quic" : "tcp");
 }
 
 /** Names the root span after the bound call: its tool, call id and provider. */
-export function describeToolCall(span: Span | undefined, call: ToolCall): void {
+export function describeToolCall(span: Span | undefined, call: ToolCall, trace?: CallTrace): void {
   if (span === undefined) return;
   span
-    .rename(`${SPAN_NAMES.tool} ${call.name}`)
+    .rename(`${trace?.mcp === undefined ? SPAN_NAMES.tool : MCP_TOOLS_CALL} ${call.name}`)
     .set("gen_ai.tool.name", call.name)
     .set("gen_ai.tool.call.id", call.call_id);
   span.set(
@@ -64,10 +110,13 @@ export interface TracedOutcome {
  * Ends the root span: the audit append of the outcome (its sequence number), `toolgate.outcome`
  * (the model result's status, or its error code, or the refusal's problem code), and the error
  * when the call failed. A call waiting for its approval (`APPROVAL_REQUIRED`) is not an error.
+ * An MCP refusal also records the JSON-RPC error code it is answered with.
  */
-export function endToolSpan(span: Span | undefined, outcome: Outcome<TracedOutcome>): void {
+export function endToolSpan(span: Span | undefined, outcome: Outcome<TracedOutcome>, trace?: CallTrace): void {
   if (span === undefined) return;
   if (!outcome.ok) {
+    const rpcCode = trace?.mcp?.refusalCode(outcome.error);
+    span.set("rpc.status_code", rpcCode === undefined ? undefined : String(rpcCode));
     span.set("toolgate.outcome", outcome.error.code).fail(outcome.error.code).end();
     return;
   }

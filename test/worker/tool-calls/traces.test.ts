@@ -11,9 +11,13 @@ import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_NETWORK_PROTOCOL_NAME,
+  ATTR_NETWORK_TRANSPORT,
+  ATTR_RPC_STATUS_CODE,
   ATTR_SERVER_ADDRESS,
   ATTR_SERVICE_NAME,
   ATTR_SERVICE_VERSION,
+  NETWORK_TRANSPORT_VALUE_TCP,
 } from "@opentelemetry/semantic-conventions";
 import {
   ATTR_GEN_AI_OPERATION_NAME,
@@ -24,13 +28,19 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC,
   GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
+  ATTR_JSONRPC_REQUEST_ID,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_MCP_SESSION_ID,
+  MCP_METHOD_NAME_VALUE_TOOLS_CALL,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { traceConfig, tracerFor } from "../../../src/worker/trace/config";
+import { parseTraceParent, receivedTrace } from "../../../src/worker/trace/context";
 import { OtlpExporter } from "../../../src/worker/trace/export";
 import { otlpSpan, otlpValue } from "../../../src/worker/trace/otlp";
 import { createTracer, NOOP_TRACER, randomId, unixNano, type FinishedSpan } from "../../../src/worker/trace/span";
-import { ADMIN_TOKEN, adminClient, context, credential, pinClock, send, wipe } from "../../kit";
+import { ADMIN_TOKEN, adminClient, context, credential, gate, mcpPost, pinClock, send, wipe } from "../../kit";
 import { INVOICE as LEDGER_INVOICE, LOOKUP as LEDGER_LOOKUP } from "../../support/ledger-tools";
 
 const C = "traces-a";
@@ -60,6 +70,7 @@ type Value = { stringValue: string } | { intValue: string } | { boolValue: boole
 interface ExportedSpan {
   traceId: string;
   spanId: string;
+  traceState?: string;
   parentSpanId?: string;
   name: string;
   kind: number;
@@ -125,13 +136,36 @@ function trace(callId: string, count: number, nth = 0): Promise<{ root: Exported
   });
 }
 
+/** A caller's trace and span ids the tests send in `traceparent`. */
+const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CALLER_SPAN = "00f067aa0ba902b7";
+const MCP_SPAN = "b7ad6b7169203331";
+const HEADER_TRACE = "0af7651916cd43dd8448eb211c80319c";
+const HEADER_SPAN = "53995c3f42cd8ad8";
+const BATCH_TRACE = "5b8efff798038103d269b633813fc60c";
+const BATCH_SPAN = "eee19b7ec3c1b174";
+
+/** The trace a call's root span continued (its parent the caller's span), once `count` spans of the call arrived. */
+function continued(callId: string, parent: string, count: number) {
+  return eventually(`continued trace of ${callId}`, (spans) => {
+    const root = spans.find(
+      (s) =>
+        s.parentSpanId === parent &&
+        JSON.stringify(attributes(s)[ATTR_GEN_AI_TOOL_CALL_ID]) === JSON.stringify(str(callId)),
+    );
+    const all = root === undefined ? [] : spans.filter((s) => s.traceId === root.traceId && s.spanId !== parent);
+    const children = all.filter((s) => s !== root && s.parentSpanId === root?.spanId);
+    return root !== undefined && children.length + 1 >= count ? { root, children } : undefined;
+  });
+}
+
 let n = 0;
 async function callTool(
   agent: string,
   name: string,
   args: Record<string, unknown>,
   key: string | null,
-  opts: { roles?: string[]; callId?: string; provider?: "openai" | "anthropic" } = {},
+  opts: { roles?: string[]; callId?: string; provider?: "openai" | "anthropic"; headers?: Record<string, string> } = {},
 ) {
   n += 1;
   const callId = opts.callId ?? `tr-call-${n}`;
@@ -140,7 +174,14 @@ async function callTool(
     proposal: { name, arguments: args },
     context: context(callId, { key, provider: opts.provider ?? "openai" }),
   };
-  const res = await send("POST", `/v1/consumers/${C}/tool-calls`, agent, body);
+  const res =
+    opts.headers === undefined
+      ? await send("POST", `/v1/consumers/${C}/tool-calls`, agent, body)
+      : await gate(`/v1/consumers/${C}/tool-calls`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${agent}`, "content-type": "application/json", ...opts.headers },
+          body: JSON.stringify(body),
+        });
   return { callId, status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
@@ -167,6 +208,7 @@ function child(children: ExportedSpan[], name: string) {
 }
 
 const INTERNAL = 1;
+const SERVER = 2;
 const CLIENT = 3;
 const UNSET = { code: 0 };
 const ERROR = (type: string) => ({ code: 2, message: type });
@@ -394,6 +436,215 @@ describe("the spans of tool calls", () => {
     expect(spansOf((await otlp("/_state")).exports).filter((s) => s.traceId === gate.traceId)).toHaveLength(1);
   });
 
+  it("an incoming traceparent continues: the call's spans in the caller's trace, execute_tool a child of the caller's span, tracestate kept", async () => {
+    const traceparent = `00-${CALLER_TRACE}-${CALLER_SPAN}-01`;
+    const read = await callTool(agent, "lookup_customer", { customer: CUSTOMER }, null, {
+      headers: { traceparent, tracestate: "vendor1=opaque-1,vendor2=b" },
+    });
+    expect([read.status, read.body.model_result.status]).toEqual([200, "succeeded"]);
+    const { root, children } = await continued(read.callId, CALLER_SPAN, 3);
+    expect([root.traceId, root.parentSpanId, root.traceState, root.name, root.kind, root.status]).toEqual([
+      CALLER_TRACE,
+      CALLER_SPAN,
+      "vendor1=opaque-1,vendor2=b",
+      "execute_tool lookup_customer",
+      INTERNAL,
+      UNSET,
+    ]);
+    expect(root.spanId).not.toBe(CALLER_SPAN);
+    expect(attributes(root)).toEqual({
+      ...rootAttributes("lookup_customer", read.callId, GEN_AI_PROVIDER_NAME_VALUE_OPENAI),
+      "toolgate.outcome": str("succeeded"),
+    });
+    expect(
+      children.map((s) => [s.name, s.traceId, s.parentSpanId, s.traceState]).sort((x, y) => x[0]!.localeCompare(y[0]!)),
+    ).toEqual([
+      ["toolgate.audit.append", CALLER_TRACE, root.spanId, "vendor1=opaque-1,vendor2=b"],
+      ["toolgate.downstream", CALLER_TRACE, root.spanId, "vendor1=opaque-1,vendor2=b"],
+    ]);
+  });
+
+  it("a batch continues the caller's trace: each call's execute_tool a child of the caller's span, beside the others", async () => {
+    const proposal = { name: "lookup_customer", arguments: { customer: CUSTOMER } };
+    const res = await gate(`/v1/consumers/${C}/tool-calls/batch`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${agent}`,
+        "content-type": "application/json",
+        traceparent: `00-${BATCH_TRACE}-${BATCH_SPAN}-00`,
+      },
+      body: JSON.stringify({
+        principal: { subject_id: SUBJECT, roles: ["support"] },
+        context: {
+          response_id: "tr-batch-resp",
+          provider: "anthropic",
+          api_family: "messages",
+          adapter_revision: "anthropic-messages-v1",
+        },
+        calls: [
+          { proposal, call_id: "tr-batch-1", operation_id: "tr-batch-op-1" },
+          { proposal, call_id: "tr-batch-2", operation_id: "tr-batch-op-2" },
+        ],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const first = await continued("tr-batch-1", BATCH_SPAN, 3);
+    const second = await continued("tr-batch-2", BATCH_SPAN, 3);
+    expect([first.root.traceId, first.root.parentSpanId, first.root.traceState, first.root.name]).toEqual([
+      BATCH_TRACE,
+      BATCH_SPAN,
+      undefined,
+      "execute_tool lookup_customer",
+    ]);
+    expect([second.root.traceId, second.root.parentSpanId]).toEqual([BATCH_TRACE, BATCH_SPAN]);
+    expect(second.root.spanId).not.toBe(first.root.spanId);
+    expect([...first.children, ...second.children].map((s) => s.traceId)).toEqual(Array(4).fill(BATCH_TRACE));
+  });
+
+  it("a malformed traceparent is ignored: a new trace, the call answered as without one", async () => {
+    const malformed = [
+      `00-${CALLER_TRACE.toUpperCase()}-${CALLER_SPAN}-01`,
+      `01-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+      `00-${"0".repeat(32)}-${CALLER_SPAN}-01`,
+      `00-${CALLER_TRACE}-${"0".repeat(16)}-01`,
+      `00-${CALLER_TRACE}-${CALLER_SPAN}-01-extra`,
+      `00-${CALLER_TRACE}-${CALLER_SPAN}-1`,
+      `00-${CALLER_TRACE}-${CALLER_SPAN}-01, 00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+    ];
+    for (const traceparent of malformed) {
+      const read = await callTool(agent, "lookup_customer", { customer: CUSTOMER }, null, {
+        headers: { traceparent, tracestate: "vendor1=dropped" },
+      });
+      expect([traceparent, read.status, read.body.model_result.status]).toEqual([traceparent, 200, "succeeded"]);
+      const { root, children } = await trace(read.callId, 3);
+      expect([traceparent, root.parentSpanId, root.traceState, root.name]).toEqual([
+        traceparent,
+        undefined,
+        undefined,
+        "execute_tool lookup_customer",
+      ]);
+      expect(root.traceId).not.toBe(CALLER_TRACE);
+      expect(children.map((s) => [s.traceId, s.parentSpanId, s.traceState])).toEqual([
+        [root.traceId, root.spanId, undefined],
+        [root.traceId, root.spanId, undefined],
+      ]);
+    }
+  });
+
+  it("MCP tools/call: the MCP server span with the MCP attributes, continuing _meta's traceparent over the header's", async () => {
+    const mcpAgent = (await credential(C, "agent", "traces-mcp-subject", { roles: ["support"] })).secret;
+    tokens.push(mcpAgent);
+    const opened = await mcpPost(C, mcpAgent, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+    });
+    const sessionId = opened.headers.get("mcp-session-id") ?? "";
+    expect([opened.status, sessionId]).toEqual([200, expect.stringMatching(/^[0-9a-f]{32}$/)]);
+    const headers = {
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-06-18",
+      traceparent: `00-${HEADER_TRACE}-${HEADER_SPAN}-01`,
+    };
+    const called = await mcpPost(
+      C,
+      mcpAgent,
+      {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: {
+          name: "lookup_customer",
+          arguments: { customer: CUSTOMER },
+          _meta: {
+            "io.toolgate/call_id": "tr-mcp-1",
+            traceparent: `00-${CALLER_TRACE}-${MCP_SPAN}-01`,
+            tracestate: "mcp=1",
+          },
+        },
+      },
+      headers,
+    );
+    expect([called.status, called.json.result.isError]).toEqual([200, false]);
+    const { root, children } = await continued("tr-mcp-1", MCP_SPAN, 3);
+    expect([root.traceId, root.parentSpanId, root.traceState, root.name, root.kind, root.status]).toEqual([
+      CALLER_TRACE,
+      MCP_SPAN,
+      "mcp=1",
+      "tools/call lookup_customer",
+      SERVER,
+      UNSET,
+    ]);
+    expect(attributes(root)).toEqual({
+      [ATTR_GEN_AI_OPERATION_NAME]: str(GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL),
+      [ATTR_GEN_AI_TOOL_TYPE]: str("function"),
+      "toolgate.consumer": str(C),
+      [ATTR_MCP_METHOD_NAME]: str(MCP_METHOD_NAME_VALUE_TOOLS_CALL),
+      [ATTR_MCP_SESSION_ID]: str(sessionId),
+      [ATTR_MCP_PROTOCOL_VERSION]: str("2025-06-18"),
+      [ATTR_JSONRPC_REQUEST_ID]: str("7"),
+      [ATTR_NETWORK_PROTOCOL_NAME]: str("http"),
+      [ATTR_NETWORK_TRANSPORT]: str(NETWORK_TRANSPORT_VALUE_TCP),
+      [ATTR_GEN_AI_TOOL_NAME]: str("lookup_customer"),
+      [ATTR_GEN_AI_TOOL_CALL_ID]: str("tr-mcp-1"),
+      "toolgate.outcome": str("succeeded"),
+    });
+    expect(children.map((s) => s.name).sort()).toEqual(["toolgate.audit.append", "toolgate.downstream"]);
+    expect(children.every((s) => s.traceId === CALLER_TRACE && s.parentSpanId === root.spanId)).toBe(true);
+
+    // Only the header's traceparent: continued; a refusal before dispatch records the JSON-RPC error code.
+    const scopedMcp = (
+      await credential(C, "agent", "traces-mcp-subject", { roles: ["support"], tools: ["lookup_customer"] })
+    ).secret;
+    tokens.push(scopedMcp);
+    const second = await mcpPost(C, scopedMcp, {
+      jsonrpc: "2.0",
+      id: "init",
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+    });
+    const secondSession = second.headers.get("mcp-session-id") ?? "";
+    const refused = await mcpPost(
+      C,
+      scopedMcp,
+      {
+        jsonrpc: "2.0",
+        id: "call-2",
+        method: "tools/call",
+        params: { name: "create_invoice", arguments: { customer: CUSTOMER, amount: AMOUNT } },
+      },
+      { "mcp-session-id": secondSession, "mcp-protocol-version": "2025-11-25", traceparent: headers.traceparent },
+    );
+    expect([refused.status, refused.json.error.code, refused.json.error.data.code]).toEqual([
+      200,
+      -32000,
+      "TOOL_NOT_IN_SCOPE",
+    ]);
+    const span = await eventually("the refused MCP call's span", (spans) =>
+      spans.find((s) => s.traceId === HEADER_TRACE && s.parentSpanId === HEADER_SPAN),
+    );
+    expect([span.name, span.kind, span.status, attributes(span)]).toEqual([
+      "tools/call",
+      SERVER,
+      ERROR("TOOL_NOT_IN_SCOPE"),
+      {
+        [ATTR_GEN_AI_OPERATION_NAME]: str(GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL),
+        [ATTR_GEN_AI_TOOL_TYPE]: str("function"),
+        "toolgate.consumer": str(C),
+        [ATTR_MCP_METHOD_NAME]: str(MCP_METHOD_NAME_VALUE_TOOLS_CALL),
+        [ATTR_MCP_SESSION_ID]: str(secondSession),
+        [ATTR_MCP_PROTOCOL_VERSION]: str("2025-11-25"),
+        [ATTR_JSONRPC_REQUEST_ID]: str("call-2"),
+        [ATTR_NETWORK_PROTOCOL_NAME]: str("http"),
+        [ATTR_NETWORK_TRANSPORT]: str(NETWORK_TRANSPORT_VALUE_TCP),
+        [ATTR_RPC_STATUS_CODE]: str("-32000"),
+        "toolgate.outcome": str("TOOL_NOT_IN_SCOPE"),
+        [ATTR_ERROR_TYPE]: str("TOOL_NOT_IN_SCOPE"),
+      },
+    ]);
+  });
+
   it("every export: OTLP/HTTP JSON with the gate as resource and scope, the collector's key as a header only, nothing sensitive", async () => {
     const { exports } = await otlp("/_state");
     expect(exports.length).toBeGreaterThan(0);
@@ -413,6 +664,7 @@ describe("the spans of tool calls", () => {
       const forbidden = [
         CUSTOMER,
         SUBJECT,
+        "traces-mcp-subject",
         LEDGER_TOKEN,
         COLLECTOR_KEY,
         "otlp-test-key",
@@ -535,6 +787,87 @@ describe("the tracer, the OTLP encoding and the exporter", () => {
       status: { code: 2, message: "rate_limited" },
     });
     expect(Object.keys(otlpSpan(r!))).not.toContain("parentSpanId");
+  });
+
+  it("traceparent read strictly: version 00, lowercase hex ids not all zeros, two hex flag digits; tracestate kept as it came", () => {
+    const id = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const parent = "00f067aa0ba902b7";
+    expect(parseTraceParent(`00-${id}-${parent}-01`, "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE")).toEqual({
+      traceId: id,
+      parentSpanId: parent,
+      flags: "01",
+      tracestate: "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE",
+    });
+    expect(parseTraceParent(`00-${id}-${parent}-00`, null)).toEqual({
+      traceId: id,
+      parentSpanId: parent,
+      flags: "00",
+      tracestate: null,
+    });
+    // A tracestate too long or not printable ASCII is dropped whole; the traceparent still counts.
+    expect([
+      parseTraceParent(`00-${id}-${parent}-01`, "a=" + "b".repeat(511))?.tracestate,
+      parseTraceParent(`00-${id}-${parent}-01`, "a=\u00e9")?.tracestate,
+      parseTraceParent(`00-${id}-${parent}-01`, "a=b\nc")?.tracestate,
+      parseTraceParent(`00-${id}-${parent}-01`, " ")?.tracestate,
+    ]).toEqual([null, null, null, null]);
+    const refused = [
+      undefined,
+      null,
+      42,
+      "",
+      `00-${id.toUpperCase()}-${parent}-01`,
+      `00-${id}-${parent.toUpperCase()}-01`,
+      `ff-${id}-${parent}-01`,
+      `01-${id}-${parent}-01`,
+      `00-${"0".repeat(32)}-${parent}-01`,
+      `00-${id}-${"0".repeat(16)}-01`,
+      `00-${id}-${parent}-0`,
+      `00-${id}-${parent}-0g`,
+      `00-${id}-${parent}-01-`,
+      `00-${id}-${parent}-01 `,
+      `00-${id.slice(1)}-${parent}-01`,
+      `00_${id}_${parent}_01`,
+    ];
+    expect(refused.map((header) => parseTraceParent(header, "k=v"))).toEqual(refused.map(() => null));
+    expect([
+      receivedTrace(null),
+      receivedTrace(undefined),
+      receivedTrace({ traceId: id, parentSpanId: parent, flags: "01", tracestate: "k=v" }),
+      receivedTrace({ traceId: id, parentSpanId: parent, flags: "01-00", tracestate: null }),
+      receivedTrace({ traceId: "0".repeat(32), parentSpanId: parent, flags: "01", tracestate: null }),
+    ]).toEqual([null, null, { traceId: id, parentSpanId: parent, flags: "01", tracestate: "k=v" }, null, null]);
+  });
+
+  it("a root that continues the caller's trace: its trace id, the caller's span as parent, tracestate on every span; it ends the unit of work", () => {
+    const out = ended();
+    const caller = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentSpanId: "00f067aa0ba902b7", flags: "01" };
+    const root = createTracer(out.sink).start("execute_tool", "server", { ...caller, tracestate: "k=v" });
+    root.child("toolgate.audit.append").end();
+    expect(out.roots).toBe(0);
+    root.end();
+    expect(out.roots).toBe(1);
+    const [c, r] = out.spans;
+    expect([r!.traceId, r!.parentSpanId, r!.traceState, r!.kind, c!.traceId, c!.parentSpanId, c!.traceState]).toEqual([
+      caller.traceId,
+      caller.parentSpanId,
+      "k=v",
+      "server",
+      caller.traceId,
+      r!.spanId,
+      "k=v",
+    ]);
+    expect(r!.spanId).not.toBe(caller.parentSpanId);
+    expect(otlpSpan(r!)).toMatchObject({
+      traceId: caller.traceId,
+      traceState: "k=v",
+      parentSpanId: caller.parentSpanId,
+      kind: 2,
+    });
+    const fresh = ended();
+    createTracer(fresh.sink).start("execute_tool", "internal", null).end();
+    expect([fresh.roots, fresh.spans[0]!.parentSpanId, fresh.spans[0]!.traceState]).toEqual([1, null, null]);
+    expect(Object.keys(otlpSpan(fresh.spans[0]!))).not.toContain("traceState");
   });
 
   it("attribute values typed as OTLP's JSON mapping: strings, booleans, integers as decimal text, other numbers as doubles", () => {

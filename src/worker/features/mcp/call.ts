@@ -3,6 +3,8 @@ import { APPROVAL_TTL_SECONDS, MCP_PROFILE } from "../../../core/tool-result/con
 import { CallToolParams, ContentBlock, MCP_META, type JsonRpcId } from "../../../contracts/mcp";
 import { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
 import { describeIssues } from "../../http/body";
+import { parseTraceParent } from "../../trace/context";
+import type { CallTrace } from "../../trace/tool-call";
 import type { McpContext } from "./context";
 import * as jsonRpc from "./rpc";
 import type { McpTasks } from "./tasks";
@@ -43,6 +45,25 @@ export function callIdentity(
     operation_id: meta?.[MCP_META.operationId] ?? derivedId("mcpo", ["operation", ...parts]),
     response_id: derivedId("mcpr", ["response", key ?? sessionId]),
     idempotency_key: key,
+  };
+}
+
+/**
+ * What a `tools/call`'s span continues and records: the caller's trace context from `_meta`
+ * (`traceparent`, `tracestate`: the MCP conventions' carrier, preferred), else from the HTTP
+ * request's headers; the session, its protocol version, the JSON-RPC id and the transport.
+ */
+function callTrace(ctx: McpContext, meta: CallToolParams["_meta"], rpcId: JsonRpcId): CallTrace {
+  const fromMeta = parseTraceParent(meta?.["traceparent"], meta?.["tracestate"]);
+  return {
+    parent: fromMeta ?? ctx.transport?.trace ?? null,
+    mcp: {
+      sessionId: ctx.session.sessionId,
+      protocolVersion: ctx.session.protocolVersion,
+      requestId: rpcId,
+      httpVersion: ctx.transport?.httpVersion ?? null,
+      refusalCode: jsonRpc.refusalCode,
+    },
   };
 }
 
@@ -141,7 +162,7 @@ export async function callTool(
   const input = (statusRef === null ? ToolCallRequest : ToolCallStatusRequest).safeParse(body);
   if (!input.success) return jsonRpc.invalidParams(`Invalid params: ${describeIssues(input.error)}`);
   const call = async (): Promise<jsonRpc.Answer> => {
-    const ran = await ctx.run(input.data, statusRef, ctx.notify);
+    const ran = await ctx.run(input.data, statusRef, ctx.notify, callTrace(ctx, meta, rpcId));
     if (!ran.ok) return jsonRpc.refusal(ran.error);
     // The tool-call path's answer as a value: nothing the gate wrote is read back.
     const answer = ran.value;

@@ -2,6 +2,8 @@ import type { Json, JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { Outcome } from "../../result";
 import type { McpNotifySink } from "../../targets/mcp/notify";
+import type { TraceParent } from "../../trace/context";
+import type { CallTrace } from "../../trace/tool-call";
 import type { ObjectKernel } from "../../kernel/kernel";
 import type { Authenticated } from "../sockets/upgrade";
 import type { ToolCallInput } from "../tool-calls/bind";
@@ -10,12 +12,14 @@ import type { McpSession } from "./store";
 /**
  * The agent's tool-call path of the consumer object, for the caller of this MCP request:
  * admission (rate, principal, tool scope), dispatch or status query, and the answer an
- * HTTP tool call gets (`tool-calls/answer.ts`), as a value; `notify` takes the call's downstream notifications.
+ * HTTP tool call gets (`tool-calls/answer.ts`), as a value; `notify` takes the call's downstream
+ * notifications; `trace` what its span continues and records of the MCP request.
  */
 export type RunCall = (
   input: ToolCallInput,
   statusRef: string | null,
   notify?: McpNotifySink,
+  trace?: CallTrace,
 ) => Promise<Outcome<JsonObject>>;
 
 /** What the MCP service uses of the kernel: its tables, the clock, one transaction step and the audit chain. */
@@ -33,4 +37,6 @@ export interface McpContext {
   readonly consoleOrigin: string | null;
   /** A `tools/call` answered as an event stream: where its downstream notifications go. */
   readonly notify?: McpNotifySink;
+  /** What the HTTP request said of the trace (its headers) and of the transport (its version). */
+  readonly transport?: { readonly trace: TraceParent | null; readonly httpVersion: string | null };
 }

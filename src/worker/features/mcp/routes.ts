@@ -10,6 +10,7 @@ import type { HeaderDoc } from "../../http/openapi/operation";
 import { problem } from "../../http/problem";
 import { credentialToken, type GateEnv } from "../../http/middleware";
 import { handlers, type RouteModule } from "../../http/route";
+import { incomingTrace } from "../../trace/context";
 
 /** The MCP endpoint of a consumer (Streamable HTTP, docs/mcp.md). */
 export const MCP_PATH = "/v1/consumers/:consumer/mcp";
@@ -32,6 +33,14 @@ function headersOf(request: Request): Pick<McpRequest, "sessionId" | "protocolVe
     protocolVersion: request.headers.get("mcp-protocol-version"),
     origin: new URL(request.url).origin,
   };
+}
+
+/** The HTTP version the platform says the request came over (`HTTP/2` → `2`), or null. */
+function httpVersionOf(request: Request): string | null {
+  const cf: unknown = request.cf;
+  const protocol = typeof cf === "object" && cf !== null && "httpProtocol" in cf ? cf.httpProtocol : undefined;
+  const match = typeof protocol === "string" ? /^HTTP\/([1-3](?:\.[01])?)$/.exec(protocol) : null;
+  return match?.[1] ?? null;
 }
 
 const noStream = () =>
@@ -121,6 +130,8 @@ export const mcpRoutes: RouteModule = {
           ...headersOf(c.req.raw),
           message: read.carried,
           events,
+          trace: incomingTrace(c.req.raw),
+          httpVersion: httpVersionOf(c.req.raw),
         });
         return outcome.ok ? replyResponse(outcome.value, framing) : objectRefusal(outcome.error);
       }),

@@ -39,17 +39,21 @@ export function params<S extends z.ZodMiniType>(
     : { ok: false, answer: invalidParams(`Invalid params: ${describeIssues(parsed.error)}`) };
 }
 
-/**
- * A refusal of the gate (admission, identity, the engine's host context) as a JSON-RPC error:
- * `-32602` for a request outside its contract, `-32000` otherwise; the problem code (and any
- * `Retry-After` seconds) in `data`.
- */
-export function refusal(p: Problem): Answer {
+/** The JSON-RPC error code of a refusal of the gate: `-32602` for a request outside its contract, `-32000` otherwise. */
+export function refusalCode(p: Problem): number {
   const invalid =
     p.code === "INVALID_REQUEST" || p.code === "INVALID_HOST_CONTEXT" || p.code === "INVALID_PROVIDER_ITEM";
+  return invalid ? RPC_ERRORS.invalidParams : RPC_ERRORS.refused;
+}
+
+/**
+ * A refusal of the gate (admission, identity, the engine's host context) as a JSON-RPC error
+ * ({@link refusalCode}), the problem code (and any `Retry-After` seconds) in `data`.
+ */
+export function refusal(p: Problem): Answer {
   const data: JsonObject =
     p.retryAfterSeconds === undefined ? { code: p.code } : { code: p.code, retry_after_seconds: p.retryAfterSeconds };
-  return error(invalid ? RPC_ERRORS.invalidParams : RPC_ERRORS.refused, p.detail, data);
+  return error(refusalCode(p), p.detail, data);
 }
 
 /** A JSON object this object wrote itself (an answer of the tool-call path, a stored result); anything else is a bug. */

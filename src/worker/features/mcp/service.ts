@@ -25,6 +25,7 @@ import type { ToolCallServices } from "../tool-calls/services";
 import type { McpContext, McpKernel, RunCall } from "./context";
 import * as jsonRpc from "./rpc";
 import { randomHex } from "../../kernel/random-id";
+import { receivedTrace, type TraceParent } from "../../trace/context";
 import { MAX_MCP_SESSIONS, MAX_MCP_SESSIONS_PER_CREDENTIAL, MAX_MCP_SESSIONS_PER_SUBJECT } from "./quota";
 import { McpRelay, relayPlan, type RelayPlan } from "./relay";
 import { CallRequests, PendingRelays, type CallRequestsHost } from "./requests";
@@ -48,6 +49,10 @@ export interface McpRequest {
   readonly events?: boolean;
   /** The gate's origin as the client reached it: where the approver console is (an approval's link). */
   readonly origin?: string;
+  /** The `traceparent` and `tracestate` headers as the Worker read them (checked again here; `_meta`'s win). */
+  readonly trace?: TraceParent | null;
+  /** The HTTP version the request came over (`1.1`, `2`, `3`), when the platform says: its spans record it. */
+  readonly httpVersion?: string | null;
 }
 
 /**
@@ -79,6 +84,11 @@ function capabilitiesOf(version: McpProtocolVersion): JsonObject {
 
 function answer(id: JsonRpcId, rpc: jsonRpc.Answer, sessionId: string | null): McpReply {
   return { kind: "answer", body: canonicalJson({ jsonrpc: "2.0", id, ...rpc }), sessionId };
+}
+
+/** An HTTP version as the Worker carried it (`1.1`, `2`, `3`), or null. */
+function checkedHttpVersion(version: string | null | undefined): string | null {
+  return typeof version === "string" && /^[1-3](?:\.[01])?$/.test(version) ? version : null;
 }
 
 /** The client capabilities a session declared that requests may be relayed for (mcp/requests.ts). */
@@ -160,8 +170,8 @@ export class McpService {
   async call(consumer: string, token: string, request: McpRequest): Promise<Outcome<McpReply>> {
     const auth = this.#gate.authenticate(consumer, token, "mcp");
     return auth.ok
-      ? this.handle(auth.value, request, (input, statusRef, notify) =>
-          this.#agentCalls.call(consumer, auth.value, "mcp", input, statusRef, notify),
+      ? this.handle(auth.value, request, (input, statusRef, notify, trace) =>
+          this.#agentCalls.call(consumer, auth.value, "mcp", input, statusRef, notify, undefined, trace),
         )
       : auth;
   }
@@ -206,6 +216,7 @@ export class McpService {
       run,
       derivedKey: (tool, args) => this.#derivedKey(auth.caller.credentialId, tool, args),
       consoleOrigin: request.origin ?? null,
+      transport: { trace: receivedTrace(request.trace), httpVersion: checkedHttpVersion(request.httpVersion) },
     };
     const plan =
       request.events === true && message.method === "tools/call"

@@ -13,7 +13,8 @@ import { toolCallAnswer } from "./answer";
 import { withToolForm, type BoundCall, type ToolCallInput } from "./bind";
 import { toolCallBatch } from "./batch-call";
 import type { ToolCallServices } from "./services";
-import { describeToolCall, endToolSpan, startToolSpan } from "../../trace/tool-call";
+import { receivedTrace, type TraceParent } from "../../trace/context";
+import { describeToolCall, endToolSpan, startToolSpan, type CallTrace } from "../../trace/tool-call";
 import type { Tracer } from "../../trace/span";
 
 /** The agent's tool-call path of the consumer object, shared by the HTTP routes and MCP `tools/call`. */
@@ -27,9 +28,19 @@ export class AgentCalls {
     private readonly tracer?: Tracer,
   ) {}
 
-  /** One tool call of the HTTP route (`request`: the body the Worker read and validated, as RPC carries it: ../rpc.ts). */
-  async toolCall(consumer: string, token: string, request: Carried<ToolCallRequest>): Promise<Outcome<string>> {
-    return answerText(await this.call(consumer, token, "toolCall", received(request, ToolCallRequest), null));
+  /**
+   * One tool call of the HTTP route (`request`: the body the Worker read and validated, as RPC
+   * carries it: ../rpc.ts; `trace`: the caller's trace context from its headers, checked again).
+   */
+  async toolCall(
+    consumer: string,
+    token: string,
+    request: Carried<ToolCallRequest>,
+    trace: TraceParent | null = null,
+  ): Promise<Outcome<string>> {
+    const input = received(request, ToolCallRequest);
+    const parent = receivedTrace(trace);
+    return answerText(await this.call(consumer, token, "toolCall", input, null, undefined, undefined, { parent }));
   }
 
   /** The status of an unknown outcome (`request` as for {@link toolCall}). */
@@ -44,17 +55,20 @@ export class AgentCalls {
 
   /**
    * The tool calls of one model turn (./batch-call.ts): the batch authenticates once, then each
-   * call takes {@link run} as the credential already authenticated.
+   * call takes {@link run} as the credential already authenticated; each call's trace continues
+   * the caller's (`trace`), as siblings.
    */
   async toolCallBatch(
     consumer: string,
     token: string,
     request: Carried<ToolCallBatchRequest>,
+    trace: TraceParent | null = null,
   ): Promise<Outcome<string>> {
     const auth = this.gate.authenticate(consumer, token, "toolCallBatch");
+    const parent = receivedTrace(trace);
     return auth.ok
       ? toolCallBatch(received(request, ToolCallBatchRequest), (input, bound) =>
-          this.call(consumer, auth.value, "toolCallBatch", input, null, undefined, bound),
+          this.call(consumer, auth.value, "toolCallBatch", input, null, undefined, bound, { parent }),
         )
       : auth;
   }
@@ -68,10 +82,11 @@ export class AgentCalls {
     statusRef: string | null,
     notify?: McpNotifySink,
     bound?: BoundCall,
+    trace?: CallTrace,
   ): Promise<Outcome<JsonObject>> {
     const auth = typeof who === "string" ? this.gate.authenticate(consumer, who, operation) : ok(who);
     if (!auth.ok) return auth;
-    return this.run(consumer, auth.value, input, statusRef, notify, bound);
+    return this.run(consumer, auth.value, input, statusRef, notify, bound, trace);
   }
 
   /**
@@ -80,8 +95,9 @@ export class AgentCalls {
    * the dispatch (or, with `statusRef`, the status query of an unknown outcome), and the answer
    * projected for the call's provider profile. `notify` (an MCP `tools/call` that relays) takes the
    * call's downstream progress and log messages. A dispatch is traced when the tracer records
-   * (docs/traces.md); a status query is not. The answer is a value: the HTTP route writes it once,
-   * MCP and the batch build on it without reading text back; `bound` is the input already bound.
+   * (docs/traces.md), continuing `trace`'s parent when there is one; a status query is not. The
+   * answer is a value: the HTTP route writes it once, MCP and the batch build on it without
+   * reading text back; `bound` is the input already bound.
    */
   async run(
     consumer: string,
@@ -90,13 +106,14 @@ export class AgentCalls {
     statusRef: string | null,
     notify?: McpNotifySink,
     bound?: BoundCall,
+    trace?: CallTrace,
   ): Promise<Outcome<JsonObject>> {
     const { caller, config } = auth;
     const plane = this.toolCalls.for(config);
-    const span = statusRef === null ? startToolSpan(this.tracer, consumer) : undefined;
+    const span = statusRef === null ? startToolSpan(this.tracer, consumer, trace) : undefined;
     const admitted = await this.admission.admit(consumer, caller, config, this.kernel.limits(), input, bound);
     if (!admitted.ok) {
-      endToolSpan(span, admitted);
+      endToolSpan(span, admitted, trace);
       return admitted;
     }
     const principal = admitted.value.principal;
@@ -104,12 +121,12 @@ export class AgentCalls {
     const now = this.kernel.now();
     const claims = admitted.value.claims;
     const credentialId = caller.credentialId;
-    describeToolCall(span, call);
+    describeToolCall(span, call, trace);
     const outcome =
       statusRef === null
         ? await plane.dispatch(principal, call, now, { claims, notify, credentialId, span })
         : await plane.status(principal, call, statusRef, now, claims, credentialId);
-    endToolSpan(span, outcome);
+    endToolSpan(span, outcome, trace);
     return outcome.ok
       ? ok(toolCallAnswer(plane.engine.registry, principal, call, outcome.value, admitted.value.echo))
       : outcome;

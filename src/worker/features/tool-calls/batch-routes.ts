@@ -3,6 +3,7 @@ import { noIdempotencyKeyHeader } from "../../http/idempotency-key";
 import { credentialToken, jsonBody } from "../../http/middleware";
 import { sendBody } from "../../http/respond";
 import { handlers, type RouteModule } from "../../http/route";
+import { incomingTrace } from "../../trace/context";
 
 /** The agent's batch route: all the tool calls of one model turn, answered as one provider message. */
 export const toolCallBatchRoutes: RouteModule = {
@@ -38,7 +39,9 @@ export const toolCallBatchRoutes: RouteModule = {
         noIdempotencyKeyHeader(),
         jsonBody(ToolCallBatchRequest, { maxBytes: MAX_BATCH_BODY_BYTES }),
         (c) =>
-          sendBody(c.var.body, (body) => c.var.stub.toolCallBatch(c.var.consumer, credentialToken(c.var.token), body)),
+          sendBody(c.var.body, (body) =>
+            c.var.stub.toolCallBatch(c.var.consumer, credentialToken(c.var.token), body, incomingTrace(c.req.raw)),
+          ),
       ),
     },
   ],

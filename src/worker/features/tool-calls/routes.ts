@@ -3,6 +3,7 @@ import { keyedJsonBody } from "../../http/idempotency-key";
 import { credentialToken } from "../../http/middleware";
 import { sendBody } from "../../http/respond";
 import { handlers, type RouteModule } from "../../http/route";
+import { incomingTrace } from "../../trace/context";
 
 const problems = [
   "UNAUTHENTICATED",
@@ -53,7 +54,9 @@ export const toolCallRoutes: RouteModule = {
       },
       problems,
       handlers: handlers(keyedJsonBody(ToolCallRequest), (c) =>
-        sendBody(c.var.body, (body) => c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), body)),
+        sendBody(c.var.body, (body) =>
+          c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), body, incomingTrace(c.req.raw)),
+        ),
       ),
     },
     {
