@@ -13,6 +13,7 @@ import { join, relative, resolve } from "node:path";
 import { issuedPath } from "./lib/credentials.ts";
 import { startDemoService } from "./lib/demo-service.ts";
 import { setUpDemo } from "./lib/demo-setup.ts";
+import { gatePort } from "./lib/gate-port.ts";
 import { startLocalEdge } from "./lib/local-edge.ts";
 import { ROOT } from "./lib/paths.ts";
 import {
@@ -34,9 +35,9 @@ async function stopStarted(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const port = Number(process.env.TOOLGATE_PORT ?? 8787);
-  if (!Number.isInteger(port) || port < 1 || port > 65535)
-    throw new Error(`TOOLGATE_PORT must be a port number (1–65535), not ${JSON.stringify(process.env.TOOLGATE_PORT)}`);
+  const chosen = gatePort(process.env.TOOLGATE_PORT);
+  if (!chosen.ok) throw new Error(chosen.message);
+  const { port } = chosen;
   await assertPortFree(port);
   const base = `http://127.0.0.1:${port}`;
   const devVars = process.env.TOOLGATE_DEV_VARS === undefined ? DEV_VARS : resolve(process.env.TOOLGATE_DEV_VARS);

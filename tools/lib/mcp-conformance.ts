@@ -1,6 +1,6 @@
 // The official MCP conformance suite (`@modelcontextprotocol/conformance`,
-// server mode) against the MCP endpoint of the gate `npm start` serves (TOOLGATE_BASE, by default
-// http://127.0.0.1:8787; the admin token from .dev.vars). The black-box test
+// server mode) against the MCP endpoint of the gate `npm start` serves (which gate, its admin token
+// and the exit status: tools/lib/mcp-conformance-command.ts). The black-box test
 // test/blackbox/mcp-conformance.test.ts runs the same function against its own `wrangler dev`.
 //
 // The consumer "mcp-conformance" gets its tools through MCP targets from two real SDK servers on
@@ -91,14 +91,15 @@ function readResults(dir: string): Record<string, boolean> {
 
 /**
  * Sets up the consumer on the gate at `base` (admin token `admin`), runs the whole active suite
- * once, and answers `{ results, table }`: scenario → passed, and what the suite printed.
+ * once, and answers `{ results, table, suiteExit }`: scenario → passed, what the suite printed,
+ * and its exit code (null: ended by a signal).
  */
 export async function runConformance({
   base,
   admin,
   consumer = "mcp-conformance",
   log = () => {},
-}: ConformanceOptions): Promise<{ results: Record<string, boolean>; table: string }> {
+}: ConformanceOptions): Promise<{ results: Record<string, boolean>; table: string; suiteExit: number | null }> {
   const everything = await startEverything();
   const tools = await startConformanceTools();
   const resultsDir = mkdtempSync(join(tmpdir(), "toolgate-mcp-results-"));
@@ -143,8 +144,10 @@ export async function runConformance({
     let table = "";
     child.stdout.on("data", (d: Buffer) => (table += d.toString()));
     child.stderr.on("data", (d: Buffer) => (table += d.toString()));
-    await new Promise<void>((done) => child.once("exit", () => done()));
-    return { results: readResults(resultsDir), table };
+    const suiteExit = await new Promise<number | null>((done) =>
+      child.once("exit", (code: number | null) => done(code)),
+    );
+    return { results: readResults(resultsDir), table, suiteExit };
   } finally {
     await proxy?.close();
     await tools.close();
