@@ -81,6 +81,9 @@ export const PROBLEM_STATUS = {
   // String or token, or sent more than once; a key that differs from the body's `context.idempotency_key`.
   INVALID_IDEMPOTENCY_KEY: 400,
   IDEMPOTENCY_KEY_MISMATCH: 422,
+  // The deployment lacks a secret the request needs (`GET /healthz` names the missing ones): the
+  // operator's fix, not the client's, and nothing a retry changes until it is set.
+  GATE_MISCONFIGURED: 503,
 } as const satisfies Record<
   string,
   400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 422 | 426 | 429 | 431 | 500 | 503
@@ -151,6 +154,7 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   CSRF_REFUSED: "Cross-site request refused",
   INVALID_IDEMPOTENCY_KEY: "Idempotency-Key header is not valid",
   IDEMPOTENCY_KEY_MISMATCH: "Idempotency-Key header and body disagree",
+  GATE_MISCONFIGURED: "The gate is missing a required secret",
 };
 
 /** The stable code of a problem, as the document lists them (once, referred to by each problem). */

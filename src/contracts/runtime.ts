@@ -1,5 +1,6 @@
 import * as z from "../core/zod";
 import { httpSchemas } from "./registry";
+import { TOOL_NAME_PATTERN } from "./tool-definition";
 
 /** A canonical App Facade target: `/app/…`, printable ASCII without spaces. */
 export const FacadeTarget = z.string().check(z.regex(/^\/app\/[!-~]{1,500}$/));
@@ -9,7 +10,7 @@ export const FacadeTargetsRequest = z
   .strictObject({
     targets: z
       // A tool name; the consumer's object checks it names a tool of the gate, the Worker's code or the consumer's data.
-      .record(FacadeTarget, z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/)))
+      .record(FacadeTarget, z.string().check(z.regex(TOOL_NAME_PATTERN)))
       .check(z.refine((targets) => Object.keys(targets).length <= 256, { error: "at most 256 targets" })),
   })
   .register(httpSchemas, { id: "FacadeTargetsRequest" });

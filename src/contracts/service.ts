@@ -6,8 +6,28 @@ import { httpSchemas } from "./registry";
  * @module
  */
 
+/**
+ * The Worker secrets without which the gate cannot do its work: without the admin token no admin
+ * request is admitted, without the tag key no credential is issued or admitted. Every other
+ * secret turns one feature on.
+ */
+export const REQUIRED_SECRETS = ["TOOLGATE_ADMIN_TOKEN", "TOOLGATE_TOKEN_KEY"] as const;
+
+/** A required Worker secret's name. */
+export type RequiredSecret = (typeof REQUIRED_SECRETS)[number];
+
 /** `GET /healthz`. */
-export const Health = z.strictObject({ ok: z.literal(true) }).register(httpSchemas, { id: "Health" });
+export const Health = z
+  .strictObject({
+    ok: z.literal(true),
+    missing_secrets: z.optional(z.array(z.enum(REQUIRED_SECRETS))).check(
+      z.meta({
+        description:
+          "Present only when the deployment lacks a required secret (unset, or too short to be used): their names, never a value. The gate serves, but refuses what needs them with 503 GATE_MISCONFIGURED.",
+      }),
+    ),
+  })
+  .register(httpSchemas, { id: "Health" });
 
 /** `GET /v1/openapi.json`: an OpenAPI 3.1 document. */
 export const OpenApiDescription = z

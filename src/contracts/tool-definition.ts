@@ -1,11 +1,16 @@
 import * as z from "../core/zod";
 import { httpSchemas, JsonObjectValue } from "./registry";
 
-/** A tool name: the model sees it, so it is short and plain (OpenAI, Anthropic and Gemini all accept it). */
-export const ToolName = z.string().check(z.regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/));
+/**
+ * Every tool name of the gate (data tools, code tools, imported MCP tools, facade targets): the
+ * model sees it, so it is short and plain (OpenAI, Anthropic and Gemini all accept it).
+ */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+export const ToolName = z.string().check(z.regex(TOOL_NAME_PATTERN));
 
 /** A consumer secret's name (`PUT …/secrets/{name}`). */
-export const SecretName = z.string().check(z.regex(/^[a-z][a-z0-9_]{0,63}$/));
+export const SECRET_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+export const SecretName = z.string().check(z.regex(SECRET_NAME_PATTERN));
 
 const HeaderName = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/));
 const HeaderValue = z.string().check(z.maxLength(1024), z.regex(/^[\t\x20-\x7e]*$/));

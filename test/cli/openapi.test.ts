@@ -61,6 +61,12 @@ async function demoRequests(): Promise<DemoRequest[]> {
     const path = `${vars[target[2] as string]}${(target[3] as string).split("?")[0]}`;
     const inline = / -d '([^']*)'/.exec(line);
     if (inline !== null) printed.push({ method: target[1] ?? "POST", path, body: JSON.parse(inline[1] as string) });
+    // A body in double quotes takes shell variables (an approval's digest picked from the list): as the shell sends it.
+    const quoted = / -d "((?:[^"\\]|\\.)*)"/.exec(line);
+    if (quoted !== null) {
+      const body = (quoted[1] as string).replace(/\\(.)/g, "$1").replace(/\$[A-Z_]+/g, "x");
+      printed.push({ method: target[1] ?? "POST", path, body: JSON.parse(body) });
+    }
     if (line.endsWith("--data-binary @- <<'EOF'")) {
       const end = lines.indexOf("EOF", i);
       printed.push({ method: target[1] ?? "POST", path, body: JSON.parse(lines.slice(i + 1, end).join("\n")) });

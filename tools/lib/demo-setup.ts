@@ -54,9 +54,24 @@ function pretty(value: unknown, indent = ""): string {
     .join(",\n")}\n${indent}}`;
 }
 
-/** The shell lines that pick one field of the pending approval of `callId` out of `$PENDING`, with node (no jq). */
+/** The shell line that picks one field of the pending approval of `callId` out of `$PENDING`, with node (no jq). */
 function pick(variable: string, callId: string, field: string): string {
   return `${variable}=$(printf '%s' "$PENDING" | node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).approvals.find((a) => a.call_id === "${callId}").${field}')`;
+}
+
+/**
+ * The shell lines that approve the pending call `callId` on `$<base>` as `$<approver>`: the list
+ * into `$PENDING`, its approval_id and approval_digest picked into `$<prefix>ID` and
+ * `$<prefix>DIGEST`, and the decision sent with them, so a pasted block needs no editing.
+ */
+export function approveLines(base: string, approver: string, callId: string, prefix = ""): string[] {
+  const [id, digest] = [`${prefix}ID`, `${prefix}DIGEST`];
+  return [
+    `PENDING=$(curl -s "$${base}/approvals?state=pending" -H "authorization: Bearer $${approver}")`,
+    pick(id, callId, "approval_id"),
+    pick(digest, callId, "approval_digest"),
+    `curl -s $${base}/approvals/$${id} -H "authorization: Bearer $${approver}" ${JSON_TYPE} -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$${digest}\\"}"`,
+  ];
 }
 
 /**
@@ -116,12 +131,13 @@ export async function setUpDemo({
   const bigCall = `invoice-250-${run}`;
   const big = toolCall("create_invoice", { customer: "acme", amount: 250 }, support, bigCall, bigCall);
   const read = toolCall("get_order", { order_ref: "ORDER-7" }, [], `order-${run}`, null);
+  const refundCall = `refund-${run}`;
   const refund = toolCall(
     "create_refund_draft",
     { order_ref: "ORDER-7", reason: "duplicate" },
     [],
-    `refund-${run}`,
-    `refund-${run}`,
+    refundCall,
+    refundCall,
   );
   const as = (who: string): string => `-H "authorization: Bearer $${who}"`;
   const definition = pretty(tools.create_invoice);
@@ -156,13 +172,11 @@ curl -s $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${big}'
 # approver: what is pending (each approval shows its approval_id and the approval_digest computed for you)
 curl -s "$TG/approvals?state=pending" ${as("APPROVER")}
 # approver: approve the write of 250, sending back its approval_digest from the list (node picks it out)
-PENDING=$(curl -s "$TG/approvals?state=pending" ${as("APPROVER")})
-${pick("ID", bigCall, "approval_id")}
-${pick("DIGEST", bigCall, "approval_digest")}
-# agent: wait for the decision instead of re-sending the call (long-poll, up to 60 s; run it in a
-# second shell before the approval below to see it return the moment the approver decides)
+${approveLines("TG", "APPROVER", bigCall).join("\n")}
+# agent: the decision, by long-poll instead of re-sending the call: ?wait=60 holds while the approval is
+# pending (up to 60 s) and answers the moment it is decided, so here at once; run it in a second shell
+# before the approval above to see it return when the approver decides
 curl -s "$TG/approvals/$ID?wait=60" ${as("AGENT")}
-curl -s $TG/approvals/$ID ${as("APPROVER")} ${JSON_TYPE} -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$DIGEST\\"}"
 # agent: the same call again, within 60 s of the approval, now runs, once; repeat it to see local_replay
 curl -s $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${big}'
 # admin CLI (docs/admin-cli.md): the same gate from the command line, tables or --json
@@ -187,9 +201,9 @@ export REF_AUDITOR=${ref.auditor}
 curl -s $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${read}'
 # agent: a write needs approval (answers APPROVAL_REQUIRED and an approval_id)
 curl -s $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${refund}'
-# approver: see what is pending, then approve with its approval_id and approval_digest
+# approver: what is pending, then approve the refund with its approval_id and approval_digest (node picks them out)
 curl -s "$REF/approvals?state=pending" ${as("REF_APPROVER")}
-curl -s $REF/approvals/APPROVAL_ID ${as("REF_APPROVER")} ${JSON_TYPE} -d '{"decision":"approve","approval_digest":"DIGEST"}'
+${approveLines("REF", "REF_APPROVER", refundCall, "REF_").join("\n")}
 # agent: the same call again now runs, once; auditor: the audit chain
 curl -s $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${refund}'
 curl -s "$REF/audit?limit=50" ${as("REF_AUDITOR")}

@@ -3,6 +3,9 @@ import { bearerToken, parseCredential, tokenKeys, type ParsedCredential } from "
 import type { Env } from "../env";
 import { secretsEqual } from "./timing-safe";
 
+/** Shortest admin secret accepted: a shorter (or unset) one admits no one. */
+export const MIN_ADMIN_TOKEN_CHARS = 16;
+
 /**
  * Whether the request carries the admin secret, checked in the Worker: constant-time against
  * the `TOOLGATE_ADMIN_TOKEN` secret. An unset (or too short) secret admits no one.
@@ -10,7 +13,7 @@ import { secretsEqual } from "./timing-safe";
 export function isAdmin<E extends { Bindings: Env }>(c: Context<E>): boolean {
   const token = bearerToken(c.req.header("authorization") ?? null);
   const secret = c.env.TOOLGATE_ADMIN_TOKEN;
-  if (token === null || secret === undefined || secret.length < 16) return false;
+  if (token === null || secret === undefined || secret.length < MIN_ADMIN_TOKEN_CHARS) return false;
   return secretsEqual(token, secret);
 }
 

@@ -4,6 +4,7 @@
  */
 import { Health, OpenApiDescription } from "../../contracts/service";
 import { assetResponse } from "../assets";
+import { missingSecrets } from "../required-secrets";
 import { handlers, type RouteModule } from "./route";
 
 export const serviceRoutes: RouteModule = {
@@ -11,12 +12,16 @@ export const serviceRoutes: RouteModule = {
     {
       method: "get",
       path: "/healthz",
-      summary: "Liveness.",
+      summary:
+        "Liveness; `missing_secrets` names the required Worker secrets the deployment lacks (never a value), when it lacks any.",
       operation: "none",
       cors: "public",
       response: { status: 200, schema: Health, description: "Serving." },
       problems: [],
-      handlers: handlers((c) => c.json({ ok: true })),
+      handlers: handlers((c) => {
+        const missing = missingSecrets(c.env);
+        return c.json(missing.length === 0 ? { ok: true } : { ok: true, missing_secrets: missing });
+      }),
     },
     {
       method: "get",

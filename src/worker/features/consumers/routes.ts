@@ -1,12 +1,21 @@
+import type { MiddlewareHandler } from "hono";
 import { ConsumerConfig, ConsumerView } from "../../../contracts/consumer";
 import { CreateCredentialRequest, CreatedCredential, CredentialId } from "../../../contracts/credential";
 import { Pong } from "../../../contracts/service";
 import { forgetCorsOrigins } from "../../http/cors-origins";
 import { problem, problemResponse } from "../../http/problem";
 import { recordInDirectory } from "./read-routes";
-import { jsonBody } from "../../http/middleware";
+import { misconfigured, missingSecrets } from "../../required-secrets";
+import { jsonBody, type GateEnv } from "../../http/middleware";
 import { adminCall, respond, sendBody, valueForObject } from "../../http/respond";
 import { adminBodyProblems, handlers, type RouteModule } from "../../http/route";
+
+/** Refuses minting in the Worker, before the object, when the tag key is missing: its credentials could never be admitted. */
+const tokenKeySet: MiddlewareHandler<GateEnv> = async function tokenKeySet(c, next) {
+  if (missingSecrets(c.env).includes("TOOLGATE_TOKEN_KEY"))
+    return problemResponse(misconfigured("TOOLGATE_TOKEN_KEY", "no credential can be issued"));
+  await next();
+};
 
 /** Admin routes: consumers, credentials, and the benchmark ping (the admin secret only). */
 export const adminRoutes: RouteModule = {
@@ -41,8 +50,8 @@ export const adminRoutes: RouteModule = {
       auth: "admin-secret",
       request: CreateCredentialRequest,
       response: { status: 201, schema: CreatedCredential, description: "The new credential." },
-      problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
-      handlers: handlers(jsonBody(CreateCredentialRequest), (c) =>
+      problems: adminBodyProblems("UNKNOWN_TOOL_NAMES", "GATE_MISCONFIGURED"),
+      handlers: handlers(tokenKeySet, jsonBody(CreateCredentialRequest), (c) =>
         sendBody(c.var.body, (request) => c.var.stub.admin(c.var.consumer, { kind: "createCredential", request }), 201),
       ),
     },

@@ -9,6 +9,7 @@ import { canonicalJson, compareCodePoints } from "../../../core/json";
 import { credentialShape, mintCredential, type TokenKeys } from "./format";
 import { UNAUTHENTICATED, problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
+import { misconfigured } from "../../required-secrets";
 import { digestsEqual, sha256Bytes } from "../../http/timing-safe";
 import type { AuditChain } from "../audit/service";
 import { LruMap } from "../../lru";
@@ -84,6 +85,7 @@ export class CredentialService {
   issue(consumer: string, binding: CredentialBinding, now: number, audit: AuditChain): Outcome<string> {
     if (binding.expiresAt !== null && binding.expiresAt <= now)
       return fail(problem("INVALID_REQUEST", "$.expires_at: already in the past."));
+    if (this.#keys.current === null) return fail(misconfigured("TOOLGATE_TOKEN_KEY", "no credential can be issued"));
     const view = {
       kind: binding.kind,
       subject_id: binding.subjectId,

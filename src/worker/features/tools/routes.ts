@@ -1,7 +1,13 @@
 import type { MiddlewareHandler } from "hono";
 import { DECLARATION_FORMATS, isDeclarationFormat } from "../../../core/adapters/declarations";
 import { SecretList, ToolDetails, ToolList } from "../../../contracts/tool-views";
-import { SecretName, SecretValue, ToolDefinition, ToolName, ToolVersionView } from "../../../contracts/tool-definition";
+import {
+  SECRET_NAME_PATTERN,
+  SecretValue,
+  TOOL_NAME_PATTERN,
+  ToolDefinition,
+  ToolVersionView,
+} from "../../../contracts/tool-definition";
 import type { ToolsCall } from "./calls";
 import { problem, problemResponse } from "../../http/problem";
 import { jsonBody, type ConsumerVariables, type GateEnv } from "../../http/middleware";
@@ -12,10 +18,18 @@ async function call(gate: ConsumerVariables, request: ToolsCall, status: 200 | 2
   return respond(await gate.stub.toolsCall(gate.consumer, gate.token, request), status);
 }
 
-const named = (schema: { safeParse(v: unknown): { success: boolean } }, what: string): MiddlewareHandler<GateEnv> =>
+/** A read or delete of a name outside the pattern: there is no such thing. */
+const named = (pattern: RegExp, what: string): MiddlewareHandler<GateEnv> =>
   async function named(c, next) {
-    if (!schema.safeParse(c.req.param("name")).success)
-      return problemResponse(problem("NOT_FOUND", `No such ${what}.`));
+    if (!pattern.test(c.req.param("name") ?? "")) return problemResponse(problem("NOT_FOUND", `No such ${what}.`));
+    await next();
+  };
+
+/** A write under a name outside the pattern: the request is wrong, and the answer says which names are right. */
+const naming = (pattern: RegExp, what: string): MiddlewareHandler<GateEnv> =>
+  async function naming(c, next) {
+    if (!pattern.test(c.req.param("name") ?? ""))
+      return problemResponse(problem("INVALID_REQUEST", `A ${what} name matches ${pattern.source}.`));
     await next();
   };
 
@@ -32,13 +46,13 @@ export const toolRoutes: RouteModule = {
       method: "put",
       path: `${P}/tools/{name}`,
       summary:
-        "Define (or redefine) a tool as data: schema subset, CEL rules, HTTP target (docs/tools.md). A changed definition is a new version.",
+        "Define (or redefine) a tool as data: schema subset, CEL rules, HTTP target (docs/tools.md). A changed definition is a new version. The name matches `^[a-zA-Z][a-zA-Z0-9_-]{0,63}$` (else 400 INVALID_REQUEST).",
       operation: "defineTool",
       auth: "admin-secret",
       request: ToolDefinition,
       response: { status: 200, schema: ToolVersionView, description: "The current version." },
       problems: adminBodyProblems("INVALID_TOOL_DEFINITION", "QUOTA_EXCEEDED"),
-      handlers: handlers(named(ToolName, "tool"), jsonBody(ToolDefinition), (c) =>
+      handlers: handlers(naming(TOOL_NAME_PATTERN, "tool"), jsonBody(ToolDefinition), (c) =>
         sendBody(c.var.body, (definition) =>
           c.var.stub.toolsCall(c.var.consumer, c.var.token, {
             kind: "defineTool",
@@ -84,7 +98,9 @@ export const toolRoutes: RouteModule = {
       auth: "admin-secret",
       response: { status: 200, schema: ToolDetails, description: "The tool and its history." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-      handlers: handlers(named(ToolName, "tool"), (c) => call(c.var, { kind: "getTool", name: pathParam(c, "name") })),
+      handlers: handlers(named(TOOL_NAME_PATTERN, "tool"), (c) =>
+        call(c.var, { kind: "getTool", name: pathParam(c, "name") }),
+      ),
     },
     {
       method: "delete",
@@ -94,20 +110,21 @@ export const toolRoutes: RouteModule = {
       auth: "admin-secret",
       response: { status: 204, description: "Disabled." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-      handlers: handlers(named(ToolName, "tool"), (c) =>
+      handlers: handlers(named(TOOL_NAME_PATTERN, "tool"), (c) =>
         call(c.var, { kind: "disableTool", name: pathParam(c, "name") }),
       ),
     },
     {
       method: "put",
       path: `${P}/secrets/{name}`,
-      summary: "Store a write-only secret for tool targets' secret headers (sealed; never returned).",
+      summary:
+        "Store a write-only secret for tool targets' secret headers (sealed; never returned). The name matches `^[a-z][a-z0-9_]{0,63}$` (else 400 INVALID_REQUEST).",
       operation: "putSecret",
       auth: "admin-secret",
       request: SecretValue,
       response: { status: 204, description: "Stored." },
       problems: adminBodyProblems("QUOTA_EXCEEDED"),
-      handlers: handlers(named(SecretName, "secret"), jsonBody(SecretValue), (c) =>
+      handlers: handlers(naming(SECRET_NAME_PATTERN, "secret"), jsonBody(SecretValue), (c) =>
         call(c.var, { kind: "putSecret", name: pathParam(c, "name"), value: c.var.body.value }),
       ),
     },
@@ -119,7 +136,7 @@ export const toolRoutes: RouteModule = {
       auth: "admin-secret",
       response: { status: 204, description: "Deleted." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-      handlers: handlers(named(SecretName, "secret"), (c) =>
+      handlers: handlers(named(SECRET_NAME_PATTERN, "secret"), (c) =>
         call(c.var, { kind: "deleteSecret", name: pathParam(c, "name") }),
       ),
     },

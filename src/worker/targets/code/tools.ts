@@ -3,14 +3,15 @@
  * when the gate is built, and the tool names a consumer may then enable.
  * @module
  */
+import { TOOL_NAME_PATTERN } from "../../../contracts/tool-definition";
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
 import { ALL_TOOL_NAMES } from "../catalog";
 
 /**
- * A name every vendor's function declaration accepts (OpenAI and Anthropic `^[a-zA-Z0-9_-]{1,64}$`,
- * Gemini: starting with a letter or an underscore).
+ * A code tool's name: the one pattern of every tool name ({@link TOOL_NAME_PATTERN}), so a
+ * consumer's tools, whatever their kind, obey one rule every vendor's function declaration accepts.
  */
-export const CODE_TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+export const CODE_TOOL_NAME = TOOL_NAME_PATTERN;
 
 /**
  * Checks the tools given to `createGate`; answers them as one frozen list. Each must run in
