@@ -84,7 +84,7 @@ describe("the official MCP conformance suite (server mode) against the gate", ()
     })) as { results: Record<string, boolean>; table: string };
     console.log(`${lines.join("\n")}\n${table}`);
     expect(lines).toEqual([
-      "everything: imported 11, refused gzip-file-as-resource, simulate-research-query",
+      "everything: imported 12, refused simulate-research-query",
       "conformance: imported 12, refused json_schema_2020_12_tool",
     ]);
     expect(results).toEqual(EXPECTED);

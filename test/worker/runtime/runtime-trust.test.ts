@@ -86,6 +86,9 @@ describe("the runtime outbox is bounded", () => {
     socket.ws.send(event("e-4"));
     expect(JSON.parse(await socket.next())).toEqual(outboxFull(12, 1_048_576));
     socket.ws.send(ack("e-1"));
+    // The ack answers nothing; once it is in, the credential's share has room again. (Sent back to back, the
+    // event was refused in 1 of 4 runs of this file: whether the two can be handled out of order is open.)
+    expect(await socket.drain()).toEqual([]);
     socket.ws.send(event("e-4"));
     expect(await socket.drain()).toEqual([]);
     socket.ws.close(1000, "done");
