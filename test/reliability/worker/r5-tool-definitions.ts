@@ -374,9 +374,19 @@ export const HOSTILE_DEFINITIONS: ReadonlyArray<readonly [name: string, body: un
     refused("/input/allOf"),
   ],
   [
-    "a list of types",
-    withInput({ type: "object", properties: { a: { type: ["string", "null"] } }, additionalProperties: false }),
+    // A list of distinct types is in the subset (the MCP SDK's nullable); one that repeats a type is not.
+    "a list of types that repeats one",
+    withInput({ type: "object", properties: { a: { type: ["string", "string"] } }, additionalProperties: false }),
     refused("/input/properties/a/type"),
+  ],
+  [
+    "an anyOf of 17 alternatives",
+    withInput({
+      type: "object",
+      properties: { a: { anyOf: Array.from({ length: 17 }, () => ({ type: "string" })) } },
+      additionalProperties: false,
+    }),
+    refused("/input/properties/a/anyOf"),
   ],
   [
     "a 2,048-character target URL",
