@@ -49,17 +49,20 @@ function run(project: string): Promise<ProjectRun> {
       },
     );
     let out = "";
+    // The two projects run side by side, so each echoes whole lines under its name; figure lines
+    // are for the table and not echoed.
     const take = (stream: Readable, sink: NodeJS.WriteStream): void => {
-      stream.on("data", (d: Buffer) => {
-        const text = d.toString();
+      let partial = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (text: string) => {
         out += text;
-        // Figure lines are for the table; the rest is echoed.
-        sink.write(
-          text
-            .split("\n")
-            .filter((l) => !l.includes(MARKER))
-            .join("\n"),
-        );
+        const lines = (partial + text).split("\n");
+        partial = lines.pop() ?? "";
+        const shown = lines.filter((l) => !l.includes(MARKER)).map((l) => `[${project}] ${l}\n`);
+        if (shown.length > 0) sink.write(shown.join(""));
+      });
+      stream.on("end", () => {
+        if (partial !== "" && !partial.includes(MARKER)) sink.write(`[${project}] ${partial}\n`);
       });
     };
     take(child.stdout, process.stdout);
@@ -82,8 +85,9 @@ function run(project: string): Promise<ProjectRun> {
   });
 }
 
-const results: ProjectRun[] = [];
-for (const project of projects) results.push(await run(project));
+// The workerd project runs its files one at a time and the black-box one drives one `wrangler dev`
+// at a time: each keeps about one core busy, so on CI's two cores they run side by side.
+const results: ProjectRun[] = await Promise.all(projects.map(run));
 
 const figures: Figure[] = [];
 let output = "";
