@@ -16,6 +16,7 @@ import { carried, type Carried } from "../src/worker/kernel/rpc";
 import { corsOriginsHeld, CORS_ORIGINS_CACHED } from "../src/worker/http/cors-origins";
 import { heldInMemory, type HeldInMemory } from "../src/worker/kernel/memory";
 import { ConsumerObject as GateObject } from "../src/worker/kernel/consumer-object";
+import { objectRpc, type ObjectRpc } from "../src/worker/kernel/object-rpc";
 import { consumerIdsHeld, CONSUMER_IDS_CACHED } from "../src/worker/http/middleware";
 import { secretsEqual } from "../src/worker/http/timing-safe";
 
@@ -290,7 +291,7 @@ export class ConsumerObject extends GateObject {
             params: { protocolVersion: MCP_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } },
           }),
         );
-        const reply = await this.mcp(consumer, op.tokens.mcp, {
+        const reply = await this.operations.mcp(consumer, op.tokens.mcp, {
           method: "POST",
           sessionId: null,
           protocolVersion: null,
@@ -312,7 +313,7 @@ export class ConsumerObject extends GateObject {
         for (let i = 0; i < all.length; i++) {
           const request = all[i];
           if (request !== undefined)
-            answerOf(await this.toolCall(consumer, op.agents[i % op.agents.length] ?? "", request), "call");
+            answerOf(await this.operations.toolCall(consumer, op.agents[i % op.agents.length] ?? "", request), "call");
         }
         return { n: all.length };
       }
@@ -323,16 +324,18 @@ export class ConsumerObject extends GateObject {
 
   /** One write opened (it needs an approval), then approved with the digest the approver sees. */
   async #approve(consumer: string, tokens: Tokens, request: Carried<ToolCallRequest>): Promise<void> {
-    const approvalId = answerOf(await this.toolCall(consumer, tokens.agent, request), "write")["approval_id"];
+    const approvalId = answerOf(await this.operations.toolCall(consumer, tokens.agent, request), "write")[
+      "approval_id"
+    ];
     if (typeof approvalId !== "string") throw new Error("a bench write did not ask for an approval");
     const list = answerOf(
-      await this.approvalsCall(consumer, tokens.approver, { kind: "listApprovals", cursor: null }),
+      await this.operations.approvalsCall(consumer, tokens.approver, { kind: "listApprovals", cursor: null }),
       "approvals",
     ) as { approvals?: JsonObject[] };
     const digest = list.approvals?.find((a) => a["approval_id"] === approvalId)?.["approval_digest"];
     if (typeof digest !== "string") throw new Error("the bench approval is not listed");
     answerOf(
-      await this.approvalsCall(consumer, tokens.approver, {
+      await this.operations.approvalsCall(consumer, tokens.approver, {
         kind: "decideApproval",
         approvalId,
         request: { decision: "approve", approval_digest: digest },
@@ -364,7 +367,7 @@ export class ConsumerObject extends GateObject {
         }
       } else if (inputs.kind === "messages") {
         answers.push(
-          await this.mcp(consumer, op.tokens.mcp, {
+          await this.operations.mcp(consumer, op.tokens.mcp, {
             method: "POST",
             sessionId: op.sessionId ?? null,
             protocolVersion: MCP_VERSION,
@@ -375,18 +378,18 @@ export class ConsumerObject extends GateObject {
       } else {
         const request = inputs.calls[i];
         if (request === undefined) throw new Error("a scenario without its calls");
-        answers.push(await this.toolCall(consumer, op.tokens.agent, request));
+        answers.push(await this.operations.toolCall(consumer, op.tokens.agent, request));
       }
     }
     const ms = performance.now() - started;
     // Checked after the clock stopped: every call did what it was meant to.
     for (const answer of answers) {
       if (op.scenario === "mcp") {
-        const reply = answer as Awaited<ReturnType<GateObject["mcp"]>>;
+        const reply = answer as Awaited<ReturnType<ObjectRpc["mcp"]>>;
         if (!reply.ok || reply.value.kind !== "answer" || reply.value.body.includes('"isError":true'))
           throw new Error(`mcp tools/call: ${JSON.stringify(reply).slice(0, 300)}`);
       } else if (op.scenario !== "fetch")
-        succeeded(answerOf(answer as Awaited<ReturnType<GateObject["toolCall"]>>, op.scenario), op.scenario);
+        succeeded(answerOf(answer as Awaited<ReturnType<ObjectRpc["toolCall"]>>, op.scenario), op.scenario);
     }
     return { ms, n };
   }
@@ -421,11 +424,11 @@ async function workerSide(
         message: mcpMessages("mcp", run, 1)[0] ?? null,
         events: false,
       };
-      recorded.set(body.scenario, await real.mcp(body.consumer, body.token, message));
+      recorded.set(body.scenario, await objectRpc(real).mcp(body.consumer, body.token, message));
     } else {
       const sample = toolCalls(body.scenario, run, 1)[0];
       if (sample === undefined) throw new Error("no sample call");
-      recorded.set(body.scenario, await real.toolCall(body.consumer, body.token, sample));
+      recorded.set(body.scenario, await objectRpc(real).toolCall(body.consumer, body.token, sample));
     }
   }
   // The object's part is that recorded answer here, so only the Worker's work is timed.
@@ -474,7 +477,7 @@ export default {
       if (kind === "object") {
         const read = readJson(await request.text());
         if (!read.ok) return Response.json(read.error, { status: 400 });
-        const outcome = await stub.toolCall(
+        const outcome = await objectRpc(stub).toolCall(
           consumer,
           request.headers.get("x-agent-token") ?? "",
           carry(ToolCallRequest.parse(read.value)),

@@ -13,6 +13,7 @@ import { join, relative, resolve } from "node:path";
 import { issuedPath } from "./lib/credentials.ts";
 import { startDemoService } from "./lib/demo-service.ts";
 import { setUpDemo } from "./lib/demo-setup.ts";
+import { writeFeaturesIndex } from "./lib/features-index.ts";
 import { gatePort } from "./lib/gate-port.ts";
 import { startLocalEdge } from "./lib/local-edge.ts";
 import { ROOT } from "./lib/paths.ts";
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
   if (!chosen.ok) throw new Error(chosen.message);
   const { port } = chosen;
   await assertPortFree(port);
+  // A feature folder added since the last run is registered before the Worker is built.
+  if (await writeFeaturesIndex()) console.log("registered the feature folders in src/worker/features/index.ts");
   const base = `http://127.0.0.1:${port}`;
   const devVars = process.env.TOOLGATE_DEV_VARS === undefined ? DEV_VARS : resolve(process.env.TOOLGATE_DEV_VARS);
   const admin = ensureDevVars(devVars);

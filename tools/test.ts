@@ -4,6 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { buildCli } from "./lib/build-cli.ts";
+import { writeFeaturesIndex } from "./lib/features-index.ts";
 import { checkPackage } from "./lib/package-check.ts";
 import { ROOT } from "./lib/paths.ts";
 
@@ -19,6 +20,9 @@ interface VitestSummary {
   numTotalTests: number;
 }
 
+// A feature folder added since the last run is registered before anything is built.
+if (await writeFeaturesIndex())
+  process.stdout.write("registered the feature folders in src/worker/features/index.ts\n");
 await buildCli();
 // Before vitest: it builds dist/ itself, and the packed-install tests build it again, never both at once.
 const packageOk = await checkPackage().catch((error: unknown) => {

@@ -14,6 +14,7 @@ import { ConsumerName } from "../../contracts/consumer";
 import { DIRECTORY_CURSOR, DIRECTORY_NAME } from "../features/directory/directory-object";
 import type { Env } from "../env";
 import { LruMap } from "../lru";
+import { objectRpc } from "../kernel/object-rpc";
 
 /** How long an isolate trusts an allow-list it read (a removed origin is honoured at most this long). */
 export const CORS_ORIGINS_TTL_MS = 30_000;
@@ -40,7 +41,7 @@ async function recorded(env: Env, consumer: string): Promise<boolean> {
 
 async function read(env: Env, consumer: string): Promise<readonly string[]> {
   if (!ConsumerName.safeParse(consumer).success || !(await recorded(env, consumer))) return NONE;
-  return Object.freeze(await env.CONSUMER.get(env.CONSUMER.idFromName(consumer)).corsOrigins());
+  return Object.freeze(await objectRpc(env.CONSUMER.get(env.CONSUMER.idFromName(consumer))).corsOrigins());
 }
 
 /**

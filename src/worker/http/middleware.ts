@@ -6,6 +6,7 @@ import { isAdmin, credentialOf } from "./auth";
 import { readBody, type BodyOptions } from "./body";
 import type { Env } from "../env";
 import type { ConsumerObject } from "../kernel/consumer-object";
+import { objectRpc, type ObjectRpc } from "../kernel/object-rpc";
 import { LruMap } from "../lru";
 import { problem, problemResponse, UNAUTHENTICATED } from "./problem";
 
@@ -16,6 +17,8 @@ export interface ConsumerVariables {
   /** The consumer named by the path. */
   consumer: string;
   stub: DurableObjectStub<ConsumerObject>;
+  /** The consumer object's RPC operations (../kernel/operations). */
+  object: ObjectRpc;
 }
 
 /** The Hono environment of the gate's routes. */
@@ -51,6 +54,12 @@ export function stubOf(env: Env, consumer: string): DurableObjectStub<ConsumerOb
   return id === null ? null : env.CONSUMER.get(id);
 }
 
+/** The RPC operations of a consumer's object, or `null` for a name outside the contract. */
+export function objectOf(env: Env, consumer: string): ObjectRpc | null {
+  const stub = stubOf(env, consumer);
+  return stub === null ? null : objectRpc(stub);
+}
+
 /**
  * The consumer prologue for an operation of the access table: the caller, then the consumer's
  * object. Admin-service operations take the admin secret only (checked here, constant-time);
@@ -73,6 +82,7 @@ export function consumerGate(operation: Operation, options: { secretOnly?: boole
     c.set("token", token);
     c.set("consumer", consumer);
     c.set("stub", stub);
+    c.set("object", objectRpc(stub));
     await next();
   };
 }

@@ -1,53 +1,28 @@
 /**
- * The one list of route modules. The app is built by iterating it; the OpenAPI operations, the
- * CORS table and `405`'s allowed methods are read from the same declarations.
+ * The route modules, from the registry. The app is built by iterating them; the OpenAPI
+ * operations, the CORS table and `405`'s allowed methods are read from the same declarations.
  * @module
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import type { Env } from "../env";
-import { oauthRoutes } from "../features/oauth/routes";
-import type { OperationDoc } from "./openapi/operation";
-import { adminRoutes } from "../features/consumers/routes";
-import { adminReadRoutes } from "../features/consumers/read-routes";
-import { approvalRoutes } from "../features/tool-calls/approval-routes";
-import { auditRoutes } from "../features/audit/routes";
-import { capabilityRoutes } from "../features/capability/routes";
-import { consoleRoutes } from "../features/console/routes";
-import { mcpRoutes } from "../features/mcp/routes";
-import { consumerGate } from "./middleware";
-import { runtimeRoutes } from "../features/runtime/routes";
-import { serviceRoutes } from "./service-routes";
+import { FEATURES } from "../kernel/features";
 import { signingKeyRoutes } from "../targets/http/routes";
-import { toolCallRoutes } from "../features/tool-calls/routes";
-import { toolCallBatchRoutes } from "../features/tool-calls/batch-routes";
-import { toolRoutes } from "../features/tools/routes";
-import { mcpServerRoutes } from "../features/mcp-servers/routes";
-import { webhookRoutes } from "../features/webhooks/routes";
+import { consumerGate } from "./middleware";
+import type { OperationDoc } from "./openapi/operation";
 import { honoPath, isOperation, type Route, type RouteModule } from "./route";
+import { serviceRoutes } from "./service-routes";
 
 /**
- * Every route module, in the order the OpenAPI document lists their operations. A path whose
- * literal segment could also match another route's parameter (`…/approvals/events` and
- * `…/approvals/{approval_id}`) is declared first: Hono tries routes in registration order.
+ * Every route module: the service's own and the request-signing keys of HTTP tools, then each
+ * feature's (../kernel/features) in registry order, the order the OpenAPI document lists their
+ * operations. Within a module a path whose literal segment could also match another route's
+ * parameter (`…/approvals/events` and `…/approvals/{approval_id}`) is declared first: Hono tries
+ * routes in registration order.
  */
 export const ROUTE_MODULES: readonly RouteModule[] = [
   serviceRoutes,
-  adminRoutes,
-  adminReadRoutes,
-  toolRoutes,
-  mcpServerRoutes,
-  webhookRoutes,
-  toolCallRoutes,
-  toolCallBatchRoutes,
-  mcpRoutes,
-  oauthRoutes,
-  approvalRoutes,
-  auditRoutes,
   signingKeyRoutes,
-  runtimeRoutes,
-  capabilityRoutes,
-  // The approver console (docs/console.md): HTML pages with a cookie session, not part of the OpenAPI document.
-  consoleRoutes,
+  ...FEATURES.flatMap((feature) => feature.routes ?? []),
 ];
 
 /** Every declared route. */

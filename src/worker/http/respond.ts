@@ -35,5 +35,5 @@ export async function sendBody<T>(
 
 /** One admin call on the consumer's object (consumer/admin-call.ts), answered by {@link respond}. */
 export async function adminCall(gate: ConsumerVariables, call: AdminCall, status: 200 | 201 = 200): Promise<Response> {
-  return respond(await gate.stub.admin(gate.consumer, call), status);
+  return respond(await gate.object.admin(gate.consumer, call), status);
 }

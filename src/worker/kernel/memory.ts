@@ -6,15 +6,15 @@
  * through `runInDurableObject`. Everything else of a consumer lives in SQLite.
  * @module
  */
-import type { HeldInMemory, ObjectServices } from "./feature";
+import type { HeldInMemory, Services } from "./feature";
 import { FEATURES } from "./features";
 
 export type { HeldInMemory } from "./feature";
 
-const tracked = new WeakMap<object, ObjectServices>();
+const tracked = new WeakMap<object, Services>();
 
 /** Registers the services whose structures an object counts (its constructor does, once). */
-export function trackMemory(object: object, services: ObjectServices): void {
+export function trackMemory(object: object, services: Services): void {
   tracked.set(object, services);
 }
 

@@ -104,13 +104,13 @@ interface VerifyStep {
  * whether every step was `ok`. Counts the steps of the walk in `walks`.
  */
 async function verifyWith(t: Tenant, chain: Row[], original: Row[], walks: number[] = []): Promise<boolean> {
-  return runInDurableObject(stubOf(t.name), (object, state) => {
+  return runInDurableObject(stubOf(t.name), async (object, state) => {
     rewrite(state, original, chain);
     let cursor: string | null = null;
     let steps = 0;
     let ok = true;
     do {
-      const answer = object.auditVerify(t.name, t.auditor, cursor);
+      const answer = await object.operations.auditVerify(t.name, t.auditor, cursor);
       if (!answer.ok) throw new Error(`auditor refused: ${answer.error.code}`);
       const step = JSON.parse(answer.value) as VerifyStep;
       ok &&= step.ok;

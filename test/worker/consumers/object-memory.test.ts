@@ -30,9 +30,10 @@ describe("the object's memory", () => {
     const held = await runInDurableObject(env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER)), (instance) =>
       heldInMemory(instance),
     );
+    // One row per structure, in registry order (features in folder-name order).
     expect(held).toEqual([
+      { structure: "capability long-polls", entries: 0, cap: null, bound: "polls in flight only" },
       { structure: "credential cache", entries: 2, cap: 256, bound: "LRU" },
-      { structure: "call-rate buckets", entries: 2, cap: 4096, bound: "LRU" },
       {
         structure: "event-bus live listeners",
         entries: 0,
@@ -40,8 +41,8 @@ describe("the object's memory", () => {
         bound:
           "refused beyond (QUOTA_EXCEEDED); 16 per credential, 16 per subject of subject-bound agent credentials, 64 kept for approvers",
       },
+      { structure: "call-rate buckets", entries: 2, cap: 4096, bound: "LRU" },
       { structure: "relayed MCP requests", entries: 0, cap: null, bound: "4 per call in flight, dropped when it ends" },
-      { structure: "capability long-polls", entries: 0, cap: null, bound: "polls in flight only" },
       { structure: "WebSockets", entries: 0, cap: null, bound: "sockets_per_credential per credential" },
     ]);
   });

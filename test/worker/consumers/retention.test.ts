@@ -14,6 +14,7 @@ import { TOOL_CALL_MIGRATIONS } from "../../../src/worker/features/tool-calls/st
 import { ToolCallRequest } from "../../../src/contracts/tool-call";
 import { INVOICE, LOOKUP } from "../../support/ledger-tools";
 import { ADMIN_TOKEN, context, credential, pinClock, send, wipe } from "../../kit";
+import { objectRpc } from "../../../src/worker/kernel/object-rpc";
 
 const C = "retention-a";
 const SCRATCH = "retention-upgrade";
@@ -62,7 +63,7 @@ async function reads(agent: string, prefix: string, count: number): Promise<numb
       proposal: { name: "lookup_customer", arguments: { customer: "acme" } },
       context: context(callId),
     };
-    const answer = await stub().toolCall(C, agent, { value: ToolCallRequest.parse(body), floats: [] });
+    const answer = await objectRpc(stub()).toolCall(C, agent, { value: ToolCallRequest.parse(body), floats: [] });
     return (
       answer.ok &&
       (JSON.parse(answer.value) as { model_result: { status: string } }).model_result.status === "succeeded"

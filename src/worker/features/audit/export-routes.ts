@@ -13,7 +13,7 @@ import {
 } from "../../../contracts/audit";
 import { verifierKeys } from "./keys";
 import type { Env } from "../../env";
-import type { ConsumerObject } from "../../kernel/consumer-object";
+import type { ObjectRpc } from "../../kernel/object-rpc";
 import { EXPORT_PAGE_LINES } from "./log";
 import { AuditConsistencyQuery, AuditInclusionQuery } from "../../../contracts/audit";
 import { describeIssues } from "../../http/body";
@@ -25,12 +25,8 @@ import { handlers, type Route } from "../../http/route";
 const encoder = new TextEncoder();
 
 /** `GET …/audit/export`: the checkpoint first (signed if the tree grew), then the entries it covers, page by page. */
-export async function auditExport(
-  stub: DurableObjectStub<ConsumerObject>,
-  consumer: string,
-  token: string,
-): Promise<Response> {
-  const head = await stub.auditCall(consumer, token, { kind: "exportHead" });
+export async function auditExport(object: ObjectRpc, consumer: string, token: string): Promise<Response> {
+  const head = await object.auditCall(consumer, token, { kind: "exportHead" });
   if (!head.ok) return problemResponse(head.error);
   const text = readJson(head.value, { maxBytes: 1 << 16 });
   const view = text.ok ? AuditCheckpointView.safeParse(text.value) : undefined;
@@ -44,7 +40,7 @@ export async function auditExport(
         controller.close();
         return;
       }
-      const page = await stub.auditCall(consumer, token, { kind: "exportPage", after, until: size });
+      const page = await object.auditCall(consumer, token, { kind: "exportPage", after, until: size });
       // A credential revoked mid-export ends the stream without its checkpoint line: the export is incomplete.
       if (!page.ok) return controller.error(new Error(page.error.code));
       after = Math.min(size, after + EXPORT_PAGE_LINES);
@@ -87,7 +83,7 @@ export const auditLogRoutes: readonly Route[] = [
     },
     problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED", "AUDIT_LOG_INCONSISTENT"],
     handlers: handlers(async (c) =>
-      respond(await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "checkpoint" })),
+      respond(await c.var.object.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "checkpoint" })),
     ),
   },
   {
@@ -110,7 +106,10 @@ export const auditLogRoutes: readonly Route[] = [
       const query = AuditInclusionQuery.safeParse(c.req.query());
       if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
       return respond(
-        await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), { kind: "inclusion", ...query.data }),
+        await c.var.object.auditCall(c.var.consumer, credentialToken(c.var.token), {
+          kind: "inclusion",
+          ...query.data,
+        }),
       );
     }),
   },
@@ -131,7 +130,7 @@ export const auditLogRoutes: readonly Route[] = [
       const query = AuditConsistencyQuery.safeParse(c.req.query());
       if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
       return respond(
-        await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), {
+        await c.var.object.auditCall(c.var.consumer, credentialToken(c.var.token), {
           kind: "consistency",
           ...query.data,
         }),
@@ -158,7 +157,7 @@ export const auditLogRoutes: readonly Route[] = [
       },
     },
     problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED", "AUDIT_LOG_INCONSISTENT"],
-    handlers: handlers((c) => auditExport(c.var.stub, c.var.consumer, credentialToken(c.var.token))),
+    handlers: handlers((c) => auditExport(c.var.object, c.var.consumer, credentialToken(c.var.token))),
   },
   {
     method: "get",

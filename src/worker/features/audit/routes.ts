@@ -39,7 +39,7 @@ export const auditRoutes: RouteModule = {
         const query = AuditQuery.safeParse(c.req.query());
         if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
         return respond(
-          await c.var.stub.auditCall(c.var.consumer, credentialToken(c.var.token), {
+          await c.var.object.auditCall(c.var.consumer, credentialToken(c.var.token), {
             kind: "page",
             request: query.data,
           }),
@@ -63,7 +63,7 @@ export const auditRoutes: RouteModule = {
         const query = AuditVerifyQuery.safeParse(c.req.query());
         if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
         return respond(
-          await c.var.stub.auditVerify(c.var.consumer, credentialToken(c.var.token), query.data.cursor ?? null),
+          await c.var.object.auditVerify(c.var.consumer, credentialToken(c.var.token), query.data.cursor ?? null),
         );
       }),
     },

@@ -1,12 +1,33 @@
-import type { Feature } from "../../kernel/feature";
+import type { Outcome } from "../../result";
+import { defineFeature } from "../../kernel/feature";
+import { CapabilityCalls, type CapabilityCall } from "./calls";
+import { capabilityRoutes } from "./routes";
+import { CapabilityService } from "./service";
 import { CAPABILITY_MIGRATIONS } from "./store";
 
+declare module "../../kernel/feature" {
+  interface Services {
+    readonly capability: CapabilityService;
+    readonly capabilityCalls: CapabilityCalls;
+  }
+  interface Operations {
+    /** `token` null: the Worker checked the admin secret. */
+    capabilityCall(s: Services, consumer: string, token: string | null, call: CapabilityCall): Promise<Outcome<string>>;
+  }
+}
+
 /** The capability engine: its tables, its next deadline from the alarm, the providers' long-polls. */
-export const CAPABILITY_FEATURE: Feature = {
+export const feature = defineFeature({
   name: "capability",
+  routes: [capabilityRoutes],
+  services: {
+    capability: (use) => CapabilityService.of(use("kernel"), use("credentials")),
+    capabilityCalls: (use) => new CapabilityCalls(use("kernel"), use("gate"), use("capability")),
+  },
+  operations: { capabilityCall: (s, consumer, token, call) => s.capabilityCalls.call(consumer, token, call) },
   migrations: CAPABILITY_MIGRATIONS,
-  alarm: (o) => o.capability.alarm(),
-  memory: (o) => [
-    { structure: "capability long-polls", entries: o.capability.waiting, cap: null, bound: "polls in flight only" },
+  alarm: (s) => s.capability.alarm(),
+  memory: (s) => [
+    { structure: "capability long-polls", entries: s.capability.waiting, cap: null, bound: "polls in flight only" },
   ],
-};
+});

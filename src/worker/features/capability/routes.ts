@@ -37,7 +37,7 @@ function notFound(what: string): Response {
 
 /** Hands the call to the consumer's object with the caller the gate admitted. */
 async function call(gate: ConsumerVariables, request: CapabilityCall, status: 200 | 201 = 200): Promise<Response> {
-  return respond(await gate.stub.capabilityCall(gate.consumer, gate.token, request), status);
+  return respond(await gate.object.capabilityCall(gate.consumer, gate.token, request), status);
 }
 
 /**

@@ -32,7 +32,7 @@ import type { Env } from "../../env";
 import { CONSOLE_SESSION_SECONDS, type ConsoleCall, type ConsoleReply } from "./service";
 import { problem, problemResponse, UNAUTHENTICATED, type ProblemCode } from "../../http/problem";
 import { ok, type Outcome } from "../../result";
-import { stubOf } from "../../http/middleware";
+import { objectOf } from "../../http/middleware";
 import { pathParam, type Route, type RouteModule } from "../../http/route";
 
 type ConsoleContext = Context<{ Bindings: Env }>;
@@ -56,7 +56,7 @@ async function sessionCall(
   call: ConsoleCall,
 ): Promise<{ ref: ConsoleSessionRef; reply: Outcome<ConsoleReply> } | null> {
   const ref = sessionOf(c.req.raw, tokenKeys(c.env));
-  const stub = ref === null ? null : stubOf(c.env, ref.consumer);
+  const stub = ref === null ? null : objectOf(c.env, ref.consumer);
   if (ref === null || stub === null) return null;
   return { ref, reply: await stub.consoleCall(ref.consumer, ref.sessionId, call) };
 }
@@ -143,7 +143,7 @@ export const consoleRoutes: RouteModule = {
         // The Worker checks the credential's shape, kind and keyed tag first: a forged or foreign one never wakes an object.
         const parsed = ConsumerName.safeParse(consumer).success ? keyedCredential(credential, consumer, c.env) : null;
         const sessionId = parsed?.kind === "approver" ? mintSessionId(consumer, tokenKeys(c.env)) : null;
-        const stub = sessionId === null ? null : stubOf(c.env, consumer);
+        const stub = sessionId === null ? null : objectOf(c.env, consumer);
         const signed =
           stub === null || sessionId === null ? null : await stub.consoleSignIn(consumer, credential, sessionId);
         if (signed === null || !signed.ok || sessionId === null)

@@ -32,7 +32,7 @@ export const adminRoutes: RouteModule = {
       handlers: handlers(jsonBody(ConsumerConfig), async (c) => {
         const config = valueForObject(c.var.body);
         if (config instanceof Response) return config;
-        const configured = await c.var.stub.admin(c.var.consumer, { kind: "configure", config });
+        const configured = await c.var.object.admin(c.var.consumer, { kind: "configure", config });
         if (configured.ok) {
           // Listed only once the consumer's object accepted the configuration.
           await recordInDirectory(c.env, c.var.consumer);
@@ -52,7 +52,11 @@ export const adminRoutes: RouteModule = {
       response: { status: 201, schema: CreatedCredential, description: "The new credential." },
       problems: adminBodyProblems("UNKNOWN_TOOL_NAMES", "GATE_MISCONFIGURED"),
       handlers: handlers(tokenKeySet, jsonBody(CreateCredentialRequest), (c) =>
-        sendBody(c.var.body, (request) => c.var.stub.admin(c.var.consumer, { kind: "createCredential", request }), 201),
+        sendBody(
+          c.var.body,
+          (request) => c.var.object.admin(c.var.consumer, { kind: "createCredential", request }),
+          201,
+        ),
       ),
     },
     {
@@ -78,7 +82,7 @@ export const adminRoutes: RouteModule = {
       auth: "admin-secret",
       response: { status: 200, schema: Pong, description: "The object answered." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
-      handlers: handlers(async (c) => c.json({ pong: await c.var.stub.ping() })),
+      handlers: handlers(async (c) => c.json({ pong: await c.var.object.ping() })),
     },
   ],
 };

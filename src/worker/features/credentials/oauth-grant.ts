@@ -1,5 +1,5 @@
 /**
- * The consumer object's half of an MCP client's sign-in (it runs inside `ConsumerObject.oauthGrant`,
+ * The consumer object's half of an MCP client's sign-in (it runs as the object's `oauthGrant` operation,
  * in one transaction): a subject-bound agent credential mints a new one for the same subject,
  * narrowed to the tools the user chose, for the OAuth grant to carry. A subject holds one live
  * grant credential per OAuth client and at most {@link OAUTH_CREDENTIALS_PER_SUBJECT} in all.

@@ -1,5 +1,10 @@
-import type { Feature } from "../../kernel/feature";
+import { defineFeature } from "../../kernel/feature";
+import { mcpServerRoutes } from "./routes";
 import { MCP_SERVER_MIGRATIONS } from "./store";
 
-/** The downstream MCP servers a consumer registered. */
-export const MCP_SERVERS_FEATURE: Feature = { name: "mcp-servers", migrations: MCP_SERVER_MIGRATIONS };
+/** The downstream MCP servers a consumer registered (the tools feature's service serves their operations). */
+export const feature = defineFeature({
+  name: "mcp-servers",
+  routes: [mcpServerRoutes],
+  migrations: MCP_SERVER_MIGRATIONS,
+});

@@ -14,7 +14,7 @@ import { respond, sendBody } from "../../http/respond";
 import { adminBodyProblems, handlers, pathParam, type RouteModule } from "../../http/route";
 
 async function call(gate: ConsumerVariables, request: McpServersCall): Promise<Response> {
-  return respond(await gate.stub.toolsCall(gate.consumer, gate.token, request));
+  return respond(await gate.object.toolsCall(gate.consumer, gate.token, request));
 }
 
 const named: MiddlewareHandler<GateEnv> = async function named(c, next) {
@@ -44,7 +44,7 @@ export const mcpServerRoutes: RouteModule = {
       problems: adminBodyProblems("MCP_SERVER_EXISTS", "MCP_SERVER_UNREACHABLE", "QUOTA_EXCEEDED"),
       handlers: handlers(jsonBody(McpServerRegistration), (c) =>
         sendBody(c.var.body, (registration) =>
-          c.var.stub.toolsCall(c.var.consumer, c.var.token, { kind: "registerMcpServer", registration }),
+          c.var.object.toolsCall(c.var.consumer, c.var.token, { kind: "registerMcpServer", registration }),
         ),
       ),
     },

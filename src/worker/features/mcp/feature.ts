@@ -1,18 +1,36 @@
-import type { Feature } from "../../kernel/feature";
+import type { Outcome } from "../../result";
+import { defineFeature } from "../../kernel/feature";
 import { MAX_RELAYED_REQUESTS } from "./requests";
+import { mcpRoutes } from "./routes";
+import { McpService, type McpReply, type McpRequest } from "./service";
 import { MCP_EXPIRY, MCP_MIGRATIONS } from "./store";
 
+declare module "../../kernel/feature" {
+  interface Services {
+    readonly mcp: McpService;
+  }
+  interface Operations {
+    /** One JSON-RPC message of the consumer's MCP endpoint. */
+    mcp(s: Services, consumer: string, token: string, request: McpRequest): Promise<Outcome<McpReply>>;
+  }
+}
+
 /** The MCP server: sessions and tasks, and the sampling and elicitation requests awaiting the client. */
-export const MCP_FEATURE: Feature = {
+export const feature = defineFeature({
   name: "mcp",
+  routes: [mcpRoutes],
+  services: {
+    mcp: (use) => new McpService(use("kernel"), use("toolCalls"), use("admission"), use("gate"), use("agentCalls")),
+  },
+  operations: { mcp: (s, consumer, token, request) => s.mcp.call(consumer, token, request) },
   migrations: MCP_MIGRATIONS,
   expiry: MCP_EXPIRY,
-  memory: (o) => [
+  memory: (s) => [
     {
       structure: "relayed MCP requests",
-      entries: o.mcp.relayed,
+      entries: s.mcp.relayed,
       cap: null,
       bound: `${MAX_RELAYED_REQUESTS} per call in flight, dropped when it ends`,
     },
   ],
-};
+});

@@ -125,7 +125,7 @@ export const mcpRoutes: RouteModule = {
         const read = await readMcpMessage(c.req.raw);
         if (read instanceof Response) return read;
         const events = acceptsEventStream(c.req.header("accept") ?? null);
-        const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), {
+        const outcome = await c.var.object.mcp(c.var.consumer, credentialToken(c.var.token), {
           method: "POST",
           ...headersOf(c.req.raw),
           message: read.carried,
@@ -147,7 +147,7 @@ export const mcpRoutes: RouteModule = {
       response: { status: 204, description: "The session is gone." },
       problems,
       handlers: handlers(async (c) => {
-        const outcome = await c.var.stub.mcp(c.var.consumer, credentialToken(c.var.token), {
+        const outcome = await c.var.object.mcp(c.var.consumer, credentialToken(c.var.token), {
           method: "DELETE",
           ...headersOf(c.req.raw),
           message: null,

@@ -13,7 +13,7 @@ import { mediaType, readCappedBytes } from "../../http/body";
 import type { Env } from "../../env";
 import type { OAuthGrant } from "../credentials/oauth-grant";
 import { problem, problemResponse, type Problem } from "../../http/problem";
-import { stubOf } from "../../http/middleware";
+import { objectOf } from "../../http/middleware";
 import { notConfigured } from "./endpoints";
 import { grantUserId } from "./grant-user";
 import { consentPage, initialChoice, PAGE_HEADERS, type ConsentChoice } from "./page";
@@ -100,7 +100,7 @@ export async function authorizeDecision(c: OAuthContext): Promise<Response> {
   if (!choice.all && names.length === 0)
     return again("Choose at least one tool, or every tool your sign-in credential may call.");
   const secret = (form.get("credential") ?? "").trim();
-  const stub = stubOf(c.env, consumer);
+  const stub = objectOf(c.env, consumer);
   // The Worker checks the credential's keyed tag first: a wrong or foreign token never wakes the object.
   if (keyedCredential(secret, consumer, c.env) === null || stub === null)
     return again(refusal(consumer, { code: "UNAUTHENTICATED", detail: "" }));

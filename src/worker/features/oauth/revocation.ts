@@ -8,7 +8,7 @@
  */
 import type { GrantSummary } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../../env";
-import { stubOf } from "../../http/middleware";
+import { objectOf } from "../../http/middleware";
 import type { OAuthServer } from "./server";
 
 /** Every grant of `userId` (one subject of one consumer: at most its cap of live ones, and codes not yet exchanged). */
@@ -71,7 +71,7 @@ export async function revokeGrant(
   if (!revoked) return answer;
   await oauth.api.revokeGrant(grantId, userId);
   const credentialId = credentialOf(grant);
-  const stub = stubOf(env, consumer);
+  const stub = objectOf(env, consumer);
   if (credentialId !== null && stub !== null) await stub.oauthEnd(credentialId);
   return answer;
 }

@@ -8,7 +8,7 @@ import type { OAuthAuthorizationServer, OAuthHelpers } from "@cloudflare/workers
 import * as z from "../../../core/zod";
 import type { Env } from "../../env";
 import { refuseHiddenDisplayText } from "./client-metadata";
-import { stubOf } from "../../http/middleware";
+import { objectOf } from "../../http/middleware";
 import { issuerOrigin, mcpResource } from "./resource";
 
 /** The sign-in and consent page (ours). */
@@ -98,7 +98,7 @@ export async function oauthServer(
     // revokes it (an administrator, a newer grant, the subject's cap), the grant ends here.
     async tokenExchangeCallback({ props }) {
       const grant = GrantProps.safeParse(props);
-      const stub = grant.success ? stubOf(env, grant.data.consumer) : null;
+      const stub = grant.success ? objectOf(env, grant.data.consumer) : null;
       if (grant.success && stub !== null && (await stub.oauthLive(grant.data.consumer, grant.data.credential))) return;
       throw new OAuthError("invalid_grant", {
         description: "The access this grant carried was revoked or expired; sign in again.",

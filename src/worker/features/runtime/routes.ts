@@ -49,7 +49,7 @@ export const runtimeRoutes: RouteModule = {
           return problemResponse(problem("UNSUPPORTED_MEDIA_TYPE", "Send the envelope as application/json."));
         const bytes = await readCappedBytes(c.req.raw, MAX_ENVELOPE_BYTES);
         if (!bytes.ok) return problemResponse(bytes.error);
-        const reply = await c.var.stub.runtimeEnvelope(c.var.consumer, credentialToken(c.var.token), bytes.value);
+        const reply = await c.var.object.runtimeEnvelope(c.var.consumer, credentialToken(c.var.token), bytes.value);
         if (!reply.ok) return problemResponse(reply.error);
         if (reply.value.envelope === null) return new Response(null, { status: 202 });
         return new Response(reply.value.envelope, { status: 200, headers: { "content-type": "application/json" } });

@@ -1,7 +1,6 @@
 import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { Limits } from "../../kernel/limits";
-import type { Feature } from "../../kernel/feature";
 
 /**
  * What every WebSocket session of the consumer object shares, provider (capability) and runtime
@@ -168,16 +167,3 @@ export function closeCredentialSockets(
   }
   return sockets.length;
 }
-
-/** The accepted WebSockets (runtime and capability sessions; hibernation keeps them outside the isolate). */
-export const SESSIONS_FEATURE: Feature = {
-  name: "sockets",
-  memory: (o) => [
-    {
-      structure: "WebSockets",
-      entries: o.kernel.ctx.getWebSockets().length,
-      cap: null,
-      bound: "sockets_per_credential per credential",
-    },
-  ],
-};

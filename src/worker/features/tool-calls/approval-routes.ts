@@ -49,7 +49,7 @@ export const approvalRoutes: RouteModule = {
         if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
         // The cursor is decoded by the object, after it authenticated the caller (INVALID_CURSOR).
         return respond(
-          await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
+          await c.var.object.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
             kind: "listApprovals",
             cursor: query.data.cursor ?? null,
           }),
@@ -71,7 +71,7 @@ export const approvalRoutes: RouteModule = {
       problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND", "QUOTA_EXCEEDED"],
       // Before `…/approvals/:approval_id`: "events" is not an approval id.
       handlers: handlers(async (c) => {
-        const stream = await c.var.stub.approvalEvents(c.var.consumer, credentialToken(c.var.token));
+        const stream = await c.var.object.approvalEvents(c.var.consumer, credentialToken(c.var.token));
         if (!stream.ok) return problemResponse(stream.error);
         return new Response(stream.value, {
           headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" },
@@ -111,7 +111,7 @@ export const approvalRoutes: RouteModule = {
         if (!query.success) return problemResponse(problem("INVALID_REQUEST", describeIssues(query.error)));
         if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
         return respond(
-          await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
+          await c.var.object.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
             kind: "getApproval",
             approvalId: id,
             waitSeconds: query.data.wait ?? 0,
@@ -146,7 +146,7 @@ export const approvalRoutes: RouteModule = {
         const id = pathParam(c, "approval_id");
         if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
         return respond(
-          await c.var.stub.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
+          await c.var.object.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
             kind: "decideApproval",
             approvalId: id,
             request: c.var.body,

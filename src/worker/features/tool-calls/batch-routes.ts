@@ -40,7 +40,7 @@ export const toolCallBatchRoutes: RouteModule = {
         jsonBody(ToolCallBatchRequest, { maxBytes: MAX_BATCH_BODY_BYTES }),
         (c) =>
           sendBody(c.var.body, (body) =>
-            c.var.stub.toolCallBatch(c.var.consumer, credentialToken(c.var.token), body, incomingTrace(c.req.raw)),
+            c.var.object.toolCallBatch(c.var.consumer, credentialToken(c.var.token), body, incomingTrace(c.req.raw)),
           ),
       ),
     },

@@ -55,7 +55,7 @@ export const toolCallRoutes: RouteModule = {
       problems,
       handlers: handlers(keyedJsonBody(ToolCallRequest), (c) =>
         sendBody(c.var.body, (body) =>
-          c.var.stub.toolCall(c.var.consumer, credentialToken(c.var.token), body, incomingTrace(c.req.raw)),
+          c.var.object.toolCall(c.var.consumer, credentialToken(c.var.token), body, incomingTrace(c.req.raw)),
         ),
       ),
     },
@@ -74,7 +74,7 @@ export const toolCallRoutes: RouteModule = {
       },
       problems: problems.filter((p) => p !== "IDEMPOTENCY_IN_PROGRESS"),
       handlers: handlers(keyedJsonBody(ToolCallStatusRequest), (c) =>
-        sendBody(c.var.body, (body) => c.var.stub.toolCallStatus(c.var.consumer, credentialToken(c.var.token), body)),
+        sendBody(c.var.body, (body) => c.var.object.toolCallStatus(c.var.consumer, credentialToken(c.var.token), body)),
       ),
     },
   ],

@@ -1,5 +1,29 @@
-import type { Feature } from "../../kernel/feature";
+import type { Outcome } from "../../result";
+import { defineFeature } from "../../kernel/feature";
+import { ToolsCalls, type ToolsCall } from "./calls";
+import { ToolsHost } from "./host";
+import { toolRoutes } from "./routes";
 import { TOOL_MIGRATIONS } from "./store";
 
-/** Data-defined tools and their versions. */
-export const TOOLS_FEATURE: Feature = { name: "tools", migrations: TOOL_MIGRATIONS };
+declare module "../../kernel/feature" {
+  interface Services {
+    readonly tools: ToolsHost;
+    readonly toolsCalls: ToolsCalls;
+  }
+  interface Operations {
+    /** Tools, secrets and MCP servers; `token` null: the Worker checked the admin secret. */
+    toolsCall(s: Services, consumer: string, token: string | null, call: ToolsCall): Promise<Outcome<string | null>>;
+  }
+}
+
+/** Tools defined as data and their versions, with the secrets and MCP servers they use. */
+export const feature = defineFeature({
+  name: "tools",
+  routes: [toolRoutes],
+  services: {
+    tools: (use) => new ToolsHost(use("kernel"), use("codeTools")),
+    toolsCalls: (use) => new ToolsCalls(use("kernel"), use("gate"), use("tools"), use("toolCalls")),
+  },
+  operations: { toolsCall: (s, consumer, token, call) => s.toolsCalls.call(consumer, token, call) },
+  migrations: TOOL_MIGRATIONS,
+});

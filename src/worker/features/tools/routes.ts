@@ -15,7 +15,7 @@ import { respond, sendBody } from "../../http/respond";
 import { adminBodyProblems, handlers, pathParam, type RouteModule } from "../../http/route";
 
 async function call(gate: ConsumerVariables, request: ToolsCall, status: 200 | 201 = 200): Promise<Response> {
-  return respond(await gate.stub.toolsCall(gate.consumer, gate.token, request), status);
+  return respond(await gate.object.toolsCall(gate.consumer, gate.token, request), status);
 }
 
 /** A read or delete of a name outside the pattern: there is no such thing. */
@@ -54,7 +54,7 @@ export const toolRoutes: RouteModule = {
       problems: adminBodyProblems("INVALID_TOOL_DEFINITION", "QUOTA_EXCEEDED"),
       handlers: handlers(naming(TOOL_NAME_PATTERN, "tool"), jsonBody(ToolDefinition), (c) =>
         sendBody(c.var.body, (definition) =>
-          c.var.stub.toolsCall(c.var.consumer, c.var.token, {
+          c.var.object.toolsCall(c.var.consumer, c.var.token, {
             kind: "defineTool",
             name: pathParam(c, "name"),
             definition,

@@ -16,7 +16,7 @@ import { respond, sendBody } from "../../http/respond";
 import { adminBodyProblems, handlers, pathParam, type RouteModule } from "../../http/route";
 
 async function call(gate: ConsumerVariables, request: WebhooksCall, status: 200 | 201 = 200): Promise<Response> {
-  return respond(await gate.stub.webhooksCall(gate.consumer, request), status);
+  return respond(await gate.object.webhooksCall(gate.consumer, request), status);
 }
 
 const endpoint: MiddlewareHandler<GateEnv> = async function endpoint(c, next) {
@@ -43,7 +43,7 @@ export const webhookRoutes: RouteModule = {
       handlers: handlers(jsonBody(WebhookEndpointRequest), (c) =>
         sendBody(
           c.var.body,
-          (request) => c.var.stub.webhooksCall(c.var.consumer, { kind: "createWebhook", request }),
+          (request) => c.var.object.webhooksCall(c.var.consumer, { kind: "createWebhook", request }),
           201,
         ),
       ),
@@ -107,7 +107,7 @@ export const webhookRoutes: RouteModule = {
         const deliveryId = pathParam(c, "delivery_id");
         if (!WebhookDeliveryId.safeParse(deliveryId).success)
           return problemResponse(problem("NOT_FOUND", "No such webhook delivery."));
-        const outcome = await c.var.stub.webhooksCall(c.var.consumer, { kind: "redeliverWebhook", deliveryId });
+        const outcome = await c.var.object.webhooksCall(c.var.consumer, { kind: "redeliverWebhook", deliveryId });
         if (!outcome.ok) return problemResponse(outcome.error);
         // Accepted: the new delivery is queued behind the endpoint's earlier ones and sent from the alarm.
         return new Response(outcome.value, { status: 202, headers: { "content-type": "application/json" } });
