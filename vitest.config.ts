@@ -64,6 +64,8 @@ export default defineConfig({
                 // Traces of every tool call go to the test collector (test/worker/tool-calls/traces.test.ts reads them).
                 TOOLGATE_OTLP_ENDPOINT: "https://otlp.test/v1/traces",
                 TOOLGATE_OTLP_HEADERS: "x-collector-key=otlp-test-key-5a7c%2C9",
+                // Approval webhooks carry their console page under this origin (test/worker/webhooks).
+                TOOLGATE_PUBLIC_URL: "https://gate.test/ignored/path",
               },
               ...downstreams(),
             },

@@ -16,9 +16,20 @@ const Timestamp = z
     z.describe("When the event was queued, an RFC 3339 UTC second."),
   );
 
+/** An approval as a webhook delivers it: with its console page where the gate knows its public origin. */
+const ApprovalWebhookData = z.extend(ApprovalEventData, {
+  console_url: z
+    .optional(z.string())
+    .check(
+      z.describe(
+        "The approver console's page of this approval (`<TOOLGATE_PUBLIC_URL origin>/console/approvals/<approval_id>`); absent when the gate has no TOOLGATE_PUBLIC_URL.",
+      ),
+    ),
+});
+
 const approvalPayload = (type: "approval.requested" | "approval.decided", id: string) =>
   z
-    .strictObject({ type: z.literal(type), timestamp: Timestamp, data: ApprovalEventData })
+    .strictObject({ type: z.literal(type), timestamp: Timestamp, data: ApprovalWebhookData })
     .register(httpSchemas, { id });
 
 const callPayload = (type: "call.outcome_unknown" | "call.reconciled", id: string) =>

@@ -83,4 +83,10 @@ export interface Env {
   TOOLGATE_OTLP_ENDPOINT?: string;
   /** Headers of every export (a Worker secret, `name=value,name2=value2`, e.g. a collector's API key); never logged. */
   TOOLGATE_OTLP_HEADERS?: string;
+  /**
+   * The gate's public origin (for example `https://gate.example.com`): approval webhooks carry the
+   * console link of their approval (`console_url`; docs/webhooks.md). Unset or not an http(s)
+   * URL: no link.
+   */
+  TOOLGATE_PUBLIC_URL?: string;
 }

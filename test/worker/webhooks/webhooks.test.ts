@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { SecretVault } from "../../../src/worker/features/secrets/vault";
-import { WebhookService } from "../../../src/worker/features/webhooks/service";
+import { publicOrigin, WebhookService } from "../../../src/worker/features/webhooks/service";
 import {
   ADMIN_TOKEN,
   adminClient,
@@ -198,6 +198,8 @@ function approvalData(
     requested_at: T0,
     expires_at: view.expires_at,
     ...decision,
+    // The origin of the gate's TOOLGATE_PUBLIC_URL (vitest.config.ts), never its path.
+    console_url: `https://gate.test/console/approvals/${view.approval_id}`,
   };
 }
 
@@ -860,6 +862,32 @@ describe("deliveries", () => {
           data: { ...data, operation_id: "op-status-inv", call_id: "status-inv", status: "succeeded", at: T0 + 10 },
         },
       ],
+    ]);
+  });
+});
+
+describe("the console link of an approval", () => {
+  it("takes the origin of an http(s) TOOLGATE_PUBLIC_URL and nothing else", () => {
+    expect(
+      [
+        "https://gate.example.com",
+        "https://gate.example.com:8443/base/path?q=1#f",
+        "http://127.0.0.1:8787/",
+        "ftp://gate.example.com",
+        "javascript:alert(1)",
+        "gate.example.com",
+        "",
+        undefined,
+      ].map(publicOrigin),
+    ).toEqual([
+      "https://gate.example.com",
+      "https://gate.example.com:8443",
+      "http://127.0.0.1:8787",
+      null,
+      null,
+      null,
+      null,
+      null,
     ]);
   });
 });

@@ -2,7 +2,7 @@ import type { Outcome } from "../../result";
 import { defineFeature } from "../../kernel/feature";
 import { WebhooksCalls, type WebhooksCall } from "./calls";
 import { webhookRoutes } from "./routes";
-import { WebhookService } from "./service";
+import { publicOrigin, WebhookService } from "./service";
 import { WEBHOOK_MIGRATIONS } from "./store";
 
 declare module "../../kernel/feature" {
@@ -23,7 +23,7 @@ export const feature = defineFeature({
   services: {
     webhooks: (use) => {
       const kernel = use("kernel");
-      const webhooks = new WebhookService(kernel, use("tools").vault);
+      const webhooks = new WebhookService(kernel, use("tools").vault, publicOrigin(kernel.env.TOOLGATE_PUBLIC_URL));
       // A durable listener of the events bus: each event is queued in the transaction that raised it.
       kernel.events.durable((event, now) => webhooks.enqueue(event, now));
       return webhooks;

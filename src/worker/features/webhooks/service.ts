@@ -7,7 +7,13 @@
  */
 import { canonicalJson } from "../../../core/json";
 import { formatUtcSecond } from "../../../core/tool-result/utc-time";
-import { EVENT_TYPES, withoutArguments, type GateEvent } from "../../../contracts/events";
+import {
+  EVENT_TYPES,
+  withoutArguments,
+  type ApprovalEventData,
+  type CallEventData,
+  type GateEvent,
+} from "../../../contracts/events";
 import type { WebhookDeliveryView, WebhookEndpointRequest, WebhookEndpointView } from "../../../contracts/webhook";
 import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
@@ -61,9 +67,13 @@ export class WebhookService {
   /** Delivery runs, one after the other (an alarm and a test's run never attempt the same head twice). */
   #runs: Promise<unknown> = Promise.resolve();
 
-  constructor(kernel: WebhookKernel, vault: SecretVault) {
+  /** The gate's public origin (`TOOLGATE_PUBLIC_URL`), for the console links of approvals; null: none. */
+  readonly #origin: string | null;
+
+  constructor(kernel: WebhookKernel, vault: SecretVault, origin: string | null = null) {
     this.#kernel = kernel;
     this.#vault = vault;
+    this.#origin = origin;
     this.#tables = new WebhookStore(kernel.sql);
   }
 
@@ -161,14 +171,15 @@ export class WebhookService {
     if (endpoints.length === 0) return;
     const messageId = `msg_${randomHex(16)}`;
     const timestamp = formatUtcSecond(now);
-    const body = canonicalJson({ type: event.type, timestamp, data: withoutArguments(event.data) });
+    const data = this.#withLinks(event);
+    const body = canonicalJson({ type: event.type, timestamp, data: withoutArguments(data) });
     const withArguments = event.data.arguments !== undefined && endpoints.some((endpoint) => endpoint.includeArguments);
     this.#tables.addMessage(
       messageId,
       event.type,
       now,
       body,
-      withArguments ? canonicalJson({ type: event.type, timestamp, data: event.data }) : null,
+      withArguments ? canonicalJson({ type: event.type, timestamp, data }) : null,
     );
     for (const endpoint of endpoints) {
       const full = this.#tables.pendingCount(endpoint.endpointId) >= MAX_WEBHOOK_BACKLOG;
@@ -181,6 +192,14 @@ export class WebhookService {
       );
     }
     this.#kernel.alarms.set("webhooks", this.#kernel.wallMs());
+  }
+
+  /** An event's data as delivered: an approval's carries its console page where the gate knows its public origin. */
+  #withLinks(event: GateEvent): (ApprovalEventData & { console_url?: string }) | CallEventData {
+    const origin = this.#origin;
+    if (origin === null || (event.type !== "approval.requested" && event.type !== "approval.decided"))
+      return event.data;
+    return { ...event.data, console_url: `${origin}/console/approvals/${event.data.approval_id}` };
   }
 
   /** A new delivery of a finished delivery's message to its endpoint: the same `webhook-id` and body. */
@@ -272,4 +291,16 @@ export class WebhookService {
       redelivery_of: delivery.redeliveryOf,
     };
   }
+}
+
+/** The origin of `TOOLGATE_PUBLIC_URL`, or null when it is unset or not an http(s) URL. */
+export function publicOrigin(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  return url.protocol === "https:" || url.protocol === "http:" ? url.origin : null;
 }
