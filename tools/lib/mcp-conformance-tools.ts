@@ -22,6 +22,7 @@ import {
   ElicitResultSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { RESOURCE_CAPABILITIES, serveResourcesAndPrompts } from "./mcp-conformance-resources.ts";
 
 /** A 1×1 red PNG. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -138,8 +139,9 @@ async function elicited(
 function mcpServer(): Server {
   const server = new Server(
     { name: "conformance-tools", version: "1.0.0" },
-    { capabilities: { tools: {}, logging: {} } },
+    { capabilities: { tools: {}, logging: {}, ...RESOURCE_CAPABILITIES } },
   );
+  serveResourcesAndPrompts(server, PNG);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: CONFORMANCE_TOOLS.map((tool) => ({ ...tool })),
   }));

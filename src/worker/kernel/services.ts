@@ -62,7 +62,7 @@ export function consumerServices(kernel: ObjectKernel, codeTools: () => readonly
   // Traces of agent tool calls (../trace, docs/traces.md): exported when TOOLGATE_OTLP_ENDPOINT is set, a no-op otherwise.
   const tracer = tracerFor(kernel.env, (promise) => kernel.waitUntil(promise));
   const agentCalls = new AgentCalls(kernel, gate, admission, toolCalls, tracer);
-  const mcp = new McpService(kernel, toolCalls, admission, gate, agentCalls);
+  const mcp = new McpService(kernel, toolCalls, admission, gate, agentCalls, tools.mcp);
   const runtime = new RuntimeTransport(kernel, toolCalls, credentials, gate);
   const revocation = new Revocation(kernel, mcp, capability);
   return {
