@@ -5,6 +5,9 @@
  * them through an MCP target, so the suite's tool scenarios judge the gate's pipeline end to end:
  * what the suite sees went through contracts, authorization and the audit.
  *
+ * The same server offers the resources, prompts and completions the suite reads by name
+ * (mcp-conformance-resources.ts), which the gate federates.
+ *
  * The tools that need the server to speak to the client in the middle of a call (logging,
  * progress, sampling, elicitation) are offered too; whether they pass through the gate is what
  * the suite reports. The server keeps sessions (one transport per `initialize`, as the SDK's
