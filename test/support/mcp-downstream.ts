@@ -9,7 +9,7 @@
  *   `notifications/tools/list_changed` in the middle of its call. Needs `Bearer <token>` when a
  *   token is set.
  * - `/json/mcp`: stateless, answers plain JSON; one read (`echo`), the resource `docs://readme`, the
- *   template `docs://items/{id}` and the prompt `greet` (argument `who`).
+ *   template `docs://items/{id}` and the prompt `greet` (argument `who`, completed from three names).
  * - `/relay/mcp`: stateless, answers as SSE streams; reads that speak while they run:
  *   `count_up` (progress 1, 2, 3 of 3 for the request's token), `log_steps` (one log message at
  *   each of debug, info, warning, error), `flood` (200 info messages), `flood_big` (20 info
@@ -25,6 +25,7 @@
  * Tests drive it at `https://mcp.test/_control` and read what it saw at `/_state`.
  */
 import { randomUUID } from "node:crypto";
+import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CreateMessageResultSchema, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -386,7 +387,12 @@ export class McpDownstream {
     );
     server.registerPrompt(
       "greet",
-      { description: "Greets someone.", argsSchema: { who: z.string() } },
+      {
+        description: "Greets someone.",
+        argsSchema: {
+          who: completable(z.string(), (value) => ["Ada", "Alan", "Grace"].filter((n) => n.startsWith(value))),
+        },
+      },
       async (args) => ({
         messages: [
           { role: "user", content: { type: "text", text: `Greet ${args.who}.` } },

@@ -141,6 +141,25 @@ describe("resources and prompts of MCP servers, under the tool scope", () => {
     ]);
   });
 
+  it("forwards completion/complete to the server owning the prompt, under its own name", async () => {
+    const s = await session(allowed.secret);
+    const ask = (name: string) =>
+      rpc(allowed.secret, s, "completion/complete", {
+        ref: { type: "ref/prompt", name },
+        argument: { name: "who", value: "A" },
+      });
+    expect((await ask("plain_greet")).result).toEqual({
+      completion: { values: ["Ada", "Alan"], total: 2, hasMore: false },
+    });
+    expect((await ask("greet")).error).toEqual({ code: -32602, message: "Nothing to complete for this reference." });
+    const scoped = await session(scopedOut.secret);
+    const refused = await rpc(scopedOut.secret, scoped, "completion/complete", {
+      ref: { type: "ref/prompt", name: "plain_greet" },
+      argument: { name: "who", value: "A" },
+    });
+    expect(refused.error).toEqual({ code: -32602, message: "Nothing to complete for this reference." });
+  });
+
   it("answers a name without the server's prefix as not found (names are namespaced)", async () => {
     const s = await session(allowed.secret);
     expect((await rpc(allowed.secret, s, "resources/read", { uri: "docs://readme" })).error).toEqual({

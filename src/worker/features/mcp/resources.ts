@@ -201,9 +201,12 @@ export async function federated(
       if (!parsed.ok) return parsed.answer;
       const ref = parsed.value.ref;
       const name = ref.type === "ref/prompt" ? ref.name : ref.uri;
+      // The request's own members only (its `_meta` stays with the gate); `context` carries earlier arguments.
+      const context = params?.["context"];
       const forwarded = (downstream: string): JsonObject => ({
-        ...(params as JsonObject),
         ref: ref.type === "ref/prompt" ? { type: ref.type, name: downstream } : { type: ref.type, uri: downstream },
+        argument: { name: parsed.value.argument.name, value: parsed.value.argument.value },
+        ...(context === undefined ? {} : { context }),
       });
       const asked = await askOwners(ownersOf(servers, name), method, forwarded, updated);
       if (asked.kind !== "result") return refused(asked, method, "Nothing to complete for this reference.");
