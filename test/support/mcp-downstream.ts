@@ -8,7 +8,8 @@
  *   (`with_email`), and `refresh_catalog`, which changes `get_item`'s schema and announces
  *   `notifications/tools/list_changed` in the middle of its call. Needs `Bearer <token>` when a
  *   token is set.
- * - `/json/mcp`: stateless, answers plain JSON; one read (`echo`).
+ * - `/json/mcp`: stateless, answers plain JSON; one read (`echo`), the resource `docs://readme`, the
+ *   template `docs://items/{id}` and the prompt `greet` (argument `who`, completed from three names).
  * - `/relay/mcp`: stateless, answers as SSE streams; reads that speak while they run:
  *   `count_up` (progress 1, 2, 3 of 3 for the request's token), `log_steps` (one log message at
  *   each of debug, info, warning, error), `flood` (200 info messages), `flood_big` (20 info
@@ -24,7 +25,8 @@
  * Tests drive it at `https://mcp.test/_control` and read what it saw at `/_state`.
  */
 import { randomUUID } from "node:crypto";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CreateMessageResultSchema, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { publishedKey, TEST_SIGNING_SECRET, verifyToolgateRequest } from "./identity-verifier.ts";
@@ -367,6 +369,42 @@ export class McpDownstream {
         this.#run("echo", args, extra._meta);
         return { content: [{ type: "text", text: args.word }] };
       },
+    );
+    // Resources and a prompt: what the MCP endpoint federates (test/worker/mcp/mcp-resources.test.ts).
+    server.registerResource(
+      "readme",
+      "docs://readme",
+      { description: "The read-me.", mimeType: "text/plain" },
+      async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: "Read me first." }] }),
+    );
+    server.registerResource(
+      "item",
+      new ResourceTemplate("docs://items/{id}", { list: undefined }),
+      { description: "One item.", mimeType: "application/json" },
+      async (uri, variables) => ({
+        contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify({ id: variables["id"] }) }],
+      }),
+    );
+    server.registerPrompt(
+      "greet",
+      {
+        description: "Greets someone.",
+        argsSchema: {
+          who: completable(z.string(), (value) => ["Ada", "Alan", "Grace"].filter((n) => n.startsWith(value))),
+        },
+      },
+      async (args) => ({
+        messages: [
+          { role: "user", content: { type: "text", text: `Greet ${args.who}.` } },
+          {
+            role: "user",
+            content: {
+              type: "resource",
+              resource: { uri: "docs://readme", mimeType: "text/plain", text: "Read me first." },
+            },
+          },
+        ],
+      }),
     );
     return server;
   }

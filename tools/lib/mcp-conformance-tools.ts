@@ -5,6 +5,9 @@
  * them through an MCP target, so the suite's tool scenarios judge the gate's pipeline end to end:
  * what the suite sees went through contracts, authorization and the audit.
  *
+ * The same server offers the resources, prompts and completions the suite reads by name
+ * (mcp-conformance-resources.ts), which the gate federates.
+ *
  * The tools that need the server to speak to the client in the middle of a call (logging,
  * progress, sampling, elicitation) are offered too; whether they pass through the gate is what
  * the suite reports. The server keeps sessions (one transport per `initialize`, as the SDK's
@@ -22,6 +25,7 @@ import {
   ElicitResultSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { RESOURCE_CAPABILITIES, serveResourcesAndPrompts } from "./mcp-conformance-resources.ts";
 
 /** A 1×1 red PNG. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -138,8 +142,9 @@ async function elicited(
 function mcpServer(): Server {
   const server = new Server(
     { name: "conformance-tools", version: "1.0.0" },
-    { capabilities: { tools: {}, logging: {} } },
+    { capabilities: { tools: {}, logging: {}, ...RESOURCE_CAPABILITIES } },
   );
+  serveResourcesAndPrompts(server, PNG);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: CONFORMANCE_TOOLS.map((tool) => ({ ...tool })),
   }));

@@ -54,6 +54,9 @@ describe("initialize and sessions", () => {
         capabilities: {
           tools: { listChanged: false },
           logging: {},
+          resources: { subscribe: true, listChanged: false },
+          prompts: { listChanged: false },
+          completions: {},
           tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
         },
         serverInfo: { name: "toolgate", version: "0.1.0" },
@@ -72,10 +75,22 @@ describe("initialize and sessions", () => {
       });
       return [res.json.result.protocolVersion, Object.keys(res.json.result.capabilities).sort()];
     };
-    expect(await versionOf("2025-11-25")).toEqual(["2025-11-25", ["logging", "tasks", "tools"]]);
-    expect(await versionOf("2025-06-18")).toEqual(["2025-06-18", ["logging", "tools"]]);
-    expect(await versionOf("2024-11-05")).toEqual(["2025-11-25", ["logging", "tasks", "tools"]]);
-    expect(await versionOf("next")).toEqual(["2025-11-25", ["logging", "tasks", "tools"]]);
+    expect(await versionOf("2025-11-25")).toEqual([
+      "2025-11-25",
+      ["completions", "logging", "prompts", "resources", "tasks", "tools"],
+    ]);
+    expect(await versionOf("2025-06-18")).toEqual([
+      "2025-06-18",
+      ["completions", "logging", "prompts", "resources", "tools"],
+    ]);
+    expect(await versionOf("2024-11-05")).toEqual([
+      "2025-11-25",
+      ["completions", "logging", "prompts", "resources", "tasks", "tools"],
+    ]);
+    expect(await versionOf("next")).toEqual([
+      "2025-11-25",
+      ["completions", "logging", "prompts", "resources", "tasks", "tools"],
+    ]);
   });
 
   it("answers ping, logging/setLevel and notifications within a session", async () => {
@@ -131,11 +146,12 @@ describe("initialize and sessions", () => {
     expect([foreign.status, foreign.json]).toEqual([404, notFound]);
   });
 
-  it("checks MCP-Protocol-Version when present: a version spoken here, else 400", async () => {
+  it("checks MCP-Protocol-Version when present: a version spoken here (or 2025-03-26, Streamable HTTP's first), else 400", async () => {
     const s = await initialize(agent, "2025-06-18");
     const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
     expect((await mcpPost(agent, ping, { ...s.headers, "mcp-protocol-version": "2025-11-25" })).status).toBe(200);
-    const old = await mcpPost(agent, ping, { ...s.headers, "mcp-protocol-version": "2025-03-26" });
+    expect((await mcpPost(agent, ping, { ...s.headers, "mcp-protocol-version": "2025-03-26" })).status).toBe(200);
+    const old = await mcpPost(agent, ping, { ...s.headers, "mcp-protocol-version": "2024-11-05" });
     expect([old.status, old.json.code, old.json.error.code]).toEqual([400, "INVALID_REQUEST", -32000]);
   });
 
@@ -248,7 +264,14 @@ describe("malformed messages: the right JSON-RPC error, never a 5xx", () => {
       ["not an object", "7", 400, -32600, null],
       ["malformed JSON", '{"jsonrpc":"2.0",', 400, -32700, null],
       ["duplicate key", '{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}', 400, -32700, null],
-      ["unknown method", { jsonrpc: "2.0", id: 5, method: "resources/list" }, 200, -32601, 5],
+      ["unknown method", { jsonrpc: "2.0", id: 5, method: "roots/list" }, 200, -32601, 5],
+      [
+        "resources/list cursor",
+        { jsonrpc: "2.0", id: 8, method: "resources/list", params: { cursor: "x" } },
+        200,
+        -32602,
+        8,
+      ],
       ["bad params", { jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: 7 } }, 200, -32602, 6],
       ["tools/list cursor", { jsonrpc: "2.0", id: 7, method: "tools/list", params: { cursor: "x" } }, 200, -32602, 7],
     ];
@@ -270,19 +293,19 @@ describe("malformed messages: the right JSON-RPC error, never a 5xx", () => {
     expect(wrong.json).toEqual(
       rpcProblem(400, "INVALID_REQUEST", "Request does not match its contract", '$.jsonrpc must be "2.0".', -32600, 1),
     );
-    const unknown = await mcpPost(agent, { jsonrpc: "2.0", id: 5, method: "resources/list" }, s.headers);
+    const unknown = await mcpPost(agent, { jsonrpc: "2.0", id: 5, method: "roots/list" }, s.headers);
     expect(unknown.json).toEqual({
       jsonrpc: "2.0",
       id: 5,
       error: {
         code: -32601,
         message:
-          "Method not found: this endpoint serves initialize, ping, tools/list, tools/call, logging/setLevel and (from 2025-11-25) tasks/get, tasks/result, tasks/list, tasks/cancel.",
+          "Method not found: this endpoint serves initialize, ping, tools/list, tools/call, logging/setLevel, resources/list, resources/templates/list, resources/read, resources/subscribe, resources/unsubscribe, prompts/list, prompts/get, completion/complete and (from 2025-11-25) tasks/get, tasks/result, tasks/list, tasks/cancel.",
       },
     });
   });
 
-  it("refuses an oversized body (413), another media type (415), an Accept it cannot answer (406), GET and other methods (405)", async () => {
+  it("refuses an oversized body (413), another media type (415), an Accept it cannot answer (406), a GET without text/event-stream (406), other methods (405)", async () => {
     const s = await initialize(agent);
     const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(70_000) } });
     const oversized = await mcpPost(agent, big, s.headers);
@@ -297,18 +320,20 @@ describe("malformed messages: the right JSON-RPC error, never a 5xx", () => {
       const res = await mcpPost(agent, { jsonrpc: "2.0", id: 1, method: "ping" }, { ...s.headers, accept });
       expect([accept, res.status, res.json.code]).toEqual([accept, 406, "NOT_ACCEPTABLE"]);
     }
-    for (const method of ["GET", "PUT"]) {
-      const res = await gate(MCP, {
-        method,
-        headers: { authorization: `Bearer ${agent}`, accept: "text/event-stream", ...s.headers },
-      });
-      expect([method, res.status, res.headers.get("allow"), ((await res.json()) as { code: string }).code]).toEqual([
-        method,
-        405,
-        "POST, DELETE",
-        "METHOD_NOT_ALLOWED",
-      ]);
-    }
+    const get = await gate(MCP, {
+      method: "GET",
+      headers: { authorization: `Bearer ${agent}`, accept: "application/json", ...s.headers },
+    });
+    expect([get.status, ((await get.json()) as { code: string }).code]).toEqual([406, "NOT_ACCEPTABLE"]);
+    const put = await gate(MCP, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${agent}`, accept: "text/event-stream", ...s.headers },
+    });
+    expect([put.status, put.headers.get("allow"), ((await put.json()) as { code: string }).code]).toEqual([
+      405,
+      "GET, POST, DELETE",
+      "METHOD_NOT_ALLOWED",
+    ]);
   });
 
   it("answers one SSE event when the client accepts only text/event-stream", async () => {

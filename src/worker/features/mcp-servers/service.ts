@@ -8,6 +8,7 @@ import { DEFAULT_LIMITS } from "../../kernel/limits";
 import { listPage } from "../../kernel/list-page";
 import { listTools, type ListedTools, type McpEndpoint } from "../../targets/mcp/client";
 import type { McpToolRelay } from "../../targets/mcp/requests";
+import type { FederatedServer } from "../../targets/mcp/federated";
 import type { ObjectKernel } from "../../kernel/kernel";
 import { received, type Carried } from "../../kernel/rpc";
 import type { SecretVault } from "../secrets/vault";
@@ -163,6 +164,33 @@ export class McpServers {
         return { server: server.name, ...relayView(server.relay) };
     }
     return null;
+  }
+
+  /**
+   * The registered servers as the MCP endpoint federates their resources and prompts, each with
+   * the enabled tools its last import still defines (who may see a server: mcp/federation.ts).
+   */
+  federated(): FederatedServer[] {
+    return this.#table.list().map((server) => {
+      const auth = server.auth === null ? null : (stored(server.auth) as { secret: string; prefix: string });
+      const tools = storedTools(server).filter((tool) => {
+        const current = this.#data.current(tool.name);
+        return current?.enabled === true && isImportOf(current.definition, server.url, tool.downstream);
+      });
+      return {
+        name: server.name,
+        url: server.url,
+        prefix: server.prefix,
+        timeoutMs: server.timeoutMs,
+        tools: tools.map((tool) => tool.name),
+        fetch: this.#fetch,
+        authorization: async () => {
+          if (auth === null) return null;
+          const secret = await this.#vault.open(auth.secret);
+          return secret === undefined ? undefined : auth.prefix + secret;
+        },
+      };
+    });
   }
 
   /** A server at `url` announced a changed tool list: mark it stale (once, audited) until it is imported again. */

@@ -20,7 +20,15 @@ export const feature = defineFeature({
   name: "mcp",
   routes: [mcpRoutes],
   services: {
-    mcp: (use) => new McpService(use("kernel"), use("toolCalls"), use("admission"), use("gate"), use("agentCalls")),
+    mcp: (use) =>
+      new McpService(
+        use("kernel"),
+        use("toolCalls"),
+        use("admission"),
+        use("gate"),
+        use("agentCalls"),
+        use("tools").mcp,
+      ),
   },
   operations: { mcp: (s, consumer, token, request) => s.mcp.call(consumer, token, request) },
   migrations: MCP_MIGRATIONS,

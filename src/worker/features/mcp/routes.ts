@@ -45,14 +45,11 @@ function httpVersionOf(request: Request): string | null {
 
 const noStream = () =>
   rpcProblem(
-    problem(
-      "METHOD_NOT_ALLOWED",
-      "This endpoint offers no server-initiated stream: POST each message, DELETE the session.",
-    ),
+    problem("METHOD_NOT_ALLOWED", "POST each message, GET the session's server-to-client stream, DELETE the session."),
     RPC_ERRORS.invalidRequest,
     null,
     {
-      allow: "POST, DELETE",
+      allow: "GET, POST, DELETE",
     },
   );
 
@@ -158,18 +155,37 @@ export const mcpRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/mcp",
-      summary: "No server-initiated SSE stream is offered: 405 with `Allow: POST, DELETE`.",
+      summary:
+        "Opens a server-to-client SSE stream of the session named by `Mcp-Session-Id` (Streamable HTTP; several may be open): `notifications/resources/updated` of the resources the session subscribed to.",
       operation: "mcp",
       auth: "credential",
-      // Routed (the MCP transport's own answer) but not documented: it has no successful outcome.
-      documented: false,
-      problems: ["UNAUTHENTICATED", "ORIGIN_REFUSED", "METHOD_NOT_ALLOWED"],
-      handlers: handlers(noStream),
+      headers: MCP_HEADERS,
+      problemSchema: McpProblem,
+      response: {
+        status: 200,
+        text: "text/event-stream",
+        description:
+          "An event stream (`event: message`, one JSON-RPC notification each); it ends after 5 minutes, or when the session ends.",
+      },
+      problems: [...problems, "NOT_ACCEPTABLE", "QUOTA_EXCEEDED"],
+      handlers: handlers(async (c) => {
+        if (!acceptsEventStream(c.req.header("accept") ?? null))
+          return rpcProblem(
+            problem("NOT_ACCEPTABLE", "Accept text/event-stream: the answer is a server-to-client event stream."),
+            RPC_ERRORS.invalidRequest,
+          );
+        const outcome = await c.var.object.mcp(c.var.consumer, credentialToken(c.var.token), {
+          method: "GET",
+          ...headersOf(c.req.raw),
+          message: null,
+        });
+        return outcome.ok ? replyResponse(outcome.value, "sse") : objectRefusal(outcome.error);
+      }),
     },
     {
       method: "all",
       path: "/v1/consumers/{consumer}/mcp",
-      summary: "Any other method: 405 with `Allow: POST, DELETE`.",
+      summary: "Any other method: 405 with `Allow: GET, POST, DELETE`.",
       operation: "none",
       documented: false,
       problems: ["METHOD_NOT_ALLOWED"],

@@ -32,18 +32,25 @@ import { CallRequests, PendingRelays, type CallRequestsHost } from "./requests";
 import { McpStore, type McpSession } from "./store";
 import { listTools } from "./tools";
 import { McpTasks } from "./tasks";
+import {
+  FEDERATED_CAPABILITIES,
+  FEDERATED_METHODS,
+  MCP_STREAMABLE_HTTP_VERSION,
+  McpFederation,
+  type FederatedServers,
+} from "./resources";
 
 export type { RunCall } from "./context";
 export type { McpNotifySink } from "../../targets/mcp/notify";
 
 /** One HTTP request of the endpoint, as the Worker forwards it (after the Origin, Accept and envelope checks). */
 export interface McpRequest {
-  readonly method: "POST" | "DELETE";
+  readonly method: "POST" | "DELETE" | "GET";
   /** The `Mcp-Session-Id` header. */
   readonly sessionId: string | null;
   /** The `MCP-Protocol-Version` header. */
   readonly protocolVersion: string | null;
-  /** POST: the JSON-RPC message the Worker read and checked (../rpc.ts); DELETE: null. */
+  /** POST: the JSON-RPC message the Worker read and checked (../rpc.ts); DELETE and GET: null. */
   readonly message: Carried<JsonRpcMessage> | null;
   /** The client accepts `text/event-stream`: a relaying `tools/call` is answered as one (mcp/relay.ts). */
   readonly events?: boolean;
@@ -76,7 +83,7 @@ const INSTRUCTIONS =
 
 /** The server capabilities of a negotiated version (tasks exist from 2025-11-25). */
 function capabilitiesOf(version: McpProtocolVersion): JsonObject {
-  const base: JsonObject = { tools: { listChanged: false }, logging: {} };
+  const base: JsonObject = { tools: { listChanged: false }, logging: {}, ...FEDERATED_CAPABILITIES };
   return version === "2025-11-25"
     ? { ...base, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
     : base;
@@ -139,6 +146,8 @@ export class McpService {
   readonly #gate: Gatekeeper;
   /** The agent's tool-call path every `tools/call` takes. */
   readonly #agentCalls: AgentCalls;
+  /** Resources, prompts and completion of the consumer's MCP servers; the GET streams. */
+  readonly #federation: McpFederation;
 
   constructor(
     kernel: McpKernel,
@@ -146,6 +155,7 @@ export class McpService {
     admission: AgentAdmission,
     gate: Gatekeeper,
     agentCalls: AgentCalls,
+    servers: FederatedServers,
   ) {
     this.#kernel = kernel;
     this.#toolCalls = toolCalls;
@@ -154,6 +164,7 @@ export class McpService {
     this.#agentCalls = agentCalls;
     this.#store = new McpStore(kernel.sql);
     this.#tasks = new McpTasks(this.#store, kernel, toolCalls);
+    this.#federation = new McpFederation(servers, kernel, (id) => this.#store.session(id, kernel.now()) !== undefined);
   }
 
   /** Relayed requests awaiting the client's response now. */
@@ -186,10 +197,15 @@ export class McpService {
         ),
       );
     }
+    if (request.method === "GET") {
+      const session = this.#session(auth, request);
+      return session.ok ? this.#federation.open(session.value.sessionId) : session;
+    }
     if (request.method === "DELETE" || request.message === null) {
       const session = this.#session(auth, request);
       if (!session.ok) return session;
       this.#kernel.transaction(() => this.#store.endSession(session.value.sessionId));
+      this.#federation.streams.end(session.value.sessionId);
       return ok({ kind: "ended" });
     }
     const message = received(request.message, JsonRpcMessage);
@@ -313,7 +329,11 @@ export class McpService {
         ),
       );
     }
-    if (request.protocolVersion !== null && !isMcpVersion(request.protocolVersion)) {
+    if (
+      request.protocolVersion !== null &&
+      !isMcpVersion(request.protocolVersion) &&
+      request.protocolVersion !== MCP_STREAMABLE_HTTP_VERSION
+    ) {
       return fail(
         problem(
           "INVALID_REQUEST",
@@ -340,6 +360,11 @@ export class McpService {
       // A task method may wait (tasks/result) or run the call (tasks/get): it takes a token of the credential's call rate.
       const rate = this.#admission.rate(ctx.auth.caller.credentialId, limitsOf(ctx.auth.config));
       if (!rate.ok) return jsonRpc.refusal(rate.error);
+    }
+    if (FEDERATED_METHODS.includes(method)) {
+      // Each reaches the consumer's MCP servers: it takes a token of the credential's call rate.
+      const rate = this.#admission.rate(ctx.auth.caller.credentialId, limitsOf(ctx.auth.config));
+      return rate.ok ? this.#federation.handle(ctx, method, params) : jsonRpc.refusal(rate.error);
     }
     switch (method) {
       case "ping":
@@ -370,7 +395,7 @@ export class McpService {
       default:
         return jsonRpc.error(
           RPC_ERRORS.methodNotFound,
-          "Method not found: this endpoint serves initialize, ping, tools/list, tools/call, logging/setLevel and (from 2025-11-25) tasks/get, tasks/result, tasks/list, tasks/cancel.",
+          "Method not found: this endpoint serves initialize, ping, tools/list, tools/call, logging/setLevel, resources/list, resources/templates/list, resources/read, resources/subscribe, resources/unsubscribe, prompts/list, prompts/get, completion/complete and (from 2025-11-25) tasks/get, tasks/result, tasks/list, tasks/cancel.",
         );
     }
   }

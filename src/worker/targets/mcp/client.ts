@@ -347,3 +347,22 @@ export async function callTool(
     await opened.value.close();
   }
 }
+
+/**
+ * One request of any other method (`resources/read`, `prompts/get`, `completion/complete`, …) in
+ * its own session. These are reads: sent once more after a connection lost before any answer.
+ */
+export async function requestOnce(
+  endpoint: McpEndpoint,
+  method: string,
+  params: JsonObject,
+  maxBytes: number,
+): Promise<McpCallReply> {
+  const opened = await McpSession.open(endpoint);
+  if (!opened.ok) return { kind: "not_started", failure: opened.error };
+  try {
+    return await opened.value.request(method, params, { retry: true, maxBytes });
+  } finally {
+    await opened.value.close();
+  }
+}
