@@ -9,6 +9,7 @@ import { tracerFor } from "../trace/config";
 import { AuditHost } from "../features/audit/rpc";
 import { CapabilityService } from "../features/capability/service";
 import { CapabilityCalls } from "../features/capability/calls";
+import { CapabilityTools } from "../features/capability/tool-call";
 import { ConsoleService } from "../features/console/service";
 import { AdminCalls } from "../features/consumers/admin-call";
 import { OAuthGrants } from "../features/credentials/oauth-grant";
@@ -61,8 +62,10 @@ export function consumerServices(kernel: ObjectKernel, codeTools: () => readonly
   const admission = new AgentAdmission(kernel);
   // Traces of agent tool calls (../trace, docs/traces.md): exported when TOOLGATE_OTLP_ENDPOINT is set, a no-op otherwise.
   const tracer = tracerFor(kernel.env, (promise) => kernel.waitUntil(promise));
-  const agentCalls = new AgentCalls(kernel, gate, admission, toolCalls, tracer);
-  const mcp = new McpService(kernel, toolCalls, admission, gate, agentCalls);
+  // The capabilities providers offer, as tools of MCP and the tool-call route.
+  const capabilityTools = new CapabilityTools(kernel, capability);
+  const agentCalls = new AgentCalls(kernel, gate, admission, toolCalls, tracer, capabilityTools);
+  const mcp = new McpService(kernel, toolCalls, admission, gate, agentCalls, capabilityTools);
   const runtime = new RuntimeTransport(kernel, toolCalls, credentials, gate);
   const revocation = new Revocation(kernel, mcp, capability);
   return {

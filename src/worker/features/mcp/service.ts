@@ -32,6 +32,7 @@ import { CallRequests, PendingRelays, type CallRequestsHost } from "./requests";
 import { McpStore, type McpSession } from "./store";
 import { listTools } from "./tools";
 import { McpTasks } from "./tasks";
+import type { CapabilityToolEntry, CapabilityTools } from "../capability/tool-call";
 
 export type { RunCall } from "./context";
 export type { McpNotifySink } from "../../targets/mcp/notify";
@@ -139,6 +140,8 @@ export class McpService {
   readonly #gate: Gatekeeper;
   /** The agent's tool-call path every `tools/call` takes. */
   readonly #agentCalls: AgentCalls;
+  /** The capabilities a provider offers, listed as tools (../capability/tool-call.ts). */
+  readonly #capabilities: CapabilityTools | undefined;
 
   constructor(
     kernel: McpKernel,
@@ -146,7 +149,9 @@ export class McpService {
     admission: AgentAdmission,
     gate: Gatekeeper,
     agentCalls: AgentCalls,
+    capabilities?: CapabilityTools,
   ) {
+    this.#capabilities = capabilities;
     this.#kernel = kernel;
     this.#toolCalls = toolCalls;
     this.#admission = admission;
@@ -301,6 +306,13 @@ export class McpService {
     );
   }
 
+  /** The capability tools the session's subject may see (its scope, its grants, attached providers). */
+  #capabilityTools(ctx: McpContext): CapabilityToolEntry[] {
+    const { caller, config } = ctx.auth;
+    if (this.#capabilities === undefined || caller.subjectId === null) return [];
+    return this.#capabilities.list(config.name, caller.subjectId, caller.tools, ctx.registry);
+  }
+
   #session(auth: Authenticated, request: McpRequest): Outcome<McpSession> {
     if (request.sessionId === null)
       return fail(problem("INVALID_REQUEST", "Send the Mcp-Session-Id header that initialize answered."));
@@ -348,7 +360,7 @@ export class McpService {
         const parsed = jsonRpc.params(ListParams, params);
         if (!parsed.ok) return parsed.answer;
         return parsed.value.cursor === undefined
-          ? jsonRpc.result(listTools(ctx.registry, ctx.auth.caller, version))
+          ? jsonRpc.result(listTools(ctx.registry, ctx.auth.caller, version, this.#capabilityTools(ctx)))
           : jsonRpc.invalidParams("Invalid cursor: tools/list answers one page.");
       }
       case "tools/call":
