@@ -44,21 +44,80 @@ async function providerPost(path: string, body?: unknown): Promise<Response> {
   return send("POST", `/v1/consumers/${CONSUMER}/capability/providers/${PROVIDER}/${path}`, c.provider, body);
 }
 
-/** The provider's next effects by long-poll (waits up to 5 s for one). */
+/** The last effect sequence the test's provider acknowledged. */
+let acked = 0;
+
+/** The provider's next effects by long-poll (waits up to 5 s for one), acknowledging the ones before. */
 async function effects(binding: number): Promise<Array<{ effect: Record<string, unknown> }>> {
   const res = await send(
     "GET",
-    `/v1/consumers/${CONSUMER}/capability/providers/${PROVIDER}/effects?binding_id=${binding}&wait=5000`,
+    `/v1/consumers/${CONSUMER}/capability/providers/${PROVIDER}/effects?binding_id=${binding}&after=${acked}&wait=5000`,
     c.provider,
   );
   expect(res.status).toBe(200);
-  return ((await res.json()) as { effects: Array<{ effect: Record<string, unknown> }> }).effects;
+  const list = ((await res.json()) as { effects: Array<{ effect: Record<string, unknown> & { sequence: number } }> })
+    .effects;
+  acked = list.at(-1)?.effect.sequence ?? acked;
+  return list;
+}
+
+/** The next invoke's operation and local id. */
+async function nextInvoke(): Promise<{ operation_id: number; local_id: number }> {
+  const [bound] = await effects(1);
+  const effect = bound?.effect as { operation_id: number; request_key: { local_id: number } };
+  return { operation_id: effect.operation_id, local_id: effect.request_key.local_id };
+}
+
+/** The provider observes `observation` for an invoke of `actor`. */
+async function observe(actor: string, invoke: { operation_id: number; local_id: number }, observation: unknown) {
+  const res = await providerPost("observations", {
+    binding_id: 1,
+    observation: {
+      operation_id: invoke.operation_id,
+      request_key: { consumer_id: CONSUMER, actor_id: actor, local_id: invoke.local_id },
+      instance_id: 7,
+      generation: 1,
+      provider_id: PROVIDER,
+      observation,
+    },
+  });
+  expect(res.status).toBe(200);
 }
 
 async function auditEntries(kind: string): Promise<unknown[]> {
   const res = await send("GET", `/v1/consumers/${CONSUMER}/audit?limit=500`, c.auditor);
   const page = (await res.json()) as { entries: Array<{ kind: string; record: unknown }> };
   return page.entries.filter((e) => e.kind === kind).map((e) => e.record);
+}
+
+/** The test grant's key for another actor. */
+function grantKeyOf(actor: string) {
+  return {
+    consumer_id: CONSUMER,
+    actor_id: actor,
+    instance_id: 7,
+    generation: 1,
+    provider_id: PROVIDER,
+    capability_id: SNAPSHOT,
+    resource_scope_id: "tab:1",
+  };
+}
+
+interface Approval {
+  key: { consumer_id: string; actor_id: string; local_id: number };
+  accepted_sequence: number;
+  approval_summary: string;
+}
+
+/** The first capability approval once one is open (polled). */
+async function firstApproval(): Promise<Approval> {
+  for (let i = 0; i < 50; i += 1) {
+    const res = await send("GET", `/v1/consumers/${CONSUMER}/capability/approvals`, c.approver);
+    const [first] = ((await res.json()) as { approvals: Approval[] }).approvals;
+    if (first !== undefined) return first;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("no approval opened");
 }
 
 const failedModel = (code: string, category: string, message: string, recovery: string) => ({
@@ -185,6 +244,7 @@ describe("capabilities as MCP tools", () => {
     const pending = callSnapshot(c.agent, { input: { depth: 1 } });
     const [bound] = await effects(1);
     const effect = bound?.effect as {
+      sequence: number;
       operation_id: number;
       request_key: { local_id: number };
       effect: { invoke: Record<string, unknown> };
@@ -313,5 +373,99 @@ describe("capabilities as MCP tools", () => {
     expect(((await unknown.json()) as { model_result: { error: { code: string } } }).model_result.error.code).toBe(
       "UNKNOWN_TOOL",
     );
+  });
+  it("waits for an approver under a require-approval grant; an approved image comes back as an MCP image block", async () => {
+    const agent3 = (await credential(CONSUMER, "agent", "agent-3")).secret;
+    const key = { ...grantKeyOf("agent-3"), resource_scope_id: "tab:1" };
+    const set = await send("POST", `/v1/consumers/${CONSUMER}/capability/authority`, c.approver, {
+      command: { "set-grant": { grant: { key, mode: "require-approval" } } },
+    });
+    expect(set.status).toBe(200);
+    const pending = mcpPost(
+      CONSUMER,
+      agent3,
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "browser_page_snapshot", arguments: {} } },
+      await session(agent3),
+    );
+    const approval = await firstApproval();
+    expect(approval.approval_summary).toBe("Tool call browser_page_snapshot on tab:1");
+    const resolved = await send("POST", `/v1/consumers/${CONSUMER}/capability/authority`, c.approver, {
+      command: {
+        "resolve-approval": {
+          resolution: {
+            request_key: approval.key,
+            accepted_sequence: approval.accepted_sequence,
+            instance_id: 7,
+            generation: 1,
+            decision: "approve-once",
+          },
+        },
+      },
+    });
+    expect(resolved.status).toBe(200);
+    const png = [137, 80, 78, 71, 13, 10, 26, 10];
+    await observe("agent-3", await nextInvoke(), {
+      succeeded: {
+        result: {
+          metadata: { byte_len: 8, media_type: "image/png", truncated: false, redacted_summary: "a screenshot" },
+          delivery: { inline: { bytes: png } },
+        },
+      },
+    });
+    const res = await pending;
+    expect(res.json.result.content[0]).toEqual({ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" });
+    expect(res.json.result.structuredContent.data).toEqual({
+      capability_id: SNAPSHOT,
+      media_type: "image/png",
+      byte_len: 8,
+      truncated: false,
+      summary: "a screenshot",
+      content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }],
+    });
+    expect((await auditEntries("capability.tool-call")).at(-1)).toEqual({
+      tool: "browser_page_snapshot",
+      capability_id: SNAPSHOT,
+      actor_id: "agent-3",
+      local_id: String(2 ** 52 + 1_000_000 * 1024 + 1),
+      provider_id: PROVIDER,
+      resource_scope_id: "tab:1",
+      decision: "require-approval",
+      outcome: "succeeded",
+      code: null,
+      status: "succeeded",
+    });
+  });
+
+  it("answers a provider's failure and an opaque reference without the provider's message or reference", async () => {
+    const failing = callSnapshot(c.agent);
+    await observe("agent-1", await nextInvoke(), {
+      failed: { failure: { kind: "unavailable", redacted_message: "secret tab http://intranet/x" } },
+    });
+    const failed = (await failing).json.result;
+    expect(failed.content[0]).toEqual({
+      type: "text",
+      text: "The provider could not do browser.page.snapshot (unavailable).",
+    });
+    expect(failed.structuredContent.error.code).toBe("TOOL_ERROR");
+    expect(JSON.stringify(failed)).not.toContain("intranet");
+
+    const referenced = callSnapshot(c.agent);
+    await observe("agent-1", await nextInvoke(), {
+      succeeded: {
+        result: {
+          metadata: { byte_len: 5000, media_type: "application/pdf", truncated: false, redacted_summary: null },
+          delivery: { "opaque-reference": { reference: "blob://provider/internal-42" } },
+        },
+      },
+    });
+    const result = (await referenced).json.result;
+    expect(result.structuredContent.data).toEqual({
+      capability_id: SNAPSHOT,
+      media_type: "application/pdf",
+      byte_len: 5000,
+      truncated: false,
+      content: [],
+    });
+    expect(JSON.stringify(result)).not.toContain("internal-42");
   });
 });
