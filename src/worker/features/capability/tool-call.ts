@@ -126,6 +126,9 @@ function endingOf(completion: CapabilityCompletionEnvelope, decision: PolicyDeci
 function refusalOf(error: CapabilityError, capabilityId: string): Ending {
   const tag = typeof error === "string" ? error : (Object.keys(error)[0] ?? "refused");
   if (tag === "provider-unavailable" || tag === "provider-binding-mismatch") return notAttached(capabilityId);
+  // The request the gate built is valid but for what the arguments gave it: an input too large.
+  if (tag === "validation")
+    return { code: "INVALID_ARGUMENTS", guidance: `The input of ${capabilityId} is refused (at most 64 KiB of JSON).` };
   if (tag.endsWith("capacity-exceeded"))
     return {
       code: "RATE_LIMIT",
