@@ -84,6 +84,12 @@ export const ToolCallResponse = z
           "The audit entry that recorded this call: its seq and Merkle leaf hash (hex), for an inclusion proof later.",
       }),
     ),
+    guidance: z.optional(z.string()).check(
+      z.meta({
+        description:
+          "Set when a capability tool's call did not succeed: what happened, in words the model can act on (MCP sends it as the first text block).",
+      }),
+    ),
   })
   .register(httpSchemas, { id: "ToolCallResponse" });
 

@@ -9,6 +9,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonBytes, type CompletionBatch } from "../../src/client";
@@ -43,6 +45,7 @@ let pages: PageServer;
 let browser: ExtensionBrowser;
 let options: Page;
 let agent: AgentClient;
+let agentSecret: string;
 let providerSecret: string;
 let localId = 0;
 
@@ -155,12 +158,9 @@ beforeAll(async () => {
   for (const part of started) if (part.status === "rejected") throw part.reason;
 
   await admin("PUT", "", { tools: [], approver_subjects: [] });
-  agent = new AgentClient({
-    baseUrl: gate.base,
-    consumer: CONSUMER,
-    token: ((await admin("POST", "/credentials", { kind: "agent", subject_id: "agent-1" })) as { secret: string })
-      .secret,
-  });
+  agentSecret = ((await admin("POST", "/credentials", { kind: "agent", subject_id: "agent-1" })) as { secret: string })
+    .secret;
+  agent = new AgentClient({ baseUrl: gate.base, consumer: CONSUMER, token: agentSecret });
   providerSecret = (
     (await admin("POST", "/credentials", { kind: "provider", subject_id: PROVIDER })) as { secret: string }
   ).secret;
@@ -368,5 +368,47 @@ describe("the Manifest V3 extension in Chromium against npm start's gate", () =>
       sequence_exhausted: false,
       bindings: [{ binding_id: binding, provider_id: PROVIDER }],
     });
+  });
+
+  it("answers an MCP client's browser_page_snapshot tool call (the official SDK client) with the active tab", async () => {
+    const tab = await openTab("article");
+    const client = new Client({ name: "extension-test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gate.base}/v1/consumers/${CONSUMER}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${agentSecret}` } },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => [t.name, t.description])).toEqual([
+        ["browser_page_snapshot", "Title, address and visible text of the active tab"],
+      ]);
+      const result = await client.callTool({ name: "browser_page_snapshot", arguments: {} });
+      const page = {
+        title: "Field notes: herons",
+        url: `${pages.url}article`,
+        text: "Field notes\n\nThe heron waits at the edge of the reeds.\n\nIt strikes once — and eats.",
+        text_length: 83,
+        truncated: false,
+      };
+      const content = result.content as Array<{ type: string; text: string }>;
+      expect(content).toHaveLength(2);
+      expect(content[0]?.type).toBe("text");
+      expect(JSON.parse(content[0]?.text ?? "")).toEqual(page);
+      expect(result.isError).toBe(false);
+      const structured = result.structuredContent as { status: string; data: Record<string, unknown> };
+      expect(structured.status).toBe("succeeded");
+      expect(structured.data).toEqual({
+        capability_id: SNAPSHOT,
+        media_type: "application/json",
+        byte_len: new TextEncoder().encode(content[0]?.text ?? "").length,
+        truncated: false,
+        json: page,
+        content: [{ type: "text", text: content[0]?.text }],
+      });
+    } finally {
+      await client.close();
+      await tab.close();
+    }
   });
 });

@@ -21,6 +21,8 @@ export function collectCompletions(host: CapabilityService, state: CapabilityEng
   const completions = state.completions;
   host.apply(state, "drain-completions");
   for (const completion of completions) {
+    // A tool call waiting for this request takes it (service.ts `claim`); the mailbox never sees it.
+    if (host.handOver(completion)) continue;
     const actor = completion.request_key.actor_id;
     if (
       !host.mailbox.deliver(

@@ -3,12 +3,15 @@ import { defineFeature } from "../../kernel/feature";
 import { CapabilityCalls, type CapabilityCall } from "./calls";
 import { capabilityRoutes } from "./routes";
 import { CapabilityService } from "./service";
+import { CapabilityTools } from "./tool-call";
 import { CAPABILITY_MIGRATIONS } from "./store";
 
 declare module "../../kernel/feature" {
   interface Services {
     readonly capability: CapabilityService;
     readonly capabilityCalls: CapabilityCalls;
+    /** The capabilities providers offer, as tools of MCP and the tool-call route (./tool-call). */
+    readonly capabilityTools: CapabilityTools;
   }
   interface Operations {
     /** `token` null: the Worker checked the admin secret. */
@@ -23,6 +26,7 @@ export const feature = defineFeature({
   services: {
     capability: (use) => CapabilityService.of(use("kernel"), use("credentials")),
     capabilityCalls: (use) => new CapabilityCalls(use("kernel"), use("gate"), use("capability")),
+    capabilityTools: (use) => new CapabilityTools(use("kernel"), use("capability")),
   },
   operations: { capabilityCall: (s, consumer, token, call) => s.capabilityCalls.call(consumer, token, call) },
   migrations: CAPABILITY_MIGRATIONS,

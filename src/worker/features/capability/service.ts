@@ -1,6 +1,7 @@
 import {
   applyInPlace,
   U64_MAX,
+  type CapabilityCompletionEnvelope,
   type CapabilityEngineState,
   type CapabilityError,
   type CapabilityOperation,
@@ -32,6 +33,11 @@ const QUERIES = new Set([
   "provider-descriptor",
   "provider-exists",
 ]);
+
+/** The key of a request's claim: its actor and local id (the consumer is the object's). */
+export function claimKey(actorId: string, localId: bigint): string {
+  return `${localId.toString()} ${actorId}`;
+}
 
 /** How long a long-poll attachment lives without a poll, in milliseconds. */
 export const LEASE_MS = 60_000;
@@ -74,6 +80,10 @@ export class CapabilityService {
   /** The deadline the alarm is set for (`undefined`: unknown, e.g. after a restart or a run). */
   #scheduled: bigint | null | undefined;
   readonly #waiters = new Waiters();
+  /** Tool calls waiting for their request's completion, by request key (tool-call.ts): memory only. */
+  readonly #claims = new Map<string, (completion: CapabilityCompletionEnvelope) => void>();
+  /** Claimed completions of the running step, handed over once it commits. */
+  #handed: [(completion: CapabilityCompletionEnvelope) => void, CapabilityCompletionEnvelope][] = [];
   /** Providers with a long-poll waiting now. */
   get waiting(): number {
     return this.#waiters.size;
@@ -98,6 +108,28 @@ export class CapabilityService {
       sockets: (provider) => providerSockets(kernel.ctx, provider, (id) => credentials.isLive(id)),
       setAlarm: (ms) => kernel.alarms.set("capability", ms),
     });
+  }
+
+  /**
+   * Claims the completion of one request (`key`: its actor and local id): it is handed to
+   * `take` once the step that produced it commits, instead of going to the actor's mailbox.
+   * Answers the release (the claim ends; a later completion goes to the mailbox).
+   */
+  claim(key: string, take: (completion: CapabilityCompletionEnvelope) => void): () => void {
+    this.#claims.set(key, take);
+    return () => {
+      if (this.#claims.get(key) === take) this.#claims.delete(key);
+    };
+  }
+
+  /** The claim of a completion, if a waiting tool call holds one (it ends with the hand-over). */
+  handOver(completion: CapabilityCompletionEnvelope): boolean {
+    const key = claimKey(completion.request_key.actor_id, completion.request_key.local_id);
+    const take = this.#claims.get(key);
+    if (take === undefined) return false;
+    this.#claims.delete(key);
+    this.#handed.push([take, completion]);
+    return true;
   }
 
   /** The object's clock in milliseconds: one engine tick. */
@@ -227,6 +259,7 @@ export class CapabilityService {
       // it) must run again in the next step.
       this.#state = undefined;
       this.#reconciled = false;
+      this.#handed = [];
       throw error;
     } finally {
       this.#journal = [];
@@ -284,6 +317,9 @@ export class CapabilityService {
   }
 
   #afterCommit(): void {
+    const handed = this.#handed;
+    this.#handed = [];
+    for (const [take, completion] of handed) take(completion);
     const state = this.#state;
     if (state === undefined) return;
     for (const provider of this.store.providersWithPending()) {

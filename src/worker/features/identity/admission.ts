@@ -8,7 +8,7 @@ import type { ObjectKernel } from "../../kernel/kernel";
 import { CallRate } from "../credentials/rate";
 import type { Limits } from "../../kernel/limits";
 import { bindCall, type BoundCall, type ToolCallInput } from "../tool-calls/bind";
-import { resolvePrincipal, toolInScope } from "./principal";
+import { capabilityInScope, resolvePrincipal, toolInScope } from "./principal";
 import { PrincipalTokens } from "./principal-token";
 
 /** What admission reads of the kernel: the clocks and the outbound fetch under the target rule (the issuer's JWKS). */
@@ -37,7 +37,11 @@ export class AgentAdmission {
     return this.#rate.take(credentialId, limits, this.kernel.rateMs());
   }
 
-  /** `bound`: the input already bound (a batch binds every call before the first runs), so its item is not parsed again. */
+  /**
+   * `bound`: the input already bound (a batch binds every call before the first runs), so its
+   * item is not parsed again; `capabilityOf`: the capability a tool name stands for (a capability
+   * tool, capability/tool-call.ts), which the scope names as `capability:<id>` instead.
+   */
   async admit(
     consumer: string,
     caller: Caller,
@@ -45,6 +49,7 @@ export class AgentAdmission {
     limits: Limits,
     input: ToolCallInput,
     bound?: BoundCall,
+    capabilityOf?: (name: string) => string | null,
   ): Promise<Outcome<{ principal: Principal; claims: JsonObject; call: ToolCall } & BoundCall>> {
     const rate = this.rate(caller.credentialId, limits);
     if (!rate.ok) return rate;
@@ -54,7 +59,9 @@ export class AgentAdmission {
     if (!principal.ok) return principal;
     const call = bound === undefined ? bindCall(input) : ok(bound);
     if (!call.ok) return call;
-    const scope = toolInScope(caller, call.value.call.name);
+    const name = call.value.call.name;
+    const capability = capabilityOf?.(name) ?? null;
+    const scope = capability === null ? toolInScope(caller, name) : capabilityInScope(caller, name, capability);
     return scope.ok
       ? ok({
           principal: principal.value.principal,

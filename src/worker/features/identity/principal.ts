@@ -5,7 +5,7 @@ import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { Caller } from "../credentials/service";
 import type { VerifiedPrincipal } from "./principal-token";
-import { admitsTool } from "./scope";
+import { admitsCapability, admitsTool } from "./scope";
 
 /**
  * What a request says about whom it acts for: an asserted principal and/or an end user's token.
@@ -99,6 +99,13 @@ export async function resolvePrincipal(
     case null:
       return fail(problem("FORBIDDEN", `A ${caller.kind} credential does not act for a principal.`));
   }
+}
+
+/** A capability tool's scope check: the scope names its capability (`capability:<id>`), not the tool. */
+export function capabilityInScope(caller: Caller, tool: string, capabilityId: string): Outcome<null> {
+  return admitsCapability(caller.tools, capabilityId)
+    ? ok(null)
+    : fail(problem("TOOL_NOT_IN_SCOPE", `This credential may not call ${JSON.stringify(tool)}.`));
 }
 
 /** Whether the credential's tool scope admits a tool. */

@@ -169,6 +169,9 @@ export async function callTool(
     const result = callToolResult(answer);
     if (!asTask) {
       const approvalId = typeof answer["approval_id"] === "string" ? answer["approval_id"] : null;
+      // A capability tool's failure says in words what the catalog's fixed message cannot.
+      const guidance = typeof answer["guidance"] === "string" ? answer["guidance"] : null;
+      if (guidance !== null) return jsonRpc.result(withGuidance(result, guidance));
       return jsonRpc.result(
         approvalId === null ? result : withGuidance(result, approvalGuidance(ctx, name, approvalId)),
       );

@@ -28,6 +28,7 @@ export const feature = defineFeature({
         use("gate"),
         use("agentCalls"),
         use("tools").mcp,
+        use("capabilityTools"),
       ),
   },
   operations: { mcp: (s, consumer, token, request) => s.mcp.call(consumer, token, request) },

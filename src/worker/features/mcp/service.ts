@@ -39,6 +39,7 @@ import {
   McpFederation,
   type FederatedServers,
 } from "./resources";
+import type { CapabilityToolEntry, CapabilityTools } from "../capability/tool-call";
 
 export type { RunCall } from "./context";
 export type { McpNotifySink } from "../../targets/mcp/notify";
@@ -148,6 +149,8 @@ export class McpService {
   readonly #agentCalls: AgentCalls;
   /** Resources, prompts and completion of the consumer's MCP servers; the GET streams. */
   readonly #federation: McpFederation;
+  /** The capabilities a provider offers, listed as tools (../capability/tool-call.ts). */
+  readonly #capabilities: CapabilityTools | undefined;
 
   constructor(
     kernel: McpKernel,
@@ -156,7 +159,9 @@ export class McpService {
     gate: Gatekeeper,
     agentCalls: AgentCalls,
     servers: FederatedServers,
+    capabilities?: CapabilityTools,
   ) {
+    this.#capabilities = capabilities;
     this.#kernel = kernel;
     this.#toolCalls = toolCalls;
     this.#admission = admission;
@@ -317,6 +322,13 @@ export class McpService {
     );
   }
 
+  /** The capability tools the session's subject may see (its scope, its grants, attached providers). */
+  #capabilityTools(ctx: McpContext): CapabilityToolEntry[] {
+    const { caller, config } = ctx.auth;
+    if (this.#capabilities === undefined || caller.subjectId === null) return [];
+    return this.#capabilities.list(config.name, caller.subjectId, caller.tools, ctx.registry);
+  }
+
   #session(auth: Authenticated, request: McpRequest): Outcome<McpSession> {
     if (request.sessionId === null)
       return fail(problem("INVALID_REQUEST", "Send the Mcp-Session-Id header that initialize answered."));
@@ -373,7 +385,7 @@ export class McpService {
         const parsed = jsonRpc.params(ListParams, params);
         if (!parsed.ok) return parsed.answer;
         return parsed.value.cursor === undefined
-          ? jsonRpc.result(listTools(ctx.registry, ctx.auth.caller, version))
+          ? jsonRpc.result(listTools(ctx.registry, ctx.auth.caller, version, this.#capabilityTools(ctx)))
           : jsonRpc.invalidParams("Invalid cursor: tools/list answers one page.");
       }
       case "tools/call":

@@ -5,6 +5,8 @@ import type { McpProtocolVersion } from "../../../contracts/mcp";
 import type { Caller } from "../credentials/service";
 import { toolsInScope } from "../identity/scope";
 import { declarationInputs } from "../tools/declare";
+import type { CapabilityToolEntry } from "../capability/tool-call";
+import { CAPABILITY_DATA_SCHEMA, capabilityInputSchema } from "../capability/tool-result";
 
 /** A tool's display title from its name: `create_refund_draft` → `Create refund draft`. */
 export function toolTitle(name: string): string {
@@ -19,7 +21,12 @@ export function toolTitle(name: string): string {
  * 2025-11-25, `execution.taskSupport: "optional"` on writes (they may wait for an approver).
  * One page: the list is bounded by the consumer's configuration.
  */
-export function listTools(registry: ToolRegistry, caller: Caller, version: McpProtocolVersion): JsonObject {
+export function listTools(
+  registry: ToolRegistry,
+  caller: Caller,
+  version: McpProtocolVersion,
+  capabilities: readonly CapabilityToolEntry[] = [],
+): JsonObject {
   const tools: JsonObject[] = [];
   for (const declared of toolsInScope(caller.tools, declarationInputs(registry))) {
     const spec = registry.get(declared.name);
@@ -36,5 +43,23 @@ export function listTools(registry: ToolRegistry, caller: Caller, version: McpPr
     if (version === "2025-11-25" && spec.risk === "write") tool["execution"] = { taskSupport: "optional" };
     tools.push(tool);
   }
+  for (const entry of capabilities) tools.push(capabilityTool(entry));
   return { tools };
+}
+
+/**
+ * A capability tool (capability/tool-call.ts): its input names the granted resource scopes and
+ * providers to choose from and the input sent; its `structuredContent` is the model result like
+ * any tool's. Annotations claim nothing of its effect (a provider's capability may read or act).
+ */
+function capabilityTool(entry: CapabilityToolEntry): JsonObject {
+  const title = toolTitle(entry.name);
+  return {
+    name: entry.name,
+    title,
+    description: entry.description,
+    inputSchema: capabilityInputSchema(entry.scopes, entry.providers),
+    outputSchema: mcpOutputSchema(CAPABILITY_DATA_SCHEMA),
+    annotations: { title, openWorldHint: true },
+  };
 }

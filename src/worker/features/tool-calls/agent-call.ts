@@ -16,6 +16,7 @@ import type { ToolCallServices } from "./services";
 import { receivedTrace, type TraceParent } from "../../trace/context";
 import { describeToolCall, endToolSpan, startToolSpan, type CallTrace } from "../../trace/tool-call";
 import type { Tracer } from "../../trace/span";
+import type { CapabilityTools } from "../capability/tool-call";
 
 /** The agent's tool-call path of the consumer object, shared by the HTTP routes and MCP `tools/call`. */
 export class AgentCalls {
@@ -26,6 +27,8 @@ export class AgentCalls {
     private readonly toolCalls: ToolCallServices,
     /** Traces of dispatched calls (../../trace); absent or the no-op tracer: none. */
     private readonly tracer?: Tracer,
+    /** The capabilities a provider offers, as tools (../capability/tool-call.ts); absent: none. */
+    private readonly capabilities?: CapabilityTools,
   ) {}
 
   /**
@@ -111,7 +114,11 @@ export class AgentCalls {
     const { caller, config } = auth;
     const plane = this.toolCalls.for(config);
     const span = statusRef === null ? startToolSpan(this.tracer, consumer, trace) : undefined;
-    const admitted = await this.admission.admit(consumer, caller, config, this.kernel.limits(), input, bound);
+    const registry = plane.engine.registry;
+    const capabilities = statusRef === null ? this.capabilities : undefined;
+    const capabilityOf = (name: string) => capabilities?.capabilityOf(name, registry) ?? null;
+    const limits = this.kernel.limits();
+    const admitted = await this.admission.admit(consumer, caller, config, limits, input, bound, capabilityOf);
     if (!admitted.ok) {
       endToolSpan(span, admitted, trace);
       return admitted;
@@ -122,6 +129,15 @@ export class AgentCalls {
     const claims = admitted.value.claims;
     const credentialId = caller.credentialId;
     describeToolCall(span, call, trace);
+    const capability = capabilityOf(call.name);
+    if (capabilities !== undefined && capability !== null) {
+      const answered = await capabilities.call(consumer, principal, call, capability, admitted.value.echo);
+      // A capability the actor holds no grant for is unknown to it: the engine answers it as any unknown tool.
+      if (answered !== null) {
+        endToolSpan(span, ok({ package: answered.package, approvalId: null, audit: answered.audit }), trace);
+        return ok(answered.answer);
+      }
+    }
     const outcome =
       statusRef === null
         ? await plane.dispatch(principal, call, now, { claims, notify, credentialId, span })

@@ -56,7 +56,15 @@ export const feature = defineFeature({
   routes: [toolCallRoutes, toolCallBatchRoutes, approvalRoutes],
   services: {
     toolCalls: (use) => new ToolCallServices(use("kernel"), use("tools")),
-    agentCalls: (use) => new AgentCalls(use("kernel"), use("gate"), use("admission"), use("toolCalls"), use("tracer")),
+    agentCalls: (use) =>
+      new AgentCalls(
+        use("kernel"),
+        use("gate"),
+        use("admission"),
+        use("toolCalls"),
+        use("tracer"),
+        use("capabilityTools"),
+      ),
     approvals: (use) => new ApprovalCalls(use("kernel"), use("gate"), use("toolCalls")),
   },
   operations: {
