@@ -3,6 +3,7 @@
  * the handler, `authorize` and `needsApproval` see the parsed arguments' types, and the handler
  * must answer the output schema's type.
  */
+import * as zc from "zod";
 import * as z from "zod/mini";
 import { defineTool, type ToolRunContext } from "../../../src/worker/gate";
 
@@ -60,4 +61,26 @@ export const withEnv = defineTool({
     order_id: env.PARTS_URL + part_number,
     total_cents: 1,
   }),
+});
+
+/** The README's example ("A tool written as code"), type-checked here. */
+const PRICE_CENTS: Record<string, number> = { "P-1001": 2_500, "P-2002": 40_000 };
+
+export const orderParts = defineTool({
+  name: "order_parts",
+  description: "Order spare parts for a machine.",
+  input: zc.object({
+    part_number: zc.string().regex(/^P-[0-9]{4}$/),
+    quantity: zc.int().min(1).max(50),
+    shipping: zc.enum(["ground", "air"]),
+  }),
+  output: zc.object({ order_id: zc.string(), total_cents: zc.int() }),
+  // A person approves an order above 1,000.00; a smaller one runs at once.
+  needsApproval: ({ part_number, quantity }) => (PRICE_CENTS[part_number] ?? 0) * quantity > 100_000,
+  async execute(args, { fetch }) {
+    // Signed for the call's principal, with the write's Idempotency-Key and the timeout's signal.
+    const res = await fetch("https://parts.example.com/orders", { body: JSON.stringify(args) });
+    if (!res.ok) throw new Error(`the parts service answered ${res.status}`);
+    return res.json();
+  },
 });
