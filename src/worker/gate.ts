@@ -10,7 +10,8 @@
  *
  * A consumer enables a code tool by listing its name in `tools` (`PUT /v1/consumers/{consumer}`);
  * its calls then pass every check the built-in tools pass (arguments, principal, approval for
- * writes, idempotency, output contract, audit). See examples/custom-worker/.
+ * writes, idempotency, output contract, audit). A tool defined with `execute` may do I/O: it runs
+ * between the engine's two steps, like an HTTP tool (docs/tools.md). See examples/custom-worker/.
  * @module
  */
 import type { ToolSpec } from "../core/tool-result/tool-spec";
@@ -19,15 +20,18 @@ import type { Env } from "./env";
 import { ConsumerObject } from "./kernel/consumer-object";
 import { checkCodeTools } from "./targets/code/tools";
 
-export {
-  defineTool,
-  type ArgumentsOf,
-  type CodeToolResult,
-  type CodeToolSpec,
-  type FieldValue,
-  type OutputOf,
-  type RuleValue,
+export { defineTool } from "./targets/code/define-tool";
+export type {
+  ArgumentsOf,
+  CodeToolResult,
+  CodeToolSpec,
+  FieldValue,
+  OutputOf,
+  RuleValue,
 } from "./targets/code/typed-tool";
+export type { PolicyContext, SchemaToolSpec, ToolStatus } from "./targets/code/schema-tool";
+export type { SignedFetchInit, ToolRunContext } from "./targets/code/runner";
+export type { InferInput, InferOutput, StandardSchema } from "./targets/code/standard-schema";
 export { CODE_TOOL_NAME, knownToolNames } from "./targets/code/tools";
 export { ALL_TOOL_NAMES } from "./targets/catalog";
 export type { ArgumentRule, OutputRule, RuleType, ToolContext, ToolSpec } from "../core/tool-result/tool-spec";
@@ -39,7 +43,7 @@ export { ConsumerObject };
 /** What {@link createGate} builds the gate with. */
 export interface GateOptions {
   /**
-   * In-process tools (`defineTool` of this module, or the core's with `execution.kind
+   * Tools written as code (`defineTool` of this module, or the core's with `execution.kind
    * "in_process"`). Names must be unique and differ from the built-in tools' (`ALL_TOOL_NAMES`).
    */
   readonly tools?: readonly ToolSpec[];
@@ -59,8 +63,8 @@ export interface Gate {
 }
 
 /**
- * Builds the gate with the given code tools. Throws (a programming error) when a tool does not
- * run in process, or its name is malformed, repeated or a built-in tool's.
+ * Builds the gate with the given code tools. Throws (a programming error) when a tool neither
+ * runs in process nor was defined with `execute`, or its name is malformed, repeated or a built-in tool's.
  */
 export function createGate(options: GateOptions = {}): Gate {
   const tools = checkCodeTools(options.tools ?? []);

@@ -9,6 +9,7 @@ import {
   type HttpToolRoute,
 } from "../../targets/executor";
 import type { McpToolRoute } from "../../targets/mcp/tool";
+import { codeExecutor } from "../../targets/code/executor";
 import type { ObjectKernel } from "../../kernel/kernel";
 import { SecretVault } from "../secrets/vault";
 import type { BuiltTool } from "./build";
@@ -64,7 +65,10 @@ export class ToolsHost {
     return [...new Set(enabled)].filter((name) => !known.has(name)).sort();
   }
 
-  /** The executor of external tools: the catalog's HTTP tools and the data tools' targets (HTTP and MCP). */
+  /**
+   * The executor of external tools: the code tools defined with `execute`, the catalog's HTTP
+   * tools and the data tools' targets (HTTP and MCP).
+   */
   executor(): ExternalExecutor {
     const configured = downstreamOf(this.#kernel.env);
     const downstream = configured === undefined ? undefined : { ...configured, external: { fetch: this.#outbound } };
@@ -75,7 +79,11 @@ export class ToolsHost {
       now: () => this.#kernel.now(),
       listChanged: (url: string) => this.mcp.listChanged(url, this.#kernel.now()),
     };
-    return toolsExecutor(http, (spec) => this.#mcpRoute(spec), host);
+    const code = { env: this.#kernel.env, signer: configured?.signer, now: () => this.#kernel.now() };
+    return codeExecutor(
+      toolsExecutor(http, (spec) => this.#mcpRoute(spec), host),
+      code,
+    );
   }
 
   #mcpRoute(spec: ToolSpec): McpToolRoute | undefined {
