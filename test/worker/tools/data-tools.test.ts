@@ -263,6 +263,30 @@ describe("tools as data", () => {
     expect((await admin("GET", "/tools/bad_tool")).status).toBe(404);
   });
 
+  it("type-checks the CEL rules against the input schema: a misspelt argument or a string compared with a number is refused with the rule's pointer", async () => {
+    await setup();
+    const refusals: unknown[] = [];
+    const put = async (definition: unknown) => {
+      const res = await admin("PUT", "/tools/bad_tool", definition);
+      refusals.push([res.status, res.body?.code, res.body?.path, res.body?.detail]);
+    };
+    await put({ ...INVOICE(), approval: "args.amout > 100" });
+    await put({ ...LOOKUP, authorize: '"support" in principal.roles && args.customer > 5' });
+    await put({ ...INVOICE(), approval: "args.amount" });
+    const against = "(checked against the tool's input schema)";
+    expect(refusals).toEqual([
+      [422, "INVALID_TOOL_DEFINITION", "/approval", `CEL at 5: No such key: amout ${against}`],
+      [422, "INVALID_TOOL_DEFINITION", "/authorize", `CEL at 32: no such overload: string > int ${against}`],
+      [422, "INVALID_TOOL_DEFINITION", "/approval", `CEL at 0: the expression must answer a bool, not int ${against}`],
+    ]);
+    expect((await admin("GET", "/tools/bad_tool")).status).toBe(404);
+    const accepted = await admin("PUT", "/tools/bad_tool", {
+      ...INVOICE(),
+      approval: 'args.amount > 100 || args["customer"] == "acme"',
+    });
+    expect([accepted.status, accepted.body?.version]).toEqual([200, 1]);
+  });
+
   it("validates arguments at the schema's boundaries: code points, int vs float, extra fields", async () => {
     const { agent } = await setup();
     const code = async (args: Record<string, unknown>) =>
