@@ -267,6 +267,7 @@ export function buildTool(
       ? {}
       : { approvalValidSeconds: definition.approval_valid_seconds }),
     execution: { kind: "external" },
+    explainsArguments: true,
   });
   return ok({ spec, target, revisions });
 }
