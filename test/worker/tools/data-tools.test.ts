@@ -298,6 +298,20 @@ describe("tools as data", () => {
       await code({ customer: "" }),
       await code({ customer: "a", extra: 1 }),
     ]).toEqual(["OK", "INVALID_ARGUMENTS", "INVALID_ARGUMENTS", "INVALID_ARGUMENTS"]);
+    // A data tool's INVALID_ARGUMENTS says where and what was expected; the value itself is never quoted.
+    const refused = await callTool(agent, "create_invoice", { customer: "acme", amount: 100_001 }, "k-big", [
+      "support",
+    ]);
+    const error = {
+      category: "contract",
+      code: "INVALID_ARGUMENTS",
+      details: { expected: "an integer ≤ 100000", pointer: "/amount" },
+      recovery: "correct_input",
+      retry_after_ms: null,
+      safe_message: "Arguments do not satisfy the tool contract.",
+    };
+    expect(refused.body.model_result.error).toEqual(error);
+    expect(JSON.parse(refused.body.provider_output.output as string).error).toEqual(error);
     // The reference's int vs float: `60.0` is a float, so not an `integer`.
     const raw = async (amount: string) => {
       n += 1;
