@@ -59,15 +59,14 @@ export const ALLOWED_METHODS: ReadonlyMap<string, readonly number[]> = new Map([
   ["getMilliseconds", [0]],
 ]);
 
-let shared: Environment | undefined;
+/** The declared shape of `args` for checking (args-type.ts): field names to CEL types or nested shapes. */
+export interface ArgsShape {
+  [field: string]: string | ArgsShape;
+}
 
-/**
- * The one environment every policy is parsed and checked in (built on first use; it holds no
- * per-policy state). `now` is declared an `int` of Unix seconds, so `now < 1900000000` reads as
- * written and `timestamp(now)` gives the calendar getters.
- */
-export function policyEnvironment(): Environment {
-  shared ??= new Environment({
+/** A fresh environment with `args` declared as given (the shared one's map, or a tool's shape). */
+function environment(args: ArgsShape | null): Environment {
+  const env = new Environment({
     unlistedVariablesAreDyn: false,
     homogeneousAggregateLiterals: true,
     enableOptionalTypes: false,
@@ -78,17 +77,43 @@ export function policyEnvironment(): Environment {
       maxMapEntries: POLICY_LIMITS.maxMapEntries,
       maxCallArguments: POLICY_LIMITS.maxCallArguments,
     },
-  })
-    .registerVariable({
-      name: "principal",
-      schema: { subject_id: "string", roles: "list<string>", claims: "map<string, dyn>" },
-      description: "Who the call acts for: subject_id, roles and verified claims.",
-    })
-    .registerVariable("args", "map<string, dyn>", { description: "The tool call's arguments." })
+  }).registerVariable({
+    name: "principal",
+    schema: { subject_id: "string", roles: "list<string>", claims: "map<string, dyn>" },
+    description: "Who the call acts for: subject_id, roles and verified claims.",
+  });
+  const described = { description: "The tool call's arguments." };
+  return (
+    args === null
+      ? env.registerVariable("args", "map<string, dyn>", described)
+      : env.registerVariable({ name: "args", schema: args, ...described })
+  )
     .registerVariable("tool", "string", { description: "The tool's name." })
     .registerVariable("consumer", "string", { description: "The consumer's name." })
     .registerVariable("now", "int", { description: "The current time in Unix seconds." });
+}
+
+let shared: Environment | undefined;
+
+/**
+ * The one environment every policy is parsed, checked and evaluated in (built on first use; it
+ * holds no per-policy state). `now` is declared an `int` of Unix seconds, so `now < 1900000000`
+ * reads as written and `timestamp(now)` gives the calendar getters.
+ */
+export function policyEnvironment(): Environment {
+  shared ??= environment(null);
   return shared;
+}
+
+/**
+ * An environment whose `args` has a tool's declared shape, for checking only: a rule is
+ * type-checked in it when the tool is defined, and always evaluated in {@link policyEnvironment}.
+ */
+export function typedEnvironment(args: ArgsShape): Environment {
+  // Evaluation compares an int with a double by value (`args.amount == 100.0`); the checker lacks
+  // that overload until declared (the library then answers all four of ==, != either way round).
+  // The handler never runs: this environment only checks.
+  return environment(args).registerOperator("int == double", () => false);
 }
 
 /** A call the policy language does not offer, with the UTF-16 index of its name. */

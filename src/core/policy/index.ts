@@ -6,6 +6,7 @@
  */
 export { compilePolicy, type CompiledPolicy, type PolicyFailure, type PolicyRefusal, type PolicyUse } from "./cel";
 export { POLICY_LIMITS } from "./limits";
+export { argsShape, checkPolicyTypes } from "./typed-check";
 export { ALLOWED_FUNCTIONS, ALLOWED_METHODS } from "./environment";
 export {
   POLICY_VARIABLE_NAMES,

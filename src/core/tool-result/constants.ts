@@ -114,6 +114,14 @@ export const GATE_PROFILES: readonly ProviderProfile[] = [
 ];
 
 /**
+ * The registered profiles as a person reads them, for the detail of a refused profile:
+ * `provider/api_family (adapter_revision)`, comma-separated, in {@link GATE_PROFILES} order.
+ */
+export function registeredProfilesText(profiles: readonly ProviderProfile[] = GATE_PROFILES): string {
+  return profiles.map((p) => `${p.provider}/${p.api_family} (${p.adapter_revision})`).join(", ");
+}
+
+/**
  * The first adapter revision registered for a provider profile (the reference's, where it has
  * one), or undefined when unregistered. `scope` "reference" admits only the reference's profiles
  * (fixtures); "gate" adds the gate's own.

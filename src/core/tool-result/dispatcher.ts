@@ -7,6 +7,7 @@
  */
 import type { JsonObject } from "../json";
 import type { ApprovalBook } from "./approval-book";
+import { argumentDetails, type ArgumentProblem } from "./argument-problem";
 import { approvalGate } from "./approval-gate";
 import { isOneOf, VALID_FAILURES, type Failure } from "./constants";
 import { callFingerprint, memoizeHash, requestDigest, statusRef as makeStatusRef } from "./digests";
@@ -124,16 +125,22 @@ function begin(
   if (!context.ok) return context;
   if (!isOneOf(VALID_FAILURES, failure)) return refuse("FAILURE_NOT_APPLICABLE", `unknown failure: ${String(failure)}`);
   const spec = engine.registry.get(call.name);
-  const final = (code: ErrorCode, digest: string, statusRef: string | null = null): BeginDispatchResult => ({
+  const final = (
+    code: ErrorCode,
+    digest: string,
+    statusRef: string | null = null,
+    details?: ArgumentProblem,
+  ): BeginDispatchResult => ({
     kind: "final",
-    package: errorPackage(principal, call, spec, code, digest, now, hash, statusRef),
+    package: errorPackage(principal, call, spec, code, digest, now, hash, statusRef, details),
   });
   const fail = (code: ErrorCode, digest: string, statusRef: string | null = null): Result<BeginDispatchResult, never> =>
     ok(final(code, digest, statusRef));
   if (spec === undefined) return fail("UNKNOWN_TOOL", requestDigest(principal, call, undefined, hash));
   // Arguments stay inside the JSON domain, so the digest is reproducible even when they are rejected.
   const digest = requestDigest(principal, call, spec, hash);
-  if (!validateArguments(spec, call.arguments)) return fail("INVALID_ARGUMENTS", digest);
+  if (!validateArguments(spec, call.arguments))
+    return ok(final("INVALID_ARGUMENTS", digest, null, argumentDetails(spec, call.arguments)));
   if (!bindCallIdentity(engine.store, principal, call, callFingerprint(call, digest, "dispatch", hash))) {
     return fail("CALL_ID_CONFLICT", digest);
   }

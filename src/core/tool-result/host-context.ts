@@ -5,7 +5,7 @@
  */
 import { compareCodePoints } from "../json";
 import { err, ok, type Result } from "../result";
-import { isRegisteredProfile, MAX_IDENTIFIER_CHARS, MAX_ROLES } from "./constants";
+import { isRegisteredProfile, MAX_IDENTIFIER_CHARS, MAX_ROLES, registeredProfilesText } from "./constants";
 import { isBoundedIdentifier } from "./text-rules";
 import type { ExecutionContext, ModelProposal, Principal, ToolCall } from "./types";
 import { isPortableTimepoint } from "./utc-time";
@@ -96,7 +96,7 @@ export function checkHostContext(principal: Principal, call: ToolCall, now: numb
     return `call.idempotency_key must be null or contain 1..${MAX_IDENTIFIER_CHARS} characters`;
   }
   if (!isRegisteredProfile(call.provider, call.api_family, call.adapter_revision)) {
-    return "call provider profile/adapter revision is not registered";
+    return `call provider profile/adapter revision is not registered; the registered ones are ${registeredProfilesText()}`;
   }
   return null;
 }

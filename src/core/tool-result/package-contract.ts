@@ -36,6 +36,8 @@ export const modelResultSchema = z.strictObject({
       safe_message: z.string(),
       recovery: z.string(),
       retry_after_ms: z.nullable(z.int().check(z.gte(0))),
+      // Only tools that explain INVALID_ARGUMENTS (not the reference's): where, and what was expected.
+      details: z.optional(z.strictObject({ pointer: z.string(), expected: z.string() })),
     }),
   ),
   execution: z.strictObject({

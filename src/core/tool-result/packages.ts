@@ -14,6 +14,7 @@ import {
 import { callBindingDigest, principalRef, toolContract } from "./digests";
 import { m, templated } from "./document-template";
 import { RecentByIdentity } from "./recent";
+import type { ArgumentProblem } from "./argument-problem";
 import { ERROR_CATALOG, type ErrorCode } from "./error-catalog";
 import type { ToolSpec } from "./tool-spec";
 import type { Downstream, HashFn, ModelResult, Principal, ProtectedAudit, ResultPackage, ToolCall } from "./types";
@@ -68,7 +69,11 @@ export function modelResultText(result: ModelResult, dataText?: string): string 
       const errorText =
         error === null
           ? "null"
-          : `{"category":${m(error.category, 2)},"code":${m(error.code, 2)},"recovery":${m(error.recovery, 2)},` +
+          : `{"category":${m(error.category, 2)},"code":${m(error.code, 2)},` +
+            (error.details === undefined
+              ? ""
+              : `"details":{"expected":${m(error.details.expected, 3)},"pointer":${m(error.details.pointer, 3)}},`) +
+            `"recovery":${m(error.recovery, 2)},` +
             `"retry_after_ms":${m(error.retry_after_ms, 2)},"safe_message":${m(error.safe_message, 2)}}`;
       return (
         `{"data":${dataText ?? m(result.data)},"error":${errorText},` +
@@ -88,7 +93,10 @@ function freezeModelResult(result: ModelResult): void {
   Object.freeze(result);
   Object.freeze(result.execution);
   Object.freeze(result.provenance);
-  if (result.error !== null) Object.freeze(result.error);
+  if (result.error !== null) {
+    Object.freeze(result.error);
+    if (result.error.details !== undefined) Object.freeze(result.error.details);
+  }
   deepFreeze(result.data);
 }
 
@@ -256,7 +264,10 @@ export function successPackage(
   return buildPackage(principal, call, spec, modelResult, record.request_sha256, downstream, hash, dataText);
 }
 
-/** A failed or unknown package carrying one catalog entry; the dispatcher is its trusted source. */
+/**
+ * A failed or unknown package carrying one catalog entry; the dispatcher is its trusted source.
+ * `details`: where the arguments fail, for `INVALID_ARGUMENTS` of a tool that explains it.
+ */
 export function errorPackage(
   principal: Principal,
   call: ToolCall,
@@ -266,6 +277,7 @@ export function errorPackage(
   now: number,
   hash: HashFn,
   statusRef: string | null = null,
+  details?: ArgumentProblem,
 ): ResultPackage {
   const policy = ERROR_CATALOG[code];
   const modelResult: ModelResult = {
@@ -278,6 +290,7 @@ export function errorPackage(
       safe_message: policy.safe_message,
       recovery: policy.recovery,
       retry_after_ms: policy.retry_after_ms,
+      ...(details === undefined ? {} : { details: { pointer: details.pointer, expected: details.expected } }),
     },
     execution: { outcome: policy.outcome, delivery: "fresh", complete: true, truncated: false },
     provenance: {

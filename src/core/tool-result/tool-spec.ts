@@ -46,6 +46,8 @@ export interface ToolContext {
 export interface SchemaCheck {
   readonly document: JsonObject;
   validate(value: Json): boolean;
+  /** Where an invalid value fails and what was expected there (`core/tool-schema` answers it). */
+  describe?(value: Json): { readonly pointer: string; readonly expected: string } | null;
 }
 
 /** How a tool runs: an in-process handler, or outside the engine, by the host (an HTTP service). */
@@ -94,6 +96,12 @@ export interface ToolSpec {
    * (default `APPROVAL_TTL_SECONDS`, the reference's 60).
    */
   readonly approvalValidSeconds?: number;
+  /**
+   * `INVALID_ARGUMENTS` carries `error.details` (where and what was expected) for this tool.
+   * Data-defined and code tools set it; the reference's tools do not, so their answers keep the
+   * reference's bytes.
+   */
+  readonly explainsArguments?: boolean;
 }
 
 /** Registered tools by name. */

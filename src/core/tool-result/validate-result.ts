@@ -17,6 +17,7 @@ import {
   VALID_TRUST,
 } from "./constants";
 import { callBindingDigest, principalRef, requestDigest } from "./digests";
+import { argumentDetails } from "./argument-problem";
 import { ERROR_CATALOG, isErrorCode } from "./error-catalog";
 import { exactFields } from "./exact-fields";
 import { validateHandlerResult } from "./output-contract";
@@ -29,6 +30,8 @@ import { isRfc3339UtcSecond } from "./utc-time";
 const PACKAGE_FIELDS = ["model_result", "protected_audit"];
 const MODEL_RESULT_FIELDS = ["schema_version", "status", "data", "error", "execution", "provenance"];
 const MODEL_ERROR_FIELDS = ["code", "category", "safe_message", "recovery", "retry_after_ms"];
+const EXPLAINED_ERROR_FIELDS = [...MODEL_ERROR_FIELDS, "details"];
+const DETAILS_FIELDS = ["pointer", "expected"];
 const EXECUTION_FIELDS = ["outcome", "delivery", "complete", "truncated"];
 const PROVENANCE_FIELDS = ["source_label", "producer_revision", "resource_revision", "observed_at", "trust"];
 const AUDIT_FIELDS = [
@@ -84,9 +87,33 @@ function sameContract(contract: Record<string, unknown>, spec: ToolSpec | undefi
   );
 }
 
-function validateErrorModel(model: Record<string, unknown>, errors: string[]): void {
+/**
+ * `error.details`: present exactly when the dispatcher writes it (`INVALID_ARGUMENTS` of a tool
+ * that explains it), and equal to what it computes from the current call and registry.
+ */
+function validateDetails(error: Record<string, unknown>, spec: ToolSpec | undefined, call: ToolCall, errors: string[]) {
+  const expected = error["code"] === "INVALID_ARGUMENTS" ? argumentDetails(spec, call.arguments) : undefined;
+  if (expected === undefined) return;
+  const details = error["details"];
+  if (
+    !exactFields(details, DETAILS_FIELDS, "model_result.error.details", errors) ||
+    details["pointer"] !== expected.pointer ||
+    details["expected"] !== expected.expected
+  )
+    errors.push("model_result.error.details does not match the arguments and the registry");
+}
+
+function validateErrorModel(
+  model: Record<string, unknown>,
+  spec: ToolSpec | undefined,
+  call: ToolCall,
+  errors: string[],
+): void {
   const error = model["error"];
-  if (!exactFields(error, MODEL_ERROR_FIELDS, "model_result.error", errors)) return;
+  const explained = isPlainObject(error) && error["code"] === "INVALID_ARGUMENTS" && spec?.explainsArguments === true;
+  if (!exactFields(error, explained ? EXPLAINED_ERROR_FIELDS : MODEL_ERROR_FIELDS, "model_result.error", errors))
+    return;
+  if (explained) validateDetails(error, spec, call, errors);
   const code = error["code"];
   if (!isErrorCode(code)) {
     errors.push("model_result.error.code is invalid");
@@ -162,7 +189,7 @@ function validateModel(
     }
   } else {
     if (model["data"] !== null) errors.push("a failed or unknown result must have data=null");
-    validateErrorModel(model, errors);
+    validateErrorModel(model, spec, call, errors);
     if (prov?.["trust"] !== "trusted_control")
       errors.push("error-catalog control fields must be marked trusted_control");
     if (prov?.["source_label"] !== DISPATCHER_SOURCE_LABEL) errors.push("the dispatcher must fix the error origin");

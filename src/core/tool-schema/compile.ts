@@ -12,6 +12,7 @@ import { resolveMaxDepth, SCHEMA_LIMITS, type SchemaOptions } from "./limits";
 import { compileLiterals } from "./literals";
 import { isJsonObject, readText, SCHEMA_TYPES, type SchemaType } from "./scalars";
 import { fail, refuse, SchemaRefused, segment, type Check, type CompiledSchema, type SchemaRefusal } from "./types";
+import { typeNoun } from "./expected";
 import { compiledSchema } from "./validate";
 
 /** Keywords any typed node may carry (`default` is an annotation: never read). */
@@ -81,7 +82,8 @@ class Compiler {
       );
       return this.typed({ ...own, type }, pointer, depth, type);
     });
-    return (value, trail) => (checks.some((check) => check(value, null)) ? true : fail(trail, "type"));
+    const nouns = typeNoun(types);
+    return (value, trail) => (checks.some((check) => check(value, null)) ? true : fail(trail, "type", nouns));
   };
 
   private typed(schema: JsonObject, pointer: string, depth: number, type: SchemaType): Check {
@@ -115,7 +117,8 @@ class Compiler {
     if (!Array.isArray(list) || list.length === 0 || list.length > SCHEMA_LIMITS.maxAnyOf)
       return refuse(at, `"anyOf" must be an array of 1 to ${SCHEMA_LIMITS.maxAnyOf} schemas`);
     const alternatives = list.map((alternative, i) => this.node(alternative, at + segment(i), depth + 1));
-    return (value, trail) => (alternatives.some((check) => check(value, null)) ? true : fail(trail, "anyOf"));
+    const alike = `a value matching one of the ${alternatives.length} alternatives of its schema`;
+    return (value, trail) => (alternatives.some((check) => check(value, null)) ? true : fail(trail, "anyOf", alike));
   }
 
   /** The node's types: one name, or a list of distinct names (`["string", "null"]`: the MCP SDK's nullable). */

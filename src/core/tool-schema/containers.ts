@@ -7,6 +7,7 @@ import { codePointLength } from "../json/python-text";
 import type { Json, JsonObject } from "../json/value";
 import { SCHEMA_LIMITS } from "./limits";
 import { hasType, isJsonObject, readCount } from "./scalars";
+import { bounded } from "./expected";
 import { fail, refuse, segment, type Check } from "./types";
 
 /** Compiles a child schema one level deeper. */
@@ -59,11 +60,11 @@ export function compileObject(node: JsonObject, pointer: string, depth: number, 
     );
   }
   return (value, trail) => {
-    if (!hasType("object", value)) return fail(trail, "type");
+    if (!hasType("object", value)) return fail(trail, "type", "an object");
     const record = value as Record<string, unknown>;
     for (const name of required) {
       if (!Object.hasOwn(record, name)) {
-        trail?.push("required", segment(name));
+        trail?.push("required", "a value: the member is required", segment(name));
         return false;
       }
     }
@@ -71,7 +72,8 @@ export function compileObject(node: JsonObject, pointer: string, depth: number, 
       if (!Object.hasOwn(record, key)) continue;
       const check = members.get(key);
       if (check === undefined) {
-        trail?.push("additionalProperties", segment(key));
+        // The name is the sender's: shown bounded and visible, never as it came.
+        trail?.push("additionalProperties", "no such member: the schema does not declare it", segment(bounded(key)));
         return false;
       }
       if (!check(record[key], trail)) {
@@ -93,9 +95,9 @@ export function compileArray(node: JsonObject, pointer: string, depth: number, c
   if (minItems > maxItems) refuse(pointer + segment("minItems"), `"minItems" exceeds "maxItems"`);
   const item = child(node["items"] as Json, pointer + segment("items"), depth + 1);
   return (value, trail) => {
-    if (!Array.isArray(value)) return fail(trail, "type");
-    if (value.length > maxItems) return fail(trail, "maxItems");
-    if (value.length < minItems) return fail(trail, "minItems");
+    if (!Array.isArray(value)) return fail(trail, "type", "an array");
+    if (value.length > maxItems) return fail(trail, "maxItems", `an array of at most ${maxItems} items`);
+    if (value.length < minItems) return fail(trail, "minItems", `an array of at least ${minItems} items`);
     for (let i = 0; i < value.length; i++) {
       if (!item(value[i], trail)) {
         trail?.push(segment(i));

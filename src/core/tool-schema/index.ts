@@ -33,4 +33,4 @@ export { STRING_FORMATS, type StringFormat } from "./formats";
 export { SCHEMA_LIMITS, type SchemaOptions } from "./limits";
 export { assessPattern, patternRisk, type PatternAssessment } from "./pattern-safety";
 export { SCHEMA_TYPES, type SchemaType } from "./scalars";
-export type { CompiledSchema, SchemaRefusal } from "./types";
+export type { CompiledSchema, SchemaRefusal, ValueProblem } from "./types";

@@ -10,14 +10,16 @@ import { SCHEMA_LIMITS } from "./limits";
 import { formatCheck, STRING_FORMATS } from "./formats";
 import { assessPattern } from "./pattern-safety";
 import { hasType, isDomainString, numericValue, readBound, readCount, type SchemaType } from "./scalars";
+import { bound, bounded, typeNoun } from "./expected";
 import { fail, refuse, segment, type Check } from "./types";
 
 /** Compiles a `boolean` or `null` node: the type, then its literals. */
 export function compileConstant(type: "boolean" | "null", literals: LiteralTest | null): Check {
+  const noun = typeNoun([type]);
   return (value, trail) => {
-    if (!hasType(type, value)) return fail(trail, "type");
+    if (!hasType(type, value)) return fail(trail, "type", noun);
     const miss = literals === null ? null : literals(value);
-    return miss === null ? true : fail(trail, miss);
+    return miss === null ? true : fail(trail, ...miss);
   };
 }
 
@@ -65,18 +67,22 @@ export function compileString(node: JsonObject, pointer: string, literals: Liter
   const format = compileFormat(node, pointer);
   const min = minLength ?? 0;
   const max = maxLength ?? SCHEMA_LIMITS.maxStringLength;
+  const shortest = `a string of at least ${min} characters`;
+  const longest = `a string of at most ${max} characters`;
+  const matching = (): string => `a string matching ${bounded(regex === null ? "" : regex.source)}`;
+  const formatted = `a string in the format ${typeof node["format"] === "string" ? node["format"] : ""}`;
   return (value, trail) => {
-    if (!isDomainString(value)) return fail(trail, "type");
+    if (!isDomainString(value)) return fail(trail, "type", "a string");
     const miss = literals === null ? null : literals(value);
-    if (miss !== null) return fail(trail, miss);
+    if (miss !== null) return fail(trail, ...miss);
     // A string of n UTF-16 units has between ceil(n / 2) and n code points: count only when that range straddles a bound.
     if (value.length > max || (value.length + 1) >> 1 < min) {
       const length = codePointLength(value);
-      if (length < min) return fail(trail, "minLength");
-      if (length > max) return fail(trail, "maxLength");
+      if (length < min) return fail(trail, "minLength", shortest);
+      if (length > max) return fail(trail, "maxLength", longest);
     }
-    if (regex !== null && !regex.test(value)) return fail(trail, "pattern");
-    if (format !== null && !format(value)) return fail(trail, "format");
+    if (regex !== null && !regex.test(value)) return fail(trail, "pattern", matching);
+    if (format !== null && !format(value)) return fail(trail, "format", formatted);
     return true;
   };
 }
@@ -92,16 +98,19 @@ export function compileNumeric(
   const maximum = readBound(node, "maximum", pointer);
   const exclusiveMinimum = readBound(node, "exclusiveMinimum", pointer);
   const exclusiveMaximum = readBound(node, "exclusiveMaximum", pointer);
+  const noun = typeNoun([type]);
   return (value, trail) => {
-    if (!hasType(type, value)) return fail(trail, "type");
+    if (!hasType(type, value)) return fail(trail, "type", noun);
     const miss = literals === null ? null : literals(value);
-    if (miss !== null) return fail(trail, miss);
+    if (miss !== null) return fail(trail, ...miss);
     const n = numericValue(value) as number | bigint;
     // Mixed bigint/number comparisons are exact in JavaScript.
-    if (minimum !== undefined && n < minimum) return fail(trail, "minimum");
-    if (maximum !== undefined && n > maximum) return fail(trail, "maximum");
-    if (exclusiveMinimum !== undefined && n <= exclusiveMinimum) return fail(trail, "exclusiveMinimum");
-    if (exclusiveMaximum !== undefined && n >= exclusiveMaximum) return fail(trail, "exclusiveMaximum");
+    if (minimum !== undefined && n < minimum) return fail(trail, "minimum", bound(type, "≥", minimum));
+    if (maximum !== undefined && n > maximum) return fail(trail, "maximum", bound(type, "≤", maximum));
+    if (exclusiveMinimum !== undefined && n <= exclusiveMinimum)
+      return fail(trail, "exclusiveMinimum", bound(type, ">", exclusiveMinimum));
+    if (exclusiveMaximum !== undefined && n >= exclusiveMaximum)
+      return fail(trail, "exclusiveMaximum", bound(type, "<", exclusiveMaximum));
     return true;
   };
 }

@@ -8,10 +8,11 @@ import { codePointLength } from "../json/python-text";
 import { PyFloat, type Json, type JsonObject } from "../json/value";
 import { SCHEMA_LIMITS } from "./limits";
 import { hasType, numericValue, type SchemaType } from "./scalars";
+import { literal, oneOf } from "./expected";
 import { refuse, segment } from "./types";
 
-/** Which literal keyword a value fails, or null. Called once the type test has passed. */
-export type LiteralTest = (value: unknown) => "enum" | "const" | null;
+/** Which literal keyword a value fails and what it expected, or null. Called once the type test has passed. */
+export type LiteralTest = (value: unknown) => readonly ["enum" | "const", () => string] | null;
 
 function isScalar(value: Json): boolean {
   return (
@@ -62,10 +63,12 @@ export function compileLiterals(node: JsonObject, pointer: string, type: SchemaT
   if (members === null && constant === null) return null;
   const set = members;
   const fixed = constant;
+  const enumMiss = ["enum", () => oneOf(node["enum"] as Json[])] as const;
+  const constMiss = ["const", () => `the value ${literal(node["const"] as Json)}`] as const;
   return (value) => {
     const key = keyOf(type, value);
-    if (set !== null && !set.has(key)) return "enum";
-    if (fixed !== null && fixed.key !== key) return "const";
+    if (set !== null && !set.has(key)) return enumMiss;
+    if (fixed !== null && fixed.key !== key) return constMiss;
     return null;
   };
 }

@@ -23,11 +23,24 @@ export interface CompiledSchema {
    * `"/items/3: maxLength"`, `"(root): type"`; null when the value is valid. Never echoes values.
    */
   explain(value: Json): string | null;
+  /**
+   * The first failure for the one who sent the value (a model): the RFC 6901 pointer of the
+   * failing member and what was expected there, e.g. `{ pointer: "/amount", expected: "an
+   * integer ≤ 1000" }`; null when the value is valid. Never quotes the value.
+   */
+  describe(value: Json): ValueProblem | null;
+}
+
+/** Where a value fails its schema, and what was expected there (see {@link CompiledSchema.describe}). */
+export interface ValueProblem {
+  readonly pointer: string;
+  readonly expected: string;
 }
 
 /**
  * One compiled schema node. Answers whether the value passes; on failure, when a trail is given,
- * pushes the failing keyword, and each enclosing node then pushes its pointer segment (innermost first).
+ * pushes the failing keyword and what was expected, and each enclosing node then pushes its
+ * pointer segment (innermost first).
  */
 export type Check = (value: unknown, trail: string[] | null) => boolean;
 
@@ -41,9 +54,14 @@ export function refuse(pointer: string, message: string): never {
   throw new SchemaRefused({ pointer, message });
 }
 
-/** Records a failure of `keyword` on the trail, when there is one; answers false. */
-export function fail(trail: string[] | null, keyword: string): false {
-  if (trail !== null) trail.push(keyword);
+/**
+ * Records a failure of `keyword` on the trail, when there is one, with what was expected (a
+ * phrase built from the schema, never from the value); answers false. The trail then reads
+ * `[keyword, expected, ...segments innermost first]`.
+ */
+export function fail(trail: string[] | null, keyword: string, expected: string | (() => string)): false {
+  // A phrase that costs something to build (a list of literals, a pattern) comes as a function: built only when asked.
+  if (trail !== null) trail.push(keyword, typeof expected === "string" ? expected : expected());
   return false;
 }
 

@@ -15,9 +15,15 @@ export function compiledSchema(document: JsonObject, root: Check): CompiledSchem
     explain: (value: Json) => {
       const trail: string[] = [];
       if (root(value, trail)) return null;
-      const [keyword, ...segments] = trail;
+      const [keyword, , ...segments] = trail;
       const pointer = segments.reverse().join("");
       return `${pointer === "" ? "(root)" : pointer}: ${keyword}`;
+    },
+    describe: (value: Json) => {
+      const trail: string[] = [];
+      if (root(value, trail)) return null;
+      const [, expected = "", ...segments] = trail;
+      return { pointer: segments.reverse().join(""), expected };
     },
   };
 }

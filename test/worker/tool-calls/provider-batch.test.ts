@@ -503,8 +503,22 @@ describe("POST …/tool-calls/batch", () => {
       [400, "INVALID_REQUEST", "calls[1] repeats the call id of calls[0]."],
       [400, "INVALID_REQUEST", "$.calls[0].call_id: required when the provider item has no id"],
       [400, "INVALID_REQUEST", "$.calls[0].call_id: required with a proposal"],
-      [400, "INVALID_HOST_CONTEXT", "The provider profile answers no turn as one message."],
-      [400, "INVALID_HOST_CONTEXT", "The provider profile is not registered."],
+      [
+        400,
+        "INVALID_HOST_CONTEXT",
+        "The provider profile answers no turn as one message; these do: openai/responses (openai-responses-v1), " +
+          "anthropic/messages (anthropic-messages-v1), google/interactions (gemini-interactions-v1), " +
+          "openai/chat_completions (openai-chat-completions-v1), google/generate_content (gemini-generate-content-v1), " +
+          "google/interactions (gemini-interactions-v2).",
+      ],
+      [
+        400,
+        "INVALID_HOST_CONTEXT",
+        "The provider profile is not registered; the registered ones are openai/responses (openai-responses-v1), " +
+          "anthropic/messages (anthropic-messages-v1), google/interactions (gemini-interactions-v1), " +
+          "mcp/tools (mcp-tools-v1), openai/chat_completions (openai-chat-completions-v1), " +
+          "google/generate_content (gemini-generate-content-v1), google/interactions (gemini-interactions-v2).",
+      ],
     ]);
     const audit = (await (await send("GET", `/v1/consumers/${C}/audit?after=0&limit=100`, auditor)).json()) as {
       entries: Array<{ kind: string }>;

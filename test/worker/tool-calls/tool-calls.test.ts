@@ -60,7 +60,7 @@ async function call(
   return {
     status: res.status,
     headers: res.headers,
-    body: (await res.json()) as ToolCallAnswer & { status_ref?: string; code?: string },
+    body: (await res.json()) as ToolCallAnswer & { status_ref?: string; code?: string; detail?: string },
   };
 }
 
@@ -146,6 +146,14 @@ describe("POST /v1/consumers/{consumer}/tool-calls (reads)", () => {
     );
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("INVALID_HOST_CONTEXT");
+    // The detail names every profile the gate answers, so a developer can pick the right one.
+    expect(res.body.detail).toBe(
+      "call provider profile/adapter revision is not registered; the registered ones are " +
+        "openai/responses (openai-responses-v1), anthropic/messages (anthropic-messages-v1), " +
+        "google/interactions (gemini-interactions-v1), mcp/tools (mcp-tools-v1), " +
+        "openai/chat_completions (openai-chat-completions-v1), google/generate_content (gemini-generate-content-v1), " +
+        "google/interactions (gemini-interactions-v2)",
+    );
   });
 });
 

@@ -263,6 +263,30 @@ describe("tools as data", () => {
     expect((await admin("GET", "/tools/bad_tool")).status).toBe(404);
   });
 
+  it("type-checks the CEL rules against the input schema: a misspelt argument or a string compared with a number is refused with the rule's pointer", async () => {
+    await setup();
+    const refusals: unknown[] = [];
+    const put = async (definition: unknown) => {
+      const res = await admin("PUT", "/tools/bad_tool", definition);
+      refusals.push([res.status, res.body?.code, res.body?.path, res.body?.detail]);
+    };
+    await put({ ...INVOICE(), approval: "args.amout > 100" });
+    await put({ ...LOOKUP, authorize: '"support" in principal.roles && args.customer > 5' });
+    await put({ ...INVOICE(), approval: "args.amount" });
+    const against = "(checked against the tool's input schema)";
+    expect(refusals).toEqual([
+      [422, "INVALID_TOOL_DEFINITION", "/approval", `CEL at 5: No such key: amout ${against}`],
+      [422, "INVALID_TOOL_DEFINITION", "/authorize", `CEL at 32: no such overload: string > int ${against}`],
+      [422, "INVALID_TOOL_DEFINITION", "/approval", `CEL at 0: the expression must answer a bool, not int ${against}`],
+    ]);
+    expect((await admin("GET", "/tools/bad_tool")).status).toBe(404);
+    const accepted = await admin("PUT", "/tools/bad_tool", {
+      ...INVOICE(),
+      approval: 'args.amount > 100 || args["customer"] == "acme"',
+    });
+    expect([accepted.status, accepted.body?.version]).toEqual([200, 1]);
+  });
+
   it("validates arguments at the schema's boundaries: code points, int vs float, extra fields", async () => {
     const { agent } = await setup();
     const code = async (args: Record<string, unknown>) =>
@@ -274,6 +298,20 @@ describe("tools as data", () => {
       await code({ customer: "" }),
       await code({ customer: "a", extra: 1 }),
     ]).toEqual(["OK", "INVALID_ARGUMENTS", "INVALID_ARGUMENTS", "INVALID_ARGUMENTS"]);
+    // A data tool's INVALID_ARGUMENTS says where and what was expected; the value itself is never quoted.
+    const refused = await callTool(agent, "create_invoice", { customer: "acme", amount: 100_001 }, "k-big", [
+      "support",
+    ]);
+    const error = {
+      category: "contract",
+      code: "INVALID_ARGUMENTS",
+      details: { expected: "an integer ≤ 100000", pointer: "/amount" },
+      recovery: "correct_input",
+      retry_after_ms: null,
+      safe_message: "Arguments do not satisfy the tool contract.",
+    };
+    expect(refused.body.model_result.error).toEqual(error);
+    expect(JSON.parse(refused.body.provider_output.output as string).error).toEqual(error);
     // The reference's int vs float: `60.0` is a float, so not an `integer`.
     const raw = async (amount: string) => {
       n += 1;

@@ -1,11 +1,11 @@
 import { joinTurn, joinsTurns } from "../../../core/adapters/provider-turn";
 import { canonicalJson, type Json, type JsonObject } from "../../../core/json";
-import { isRegisteredProfile } from "../../../core/tool-result/constants";
+import { GATE_PROFILES, isRegisteredProfile, registeredProfilesText } from "../../../core/tool-result/constants";
 import { ToolCallRequest } from "../../../contracts/tool-call";
 import type { ToolCallBatchRequest } from "../../../contracts/tool-call-batch";
 import { problem, problemMembers, type Problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
-import { bindCall, type BoundCall } from "./bind";
+import { bindCall, unregisteredProfile, type BoundCall } from "./bind";
 
 /** Runs one call (already bound) on the agent's tool-call path (agent-call.ts), for the batch's caller. */
 export type RunCall = (input: ToolCallRequest, bound: BoundCall) => Promise<Outcome<JsonObject>>;
@@ -34,9 +34,13 @@ function composed(batch: ToolCallBatchRequest, index: number): Outcome<ToolCallR
 function prepared(batch: ToolCallBatchRequest): Outcome<{ inputs: ToolCallRequest[]; bound: BoundCall[] }> {
   const { provider, api_family: apiFamily, adapter_revision: revision } = batch.context;
   if (!isRegisteredProfile(provider, apiFamily, revision))
-    return fail(problem("INVALID_HOST_CONTEXT", "The provider profile is not registered."));
-  if (!joinsTurns(provider, apiFamily))
-    return fail(problem("INVALID_HOST_CONTEXT", "The provider profile answers no turn as one message."));
+    return fail(problem("INVALID_HOST_CONTEXT", unregisteredProfile()));
+  if (!joinsTurns(provider, apiFamily)) {
+    const joining = registeredProfilesText(GATE_PROFILES.filter((p) => joinsTurns(p.provider, p.api_family)));
+    return fail(
+      problem("INVALID_HOST_CONTEXT", `The provider profile answers no turn as one message; these do: ${joining}.`),
+    );
+  }
   const inputs: ToolCallRequest[] = [];
   const bound: BoundCall[] = [];
   const callIds: string[] = [];

@@ -1,6 +1,7 @@
 import { parseProviderItem, type CallEcho } from "../../../core/adapters/native-calls";
 import { fromOpenAiStrictArguments } from "../../../core/adapters/openai-strict";
 import type { JsonObject } from "../../../core/json";
+import { registeredProfilesText } from "../../../core/tool-result/constants";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
 import type { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
@@ -17,6 +18,11 @@ export type ToolCallInput = ToolCallRequest | ToolCallStatusRequest;
 export function storedPrincipal(consumer: string, input: ToolCallInput): Principal {
   if (input.principal === undefined) throw new Error("a stored call without its principal");
   return { tenant_id: consumer, subject_id: input.principal.subject_id, roles: [...input.principal.roles] };
+}
+
+/** The detail of a refused profile: it names the ones the gate answers, so a developer can pick one. */
+export function unregisteredProfile(): string {
+  return `The provider profile is not registered; the registered ones are ${registeredProfilesText()}.`;
 }
 
 /** A call bound to its host context, with what its answer repeats of the model's own item. */
@@ -41,7 +47,7 @@ export function bindCall(input: ToolCallInput): Outcome<BoundCall> {
   let echo: CallEcho | undefined;
   if (input.provider_item !== undefined) {
     const parsed = parseProviderItem(ctx.provider, ctx.api_family, input.provider_item as JsonObject);
-    if (parsed === undefined) return fail(problem("INVALID_HOST_CONTEXT", "The provider profile is not registered."));
+    if (parsed === undefined) return fail(problem("INVALID_HOST_CONTEXT", unregisteredProfile()));
     if (!parsed.ok) return fail(problem("INVALID_PROVIDER_ITEM", parsed.error.message));
     const itemId = parsed.value.call_id;
     if (callId !== undefined && itemId !== null && callId !== itemId) {

@@ -5,7 +5,7 @@
  * @module
  */
 import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../../../core/json";
-import { compilePolicy, type CompiledPolicy } from "../../../core/policy";
+import { checkPolicyTypes, compilePolicy, type CompiledPolicy } from "../../../core/policy";
 import { compileSchema } from "../../../core/tool-schema";
 import {
   defineTool,
@@ -141,6 +141,26 @@ function boundRules(definition: ToolDefinition): Result<Record<string, OutputRul
   return ok(rules);
 }
 
+/**
+ * The rules of a definition that compiles, type-checked against its input schema (`args.amout`,
+ * a string argument compared with a number). Only a new definition is held to it: a stored one
+ * accepted before keeps building (its rule still denies at run time where it errs).
+ */
+export function checkRuleTypes(definition: ToolDefinition): DefinitionRefusal | null {
+  const input = definition.input as JsonObject;
+  const rules: Array<[string, string]> = [["/authorize", definition.authorize]];
+  const approval = definition.risk === "write" ? definition.approval : undefined;
+  if (approval !== undefined && approval !== "always" && approval !== "never") rules.push(["/approval", approval]);
+  for (const [pointer, source] of rules) {
+    const refused = checkPolicyTypes(source, input);
+    if (refused !== null) {
+      const at = refused.position === null ? "" : ` at ${refused.position}`;
+      return { pointer, message: `CEL${at}: ${refused.message}` };
+    }
+  }
+  return null;
+}
+
 /** Compiles a definition (already checked by its zod contract) into a tool for the registry. */
 export function buildTool(
   name: string,
@@ -247,6 +267,7 @@ export function buildTool(
       ? {}
       : { approvalValidSeconds: definition.approval_valid_seconds }),
     execution: { kind: "external" },
+    explainsArguments: true,
   });
   return ok({ spec, target, revisions });
 }

@@ -5,7 +5,7 @@ import { fail, ok, type Outcome } from "../../result";
 import type { ObjectKernel } from "../../kernel/kernel";
 import type { SecretVault } from "../secrets/vault";
 import { storedJson } from "../../kernel/sql";
-import { buildTool, type BuiltTool } from "./build";
+import { buildTool, checkRuleTypes, type BuiltTool } from "./build";
 import { ToolStore, type StoredToolVersion } from "./store";
 
 /** Tools a consumer may define. */
@@ -108,6 +108,8 @@ export class DataTools {
     const built = buildTool(name, definition, this.#kernel.targets);
     if (!built.ok)
       return fail({ ...problem("INVALID_TOOL_DEFINITION", built.error.message), path: built.error.pointer });
+    const typed = checkRuleTypes(definition);
+    if (typed !== null) return fail({ ...problem("INVALID_TOOL_DEFINITION", typed.message), path: typed.pointer });
     const target = definition.target;
     const secrets =
       target.kind === "http"

@@ -83,6 +83,8 @@ export function defineTool<
   const typed = (args: JsonObject): ArgumentsOf<A> => args as ArgumentsOf<A>;
   return defineCoreTool({
     ...rest,
+    // A code tool is the embedder's own: its INVALID_ARGUMENTS says where and what was expected.
+    explainsArguments: true,
     authorize: (principal, args, ctx) => authorize(principal, typed(args), ctx),
     ...(businessRule === undefined
       ? {}
