@@ -79,6 +79,16 @@ function declarationOf(raw: Record<string, unknown>): Declaration {
   return { name, description, input_schema: schema };
 }
 
+/** True when `messages` hold the SDK's approval request for this call (it was held for the gate's approver). */
+function heldBefore(messages: readonly ModelMessage[], toolCallId: string): boolean {
+  return messages.some(
+    (message) =>
+      message.role === "assistant" &&
+      typeof message.content !== "string" &&
+      message.content.some((part) => part.type === "tool-approval-request" && part.toolCallId === toolCallId),
+  );
+}
+
 /** Every declaration the credential is shown, page by page, at most `maxTools`. */
 async function declarations(client: AgentClient, maxTools: number): Promise<Declaration[]> {
   const found: Declaration[] = [];
@@ -128,7 +138,13 @@ export async function gateTools(options: GateToolsOptions): Promise<GateToolSet>
       toModelOutput: ({ output }) => toModelOutput(output),
       ...(viaSdk
         ? {
-            needsApproval: async (input: unknown, { toolCallId }: { toolCallId: string }) => {
+            needsApproval: async (
+              input: unknown,
+              { toolCallId, messages }: { toolCallId: string; messages: ModelMessage[] },
+            ) => {
+              // The SDK asks again before it runs an approved call: the answer stays yes, and the
+              // gate is not asked (an approved call sent here would run before the SDK's execute).
+              if (heldBefore(messages, toolCallId)) return true;
               let output: GateToolOutput;
               try {
                 output = await run(input, toolCallId);
