@@ -48,7 +48,7 @@ async function admin(method: string, path: string, body: unknown): Promise<numbe
     headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  const answer = (await res.json()) as { name?: string; revisions?: { handler: string } };
+  const answer = await res.json<{ name?: string; revisions?: { handler: string } }>();
   if (answer.name !== undefined && answer.revisions !== undefined)
     handlerRevision.set(answer.name, answer.revisions.handler);
   return res.status;
@@ -60,7 +60,7 @@ async function secretOf(body: unknown): Promise<string> {
     headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  return ((await res.json()) as { secret: string }).secret;
+  return (await res.json<{ secret: string }>()).secret;
 }
 
 const usage = {
