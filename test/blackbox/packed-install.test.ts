@@ -103,6 +103,7 @@ describe("the packed toolgate package installed into a scratch project", () => {
       "./core": { types: "./dist/types/core/index.d.ts", import: "./dist/core.js" },
       "./client": { types: "./dist/types/client/index.d.ts", import: "./dist/client.js" },
       "./worker": { types: "./dist/types/worker/gate.d.ts", import: "./dist/worker.js" },
+      "./ai-sdk": { types: "./dist/types/adapters/ai-sdk/index.d.ts", import: "./dist/ai-sdk.js" },
       "./package.json": "./package.json",
     });
     expect(manifest?.sideEffects).toEqual(["./src/contracts/problem.ts", "./src/core/zod.ts"]);
@@ -111,9 +112,11 @@ describe("the packed toolgate package installed into a scratch project", () => {
       "dist/core.js",
       "dist/client.js",
       "dist/worker.js",
+      "dist/ai-sdk.js",
       "dist/types/core/index.d.ts",
       "dist/types/client/index.d.ts",
       "dist/types/worker/gate.d.ts",
+      "dist/types/adapters/ai-sdk/index.d.ts",
     ]) {
       expect(packed).toContain(file);
       expect(existsSync(join(app, "node_modules", "toolgate", file))).toBe(true);

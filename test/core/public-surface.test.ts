@@ -21,10 +21,22 @@ function undefinedExports(namespace: object, prefix: string): string[] {
 }
 
 describe("the package's public entry points", () => {
-  it("maps ., ./core, ./client and ./worker to the built ESM and declarations of sources that exist", () => {
-    expect(Object.keys(pkg.exports).sort()).toEqual([".", "./client", "./core", "./package.json", "./worker"]);
+  it("maps ., ./core, ./client, ./worker and ./ai-sdk to the built ESM and declarations of sources that exist", () => {
+    expect(Object.keys(pkg.exports).sort()).toEqual([
+      ".",
+      "./ai-sdk",
+      "./client",
+      "./core",
+      "./package.json",
+      "./worker",
+    ]);
     // dist/<name>.js and its declarations are built from these sources (tools/lib/build-package.ts; test/blackbox/packed-install.test.ts installs them).
-    const built = { core: "src/core/index.ts", client: "src/client/index.ts", worker: "src/worker/gate.ts" };
+    const built = {
+      core: "src/core/index.ts",
+      client: "src/client/index.ts",
+      worker: "src/worker/gate.ts",
+      "ai-sdk": "src/adapters/ai-sdk/index.ts",
+    };
     for (const [name, source] of Object.entries(built)) {
       expect(existsSync(fileURLToPath(new URL(source, root)))).toBe(true);
       const entry = { import: `./dist/${name}.js`, types: `./dist/types/${source.slice(4, -3)}.d.ts` };

@@ -1,5 +1,5 @@
 // Builds the published package into dist/: one ESM file per entry point (`toolgate` → the core,
-// `toolgate/client`, `toolgate/worker`; shared code in dist/chunks/) with esbuild, dependencies
+// `toolgate/client`, `toolgate/worker`, `toolgate/ai-sdk`; shared code in dist/chunks/) with esbuild, dependencies
 // left as imports so a host's bundler dedupes and tree-shakes them, and the type declarations
 // under dist/types/ from `tsc -p tsconfig.build.json` (relative imports made fully specified, so
 // they resolve under Node16/NodeNext too). Run by `prepack`.
@@ -12,14 +12,16 @@ import { ROOT } from "./paths.ts";
 const root = `${ROOT}/`;
 
 /** The package's entry points, by output name under dist/. */
-export type EntryName = "core" | "client" | "worker";
-const ENTRY_NAMES: readonly EntryName[] = ["core", "client", "worker"];
+export type EntryName = "core" | "client" | "worker" | "ai-sdk";
+const ENTRY_NAMES: readonly EntryName[] = ["core", "client", "worker", "ai-sdk"];
 
 /** The entry points: output name (under dist/) → source. */
 export const ENTRIES: Readonly<Record<EntryName, string>> = {
   core: "src/core/index.ts",
   client: "src/client/index.ts",
   worker: "src/worker/gate.ts",
+  // The AI SDK adapter: `ai` (an optional peer) stays an import, like every dependency.
+  "ai-sdk": "src/adapters/ai-sdk/index.ts",
 };
 
 /**

@@ -1,7 +1,7 @@
 // The package's declarations as a consumer's compiler sees them: the package built and packed,
 // `attw` (are-the-types-wrong) over the tarball, and the tarball unpacked into a scratch project
 // type-checked with tsc under NodeNext, Node16 and Bundler resolution (strict, `skipLibCheck`).
-// The samples of test/package/consumer/ are one file that must compile and wrong ones that must
+// The samples of test/package/consumer/ are files that must compile and wrong ones that must
 // fail, each on the line marked `// error TSnnnn` with exactly that code: a declaration that no
 // longer resolves turns the client's types into `any`, and the wrong files then compile.
 import { execFile } from "node:child_process";
@@ -89,9 +89,11 @@ async function installTarball(tarball: string, app: string): Promise<void> {
   // The packed manifest, a file this build just wrote.
   const manifest = JSON.parse(readFileSync(join(target, "package.json"), "utf8")) as {
     dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
   };
-  // The lockfile's versions, already installed: no registry, no network.
-  for (const name of Object.keys(manifest.dependencies ?? {})) {
+  // The lockfile's versions, already installed: no registry, no network. The optional peers too
+  // (`ai`, for the toolgate/ai-sdk sample): a consumer of that entry installs them.
+  for (const name of Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })) {
     const link = join(app, "node_modules", name);
     mkdirSync(dirname(link), { recursive: true });
     symlinkSync(join(ROOT, "node_modules", name), link, "dir");
