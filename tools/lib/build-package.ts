@@ -1,6 +1,7 @@
 // Builds the published package into dist/: one ESM file per entry point (`toolgate` → the core,
-// `toolgate/client`, `toolgate/worker`; shared code in dist/chunks/) with esbuild, dependencies
-// left as imports so a host's bundler dedupes and tree-shakes them, and the type declarations
+// `toolgate/client`, `toolgate/worker`, `toolgate/openai-agents`; shared code in dist/chunks/)
+// with esbuild, dependencies (and the optional peer `@openai/agents-core`) left as imports so a
+// host's bundler dedupes and tree-shakes them, and the type declarations
 // under dist/types/ from `tsc -p tsconfig.build.json` (relative imports made fully specified, so
 // they resolve under Node16/NodeNext too). Run by `prepack`.
 import { build, type BuildOptions } from "esbuild";
@@ -12,14 +13,15 @@ import { ROOT } from "./paths.ts";
 const root = `${ROOT}/`;
 
 /** The package's entry points, by output name under dist/. */
-export type EntryName = "core" | "client" | "worker";
-const ENTRY_NAMES: readonly EntryName[] = ["core", "client", "worker"];
+export type EntryName = "core" | "client" | "worker" | "openai-agents";
+const ENTRY_NAMES: readonly EntryName[] = ["core", "client", "worker", "openai-agents"];
 
 /** The entry points: output name (under dist/) → source. */
 export const ENTRIES: Readonly<Record<EntryName, string>> = {
   core: "src/core/index.ts",
   client: "src/client/index.ts",
   worker: "src/worker/gate.ts",
+  "openai-agents": "src/adapters/openai-agents/index.ts",
 };
 
 /**
