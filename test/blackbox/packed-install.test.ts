@@ -103,6 +103,10 @@ describe("the packed toolgate package installed into a scratch project", () => {
       "./core": { types: "./dist/types/core/index.d.ts", import: "./dist/core.js" },
       "./client": { types: "./dist/types/client/index.d.ts", import: "./dist/client.js" },
       "./worker": { types: "./dist/types/worker/gate.d.ts", import: "./dist/worker.js" },
+      "./openai-agents": {
+        types: "./dist/types/adapters/openai-agents/index.d.ts",
+        import: "./dist/openai-agents.js",
+      },
       "./package.json": "./package.json",
     });
     expect(manifest?.sideEffects).toEqual(["./src/contracts/problem.ts", "./src/core/zod.ts"]);
@@ -111,9 +115,11 @@ describe("the packed toolgate package installed into a scratch project", () => {
       "dist/core.js",
       "dist/client.js",
       "dist/worker.js",
+      "dist/openai-agents.js",
       "dist/types/core/index.d.ts",
       "dist/types/client/index.d.ts",
       "dist/types/worker/gate.d.ts",
+      "dist/types/adapters/openai-agents/index.d.ts",
     ]) {
       expect(packed).toContain(file);
       expect(existsSync(join(app, "node_modules", "toolgate", file))).toBe(true);
