@@ -104,6 +104,10 @@ describe("the packed toolgate package installed into a scratch project", () => {
       "./client": { types: "./dist/types/client/index.d.ts", import: "./dist/client.js" },
       "./worker": { types: "./dist/types/worker/gate.d.ts", import: "./dist/worker.js" },
       "./ai-sdk": { types: "./dist/types/adapters/ai-sdk/index.d.ts", import: "./dist/ai-sdk.js" },
+      "./openai-agents": {
+        types: "./dist/types/adapters/openai-agents/index.d.ts",
+        import: "./dist/openai-agents.js",
+      },
       "./package.json": "./package.json",
     });
     expect(manifest?.sideEffects).toEqual(["./src/contracts/problem.ts", "./src/core/zod.ts"]);
@@ -113,10 +117,12 @@ describe("the packed toolgate package installed into a scratch project", () => {
       "dist/client.js",
       "dist/worker.js",
       "dist/ai-sdk.js",
+      "dist/openai-agents.js",
       "dist/types/core/index.d.ts",
       "dist/types/client/index.d.ts",
       "dist/types/worker/gate.d.ts",
       "dist/types/adapters/ai-sdk/index.d.ts",
+      "dist/types/adapters/openai-agents/index.d.ts",
     ]) {
       expect(packed).toContain(file);
       expect(existsSync(join(app, "node_modules", "toolgate", file))).toBe(true);
@@ -125,16 +131,24 @@ describe("the packed toolgate package installed into a scratch project", () => {
   });
 
   it("the client's ESM imports no zod and nothing of the Worker (browser-safe)", () => {
-    const client = readFileSync(join(app, "node_modules", "toolgate", "dist", "client.js"), "utf8");
-    const imports = [...client.matchAll(/^import\b[^;]*?from\s*"([^"]+)"/gms)].map((m) => m[1]);
-    expect(imports.every((specifier) => specifier?.startsWith("./chunks/"))).toBe(true);
-    for (const specifier of imports) {
-      const chunk = readFileSync(join(app, "node_modules", "toolgate", "dist", specifier ?? ""), "utf8");
-      expect([...chunk.matchAll(/from\s*"([^".][^"]*)"/g)].map((m) => m[1]).sort()).toEqual([
-        "@noble/hashes/sha2.js",
-        "@noble/hashes/utils.js",
-      ]);
+    const dist = join(app, "node_modules", "toolgate", "dist");
+    const client = readFileSync(join(dist, "client.js"), "utf8");
+    const imports = [...client.matchAll(/^import\b[^;]*?from\s*"([^"]+)"/gms)].map((m) => m[1] ?? "");
+    expect(imports.every((specifier) => specifier.startsWith("./chunks/"))).toBe(true);
+    // Every chunk the client reaches (chunks import shared chunks when another entry, such as
+    // toolgate/openai-agents, shares the client's code), and the packages they import.
+    const packages = new Set<string>();
+    const seen = new Set<string>();
+    const pending = imports.map((specifier) => join(dist, specifier));
+    for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const [, specifier = ""] of readFileSync(file, "utf8").matchAll(/from\s*"([^"]+)"/g)) {
+        if (specifier.startsWith("./")) pending.push(join(dist, "chunks", specifier));
+        else packages.add(specifier);
+      }
     }
+    expect([...packages].sort()).toEqual(["@noble/hashes/sha2.js", "@noble/hashes/utils.js"]);
   });
 
   it("type-checks the sample host against the shipped declarations (tsc --noEmit)", async () => {

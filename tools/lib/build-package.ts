@@ -1,5 +1,6 @@
 // Builds the published package into dist/: one ESM file per entry point (`toolgate` → the core,
-// `toolgate/client`, `toolgate/worker`, `toolgate/ai-sdk`; shared code in dist/chunks/) with esbuild, dependencies
+// `toolgate/client`, `toolgate/worker`, `toolgate/ai-sdk`, `toolgate/openai-agents`; shared code in
+// dist/chunks/) with esbuild, dependencies (and the optional peers `ai` and `@openai/agents-core`)
 // left as imports so a host's bundler dedupes and tree-shakes them, and the type declarations
 // under dist/types/ from `tsc -p tsconfig.build.json` (relative imports made fully specified, so
 // they resolve under Node16/NodeNext too). Run by `prepack`.
@@ -12,8 +13,8 @@ import { ROOT } from "./paths.ts";
 const root = `${ROOT}/`;
 
 /** The package's entry points, by output name under dist/. */
-export type EntryName = "core" | "client" | "worker" | "ai-sdk";
-const ENTRY_NAMES: readonly EntryName[] = ["core", "client", "worker", "ai-sdk"];
+export type EntryName = "core" | "client" | "worker" | "ai-sdk" | "openai-agents";
+const ENTRY_NAMES: readonly EntryName[] = ["core", "client", "worker", "ai-sdk", "openai-agents"];
 
 /** The entry points: output name (under dist/) → source. */
 export const ENTRIES: Readonly<Record<EntryName, string>> = {
@@ -22,6 +23,7 @@ export const ENTRIES: Readonly<Record<EntryName, string>> = {
   worker: "src/worker/gate.ts",
   // The AI SDK adapter: `ai` (an optional peer) stays an import, like every dependency.
   "ai-sdk": "src/adapters/ai-sdk/index.ts",
+  "openai-agents": "src/adapters/openai-agents/index.ts",
 };
 
 /**

@@ -1,0 +1,425 @@
+/**
+ * Black box: `toolgate/openai-agents` with the OpenAI Agents SDK (`@openai/agents-core`) against
+ * the real gate under `wrangler dev`, its HTTP tools calling a loopback downstream that counts
+ * what it receives. The SDK ships no fake model, so the model is its public `Model` interface
+ * implemented here with scripted answers: it proposes one function call, then ends the turn
+ * with a message, and records every request (what the model was given, tool results included).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  Agent,
+  RunState,
+  Runner,
+  Usage,
+  type AgentInputItem,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type StreamEvent,
+} from "@openai/agents-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gatedTools, type GatedTools, type GatedToolsOptions } from "../../src/adapters/openai-agents";
+import { startDev, type DevServer } from "./wrangler-dev";
+
+const ADMIN = randomBytes(24).toString("base64url");
+const CONSUMER = "agents-bb";
+const REVIEWER = "bb-reviewer";
+
+let persistTo: string | undefined;
+let server: DevServer | undefined;
+let downstream: Server | undefined;
+let port: number;
+let agentToken: string;
+let approverToken: string;
+/** What the downstream received: `path body`, in order. */
+const received: string[] = [];
+/** The running gate (started in beforeAll). */
+function gate(): DevServer {
+  if (server === undefined) throw new Error("wrangler dev is not running");
+  return server;
+}
+const invoices = (): string[] => received.filter((r) => r.startsWith("/ledger/invoices "));
+
+async function request(
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${gate().base}/v1/consumers/${CONSUMER}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+/** The reviewer decides the pending approval `approvalId` with the digest the gate shows them. */
+async function decide(approvalId: string, decision: "approve" | "deny"): Promise<void> {
+  const list = await request("GET", "/approvals?state=pending", approverToken);
+  const pending = list.body["approvals"] as Array<{ approval_id: string; approval_digest: string }>;
+  const digest = pending.find((a) => a.approval_id === approvalId)?.approval_digest;
+  const decided = await request("POST", `/approvals/${approvalId}`, approverToken, {
+    decision,
+    approval_digest: digest,
+  });
+  expect([decided.status, decided.body["state"]]).toEqual([200, decision === "approve" ? "approved" : "denied"]);
+}
+
+/** A scripted model: proposes `call` once, and ends the turn once the input holds its result. */
+class ScriptedModel implements Model {
+  readonly requests: ModelRequest[] = [];
+  constructor(private readonly call: { callId: string; name: string; args: Record<string, unknown> }) {}
+
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    this.requests.push(request);
+    const answered = resultOf(request.input, this.call.callId) !== undefined;
+    return {
+      usage: new Usage(),
+      responseId: `resp-${this.requests.length}`,
+      output: answered
+        ? [
+            {
+              type: "message",
+              role: "assistant",
+              status: "completed",
+              content: [{ type: "output_text", text: `done with ${this.call.callId}` }],
+            },
+          ]
+        : [
+            {
+              type: "function_call",
+              callId: this.call.callId,
+              name: this.call.name,
+              arguments: JSON.stringify(this.call.args),
+              status: "completed",
+            },
+          ],
+    };
+  }
+
+  async *getStreamedResponse(): AsyncIterable<StreamEvent> {
+    throw new Error("not streamed");
+  }
+
+  /** The tool output the model was given for its call (the last request's input). */
+  output(): unknown {
+    return resultOf(this.requests.at(-1)?.input ?? [], this.call.callId);
+  }
+}
+
+/** The output of the function call result for `callId` in a model's input. */
+function resultOf(input: string | AgentInputItem[], callId: string): unknown {
+  if (typeof input === "string") return undefined;
+  for (const item of input) {
+    if (item.type !== "function_call_result" || item.callId !== callId) continue;
+    const output = item.output;
+    return typeof output === "string"
+      ? output
+      : !Array.isArray(output) && output.type === "text"
+        ? output.text
+        : output;
+  }
+  return undefined;
+}
+
+const runner = new Runner({ tracingDisabled: true });
+
+function options(extra: Partial<GatedToolsOptions> = {}): GatedToolsOptions {
+  return { baseUrl: gate().base, consumer: CONSUMER, token: agentToken, ...extra };
+}
+
+async function gated(extra: Partial<GatedToolsOptions> = {}): Promise<GatedTools> {
+  const made = await gatedTools(options(extra));
+  if (!made.ok) throw new Error(`the tool list was refused: ${made.problem.code}`);
+  return made.value;
+}
+
+function agentWith(tools: GatedTools, model: ScriptedModel): Agent {
+  return new Agent({ name: "billing", instructions: "Bill customers.", model, tools: tools.tools });
+}
+
+beforeAll(async () => {
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      received.push(`${req.url ?? ""} ${text}`);
+      const args = JSON.parse(text) as { customer: string; amount?: number };
+      const lookup = req.url === "/ledger/lookup";
+      const data = lookup
+        ? { customer: args.customer, tier: "gold" }
+        : { invoice_id: `INV-${invoices().length}`, customer: args.customer, amount: args.amount };
+      res
+        .writeHead(lookup ? 200 : 201, { "content-type": "application/json" })
+        .end(JSON.stringify({ data, resource_revision: null, observed_at: "2026-07-18T00:00:00Z" }));
+    });
+  });
+  downstream = receiver;
+  await new Promise<void>((done) => receiver.listen(0, "127.0.0.1", done));
+  port = (receiver.address() as { port: number }).port;
+  persistTo = mkdtempSync(join(tmpdir(), "toolgate-openai-agents-"));
+  server = await startDev(persistTo, ADMIN, { vars: { TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" } });
+  const admin = (method: string, path: string, body: unknown) => request(method, path, ADMIN, body);
+  expect((await admin("PUT", "", { tools: [], approver_subjects: [REVIEWER] })).status).toBe(200);
+  const lookup = {
+    description: "Look up a customer's tier.",
+    risk: "read",
+    input: {
+      type: "object",
+      properties: { customer: { type: "string", minLength: 1, maxLength: 8 } },
+      required: ["customer"],
+      additionalProperties: false,
+    },
+    output: {
+      schema: {
+        type: "object",
+        properties: { customer: { type: "string" }, tier: { type: "string" } },
+        required: ["customer", "tier"],
+        additionalProperties: false,
+      },
+    },
+    target: { kind: "http", url: `http://127.0.0.1:${port}/ledger/lookup` },
+  };
+  const invoice = {
+    description: "Create an invoice. An amount above 100 needs a person's approval.",
+    risk: "write",
+    input: {
+      type: "object",
+      properties: {
+        customer: { type: "string", minLength: 1, maxLength: 8 },
+        amount: { type: "integer", minimum: 1, maximum: 100_000 },
+        memo: { type: "string", maxLength: 40 },
+      },
+      required: ["customer", "amount"],
+      additionalProperties: false,
+    },
+    output: {
+      schema: {
+        type: "object",
+        properties: { invoice_id: { type: "string" }, customer: { type: "string" }, amount: { type: "integer" } },
+        required: ["invoice_id", "customer", "amount"],
+        additionalProperties: false,
+      },
+    },
+    approval: "args.amount > 100",
+    target: { kind: "http", url: `http://127.0.0.1:${port}/ledger/invoices` },
+  };
+  expect((await admin("PUT", "/tools/lookup_customer", lookup)).status).toBe(200);
+  expect((await admin("PUT", "/tools/create_invoice", invoice)).status).toBe(200);
+  const tools = ["lookup_customer", "create_invoice"];
+  expect((await admin("PUT", "", { tools, approver_subjects: [REVIEWER] })).status).toBe(200);
+  agentToken = (await admin("POST", "/credentials", { kind: "agent", subject_id: "user-1" })).body["secret"] as string;
+  approverToken = (await admin("POST", "/credentials", { kind: "approver", subject_id: REVIEWER })).body[
+    "secret"
+  ] as string;
+}, 180_000);
+
+afterAll(async () => {
+  await server?.kill();
+  await new Promise((done) => downstream?.close(done));
+  if (persistTo !== undefined) rmSync(persistTo, { recursive: true, force: true });
+});
+
+describe("the OpenAI Agents SDK through toolgate/openai-agents", () => {
+  it("gives the model the gate's own declarations", async () => {
+    const tools = await gated();
+    const declared = await request("GET", "/tools?format=openai", agentToken);
+    expect(
+      tools.tools.map((t) => ({
+        type: t.type,
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters,
+        strict: t.strict,
+      })),
+    ).toEqual(declared.body["tools"]);
+    const model = new ScriptedModel({ callId: "call-read-1", name: "lookup_customer", args: { customer: "acme" } });
+    await runner.run(agentWith(tools, model), "What tier is acme?");
+    expect(model.requests[0]?.tools.map((t) => (t.type === "function" ? [t.name, t.strict] : t.type))).toEqual([
+      ["create_invoice", true],
+      ["lookup_customer", true],
+    ]);
+  });
+
+  it("a read: the model is given the gate's model result, and the downstream one request", async () => {
+    const before = received.length;
+    const model = new ScriptedModel({ callId: "call-read-2", name: "lookup_customer", args: { customer: "acme" } });
+    const result = await runner.run(agentWith(await gated(), model), "What tier is acme?");
+    expect(result.finalOutput).toBe("done with call-read-2");
+    expect(JSON.parse(String(model.output()))).toEqual(
+      succeeded("lookup_customer", { customer: "acme", tier: "gold" }, "fresh"),
+    );
+    expect(received.slice(before)).toEqual(['/ledger/lookup {"customer":"acme"}']);
+  });
+
+  it("a write runs once: a retried turn with the same call id replays it", async () => {
+    const before = invoices().length;
+    const call = { callId: "call-write-1", name: "create_invoice", args: { customer: "acme", amount: 40, memo: null } };
+    const first = new ScriptedModel(call);
+    await runner.run(agentWith(await gated(), first), "Bill acme 40.");
+    const invoice = { invoice_id: `INV-${before + 1}`, customer: "acme", amount: 40 };
+    expect(JSON.parse(String(first.output()))).toEqual(succeeded("create_invoice", invoice, "fresh"));
+    // The same turn again (a host that lost the answer and retried): the gate replays the stored result.
+    const retried = new ScriptedModel(call);
+    await runner.run(agentWith(await gated(), retried), "Bill acme 40.");
+    expect(JSON.parse(String(retried.output()))).toEqual(succeeded("create_invoice", invoice, "local_replay"));
+    // The optional memo the model sent as null (OpenAI's strict form) never reached the downstream.
+    expect(invoices().slice(before)).toEqual(['/ledger/invoices {"amount":40,"customer":"acme"}']);
+  });
+
+  it("a write the approvers decide: an interruption, approved at the gate, resumed from the serialized RunState", async () => {
+    const before = invoices().length;
+    const call = {
+      callId: "call-write-2",
+      name: "create_invoice",
+      args: { customer: "acme", amount: 250, memo: null },
+    };
+    const tools = await gated();
+    const first = await runner.run(agentWith(tools, new ScriptedModel(call)), "Bill acme 250.");
+    expect(first.interruptions.map((i) => [i.type, i.name, i.arguments])).toEqual([
+      ["tool_approval_item", "create_invoice", JSON.stringify(call.args)],
+    ]);
+    const asked = await tools.approval(first.interruptions[0] as (typeof first.interruptions)[number]);
+    if (!asked.ok || asked.value === null) throw new Error("the interruption has no gate approval");
+    const approvalId = asked.value.approvalId ?? "";
+    expect(approvalId).toMatch(/^apr_[0-9a-f]{32}$/);
+    expect(asked.value).toEqual({
+      callId: "call-write-2",
+      tool: "create_invoice",
+      approvalId,
+      state: "pending",
+      decidedBy: `an approver of the consumer ${CONSUMER}`,
+      consoleUrl: `${gate().base}/console/approvals/${approvalId}`,
+    });
+    const saved = first.state.toString();
+    expect(invoices().length).toBe(before);
+
+    await decide(approvalId, "approve");
+
+    // Another process: new tools, a new agent of the same name, the run read back from its text.
+    const model = new ScriptedModel(call);
+    const again = await gated();
+    const agent = agentWith(again, model);
+    const state = await RunState.fromString(agent, saved);
+    expect(await again.awaitDecisions(state, 10)).toEqual({ ok: true, value: [] });
+    const resumed = await runner.run(agent, state);
+    expect([resumed.interruptions.length, resumed.finalOutput]).toEqual([0, "done with call-write-2"]);
+    const invoice = { invoice_id: `INV-${before + 1}`, customer: "acme", amount: 250 };
+    expect(JSON.parse(String(model.output()))).toEqual(succeeded("create_invoice", invoice, "fresh"));
+    expect(invoices().slice(before)).toEqual(['/ledger/invoices {"amount":250,"customer":"acme"}']);
+  });
+
+  it("a denial reaches the model as the tool's output, and nothing runs", async () => {
+    const before = invoices().length;
+    const call = {
+      callId: "call-write-3",
+      name: "create_invoice",
+      args: { customer: "acme", amount: 300, memo: null },
+    };
+    const model = new ScriptedModel(call);
+    const tools = await gated();
+    const agent = agentWith(tools, model);
+    const first = await runner.run(agent, "Bill acme 300.");
+    const asked = await tools.approval(first.interruptions[0] as (typeof first.interruptions)[number]);
+    if (!asked.ok || asked.value?.approvalId == null) throw new Error("the interruption has no gate approval");
+    await decide(asked.value.approvalId, "deny");
+    expect(await tools.awaitDecisions(first.state, 10)).toEqual({ ok: true, value: [] });
+    const resumed = await runner.run(agent, first.state);
+    expect(resumed.finalOutput).toBe("done with call-write-3");
+    expect(JSON.parse(String(model.output()))).toEqual(
+      refused("APPROVAL_INVALID", "Approval expired or is not bound to the current request."),
+    );
+    expect(invoices().length).toBe(before);
+  });
+
+  it("approved in the SDK before the approvers decided: the model reads that it is pending, who decides and where", async () => {
+    const call = {
+      callId: "call-write-4",
+      name: "create_invoice",
+      args: { customer: "acme", amount: 500, memo: null },
+    };
+    const model = new ScriptedModel(call);
+    const tools = await gated({ approvalWaitSeconds: 1 });
+    const agent = agentWith(tools, model);
+    const first = await runner.run(agent, "Bill acme 500.");
+    const item = first.interruptions[0] as (typeof first.interruptions)[number];
+    const asked = await tools.approval(item);
+    if (!asked.ok || asked.value?.approvalId == null) throw new Error("the interruption has no gate approval");
+    const id = asked.value.approvalId;
+    expect(await tools.awaitDecisions(first.state, 0)).toEqual({ ok: true, value: [asked.value] });
+    first.state.approve(item);
+    const before = invoices().length;
+    await runner.run(agent, first.state);
+    const [guidance, result] = String(model.output()).split("\n");
+    expect(guidance).toBe(
+      `This call is pending and did not run: it waits for a person's approval (approval ${id}), ` +
+        `which an approver of the consumer ${CONSUMER} decides in the toolgate console at ${gate().base}/console/approvals/${id}. ` +
+        "The same create_invoice call runs once it is approved.",
+    );
+    expect(JSON.parse(result ?? "")).toEqual(
+      refused("APPROVAL_REQUIRED", "This action requires approval bound to the current arguments."),
+    );
+    expect(invoices().length).toBe(before);
+  });
+});
+
+/** The Tool Result v2 model result of a call that ran (docs/http-api.md; the reference's projection). */
+function succeeded(tool: string, data: Record<string, unknown>, delivery: "fresh" | "local_replay") {
+  return {
+    schema_version: "tool-model-result-v2",
+    status: "succeeded",
+    data,
+    error: null,
+    execution: { complete: true, delivery, outcome: "committed", truncated: false },
+    provenance: {
+      observed_at: "2026-07-18T00:00:00Z",
+      // A digest of the tool's definition (its handler revision).
+      producer_revision: matching(/^handler-[0-9a-f]{16}$/),
+      resource_revision: null,
+      source_label: tool,
+      trust: "untrusted_data",
+    },
+  };
+}
+
+/**
+ * The model result of a call the gate's approval policy refused before it started: the
+ * reference's error catalog entry for `code` (category `approval`, recovery `request_approval`).
+ */
+function refused(code: string, safeMessage: string) {
+  return {
+    schema_version: "tool-model-result-v2",
+    status: "failed",
+    data: null,
+    error: {
+      code,
+      category: "approval",
+      recovery: "request_approval",
+      retry_after_ms: null,
+      safe_message: safeMessage,
+    },
+    execution: { complete: true, delivery: "fresh", outcome: "not_started", truncated: false },
+    provenance: {
+      observed_at: matching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      producer_revision: "offline-dispatcher-v2",
+      resource_revision: null,
+      source_label: "offline-dispatcher",
+      trust: "trusted_control",
+    },
+  };
+}
+
+/** Any string that matches (for the values the gate derives: a definition's digest, the clock). */
+function matching(pattern: RegExp): unknown {
+  return expect.stringMatching(pattern) as unknown;
+}
