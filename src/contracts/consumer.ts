@@ -147,6 +147,12 @@ export const CorsOrigin = z.string().check(
   }),
 );
 
+/** What a tool call's audit record keeps of its arguments (`digest` unless the consumer opts in to `full`). */
+export const AUDIT_ARGUMENTS = ["digest", "full"] as const;
+
+/** A consumer's `audit_arguments` setting. */
+export type AuditArguments = (typeof AUDIT_ARGUMENTS)[number];
+
 /** `PUT /v1/consumers/{consumer}`: the consumer's enabled tools, who may approve, its token issuer and limits. */
 export const ConsumerConfig = z
   .strictObject({
@@ -158,6 +164,12 @@ export const ConsumerConfig = z
       z.meta({
         description:
           "Browser origins allowed to call the consumer's credential routes across origins (CORS), each exactly as browsers send `Origin` (`https://app.example`; http only on a loopback host), at most 32. Absent or empty: no origin. Never offered on admin-only routes or the console.",
+      }),
+    ),
+    audit_arguments: z.optional(z.enum(AUDIT_ARGUMENTS)).check(
+      z.meta({
+        description:
+          "What a tool call's audit record keeps of its arguments: `digest` (default: their SHA-256 only) or `full` (the arguments themselves, in the signed log for as long as it is kept).",
       }),
     ),
   })
@@ -174,6 +186,9 @@ export const ConsumerView = z
     cors_origins: z
       .optional(z.array(z.string()))
       .check(z.meta({ description: "The CORS allow-list, sorted; present only when the consumer allows an origin." })),
+    audit_arguments: z
+      .optional(z.enum(AUDIT_ARGUMENTS))
+      .check(z.meta({ description: "Present only when the consumer keeps tool calls' arguments in full." })),
     created: z.boolean(),
   })
   .register(httpSchemas, { id: "ConsumerView" });
