@@ -175,6 +175,20 @@ export const ConsumerConfig = z
   })
   .register(httpSchemas, { id: "ConsumerConfig" });
 
+/**
+ * `PATCH /v1/consumers/{consumer}`: a JSON Merge Patch (RFC 7396) of the configuration. The
+ * merged configuration is checked by {@link ConsumerConfig}, as a PUT body is.
+ */
+export const ConsumerPatch = z
+  .record(z.string(), z.unknown())
+  .check(
+    z.meta({
+      description:
+        "A JSON Merge Patch (RFC 7396) of the consumer's configuration (ConsumerConfig): a member replaces the stored one, `null` removes it (its default applies again), an object merges into the stored object (`limits`). The merged configuration must satisfy ConsumerConfig (400 INVALID_REQUEST with the JSON pointer in `path`).",
+    }),
+  )
+  .register(httpSchemas, { id: "ConsumerPatch" });
+
 /** A consumer as stored and returned. */
 export const ConsumerView = z
   .strictObject({
@@ -193,6 +207,8 @@ export const ConsumerView = z
   })
   .register(httpSchemas, { id: "ConsumerView" });
 
+/** A parsed merge patch of the configuration. */
+export type ConsumerPatch = z.infer<typeof ConsumerPatch>;
 /** Parsed consumer configuration. */
 export type ConsumerConfig = z.infer<typeof ConsumerConfig>;
 /** A parsed token issuer. */
