@@ -387,7 +387,7 @@ describe("tools and secrets", () => {
     expect(await toolgate(["tools", "list", "--consumer", OTHER], admin)).toEqual({
       status: 0,
       stderr: "",
-      stdout: lines("TOOL             VERSION  STATE", "lookup_customer  2        defined"),
+      stdout: lines("TOOL             VERSION  STATE", "lookup_customer  2        disabled"),
     });
     expect(await toolgate(["tools", "list"], shop)).toEqual({
       status: 0,
@@ -412,7 +412,7 @@ describe("tools and secrets", () => {
       lines(
         "tool:         lookup_customer",
         "version:      2",
-        "state:        active",
+        "state:        disabled",
         "risk:         read",
         "description:  Look up a customer's tier.",
         `history:      v2 ${iso(stored.history[0].defined_at)}, v1 ${iso(stored.history[1].defined_at)}`,
