@@ -105,9 +105,11 @@ function problemLine(status: number, text: string): string {
 /** What a request sends. */
 export interface RequestOptions {
   readonly role: Role | null;
-  readonly method?: "GET" | "PUT" | "POST" | "DELETE";
+  readonly method?: "GET" | "PUT" | "POST" | "PATCH" | "DELETE";
   /** A JSON body (bytes as read from a file, or text). */
   readonly body?: Uint8Array | string;
+  /** The body's media type when it is not plain JSON (a PATCH's merge patch). */
+  readonly mediaType?: "application/merge-patch+json";
 }
 
 /** A JSON answer: the gate's text as it came, and its value. */
@@ -159,7 +161,7 @@ export class GateClient {
       if (!token.ok) return token;
       headers.authorization = `Bearer ${token.value}`;
     }
-    if (options.body !== undefined) headers["content-type"] = "application/json";
+    if (options.body !== undefined) headers["content-type"] = options.mediaType ?? "application/json";
     const method = options.method ?? "GET";
     let response: Response;
     try {

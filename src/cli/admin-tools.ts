@@ -1,11 +1,13 @@
 /**
- * `toolgate admin tools put|list|show` (tools as data, docs/tools.md) and
- * `toolgate admin secrets put|list` (write-only consumer secrets; a value never on the command line).
+ * `toolgate admin tools put|list|show|enable|disable|delete` (tools as data, docs/tools.md) and
+ * `toolgate admin secrets put|list|delete` (write-only consumer secrets; a value never on the command line).
+ * A tool's state is one of `enabled`, `disabled` (the consumer's `tools` lists it or not) or
+ * `deleted` (a data tool's definition withdrawn), the gate's words for it.
  * @module
  */
 import { canonicalJson, prettyJson, type JsonObject } from "../core/json";
 import { err, ok } from "../core/result";
-import type { AdminContext, AdminGroup } from "./admin";
+import type { AdminContext, AdminGroup, AdminVerb } from "./admin";
 import { listVerb } from "./admin-list";
 import {
   gateExit,
@@ -81,10 +83,10 @@ export const toolVerbs: AdminGroup = {
       const tool = objectOf(item);
       if (tool !== undefined) defined.set(textOf(tool, "name"), tool);
     }
+    // Built-in and code tools are listed while enabled; a data tool always, with the gate's state.
     const rows = [...new Set([...enabled, ...defined.keys()])].sort().map((name) => {
       const data = defined.get(name);
-      const state =
-        data !== undefined && data.enabled !== true ? "disabled" : enabled.has(name) ? "enabled" : "defined";
+      const state = data === undefined ? "enabled" : textOf(data, "state");
       return [name, data === undefined ? "built-in" : String(intOf(data, "current_version") ?? "?"), state];
     });
     return table(["TOOL", "VERSION", "STATE"], rows);
@@ -108,7 +110,7 @@ export const toolVerbs: AdminGroup = {
       const head = fields([
         ["tool", textOf(view, "name")],
         ["version", String(intOf(view, "current_version") ?? "?")],
-        ["state", view?.enabled === true ? "active" : "disabled"],
+        ["state", textOf(view, "state")],
         ["risk", textOf(definition, "risk")],
         ["description", textOf(definition, "description")],
         [
@@ -119,7 +121,45 @@ export const toolVerbs: AdminGroup = {
       return ok(`${head}definition:\n${prettyJson(definition)}\n`);
     },
   },
+  enable: stateVerb("enabled"),
+  disable: stateVerb("disabled"),
+  delete: {
+    usage: "delete NAME   (a data-defined tool: its definition withdrawn, its history kept)",
+    role: "admin",
+    consumer: true,
+    positionals: 1,
+    async run(ctx) {
+      const name = named(ctx.args, TOOL_NAME, "tool");
+      if (!name.ok) return name;
+      const done = await ctx.client.done(ctx.at(`/tools/${name.value}`), { role: "admin", method: "DELETE" });
+      if (!done.ok) return done;
+      return ok(ctx.json ? jsonLine({ tool: name.value, deleted: true }) : `deleted tool ${name.value}\n`);
+    },
+  },
 };
+
+/** `tools enable|disable NAME`: the one tool's state, the rest of the configuration untouched. */
+function stateVerb(state: "enabled" | "disabled"): AdminVerb {
+  return {
+    usage: `${state === "enabled" ? "enable" : "disable"} NAME`,
+    role: "admin",
+    consumer: true,
+    positionals: 1,
+    async run(ctx) {
+      const name = named(ctx.args, TOOL_NAME, "tool");
+      if (!name.ok) return name;
+      const answer = await ctx.client.json(ctx.at(`/tools/${name.value}`), {
+        role: "admin",
+        method: "PATCH",
+        body: canonicalJson({ state }),
+        mediaType: "application/merge-patch+json",
+      });
+      if (!answer.ok) return answer;
+      if (ctx.json) return ok(`${answer.value.text}\n`);
+      return ok(`${textOf(objectOf(answer.value.value), "state")} tool ${name.value}\n`);
+    },
+  };
+}
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -169,4 +209,17 @@ export const secretVerbs: AdminGroup = {
       textsOf(view, "secrets").map((s) => [s]),
     ),
   ),
+  delete: {
+    usage: "delete NAME   (tools whose headers use it send nothing until it is put again)",
+    role: "admin",
+    consumer: true,
+    positionals: 1,
+    async run(ctx) {
+      const name = named(ctx.args, SECRET_NAME, "secret");
+      if (!name.ok) return name;
+      const done = await ctx.client.done(ctx.at(`/secrets/${name.value}`), { role: "admin", method: "DELETE" });
+      if (!done.ok) return done;
+      return ok(ctx.json ? jsonLine({ secret: name.value, deleted: true }) : `deleted secret ${name.value}\n`);
+    },
+  },
 };

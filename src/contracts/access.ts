@@ -24,6 +24,7 @@ export type CallerClass = "admin" | CredentialKind;
 export const ACCESS = {
   // Consumer administration.
   configure: ["admin"],
+  patchConsumer: ["admin"],
   createCredential: ["admin"],
   revokeCredential: ["admin"],
   ping: ["admin"],
@@ -36,7 +37,8 @@ export const ACCESS = {
   defineTool: ["admin"],
   getTool: ["admin"],
   listTools: ["admin", "agent"],
-  disableTool: ["admin"],
+  setToolState: ["admin"],
+  deleteTool: ["admin"],
   putSecret: ["admin"],
   deleteSecret: ["admin"],
   listSecrets: ["admin"],

@@ -147,6 +147,12 @@ export const CorsOrigin = z.string().check(
   }),
 );
 
+/** What a tool call's audit record keeps of its arguments (`digest` unless the consumer opts in to `full`). */
+export const AUDIT_ARGUMENTS = ["digest", "full"] as const;
+
+/** A consumer's `audit_arguments` setting. */
+export type AuditArguments = (typeof AUDIT_ARGUMENTS)[number];
+
 /** `PUT /v1/consumers/{consumer}`: the consumer's enabled tools, who may approve, its token issuer and limits. */
 export const ConsumerConfig = z
   .strictObject({
@@ -160,8 +166,28 @@ export const ConsumerConfig = z
           "Browser origins allowed to call the consumer's credential routes across origins (CORS), each exactly as browsers send `Origin` (`https://app.example`; http only on a loopback host), at most 32. Absent or empty: no origin. Never offered on admin-only routes or the console.",
       }),
     ),
+    audit_arguments: z.optional(z.enum(AUDIT_ARGUMENTS)).check(
+      z.meta({
+        description:
+          "What a tool call's audit record keeps of its arguments: `digest` (default: their SHA-256 only) or `full` (the arguments themselves, in the signed log for as long as it is kept).",
+      }),
+    ),
   })
   .register(httpSchemas, { id: "ConsumerConfig" });
+
+/**
+ * `PATCH /v1/consumers/{consumer}`: a JSON Merge Patch (RFC 7396) of the configuration. The
+ * merged configuration is checked by {@link ConsumerConfig}, as a PUT body is.
+ */
+export const ConsumerPatch = z
+  .record(z.string(), z.unknown())
+  .check(
+    z.meta({
+      description:
+        "A JSON Merge Patch (RFC 7396) of the consumer's configuration (ConsumerConfig): a member replaces the stored one, `null` removes it (its default applies again), an object merges into the stored object (`limits`). The merged configuration must satisfy ConsumerConfig (400 INVALID_REQUEST with the JSON pointer in `path`).",
+    }),
+  )
+  .register(httpSchemas, { id: "ConsumerPatch" });
 
 /** A consumer as stored and returned. */
 export const ConsumerView = z
@@ -174,10 +200,15 @@ export const ConsumerView = z
     cors_origins: z
       .optional(z.array(z.string()))
       .check(z.meta({ description: "The CORS allow-list, sorted; present only when the consumer allows an origin." })),
+    audit_arguments: z
+      .optional(z.enum(AUDIT_ARGUMENTS))
+      .check(z.meta({ description: "Present only when the consumer keeps tool calls' arguments in full." })),
     created: z.boolean(),
   })
   .register(httpSchemas, { id: "ConsumerView" });
 
+/** A parsed merge patch of the configuration. */
+export type ConsumerPatch = z.infer<typeof ConsumerPatch>;
 /** Parsed consumer configuration. */
 export type ConsumerConfig = z.infer<typeof ConsumerConfig>;
 /** A parsed token issuer. */

@@ -10,8 +10,17 @@ import { httpSchemas } from "./registry";
 
 const NextCursor = z.nullable(z.string()).check(z.describe("Where the next page starts; null on the last page."));
 
+/** A data-defined tool's state: `enabled` or `disabled` for the consumer, or `deleted` (its definition withdrawn, history kept). */
+const DefinedState = z
+  .enum(["enabled", "disabled", "deleted"])
+  .check(
+    z.describe(
+      "`enabled`: the consumer's `tools` lists it; `disabled`: defined, not listed; `deleted`: its definition was withdrawn (DELETE), its history kept.",
+    ),
+  );
+
 /** A data-defined tool in the admin's list. */
-const DefinedTool = z.strictObject({ name: z.string(), current_version: z.int(), enabled: z.boolean() });
+const DefinedTool = z.strictObject({ name: z.string(), current_version: z.int(), state: DefinedState });
 
 /** An object JSON Schema, as a declaration carries a tool's input schema. */
 const ObjectSchema = z.looseObject({ type: z.literal("object") });
@@ -49,10 +58,32 @@ export const ToolList = z
 
 /** `GET …/tools/{name}`: the current version and the history, newest first. */
 export const ToolDetails = z
-  .strictObject({ name: z.string(), current_version: z.int(), enabled: z.boolean(), history: z.array(ToolVersionView) })
+  .strictObject({ name: z.string(), current_version: z.int(), state: DefinedState, history: z.array(ToolVersionView) })
   .register(httpSchemas, { id: "ToolDetails" });
 
 /** `GET …/secrets`: names only, never a value. */
 export const SecretList = z
   .strictObject({ secrets: z.array(z.string()), next_cursor: NextCursor })
   .register(httpSchemas, { id: "SecretList" });
+
+/** A tool's state for the consumer: `enabled` (its configuration's `tools` lists it) or `disabled`. */
+export const TOOL_STATES = ["enabled", "disabled"] as const;
+
+/** A tool's state. */
+export type ToolState = (typeof TOOL_STATES)[number];
+
+/** `PATCH …/tools/{name}`: a JSON Merge Patch of the tool's state, the one member it changes. */
+export const ToolStatePatch = z
+  .strictObject({
+    state: z
+      .enum(TOOL_STATES)
+      .check(
+        z.describe("`enabled` adds the tool to the consumer's `tools`, `disabled` takes it out; nothing else changes."),
+      ),
+  })
+  .register(httpSchemas, { id: "ToolStatePatch" });
+
+/** The answer of `PATCH …/tools/{name}`. */
+export const ToolStateView = z
+  .strictObject({ name: z.string(), state: z.enum(TOOL_STATES) })
+  .register(httpSchemas, { id: "ToolStateView" });

@@ -222,8 +222,12 @@ describe("help", () => {
         "  toolgate admin tools put NAME --file FILE",
         "  toolgate admin tools list",
         "  toolgate admin tools show NAME",
+        "  toolgate admin tools enable NAME",
+        "  toolgate admin tools disable NAME",
+        "  toolgate admin tools delete NAME   (a data-defined tool: its definition withdrawn, its history kept)",
         "  toolgate admin secrets put NAME   (the value from TOOLGATE_SECRET_VALUE or standard input)",
         "  toolgate admin secrets list",
+        "  toolgate admin secrets delete NAME   (tools whose headers use it send nothing until it is put again)",
         "  toolgate admin credentials issue --kind agent|approver|provider|runtime|auditor [--subject S] [--principal subject|host|token] [--role R]... [--tool T]... [--expires-at UNIX_SECONDS]",
         "  toolgate admin credentials list",
         "  toolgate admin credentials revoke ID",
@@ -387,7 +391,7 @@ describe("tools and secrets", () => {
     expect(await toolgate(["tools", "list", "--consumer", OTHER], admin)).toEqual({
       status: 0,
       stderr: "",
-      stdout: lines("TOOL             VERSION  STATE", "lookup_customer  2        defined"),
+      stdout: lines("TOOL             VERSION  STATE", "lookup_customer  2        disabled"),
     });
     expect(await toolgate(["tools", "list"], shop)).toEqual({
       status: 0,
@@ -412,7 +416,7 @@ describe("tools and secrets", () => {
       lines(
         "tool:         lookup_customer",
         "version:      2",
-        "state:        active",
+        "state:        disabled",
         "risk:         read",
         "description:  Look up a customer's tier.",
         `history:      v2 ${iso(stored.history[0].defined_at)}, v1 ${iso(stored.history[1].defined_at)}`,

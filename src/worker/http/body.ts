@@ -71,7 +71,12 @@ export interface BodyOptions {
    * exceed 1,024 entries); capped at {@link MAX_WIRE_BODY_BYTES} unless `maxBytes` says otherwise.
    */
   readonly wire?: boolean;
+  /** The one media type the body may have (default `application/json`): a PATCH takes `application/merge-patch+json`. */
+  readonly mediaType?: JsonMediaType;
 }
+
+/** The JSON media types a body is read as. */
+export type JsonMediaType = "application/json" | "application/merge-patch+json";
 
 /** Cap on a capability body: payloads and inline results are byte arrays (≈4 characters a byte). */
 export const MAX_WIRE_BODY_BYTES = 1 << 20;
@@ -87,8 +92,9 @@ export async function readBody<S extends z.ZodMiniType>(
 ): Promise<Outcome<z.output<S>>> {
   const wire = options.wire === true;
   const maxBytes = options.maxBytes ?? (wire ? MAX_WIRE_BODY_BYTES : MAX_BODY_BYTES);
-  if (!isJsonMediaType(request.headers.get("content-type"))) {
-    return fail(problem("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json."));
+  const expected = options.mediaType ?? "application/json";
+  if (mediaType(request.headers.get("content-type")) !== expected) {
+    return fail(problem("UNSUPPORTED_MEDIA_TYPE", `Send the body as ${expected}.`));
   }
   const bytes = await readCappedBytes(request, maxBytes);
   if (!bytes.ok) return bytes;

@@ -4,11 +4,14 @@
  * JSON text, or `null` for a revocation (204).
  * @module
  */
-import { ConsumerConfig } from "../../../contracts/consumer";
+import { ConsumerConfig, ConsumerPatch } from "../../../contracts/consumer";
+import type { ToolState } from "../../../contracts/tool-views";
 import { CreateCredentialRequest } from "../../../contracts/credential";
+import { canonicalJson } from "../../../core/json";
 import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
 import { consumerDetails, credentialPage } from "./reads";
+import { configOf, patched } from "./patch";
 import { bindingOf, type CredentialService } from "../credentials/service";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
 import type { ObjectKernel } from "../../kernel/kernel";
@@ -22,6 +25,8 @@ import type { ToolsHost } from "../tools/host";
 /** One admin call (a body as the Worker read and validated it, as RPC carries it: ../rpc.ts). */
 export type AdminCall =
   | { readonly kind: "configure"; readonly config: Carried<ConsumerConfig> }
+  | { readonly kind: "patchConsumer"; readonly patch: Carried<ConsumerPatch> }
+  | { readonly kind: "setToolState"; readonly name: string; readonly state: ToolState }
   | { readonly kind: "getConsumer" }
   | { readonly kind: "createCredential"; readonly request: Carried<CreateCredentialRequest> }
   | { readonly kind: "revokeCredential"; readonly credentialId: string }
@@ -68,21 +73,24 @@ export class AdminCalls {
   call(consumer: string, call: AdminCall): Outcome<string | null> {
     const { kernel, credentials } = this;
     const [limits, now, audit] = [kernel.limits(), kernel.now(), kernel.audit];
-    if (call.kind === "configure") {
-      const config = received(call.config, ConsumerConfig);
-      const known = unknownTools(this.tools, config.tools);
-      if (!known.ok) return known;
-      const keys = issuerKeysUrl(kernel.targets, config);
-      if (!keys.ok) return keys;
-      const saved = kernel.transaction(() => kernel.config.configure(consumer, config, now));
-      this.toolCalls.invalidate();
-      // A wait or stream of a subject no longer among the approvers ends now.
-      kernel.events.recheck();
-      return ok(saved);
-    }
+    if (call.kind === "configure") return this.#configure(consumer, received(call.config, ConsumerConfig));
     const config = this.gate.admin(consumer, call.kind);
     if (!config.ok) return config;
     switch (call.kind) {
+      case "patchConsumer": {
+        // Read, merged and written in one synchronous step of the object: no other call interleaves.
+        const merged = patched(config.value, received(call.patch, ConsumerPatch));
+        return merged.ok ? this.#configure(consumer, merged.value) : merged;
+      }
+      case "setToolState": {
+        const listed = config.value.tools.includes(call.name);
+        if (!listed && !this.tools.knownNames().includes(call.name)) return fail(problem("NOT_FOUND", "No such tool."));
+        const answer = ok(canonicalJson({ name: call.name, state: call.state }));
+        if (listed === (call.state === "enabled")) return answer;
+        const tools = listed ? config.value.tools.filter((t) => t !== call.name) : [...config.value.tools, call.name];
+        const saved = this.#configure(consumer, { ...configOf(config.value), tools });
+        return saved.ok ? answer : saved;
+      }
       case "getConsumer":
         return ok(consumerDetails(config.value, limits, kernel.sql.databaseSize, audit.alarm.view()));
       case "createCredential":
@@ -106,5 +114,20 @@ export class AdminCalls {
         return known.ok ? ok(this.runtime.facadeTargets(call.targets)) : known;
       }
     }
+  }
+
+  /** Stores a whole configuration (a PUT, or a patch's result), checked as a PUT body is; answers the stored view. */
+  #configure(consumer: string, config: ConsumerConfig): Outcome<string> {
+    const { kernel } = this;
+    const known = unknownTools(this.tools, config.tools);
+    if (!known.ok) return known;
+    const keys = issuerKeysUrl(kernel.targets, config);
+    if (!keys.ok) return keys;
+    const now = kernel.now();
+    const saved = kernel.transaction(() => kernel.config.configure(consumer, config, now));
+    this.toolCalls.invalidate();
+    // A wait or stream of a subject no longer among the approvers ends now.
+    kernel.events.recheck();
+    return ok(saved);
   }
 }

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { ConsumerConfig, ConsumerView } from "../../../contracts/consumer";
+import { ConsumerConfig, ConsumerPatch, ConsumerView } from "../../../contracts/consumer";
 import { CreateCredentialRequest, CreatedCredential, CredentialId } from "../../../contracts/credential";
 import { Pong } from "../../../contracts/service";
 import { forgetCorsOrigins } from "../../http/cors-origins";
@@ -39,6 +39,26 @@ export const adminRoutes: RouteModule = {
           // Its cors_origins may have changed: this isolate reads them again.
           forgetCorsOrigins(c.var.consumer);
         }
+        return respond(configured);
+      }),
+    },
+    {
+      method: "patch",
+      path: "/v1/consumers/{consumer}",
+      summary:
+        "Change part of a consumer's configuration with a JSON Merge Patch (RFC 7396; `application/merge-patch+json`): the merged configuration is checked as a PUT body is and stored at once, or not at all.",
+      operation: "patchConsumer",
+      auth: "admin-secret",
+      request: ConsumerPatch,
+      requestMedia: "application/merge-patch+json",
+      response: { status: 200, schema: ConsumerView, description: "The stored consumer." },
+      problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
+      handlers: handlers(jsonBody(ConsumerPatch, { mediaType: "application/merge-patch+json" }), async (c) => {
+        const patch = valueForObject(c.var.body);
+        if (patch instanceof Response) return patch;
+        const configured = await c.var.object.admin(c.var.consumer, { kind: "patchConsumer", patch });
+        // Its cors_origins may have changed: this isolate reads them again.
+        if (configured.ok) forgetCorsOrigins(c.var.consumer);
         return respond(configured);
       }),
     },

@@ -41,6 +41,7 @@ export class ConsumerService {
         principalTokens: config.principal_tokens ?? null,
         limits: config.limits ?? {},
         corsOrigins: config.cors_origins ?? [],
+        auditArguments: config.audit_arguments ?? "digest",
       },
       now,
     );
@@ -53,6 +54,8 @@ export class ConsumerService {
         : { issuer: stored.principalTokens.issuer, audience: stored.principalTokens.audience };
     // The CORS allow-list is listed (audited and answered) only when the consumer allows an origin.
     const cors = stored.corsOrigins.length === 0 ? {} : { cors_origins: stored.corsOrigins };
+    // Likewise the arguments setting, only when it departs from the default (digests).
+    const kept = stored.auditArguments === "digest" ? {} : { audit_arguments: stored.auditArguments };
     this.audit.append("consumer.configured", now, {
       consumer,
       tools: stored.tools,
@@ -60,6 +63,7 @@ export class ConsumerService {
       principal_tokens: issuer,
       limits: { ...limits },
       ...cors,
+      ...kept,
     });
     return JSON.stringify({
       consumer,
@@ -68,6 +72,7 @@ export class ConsumerService {
       principal_tokens: stored.principalTokens,
       limits,
       ...cors,
+      ...kept,
       created,
     });
   }

@@ -1,9 +1,17 @@
 import { canonicalJson } from "../../../core/json";
-import { ConsumerLimits, PrincipalTokenIssuer } from "../../../contracts/consumer";
+import {
+  AUDIT_ARGUMENTS,
+  ConsumerLimits,
+  PrincipalTokenIssuer,
+  type AuditArguments,
+} from "../../../contracts/consumer";
 import type { Migration } from "../../kernel/schema";
 import { one, run, storedJson, storedStrings, text, textOrNull } from "../../kernel/sql";
 
-/** The consumer service's table (schema v1: the one configuration row; v4: token issuer and limits; v13: the CORS allow-list). */
+/**
+ * The consumer service's table (schema v1: the one configuration row; v4: token issuer and limits; v13: the CORS
+ * allow-list; v19: what tool calls' audit records keep of their arguments).
+ */
 export const CONSUMER_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -24,6 +32,7 @@ export const CONSUMER_MIGRATIONS: readonly Migration[] = [
   ALTER TABLE consumer ADD COLUMN limits TEXT NOT NULL DEFAULT '{}';`,
   },
   { version: 13, sql: "ALTER TABLE consumer ADD COLUMN cors_origins TEXT NOT NULL DEFAULT '[]';" },
+  { version: 19, sql: "ALTER TABLE consumer ADD COLUMN audit_arguments TEXT NOT NULL DEFAULT 'digest';" },
 ];
 
 /** A consumer's stored configuration. */
@@ -37,6 +46,14 @@ export interface ConsumerRecord {
   limits: ConsumerLimits;
   /** Browser origins allowed to call the consumer's credential routes (CORS), sorted; empty: none. */
   corsOrigins: string[];
+  /** What a tool call's audit record keeps of its arguments. */
+  auditArguments: AuditArguments;
+}
+
+function auditArgumentsOf(value: string): AuditArguments {
+  const known = AUDIT_ARGUMENTS.find((a) => a === value);
+  if (known === undefined) throw new Error("stored audit_arguments outside its contract");
+  return known;
 }
 
 function storedObject<T>(json: string, schema: { parse(value: unknown): T }, what: string): T {
@@ -47,7 +64,7 @@ function storedObject<T>(json: string, schema: { parse(value: unknown): T }, wha
 export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
   const row = one(
     sql,
-    "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins FROM consumer WHERE id = 1",
+    "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins, audit_arguments FROM consumer WHERE id = 1",
   );
   if (row === undefined) return undefined;
   const issuer = textOrNull(row, "principal_tokens");
@@ -58,6 +75,7 @@ export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
     principalTokens: issuer === null ? null : storedObject(issuer, PrincipalTokenIssuer, "token issuer"),
     limits: storedObject(text(row, "limits"), ConsumerLimits, "consumer limits"),
     corsOrigins: storedStrings(text(row, "cors_origins"), "consumer CORS origins"),
+    auditArguments: auditArgumentsOf(text(row, "audit_arguments")),
   };
 }
 
@@ -73,18 +91,19 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
   if (existed) {
     run(
       sql,
-      "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, updated_at = ? WHERE id = 1",
+      "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, audit_arguments = ?, updated_at = ? WHERE id = 1",
       tools,
       approvers,
       issuer,
       limits,
       origins,
+      record.auditArguments,
       now,
     );
   } else {
     run(
       sql,
-      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits, cors_origins) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits, cors_origins, audit_arguments) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       record.name,
       tools,
       approvers,
@@ -93,6 +112,7 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
       issuer,
       limits,
       origins,
+      record.auditArguments,
     );
   }
   return !existed;

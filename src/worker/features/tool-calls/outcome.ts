@@ -1,3 +1,4 @@
+import type { AuditArguments } from "../../../contracts/consumer";
 import type { JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { HashFn, ResultPackage } from "../../../core/tool-result/types";
@@ -27,6 +28,8 @@ export interface ToolCallSetup {
   readonly registry: ToolRegistry;
   readonly approvers: readonly string[];
   readonly executor: ExternalExecutor;
+  /** What a call's audit record keeps of its arguments (the consumer's `audit_arguments`). */
+  readonly auditArguments: AuditArguments;
 }
 
 /** What one dispatch carries besides the call. */

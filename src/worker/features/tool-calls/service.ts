@@ -46,6 +46,7 @@ import {
 } from "./outcome";
 import type { Span } from "../../trace/span";
 import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../trace/tool-call";
+import { CallRecords } from "./audit-record";
 
 /** What the service uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
 type ToolCallKernel = Pick<ObjectKernel, "sql" | "audit" | "transaction" | "limits" | "events" | "retention">;
@@ -97,6 +98,7 @@ export class ToolCallService {
   readonly book: SqlApprovalBook;
   readonly #kernel: ToolCallKernel;
   readonly #setup: ToolCallSetup;
+  readonly #records: CallRecords;
 
   constructor(kernel: ToolCallKernel, setup: ToolCallSetup) {
     this.#kernel = kernel;
@@ -113,6 +115,7 @@ export class ToolCallService {
       store: new SqlToolResultStore(kernel.sql, stamp),
       approvers: new Set(setup.approvers),
     });
+    this.#records = new CallRecords(kernel.audit, setup.registry, this.book, setup.auditArguments);
   }
 
   /**
@@ -121,7 +124,7 @@ export class ToolCallService {
    */
   recover(now: number): void {
     for (const recovered of recoverInFlight(this.engine, now)) {
-      this.#kernel.audit.append("tool_call.recovered", now, recovered.package.protected_audit);
+      this.#records.append("tool_call.recovered", now, recovered.package, recovered, sha256Hex);
       this.#kernel.events.emit(
         callEvent("call.outcome_unknown", recovered.principal, recovered.call, recovered.package, now, null),
         now,
@@ -165,8 +168,10 @@ export class ToolCallService {
           this.book.opener = null;
           this.book.origin = null;
         }
-        if (result.kind === "final" || result.kind === "needs_approval")
-          audit = this.#kernel.audit.append("tool_call", now, result.package.protected_audit);
+        if (result.kind === "final" || result.kind === "needs_approval") {
+          const opened = result.kind === "needs_approval" ? result.approval_id : null;
+          audit = this.#records.append("tool_call", now, result.package, { principal, call }, hash, opened);
+        }
         return result;
       }),
     );
@@ -231,7 +236,7 @@ export class ToolCallService {
             callEvent("call.outcome_unknown", ticket.principal, ticket.call, done, ticket.now, credentialId),
             ticket.now,
           );
-        return { package: done, audit: this.#kernel.audit.append("tool_call", ticket.now, done.protected_audit) };
+        return { package: done, audit: this.#records.append("tool_call", ticket.now, done, ticket, hash) };
       });
     const execution = spec.execution;
     if (execution.kind === "in_process") {
@@ -310,7 +315,7 @@ export class ToolCallService {
         );
         if (uncertain && done.model_result.status === "succeeded")
           this.#kernel.events.emit(callEvent("call.reconciled", principal, call, done, now, credentialId), now);
-        return { package: done, audit: this.#kernel.audit.append("tool_call.status", now, done.protected_audit) };
+        return { package: done, audit: this.#records.append("tool_call.status", now, done, { principal, call }, hash) };
       }),
     );
     return pkg.ok ? ok(outcomeOf(pkg.value, hash)) : pkg;

@@ -21,6 +21,7 @@ export class ToolCallServices {
       registry: this.tools.registry(config.tools),
       approvers: config.approverSubjects,
       executor: this.tools.executor(),
+      auditArguments: config.auditArguments,
     });
     return this.#service;
   }

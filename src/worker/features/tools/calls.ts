@@ -24,7 +24,7 @@ export type ToolsCall =
     }
   | { kind: "getTool"; name: string }
   | { kind: "listTools"; format: DeclarationFormat | null; cursor: string | null }
-  | { kind: "disableTool"; name: string }
+  | { kind: "deleteTool"; name: string }
   | { kind: "putSecret"; name: string; value: string }
   | { kind: "deleteSecret"; name: string }
   | { kind: "listSecrets"; cursor: string | null }
@@ -64,7 +64,7 @@ export class ToolsCalls {
         return ok(defined.value.view);
       }
       case "getTool":
-        return host.data.view(call.name);
+        return host.data.view(call.name, enabled);
       case "listTools": {
         const registry = host.registry(enabled);
         // Pages by tool name: the declarations of a model's format (those the caller's scope admits, as in MCP's
@@ -89,7 +89,7 @@ export class ToolsCalls {
             : page;
         }
         // eslint-disable-next-line @typescript-eslint/no-base-to-string -- stored definitions were validated: name is a string
-        const page = listPage("tools", host.data.list(), (t) => String(t["name"]), call.cursor, pageItems);
+        const page = listPage("tools", host.data.list(enabled), (t) => String(t["name"]), call.cursor, pageItems);
         return page.ok
           ? ok(
               canonicalJson({
@@ -100,7 +100,7 @@ export class ToolsCalls {
             )
           : page;
       }
-      case "disableTool": {
+      case "deleteTool": {
         const disabled = kernel.transaction(() => host.data.disable(call.name, now));
         if (disabled.ok) this.toolCalls.invalidate();
         return disabled.ok ? ok(null) : disabled;

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { DECLARATION_FORMATS, isDeclarationFormat } from "../../../core/adapters/declarations";
-import { SecretList, ToolDetails, ToolList } from "../../../contracts/tool-views";
+import { SecretList, ToolDetails, ToolList, ToolStatePatch, ToolStateView } from "../../../contracts/tool-views";
 import {
   SECRET_NAME_PATTERN,
   SecretValue,
@@ -11,7 +11,7 @@ import {
 import type { ToolsCall } from "./calls";
 import { problem, problemResponse } from "../../http/problem";
 import { jsonBody, type ConsumerVariables, type GateEnv } from "../../http/middleware";
-import { respond, sendBody } from "../../http/respond";
+import { adminCall, respond, sendBody } from "../../http/respond";
 import { adminBodyProblems, handlers, pathParam, type RouteModule } from "../../http/route";
 
 async function call(gate: ConsumerVariables, request: ToolsCall, status: 200 | 201 = 200): Promise<Response> {
@@ -103,15 +103,33 @@ export const toolRoutes: RouteModule = {
       ),
     },
     {
+      method: "patch",
+      path: `${P}/tools/{name}`,
+      summary:
+        "Enable or disable one tool for the consumer (a JSON Merge Patch of its state, `application/merge-patch+json`): `enabled` adds it to the configuration's `tools`, `disabled` takes it out; the rest of the configuration stays. Any tool the consumer may enable (built-in, code or data); an unknown name is 404.",
+      operation: "setToolState",
+      auth: "admin-secret",
+      request: ToolStatePatch,
+      requestMedia: "application/merge-patch+json",
+      response: { status: 200, schema: ToolStateView, description: "The tool's state now." },
+      problems: adminBodyProblems(),
+      handlers: handlers(
+        named(TOOL_NAME_PATTERN, "tool"),
+        jsonBody(ToolStatePatch, { mediaType: "application/merge-patch+json" }),
+        (c) => adminCall(c.var, { kind: "setToolState", name: pathParam(c, "name"), state: c.var.body.state }),
+      ),
+    },
+    {
       method: "delete",
       path: `${P}/tools/{name}`,
-      summary: "Disable a data-defined tool (its history stays; defining it again enables it).",
-      operation: "disableTool",
+      summary:
+        "Delete a data-defined tool: its definition is withdrawn (a consumer that enabled it can no longer call it) and its history stays; defining it again restores it.",
+      operation: "deleteTool",
       auth: "admin-secret",
-      response: { status: 204, description: "Disabled." },
+      response: { status: 204, description: "Deleted." },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
       handlers: handlers(named(TOOL_NAME_PATTERN, "tool"), (c) =>
-        call(c.var, { kind: "disableTool", name: pathParam(c, "name") }),
+        call(c.var, { kind: "deleteTool", name: pathParam(c, "name") }),
       ),
     },
     {

@@ -6,7 +6,7 @@ import type { ObjectKernel } from "../../kernel/kernel";
 import type { SecretVault } from "../secrets/vault";
 import { storedJson } from "../../kernel/sql";
 import { buildTool, checkRuleTypes, type BuiltTool } from "./build";
-import { ToolStore, type StoredToolVersion } from "./store";
+import { ToolStore, type StoredTool, type StoredToolVersion } from "./store";
 
 /** Tools a consumer may define. */
 export const MAX_DATA_TOOLS = 256;
@@ -76,6 +76,12 @@ function versionView(stored: StoredToolVersion): JsonObject {
     revisions: storedJson(stored.revisions, "tool revisions"),
     defined_at: stored.definedAt,
   };
+}
+
+/** A defined tool's state: `deleted` once withdrawn, else `enabled` or `disabled` as the consumer's `tools` says. */
+function stateOf(tool: StoredTool, enabled: readonly string[]): "enabled" | "disabled" | "deleted" {
+  if (tool.disabledAt !== null) return "deleted";
+  return enabled.includes(tool.name) ? "enabled" : "disabled";
 }
 
 /**
@@ -155,14 +161,12 @@ export class DataTools {
     return ok({ view: canonicalJson(versionView(version)), created: current === undefined });
   }
 
-  /** The current version and the history of a tool (newest first). */
-  view(name: string): Outcome<string> {
+  /** The current version, the state for a consumer enabling `enabled`, and the history of a tool (newest first). */
+  view(name: string, enabled: readonly string[]): Outcome<string> {
     const tool = this.#table.tool(name);
     if (tool === undefined) return fail(problem("NOT_FOUND", "No such tool."));
     const history = this.#table.history(name, HISTORY_VERSIONS).map(versionView);
-    return ok(
-      canonicalJson({ name, current_version: tool.currentVersion, enabled: tool.disabledAt === null, history }),
-    );
+    return ok(canonicalJson({ name, current_version: tool.currentVersion, state: stateOf(tool, enabled), history }));
   }
 
   /** A tool's current definition and version (enabled or not), as stored. */
@@ -177,17 +181,20 @@ export class DataTools {
     };
   }
 
-  /** Every defined tool: name, current version, enabled. */
-  list(): JsonObject[] {
+  /** Every defined tool: name, current version, state for a consumer enabling `enabled`. */
+  list(enabled: readonly string[]): JsonObject[] {
     return this.#table
       .tools()
-      .map((tool) => ({ name: tool.name, current_version: tool.currentVersion, enabled: tool.disabledAt === null }));
+      .map((tool) => ({ name: tool.name, current_version: tool.currentVersion, state: stateOf(tool, enabled) }));
   }
 
-  /** Disables a tool (its history stays; defining it again enables it). Audited. */
+  /**
+   * Deletes a tool: its definition is withdrawn (history kept; defining it again restores it).
+   * Audited as `tool.disabled`, the entry's kind since the log began.
+   */
   disable(name: string, now: number): Outcome<null> {
     const tool = this.#table.tool(name);
-    if (tool === undefined || tool.disabledAt !== null) return fail(problem("NOT_FOUND", "No such enabled tool."));
+    if (tool === undefined || tool.disabledAt !== null) return fail(problem("NOT_FOUND", "No such tool."));
     this.#table.disable(name, now);
     this.#kernel.audit.append("tool.disabled", now, { name, version: tool.currentVersion });
     this.#built = undefined;

@@ -23,15 +23,15 @@ export interface ResponseDoc {
 
 /** One operation as the OpenAPI document shows it: the documentation part of a route's declaration (../routes/route.ts). */
 export interface OperationDoc {
-  readonly method: "get" | "put" | "post" | "delete";
+  readonly method: "get" | "put" | "post" | "patch" | "delete";
   /** OpenAPI path template, e.g. `/v1/consumers/{consumer}`. */
   readonly path: string;
   readonly summary: string;
   /** The operation in the access table (who may call it), or `none` for a public route. */
   readonly operation: Operation | "none";
   readonly request?: z.ZodMiniType;
-  /** The request body's media type when it is not JSON (an OAuth form). */
-  readonly requestMedia?: "application/x-www-form-urlencoded";
+  /** The request body's media type when it is not plain JSON (an OAuth form, a JSON Merge Patch). */
+  readonly requestMedia?: "application/x-www-form-urlencoded" | "application/merge-patch+json";
   /** The main successful answer; `alsoResponses` lists the others (a 202, the page shown again). */
   readonly response?: ResponseDoc;
   readonly alsoResponses?: readonly ResponseDoc[];

@@ -1,0 +1,80 @@
+/**
+ * The audit record of a tool call (`tool_call`, `tool_call.status`, `tool_call.recovered`),
+ * record version 2: the engine's protected audit (`tool-audit-v2`, every member as before) and
+ * what happened, said plainly: the outcome, the error code, the subject, the tool, the approval,
+ * and the arguments as a digest (or whole, when the consumer keeps them: `audit_arguments`).
+ * A record without `record_version` is version 1, the protected audit alone; the chain's
+ * digests cover either as the canonical JSON it is, so old entries verify unchanged.
+ * @module
+ */
+import { approvalBindingKey, type ApprovalRecord } from "../../../core/tool-result/approval-book";
+import { canonicalJson, type JsonObject } from "../../../core/json";
+import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
+import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
+import type { AuditArguments } from "../../../contracts/consumer";
+import type { AuditChain, AuditRef } from "../audit/service";
+
+/** The version of the record this module writes (docs/audit.md, "Tool-call records"). */
+export const TOOL_CALL_RECORD_VERSION = 2;
+
+/** What the record says beside the protected audit. */
+export interface CallFacts {
+  readonly principal: Principal;
+  readonly call: ToolCall;
+  /** The approval the call opened, waits for, or ran under; `null`: none. */
+  readonly approvalId: string | null;
+}
+
+/** The record of one answered call, as the chain appends it. */
+export function toolCallRecord(pkg: ResultPackage, facts: CallFacts, keep: AuditArguments, hash: HashFn): JsonObject {
+  const argumentsText = canonicalJson(facts.call.arguments);
+  return {
+    ...pkg.protected_audit,
+    record_version: TOOL_CALL_RECORD_VERSION,
+    outcome: pkg.model_result.status,
+    error_code: pkg.model_result.error?.code ?? null,
+    subject_id: facts.principal.subject_id,
+    tool: facts.call.name,
+    approval_id: facts.approvalId,
+    arguments_sha256: hash(argumentsText),
+    ...(keep === "full" ? { arguments: facts.call.arguments } : {}),
+  };
+}
+
+/**
+ * The approval a call ran under (or was refused by): the newest decided request of its exact
+ * binding; `null` when none was ever opened.
+ */
+export function decidedApproval(
+  byBinding: (bindingKey: string) => readonly ApprovalRecord[],
+  call: ToolCall,
+  requestSha256: string,
+): string | null {
+  const decided = byBinding(approvalBindingKey(call, requestSha256)).filter((r) => r.state !== "pending");
+  return decided[decided.length - 1]?.approval_id ?? null;
+}
+
+/** Appends the tool-call service's records to the chain (inside the caller's transaction). */
+export class CallRecords {
+  constructor(
+    private readonly chain: Pick<AuditChain, "append">,
+    private readonly registry: ToolRegistry,
+    private readonly book: { byBinding(bindingKey: string): readonly ApprovalRecord[] },
+    private readonly keep: AuditArguments,
+  ) {}
+
+  /** One call's record: the approval it opened (`opened`), or for a write the decided approval of its exact binding. */
+  append(
+    kind: string,
+    now: number,
+    pkg: ResultPackage,
+    { principal, call }: { readonly principal: Principal; readonly call: ToolCall },
+    hash: HashFn,
+    opened: string | null = null,
+  ): AuditRef {
+    const write = this.registry.get(call.name)?.risk === "write";
+    const request = pkg.protected_audit.binding.request_sha256;
+    const approvalId = opened ?? (write ? decidedApproval((key) => this.book.byBinding(key), call, request) : null);
+    return this.chain.append(kind, now, toolCallRecord(pkg, { principal, call, approvalId }, this.keep, hash));
+  }
+}
