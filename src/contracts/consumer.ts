@@ -147,6 +147,19 @@ export const CorsOrigin = z.string().check(
   }),
 );
 
+/** Seconds an approval admits the repeated call when neither its tool nor the consumer sets a window. */
+export const DEFAULT_APPROVAL_VALID_SECONDS = 600;
+/** The longest approval window a consumer may set (a day). */
+export const MAX_APPROVAL_VALID_SECONDS = 86_400;
+
+const approvalWindow = () =>
+  z.optional(z.int().check(z.gte(1), z.lte(MAX_APPROVAL_VALID_SECONDS))).check(
+    z.meta({
+      description:
+        "Seconds an approval admits the repeated call, from the decision, for a tool that sets no `approval_valid_seconds` of its own (1..86400; absent: 600). The built-in reference tools keep their 60 (docs/approvals.md).",
+    }),
+  );
+
 /** `PUT /v1/consumers/{consumer}`: the consumer's enabled tools, who may approve, its token issuer and limits. */
 export const ConsumerConfig = z
   .strictObject({
@@ -160,6 +173,7 @@ export const ConsumerConfig = z
           "Browser origins allowed to call the consumer's credential routes across origins (CORS), each exactly as browsers send `Origin` (`https://app.example`; http only on a loopback host), at most 32. Absent or empty: no origin. Never offered on admin-only routes or the console.",
       }),
     ),
+    approval_valid_seconds: approvalWindow(),
   })
   .register(httpSchemas, { id: "ConsumerConfig" });
 
@@ -174,6 +188,9 @@ export const ConsumerView = z
     cors_origins: z
       .optional(z.array(z.string()))
       .check(z.meta({ description: "The CORS allow-list, sorted; present only when the consumer allows an origin." })),
+    approval_valid_seconds: z
+      .optional(z.int())
+      .check(z.meta({ description: "The consumer's approval window; present only when set (absent: 600)." })),
     created: z.boolean(),
   })
   .register(httpSchemas, { id: "ConsumerView" });

@@ -17,10 +17,10 @@ import {
   VALID_TRUST,
 } from "./constants";
 import { callBindingDigest, principalRef, requestDigest } from "./digests";
-import { ERROR_CATALOG, isErrorCode } from "./error-catalog";
+import { ERROR_CATALOG, isErrorCode, type ErrorCode } from "./error-catalog";
 import { exactFields } from "./exact-fields";
 import { validateHandlerResult } from "./output-contract";
-import { canonicalOfResult, trustedBindings, type BuiltBindings } from "./packages";
+import { APPROVER_SAID, canonicalOfResult, trustedBindings, type BuiltBindings } from "./packages";
 import { isNonemptyString, isPlainObject } from "./text-rules";
 import type { ToolSpec } from "./tool-spec";
 import type { Downstream, HashFn, Principal, ToolCall } from "./types";
@@ -84,6 +84,13 @@ function sameContract(contract: Record<string, unknown>, spec: ToolSpec | undefi
   );
 }
 
+/** A denial's message: the catalog's, then the approver's quoted words (packages.ts `approverSaid`). */
+function isDenialNote(code: ErrorCode, message: unknown): boolean {
+  if (code !== "APPROVAL_INVALID" || typeof message !== "string") return false;
+  const prefix = `${ERROR_CATALOG[code].safe_message} ${APPROVER_SAID}"`;
+  return message.length > prefix.length && message.startsWith(prefix) && message.endsWith('"');
+}
+
 function validateErrorModel(model: Record<string, unknown>, errors: string[]): void {
   const error = model["error"];
   if (!exactFields(error, MODEL_ERROR_FIELDS, "model_result.error", errors)) return;
@@ -100,7 +107,7 @@ function validateErrorModel(model: Record<string, unknown>, errors: string[]): v
     retry_after_ms: policy.retry_after_ms,
   };
   for (const field of Object.keys(expected)) {
-    if (error[field] !== expected[field])
+    if (error[field] !== expected[field] && !(field === "safe_message" && isDenialNote(code, error[field])))
       errors.push(`model_result.error.${field} does not use a fixed error-catalog value`);
   }
   if (model["status"] !== (policy.outcome === "unknown" ? "unknown" : "failed")) {

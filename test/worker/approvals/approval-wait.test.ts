@@ -153,7 +153,8 @@ describe("an approval's status and the wait for its decision", () => {
     const started = Date.now();
     await new Promise((r) => setTimeout(r, 200));
     expect((await approve(actors.approver, id)).status).toBe(200);
-    const decided = { ...pending, state: "approved", approver_id: "rev-1", decided_at: T0, valid_until: T0 + 60 };
+    // create_note sets no window of its own: the consumer's default, 600 s, applies.
+    const decided = { ...pending, state: "approved", approver_id: "rev-1", decided_at: T0, valid_until: T0 + 600 };
     expect(await waiting).toEqual({ status: 200, body: decided });
     expect(Date.now() - started).toBeLessThan(10_000);
 
@@ -282,7 +283,7 @@ describe("the approval stream", () => {
     ]);
     await approve(actors.approver, first);
     expect((await events(mine, 1)).map((e) => [e.event, e.id, e.data["state"], e.data["valid_until"]])).toEqual([
-      ["approval.decided", `${first}.approved`, "approved", T0 + 60],
+      ["approval.decided", `${first}.approved`, "approved", T0 + 600],
     ]);
     expect((await events(all, 1)).map((e) => [e.event, e.data["approval_id"]])).toEqual([["approval.decided", first]]);
     await mine.cancel();

@@ -30,6 +30,7 @@ export function consumerDetails(
     principal_tokens: record.principalTokens,
     limits: { ...limits },
     ...(record.corsOrigins.length === 0 ? {} : { cors_origins: record.corsOrigins }),
+    ...(record.approvalValidSeconds === null ? {} : { approval_valid_seconds: record.approvalValidSeconds }),
     storage_bytes: storageBytes,
     ...(auditAlarm === null ? {} : { audit_inconsistent: { ...auditAlarm } }),
   });

@@ -1,9 +1,14 @@
-import type { ConsumerConfig } from "../../../contracts/consumer";
+import { DEFAULT_APPROVAL_VALID_SECONDS, type ConsumerConfig } from "../../../contracts/consumer";
 import type { AuditChain } from "../audit/service";
 import { DEFAULT_LIMITS, type Limits } from "../../kernel/limits";
 import { loadConsumer, saveConsumer, type ConsumerRecord } from "./store";
 
 export type { ConsumerRecord };
+
+/** Seconds an approval admits the repeated call for a tool without its own window: the consumer's, or the default. */
+export function approvalWindowOf(record: ConsumerRecord | undefined): number {
+  return record?.approvalValidSeconds ?? DEFAULT_APPROVAL_VALID_SECONDS;
+}
 
 /** A consumer's limits: its overrides over the documented defaults. */
 export function limitsOf(record: ConsumerRecord | undefined): Limits {
@@ -41,6 +46,7 @@ export class ConsumerService {
         principalTokens: config.principal_tokens ?? null,
         limits: config.limits ?? {},
         corsOrigins: config.cors_origins ?? [],
+        approvalValidSeconds: config.approval_valid_seconds ?? null,
       },
       now,
     );
@@ -53,6 +59,9 @@ export class ConsumerService {
         : { issuer: stored.principalTokens.issuer, audience: stored.principalTokens.audience };
     // The CORS allow-list is listed (audited and answered) only when the consumer allows an origin.
     const cors = stored.corsOrigins.length === 0 ? {} : { cors_origins: stored.corsOrigins };
+    // Likewise the approval window, only when the consumer set one (absent: the default).
+    const window =
+      stored.approvalValidSeconds === null ? {} : { approval_valid_seconds: stored.approvalValidSeconds };
     this.audit.append("consumer.configured", now, {
       consumer,
       tools: stored.tools,
@@ -60,6 +69,7 @@ export class ConsumerService {
       principal_tokens: issuer,
       limits: { ...limits },
       ...cors,
+      ...window,
     });
     return JSON.stringify({
       consumer,
@@ -68,6 +78,7 @@ export class ConsumerService {
       principal_tokens: stored.principalTokens,
       limits,
       ...cors,
+      ...window,
       created,
     });
   }

@@ -1,7 +1,7 @@
 import { canonicalJson } from "../../../core/json";
 import { ConsumerLimits, PrincipalTokenIssuer } from "../../../contracts/consumer";
 import type { Migration } from "../../kernel/schema";
-import { one, run, storedJson, storedStrings, text, textOrNull } from "../../kernel/sql";
+import { intOrNull, one, run, storedJson, storedStrings, text, textOrNull } from "../../kernel/sql";
 
 /** The consumer service's table (schema v1: the one configuration row; v4: token issuer and limits; v13: the CORS allow-list). */
 export const CONSUMER_MIGRATIONS: readonly Migration[] = [
@@ -24,6 +24,8 @@ export const CONSUMER_MIGRATIONS: readonly Migration[] = [
   ALTER TABLE consumer ADD COLUMN limits TEXT NOT NULL DEFAULT '{}';`,
   },
   { version: 13, sql: "ALTER TABLE consumer ADD COLUMN cors_origins TEXT NOT NULL DEFAULT '[]';" },
+  // v19: the consumer's approval window (NULL: the default, DEFAULT_APPROVAL_VALID_SECONDS).
+  { version: 19, sql: "ALTER TABLE consumer ADD COLUMN approval_valid_seconds INTEGER;" },
 ];
 
 /** A consumer's stored configuration. */
@@ -37,6 +39,8 @@ export interface ConsumerRecord {
   limits: ConsumerLimits;
   /** Browser origins allowed to call the consumer's credential routes (CORS), sorted; empty: none. */
   corsOrigins: string[];
+  /** Seconds an approval admits the repeated call when its tool sets no window; `null`: the default. */
+  approvalValidSeconds: number | null;
 }
 
 function storedObject<T>(json: string, schema: { parse(value: unknown): T }, what: string): T {
@@ -47,7 +51,7 @@ function storedObject<T>(json: string, schema: { parse(value: unknown): T }, wha
 export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
   const row = one(
     sql,
-    "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins FROM consumer WHERE id = 1",
+    "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins, approval_valid_seconds FROM consumer WHERE id = 1",
   );
   if (row === undefined) return undefined;
   const issuer = textOrNull(row, "principal_tokens");
@@ -58,6 +62,7 @@ export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
     principalTokens: issuer === null ? null : storedObject(issuer, PrincipalTokenIssuer, "token issuer"),
     limits: storedObject(text(row, "limits"), ConsumerLimits, "consumer limits"),
     corsOrigins: storedStrings(text(row, "cors_origins"), "consumer CORS origins"),
+    approvalValidSeconds: intOrNull(row, "approval_valid_seconds"),
   };
 }
 
@@ -73,18 +78,19 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
   if (existed) {
     run(
       sql,
-      "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, updated_at = ? WHERE id = 1",
+      "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, approval_valid_seconds = ?, updated_at = ? WHERE id = 1",
       tools,
       approvers,
       issuer,
       limits,
       origins,
+      record.approvalValidSeconds,
       now,
     );
   } else {
     run(
       sql,
-      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits, cors_origins) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits, cors_origins, approval_valid_seconds) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       record.name,
       tools,
       approvers,
@@ -93,6 +99,7 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
       issuer,
       limits,
       origins,
+      record.approvalValidSeconds,
     );
   }
   return !existed;

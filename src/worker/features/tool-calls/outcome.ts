@@ -27,6 +27,8 @@ export interface ToolCallSetup {
   readonly registry: ToolRegistry;
   readonly approvers: readonly string[];
   readonly executor: ExternalExecutor;
+  /** The consumer's approval window: seconds an approval admits the repeated call when its tool sets none. */
+  readonly approvalWindow: number;
 }
 
 /** What one dispatch carries besides the call. */
@@ -45,6 +47,8 @@ export interface DispatchOptions {
   readonly credentialId?: string | null;
   /** The call's trace span (../../trace): its approval and downstream spans become children. */
   readonly span?: Span;
+  /** The agent's words with the call: stored with an approval it opens, shown to approvers, never hashed. */
+  readonly rationale?: string | null;
 }
 
 /** A package and the audit entry that recorded it. */

@@ -148,6 +148,7 @@ export class ToolCallService {
         const claims = options.claims === undefined ? {} : { claims: options.claims };
         this.book.opener = options.credentialId ?? null;
         this.book.origin = options.facade === true ? "facade" : null;
+        this.book.rationale = options.rationale ?? null;
         let result: BeginDispatchResult;
         try {
           result = accepted(
@@ -164,6 +165,7 @@ export class ToolCallService {
         } finally {
           this.book.opener = null;
           this.book.origin = null;
+          this.book.rationale = null;
         }
         if (result.kind === "final" || result.kind === "needs_approval")
           audit = this.#kernel.audit.append("tool_call", now, result.package.protected_audit);
@@ -344,15 +346,19 @@ export class ToolCallService {
   decide(
     approvalId: string,
     approverId: string,
-    decision: "approve" | "deny",
-    submittedDigest: string,
+    decision: { verdict: "approve" | "deny"; digest: string; reason?: string },
     now: number,
   ): Outcome<ApprovalDecisionRecord> {
+    const submittedDigest = decision.digest;
+    const options = {
+      defaultValidSeconds: this.#setup.approvalWindow,
+      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    };
     return this.#kernel.transaction(() => {
       const record = this.book.get(approvalId);
       const spec = record === undefined ? undefined : this.engine.registry.get(record.call.name);
       if (record === undefined || spec === undefined) return fail(problem("NOT_FOUND", "No such approval."));
-      const decided = decideApproval(record, spec, approverId, decision, submittedDigest, now);
+      const decided = decideApproval(record, spec, approverId, decision.verdict, submittedDigest, now, sha256Hex, options);
       if (!decided.ok) return fail(problem(decided.error, DECISION_REFUSALS[decided.error]));
       this.book.decide(decided.value, submittedDigest);
       const stored = this.book.get(approvalId);

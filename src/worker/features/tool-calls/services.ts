@@ -1,4 +1,4 @@
-import type { ConsumerRecord } from "../consumers/service";
+import { approvalWindowOf, type ConsumerRecord } from "../consumers/service";
 import type { ObjectKernel } from "../../kernel/kernel";
 import type { ToolsHost } from "../tools/host";
 import { ToolCallService } from "./service";
@@ -21,6 +21,7 @@ export class ToolCallServices {
       registry: this.tools.registry(config.tools),
       approvers: config.approverSubjects,
       executor: this.tools.executor(),
+      approvalWindow: approvalWindowOf(config),
     });
     return this.#service;
   }
