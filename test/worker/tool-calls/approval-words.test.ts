@@ -74,7 +74,7 @@ async function call(name: string, args: Record<string, unknown>, key: string, ex
     context: context(`call-${key}`, { key }),
     ...extra,
   });
-  return { status: res.status, body: (await res.json()) as ToolCallAnswer & { approval_id?: string } };
+  return { status: res.status, body: await res.json<ToolCallAnswer & { approval_id?: string }>() };
 }
 
 interface Listed {
@@ -86,7 +86,7 @@ interface Listed {
 
 async function pending(): Promise<Listed[]> {
   const list = await send("GET", `${BASE}/approvals?state=pending`, approver);
-  return ((await list.json()) as { approvals: Listed[] }).approvals;
+  return (await list.json<{ approvals: Listed[] }>()).approvals;
 }
 
 async function decide(item: Listed, decision: "approve" | "deny", reason?: string) {
@@ -95,12 +95,14 @@ async function decide(item: Listed, decision: "approve" | "deny", reason?: strin
     approval_digest: item.approval_digest,
     ...(reason === undefined ? {} : { reason }),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  return { status: res.status, body: await res.json<Record<string, unknown>>() };
 }
 
 beforeEach(async () => {
   await wipe(REFERENCE_TENANT);
-  await env.DOWNSTREAM!.fetch(
+  const downstream = env.DOWNSTREAM;
+  if (downstream === undefined) throw new Error("the tests' downstream is not bound");
+  await downstream.fetch(
     new Request("http://downstream/_control", {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -183,9 +185,11 @@ describe("a denial's reason", () => {
     });
 
     // The audit entry of the decision keeps the words as given.
-    const audit = (await (await send("GET", `${BASE}/audit`, auditor)).json()) as {
+    const audit = await (
+      await send("GET", `${BASE}/audit`, auditor)
+    ).json<{
       entries: Array<{ kind: string; record: Record<string, unknown> }>;
-    };
+    }>();
     const decision = audit.entries.find((e) => e.kind === "approval.decision");
     expect(decision?.record["reason"]).toBe(`Wrong order ${RLO}7-REDRO`);
   });
@@ -240,10 +244,12 @@ describe("a denial's reason", () => {
     if (item === undefined) throw new Error("no pending approval");
     expect((await decide(item, "deny", "Not for this customer")).status).toBe(200);
     const denied = await mcpPost(mcpAgent, request(2), s.headers);
-    const result = denied.json.result as {
-      content: Array<{ type: string; text: string }>;
-      structuredContent: { error: Record<string, unknown> };
-      isError: boolean;
+    const { result } = denied.json as {
+      result: {
+        content: Array<{ type: string; text: string }>;
+        structuredContent: { error: Record<string, unknown> };
+        isError: boolean;
+      };
     };
     const message = `${INVALID} The approver said: "Not for this customer"`;
     expect([result.isError, result.structuredContent.error["safe_message"]]).toEqual([true, message]);
@@ -263,7 +269,7 @@ describe("the agent's rationale", () => {
     const again = await call("create_refund_draft", REFUND, "k-1", { rationale: "Other words" });
     expect(again.body.approval_id).toBe(item.approval_id);
     const status = await send("GET", `${BASE}/approvals/${item.approval_id}`, agent);
-    expect(((await status.json()) as Record<string, unknown>)["rationale"]).toBe(rationale);
+    expect((await status.json<Record<string, unknown>>())["rationale"]).toBe(rationale);
     // A call without one lists none.
     await call("create_refund_draft", { ...REFUND, reason: "damaged" }, "k-2");
     expect((await pending()).map((p) => p.rationale ?? null)).toEqual([rationale, null]);
@@ -278,7 +284,8 @@ describe("the agent's rationale", () => {
     expect((await pending()).map((p) => p.rationale)).toEqual(["Refund the duplicate charge"]);
     const long = { ...params, _meta: { ...meta, "io.toolgate/rationale": "x".repeat(501) } };
     const refused = await mcpPost(mcpAgent, { jsonrpc: "2.0", id: 2, method: "tools/call", params: long }, s.headers);
-    expect((refused.json.error as { code: number }).code).toBe(-32602);
+    const answer = refused.json as { error: { code: number } };
+    expect(answer.error.code).toBe(-32602);
   });
 
   it("is refused past 500 characters over HTTP", async () => {
