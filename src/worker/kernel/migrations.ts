@@ -16,7 +16,8 @@ export type { Migration } from "./schema";
  * audit archive (how far the entries went to R2 as tlog-tiles, and the tiles held back); v16: the
  * OAuth client of a credential an MCP sign-in minted, and the capability of each completion in a
  * mailbox (a scoped credential drains only its capabilities'); v17: the sending credential and
- * user of each runtime outbox event (a credential's share, a subject-bound credential's own events).
+ * user of each runtime outbox event (a credential's share, a subject-bound credential's own events);
+ * v19: the consumer's approval window, and an approval's reason and rationale.
  * docs/storage.md documents every table. Stored formats are an API: change them only through
  * a new version, never by editing an old one.
  */
