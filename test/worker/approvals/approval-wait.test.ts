@@ -158,12 +158,12 @@ describe("an approval's status and the wait for its decision", () => {
     expect(await waiting).toEqual({ status: 200, body: decided });
     expect(Date.now() - started).toBeLessThan(10_000);
 
-    // Within the reference's 60 s window the repeated call runs; past it, it is refused.
+    // Within the consumer's window (600 s by default: create_note sets none) the repeated call runs; past it, it is refused.
     await pinClock(CONSUMER, T0 + 59);
     expect((await refund(actors.agent, "call-wait-1")).body.model_result.status).toBe("succeeded");
     const late = (await refund(actors.agent, "call-wait-late")).body.approval_id as string;
     await approve(actors.approver, late);
-    await pinClock(CONSUMER, T0 + 59 + 60);
+    await pinClock(CONSUMER, T0 + 59 + 600);
     expect((await refund(actors.agent, "call-wait-late")).body.model_result.error?.code).toBe("APPROVAL_INVALID");
   });
 
