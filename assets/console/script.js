@@ -236,7 +236,9 @@
         headers: { "content-type": "application/json", "x-csrf-token": csrf },
         // An empty reason is none: the gate takes 1 to 500 characters.
         body: JSON.stringify(
-          reason === "" ? { decision: decision, approval_digest: digest } : { decision: decision, approval_digest: digest, reason: reason },
+          reason === ""
+            ? { decision: decision, approval_digest: digest }
+            : { decision: decision, approval_digest: digest, reason: reason },
         ),
       });
       const answer = await res.json();

@@ -82,9 +82,7 @@ export const ApprovalDecisionView = z
     approver_id: z.string(),
     decided_at: z.int(),
     valid_until: z.nullable(z.int()),
-    reason: z
-      .optional(z.string())
-      .check(z.meta({ description: "The approver's words, present only when given." })),
+    reason: z.optional(z.string()).check(z.meta({ description: "The approver's words, present only when given." })),
     bound_to_request: z
       .literal(true)
       .check(z.describe("Always true: a decision with another digest is refused (APPROVAL_DIGEST_MISMATCH).")),

@@ -46,7 +46,9 @@ export const ApprovalEventData = z
     rationale: z
       .optional(z.string())
       .check(z.describe("The agent's words with the call, present only when it gave some.")),
-    reason: z.optional(z.string()).check(z.describe("The approver's words with the decision, present only when given.")),
+    reason: z
+      .optional(z.string())
+      .check(z.describe("The approver's words with the decision, present only when given.")),
   })
   .register(httpSchemas, { id: "ApprovalStatus" });
 

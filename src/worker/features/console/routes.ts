@@ -92,10 +92,7 @@ function noticeOf(query: Record<string, string>): ConsoleNotice | null {
 }
 
 /** A decision and its CSRF token: the script's JSON with the token in `X-CSRF-Token`, or a form (without the script) with a `csrf` field. */
-async function decisionBody(
-  c: ConsoleContext,
-  script: boolean,
-): Promise<Outcome<ConsoleDecision>> {
+async function decisionBody(c: ConsoleContext, script: boolean): Promise<Outcome<ConsoleDecision>> {
   if (!script) {
     const form = await readForm(c.req.raw, DecisionForm);
     if (!form.ok) return form;

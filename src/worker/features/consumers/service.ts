@@ -60,8 +60,7 @@ export class ConsumerService {
     // The CORS allow-list is listed (audited and answered) only when the consumer allows an origin.
     const cors = stored.corsOrigins.length === 0 ? {} : { cors_origins: stored.corsOrigins };
     // Likewise the approval window, only when the consumer set one (absent: the default).
-    const window =
-      stored.approvalValidSeconds === null ? {} : { approval_valid_seconds: stored.approvalValidSeconds };
+    const window = stored.approvalValidSeconds === null ? {} : { approval_valid_seconds: stored.approvalValidSeconds };
     this.audit.append("consumer.configured", now, {
       consumer,
       tools: stored.tools,

@@ -29,7 +29,10 @@ export const SWEEP_SPACING_SECONDS = 60;
  * `retention_seconds` (read at each use), wall milliseconds (the alarm's time base), one
  * transaction step per rule, and the alarm's retention slot.
  */
-export type RetentionKernel = Pick<ObjectKernel, "sql" | "now" | "limits" | "approvalWindow" | "wallMs" | "transaction"> & {
+export type RetentionKernel = Pick<
+  ObjectKernel,
+  "sql" | "now" | "limits" | "approvalWindow" | "wallMs" | "transaction"
+> & {
   readonly alarms: Pick<AlarmSlots, "set" | "has">;
 };
 
@@ -100,9 +103,7 @@ export class Retention {
     const window = this.kernel.limits().retention_seconds;
     const approvalWindow = this.kernel.approvalWindow();
     const deleted = EXPIRY_RULES.map((rule) =>
-      this.kernel.transaction(() =>
-        prune(this.kernel.sql, rule, now - rule.keep(window, approvalWindow), SWEEP_BATCH),
-      ),
+      this.kernel.transaction(() => prune(this.kernel.sql, rule, now - rule.keep(window, approvalWindow), SWEEP_BATCH)),
     );
     const full = deleted.some((n) => n >= SWEEP_BATCH);
     this.#arm(full ? now : nextExpiry(this.kernel.sql, window, approvalWindow), full, `${window}/${approvalWindow}`);
