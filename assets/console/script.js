@@ -222,6 +222,8 @@
     const id = article.getAttribute("data-approval-id");
     const title = titleOf(article);
     const digest = form.querySelector('input[name="approval_digest"]').value;
+    const reasonField = form.querySelector('input[name="reason"]');
+    const reason = reasonField === null ? "" : reasonField.value;
     const buttons = form.querySelectorAll("button");
     // Disabling the pressed button drops the focus to <body>: remember that it was here.
     if (article.contains(document.activeElement)) article.setAttribute("data-focus-within", "");
@@ -232,7 +234,12 @@
         method: "POST",
         credentials: "same-origin",
         headers: { "content-type": "application/json", "x-csrf-token": csrf },
-        body: JSON.stringify({ decision: decision, approval_digest: digest }),
+        // An empty reason is none: the gate takes 1 to 500 characters.
+        body: JSON.stringify(
+          reason === ""
+            ? { decision: decision, approval_digest: digest }
+            : { decision: decision, approval_digest: digest, reason: reason },
+        ),
       });
       const answer = await res.json();
       if (res.status === 200) {

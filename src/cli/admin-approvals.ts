@@ -62,6 +62,8 @@ function preview(view: JsonObject, digest: string): Array<readonly [string, stri
       "call",
       `${textOf(view, "provider")} ${textOf(view, "call_id")} (operation ${textOf(view, "operation_id")}, key ${textOrNull(view, "idempotency_key") ?? "none"})`,
     ],
+    // The agent's words, when it gave some: its claim, outside both digests.
+    ...(typeof view.rationale === "string" ? [["rationale", `the agent says: "${view.rationale}"`] as const] : []),
     ["expires", when(intOf(view, "expires_at"))],
     ["digest", `${digest} (recomputed from the fields shown)`],
   ];
@@ -124,11 +126,11 @@ export const approvalVerbs: AdminGroup = {
     },
   },
   decide: {
-    usage: "decide ID approve --digest HEX | decide ID deny",
+    usage: "decide ID approve --digest HEX [--reason TEXT] | decide ID deny [--reason TEXT]",
     role: "approver",
     consumer: true,
     positionals: 2,
-    values: ["digest"],
+    values: ["digest", "reason"],
     async run(ctx) {
       const [id = "", decision = ""] = ctx.args;
       if (decision !== "approve" && decision !== "deny")
@@ -159,14 +161,27 @@ export const approvalVerbs: AdminGroup = {
       const shown = fields(preview(view, digest), NAME_WIDTH);
       if (ctx.json) ctx.io.stderr(shown);
       else ctx.io.stdout(shown);
-      const body = canonicalJson({ decision, approval_digest: digest });
+      // A denial's reason reaches the agent's model as the approver's words (docs/approvals.md).
+      const reason = ctx.option("reason");
+      const body = canonicalJson({ decision, approval_digest: digest, ...(reason === undefined ? {} : { reason }) });
       const answer = await ctx.client.json(ctx.at(`/approvals/${id}`), { role: "approver", method: "POST", body });
       if (!answer.ok) return answer;
       if (ctx.json) return ok(`${answer.value.text}\n`);
       const d = objectOf(answer.value.value);
       const valid = intOf(d, "valid_until");
       const line = `${textOf(d, "state")} by ${textOf(d, "approver_id")} at ${when(intOf(d, "decided_at"), "-")}${valid === null ? "" : `, valid until ${when(valid)}`}`;
-      return ok(fields([["decision", line]], NAME_WIDTH));
+      const said = textOrNull(d, "reason");
+      return ok(
+        fields(
+          said === null
+            ? [["decision", line]]
+            : [
+                ["decision", line],
+                ["reason", `"${said}"`],
+              ],
+          NAME_WIDTH,
+        ),
+      );
     },
   },
 };

@@ -45,6 +45,10 @@ function consumerLines(view: JsonObject, stored?: "created" | "updated"): string
         .map((key) => `${key}=${String(intOf(limits, key) ?? "?")}`)
         .join(" "),
     ],
+    // Only when the consumer set one (absent: the default, 600 s).
+    ...(typeof view.approval_valid_seconds === "number"
+      ? [["approvals", `valid ${String(view.approval_valid_seconds)} s after a decision`] as const]
+      : []),
   ]);
 }
 
@@ -62,7 +66,9 @@ export const consumerVerbs: AdminGroup = {
       const file = ctx.option("config");
       if (file === undefined)
         return err(
-          usageExit("--config FILE is required (a JSON file: tools, approver_subjects, principal_tokens, limits)"),
+          usageExit(
+            "--config FILE is required (a JSON file: tools, approver_subjects, principal_tokens, limits, approval_valid_seconds)",
+          ),
         );
       const body = readFileStep(ctx.io, file);
       if (!body.ok) return body;

@@ -30,13 +30,22 @@ export class ApproverClient {
     return approvalStatus(this.options, approvalId, waitSeconds);
   }
 
-  /** `POST …/approvals/{id}`: a decision bound to the digest the approver saw; answers the recorded decision. */
+  /**
+   * `POST …/approvals/{id}`: a decision bound to the digest the approver saw; answers the
+   * recorded decision. `reason` (1..500 characters): the approver's words; a denial's reach the
+   * agent's model with the denied call's result.
+   */
   decideApproval(
     approvalId: string,
     decision: z.input<typeof ApprovalDecisionRequest>["decision"],
     approvalDigest: string,
+    reason?: string,
   ): Promise<ClientResult<z.output<typeof ApprovalDecisionView>>> {
-    const body: z.input<typeof ApprovalDecisionRequest> = { decision, approval_digest: approvalDigest };
+    const body: z.input<typeof ApprovalDecisionRequest> = {
+      decision,
+      approval_digest: approvalDigest,
+      ...(reason === undefined ? {} : { reason }),
+    };
     return call(this.options, "POST", `/approvals/${encodeURIComponent(approvalId)}`, body);
   }
 

@@ -1,11 +1,25 @@
 import * as z from "../core/zod";
 import { httpSchemas, Sha256Hex } from "./registry";
 
+/** The most characters (UTF-16 code units) of a person's or an agent's words on an approval. */
+export const MAX_APPROVAL_WORDS = 500;
+
+/** Words a person or an agent wrote: 1..500 characters, no control characters (shown escaped where invisible). */
+export const ApprovalWords = z
+  .string()
+  .check(z.minLength(1), z.maxLength(MAX_APPROVAL_WORDS), z.regex(/^[^\p{Cc}]*$/u, "no control characters"));
+
 /** `POST …/approvals/{approval_id}`: the decision, bound to the digest the approver saw. */
 export const ApprovalDecisionRequest = z
   .strictObject({
     decision: z.enum(["approve", "deny"]),
     approval_digest: Sha256Hex,
+    reason: z.optional(ApprovalWords).check(
+      z.meta({
+        description:
+          "The approver's words (1..500 characters, no control characters). A denial's reach the model with the denied call's result, marked as the approver's; kept in the audit log.",
+      }),
+    ),
   })
   .register(httpSchemas, { id: "ApprovalDecisionRequest" });
 
@@ -46,6 +60,12 @@ export const ApprovalView = z
     ),
     requested_at: z.int(),
     expires_at: z.int(),
+    rationale: z.optional(z.string()).check(
+      z.meta({
+        description:
+          "The agent's words with the call (not hashed into either digest), present only when it gave some: the agent's claim, never the gate's.",
+      }),
+    ),
   })
   .register(httpSchemas, { id: "Approval" });
 
@@ -62,6 +82,7 @@ export const ApprovalDecisionView = z
     approver_id: z.string(),
     decided_at: z.int(),
     valid_until: z.nullable(z.int()),
+    reason: z.optional(z.string()).check(z.meta({ description: "The approver's words, present only when given." })),
     bound_to_request: z
       .literal(true)
       .check(z.describe("Always true: a decision with another digest is refused (APPROVAL_DIGEST_MISMATCH).")),

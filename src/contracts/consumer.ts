@@ -152,6 +152,18 @@ export const AUDIT_ARGUMENTS = ["digest", "full"] as const;
 
 /** A consumer's `audit_arguments` setting. */
 export type AuditArguments = (typeof AUDIT_ARGUMENTS)[number];
+/** Seconds an approval admits the repeated call when neither its tool nor the consumer sets a window. */
+export const DEFAULT_APPROVAL_VALID_SECONDS = 600;
+/** The longest approval window a consumer may set (a day). */
+export const MAX_APPROVAL_VALID_SECONDS = 86_400;
+
+const approvalWindow = () =>
+  z.optional(z.int().check(z.gte(1), z.lte(MAX_APPROVAL_VALID_SECONDS))).check(
+    z.meta({
+      description:
+        "Seconds an approval admits the repeated call, from the decision, for a tool that sets no `approval_valid_seconds` of its own (1..86400; absent: 600). The built-in reference tools keep their 60 (docs/approvals.md).",
+    }),
+  );
 
 /** `PUT /v1/consumers/{consumer}`: the consumer's enabled tools, who may approve, its token issuer and limits. */
 export const ConsumerConfig = z
@@ -172,6 +184,7 @@ export const ConsumerConfig = z
           "What a tool call's audit record keeps of its arguments: `digest` (default: their SHA-256 only) or `full` (the arguments themselves, in the signed log for as long as it is kept).",
       }),
     ),
+    approval_valid_seconds: approvalWindow(),
   })
   .register(httpSchemas, { id: "ConsumerConfig" });
 
@@ -203,6 +216,9 @@ export const ConsumerView = z
     audit_arguments: z
       .optional(z.enum(AUDIT_ARGUMENTS))
       .check(z.meta({ description: "Present only when the consumer keeps tool calls' arguments in full." })),
+    approval_valid_seconds: z
+      .optional(z.int())
+      .check(z.meta({ description: "The consumer's approval window; present only when set (absent: 600)." })),
     created: z.boolean(),
   })
   .register(httpSchemas, { id: "ConsumerView" });

@@ -43,6 +43,12 @@ export const ApprovalEventData = z
     arguments: z
       .optional(z.record(z.string(), z.unknown()))
       .check(z.describe("Only where the receiver asked for arguments.")),
+    rationale: z
+      .optional(z.string())
+      .check(z.describe("The agent's words with the call, present only when it gave some.")),
+    reason: z
+      .optional(z.string())
+      .check(z.describe("The approver's words with the decision, present only when given.")),
   })
   .register(httpSchemas, { id: "ApprovalStatus" });
 

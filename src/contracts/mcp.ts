@@ -6,6 +6,7 @@
  * @module
  */
 import * as z from "../core/zod";
+import { ApprovalWords } from "./approval";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
 import { PROBLEM_MEMBERS, ProblemCodeSchema } from "./problem";
 
@@ -30,6 +31,7 @@ export const MCP_META = {
   callId: "io.toolgate/call_id",
   approvalId: "io.toolgate/approval_id",
   statusRef: "io.toolgate/status_ref",
+  rationale: "io.toolgate/rationale",
   audit: "io.toolgate/audit",
   relatedTask: "io.modelcontextprotocol/related-task",
 } as const;
@@ -103,6 +105,7 @@ export const CallToolMeta = z.looseObject({
   [MCP_META.operationId]: z.optional(Identifier),
   [MCP_META.callId]: z.optional(Identifier),
   [MCP_META.statusRef]: z.optional(z.string().check(z.regex(/^status_[0-9a-f]{32}$/))),
+  [MCP_META.rationale]: z.optional(ApprovalWords),
 });
 
 /** `tools/call` (with `task` under 2025-11-25: run as a task). */

@@ -1,4 +1,5 @@
 import * as z from "../core/zod";
+import { ApprovalWords } from "./approval";
 import { AuditReference } from "./audit";
 import { ModelResult, ProviderOutput } from "./provider-output";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
@@ -47,6 +48,12 @@ const toolCallShape = {
     }),
   ),
   context: HostContextInput,
+  rationale: z.optional(ApprovalWords).check(
+    z.meta({
+      description:
+        "The agent's words on why it makes this call (1..500 characters, no control characters): shown to approvers beside the arguments as the agent's, never hashed into a digest.",
+    }),
+  ),
 };
 
 function oneIntent(v: { proposal?: unknown; provider_item?: unknown }): boolean {

@@ -33,6 +33,10 @@ export interface ApprovalRecord {
   readonly decision_digest: string | null;
   readonly decided_at: number | null;
   readonly valid_until: number | null;
+  /** The approver's words with a decision, if any (a denial's reaches the model, marked as theirs). */
+  readonly reason?: string | null;
+  /** The agent's words with the call that opened the request, if any (shown to approvers, never hashed). */
+  readonly rationale?: string | null;
 }
 
 /** A new pending request, before the book gives it an id. */
@@ -52,6 +56,8 @@ export interface ApprovalDecisionRecord {
   readonly approver_id: string;
   readonly decided_at: number;
   readonly valid_until: number | null;
+  /** The approver's words, present only when given. */
+  readonly reason?: string;
   /**
    * Always `true`: a decision is recorded only with the digest computed for this call and this
    * approver (another digest is refused, `APPROVAL_DIGEST_MISMATCH`). Kept on the wire for
@@ -94,6 +100,8 @@ export interface WeighedApprovals {
   readonly refused: boolean;
   /** The request still waiting for a decision, if any. */
   readonly pendingId: string | null;
+  /** The words an approver gave with a denial of this call, if any (the latest). */
+  readonly denialReason: string | null;
 }
 
 /**
@@ -111,7 +119,9 @@ export function weighApprovals(
   const granted: Approval[] = [];
   let refused = false;
   let pendingId: string | null = null;
+  let denialReason: string | null = null;
   for (const record of records) {
+    if (record.state === "denied" && typeof record.reason === "string") denialReason = record.reason;
     if (record.state === "pending" && record.expires_at > now) pendingId = record.approval_id;
     else if (
       record.state === "approved" &&
@@ -129,7 +139,7 @@ export function weighApprovals(
       );
     } else refused = true;
   }
-  return { granted, refused, pendingId };
+  return { granted, refused, pendingId, denialReason };
 }
 
 /** The pending request a prepare (never an execution) may reuse: decisions are not consulted. */
@@ -159,6 +169,17 @@ export function approvalRequest(
 export type DecisionRefusal =
   "APPROVAL_ALREADY_DECIDED" | "SELF_APPROVAL_FORBIDDEN" | "APPROVAL_EXPIRED" | "APPROVAL_DIGEST_MISMATCH";
 
+/** What a decision may carry besides its verdict. */
+export interface DecisionOptions {
+  /** The approver's words (a denial's reaches the model); absent: none. */
+  readonly reason?: string;
+  /**
+   * The window of a tool that sets none (`approvalValidSeconds`): the host's setting, e.g. a
+   * consumer's; `APPROVAL_TTL_SECONDS` (the reference's 60) when absent.
+   */
+  readonly defaultValidSeconds?: number;
+}
+
 /**
  * One decision (approve or deny) on a request. It is taken only with the digest computed for
  * the pending call and this approver ({@link digestForApprover}); another digest is refused
@@ -173,6 +194,7 @@ export function decideApproval(
   submittedDigest: string,
   now: number,
   hash: HashFn = sha256Hex,
+  options: DecisionOptions = {},
 ): { ok: true; value: ApprovalDecisionRecord } | { ok: false; error: DecisionRefusal } {
   if (record.state !== "pending") return { ok: false, error: "APPROVAL_ALREADY_DECIDED" };
   if (record.subject_id === approverId) return { ok: false, error: "SELF_APPROVAL_FORBIDDEN" };
@@ -186,7 +208,11 @@ export function decideApproval(
       state: decision === "approve" ? "approved" : "denied",
       approver_id: approverId,
       decided_at: now,
-      valid_until: decision === "approve" ? now + (spec.approvalValidSeconds ?? APPROVAL_TTL_SECONDS) : null,
+      valid_until:
+        decision === "approve"
+          ? now + (spec.approvalValidSeconds ?? options.defaultValidSeconds ?? APPROVAL_TTL_SECONDS)
+          : null,
+      ...(options.reason === undefined ? {} : { reason: options.reason }),
       bound_to_request: true,
     },
   };

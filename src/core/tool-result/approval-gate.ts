@@ -8,7 +8,7 @@ import { hasValidApproval } from "./approvals";
 import type { BeginDispatchResult, DispatchRequest } from "./dispatcher";
 import type { ToolResultEngine } from "./engine";
 import type { ErrorCode } from "./error-catalog";
-import { errorPackage } from "./packages";
+import { approverSaid, errorPackage } from "./packages";
 import type { ToolSpec } from "./tool-spec";
 import type { HashFn } from "./types";
 
@@ -54,7 +54,12 @@ export function approvalGate(
         binding_key: bindingKey,
       };
     }
-    if (weighed.granted.length === 0) return fail("APPROVAL_INVALID", digest);
+    if (weighed.granted.length === 0) {
+      if (weighed.denialReason === null) return fail("APPROVAL_INVALID", digest);
+      const note = approverSaid(weighed.denialReason);
+      const pkg = errorPackage(principal, call, spec, "APPROVAL_INVALID", digest, now, hash, null, undefined, note);
+      return { kind: "final", package: pkg };
+    }
     granted = weighed.granted;
   } else if (approvals.length === 0) return fail("APPROVAL_REQUIRED", digest);
   if (!hasValidApproval(granted, principal, call, spec, digest, now, engine.approvers, hash)) {

@@ -19,6 +19,7 @@ import { ERROR_CATALOG, type ErrorCode } from "./error-catalog";
 import type { ToolSpec } from "./tool-spec";
 import type { Downstream, HashFn, ModelResult, Principal, ProtectedAudit, ResultPackage, ToolCall } from "./types";
 import { formatUtcSecond } from "./utc-time";
+import { visibleText } from "../text";
 
 /** A committed result as the idempotency table keeps it (plain JSON). */
 export interface IdempotencyRecord {
@@ -264,9 +265,21 @@ export function successPackage(
   return buildPackage(principal, call, spec, modelResult, record.request_sha256, downstream, hash, dataText);
 }
 
+/** Where a person's words start in a `safe_message` ({@link approverSaid}). */
+export const APPROVER_SAID = "The approver said: ";
+
+/**
+ * A denial's reason as the model reads it: marked as a person's words, quoted, with every
+ * invisible, reordering or look-alike character escaped so it reads as it was stored.
+ */
+export function approverSaid(reason: string): string {
+  return `${APPROVER_SAID}${JSON.stringify(visibleText(reason))}`;
+}
+
 /**
  * A failed or unknown package carrying one catalog entry; the dispatcher is its trusted source.
  * `details`: where the arguments fail, for `INVALID_ARGUMENTS` of a tool that explains it.
+ * `note` (a denial's {@link approverSaid}) follows the catalog's message, only when given.
  */
 export function errorPackage(
   principal: Principal,
@@ -278,6 +291,7 @@ export function errorPackage(
   hash: HashFn,
   statusRef: string | null = null,
   details?: ArgumentProblem,
+  note?: string,
 ): ResultPackage {
   const policy = ERROR_CATALOG[code];
   const modelResult: ModelResult = {
@@ -287,7 +301,7 @@ export function errorPackage(
     error: {
       code,
       category: policy.category,
-      safe_message: policy.safe_message,
+      safe_message: note === undefined ? policy.safe_message : `${policy.safe_message} ${note}`,
       recovery: policy.recovery,
       retry_after_ms: policy.retry_after_ms,
       ...(details === undefined ? {} : { details: { pointer: details.pointer, expected: details.expected } }),

@@ -18,10 +18,10 @@ import {
 } from "./constants";
 import { callBindingDigest, principalRef, requestDigest } from "./digests";
 import { argumentDetails } from "./argument-problem";
-import { ERROR_CATALOG, isErrorCode } from "./error-catalog";
+import { ERROR_CATALOG, isErrorCode, type ErrorCode } from "./error-catalog";
 import { exactFields } from "./exact-fields";
 import { validateHandlerResult } from "./output-contract";
-import { canonicalOfResult, trustedBindings, type BuiltBindings } from "./packages";
+import { APPROVER_SAID, canonicalOfResult, trustedBindings, type BuiltBindings } from "./packages";
 import { isNonemptyString, isPlainObject } from "./text-rules";
 import type { ToolSpec } from "./tool-spec";
 import type { Downstream, HashFn, Principal, ToolCall } from "./types";
@@ -87,6 +87,13 @@ function sameContract(contract: Record<string, unknown>, spec: ToolSpec | undefi
   );
 }
 
+/** A denial's message: the catalog's, then the approver's quoted words (packages.ts `approverSaid`). */
+function isDenialNote(code: ErrorCode, message: unknown): boolean {
+  if (code !== "APPROVAL_INVALID" || typeof message !== "string") return false;
+  const prefix = `${ERROR_CATALOG[code].safe_message} ${APPROVER_SAID}"`;
+  return message.length > prefix.length && message.startsWith(prefix) && message.endsWith('"');
+}
+
 /**
  * `error.details`: present exactly when the dispatcher writes it (`INVALID_ARGUMENTS` of a tool
  * that explains it), and equal to what it computes from the current call and registry.
@@ -127,7 +134,7 @@ function validateErrorModel(
     retry_after_ms: policy.retry_after_ms,
   };
   for (const field of Object.keys(expected)) {
-    if (error[field] !== expected[field])
+    if (error[field] !== expected[field] && !(field === "safe_message" && isDenialNote(code, error[field])))
       errors.push(`model_result.error.${field} does not use a fixed error-catalog value`);
   }
   if (model["status"] !== (policy.outcome === "unknown" ? "unknown" : "failed")) {

@@ -12,7 +12,7 @@ import { targetFetch } from "../targets/fetch";
 import { AlarmSlots } from "./alarms";
 import { AuditChain } from "../features/audit/service";
 import { ObjectClock } from "./clock";
-import { ConsumerService, limitsOf } from "../features/consumers/service";
+import { approvalWindowOf, ConsumerService, limitsOf } from "../features/consumers/service";
 import { EventBus } from "../features/events/bus";
 import { AUDIT_CHECKPOINT_EVERY, type Limits } from "./limits";
 import { Retention } from "./retention/sweep";
@@ -74,6 +74,11 @@ export class ObjectKernel {
   /** The consumer's limits (its configuration's overrides of the documented defaults). */
   limits(): Limits {
     return limitsOf(this.config.current());
+  }
+
+  /** The consumer's approval window: seconds an approval admits the repeated call when its tool sets none. */
+  approvalWindow(): number {
+    return approvalWindowOf(this.config.current());
   }
 
   /** The consumer's name, once an admin configured it. */

@@ -17,7 +17,8 @@ export type { Migration } from "./schema";
  * OAuth client of a credential an MCP sign-in minted, and the capability of each completion in a
  * mailbox (a scoped credential drains only its capabilities'); v17: the sending credential and
  * user of each runtime outbox event (a credential's share, a subject-bound credential's own events); v18: the
- * idempotency keys derived for stock MCP clients; v19: what a consumer's tool-call audit records keep of arguments.
+ * idempotency keys derived for stock MCP clients; v19: what a consumer's tool-call audit records keep of arguments,
+ * the consumer's approval window, and an approval's reason and rationale.
  * docs/storage.md documents every table. Stored formats are an API: change them only through
  * a new version, never by editing an old one.
  */

@@ -25,6 +25,6 @@ export interface ExpiryRule {
   readonly key: string;
   readonly where?: string;
   readonly age: string;
-  /** Seconds a row is kept past its age, given the consumer's `retention_seconds`. */
-  keep(window: number): number;
+  /** Seconds a row is kept past its age, given the consumer's `retention_seconds` and its approval window. */
+  keep(window: number, approvalWindow: number): number;
 }

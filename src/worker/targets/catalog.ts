@@ -1,4 +1,5 @@
 import { createRefundDraftTool, getOrderTool } from "../../conformance/tool-cases/demo-registry";
+import { APPROVAL_TTL_SECONDS } from "../../core/tool-result/constants";
 import { createRegistry, defineTool, type ToolRegistry, type ToolSpec } from "../../core/tool-result/tool-spec";
 import type { HttpToolDefinition } from "./http/tool";
 
@@ -38,6 +39,7 @@ export const submitRefundTool: HttpToolDefinition = {
     // using the subject and roles of the signed identity every request carries (docs/http-tools.md).
     authorize: () => true,
     execution: { kind: "external" },
+    approvalValidSeconds: APPROVAL_TTL_SECONDS,
   }),
 };
 
@@ -69,8 +71,16 @@ export const lookupRefundTool: HttpToolDefinition = {
   }),
 };
 
+/**
+ * The built-in catalog keeps the reference's approval window (60 s) whatever the consumer's
+ * (docs/approvals.md): its answers stay the reference's byte for byte.
+ */
+function referenceWindow(spec: ToolSpec): ToolSpec {
+  return defineTool({ ...spec, approvalValidSeconds: APPROVAL_TTL_SECONDS });
+}
+
 /** Built-in tools: the reference's demo catalog, executed in the consumer object. */
-export const BUILT_IN_TOOLS: readonly ToolSpec[] = [getOrderTool, createRefundDraftTool];
+export const BUILT_IN_TOOLS: readonly ToolSpec[] = [getOrderTool, createRefundDraftTool].map(referenceWindow);
 
 /** HTTP tools by name. */
 export const HTTP_TOOLS: ReadonlyMap<string, HttpToolDefinition> = new Map(

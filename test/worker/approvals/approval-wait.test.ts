@@ -153,16 +153,17 @@ describe("an approval's status and the wait for its decision", () => {
     const started = Date.now();
     await new Promise((r) => setTimeout(r, 200));
     expect((await approve(actors.approver, id)).status).toBe(200);
-    const decided = { ...pending, state: "approved", approver_id: "rev-1", decided_at: T0, valid_until: T0 + 60 };
+    // create_note sets no window of its own: the consumer's default, 600 s, applies.
+    const decided = { ...pending, state: "approved", approver_id: "rev-1", decided_at: T0, valid_until: T0 + 600 };
     expect(await waiting).toEqual({ status: 200, body: decided });
     expect(Date.now() - started).toBeLessThan(10_000);
 
-    // Within the reference's 60 s window the repeated call runs; past it, it is refused.
+    // Within the consumer's window (600 s by default: create_note sets none) the repeated call runs; past it, it is refused.
     await pinClock(CONSUMER, T0 + 59);
     expect((await refund(actors.agent, "call-wait-1")).body.model_result.status).toBe("succeeded");
     const late = (await refund(actors.agent, "call-wait-late")).body.approval_id as string;
     await approve(actors.approver, late);
-    await pinClock(CONSUMER, T0 + 59 + 60);
+    await pinClock(CONSUMER, T0 + 59 + 600);
     expect((await refund(actors.agent, "call-wait-late")).body.model_result.error?.code).toBe("APPROVAL_INVALID");
   });
 
@@ -282,7 +283,7 @@ describe("the approval stream", () => {
     ]);
     await approve(actors.approver, first);
     expect((await events(mine, 1)).map((e) => [e.event, e.id, e.data["state"], e.data["valid_until"]])).toEqual([
-      ["approval.decided", `${first}.approved`, "approved", T0 + 60],
+      ["approval.decided", `${first}.approved`, "approved", T0 + 600],
     ]);
     expect((await events(all, 1)).map((e) => [e.event, e.data["approval_id"]])).toEqual([["approval.decided", first]]);
     await mine.cancel();

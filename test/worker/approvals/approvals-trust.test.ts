@@ -274,14 +274,17 @@ describe("the approval view", () => {
       components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> };
     };
     const { Approval, ApprovalList: listSchema, ApprovalDecision } = doc.components.schemas;
-    expect(Object.keys(Approval?.properties ?? {}).sort()).toEqual(Object.keys(page.approvals[0] as View).sort());
-    expect([...(Approval?.required ?? [])].sort()).toEqual(Object.keys(page.approvals[0] as View).sort());
+    // `rationale` is listed only when the agent gave one (this call gave none): documented, not required.
+    const fields = Object.keys(page.approvals[0] as View);
+    expect(Object.keys(Approval?.properties ?? {}).sort()).toEqual([...fields, "rationale"].sort());
+    expect([...(Approval?.required ?? [])].sort()).toEqual(fields.sort());
     expect(Object.keys(listSchema?.properties ?? {}).sort()).toEqual(Object.keys(page).sort());
     expect(Object.keys(ApprovalDecision?.properties ?? {}).sort()).toEqual([
       "approval_id",
       "approver_id",
       "bound_to_request",
       "decided_at",
+      "reason",
       "state",
       "valid_until",
     ]);

@@ -369,7 +369,8 @@ describe("console decisions", () => {
         state: "approved",
         approver_id: "rev-1",
         decided_at: T0,
-        valid_until: T0 + 60,
+        // post_note sets no window: the consumer's default, 600 s.
+        valid_until: T0 + 600,
         bound_to_request: true,
       },
     ]);
@@ -593,7 +594,7 @@ describe("console live stream", () => {
     ).toBe(200);
     await until("\n\n");
     expect(text).toBe(
-      `event: approval.decided\nid: ${second}\ndata: ${JSON.stringify({ ...requested, approver_id: "rev-1", decided_at: T0, state: "approved", valid_until: T0 + 60 })}\n\n`,
+      `event: approval.decided\nid: ${second}\ndata: ${JSON.stringify({ ...requested, approver_id: "rev-1", decided_at: T0, state: "approved", valid_until: T0 + 600 })}\n\n`,
     );
     await reader.cancel();
     expect(await problemOf(await browse("/console/events", "__Host-toolgate-console=console-a.nothing"))).toEqual([

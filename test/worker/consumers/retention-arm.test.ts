@@ -22,6 +22,7 @@ function harness() {
     sql: sql as unknown as SqlStorage,
     now: () => NOW,
     limits: () => ({ ...DEFAULT_LIMITS, retention_seconds: window }),
+    approvalWindow: () => 600,
     transaction: (step) => step(),
     wallMs: () => NOW * 1000,
     alarms: {

@@ -204,7 +204,8 @@ function approvalData(
 }
 
 const PENDING = { approver_id: null, decided_at: null, valid_until: null };
-const APPROVED = { approver_id: "rev-1", decided_at: T0, valid_until: T0 + 60 };
+/** create_invoice sets no approval window: the consumer's default, 600 s. */
+const APPROVED = { approver_id: "rev-1", decided_at: T0, valid_until: T0 + 600 };
 const ANY_MS = expect.any(Number);
 
 function problem(code: string, title: string, status: number, detail: string, path?: string) {

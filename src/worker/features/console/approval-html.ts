@@ -63,6 +63,13 @@ function digestRows(item: ConsoleApproval): SafeHtml[] {
   return rows;
 }
 
+/** The agent's words with the call, shown as its claim (never checked by the gate, never hashed). */
+function rationaleOf(id: string, rationale: string): SafeHtml {
+  return html`<section class="rationale" aria-labelledby="rationale-${id}"><h4 id="rationale-${id}">The agent's rationale</h4>
+<p class="attribution">In the agent's own words, sent with the call: the gate has not checked them, and they are not part of the digest.</p>
+<blockquote class="agent-words"><p>${shown(rationale)}</p></blockquote></section>`;
+}
+
 /** One pending approval as an `<article>` (heading level 3), its decision form posting the digest shown. */
 export function approvalArticle(item: ConsoleApproval, csrf: string, now: number): SafeHtml {
   const view = item.view;
@@ -72,6 +79,7 @@ export function approvalArticle(item: ConsoleApproval, csrf: string, now: number
   const label = `${view.tool} (${id})`;
   const warning = hiddenArguments(args, `hidden-${id}`);
   const described = warning === null ? "" : html` aria-describedby="hidden-${id}"`;
+  const rationale = view.rationale === undefined ? "" : rationaleOf(id, view.rationale);
   return html`<article class="approval" id="approval-${id}" data-approval-id="${id}" data-expires-at="${view.expires_at}" aria-labelledby="title-${id}">
 <h3 id="title-${id}"><a href="/console/approvals/${id}">${shown(view.tool)}</a> <span class="risk risk-${item.risk}">risk: ${item.risk}</span></h3>
 <p class="description">${shown(item.description ?? "This tool has no description.")}</p>
@@ -84,6 +92,7 @@ export function approvalArticle(item: ConsoleApproval, csrf: string, now: number
 <h4>Arguments</h4>
 ${warning ?? ""}
 ${names.length === 0 ? html`<p>No arguments.</p>` : html`<dl class="arguments">${names.map((name) => html`<dt><code>${shown(name, { latinContext: true })}</code></dt>${argumentValue(args[name] as Json)}`)}</dl>`}
+${rationale}
 <details class="canonical"><summary>Arguments as canonical JSON</summary><pre class="json"><code>${shown(item.argumentsJson)}</code></pre></details>
 <details class="inputs"><summary>Every digest input</summary>
 <table><caption>The fields this approver's <code>approval_digest</code> is computed over (and <code>request_sha256</code>'s); docs/approvals.md shows how to recompute both.</caption>
@@ -93,6 +102,8 @@ ${names.length === 0 ? html`<p>No arguments.</p>` : html`<dl class="arguments">$
 <input type="hidden" name="csrf" value="${csrf}">
 <input type="hidden" name="approval_digest" value="${view.approval_digest}">
 <p class="digest">Your decision is bound to <code>approval_digest</code> <code class="hash">${view.approval_digest}</code>.</p>
+<p class="reason"><label for="reason-${id}">Reason (optional, at most 500 characters): with a denial, the agent's model reads it as your words.</label>
+<input type="text" id="reason-${id}" name="reason" maxlength="500" autocomplete="off" spellcheck="true"></p>
 <button type="submit" name="decision" value="approve" class="approve"${described}>Approve<span class="visually-hidden"> ${label}</span></button>
 <button type="submit" name="decision" value="deny" class="deny"${described}>Deny<span class="visually-hidden"> ${label}</span></button>
 </form>

@@ -8,7 +8,7 @@
  */
 import type { Context, Handler } from "hono";
 import type { Operation } from "../../../contracts/access";
-import { ApprovalDecisionRequest } from "../../../contracts/approval";
+import { ApprovalDecisionRequest, ApprovalWords } from "../../../contracts/approval";
 import { ConsumerName } from "../../../contracts/consumer";
 import { PROBLEM_STATUS } from "../../../contracts/problem";
 import { Sha256Hex } from "../../../contracts/registry";
@@ -48,7 +48,17 @@ const DecisionForm = z.strictObject({
   csrf: z.string().check(z.maxLength(128)),
   decision: z.enum(["approve", "deny"]),
   approval_digest: Sha256Hex,
+  // The form always posts its reason field; left empty, it gives none.
+  reason: z.optional(z.union([z.literal(""), ApprovalWords])),
 });
+
+/** A decision as the console reads it, from the script's JSON or the form. */
+interface ConsoleDecision {
+  readonly decision: "approve" | "deny";
+  readonly approval_digest: string;
+  readonly reason?: string;
+  readonly csrf: string;
+}
 
 /** One call of the request's session; `null` when the request names no session this Worker tagged. */
 async function sessionCall(
@@ -82,12 +92,15 @@ function noticeOf(query: Record<string, string>): ConsoleNotice | null {
 }
 
 /** A decision and its CSRF token: the script's JSON with the token in `X-CSRF-Token`, or a form (without the script) with a `csrf` field. */
-async function decisionBody(
-  c: ConsoleContext,
-  script: boolean,
-): Promise<Outcome<{ decision: "approve" | "deny"; approval_digest: string; csrf: string }>> {
-  if (!script) return readForm(c.req.raw, DecisionForm);
-  const body = await readBody(c.req.raw, ApprovalDecisionRequest, { maxBytes: 1024 });
+async function decisionBody(c: ConsoleContext, script: boolean): Promise<Outcome<ConsoleDecision>> {
+  if (!script) {
+    const form = await readForm(c.req.raw, DecisionForm);
+    if (!form.ok) return form;
+    const { reason, ...rest } = form.value;
+    return ok(reason === undefined || reason === "" ? rest : { ...rest, reason });
+  }
+  // A reason of 500 characters each written as `\uXXXX` fits.
+  const body = await readBody(c.req.raw, ApprovalDecisionRequest, { maxBytes: 4096 });
   return body.ok ? ok({ ...body.value, csrf: c.req.header("x-csrf-token") ?? "" }) : body;
 }
 
@@ -218,6 +231,7 @@ export const consoleRoutes: RouteModule = {
           approvalId: id,
           decision: body.value.decision,
           approvalDigest: body.value.approval_digest,
+          ...(body.value.reason === undefined ? {} : { reason: body.value.reason }),
         });
         if (done === null) return problemResponse(UNAUTHENTICATED);
         if (script) {

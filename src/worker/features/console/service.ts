@@ -55,6 +55,8 @@ export type ConsoleCall =
       readonly approvalId: string;
       readonly decision: "approve" | "deny";
       readonly approvalDigest: string;
+      /** The approver's words (a denial's reach the model). */
+      readonly reason?: string;
     }
   | { readonly kind: "events" }
   | { readonly kind: "signOut"; readonly csrf: string };
@@ -212,7 +214,9 @@ export class ConsoleService {
       case "approval":
         return this.#approval(config, plane, session, call.approvalId, now);
       case "decide": {
-        const decided = plane.decide(call.approvalId, session.approverId, call.decision, call.approvalDigest, now);
+        const reason = call.reason === undefined ? {} : { reason: call.reason };
+        const decision = { verdict: call.decision, digest: call.approvalDigest, ...reason };
+        const decided = plane.decide(call.approvalId, session.approverId, decision, now);
         return decided.ok ? ok({ kind: "decided", json: canonicalJson(decided.value) }) : decided;
       }
       case "events": {

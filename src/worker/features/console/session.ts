@@ -21,8 +21,8 @@ import { secretsEqual } from "../../http/timing-safe";
 /** The cookie's name: `__Host-` makes a browser accept it only `Secure`, with `Path=/` and no `Domain`. */
 export const SESSION_COOKIE = "__Host-toolgate-console";
 
-/** The largest form body the console reads (sign-in, sign-out, a decision without script). */
-export const MAX_FORM_BYTES = 4096;
+/** The largest form body the console reads (sign-in, sign-out, a decision without script: a reason of 500 characters percent-encoded fits). */
+export const MAX_FORM_BYTES = 8192;
 
 const SESSION_ID = /^cs1_([0-9a-f]{64})_([0-9a-f]{32})$/;
 

@@ -31,6 +31,7 @@ export function consumerDetails(
     limits: { ...limits },
     ...(record.corsOrigins.length === 0 ? {} : { cors_origins: record.corsOrigins }),
     ...(record.auditArguments === "digest" ? {} : { audit_arguments: record.auditArguments }),
+    ...(record.approvalValidSeconds === null ? {} : { approval_valid_seconds: record.approvalValidSeconds }),
     storage_bytes: storageBytes,
     ...(auditAlarm === null ? {} : { audit_inconsistent: { ...auditAlarm } }),
   });

@@ -1,9 +1,14 @@
-import type { ConsumerConfig } from "../../../contracts/consumer";
+import { DEFAULT_APPROVAL_VALID_SECONDS, type ConsumerConfig } from "../../../contracts/consumer";
 import type { AuditChain } from "../audit/service";
 import { DEFAULT_LIMITS, type Limits } from "../../kernel/limits";
 import { loadConsumer, saveConsumer, type ConsumerRecord } from "./store";
 
 export type { ConsumerRecord };
+
+/** Seconds an approval admits the repeated call for a tool without its own window: the consumer's, or the default. */
+export function approvalWindowOf(record: ConsumerRecord | undefined): number {
+  return record?.approvalValidSeconds ?? DEFAULT_APPROVAL_VALID_SECONDS;
+}
 
 /** A consumer's limits: its overrides over the documented defaults. */
 export function limitsOf(record: ConsumerRecord | undefined): Limits {
@@ -42,6 +47,7 @@ export class ConsumerService {
         limits: config.limits ?? {},
         corsOrigins: config.cors_origins ?? [],
         auditArguments: config.audit_arguments ?? "digest",
+        approvalValidSeconds: config.approval_valid_seconds ?? null,
       },
       now,
     );
@@ -56,6 +62,8 @@ export class ConsumerService {
     const cors = stored.corsOrigins.length === 0 ? {} : { cors_origins: stored.corsOrigins };
     // Likewise the arguments setting, only when it departs from the default (digests).
     const kept = stored.auditArguments === "digest" ? {} : { audit_arguments: stored.auditArguments };
+    // Likewise the approval window, only when the consumer set one (absent: the default).
+    const window = stored.approvalValidSeconds === null ? {} : { approval_valid_seconds: stored.approvalValidSeconds };
     this.audit.append("consumer.configured", now, {
       consumer,
       tools: stored.tools,
@@ -64,6 +72,7 @@ export class ConsumerService {
       limits: { ...limits },
       ...cors,
       ...kept,
+      ...window,
     });
     return JSON.stringify({
       consumer,
@@ -73,6 +82,7 @@ export class ConsumerService {
       limits,
       ...cors,
       ...kept,
+      ...window,
       created,
     });
   }

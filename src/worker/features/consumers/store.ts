@@ -6,7 +6,7 @@ import {
   type AuditArguments,
 } from "../../../contracts/consumer";
 import type { Migration } from "../../kernel/schema";
-import { one, run, storedJson, storedStrings, text, textOrNull } from "../../kernel/sql";
+import { intOrNull, one, run, storedJson, storedStrings, text, textOrNull } from "../../kernel/sql";
 
 /**
  * The consumer service's table (schema v1: the one configuration row; v4: token issuer and limits; v13: the CORS
@@ -32,7 +32,12 @@ export const CONSUMER_MIGRATIONS: readonly Migration[] = [
   ALTER TABLE consumer ADD COLUMN limits TEXT NOT NULL DEFAULT '{}';`,
   },
   { version: 13, sql: "ALTER TABLE consumer ADD COLUMN cors_origins TEXT NOT NULL DEFAULT '[]';" },
-  { version: 19, sql: "ALTER TABLE consumer ADD COLUMN audit_arguments TEXT NOT NULL DEFAULT 'digest';" },
+  // v19: what the consumer's tool-call audit records keep of arguments, and its approval window
+  // (NULL: the default, DEFAULT_APPROVAL_VALID_SECONDS).
+  {
+    version: 19,
+    sql: "ALTER TABLE consumer ADD COLUMN audit_arguments TEXT NOT NULL DEFAULT 'digest'; ALTER TABLE consumer ADD COLUMN approval_valid_seconds INTEGER;",
+  },
 ];
 
 /** A consumer's stored configuration. */
@@ -48,6 +53,8 @@ export interface ConsumerRecord {
   corsOrigins: string[];
   /** What a tool call's audit record keeps of its arguments. */
   auditArguments: AuditArguments;
+  /** Seconds an approval admits the repeated call when its tool sets no window; `null`: the default. */
+  approvalValidSeconds: number | null;
 }
 
 function auditArgumentsOf(value: string): AuditArguments {
@@ -64,7 +71,7 @@ function storedObject<T>(json: string, schema: { parse(value: unknown): T }, wha
 export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
   const row = one(
     sql,
-    "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins, audit_arguments FROM consumer WHERE id = 1",
+    "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins, audit_arguments, approval_valid_seconds FROM consumer WHERE id = 1",
   );
   if (row === undefined) return undefined;
   const issuer = textOrNull(row, "principal_tokens");
@@ -76,6 +83,7 @@ export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
     limits: storedObject(text(row, "limits"), ConsumerLimits, "consumer limits"),
     corsOrigins: storedStrings(text(row, "cors_origins"), "consumer CORS origins"),
     auditArguments: auditArgumentsOf(text(row, "audit_arguments")),
+    approvalValidSeconds: intOrNull(row, "approval_valid_seconds"),
   };
 }
 
@@ -91,19 +99,20 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
   if (existed) {
     run(
       sql,
-      "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, audit_arguments = ?, updated_at = ? WHERE id = 1",
+      "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, audit_arguments = ?, approval_valid_seconds = ?, updated_at = ? WHERE id = 1",
       tools,
       approvers,
       issuer,
       limits,
       origins,
       record.auditArguments,
+      record.approvalValidSeconds,
       now,
     );
   } else {
     run(
       sql,
-      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits, cors_origins, audit_arguments) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits, cors_origins, audit_arguments, approval_valid_seconds) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       record.name,
       tools,
       approvers,
@@ -113,6 +122,7 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
       limits,
       origins,
       record.auditArguments,
+      record.approvalValidSeconds,
     );
   }
   return !existed;

@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../../../core/json";
-import { APPROVAL_TTL_SECONDS, MCP_PROFILE } from "../../../core/tool-result/constants";
+import { MCP_PROFILE } from "../../../core/tool-result/constants";
 import { CallToolParams, ContentBlock, MCP_META, type JsonRpcId } from "../../../contracts/mcp";
 import { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
 import { describeIssues } from "../../http/body";
@@ -8,6 +8,7 @@ import type { CallTrace } from "../../trace/tool-call";
 import type { McpContext } from "./context";
 import * as jsonRpc from "./rpc";
 import type { McpTasks } from "./tasks";
+import { approvalWindowOf } from "../consumers/service";
 
 /** The first 32 hex digits of the SHA-256 of a canonical JSON array: the gate's derived ids. */
 export function derivedId(prefix: string, parts: readonly Json[]): string {
@@ -107,7 +108,7 @@ export function approvalGuidance(ctx: McpContext, tool: string, approvalId: stri
     ctx.consoleOrigin === null
       ? "in the toolgate console"
       : `in the toolgate console at ${ctx.consoleOrigin}/console/approvals/${approvalId}`;
-  const valid = ctx.registry.get(tool)?.approvalValidSeconds ?? APPROVAL_TTL_SECONDS;
+  const valid = ctx.registry.get(tool)?.approvalValidSeconds ?? approvalWindowOf(ctx.auth.config);
   return (
     `This call waits for a person's approval (approval ${approvalId}). ` +
     `One of this consumer's approvers (${named}${more}) decides it ${where}. ` +
@@ -154,9 +155,11 @@ export async function callTool(
     api_family: MCP_PROFILE.api_family,
     adapter_revision: MCP_PROFILE.adapter_revision,
   };
+  const rationale = meta?.[MCP_META.rationale];
   const body = {
     proposal: { name, arguments: parsed.value.arguments ?? {} },
     context,
+    ...(rationale === undefined ? {} : { rationale }),
     ...(statusRef === null ? {} : { status_ref: statusRef }),
   };
   const input = (statusRef === null ? ToolCallRequest : ToolCallStatusRequest).safeParse(body);

@@ -140,7 +140,13 @@ export class AgentCalls {
     }
     const outcome =
       statusRef === null
-        ? await plane.dispatch(principal, call, now, { claims, notify, credentialId, span })
+        ? await plane.dispatch(principal, call, now, {
+            claims,
+            notify,
+            credentialId,
+            span,
+            rationale: input.rationale ?? null,
+          })
         : await plane.status(principal, call, statusRef, now, claims, credentialId);
     endToolSpan(span, outcome, trace);
     return outcome.ok

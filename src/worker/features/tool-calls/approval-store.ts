@@ -42,6 +42,8 @@ function recordOf(row: SqlRow): ApprovalRecord {
     decision_digest: textOrNull(row, "decision_digest"),
     decided_at: intOrNull(row, "decided_at"),
     valid_until: intOrNull(row, "valid_until"),
+    reason: textOrNull(row, "reason"),
+    rationale: textOrNull(row, "rationale"),
   };
 }
 
@@ -81,6 +83,8 @@ export class SqlApprovalBook implements ApprovalBook {
    * facade's own dispatch, and an agent's only by agent calls.
    */
   origin: "facade" | null = null;
+  /** The agent's words with the call being dispatched (set for one transaction), stored with what it opens. */
+  rationale: string | null = null;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -128,8 +132,8 @@ export class SqlApprovalBook implements ApprovalBook {
     );
     run(
       this.sql,
-      `INSERT INTO approvals (approval_id, binding_key, state, subject_id, tool, arguments, call, requested_at, expires_at, opened_by, seq)
-       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, (SELECT value FROM counters WHERE name = '${APPROVAL_SEQ}'))`,
+      `INSERT INTO approvals (approval_id, binding_key, state, subject_id, tool, arguments, call, requested_at, expires_at, opened_by, rationale, seq)
+       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, (SELECT value FROM counters WHERE name = '${APPROVAL_SEQ}'))`,
       id,
       this.#stored(request.binding_key),
       request.subject_id,
@@ -139,6 +143,7 @@ export class SqlApprovalBook implements ApprovalBook {
       request.requested_at,
       request.expires_at,
       this.opener,
+      this.rationale,
     );
     const record = this.get(id);
     if (record === undefined) throw new Error("an approval just opened is missing");
@@ -230,12 +235,13 @@ export class SqlApprovalBook implements ApprovalBook {
   decide(decision: ApprovalDecisionRecord, submittedDigest: string): void {
     run(
       this.sql,
-      "UPDATE approvals SET state = ?, approver_id = ?, decision_digest = ?, decided_at = ?, valid_until = ? WHERE approval_id = ? AND state = 'pending'",
+      "UPDATE approvals SET state = ?, approver_id = ?, decision_digest = ?, decided_at = ?, valid_until = ?, reason = ? WHERE approval_id = ? AND state = 'pending'",
       decision.state,
       decision.approver_id,
       submittedDigest,
       decision.decided_at,
       decision.valid_until,
+      decision.reason ?? null,
       decision.approval_id,
     );
   }

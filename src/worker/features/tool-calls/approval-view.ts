@@ -33,6 +33,7 @@ export function approvalView(
     approval_digest: digestForApprover(record, spec, approverId),
     requested_at: record.requested_at,
     expires_at: record.expires_at,
+    ...(typeof record.rationale === "string" ? { rationale: record.rationale } : {}),
   };
 }
 

@@ -128,8 +128,11 @@ async function approvalsCall(
   const decided = plane.decide(
     call.approvalId,
     who.value.approverId,
-    body.decision,
-    body.approval_digest,
+    {
+      verdict: body.decision,
+      digest: body.approval_digest,
+      ...(body.reason === undefined ? {} : { reason: body.reason }),
+    },
     deps.kernel.now(),
   );
   return decided.ok ? ok(canonicalJson(decided.value)) : decided;

@@ -31,6 +31,8 @@ export function approvalStatus(record: ApprovalRecord, now: number): ApprovalEve
     decided_at: record.decided_at,
     valid_until: record.valid_until,
     arguments: record.call.arguments,
+    ...(typeof record.rationale === "string" ? { rationale: record.rationale } : {}),
+    ...(typeof record.reason === "string" ? { reason: record.reason } : {}),
   };
 }
 

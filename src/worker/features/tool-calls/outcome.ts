@@ -30,6 +30,8 @@ export interface ToolCallSetup {
   readonly executor: ExternalExecutor;
   /** What a call's audit record keeps of its arguments (the consumer's `audit_arguments`). */
   readonly auditArguments: AuditArguments;
+  /** The consumer's approval window: seconds an approval admits the repeated call when its tool sets none. */
+  readonly approvalWindow: number;
 }
 
 /** What one dispatch carries besides the call. */
@@ -48,6 +50,8 @@ export interface DispatchOptions {
   readonly credentialId?: string | null;
   /** The call's trace span (../../trace): its approval and downstream spans become children. */
   readonly span?: Span;
+  /** The agent's words with the call: stored with an approval it opens, shown to approvers, never hashed. */
+  readonly rationale?: string | null;
 }
 
 /** A package and the audit entry that recorded it. */
@@ -62,3 +66,24 @@ export function outcomeOf(recorded: Recorded, hash: HashFn, approvalId: string |
   const statusRef = pkg.model_result.status === "unknown" ? pkg.protected_audit.downstream.status_ref : null;
   return { package: pkg, approvalId, statusRef, hash, audit: recorded.audit };
 }
+
+/** An approver's decision as the service takes it: the verdict, the digest submitted, the approver's words if any. */
+export interface Decision {
+  readonly verdict: "approve" | "deny";
+  readonly digest: string;
+  readonly reason?: string;
+}
+
+/** The words of a decision, as the core's decision options take them (absent: none). */
+export function decisionWords(decision: Decision): { reason?: string } {
+  return decision.reason === undefined ? {} : { reason: decision.reason };
+}
+
+/** The detail of each refused decision (its code is the core's `DecisionRefusal`). */
+export const DECISION_REFUSALS = {
+  APPROVAL_ALREADY_DECIDED: "This approval has already been decided.",
+  SELF_APPROVAL_FORBIDDEN: "The subject that requested the call may not decide it.",
+  APPROVAL_EXPIRED: "The approval request expired without a decision.",
+  APPROVAL_DIGEST_MISMATCH:
+    "The approval_digest is not the one computed for this call and this approver; the approval stays pending.",
+} as const;

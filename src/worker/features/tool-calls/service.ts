@@ -37,8 +37,11 @@ import { SqlApprovalBook } from "./approval-store";
 import { SqlToolResultStore } from "./store";
 import type { ObjectKernel } from "../../kernel/kernel";
 import {
+  DECISION_REFUSALS,
+  decisionWords,
   IN_PROGRESS_RETRY_SECONDS,
   outcomeOf,
+  type Decision,
   type DispatchOptions,
   type Recorded,
   type ToolCallOutcome,
@@ -151,6 +154,7 @@ export class ToolCallService {
         const claims = options.claims === undefined ? {} : { claims: options.claims };
         this.book.opener = options.credentialId ?? null;
         this.book.origin = options.facade === true ? "facade" : null;
+        this.book.rationale = options.rationale ?? null;
         let result: BeginDispatchResult;
         try {
           result = accepted(
@@ -167,6 +171,7 @@ export class ToolCallService {
         } finally {
           this.book.opener = null;
           this.book.origin = null;
+          this.book.rationale = null;
         }
         if (result.kind === "final" || result.kind === "needs_approval") {
           const opened = result.kind === "needs_approval" ? result.approval_id : null;
@@ -346,18 +351,23 @@ export class ToolCallService {
    * One decision, taken only with the digest computed for the pending call and this approver
    * (another is `APPROVAL_DIGEST_MISMATCH`, nothing stored), recorded and audited in one transaction.
    */
-  decide(
-    approvalId: string,
-    approverId: string,
-    decision: "approve" | "deny",
-    submittedDigest: string,
-    now: number,
-  ): Outcome<ApprovalDecisionRecord> {
+  decide(approvalId: string, approverId: string, decision: Decision, now: number): Outcome<ApprovalDecisionRecord> {
+    const submittedDigest = decision.digest;
+    const options = { defaultValidSeconds: this.#setup.approvalWindow, ...decisionWords(decision) };
     return this.#kernel.transaction(() => {
       const record = this.book.get(approvalId);
       const spec = record === undefined ? undefined : this.engine.registry.get(record.call.name);
       if (record === undefined || spec === undefined) return fail(problem("NOT_FOUND", "No such approval."));
-      const decided = decideApproval(record, spec, approverId, decision, submittedDigest, now);
+      const decided = decideApproval(
+        record,
+        spec,
+        approverId,
+        decision.verdict,
+        submittedDigest,
+        now,
+        sha256Hex,
+        options,
+      );
       if (!decided.ok) return fail(problem(decided.error, DECISION_REFUSALS[decided.error]));
       this.book.decide(decided.value, submittedDigest);
       const stored = this.book.get(approvalId);
@@ -388,11 +398,3 @@ export class ToolCallService {
     this.book.withdraw(approvalId, now);
   }
 }
-
-const DECISION_REFUSALS = {
-  APPROVAL_ALREADY_DECIDED: "This approval has already been decided.",
-  SELF_APPROVAL_FORBIDDEN: "The subject that requested the call may not decide it.",
-  APPROVAL_EXPIRED: "The approval request expired without a decision.",
-  APPROVAL_DIGEST_MISMATCH:
-    "The approval_digest is not the one computed for this call and this approver; the approval stays pending.",
-} as const;

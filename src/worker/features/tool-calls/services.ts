@@ -1,4 +1,4 @@
-import type { ConsumerRecord } from "../consumers/service";
+import { approvalWindowOf, type ConsumerRecord } from "../consumers/service";
 import type { ObjectKernel } from "../../kernel/kernel";
 import type { ToolsHost } from "../tools/host";
 import { ToolCallService } from "./service";
@@ -22,6 +22,7 @@ export class ToolCallServices {
       approvers: config.approverSubjects,
       executor: this.tools.executor(),
       auditArguments: config.auditArguments,
+      approvalWindow: approvalWindowOf(config),
     });
     return this.#service;
   }

@@ -72,6 +72,13 @@ export const TOOL_CALL_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX approvals_by_end ON approvals (${APPROVAL_END});
   INSERT INTO counters (name, value) SELECT '${APPROVAL_SEQ}', MAX(seq) FROM approvals HAVING COUNT(*) > 0;`,
   },
+  {
+    // v19: the approver's words with a decision and the agent's with the call (docs/approvals.md); NULL: none given.
+    version: 19,
+    sql: `
+  ALTER TABLE approvals ADD COLUMN reason TEXT;
+  ALTER TABLE approvals ADD COLUMN rationale TEXT;`,
+  },
 ];
 
 /**
@@ -80,7 +87,10 @@ export const TOOL_CALL_MIGRATIONS: readonly Migration[] = [
  */
 export const HOLD = { call: 0, result: 1, unreconciled: 2, live: 3 } as const;
 
-/** The service's expiring rows (retention/sweep.ts); an approval goes no later than its write's result, never while valid. */
+/**
+ * The service's expiring rows (retention/sweep.ts); an approval goes no later than its write's
+ * result, never while valid (both are kept at least the consumer's approval window).
+ */
 export const TOOL_CALL_EXPIRY: readonly ExpiryRule[] = [
   { table: "records", key: "rowid", where: `hold = ${HOLD.call}`, age: "stored_at", keep: (window) => window },
   {
@@ -88,7 +98,7 @@ export const TOOL_CALL_EXPIRY: readonly ExpiryRule[] = [
     key: "rowid",
     where: `hold = ${HOLD.result}`,
     age: "stored_at",
-    keep: (window) => Math.max(window, RESULT_MIN_KEEP_SECONDS),
+    keep: (window, approvalWindow) => Math.max(window, RESULT_MIN_KEEP_SECONDS, approvalWindow),
   },
   {
     table: "records",
@@ -101,7 +111,7 @@ export const TOOL_CALL_EXPIRY: readonly ExpiryRule[] = [
     table: "approvals",
     key: "approval_id",
     age: APPROVAL_END,
-    keep: (window) => Math.max(window, RESULT_MIN_KEEP_SECONDS),
+    keep: (window, approvalWindow) => Math.max(window, RESULT_MIN_KEEP_SECONDS, approvalWindow),
   },
 ];
 

@@ -29,7 +29,10 @@ export const SWEEP_SPACING_SECONDS = 60;
  * `retention_seconds` (read at each use), wall milliseconds (the alarm's time base), one
  * transaction step per rule, and the alarm's retention slot.
  */
-export type RetentionKernel = Pick<ObjectKernel, "sql" | "now" | "limits" | "wallMs" | "transaction"> & {
+export type RetentionKernel = Pick<
+  ObjectKernel,
+  "sql" | "now" | "limits" | "approvalWindow" | "wallMs" | "transaction"
+> & {
   readonly alarms: Pick<AlarmSlots, "set" | "has">;
 };
 
@@ -47,13 +50,13 @@ function prune(sql: SqlStorage, rule: ExpiryRule, cutoff: number, limit: number)
 }
 
 /** The Unix second the first row of any rule expires (`null`: no row will). */
-export function nextExpiry(sql: SqlStorage, window: number): number | null {
+export function nextExpiry(sql: SqlStorage, window: number, approvalWindow: number): number | null {
   let due: number | null = null;
   for (const rule of EXPIRY_RULES) {
     const where = rule.where === undefined ? "" : ` WHERE ${rule.where}`;
     const row = one(sql, `SELECT MIN(${rule.age}) AS first FROM ${rule.table}${where}`);
     const first = row === undefined ? null : intOrNull(row, "first");
-    if (first !== null) due = Math.min(due ?? Infinity, first + rule.keep(window));
+    if (first !== null) due = Math.min(due ?? Infinity, first + rule.keep(window, approvalWindow));
   }
   return due;
 }
@@ -66,8 +69,8 @@ export function nextExpiry(sql: SqlStorage, window: number): number | null {
 export class Retention {
   /** No slot set yet by this instance: the alarm stored before a restart may be another service's deadline. */
   #fresh = true;
-  /** The window the slot was last set for (a changed configuration sets it again). */
-  #window: number | undefined;
+  /** The windows the slot was last set for, retention's and approvals' (a changed configuration sets it again). */
+  #window: string | undefined;
 
   constructor(private readonly kernel: RetentionKernel) {}
 
@@ -83,13 +86,14 @@ export class Retention {
    */
   stored(): void {
     const window = this.kernel.limits().retention_seconds;
-    if (this.kernel.alarms.has("retention") && window === this.#window) return;
+    const approvalWindow = this.kernel.approvalWindow();
+    if (this.kernel.alarms.has("retention") && `${window}/${approvalWindow}` === this.#window) return;
     // A new instance's first slot runs the sweep within SWEEP_SPACING_SECONDS whatever expires
     // first (see #arm), so its first call need not look: the sweep finds the first expiry then.
     this.#arm(
-      this.#fresh ? this.kernel.now() + SWEEP_SPACING_SECONDS : nextExpiry(this.kernel.sql, window),
+      this.#fresh ? this.kernel.now() + SWEEP_SPACING_SECONDS : nextExpiry(this.kernel.sql, window, approvalWindow),
       false,
-      window,
+      `${window}/${approvalWindow}`,
     );
   }
 
@@ -97,15 +101,16 @@ export class Retention {
   sweep(): SweepReport {
     const now = this.kernel.now();
     const window = this.kernel.limits().retention_seconds;
+    const approvalWindow = this.kernel.approvalWindow();
     const deleted = EXPIRY_RULES.map((rule) =>
-      this.kernel.transaction(() => prune(this.kernel.sql, rule, now - rule.keep(window), SWEEP_BATCH)),
+      this.kernel.transaction(() => prune(this.kernel.sql, rule, now - rule.keep(window, approvalWindow), SWEEP_BATCH)),
     );
     const full = deleted.some((n) => n >= SWEEP_BATCH);
-    this.#arm(full ? now : nextExpiry(this.kernel.sql, window), full, window);
+    this.#arm(full ? now : nextExpiry(this.kernel.sql, window, approvalWindow), full, `${window}/${approvalWindow}`);
     return deleted;
   }
 
-  #arm(due: number | null, atOnce: boolean, window: number): void {
+  #arm(due: number | null, atOnce: boolean, window: string): void {
     this.#window = window;
     if (due === null) {
       if (this.kernel.alarms.has("retention")) this.kernel.alarms.set("retention", null);
