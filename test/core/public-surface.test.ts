@@ -21,12 +21,13 @@ function undefinedExports(namespace: object, prefix: string): string[] {
 }
 
 describe("the package's public entry points", () => {
-  it("maps ., ./core, ./client, ./worker and ./ai-sdk to the built ESM and declarations of sources that exist", () => {
+  it("maps ., ./core, ./client, ./worker, ./ai-sdk and ./openai-agents to the built ESM and declarations of sources that exist", () => {
     expect(Object.keys(pkg.exports).sort()).toEqual([
       ".",
       "./ai-sdk",
       "./client",
       "./core",
+      "./openai-agents",
       "./package.json",
       "./worker",
     ]);
@@ -36,6 +37,7 @@ describe("the package's public entry points", () => {
       client: "src/client/index.ts",
       worker: "src/worker/gate.ts",
       "ai-sdk": "src/adapters/ai-sdk/index.ts",
+      "openai-agents": "src/adapters/openai-agents/index.ts",
     };
     for (const [name, source] of Object.entries(built)) {
       expect(existsSync(fileURLToPath(new URL(source, root)))).toBe(true);

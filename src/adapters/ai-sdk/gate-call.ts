@@ -5,6 +5,8 @@
  * the host while the model reads only its code.
  * @module
  */
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import type { JSONValue, ToolResultPart } from "ai";
 import type { AgentClient, ApprovalStatus, ToolCallAnswer, ToolCallInput } from "../../client/agent";
 import type { ClientProblem, ClientResult } from "../../client/transport";
@@ -63,8 +65,7 @@ const MAX_IDENTIFIER = 1024;
 export async function derivedKey(keyPrefix: string, toolCallId: string): Promise<string> {
   const key = `ai-sdk:${keyPrefix}${toolCallId}`;
   if (key.length <= MAX_IDENTIFIER) return key;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
-  return `ai-sdk:sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `ai-sdk:sha256:${bytesToHex(sha256(utf8ToBytes(key)))}`;
 }
 
 /** The gate request of one AI SDK tool call: every id derived from `toolCallId`, so a repeat is the same request. */

@@ -32,12 +32,15 @@ const V18_OBJECTS = [
   },
 ];
 
-/** What v19 changes of the v17 dump (consumers/store.ts: what tool calls' audit records keep of their arguments). */
+/**
+ * What v19 changes of the v17 dump: the consumer's audit-arguments setting and approval window
+ * (consumers/store.ts), an approval's reason and rationale (tool-calls/store.ts).
+ */
 const V19_CONSUMER_SQL =
-  "CREATE TABLE consumer (\n    id INTEGER PRIMARY KEY CHECK (id = 1),\n    name TEXT NOT NULL,\n    tools TEXT NOT NULL,\n    approver_subjects TEXT NOT NULL,\n    created_at INTEGER NOT NULL,\n    updated_at INTEGER NOT NULL\n  , principal_tokens TEXT, limits TEXT NOT NULL DEFAULT '{}', cors_origins TEXT NOT NULL DEFAULT '[]', audit_arguments TEXT NOT NULL DEFAULT 'digest')";
+  "CREATE TABLE consumer (\n    id INTEGER PRIMARY KEY CHECK (id = 1),\n    name TEXT NOT NULL,\n    tools TEXT NOT NULL,\n    approver_subjects TEXT NOT NULL,\n    created_at INTEGER NOT NULL,\n    updated_at INTEGER NOT NULL\n  , principal_tokens TEXT, limits TEXT NOT NULL DEFAULT '{}', cors_origins TEXT NOT NULL DEFAULT '[]', audit_arguments TEXT NOT NULL DEFAULT 'digest', approval_valid_seconds INTEGER)";
 
 describe("the consumer object's schema", () => {
-  it("is version 19: the pinned v17 dump, the v18 table and the v19 column, exactly", async () => {
+  it("is version 19: the pinned v17 dump, the v18 table and the v19 columns, exactly", async () => {
     const stub = env.CONSUMER.get(env.CONSUMER.idFromName("migrations-schema"));
     const dump = await runInDurableObject(stub, (_instance, state) => ({
       version: storedSchemaVersion(state.storage.sql),
@@ -49,7 +52,19 @@ describe("the consumer object's schema", () => {
     }));
     expect(SCHEMA_VERSION).toBe(19);
     expect(dump.version).toBe(19);
-    const v19 = schema.map((o) => (o.name === "consumer" ? { ...o, sql: V19_CONSUMER_SQL } : o));
+    const v19 = schema.map((o) =>
+      o.name === "consumer"
+        ? { ...o, sql: V19_CONSUMER_SQL }
+        : o.name === "approvals" && o.sql !== null
+          ? {
+              ...o,
+              sql: o.sql.replace(
+                ", seq INTEGER, opened_by TEXT)",
+                ", seq INTEGER, opened_by TEXT, reason TEXT, rationale TEXT)",
+              ),
+            }
+          : o,
+    );
     expect(dump.objects.filter((o) => o.tbl_name !== "mcp_call_keys")).toEqual(v19);
     expect(dump.objects.filter((o) => o.tbl_name === "mcp_call_keys")).toEqual(V18_OBJECTS);
   });

@@ -513,7 +513,7 @@ describe("405 Method Not Allowed", () => {
       ["DELETE", `/v1/consumers/${A}/tool-calls`, "POST"],
       ["GET", `/v1/consumers/${NONE}/tool-calls`, "POST"],
       ["OPTIONS", `/v1/consumers/${A}/tool-calls`, "POST"],
-      ["PATCH", `/v1/consumers/${A}`, "GET, HEAD, PUT"],
+      ["POST", `/v1/consumers/${A}`, "GET, HEAD, PUT, PATCH"],
       ["POST", "/healthz", "GET, HEAD"],
       ["PUT", `/v1/consumers/${A}/secrets`, "GET, HEAD"],
       ["GET", `/v1/consumers/${A}/webhooks/deliveries/dlv_x/redeliver`, "POST"],
