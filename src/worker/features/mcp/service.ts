@@ -15,7 +15,7 @@ import { GATE_VERSION } from "../../version";
 import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
 import { limitsOf } from "../consumers/service";
-import { received, type Carried } from "../../kernel/rpc";
+import { received } from "../../kernel/rpc";
 import type { Authenticated } from "../sockets/upgrade";
 import { callTool, derivedId } from "./call";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
@@ -25,108 +25,31 @@ import type { ToolCallServices } from "../tool-calls/services";
 import type { McpContext, McpKernel, RunCall } from "./context";
 import * as jsonRpc from "./rpc";
 import { randomHex } from "../../kernel/random-id";
-import { receivedTrace, type TraceParent } from "../../trace/context";
+import { receivedTrace } from "../../trace/context";
 import { MAX_MCP_SESSIONS, MAX_MCP_SESSIONS_PER_CREDENTIAL, MAX_MCP_SESSIONS_PER_SUBJECT } from "./quota";
-import { McpRelay, relayPlan, type RelayPlan } from "./relay";
-import { CallRequests, PendingRelays, type CallRequestsHost } from "./requests";
+import { relayPlan } from "./relay";
+import { PendingRelays } from "./requests";
 import { McpStore, type McpSession } from "./store";
+import {
+  answer,
+  capabilitiesOf,
+  checkedHttpVersion,
+  declaredOf,
+  INSTRUCTIONS,
+  MCP_SERVER_NAME,
+  relayed,
+  type McpReply,
+  type McpRequest,
+} from "./exchange";
 import { listTools } from "./tools";
 import { McpTasks } from "./tasks";
-import {
-  FEDERATED_CAPABILITIES,
-  FEDERATED_METHODS,
-  MCP_STREAMABLE_HTTP_VERSION,
-  McpFederation,
-  type FederatedServers,
-} from "./resources";
+import { FEDERATED_METHODS, MCP_STREAMABLE_HTTP_VERSION, McpFederation, type FederatedServers } from "./resources";
 import type { CapabilityToolEntry, CapabilityTools } from "../capability/tool-call";
 
 export type { RunCall } from "./context";
 export type { McpNotifySink } from "../../targets/mcp/notify";
 
-/** One HTTP request of the endpoint, as the Worker forwards it (after the Origin, Accept and envelope checks). */
-export interface McpRequest {
-  readonly method: "POST" | "DELETE" | "GET";
-  /** The `Mcp-Session-Id` header. */
-  readonly sessionId: string | null;
-  /** The `MCP-Protocol-Version` header. */
-  readonly protocolVersion: string | null;
-  /** POST: the JSON-RPC message the Worker read and checked (../rpc.ts); DELETE and GET: null. */
-  readonly message: Carried<JsonRpcMessage> | null;
-  /** The client accepts `text/event-stream`: a relaying `tools/call` is answered as one (mcp/relay.ts). */
-  readonly events?: boolean;
-  /** The gate's origin as the client reached it: where the approver console is (an approval's link). */
-  readonly origin?: string;
-  /** The `traceparent` and `tracestate` headers as the Worker read them (checked again here; `_meta`'s win). */
-  readonly trace?: TraceParent | null;
-  /** The HTTP version the request came over (`1.1`, `2`, `3`), when the platform says: its spans record it. */
-  readonly httpVersion?: string | null;
-}
-
-/**
- * What the object answers: a JSON-RPC response (200), the same as the last event of a stream of
- * relayed notifications (200, `text/event-stream`), an accepted notification or response (202),
- * an ended session (204).
- */
-export type McpReply =
-  | { readonly kind: "answer"; readonly body: string; readonly sessionId: string | null }
-  | { readonly kind: "stream"; readonly body: ReadableStream<Uint8Array>; readonly sessionId: string }
-  | { readonly kind: "accepted" }
-  | { readonly kind: "ended" };
-
-/** The server's name in `initialize` (its version is the gate's). */
-export const MCP_SERVER_NAME = "toolgate";
-
-const INSTRUCTIONS =
-  "Every tool call passes through toolgate. A write may need a person's approval: its result is APPROVAL_REQUIRED with _meta io.toolgate/approval_id; " +
-  "call it as a task to wait for the decision, or call it again with the same _meta io.toolgate/idempotency_key once approved. " +
-  "An unknown outcome carries _meta io.toolgate/status_ref: pass it back in _meta to ask for the status; never retry such a write blindly.";
-
-/** The server capabilities of a negotiated version (tasks exist from 2025-11-25). */
-function capabilitiesOf(version: McpProtocolVersion): JsonObject {
-  const base: JsonObject = { tools: { listChanged: false }, logging: {}, ...FEDERATED_CAPABILITIES };
-  return version === "2025-11-25"
-    ? { ...base, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
-    : base;
-}
-
-function answer(id: JsonRpcId, rpc: jsonRpc.Answer, sessionId: string | null): McpReply {
-  return { kind: "answer", body: canonicalJson({ jsonrpc: "2.0", id, ...rpc }), sessionId };
-}
-
-/** An HTTP version as the Worker carried it (`1.1`, `2`, `3`), or null. */
-function checkedHttpVersion(version: string | null | undefined): string | null {
-  return typeof version === "string" && /^[1-3](?:\.[01])?$/.test(version) ? version : null;
-}
-
-/** The client capabilities a session declared that requests may be relayed for (mcp/requests.ts). */
-function declaredOf(session: McpSession): RelayPlan["capabilities"] {
-  const stored = session.clientCapabilities ?? null;
-  const declared = stored === null ? {} : jsonRpc.storedObject(stored, "a session's client capabilities");
-  const sampling = jsonRpc.objectMember(declared, "sampling");
-  const elicitation = jsonRpc.objectMember(declared, "elicitation");
-  return { ...(sampling === undefined ? {} : { sampling }), ...(elicitation === undefined ? {} : { elicitation }) };
-}
-
-/** A `tools/call` that relays: the stream now; the call runs on in the object, its response the stream's last event. */
-function relayed(
-  dispatch: (notify: McpRelay) => Promise<jsonRpc.Answer>,
-  plan: RelayPlan,
-  id: JsonRpcId,
-  sessionId: string,
-  host: Omit<CallRequestsHost, "write">,
-): McpReply {
-  const requests =
-    Object.keys(plan.capabilities).length === 0
-      ? undefined
-      : (write: CallRequestsHost["write"]) => new CallRequests(plan.capabilities, { ...host, write });
-  const relay = new McpRelay(plan, requests);
-  void dispatch(relay).then(
-    (rpc) => relay.end(canonicalJson({ jsonrpc: "2.0", id, ...rpc })),
-    (error: unknown) => relay.fail(error),
-  );
-  return { kind: "stream", body: relay.body, sessionId };
-}
+export { MCP_SERVER_NAME, type McpReply, type McpRequest } from "./exchange";
 
 /**
  * The MCP server of one consumer (docs/mcp.md): sessions bound to the credential that opened
