@@ -102,9 +102,9 @@ ${rationale}
 <input type="hidden" name="csrf" value="${csrf}">
 <input type="hidden" name="approval_digest" value="${view.approval_digest}">
 <p class="digest">Your decision is bound to <code>approval_digest</code> <code class="hash">${view.approval_digest}</code>.</p>
+<button type="submit" name="decision" value="approve" class="approve"${described}>Approve<span class="visually-hidden"> ${label}</span></button>
 <p class="reason"><label for="reason-${id}">Reason (optional, at most 500 characters): with a denial, the agent's model reads it as your words.</label>
 <input type="text" id="reason-${id}" name="reason" maxlength="500" autocomplete="off" spellcheck="true"></p>
-<button type="submit" name="decision" value="approve" class="approve"${described}>Approve<span class="visually-hidden"> ${label}</span></button>
 <button type="submit" name="decision" value="deny" class="deny"${described}>Deny<span class="visually-hidden"> ${label}</span></button>
 </form>
 </article>`;
