@@ -449,6 +449,14 @@ const ROUTES: Route[] = [
     }),
   },
   {
+    method: "PATCH",
+    path: "/v1/consumers/{consumer}",
+    auth: "admin",
+    url: (c) => C(c),
+    headers: () => ({ "content-type": "application/merge-patch+json" }),
+    body: () => ({ approver_subjects: ["human-reviewer-1"] }),
+  },
+  {
     method: "GET",
     path: "/v1/consumers/{consumer}/tools",
     auth: "agent-or-admin",
@@ -468,6 +476,14 @@ const ROUTES: Route[] = [
     auth: "admin",
     url: (c, id) => `${C(c)}/tools/${id}`,
     body: (w) => dataTool(w.canary, w.secretName),
+  },
+  {
+    method: "PATCH",
+    path: "/v1/consumers/{consumer}/tools/{name}",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/tools/${id}`,
+    body: () => ({ state: "enabled" }),
+    id: { kind: "tool", own: (w) => w.toolName },
   },
   {
     method: "DELETE",
@@ -1060,15 +1076,14 @@ describe("R6 tenant isolation (in-process)", () => {
     const missing = `r6m-${hex(8)}`;
     const before = await Promise.all(worlds.map((w) => send("GET", `/v1/consumers/${w.name}/audit/verify`, w.auditor)));
 
-    // Every consumer route of the OpenAPI document is driven here, and nothing else; plus the MCP
-    // endpoint's GET, routed (its 405 with Allow) but left out of the document: it has no successful answer.
+    // Every consumer route of the OpenAPI document is driven here, and nothing else (the MCP
+    // endpoint's GET, its server-to-client stream, is documented now).
     const doc = (await send("GET", "/v1/openapi.json", null)).json as {
       paths: Record<string, Record<string, unknown>>;
     };
-    const documented = [
-      ...Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
-      "GET /v1/consumers/{consumer}/mcp",
-    ].sort();
+    const documented = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     const driven = [...ROUTES.map((r) => `${r.method} ${r.path}`), ...GLOBAL].sort();
 
     const leaks = new Map<string, number>();
