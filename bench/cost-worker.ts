@@ -433,7 +433,8 @@ async function workerSide(
   }
   // The object's part is that recorded answer here, so only the Worker's work is timed.
   const outcome = recorded.get(body.scenario);
-  const stub = { toolCall: async () => outcome, mcp: async () => outcome };
+  // The Worker reaches the object through its one `rpc` method (kernel/object-rpc.ts).
+  const stub = { rpc: async () => outcome };
   const namespace = { idFromName: (name: string) => env.CONSUMER.idFromName(name), get: () => stub };
   const fake = { ...env, CONSUMER: namespace as unknown as Env["CONSUMER"] };
   const path = body.scenario === "mcp" ? "mcp" : "tool-calls";
