@@ -123,22 +123,27 @@ export const toolVerbs: AdminGroup = {
   },
   enable: stateVerb("enabled"),
   disable: stateVerb("disabled"),
-  delete: {
-    usage: "delete NAME   (a data-defined tool: its definition withdrawn, its history kept)",
+  delete: deleteVerb("tool", TOOL_NAME, "(a data-defined tool: its definition withdrawn, its history kept)"),
+};
+
+/** `tools enable|disable NAME`: the one tool's state, the rest of the configuration untouched. */
+/** `delete NAME` of a tool or a secret: one admin DELETE of `/<what>s/<name>`. */
+function deleteVerb(what: "tool" | "secret", pattern: RegExp, note: string): AdminVerb {
+  return {
+    usage: `delete NAME   ${note}`,
     role: "admin",
     consumer: true,
     positionals: 1,
     async run(ctx) {
-      const name = named(ctx.args, TOOL_NAME, "tool");
+      const name = named(ctx.args, pattern, what);
       if (!name.ok) return name;
-      const done = await ctx.client.done(ctx.at(`/tools/${name.value}`), { role: "admin", method: "DELETE" });
+      const done = await ctx.client.done(ctx.at(`/${what}s/${name.value}`), { role: "admin", method: "DELETE" });
       if (!done.ok) return done;
-      return ok(ctx.json ? jsonLine({ tool: name.value, deleted: true }) : `deleted tool ${name.value}\n`);
+      return ok(ctx.json ? jsonLine({ [what]: name.value, deleted: true }) : `deleted ${what} ${name.value}\n`);
     },
-  },
-};
+  };
+}
 
-/** `tools enable|disable NAME`: the one tool's state, the rest of the configuration untouched. */
 function stateVerb(state: "enabled" | "disabled"): AdminVerb {
   return {
     usage: `${state === "enabled" ? "enable" : "disable"} NAME`,
@@ -209,17 +214,5 @@ export const secretVerbs: AdminGroup = {
       textsOf(view, "secrets").map((s) => [s]),
     ),
   ),
-  delete: {
-    usage: "delete NAME   (tools whose headers use it send nothing until it is put again)",
-    role: "admin",
-    consumer: true,
-    positionals: 1,
-    async run(ctx) {
-      const name = named(ctx.args, SECRET_NAME, "secret");
-      if (!name.ok) return name;
-      const done = await ctx.client.done(ctx.at(`/secrets/${name.value}`), { role: "admin", method: "DELETE" });
-      if (!done.ok) return done;
-      return ok(ctx.json ? jsonLine({ secret: name.value, deleted: true }) : `deleted secret ${name.value}\n`);
-    },
-  },
+  delete: deleteVerb("secret", SECRET_NAME, "(tools whose headers use it send nothing until it is put again)"),
 };
