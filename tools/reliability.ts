@@ -3,11 +3,10 @@
 // loop bounded, fixed seeds printed on failure), collects the figures each check prints, scans
 // the whole run's output for leaked credentials and canaries, writes .toolgate/reliability.json
 // and ends with one table (tools/lib/reliability.ts). Exit code 1 if any check fails or is missing.
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Readable } from "node:stream";
 import { ROOT } from "./lib/paths.ts";
+import { runLane } from "./lib/side-by-side.ts";
 import {
   EXPECTED,
   figuresIn,
@@ -35,54 +34,15 @@ interface ProjectRun {
   out: string;
 }
 
-function run(project: string): Promise<ProjectRun> {
-  return new Promise((done) => {
-    const left = BUDGET_MS - (Date.now() - started);
-    const child = spawn(
-      process.execPath,
-      [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", CONFIG, "--project", project],
-      {
-        cwd: ROOT,
-        stdio: ["ignore", "pipe", "pipe"],
-        detached: true,
-        env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
-      },
-    );
-    let out = "";
-    // The two projects run side by side, so each echoes whole lines under its name; figure lines
-    // are for the table and not echoed.
-    const take = (stream: Readable, sink: NodeJS.WriteStream): void => {
-      let partial = "";
-      stream.setEncoding("utf8");
-      stream.on("data", (text: string) => {
-        out += text;
-        const lines = (partial + text).split("\n");
-        partial = lines.pop() ?? "";
-        const shown = lines.filter((l) => !l.includes(MARKER)).map((l) => `[${project}] ${l}\n`);
-        if (shown.length > 0) sink.write(shown.join(""));
-      });
-      stream.on("end", () => {
-        if (partial !== "" && !partial.includes(MARKER)) sink.write(`[${project}] ${partial}\n`);
-      });
-    };
-    take(child.stdout, process.stdout);
-    take(child.stderr, process.stderr);
-    const timer = setTimeout(
-      () => {
-        out += `\n[reliability] ${project} exceeded the budget; killed\n`;
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-        } catch {
-          // gone
-        }
-      },
-      Math.max(10_000, left),
-    );
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      done({ project, code: code ?? 1, out });
-    });
+async function run(project: string): Promise<ProjectRun> {
+  // Figure lines are for the table and not echoed.
+  const { code, out } = await runLane({
+    label: project,
+    args: [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", CONFIG, "--project", project],
+    quiet: MARKER,
+    budgetMs: BUDGET_MS - (Date.now() - started),
   });
+  return { project, code, out };
 }
 
 // The workerd project runs its files one at a time and the black-box one drives one `wrangler dev`

@@ -1,0 +1,75 @@
+// Commands that run side by side on CI's two cores: each child's output is echoed in whole lines
+// under its label (so two runs never interleave mid-line) and kept whole for the caller.
+import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { ROOT } from "./paths.ts";
+
+/** One command of a side-by-side run. */
+export interface Lane {
+  /** Shown before each line it prints: `[label] …`. */
+  readonly label: string;
+  /** Arguments to node (the script first). */
+  readonly args: readonly string[];
+  /** Lines containing this text are kept in `out` but not echoed. */
+  readonly quiet?: string;
+  /** Killed (its whole process group) after this many milliseconds. */
+  readonly budgetMs?: number;
+}
+
+/** What a lane did. */
+export interface LaneRun {
+  readonly label: string;
+  readonly code: number;
+  /** Everything it printed, stdout then stderr as they came. */
+  readonly out: string;
+}
+
+/** Runs `lane` with its output echoed line by line under its label. */
+export function runLane(lane: Lane): Promise<LaneRun> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [...lane.args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      // Its own process group, so a budget kill takes wrangler and workerd below it too.
+      detached: true,
+      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+    });
+    let out = "";
+    const echo = (line: string): string =>
+      lane.quiet !== undefined && line.includes(lane.quiet) ? "" : `[${lane.label}] ${line}\n`;
+    const take = (stream: Readable, sink: NodeJS.WriteStream): void => {
+      let partial = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (text: string) => {
+        out += text;
+        const lines = (partial + text).split("\n");
+        partial = lines.pop() ?? "";
+        const shown = lines.map(echo).join("");
+        if (shown !== "") sink.write(shown);
+      });
+      stream.on("end", () => {
+        if (partial !== "") sink.write(echo(partial));
+      });
+    };
+    take(child.stdout, process.stdout);
+    take(child.stderr, process.stderr);
+    const timer =
+      lane.budgetMs === undefined
+        ? undefined
+        : setTimeout(
+            () => {
+              out += `\n[${lane.label}] exceeded its budget; killed\n`;
+              try {
+                if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+              } catch {
+                // already gone
+              }
+            },
+            Math.max(10_000, lane.budgetMs),
+          );
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      done({ label: lane.label, code: code ?? 1, out });
+    });
+  });
+}
