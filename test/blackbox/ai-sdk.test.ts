@@ -6,11 +6,6 @@
  * approver (pending, approved through the approver client, resumed: run once), a denial, the AI
  * SDK's own approval flow, and streamText through `toUIMessageStream`.
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   generateText,
   stepCountIs,
@@ -24,44 +19,15 @@ import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gateTools, type GateToolSet } from "../../src/adapters/ai-sdk";
 import { ApproverClient } from "../../src/client/approver";
-import { startDev, type DevServer } from "./wrangler-dev";
+import { OBSERVED_AT, startLedgerGate, type LedgerGate } from "./ledger-gate";
 
-const ADMIN = randomBytes(24).toString("base64url");
 const CONSUMER = "ai-sdk-tenant";
 const REVIEWER = "reviewer-1";
-const OBSERVED_AT = "2026-07-18T00:00:00Z";
 
-let persistTo: string;
-let dev: DevServer;
-let receiver: Server;
+let ledger: LedgerGate;
 let agent: string;
 let approver: ApproverClient;
-/** What the downstream received: `<path> <body>`, in order. */
-const received: string[] = [];
-
-/** Each tool's handler revision, its results' `producer_revision` (from the tool's definition answer). */
-const handlerRevision = new Map<string, string>();
-
-async function admin(method: string, path: string, body: unknown): Promise<number> {
-  const res = await fetch(`${dev.base}/v1/consumers/${CONSUMER}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const answer = await res.json<{ name?: string; revisions?: { handler: string } }>();
-  if (answer.name !== undefined && answer.revisions !== undefined)
-    handlerRevision.set(answer.name, answer.revisions.handler);
-  return res.status;
-}
-
-async function secretOf(body: unknown): Promise<string> {
-  const res = await fetch(`${dev.base}/v1/consumers/${CONSUMER}/credentials`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return (await res.json<{ secret: string }>()).secret;
-}
+const invoices = (): string[] => ledger.invoices();
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -104,7 +70,7 @@ function succeeded(tool: string, data: Record<string, unknown>, delivery: string
     execution: { outcome: "committed", delivery, complete: true, truncated: false },
     provenance: {
       source_label: tool,
-      producer_revision: handlerRevision.get(tool),
+      producer_revision: ledger.handlerRevision.get(tool),
       resource_revision: null,
       observed_at: OBSERVED_AT,
       trust: "untrusted_data",
@@ -147,7 +113,7 @@ function pendingOutput(approvalId: string): Record<string, unknown> {
       approval_id: approvalId,
       state: "pending",
       decided_by: "one of the gate's approvers, on the approver console or through the approvals API",
-      console_url: `${dev.base}/console/approvals/${approvalId}`,
+      console_url: `${ledger.dev.base}/console/approvals/${approvalId}`,
       next_step: "The call has not run. It runs once an approver approves it; do not call it again.",
     },
   };
@@ -165,86 +131,25 @@ async function decidePending(decision: "approve" | "deny"): Promise<string> {
   return first.approval_id;
 }
 
-const invoices = (): string[] => received.filter((r) => r.startsWith("/ledger/invoices"));
-
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      received.push(`${req.url ?? ""} ${text}`);
-      const args = JSON.parse(text) as { customer: string; amount?: number };
-      const lookup = req.url === "/ledger/lookup";
-      const data = lookup
-        ? { customer: args.customer, tier: "gold" }
-        : { invoice_id: `INV-${invoices().length}`, customer: args.customer, amount: args.amount };
-      res
-        .writeHead(lookup ? 200 : 201, { "content-type": "application/json" })
-        .end(JSON.stringify({ data, resource_revision: null, observed_at: OBSERVED_AT }));
-    });
-  });
-  await new Promise<void>((done) => receiver.listen(0, "127.0.0.1", done));
-  const port = (receiver.address() as { port: number }).port;
-  persistTo = mkdtempSync(join(tmpdir(), "toolgate-ai-sdk-"));
-  dev = await startDev(persistTo, ADMIN, { vars: { TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" } });
-  expect(await admin("PUT", "", { tools: [], approver_subjects: [REVIEWER] })).toBe(200);
-  const customer = { type: "string", minLength: 1, maxLength: 8 };
-  const lookup = {
-    description: "Look up a customer's tier.",
-    risk: "read",
-    input: { type: "object", properties: { customer }, required: ["customer"], additionalProperties: false },
-    output: {
-      schema: {
-        type: "object",
-        properties: { customer: { type: "string" }, tier: { type: "string" } },
-        required: ["customer", "tier"],
-        additionalProperties: false,
-      },
-    },
-    target: { kind: "http", url: `http://127.0.0.1:${port}/ledger/lookup` },
-  };
-  const invoice = {
+  ledger = await startLedgerGate(CONSUMER, REVIEWER, {
     description: "Create an invoice; above 100 a human approves it.",
-    risk: "write",
     approval: "args.amount > 100",
-    input: {
-      type: "object",
-      properties: { customer, amount: { type: "integer", minimum: 1, maximum: 100_000 } },
-      required: ["customer", "amount"],
-      additionalProperties: false,
-    },
-    output: {
-      schema: {
-        type: "object",
-        properties: { invoice_id: { type: "string" }, customer: { type: "string" }, amount: { type: "integer" } },
-        required: ["invoice_id", "customer", "amount"],
-        additionalProperties: false,
-      },
-    },
-    target: { kind: "http", url: `http://127.0.0.1:${port}/ledger/invoices` },
-  };
-  expect(await admin("PUT", "/tools/lookup_customer", lookup)).toBe(200);
-  expect(await admin("PUT", "/tools/create_invoice", invoice)).toBe(200);
-  expect(await admin("PUT", "", { tools: ["lookup_customer", "create_invoice"], approver_subjects: [REVIEWER] })).toBe(
-    200,
-  );
-  agent = await secretOf({ kind: "agent", subject_id: "user-1" });
+  });
+  agent = await ledger.secret("agent", "user-1");
   approver = new ApproverClient({
-    baseUrl: dev.base,
+    baseUrl: ledger.dev.base,
     consumer: CONSUMER,
-    token: await secretOf({ kind: "approver", subject_id: REVIEWER }),
+    token: await ledger.secret("approver", REVIEWER),
   });
 }, 180_000);
 
 afterAll(async () => {
-  await dev?.kill();
-  await new Promise((done) => receiver?.close(done));
-  if (persistTo !== undefined) rmSync(persistTo, { recursive: true, force: true });
+  await ledger?.close();
 });
 
 const tools = (approvals: "result" | "ai-sdk" = "result"): Promise<GateToolSet> =>
-  gateTools({ baseUrl: dev.base, consumer: CONSUMER, token: agent, approvals });
+  gateTools({ baseUrl: ledger.dev.base, consumer: CONSUMER, token: agent, approvals });
 
 describe("the AI SDK adapter against the gate", () => {
   it("declares the gate's tools with the gate's schemas", async () => {
@@ -267,7 +172,9 @@ describe("the AI SDK adapter against the gate", () => {
         output: { type: "json", value: succeeded("lookup_customer", { customer: "acme", tier: "gold" }, "fresh") },
       },
     ]);
-    expect(received.filter((r) => r.startsWith("/ledger/lookup"))).toEqual(['/ledger/lookup {"customer":"acme"}']);
+    expect(ledger.received.filter((r) => r.startsWith("/ledger/lookup"))).toEqual([
+      '/ledger/lookup {"customer":"acme"}',
+    ]);
   });
 
   it("a write runs once; the same step sent again (same toolCallId) is a replay", async () => {
@@ -515,6 +422,8 @@ describe("the AI SDK adapter against the gate", () => {
         output: { type: "json", value },
       },
     ]);
-    expect(received.filter((r) => r.startsWith("/ledger/lookup")).at(-1)).toBe('/ledger/lookup {"customer":"zed"}');
+    expect(ledger.received.filter((r) => r.startsWith("/ledger/lookup")).at(-1)).toBe(
+      '/ledger/lookup {"customer":"zed"}',
+    );
   });
 });

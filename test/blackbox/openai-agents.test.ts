@@ -5,11 +5,6 @@
  * implemented here with scripted answers: it proposes one function call, then ends the turn
  * with a message, and records every request (what the model was given, tool results included).
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   Agent,
   RunState,
@@ -23,44 +18,22 @@ import {
 } from "@openai/agents-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gatedTools, type GatedTools, type GatedToolsOptions } from "../../src/adapters/openai-agents";
-import { startDev, type DevServer } from "./wrangler-dev";
+import { OBSERVED_AT, startLedgerGate, type LedgerGate } from "./ledger-gate";
 
-const ADMIN = randomBytes(24).toString("base64url");
 const CONSUMER = "agents-bb";
 const REVIEWER = "bb-reviewer";
 
-let persistTo: string | undefined;
-let server: DevServer | undefined;
-let downstream: Server | undefined;
-let port: number;
+let ledger: LedgerGate | undefined;
 let agentToken: string;
 let approverToken: string;
-/** What the downstream received: `path body`, in order. */
-const received: string[] = [];
 /** The running gate (started in beforeAll). */
-function gate(): DevServer {
-  if (server === undefined) throw new Error("wrangler dev is not running");
-  return server;
+function gate(): LedgerGate {
+  if (ledger === undefined) throw new Error("wrangler dev is not running");
+  return ledger;
 }
-const invoices = (): string[] => received.filter((r) => r.startsWith("/ledger/invoices "));
-
-async function request(
-  method: string,
-  path: string,
-  token: string,
-  body?: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${gate().base}/v1/consumers/${CONSUMER}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
-}
+const invoices = (): string[] => gate().invoices();
+const request = (method: string, path: string, token: string, body?: unknown) =>
+  gate().request(method, path, token, body);
 
 /** The reviewer decides the pending approval `approvalId` with the digest the gate shows them. */
 async function decide(approvalId: string, decision: "approve" | "deny"): Promise<void> {
@@ -134,7 +107,7 @@ function resultOf(input: string | AgentInputItem[], callId: string): unknown {
 const runner = new Runner({ tracingDisabled: true });
 
 function options(extra: Partial<GatedToolsOptions> = {}): GatedToolsOptions {
-  return { baseUrl: gate().base, consumer: CONSUMER, token: agentToken, ...extra };
+  return { baseUrl: gate().dev.base, consumer: CONSUMER, token: agentToken, ...extra };
 }
 
 async function gated(extra: Partial<GatedToolsOptions> = {}): Promise<GatedTools> {
@@ -148,86 +121,17 @@ function agentWith(tools: GatedTools, model: ScriptedModel): Agent {
 }
 
 beforeAll(async () => {
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      received.push(`${req.url ?? ""} ${text}`);
-      const args = JSON.parse(text) as { customer: string; amount?: number };
-      const lookup = req.url === "/ledger/lookup";
-      const data = lookup
-        ? { customer: args.customer, tier: "gold" }
-        : { invoice_id: `INV-${invoices().length}`, customer: args.customer, amount: args.amount };
-      res
-        .writeHead(lookup ? 200 : 201, { "content-type": "application/json" })
-        .end(JSON.stringify({ data, resource_revision: null, observed_at: "2026-07-18T00:00:00Z" }));
-    });
-  });
-  downstream = receiver;
-  await new Promise<void>((done) => receiver.listen(0, "127.0.0.1", done));
-  port = (receiver.address() as { port: number }).port;
-  persistTo = mkdtempSync(join(tmpdir(), "toolgate-openai-agents-"));
-  server = await startDev(persistTo, ADMIN, { vars: { TOOLGATE_ALLOW_LOOPBACK_TARGETS: "1" } });
-  const admin = (method: string, path: string, body: unknown) => request(method, path, ADMIN, body);
-  expect((await admin("PUT", "", { tools: [], approver_subjects: [REVIEWER] })).status).toBe(200);
-  const lookup = {
-    description: "Look up a customer's tier.",
-    risk: "read",
-    input: {
-      type: "object",
-      properties: { customer: { type: "string", minLength: 1, maxLength: 8 } },
-      required: ["customer"],
-      additionalProperties: false,
-    },
-    output: {
-      schema: {
-        type: "object",
-        properties: { customer: { type: "string" }, tier: { type: "string" } },
-        required: ["customer", "tier"],
-        additionalProperties: false,
-      },
-    },
-    target: { kind: "http", url: `http://127.0.0.1:${port}/ledger/lookup` },
-  };
-  const invoice = {
+  ledger = await startLedgerGate(CONSUMER, REVIEWER, {
     description: "Create an invoice. An amount above 100 needs a person's approval.",
-    risk: "write",
-    input: {
-      type: "object",
-      properties: {
-        customer: { type: "string", minLength: 1, maxLength: 8 },
-        amount: { type: "integer", minimum: 1, maximum: 100_000 },
-        memo: { type: "string", maxLength: 40 },
-      },
-      required: ["customer", "amount"],
-      additionalProperties: false,
-    },
-    output: {
-      schema: {
-        type: "object",
-        properties: { invoice_id: { type: "string" }, customer: { type: "string" }, amount: { type: "integer" } },
-        required: ["invoice_id", "customer", "amount"],
-        additionalProperties: false,
-      },
-    },
     approval: "args.amount > 100",
-    target: { kind: "http", url: `http://127.0.0.1:${port}/ledger/invoices` },
-  };
-  expect((await admin("PUT", "/tools/lookup_customer", lookup)).status).toBe(200);
-  expect((await admin("PUT", "/tools/create_invoice", invoice)).status).toBe(200);
-  const tools = ["lookup_customer", "create_invoice"];
-  expect((await admin("PUT", "", { tools, approver_subjects: [REVIEWER] })).status).toBe(200);
-  agentToken = (await admin("POST", "/credentials", { kind: "agent", subject_id: "user-1" })).body["secret"] as string;
-  approverToken = (await admin("POST", "/credentials", { kind: "approver", subject_id: REVIEWER })).body[
-    "secret"
-  ] as string;
+    memo: true,
+  });
+  agentToken = await ledger.secret("agent", "user-1");
+  approverToken = await ledger.secret("approver", REVIEWER);
 }, 180_000);
 
 afterAll(async () => {
-  await server?.kill();
-  await new Promise((done) => downstream?.close(done));
-  if (persistTo !== undefined) rmSync(persistTo, { recursive: true, force: true });
+  await ledger?.close();
 });
 
 describe("the OpenAI Agents SDK through toolgate/openai-agents", () => {
@@ -252,14 +156,14 @@ describe("the OpenAI Agents SDK through toolgate/openai-agents", () => {
   });
 
   it("a read: the model is given the gate's model result, and the downstream one request", async () => {
-    const before = received.length;
+    const before = gate().received.length;
     const model = new ScriptedModel({ callId: "call-read-2", name: "lookup_customer", args: { customer: "acme" } });
     const result = await runner.run(agentWith(await gated(), model), "What tier is acme?");
     expect(result.finalOutput).toBe("done with call-read-2");
     expect(JSON.parse(String(model.output()))).toEqual(
       succeeded("lookup_customer", { customer: "acme", tier: "gold" }, "fresh"),
     );
-    expect(received.slice(before)).toEqual(['/ledger/lookup {"customer":"acme"}']);
+    expect(gate().received.slice(before)).toEqual(['/ledger/lookup {"customer":"acme"}']);
   });
 
   it("a write runs once: a retried turn with the same call id replays it", async () => {
@@ -299,7 +203,7 @@ describe("the OpenAI Agents SDK through toolgate/openai-agents", () => {
       approvalId,
       state: "pending",
       decidedBy: `an approver of the consumer ${CONSUMER}`,
-      consoleUrl: `${gate().base}/console/approvals/${approvalId}`,
+      consoleUrl: `${gate().dev.base}/console/approvals/${approvalId}`,
     });
     const saved = first.state.toString();
     expect(invoices().length).toBe(before);
@@ -363,7 +267,7 @@ describe("the OpenAI Agents SDK through toolgate/openai-agents", () => {
     const [guidance, result] = String(model.output()).split("\n");
     expect(guidance).toBe(
       `This call is pending and did not run: it waits for a person's approval (approval ${id}), ` +
-        `which an approver of the consumer ${CONSUMER} decides in the toolgate console at ${gate().base}/console/approvals/${id}. ` +
+        `which an approver of the consumer ${CONSUMER} decides in the toolgate console at ${gate().dev.base}/console/approvals/${id}. ` +
         "The same create_invoice call runs once it is approved.",
     );
     expect(JSON.parse(result ?? "")).toEqual(
@@ -382,7 +286,7 @@ function succeeded(tool: string, data: Record<string, unknown>, delivery: "fresh
     error: null,
     execution: { complete: true, delivery, outcome: "committed", truncated: false },
     provenance: {
-      observed_at: "2026-07-18T00:00:00Z",
+      observed_at: OBSERVED_AT,
       // A digest of the tool's definition (its handler revision).
       producer_revision: matching(/^handler-[0-9a-f]{16}$/),
       resource_revision: null,

@@ -13,6 +13,7 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ledgerTools } from "./ledger-gate";
 import { startDev, type DevServer } from "./wrangler-dev";
 
 const ADMIN = randomBytes(24).toString("base64url");
@@ -149,49 +150,8 @@ beforeAll(async () => {
   });
   const admin = (method: string, path: string, body: unknown) => request(method, path, ADMIN, body);
   expect((await admin("PUT", "", { tools: [], approver_subjects: ["bb-reviewer"] })).status).toBe(200);
-  const lookup = {
-    description: "Look up a customer's tier.",
-    risk: "read",
-    input: {
-      type: "object",
-      properties: { customer: { type: "string", minLength: 1, maxLength: 8 } },
-      required: ["customer"],
-      additionalProperties: false,
-    },
-    output: {
-      schema: {
-        type: "object",
-        properties: { customer: { type: "string" }, tier: { type: "string" } },
-        required: ["customer", "tier"],
-        additionalProperties: false,
-      },
-    },
-    target: { kind: "http", url: `http://127.0.0.1:${port}/ledger/lookup` },
-  };
-  const invoice = {
-    description: "Create an invoice.",
-    risk: "write",
-    input: {
-      type: "object",
-      properties: {
-        customer: { type: "string", minLength: 1, maxLength: 8 },
-        amount: { type: "integer", minimum: 1, maximum: 100_000 },
-      },
-      required: ["customer", "amount"],
-      additionalProperties: false,
-    },
-    output: {
-      schema: {
-        type: "object",
-        properties: { invoice_id: { type: "string" }, customer: { type: "string" }, amount: { type: "integer" } },
-        required: ["invoice_id", "customer", "amount"],
-        additionalProperties: false,
-      },
-    },
-    target: { kind: "http", url: `http://127.0.0.1:${port}/ledger/invoices` },
-  };
-  expect((await admin("PUT", "/tools/lookup_customer", lookup)).status).toBe(200);
-  expect((await admin("PUT", "/tools/create_invoice", invoice)).status).toBe(200);
+  for (const [name, definition] of Object.entries(ledgerTools(port, { description: "Create an invoice." })))
+    expect((await admin("PUT", `/tools/${name}`, definition)).status).toBe(200);
   expect(
     (await admin("PUT", "", { tools: ["lookup_customer", "create_invoice"], approver_subjects: ["bb-reviewer"] }))
       .status,
