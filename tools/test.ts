@@ -39,6 +39,9 @@ function summaryOf(report: string): VitestSummary | null {
   return existsSync(report) ? (JSON.parse(readFileSync(report, "utf8")) as VitestSummary) : null;
 }
 
+/** Set for the black-box files when this run has just built dist/ (test/blackbox/packed-install.test.ts). */
+const PACKAGE_BUILT = "TOOLGATE_PACKAGE_BUILT";
+
 /** The package check as a lane of its own (its builds run tsc and esbuild as child processes). */
 const PACKAGE_LANE = { label: "package", args: [`${ROOT}/tools/run.js`, `${ROOT}/tools/check-package.ts`] };
 
@@ -65,12 +68,14 @@ if (asked.length > 0) {
   const outside = `${REPORTS}/vitest-report-outside.json`;
   const lanes = await Promise.all([
     runLane({ label: "core+worker", args: vitestArgs(inProcess, ["--project", "core", "--project", "worker"]) }),
-    // The package check builds dist/ before the packed-install test builds and installs it again.
+    // The package check builds dist/ from these sources first; the packed-install tests then pack
+    // that build instead of building it again (they build it themselves when run on their own).
     runLane(PACKAGE_LANE).then(async (checked) => [
       checked,
       await runLane({
         label: "blackbox+browser",
         args: vitestArgs(outside, ["--project", "blackbox", "--project", "browser"]),
+        env: checked.code === 0 ? { [PACKAGE_BUILT]: "1" } : {},
       }),
     ]),
   ]);

@@ -14,6 +14,8 @@ export interface Lane {
   readonly quiet?: string;
   /** Killed (its whole process group) after this many milliseconds. */
   readonly budgetMs?: number;
+  /** More environment variables for it. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** What a lane did. */
@@ -32,7 +34,7 @@ export function runLane(lane: Lane): Promise<LaneRun> {
       stdio: ["ignore", "pipe", "pipe"],
       // Its own process group, so a budget kill takes wrangler and workerd below it too.
       detached: true,
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+      env: { ...process.env, ...lane.env, NO_COLOR: "1", FORCE_COLOR: "0" },
     });
     let out = "";
     const echo = (line: string): string =>
