@@ -9,6 +9,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { context, freshConsumer, secretOf, send, setupConsumer } from "../../kit";
+import * as z from "zod/mini";
+import { defineTool } from "../../../src/worker/gate";
 import { seen, withCodeTools } from "./tools";
 
 const T0 = 1_784_419_200;
@@ -147,6 +149,26 @@ describe("code tools do I/O", () => {
 });
 
 describe("defineTool with zod", () => {
+  it("names a refinement's place, never its message (it may echo the refused value)", () => {
+    const split = defineTool({
+      name: "split_bill",
+      description: "Split a bill.",
+      input: z.object({
+        parts: z
+          .array(z.object({ share: z.int() }).check(z.refine((p) => p.share !== 13, "share 13 is unlucky")))
+          .check(z.maxLength(8)),
+      }),
+      output: z.object({ ok: z.boolean() }),
+      execute: () => ({ ok: true }),
+    });
+    const args = { parts: [{ share: 1 }, { share: 13 }] };
+    expect([split.inputSchema?.validate(args), split.inputSchema?.describe?.(args)]).toEqual([
+      false,
+      { pointer: "/parts/1", expected: "a value the tool's own rules accept" },
+    ]);
+    expect(split.explainsArguments).toBe(true);
+  });
+
   const ORDER = { part_number: "P-1001", quantity: 4, shipping: { speed: "air", notes: ["dock 4"] } };
 
   it("validates nested, optional, array and bounded arguments: INVALID_ARGUMENTS, nothing run", async () => {
@@ -163,11 +185,25 @@ describe("defineTool with zod", () => {
       { part_number: "P-1001", quantity: 4 },
     ];
     const codes = [];
+    const details = [];
     for (const args of cases) {
       const answer = await callTool(c, agent, "order_parts", args, `k-bad-${codes.length}`, ["buyer"]);
       codes.push(answer.body.model_result.error?.code);
+      details.push(answer.body.model_result.error?.details);
     }
     expect(codes).toEqual(Array(cases.length).fill("INVALID_ARGUMENTS"));
+    // Where and what the schema expected, case by case (the model can correct each from this alone).
+    expect(details).toEqual([
+      { pointer: "/quantity", expected: "an integer ≥ 1" },
+      { pointer: "/quantity", expected: "an integer ≤ 50" },
+      { pointer: "/quantity", expected: "an integer" },
+      { pointer: "/part_number", expected: "a string matching ^P-[0-9]{4}$" },
+      { pointer: "/shipping/speed", expected: 'one of "ground", "air"' },
+      { pointer: "/shipping/notes", expected: "an array of at most 3 items" },
+      { pointer: "/shipping/notes/0", expected: "a string of at most 40 characters" },
+      { pointer: "/shipping/extra", expected: "no such member: the schema does not declare it" },
+      { pointer: "/shipping", expected: "a value: the member is required" },
+    ]);
     const ok = await callTool(c, agent, "order_parts", { ...ORDER, shipping: { speed: "ground" } }, "k-ok", ["buyer"]);
     expect([ok.body.model_result.status, ok.body.model_result.data]).toEqual([
       "succeeded",

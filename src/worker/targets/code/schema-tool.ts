@@ -15,6 +15,7 @@ import {
   describeIssues,
   gateSchema,
   isJsonObject,
+  refinementProblem,
   validateNow,
   type InferInput,
   type InferOutput,
@@ -115,6 +116,9 @@ export function defineSchemaTool<I extends StandardSchema, O extends StandardSch
     document: inputCheck.document,
     // The subset first (bounded, refuses hostile shapes), then the schema's own rules (refinements).
     validate: (value) => inputCheck.validate(value) && validateNow(input, value).issues === undefined,
+    // The subset names what its rules expected; a refinement of the schema's own is named by its
+    // path only (its message may echo the refused value, so it is the operator's, never the model's).
+    describe: (value) => inputCheck.describe(value) ?? refinementProblem(validateNow(input, value).issues),
   };
   const rev = spec.revision ?? "";
   const timeoutMs = spec.timeoutMs ?? 10_000;
@@ -149,6 +153,8 @@ export function defineSchemaTool<I extends StandardSchema, O extends StandardSch
     handlerRevision: handler,
     producerLabel: name,
     producerRevision: handler,
+    // The embedder's own tool: its INVALID_ARGUMENTS says where and what was expected.
+    explainsArguments: true,
     timeoutMs,
     authorize: (principal, args, ctx) => spec.authorize?.(parse(args), policy(principal, ctx)) ?? true,
     ...(approval === false ? { needsApproval: () => false } : {}),

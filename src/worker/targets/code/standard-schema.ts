@@ -6,6 +6,7 @@
  */
 import { checkJsonDomain, type Json, type JsonObject } from "../../../core/json";
 import { compileSchema, STRING_FORMATS, type CompiledSchema } from "../../../core/tool-schema";
+import { bounded } from "../../../core/tool-schema/expected";
 import * as z from "../../../core/zod";
 
 /** One problem a schema found in a value. */
@@ -61,6 +62,25 @@ export function describeIssues(issues: ReadonlyArray<StandardIssue>): string {
     return `${path === "" ? "(root)" : path}: ${issue.message}`;
   });
   return shown.join("; ") + (issues.length > 5 ? `; … ${issues.length - 5} more` : "");
+}
+
+/** The RFC 6901 pointer of an issue's path (`""` for the root); a key is shown bounded, hidden characters escaped. */
+function pointerOf(issue: StandardIssue): string {
+  const key = (part: PropertyKey | { readonly key: PropertyKey }): string =>
+    bounded(String(typeof part === "object" ? part.key : part));
+  return (issue.path ?? []).map((part) => `/${key(part).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
+}
+
+/**
+ * What the model is told of arguments only the schema's own rules refuse (a refinement the
+ * subset does not express): where, and that the tool's own rule refused it. Not the message:
+ * it may echo the refused value.
+ */
+export function refinementProblem(
+  issues: ReadonlyArray<StandardIssue> | undefined,
+): { readonly pointer: string; readonly expected: string } | null {
+  const first = issues?.[0];
+  return first === undefined ? null : { pointer: pointerOf(first), expected: "a value the tool's own rules accept" };
 }
 
 /**
