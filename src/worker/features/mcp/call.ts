@@ -9,6 +9,7 @@ import type { McpContext } from "./context";
 import * as jsonRpc from "./rpc";
 import type { McpTasks } from "./tasks";
 import { approvalWindowOf } from "../consumers/service";
+import { refusalSink, targetCallResult } from "./target-result";
 
 /** The first 32 hex digits of the SHA-256 of a canonical JSON array: the gate's derived ids. */
 export function derivedId(prefix: string, parts: readonly Json[]): string {
@@ -164,12 +165,15 @@ export async function callTool(
   };
   const input = (statusRef === null ? ToolCallRequest : ToolCallStatusRequest).safeParse(body);
   if (!input.success) return jsonRpc.invalidParams(`Invalid params: ${describeIssues(input.error)}`);
+  const target = ctx.mcpTarget(name);
   const call = async (): Promise<jsonRpc.Answer> => {
-    const ran = await ctx.run(input.data, statusRef, ctx.notify, callTrace(ctx, meta, rpcId));
+    let refused: Json[] | null = null;
+    const sink = target ? refusalSink(ctx.notify, (content) => (refused = content)) : ctx.notify;
+    const ran = await ctx.run(input.data, statusRef, sink, callTrace(ctx, meta, rpcId));
     if (!ran.ok) return jsonRpc.refusal(ran.error);
     // The tool-call path's answer as a value: nothing the gate wrote is read back.
     const answer = ran.value;
-    const result = callToolResult(answer);
+    const result = target ? targetCallResult(answer, identity, refused) : callToolResult(answer);
     if (!asTask) {
       const approvalId = typeof answer["approval_id"] === "string" ? answer["approval_id"] : null;
       // A capability tool's failure says in words what the catalog's fixed message cannot.

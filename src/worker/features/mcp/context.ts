@@ -30,6 +30,8 @@ export interface McpContext {
   readonly auth: Authenticated;
   readonly session: McpSession;
   readonly registry: ToolRegistry;
+  /** Whether a tool's target is an MCP server (its answers and schema pass through: target-result.ts). */
+  readonly mcpTarget: (tool: string) => boolean;
   readonly run: RunCall;
   /** The idempotency key the gate derives for a write whose client sent none (docs/mcp.md, "Stock clients"). */
   readonly derivedKey: (tool: string, args: Json) => string;

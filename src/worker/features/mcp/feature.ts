@@ -20,16 +20,20 @@ export const feature = defineFeature({
   name: "mcp",
   routes: [mcpRoutes],
   services: {
-    mcp: (use) =>
-      new McpService(
+    mcp: (use) => {
+      const tools = use("tools");
+      return new McpService(
         use("kernel"),
         use("toolCalls"),
         use("admission"),
         use("gate"),
         use("agentCalls"),
-        use("tools").mcp,
+        tools.mcp,
+        // A name is one definition: a data tool's name is never a catalog or code tool's.
+        (tool) => tools.data.built().some((b) => b.spec.name === tool && b.target.kind === "mcp"),
         use("capabilityTools"),
-      ),
+      );
+    },
   },
   operations: { mcp: (s, consumer, token, request) => s.mcp.call(consumer, token, request) },
   migrations: MCP_MIGRATIONS,

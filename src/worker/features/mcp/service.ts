@@ -74,6 +74,8 @@ export class McpService {
   readonly #federation: McpFederation;
   /** The capabilities a provider offers, listed as tools (../capability/tool-call.ts). */
   readonly #capabilities: CapabilityTools | undefined;
+  /** Whether a tool's target is an MCP server (target-result.ts). */
+  readonly #mcpTarget: (tool: string) => boolean;
 
   constructor(
     kernel: McpKernel,
@@ -82,9 +84,11 @@ export class McpService {
     gate: Gatekeeper,
     agentCalls: AgentCalls,
     servers: FederatedServers,
+    mcpTarget: (tool: string) => boolean,
     capabilities?: CapabilityTools,
   ) {
     this.#capabilities = capabilities;
+    this.#mcpTarget = mcpTarget;
     this.#kernel = kernel;
     this.#toolCalls = toolCalls;
     this.#admission = admission;
@@ -157,6 +161,7 @@ export class McpService {
       auth,
       session: session.value,
       registry: this.#toolCalls.for(auth.config).engine.registry,
+      mcpTarget: this.#mcpTarget,
       run,
       derivedKey: (tool, args) => this.#derivedKey(auth.caller.credentialId, tool, args),
       consoleOrigin: request.origin ?? null,
@@ -308,7 +313,7 @@ export class McpService {
         const parsed = jsonRpc.params(ListParams, params);
         if (!parsed.ok) return parsed.answer;
         return parsed.value.cursor === undefined
-          ? jsonRpc.result(listTools(ctx.registry, ctx.auth.caller, version, this.#capabilityTools(ctx)))
+          ? jsonRpc.result(listTools(ctx.registry, ctx.auth.caller, version, this.#capabilityTools(ctx), ctx.mcpTarget))
           : jsonRpc.invalidParams("Invalid cursor: tools/list answers one page.");
       }
       case "tools/call":
