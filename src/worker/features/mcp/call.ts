@@ -96,15 +96,28 @@ export function callToolResult(answer: JsonObject): JsonObject {
 /** How many approvers an approval's guidance names before it says how many more there are. */
 const NAMED_APPROVERS = 5;
 
+/** The consumer's approvers in words: the first five, and how many more. */
+function approversNamed(ctx: McpContext): string {
+  const approvers = ctx.auth.config.approverSubjects;
+  const named = approvers.slice(0, NAMED_APPROVERS).join(", ");
+  return approvers.length > NAMED_APPROVERS ? `${named} and ${String(approvers.length - NAMED_APPROVERS)} more` : named;
+}
+
+/** What a URL elicitation of an approval tells the person: the tool, who decides, what the link shows. */
+export function approvalElicitation(ctx: McpContext, tool: string, approvalId: string): string {
+  return (
+    `${tool} waits for a person's approval (approval ${approvalId}). ` +
+    `One of this consumer's approvers (${approversNamed(ctx)}) decides it in the toolgate console; the link opens that approval. ` +
+    `Once it is approved, the same call made again runs, once.`
+  );
+}
+
 /**
  * What a model without tasks needs to get past an approval, in words it can act on: the
  * approval's id, who decides and where (the console's page of that approval), and that the same
  * call made again once approved runs, once (docs/mcp.md, "Approvals over MCP").
  */
 export function approvalGuidance(ctx: McpContext, tool: string, approvalId: string): string {
-  const approvers = ctx.auth.config.approverSubjects;
-  const named = approvers.slice(0, NAMED_APPROVERS).join(", ");
-  const more = approvers.length > NAMED_APPROVERS ? ` and ${String(approvers.length - NAMED_APPROVERS)} more` : "";
   const where =
     ctx.consoleOrigin === null
       ? "in the toolgate console"
@@ -112,7 +125,7 @@ export function approvalGuidance(ctx: McpContext, tool: string, approvalId: stri
   const valid = ctx.registry.get(tool)?.approvalValidSeconds ?? approvalWindowOf(ctx.auth.config);
   return (
     `This call waits for a person's approval (approval ${approvalId}). ` +
-    `One of this consumer's approvers (${named}${more}) decides it ${where}. ` +
+    `One of this consumer's approvers (${approversNamed(ctx)}) decides it ${where}. ` +
     `Once it is approved, call ${tool} again with exactly the same arguments within ${String(valid)} seconds of the decision: it then runs, once. ` +
     "Calling it again before the decision answers this same approval; changed arguments are a new call that needs its own approval."
   );
@@ -179,6 +192,8 @@ export async function callTool(
       // A capability tool's failure says in words what the catalog's fixed message cannot.
       const guidance = typeof answer["guidance"] === "string" ? answer["guidance"] : null;
       if (guidance !== null) return jsonRpc.result(withGuidance(result, guidance));
+      // A client that takes URL-mode elicitation is also shown the approval's console page.
+      if (approvalId !== null) ctx.elicitUrl?.(name, approvalId);
       return jsonRpc.result(
         approvalId === null ? result : withGuidance(result, approvalGuidance(ctx, name, approvalId)),
       );

@@ -22,8 +22,8 @@ export type RunCall = (
   trace?: CallTrace,
 ) => Promise<Outcome<JsonObject>>;
 
-/** What the MCP service uses of the kernel: its tables, the clock, one transaction step and the audit chain. */
-export type McpKernel = Pick<ObjectKernel, "sql" | "now" | "transaction" | "audit">;
+/** What the MCP service uses of the kernel: its tables, the clock, one transaction step, the audit chain, the events (approval decisions) and the public URL. */
+export type McpKernel = Pick<ObjectKernel, "sql" | "now" | "transaction" | "audit" | "events" | "env">;
 
 /** One request of an open session. */
 export interface McpContext {
@@ -39,6 +39,8 @@ export interface McpContext {
   readonly consoleOrigin: string | null;
   /** A `tools/call` answered as an event stream: where its downstream notifications go. */
   readonly notify?: McpNotifySink;
+  /** A relaying call of a client that takes URL-mode elicitation: sends it an approval's console page (elicitations.ts). */
+  readonly elicitUrl?: (tool: string, approvalId: string) => void;
   /** What the HTTP request said of the trace (its headers) and of the transport (its version). */
   readonly transport?: { readonly trace: TraceParent | null; readonly httpVersion: string | null };
 }

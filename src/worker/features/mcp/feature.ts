@@ -1,6 +1,7 @@
 import type { Outcome } from "../../result";
 import { defineFeature } from "../../kernel/feature";
 import { MAX_RELAYED_REQUESTS } from "./requests";
+import { MAX_WATCHED_PER_SESSION } from "./elicitations";
 import { mcpRoutes } from "./routes";
 import { McpService, type McpReply, type McpRequest } from "./service";
 import { MCP_EXPIRY, MCP_MIGRATIONS } from "./store";
@@ -44,6 +45,12 @@ export const feature = defineFeature({
       entries: s.mcp.relayed,
       cap: null,
       bound: `${MAX_RELAYED_REQUESTS} per call in flight, dropped when it ends`,
+    },
+    {
+      structure: "approvals awaiting their URL elicitation's completion",
+      entries: s.mcp.elicitations,
+      cap: null,
+      bound: `${MAX_WATCHED_PER_SESSION} per MCP session, each until its approval's decision or expiry`,
     },
   ],
 });

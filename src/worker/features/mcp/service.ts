@@ -17,7 +17,9 @@ import { fail, ok, type Outcome } from "../../result";
 import { limitsOf } from "../consumers/service";
 import { received } from "../../kernel/rpc";
 import type { Authenticated } from "../sockets/upgrade";
-import { callTool, derivedId } from "./call";
+import { approvalElicitation, callTool, derivedId } from "./call";
+import { ApprovalElicitations, takesUrlMode } from "./elicitations";
+import { publicOrigin } from "../webhooks/service";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
 import type { AgentAdmission } from "../identity/admission";
 import type { AgentCalls } from "../tool-calls/agent-call";
@@ -27,7 +29,7 @@ import * as jsonRpc from "./rpc";
 import { randomHex } from "../../kernel/random-id";
 import { receivedTrace } from "../../trace/context";
 import { MAX_MCP_SESSIONS, MAX_MCP_SESSIONS_PER_CREDENTIAL, MAX_MCP_SESSIONS_PER_SUBJECT } from "./quota";
-import { relayPlan } from "./relay";
+import { relayPlan, type McpRelay } from "./relay";
 import { PendingRelays } from "./requests";
 import { McpStore, type McpSession } from "./store";
 import {
@@ -74,6 +76,8 @@ export class McpService {
   readonly #federation: McpFederation;
   /** The capabilities a provider offers, listed as tools (../capability/tool-call.ts). */
   readonly #capabilities: CapabilityTools | undefined;
+  /** The approvals whose URL elicitation awaits their decision (memory only). */
+  readonly #elicitations: ApprovalElicitations;
   /** Whether a tool's target is an MCP server (target-result.ts). */
   readonly #mcpTarget: (tool: string) => boolean;
 
@@ -96,12 +100,19 @@ export class McpService {
     this.#agentCalls = agentCalls;
     this.#store = new McpStore(kernel.sql);
     this.#tasks = new McpTasks(this.#store, kernel, toolCalls);
-    this.#federation = new McpFederation(servers, kernel, (id) => this.#store.session(id, kernel.now()) !== undefined);
+    const live = (id: string) => this.#store.session(id, kernel.now()) !== undefined;
+    this.#federation = new McpFederation(servers, kernel, live);
+    this.#elicitations = new ApprovalElicitations({ events: kernel.events, streams: this.#federation.streams, live });
   }
 
   /** Relayed requests awaiting the client's response now. */
   get relayed(): number {
     return this.#pending.size;
+  }
+
+  /** Approvals watched for the completion of their URL elicitation now. */
+  get elicitations(): number {
+    return this.#elicitations.size;
   }
 
   /** A credential was revoked: its sessions and tasks go at once (their places free for others). */
@@ -179,7 +190,11 @@ export class McpService {
       };
       return ok(
         relayed(
-          (notify) => this.#dispatch({ ...ctx, notify }, message.method, params, message.id),
+          (notify) => {
+            const elicitUrl = this.#urlElicitation(ctx, notify);
+            const relaying = elicitUrl === undefined ? { ...ctx, notify } : { ...ctx, notify, elicitUrl };
+            return this.#dispatch(relaying, message.method, params, message.id);
+          },
           plan,
           message.id,
           session.value.sessionId,
@@ -190,6 +205,22 @@ export class McpService {
     return ok(
       answer(message.id, await this.#dispatch(ctx, message.method, params, message.id), session.value.sessionId),
     );
+  }
+
+  /** How a relaying call shows its client an approval's console page: only when the client takes URL-mode elicitation and the console has an origin. */
+  #urlElicitation(ctx: McpContext, relay: McpRelay): McpContext["elicitUrl"] {
+    const origin = publicOrigin(this.#kernel.env.TOOLGATE_PUBLIC_URL) ?? ctx.consoleOrigin;
+    if (origin === null || !takesUrlMode(declaredOf(ctx.session).elicitation)) return undefined;
+    return (tool, approvalId) => {
+      const approval = this.#toolCalls.for(ctx.auth.config).book.get(approvalId);
+      if (approval === undefined) return;
+      this.#elicitations.elicit(ctx.session, relay, {
+        approvalId,
+        url: `${origin}/console/approvals/${approvalId}`,
+        message: approvalElicitation(ctx, tool, approvalId),
+        ttlMs: (approval.expires_at - this.#kernel.now()) * 1000,
+      });
+    };
   }
 
   /** The audit entry of one relayed request. */
