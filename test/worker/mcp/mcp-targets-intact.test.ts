@@ -8,6 +8,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { adminClient, createConsumer, credential, pinClock, wipe } from "../../kit";
@@ -191,6 +192,38 @@ describe("an MCP target through the gate's MCP endpoint", () => {
         r.key,
       ]),
     ).toEqual([["create_order", expect.stringMatching(/^status_[0-9a-f]{32}$/)]]);
+  });
+
+  it("completes a write run as a task with the downstream's answer once approved", async () => {
+    const client = await gateClient();
+    await client.listTools();
+    const meta = { ...ids("t"), "io.toolgate/idempotency_key": "intact-t1" };
+    const seen: string[] = [];
+    let result: Record<string, unknown> | undefined;
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: "create_order", arguments: { item: "gadget", quantity: 1 }, _meta: meta },
+      CallToolResultSchema,
+      { task: { ttl: 120_000 } },
+    )) {
+      seen.push(message.type === "taskStatus" ? `status:${message.task.status}` : message.type);
+      if (message.type === "taskStatus" && seen.length === 2) await decideAll(approver);
+      if (message.type === "result") result = message.result as Record<string, unknown>;
+      if (message.type === "error") throw message.error;
+    }
+    await client.close();
+    expect(seen).toEqual(["taskCreated", "status:working", "status:completed", "result"]);
+    const receipt = ((result?.["_meta"] ?? {}) as Record<string, any>)["io.toolgate/receipt"];
+    expect([result?.["content"], result?.["structuredContent"], result?.["isError"], receipt["status"]]).toEqual([
+      [{ type: "text", text: "created ORD-1" }],
+      { order_id: "ORD-1" },
+      undefined,
+      "succeeded",
+    ]);
+    expect([receipt["call_id"], receipt["idempotency_key"], receipt["audit"]]).toEqual([
+      "intact-call-t",
+      "intact-t1",
+      await lastToolCallReceipt(auditor),
+    ]);
   });
 
   it("answers the downstream's isError with its own content, the gate's TOOL_ERROR in the receipt", async () => {
