@@ -11,7 +11,9 @@
 import type { JsonObject } from "../../../core/json";
 import type { GateEvent } from "../../../contracts/events";
 import type { EventBus } from "../events/bus";
-import { derivedId } from "./call";
+import { approvalElicitation, derivedId } from "./call";
+import type { McpContext } from "./context";
+import { declaredOf } from "./exchange";
 import type { ServerStreams } from "./streams";
 
 /** Approvals one session watches at most for their decision; one more forgets the oldest. */
@@ -33,11 +35,20 @@ export interface WatchingSession {
   readonly subjectId: string;
 }
 
-/** What the watch uses of the object: the bus (decisions), the GET streams, whether a session is still open. */
+/** What the watch uses of the object: the bus (decisions), the GET streams, whether a session is still open, the approvals. */
 export interface ElicitationHost {
   readonly events: EventBus;
   readonly streams: ServerStreams;
   live(sessionId: string): boolean;
+  /** `TOOLGATE_PUBLIC_URL`'s origin (the console's), null when unset: then the origin the client reached. */
+  readonly publicOrigin: string | null;
+  /** Seconds until an approval of the consumer expires, undefined when there is no such approval. */
+  expiresIn(config: McpContext["auth"]["config"], approvalId: string): number | undefined;
+}
+
+/** Where a request of the gate's own reaches the client: the relaying call's stream (relay.ts `ask`). */
+interface Asker {
+  ask(method: string, params: JsonObject): boolean;
 }
 
 interface Watched {
@@ -85,12 +96,31 @@ export class ApprovalElicitations {
   }
 
   /**
+   * How a relaying call shows its client an approval's console page: only when the client
+   * declared URL-mode elicitation and the console has an origin (else undefined).
+   */
+  forCall(ctx: McpContext, relay: Asker): McpContext["elicitUrl"] {
+    const origin = this.#host.publicOrigin ?? ctx.consoleOrigin;
+    if (origin === null || !takesUrlMode(declaredOf(ctx.session).elicitation)) return undefined;
+    return (tool, approvalId) => {
+      const seconds = this.#host.expiresIn(ctx.auth.config, approvalId);
+      if (seconds === undefined) return;
+      this.elicit(ctx.session, relay, {
+        approvalId,
+        url: `${origin}/console/approvals/${approvalId}`,
+        message: approvalElicitation(ctx, tool, approvalId),
+        ttlMs: seconds * 1000,
+      });
+    };
+  }
+
+  /**
    * Sends `relay`'s client the URL elicitation of an approval (its id derives from the session and
    * the approval, so a repeated call's is the same) and watches the approval for its decision.
    */
   elicit(
     session: WatchingSession,
-    relay: { ask(method: string, params: JsonObject): boolean },
+    relay: Asker,
     approval: { readonly approvalId: string; readonly url: string; readonly message: string; readonly ttlMs: number },
   ): void {
     const elicitationId = derivedId("mcpe", ["elicitation", session.sessionId, approval.approvalId]);

@@ -17,8 +17,8 @@ import { fail, ok, type Outcome } from "../../result";
 import { limitsOf } from "../consumers/service";
 import { received } from "../../kernel/rpc";
 import type { Authenticated } from "../sockets/upgrade";
-import { approvalElicitation, callTool, derivedId } from "./call";
-import { ApprovalElicitations, takesUrlMode } from "./elicitations";
+import { callTool, derivedId } from "./call";
+import { ApprovalElicitations } from "./elicitations";
 import { publicOrigin } from "../webhooks/service";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
 import type { AgentAdmission } from "../identity/admission";
@@ -29,7 +29,7 @@ import * as jsonRpc from "./rpc";
 import { randomHex } from "../../kernel/random-id";
 import { receivedTrace } from "../../trace/context";
 import { MAX_MCP_SESSIONS, MAX_MCP_SESSIONS_PER_CREDENTIAL, MAX_MCP_SESSIONS_PER_SUBJECT } from "./quota";
-import { relayPlan, type McpRelay } from "./relay";
+import { relayPlan } from "./relay";
 import { PendingRelays } from "./requests";
 import { McpStore, type McpSession } from "./store";
 import {
@@ -102,7 +102,16 @@ export class McpService {
     this.#tasks = new McpTasks(this.#store, kernel, toolCalls);
     const live = (id: string) => this.#store.session(id, kernel.now()) !== undefined;
     this.#federation = new McpFederation(servers, kernel, live);
-    this.#elicitations = new ApprovalElicitations({ events: kernel.events, streams: this.#federation.streams, live });
+    this.#elicitations = new ApprovalElicitations({
+      events: kernel.events,
+      streams: this.#federation.streams,
+      live,
+      publicOrigin: publicOrigin(kernel.env.TOOLGATE_PUBLIC_URL),
+      expiresIn: (config, approvalId) => {
+        const approval = toolCalls.for(config).book.get(approvalId);
+        return approval === undefined ? undefined : approval.expires_at - kernel.now();
+      },
+    });
   }
 
   /** Relayed requests awaiting the client's response now. */
@@ -191,7 +200,7 @@ export class McpService {
       return ok(
         relayed(
           (notify) => {
-            const elicitUrl = this.#urlElicitation(ctx, notify);
+            const elicitUrl = this.#elicitations.forCall(ctx, notify);
             const relaying = elicitUrl === undefined ? { ...ctx, notify } : { ...ctx, notify, elicitUrl };
             return this.#dispatch(relaying, message.method, params, message.id);
           },
@@ -205,22 +214,6 @@ export class McpService {
     return ok(
       answer(message.id, await this.#dispatch(ctx, message.method, params, message.id), session.value.sessionId),
     );
-  }
-
-  /** How a relaying call shows its client an approval's console page: only when the client takes URL-mode elicitation and the console has an origin. */
-  #urlElicitation(ctx: McpContext, relay: McpRelay): McpContext["elicitUrl"] {
-    const origin = publicOrigin(this.#kernel.env.TOOLGATE_PUBLIC_URL) ?? ctx.consoleOrigin;
-    if (origin === null || !takesUrlMode(declaredOf(ctx.session).elicitation)) return undefined;
-    return (tool, approvalId) => {
-      const approval = this.#toolCalls.for(ctx.auth.config).book.get(approvalId);
-      if (approval === undefined) return;
-      this.#elicitations.elicit(ctx.session, relay, {
-        approvalId,
-        url: `${origin}/console/approvals/${approvalId}`,
-        message: approvalElicitation(ctx, tool, approvalId),
-        ttlMs: (approval.expires_at - this.#kernel.now()) * 1000,
-      });
-    };
   }
 
   /** The audit entry of one relayed request. */
