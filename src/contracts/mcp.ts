@@ -33,6 +33,8 @@ export const MCP_META = {
   statusRef: "io.toolgate/status_ref",
   rationale: "io.toolgate/rationale",
   audit: "io.toolgate/audit",
+  /** On the result of a tool whose target is an MCP server: what the gate's answer carries beside the downstream's. */
+  receipt: "io.toolgate/receipt",
   relatedTask: "io.modelcontextprotocol/related-task",
 } as const;
 

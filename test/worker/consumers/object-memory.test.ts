@@ -43,6 +43,12 @@ describe("the object's memory", () => {
       },
       { structure: "call-rate buckets", entries: 2, cap: 4096, bound: "LRU" },
       { structure: "relayed MCP requests", entries: 0, cap: null, bound: "4 per call in flight, dropped when it ends" },
+      {
+        structure: "approvals awaiting their URL elicitation's completion",
+        entries: 0,
+        cap: null,
+        bound: "8 per MCP session, each until its approval's decision or expiry",
+      },
       { structure: "WebSockets", entries: 0, cap: null, bound: "sockets_per_credential per credential" },
     ]);
   });

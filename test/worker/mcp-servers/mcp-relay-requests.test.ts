@@ -90,13 +90,13 @@ class Events {
   }
 }
 
-/** The response's id, isError and first content block. */
+/** The response's id, isError, content (an MCP target's: the downstream's own) and the gate's status (its receipt in `_meta`). */
 function outcome(message: any) {
   return {
     id: message.id,
     isError: message.result.isError,
-    first: message.result.content[0],
-    status: message.result.structuredContent.status,
+    content: message.result.content,
+    status: message.result._meta["io.toolgate/receipt"].status,
   };
 }
 
@@ -197,8 +197,8 @@ describe("relayed requests", () => {
     expect([answered.status, await answered.text()]).toEqual([202, ""]);
     expect(outcome(await stream.next())).toEqual({
       id: 2,
-      isError: false,
-      first: { type: "text", text: "test-model said: hello there" },
+      isError: undefined,
+      content: [{ type: "text", text: "test-model said: hello there" }],
       status: "succeeded",
     });
     expect(await stream.ended()).toBe(true);
@@ -238,8 +238,8 @@ describe("relayed requests", () => {
     ).toBe(202);
     expect(outcome(await stream.next())).toEqual({
       id: 3,
-      isError: false,
-      first: { type: "text", text: "accept: Ada" },
+      isError: undefined,
+      content: [{ type: "text", text: "accept: Ada" }],
       status: "succeeded",
     });
     expect((await downstream("/_state")).askInit).toEqual([{ elicitation: {} }]);
@@ -262,8 +262,8 @@ describe("relayed requests", () => {
     expect((await post({ jsonrpc: "2.0", id: request.id, result: MODEL_ANSWER }, headers)).status).toBe(202);
     expect(outcome(await stream.next())).toEqual({
       id: 4,
-      isError: false,
-      first: { type: "text", text: "test-model said: hello there" },
+      isError: undefined,
+      content: [{ type: "text", text: "test-model said: hello there" }],
       status: "succeeded",
     });
     expect(await responsesSeen()).toBe(1);
@@ -280,8 +280,8 @@ describe("relayed requests", () => {
     for (const id of ids) expect((await post({ jsonrpc: "2.0", id, result: MODEL_ANSWER }, headers)).status).toBe(202);
     expect(outcome(await stream.next())).toEqual({
       id: 5,
-      isError: false,
-      first: { type: "text", text: "answered, answered, answered, answered, error -32000" },
+      isError: undefined,
+      content: [{ type: "text", text: "answered, answered, answered, answered, error -32000" }],
       status: "succeeded",
     });
     expect(new Set(ids).size).toBe(4);
@@ -295,7 +295,11 @@ describe("refused requests", () => {
     const started = Date.now();
     const stream = new Events(await post(call(6, "off_ask_model"), headers));
     const last = await stream.next();
-    expect([last.id, last.result.isError, last.result.structuredContent.error.code]).toEqual([6, true, "TOOL_ERROR"]);
+    expect([last.id, last.result.isError, last.result._meta["io.toolgate/receipt"].error.code]).toEqual([
+      6,
+      true,
+      "TOOL_ERROR",
+    ]);
     expect(await stream.ended()).toBe(true);
     expect(Date.now() - started).toBeLessThan(2_000);
     const state = await downstream("/_state");
@@ -311,7 +315,7 @@ describe("refused requests", () => {
     const res = await post(call(7, "ask_model"), headers);
     expect([res.status, res.headers.get("content-type")]).toEqual([200, "application/json"]);
     const body = (await res.json()) as any;
-    expect([body.result.isError, body.result.structuredContent.error.code]).toEqual([true, "TOOL_ERROR"]);
+    expect([body.result.isError, body.result._meta["io.toolgate/receipt"].error.code]).toEqual([true, "TOOL_ERROR"]);
     const state = await downstream("/_state");
     expect([state.askInit, state.asked]).toEqual([
       [{}],
@@ -323,7 +327,11 @@ describe("refused requests", () => {
     const headers = await session({ sampling: {} });
     const stream = new Events(await post(call(8, "ask_user"), headers));
     const last = await stream.next();
-    expect([last.id, last.result.isError, last.result.structuredContent.error.code]).toEqual([8, true, "TOOL_ERROR"]);
+    expect([last.id, last.result.isError, last.result._meta["io.toolgate/receipt"].error.code]).toEqual([
+      8,
+      true,
+      "TOOL_ERROR",
+    ]);
     const state = await downstream("/_state");
     expect([state.askInit, state.asked]).toEqual([
       [{ sampling: {} }],
@@ -335,7 +343,7 @@ describe("refused requests", () => {
     const headers = await session({ sampling: {} });
     const res = await post(call(9, "ask_model"), headers, "application/json");
     expect([res.status, res.headers.get("content-type")]).toEqual([200, "application/json"]);
-    expect(((await res.json()) as any).result.structuredContent.error.code).toBe("TOOL_ERROR");
+    expect(((await res.json()) as any).result._meta["io.toolgate/receipt"].error.code).toBe("TOOL_ERROR");
     expect((await downstream("/_state")).asked).toEqual([
       { tool: "ask_model", method: "sampling/createMessage", error: -32601 },
     ]);

@@ -102,20 +102,20 @@ const log = (logger: string, level: string, data: unknown) => ({
   params: { level, logger, data },
 });
 
-/** The response event's id, isError and the downstream's own content block. */
+/** The response event's id, isError, content (the downstream's own) and the gate's status (its receipt in `_meta`). */
 function response(message: any) {
   return {
     id: message.id,
     isError: message.result.isError,
-    first: message.result.content[0],
-    data: message.result.structuredContent.data,
+    content: message.result.content,
+    status: message.result._meta["io.toolgate/receipt"].status,
   };
 }
 const succeeded = (id: number, text: string) => ({
   id,
-  isError: false,
-  first: { type: "text", text },
-  data: { content: [{ type: "text", text }] },
+  isError: undefined,
+  content: [{ type: "text", text }],
+  status: "succeeded",
 });
 
 beforeAll(async () => {

@@ -9,6 +9,7 @@ import type { McpContext } from "./context";
 import * as jsonRpc from "./rpc";
 import type { McpTasks } from "./tasks";
 import { approvalWindowOf } from "../consumers/service";
+import { refusalSink, targetCallResult } from "./target-result";
 
 /** The first 32 hex digits of the SHA-256 of a canonical JSON array: the gate's derived ids. */
 export function derivedId(prefix: string, parts: readonly Json[]): string {
@@ -95,15 +96,28 @@ export function callToolResult(answer: JsonObject): JsonObject {
 /** How many approvers an approval's guidance names before it says how many more there are. */
 const NAMED_APPROVERS = 5;
 
+/** The consumer's approvers in words: the first five, and how many more. */
+function approversNamed(ctx: McpContext): string {
+  const approvers = ctx.auth.config.approverSubjects;
+  const named = approvers.slice(0, NAMED_APPROVERS).join(", ");
+  return approvers.length > NAMED_APPROVERS ? `${named} and ${String(approvers.length - NAMED_APPROVERS)} more` : named;
+}
+
+/** What a URL elicitation of an approval tells the person: the tool, who decides, what the link shows. */
+export function approvalElicitation(ctx: McpContext, tool: string, approvalId: string): string {
+  return (
+    `${tool} waits for a person's approval (approval ${approvalId}). ` +
+    `One of this consumer's approvers (${approversNamed(ctx)}) decides it in the toolgate console; the link opens that approval. ` +
+    `Once it is approved, the same call made again runs, once.`
+  );
+}
+
 /**
  * What a model without tasks needs to get past an approval, in words it can act on: the
  * approval's id, who decides and where (the console's page of that approval), and that the same
  * call made again once approved runs, once (docs/mcp.md, "Approvals over MCP").
  */
 export function approvalGuidance(ctx: McpContext, tool: string, approvalId: string): string {
-  const approvers = ctx.auth.config.approverSubjects;
-  const named = approvers.slice(0, NAMED_APPROVERS).join(", ");
-  const more = approvers.length > NAMED_APPROVERS ? ` and ${String(approvers.length - NAMED_APPROVERS)} more` : "";
   const where =
     ctx.consoleOrigin === null
       ? "in the toolgate console"
@@ -111,7 +125,7 @@ export function approvalGuidance(ctx: McpContext, tool: string, approvalId: stri
   const valid = ctx.registry.get(tool)?.approvalValidSeconds ?? approvalWindowOf(ctx.auth.config);
   return (
     `This call waits for a person's approval (approval ${approvalId}). ` +
-    `One of this consumer's approvers (${named}${more}) decides it ${where}. ` +
+    `One of this consumer's approvers (${approversNamed(ctx)}) decides it ${where}. ` +
     `Once it is approved, call ${tool} again with exactly the same arguments within ${String(valid)} seconds of the decision: it then runs, once. ` +
     "Calling it again before the decision answers this same approval; changed arguments are a new call that needs its own approval."
   );
@@ -164,17 +178,22 @@ export async function callTool(
   };
   const input = (statusRef === null ? ToolCallRequest : ToolCallStatusRequest).safeParse(body);
   if (!input.success) return jsonRpc.invalidParams(`Invalid params: ${describeIssues(input.error)}`);
+  const target = ctx.mcpTarget(name);
   const call = async (): Promise<jsonRpc.Answer> => {
-    const ran = await ctx.run(input.data, statusRef, ctx.notify, callTrace(ctx, meta, rpcId));
+    let refused: Json[] | null = null;
+    const sink = target ? refusalSink(ctx.notify, (content) => (refused = content)) : ctx.notify;
+    const ran = await ctx.run(input.data, statusRef, sink, callTrace(ctx, meta, rpcId));
     if (!ran.ok) return jsonRpc.refusal(ran.error);
     // The tool-call path's answer as a value: nothing the gate wrote is read back.
     const answer = ran.value;
-    const result = callToolResult(answer);
+    const result = target ? targetCallResult(answer, identity, refused) : callToolResult(answer);
     if (!asTask) {
       const approvalId = typeof answer["approval_id"] === "string" ? answer["approval_id"] : null;
       // A capability tool's failure says in words what the catalog's fixed message cannot.
       const guidance = typeof answer["guidance"] === "string" ? answer["guidance"] : null;
       if (guidance !== null) return jsonRpc.result(withGuidance(result, guidance));
+      // A client that takes URL-mode elicitation is also shown the approval's console page.
+      if (approvalId !== null) ctx.elicitUrl?.(name, approvalId);
       return jsonRpc.result(
         approvalId === null ? result : withGuidance(result, approvalGuidance(ctx, name, approvalId)),
       );

@@ -22,14 +22,16 @@ export type RunCall = (
   trace?: CallTrace,
 ) => Promise<Outcome<JsonObject>>;
 
-/** What the MCP service uses of the kernel: its tables, the clock, one transaction step and the audit chain. */
-export type McpKernel = Pick<ObjectKernel, "sql" | "now" | "transaction" | "audit">;
+/** What the MCP service uses of the kernel: its tables, the clock, one transaction step, the audit chain, the events (approval decisions) and the public URL. */
+export type McpKernel = Pick<ObjectKernel, "sql" | "now" | "transaction" | "audit" | "events" | "env">;
 
 /** One request of an open session. */
 export interface McpContext {
   readonly auth: Authenticated;
   readonly session: McpSession;
   readonly registry: ToolRegistry;
+  /** Whether a tool's target is an MCP server (its answers and schema pass through: target-result.ts). */
+  readonly mcpTarget: (tool: string) => boolean;
   readonly run: RunCall;
   /** The idempotency key the gate derives for a write whose client sent none (docs/mcp.md, "Stock clients"). */
   readonly derivedKey: (tool: string, args: Json) => string;
@@ -37,6 +39,8 @@ export interface McpContext {
   readonly consoleOrigin: string | null;
   /** A `tools/call` answered as an event stream: where its downstream notifications go. */
   readonly notify?: McpNotifySink;
+  /** A relaying call of a client that takes URL-mode elicitation: sends it an approval's console page (elicitations.ts). */
+  readonly elicitUrl?: (tool: string, approvalId: string) => void;
   /** What the HTTP request said of the trace (its headers) and of the transport (its version). */
   readonly transport?: { readonly trace: TraceParent | null; readonly httpVersion: string | null };
 }

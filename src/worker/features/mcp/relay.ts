@@ -142,6 +142,14 @@ export class McpRelay implements McpNotifySink {
     return true;
   }
 
+  /**
+   * A request of the gate's own to the client (an approval's URL elicitation), under an id of the
+   * gate's; its answer is not awaited (it is dropped like any unknown id). `false` when the stream is gone.
+   */
+  ask(method: string, params: JsonObject): boolean {
+    return this.#write({ jsonrpc: "2.0", id: `toolgate-${crypto.randomUUID()}`, method, params });
+  }
+
   /** The JSON-RPC response (canonical JSON text) as the last event; the stream closes. */
   end(response: string): void {
     this.requests?.end();

@@ -18,6 +18,8 @@ import { limitsOf } from "../consumers/service";
 import { received } from "../../kernel/rpc";
 import type { Authenticated } from "../sockets/upgrade";
 import { callTool, derivedId } from "./call";
+import { ApprovalElicitations } from "./elicitations";
+import { publicOrigin } from "../webhooks/service";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
 import type { AgentAdmission } from "../identity/admission";
 import type { AgentCalls } from "../tool-calls/agent-call";
@@ -74,6 +76,10 @@ export class McpService {
   readonly #federation: McpFederation;
   /** The capabilities a provider offers, listed as tools (../capability/tool-call.ts). */
   readonly #capabilities: CapabilityTools | undefined;
+  /** The approvals whose URL elicitation awaits their decision (memory only). */
+  readonly #elicitations: ApprovalElicitations;
+  /** Whether a tool's target is an MCP server (target-result.ts). */
+  readonly #mcpTarget: (tool: string) => boolean;
 
   constructor(
     kernel: McpKernel,
@@ -82,9 +88,11 @@ export class McpService {
     gate: Gatekeeper,
     agentCalls: AgentCalls,
     servers: FederatedServers,
+    mcpTarget: (tool: string) => boolean,
     capabilities?: CapabilityTools,
   ) {
     this.#capabilities = capabilities;
+    this.#mcpTarget = mcpTarget;
     this.#kernel = kernel;
     this.#toolCalls = toolCalls;
     this.#admission = admission;
@@ -92,12 +100,28 @@ export class McpService {
     this.#agentCalls = agentCalls;
     this.#store = new McpStore(kernel.sql);
     this.#tasks = new McpTasks(this.#store, kernel, toolCalls);
-    this.#federation = new McpFederation(servers, kernel, (id) => this.#store.session(id, kernel.now()) !== undefined);
+    const live = (id: string) => this.#store.session(id, kernel.now()) !== undefined;
+    this.#federation = new McpFederation(servers, kernel, live);
+    this.#elicitations = new ApprovalElicitations({
+      events: kernel.events,
+      streams: this.#federation.streams,
+      live,
+      publicOrigin: publicOrigin(kernel.env.TOOLGATE_PUBLIC_URL),
+      expiresIn: (config, approvalId) => {
+        const approval = toolCalls.for(config).book.get(approvalId);
+        return approval === undefined ? undefined : approval.expires_at - kernel.now();
+      },
+    });
   }
 
   /** Relayed requests awaiting the client's response now. */
   get relayed(): number {
     return this.#pending.size;
+  }
+
+  /** Approvals watched for the completion of their URL elicitation now. */
+  get elicitations(): number {
+    return this.#elicitations.size;
   }
 
   /** A credential was revoked: its sessions and tasks go at once (their places free for others). */
@@ -157,6 +181,7 @@ export class McpService {
       auth,
       session: session.value,
       registry: this.#toolCalls.for(auth.config).engine.registry,
+      mcpTarget: this.#mcpTarget,
       run,
       derivedKey: (tool, args) => this.#derivedKey(auth.caller.credentialId, tool, args),
       consoleOrigin: request.origin ?? null,
@@ -174,7 +199,11 @@ export class McpService {
       };
       return ok(
         relayed(
-          (notify) => this.#dispatch({ ...ctx, notify }, message.method, params, message.id),
+          (notify) => {
+            const elicitUrl = this.#elicitations.forCall(ctx, notify);
+            const relaying = elicitUrl === undefined ? { ...ctx, notify } : { ...ctx, notify, elicitUrl };
+            return this.#dispatch(relaying, message.method, params, message.id);
+          },
           plan,
           message.id,
           session.value.sessionId,
@@ -308,7 +337,7 @@ export class McpService {
         const parsed = jsonRpc.params(ListParams, params);
         if (!parsed.ok) return parsed.answer;
         return parsed.value.cursor === undefined
-          ? jsonRpc.result(listTools(ctx.registry, ctx.auth.caller, version, this.#capabilityTools(ctx)))
+          ? jsonRpc.result(listTools(ctx.registry, ctx.auth.caller, version, this.#capabilityTools(ctx), ctx.mcpTarget))
           : jsonRpc.invalidParams("Invalid cursor: tools/list answers one page.");
       }
       case "tools/call":

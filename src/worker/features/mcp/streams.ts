@@ -5,7 +5,7 @@
  * (a client opens its stream again, as Streamable HTTP clients do, and subscribes again).
  * @module
  */
-import { canonicalJson } from "../../../core/json";
+import { canonicalJson, type JsonObject } from "../../../core/json";
 import { sseMessage } from "../../targets/mcp/sse";
 import { RESOURCE_UPDATED } from "../../targets/mcp/federated";
 
@@ -93,6 +93,14 @@ export class ServerStreams {
       const newest = this.#streams.get(sessionId)?.at(-1);
       if (newest !== undefined) this.#write(sessionId, newest, message);
     }
+  }
+
+  /** A notification for one session on its newest stream (`false`: it holds none open). */
+  notify(sessionId: string, message: JsonObject): boolean {
+    const newest = this.#streams.get(sessionId)?.at(-1);
+    if (newest === undefined) return false;
+    this.#write(sessionId, newest, sseMessage(canonicalJson(message)));
+    return true;
   }
 
   /** A session ended: its streams close and its subscriptions go. */

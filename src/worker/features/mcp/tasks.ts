@@ -1,4 +1,4 @@
-import { canonicalJson, type JsonObject } from "../../../core/json";
+import { canonicalJson, type Json, type JsonObject } from "../../../core/json";
 import { ListParams, MCP_META, RPC_ERRORS, TaskParams } from "../../../contracts/mcp";
 import { ToolCallRequest } from "../../../contracts/tool-call";
 import { problem } from "../../http/problem";
@@ -12,6 +12,7 @@ import { randomHex } from "../../kernel/random-id";
 import { MAX_MCP_TASKS, MAX_MCP_TASKS_PER_CREDENTIAL, MAX_MCP_TASKS_PER_SUBJECT } from "./quota";
 import type { McpStore, McpTaskRow, McpTaskStatus } from "./store";
 import { callToolResult } from "./call";
+import { refusalSink, targetCallResult } from "./target-result";
 
 /** How often a client should poll `tasks/get`, in milliseconds. */
 export const TASK_POLL_MS = 1000;
@@ -254,7 +255,15 @@ export class McpTasks {
     if (approval !== undefined && approval.state === "pending" && approval.expires_at > this.kernel.now()) return row;
     this.#running.add(row.taskId);
     try {
-      const ran = await ctx.run(fromStored(row.input, ToolCallRequest), null);
+      const input = fromStored(row.input, ToolCallRequest);
+      const name = input.proposal?.name;
+      const target = name !== undefined && ctx.mcpTarget(name);
+      let refused: Json[] | null = null;
+      const ran = await ctx.run(
+        input,
+        null,
+        target ? refusalSink(undefined, (content) => (refused = content)) : undefined,
+      );
       const now = this.kernel.now();
       if (!ran.ok) {
         if (TRANSIENT.has(ran.error.code)) return row;
@@ -271,7 +280,10 @@ export class McpTasks {
       } else {
         const answer = ran.value;
         const approvalId = answer["approval_id"];
-        const result = callToolResult(answer);
+        const { call_id, operation_id, idempotency_key } = input.context;
+        const result = target
+          ? targetCallResult(answer, { call_id: call_id ?? null, operation_id, idempotency_key }, refused)
+          : callToolResult(answer);
         if (typeof approvalId === "string")
           this.kernel.transaction(() => this.store.awaitApproval(row.taskId, approvalId, waiting(approvalId), now));
         else

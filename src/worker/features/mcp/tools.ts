@@ -7,6 +7,7 @@ import { toolsInScope } from "../identity/scope";
 import { declarationInputs } from "../tools/declare";
 import type { CapabilityToolEntry } from "../capability/tool-call";
 import { CAPABILITY_DATA_SCHEMA, capabilityInputSchema } from "../capability/tool-result";
+import { targetOutputSchema } from "./target-result";
 
 /** A tool's display title from its name: `create_refund_draft` → `Create refund draft`. */
 export function toolTitle(name: string): string {
@@ -17,7 +18,8 @@ export function toolTitle(name: string): string {
 /**
  * `tools/list`: the consumer's enabled tools the credential may call (its tool scope), by
  * name, each with a description, its input schema, the `outputSchema` of what
- * `structuredContent` carries (the model result), annotations from its risk, and, under
+ * `structuredContent` carries (the model result; an MCP target's: the downstream's own),
+ * annotations from its risk, and, under
  * 2025-11-25, `execution.taskSupport: "optional"` on writes (they may wait for an approver).
  * One page: the list is bounded by the consumer's configuration.
  */
@@ -26,18 +28,23 @@ export function listTools(
   caller: Caller,
   version: McpProtocolVersion,
   capabilities: readonly CapabilityToolEntry[] = [],
+  mcpTarget: (tool: string) => boolean = () => false,
 ): JsonObject {
   const tools: JsonObject[] = [];
   for (const declared of toolsInScope(caller.tools, declarationInputs(registry))) {
     const spec = registry.get(declared.name);
     if (spec === undefined) continue;
     const title = toolTitle(spec.name);
+    // An MCP target's structuredContent is the downstream's own: so is its schema (none when it declared none).
+    const output = mcpTarget(spec.name)
+      ? targetOutputSchema(spec.outputSchema?.document)
+      : mcpOutputSchema(spec.outputSchema?.document);
     const tool: JsonObject = {
       name: spec.name,
       title,
       description: declared.description,
       inputSchema: declared.input,
-      outputSchema: mcpOutputSchema(spec.outputSchema?.document),
+      ...(output === undefined ? {} : { outputSchema: output }),
       annotations: { ...mcpAnnotations(spec.risk), title },
     };
     if (version === "2025-11-25" && spec.risk === "write") tool["execution"] = { taskSupport: "optional" };

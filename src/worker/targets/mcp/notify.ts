@@ -32,6 +32,8 @@ export interface McpNotifySink {
   notify(notification: McpNotification): void;
   /** Where the server's sampling and elicitation requests go; absent: none is relayed. */
   readonly requests?: McpRequestSink;
+  /** The server answered `isError`: its content blocks (reduced as a result's are), which the gate's MCP client is shown. */
+  readonly refused?: (content: Json[]) => void;
 }
 
 /** `notifications/progress`. */

@@ -129,7 +129,10 @@ export async function callMcpTool(
     case "result": {
       const answer = CallToolResult.safeParse(reply.result);
       if (!answer.success) return FAILED;
-      if (answer.data.isError === true) return NOT_SENT;
+      if (answer.data.isError === true) {
+        sink?.refused?.(contentBlocks(reply.result["content"] as Json[]));
+        return NOT_SENT;
+      }
       const structured = answer.data.structuredContent;
       const keep = structured !== undefined && declaresStructuredContent(spec.outputSchema?.document);
       const data: JsonObject = {
