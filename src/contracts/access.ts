@@ -39,6 +39,9 @@ export const ACCESS = {
   listTools: ["admin", "agent"],
   setToolState: ["admin"],
   deleteTool: ["admin"],
+  // A tool's shadow rules: their counts and disagreements; a candidate replayed against past calls.
+  toolShadow: ["admin"],
+  replayTool: ["admin"],
   putSecret: ["admin"],
   deleteSecret: ["admin"],
   listSecrets: ["admin"],
