@@ -227,6 +227,39 @@ describe("the call's span", () => {
   });
 });
 
+describe("the console's page", () => {
+  it("lists each shadowed tool's counts and disagreements to a signed-in approver, without argument values", async () => {
+    await setup({ audit_arguments: "full" });
+    const b = await callTool("create_invoice", { customer: "c2", amount: 70 });
+    const approver = await secretOf(C, "approver", "rev-1");
+    const signIn = await gate("/console/session", {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://gate" },
+      body: new URLSearchParams({ consumer: C, credential: approver }).toString(),
+    });
+    expect(signIn.status).toBe(303);
+    const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const approvals = await (await gate("/console/approvals", { headers: { cookie } })).text();
+    expect(approvals).toContain('<a href="/console/shadow">Policies in shadow</a>');
+    const res = await gate("/console/shadow", { headers: { cookie } });
+    const page = await res.text();
+    expect(res.status).toBe(200);
+    const revision = (await shadowOf("create_invoice"))?.revision as string;
+    expect(page).toContain(
+      `<p>Shadow <code>${revision}</code>: 1 calls evaluated, 0 agreed, 0 disagreed on whether to allow, 1 on whether a human decides.</p>`,
+    );
+    expect(page).toContain(
+      `<td>approval</td><td>runs</td><td>a human decides</td><td>${SUBJECT}</td><td><code>${b.callId}</code></td>`,
+    );
+    expect(page).toContain('<h2 id="shadow-lookup_customer"><code>lookup_customer</code></h2>');
+    expect(page).not.toContain("c2");
+    // Without a session: back to sign-in.
+    const anonymous = await gate("/console/shadow", { redirect: "manual" });
+    expect([anonymous.status, anonymous.headers.get("location")]).toEqual([303, "/console?ended"]);
+  });
+});
+
 describe("replay", () => {
   it("replays a candidate against the recorded calls: exact figures, the differing calls, what it could not see", async () => {
     await setup();

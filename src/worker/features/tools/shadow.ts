@@ -17,7 +17,7 @@ import { fail, ok, type Outcome } from "../../result";
 import type { Span } from "../../trace/span";
 import type { BuiltTool } from "./build";
 import { decide, type PolicyDecision, type RuleInput } from "./rules";
-import { SHADOW_KEPT, ShadowStore, type DisagreementKind } from "./shadow-store";
+import { SHADOW_KEPT, ShadowStore, type Disagreement, type DisagreementKind } from "./shadow-store";
 
 /** The trace attribute saying whether a call's shadow rules agreed with the enforced ones. */
 export const SHADOW_AGREES_ATTRIBUTE = "toolgate.policy.shadow_agrees";
@@ -86,6 +86,26 @@ export class ShadowPolicies {
     return kind === null;
   }
 
+  /** Every data tool with shadow rules, by name, each with at most `kept` disagreements (no arguments): the console's list. */
+  summaries(kept: number): ShadowSummary[] {
+    return this.built().flatMap((tool) => {
+      const shadow = tool.shadow;
+      if (shadow === null) return [];
+      const counts = this.#store.counts(tool.spec.name, shadow.revision);
+      return [
+        {
+          name: tool.spec.name,
+          revision: shadow.revision,
+          evaluated: counts?.evaluated ?? 0,
+          agreed: counts?.agreed ?? 0,
+          disagreed: counts?.disagreed ?? { authorize: 0, approval: 0 },
+          // The console shows no argument values, whatever the consumer keeps.
+          disagreements: this.#store.disagreements(tool.spec.name, kept).map(({ arguments: _, ...rest }) => rest),
+        },
+      ];
+    });
+  }
+
   /**
    * `GET …/tools/{name}/shadow`: the current shadow's rules, revision and counts, and the tool's
    * kept disagreements (newest first). A tool without a shadow answers its kept list and null counts.
@@ -112,6 +132,16 @@ export class ShadowPolicies {
       }),
     );
   }
+}
+
+/** One tool's shadow as the console lists it: the counts of its current revision and its newest disagreements. */
+export interface ShadowSummary {
+  readonly name: string;
+  readonly revision: string;
+  readonly evaluated: number;
+  readonly agreed: number;
+  readonly disagreed: { readonly authorize: number; readonly approval: number };
+  readonly disagreements: readonly Disagreement[];
 }
 
 function countsJson(counts: NonNullable<ReturnType<ShadowStore["counts"]>>): JsonObject {
