@@ -22,7 +22,8 @@ const UNDECIDED: ReadonlySet<string> = new Set([...BEFORE_POLICY, "IDEMPOTENCY_K
 /** What the record says the gate did: refused (NOT_FOUND), a human involved (an approval), or ran. */
 function happenedOf(record: JsonObject): PolicyDecision {
   if (record["error_code"] === "NOT_FOUND") return "refused";
-  if (typeof record["approval_id"] === "string" || record["error_code"] === "APPROVAL_REQUIRED") return "needs_approval";
+  if (typeof record["approval_id"] === "string" || record["error_code"] === "APPROVAL_REQUIRED")
+    return "needs_approval";
   return "allowed";
 }
 
