@@ -13,6 +13,8 @@ import { cell, fields, table, when } from "./admin-table";
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 /** The most calls the gate replays in one request (contracts/tool-shadow.ts). */
 const REPLAY_MAX = 500;
+/** The calls it replays when the command names no limit. */
+const REPLAY_DEFAULT = 200;
 
 function toolName(args: readonly string[]): Step<string> {
   const name = args[0] ?? "";
@@ -132,7 +134,9 @@ export const replayVerb: AdminVerb = {
     const definition = readJson(bytes.value);
     if (!definition.ok) return err(usageExit(`${file} is not JSON: ${definition.error.message}`));
     const body = canonicalJson({ definition: definition.value, ...(limit === undefined ? {} : { limit }) });
-    ctx.io.stderr(`replaying ${name.value} against its newest ${limit ?? "200"} calls held by the gate…\n`);
+    ctx.io.stderr(
+      `replaying ${name.value} against its newest ${String(limit ?? REPLAY_DEFAULT)} calls held by the gate…\n`,
+    );
     const answer = await ctx.client.json(ctx.at(`/tools/${name.value}/replay`), {
       role: "admin",
       method: "POST",
