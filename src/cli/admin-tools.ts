@@ -1,5 +1,6 @@
 /**
- * `toolgate admin tools put|list|show|enable|disable|delete` (tools as data, docs/tools.md) and
+ * `toolgate admin tools put|list|show|enable|disable|delete|shadow|replay` (tools as data, docs/tools.md; shadow
+ * and replay in ./admin-tool-policy.ts) and
  * `toolgate admin secrets put|list|delete` (write-only consumer secrets; a value never on the command line).
  * A tool's state is one of `enabled`, `disabled` (the consumer's `tools` lists it or not) or
  * `deleted` (a data tool's definition withdrawn), the gate's words for it.
@@ -22,6 +23,7 @@ import {
   type Step,
 } from "./admin-http";
 import { fields, table, when } from "./admin-table";
+import { replayVerb, shadowVerb } from "./admin-tool-policy";
 
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 const SECRET_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -124,6 +126,8 @@ export const toolVerbs: AdminGroup = {
   enable: stateVerb("enabled"),
   disable: stateVerb("disabled"),
   delete: deleteVerb("tool", TOOL_NAME, "(a data-defined tool: its definition withdrawn, its history kept)"),
+  shadow: shadowVerb,
+  replay: replayVerb,
 };
 
 /** `tools enable|disable NAME`: the one tool's state, the rest of the configuration untouched. */

@@ -39,6 +39,9 @@ export const ACCESS = {
   listTools: ["admin", "agent"],
   setToolState: ["admin"],
   deleteTool: ["admin"],
+  // A tool's shadow rules: their counts and disagreements; a candidate replayed against past calls.
+  toolShadow: ["admin"],
+  replayTool: ["admin"],
   putSecret: ["admin"],
   deleteSecret: ["admin"],
   listSecrets: ["admin"],
@@ -67,6 +70,8 @@ export const ACCESS = {
   // Approver console: a session exchanged for an approver credential; the audit part of its page.
   consoleSignIn: ["approver"],
   consoleAudit: ["approver"],
+  // The console's read-only page of the data tools' shadow rules and their disagreements.
+  consoleShadow: ["approver"],
   // An approval's status (waiting for its decision) and the approval stream: an agent sees what its credential opened.
   getApproval: ["agent", "approver"],
   approvalEvents: ["agent", "approver"],

@@ -94,6 +94,25 @@ export const ToolOutput = z
   })
   .register(httpSchemas, { id: "ToolOutput" });
 
+/**
+ * Rules published beside the enforced ones: every call evaluates them too, but only the enforced
+ * rules decide; each disagreement is counted and kept (docs/approvals.md, "Policies in shadow").
+ * A rule left out is the enforced one. Not part of the policy revision: changing the shadow never
+ * changes the revisions approvals and idempotency records are bound to.
+ */
+export const ShadowRules = z
+  .strictObject({
+    authorize: z.optional(CelSource),
+    approval: z.optional(z.union([z.enum(["always", "never"]), CelSource])),
+  })
+  .check(
+    z.meta({
+      description:
+        "Candidate `authorize` and `approval` rules evaluated beside the enforced ones without deciding; a rule left out is the enforced one.",
+    }),
+  )
+  .register(httpSchemas, { id: "ShadowRules" });
+
 /** `PUT /v1/consumers/{consumer}/tools/{name}`: one tool as data. */
 export const ToolDefinition = z
   .strictObject({
@@ -120,11 +139,16 @@ export const ToolDefinition = z
       }),
     ),
     target: z.discriminatedUnion("kind", [HttpTarget, McpTarget]),
+    shadow: z.optional(ShadowRules),
   })
   .check(
     z.refine((d) => d.risk === "write" || d.approval === undefined || d.approval === "never", {
       error: "a read never needs approval",
       path: ["approval"],
+    }),
+    z.refine((d) => d.risk === "write" || d.shadow?.approval === undefined || d.shadow.approval === "never", {
+      error: "a read never needs approval",
+      path: ["shadow", "approval"],
     }),
   )
   .register(httpSchemas, { id: "ToolDefinition" });
@@ -147,6 +171,8 @@ export const ToolVersionView = z
 
 /** Parsed definition. */
 export type ToolDefinition = z.output<typeof ToolDefinition>;
+/** Parsed shadow rules. */
+export type ShadowRules = z.output<typeof ShadowRules>;
 /** Parsed HTTP target. */
 export type HttpTarget = z.output<typeof HttpTarget>;
 /** Parsed MCP target. */

@@ -225,6 +225,8 @@ describe("help", () => {
         "  toolgate admin tools enable NAME",
         "  toolgate admin tools disable NAME",
         "  toolgate admin tools delete NAME   (a data-defined tool: its definition withdrawn, its history kept)",
+        "  toolgate admin tools shadow NAME   (the shadow rules' counts and kept disagreements)",
+        "  toolgate admin tools replay NAME --definition FILE [--limit N]   (N ≤ 500, newest calls first)",
         "  toolgate admin secrets put NAME   (the value from TOOLGATE_SECRET_VALUE or standard input)",
         "  toolgate admin secrets list",
         "  toolgate admin secrets delete NAME   (tools whose headers use it send nothing until it is put again)",

@@ -39,8 +39,43 @@ const V18_OBJECTS = [
 const V19_CONSUMER_SQL =
   "CREATE TABLE consumer (\n    id INTEGER PRIMARY KEY CHECK (id = 1),\n    name TEXT NOT NULL,\n    tools TEXT NOT NULL,\n    approver_subjects TEXT NOT NULL,\n    created_at INTEGER NOT NULL,\n    updated_at INTEGER NOT NULL\n  , principal_tokens TEXT, limits TEXT NOT NULL DEFAULT '{}', cors_origins TEXT NOT NULL DEFAULT '[]', audit_arguments TEXT NOT NULL DEFAULT 'digest', approval_valid_seconds INTEGER)";
 
+/** What v20 adds (tools/shadow-store.ts: a tool's shadow counts and kept disagreements), as written in its migration. */
+const V20_OBJECTS = [
+  {
+    type: "index",
+    name: "tool_shadow_by_age",
+    tbl_name: "tool_shadow_disagreements",
+    sql: "CREATE INDEX tool_shadow_by_age ON tool_shadow_disagreements (at)",
+  },
+  {
+    type: "index",
+    name: "tool_shadow_by_tool",
+    tbl_name: "tool_shadow_disagreements",
+    sql: "CREATE INDEX tool_shadow_by_tool ON tool_shadow_disagreements (tool, id)",
+  },
+  {
+    type: "index",
+    name: "tool_shadow_counts_by_age",
+    tbl_name: "tool_shadow_counts",
+    sql: "CREATE INDEX tool_shadow_counts_by_age ON tool_shadow_counts (last_at)",
+  },
+  {
+    type: "table",
+    name: "tool_shadow_counts",
+    tbl_name: "tool_shadow_counts",
+    sql: "CREATE TABLE tool_shadow_counts (\n    tool TEXT NOT NULL,\n    revision TEXT NOT NULL,\n    evaluated INTEGER NOT NULL,\n    agreed INTEGER NOT NULL,\n    authorize INTEGER NOT NULL,\n    approval INTEGER NOT NULL,\n    first_at INTEGER NOT NULL,\n    last_at INTEGER NOT NULL,\n    PRIMARY KEY (tool, revision)\n  )",
+  },
+  {
+    type: "table",
+    name: "tool_shadow_disagreements",
+    tbl_name: "tool_shadow_disagreements",
+    sql: "CREATE TABLE tool_shadow_disagreements (\n    id INTEGER PRIMARY KEY AUTOINCREMENT,\n    tool TEXT NOT NULL,\n    revision TEXT NOT NULL,\n    at INTEGER NOT NULL,\n    kind TEXT NOT NULL,\n    enforced TEXT NOT NULL,\n    shadow TEXT NOT NULL,\n    subject_id TEXT NOT NULL,\n    call_id TEXT NOT NULL,\n    request_sha256 TEXT NOT NULL,\n    arguments TEXT\n  )",
+  },
+];
+const V20_TABLES = new Set(["tool_shadow_counts", "tool_shadow_disagreements"]);
+
 describe("the consumer object's schema", () => {
-  it("is version 19: the pinned v17 dump, the v18 table and the v19 columns, exactly", async () => {
+  it("is version 20: the pinned v17 dump, the v18 table, the v19 columns and the v20 tables, exactly", async () => {
     const stub = env.CONSUMER.get(env.CONSUMER.idFromName("migrations-schema"));
     const dump = await runInDurableObject(stub, (_instance, state) => ({
       version: storedSchemaVersion(state.storage.sql),
@@ -50,8 +85,8 @@ describe("the consumer object's schema", () => {
         )
         .toArray(),
     }));
-    expect(SCHEMA_VERSION).toBe(19);
-    expect(dump.version).toBe(19);
+    expect(SCHEMA_VERSION).toBe(20);
+    expect(dump.version).toBe(20);
     const v19 = schema.map((o) =>
       o.name === "consumer"
         ? { ...o, sql: V19_CONSUMER_SQL }
@@ -65,7 +100,8 @@ describe("the consumer object's schema", () => {
             }
           : o,
     );
-    expect(dump.objects.filter((o) => o.tbl_name !== "mcp_call_keys")).toEqual(v19);
+    expect(dump.objects.filter((o) => o.tbl_name !== "mcp_call_keys" && !V20_TABLES.has(o.tbl_name))).toEqual(v19);
     expect(dump.objects.filter((o) => o.tbl_name === "mcp_call_keys")).toEqual(V18_OBJECTS);
+    expect(dump.objects.filter((o) => V20_TABLES.has(o.tbl_name))).toEqual(V20_OBJECTS);
   });
 });

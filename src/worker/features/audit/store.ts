@@ -179,6 +179,29 @@ export class AuditStore {
     );
   }
 
+  /**
+   * The newest entries of `kind` after `afterSeq` and at or after `since` whose record's top-level
+   * `member` is `value`, newest first, at most `limit` (a replay's calls of one tool).
+   */
+  newestWith(
+    kind: string,
+    member: string,
+    value: string,
+    bounds: { afterSeq: number; since: number },
+    limit: number,
+  ): ChainEntry[] {
+    return all(
+      this.sql,
+      "SELECT * FROM audit_chain WHERE seq > ? AND kind = ? AND at >= ? AND json_extract(record, ?) = ? ORDER BY seq DESC LIMIT ?",
+      bounds.afterSeq,
+      kind,
+      bounds.since,
+      `$.${member}`,
+      value,
+      limit,
+    ).map(entryOf);
+  }
+
   /** Entries with `seq > after`, oldest first, at most `limit`. */
   after(after: number, limit: number): ChainEntry[] {
     return all(this.sql, "SELECT * FROM audit_chain WHERE seq > ? ORDER BY seq LIMIT ?", after, limit).map(entryOf);

@@ -21,7 +21,8 @@ export const feature = defineFeature({
   // HTML pages with a cookie session, not part of the OpenAPI document.
   routes: [consoleRoutes],
   services: {
-    console: (use) => new ConsoleService(use("kernel"), use("credentials"), use("toolCalls"), use("gate")),
+    console: (use) =>
+      new ConsoleService(use("kernel"), use("credentials"), use("toolCalls"), use("gate"), use("tools").shadow),
   },
   operations: {
     consoleSignIn: (s, consumer, token, sessionId) => s.console.signIn(consumer, token, sessionId),

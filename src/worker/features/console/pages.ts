@@ -15,7 +15,8 @@ export type ConsoleNotice =
   | { readonly kind: "decided"; readonly approvalId: string; readonly state: "approved" | "denied" }
   | { readonly kind: "problem"; readonly approvalId: string | null; readonly code: ProblemCode };
 
-function layout(title: string, body: SafeHtml, identity: ConsoleIdentity | null): string {
+/** A console page around `body` (exported for the pages of other files, ./shadow-page.ts). */
+export function layout(title: string, body: SafeHtml, identity: ConsoleIdentity | null): string {
   return `<!doctype html>\n${html`<html lang="en">
 <head>
 <meta charset="utf-8">
@@ -34,7 +35,8 @@ ${body}
 `.toString()}`;
 }
 
-function banner(identity: ConsoleIdentity | null): SafeHtml {
+/** The page's header: the brand and, signed in, who and sign-out. */
+export function banner(identity: ConsoleIdentity | null): SafeHtml {
   const who =
     identity === null
       ? ""
@@ -97,7 +99,7 @@ export function approvalsPage(page: ConsolePage, notice: ConsoleNotice | null): 
     html`${banner(page)}
 <main id="main" tabindex="-1">
 <h1>Approvals</h1>
-<nav aria-label="Sections"><ul class="sections"><li><a href="#pending">Pending</a></li><li><a href="#decided">Decided</a></li><li><a href="#audit">Audit log</a></li></ul></nav>
+<nav aria-label="Sections"><ul class="sections"><li><a href="#pending">Pending</a></li><li><a href="#decided">Decided</a></li><li><a href="#audit">Audit log</a></li><li><a href="/console/shadow">Policies in shadow</a></li></ul></nav>
 ${ANNOUNCE(notice)}
 <section id="pending" aria-labelledby="pending-heading">
 <h2 id="pending-heading">Pending (<span id="pending-count">${count}</span>)</h2>

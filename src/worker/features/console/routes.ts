@@ -18,6 +18,7 @@ import { keyedCredential } from "../../http/auth";
 import { isJsonMediaType, readBody } from "../../http/body";
 import { approvalPage, approvalsPage, signInPage, type ConsoleNotice } from "./pages";
 import { consoleHeaders, htmlResponse, seeOther } from "./headers";
+import { shadowPage } from "./shadow-page";
 import {
   CLEARED_SESSION_COOKIE,
   mintSessionId,
@@ -182,6 +183,19 @@ export const consoleRoutes: RouteModule = {
         return reply.kind === "page"
           ? htmlResponse(approvalsPage(reply.page, noticeOf(c.req.query())))
           : unexpected(reply.kind);
+      },
+    ),
+    page(
+      "get",
+      "/console/shadow",
+      "The data tools' shadow rules and their disagreements.",
+      "consoleShadow",
+      async (c) => {
+        const done = await sessionCall(c, { kind: "shadow" });
+        if (done === null || (!done.reply.ok && done.reply.error.code === "UNAUTHENTICATED")) return signInAgain(c);
+        if (!done.reply.ok) return problemResponse(done.reply.error);
+        const reply = done.reply.value;
+        return reply.kind === "shadow" ? htmlResponse(shadowPage(reply.identity, reply.tools)) : unexpected(reply.kind);
       },
     ),
     page("get", "/console/approvals/{approval_id}", "One approval's page.", "listApprovals", async (c) => {

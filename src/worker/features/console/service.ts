@@ -23,6 +23,7 @@ import type { CredentialService } from "../credentials/service";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
 import type { ObjectKernel } from "../../kernel/kernel";
 import { ConsoleSessionStore, type StoredSession } from "./store";
+import type { ShadowPolicies, ShadowSummary } from "../tools/shadow";
 import {
   auditSection,
   consoleApproval,
@@ -59,6 +60,7 @@ export type ConsoleCall =
       readonly reason?: string;
     }
   | { readonly kind: "events" }
+  | { readonly kind: "shadow" }
   | { readonly kind: "signOut"; readonly csrf: string };
 
 /** The answer of a {@link ConsoleCall}. */
@@ -73,6 +75,8 @@ export type ConsoleReply =
   /** The recorded decision as canonical JSON (`ApprovalDecisionView`). */
   | { readonly kind: "decided"; readonly json: string }
   | { readonly kind: "stream"; readonly body: ReadableStream<Uint8Array> }
+  /** The data tools' shadow rules and their disagreements (read-only; ./shadow-page.ts). */
+  | { readonly kind: "shadow"; readonly identity: ConsoleIdentity; readonly tools: readonly ShadowSummary[] }
   | { readonly kind: "signedOut" };
 
 /** What a new session answers: its CSRF token and when it ends at the latest. */
@@ -87,6 +91,7 @@ const CALL_OPERATIONS: Record<ConsoleCall["kind"], readonly Operation[]> = {
   approval: ["listApprovals"],
   decide: ["decideApproval"],
   events: ["listApprovals"],
+  shadow: ["consoleShadow"],
   signOut: ["consoleSignIn"],
 };
 
@@ -122,6 +127,8 @@ export class ConsoleService {
     private readonly toolCalls: ToolCallServices,
     /** Who signs in: an approver credential of one of the consumer's approvers. */
     private readonly gate: Gatekeeper,
+    /** The data tools' shadow rules, read by the shadow page. */
+    private readonly shadow: Pick<ShadowPolicies, "summaries">,
   ) {
     this.#store = new ConsoleSessionStore(kernel.sql);
   }
@@ -224,6 +231,8 @@ export class ConsoleService {
         const stream = this.#stream(session, this.#pending(config, plane, session, now), now);
         return stream.ok ? ok({ kind: "stream", body: stream.value }) : stream;
       }
+      case "shadow":
+        return ok({ kind: "shadow", identity: identityOf(config, session, now), tools: this.shadow.summaries(20) });
       case "signOut":
         this.kernel.transaction(() => this.#store.delete(session.sessionSha256));
         this.kernel.events.recheck();

@@ -6,6 +6,7 @@ import type { ExternalExecutor } from "../../targets/executor";
 import type { McpNotifySink } from "../../targets/mcp/notify";
 import type { Span } from "../../trace/span";
 import type { AuditRef } from "../audit/service";
+import type { ShadowSeen } from "../tools/shadow";
 
 /** Seconds a concurrent duplicate is told to wait (`Retry-After`). */
 export const IN_PROGRESS_RETRY_SECONDS = 1;
@@ -32,6 +33,8 @@ export interface ToolCallSetup {
   readonly auditArguments: AuditArguments;
   /** The consumer's approval window: seconds an approval admits the repeated call when its tool sets none. */
   readonly approvalWindow: number;
+  /** Shadow rules beside the enforced ones (../tools/shadow.ts), shown each call's first step in its transaction. */
+  readonly shadow?: (seen: ShadowSeen) => void;
 }
 
 /** What one dispatch carries besides the call. */

@@ -112,10 +112,9 @@ export class ToolCallService {
         record.requested_at,
       );
     this.book = new SqlApprovalBook(kernel.sql, () => kernel.limits(), opened);
-    const stamp = () => kernel.retention.now();
     this.engine = createEngine({
       registry: setup.registry,
-      store: new SqlToolResultStore(kernel.sql, stamp),
+      store: new SqlToolResultStore(kernel.sql, () => kernel.retention.now()),
       approvers: new Set(setup.approvers),
     });
     this.#records = new CallRecords(kernel.audit, setup.registry, this.book, setup.auditArguments);
@@ -173,6 +172,7 @@ export class ToolCallService {
           this.book.origin = null;
           this.book.rationale = null;
         }
+        this.#setup.shadow?.({ principal, call, now, claims: options.claims, result, hash, span: options.span });
         if (result.kind === "final" || result.kind === "needs_approval") {
           const opened = result.kind === "needs_approval" ? result.approval_id : null;
           audit = this.#records.append("tool_call", now, result.package, { principal, call }, hash, opened);

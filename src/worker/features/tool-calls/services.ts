@@ -23,6 +23,7 @@ export class ToolCallServices {
       executor: this.tools.executor(),
       auditArguments: config.auditArguments,
       approvalWindow: approvalWindowOf(config),
+      shadow: (seen) => this.tools.shadow.observe(seen, config.auditArguments),
     });
     return this.#service;
   }

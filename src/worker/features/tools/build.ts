@@ -5,7 +5,7 @@
  * @module
  */
 import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../../../core/json";
-import { checkPolicyTypes, compilePolicy, type CompiledPolicy } from "../../../core/policy";
+import { checkPolicyTypes } from "../../../core/policy";
 import { compileSchema } from "../../../core/tool-schema";
 import {
   defineTool,
@@ -18,11 +18,14 @@ import type { Principal } from "../../../core/tool-result/types";
 import type { HttpTarget, ToolDefinition, ToolTarget } from "../../../contracts/tool-definition";
 import { err, ok, type Result } from "../../../core/result";
 import { hostRefusal } from "../../targets/host";
+import { admits, asksHuman, compileRules, type DefinitionRefusal, type RuleInput, type ToolRules } from "./rules";
 
-/** Why a definition is refused: a message and the JSON pointer of the offending member. */
-export interface DefinitionRefusal {
-  readonly pointer: string;
-  readonly message: string;
+export type { DefinitionRefusal } from "./rules";
+
+/** A tool's shadow rules, compiled, and their revision (a rule left out is the enforced one). */
+export interface ShadowPolicy {
+  readonly rules: ToolRules;
+  readonly revision: string;
 }
 
 /** A data-defined tool ready for the registry: its engine spec and where it runs. */
@@ -31,6 +34,10 @@ export interface BuiltTool {
   readonly target: ToolTarget;
   /** The revision of each part, shown with every stored version. */
   readonly revisions: Readonly<Record<string, string>>;
+  /** The enforced rules (the spec's authorize and needsApproval evaluate them). */
+  readonly rules: ToolRules;
+  /** The shadow rules, when the definition publishes any: evaluated beside, never deciding. */
+  readonly shadow: ShadowPolicy | null;
 }
 
 /** Where targets may point: `https` always; loopback `http` only when the Worker allows it (`npm start`). */
@@ -100,17 +107,6 @@ export function checkUrl(url: string, pointer: string, policy: TargetPolicy): De
   };
 }
 
-function policyOf(
-  source: string,
-  use: "authorize" | "approval",
-  pointer: string,
-): Result<CompiledPolicy, DefinitionRefusal> {
-  const compiled = compilePolicy(source, use);
-  if (compiled.ok) return compiled;
-  const at = compiled.error.position === null ? "" : ` at ${compiled.error.position}`;
-  return err({ pointer, message: `CEL${at}: ${compiled.error.message}` });
-}
-
 const RULE_TYPES: Readonly<Record<string, RuleType>> = { string: "str", integer: "int", boolean: "bool" };
 
 /** The scalar type of a top-level property of an object schema, or `undefined`. */
@@ -151,6 +147,11 @@ export function checkRuleTypes(definition: ToolDefinition): DefinitionRefusal | 
   const rules: Array<[string, string]> = [["/authorize", definition.authorize]];
   const approval = definition.risk === "write" ? definition.approval : undefined;
   if (approval !== undefined && approval !== "always" && approval !== "never") rules.push(["/approval", approval]);
+  const shadow = definition.shadow;
+  if (shadow?.authorize !== undefined) rules.push(["/shadow/authorize", shadow.authorize]);
+  const shadowApproval = definition.risk === "write" ? shadow?.approval : undefined;
+  if (shadowApproval !== undefined && shadowApproval !== "always" && shadowApproval !== "never")
+    rules.push(["/shadow/approval", shadowApproval]);
   for (const [pointer, source] of rules) {
     const refused = checkPolicyTypes(source, input);
     if (refused !== null) {
@@ -177,16 +178,15 @@ export function buildTool(
     return err({ pointer: "/output/schema/type", message: "a tool's output is an object schema" });
   const bound = boundRules(definition);
   if (!bound.ok) return bound;
-  const authorize = policyOf(definition.authorize, "authorize", "/authorize");
-  if (!authorize.ok) return authorize;
   const approvalSource = definition.risk === "write" ? (definition.approval ?? "always") : "never";
-  let approval: CompiledPolicy | "always" | "never" =
-    approvalSource === "always" || approvalSource === "never" ? approvalSource : "always";
-  if (approvalSource !== "always" && approvalSource !== "never") {
-    const compiled = policyOf(approvalSource, "approval", "/approval");
-    if (!compiled.ok) return compiled;
-    approval = compiled.value;
-  }
+  const rules = compileRules(name, definition.risk, {
+    authorize: definition.authorize,
+    approval: approvalSource,
+    at: { authorize: "/authorize", approval: "/approval" },
+  });
+  if (!rules.ok) return rules;
+  const shadow = shadowOf(name, definition, approvalSource);
+  if (!shadow.ok) return shadow;
   const target = definition.target;
   const headersRefused = target.kind === "http" ? checkHeaders(target) : null;
   if (headersRefused !== null) return err(headersRefused);
@@ -224,19 +224,13 @@ export function buildTool(
     // The secret headers (or MCP auth) by the secret they name and their prefix (never a value).
     handler: revision("handler", { target, timeout_ms: definition.timeout_ms }),
   };
-  const rule = (policy: CompiledPolicy) => (principal: Principal, args: JsonObject, ctx: ToolContext) => {
-    const verdict = policy.evaluate({
-      principal: { subject_id: principal.subject_id, roles: [...principal.roles], claims: ctx.claims ?? {} },
-      args,
-      tool: name,
-      consumer: principal.tenant_id,
-      now: ctx.now ?? 0,
-    });
-    // A rule that errors or runs out of budget denies (and, for approval, asks a human).
-    return verdict.ok ? verdict.value : null;
-  };
-  const authorizeRule = rule(authorize.value);
-  const approvalRule = typeof approval === "string" ? null : rule(approval);
+  const enforced = rules.value;
+  const ruleInput = (principal: Principal, args: JsonObject, ctx: ToolContext): RuleInput => ({
+    principal,
+    args,
+    now: ctx.now ?? 0,
+    claims: ctx.claims ?? {},
+  });
   const spec = defineTool({
     name,
     description: definition.description,
@@ -255,13 +249,13 @@ export function buildTool(
     producerLabel: name,
     producerRevision: revisions.handler,
     timeoutMs: definition.timeout_ms,
-    authorize: (principal, args, ctx) => authorizeRule(principal, args, ctx) === true,
-    ...(approval === "never" ? { needsApproval: () => false } : {}),
-    ...(approvalRule === null
+    authorize: (principal, args, ctx) => admits(enforced, ruleInput(principal, args, ctx)),
+    // `always` leaves needsApproval out: the engine then asks a human for every write.
+    ...(enforced.approval === "always"
       ? {}
       : {
           needsApproval: (principal: Principal, args: JsonObject, ctx: ToolContext) =>
-            approvalRule(principal, args, ctx) !== false,
+            asksHuman(enforced, ruleInput(principal, args, ctx)),
         }),
     ...(definition.approval_valid_seconds === undefined
       ? {}
@@ -269,5 +263,28 @@ export function buildTool(
     execution: { kind: "external" },
     explainsArguments: true,
   });
-  return ok({ spec, target, revisions });
+  return ok({ spec, target, revisions, rules: enforced, shadow: shadow.value });
+}
+
+/**
+ * The shadow rules of a definition (a rule left out is the enforced one), or null when it
+ * publishes none. Their revision covers the rules in effect, so a changed enforced rule that the
+ * shadow falls back to starts a new count too; the tool's own revisions never include it.
+ */
+function shadowOf(
+  name: string,
+  definition: ToolDefinition,
+  approvalSource: string,
+): Result<ShadowPolicy | null, DefinitionRefusal> {
+  const shadow = definition.shadow;
+  if (shadow === undefined) return ok(null);
+  const sources = {
+    authorize: shadow.authorize ?? definition.authorize,
+    approval: definition.risk === "write" ? (shadow.approval ?? approvalSource) : "never",
+  };
+  const rules = compileRules(name, definition.risk, {
+    ...sources,
+    at: { authorize: "/shadow/authorize", approval: "/shadow/approval" },
+  });
+  return rules.ok ? ok({ rules: rules.value, revision: revision("shadow", sources) }) : rules;
 }

@@ -13,6 +13,8 @@ import { MAX_SECRETS } from "../secrets/vault";
 import { declarationInputs } from "./declare";
 import type { McpServersCall } from "../mcp-servers/service";
 import type { ToolsHost } from "./host";
+import { REPLAY_SCAN, replayCalls } from "./replay";
+import { REPLAY_DEFAULT_CALLS, ToolReplayRequest } from "../../../contracts/tool-shadow";
 
 /** One call of the tools service, as the Worker hands it to the consumer's object; `kind` is its operation. */
 export type ToolsCall =
@@ -25,6 +27,13 @@ export type ToolsCall =
   | { kind: "getTool"; name: string }
   | { kind: "listTools"; format: DeclarationFormat | null; cursor: string | null }
   | { kind: "deleteTool"; name: string }
+  | { kind: "toolShadow"; name: string }
+  | {
+      kind: "replayTool";
+      name: string;
+      /** The candidate and the limit the Worker read and validated, as RPC carries them. */
+      request: Carried<ToolReplayRequest>;
+    }
   | { kind: "putSecret"; name: string; value: string }
   | { kind: "deleteSecret"; name: string }
   | { kind: "listSecrets"; cursor: string | null }
@@ -105,6 +114,10 @@ export class ToolsCalls {
         if (disabled.ok) this.toolCalls.invalidate();
         return disabled.ok ? ok(null) : disabled;
       }
+      case "toolShadow":
+        return host.shadow.view(call.name, host.data.current(call.name)?.definition);
+      case "replayTool":
+        return this.#replay(consumer, call.name, received(call.request, ToolReplayRequest), now);
       case "putSecret": {
         if (!host.vault.enabled)
           return fail(problem("INVALID_REQUEST", "The gate has no TOOLGATE_SECRETS_KEY: secrets cannot be stored."));
@@ -140,5 +153,21 @@ export class ToolsCalls {
       case "getMcpServer":
         return host.mcp.call(call, now, pageItems);
     }
+  }
+
+  /**
+   * A candidate definition (checked as a PUT would check it, never stored) replayed against the
+   * tool's newest calls still held in the audit chain within the retention window (./replay.ts).
+   */
+  #replay(consumer: string, name: string, request: ToolReplayRequest, now: number): Outcome<string> {
+    const { kernel, host } = this;
+    if (host.data.current(name) === undefined) return fail(problem("NOT_FOUND", "No such tool."));
+    const candidate = host.data.check(name, request.definition);
+    if (!candidate.ok) return fail({ ...candidate.error, path: `/definition${candidate.error.path ?? ""}` });
+    const since = now - kernel.limits().retention_seconds;
+    const bounds = { afterSeq: (kernel.audit.store.head()?.seq ?? 0) - REPLAY_SCAN, since };
+    const limit = request.limit ?? REPLAY_DEFAULT_CALLS;
+    const entries = kernel.audit.store.newestWith("tool_call", "tool", name, bounds, limit);
+    return ok(canonicalJson(replayCalls(name, consumer, candidate.value.rules, entries, since)));
   }
 }

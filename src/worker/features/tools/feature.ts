@@ -3,6 +3,7 @@ import { defineFeature } from "../../kernel/feature";
 import { ToolsCalls, type ToolsCall } from "./calls";
 import { ToolsHost } from "./host";
 import { toolRoutes } from "./routes";
+import { SHADOW_EXPIRY, SHADOW_MIGRATIONS } from "./shadow-store";
 import { TOOL_MIGRATIONS } from "./store";
 
 declare module "../../kernel/feature" {
@@ -16,7 +17,7 @@ declare module "../../kernel/feature" {
   }
 }
 
-/** Tools defined as data and their versions, with the secrets and MCP servers they use. */
+/** Tools defined as data and their versions (and their shadow rules' records), with the secrets and MCP servers they use. */
 export const feature = defineFeature({
   name: "tools",
   routes: [toolRoutes],
@@ -25,5 +26,6 @@ export const feature = defineFeature({
     toolsCalls: (use) => new ToolsCalls(use("kernel"), use("gate"), use("tools"), use("toolCalls")),
   },
   operations: { toolsCall: (s, consumer, token, call) => s.toolsCalls.call(consumer, token, call) },
-  migrations: TOOL_MIGRATIONS,
+  migrations: [...TOOL_MIGRATIONS, ...SHADOW_MIGRATIONS],
+  expiry: SHADOW_EXPIRY,
 });

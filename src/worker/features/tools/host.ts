@@ -15,6 +15,7 @@ import { SecretVault } from "../secrets/vault";
 import type { BuiltTool } from "./build";
 import { McpServers } from "../mcp-servers/service";
 import { DataTools } from "./service";
+import { ShadowPolicies } from "./shadow";
 
 /** What the tools host uses of the kernel (the consumer's name seals its secrets; the clock dates MCP answers). */
 type ToolsKernel = Pick<
@@ -32,6 +33,8 @@ export class ToolsHost {
   readonly vault: SecretVault;
   /** The downstream MCP servers whose tools the consumer imported. */
   readonly mcp: McpServers;
+  /** The data tools' shadow rules: evaluated beside the enforced ones on every call. */
+  readonly shadow: ShadowPolicies;
   readonly #kernel: ToolsKernel;
   /** The embedding Worker's in-process tools (`createGate({ tools })`). */
   readonly #codeTools: () => readonly ToolSpec[];
@@ -45,6 +48,7 @@ export class ToolsHost {
     this.data = new DataTools(kernel, this.vault, () => [...ALL_TOOL_NAMES, ...codeTools().map((t) => t.name)]);
     this.#outbound = kernel.fetch;
     this.mcp = new McpServers(kernel, this.data, this.vault, this.#outbound);
+    this.shadow = new ShadowPolicies(kernel.sql, () => this.data.built());
     // A rolled-back definition must not stay built in memory.
     kernel.onRollback(() => this.data.reset());
   }

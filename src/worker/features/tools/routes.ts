@@ -8,6 +8,7 @@ import {
   ToolDefinition,
   ToolVersionView,
 } from "../../../contracts/tool-definition";
+import { ToolReplayRequest, ToolReplayView, ToolShadowView } from "../../../contracts/tool-shadow";
 import type { ToolsCall } from "./calls";
 import { problem, problemResponse } from "../../http/problem";
 import { jsonBody, type ConsumerVariables, type GateEnv } from "../../http/middleware";
@@ -130,6 +131,39 @@ export const toolRoutes: RouteModule = {
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
       handlers: handlers(named(TOOL_NAME_PATTERN, "tool"), (c) =>
         call(c.var, { kind: "deleteTool", name: pathParam(c, "name") }),
+      ),
+    },
+    {
+      method: "get",
+      path: `${P}/tools/{name}/shadow`,
+      summary:
+        'A data tool\'s shadow rules (docs/approvals.md, "Policies in shadow"): the current shadow, its revision, the counts of calls evaluated, agreed and disagreed by kind (authorize: allow vs refuse; approval: a human vs none) under it, and the newest disagreements kept (by digest and subject; arguments only under `audit_arguments: full`).',
+      operation: "toolShadow",
+      auth: "admin-secret",
+      response: { status: 200, schema: ToolShadowView, description: "The counts and the kept disagreements." },
+      problems: ["UNAUTHENTICATED", "NOT_FOUND"],
+      handlers: handlers(named(TOOL_NAME_PATTERN, "tool"), (c) =>
+        call(c.var, { kind: "toolShadow", name: pathParam(c, "name") }),
+      ),
+    },
+    {
+      method: "post",
+      path: `${P}/tools/{name}/replay`,
+      summary:
+        "Replay a candidate definition's rules against the tool's newest calls still held in the audit chain within the retention window (at most `limit`, newest first; never stored, never executed): what it would have refused, sent to a human or allowed against what happened, and the calls that differ. Only calls whose arguments the consumer keeps (`audit_arguments: full`) can be replayed; the others are counted.",
+      operation: "replayTool",
+      auth: "admin-secret",
+      request: ToolReplayRequest,
+      response: { status: 200, schema: ToolReplayView, description: "The figures and the differing calls." },
+      problems: adminBodyProblems("INVALID_TOOL_DEFINITION"),
+      handlers: handlers(named(TOOL_NAME_PATTERN, "tool"), jsonBody(ToolReplayRequest), (c) =>
+        sendBody(c.var.body, (request) =>
+          c.var.object.toolsCall(c.var.consumer, c.var.token, {
+            kind: "replayTool",
+            name: pathParam(c, "name"),
+            request,
+          }),
+        ),
       ),
     },
     {

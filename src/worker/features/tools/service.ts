@@ -1,5 +1,5 @@
 import { canonicalJson, type JsonObject } from "../../../core/json";
-import { ToolDefinition, type ToolTarget } from "../../../contracts/tool-definition";
+import { ToolDefinition, type ShadowRules, type ToolTarget } from "../../../contracts/tool-definition";
 import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { ObjectKernel } from "../../kernel/kernel";
@@ -45,6 +45,14 @@ function targetJson(target: ToolTarget): JsonObject {
   };
 }
 
+/** The shadow rules as stored (only the rules given). */
+function shadowJson(shadow: ShadowRules): JsonObject {
+  return {
+    ...(shadow.authorize === undefined ? {} : { authorize: shadow.authorize }),
+    ...(shadow.approval === undefined ? {} : { approval: shadow.approval }),
+  };
+}
+
 /** The stored text of a definition (its defaults applied), canonical JSON. */
 function definitionText(definition: ToolDefinition): string {
   const json: JsonObject = {
@@ -64,6 +72,7 @@ function definitionText(definition: ToolDefinition): string {
     ...(definition.approval_valid_seconds === undefined
       ? {}
       : { approval_valid_seconds: definition.approval_valid_seconds }),
+    ...(definition.shadow === undefined ? {} : { shadow: shadowJson(definition.shadow) }),
   };
   return canonicalJson(json);
 }
