@@ -39,8 +39,32 @@ const V18_OBJECTS = [
 const V19_CONSUMER_SQL =
   "CREATE TABLE consumer (\n    id INTEGER PRIMARY KEY CHECK (id = 1),\n    name TEXT NOT NULL,\n    tools TEXT NOT NULL,\n    approver_subjects TEXT NOT NULL,\n    created_at INTEGER NOT NULL,\n    updated_at INTEGER NOT NULL\n  , principal_tokens TEXT, limits TEXT NOT NULL DEFAULT '{}', cors_origins TEXT NOT NULL DEFAULT '[]', audit_arguments TEXT NOT NULL DEFAULT 'digest', approval_valid_seconds INTEGER)";
 
+/** What v20 adds (standing/store.ts: the standing approvals' table; consumers/store.ts: the setting's column), as written in its migration. */
+const V20_OBJECTS = [
+  {
+    type: "index",
+    name: "standing_approvals_end",
+    tbl_name: "standing_approvals",
+    sql: "CREATE INDEX standing_approvals_end ON standing_approvals (COALESCE(revoked_at, expires_at))",
+  },
+  {
+    type: "index",
+    name: "standing_approvals_live",
+    tbl_name: "standing_approvals",
+    sql: "CREATE INDEX standing_approvals_live ON standing_approvals (subject_id, tool, seq) WHERE revoked_at IS NULL",
+  },
+  {
+    type: "table",
+    name: "standing_approvals",
+    tbl_name: "standing_approvals",
+    sql: "CREATE TABLE standing_approvals (\n    seq INTEGER PRIMARY KEY AUTOINCREMENT,\n    standing_id TEXT NOT NULL UNIQUE,\n    tool TEXT NOT NULL,\n    subject_id TEXT NOT NULL,\n    approver_id TEXT NOT NULL,\n    constraint_cel TEXT,\n    granted_at INTEGER NOT NULL,\n    expires_at INTEGER NOT NULL,\n    max_calls INTEGER NOT NULL,\n    used_calls INTEGER NOT NULL DEFAULT 0,\n    revoked_at INTEGER,\n    revoked_by TEXT\n  )",
+  },
+];
+const V20_CONSUMER_SQL = V19_CONSUMER_SQL.replace(/\)$/, ", standing_approvals TEXT)");
+const V20_TABLES = new Set(["mcp_call_keys", "standing_approvals"]);
+
 describe("the consumer object's schema", () => {
-  it("is version 19: the pinned v17 dump, the v18 table and the v19 columns, exactly", async () => {
+  it("is version 20: the pinned v17 dump, the v18 table, the v19 columns and the v20 table and column, exactly", async () => {
     const stub = env.CONSUMER.get(env.CONSUMER.idFromName("migrations-schema"));
     const dump = await runInDurableObject(stub, (_instance, state) => ({
       version: storedSchemaVersion(state.storage.sql),
@@ -50,11 +74,11 @@ describe("the consumer object's schema", () => {
         )
         .toArray(),
     }));
-    expect(SCHEMA_VERSION).toBe(19);
-    expect(dump.version).toBe(19);
+    expect(SCHEMA_VERSION).toBe(20);
+    expect(dump.version).toBe(20);
     const v19 = schema.map((o) =>
       o.name === "consumer"
-        ? { ...o, sql: V19_CONSUMER_SQL }
+        ? { ...o, sql: V20_CONSUMER_SQL }
         : o.name === "approvals" && o.sql !== null
           ? {
               ...o,
@@ -65,7 +89,8 @@ describe("the consumer object's schema", () => {
             }
           : o,
     );
-    expect(dump.objects.filter((o) => o.tbl_name !== "mcp_call_keys")).toEqual(v19);
+    expect(dump.objects.filter((o) => !V20_TABLES.has(o.tbl_name))).toEqual(v19);
     expect(dump.objects.filter((o) => o.tbl_name === "mcp_call_keys")).toEqual(V18_OBJECTS);
+    expect(dump.objects.filter((o) => o.tbl_name === "standing_approvals")).toEqual(V20_OBJECTS);
   });
 });

@@ -2,6 +2,7 @@ import type { AuditArguments } from "../../../contracts/consumer";
 import type { JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { HashFn, ResultPackage } from "../../../core/tool-result/types";
+import type { StandingLookup } from "../standing/cover";
 import type { ExternalExecutor } from "../../targets/executor";
 import type { McpNotifySink } from "../../targets/mcp/notify";
 import type { Span } from "../../trace/span";
@@ -32,6 +33,8 @@ export interface ToolCallSetup {
   readonly auditArguments: AuditArguments;
   /** The consumer's approval window: seconds an approval admits the repeated call when its tool sets none. */
   readonly approvalWindow: number;
+  /** The standing approval that covers a write needing a human, its use counted (features/standing); absent: none. */
+  readonly standing?: StandingLookup;
 }
 
 /** What one dispatch carries besides the call. */
