@@ -1,5 +1,6 @@
 import { StandingApprovalGrant } from "../../../contracts/standing-approval";
-import type { Outcome } from "../../result";
+import { canonicalJson } from "../../../core/json";
+import { ok, type Outcome } from "../../result";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
 import { received, type Carried } from "../../kernel/rpc";
 import type { ToolsHost } from "../tools/host";
@@ -24,13 +25,11 @@ export class StandingCalls {
     if (!who.ok) return who;
     const { approverId, config } = who.value;
     switch (call.kind) {
-      case "grantStanding":
-        return this.standing.grant(
-          config,
-          this.tools.registry(config.tools),
-          approverId,
-          received(call.request, StandingApprovalGrant),
-        );
+      case "grantStanding": {
+        const body = received(call.request, StandingApprovalGrant);
+        const granted = this.standing.grant(config, this.tools.registry(config.tools), approverId, body);
+        return granted.ok ? ok(canonicalJson(granted.value)) : granted;
+      }
       case "listStanding":
         return this.standing.list();
       case "revokeStanding":

@@ -8,7 +8,11 @@ import { canonicalJson, type JsonObject } from "../../../core/json";
 import { checkPolicyTypes, compilePolicy, type CompiledPolicy } from "../../../core/policy";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
-import { MAX_ACTIVE_STANDING, type StandingApprovalGrant } from "../../../contracts/standing-approval";
+import {
+  MAX_ACTIVE_STANDING,
+  type StandingApprovalGrant,
+  type StandingApprovalView,
+} from "../../../contracts/standing-approval";
 import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
 import { LruMap } from "../../lru";
@@ -59,7 +63,7 @@ export class StandingService {
     registry: ToolRegistry,
     approverId: string,
     body: StandingApprovalGrant,
-  ): Outcome<string> {
+  ): Outcome<StandingApprovalView> {
     const setting = config.standingApprovals;
     if (setting === null || !setting.tools.includes(body.tool))
       return fail(problem("STANDING_APPROVAL_NOT_ALLOWED", "The consumer allows no standing approval of this tool."));
@@ -118,7 +122,7 @@ export class StandingService {
       this.store.insert(row);
       const view = viewOf(row, now);
       this.#kernel.audit.append("standing_approval.granted", now, view);
-      return ok(canonicalJson(view));
+      return ok(view);
     });
   }
 
