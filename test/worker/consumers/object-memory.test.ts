@@ -44,6 +44,7 @@ describe("the object's memory", () => {
       { structure: "call-rate buckets", entries: 2, cap: 4096, bound: "LRU" },
       { structure: "relayed MCP requests", entries: 0, cap: null, bound: "4 per call in flight, dropped when it ends" },
       { structure: "WebSockets", entries: 0, cap: null, bound: "sockets_per_credential per credential" },
+      { structure: "compiled standing constraints", entries: 0, cap: 64, bound: "LRU" },
     ]);
   });
 

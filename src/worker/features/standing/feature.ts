@@ -5,7 +5,7 @@ import { StandingCalls, type StandingCall } from "./calls";
 import { standingConsole, type StandingConsoleCall, type StandingConsoleReply } from "./console-call";
 import { standingConsoleRoutes } from "./console-routes";
 import { standingRoutes } from "./routes";
-import { StandingService } from "./service";
+import { COMPILED_CONSTRAINTS, StandingService } from "./service";
 import { STANDING_EXPIRY, STANDING_MIGRATIONS } from "./store";
 
 declare module "../../kernel/feature" {
@@ -65,6 +65,14 @@ export const feature = defineFeature({
         call,
       ),
   },
+  memory: (s) => [
+    {
+      structure: "compiled standing constraints",
+      entries: s.standing.compiledConstraints,
+      cap: COMPILED_CONSTRAINTS,
+      bound: "LRU",
+    },
+  ],
   migrations: STANDING_MIGRATIONS,
   expiry: STANDING_EXPIRY,
 });

@@ -23,7 +23,7 @@ import { inputSchemaOf } from "../tools/declare";
 import { StandingStore, viewOf } from "./store";
 
 /** Compiled constraints kept between calls (by source text). */
-const COMPILED_CONSTRAINTS = 64;
+export const COMPILED_CONSTRAINTS = 64;
 /** The list's length: the newest grants. */
 export const STANDING_LIST_ITEMS = 100;
 
@@ -51,6 +51,11 @@ export class StandingService {
   constructor(kernel: StandingKernel) {
     this.#kernel = kernel;
     this.store = new StandingStore(kernel.sql);
+  }
+
+  /** How many compiled constraints are held (the memory report). */
+  get compiledConstraints(): number {
+    return this.#compiled.size;
   }
 
   /**
