@@ -56,7 +56,10 @@ const GROUPS: Record<string, () => Promise<AdminGroup>> = {
   tools: async () => (await import("./admin-tools")).toolVerbs,
   secrets: async () => (await import("./admin-tools")).secretVerbs,
   credentials: async () => (await import("./admin-credentials")).credentialVerbs,
-  approvals: async () => (await import("./admin-approvals")).approvalVerbs,
+  approvals: async () => ({
+    ...(await import("./admin-approvals")).approvalVerbs,
+    ...(await import("./admin-standing")).standingVerbs,
+  }),
   audit: async () => (await import("./admin-audit")).auditVerbs,
   webhooks: async () => (await import("./admin-webhooks")).webhookVerbs,
 };
@@ -132,10 +135,12 @@ async function runVerb(io: CliIo, label: string, verb: AdminVerb, args: readonly
     return exit.status;
   };
   const parsed = parse(args, verb);
+  // The words of the verb's name in its label (`toolgate admin <group> <verb…>`), left out of its usage.
+  const words = label.split(" ").length - 3;
   if (!parsed.ok) {
     io.stderr(
       forPerson(
-        `${label}: ${parsed.error}\nusage: ${`${label} ${verb.usage.split(" ").slice(1).join(" ")}`.trimEnd()}\n`,
+        `${label}: ${parsed.error}\nusage: ${`${label} ${verb.usage.split(" ").slice(words).join(" ")}`.trimEnd()}\n`,
       ),
     );
     return 2;
@@ -183,7 +188,10 @@ export async function runAdmin(args: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const group = await load();
-  const verb = verbName === undefined ? undefined : group[verbName];
+  // A two-word verb (`approvals standing grant`) is named by both words.
+  const pair = verbName === undefined || rest[0] === undefined ? undefined : `${verbName} ${rest[0]}`;
+  const paired = pair === undefined ? undefined : group[pair];
+  const verb = paired ?? (verbName === undefined ? undefined : group[verbName]);
   if (verb === undefined) {
     const lines = Object.values(group).map((v) => `  toolgate admin ${groupName} ${v.usage}`);
     const help = verbName === "--help" || verbName === "-h";
@@ -197,5 +205,7 @@ export async function runAdmin(args: string[], io: CliIo): Promise<number> {
       );
     return help ? 0 : 2;
   }
-  return runVerb(io, `toolgate admin ${groupName} ${verbName}`, verb, rest);
+  return paired === undefined
+    ? runVerb(io, `toolgate admin ${groupName} ${verbName}`, verb, rest)
+    : runVerb(io, `toolgate admin ${groupName} ${pair}`, verb, rest.slice(1));
 }

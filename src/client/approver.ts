@@ -1,6 +1,7 @@
 import type * as z from "../core/zod";
 import type { ApprovalDecisionRequest, ApprovalDecisionView, ApprovalList, ApprovalView } from "../contracts/approval";
 import type { CapabilityAuthorityRequest } from "../contracts/capability";
+import type { StandingApprovalGrant, StandingApprovalList, StandingApprovalView } from "../contracts/standing-approval";
 import type { approvalDecision, toolAuthorityCommand } from "../core/capability";
 import { approvalStatus, type ApprovalStatus } from "./agent";
 import { call, type ClientResult, type GateOptions } from "./transport";
@@ -8,6 +9,12 @@ import type { AuthorityAnswer, CapabilityRequestSnapshot, RequestKey, U64 } from
 
 /** A pending tool-call approval as an approver sees it (`ApprovalView`). */
 export type ToolApproval = z.output<typeof ApprovalView>;
+
+/** A standing approval as the gate answers it (`StandingApprovalView`). */
+export type StandingApproval = z.output<typeof StandingApprovalView>;
+
+/** What an approver grants (`StandingApprovalGrant`): tool, subject, seconds, max_calls, an optional CEL constraint. */
+export type StandingGrant = z.input<typeof StandingApprovalGrant>;
 
 /** A capability authority command (`ToolAuthorityCommand`: `set-grant`, `revoke-grant`, `resolve-approval`, `close-client`). */
 export type AuthorityCommand = z.input<typeof toolAuthorityCommand>;
@@ -47,6 +54,25 @@ export class ApproverClient {
       ...(reason === undefined ? {} : { reason }),
     };
     return call(this.options, "POST", `/approvals/${encodeURIComponent(approvalId)}`, body);
+  }
+
+  /**
+   * `POST …/standing-approvals`: lets `grant.subject_id`'s calls of `grant.tool` run without a
+   * per-call decision for `seconds` and at most `max_calls` calls, each only when the CEL
+   * `constraint` admits its arguments (docs/approvals.md, "Standing approvals").
+   */
+  grantStanding(grant: StandingGrant): Promise<ClientResult<StandingApproval>> {
+    return call(this.options, "POST", "/standing-approvals", grant);
+  }
+
+  /** `GET …/standing-approvals`: the consumer's standing approvals, newest first. */
+  listStanding(): Promise<ClientResult<z.output<typeof StandingApprovalList>>> {
+    return call(this.options, "GET", "/standing-approvals");
+  }
+
+  /** `DELETE …/standing-approvals/{id}`: revokes one; the next call it would have covered needs its own approval. */
+  revokeStanding(standingApprovalId: string): Promise<ClientResult<StandingApproval>> {
+    return call(this.options, "DELETE", `/standing-approvals/${encodeURIComponent(standingApprovalId)}`);
   }
 
   /** `GET …/capability/approvals`: capability requests awaiting approval. */

@@ -18,7 +18,13 @@ export {
   type ToolCallStatusInput,
   type ToolDeclarationPage,
 } from "./agent";
-export { ApproverClient, type AuthorityCommand, type ToolApproval } from "./approver";
+export {
+  ApproverClient,
+  type AuthorityCommand,
+  type StandingApproval,
+  type StandingGrant,
+  type ToolApproval,
+} from "./approver";
 export { AuditorClient, type AuditEntry, type AuditExport, type AuditPageQuery } from "./auditor";
 export {
   connectProvider,

@@ -67,6 +67,10 @@ export const ACCESS = {
   mcp: ["agent"],
   listApprovals: ["approver"],
   decideApproval: ["approver"],
+  // Standing approvals: an approver grants, lists and revokes them.
+  grantStanding: ["approver"],
+  listStanding: ["approver"],
+  revokeStanding: ["approver"],
   // Approver console: a session exchanged for an approver credential; the audit part of its page.
   consoleSignIn: ["approver"],
   consoleAudit: ["approver"],

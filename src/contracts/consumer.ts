@@ -1,5 +1,6 @@
 import * as z from "../core/zod";
 import { httpSchemas, Identifier } from "./registry";
+import { MAX_STANDING_CALLS, MAX_STANDING_SECONDS } from "./standing-approval";
 
 /** Path segment naming a consumer (tenant). */
 export const ConsumerName = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/));
@@ -165,6 +166,20 @@ const approvalWindow = () =>
     }),
   );
 
+/** Which tools allow standing approvals and their longest window and count (absent: none allowed). */
+export const StandingApprovalsSetting = z
+  .strictObject({
+    tools: z.array(Identifier).check(z.minLength(1), z.maxLength(256)),
+    max_seconds: z.int().check(z.gte(1), z.lte(MAX_STANDING_SECONDS)),
+    max_calls: z.int().check(z.gte(1), z.lte(MAX_STANDING_CALLS)),
+  })
+  .check(
+    z.meta({
+      description:
+        "Which tools an approver may grant a standing approval for, and its longest window (seconds, at most 2592000) and largest count of calls (at most 100000). Absent: no standing approval may be granted (docs/approvals.md, Standing approvals).",
+    }),
+  );
+
 /** `PUT /v1/consumers/{consumer}`: the consumer's enabled tools, who may approve, its token issuer and limits. */
 export const ConsumerConfig = z
   .strictObject({
@@ -185,6 +200,7 @@ export const ConsumerConfig = z
       }),
     ),
     approval_valid_seconds: approvalWindow(),
+    standing_approvals: z.optional(StandingApprovalsSetting),
   })
   .register(httpSchemas, { id: "ConsumerConfig" });
 
@@ -219,6 +235,7 @@ export const ConsumerView = z
     approval_valid_seconds: z
       .optional(z.int())
       .check(z.meta({ description: "The consumer's approval window; present only when set (absent: 600)." })),
+    standing_approvals: z.optional(StandingApprovalsSetting),
     created: z.boolean(),
   })
   .register(httpSchemas, { id: "ConsumerView" });
@@ -229,5 +246,7 @@ export type ConsumerPatch = z.infer<typeof ConsumerPatch>;
 export type ConsumerConfig = z.infer<typeof ConsumerConfig>;
 /** A parsed token issuer. */
 export type PrincipalTokenIssuer = z.infer<typeof PrincipalTokenIssuer>;
+/** A parsed standing approvals setting. */
+export type StandingApprovalsSetting = z.infer<typeof StandingApprovalsSetting>;
 /** Parsed limit overrides. */
 export type ConsumerLimits = z.infer<typeof ConsumerLimits>;

@@ -21,6 +21,8 @@ export const PROBLEM_STATUS = {
   APPROVAL_EXPIRED: 409,
   APPROVER_NOT_ALLOWED: 403,
   SELF_APPROVAL_FORBIDDEN: 403,
+  // A standing approval outside what the consumer's `standing_approvals` setting allows.
+  STANDING_APPROVAL_NOT_ALLOWED: 403,
   APPROVAL_DIGEST_MISMATCH: 409,
   // Identity: the principal a call acts for must come from what the gate verified.
   PRINCIPAL_MISMATCH: 403,
@@ -115,6 +117,7 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   APPROVAL_EXPIRED: "Approval request expired",
   APPROVER_NOT_ALLOWED: "Subject may not approve",
   SELF_APPROVAL_FORBIDDEN: "The requesting subject may not approve its own call",
+  STANDING_APPROVAL_NOT_ALLOWED: "The consumer does not allow this standing approval",
   APPROVAL_DIGEST_MISMATCH: "Approval digest is not the pending call's",
   PRINCIPAL_MISMATCH: "Credential may not act for this subject",
   ROLE_NOT_ALLOWED: "Credential may not assert this role",

@@ -236,6 +236,9 @@ describe("help", () => {
         "  toolgate admin approvals list",
         "  toolgate admin approvals show ID",
         "  toolgate admin approvals decide ID approve --digest HEX [--reason TEXT] | decide ID deny [--reason TEXT]",
+        "  toolgate admin approvals standing grant TOOL SUBJECT --seconds N --calls N [--constraint CEL]",
+        "  toolgate admin approvals standing list",
+        "  toolgate admin approvals standing revoke ID",
         "  toolgate admin audit tail [--n N]",
         "  toolgate admin audit export --out FILE [--progress-every N]",
         "  toolgate admin audit verify --export FILE [--checkpoint SAVED_FILE]...",
@@ -789,6 +792,56 @@ describe("approvals", () => {
       await new Promise((done) => fake.close(done));
     }
     expect(posts).toEqual([]);
+  });
+
+  it("standing grant, list and revoke: a grant covers the next call without a decision, until revoked", async () => {
+    const patched = await fetch(`${dev.base}/v1/consumers/${SHOP}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/merge-patch+json" },
+      body: JSON.stringify({ standing_approvals: { tools: ["create_refund_draft"], max_seconds: 600, max_calls: 2 } }),
+    });
+    expect(patched.status).toBe(200);
+    const constraint = 'args.reason == "damaged"';
+    const granted = await toolgate(
+      ["approvals", "standing", "grant", "create_refund_draft", "user-1", "--seconds", "600", "--calls", "2"].concat([
+        "--constraint",
+        constraint,
+        "--json",
+      ]),
+      approver(),
+    );
+    const view = JSON.parse(granted.stdout);
+    expect([granted.status, granted.stderr, view.state, view.subject_id, view.used_calls, view.constraint]).toEqual([
+      0,
+      "",
+      "active",
+      "user-1",
+      0,
+      constraint,
+    ]);
+    const covered = await refundCall(41, "damaged");
+    expect([covered.model_result.status, covered.approval_id]).toEqual(["succeeded", undefined]);
+    const id = view.standing_approval_id as string;
+    const widths = [36, 6, 19, 7, 5, 20];
+    const cells = (row: string[]) =>
+      [...row.slice(0, 6).map((cell, i) => cell.padEnd(widths[i] as number)), row[6]].join("  ");
+    expect(await toolgate(["approvals", "standing", "list"], approver())).toEqual({
+      status: 0,
+      stderr: "",
+      stdout: lines(
+        cells(["ID", "STATE", "TOOL", "SUBJECT", "CALLS", "UNTIL", "CONSTRAINT"]),
+        cells([id, "active", "create_refund_draft", "user-1", "1/2", iso(view.expires_at), constraint]),
+      ),
+    });
+    const revoked = await toolgate(["approvals", "standing", "revoke", id], approver());
+    expect([revoked.status, revoked.stderr, /^state:\s+revoked$/m.test(revoked.stdout)]).toEqual([0, "", true]);
+    expect(/^revoked:\s+by rev-1 at \S+Z$/m.test(revoked.stdout)).toBe(true);
+    expect((await refundCall(42, "damaged")).model_result.error.code).toBe("APPROVAL_REQUIRED");
+    expect(await toolgate(["approvals", "standing", "revoke", "sta_x"], approver())).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: "toolgate admin approvals standing revoke: not a standing approval id (sta_ and 32 hex digits): sta_x\n",
+    });
   });
 });
 

@@ -14,6 +14,7 @@ import { feature as oauthFeature } from "./oauth/feature";
 import { feature as runtimeFeature } from "./runtime/feature";
 import { feature as secretsFeature } from "./secrets/feature";
 import { feature as socketsFeature } from "./sockets/feature";
+import { feature as standingFeature } from "./standing/feature";
 import { feature as toolCallsFeature } from "./tool-calls/feature";
 import { feature as toolsFeature } from "./tools/feature";
 import { feature as webhooksFeature } from "./webhooks/feature";
@@ -33,6 +34,7 @@ export const FEATURE_FOLDERS: readonly Feature[] = [
   runtimeFeature,
   secretsFeature,
   socketsFeature,
+  standingFeature,
   toolCallsFeature,
   toolsFeature,
   webhooksFeature,

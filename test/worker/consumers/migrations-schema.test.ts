@@ -39,8 +39,24 @@ const V18_OBJECTS = [
 const V19_CONSUMER_SQL =
   "CREATE TABLE consumer (\n    id INTEGER PRIMARY KEY CHECK (id = 1),\n    name TEXT NOT NULL,\n    tools TEXT NOT NULL,\n    approver_subjects TEXT NOT NULL,\n    created_at INTEGER NOT NULL,\n    updated_at INTEGER NOT NULL\n  , principal_tokens TEXT, limits TEXT NOT NULL DEFAULT '{}', cors_origins TEXT NOT NULL DEFAULT '[]', audit_arguments TEXT NOT NULL DEFAULT 'digest', approval_valid_seconds INTEGER)";
 
-/** What v20 adds (tools/shadow-store.ts: a tool's shadow counts and kept disagreements), as written in its migration. */
+/**
+ * What v20 adds, as written in its migrations: a tool's shadow counts and kept disagreements
+ * (tools/shadow-store.ts), the standing approvals' table (standing/store.ts) and the setting's
+ * column (consumers/store.ts).
+ */
 const V20_OBJECTS = [
+  {
+    type: "index",
+    name: "standing_approvals_end",
+    tbl_name: "standing_approvals",
+    sql: "CREATE INDEX standing_approvals_end ON standing_approvals (COALESCE(revoked_at, expires_at))",
+  },
+  {
+    type: "index",
+    name: "standing_approvals_live",
+    tbl_name: "standing_approvals",
+    sql: "CREATE INDEX standing_approvals_live ON standing_approvals (subject_id, tool, seq) WHERE revoked_at IS NULL",
+  },
   {
     type: "index",
     name: "tool_shadow_by_age",
@@ -61,6 +77,12 @@ const V20_OBJECTS = [
   },
   {
     type: "table",
+    name: "standing_approvals",
+    tbl_name: "standing_approvals",
+    sql: "CREATE TABLE standing_approvals (\n    seq INTEGER PRIMARY KEY AUTOINCREMENT,\n    standing_id TEXT NOT NULL UNIQUE,\n    tool TEXT NOT NULL,\n    subject_id TEXT NOT NULL,\n    approver_id TEXT NOT NULL,\n    constraint_cel TEXT,\n    granted_at INTEGER NOT NULL,\n    expires_at INTEGER NOT NULL,\n    max_calls INTEGER NOT NULL,\n    used_calls INTEGER NOT NULL DEFAULT 0,\n    revoked_at INTEGER,\n    revoked_by TEXT\n  )",
+  },
+  {
+    type: "table",
     name: "tool_shadow_counts",
     tbl_name: "tool_shadow_counts",
     sql: "CREATE TABLE tool_shadow_counts (\n    tool TEXT NOT NULL,\n    revision TEXT NOT NULL,\n    evaluated INTEGER NOT NULL,\n    agreed INTEGER NOT NULL,\n    authorize INTEGER NOT NULL,\n    approval INTEGER NOT NULL,\n    first_at INTEGER NOT NULL,\n    last_at INTEGER NOT NULL,\n    PRIMARY KEY (tool, revision)\n  )",
@@ -72,10 +94,11 @@ const V20_OBJECTS = [
     sql: "CREATE TABLE tool_shadow_disagreements (\n    id INTEGER PRIMARY KEY AUTOINCREMENT,\n    tool TEXT NOT NULL,\n    revision TEXT NOT NULL,\n    at INTEGER NOT NULL,\n    kind TEXT NOT NULL,\n    enforced TEXT NOT NULL,\n    shadow TEXT NOT NULL,\n    subject_id TEXT NOT NULL,\n    call_id TEXT NOT NULL,\n    request_sha256 TEXT NOT NULL,\n    arguments TEXT\n  )",
   },
 ];
-const V20_TABLES = new Set(["tool_shadow_counts", "tool_shadow_disagreements"]);
+const V20_CONSUMER_SQL = V19_CONSUMER_SQL.replace(/\)$/, ", standing_approvals TEXT)");
+const V20_TABLES = new Set(["standing_approvals", "tool_shadow_counts", "tool_shadow_disagreements"]);
 
 describe("the consumer object's schema", () => {
-  it("is version 20: the pinned v17 dump, the v18 table, the v19 columns and the v20 tables, exactly", async () => {
+  it("is version 20: the pinned v17 dump, the v18 table, the v19 columns and the v20 tables and column, exactly", async () => {
     const stub = env.CONSUMER.get(env.CONSUMER.idFromName("migrations-schema"));
     const dump = await runInDurableObject(stub, (_instance, state) => ({
       version: storedSchemaVersion(state.storage.sql),
@@ -89,7 +112,7 @@ describe("the consumer object's schema", () => {
     expect(dump.version).toBe(20);
     const v19 = schema.map((o) =>
       o.name === "consumer"
-        ? { ...o, sql: V19_CONSUMER_SQL }
+        ? { ...o, sql: V20_CONSUMER_SQL }
         : o.name === "approvals" && o.sql !== null
           ? {
               ...o,

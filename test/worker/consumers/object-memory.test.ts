@@ -50,6 +50,7 @@ describe("the object's memory", () => {
         bound: "8 per MCP session, each until its approval's decision or expiry",
       },
       { structure: "WebSockets", entries: 0, cap: null, bound: "sockets_per_credential per credential" },
+      { structure: "compiled standing constraints", entries: 0, cap: 64, bound: "LRU" },
     ]);
   });
 

@@ -15,7 +15,7 @@ export type ConsoleNotice =
   | { readonly kind: "decided"; readonly approvalId: string; readonly state: "approved" | "denied" }
   | { readonly kind: "problem"; readonly approvalId: string | null; readonly code: ProblemCode };
 
-/** A console page around `body` (exported for the pages of other files, ./shadow-page.ts). */
+/** A console page: its head (styles, script, the session's CSRF token) and body (exported for the other pages' files). */
 export function layout(title: string, body: SafeHtml, identity: ConsoleIdentity | null): string {
   return `<!doctype html>\n${html`<html lang="en">
 <head>
@@ -35,7 +35,7 @@ ${body}
 `.toString()}`;
 }
 
-/** The page's header: the brand and, signed in, who and sign-out. */
+/** The page's banner: the consumer, the approver, the session's end and sign-out. */
 export function banner(identity: ConsoleIdentity | null): SafeHtml {
   const who =
     identity === null
@@ -130,7 +130,8 @@ export function approvalPage(
 ): string {
   const part =
     pending !== null
-      ? html`<section aria-labelledby="state-heading"><h2 id="state-heading">Waiting for a decision</h2>${approvalArticle(pending, identity.csrf, identity.now)}</section>`
+      ? html`<section aria-labelledby="state-heading"><h2 id="state-heading">Waiting for a decision</h2>${approvalArticle(pending, identity.csrf, identity.now)}
+<p class="standing-link"><a href="/console/standing?approval=${approvalId}">Approve and allow for …</a> (a standing approval of this tool for this subject: time, count, constraint)</p></section>`
       : html`<section aria-labelledby="state-heading"><h2 id="state-heading">No longer pending</h2>
 <p class="settled">This approval is <strong>${settled?.state ?? "gone"}</strong>${settled?.approver_id == null ? "" : html` (by ${shown(settled.approver_id)})`}.</p>
 ${settled === null ? "" : html`<table class="decided">${SETTLED_HEAD}<tbody>${settledRow(settled)}</tbody></table>`}</section>`;

@@ -153,6 +153,23 @@ export class ConsoleService {
   }
 
   /**
+   * The approver a live session of this consumer acts for (a page read counts as activity), for
+   * another feature's console section; with `csrf`, only when it is the session's token.
+   */
+  sessionFor(
+    consumer: string,
+    sessionId: string,
+    csrf: string | null,
+  ): Outcome<{ config: ConsumerRecord; identity: ConsoleIdentity }> {
+    const config = this.kernel.config.current();
+    if (config === undefined || config.name !== consumer) return fail(UNAUTHENTICATED);
+    const session = this.#session(config, sessionId, true);
+    if (session === null) return fail(UNAUTHENTICATED);
+    if (csrf !== null && !secretsEqual(csrf, session.csrfToken)) return fail(CSRF_REFUSED);
+    return ok({ config, identity: identityOf(config, session, this.kernel.now()) });
+  }
+
+  /**
    * A new session for an authenticated approver (`sessionId`: the Worker's random, tagged id;
    * only its SHA-256 is stored). Ended sessions are deleted first, and a credential keeps at
    * most {@link CONSOLE_SESSIONS_PER_CREDENTIAL}.

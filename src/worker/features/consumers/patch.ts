@@ -20,6 +20,7 @@ export function configOf(record: ConsumerRecord): ConsumerConfig {
     ...(Object.keys(record.limits).length === 0 ? {} : { limits: { ...record.limits } }),
     ...(record.corsOrigins.length === 0 ? {} : { cors_origins: [...record.corsOrigins] }),
     ...(record.auditArguments === "digest" ? {} : { audit_arguments: record.auditArguments }),
+    ...(record.standingApprovals === null ? {} : { standing_approvals: { ...record.standingApprovals } }),
   };
 }
 

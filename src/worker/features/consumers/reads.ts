@@ -8,7 +8,7 @@ import { CredentialId } from "../../../contracts/credential";
 import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { AlarmView } from "../audit/consistency";
-import type { ConsumerRecord } from "./service";
+import { standingOf, type ConsumerRecord } from "./service";
 import { CredentialStore } from "../credentials/store";
 import { cursorCodec } from "../../kernel/cursor";
 import type { Limits } from "../../kernel/limits";
@@ -32,6 +32,7 @@ export function consumerDetails(
     ...(record.corsOrigins.length === 0 ? {} : { cors_origins: record.corsOrigins }),
     ...(record.auditArguments === "digest" ? {} : { audit_arguments: record.auditArguments }),
     ...(record.approvalValidSeconds === null ? {} : { approval_valid_seconds: record.approvalValidSeconds }),
+    ...standingOf(record),
     storage_bytes: storageBytes,
     ...(auditAlarm === null ? {} : { audit_inconsistent: { ...auditAlarm } }),
   });

@@ -1,4 +1,8 @@
-import { DEFAULT_APPROVAL_VALID_SECONDS, type ConsumerConfig } from "../../../contracts/consumer";
+import {
+  DEFAULT_APPROVAL_VALID_SECONDS,
+  type ConsumerConfig,
+  type StandingApprovalsSetting,
+} from "../../../contracts/consumer";
 import type { AuditChain } from "../audit/service";
 import { DEFAULT_LIMITS, type Limits } from "../../kernel/limits";
 import { loadConsumer, saveConsumer, type ConsumerRecord } from "./store";
@@ -8,6 +12,11 @@ export type { ConsumerRecord };
 /** Seconds an approval admits the repeated call for a tool without its own window: the consumer's, or the default. */
 export function approvalWindowOf(record: ConsumerRecord | undefined): number {
   return record?.approvalValidSeconds ?? DEFAULT_APPROVAL_VALID_SECONDS;
+}
+
+/** The standing approvals setting as a configuration member: present only when the consumer allows any. */
+export function standingOf(record: ConsumerRecord): { standing_approvals?: StandingApprovalsSetting } {
+  return record.standingApprovals === null ? {} : { standing_approvals: { ...record.standingApprovals } };
 }
 
 /** A consumer's limits: its overrides over the documented defaults. */
@@ -48,6 +57,7 @@ export class ConsumerService {
         corsOrigins: config.cors_origins ?? [],
         auditArguments: config.audit_arguments ?? "digest",
         approvalValidSeconds: config.approval_valid_seconds ?? null,
+        standingApprovals: config.standing_approvals ?? null,
       },
       now,
     );
@@ -64,6 +74,8 @@ export class ConsumerService {
     const kept = stored.auditArguments === "digest" ? {} : { audit_arguments: stored.auditArguments };
     // Likewise the approval window, only when the consumer set one (absent: the default).
     const window = stored.approvalValidSeconds === null ? {} : { approval_valid_seconds: stored.approvalValidSeconds };
+    // Likewise the standing approvals setting, only when the consumer allows any.
+    const standing = standingOf(stored);
     this.audit.append("consumer.configured", now, {
       consumer,
       tools: stored.tools,
@@ -73,6 +85,7 @@ export class ConsumerService {
       ...cors,
       ...kept,
       ...window,
+      ...standing,
     });
     return JSON.stringify({
       consumer,
@@ -83,6 +96,7 @@ export class ConsumerService {
       ...cors,
       ...kept,
       ...window,
+      ...standing,
       created,
     });
   }

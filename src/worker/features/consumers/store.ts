@@ -3,6 +3,7 @@ import {
   AUDIT_ARGUMENTS,
   ConsumerLimits,
   PrincipalTokenIssuer,
+  StandingApprovalsSetting,
   type AuditArguments,
 } from "../../../contracts/consumer";
 import type { Migration } from "../../kernel/schema";
@@ -10,7 +11,7 @@ import { intOrNull, one, run, storedJson, storedStrings, text, textOrNull } from
 
 /**
  * The consumer service's table (schema v1: the one configuration row; v4: token issuer and limits; v13: the CORS
- * allow-list; v19: what tool calls' audit records keep of their arguments).
+ * allow-list; v19: what tool calls' audit records keep of their arguments; v20: the standing approvals setting).
  */
 export const CONSUMER_MIGRATIONS: readonly Migration[] = [
   {
@@ -38,6 +39,8 @@ export const CONSUMER_MIGRATIONS: readonly Migration[] = [
     version: 19,
     sql: "ALTER TABLE consumer ADD COLUMN audit_arguments TEXT NOT NULL DEFAULT 'digest'; ALTER TABLE consumer ADD COLUMN approval_valid_seconds INTEGER;",
   },
+  // v20: which tools allow standing approvals, as canonical JSON (NULL: none).
+  { version: 20, sql: "ALTER TABLE consumer ADD COLUMN standing_approvals TEXT;" },
 ];
 
 /** A consumer's stored configuration. */
@@ -55,6 +58,8 @@ export interface ConsumerRecord {
   auditArguments: AuditArguments;
   /** Seconds an approval admits the repeated call when its tool sets no window; `null`: the default. */
   approvalValidSeconds: number | null;
+  /** Which tools allow standing approvals, their longest window and count; `null`: none. */
+  standingApprovals: StandingApprovalsSetting | null;
 }
 
 function auditArgumentsOf(value: string): AuditArguments {
@@ -71,10 +76,11 @@ function storedObject<T>(json: string, schema: { parse(value: unknown): T }, wha
 export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
   const row = one(
     sql,
-    "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins, audit_arguments, approval_valid_seconds FROM consumer WHERE id = 1",
+    "SELECT name, tools, approver_subjects, principal_tokens, limits, cors_origins, audit_arguments, approval_valid_seconds, standing_approvals FROM consumer WHERE id = 1",
   );
   if (row === undefined) return undefined;
   const issuer = textOrNull(row, "principal_tokens");
+  const standing = textOrNull(row, "standing_approvals");
   return {
     name: text(row, "name"),
     tools: storedStrings(text(row, "tools"), "consumer tools"),
@@ -84,6 +90,8 @@ export function loadConsumer(sql: SqlStorage): ConsumerRecord | undefined {
     corsOrigins: storedStrings(text(row, "cors_origins"), "consumer CORS origins"),
     auditArguments: auditArgumentsOf(text(row, "audit_arguments")),
     approvalValidSeconds: intOrNull(row, "approval_valid_seconds"),
+    standingApprovals:
+      standing === null ? null : storedObject(standing, StandingApprovalsSetting, "standing approvals setting"),
   };
 }
 
@@ -96,10 +104,11 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
   const issuer = record.principalTokens === null ? null : JSON.stringify(record.principalTokens);
   const limits = JSON.stringify(record.limits);
   const origins = canonicalJson([...new Set(record.corsOrigins)].sort());
+  const standing = record.standingApprovals === null ? null : canonicalJson({ ...record.standingApprovals });
   if (existed) {
     run(
       sql,
-      "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, audit_arguments = ?, approval_valid_seconds = ?, updated_at = ? WHERE id = 1",
+      "UPDATE consumer SET tools = ?, approver_subjects = ?, principal_tokens = ?, limits = ?, cors_origins = ?, audit_arguments = ?, approval_valid_seconds = ?, standing_approvals = ?, updated_at = ? WHERE id = 1",
       tools,
       approvers,
       issuer,
@@ -107,12 +116,13 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
       origins,
       record.auditArguments,
       record.approvalValidSeconds,
+      standing,
       now,
     );
   } else {
     run(
       sql,
-      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits, cors_origins, audit_arguments, approval_valid_seconds) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO consumer (id, name, tools, approver_subjects, created_at, updated_at, principal_tokens, limits, cors_origins, audit_arguments, approval_valid_seconds, standing_approvals) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       record.name,
       tools,
       approvers,
@@ -123,6 +133,7 @@ export function saveConsumer(sql: SqlStorage, record: ConsumerRecord, now: numbe
       origins,
       record.auditArguments,
       record.approvalValidSeconds,
+      standing,
     );
   }
   return !existed;

@@ -1,7 +1,8 @@
 /**
  * The audit record of a tool call (`tool_call`, `tool_call.status`, `tool_call.recovered`),
  * record version 2: the engine's protected audit (`tool-audit-v2`, every member as before) and
- * what happened, said plainly: the outcome, the error code, the subject, the tool, the approval,
+ * what happened, said plainly: the outcome, the error code, the subject, the tool, the approval
+ * (or the standing approval that covered the call),
  * and the arguments as a digest (or whole, when the consumer keeps them: `audit_arguments`).
  * A record without `record_version` is version 1, the protected audit alone; the chain's
  * digests cover either as the canonical JSON it is, so old entries verify unchanged.
@@ -23,6 +24,8 @@ export interface CallFacts {
   readonly call: ToolCall;
   /** The approval the call opened, waits for, or ran under; `null`: none. */
   readonly approvalId: string | null;
+  /** The standing approval that covered the call instead of a per-call decision; `null` or absent: none. */
+  readonly standingApprovalId?: string | null;
 }
 
 /** The record of one answered call, as the chain appends it. */
@@ -36,6 +39,8 @@ export function toolCallRecord(pkg: ResultPackage, facts: CallFacts, keep: Audit
     subject_id: facts.principal.subject_id,
     tool: facts.call.name,
     approval_id: facts.approvalId,
+    // Only on a call a standing approval covered: every other record keeps its members as before.
+    ...(facts.standingApprovalId == null ? {} : { standing_approval_id: facts.standingApprovalId }),
     arguments_sha256: hash(argumentsText),
     ...(keep === "full" ? { arguments: facts.call.arguments } : {}),
   };
@@ -71,10 +76,15 @@ export class CallRecords {
     { principal, call }: { readonly principal: Principal; readonly call: ToolCall },
     hash: HashFn,
     opened: string | null = null,
+    standing: string | null = null,
   ): AuditRef {
     const write = this.registry.get(call.name)?.risk === "write";
     const request = pkg.protected_audit.binding.request_sha256;
     const approvalId = opened ?? (write ? decidedApproval((key) => this.book.byBinding(key), call, request) : null);
-    return this.chain.append(kind, now, toolCallRecord(pkg, { principal, call, approvalId }, this.keep, hash));
+    return this.chain.append(
+      kind,
+      now,
+      toolCallRecord(pkg, { principal, call, approvalId, standingApprovalId: standing }, this.keep, hash),
+    );
   }
 }

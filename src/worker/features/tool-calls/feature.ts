@@ -55,7 +55,7 @@ export const feature = defineFeature({
   // The batch before a call's own routes; approvals' `…/approvals/events` before `…/approvals/{approval_id}`.
   routes: [toolCallRoutes, toolCallBatchRoutes, approvalRoutes],
   services: {
-    toolCalls: (use) => new ToolCallServices(use("kernel"), use("tools")),
+    toolCalls: (use) => new ToolCallServices(use("kernel"), use("tools"), use("standing")),
     agentCalls: (use) =>
       new AgentCalls(
         use("kernel"),

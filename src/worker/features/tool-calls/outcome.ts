@@ -2,6 +2,7 @@ import type { AuditArguments } from "../../../contracts/consumer";
 import type { JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { HashFn, ResultPackage } from "../../../core/tool-result/types";
+import type { StandingLookup } from "../standing/cover";
 import type { ExternalExecutor } from "../../targets/executor";
 import type { McpNotifySink } from "../../targets/mcp/notify";
 import type { Span } from "../../trace/span";
@@ -35,6 +36,8 @@ export interface ToolCallSetup {
   readonly approvalWindow: number;
   /** Shadow rules beside the enforced ones (../tools/shadow.ts), shown each call's first step in its transaction. */
   readonly shadow?: (seen: ShadowSeen) => void;
+  /** The standing approval that covers a write needing a human, its use counted (features/standing); absent: none. */
+  readonly standing?: StandingLookup;
 }
 
 /** What one dispatch carries besides the call. */

@@ -29,7 +29,6 @@ import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/t
 import type { ApprovalList, ApprovalView } from "../../../contracts/approval";
 import { problem, type Problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
-import type { McpNotifySink } from "../../targets/mcp/notify";
 import type { AuditRef } from "../audit/service";
 import { APPROVALS_CURSOR, approvalView } from "./approval-view";
 import { approvalStatus, callEvent } from "./events";
@@ -47,8 +46,8 @@ import {
   type ToolCallOutcome,
   type ToolCallSetup,
 } from "./outcome";
-import type { Span } from "../../trace/span";
 import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../trace/tool-call";
+import { callBook } from "../standing/cover";
 import { CallRecords } from "./audit-record";
 
 /** What the service uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
@@ -147,7 +146,10 @@ export class ToolCallService {
   ): Promise<Outcome<ToolCallOutcome>> {
     const hash = memoizeHash(sha256Hex);
     let audit: AuditRef | undefined;
-    const watch = options.span === undefined ? undefined : new ApprovalWatch(this.book, options.span);
+    let standing: string | null = null;
+    const cover = { principal, call, now, spec: this.engine.registry.get(call.name) };
+    const book = callBook(this.book, cover, this.#setup.standing, options, (id) => (standing = id));
+    const watch = options.span === undefined ? undefined : new ApprovalWatch(book, options.span);
     const begun = usage(() =>
       this.#kernel.transaction(() => {
         const claims = options.claims === undefined ? {} : { claims: options.claims };
@@ -160,7 +162,7 @@ export class ToolCallService {
             beginDispatch(this.engine, {
               principal,
               call,
-              book: watch?.book ?? this.book,
+              book: watch?.book ?? book,
               prepareOnly: options.prepareOnly === true,
               now,
               hash,
@@ -175,7 +177,7 @@ export class ToolCallService {
         this.#setup.shadow?.({ principal, call, now, claims: options.claims, result, hash, span: options.span });
         if (result.kind === "final" || result.kind === "needs_approval") {
           const opened = result.kind === "needs_approval" ? result.approval_id : null;
-          audit = this.#records.append("tool_call", now, result.package, { principal, call }, hash, opened);
+          audit = this.#records.append("tool_call", now, result.package, { principal, call }, hash, opened, standing);
         }
         return result;
       }),
@@ -211,22 +213,17 @@ export class ToolCallService {
         );
       case "execute":
         if (options.prepareOnly === true) throw new Error("a prepared call reached its execution");
-        return ok(
-          outcomeOf(
-            await this.#execute(result.ticket, hash, options.notify, options.credentialId ?? null, options.span),
-            hash,
-          ),
-        );
+        return ok(outcomeOf(await this.#execute(result.ticket, hash, options, standing), hash));
     }
   }
 
   async #execute(
     ticket: DispatchTicket,
     hash: HashFn,
-    notify: McpNotifySink | undefined,
-    credentialId: string | null,
-    span?: Span,
+    options: DispatchOptions,
+    standing: string | null,
   ): Promise<Recorded> {
+    const { notify, span, credentialId = null } = options;
     const spec = this.engine.registry.get(ticket.tool);
     if (spec === undefined) throw new Error("ticket names an unregistered tool");
     const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent"): Recorded =>
@@ -241,7 +238,10 @@ export class ToolCallService {
             callEvent("call.outcome_unknown", ticket.principal, ticket.call, done, ticket.now, credentialId),
             ticket.now,
           );
-        return { package: done, audit: this.#records.append("tool_call", ticket.now, done, ticket, hash) };
+        return {
+          package: done,
+          audit: this.#records.append("tool_call", ticket.now, done, ticket, hash, null, standing),
+        };
       });
     const execution = spec.execution;
     if (execution.kind === "in_process") {

@@ -1,6 +1,7 @@
 import { approvalWindowOf, type ConsumerRecord } from "../consumers/service";
 import type { ObjectKernel } from "../../kernel/kernel";
 import type { ToolsHost } from "../tools/host";
+import type { StandingService } from "../standing/service";
 import { ToolCallService } from "./service";
 
 /**
@@ -13,6 +14,7 @@ export class ToolCallServices {
   constructor(
     private readonly kernel: ObjectKernel,
     private readonly tools: ToolsHost,
+    private readonly standing: StandingService,
   ) {}
 
   /** The service for `config` (the one built since the last change, if any). */
@@ -24,6 +26,7 @@ export class ToolCallServices {
       auditArguments: config.auditArguments,
       approvalWindow: approvalWindowOf(config),
       shadow: (seen) => this.tools.shadow.observe(seen, config.auditArguments),
+      standing: (principal, call, claims, now) => this.standing.cover(config, principal, call, claims, now),
     });
     return this.#service;
   }
