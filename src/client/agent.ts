@@ -22,6 +22,7 @@ import type {
   CompletionBatch,
   U64,
 } from "./types";
+import { toolCallBody, type ApiFamily, type ProfileAnswer, type ProfileCall, type Provider } from "./profiles";
 
 /**
  * The answer to a tool call (`ToolCallResponse`): the model result and the provider-native
@@ -115,6 +116,18 @@ export class AgentClient {
   /** `POST …/tool-calls` (Tool Result v2; the body is a `ToolCallRequest`). */
   toolCall(body: ToolCallInput, options: ToolCallOptions = {}): Promise<ClientResult<ToolCallAnswer>> {
     return call(this.options, "POST", "/tool-calls", body, keyed(options));
+  }
+
+  /**
+   * `POST …/tool-calls` typed by the call's profile: `provider`/`api_family` narrow the answer's
+   * `provider_output` to that profile's shape, `provider_item` takes the vendor SDK's item as it
+   * is, and the context's `adapter_revision` is derived ({@link toolCallBody}).
+   */
+  call<P extends Provider, F extends ApiFamily<P>>(
+    body: ProfileCall<P, F>,
+    options: ToolCallOptions = {},
+  ): Promise<ClientResult<ProfileAnswer<P, F>>> {
+    return call(this.options, "POST", "/tool-calls", toolCallBody(body), keyed(options));
   }
 
   /** `POST …/tool-calls/status`: the status of an unknown outcome (the call again, plus its `status_ref`). */

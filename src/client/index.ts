@@ -1,6 +1,6 @@
 /**
- * A browser-safe typed client of the gate (fetch and WebSocket only): agent hosts, approvers
- * and capability providers. JSON is read strictly and u64 values stay exact (bigint beyond
+ * A browser-safe typed client of the gate (fetch and WebSocket only): agent hosts, approvers,
+ * auditors, admins and capability providers. JSON is read strictly and u64 values stay exact (bigint beyond
  * 2^53 − 1).
  * @module
  */
@@ -18,6 +18,27 @@ export {
   type ToolCallStatusInput,
   type ToolDeclarationPage,
 } from "./agent";
+export { AdminClient, type AdminToolPage } from "./admin";
+export {
+  ADAPTER_REVISIONS,
+  adapterRevisionOf,
+  toolCallBody,
+  type AnthropicToolUseItem,
+  type ApiFamily,
+  type CallContext,
+  type CallProposal,
+  type GeminiFunctionCallItem,
+  type GeminiFunctionCallStepItem,
+  type OpenAiChatToolCallItem,
+  type OpenAiFunctionCallItem,
+  type ProfileAnswer,
+  type ProfileCall,
+  type Provider,
+  type ProviderItem,
+  type ProviderItems,
+  type ProviderOutputOf,
+  type ProviderOutputs,
+} from "./profiles";
 export {
   ApproverClient,
   type AuthorityCommand,

@@ -13,9 +13,23 @@ import {
 import type { McpNotifySink } from "./mcp/notify";
 import { callMcpTool, type McpToolHost, type McpToolRoute } from "./mcp/tool";
 import { downstreamSigner } from "./http/signature";
+import { causeOf } from "./cause";
 
-/** What running an external tool came to; `not_sent`: nothing left the gate. */
-export type ExternalOutcome = HttpToolOutcome | { readonly kind: "not_sent" };
+/** What running an external tool came to; `not_sent`: nothing left the gate (a failure may say why, for operators). */
+export type ExternalOutcome = HttpToolOutcome;
+
+const NO_SIGNER: ExternalOutcome = {
+  kind: "not_sent",
+  cause: causeOf("refused", "the gate has no signing key (TOOLGATE_SIGNING_KEY): nothing is sent unsigned"),
+};
+const NO_BASE: ExternalOutcome = {
+  kind: "not_sent",
+  cause: causeOf("refused", "the tool's path has no downstream base URL (TOOLGATE_DOWNSTREAM_URL)"),
+};
+const NO_SECRET: ExternalOutcome = {
+  kind: "not_sent",
+  cause: causeOf("refused", "a secret of the tool's headers cannot be opened"),
+};
 
 /** Where a run of an external tool is sent (traces keep the method and the host only). */
 export interface ExternalTarget {
@@ -102,13 +116,11 @@ export function httpExecutor(
   };
   return {
     run: async (spec, principal, call, key) => {
-      if (downstream === undefined) return { kind: "not_sent" };
+      if (downstream === undefined) return NO_SIGNER;
       const { definition, headers } = route(spec);
-      if (!reachable(downstream, definition)) return { kind: "not_sent" };
+      if (!reachable(downstream, definition)) return NO_BASE;
       const extra = await headers();
-      return extra === undefined
-        ? { kind: "not_sent" }
-        : callHttpTool(definition, downstream, principal, call, key, extra);
+      return extra === undefined ? NO_SECRET : callHttpTool(definition, downstream, principal, call, key, extra);
     },
     canQuery: (spec) => {
       const definition = routeOf(spec)?.definition;

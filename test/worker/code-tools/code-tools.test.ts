@@ -131,7 +131,7 @@ describe("code tools do I/O", () => {
     expect(seen.signal).toEqual({ aborted: true, reason: "TimeoutError" });
   });
 
-  it("data the output schema refuses is a TOOL_ERROR for the model; the cause goes to the operators' log only", async () => {
+  it("data the output schema refuses is a TOOL_ERROR for the model; the cause goes to the operators only (log line, audit record)", async () => {
     const { c, agent } = await setup();
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const bad = await callTool(c, agent, "bad_output", { customer: "acme" });
@@ -144,6 +144,7 @@ describe("code tools do I/O", () => {
     expect(bad.text).not.toContain("customer: Invalid");
     expect(warn.mock.calls.map((call) => String(call[0]))).toEqual([
       "toolgate: code tool bad_output answered data its output schema refuses: customer: Invalid string: must match pattern /^cust-secret-rule$/",
+      `{"event":"toolgate.tool_error","code":"TOOL_ERROR","tool":"bad_output","call_id":"${String(bad.body.provider_output.call_id)}","cause":{"kind":"contract","detail":"customer: Invalid string: must match pattern /^cust-secret-rule$/"}}`,
     ]);
   });
 });

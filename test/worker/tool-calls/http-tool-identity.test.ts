@@ -15,6 +15,11 @@ import { context, createConsumer, credential, gate, send, wipe, type ToolCallAns
 
 /** `TOOLGATE_SIGNING_KEY` as vitest.config.ts binds it (and the refunds service's secret). */
 const KEY = "test-signing-key-0123456789abcdef012345";
+/** The operator's cause of a run that had no signing key (the model sees the catalog TOOL_ERROR only). */
+const NO_SIGNER = {
+  kind: "refused",
+  detail: "the gate has no signing key (TOOLGATE_SIGNING_KEY): nothing is sent unsigned",
+} as const;
 const ALICE: Principal = { tenant_id: "tenant-a", subject_id: "user-1", roles: ["support"] };
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
 /** The keys the gate publishes for tenant-a and tenant-b under KEY (computed with node:crypto: HKDF-SHA256, Ed25519, RFC 7638). */
@@ -227,7 +232,10 @@ describe("the downstream refuses what the gate did not sign", () => {
 
   it.each(tamperings)("hole: %s is refused with 401 and nothing runs", async (_name, rewrite, reason) => {
     const call = toolCall("submit_refund", REFUND, "call-1", "idem-1");
-    expect(await through(rewrite).run(submitRefundTool.spec, ALICE, call, "status_write")).toEqual({ kind: "failed" });
+    expect(await through(rewrite).run(submitRefundTool.spec, ALICE, call, "status_write")).toEqual({
+      kind: "failed",
+      cause: { kind: "status", status: 401, detail: "HTTP 401" },
+    });
     expect(await downstream("/_identities")).toEqual({
       verified: [],
       refused: [{ method: "POST", path: "/refunds", status: 401, reason }],
@@ -246,7 +254,7 @@ describe("the downstream refuses what the gate did not sign", () => {
         call,
         null,
       ),
-    ).toEqual({ kind: "failed" });
+    ).toEqual({ kind: "failed", cause: { kind: "status", status: 401, detail: "HTTP 401" } });
     expect((await downstream("/_identities")).refused).toEqual([
       { method: "POST", path: "/refunds/lookup", status: 401, reason: "unknown key" },
     ]);
@@ -289,7 +297,10 @@ describe("the downstream refuses what the gate did not sign", () => {
     const replay = await env.DOWNSTREAM!.fetch(captured[0]!);
     expect([replay.status, await replay.json()]).toEqual([401, { error: "replayed nonce" }]);
     const stale = through(undefined, KEY, () => Date.now() - 120_000);
-    expect(await stale.run(lookupRefundTool.spec, ALICE, call, null)).toEqual({ kind: "failed" });
+    expect(await stale.run(lookupRefundTool.spec, ALICE, call, null)).toEqual({
+      kind: "failed",
+      cause: { kind: "status", status: 401, detail: "HTTP 401" },
+    });
     expect((await downstream("/_identities")).refused).toEqual([
       { method: "POST", path: "/refunds/lookup", status: 401, reason: "replayed nonce" },
       { method: "POST", path: "/refunds/lookup", status: 401, reason: "signature refused: Signature is too old" },
@@ -312,7 +323,7 @@ describe("without a signing key", () => {
         toolCall("submit_refund", REFUND, "call-1", "idem-1"),
         "status_write",
       ),
-    ).toEqual({ kind: "not_sent" });
+    ).toEqual({ kind: "not_sent", cause: NO_SIGNER });
     expect(executor.canQuery(submitRefundTool.spec)).toBe(false);
     expect(await downstream("/_identities")).toEqual({ verified: [], refused: [] });
     expect(await downstream("/_stats")).toEqual({ effects: 0, duplicates: [], posts: {}, committed: [] });

@@ -59,7 +59,7 @@ describe("HTTP tools after a lost connection", () => {
     const { service, sent } = flaky(2, RECEIPT);
     expect(
       await callHttpTool(lookupRefundTool, service, PRINCIPAL, call("lookup_refund", { refund_id: "RF-1" }), null),
-    ).toEqual({ kind: "failed" });
+    ).toEqual({ kind: "failed", cause: { kind: "connect", detail: "TypeError: Network connection lost." } });
     expect(sent.length).toBe(2);
   });
 
@@ -73,7 +73,7 @@ describe("HTTP tools after a lost connection", () => {
         call("submit_refund", { order_ref: "ORDER-7", reason: "duplicate" }),
         "key-1",
       ),
-    ).toEqual({ kind: "failed" });
+    ).toEqual({ kind: "failed", cause: { kind: "connect", detail: "TypeError: Network connection lost." } });
     expect(sent).toEqual(['POST /refunds "key-1" {"order_ref":"ORDER-7","reason":"duplicate"}']);
   });
 

@@ -154,6 +154,16 @@ describe("call time", () => {
       call,
       "key-1",
     );
-    expect([outcome, sent]).toEqual([{ kind: "not_sent" }, []]);
+    expect([outcome, sent]).toEqual([
+      {
+        kind: "not_sent",
+        cause: {
+          kind: "refused",
+          detail:
+            "a target URL may not name a private, loopback or link-local address: 10.1.2.3 is private (10.0.0.0/8)",
+        },
+      },
+      [],
+    ]);
   });
 });

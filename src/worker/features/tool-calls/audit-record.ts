@@ -14,11 +14,21 @@ import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
 import type { AuditArguments } from "../../../contracts/consumer";
 import type { AuditChain, AuditRef } from "../audit/service";
+import type { ToolErrorCause } from "../../targets/cause";
+import type { ExternalOutcome } from "../../targets/executor";
+import { visibleText } from "../../../core/text/visible";
 
 /** The version of the record this module writes (docs/audit.md, "Tool-call records"). */
 export const TOOL_CALL_RECORD_VERSION = 2;
 
 /** What the record says beside the protected audit. */
+/** What a call's record adds beyond its package: the approval it opened, the standing approval that covered it, a failed run's cause. */
+export interface RecordExtras {
+  readonly opened?: string | null;
+  readonly standing?: string | null;
+  readonly cause?: ToolErrorCause | null;
+}
+
 export interface CallFacts {
   readonly principal: Principal;
   readonly call: ToolCall;
@@ -26,6 +36,8 @@ export interface CallFacts {
   readonly approvalId: string | null;
   /** The standing approval that covered the call instead of a per-call decision; `null` or absent: none. */
   readonly standingApprovalId?: string | null;
+  /** Why the tool's run failed (operators only, never in the model's result); absent: no such cause. */
+  readonly cause?: ToolErrorCause | null;
 }
 
 /** The record of one answered call, as the chain appends it. */
@@ -43,7 +55,27 @@ export function toolCallRecord(pkg: ResultPackage, facts: CallFacts, keep: Audit
     ...(facts.standingApprovalId == null ? {} : { standing_approval_id: facts.standingApprovalId }),
     arguments_sha256: hash(argumentsText),
     ...(keep === "full" ? { arguments: facts.call.arguments } : {}),
+    ...(failed(pkg, facts.cause) ? { cause: { ...facts.cause } } : {}),
   };
+}
+
+/** Whether the record keeps `cause`: only a run that did not succeed has one. */
+function failed(pkg: ResultPackage, cause: ToolErrorCause | null | undefined): cause is ToolErrorCause {
+  return cause !== undefined && cause !== null && pkg.model_result.status !== "succeeded";
+}
+
+/**
+ * The operator's line of a failed run: one JSON object with the error code, the tool, the call
+ * id and the cause; never the arguments, a secret or the target's query.
+ */
+export function causeLine(pkg: ResultPackage, call: ToolCall, cause: ToolErrorCause): string {
+  return JSON.stringify({
+    event: "toolgate.tool_error",
+    code: pkg.model_result.error?.code ?? null,
+    tool: visibleText(call.name),
+    call_id: visibleText(call.call_id),
+    cause,
+  });
 }
 
 /**
@@ -59,6 +91,14 @@ export function decidedApproval(
   return decided[decided.length - 1]?.approval_id ?? null;
 }
 
+/** A run's operator cause, or `null`. */
+export type RunCause = ToolErrorCause | null;
+
+/** The operator cause an external run gave, if it failed with one. */
+export function runCause(ran: ExternalOutcome): RunCause {
+  return ran.kind === "failed" || ran.kind === "not_sent" ? (ran.cause ?? null) : null;
+}
+
 /** Appends the tool-call service's records to the chain (inside the caller's transaction). */
 export class CallRecords {
   constructor(
@@ -68,23 +108,26 @@ export class CallRecords {
     private readonly keep: AuditArguments,
   ) {}
 
-  /** One call's record: the approval it opened (`opened`), or for a write the decided approval of its exact binding. */
+  /**
+   * One call's record: the approval it opened (`opened`), or for a write the decided approval of
+   * its exact binding; and a failed run's `cause`, which also goes to the operators' log.
+   */
   append(
     kind: string,
     now: number,
     pkg: ResultPackage,
     { principal, call }: { readonly principal: Principal; readonly call: ToolCall },
     hash: HashFn,
-    opened: string | null = null,
-    standing: string | null = null,
+    { opened = null, standing = null, cause = null }: RecordExtras = {},
   ): AuditRef {
     const write = this.registry.get(call.name)?.risk === "write";
     const request = pkg.protected_audit.binding.request_sha256;
     const approvalId = opened ?? (write ? decidedApproval((key) => this.book.byBinding(key), call, request) : null);
+    if (failed(pkg, cause)) console.warn(causeLine(pkg, call, cause));
     return this.chain.append(
       kind,
       now,
-      toolCallRecord(pkg, { principal, call, approvalId, standingApprovalId: standing }, this.keep, hash),
+      toolCallRecord(pkg, { principal, call, approvalId, standingApprovalId: standing, cause }, this.keep, hash),
     );
   }
 }

@@ -48,7 +48,7 @@ import {
 } from "./outcome";
 import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../trace/tool-call";
 import { callBook } from "../standing/cover";
-import { CallRecords } from "./audit-record";
+import { CallRecords, runCause, type RunCause } from "./audit-record";
 
 /** What the service uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
 type ToolCallKernel = Pick<ObjectKernel, "sql" | "audit" | "transaction" | "limits" | "events" | "retention">;
@@ -177,7 +177,10 @@ export class ToolCallService {
         this.#setup.shadow?.({ principal, call, now, claims: options.claims, result, hash, span: options.span });
         if (result.kind === "final" || result.kind === "needs_approval") {
           const opened = result.kind === "needs_approval" ? result.approval_id : null;
-          audit = this.#records.append("tool_call", now, result.package, { principal, call }, hash, opened, standing);
+          audit = this.#records.append("tool_call", now, result.package, { principal, call }, hash, {
+            opened,
+            standing,
+          });
         }
         return result;
       }),
@@ -226,7 +229,7 @@ export class ToolCallService {
     const { notify, span, credentialId = null } = options;
     const spec = this.engine.registry.get(ticket.tool);
     if (spec === undefined) throw new Error("ticket names an unregistered tool");
-    const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent"): Recorded =>
+    const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent", cause: RunCause = null): Recorded =>
       this.#kernel.transaction(() => {
         const value = outcome();
         const done =
@@ -240,7 +243,7 @@ export class ToolCallService {
           );
         return {
           package: done,
-          audit: this.#records.append("tool_call", ticket.now, done, ticket, hash, null, standing),
+          audit: this.#records.append("tool_call", ticket.now, done, ticket, hash, { standing, cause }),
         };
       });
     const execution = spec.execution;
@@ -259,22 +262,15 @@ export class ToolCallService {
     const downstream = startDownstreamSpan(span, this.#setup.executor, spec);
     const ran = await this.#setup.executor.run(spec, ticket.principal, ticket.call, ticket.status_ref, notify);
     endDownstreamSpan(downstream, ran);
-    return complete(() => (ran.kind === "result" ? ran.result : ran.kind === "failed" ? "threw" : ran.kind));
+    const value = ran.kind === "result" ? ran.result : ran.kind === "failed" ? "threw" : ran.kind;
+    return complete(() => value, runCause(ran));
   }
 
   /** A failure known to precede any effect (rate limit, nothing sent): drop the in-flight mark, answer the catalog error. */
   #failBeforeEffect(ticket: DispatchTicket, code: "RATE_LIMIT" | "TOOL_ERROR", hash: HashFn): ResultPackage {
     if (ticket.scope !== null) this.engine.store.delete("in_flight", storeKey(ticket.scope));
-    return errorPackage(
-      ticket.principal,
-      ticket.call,
-      this.engine.registry.get(ticket.tool),
-      code,
-      ticket.request_sha256,
-      ticket.now,
-      hash,
-      null,
-    );
+    const { principal, call, tool, request_sha256: request, now } = ticket;
+    return errorPackage(principal, call, this.engine.registry.get(tool), code, request, now, hash, null);
   }
 
   /**

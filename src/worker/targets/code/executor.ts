@@ -10,6 +10,7 @@ import type { DownstreamEvidence } from "../../../core/tool-result/query-status"
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
 import type { ExternalExecutor, ExternalOutcome } from "../executor";
+import { causeOf, type ToolErrorCause } from "../cause";
 import { encodeIdentity, identityStatement, type DownstreamSigner } from "../http/signature";
 import { runnerOf, type CheckedOutput, type SignedFetchInit, type ToolRunContext } from "./runner";
 
@@ -26,7 +27,7 @@ export interface CodeHost {
 }
 
 /** A handler's cause, one bounded line with hidden characters shown (it may quote anything). */
-function causeOf(error: unknown, signal: AbortSignal): string {
+function handlerCause(error: unknown, signal: AbortSignal): string {
   if (signal.aborted) return "timed out (the signal was aborted)";
   const text = error instanceof Error ? `${error.name}: ${error.message}` : "threw a non-Error value";
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
@@ -78,10 +79,11 @@ function signedFetch(
  */
 export function codeExecutor(inner: ExternalExecutor, host: CodeHost): ExternalExecutor {
   const report = host.report ?? ((line: string) => console.warn(line));
-  const failed = (spec: ToolSpec, what: string, cause: string): ExternalOutcome => {
+  const failed = (spec: ToolSpec, what: string, cause: string, kind: ToolErrorCause["kind"]): ExternalOutcome => {
     report(`toolgate: code tool ${spec.name} ${what}: ${visibleText(cause)}`);
-    return { kind: "failed" };
+    return { kind: "failed", cause: causeOf(kind, cause) };
   };
+  const thrown = (signal: AbortSignal): ToolErrorCause["kind"] => (signal.aborted ? "timeout" : "thrown");
   const context = (spec: ToolSpec, principal: Principal, call: ToolCall, key: string | null, signal: AbortSignal) => ({
     env: host.env,
     signal,
@@ -108,9 +110,9 @@ export function codeExecutor(inner: ExternalExecutor, host: CodeHost): ExternalE
           signal,
         );
       } catch (error) {
-        return failed(spec, "failed", causeOf(error, signal));
+        return failed(spec, "failed", handlerCause(error, signal), thrown(signal));
       }
-      if (!output.ok) return failed(spec, "answered data its output schema refuses", output.cause);
+      if (!output.ok) return failed(spec, "answered data its output schema refuses", output.cause, "contract");
       return { kind: "result", result: result(spec, output) };
     },
     canQuery: (spec) => {
@@ -129,12 +131,12 @@ export function codeExecutor(inner: ExternalExecutor, host: CodeHost): ExternalE
         );
         if (found.state !== "committed") return { kind: found.state };
         if (!found.output.ok) {
-          failed(spec, "status answered data its output schema refuses", found.output.cause);
+          failed(spec, "status answered data its output schema refuses", found.output.cause, "contract");
           return { kind: "unknown" };
         }
         return { kind: "committed", result: result(spec, found.output) };
       } catch (error) {
-        failed(spec, "status failed", causeOf(error, signal));
+        failed(spec, "status failed", handlerCause(error, signal), thrown(signal));
         return { kind: "unknown" };
       }
     },

@@ -6,6 +6,7 @@ import * as z from "../../../core/zod";
 import { readCappedBytes } from "../../http/body";
 import { encodeIdentity, identityStatement, type DownstreamSigner, type EncodedIdentity } from "./signature";
 import { TargetRefused } from "../fetch";
+import { causeOf, thrownText, type ToolErrorCause } from "../cause";
 
 /** A tool the gate runs by calling an HTTP service. */
 export interface HttpToolDefinition {
@@ -69,9 +70,9 @@ export type HttpToolOutcome =
   /** `status`: the downstream's HTTP status (a trace's `http.response.status_code`). */
   | { readonly kind: "result"; readonly result: HandlerResult; readonly status?: number }
   | { readonly kind: "rate_limited" }
-  /** Nothing left the gate (the target rule refused the URL). */
-  | { readonly kind: "not_sent" }
-  | { readonly kind: "failed" };
+  /** Nothing left the gate (the target rule refused the URL). `cause`: why, for operators only. */
+  | { readonly kind: "not_sent"; readonly cause?: ToolErrorCause }
+  | { readonly kind: "failed"; readonly cause?: ToolErrorCause };
 
 const MAX_DOWNSTREAM_BYTES = 65_536;
 
@@ -162,15 +163,21 @@ export async function callHttpTool(
     }
     if (!response.ok) {
       await response.body?.cancel();
-      return { kind: "failed" };
+      return { kind: "failed", cause: causeOf("status", `HTTP ${response.status}`, response.status) };
     }
     const parsed = DownstreamResult.safeParse(await readDownstreamJson(response, def.maxResponseBytes));
-    return parsed.success
-      ? { kind: "result", result: toHandlerResult(def.spec, parsed.data), status: response.status }
-      : { kind: "failed" };
+    if (parsed.success)
+      return { kind: "result", result: toHandlerResult(def.spec, parsed.data), status: response.status };
+    // The issues' paths and messages only: never the answer's values.
+    const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "answer"}: ${i.message}`);
+    const detail = `HTTP ${response.status} answer is not a downstream result (${issues.join("; ")})`;
+    return { kind: "failed", cause: causeOf("contract", detail) };
   } catch (error) {
     // Refused by the target rule before anything was sent: certainly not executed.
-    return error instanceof TargetRefused ? { kind: "not_sent" } : { kind: "failed" };
+    if (error instanceof TargetRefused) return { kind: "not_sent", cause: causeOf("refused", error.message) };
+    if (signal.aborted)
+      return { kind: "failed", cause: causeOf("timeout", `no answer within ${def.spec.timeoutMs} ms`) };
+    return { kind: "failed", cause: causeOf("connect", thrownText(error)) };
   }
 }
 

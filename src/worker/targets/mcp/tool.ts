@@ -13,7 +13,8 @@ import { MCP_META } from "../../../contracts/mcp";
 import { JsonObjectValue } from "../../../contracts/registry";
 import type { McpTarget } from "../../../contracts/tool-definition";
 import type { ExternalOutcome } from "../executor";
-import { callTool, type McpEndpoint } from "./client";
+import { callTool, describeFailure, type McpEndpoint } from "./client";
+import { causeOf } from "../cause";
 import { contentBlocks, declaresStructuredContent } from "./content";
 import { relayable, type McpNotification, type McpNotifySink } from "./notify";
 import { declaredCapabilities, isRelayedMethod, RELAYED_METHODS, type McpToolRelay } from "./requests";
@@ -50,8 +51,11 @@ function pass(sink: McpNotifySink, notification: McpNotification | null): void {
   if (notification !== null) sink.notify(notification);
 }
 
-const NOT_SENT: ExternalOutcome = { kind: "not_sent" };
-const FAILED: ExternalOutcome = { kind: "failed" };
+const NO_SIGNER: ExternalOutcome = { kind: "not_sent", cause: causeOf("refused", "the gate has no signing key") };
+const NO_AUTH: ExternalOutcome = {
+  kind: "not_sent",
+  cause: causeOf("refused", "the target's auth secret cannot be opened"),
+};
 const RATE_LIMITED: ExternalOutcome = { kind: "rate_limited" };
 
 /**
@@ -74,9 +78,9 @@ export async function callMcpTool(
   sink?: McpNotifySink,
 ): Promise<ExternalOutcome> {
   const signer = host.signer;
-  if (signer === undefined) return NOT_SENT;
+  if (signer === undefined) return NO_SIGNER;
   const authorization = await route.authorization();
-  if (authorization === undefined) return NOT_SENT;
+  if (authorization === undefined) return NO_AUTH;
   const target = route.target;
   const write = spec.risk === "write" && key !== null;
   // A token of the gate's own, only when progress is wanted: the client's token never leaves the gate.
@@ -117,21 +121,29 @@ export async function callMcpTool(
     ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
   };
   const reply = await callTool(endpoint, params, { retry: spec.risk === "read", maxBytes: target.max_response_bytes });
+  // The operator's cause of a failure: the deadline when it passed, else the reply's own words.
+  const lostCause = (detail: string) =>
+    endpoint.signal.aborted ? causeOf("timeout", `no answer within ${spec.timeoutMs} ms`) : causeOf("connect", detail);
   switch (reply.kind) {
-    case "not_started":
-      return reply.failure.kind === "rate_limited" ? RATE_LIMITED : NOT_SENT;
+    case "not_started": {
+      const failure = reply.failure;
+      if (failure.kind === "rate_limited") return RATE_LIMITED;
+      const text = describeFailure(failure, "initialize");
+      return { kind: "not_sent", cause: failure.kind === "error" ? causeOf("status", text) : lostCause(text) };
+    }
     case "rate_limited":
       return RATE_LIMITED;
     case "error":
-      return NOT_SENT;
+      return { kind: "not_sent", cause: causeOf("status", describeFailure(reply, "tools/call")) };
     case "lost":
-      return FAILED;
+      return { kind: "failed", cause: lostCause(describeFailure(reply, "tools/call")) };
     case "result": {
       const answer = CallToolResult.safeParse(reply.result);
-      if (!answer.success) return FAILED;
+      if (!answer.success)
+        return { kind: "failed", cause: causeOf("contract", "tools/call answered no CallToolResult") };
       if (answer.data.isError === true) {
         sink?.refused?.(contentBlocks(reply.result["content"] as Json[]));
-        return NOT_SENT;
+        return { kind: "not_sent", cause: causeOf("status", "tools/call answered isError") };
       }
       const structured = answer.data.structuredContent;
       const keep = structured !== undefined && declaresStructuredContent(spec.outputSchema?.document);
