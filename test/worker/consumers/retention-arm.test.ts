@@ -51,8 +51,9 @@ describe("Retention.stored", () => {
     retention.stored();
     setWindow(120);
     retention.stored();
-    // One query per expiry rule of the registry (mcp_call_keys, v18, is the seventh; standing_approvals, v20, the eighth).
-    expect(queries.length).toBe(8);
+    // One query per expiry rule of the registry (mcp_call_keys, v18, is the seventh; v20 adds the
+    // tools' two shadow tables and standing_approvals).
+    expect(queries.length).toBe(10);
     // The first row (stored 10 s ago) expires in 110 s; a slot is never set sooner than 60 s ahead.
     expect(armed).toEqual([(NOW + 60) * 1000, (NOW + 110) * 1000]);
   });
