@@ -40,7 +40,7 @@ const V19_CONSUMER_SQL =
   "CREATE TABLE consumer (\n    id INTEGER PRIMARY KEY CHECK (id = 1),\n    name TEXT NOT NULL,\n    tools TEXT NOT NULL,\n    approver_subjects TEXT NOT NULL,\n    created_at INTEGER NOT NULL,\n    updated_at INTEGER NOT NULL\n  , principal_tokens TEXT, limits TEXT NOT NULL DEFAULT '{}', cors_origins TEXT NOT NULL DEFAULT '[]', audit_arguments TEXT NOT NULL DEFAULT 'digest', approval_valid_seconds INTEGER)";
 
 describe("the consumer object's schema", () => {
-  it("is version 19: the pinned v17 dump, the v18 table and the v19 columns, exactly", async () => {
+  it("is version 20: the pinned v17 dump, the v18 table, the v19 columns and v20's edit columns, exactly", async () => {
     const stub = env.CONSUMER.get(env.CONSUMER.idFromName("migrations-schema"));
     const dump = await runInDurableObject(stub, (_instance, state) => ({
       version: storedSchemaVersion(state.storage.sql),
@@ -50,8 +50,8 @@ describe("the consumer object's schema", () => {
         )
         .toArray(),
     }));
-    expect(SCHEMA_VERSION).toBe(19);
-    expect(dump.version).toBe(19);
+    expect(SCHEMA_VERSION).toBe(20);
+    expect(dump.version).toBe(20);
     const v19 = schema.map((o) =>
       o.name === "consumer"
         ? { ...o, sql: V19_CONSUMER_SQL }
@@ -60,7 +60,8 @@ describe("the consumer object's schema", () => {
               ...o,
               sql: o.sql.replace(
                 ", seq INTEGER, opened_by TEXT)",
-                ", seq INTEGER, opened_by TEXT, reason TEXT, rationale TEXT)",
+                // v20: an edited request's edit (tool-calls/store.ts).
+                ", seq INTEGER, opened_by TEXT, reason TEXT, rationale TEXT, edited_request_sha256 TEXT, edited_arguments TEXT)",
               ),
             }
           : o,

@@ -2,6 +2,7 @@ import type { AuditArguments } from "../../../contracts/consumer";
 import type { JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { HashFn, ResultPackage } from "../../../core/tool-result/types";
+import type { Problem } from "../../http/problem";
 import type { ExternalExecutor } from "../../targets/executor";
 import type { McpNotifySink } from "../../targets/mcp/notify";
 import type { Span } from "../../trace/span";
@@ -32,6 +33,8 @@ export interface ToolCallSetup {
   readonly auditArguments: AuditArguments;
   /** The consumer's approval window: seconds an approval admits the repeated call when its tool sets none. */
   readonly approvalWindow: number;
+  /** The consumer: the tenant of every principal, an input of an edited call's request digest. */
+  readonly tenantId: string;
 }
 
 /** What one dispatch carries besides the call. */
@@ -67,11 +70,15 @@ export function outcomeOf(recorded: Recorded, hash: HashFn, approvalId: string |
   return { package: pkg, approvalId, statusRef, hash, audit: recorded.audit };
 }
 
-/** An approver's decision as the service takes it: the verdict, the digest submitted, the approver's words if any. */
+/**
+ * An approver's decision as the service takes it: the verdict, the digest submitted, the
+ * approver's words if any; an edit's arguments (given with `edit`, and only then).
+ */
 export interface Decision {
-  readonly verdict: "approve" | "deny";
+  readonly verdict: "approve" | "deny" | "edit";
   readonly digest: string;
   readonly reason?: string;
+  readonly arguments?: JsonObject;
 }
 
 /** The words of a decision, as the core's decision options take them (absent: none). */
@@ -87,3 +94,12 @@ export const DECISION_REFUSALS = {
   APPROVAL_DIGEST_MISMATCH:
     "The approval_digest is not the one computed for this call and this approver; the approval stays pending.",
 } as const;
+
+/** The problem of edited arguments outside the tool's contract: where (a pointer into the decision body) and what was expected. */
+export function editedArgumentsProblem(pointer: string, expected: string): Problem {
+  return {
+    code: "INVALID_ARGUMENTS",
+    detail: `The edited arguments do not fit the tool's contract at ${pointer === "" ? "/arguments" : `/arguments${pointer}`}: expected ${expected}; the approval stays pending.`,
+    path: `/arguments${pointer}`,
+  };
+}

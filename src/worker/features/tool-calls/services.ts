@@ -23,6 +23,7 @@ export class ToolCallServices {
       executor: this.tools.executor(),
       auditArguments: config.auditArguments,
       approvalWindow: approvalWindowOf(config),
+      tenantId: config.name,
     });
     return this.#service;
   }
