@@ -8,11 +8,10 @@
  * @module
  */
 import { canonicalJson, prettyJson, PyFloat, readJson, type Json } from "../../../core/json";
-import { visibleText } from "../../../core/text";
 import { APPROVAL_DIGEST_FIELDS, REQUEST_DIGEST_FIELDS } from "../../../core/tool-result/digests";
 import type { CheckpointStatus, ConsoleApproval, ConsoleAudit, ConsoleSettled } from "./view";
 import { hiddenArguments } from "./hidden-warning";
-import { html, shown, timeElement, timeLeft, type SafeHtml } from "./html";
+import { controlText, html, shown, timeElement, timeLeft, type SafeHtml } from "./html";
 
 /** The fields of the request digest and of the approval digest (docs/approvals.md). */
 const REQUEST_INPUTS = new Set<string>(REQUEST_DIGEST_FIELDS);
@@ -79,7 +78,7 @@ function rationaleOf(id: string, rationale: string): SafeHtml {
 function editPart(id: string, args: Record<string, Json>, label: string, described: SafeHtml | string): SafeHtml {
   return html`<details class="edit"><summary>Edit the arguments</summary>
 <p><label for="arguments-${id}">The arguments as JSON. The agent is told to call again with exactly these; its proposed call never runs.</label></p>
-<textarea id="arguments-${id}" name="arguments" rows="8" cols="60" maxlength="16384" spellcheck="false" autocomplete="off">${visibleText(prettyJson(args))}</textarea>
+<textarea id="arguments-${id}" name="arguments" rows="8" cols="60" maxlength="16384" spellcheck="false" autocomplete="off">${controlText(prettyJson(args), { layout: true })}</textarea>
 <button type="submit" name="decision" value="edit" class="edit"${described}>Approve edited<span class="visually-hidden"> ${label}</span></button>
 </details>`;
 }
