@@ -233,7 +233,7 @@ describe("help", () => {
         "  toolgate admin credentials revoke ID",
         "  toolgate admin approvals list",
         "  toolgate admin approvals show ID",
-        "  toolgate admin approvals decide ID approve --digest HEX [--reason TEXT] | decide ID deny [--reason TEXT]",
+        "  toolgate admin approvals decide ID approve --digest HEX [--reason TEXT] | decide ID edit --digest HEX --arguments JSON [--reason TEXT] | decide ID deny [--reason TEXT]",
         "  toolgate admin audit tail [--n N]",
         "  toolgate admin audit export --out FILE [--progress-every N]",
         "  toolgate admin audit verify --export FILE [--checkpoint SAVED_FILE]...",
