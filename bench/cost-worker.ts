@@ -338,7 +338,7 @@ export class ConsumerObject extends GateObject {
       await this.operations.approvalsCall(consumer, tokens.approver, {
         kind: "decideApproval",
         approvalId,
-        request: { decision: "approve", approval_digest: digest },
+        request: { value: { decision: "approve", approval_digest: digest }, floats: [] },
       }),
       "decision",
     );

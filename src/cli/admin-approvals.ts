@@ -6,7 +6,8 @@
  * it), so a decision never binds arguments the approver was not shown.
  * @module
  */
-import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../core/json";
+import { canonicalJson, PyFloat, readJson, sha256Hex, type Json, type JsonObject } from "../core/json";
+import { visibleText } from "../core/text";
 import { err, ok } from "../core/result";
 import { APPROVAL_DIGEST_FIELDS, REQUEST_DIGEST_FIELDS } from "../core/tool-result/digests";
 import type { AdminContext, AdminGroup } from "./admin";
@@ -23,6 +24,19 @@ const NAME_WIDTH = 9;
 /** The inputs of `approval_digest` and of `request_sha256` (which binds the arguments shown), in the view. */
 const APPROVAL_FIELDS = APPROVAL_DIGEST_FIELDS;
 const REQUEST_FIELDS = REQUEST_DIGEST_FIELDS;
+
+/** `--arguments` of an edit, read with the strict reader (a JSON object); given with `edit` and only then. */
+function editedArguments(decision: string, text: string | undefined): Step<JsonObject | null> {
+  if (decision !== "edit")
+    return text === undefined ? ok(null) : err(usageExit("--arguments goes with edit, and only with it"));
+  if (text === undefined) return err(usageExit("edit takes --arguments: the corrected arguments as a JSON object"));
+  const read = readJson(text);
+  if (!read.ok) return err(usageExit(`--arguments is not strict JSON: ${read.error.message}`));
+  const value = read.value;
+  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof PyFloat)
+    return err(usageExit("--arguments is a JSON object"));
+  return ok(value);
+}
 
 function pick(view: JsonObject, keys: readonly string[]): Step<JsonObject> {
   const picked: JsonObject = {};
@@ -126,23 +140,26 @@ export const approvalVerbs: AdminGroup = {
     },
   },
   decide: {
-    usage: "decide ID approve --digest HEX [--reason TEXT] | decide ID deny [--reason TEXT]",
+    usage:
+      "decide ID approve --digest HEX [--reason TEXT] | decide ID edit --digest HEX --arguments JSON [--reason TEXT] | decide ID deny [--reason TEXT]",
     role: "approver",
     consumer: true,
     positionals: 2,
-    values: ["digest", "reason"],
+    values: ["digest", "reason", "arguments"],
     async run(ctx) {
       const [id = "", decision = ""] = ctx.args;
-      if (decision !== "approve" && decision !== "deny")
-        return err(usageExit(`the decision is approve or deny, not ${decision}`));
+      if (decision !== "approve" && decision !== "deny" && decision !== "edit")
+        return err(usageExit(`the decision is approve, edit or deny, not ${decision}`));
       const named = ctx.option("digest");
-      if (decision === "approve" && named === undefined) {
+      if (decision !== "deny" && named === undefined) {
         return err(
           usageExit(
-            `approve names the digest you reviewed: \`toolgate admin approvals show ${id}\` prints the approval in full, then add --digest and its first ${LISTED_DIGEST_DIGITS} or more hex digits`,
+            `${decision} names the digest you reviewed: \`toolgate admin approvals show ${id}\` prints the approval in full, then add --digest and its first ${LISTED_DIGEST_DIGITS} or more hex digits`,
           ),
         );
       }
+      const edited = editedArguments(decision, ctx.option("arguments"));
+      if (!edited.ok) return edited;
       if (named !== undefined && !DIGEST_PREFIX.test(named))
         return err(
           usageExit(
@@ -161,9 +178,17 @@ export const approvalVerbs: AdminGroup = {
       const shown = fields(preview(view, digest), NAME_WIDTH);
       if (ctx.json) ctx.io.stderr(shown);
       else ctx.io.stdout(shown);
-      // A denial's reason reaches the agent's model as the approver's words (docs/approvals.md).
+      // The edited arguments as they are sent, hidden characters shown as escapes.
+      if (edited.value !== null)
+        ctx.io.stderr(fields([["edited", visibleText(canonicalJson(edited.value))]], NAME_WIDTH));
+      // A denial's or an edit's reason reaches the agent's model as the approver's words (docs/approvals.md).
       const reason = ctx.option("reason");
-      const body = canonicalJson({ decision, approval_digest: digest, ...(reason === undefined ? {} : { reason }) });
+      const body = canonicalJson({
+        decision,
+        approval_digest: digest,
+        ...(edited.value === null ? {} : { arguments: edited.value }),
+        ...(reason === undefined ? {} : { reason }),
+      });
       const answer = await ctx.client.json(ctx.at(`/approvals/${id}`), { role: "approver", method: "POST", body });
       if (!answer.ok) return answer;
       if (ctx.json) return ok(`${answer.value.text}\n`);

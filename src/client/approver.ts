@@ -44,13 +44,33 @@ export class ApproverClient {
    */
   decideApproval(
     approvalId: string,
-    decision: z.input<typeof ApprovalDecisionRequest>["decision"],
+    decision: "approve" | "deny",
     approvalDigest: string,
     reason?: string,
   ): Promise<ClientResult<z.output<typeof ApprovalDecisionView>>> {
     const body: z.input<typeof ApprovalDecisionRequest> = {
       decision,
       approval_digest: approvalDigest,
+      ...(reason === undefined ? {} : { reason }),
+    };
+    return call(this.options, "POST", `/approvals/${encodeURIComponent(approvalId)}`, body);
+  }
+
+  /**
+   * `POST …/approvals/{id}` with `edit`: approves `args` instead of the proposed arguments,
+   * bound to the digest the approver saw (docs/approvals.md, "Edit"). The proposed call never
+   * runs; the agent is told to call again with exactly `args`, and `reason` as the approver's words.
+   */
+  edit(
+    approvalId: string,
+    approvalDigest: string,
+    args: Record<string, unknown>,
+    reason?: string,
+  ): Promise<ClientResult<z.output<typeof ApprovalDecisionView>>> {
+    const body: z.input<typeof ApprovalDecisionRequest> = {
+      decision: "edit",
+      approval_digest: approvalDigest,
+      arguments: args,
       ...(reason === undefined ? {} : { reason }),
     };
     return call(this.options, "POST", `/approvals/${encodeURIComponent(approvalId)}`, body);

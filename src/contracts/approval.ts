@@ -1,5 +1,5 @@
 import * as z from "../core/zod";
-import { httpSchemas, Sha256Hex } from "./registry";
+import { httpSchemas, JsonObjectValue, Sha256Hex } from "./registry";
 
 /** The most characters (UTF-16 code units) of a person's or an agent's words on an approval. */
 export const MAX_APPROVAL_WORDS = 500;
@@ -9,18 +9,33 @@ export const ApprovalWords = z
   .string()
   .check(z.minLength(1), z.maxLength(MAX_APPROVAL_WORDS), z.regex(/^[^\p{Cc}]*$/u, "no control characters"));
 
-/** `POST …/approvals/{approval_id}`: the decision, bound to the digest the approver saw. */
+/**
+ * `POST …/approvals/{approval_id}`: the decision, bound to the digest the approver saw. `edit`
+ * answers other `arguments` (docs/approvals.md, "Edit"): the original call never runs.
+ */
 export const ApprovalDecisionRequest = z
   .strictObject({
-    decision: z.enum(["approve", "deny"]),
+    decision: z.enum(["approve", "deny", "edit"]),
     approval_digest: Sha256Hex,
+    arguments: z.optional(JsonObjectValue).check(
+      z.meta({
+        description:
+          "With edit, and only then: the corrected arguments, checked against the tool's input contract (else 422 INVALID_ARGUMENTS with the pointer in `path`). They are approved under their own request digest: the agent's next call with exactly these arguments runs, once, within the window.",
+      }),
+    ),
     reason: z.optional(ApprovalWords).check(
       z.meta({
         description:
-          "The approver's words (1..500 characters, no control characters). A denial's reach the model with the denied call's result, marked as the approver's; kept in the audit log.",
+          "The approver's words (1..500 characters, no control characters). A denial's or an edit's reach the model with the call's result, marked as the approver's; kept in the audit log.",
       }),
     ),
   })
+  .check(
+    z.refine((d) => (d.decision === "edit") === (d.arguments !== undefined), {
+      error: "arguments are given with an edit, and only then",
+      path: ["arguments"],
+    }),
+  )
   .register(httpSchemas, { id: "ApprovalDecisionRequest" });
 
 /**
@@ -78,11 +93,20 @@ export const ApprovalList = z
 export const ApprovalDecisionView = z
   .strictObject({
     approval_id: z.string(),
-    state: z.enum(["approved", "denied"]),
+    state: z.enum(["approved", "denied", "edited"]),
     approver_id: z.string(),
     decided_at: z.int(),
     valid_until: z.nullable(z.int()),
     reason: z.optional(z.string()).check(z.meta({ description: "The approver's words, present only when given." })),
+    edited: z.optional(
+      z
+        .strictObject({
+          approval_id: z.string().check(z.describe("The edited call's own approval.")),
+          request_sha256: Sha256Hex.check(z.describe("The request digest of the edited arguments.")),
+          arguments: z.record(z.string(), z.unknown()),
+        })
+        .check(z.describe("Only with an edit: the approval of the edited arguments (valid until valid_until).")),
+    ),
     bound_to_request: z
       .literal(true)
       .check(z.describe("Always true: a decision with another digest is refused (APPROVAL_DIGEST_MISMATCH).")),

@@ -21,7 +21,7 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** An approval's state as the people around it see it (an expired one is `pending` past `expires_at` in storage). */
-export const ApprovalState = z.enum(["pending", "approved", "denied", "expired", "withdrawn"]);
+export const ApprovalState = z.enum(["pending", "approved", "denied", "edited", "expired", "withdrawn"]);
 
 /** An approval in an event, a wait's answer and the approval streams. */
 export const ApprovalEventData = z
@@ -49,6 +49,29 @@ export const ApprovalEventData = z
     reason: z
       .optional(z.string())
       .check(z.describe("The approver's words with the decision, present only when given.")),
+    edited: z.optional(
+      z
+        .strictObject({
+          request_sha256: Sha256Hex.check(
+            z.describe("The request digest of the edited arguments: the call it admits."),
+          ),
+          arguments: z
+            .optional(z.record(z.string(), z.unknown()))
+            .check(z.describe("Only where the receiver asked for arguments.")),
+          instruction: z
+            .optional(z.string())
+            .check(
+              z.describe(
+                "What the model is told: call again with exactly these arguments (canonical JSON), then the approver's words, marked as theirs, when given. Only where the receiver asked for arguments.",
+              ),
+            ),
+        })
+        .check(
+          z.describe(
+            "Only when state is edited: the approver's arguments, approved apart under their own request digest; the original call never runs.",
+          ),
+        ),
+    ),
   })
   .register(httpSchemas, { id: "ApprovalStatus" });
 
@@ -90,8 +113,10 @@ export type GateEvent =
       readonly credentialId: string | null;
     };
 
-/** The data without the arguments (what a receiver that did not ask for them gets). */
-export function withoutArguments<T extends { arguments?: unknown }>(data: T): Omit<T, "arguments"> {
+/** The data without the arguments, an edit's included (what a receiver that did not ask for them gets). */
+export function withoutArguments<T extends { arguments?: unknown; edited?: { request_sha256: string } }>(
+  data: T,
+): Omit<T, "arguments"> {
   const { arguments: _dropped, ...rest } = data;
-  return rest;
+  return rest.edited === undefined ? rest : { ...rest, edited: { request_sha256: rest.edited.request_sha256 } };
 }

@@ -24,6 +24,8 @@ export const PROBLEM_STATUS = {
   // A standing approval outside what the consumer's `standing_approvals` setting allows.
   STANDING_APPROVAL_NOT_ALLOWED: 403,
   APPROVAL_DIGEST_MISMATCH: 409,
+  // An approver's edit whose arguments the tool's input contract refuses (the pointer in `path`).
+  INVALID_ARGUMENTS: 422,
   // Identity: the principal a call acts for must come from what the gate verified.
   PRINCIPAL_MISMATCH: 403,
   ROLE_NOT_ALLOWED: 403,
@@ -119,6 +121,7 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   SELF_APPROVAL_FORBIDDEN: "The requesting subject may not approve its own call",
   STANDING_APPROVAL_NOT_ALLOWED: "The consumer does not allow this standing approval",
   APPROVAL_DIGEST_MISMATCH: "Approval digest is not the pending call's",
+  INVALID_ARGUMENTS: "Edited arguments do not fit the tool's contract",
   PRINCIPAL_MISMATCH: "Credential may not act for this subject",
   ROLE_NOT_ALLOWED: "Credential may not assert this role",
   TOOL_NOT_IN_SCOPE: "Credential may not call this tool",
@@ -184,7 +187,7 @@ export const ProblemDetails = z
     path: z.optional(z.string()).check(
       z.meta({
         description:
-          "Where the offending input is: a JSON path (envelope `unknown_field`) or a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`).",
+          "Where the offending input is: a JSON path (envelope `unknown_field`), a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`) or into a decision's edited arguments (`INVALID_ARGUMENTS`, e.g. `/arguments/amount`).",
       }),
     ),
     error: z.optional(z.record(z.string(), z.unknown())).check(

@@ -235,7 +235,7 @@ describe("help", () => {
         "  toolgate admin credentials revoke ID",
         "  toolgate admin approvals list",
         "  toolgate admin approvals show ID",
-        "  toolgate admin approvals decide ID approve --digest HEX [--reason TEXT] | decide ID deny [--reason TEXT]",
+        "  toolgate admin approvals decide ID approve --digest HEX [--reason TEXT] | decide ID edit --digest HEX --arguments JSON [--reason TEXT] | decide ID deny [--reason TEXT]",
         "  toolgate admin approvals standing grant TOOL SUBJECT --seconds N --calls N [--constraint CEL]",
         "  toolgate admin approvals standing list",
         "  toolgate admin approvals standing revoke ID",

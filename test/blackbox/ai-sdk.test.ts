@@ -359,6 +359,34 @@ describe("the AI SDK adapter against the gate", () => {
     expect(invoices().length).toBe(before);
   });
 
+  it("the AI SDK's own approval flow: an edit reaches the model as the denied result telling it to call again with the approver's arguments", async () => {
+    const gate = await tools("ai-sdk");
+    const before = invoices().length;
+    const first = callsThenAnswers("call-sdk-3", "create_invoice", { customer: "bolt", amount: 700 });
+    const prompt: ModelMessage[] = [{ role: "user", content: "invoice bolt 700" }];
+    const asked = await generateText({ model: first, tools: gate.tools, messages: prompt, stopWhen: stepCountIs(3) });
+    const request = asked.content.find(
+      (part): part is ToolApprovalRequestOutput<ToolSet> => part.type === "tool-approval-request",
+    );
+    if (request === undefined) throw new Error("no approval request");
+    const list = await approver.listApprovals();
+    if (!list.ok) throw new Error(list.problem.code);
+    const [pending] = list.value.approvals;
+    if (pending === undefined) throw new Error("no pending approval");
+    const edited = await approver.edit(
+      pending.approval_id,
+      pending.approval_digest,
+      { customer: "bolt", amount: 70 },
+      "A tenth",
+    );
+    expect(edited.ok).toBe(true);
+    const response = await gate.approvalResponse(request, 10);
+    const instruction =
+      'The approver edited the arguments: call the tool again with exactly these arguments: {"amount":70,"customer":"bolt"} The approver said: "A tenth"';
+    expect([response.approved, response.reason]).toEqual([false, instruction]);
+    expect(invoices().length).toBe(before);
+  });
+
   it("streamText: the call runs through the gate and the UI message stream carries its result", async () => {
     const gate = await tools();
     const finish = (unified: "tool-calls" | "stop") => ({

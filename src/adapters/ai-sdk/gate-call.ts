@@ -184,5 +184,8 @@ function jsonValue(value: unknown): JSONValue {
 export function decisionOf(status: ApprovalStatus): { approved: boolean; reason: string } {
   if (status.state === "approved") return { approved: true, reason: "approved by the gate's approver" };
   if (status.state === "pending") return { approved: false, reason: "no approver decided in time" };
+  // An edit: the model is told to call again with exactly the approver's arguments (docs/approvals.md, "Edit").
+  if (status.state === "edited" && status.edited?.instruction !== undefined)
+    return { approved: false, reason: status.edited.instruction };
   return { approved: false, reason: `the gate's approval was ${status.state}` };
 }

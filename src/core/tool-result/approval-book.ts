@@ -5,7 +5,7 @@
  * every rule about them lives here.
  * @module
  */
-import { canonicalJson, constantTimeEqual, sha256Hex } from "../json";
+import { canonicalJson, constantTimeEqual, sha256Hex, type JsonObject } from "../json";
 import type { Result } from "../result";
 import { boundApproval } from "./approvals";
 import { APPROVAL_TTL_SECONDS } from "./constants";
@@ -17,8 +17,11 @@ import type { Approval, HashFn, Principal, ToolCall } from "./types";
 /** How long a pending approval request waits for a decision; silence after that is denial. */
 export const PENDING_APPROVAL_SECONDS = 900;
 
-/** Where an approval request stands. `withdrawn`: its action was rejected before a decision. */
-export type ApprovalState = "pending" | "approved" | "denied" | "withdrawn";
+/**
+ * Where an approval request stands. `withdrawn`: its action was rejected before a decision;
+ * `edited`: the approver answered other arguments (approved apart, under their own digest).
+ */
+export type ApprovalState = "pending" | "approved" | "denied" | "edited" | "withdrawn";
 
 /** One approval request as the book keeps it. */
 export interface ApprovalRecord {
@@ -37,6 +40,9 @@ export interface ApprovalRecord {
   readonly reason?: string | null;
   /** The agent's words with the call that opened the request, if any (shown to approvers, never hashed). */
   readonly rationale?: string | null;
+  /** An edited request's edit: the request digest of the approver's arguments, and those arguments. */
+  readonly edited_request_sha256?: string | null;
+  readonly edited_arguments?: JsonObject | null;
 }
 
 /** A new pending request, before the book gives it an id. */
@@ -52,7 +58,7 @@ export interface ApprovalRequest {
 /** The decision a book records. */
 export interface ApprovalDecisionRecord {
   readonly approval_id: string;
-  readonly state: "approved" | "denied";
+  readonly state: "approved" | "denied" | "edited";
   readonly approver_id: string;
   readonly decided_at: number;
   readonly valid_until: number | null;
@@ -85,6 +91,10 @@ export interface ApprovalBook {
    * pending requests per subject; nothing is stored then).
    */
   open(request: ApprovalRequest): Result<string, ApprovalQuotaExceeded>;
+  /** The edited approvals granted for this request digest and not yet claimed by a call (approval-edit.ts). */
+  editsFor?(requestSha256: string): readonly ApprovalRecord[];
+  /** Makes an edited approval the claiming call's own: its binding, its call, the digest bound to that call. */
+  claim?(approvalId: string, bindingKey: string, call: ToolCall, approvalDigest: string): void;
 }
 
 /** The lookup key of a call's approvals: the exact call (arguments included) and its request digest. */
@@ -102,6 +112,8 @@ export interface WeighedApprovals {
   readonly pendingId: string | null;
   /** The words an approver gave with a denial of this call, if any (the latest). */
   readonly denialReason: string | null;
+  /** The approver's edit of this call, if any: the arguments to call again with, and the words given. */
+  readonly edited: { readonly arguments: JsonObject; readonly reason: string | null } | null;
 }
 
 /**
@@ -120,8 +132,11 @@ export function weighApprovals(
   let refused = false;
   let pendingId: string | null = null;
   let denialReason: string | null = null;
+  let edited: WeighedApprovals["edited"] = null;
   for (const record of records) {
     if (record.state === "denied" && typeof record.reason === "string") denialReason = record.reason;
+    if (record.state === "edited" && record.edited_arguments !== undefined && record.edited_arguments !== null)
+      edited = { arguments: record.edited_arguments, reason: record.reason ?? null };
     if (record.state === "pending" && record.expires_at > now) pendingId = record.approval_id;
     else if (
       record.state === "approved" &&
@@ -139,7 +154,7 @@ export function weighApprovals(
       );
     } else refused = true;
   }
-  return { granted, refused, pendingId, denialReason };
+  return { granted, refused, pendingId, denialReason, edited };
 }
 
 /** The pending request a prepare (never an execution) may reuse: decisions are not consulted. */
@@ -181,7 +196,7 @@ export interface DecisionOptions {
 }
 
 /**
- * One decision (approve or deny) on a request. It is taken only with the digest computed for
+ * One decision (approve, deny, or edit: approval-edit.ts checks the arguments) on a request. It is taken only with the digest computed for
  * the pending call and this approver ({@link digestForApprover}); another digest is refused
  * (`APPROVAL_DIGEST_MISMATCH`) and the request stays pending. The dispatcher checks the
  * recorded digest again when the agent repeats the call.
@@ -190,7 +205,7 @@ export function decideApproval(
   record: ApprovalRecord,
   spec: ToolSpec,
   approverId: string,
-  decision: "approve" | "deny",
+  decision: "approve" | "deny" | "edit",
   submittedDigest: string,
   now: number,
   hash: HashFn = sha256Hex,
@@ -205,13 +220,14 @@ export function decideApproval(
     ok: true,
     value: {
       approval_id: record.approval_id,
-      state: decision === "approve" ? "approved" : "denied",
+      state: decision === "approve" ? "approved" : decision === "deny" ? "denied" : "edited",
       approver_id: approverId,
       decided_at: now,
+      // An edit's window is its edited call's (the original call itself is never admitted).
       valid_until:
-        decision === "approve"
-          ? now + (spec.approvalValidSeconds ?? options.defaultValidSeconds ?? APPROVAL_TTL_SECONDS)
-          : null,
+        decision === "deny"
+          ? null
+          : now + (spec.approvalValidSeconds ?? options.defaultValidSeconds ?? APPROVAL_TTL_SECONDS),
       ...(options.reason === undefined ? {} : { reason: options.reason }),
       bound_to_request: true,
     },

@@ -4,11 +4,12 @@
  * @module
  */
 import { approvalBindingKey, approvalRequest, pendingOnly, weighApprovals } from "./approval-book";
+import { claimEdit } from "./approval-edit";
 import { hasValidApproval } from "./approvals";
 import type { BeginDispatchResult, DispatchRequest } from "./dispatcher";
 import type { ToolResultEngine } from "./engine";
 import type { ErrorCode } from "./error-catalog";
-import { approverSaid, errorPackage } from "./packages";
+import { approverEdited, approverSaid, errorPackage } from "./packages";
 import type { ToolSpec } from "./tool-spec";
 import type { HashFn } from "./types";
 
@@ -30,7 +31,14 @@ export function approvalGate(
   let granted = approvals;
   if (book !== undefined) {
     const bindingKey = approvalBindingKey(call, digest);
-    const stored = book.byBinding(bindingKey);
+    let stored = book.byBinding(bindingKey);
+    // A call new to the book may be the one an approver's edit admits (never while preparing).
+    if (
+      stored.length === 0 &&
+      request.prepareOnly !== true &&
+      claimEdit(book, principal, call, spec, digest, bindingKey, now, hash)
+    )
+      stored = book.byBinding(bindingKey);
     const weighed = weighApprovals(
       request.prepareOnly === true ? pendingOnly(stored, now) : stored,
       principal,
@@ -55,8 +63,9 @@ export function approvalGate(
       };
     }
     if (weighed.granted.length === 0) {
-      if (weighed.denialReason === null) return fail("APPROVAL_INVALID", digest);
-      const note = approverSaid(weighed.denialReason);
+      const { edited, denialReason } = weighed;
+      if (edited === null && denialReason === null) return fail("APPROVAL_INVALID", digest);
+      const note = edited !== null ? approverEdited(edited.arguments, edited.reason) : approverSaid(denialReason ?? "");
       const pkg = errorPackage(principal, call, spec, "APPROVAL_INVALID", digest, now, hash, null, undefined, note);
       return { kind: "final", package: pkg };
     }

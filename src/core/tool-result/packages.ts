@@ -276,10 +276,22 @@ export function approverSaid(reason: string): string {
   return `${APPROVER_SAID}${JSON.stringify(visibleText(reason))}`;
 }
 
+/** Where an edit's instruction starts in a `safe_message` ({@link approverEdited}). */
+export const APPROVER_EDITED = "The approver edited the arguments: call the tool again with exactly these arguments: ";
+
+/**
+ * An edited call's instruction as the model reads it: the arguments to call again with, as
+ * canonical JSON (exactly what the edited approval admits), then the approver's words, if any,
+ * marked as theirs ({@link approverSaid}).
+ */
+export function approverEdited(args: JsonObject, reason: string | null): string {
+  return `${APPROVER_EDITED}${canonicalJson(args)}${reason === null ? "" : ` ${approverSaid(reason)}`}`;
+}
+
 /**
  * A failed or unknown package carrying one catalog entry; the dispatcher is its trusted source.
  * `details`: where the arguments fail, for `INVALID_ARGUMENTS` of a tool that explains it.
- * `note` (a denial's {@link approverSaid}) follows the catalog's message, only when given.
+ * `note` (a denial's {@link approverSaid}, an edit's {@link approverEdited}) follows the catalog's message, only when given.
  */
 export function errorPackage(
   principal: Principal,

@@ -21,7 +21,7 @@ import { argumentDetails } from "./argument-problem";
 import { ERROR_CATALOG, isErrorCode, type ErrorCode } from "./error-catalog";
 import { exactFields } from "./exact-fields";
 import { validateHandlerResult } from "./output-contract";
-import { APPROVER_SAID, canonicalOfResult, trustedBindings, type BuiltBindings } from "./packages";
+import { APPROVER_EDITED, APPROVER_SAID, canonicalOfResult, trustedBindings, type BuiltBindings } from "./packages";
 import { isNonemptyString, isPlainObject } from "./text-rules";
 import type { ToolSpec } from "./tool-spec";
 import type { Downstream, HashFn, Principal, ToolCall } from "./types";
@@ -87,11 +87,22 @@ function sameContract(contract: Record<string, unknown>, spec: ToolSpec | undefi
   );
 }
 
-/** A denial's message: the catalog's, then the approver's quoted words (packages.ts `approverSaid`). */
+/**
+ * A denial's message: the catalog's, then the approver's quoted words (packages.ts `approverSaid`);
+ * or an edit's: the catalog's, the arguments to call again with, then the words if any (`approverEdited`).
+ */
 function isDenialNote(code: ErrorCode, message: unknown): boolean {
   if (code !== "APPROVAL_INVALID" || typeof message !== "string") return false;
-  const prefix = `${ERROR_CATALOG[code].safe_message} ${APPROVER_SAID}"`;
-  return message.length > prefix.length && message.startsWith(prefix) && message.endsWith('"');
+  const said = (text: string) =>
+    text.length > APPROVER_SAID.length + 1 && text.startsWith(`${APPROVER_SAID}"`) && text.endsWith('"');
+  const catalog = `${ERROR_CATALOG[code].safe_message} `;
+  if (!message.startsWith(catalog)) return false;
+  const note = message.slice(catalog.length);
+  if (said(note)) return true;
+  if (!note.startsWith(`${APPROVER_EDITED}{`)) return false;
+  if (note.endsWith("}")) return true;
+  const words = note.indexOf(`} ${APPROVER_SAID}"`, APPROVER_EDITED.length);
+  return words > 0 && said(note.slice(words + 2));
 }
 
 /**

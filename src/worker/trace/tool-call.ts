@@ -148,6 +148,9 @@ export class ApprovalWatch {
         if (opened.ok) this.#opened = opened.value;
         return opened;
       },
+      // An edited approval's lookup and claim pass through: the claimed one is consulted by byBinding next.
+      ...(book.editsFor === undefined ? {} : { editsFor: book.editsFor.bind(book) }),
+      ...(book.claim === undefined ? {} : { claim: book.claim.bind(book) }),
     };
   }
 

@@ -284,6 +284,7 @@ describe("the approval view", () => {
       "approver_id",
       "bound_to_request",
       "decided_at",
+      "edited",
       "reason",
       "state",
       "valid_until",

@@ -85,7 +85,7 @@ describe("the console's deny form", () => {
     const { cookie, csrf } = await signIn(approver);
     const page = await (await gate(`/console/approvals/${id}`, { headers: { cookie } })).text();
     expect(/<p class="reason">.*?<\/p>/s.exec(page)?.[0]).toBe(
-      `<p class="reason"><label for="reason-${id}">Reason (optional, at most 500 characters): with a denial, the agent's model reads it as your words.</label>\n` +
+      `<p class="reason"><label for="reason-${id}">Reason (optional, at most 500 characters): with a denial or an edit, the agent's model reads it as your words.</label>\n` +
         `<input type="text" id="reason-${id}" name="reason" maxlength="500" autocomplete="off" spellcheck="true"></p>`,
     );
     const digest = await digestOf(id);
@@ -131,6 +131,52 @@ describe("the console's deny form", () => {
       reason: "Duplicate",
       bound_to_request: true,
     });
+  });
+});
+
+describe("the console's edit form", () => {
+  it("prefills the arguments as JSON with a bidi control shown, and an edit posted without the script reaches the agent's model", async () => {
+    const opened = await callNote("Q3 \u202Etroper\u202C", undefined, "k-edit");
+    const id = opened.approval_id ?? "";
+    const { cookie, csrf } = await signIn(approver);
+    const page = await (await gate(`/console/approvals/${id}`, { headers: { cookie } })).text();
+    expect(/<details class="edit">.*?<\/details>/s.exec(page)?.[0]).toBe(
+      `<details class="edit"><summary>Edit the arguments</summary>\n` +
+        `<p><label for="arguments-${id}">The arguments as JSON. The agent is told to call again with exactly these; its proposed call never runs.</label></p>\n` +
+        `<textarea id="arguments-${id}" name="arguments" rows="8" cols="60" maxlength="16384" spellcheck="false" autocomplete="off">{\n  &quot;title&quot;: &quot;Q3 ⟨U+202E⟩troper⟨U+202C⟩&quot;\n}</textarea>\n` +
+        `<button type="submit" name="decision" value="edit" class="edit" aria-describedby="hidden-${id}">Approve edited<span class="visually-hidden"> post_note (${id})</span></button>\n` +
+        `</details>`,
+    );
+    const digest = await digestOf(id);
+    // Not strict JSON (a duplicate member): refused, nothing decided.
+    const duplicate = await form(
+      `/console/approvals/${id}`,
+      { csrf, decision: "edit", approval_digest: digest, arguments: '{"title":"a","title":"b"}', reason: "" },
+      { origin: ORIGIN, cookie },
+    );
+    expect([duplicate.status, duplicate.headers.get("location")]).toEqual([
+      303,
+      `/console/approvals?problem=INVALID_JSON&approval=${id}`,
+    ]);
+    const res = await form(
+      `/console/approvals/${id}`,
+      { csrf, decision: "edit", approval_digest: digest, arguments: '{\n  "title": "Q3 report"\n}', reason: "Typo" },
+      { origin: ORIGIN, cookie },
+    );
+    expect([res.status, res.headers.get("location")]).toEqual([
+      303,
+      `/console/approvals?decided=edited&approval=${id}`,
+    ]);
+    const status = await (await send("GET", `${BASE}/approvals/${id}`, agent)).json<Record<string, unknown>>();
+    expect([status["state"], status["reason"], (status["edited"] as Record<string, unknown>)["arguments"]]).toEqual([
+      "edited",
+      "Typo",
+      { title: "Q3 report" },
+    ]);
+    const edited = await callNote("Q3 \u202Etroper\u202C", undefined, "k-edit");
+    expect(edited.model_result.error?.["safe_message"]).toBe(
+      `${INVALID} The approver edited the arguments: call the tool again with exactly these arguments: {"title":"Q3 report"} The approver said: "Typo"`,
+    );
   });
 });
 

@@ -11,7 +11,7 @@ import { canonicalJson, prettyJson, PyFloat, readJson, type Json } from "../../.
 import { APPROVAL_DIGEST_FIELDS, REQUEST_DIGEST_FIELDS } from "../../../core/tool-result/digests";
 import type { CheckpointStatus, ConsoleApproval, ConsoleAudit, ConsoleSettled } from "./view";
 import { hiddenArguments } from "./hidden-warning";
-import { html, shown, timeElement, timeLeft, type SafeHtml } from "./html";
+import { controlText, html, shown, timeElement, timeLeft, type SafeHtml } from "./html";
 
 /** The fields of the request digest and of the approval digest (docs/approvals.md). */
 const REQUEST_INPUTS = new Set<string>(REQUEST_DIGEST_FIELDS);
@@ -70,6 +70,19 @@ function rationaleOf(id: string, rationale: string): SafeHtml {
 <blockquote class="agent-words"><p>${shown(rationale)}</p></blockquote></section>`;
 }
 
+/**
+ * The edit part of a decision form: the arguments as JSON, prefilled with hidden characters
+ * shown as their escapes (left so, they are sent as written), and the button that approves the
+ * edited arguments instead (the original call never runs; docs/approvals.md, "Edit").
+ */
+function editPart(id: string, args: Record<string, Json>, label: string, described: SafeHtml | string): SafeHtml {
+  return html`<details class="edit"><summary>Edit the arguments</summary>
+<p><label for="arguments-${id}">The arguments as JSON. The agent is told to call again with exactly these; its proposed call never runs.</label></p>
+<textarea id="arguments-${id}" name="arguments" rows="8" cols="60" maxlength="16384" spellcheck="false" autocomplete="off">${controlText(prettyJson(args), { layout: true })}</textarea>
+<button type="submit" name="decision" value="edit" class="edit"${described}>Approve edited<span class="visually-hidden"> ${label}</span></button>
+</details>`;
+}
+
 /** One pending approval as an `<article>` (heading level 3), its decision form posting the digest shown. */
 export function approvalArticle(item: ConsoleApproval, csrf: string, now: number): SafeHtml {
   const view = item.view;
@@ -103,9 +116,10 @@ ${rationale}
 <input type="hidden" name="approval_digest" value="${view.approval_digest}">
 <p class="digest">Your decision is bound to <code>approval_digest</code> <code class="hash">${view.approval_digest}</code>.</p>
 <button type="submit" name="decision" value="approve" class="approve"${described}>Approve<span class="visually-hidden"> ${label}</span></button>
-<p class="reason"><label for="reason-${id}">Reason (optional, at most 500 characters): with a denial, the agent's model reads it as your words.</label>
+<p class="reason"><label for="reason-${id}">Reason (optional, at most 500 characters): with a denial or an edit, the agent's model reads it as your words.</label>
 <input type="text" id="reason-${id}" name="reason" maxlength="500" autocomplete="off" spellcheck="true"></p>
 <button type="submit" name="decision" value="deny" class="deny"${described}>Deny<span class="visually-hidden"> ${label}</span></button>
+${editPart(id, args, label, described)}
 </form>
 </article>`;
 }

@@ -50,6 +50,14 @@ function part(value: unknown): string {
   throw new Error("an HTML template value is not text, a number or markup");
 }
 
+/**
+ * Text for a form control's content (a `<textarea>`, which shows markup as text): every hidden
+ * character as its escape, without marks; `layout` keeps a JSON document's line feeds.
+ */
+export function controlText(text: string, options: VisibleOptions = {}): SafeHtml {
+  return SafeHtml.trusted(escapeHtml(visibleText(text, options)));
+}
+
 /** A template whose values are escaped (arrays are joined; `null`, `undefined` and `false` render nothing). */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
   let out = strings[0] ?? "";

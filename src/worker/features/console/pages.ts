@@ -12,7 +12,7 @@ import { html, shown, timeElement, type SafeHtml } from "./html";
 
 /** What a form post without script comes back to (`?decided=` or `?problem=` with `&approval=`). */
 export type ConsoleNotice =
-  | { readonly kind: "decided"; readonly approvalId: string; readonly state: "approved" | "denied" }
+  | { readonly kind: "decided"; readonly approvalId: string; readonly state: "approved" | "denied" | "edited" }
   | { readonly kind: "problem"; readonly approvalId: string | null; readonly code: ProblemCode };
 
 /** A console page: its head (styles, script, the session's CSRF token) and body (exported for the other pages' files). */
@@ -78,7 +78,7 @@ ${message}
 function noticeText(notice: ConsoleNotice | null): SafeHtml | string {
   if (notice === null) return "";
   if (notice.kind === "decided")
-    return html`<p>${notice.state === "approved" ? "Approved" : "Denied"} <code>${notice.approvalId}</code>.</p>`;
+    return html`<p>${{ approved: "Approved", denied: "Denied", edited: "Edited" }[notice.state]} <code>${notice.approvalId}</code>.</p>`;
   const which = notice.approvalId === null ? "" : html` <code>${notice.approvalId}</code>`;
   return html`<p class="error">Not decided${which}: ${PROBLEM_TITLES[notice.code]} (<code>${notice.code}</code>).</p>`;
 }

@@ -21,6 +21,8 @@ import { consoleHeaders, htmlResponse, seeOther } from "./headers";
 import { shadowPage } from "./shadow-page";
 import {
   CLEARED_SESSION_COOKIE,
+  MAX_EDITED_JSON,
+  MAX_FORM_BYTES,
   mintSessionId,
   originRefusal,
   readForm,
@@ -33,6 +35,7 @@ import type { Env } from "../../env";
 import { CONSOLE_SESSION_SECONDS, type ConsoleCall, type ConsoleReply } from "./service";
 import { problem, problemResponse, UNAUTHENTICATED, type ProblemCode } from "../../http/problem";
 import { ok, type Outcome } from "../../result";
+import { canonicalJson } from "../../../core/json";
 import { objectOf } from "../../http/middleware";
 import { pathParam, type Route, type RouteModule } from "../../http/route";
 
@@ -47,17 +50,20 @@ const SignInForm = z.strictObject({
 const SignOutForm = z.strictObject({ csrf: z.string().check(z.maxLength(128)) });
 const DecisionForm = z.strictObject({
   csrf: z.string().check(z.maxLength(128)),
-  decision: z.enum(["approve", "deny"]),
+  decision: z.enum(["approve", "deny", "edit"]),
   approval_digest: Sha256Hex,
   // The form always posts its reason field; left empty, it gives none.
   reason: z.optional(z.union([z.literal(""), ApprovalWords])),
+  // The edit's arguments as JSON text, posted with every decision of the form; read (strictly) only with an edit.
+  arguments: z.optional(z.string().check(z.maxLength(MAX_EDITED_JSON))),
 });
 
-/** A decision as the console reads it, from the script's JSON or the form. */
+/** A decision as the console reads it, from the script's JSON or the form; an edit's arguments as JSON text. */
 interface ConsoleDecision {
-  readonly decision: "approve" | "deny";
+  readonly decision: "approve" | "deny" | "edit";
   readonly approval_digest: string;
   readonly reason?: string;
+  readonly argumentsJson?: string;
   readonly csrf: string;
 }
 
@@ -84,7 +90,7 @@ function unexpected(kind: string): never {
 
 function noticeOf(query: Record<string, string>): ConsoleNotice | null {
   const approvalId = query.approval !== undefined && APPROVAL_ID.test(query.approval) ? query.approval : null;
-  if (approvalId !== null && (query.decided === "approved" || query.decided === "denied"))
+  if (approvalId !== null && (query.decided === "approved" || query.decided === "denied" || query.decided === "edited"))
     return { kind: "decided", approvalId, state: query.decided };
   const code = query.problem;
   if (code !== undefined && Object.hasOwn(PROBLEM_STATUS, code))
@@ -97,12 +103,17 @@ async function decisionBody(c: ConsoleContext, script: boolean): Promise<Outcome
   if (!script) {
     const form = await readForm(c.req.raw, DecisionForm);
     if (!form.ok) return form;
-    const { reason, ...rest } = form.value;
-    return ok(reason === undefined || reason === "" ? rest : { ...rest, reason });
+    const { reason, arguments: edited, ...rest } = form.value;
+    const words = reason === undefined || reason === "" ? {} : { reason };
+    return ok({ ...rest, ...words, ...(rest.decision === "edit" ? { argumentsJson: edited ?? "" } : {}) });
   }
-  // A reason of 500 characters each written as `\uXXXX` fits.
-  const body = await readBody(c.req.raw, ApprovalDecisionRequest, { maxBytes: 4096 });
-  return body.ok ? ok({ ...body.value, csrf: c.req.header("x-csrf-token") ?? "" }) : body;
+  // A reason of 500 characters each written as `\uXXXX` fits, and an edit's arguments.
+  const body = await readBody(c.req.raw, ApprovalDecisionRequest, { maxBytes: MAX_FORM_BYTES });
+  if (!body.ok) return body;
+  const { arguments: edited, ...rest } = body.value;
+  // The strict reader's value written back as canonical JSON: the object reads it again, floats intact.
+  const text = edited === undefined ? {} : { argumentsJson: canonicalJson(edited) };
+  return ok({ ...rest, ...text, csrf: c.req.header("x-csrf-token") ?? "" });
 }
 
 /** A console route: an HTML page or the page's own call, outside the OpenAPI document and CORS. */
@@ -246,6 +257,7 @@ export const consoleRoutes: RouteModule = {
           decision: body.value.decision,
           approvalDigest: body.value.approval_digest,
           ...(body.value.reason === undefined ? {} : { reason: body.value.reason }),
+          ...(body.value.argumentsJson === undefined ? {} : { argumentsJson: body.value.argumentsJson }),
         });
         if (done === null) return problemResponse(UNAUTHENTICATED);
         if (script) {
@@ -259,9 +271,8 @@ export const consoleRoutes: RouteModule = {
           return ["CSRF_REFUSED", "UNAUTHENTICATED"].includes(done.reply.error.code)
             ? problemResponse(done.reply.error)
             : seeOther(`/console/approvals?problem=${done.reply.error.code}&approval=${id}`);
-        return seeOther(
-          `/console/approvals?decided=${body.value.decision === "approve" ? "approved" : "denied"}&approval=${id}`,
-        );
+        const state = { approve: "approved", deny: "denied", edit: "edited" }[body.value.decision];
+        return seeOther(`/console/approvals?decided=${state}&approval=${id}`);
       },
     ),
     page("post", "/console/sign-out", "Sign out: the session ends.", "consoleSignIn", async (c) => {

@@ -16,6 +16,7 @@ import { fail, ok, type Outcome } from "../../result";
 import { secretsEqual } from "../../http/timing-safe";
 import type { ConsumerRecord } from "../consumers/service";
 import { eventStream, sseEvent } from "../events/stream";
+import { editedArguments } from "../tool-calls/approval-decision";
 import { approvalView } from "../tool-calls/approval-view";
 import type { ToolCallService } from "../tool-calls/service";
 import type { ToolCallServices } from "../tool-calls/services";
@@ -54,10 +55,12 @@ export type ConsoleCall =
       readonly kind: "decide";
       readonly csrf: string;
       readonly approvalId: string;
-      readonly decision: "approve" | "deny";
+      readonly decision: "approve" | "deny" | "edit";
       readonly approvalDigest: string;
-      /** The approver's words (a denial's reach the model). */
+      /** The approver's words (a denial's and an edit's reach the model). */
       readonly reason?: string;
+      /** An edit's arguments as JSON text, read here with the strict reader. */
+      readonly argumentsJson?: string;
     }
   | { readonly kind: "events" }
   | { readonly kind: "shadow" }
@@ -239,7 +242,10 @@ export class ConsoleService {
         return this.#approval(config, plane, session, call.approvalId, now);
       case "decide": {
         const reason = call.reason === undefined ? {} : { reason: call.reason };
-        const decision = { verdict: call.decision, digest: call.approvalDigest, ...reason };
+        const edited = call.decision === "edit" ? editedArguments(call.argumentsJson ?? "") : ok(undefined);
+        if (!edited.ok) return edited;
+        const args = edited.value === undefined ? {} : { arguments: edited.value };
+        const decision = { verdict: call.decision, digest: call.approvalDigest, ...reason, ...args };
         const decided = plane.decide(call.approvalId, session.approverId, decision, now);
         return decided.ok ? ok({ kind: "decided", json: canonicalJson(decided.value) }) : decided;
       }

@@ -21,8 +21,14 @@ import { secretsEqual } from "../../http/timing-safe";
 /** The cookie's name: `__Host-` makes a browser accept it only `Secure`, with `Path=/` and no `Domain`. */
 export const SESSION_COOKIE = "__Host-toolgate-console";
 
-/** The largest form body the console reads (sign-in, sign-out, a decision without script: a reason of 500 characters percent-encoded fits). */
-export const MAX_FORM_BYTES = 8192;
+/**
+ * The largest form body the console reads (sign-in, sign-out, a decision: a reason of 500
+ * characters and an edit's arguments, up to {@link MAX_EDITED_JSON} characters, percent-encoded fit).
+ */
+export const MAX_FORM_BYTES = 65_536;
+
+/** The most characters of an edit's arguments as the console's form posts them (JSON text). */
+export const MAX_EDITED_JSON = 16_384;
 
 const SESSION_ID = /^cs1_([0-9a-f]{64})_([0-9a-f]{32})$/;
 

@@ -9,7 +9,7 @@ import { ApprovalEventData } from "../../../contracts/events";
 import { describeIssues } from "../../http/body";
 import { problem, problemResponse } from "../../http/problem";
 import { credentialToken, jsonBody } from "../../http/middleware";
-import { respond } from "../../http/respond";
+import { respond, sendBody } from "../../http/respond";
 import { handlers, pathParam, type RouteModule } from "../../http/route";
 
 const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
@@ -137,6 +137,7 @@ export const approvalRoutes: RouteModule = {
         "APPROVAL_ALREADY_DECIDED",
         "APPROVAL_EXPIRED",
         "APPROVAL_DIGEST_MISMATCH",
+        "INVALID_ARGUMENTS",
         "INVALID_JSON",
         "INVALID_REQUEST",
         "BODY_TOO_LARGE",
@@ -145,11 +146,11 @@ export const approvalRoutes: RouteModule = {
       handlers: handlers(jsonBody(ApprovalDecisionRequest), async (c) => {
         const id = pathParam(c, "approval_id");
         if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
-        return respond(
-          await c.var.object.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
+        return sendBody(c.var.body, (request) =>
+          c.var.object.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
             kind: "decideApproval",
             approvalId: id,
-            request: c.var.body,
+            request,
           }),
         );
       }),

@@ -13,7 +13,10 @@ import type {
   ApprovalRequest,
   ApprovalState,
 } from "../../../core/tool-result/approval-book";
+import type { ApprovalEditRecord } from "../../../core/tool-result/approval-edit";
 import { callFromJson, callJson } from "../../../core/tool-result/dispatcher-state";
+import { claimEdited, editKey, recordEdit } from "./approval-edit-store";
+import type { ToolCall } from "../../../core/tool-result/types";
 import type { Limits } from "../../kernel/limits";
 import { all, int, intOrNull, one, run, storedJson, text, textOrNull, type SqlRow } from "../../kernel/sql";
 
@@ -22,7 +25,7 @@ export const APPROVAL_END = "COALESCE(decided_at, expires_at)";
 /** The counter of the approvals' positions (`seq`): never reused, even once the rows before expired (v14 seeds it). */
 export const APPROVAL_SEQ = "toolgate.approvals.seq";
 
-const STATES: readonly ApprovalState[] = ["pending", "approved", "denied", "withdrawn"];
+const STATES: readonly ApprovalState[] = ["pending", "approved", "denied", "edited", "withdrawn"];
 
 function recordOf(row: SqlRow): ApprovalRecord {
   const state = text(row, "state") as ApprovalState;
@@ -44,7 +47,13 @@ function recordOf(row: SqlRow): ApprovalRecord {
     valid_until: intOrNull(row, "valid_until"),
     reason: textOrNull(row, "reason"),
     rationale: textOrNull(row, "rationale"),
+    edited_request_sha256: textOrNull(row, "edited_request_sha256"),
+    edited_arguments: editedArguments(textOrNull(row, "edited_arguments")),
   };
+}
+
+function editedArguments(stored: string | null): JsonObject | null {
+  return stored === null ? null : (storedJson(stored, "edited arguments") as JsonObject);
 }
 
 function randomId(): string {
@@ -244,6 +253,21 @@ export class SqlApprovalBook implements ApprovalBook {
       decision.reason ?? null,
       decision.approval_id,
     );
+  }
+
+  editsFor(requestSha256: string): ApprovalRecord[] {
+    return this.byBinding(editKey(requestSha256));
+  }
+
+  claim(approvalId: string, bindingKey: string, call: ToolCall, approvalDigest: string): void {
+    claimEdited(this.sql, approvalId, this.#stored(bindingKey), call, approvalDigest);
+  }
+
+  /** Records an edit (approval-edit-store.ts); answers the edited call's own approval id. */
+  edit(edit: ApprovalEditRecord, submittedDigest: string): string {
+    const id = randomId();
+    recordEdit(this.sql, edit, submittedDigest, id, APPROVAL_SEQ);
+    return id;
   }
 
   /** Withdraws a pending request: it leaves the approvers' list and can no longer be decided. */

@@ -7,7 +7,7 @@
  * soon as that credential no longer holds (revoked, expired, no longer an approver).
  * @module
  */
-import { canonicalJson } from "../../../core/json";
+import { canonicalJson, type JsonObject } from "../../../core/json";
 import { ApprovalDecisionRequest } from "../../../contracts/approval";
 import type { ApprovalEventData, GateEvent } from "../../../contracts/events";
 import { problem } from "../../http/problem";
@@ -16,6 +16,7 @@ import type { ConsumerRecord } from "../consumers/service";
 import type { EventBus, ListenerOwner } from "../events/bus";
 import { eventStream, sseEvent, STREAM_MAX_SECONDS } from "../events/stream";
 import type { Gatekeeper } from "../../kernel/gatekeeper";
+import { received, type Carried } from "../../kernel/rpc";
 import type { ObjectKernel } from "../../kernel/kernel";
 import { approvalStatus } from "./events";
 import type { ToolCallServices } from "./services";
@@ -29,7 +30,12 @@ const STREAM_REPLAY = 100;
 /** One approval call of the routes. */
 export type ApprovalsCall =
   | { readonly kind: "listApprovals"; readonly cursor: string | null }
-  | { readonly kind: "decideApproval"; readonly approvalId: string; readonly request: ApprovalDecisionRequest }
+  /** `request`: the body the Worker read and validated, as RPC carries it (an edit's arguments keep their floats). */
+  | {
+      readonly kind: "decideApproval";
+      readonly approvalId: string;
+      readonly request: Carried<ApprovalDecisionRequest>;
+    }
   | { readonly kind: "getApproval"; readonly approvalId: string; readonly waitSeconds: number };
 
 /** The approval calls of the consumer object: the routes' calls and the stream, each authenticated here. */
@@ -124,7 +130,7 @@ async function approvalsCall(
     const page = plane.listApprovals(request, deps.kernel.now());
     return page.ok ? ok(canonicalJson(page.value)) : page;
   }
-  const body = ApprovalDecisionRequest.parse(call.request);
+  const body = received(call.request, ApprovalDecisionRequest);
   const decided = plane.decide(
     call.approvalId,
     who.value.approverId,
@@ -132,6 +138,8 @@ async function approvalsCall(
       verdict: body.decision,
       digest: body.approval_digest,
       ...(body.reason === undefined ? {} : { reason: body.reason }),
+      // The strict reader's value, checked to be a plain object by the contract.
+      ...(body.arguments === undefined ? {} : { arguments: body.arguments as JsonObject }),
     },
     deps.kernel.now(),
   );

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ApprovalRecord } from "../../../core/tool-result/approval-book";
+import { approverEdited } from "../../../core/tool-result/packages";
 import type { Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
 import type { ApprovalEventData, CallEventData, GateEvent } from "../../../contracts/events";
 
@@ -33,6 +34,15 @@ export function approvalStatus(record: ApprovalRecord, now: number): ApprovalEve
     arguments: record.call.arguments,
     ...(typeof record.rationale === "string" ? { rationale: record.rationale } : {}),
     ...(typeof record.reason === "string" ? { reason: record.reason } : {}),
+    ...(record.state === "edited" && typeof record.edited_request_sha256 === "string" && record.edited_arguments
+      ? {
+          edited: {
+            request_sha256: record.edited_request_sha256,
+            arguments: record.edited_arguments,
+            instruction: approverEdited(record.edited_arguments, record.reason ?? null),
+          },
+        }
+      : {}),
   };
 }
 

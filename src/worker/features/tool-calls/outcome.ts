@@ -3,6 +3,7 @@ import type { JsonObject } from "../../../core/json";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { HashFn, ResultPackage } from "../../../core/tool-result/types";
 import type { StandingLookup } from "../standing/cover";
+import type { Problem } from "../../http/problem";
 import type { ExternalExecutor } from "../../targets/executor";
 import type { McpNotifySink } from "../../targets/mcp/notify";
 import type { Span } from "../../trace/span";
@@ -38,6 +39,8 @@ export interface ToolCallSetup {
   readonly shadow?: (seen: ShadowSeen) => void;
   /** The standing approval that covers a write needing a human, its use counted (features/standing); absent: none. */
   readonly standing?: StandingLookup;
+  /** The consumer: the tenant of every principal, an input of an edited call's request digest. */
+  readonly tenantId: string;
 }
 
 /** What one dispatch carries besides the call. */
@@ -73,11 +76,15 @@ export function outcomeOf(recorded: Recorded, hash: HashFn, approvalId: string |
   return { package: pkg, approvalId, statusRef, hash, audit: recorded.audit };
 }
 
-/** An approver's decision as the service takes it: the verdict, the digest submitted, the approver's words if any. */
+/**
+ * An approver's decision as the service takes it: the verdict, the digest submitted, the
+ * approver's words if any; an edit's arguments (given with `edit`, and only then).
+ */
 export interface Decision {
-  readonly verdict: "approve" | "deny";
+  readonly verdict: "approve" | "deny" | "edit";
   readonly digest: string;
   readonly reason?: string;
+  readonly arguments?: JsonObject;
 }
 
 /** The words of a decision, as the core's decision options take them (absent: none). */
@@ -93,3 +100,12 @@ export const DECISION_REFUSALS = {
   APPROVAL_DIGEST_MISMATCH:
     "The approval_digest is not the one computed for this call and this approver; the approval stays pending.",
 } as const;
+
+/** The problem of edited arguments outside the tool's contract: where (a pointer into the decision body) and what was expected. */
+export function editedArgumentsProblem(pointer: string, expected: string): Problem {
+  return {
+    code: "INVALID_ARGUMENTS",
+    detail: `The edited arguments do not fit the tool's contract at ${pointer === "" ? "/arguments" : `/arguments${pointer}`}: expected ${expected}; the approval stays pending.`,
+    path: `/arguments${pointer}`,
+  };
+}

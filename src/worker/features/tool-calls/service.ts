@@ -1,9 +1,5 @@
 import { sha256Hex, type JsonObject } from "../../../core/json";
-import {
-  decideApproval,
-  type ApprovalDecisionRecord,
-  type ApprovalRecord,
-} from "../../../core/tool-result/approval-book";
+import type { ApprovalRecord } from "../../../core/tool-result/approval-book";
 import {
   beginDispatch,
   completeDispatch,
@@ -35,9 +31,8 @@ import { approvalStatus, callEvent } from "./events";
 import { SqlApprovalBook } from "./approval-store";
 import { SqlToolResultStore } from "./store";
 import type { ObjectKernel } from "../../kernel/kernel";
+import { decide, type DecisionAnswer } from "./approval-decision";
 import {
-  DECISION_REFUSALS,
-  decisionWords,
   IN_PROGRESS_RETRY_SECONDS,
   outcomeOf,
   type Decision,
@@ -343,50 +338,10 @@ export class ToolCallService {
     return ok({ approvals, next_cursor: page.next === null ? null : APPROVALS_CURSOR.encode(page.next) });
   }
 
-  /**
-   * One decision, taken only with the digest computed for the pending call and this approver
-   * (another is `APPROVAL_DIGEST_MISMATCH`, nothing stored), recorded and audited in one transaction.
-   */
-  decide(approvalId: string, approverId: string, decision: Decision, now: number): Outcome<ApprovalDecisionRecord> {
-    const submittedDigest = decision.digest;
-    const options = { defaultValidSeconds: this.#setup.approvalWindow, ...decisionWords(decision) };
-    return this.#kernel.transaction(() => {
-      const record = this.book.get(approvalId);
-      const spec = record === undefined ? undefined : this.engine.registry.get(record.call.name);
-      if (record === undefined || spec === undefined) return fail(problem("NOT_FOUND", "No such approval."));
-      const decided = decideApproval(
-        record,
-        spec,
-        approverId,
-        decision.verdict,
-        submittedDigest,
-        now,
-        sha256Hex,
-        options,
-      );
-      if (!decided.ok) return fail(problem(decided.error, DECISION_REFUSALS[decided.error]));
-      this.book.decide(decided.value, submittedDigest);
-      const stored = this.book.get(approvalId);
-      if (stored !== undefined)
-        this.#kernel.events.emit(
-          {
-            type: "approval.decided",
-            data: approvalStatus(stored, now),
-            credentialId: this.book.openedBy(approvalId) ?? null,
-          },
-          now,
-        );
-      this.#kernel.audit.append("approval.decision", now, {
-        ...decided.value,
-        approval_digest: submittedDigest,
-        tool: record.call.name,
-        subject_id: record.subject_id,
-        request_sha256: record.request_sha256,
-        operation_id: record.call.operation_id,
-        call_id: record.call.call_id,
-      });
-      return ok(decided.value);
-    });
+  /** One decision (approval-decision.ts), recorded and audited in one transaction. */
+  decide(approvalId: string, approverId: string, decision: Decision, now: number): Outcome<DecisionAnswer> {
+    const host = { kernel: this.#kernel, book: this.book, registry: this.engine.registry, setup: this.#setup };
+    return decide(host, approvalId, approverId, decision, now);
   }
 
   /** Withdraws a pending approval (its prepared action was rejected); inside the caller's transaction. */

@@ -27,6 +27,7 @@ export class ToolCallServices {
       approvalWindow: approvalWindowOf(config),
       shadow: (seen) => this.tools.shadow.observe(seen, config.auditArguments),
       standing: (principal, call, claims, now) => this.standing.cover(config, principal, call, claims, now),
+      tenantId: config.name,
     });
     return this.#service;
   }

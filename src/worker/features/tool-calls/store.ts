@@ -79,6 +79,14 @@ export const TOOL_CALL_MIGRATIONS: readonly Migration[] = [
   ALTER TABLE approvals ADD COLUMN reason TEXT;
   ALTER TABLE approvals ADD COLUMN rationale TEXT;`,
   },
+  {
+    // v20: an edited request's edit (docs/approvals.md, "Edit"): the request digest of the
+    // approver's arguments and those arguments (canonical JSON); NULL: not edited.
+    version: 20,
+    sql: `
+  ALTER TABLE approvals ADD COLUMN edited_request_sha256 TEXT;
+  ALTER TABLE approvals ADD COLUMN edited_arguments TEXT;`,
+  },
 ];
 
 /**
