@@ -97,6 +97,17 @@ export interface ApprovalBook {
   claim?(approvalId: string, bindingKey: string, call: ToolCall, approvalDigest: string): void;
 }
 
+/**
+ * A book's optional parts (an edited approval's lookup and claim), bound to it: for a book that
+ * wraps another's `byBinding` or `open` and must pass the rest through unchanged.
+ */
+export function passedThrough(book: ApprovalBook): Pick<ApprovalBook, "editsFor" | "claim"> {
+  return {
+    ...(book.editsFor === undefined ? {} : { editsFor: book.editsFor.bind(book) }),
+    ...(book.claim === undefined ? {} : { claim: book.claim.bind(book) }),
+  };
+}
+
 /** The lookup key of a call's approvals: the exact call (arguments included) and its request digest. */
 export function approvalBindingKey(call: ToolCall, requestSha256: string): string {
   return sha256Hex(canonicalJson({ call: callJson(call), request_sha256: requestSha256 }));

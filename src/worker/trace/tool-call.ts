@@ -8,7 +8,7 @@
  * takes `undefined` for "not traced" and then does nothing.
  * @module
  */
-import type { ApprovalBook, ApprovalRecord } from "../../core/tool-result/approval-book";
+import { passedThrough, type ApprovalBook, type ApprovalRecord } from "../../core/tool-result/approval-book";
 import type { BeginDispatchResult } from "../../core/tool-result/dispatcher";
 import type { ToolCall } from "../../core/tool-result/types";
 import type { Problem } from "../http/problem";
@@ -149,8 +149,7 @@ export class ApprovalWatch {
         return opened;
       },
       // An edited approval's lookup and claim pass through: the claimed one is consulted by byBinding next.
-      ...(book.editsFor === undefined ? {} : { editsFor: book.editsFor.bind(book) }),
-      ...(book.claim === undefined ? {} : { claim: book.claim.bind(book) }),
+      ...passedThrough(book),
     };
   }
 

@@ -5,7 +5,7 @@
  * it as it checks any approval (an approver of the consumer, bound by digest to this exact call).
  * @module
  */
-import type { ApprovalBook, ApprovalRecord } from "../../../core/tool-result/approval-book";
+import { passedThrough, type ApprovalBook, type ApprovalRecord } from "../../../core/tool-result/approval-book";
 import { approvalDigest, requestDigest } from "../../../core/tool-result/digests";
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
 import { sha256Hex, type JsonObject } from "../../../core/json";
@@ -59,6 +59,8 @@ export function coveringBook(
       return [record];
     },
     open: (request) => book.open(request),
+    // An edited approval's lookup and claim are the stored book's (a grant never covers them).
+    ...passedThrough(book),
   };
 }
 
