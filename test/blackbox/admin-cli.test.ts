@@ -240,6 +240,7 @@ describe("help", () => {
         "  toolgate admin approvals standing list",
         "  toolgate admin approvals standing revoke ID",
         "  toolgate admin audit tail [--n N]",
+        "  toolgate admin audit call CALL_ID",
         "  toolgate admin audit export --out FILE [--progress-every N]",
         "  toolgate admin audit verify --export FILE [--checkpoint SAVED_FILE]...",
         "  toolgate admin webhooks create --url URL [--events TYPE,TYPE...] [--include-arguments] [--description TEXT]   (the gate: --gate URL or TOOLGATE_URL)",
@@ -755,7 +756,7 @@ describe("approvals", () => {
       stderr: `toolgate admin approvals decide: no pending approval ${gone} (decided, expired, withdrawn or never opened)\n`,
     });
     expect((await toolgate(["approvals", "decide", ids[2] as string, "maybe"], approver())).stderr).toBe(
-      "toolgate admin approvals decide: the decision is approve or deny, not maybe\n",
+      "toolgate admin approvals decide: the decision is approve, edit or deny, not maybe\n",
     );
   });
 

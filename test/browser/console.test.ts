@@ -295,6 +295,8 @@ describe("the approver console in Chromium", () => {
       "a Pending [solid 3px]",
       "a Decided [solid 3px]",
       "a Audit log [solid 3px]",
+      // The read-only page of shadow rules' disagreements (docs/console.md).
+      "a Policies in shadow [solid 3px]",
       "a create_refund_draft [solid 3px]",
       "summary Arguments as canonical JSON [solid 3px]",
       "summary Every digest input [solid 3px]",

@@ -68,7 +68,7 @@ export function waitSeconds(
 }
 
 export function approvalWait(answer: Answer<"/v1/consumers/{consumer}/approvals/{approval_id}", "get", 200>): string {
-  const state: "pending" | "approved" | "denied" | "expired" | "withdrawn" = answer.state;
+  const state: "pending" | "approved" | "denied" | "edited" | "expired" | "withdrawn" = answer.state;
   return `${state} ${answer.valid_until ?? ""}`;
 }
 
