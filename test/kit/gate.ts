@@ -64,6 +64,17 @@ export async function pinClock(consumer: string, seconds: number): Promise<void>
   });
 }
 
+/**
+ * Pins the clock of the consumer object's call rate (milliseconds), so a test of a bucket does
+ * not depend on how fast the machine sends its requests.
+ */
+export async function pinRateClock(consumer: string, ms: number): Promise<void> {
+  const stub = env.CONSUMER.get(env.CONSUMER.idFromName(consumer));
+  await runInDurableObject(stub, (instance) => {
+    instance.clock.pinnedRateMs = ms;
+  });
+}
+
 /** Host context for a call. */
 export function context(
   callId: string,

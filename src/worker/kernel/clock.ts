@@ -7,8 +7,14 @@ export class ObjectClock {
     return this.pinnedSeconds ?? Math.floor(Date.now() / 1000);
   }
 
-  /** Wall-clock milliseconds for rate limits, never pinned (a test's pinned second must not starve a bucket). */
+  /**
+   * Set only by tests of the call rate (through `runInDurableObject`), apart from `pinnedSeconds`:
+   * a test's pinned second must not starve every other test's bucket.
+   */
+  pinnedRateMs: number | undefined;
+
+  /** Wall-clock milliseconds for rate limits. */
   rateMs(): number {
-    return Date.now();
+    return this.pinnedRateMs ?? Date.now();
   }
 }

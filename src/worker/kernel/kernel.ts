@@ -61,7 +61,7 @@ export class ObjectKernel {
     return this.clock.now();
   }
 
-  /** Wall-clock milliseconds for rate limits, never pinned. */
+  /** Wall-clock milliseconds for rate limits (pinned only by the call rate's own tests). */
   rateMs(): number {
     return this.clock.rateMs();
   }

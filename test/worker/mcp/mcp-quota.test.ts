@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { McpStore } from "../../../src/worker/features/mcp/store";
-import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "../../kit";
+import { ADMIN_TOKEN, credential, pinClock, pinRateClock, send, wipe } from "../../kit";
 import { decideAll, MCP, mcpPost, openSession, T0 } from "./mcp-server-support";
 
 const C = "tenant-a";
@@ -108,7 +108,8 @@ beforeEach(async () => {
   approver = (await credential(C, "approver", "rev-1")).secret;
 });
 
-describe("sessions per credential", () => {
+// The floods send hundreds of calls; on a loaded machine they take longer than the default 30 s.
+describe("sessions per credential", { timeout: 90_000 }, () => {
   it("a credential's 200 initialize calls beside 896 other sessions end only its own oldest: another credential's session still answers", async () => {
     const victim = await open(b.secret);
     await pinClock(C, T0 + 1);
@@ -180,7 +181,7 @@ describe("sessions per credential", () => {
   });
 });
 
-describe("tasks per credential", () => {
+describe("tasks per credential", { timeout: 90_000 }, () => {
   it("a credential's 200 task calls beside 896 other tasks leave another credential's working task, which the approver then completes", async () => {
     const victim = await open(b.secret);
     const created = await asTask(b.secret, victim, "create_refund_draft", REFUND, "victim-1");
@@ -269,6 +270,8 @@ describe("tasks per credential", () => {
 describe("the call rate", () => {
   it("initialize takes a token of the caller's bucket: past its burst it is 429 RATE_LIMITED, another credential still opens", async () => {
     await configure({ calls_per_second: 1, call_burst: 3 });
+    // The bucket refills by the millisecond: pinned, no token comes back however slow the requests.
+    await pinRateClock(C, T0 * 1000);
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await mcpPost(a.secret, INITIALIZE)).status);
     const limited = await mcpPost(a.secret, INITIALIZE);
@@ -284,6 +287,8 @@ describe("the call rate", () => {
 
   it("tasks/* take tokens of the caller's bucket: past its burst they are -32000 RATE_LIMITED, another credential's are answered", async () => {
     await configure({ calls_per_second: 1, call_burst: 3 });
+    // The bucket refills by the millisecond: pinned, no token comes back however slow the requests.
+    await pinRateClock(C, T0 * 1000);
     const mine = await open(a.secret);
     const answers = [];
     for (const method of ["tasks/list", "tasks/get"])
