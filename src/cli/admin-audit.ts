@@ -1,7 +1,8 @@
 /**
- * `toolgate admin audit tail|export|verify` (an auditor credential in `TOOLGATE_AUDITOR_TOKEN`):
- * the latest entries, the export streamed to a file with progress lines, and the offline
- * verification of an export against the gate's published verifier keys (`toolgate audit verify`).
+ * `toolgate admin audit tail|call|export|verify` (an auditor credential in `TOOLGATE_AUDITOR_TOKEN`;
+ * `call`: the admin secret): the latest entries, one tool call's records (why it failed), the
+ * export streamed to a file with progress lines, and the offline verification of an export
+ * against the gate's published verifier keys (`toolgate audit verify`).
  * @module
  */
 import type { Json } from "../core/json";
@@ -155,6 +156,34 @@ export const auditVerbs: AdminGroup = {
         return [String(intOf(e, "seq") ?? "?"), when(intOf(e, "at"), "-"), textOf(e, "kind"), clip(compact(e?.record))];
       });
       return ok(table(["SEQ", "AT", "KIND", "RECORD"], rows));
+    },
+  },
+  call: {
+    usage: "call CALL_ID",
+    role: "admin",
+    consumer: true,
+    positionals: 1,
+    async run(ctx) {
+      const callId = ctx.args[0] ?? "";
+      const answer = await ctx.client.json(ctx.at(`/audit/calls/${encodeURIComponent(callId)}`), { role: "admin" });
+      if (!answer.ok) return answer;
+      const entries = objectOf(answer.value.value)?.entries;
+      if (!Array.isArray(entries)) return err(gateExit("the gate answered a call's records without entries"));
+      if (ctx.json) return ok(jsonLine(entries));
+      const rows = entries.map((item) => {
+        const e = objectOf(item);
+        const record = objectOf(e?.record);
+        const cause = record?.cause;
+        return [
+          String(intOf(e, "seq") ?? "?"),
+          when(intOf(e, "at"), "-"),
+          textOf(e, "kind"),
+          textOf(record, "outcome"),
+          textOf(record, "error_code") || "-",
+          cause === undefined ? "-" : clip(compact(cause)),
+        ];
+      });
+      return ok(table(["SEQ", "AT", "KIND", "OUTCOME", "CODE", "CAUSE"], rows));
     },
   },
   export: {

@@ -81,6 +81,8 @@ export const ACCESS = {
   approvalEvents: ["agent", "approver"],
   // Audit service.
   auditPage: ["auditor"],
+  // One call's records, a failed run's operator cause included: for the operator (admin) too.
+  auditCallRecords: ["admin", "auditor"],
   auditVerify: ["auditor"],
   auditCheckpoint: ["auditor"],
   auditInclusion: ["auditor"],

@@ -26,6 +26,20 @@ export const AuditPage = z
   })
   .register(httpSchemas, { id: "AuditPage" });
 
+/** The most records `GET …/audit/calls/{call_id}` answers (a call's first record, its status reads, a recovery). */
+export const MAX_CALL_RECORDS = 20;
+
+/** How many of the newest stored entries `GET …/audit/calls/{call_id}` looks through. */
+export const CALL_RECORDS_SCAN = 20_000;
+
+/**
+ * `GET …/audit/calls/{call_id}`: the stored chain's records of one tool call (`provider_context.call_id`),
+ * oldest first: what it did, its error code and, for a failed run, the operator's `cause`.
+ */
+export const AuditCallRecords = z
+  .strictObject({ call_id: z.string(), entries: z.array(AuditEntryView) })
+  .register(httpSchemas, { id: "AuditCallRecords" });
+
 /** An opaque cursor as the gate answered it (its shape is checked by the object: `INVALID_CURSOR`). */
 const Cursor = z.string().check(z.minLength(1), z.maxLength(256));
 

@@ -8,7 +8,7 @@
  * human only above its threshold.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { context, freshConsumer, secretOf, send, setupConsumer } from "../../kit";
+import { ADMIN_TOKEN, context, freshConsumer, secretOf, send, setupConsumer } from "../../kit";
 import * as z from "zod/mini";
 import { defineTool } from "../../../src/worker/gate";
 import { seen, withCodeTools } from "./tools";
@@ -112,6 +112,41 @@ describe("code tools do I/O", () => {
     ]);
     // Reconciled from the ledger's status, never run again.
     expect((await ledger("/_state")).posts).toEqual({ [lost.body.status_ref]: 1 });
+    // The operator reads why the run failed in the call's record (the admin secret or an auditor).
+    const read = async (token: string, callId: string) => {
+      const answer = await send("GET", `/v1/consumers/${c}/audit/calls/${callId}`, token);
+      return { status: answer.status, body: (await answer.json()) as Record<string, any> };
+    };
+    const records = await read(ADMIN_TOKEN, "call-k-lost");
+    const entries = records.body.entries as Array<Record<string, any>>;
+    expect([
+      records.status,
+      records.body.call_id,
+      entries.map((e) => [
+        e.kind,
+        e.record.outcome,
+        e.record.error_code,
+        e.record.cause,
+        e.record.downstream.status_ref === lost.body.status_ref,
+      ]),
+    ]).toEqual([
+      200,
+      "call-k-lost",
+      [
+        [
+          "tool_call",
+          "unknown",
+          "OUTCOME_UNKNOWN",
+          { kind: "thrown", detail: "Error: ledger answered 502: secret-cause-text" },
+          true,
+        ],
+      ],
+    ]);
+    const auditor = await secretOf(c, "auditor");
+    expect((await read(auditor, "call-k-lost")).body).toEqual(records.body);
+    expect([(await read(agent, "call-k-lost")).status, (await read(ADMIN_TOKEN, "call-nobody-made")).status]).toEqual([
+      403, 404,
+    ]);
   });
 
   it("a timeout aborts the handler's signal: a read's TOOL_ERROR", async () => {

@@ -11,6 +11,8 @@ declare module "../../kernel/feature" {
   interface Operations {
     /** A verification step (`cursor`: where the last one stopped). */
     auditVerify(s: Services, consumer: string, token: string, cursor?: string | null): Outcome<string>;
+    /** One tool call's stored records (`token` null: the admin secret). */
+    auditCallRecords(s: Services, consumer: string, token: string | null, callId: string): Outcome<string>;
     /** Pages, the checkpoint, proofs, the export. */
     auditCall(s: Services, consumer: string, token: string, call: AuditCall): Promise<Outcome<string>>;
   }
@@ -24,6 +26,7 @@ export const feature = defineFeature({
   operations: {
     auditVerify: (s, consumer, token, cursor = null) => s.audit.verify(consumer, token, cursor),
     auditCall: (s, consumer, token, call) => s.audit.call(consumer, token, call),
+    auditCallRecords: (s, consumer, token, callId) => s.audit.callRecords(consumer, token, callId),
   },
   migrations: AUDIT_MIGRATIONS,
   start: (s) => s.audit.backfill(),

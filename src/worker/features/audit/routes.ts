@@ -1,10 +1,10 @@
-import { AuditPage, AuditQuery, AuditVerifyQuery, AuditVerifyView } from "../../../contracts/audit";
+import { AuditCallRecords, AuditPage, AuditQuery, AuditVerifyQuery, AuditVerifyView } from "../../../contracts/audit";
 import { describeIssues } from "../../http/body";
 import { problem, problemResponse } from "../../http/problem";
 import { auditLogRoutes } from "./export-routes";
 import { credentialToken } from "../../http/middleware";
 import { respond } from "../../http/respond";
-import { handlers, type RouteModule } from "../../http/route";
+import { handlers, pathParam, type RouteModule } from "../../http/route";
 
 const cursorParameter = (what: string) => ({
   description: `The \`next_cursor\` of the previous ${what} (opaque; anything else is 400 INVALID_CURSOR).`,
@@ -66,6 +66,19 @@ export const auditRoutes: RouteModule = {
           await c.var.object.auditVerify(c.var.consumer, credentialToken(c.var.token), query.data.cursor ?? null),
         );
       }),
+    },
+    {
+      method: "get",
+      path: "/v1/consumers/{consumer}/audit/calls/{call_id}",
+      summary:
+        "One tool call's records in the stored chain, oldest first (at most 20, among the newest 20,000 entries): its outcome, error code and, for a failed run, the operator's `cause` (never shown to the model). An auditor credential or the admin secret.",
+      operation: "auditCallRecords",
+      auth: "credential",
+      response: { status: 200, schema: AuditCallRecords, description: "The call's records." },
+      problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND"],
+      handlers: handlers(async (c) =>
+        respond(await c.var.object.auditCallRecords(c.var.consumer, c.var.token, pathParam(c, "call_id"))),
+      ),
     },
     ...auditLogRoutes,
   ],

@@ -115,6 +115,12 @@ export class AuditHost {
     return auth.ok ? this.chain.verify(cursor, this.deps.limits()) : auth;
   }
 
+  /** One tool call's stored records (`auditCallRecords`): for an auditor, or the admin secret (`token` null). */
+  callRecords(consumer: string, token: string | null, callId: string): Outcome<string> {
+    const who = this.gate.either(consumer, token, "auditCallRecords");
+    return who.ok ? this.chain.callRecords(callId) : who;
+  }
+
   /** One auditor call, authenticated for its operation ({@link AUDIT_CALL_OPERATION}; pages within the consumer's limits). */
   async call(consumer: string, token: string, call: AuditCall): Promise<Outcome<string>> {
     const auth = this.gate.authenticate(consumer, token, AUDIT_CALL_OPERATION[call.kind]);

@@ -1,7 +1,9 @@
 import { entryDigest, GENESIS_SHA256 } from "../../../core/audit";
 import { canonicalJson, readJson, type Json } from "../../../core/json";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { ok, type Outcome } from "../../result";
+import { CALL_RECORDS_SCAN, MAX_CALL_RECORDS } from "../../../contracts/audit";
+import { fail, ok, type Outcome } from "../../result";
+import { problem } from "../../http/problem";
 import type { Limits } from "../../kernel/limits";
 import { STORED_JSON } from "../../kernel/sql";
 import { AuditAlarm } from "./consistency";
@@ -142,6 +144,23 @@ export class AuditChain {
     });
     const next = rows.length > size ? (entries[entries.length - 1]?.seq ?? null) : null;
     return ok(canonicalJson({ entries, next_cursor: next === null ? null : pageCursor(next), next_after: next }));
+  }
+
+  /**
+   * The stored records of one tool call as canonical JSON (`AuditCallRecords`), oldest first: at
+   * most {@link MAX_CALL_RECORDS}, found among the newest {@link CALL_RECORDS_SCAN} entries (an
+   * archived call is in the export). `NOT_FOUND` when there are none.
+   */
+  callRecords(callId: string): Outcome<string> {
+    const head = this.#store.head()?.seq ?? 0;
+    const rows = this.#store.newestOfCall(callId, head - CALL_RECORDS_SCAN, MAX_CALL_RECORDS).reverse();
+    if (rows.length === 0) return fail(problem("NOT_FOUND", "No stored record of that call."));
+    const entries = rows.map((entry) => {
+      const parsed = readJson(entry.record, STORED_JSON);
+      if (!parsed.ok) throw new Error("stored audit record is not strict JSON");
+      return { ...entry, record: parsed.value };
+    });
+    return ok(canonicalJson({ call_id: callId, entries }));
   }
 
   /**

@@ -202,6 +202,17 @@ export class AuditStore {
     ).map(entryOf);
   }
 
+  /** The newest entries after `afterSeq` of the tool call `callId` (its record's `provider_context.call_id`), at most `limit`, newest first. */
+  newestOfCall(callId: string, afterSeq: number, limit: number): ChainEntry[] {
+    return all(
+      this.sql,
+      "SELECT * FROM audit_chain WHERE seq > ? AND json_extract(record, '$.provider_context.call_id') = ? ORDER BY seq DESC LIMIT ?",
+      afterSeq,
+      callId,
+      limit,
+    ).map(entryOf);
+  }
+
   /** Entries with `seq > after`, oldest first, at most `limit`. */
   after(after: number, limit: number): ChainEntry[] {
     return all(this.sql, "SELECT * FROM audit_chain WHERE seq > ? ORDER BY seq LIMIT ?", after, limit).map(entryOf);
