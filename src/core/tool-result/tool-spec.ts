@@ -102,6 +102,11 @@ export interface ToolSpec {
    * reference's bytes.
    */
   readonly explainsArguments?: boolean;
+  /**
+   * The rule that asks a person, as its author wrote it (a data tool's CEL `approval`), shown to
+   * the approver beside the call; absent where the rule is code or every write asks.
+   */
+  readonly approvalRule?: string;
 }
 
 /** Registered tools by name. */

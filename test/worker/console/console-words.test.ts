@@ -5,7 +5,7 @@
  * Expected markup is written by hand.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { context, credential, gate, secretOf, send, setupConsumer, wipe } from "../../kit";
+import { ADMIN_TOKEN, context, credential, gate, secretOf, send, setupConsumer, wipe } from "../../kit";
 
 const C = "console-words";
 const BASE = `/v1/consumers/${C}`;
@@ -196,5 +196,30 @@ describe("the agent's rationale in the console", () => {
     const other = (await callNote("Without words")).approval_id ?? "";
     const page = await (await gate(`/console/approvals/${other}`, { headers: { cookie } })).text();
     expect(page.includes('class="rationale"')).toBe(false);
+  });
+});
+
+describe("why a person decides, in the console", () => {
+  const why = (page: string) => /<dt>Why a person decides<\/dt><dd>.*?<\/dd>/s.exec(page)?.[0];
+
+  it("a write without a rule: every call of the tool asks", async () => {
+    const id = (await callNote("Plain")).approval_id ?? "";
+    const { cookie } = await signIn(approver);
+    const page = await (await gate(`/console/approvals/${id}`, { headers: { cookie } })).text();
+    expect(why(page)).toBe("<dt>Why a person decides</dt><dd>Every call of this tool asks a person.</dd>");
+  });
+
+  it("a write with a rule: the rule as its author wrote it, a bidi control escaped and marked", async () => {
+    const rule = 'args.title != "\u202Eok"';
+    expect((await send("PUT", `${BASE}/tools/post_note`, ADMIN_TOKEN, { ...NOTE_TOOL, approval: rule })).status).toBe(
+      200,
+    );
+    const id = (await callNote("Quarterly")).approval_id ?? "";
+    const { cookie } = await signIn(approver);
+    const page = await (await gate(`/console/approvals/${id}`, { headers: { cookie } })).text();
+    expect(why(page)).toBe(
+      "<dt>Why a person decides</dt><dd>The tool's approval rule holds for these arguments: " +
+        `<code>args.title != &quot;${BIDI}⟨U+202E⟩</mark>ok&quot;</code></dd>`,
+    );
   });
 });

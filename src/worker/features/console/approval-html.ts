@@ -83,6 +83,13 @@ function editPart(id: string, args: Record<string, Json>, label: string, describ
 </details>`;
 }
 
+/** The rule that asked for a person, as the approver reads it. */
+function whyAsked(rule: ConsoleApproval["approvalRule"]): SafeHtml | string {
+  if (rule === "every") return "Every call of this tool asks a person.";
+  if (rule === "code") return "The tool's own code asked for a person for these arguments.";
+  return html`The tool's approval rule holds for these arguments: <code>${shown(rule.cel)}</code>`;
+}
+
 /** One pending approval as an `<article>` (heading level 3), its decision form posting the digest shown. */
 export function approvalArticle(item: ConsoleApproval, csrf: string, now: number): SafeHtml {
   const view = item.view;
@@ -101,6 +108,7 @@ export function approvalArticle(item: ConsoleApproval, csrf: string, now: number
 <dt>Requested at</dt><dd>${timeElement(view.requested_at)}</dd>
 <dt>Time left</dt><dd><span class="countdown" data-expires-at="${view.expires_at}">${timeLeft(view.expires_at, now)}</span> (until ${timeElement(view.expires_at)})</dd>
 <dt>Approval</dt><dd><code>${id}</code></dd>
+<dt>Why a person decides</dt><dd>${whyAsked(item.approvalRule)}</dd>
 </dl>
 <h4>Arguments</h4>
 ${warning ?? ""}

@@ -32,6 +32,8 @@ export interface ConsoleApproval {
   readonly argumentsJson: string;
   readonly description: string | null;
   readonly risk: "read" | "write";
+  /** Why a person decides: the tool's CEL rule as written, every call of it asks, or its own code asked. */
+  readonly approvalRule: { readonly cel: string } | "every" | "code";
 }
 
 /** An approval that is no longer pending (decided, withdrawn or expired), without its arguments. */
@@ -90,7 +92,18 @@ export interface ConsolePage extends ConsoleIdentity {
 /** The console's item of one pending approval view. */
 export function consoleApproval(view: ApprovalView, spec: ToolSpec): ConsoleApproval {
   const { arguments: args, ...rest } = view;
-  return { view: rest, argumentsJson: canonicalJson(args), description: spec.description ?? null, risk: spec.risk };
+  return {
+    view: rest,
+    argumentsJson: canonicalJson(args),
+    description: spec.description ?? null,
+    risk: spec.risk,
+    approvalRule:
+      spec.approvalRule !== undefined
+        ? { cel: spec.approvalRule }
+        : spec.needsApproval === undefined
+          ? "every"
+          : "code",
+  };
 }
 
 /** A stored approval as settled (its state at `now`), without arguments. */

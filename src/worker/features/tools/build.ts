@@ -262,6 +262,7 @@ export function buildTool(
       : { approvalValidSeconds: definition.approval_valid_seconds }),
     execution: { kind: "external" },
     explainsArguments: true,
+    ...(definition.risk === "write" && definition.approval !== undefined ? { approvalRule: definition.approval } : {}),
   });
   return ok({ spec, target, revisions, rules: enforced, shadow: shadow.value });
 }
