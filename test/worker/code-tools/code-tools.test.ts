@@ -179,8 +179,10 @@ describe("code tools do I/O", () => {
     expect(bad.text).not.toContain("customer: Invalid");
     expect(warn.mock.calls.map((call) => String(call[0]))).toEqual([
       "toolgate: code tool bad_output answered data its output schema refuses: customer: Invalid string: must match pattern /^cust-secret-rule$/",
-      `{"event":"toolgate.tool_error","code":"TOOL_ERROR","tool":"bad_output","call_id":"${String(bad.body.provider_output.call_id)}","cause":{"kind":"contract","detail":"customer: Invalid string: must match pattern /^cust-secret-rule$/"}}`,
+      // The entry that recorded the call (the fourth of a fresh consumer's log), never the call's ids.
+      `{"event":"toolgate.tool_error","code":"TOOL_ERROR","tool":"bad_output","audit_seq":4,"cause":{"kind":"contract","detail":"customer: Invalid string: must match pattern /^cust-secret-rule$/"}}`,
     ]);
+    expect(bad.body.audit.seq).toBe(4);
   });
 });
 

@@ -138,8 +138,8 @@ describe("where the cause goes", () => {
       cause: undefined,
     });
     expect(canonicalJson(failedPackage.model_result)).toBe(modelBytes);
-    expect(causeLine(failedPackage, CALL, cause)).toBe(
-      '{"event":"toolgate.tool_error","code":"TOOL_ERROR","tool":"lookup_refund","call_id":"call-1","cause":{"kind":"status","status":404,"detail":"HTTP 404"}}',
+    expect(causeLine(failedPackage, CALL, cause, 12)).toBe(
+      '{"event":"toolgate.tool_error","code":"TOOL_ERROR","tool":"lookup_refund","audit_seq":12,"cause":{"kind":"status","status":404,"detail":"HTTP 404"}}',
     );
     const succeeded = { ...failedPackage, model_result: { status: "succeeded" } } as unknown as ResultPackage;
     expect(toolCallRecord(succeeded, { ...facts, cause }, "digest", hash)).not.toHaveProperty("cause");

@@ -65,15 +65,16 @@ function failed(pkg: ResultPackage, cause: ToolErrorCause | null | undefined): c
 }
 
 /**
- * The operator's line of a failed run: one JSON object with the error code, the tool, the call
- * id and the cause; never the arguments, a secret or the target's query.
+ * The operator's line of a failed run: one JSON object with the error code, the tool, the audit
+ * entry that recorded the call (`GET …/audit/calls/{call_id}` and the audit pages show it whole)
+ * and the cause; never the arguments, the model's or the host's ids, a secret or the target's query.
  */
-export function causeLine(pkg: ResultPackage, call: ToolCall, cause: ToolErrorCause): string {
+export function causeLine(pkg: ResultPackage, call: ToolCall, cause: ToolErrorCause, auditSeq: number): string {
   return JSON.stringify({
     event: "toolgate.tool_error",
     code: pkg.model_result.error?.code ?? null,
     tool: visibleText(call.name),
-    call_id: visibleText(call.call_id),
+    audit_seq: auditSeq,
     cause,
   });
 }
@@ -123,11 +124,12 @@ export class CallRecords {
     const write = this.registry.get(call.name)?.risk === "write";
     const request = pkg.protected_audit.binding.request_sha256;
     const approvalId = opened ?? (write ? decidedApproval((key) => this.book.byBinding(key), call, request) : null);
-    if (failed(pkg, cause)) console.warn(causeLine(pkg, call, cause));
-    return this.chain.append(
+    const recorded = this.chain.append(
       kind,
       now,
       toolCallRecord(pkg, { principal, call, approvalId, standingApprovalId: standing, cause }, this.keep, hash),
     );
+    if (failed(pkg, cause)) console.warn(causeLine(pkg, call, cause, recorded.seq));
+    return recorded;
   }
 }
