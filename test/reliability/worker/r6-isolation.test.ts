@@ -41,7 +41,9 @@ type IdKind =
   | "mcp_server"
   | "mcp_session"
   | "webhook"
-  | "delivery";
+  | "delivery"
+  | "call"
+  | "standing";
 
 function hex(n: number): string {
   let out = "";
@@ -605,6 +607,49 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/v1/consumers/{consumer}/audit/verify", auth: "auditor", url: (c) => `${C(c)}/audit/verify` },
   {
     method: "GET",
+    path: "/v1/consumers/{consumer}/audit/calls/{call_id}",
+    auth: "auditor-or-admin",
+    url: (c, id) => `${C(c)}/audit/calls/${id}`,
+    id: { kind: "call", own: (w) => `${w.canary}-sub` },
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/standing-approvals",
+    auth: "approver",
+    url: (c) => `${C(c)}/standing-approvals`,
+  },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/standing-approvals",
+    auth: "approver",
+    url: (c) => `${C(c)}/standing-approvals`,
+    // The consumers allow none: the owner's own grant is refused as the foreign one is.
+    body: () => ({ tool: "create_refund_draft", subject_id: "user-1", seconds: 60, max_calls: 1 }),
+  },
+  {
+    method: "DELETE",
+    path: "/v1/consumers/{consumer}/standing-approvals/{standing_approval_id}",
+    auth: "approver",
+    url: (c, id) => `${C(c)}/standing-approvals/${id}`,
+    id: { kind: "standing", own: () => `sta_${"0".repeat(32)}` },
+  },
+  {
+    method: "GET",
+    path: "/v1/consumers/{consumer}/tools/{name}/shadow",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/tools/${id}/shadow`,
+    id: { kind: "tool", own: (w) => w.toolName },
+  },
+  {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/tools/{name}/replay",
+    auth: "admin",
+    url: (c, id) => `${C(c)}/tools/${id}/replay`,
+    body: (w) => ({ definition: dataTool(w.canary, w.secretName), limit: 5 }),
+    id: { kind: "tool", own: (w) => w.toolName },
+  },
+  {
+    method: "GET",
     path: "/v1/consumers/{consumer}/audit/checkpoint",
     auth: "auditor",
     url: (c) => `${C(c)}/audit/checkpoint`,
@@ -910,6 +955,11 @@ function foreignIds(kind: IdKind, other: World): string[] {
       return [other.webhook];
     case "delivery":
       return [other.delivery];
+    case "call":
+      return [`${other.canary}-pend`, `${other.canary}-dec`, `${other.canary}-sub`];
+    case "standing":
+      // No consumer here allows standing approvals: there is no foreign one to name.
+      return [];
   }
 }
 
@@ -939,6 +989,10 @@ function randomId(kind: IdKind): string {
       return `ep_${hex(32)}`;
     case "delivery":
       return `dlv_${hex(32)}`;
+    case "call":
+      return `call-q-${hex(8)}`;
+    case "standing":
+      return `sta_${hex(32)}`;
   }
 }
 
@@ -969,6 +1023,10 @@ function malformedIds(kind: IdKind, other: World): string[] {
       return [`${other.webhook}x`, "ep_XYZ", "deliveries%2F..", LONG];
     case "delivery":
       return [`${other.delivery}x`, "dlv_XYZ", "%00", LONG];
+    case "call":
+      return [`${other.canary}-sub%2F..`, "%00", LONG];
+    case "standing":
+      return ["sta_XYZ", `STA_${hex(32)}`, "%00", LONG];
   }
 }
 
