@@ -81,6 +81,15 @@ export const ApprovalView = z
           "The agent's words with the call (not hashed into either digest), present only when it gave some: the agent's claim, never the gate's.",
       }),
     ),
+    tool_description: z.optional(z.string()).check(
+      z.meta({ description: "What the tool does, in its author's words; present when it has a description." }),
+    ),
+    approval_rule: z.optional(z.string()).check(
+      z.meta({
+        description:
+          "The rule that asked for a person, as its author wrote it (a data tool's CEL `approval`); absent when every call of the tool asks, or its rule is code.",
+      }),
+    ),
   })
   .register(httpSchemas, { id: "Approval" });
 

@@ -1,4 +1,5 @@
 import * as z from "../core/zod";
+import { ApprovalWords } from "./approval";
 import { AuditReference } from "./audit";
 import { ProblemDetails } from "./problem";
 import { ModelResult, ProviderMessage, ProviderOutput } from "./provider-output";
@@ -28,6 +29,12 @@ export const BatchCallInput = z
       }),
     ),
     operation_id: Identifier,
+    rationale: z.optional(ApprovalWords).check(
+      z.meta({
+        description:
+          "The agent's words on why it makes this call (1..500 characters, no control characters): shown to approvers beside its arguments as the agent's, never hashed.",
+      }),
+    ),
     idempotency_key: z
       .optional(z.nullable(Identifier))
       .check(

@@ -274,9 +274,12 @@ describe("the approval view", () => {
       components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> };
     };
     const { Approval, ApprovalList: listSchema, ApprovalDecision } = doc.components.schemas;
-    // `rationale` is listed only when the agent gave one (this call gave none): documented, not required.
+    // `rationale` is listed only when the agent gave one (this call gave none), and `tool_description`
+    // and `approval_rule` only when the tool has them (this catalog tool has neither): documented, not required.
     const fields = Object.keys(page.approvals[0] as View);
-    expect(Object.keys(Approval?.properties ?? {}).sort()).toEqual([...fields, "rationale"].sort());
+    expect(Object.keys(Approval?.properties ?? {}).sort()).toEqual(
+      [...fields, "rationale", "tool_description", "approval_rule"].sort(),
+    );
     expect([...(Approval?.required ?? [])].sort()).toEqual(fields.sort());
     expect(Object.keys(listSchema?.properties ?? {}).sort()).toEqual(Object.keys(page).sort());
     expect(Object.keys(ApprovalDecision?.properties ?? {}).sort()).toEqual([

@@ -207,6 +207,8 @@ describe("why a person decides, in the console", () => {
     const { cookie } = await signIn(approver);
     const page = await (await gate(`/console/approvals/${id}`, { headers: { cookie } })).text();
     expect(why(page)).toBe("<dt>Why a person decides</dt><dd>Every call of this tool asks a person.</dd>");
+    const view = (await (await send("GET", `${BASE}/approvals`, approver)).json<{ approvals: any[] }>()).approvals[0];
+    expect([view.approval_id, view.tool_description, "approval_rule" in view]).toEqual([id, "Posts a note.", false]);
   });
 
   it("a write with a rule: the rule as its author wrote it, a bidi control escaped and marked", async () => {
@@ -217,6 +219,9 @@ describe("why a person decides, in the console", () => {
     const id = (await callNote("Quarterly")).approval_id ?? "";
     const { cookie } = await signIn(approver);
     const page = await (await gate(`/console/approvals/${id}`, { headers: { cookie } })).text();
+    // The approval API shows the approver the same context: the tool's description and its rule.
+    const view = (await (await send("GET", `${BASE}/approvals`, approver)).json<{ approvals: any[] }>()).approvals[0];
+    expect([view.approval_id, view.tool_description, view.approval_rule]).toEqual([id, "Posts a note.", rule]);
     expect(why(page)).toBe(
       "<dt>Why a person decides</dt><dd>The tool's approval rule holds for these arguments: " +
         `<code>args.title != &quot;${BIDI}⟨U+202E⟩</mark>ok&quot;</code></dd>`,

@@ -474,10 +474,12 @@ describe("console page content", () => {
     const shown = Object.fromEntries(rows.map(([field, value]) => [field, value]));
     const expected = Object.fromEntries(
       Object.entries(view)
-        .filter(([field]) => field !== "arguments")
+        // The arguments, the description and the rule have places of their own on the page.
+        .filter(([field]) => !["arguments", "tool_description", "approval_rule"].includes(field))
         .map(([field, value]) => [field, value === null ? "null" : String(value)]),
     );
     expect(shown).toEqual(expected);
+    expect(view.tool_description).toBe('Posts a <em>note</em> & "tags" it.');
     expect(rows.find(([field]) => field === "approver_id")?.[2]).toBe("approval_digest");
     expect(rows.find(([field]) => field === "subject_id")?.[2]).toBe("request_sha256");
     expect(/name="approval_digest" value="([0-9a-f]{64})"/.exec(page)?.[1]).toBe(view.approval_digest);

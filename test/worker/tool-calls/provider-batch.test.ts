@@ -303,6 +303,7 @@ describe("POST …/tool-calls/batch", () => {
         },
         operation_id: "op-1",
         idempotency_key: "refund-1",
+        rationale: "The customer was charged twice",
       },
     ];
     const first = await batch(PROFILES.responses, turn);
@@ -310,6 +311,10 @@ describe("POST …/tool-calls/batch", () => {
     const pending = (await (await send("GET", `/v1/consumers/${C}/approvals?state=pending`, approver)).json()) as {
       approvals: Body[];
     };
+    // A batch call's rationale reaches the approver as a single call's does.
+    expect(pending.approvals.map((a) => [a.approval_id, a.rationale])).toEqual([
+      [approvalId, "The customer was charged twice"],
+    ]);
     const digest = pending.approvals[0]?.approval_digest;
     expect(
       (

@@ -91,7 +91,8 @@ export interface ConsolePage extends ConsoleIdentity {
 
 /** The console's item of one pending approval view. */
 export function consoleApproval(view: ApprovalView, spec: ToolSpec): ConsoleApproval {
-  const { arguments: args, ...rest } = view;
+  // The description and the rule are shown in their own places, not among the digest inputs.
+  const { arguments: args, tool_description: _description, approval_rule: _rule, ...rest } = view;
   return {
     view: rest,
     argumentsJson: canonicalJson(args),

@@ -34,6 +34,9 @@ export function approvalView(
     requested_at: record.requested_at,
     expires_at: record.expires_at,
     ...(typeof record.rationale === "string" ? { rationale: record.rationale } : {}),
+    // Context for the person, never a digest input.
+    ...(spec.description === undefined ? {} : { tool_description: spec.description }),
+    ...(spec.approvalRule === undefined ? {} : { approval_rule: spec.approvalRule }),
   };
 }
 

@@ -19,6 +19,7 @@ function composed(batch: ToolCallBatchRequest, index: number): Outcome<ToolCallR
     ...(batch.principal_token === undefined ? {} : { principal_token: batch.principal_token }),
     ...(call.provider_item === undefined ? {} : { provider_item: call.provider_item }),
     ...(call.proposal === undefined ? {} : { proposal: call.proposal }),
+    ...(call.rationale === undefined ? {} : { rationale: call.rationale }),
     context: {
       ...(call.call_id === undefined ? {} : { call_id: call.call_id }),
       operation_id: call.operation_id,
