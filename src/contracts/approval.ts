@@ -81,9 +81,9 @@ export const ApprovalView = z
           "The agent's words with the call (not hashed into either digest), present only when it gave some: the agent's claim, never the gate's.",
       }),
     ),
-    tool_description: z.optional(z.string()).check(
-      z.meta({ description: "What the tool does, in its author's words; present when it has a description." }),
-    ),
+    tool_description: z
+      .optional(z.string())
+      .check(z.meta({ description: "What the tool does, in its author's words; present when it has a description." })),
     approval_rule: z.optional(z.string()).check(
       z.meta({
         description:
