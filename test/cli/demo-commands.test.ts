@@ -53,11 +53,11 @@ describe("npm start's printed curl lines", () => {
     const at = lines.indexOf("export REF_AUDITOR=credential-6");
     expect(lines.slice(at + 6, at + 13).map((line) => line.replaceAll(run, "RUN"))).toEqual([
       "# approver: what is pending, then approve the refund with its approval_id and approval_digest (node picks them out)",
-      'curl -s "$REF/approvals?state=pending" -H "authorization: Bearer $REF_APPROVER"',
+      `curl -s -w '\\n' "$REF/approvals?state=pending" -H "authorization: Bearer $REF_APPROVER"`,
       'PENDING=$(curl -s "$REF/approvals?state=pending" -H "authorization: Bearer $REF_APPROVER")',
       `REF_ID=$(printf '%s' "$PENDING" | node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).approvals.find((a) => a.call_id === "refund-RUN").approval_id')`,
       `REF_DIGEST=$(printf '%s' "$PENDING" | node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).approvals.find((a) => a.call_id === "refund-RUN").approval_digest')`,
-      `curl -s $REF/approvals/$REF_ID -H "authorization: Bearer $REF_APPROVER" -H 'content-type: application/json' -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$REF_DIGEST\\"}"`,
+      `curl -s -w '\\n' $REF/approvals/$REF_ID -H "authorization: Bearer $REF_APPROVER" -H 'content-type: application/json' -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$REF_DIGEST\\"}"`,
       "# agent: the same call again now runs, once; auditor: the audit chain",
     ]);
     expect(text.includes("APPROVAL_ID")).toBe(false);
@@ -74,6 +74,8 @@ describe("npm start's printed curl lines", () => {
     const vars = { REF: "http://127.0.0.1:1/v1/consumers/tenant-a", REF_APPROVER: "tg_approver_x" };
     expect(runInShell(vars, approveLines("REF", "REF_APPROVER", "refund-abc123", "REF_"), pending)).toEqual([
       "-s",
+      "-w",
+      "\\n",
       "http://127.0.0.1:1/v1/consumers/tenant-a/approvals/apr_0001",
       "-H",
       "authorization: Bearer tg_approver_x",
@@ -92,11 +94,11 @@ describe("npm start's printed curl lines", () => {
       line.startsWith("curl") && line.includes('\\"decision\\"') ? [i] : [],
     );
     expect(waits.map((i) => lines[i])).toEqual([
-      'curl -s "$TG/approvals/$ID?wait=60" -H "authorization: Bearer $AGENT"',
+      `curl -s -w '\\n' "$TG/approvals/$ID?wait=60" -H "authorization: Bearer $AGENT"`,
     ]);
     expect(decisions.map((i) => lines[i])).toEqual([
-      `curl -s $TG/approvals/$ID -H "authorization: Bearer $APPROVER" -H 'content-type: application/json' -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$DIGEST\\"}"`,
-      `curl -s $REF/approvals/$REF_ID -H "authorization: Bearer $REF_APPROVER" -H 'content-type: application/json' -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$REF_DIGEST\\"}"`,
+      `curl -s -w '\\n' $TG/approvals/$ID -H "authorization: Bearer $APPROVER" -H 'content-type: application/json' -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$DIGEST\\"}"`,
+      `curl -s -w '\\n' $REF/approvals/$REF_ID -H "authorization: Bearer $REF_APPROVER" -H 'content-type: application/json' -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$REF_DIGEST\\"}"`,
     ]);
     expect((waits[0] ?? 0) > (decisions[0] ?? Infinity)).toBe(true);
   });

@@ -14,6 +14,8 @@ export const DEMO_SECRET = "demo_service_token";
 const APPROVER = "human-reviewer-1";
 
 const JSON_TYPE = "-H 'content-type: application/json'";
+/** curl as the printed lines run it: silent, and a newline after each answer (the gate's JSON ends without one). */
+const CURL = "curl -s -w '\\n'";
 
 /** A tool-call body for the subject `user-1` (`key`: the write's idempotency key, or null). */
 function toolCall(
@@ -70,7 +72,7 @@ export function approveLines(base: string, approver: string, callId: string, pre
     `PENDING=$(curl -s "$${base}/approvals?state=pending" -H "authorization: Bearer $${approver}")`,
     pick(id, callId, "approval_id"),
     pick(digest, callId, "approval_digest"),
-    `curl -s $${base}/approvals/$${id} -H "authorization: Bearer $${approver}" ${JSON_TYPE} -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$${digest}\\"}"`,
+    `${CURL} $${base}/approvals/$${id} -H "authorization: Bearer $${approver}" ${JSON_TYPE} -d "{\\"decision\\":\\"approve\\",\\"approval_digest\\":\\"$${digest}\\"}"`,
   ];
 }
 
@@ -160,25 +162,25 @@ export APPROVER=${approver}
 export AUDITOR=${auditor}
 
 # admin: define a tool (the same definition keeps its version; a changed one is the next version)
-curl -s -X PUT $TG/tools/create_invoice ${as("ADMIN")} ${JSON_TYPE} --data-binary @- <<'EOF'
+${CURL} -X PUT $TG/tools/create_invoice ${as("ADMIN")} ${JSON_TYPE} --data-binary @- <<'EOF'
 ${definition}
 EOF
 # agent: call the read (CEL authorize: "support" in principal.roles)
-curl -s $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${lookup}'
+${CURL} $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${lookup}'
 # agent: a write of 40: the approval rule is false, so it runs at once
-curl -s $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${small}'
+${CURL} $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${small}'
 # agent: a write of 250: the rule is true, so it answers APPROVAL_REQUIRED and an approval_id
-curl -s $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${big}'
+${CURL} $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${big}'
 # approver: what is pending (each approval shows its approval_id and the approval_digest computed for you)
-curl -s "$TG/approvals?state=pending" ${as("APPROVER")}
+${CURL} "$TG/approvals?state=pending" ${as("APPROVER")}
 # approver: approve the write of 250, sending back its approval_digest from the list (node picks it out)
 ${approveLines("TG", "APPROVER", bigCall).join("\n")}
 # agent: the decision, by long-poll instead of re-sending the call: ?wait=60 holds while the approval is
 # pending (up to 60 s) and answers the moment it is decided, so here at once; run it in a second shell
 # before the approval above to see it return when the approver decides
-curl -s "$TG/approvals/$ID?wait=60" ${as("AGENT")}
-# agent: the same call again, within 60 s of the approval, now runs, once; repeat it to see local_replay
-curl -s $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${big}'
+${CURL} "$TG/approvals/$ID?wait=60" ${as("AGENT")}
+# agent: the same call again, within 10 minutes of the approval (the consumer's window), now runs, once; repeat it to see local_replay
+${CURL} $TG/tool-calls ${as("AGENT")} ${JSON_TYPE} -d '${big}'
 # admin CLI (docs/admin-cli.md): the same gate from the command line, tables or --json
 export TOOLGATE_URL=${base} TOOLGATE_CONSUMER=demo TOOLGATE_ADMIN_TOKEN=$ADMIN TOOLGATE_APPROVER_TOKEN=$APPROVER TOOLGATE_AUDITOR_TOKEN=$AUDITOR
 npx toolgate admin tools list
@@ -186,10 +188,10 @@ npx toolgate admin approvals list
 # admin: a webhook endpoint for approval and outcome events (docs/webhooks.md); its secret is answered once
 npx toolgate admin webhooks create --url http://127.0.0.1:9999/hooks
 # auditor: read the audit chain (follow next_cursor with ?cursor=…) and verify it
-curl -s "$TG/audit?limit=50" ${as("AUDITOR")}
-curl -s $TG/audit/verify ${as("AUDITOR")}
+${CURL} "$TG/audit?limit=50" ${as("AUDITOR")}
+${CURL} $TG/audit/verify ${as("AUDITOR")}
 # agent: the enabled tools as OpenAI function tools (or format=anthropic, gemini, json-schema)
-curl -s "$TG/tools?format=openai" ${as("AGENT")}
+${CURL} "$TG/tools?format=openai" ${as("AGENT")}
 
 == The gate's demo catalog, on the consumer "tenant-a" (the reference's orders) ==
 export REF=${base}/v1/consumers/tenant-a
@@ -198,22 +200,22 @@ export REF_APPROVER=${ref.approver}
 export REF_AUDITOR=${ref.auditor}
 
 # agent: read an order
-curl -s $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${read}'
+${CURL} $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${read}'
 # agent: a write needs approval (answers APPROVAL_REQUIRED and an approval_id)
-curl -s $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${refund}'
+${CURL} $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${refund}'
 # approver: what is pending, then approve the refund with its approval_id and approval_digest (node picks them out)
-curl -s "$REF/approvals?state=pending" ${as("REF_APPROVER")}
+${CURL} "$REF/approvals?state=pending" ${as("REF_APPROVER")}
 ${approveLines("REF", "REF_APPROVER", refundCall, "REF_").join("\n")}
 # agent: the same call again now runs, once; auditor: the audit chain
-curl -s $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${refund}'
-curl -s "$REF/audit?limit=50" ${as("REF_AUDITOR")}
+${CURL} $REF/tool-calls ${as("REF_AGENT")} ${JSON_TYPE} -d '${refund}'
+${CURL} "$REF/audit?limit=50" ${as("REF_AUDITOR")}
 
 == MCP: "tenant-a" as an MCP server (docs/mcp.md) ==
 Connect Claude, the MCP Inspector or any MCP client to $REF/mcp (Streamable HTTP) with the header
 "Authorization: Bearer $MCP_AGENT"; for example npx @modelcontextprotocol/inspector, or:
 
 export MCP_AGENT=${mcpAgent}
-curl -s -i $REF/mcp ${as("MCP_AGENT")} ${JSON_TYPE} -H "accept: application/json, text/event-stream" -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+${CURL} -i $REF/mcp ${as("MCP_AGENT")} ${JSON_TYPE} -H "accept: application/json, text/event-stream" -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
 # then, with the Mcp-Session-Id header it answered: tools/list and tools/call (a write answers APPROVAL_REQUIRED as above)
 # npm run mcp:conformance runs the official MCP conformance suite against this gate
 
