@@ -56,7 +56,7 @@ async function demoRequests(): Promise<DemoRequest[]> {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
-    const target = /^curl -s(?: -i)?(?: -X (PUT|POST|DELETE))? "?\$(TG|REF)([^ "]*)"?/.exec(line);
+    const target = /^curl -s(?: -w '\\n')?(?: -i)?(?: -X (PUT|POST|DELETE))? "?\$(TG|REF)([^ "]*)"?/.exec(line);
     if (target === null) continue;
     const path = `${vars[target[2] as string]}${(target[3] as string).split("?")[0]}`;
     const inline = / -d '([^']*)'/.exec(line);
