@@ -112,6 +112,8 @@ export default defineConfig({
         },
       },
       {
+        // The browser extension imports the package's entries by name (tsconfig.json "paths").
+        resolve: { tsconfigPaths: true },
         test: {
           name: "browser",
           environment: "node",

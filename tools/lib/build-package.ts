@@ -1,5 +1,6 @@
 // Builds the published package into dist/: one ESM file per entry point (`toolgate` → the core,
-// `toolgate/client`, `toolgate/worker`, `toolgate/ai-sdk`, `toolgate/openai-agents`; shared code in
+// `toolgate/client`, `toolgate/capability-provider`, `toolgate/tool-result`, `toolgate/worker`,
+// `toolgate/ai-sdk`, `toolgate/openai-agents`; shared code in
 // dist/chunks/) with esbuild, dependencies (and the optional peers `ai` and `@openai/agents-core`)
 // left as imports so a host's bundler dedupes and tree-shakes them, and the type declarations
 // under dist/types/ from `tsc -p tsconfig.build.json` (relative imports made fully specified, so
@@ -13,13 +14,26 @@ import { ROOT } from "./paths.ts";
 const root = `${ROOT}/`;
 
 /** The package's entry points, by output name under dist/. */
-export type EntryName = "core" | "client" | "worker" | "ai-sdk" | "openai-agents";
-const ENTRY_NAMES: readonly EntryName[] = ["core", "client", "worker", "ai-sdk", "openai-agents"];
+export type EntryName =
+  "core" | "client" | "capability-provider" | "tool-result" | "worker" | "ai-sdk" | "openai-agents";
+const ENTRY_NAMES: readonly EntryName[] = [
+  "core",
+  "client",
+  "capability-provider",
+  "tool-result",
+  "worker",
+  "ai-sdk",
+  "openai-agents",
+];
 
 /** The entry points: output name (under dist/) → source. */
 export const ENTRIES: Readonly<Record<EntryName, string>> = {
   core: "src/core/index.ts",
   client: "src/client/index.ts",
+  // For a browser, each alone: a capability provider (the client's provider half) and the Tool
+  // Result engine (the core's toolResult namespace), so a page ships only what it runs.
+  "capability-provider": "src/client/capability-provider.ts",
+  "tool-result": "src/core/tool-result/index.ts",
   worker: "src/worker/gate.ts",
   // The AI SDK adapter: `ai` (an optional peer) stays an import, like every dependency.
   "ai-sdk": "src/adapters/ai-sdk/index.ts",
