@@ -5,9 +5,9 @@
 // left as imports so a host's bundler dedupes and tree-shakes them, and the type declarations
 // under dist/types/ from `tsc -p tsconfig.build.json` (relative imports made fully specified, so
 // they resolve under Node16/NodeNext too). Run by `prepack`.
-import { build, type BuildOptions } from "esbuild";
+import { build, type BuildOptions, type Plugin } from "esbuild";
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { fullySpecifyDeclarations } from "./declaration-specifiers.ts";
 import { ROOT } from "./paths.ts";
 
@@ -41,6 +41,26 @@ export const ENTRIES: Readonly<Record<EntryName, string>> = {
 };
 
 /**
+ * `src/core/zod.ts` re-exports zod/mini whole (`export *`), and every schema module reads it as
+ * a namespace (`import * as z`). With zod left an import, esbuild can only build that namespace
+ * as an object at run time (all of zod/mini copied in, its locales too), which no host's bundler
+ * can tree-shake. This plugin loads the module with the same names re-exported one by one
+ * (`export { string, … } from "zod/mini"`), so `z.string` becomes an import of `string` alone.
+ */
+const namedZod: Plugin = {
+  name: "named-zod-re-exports",
+  setup(plugin) {
+    plugin.onLoad({ filter: /[\\/]src[\\/]core[\\/]zod\.ts$/ }, async ({ path }) => {
+      const whole = 'export * from "zod/mini";';
+      const source = readFileSync(path, "utf8");
+      if (!source.includes(whole)) throw new Error(`${path} no longer has ${whole}`);
+      const names = Object.keys(await import("zod/mini")).sort();
+      return { contents: source.replace(whole, `export { ${names.join(", ")} } from "zod/mini";`), loader: "ts" };
+    });
+  },
+};
+
+/**
  * The esbuild options of the package's entries (`names`: which of {@link ENTRIES}) into `outdir`:
  * ESM, platform neutral (no Node or browser built-ins assumed), shared code in chunks/.
  */
@@ -61,6 +81,7 @@ export function entryBuild(
     // Dependencies stay imports (installed with the package); the Workers runtime's own modules too.
     packages: "external",
     external: ["cloudflare:*"],
+    plugins: [namedZod],
     logLevel: "warning",
   };
 }
