@@ -89,8 +89,10 @@ export default defineConfig({
                   "@noble/hashes/sha2.js",
                   "@noble/hashes/utils.js",
                   "hono",
+                  "hono/hono-base",
                   "hono/route",
                   "hono/router",
+                  "hono/router/trie-router",
                   "hono/utils/html",
                   "jose",
                   "zod/locales",
@@ -110,6 +112,8 @@ export default defineConfig({
         },
       },
       {
+        // The browser extension imports the package's entries by name (tsconfig.json "paths").
+        resolve: { tsconfigPaths: true },
         test: {
           name: "browser",
           environment: "node",

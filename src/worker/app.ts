@@ -1,12 +1,10 @@
-import { Hono } from "hono";
 import "../contracts/problem";
-import type { Env } from "./env";
 import { problem, problemResponse } from "./http/problem";
 import { httpConventions } from "./http/conventions";
-import { mountRoutes, operations, ROUTE_MODULES } from "./http/registry";
+import { mountRoutes, newApp, operations, ROUTE_MODULES } from "./http/registry";
 
 /** The Hono app: every declared route (./routes/registry.ts), in the registry's order. */
-export const app = new Hono<{ Bindings: Env }>();
+export const app = newApp();
 
 // CORS and 405 with Allow (docs/http-api.md, "HTTP conventions"): before every route, so it wraps each answer.
 app.use("*", httpConventions(app, operations));

@@ -4,10 +4,12 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import type * as z from "zod";
 import pkg from "../../package.json";
 import * as client from "../../src/client";
+import * as capabilityProvider from "../../src/client/capability-provider";
 import type { BoundEffect, CapabilityRequestInput, ToolCallAnswer, U64, Wire } from "../../src/client";
 import type { ToolCallResponse } from "../../src/contracts/tool-call";
 import * as conformance from "../../src/conformance";
 import * as core from "../../src/core";
+import * as toolResult from "../../src/core/tool-result";
 import type { providerBoundCapabilityEffectEnvelope } from "../../src/core/capability";
 import type { EngineOptions, ToolRegistry } from "../../src/core/tool-result";
 
@@ -21,20 +23,24 @@ function undefinedExports(namespace: object, prefix: string): string[] {
 }
 
 describe("the package's public entry points", () => {
-  it("maps ., ./core, ./client, ./worker, ./ai-sdk and ./openai-agents to the built ESM and declarations of sources that exist", () => {
+  it("maps ., ./core, ./client, ./capability-provider, ./tool-result, ./worker, ./ai-sdk and ./openai-agents to the built ESM and declarations of sources that exist", () => {
     expect(Object.keys(pkg.exports).sort()).toEqual([
       ".",
       "./ai-sdk",
+      "./capability-provider",
       "./client",
       "./core",
       "./openai-agents",
       "./package.json",
+      "./tool-result",
       "./worker",
     ]);
     // dist/<name>.js and its declarations are built from these sources (tools/lib/build-package.ts; test/blackbox/packed-install.test.ts installs them).
     const built = {
       core: "src/core/index.ts",
       client: "src/client/index.ts",
+      "capability-provider": "src/client/capability-provider.ts",
+      "tool-result": "src/core/tool-result/index.ts",
       worker: "src/worker/gate.ts",
       "ai-sdk": "src/adapters/ai-sdk/index.ts",
       "openai-agents": "src/adapters/openai-agents/index.ts",
@@ -67,6 +73,7 @@ describe("the package's public entry points", () => {
       ...undefinedExports(core.adapters, "adapters."),
       ...undefinedExports(core.audit, "audit."),
       ...undefinedExports(client, "client."),
+      ...undefinedExports(capabilityProvider, "capabilityProvider."),
       ...undefinedExports(conformance.toolCases, "conformance.toolCases."),
       ...undefinedExports(conformance.capabilityCases, "conformance.capabilityCases."),
     ];
@@ -146,6 +153,24 @@ describe("the package's public entry points", () => {
       "writeWire",
     ];
     expect(names.filter((name) => !(name in client))).toEqual([]);
+  });
+
+  it("ships a capability provider and the Tool Result engine each alone, as the same values", () => {
+    // toolgate/capability-provider: the client's provider half, nothing of the other clients.
+    expect(Object.keys(capabilityProvider).sort()).toEqual([
+      "PROVIDER_PROTOCOL",
+      "ProviderPoller",
+      "connectProvider",
+      "failure",
+      "inlineResult",
+      "jsonBytes",
+      "observationFor",
+    ]);
+    for (const [name, value] of Object.entries(capabilityProvider))
+      expect(value).toBe(client[name as keyof typeof client]);
+    // toolgate/tool-result: the core's toolResult namespace, name for name.
+    expect(Object.keys(toolResult).sort()).toEqual(Object.keys(core.toolResult).sort());
+    expect(toolResult.createEngine).toBe(core.toolResult.createEngine);
   });
 
   it("derives the client's wire types from the contracts", () => {

@@ -1,157 +1,44 @@
-// The bundle figures of `npm run bench` (issue #17, "Bundle"), each beside its goal:
+// The bundle figures of `npm run bench` (issue #32, goal 5: "a ceiling, not a goal"), each beside
+// its ceiling or goal (how each is measured: tools/lib/bundle-measure.ts):
 // - the Worker with every plane, as `wrangler deploy --dry-run` builds it (the production
 //   build: wrangler.toml, minified): wrangler's own "Total Upload … / gzip …" line (gzip at
-//   zlib's default level, all modules together, as wrangler reports it), and the same output
-//   gzipped at level 9;
-// - the top contributors by package or source folder: the same build's source map attributes
-//   each byte of the output to a module; each group's bytes are gzipped on their own at level 9
-//   (an estimate: gzipped apart, groups lose the context they share, so the estimates sum to a
-//   little more than the whole);
-// - the core alone (src/core/index.ts) and the client (src/client/index.ts), each bundled by
-//   esbuild for a browser (minified, ESM), gzipped at level 9.
+//   zlib's default level, all modules together, as wrangler reports it; the ceiling is read
+//   against it), and the same output gzipped at level 9;
+// - its top contributors by package or source folder, and the files of src/worker/features
+//   one by one (the biggest folder), from the same build's source map;
+// - the static assets beside it (not part of the bundle);
+// - the browser entries as shipped: the package's entries built as `npm pack` ships them
+//   (tools/lib/build-package.ts) and each bundled from there by esbuild for a browser (minified
+//   ESM, its dependencies included), gzipped at level 9: `toolgate/client`,
+//   `toolgate/capability-provider`, `toolgate/tool-result`; and what the example browser
+//   extension ships (its bundles as tools/lib/build-extension.ts builds them, minified);
+// - for reference, the whole core for a browser and the core by namespace.
 // `node tools/run.js tools/bench-bundle.ts` prints the same section alone.
-import { build, type BuildOptions } from "esbuild";
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { build } from "esbuild";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { constants, gzipSync } from "node:zlib";
+import { entryBuild, type EntryName } from "./build-package.ts";
+import { extensionBuild } from "./build-extension.ts";
+import {
+  browserBundle,
+  contributors,
+  fileUnder,
+  gzip9,
+  kib,
+  shippedBundles,
+  wranglerBuild,
+  type Contributor,
+  type SourceMap,
+} from "./bundle-measure.ts";
 import { ROOT } from "./paths.ts";
 
 const root = `${ROOT}/`;
-const KIB = 1024;
-const gzip9 = (bytes: Uint8Array): number => gzipSync(bytes, { level: constants.Z_BEST_COMPRESSION }).byteLength;
-const kib = (bytes: number): string => `${(bytes / KIB).toFixed(1)} KiB`;
 
-/** The Worker as `wrangler deploy --dry-run` builds it: wrangler's report, the output files, the source map. */
-function wranglerBuild(dir: string): { rawKiB: number; gzipKiB: number; bytes: Buffer; files: string[]; dir: string } {
-  const run = spawnSync(
-    process.execPath,
-    [join(root, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", dir],
-    {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
-      timeout: 5 * 60 * 1000,
-    },
-  );
-  const out = `${run.stdout}${run.stderr}`;
-  const total = /Total Upload: ([0-9.]+) KiB \/ gzip: ([0-9.]+) KiB/.exec(out);
-  if (run.status !== 0 || total === null)
-    throw new Error(`wrangler deploy --dry-run failed (exit ${run.status}):\n${out.slice(-2000)}`);
-  const files = readdirSync(dir).filter((f) => /\.(m?js|wasm|bin|txt|json)$/.test(f) && !f.endsWith(".map"));
-  const bytes = Buffer.concat(files.map((f) => readFileSync(join(dir, f))));
-  return { rawKiB: Number(total[1]), gzipKiB: Number(total[2]), bytes, files, dir };
-}
-
-const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const DIGIT = new Map([...BASE64].map((c, i) => [c, i]));
-
-/** A source map's segments: per generated line, [column, source index or -1] in order. */
-function segments(mappings: string): Array<Array<[number, number]>> {
-  const lines: Array<Array<[number, number]>> = [];
-  let source = 0;
-  for (const line of mappings.split(";")) {
-    const out: Array<[number, number]> = [];
-    let column = 0;
-    for (const segment of line.split(",")) {
-      if (segment === "") continue;
-      const fields: number[] = [];
-      let value = 0;
-      let shift = 0;
-      for (const ch of segment) {
-        const digit = DIGIT.get(ch) ?? 0;
-        value += (digit & 31) << shift;
-        if (digit & 32) shift += 5;
-        else {
-          fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
-          value = 0;
-          shift = 0;
-        }
-      }
-      column += fields[0] ?? 0;
-      if (fields.length > 1) source += fields[1] ?? 0;
-      out.push([column, fields.length > 1 ? source : -1]);
-    }
-    lines.push(out);
-  }
-  return lines;
-}
-
-/** The group a source belongs to: its npm package, or its folder under src/ (planes one by one). */
-export function groupOf(path: string): string {
-  const normal = path.replace(/\\/g, "/");
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(normal);
-  if (pkg?.[1] !== undefined) return pkg[1];
-  const src = /(?:^|\/)(src\/.*)$/.exec(normal);
-  if (src?.[1] === undefined) return "(wrangler and esbuild glue)";
-  const parts = src[1].split("/").slice(0, -1);
-  return parts.slice(0, parts[1] === "worker" && parts[2] === "object" ? 4 : 3).join("/");
-}
-
-/** Each group's output bytes (from the source map) and their gzip estimate, largest first. */
-export function contributors(code: Buffer, map: SourceMap): Contributor[] {
-  const text = code.toString("utf8");
-  const lines = text.split("\n");
-  const slices = new Map<string, string[]>();
-  const add = (group: string, piece: string): void => {
-    if (piece.length === 0) return;
-    const list = slices.get(group) ?? [];
-    list.push(piece);
-    slices.set(group, list);
-  };
-  const groups = map.sources.map(groupOf);
-  segments(map.mappings).forEach((segs, lineIndex) => {
-    const line = lines[lineIndex] ?? "";
-    if (segs.length === 0) return add("(unmapped)", line);
-    add("(unmapped)", line.slice(0, segs[0]?.[0] ?? 0));
-    segs.forEach(([column, source], i) =>
-      add(
-        source < 0 ? "(unmapped)" : (groups[source] ?? "(unmapped)"),
-        line.slice(column, segs[i + 1]?.[0] ?? line.length),
-      ),
-    );
-  });
-  return [...slices]
-    .map(([group, pieces]) => {
-      const bytes = Buffer.from(pieces.join(""), "utf8");
-      return { group, min: bytes.byteLength, gzip: gzip9(bytes) };
-    })
-    .sort((a, b) => b.gzip - a.gzip);
-}
-
-/**
- * An entry bundled by esbuild for a browser (minified ESM): its bytes raw and gzipped at level 9,
- * its contributors. `entry`: a file, or `{ contents }` (a module's source, resolved from the root).
- */
-async function browserBundle(
-  entry: string | { contents: string },
-): Promise<{ min: number; gzip: number; groups: Contributor[] }> {
-  const input: BuildOptions =
-    typeof entry === "string"
-      ? { entryPoints: [entry] }
-      : { stdin: { contents: entry.contents, resolveDir: root, sourcefile: "entry.ts", loader: "ts" } };
-  const out = await build({
-    absWorkingDir: root,
-    ...input,
-    outdir: "out",
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    sourcemap: "external",
-    write: false,
-    logLevel: "warning",
-  });
-  const js = out.outputFiles.find((f) => f.path.endsWith(".js"));
-  const sourceMap = out.outputFiles.find((f) => f.path.endsWith(".map"));
-  if (js === undefined || sourceMap === undefined) throw new Error("esbuild wrote no bundle or no source map");
-  const code = js.contents;
-  // esbuild's own output.
-  const map = JSON.parse(sourceMap.text) as SourceMap;
-  return { min: code.byteLength, gzip: gzip9(code), groups: contributors(Buffer.from(code), map) };
-}
+/** Issue #32's ceiling for the Worker, gzip as wrangler reports it, in KiB. */
+export const WORKER_CEILING_KIB = 256;
+/** Issue #32's goals for what a browser ships, gzip at level 9, in KiB. */
+export const BROWSER_GOALS_KIB = { client: 12, extension: 40, toolResult: 40 } as const;
 
 /** The files under the Worker's assets folder, by path relative to it. */
 function assetFiles(dir: string, prefix = ""): Array<{ path: string; bytes: Buffer }> {
@@ -173,27 +60,69 @@ const coreNamespaces = (): string[] =>
 const row = (g: Contributor): string =>
   `    ${g.group.padEnd(44)} ${kib(g.min).padStart(10)} min  ${kib(g.gzip).padStart(9)} gzip`;
 
+/** A figure beside its goal: `(goal ≤ 12 KiB gzip: within)`. */
+const beside = (gzipKiB: number, goal: number, word = "goal"): string =>
+  `(${word} ≤ ${goal} KiB gzip: ${gzipKiB <= goal ? "within" : `OVER by ${(gzipKiB - goal).toFixed(1)} KiB`})`;
+
+/**
+ * The browser entries as the package ships them: built as `npm pack` ships them into
+ * `dir/node_modules/toolgate/` (dist/ and the manifest, so a bundler reads its `exports` and
+ * `sideEffects`), then each imported whole by name (`export * from "toolgate/client"`) and
+ * bundled for a browser, its dependencies from this repository's install.
+ */
+async function shippedEntries(dir: string): Promise<Record<"client" | "capabilityProvider" | "toolResult", number>> {
+  const pkg = join(dir, "node_modules", "toolgate");
+  await build({
+    ...entryBuild(["client", "capability-provider", "tool-result"], join(pkg, "dist")),
+    logLevel: "error",
+  });
+  copyFileSync(join(root, "package.json"), join(pkg, "package.json"));
+  const [client, provider, toolResult] = await Promise.all(
+    ["client", "capability-provider", "tool-result"].map((name) =>
+      browserBundle({ contents: `export * from "toolgate/${name}";`, resolveDir: dir }),
+    ),
+  );
+  if (client === undefined || provider === undefined || toolResult === undefined)
+    throw new Error("an entry is missing");
+  const write = (line: string): boolean => process.stdout.write(`${line}\n`);
+  write("  browser entries as shipped (the package's dist/ entry bundled for a browser, minified, gzip level 9)");
+  write(
+    `    toolgate/client                 ${kib(client.min).padStart(10)} min  ${kib(client.gzip).padStart(9)} gzip   ${beside(client.gzip / 1024, BROWSER_GOALS_KIB.client)}`,
+  );
+  write(
+    `    toolgate/capability-provider    ${kib(provider.min).padStart(10)} min  ${kib(provider.gzip).padStart(9)} gzip   (the extension's share of the package)`,
+  );
+  write(
+    `    toolgate/tool-result            ${kib(toolResult.min).padStart(10)} min  ${kib(toolResult.gzip).padStart(9)} gzip   ${beside(toolResult.gzip / 1024, BROWSER_GOALS_KIB.toolResult)}`,
+  );
+  return { client: client.gzip, capabilityProvider: provider.gzip, toolResult: toolResult.gzip };
+}
+
 /** Prints the bundle section; `top` contributors are listed. */
 export async function printBundle(top = 15): Promise<BundleFigures> {
   const write = (line: string): boolean => process.stdout.write(`${line}\n`);
   const dir = mkdtempSync(join(tmpdir(), "toolgate-bundle-"));
   try {
-    write("\nbundle (goals from issue #17)");
-    const worker = wranglerBuild(dir);
+    write("\nbundle (issue #32: the Worker's ceiling and the browser entries' goals)");
+    const worker = wranglerBuild(join(dir, "worker"));
     const gzipped = gzip9(worker.bytes);
     write(
-      `  worker, every plane (wrangler deploy --dry-run): ${worker.rawKiB.toFixed(1)} KiB, gzip ${worker.gzipKiB.toFixed(1)} KiB as wrangler reports it, ${kib(gzipped)} at level 9   (goal ≤ 160 KiB gzip, target ≤ 128 KiB)`,
+      `  worker, every plane (wrangler deploy --dry-run): ${worker.rawKiB.toFixed(1)} KiB, gzip ${worker.gzipKiB.toFixed(1)} KiB as wrangler reports it, ${kib(gzipped)} at level 9   ${beside(worker.gzipKiB, WORKER_CEILING_KIB, "ceiling")}`,
     );
     const main = worker.files.find((f) => f.endsWith(".js")) ?? "";
-    if (existsSync(join(dir, `${main}.map`))) {
+    if (existsSync(join(worker.dir, `${main}.map`))) {
       // The source map wrangler just wrote.
-      const map = JSON.parse(readFileSync(join(dir, `${main}.map`), "utf8")) as SourceMap;
-      const groups = contributors(readFileSync(join(dir, main)), map);
+      const map = JSON.parse(readFileSync(join(worker.dir, `${main}.map`), "utf8")) as SourceMap;
+      const code = readFileSync(join(worker.dir, main));
+      const groups = contributors(code, map);
       const sum = groups.reduce((s, g) => s + g.gzip, 0);
       write(
         `  top ${top} contributors (minified bytes from the source map; gzip: each group alone at level 9, an estimate: the ${groups.length} groups sum to ${kib(sum)} against ${kib(gzipped)} together)`,
       );
       for (const g of groups.slice(0, top)) write(row(g));
+      const files = contributors(code, map, fileUnder("src/worker/features/")).filter((g) => g.group !== "(elsewhere)");
+      write(`  inside src/worker/features: its top ${top} files of ${files.length} (each alone, the same estimate)`);
+      for (const g of files.slice(0, top)) write(row(g));
     } else write("  (wrangler wrote no source map: no per-module figures)");
     const assets = assetFiles(join(root, "assets"));
     if (assets.length > 0) {
@@ -205,14 +134,21 @@ export async function printBundle(top = 15): Promise<BundleFigures> {
           `    ${a.path.padEnd(44)} ${kib(a.bytes.byteLength).padStart(10)}      ${kib(gzip9(a.bytes)).padStart(9)} gzip`,
         );
     }
+    const entries = await shippedEntries(join(dir, "app"));
+    const extension = await shippedBundles(extensionBuild(join(dir, "extension")));
+    const extensionGzip = extension.reduce((s, f) => s + f.gzip, 0);
+    write(
+      `  the example browser extension (capability provider + client), minified, each file gzipped at level 9: ${kib(extensionGzip)} in all   ${beside(extensionGzip / 1024, BROWSER_GOALS_KIB.extension)}`,
+    );
+    for (const f of extension) write(row({ group: f.file, min: f.min, gzip: f.gzip }));
+    // For reference (no goal of its own): the whole core, and what an app importing one of the
+    // core's namespaces ships (with the strict JSON layer every namespace reads through).
     const core = await browserBundle("src/core/index.ts");
     write(
-      `  core alone for a browser (src/core/index.ts): ${kib(core.min)} min, ${kib(core.gzip)} gzip   (goal ≤ 40 KiB gzip)`,
+      `  for reference, the whole core for a browser (src/core/index.ts): ${kib(core.min)} min, ${kib(core.gzip)} gzip`,
     );
     write("  its top contributors (each group gzipped alone, an estimate)");
     for (const g of core.groups.slice(0, 8)) write(row(g));
-    // Informative: what an application that imports one of the core's namespaces ships (with the
-    // strict JSON layer every namespace reads through), the rest left out by its bundler.
     write("  the core by namespace: what an app importing only that one ships (with readJson and canonicalJson)");
     for (const name of coreNamespaces()) {
       const part = await browserBundle({
@@ -220,36 +156,25 @@ export async function printBundle(top = 15): Promise<BundleFigures> {
       });
       write(row({ group: name, ...part }));
     }
-    const client = await browserBundle("src/client/index.ts");
-    write(
-      `  client for a browser (src/client/index.ts): ${kib(client.min)} min, ${kib(client.gzip)} gzip   (goal ≤ 12 KiB gzip)`,
-    );
     return {
       worker: { wranglerGzipKiB: worker.gzipKiB, gzip9: gzipped },
+      client: { gzip: entries.client },
+      capabilityProvider: { gzip: entries.capabilityProvider },
+      toolResult: { gzip: entries.toolResult },
+      extension: { gzip: extensionGzip },
       core: { min: core.min, gzip: core.gzip },
-      client: { min: client.min, gzip: client.gzip },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** What this file reads of a source map. */
-interface SourceMap {
-  sources: string[];
-  mappings: string;
-}
-
-/** One package's or source folder's share of a bundle. */
-export interface Contributor {
-  group: string;
-  min: number;
-  gzip: number;
-}
-
-/** The figures {@link printBundle} prints, for a caller that compares them. */
+/** The figures {@link printBundle} prints, for a caller that compares them (bytes, except where named KiB). */
 export interface BundleFigures {
   worker: { wranglerGzipKiB: number; gzip9: number };
+  client: { gzip: number };
+  capabilityProvider: { gzip: number };
+  toolResult: { gzip: number };
+  extension: { gzip: number };
   core: { min: number; gzip: number };
-  client: { min: number; gzip: number };
 }

@@ -1,29 +1,63 @@
 // Builds the published package into dist/: one ESM file per entry point (`toolgate` → the core,
-// `toolgate/client`, `toolgate/worker`, `toolgate/ai-sdk`, `toolgate/openai-agents`; shared code in
+// `toolgate/client`, `toolgate/capability-provider`, `toolgate/tool-result`, `toolgate/worker`,
+// `toolgate/ai-sdk`, `toolgate/openai-agents`; shared code in
 // dist/chunks/) with esbuild, dependencies (and the optional peers `ai` and `@openai/agents-core`)
 // left as imports so a host's bundler dedupes and tree-shakes them, and the type declarations
 // under dist/types/ from `tsc -p tsconfig.build.json` (relative imports made fully specified, so
 // they resolve under Node16/NodeNext too). Run by `prepack`.
-import { build, type BuildOptions } from "esbuild";
+import { build, type BuildOptions, type Plugin } from "esbuild";
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { fullySpecifyDeclarations } from "./declaration-specifiers.ts";
 import { ROOT } from "./paths.ts";
 
 const root = `${ROOT}/`;
 
 /** The package's entry points, by output name under dist/. */
-export type EntryName = "core" | "client" | "worker" | "ai-sdk" | "openai-agents";
-const ENTRY_NAMES: readonly EntryName[] = ["core", "client", "worker", "ai-sdk", "openai-agents"];
+export type EntryName =
+  "core" | "client" | "capability-provider" | "tool-result" | "worker" | "ai-sdk" | "openai-agents";
+const ENTRY_NAMES: readonly EntryName[] = [
+  "core",
+  "client",
+  "capability-provider",
+  "tool-result",
+  "worker",
+  "ai-sdk",
+  "openai-agents",
+];
 
 /** The entry points: output name (under dist/) → source. */
 export const ENTRIES: Readonly<Record<EntryName, string>> = {
   core: "src/core/index.ts",
   client: "src/client/index.ts",
+  // For a browser, each alone: a capability provider (the client's provider half) and the Tool
+  // Result engine (the core's toolResult namespace), so a page ships only what it runs.
+  "capability-provider": "src/client/capability-provider.ts",
+  "tool-result": "src/core/tool-result/index.ts",
   worker: "src/worker/gate.ts",
   // The AI SDK adapter: `ai` (an optional peer) stays an import, like every dependency.
   "ai-sdk": "src/adapters/ai-sdk/index.ts",
   "openai-agents": "src/adapters/openai-agents/index.ts",
+};
+
+/**
+ * `src/core/zod.ts` re-exports zod/mini whole (`export *`), and every schema module reads it as
+ * a namespace (`import * as z`). With zod left an import, esbuild can only build that namespace
+ * as an object at run time (all of zod/mini copied in, its locales too), which no host's bundler
+ * can tree-shake. This plugin loads the module with the same names re-exported one by one
+ * (`export { string, … } from "zod/mini"`), so `z.string` becomes an import of `string` alone.
+ */
+const namedZod: Plugin = {
+  name: "named-zod-re-exports",
+  setup(plugin) {
+    plugin.onLoad({ filter: /[\\/]src[\\/]core[\\/]zod\.ts$/ }, async ({ path }) => {
+      const whole = 'export * from "zod/mini";';
+      const source = readFileSync(path, "utf8");
+      if (!source.includes(whole)) throw new Error(`${path} no longer has ${whole}`);
+      const names = Object.keys(await import("zod/mini")).sort();
+      return { contents: source.replace(whole, `export { ${names.join(", ")} } from "zod/mini";`), loader: "ts" };
+    });
+  },
 };
 
 /**
@@ -47,6 +81,7 @@ export function entryBuild(
     // Dependencies stay imports (installed with the package); the Workers runtime's own modules too.
     packages: "external",
     external: ["cloudflare:*"],
+    plugins: [namedZod],
     logLevel: "warning",
   };
 }

@@ -5,7 +5,7 @@
  * options page) or the user clicked the extension's button on it (`activeTab`).
  * @module
  */
-import { failure, type BoundEffect, type CapabilityObservation } from "../../../src/client";
+import { failure, type BoundEffect, type CapabilityObservation } from "toolgate/capability-provider";
 import { chrome } from "./chrome";
 import { ACTIVE_TAB_SCOPE, MAX_PAGE_TEXT, PAGE_SNAPSHOT, pageSnapshot, readPage } from "./snapshot";
 

@@ -9,7 +9,12 @@
  * {@link Attachment.ensure} attaches again.
  * @module
  */
-import { connectProvider, type ClientResult, type EffectHandler, type ProviderConnection } from "../../../src/client";
+import {
+  connectProvider,
+  type ClientResult,
+  type EffectHandler,
+  type ProviderConnection,
+} from "toolgate/capability-provider";
 import type { ProviderStatus, Settings } from "./settings";
 
 /** How often an attached worker pings the gate (under the service worker's 30 s idle limit). */

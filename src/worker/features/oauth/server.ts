@@ -63,8 +63,8 @@ export function oauthOrigin(url: URL, env: Env): string | null {
  * The library, loaded on first use: a request that involves no OAuth (every credential call, the
  * challenge, the resource metadata) never evaluates it.
  */
-export function oauthLibrary(): Promise<typeof import("@cloudflare/workers-oauth-provider")> {
-  return import("@cloudflare/workers-oauth-provider");
+export function oauthLibrary(): Promise<typeof import("./library")> {
+  return import("./library");
 }
 
 /**
