@@ -1,5 +1,6 @@
 // Commands that run side by side on CI's two cores: each child's output is echoed in whole lines
-// under its label (so two runs never interleave mid-line) and kept whole for the caller.
+// under its label (so two runs never interleave mid-line) and kept whole for the caller. Each lane
+// ends with one line saying how long it ran, so a run's log shows where its time went.
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { ROOT } from "./paths.ts";
@@ -24,11 +25,14 @@ export interface LaneRun {
   readonly code: number;
   /** Everything it printed, stdout then stderr as they came. */
   readonly out: string;
+  /** How long it ran, in seconds. */
+  readonly seconds: number;
 }
 
 /** Runs `lane` with its output echoed line by line under its label. */
 export function runLane(lane: Lane): Promise<LaneRun> {
   return new Promise((done) => {
+    const started = Date.now();
     const child = spawn(process.execPath, [...lane.args], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
@@ -71,7 +75,9 @@ export function runLane(lane: Lane): Promise<LaneRun> {
           );
     child.on("exit", (code) => {
       clearTimeout(timer);
-      done({ label: lane.label, code: code ?? 1, out });
+      const seconds = (Date.now() - started) / 1000;
+      process.stdout.write(`[${lane.label}] finished in ${seconds.toFixed(1)} s, exit ${code ?? "signal"}\n`);
+      done({ label: lane.label, code: code ?? 1, out, seconds });
     });
   });
 }
