@@ -2,8 +2,8 @@
 // suite (tools/test-ci.ts): what they need built first, the lanes themselves, and the one line
 // "tests: N passed, N failed" read from vitest's JSON reports.
 //
-// On CI's two cores the work runs in two lanes side by side: the in-process projects (core and the
-// workerd files, two at a time, CPU-bound) in one; in the other the package check and then the
+// On CI's two cores the work runs in two lanes side by side: the workerd files (two at a time,
+// CPU-bound, the longest) in one; in the other the package check, the Node files, and then the
 // black-box and Chromium files, which spend most of their time waiting on `wrangler dev`, a
 // browser or a child process, one file at a time.
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
@@ -63,29 +63,35 @@ export async function prepareTests(): Promise<void> {
 }
 
 /**
- * Every vitest project of `npm test`, in its two lanes side by side. `packageChecked` is called
- * when the package check (the busiest minute: four tsc runs at once) has finished.
+ * Every vitest project of `npm test`, in two lanes side by side: the workerd files alone in one
+ * (two at a time: vitest gives a run's projects one pool of workers, so Node files in the same run
+ * would take the workerd files' turns); in the other the package check, the Node files, then the
+ * black-box and Chromium files. `packageChecked` is called when the package check (the busiest
+ * minute: four tsc runs at once) has finished.
  */
 export async function runTestLanes(packageChecked?: () => void): Promise<TestsRun> {
-  const inProcess = reportPath("vitest-report");
+  const inWorkerd = reportPath("vitest-report");
+  const inNode = reportPath("vitest-report-core");
   const outside = reportPath("vitest-report-outside");
   const lanes = await Promise.all([
-    runLane({ label: "core+worker", args: vitestArgs(inProcess, ["--project", "core", "--project", "worker"]) }),
+    runLane({ label: "worker", args: vitestArgs(inWorkerd, ["--project", "worker"]) }),
     // The package check builds dist/ from these sources first; the packed-install tests then pack
     // that build instead of building it again (they build it themselves when run on their own).
     runLane(PACKAGE_LANE).then(async (checked) => {
       packageChecked?.();
-      return [
-        checked,
-        await runLane({
-          label: "blackbox+browser",
-          args: vitestArgs(outside, ["--project", "blackbox", "--project", "browser"]),
-          env: checked.code === 0 ? { [PACKAGE_BUILT]: "1" } : {},
-        }),
-      ];
+      const core = await runLane({ label: "core", args: vitestArgs(inNode, ["--project", "core"]) });
+      const blackbox = await runLane({
+        label: "blackbox+browser",
+        args: vitestArgs(outside, ["--project", "blackbox", "--project", "browser"]),
+        env: checked.code === 0 ? { [PACKAGE_BUILT]: "1" } : {},
+      });
+      return [checked, core, blackbox];
     }),
   ]);
-  return { summaries: [summaryOf(inProcess), summaryOf(outside)], failed: lanes.flat().some((l) => l.code !== 0) };
+  return {
+    summaries: [summaryOf(inWorkerd), summaryOf(inNode), summaryOf(outside)],
+    failed: lanes.flat().some((l) => l.code !== 0),
+  };
 }
 
 /**
