@@ -3,16 +3,16 @@
 // (tools/lib/reliability-run.ts) side by side, then npm test's "tests: …" line and the reliability
 // table. Same checks, same reports, as the two commands one after the other; on CI's two cores the
 // lanes fill each other's waits (on `wrangler dev`, a browser, a child process). The reliability
-// projects start once the package check is done, so the run's busiest minute (four tsc runs and
-// the first workerd files) is not shared three ways more.
+// projects start once the package check and the Node files are done: until then that lane is as
+// CPU-bound as the workerd files' lane, and a workerd file starved of CPU meets its 30 s timeout.
 import { runReliability } from "./lib/reliability-run.ts";
 import { prepareTests, reportTests, runTestLanes } from "./lib/test-lanes.ts";
 
 await prepareTests();
-let packageChecked = (): void => undefined;
-const reliabilityMayStart = new Promise<void>((start) => (packageChecked = start));
+let nodeFilesDone = (): void => undefined;
+const reliabilityMayStart = new Promise<void>((start) => (nodeFilesDone = start));
 const [tests, reliable] = await Promise.all([
-  runTestLanes(() => packageChecked()),
+  runTestLanes(() => nodeFilesDone()),
   reliabilityMayStart.then(() => runReliability()),
 ]);
 const passed = reportTests(tests);

@@ -66,10 +66,10 @@ export async function prepareTests(): Promise<void> {
  * Every vitest project of `npm test`, in two lanes side by side: the workerd files alone in one
  * (two at a time: vitest gives a run's projects one pool of workers, so Node files in the same run
  * would take the workerd files' turns); in the other the package check, the Node files, then the
- * black-box and Chromium files. `packageChecked` is called when the package check (the busiest
- * minute: four tsc runs at once) has finished.
+ * black-box and Chromium files. `nodeFilesDone` is called when the package check (four tsc runs at
+ * once) and the Node files (two at a time), the CPU-bound part of that lane, have finished.
  */
-export async function runTestLanes(packageChecked?: () => void): Promise<TestsRun> {
+export async function runTestLanes(nodeFilesDone?: () => void): Promise<TestsRun> {
   const inWorkerd = reportPath("vitest-report");
   const inNode = reportPath("vitest-report-core");
   const outside = reportPath("vitest-report-outside");
@@ -78,8 +78,8 @@ export async function runTestLanes(packageChecked?: () => void): Promise<TestsRu
     // The package check builds dist/ from these sources first; the packed-install tests then pack
     // that build instead of building it again (they build it themselves when run on their own).
     runLane(PACKAGE_LANE).then(async (checked) => {
-      packageChecked?.();
       const core = await runLane({ label: "core", args: vitestArgs(inNode, ["--project", "core"]) });
+      nodeFilesDone?.();
       const blackbox = await runLane({
         label: "blackbox+browser",
         args: vitestArgs(outside, ["--project", "blackbox", "--project", "browser"]),
