@@ -43,8 +43,9 @@ export default defineConfig({
           name: "core",
           environment: "node",
           include: ["test/core/**/*.test.ts", "test/cli/**/*.test.ts"],
-          // The same worker count as the worker project: vitest runs projects of one group together
-          // and refuses a group whose projects differ in it (the two run side by side on two cores).
+          // The same worker count as the worker project: vitest runs projects of one group together,
+          // in one pool, and refuses a group whose projects differ in it. `npm test` runs the two in
+          // separate runs (tools/lib/test-lanes.ts), so Node files never take the workerd files' turns.
           maxWorkers: 2,
         },
       },
