@@ -1,16 +1,23 @@
 // `npm test`: builds the CLI, checks the packed package's declarations under NodeNext, Node16 and
 // Bundler (tools/lib/package-check.ts), runs every vitest project (core, worker, browser, blackbox)
-// in two lanes side by side (tools/lib/test-lanes.ts) and ends with one plain line
+// in side-by-side lanes (tools/lib/test-lanes.ts) and ends with one plain line
 // "tests: N passed, N failed" read from vitest's JSON reports. `npm test -- <vitest args>` runs
 // vitest once, as asked, after the package check.
+//
+// With TOOLGATE_WITH_RELIABILITY=1 (what CI sets) the reliability suite's two projects
+// (tools/lib/reliability-run.ts, the same run as `npm run test:reliability`) run as lanes beside
+// these, then its table follows the "tests: …" line. On CI's two cores the lanes fill each other's
+// waits (on `wrangler dev`, a browser, a child process). The reliability projects start once the
+// package check and the Node files are done: until then that lane is as CPU-bound as the workerd
+// files' lane, and a workerd file starved of CPU meets its 30 s timeout.
 import { spawnSync } from "node:child_process";
 import { checkPackage } from "./lib/package-check.ts";
 import { ROOT } from "./lib/paths.ts";
+import { runReliability } from "./lib/reliability-run.ts";
 import { prepareTests, reportPath, reportTests, runTestLanes, summaryOf, vitestArgs } from "./lib/test-lanes.ts";
 
 await prepareTests();
 const asked = process.argv.slice(2);
-let passed: boolean;
 if (asked.length > 0) {
   const packageOk = await checkPackage().catch((error: unknown) => {
     process.stdout.write(`package types: FAILED: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -18,8 +25,16 @@ if (asked.length > 0) {
   });
   const report = reportPath("vitest-report");
   const run = spawnSync(process.execPath, vitestArgs(report, asked), { cwd: ROOT, stdio: "inherit" });
-  passed = reportTests({ summaries: [summaryOf(report)], failed: run.status !== 0 || !packageOk });
+  process.exitCode = reportTests({ summaries: [summaryOf(report)], failed: run.status !== 0 || !packageOk }) ? 0 : 1;
+} else if (process.env.TOOLGATE_WITH_RELIABILITY === "1") {
+  let nodeFilesDone = (): void => undefined;
+  const reliabilityMayStart = new Promise<void>((start) => (nodeFilesDone = start));
+  const [tests, reliable] = await Promise.all([
+    runTestLanes(() => nodeFilesDone()),
+    reliabilityMayStart.then(() => runReliability()),
+  ]);
+  const passed = reportTests(tests);
+  process.exit(passed && reliable ? 0 : 1);
 } else {
-  passed = reportTests(await runTestLanes());
+  process.exitCode = reportTests(await runTestLanes()) ? 0 : 1;
 }
-process.exitCode = passed ? 0 : 1;

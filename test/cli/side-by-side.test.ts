@@ -1,5 +1,5 @@
 /**
- * The lanes `npm test`, `npm run test:reliability` and `npm run test:ci` run side by side
+ * The lanes `npm test`, `npm run test:reliability` and CI's `npm test` with the reliability suite run side by side
  * (tools/lib/side-by-side.ts): each child's lines are echoed under its label, quiet lines are kept
  * but not echoed, and each lane ends with one line saying how long it ran and how it exited.
  */

@@ -1,5 +1,5 @@
-// One run of the reliability and security suite (`npm run test:reliability`, and `npm run test:ci`
-// beside the tests): the workerd project and the wrangler-dev black-box project of
+// One run of the reliability and security suite (`npm run test:reliability`, and CI's `npm test`
+// with TOOLGATE_WITH_RELIABILITY=1, beside the tests): the workerd project and the wrangler-dev black-box project of
 // test/reliability/vitest.config.ts side by side, the figures each check prints, the scan of the
 // whole run's output for leaked credentials and canaries, .toolgate/reliability.json and one table
 // (tools/lib/reliability.ts).

@@ -1,5 +1,5 @@
-// The lanes of `npm test` (tools/test.ts), also run by `npm run test:ci` beside the reliability
-// suite (tools/test-ci.ts): what they need built first, the lanes themselves, and the one line
+// The lanes of `npm test` (tools/test.ts; with TOOLGATE_WITH_RELIABILITY=1 beside the reliability
+// suite's): what they need built first, the lanes themselves, and the one line
 // "tests: N passed, N failed" read from vitest's JSON reports.
 //
 // On CI's two cores the work runs in two lanes side by side: the workerd files (two at a time,
