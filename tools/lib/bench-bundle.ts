@@ -4,8 +4,9 @@
 //   build: wrangler.toml, minified): wrangler's own "Total Upload … / gzip …" line (gzip at
 //   zlib's default level, all modules together, as wrangler reports it; the ceiling is read
 //   against it), and the same output gzipped at level 9;
-// - its top contributors by package or source folder, and the files of src/worker/features
-//   one by one (the biggest folder), from the same build's source map;
+// - its top contributors by package or source folder, src/worker/features (the biggest folder)
+//   by feature, so growth is named with the feature that bought it, and its top files one by
+//   one, from the same build's source map;
 // - the static assets beside it (not part of the bundle);
 // - the browser entries as shipped: the package's entries built as `npm pack` ships them
 //   (tools/lib/build-package.ts) and each bundled from there by esbuild for a browser (minified
@@ -24,6 +25,7 @@ import {
   browserBundle,
   contributors,
   fileUnder,
+  folderUnder,
   gzip9,
   kib,
   shippedBundles,
@@ -120,6 +122,12 @@ export async function printBundle(top = 15): Promise<BundleFigures> {
         `  top ${top} contributors (minified bytes from the source map; gzip: each group alone at level 9, an estimate: the ${groups.length} groups sum to ${kib(sum)} against ${kib(gzipped)} together)`,
       );
       for (const g of groups.slice(0, top)) write(row(g));
+      // Each feature's share, so the bundle's growth is named with the feature that bought it.
+      const features = contributors(code, map, folderUnder("src/worker/features/")).filter(
+        (g) => g.group !== "(elsewhere)",
+      );
+      write(`  src/worker/features by feature, all ${features.length} (each alone, the same estimate)`);
+      for (const g of features) write(row(g));
       const files = contributors(code, map, fileUnder("src/worker/features/")).filter((g) => g.group !== "(elsewhere)");
       write(`  inside src/worker/features: its top ${top} files of ${files.length} (each alone, the same estimate)`);
       for (const g of files.slice(0, top)) write(row(g));

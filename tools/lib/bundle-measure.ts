@@ -103,6 +103,14 @@ export const fileUnder =
     return src?.startsWith(folder) === true ? src.slice(folder.length) : "(elsewhere)";
   };
 
+/** Groups a module under `folder` by its first folder there (a feature's name), the rest as "(elsewhere)". */
+export const folderUnder =
+  (folder: string) =>
+  (path: string): string => {
+    const inside = fileUnder(folder)(path);
+    return inside === "(elsewhere)" ? inside : (inside.split("/")[0] ?? inside);
+  };
+
 /** One group's share of a bundle. */
 export interface Contributor {
   group: string;
