@@ -1,4 +1,5 @@
-import { sha256Hex, type JsonObject } from "../../../core/json";
+import type { JsonObject } from "../../../core/json";
+import { fastSha256Hex } from "../../sha256";
 import type { ApprovalRecord } from "../../../core/tool-result/approval-book";
 import {
   beginDispatch,
@@ -124,7 +125,7 @@ export class ToolCallService {
    */
   recover(now: number): void {
     for (const recovered of recoverInFlight(this.engine, now)) {
-      this.#records.append("tool_call.recovered", now, recovered.package, recovered, sha256Hex);
+      this.#records.append("tool_call.recovered", now, recovered.package, recovered, fastSha256Hex);
       this.#kernel.events.emit(
         callEvent("call.outcome_unknown", recovered.principal, recovered.call, recovered.package, now, null),
         now,
@@ -143,7 +144,7 @@ export class ToolCallService {
     now: number,
     options: DispatchOptions = {},
   ): Promise<Outcome<ToolCallOutcome>> {
-    const hash = memoizeHash(sha256Hex);
+    const hash = memoizeHash(fastSha256Hex);
     let audit: AuditRef | undefined;
     let standing: string | null = null;
     const cover = { principal, call, now, spec: this.engine.registry.get(call.name) };
@@ -312,7 +313,7 @@ export class ToolCallService {
     claims: JsonObject = {},
     credentialId: string | null = null,
   ): Promise<Outcome<ToolCallOutcome>> {
-    const hash = memoizeHash(sha256Hex);
+    const hash = memoizeHash(fastSha256Hex);
     const spec = this.engine.registry.get(call.name);
     const digest = spec === undefined ? "0".repeat(64) : requestDigest(principal, call, spec, hash);
     let evidence: DownstreamEvidence = { kind: "unknown" };
