@@ -19,6 +19,7 @@ import { ConsumerObject as GateObject } from "../src/worker/kernel/consumer-obje
 import { objectRpc, type ObjectRpc } from "../src/worker/kernel/object-rpc";
 import { consumerIdsHeld, CONSUMER_IDS_CACHED } from "../src/worker/http/middleware";
 import { secretsEqual } from "../src/worker/http/timing-safe";
+import { taggedTokensHeld, TAGGED_TOKENS_CACHED } from "../src/worker/features/credentials/format";
 
 export { DirectoryObject } from "../src/worker/features/directory/directory-object";
 
@@ -529,7 +530,13 @@ export default {
         cap: CONSUMER_IDS_CACHED,
         bound: "LRU",
       };
-      return Response.json(body.op.kind === "memory" ? { held: [...(answer.held ?? []), cors, ids] } : answer);
+      const tags: HeldInMemory = {
+        structure: "credential tags checked (Worker isolate)",
+        entries: taggedTokensHeld(),
+        cap: TAGGED_TOKENS_CACHED,
+        bound: "LRU",
+      };
+      return Response.json(body.op.kind === "memory" ? { held: [...(answer.held ?? []), cors, ids, tags] } : answer);
     } catch (error) {
       // `abort` ends in an error by design; anything else is a failed benchmark.
       return Response.json({ error: error instanceof Error ? error.message : String(error) }, { status: 500 });
