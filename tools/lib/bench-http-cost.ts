@@ -20,6 +20,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { printGoals } from "./bench-goals.ts";
 import { roundTripGoals, throughputRounds, type Throughput } from "./bench-round-trips.ts";
 import { demoTools, startDemoService } from "./demo-service.ts";
 import { call, DEV_SETTINGS, freePort, freshSecrets, startWranglerDev, waitHealthy } from "./wrangler-dev.ts";
@@ -174,7 +175,7 @@ async function productionRoundTrips({ port, admin, agent, samples, perRound }: G
 const HAS_PROC = existsSync("/proc/self/task") && existsSync("/proc/self/schedstat");
 
 /** The workerd processes of a wrangler dev (its process group). */
-function workerdPids(group: number | undefined): string[] {
+export function workerdPids(group: number | undefined): string[] {
   if (!HAS_PROC) return [];
   const pids: string[] = [];
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
@@ -205,7 +206,7 @@ function rssMb(pids: readonly string[]): number {
  * /proc/<pid>/task/<tid>/schedstat), summed over their threads. Unlike a wall clock it does not
  * count time spent waiting for a core, so other load on the machine does not inflate it.
  */
-function cpuNs(pids: readonly string[]): number {
+export function cpuNs(pids: readonly string[]): number {
   if (!HAS_PROC) return NaN;
   let ns = 0;
   for (const pid of pids) {
@@ -275,19 +276,28 @@ export async function insideWorkerd(): Promise<void> {
       mcp: await mint({ kind: "agent", subject_id: "user-1" }),
     };
     // The round-trip goals first, on an idle object, against baselines in the same object.
-    await roundTripGoals({ port, admin, agentToken: tokens.agent, consumer: CONSUMER, requester, readBody });
+    const throughput = await roundTripGoals({
+      port,
+      admin,
+      agentToken: tokens.agent,
+      consumer: CONSUMER,
+      requester,
+      readBody,
+    });
     const object = (op: { kind: string } & Record<string, unknown>): Promise<BenchAnswer> =>
       bench("object", { consumer: CONSUMER, op });
     const { step } = await object({ kind: "clock" });
     const { sessionId } = await object({ kind: "mcpSession", tokens });
     const fetchUrl = `${service.base}/customers/lookup`;
     // The Worker's share is timed against one recorded answer of the object (recorded here, untimed).
-    const workerOp = (scenario: string, n: number) => ({
+    const workerOp = (scenario: string, n: number, run?: string, prepare?: boolean) => ({
       consumer: CONSUMER,
       scenario,
       n,
       token: scenario === "mcp" ? tokens.mcp : tokens.agent,
       sessionId,
+      run,
+      prepare,
     });
     for (const scenario of ["read", "mcp"]) await bench("worker", workerOp(scenario, 0));
 
@@ -305,10 +315,11 @@ export async function insideWorkerd(): Promise<void> {
       const run = `r${++runs}`;
       if (scenario === "write") await object({ kind: "prepareWrites", run, n, tokens });
       // The calls' inputs are built in a request of their own: the CPU read below is the gate's work only.
-      if (!scenario.startsWith("worker ")) await object({ kind: "prepare", scenario, run, n });
+      if (scenario.startsWith("worker ")) await bench("worker", workerOp(scenario.slice(7), n, run, true));
+      else await object({ kind: "prepare", scenario, run, n });
       const before = cpuNs(pids());
       const answer = scenario.startsWith("worker ")
-        ? await bench("worker", workerOp(scenario.slice(7), n))
+        ? await bench("worker", workerOp(scenario.slice(7), n, run))
         : await object({ kind: "time", scenario, run, n, tokens, sessionId, fetchUrl });
       const ns = cpuNs(pids()) - before;
       return n === 0
@@ -393,6 +404,18 @@ export async function insideWorkerd(): Promise<void> {
 
     report({ step, sizes, byRound, cold: { wall: [cold, warm], cpu: [coldCpu, warmCpu] }, snapshots });
     rowsPerCall(tablesBefore, tablesAfter, MEMORY_CALLS);
+    printGoals(
+      byRound.map((r) => ({
+        read: r.read.cpu,
+        write: r.write.cpu,
+        data: r.data.cpu,
+        fetch: r.fetch.cpu,
+        mcp: r.mcp.cpu,
+        workerRead: r["worker read"].cpu,
+        workerMcp: r["worker mcp"].cpu,
+      })),
+      throughput,
+    );
   } finally {
     pool.destroy();
     await dev.stop();

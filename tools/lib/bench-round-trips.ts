@@ -43,6 +43,7 @@ const spread = (values: readonly number[], digits = 2): string =>
 /**
  * Measures and prints the goals. `requester(port, agent)` sends keep-alive requests; `readBody(id)`
  * is a read call's body; `consumer` has get_order and no rate limit; `agentToken` may call it.
+ * Answers the throughput ratio of each 8-client round (gate read calls / durable writes per second).
  */
 export async function roundTripGoals({
   port,
@@ -51,7 +52,7 @@ export async function roundTripGoals({
   consumer,
   requester,
   readBody,
-}: RoundTripOptions): Promise<void> {
+}: RoundTripOptions): Promise<number[]> {
   const pool = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const send = requester(port, pool);
   let n = 0;
@@ -96,6 +97,7 @@ export async function roundTripGoals({
     }
     const throughput = await throughputRounds(THROUGHPUT_ROUNDS, THROUGHPUT_REQUESTS, CONCURRENCY, once);
     report(perRound, throughput, { request: Buffer.byteLength(readBody("rt-size")), answer: answerBytes }, inRuns);
+    return throughput.map((r) => r.gate / r.write);
   } finally {
     pool.destroy();
   }

@@ -30,10 +30,18 @@ export interface ChainVerification {
 /**
  * The digest an entry commits to: the canonical JSON of its sequence, kind, time, record and
  * the previous entry's digest, so a changed, removed or reordered entry breaks every later one.
- * `recordText` is canonical JSON already; `kind` is written as a JSON string.
+ * `recordText` is canonical JSON already; `kind` is written as a JSON string. `hash`: the
+ * SHA-256 to use (hex of the text's UTF-8; a host may pass its native one: the same digest).
  */
-export function entryDigest(seq: number, kind: string, at: number, recordText: string, prev: string): string {
-  return sha256Hex(
+export function entryDigest(
+  seq: number,
+  kind: string,
+  at: number,
+  recordText: string,
+  prev: string,
+  hash: (text: string) => string = sha256Hex,
+): string {
+  return hash(
     `{"at":${at},"kind":${JSON.stringify(kind)},"prev_sha256":"${prev}","record":${recordText},"seq":${seq}}`,
   );
 }

@@ -5,7 +5,8 @@
  */
 import { canonicalJson, canonicalMember, PyFloat, readJson } from "../json";
 import type { ChainEntry } from "./chain";
-import { leafHash } from "./merkle";
+import { leafHashWith, type Sha256Bytes } from "./merkle";
+import { sha256 } from "@noble/hashes/sha2.js";
 
 const encoder = new TextEncoder();
 
@@ -22,9 +23,9 @@ export function entryLine(entry: ChainEntry): string {
   );
 }
 
-/** The Merkle leaf hash of an entry (leaf index seq − 1): {@link leafHash} of its line's UTF-8. */
-export function entryLeafHash(entry: ChainEntry): Uint8Array {
-  return leafHash(encoder.encode(entryLine(entry)));
+/** The Merkle leaf hash of an entry (leaf index seq − 1): {@link leafHash} of its line's UTF-8 (`sha`: the SHA-256 to use). */
+export function entryLeafHash(entry: ChainEntry, sha: Sha256Bytes = sha256): Uint8Array {
+  return leafHashWith(encoder.encode(entryLine(entry)), sha);
 }
 
 /** The longest entry line {@link readEntryLine} reads (the stored JSON cap of the Worker). */

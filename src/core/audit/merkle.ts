@@ -11,11 +11,19 @@ import { sha256 } from "@noble/hashes/sha2.js";
 /** The root of the empty tree: SHA-256 of no bytes. */
 export const EMPTY_ROOT: Uint8Array = sha256(new Uint8Array(0));
 
+/** SHA-256 of bytes (noble's by default; a host may pass its native one: the same digest). */
+export type Sha256Bytes = (bytes: Uint8Array) => Uint8Array;
+
 /** The hash of a leaf: SHA-256(0x00 ‖ entry), where `entry` is the entry's bytes. */
 export function leafHash(entry: Uint8Array): Uint8Array {
+  return leafHashWith(entry, sha256);
+}
+
+/** {@link leafHash} with a given SHA-256 (`sha`). */
+export function leafHashWith(entry: Uint8Array, sha: Sha256Bytes): Uint8Array {
   const input = new Uint8Array(entry.length + 1);
   input.set(entry, 1);
-  return sha256(input);
+  return sha(input);
 }
 
 /** The hash of an interior node: SHA-256(0x01 ‖ left ‖ right). */

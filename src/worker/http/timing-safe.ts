@@ -20,3 +20,15 @@ export function digestsEqual(a: Uint8Array, b: Uint8Array): boolean {
 export function secretsEqual(presented: string, expected: string): boolean {
   return digestsEqual(sha256Bytes(presented), sha256Bytes(expected));
 }
+
+/**
+ * Constant-time equality of two texts of the same public length (a token against the one held
+ * for its credential id): every code unit is compared, whatever differs first. Texts of
+ * different lengths are unequal at once (a credential's format fixes its length).
+ */
+export function textsEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let differ = 0;
+  for (let i = 0; i < a.length; i++) differ |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return differ === 0;
+}

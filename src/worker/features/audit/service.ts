@@ -13,6 +13,7 @@ import { AuditStore } from "./store";
 import { TileBucket } from "./tiles";
 import { AuditTree } from "./tree";
 import { walkStep } from "./walk";
+import { fastSha256Hex } from "../../sha256";
 
 /**
  * Pages of `page_items` entries one `verify` call checks at most: the work of a call is bounded
@@ -101,7 +102,7 @@ export class AuditChain {
     const head = this.#loadHead();
     const seq = head.seq + 1;
     const recordText = canonicalJson(record);
-    const sha = entryDigest(seq, kind, at, recordText, head.sha256);
+    const sha = entryDigest(seq, kind, at, recordText, head.sha256, fastSha256Hex);
     const entry = { seq, kind, at, record: recordText, prev_sha256: head.sha256, entry_sha256: sha };
     this.#store.insert(entry);
     const leaf = this.tree.append(entry);

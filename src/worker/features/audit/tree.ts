@@ -6,6 +6,7 @@
  */
 import { appendNodes, entryLeafHash, type ChainEntry, type NodeReader } from "../../../core/audit";
 import type { AuditStore } from "./store";
+import { fastSha256 } from "../../sha256";
 
 /** Entries one backfill step adds to the tree (one transaction each). */
 export const BACKFILL_STEP = 512;
@@ -43,7 +44,7 @@ export class AuditTree implements NodeReader {
     const size = this.size();
     if (size !== entry.seq - 1)
       throw new Error(`the audit tree holds ${size} leaves; entry ${entry.seq} cannot be appended`);
-    const leaf = entryLeafHash(entry);
+    const leaf = entryLeafHash(entry, fastSha256);
     const nodes = appendNodes(size, leaf, this);
     this.store.putNodes(nodes);
     for (const node of nodes) this.#edge[node.level] = { index: node.index, hash: node.hash };

@@ -17,6 +17,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js";
 import { CREDENTIAL_KINDS, type CredentialKind } from "../../../contracts/access";
 import { LruMap } from "../../lru";
+import { textsEqual } from "../../http/timing-safe";
 
 export { CREDENTIAL_KINDS, type CredentialKind };
 
@@ -115,21 +116,47 @@ export function credentialShape(token: string): ParsedCredential | null {
   return { kind: m[1] as CredentialKind, credentialId: `cred_${random.slice(0, ID_CHARS)}`, token };
 }
 
+/** Tokens whose tag held, per isolate: at most this many (consumer, credential id) pairs. */
+export const TAGGED_TOKENS_CACHED = 1024;
+
+/**
+ * The last token whose tag held for a consumer and credential id, with the keys that checked it:
+ * the same token again is compared in constant time instead of running HMAC-SHA-256 twice.
+ */
+const tagged = new LruMap<string, { token: string; current: string; previous: string | null }>(TAGGED_TOKENS_CACHED);
+
+/** Tokens whose tag held, held by this isolate (bounded by {@link TAGGED_TOKENS_CACHED}). */
+export function taggedTokensHeld(): number {
+  return tagged.size;
+}
+
 /**
  * Parses a token's shape and checks its tag for this consumer under the current or the
- * previous key; `null` for anything else. Does no I/O; constant-time in the tag.
+ * previous key; `null` for anything else. Does no I/O; constant-time in the tag (and, for a
+ * token whose tag held before under the same keys, in the whole token).
  */
 export function parseCredential(token: string, consumer: string, keys: TokenKeys): ParsedCredential | null {
   const m = SHAPE.exec(token);
   if (m === null || keys.current === null) return null;
   const kind = m[1] as CredentialKind;
   const random = m[2] as string;
+  const credentialId = `cred_${random.slice(0, ID_CHARS)}`;
+  const slot = `${consumer}\n${credentialId}`;
+  const seen = tagged.get(slot);
+  if (
+    seen !== undefined &&
+    seen.current === keys.current &&
+    seen.previous === keys.previous &&
+    textsEqual(seen.token, token)
+  )
+    return { kind, credentialId, token };
   const body = `tg_${kind}_${random}`;
   const presented = hexToBytes(m[3] as string);
   const current = tagMatches(presented, keys.current, consumer, body);
   const previous = keys.previous !== null && tagMatches(presented, keys.previous, consumer, body);
   if (!current && !previous) return null;
-  return { kind, credentialId: `cred_${random.slice(0, ID_CHARS)}`, token };
+  tagged.set(slot, { token, current: keys.current, previous: keys.previous });
+  return { kind, credentialId, token };
 }
 
 /**

@@ -10,7 +10,7 @@ import { credentialShape, mintCredential, type TokenKeys } from "./format";
 import { UNAUTHENTICATED, problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
 import { misconfigured } from "../../required-secrets";
-import { digestsEqual, sha256Bytes } from "../../http/timing-safe";
+import { digestsEqual, sha256Bytes, textsEqual } from "../../http/timing-safe";
 import type { AuditChain } from "../audit/service";
 import { LruMap } from "../../lru";
 import { CredentialStore, type CredentialBinding, type StoredCredential } from "./store";
@@ -58,6 +58,12 @@ export class CredentialService {
   readonly #kernel: CredentialKernel;
   readonly #keys: TokenKeys;
   readonly #cache = new LruMap<string, StoredCredential | null>(CREDENTIAL_CACHE_ENTRIES);
+  /**
+   * The token whose SHA-256 matched a cached record, by that record: the next call with the same
+   * token is compared in constant time instead of hashed again. Keyed by the record object, so an
+   * entry ends with it (evicted, reloaded, revoked).
+   */
+  readonly #matched = new WeakMap<StoredCredential, string>();
 
   constructor(kernel: CredentialKernel, keys: TokenKeys) {
     this.#kernel = kernel;
@@ -142,12 +148,17 @@ export class CredentialService {
     const parsed = this.#kernel.consumerName() === undefined ? null : credentialShape(token);
     if (parsed === null) return fail(UNAUTHENTICATED);
     const stored = this.#load(parsed.credentialId);
-    const presented = sha256Bytes(token);
-    if (stored === null || stored.revoked || stored.kind !== parsed.kind) {
-      digestsEqual(presented, presented);
-      return fail(UNAUTHENTICATED);
+    const matched = stored === null ? undefined : this.#matched.get(stored);
+    if (stored === null || matched === undefined || !textsEqual(matched, token)) {
+      const presented = sha256Bytes(token);
+      if (stored === null || stored.revoked || stored.kind !== parsed.kind) {
+        digestsEqual(presented, presented);
+        return fail(UNAUTHENTICATED);
+      }
+      if (!digestsEqual(presented, stored.secretSha256)) return fail(UNAUTHENTICATED);
+      this.#matched.set(stored, token);
     }
-    if (!digestsEqual(presented, stored.secretSha256)) return fail(UNAUTHENTICATED);
+    if (stored.revoked || stored.kind !== parsed.kind) return fail(UNAUTHENTICATED);
     if (stored.expiresAt !== null && stored.expiresAt <= this.#kernel.now()) return fail(UNAUTHENTICATED);
     if (!credentialKinds(operation).includes(stored.kind)) {
       return fail(problem("FORBIDDEN", `A ${stored.kind} credential may not call this route.`));

@@ -1,4 +1,5 @@
-import { sha256Hex, type JsonObject } from "../../../core/json";
+import type { JsonObject } from "../../../core/json";
+import { fastSha256Hex } from "../../sha256";
 import type { ApprovalRecord } from "../../../core/tool-result/approval-book";
 import {
   beginDispatch,
@@ -22,6 +23,7 @@ import {
 import { idempotencyScope } from "../../../core/tool-result/dispatcher-state";
 import { storeKey } from "../../../core/tool-result/store";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
+import type { ToolExecution } from "../../../core/tool-result/tool-spec";
 import type { ApprovalList, ApprovalView } from "../../../contracts/approval";
 import { problem, type Problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
@@ -44,6 +46,9 @@ import {
 import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../trace/tool-call";
 import { callBook } from "../standing/cover";
 import { CallRecords, runCause, type RunCause } from "./audit-record";
+
+/** How an in-process tool runs. */
+type InProcessExecution = Extract<ToolExecution, { kind: "in_process" }>;
 
 /** What the service uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
 type ToolCallKernel = Pick<ObjectKernel, "sql" | "audit" | "transaction" | "limits" | "events" | "retention">;
@@ -120,7 +125,7 @@ export class ToolCallService {
    */
   recover(now: number): void {
     for (const recovered of recoverInFlight(this.engine, now)) {
-      this.#records.append("tool_call.recovered", now, recovered.package, recovered, sha256Hex);
+      this.#records.append("tool_call.recovered", now, recovered.package, recovered, fastSha256Hex);
       this.#kernel.events.emit(
         callEvent("call.outcome_unknown", recovered.principal, recovered.call, recovered.package, now, null),
         now,
@@ -139,12 +144,15 @@ export class ToolCallService {
     now: number,
     options: DispatchOptions = {},
   ): Promise<Outcome<ToolCallOutcome>> {
-    const hash = memoizeHash(sha256Hex);
+    const hash = memoizeHash(fastSha256Hex);
     let audit: AuditRef | undefined;
     let standing: string | null = null;
     const cover = { principal, call, now, spec: this.engine.registry.get(call.name) };
     const book = callBook(this.book, cover, this.#setup.standing, options, (id) => (standing = id));
     const watch = options.span === undefined ? undefined : new ApprovalWatch(book, options.span);
+    // An in-process tool runs in step one's transaction: its handler is synchronous and its
+    // effects are this object's rows, so its call identity, run and audit entry commit together.
+    let ranInline: Recorded | undefined;
     const begun = usage(() =>
       this.#kernel.transaction(() => {
         const claims = options.claims === undefined ? {} : { claims: options.claims };
@@ -176,6 +184,14 @@ export class ToolCallService {
             opened,
             standing,
           });
+        }
+        if (result.kind === "execute" && options.prepareOnly !== true) {
+          const spec = this.engine.registry.get(result.ticket.tool);
+          if (spec?.execution.kind === "in_process")
+            ranInline = this.#complete(result.ticket, this.#runInProcess(result.ticket, spec.execution), hash, {
+              standing,
+              credentialId: options.credentialId ?? null,
+            });
         }
         return result;
       }),
@@ -211,6 +227,7 @@ export class ToolCallService {
         );
       case "execute":
         if (options.prepareOnly === true) throw new Error("a prepared call reached its execution");
+        if (ranInline !== undefined) return ok(outcomeOf(ranInline, hash));
         return ok(outcomeOf(await this.#execute(result.ticket, hash, options, standing), hash));
     }
   }
@@ -224,41 +241,56 @@ export class ToolCallService {
     const { notify, span, credentialId = null } = options;
     const spec = this.engine.registry.get(ticket.tool);
     if (spec === undefined) throw new Error("ticket names an unregistered tool");
-    const complete = (outcome: () => HandlerOutcome | "rate_limited" | "not_sent", cause: RunCause = null): Recorded =>
-      this.#kernel.transaction(() => {
-        const value = outcome();
-        const done =
-          value === "rate_limited" || value === "not_sent"
-            ? this.#failBeforeEffect(ticket, value === "rate_limited" ? "RATE_LIMIT" : "TOOL_ERROR", hash)
-            : completeDispatch(this.engine, ticket, value, { hash });
-        if (done.model_result.status === "unknown")
-          this.#kernel.events.emit(
-            callEvent("call.outcome_unknown", ticket.principal, ticket.call, done, ticket.now, credentialId),
-            ticket.now,
-          );
-        return {
-          package: done,
-          audit: this.#records.append("tool_call", ticket.now, done, ticket, hash, { standing, cause }),
-        };
-      });
     const execution = spec.execution;
     if (execution.kind === "in_process") {
-      // In-process handlers are synchronous: the handler and step two share one transaction.
-      return complete(() => {
-        try {
-          const raw = execution.handler(ticket.call.arguments, { store: this.engine.store });
-          if (raw instanceof Promise) throw new Error("in-process handlers must be synchronous");
-          return raw;
-        } catch {
-          return "threw";
-        }
-      });
+      // Reached only when step one did not run it (dispatch runs an in-process tool in its transaction).
+      return this.#kernel.transaction(() =>
+        this.#complete(ticket, this.#runInProcess(ticket, execution), hash, { standing, credentialId }),
+      );
     }
     const downstream = startDownstreamSpan(span, this.#setup.executor, spec);
     const ran = await this.#setup.executor.run(spec, ticket.principal, ticket.call, ticket.status_ref, notify);
     endDownstreamSpan(downstream, ran);
     const value = ran.kind === "result" ? ran.result : ran.kind === "failed" ? "threw" : ran.kind;
-    return complete(() => value, runCause(ran));
+    const cause = runCause(ran);
+    return this.#kernel.transaction(() => this.#complete(ticket, value, hash, { standing, credentialId, cause }));
+  }
+
+  /** An in-process handler's outcome: synchronous, a throw is the handler's failure. */
+  #runInProcess(ticket: DispatchTicket, execution: InProcessExecution): HandlerOutcome {
+    try {
+      const raw = execution.handler(ticket.call.arguments, { store: this.engine.store });
+      if (raw instanceof Promise) throw new Error("in-process handlers must be synchronous");
+      return raw;
+    } catch {
+      return "threw";
+    }
+  }
+
+  /** Step two with its audit entry, inside the caller's transaction. */
+  #complete(
+    ticket: DispatchTicket,
+    value: HandlerOutcome | "rate_limited" | "not_sent",
+    hash: HashFn,
+    {
+      standing,
+      credentialId,
+      cause = null,
+    }: { standing: string | null; credentialId: string | null; cause?: RunCause },
+  ): Recorded {
+    const done =
+      value === "rate_limited" || value === "not_sent"
+        ? this.#failBeforeEffect(ticket, value === "rate_limited" ? "RATE_LIMIT" : "TOOL_ERROR", hash)
+        : completeDispatch(this.engine, ticket, value, { hash });
+    if (done.model_result.status === "unknown")
+      this.#kernel.events.emit(
+        callEvent("call.outcome_unknown", ticket.principal, ticket.call, done, ticket.now, credentialId),
+        ticket.now,
+      );
+    return {
+      package: done,
+      audit: this.#records.append("tool_call", ticket.now, done, ticket, hash, { standing, cause }),
+    };
   }
 
   /** A failure known to precede any effect (rate limit, nothing sent): drop the in-flight mark, answer the catalog error. */
@@ -281,7 +313,7 @@ export class ToolCallService {
     claims: JsonObject = {},
     credentialId: string | null = null,
   ): Promise<Outcome<ToolCallOutcome>> {
-    const hash = memoizeHash(sha256Hex);
+    const hash = memoizeHash(fastSha256Hex);
     const spec = this.engine.registry.get(call.name);
     const digest = spec === undefined ? "0".repeat(64) : requestDigest(principal, call, spec, hash);
     let evidence: DownstreamEvidence = { kind: "unknown" };

@@ -7,11 +7,14 @@
  * @module
  */
 import { sha256 } from "@noble/hashes/sha2.js";
-import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "../../../core/json";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
 import { encodeBase64Url } from "../../../core/wire/base64url";
 import { keyPairOf, usableSecret } from "./signing-keys";
+
+// One encoder for every request this signs (noble's `utf8ToBytes` builds a new one and copies each time).
+const encoder = new TextEncoder();
+const utf8ToBytes = (text: string): Uint8Array => encoder.encode(text);
 
 /** The signature algorithm (RFC 9421 §3.3.6). */
 export const SIGNATURE_ALGORITHM = "ed25519";
