@@ -9,15 +9,7 @@
  */
 import type { ToolApprovalResponse } from "ai";
 import type { ApprovalRequestLike } from "./approvals";
-import {
-  callRequest,
-  GateRefusal,
-  isPending,
-  jsonText,
-  modelOutput,
-  sendCall,
-  type CallSettings,
-} from "./gate-call";
+import { callRequest, GateRefusal, isPending, jsonText, modelOutput, sendCall, type CallSettings } from "./gate-call";
 
 /** A pending approval the requesting end user confirms: its id and the request digest it binds. */
 export interface EndUserApproval {
