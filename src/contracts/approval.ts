@@ -61,13 +61,11 @@ export const ApprovalConfirmationRequest = z
           "The pending call's request digest (the approval status's `request_sha256`): the confirmation binds exactly those arguments.",
       }),
     ),
-    reason: z
-      .optional(ApprovalWords)
-      .check(
-        z.meta({
-          description: "The end user's words (1..500 characters, no control characters); kept in the audit log.",
-        }),
-      ),
+    reason: z.optional(ApprovalWords).check(
+      z.meta({
+        description: "The end user's words (1..500 characters, no control characters); kept in the audit log.",
+      }),
+    ),
   })
   .register(httpSchemas, { id: "ApprovalConfirmationRequest" });
 
