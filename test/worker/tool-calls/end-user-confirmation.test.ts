@@ -94,6 +94,7 @@ async function setup(): Promise<Setup> {
     config: {
       approver_subjects: ["rev-1"],
       principal_tokens: { issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [signing.jwk] } },
+      standing_approvals: { tools: ["create_invoice"], max_seconds: 3600, max_calls: 5 },
     },
     secrets: { ledger_token: "s3cret-token" },
     definitions: { create_invoice: INVOICE({ confirmed_by: "end_user" }) },
@@ -322,6 +323,22 @@ describe("the end user confirms in chat", () => {
     const exact = await invoice(s, "k-5", { customer: "acme", amount: 600 }, { token });
     expect(exact.body.model_result.data).toEqual({ invoice_id: "INV-1", customer: "acme", amount: 600 });
     expect(await writes()).toBe(1);
+  });
+
+  it("an approvers' standing approval never covers a call its end user confirms", async () => {
+    const s = await setup();
+    const token = await jwt("user-1");
+    const granted = await send("POST", `/v1/consumers/${s.consumer}/standing-approvals`, s.approver, {
+      tool: "create_invoice",
+      subject_id: "user-1",
+      seconds: 600,
+      max_calls: 3,
+    });
+    expect(granted.status).toBe(201);
+    const held = await invoice(s, "k-7", { customer: "acme", amount: 50 }, { token });
+    expect(held.body.model_result.error.code).toBe("APPROVAL_REQUIRED");
+    expect((await status(s, held.body.approval_id as string)).confirmed_by).toBe("end_user");
+    expect(await writes()).toBe(0);
   });
 
   it("a call without a verified end user falls back to the approvers: the confirmation route refuses it", async () => {
