@@ -8,8 +8,6 @@
  */
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import * as z from "zod/mini";
-import { defineTool } from "../../../src/worker/gate";
 import { adminClient, context, credential, freshConsumer, secretOf, send, setupConsumer } from "../../kit";
 
 const T0 = 1_784_419_200;
@@ -174,42 +172,6 @@ describe("confirmed_by in a tool's definition", () => {
     expect([read.status, read.body?.code, read.body?.path]).toEqual([422, "INVALID_TOOL_DEFINITION", "/confirmed_by"]);
     const approvers = await admin("PUT", "/tools/approved_invoice", INVOICE({ confirmed_by: "approvers" }));
     expect(approvers.status).toBe(200);
-  });
-});
-
-describe("confirmedBy in a code tool", () => {
-  const input = z.object({ customer: z.string() });
-  const output = z.object({ customer: z.string() });
-  const write = (confirmedBy?: "approvers" | "end_user") =>
-    defineTool({
-      name: "pay_self",
-      description: "Move money between the user's own accounts.",
-      input,
-      output,
-      risk: "write",
-      ...(confirmedBy === undefined ? {} : { confirmedBy }),
-      execute: (args) => args,
-    });
-
-  it("a write carries it (joining its policy revision only when it is the end user); a read is refused", () => {
-    const endUser = write("end_user");
-    const approvers = write("approvers");
-    const plain = write();
-    expect([endUser.confirmedBy, approvers.confirmedBy, plain.confirmedBy]).toEqual(["end_user", undefined, undefined]);
-    expect(approvers.policyRevision).toBe(plain.policyRevision);
-    expect(endUser.policyRevision).not.toBe(plain.policyRevision);
-    expect(() =>
-      defineTool({
-        name: "peek",
-        description: "Read.",
-        input,
-        output,
-        confirmedBy: "end_user",
-        execute: (args) => args,
-      }),
-    ).toThrow(
-      new TypeError('defineTool peek: a read has no approval to confirm; drop confirmedBy or say risk: "write"'),
-    );
   });
 });
 
