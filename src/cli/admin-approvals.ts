@@ -78,6 +78,10 @@ function preview(view: JsonObject, digest: string): Array<readonly [string, stri
     ],
     // The agent's words, when it gave some: its claim, outside both digests.
     ...(typeof view.rationale === "string" ? [["rationale", `the agent says: "${view.rationale}"`] as const] : []),
+    // The end user confirms in the agent's chat: an approver may deny, never approve or edit.
+    ...(view.confirmed_by === "end_user"
+      ? [["confirmed by", "the requesting end user, in the agent's chat (an approver may only deny)"] as const]
+      : []),
     ["expires", when(intOf(view, "expires_at"))],
     ["digest", `${digest} (recomputed from the fields shown)`],
   ];

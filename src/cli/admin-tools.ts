@@ -114,6 +114,16 @@ export const toolVerbs: AdminGroup = {
         ["version", String(intOf(view, "current_version") ?? "?")],
         ["state", textOf(view, "state")],
         ["risk", textOf(definition, "risk")],
+        ...(definition.risk === "write"
+          ? [
+              [
+                "confirmed by",
+                definition.confirmed_by === "end_user"
+                  ? "the requesting end user, in the agent's chat"
+                  : "the consumer's approvers",
+              ] as const,
+            ]
+          : []),
         ["description", textOf(definition, "description")],
         [
           "history",

@@ -1,5 +1,6 @@
 import type * as z from "../core/zod";
 import type { CapabilityRequestBody } from "../contracts/capability";
+import type { ApprovalConfirmationRequest, ApprovalDecisionView } from "../contracts/approval";
 import type { ApprovalEventData } from "../contracts/events";
 import type { ToolCallRequest, ToolCallResponse, ToolCallStatusRequest } from "../contracts/tool-call";
 import type { ToolCallBatchRequest, ToolCallBatchResponse } from "../contracts/tool-call-batch";
@@ -33,6 +34,12 @@ export type ToolCallAnswer = z.output<typeof ToolCallResponse>;
 
 /** An approval's status (`ApprovalStatus`): `pending`, `approved`, `denied`, `expired` or `withdrawn`. */
 export type ApprovalStatus = z.output<typeof ApprovalEventData>;
+
+/** An end user's in-chat confirmation (`ApprovalConfirmationRequest`). */
+export type ApprovalConfirmationInput = z.input<typeof ApprovalConfirmationRequest>;
+
+/** A recorded decision (`ApprovalDecision`). */
+export type ApprovalDecisionAnswer = z.output<typeof ApprovalDecisionView>;
 
 /** A tool call's request body (`ToolCallRequest`, as sent: server defaults may be left out). */
 export type ToolCallInput = z.input<typeof ToolCallRequest>;
@@ -154,6 +161,15 @@ export class AgentClient {
    */
   approval(approvalId: string, waitSeconds = 0): Promise<ClientResult<ApprovalStatus>> {
     return approvalStatus(this.options, approvalId, waitSeconds);
+  }
+
+  /**
+   * `POST …/approvals/{id}/confirmation`: the requesting end user's answer in chat to an
+   * approval this credential's call opened for a tool its end user confirms (`confirmed_by`),
+   * with the end user's token and the pending call's `request_sha256` (docs/approvals.md, "Who decides").
+   */
+  confirmApproval(approvalId: string, body: ApprovalConfirmationInput): Promise<ClientResult<ApprovalDecisionAnswer>> {
+    return call(this.options, "POST", `/approvals/${encodeURIComponent(approvalId)}/confirmation`, body);
   }
 
   /** The stream of the approvals this credential's calls opened ({@link approvalEvents}). */

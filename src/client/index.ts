@@ -8,6 +8,8 @@ export {
   AgentClient,
   approvalEvents,
   type ApprovalEvent,
+  type ApprovalConfirmationInput,
+  type ApprovalDecisionAnswer,
   type ApprovalStatus,
   type DeclarationFormat,
   type ToolCallAnswer,

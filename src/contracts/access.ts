@@ -67,6 +67,8 @@ export const ACCESS = {
   mcp: ["agent"],
   listApprovals: ["approver"],
   decideApproval: ["approver"],
+  // The requesting end user's in-chat confirmation, relayed by the agent credential whose call opened the approval.
+  confirmApproval: ["agent"],
   // Standing approvals: an approver grants, lists and revokes them.
   grantStanding: ["approver"],
   listStanding: ["approver"],

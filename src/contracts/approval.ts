@@ -39,6 +39,37 @@ export const ApprovalDecisionRequest = z
   .register(httpSchemas, { id: "ApprovalDecisionRequest" });
 
 /**
+ * `POST …/approvals/{approval_id}/confirmation`: the requesting end user's answer in the agent's
+ * chat, relayed by the agent credential whose call opened the approval, with the end user's
+ * token (verified as the call's was) and the request digest of the arguments it confirmed
+ * (docs/approvals.md, "Who decides").
+ */
+export const ApprovalConfirmationRequest = z
+  .strictObject({
+    decision: z.enum(["approve", "deny"]),
+    principal_token: z.string().check(
+      z.minLength(1),
+      z.maxLength(8192),
+      z.meta({
+        description:
+          "The end user's JWT: verified against the consumer's principal_tokens issuer; its subject must be the one that requested the call.",
+      }),
+    ),
+    request_sha256: Sha256Hex.check(
+      z.meta({
+        description:
+          "The pending call's request digest (the approval status's `request_sha256`): the confirmation binds exactly those arguments.",
+      }),
+    ),
+    reason: z.optional(ApprovalWords).check(
+      z.meta({
+        description: "The end user's words (1..500 characters, no control characters); kept in the audit log.",
+      }),
+    ),
+  })
+  .register(httpSchemas, { id: "ApprovalConfirmationRequest" });
+
+/**
  * A pending approval as an approver sees it: the call, and every input of the digest the
  * approver signs, so the approver can recompute `approval_digest` (and `request_sha256`) from
  * this view alone (docs/approvals.md).
@@ -90,6 +121,12 @@ export const ApprovalView = z
           "The rule that asked for a person, as its author wrote it (a data tool's CEL `approval`); absent when every call of the tool asks, or its rule is code.",
       }),
     ),
+    confirmed_by: z.optional(z.literal("end_user")).check(
+      z.meta({
+        description:
+          "Present when the requesting end user confirms this call in the agent's chat: an approver may deny it, not approve or edit it (END_USER_CONFIRMS).",
+      }),
+    ),
   })
   .register(httpSchemas, { id: "Approval" });
 
@@ -107,6 +144,12 @@ export const ApprovalDecisionView = z
     decided_at: z.int(),
     valid_until: z.nullable(z.int()),
     reason: z.optional(z.string()).check(z.meta({ description: "The approver's words, present only when given." })),
+    decided_by: z.optional(z.literal("end_user")).check(
+      z.meta({
+        description:
+          "Present when the requesting end user decided (in the agent's chat); `approver_id` is then its subject.",
+      }),
+    ),
     edited: z.optional(
       z
         .strictObject({
@@ -137,6 +180,8 @@ export const ApprovalWaitQuery = z.strictObject({
   ),
 });
 
+/** Parsed end user's confirmation. */
+export type ApprovalConfirmationRequest = z.infer<typeof ApprovalConfirmationRequest>;
 /** Parsed decision. */
 export type ApprovalDecisionRequest = z.infer<typeof ApprovalDecisionRequest>;
 /** An approval as listed. */

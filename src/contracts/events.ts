@@ -49,6 +49,16 @@ export const ApprovalEventData = z
     reason: z
       .optional(z.string())
       .check(z.describe("The approver's words with the decision, present only when given.")),
+    confirmed_by: z
+      .optional(z.literal("end_user"))
+      .check(
+        z.describe(
+          "Present when the requesting end user confirms the call in the agent's chat (its tool's `confirmed_by` and a verified end-user token); absent: the consumer's approvers decide.",
+        ),
+      ),
+    decided_by: z
+      .optional(z.literal("end_user"))
+      .check(z.describe("Present when the requesting end user decided; `approver_id` is then its subject.")),
     edited: z.optional(
       z
         .strictObject({

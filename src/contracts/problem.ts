@@ -21,6 +21,10 @@ export const PROBLEM_STATUS = {
   APPROVAL_EXPIRED: 409,
   APPROVER_NOT_ALLOWED: 403,
   SELF_APPROVAL_FORBIDDEN: 403,
+  // An approval the requesting end user confirms: an approver may deny it, never approve or edit it.
+  END_USER_CONFIRMS: 403,
+  // An end user's decision on an approval the consumer's approvers decide.
+  END_USER_CONFIRMATION_NOT_OFFERED: 403,
   // A standing approval outside what the consumer's `standing_approvals` setting allows.
   STANDING_APPROVAL_NOT_ALLOWED: 403,
   APPROVAL_DIGEST_MISMATCH: 409,
@@ -119,6 +123,8 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   APPROVAL_EXPIRED: "Approval request expired",
   APPROVER_NOT_ALLOWED: "Subject may not approve",
   SELF_APPROVAL_FORBIDDEN: "The requesting subject may not approve its own call",
+  END_USER_CONFIRMS: "The requesting end user confirms this call",
+  END_USER_CONFIRMATION_NOT_OFFERED: "The consumer's approvers decide this call",
   STANDING_APPROVAL_NOT_ALLOWED: "The consumer does not allow this standing approval",
   APPROVAL_DIGEST_MISMATCH: "Approval digest is not the pending call's",
   INVALID_ARGUMENTS: "Edited arguments do not fit the tool's contract",

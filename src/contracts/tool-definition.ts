@@ -138,6 +138,12 @@ export const ToolDefinition = z
           "Writes: seconds an approval stays valid for the repeated call, from the decision (60 when absent, the reference's window).",
       }),
     ),
+    confirmed_by: z.optional(z.enum(["approvers", "end_user"])).check(
+      z.meta({
+        description:
+          "Writes only (on a read: 422 INVALID_TOOL_DEFINITION at /confirmed_by): who confirms a call that needs a human. `approvers` (the default): the consumer's approver_subjects. `end_user`: the requesting end user, in the agent's chat, proven by the same verified principal token the call carried; the consumer's approvers may still deny. A call without a verified end-user token falls back to the approvers (docs/approvals.md, \"Who decides\").",
+      }),
+    ),
     target: z.discriminatedUnion("kind", [HttpTarget, McpTarget]),
     shadow: z.optional(ShadowRules),
   })

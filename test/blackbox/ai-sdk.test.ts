@@ -4,7 +4,8 @@
  * tools served by a loopback downstream that counts what it receives. generateText runs a read,
  * a write and its retried step (a replay: the downstream sees one request), a write held for an
  * approver (pending, approved through the approver client, resumed: run once), a denial, the AI
- * SDK's own approval flow, and streamText through `toUIMessageStream`.
+ * SDK's own approval flow, the end user's confirmation in chat (approved: run once; denied: the
+ * gate records it and the model reads its refusal), and streamText through `toUIMessageStream`.
  */
 import {
   generateText,
@@ -16,6 +17,7 @@ import {
   type UIMessageChunk,
 } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gateTools, type GateToolSet } from "../../src/adapters/ai-sdk";
 import { ApproverClient } from "../../src/client/approver";
@@ -26,6 +28,11 @@ const REVIEWER = "reviewer-1";
 
 let ledger: LedgerGate;
 let agent: string;
+/** A token-verified agent credential for `confirm_invoice`, and the end user's JWT it relays. */
+let endUserAgent: string;
+let endUserToken: string;
+const ISSUER = "https://login.example.test/";
+const AUDIENCE = "toolgate-ai-sdk-chat";
 let approver: ApproverClient;
 const invoices = (): string[] => ledger.invoices();
 
@@ -132,11 +139,24 @@ async function decidePending(decision: "approve" | "deny"): Promise<string> {
 }
 
 beforeAll(async () => {
-  ledger = await startLedgerGate(CONSUMER, REVIEWER, {
-    description: "Create an invoice; above 100 a human approves it.",
-    approval: "args.amount > 100",
-  });
-  agent = await ledger.secret("agent", "user-1");
+  const keys = await generateKeyPair("ES256");
+  const jwk = { ...(await exportJWK(keys.publicKey)), kid: "chat-1", alg: "ES256" };
+  ledger = await startLedgerGate(
+    CONSUMER,
+    REVIEWER,
+    { description: "Create an invoice; above 100 a human approves it.", approval: "args.amount > 100" },
+    { issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [jwk] } },
+  );
+  agent = await ledger.secret("agent", "user-1", ["lookup_customer", "create_invoice"]);
+  endUserAgent = await ledger.tokenAgent(["confirm_invoice"]);
+  const now = Math.floor(Date.now() / 1000);
+  endUserToken = await new SignJWT({ sub: "user-1" })
+    .setProtectedHeader({ alg: "ES256", kid: "chat-1" })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(keys.privateKey);
   approver = new ApproverClient({
     baseUrl: ledger.dev.base,
     consumer: CONSUMER,
@@ -384,6 +404,125 @@ describe("the AI SDK adapter against the gate", () => {
     const instruction =
       'The approver edited the arguments: call the tool again with exactly these arguments: {"amount":70,"customer":"bolt"} The approver said: "A tenth"';
     expect([response.approved, response.reason]).toEqual([false, instruction]);
+    expect(invoices().length).toBe(before);
+  });
+
+  it("the end user confirms in chat: its approval reaches the gate with its token and the call runs once", async () => {
+    const gate = await gateTools({
+      baseUrl: ledger.dev.base,
+      consumer: CONSUMER,
+      token: endUserAgent,
+      principalToken: endUserToken,
+    });
+    const before = invoices().length;
+    const first = callsThenAnswers("call-chat-1", "confirm_invoice", { customer: "eve", amount: 40 });
+    const prompt: ModelMessage[] = [{ role: "user", content: "invoice eve 40" }];
+    const asked = await generateText({ model: first, tools: gate.tools, messages: prompt, stopWhen: stepCountIs(3) });
+    const requests = asked.content.filter(
+      (part): part is ToolApprovalRequestOutput<ToolSet> => part.type === "tool-approval-request",
+    );
+    expect(requests.map((r) => [r.toolCall.toolCallId, r.toolCall.toolName, r.toolCall.input])).toEqual([
+      ["call-chat-1", "confirm_invoice", { customer: "eve", amount: 40 }],
+    ]);
+    const [request] = requests;
+    if (request === undefined) throw new Error("no approval request");
+    // The gate holds it for the end user, not for the approvers: nothing ran, no approver is asked.
+    expect([gate.asksEndUser(request), first.doGenerateCalls.length, invoices().length]).toEqual([true, 1, before]);
+    const listed = await approver.listApprovals();
+    if (!listed.ok) throw new Error(listed.problem.code);
+    expect(listed.value.approvals.map((a) => [a.tool, a.subject_id, a.confirmed_by])).toEqual([
+      ["confirm_invoice", "user-1", "end_user"],
+    ]);
+    const approvalId = listed.value.approvals[0]?.approval_id ?? "";
+    const response = await gate.endUserResponse(request, { approved: true });
+    expect(response).toEqual({ type: "tool-approval-response", approvalId: request.approvalId, approved: true });
+    const next = new MockLanguageModelV3({
+      doGenerate: {
+        content: [{ type: "text", text: "invoiced" }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage,
+        warnings: [],
+      },
+    });
+    const messages: ModelMessage[] = [...prompt, ...asked.response.messages, { role: "tool", content: [response] }];
+    await generateText({ model: next, tools: gate.tools, messages });
+    const data = { invoice_id: `INV-${before + 1}`, customer: "eve", amount: 40 };
+    expect(toolResultsSeen(next, 0)).toEqual([
+      {
+        type: "tool-result",
+        toolCallId: "call-chat-1",
+        toolName: "confirm_invoice",
+        output: { type: "json", value: succeeded("confirm_invoice", data, "fresh") },
+      },
+    ]);
+    expect(invoices().slice(before)).toEqual(['/ledger/invoices {"amount":40,"customer":"eve"}']);
+    const decided = await ledger.request("GET", `/approvals/${approvalId}`, endUserAgent);
+    expect([decided.body["state"], decided.body["approver_id"], decided.body["decided_by"]]).toEqual([
+      "approved",
+      "user-1",
+      "end_user",
+    ]);
+  });
+
+  it("the end user denies in chat: the gate records the denial and the model reads the gate's refusal", async () => {
+    const gate = await gateTools({
+      baseUrl: ledger.dev.base,
+      consumer: CONSUMER,
+      token: endUserAgent,
+      principalToken: endUserToken,
+    });
+    const before = invoices().length;
+    const first = callsThenAnswers("call-chat-2", "confirm_invoice", { customer: "eve", amount: 90 });
+    const prompt: ModelMessage[] = [{ role: "user", content: "invoice eve 90" }];
+    const asked = await generateText({ model: first, tools: gate.tools, messages: prompt, stopWhen: stepCountIs(3) });
+    const request = asked.content.find(
+      (part): part is ToolApprovalRequestOutput<ToolSet> => part.type === "tool-approval-request",
+    );
+    if (request === undefined) throw new Error("no approval request");
+    const listed = await approver.listApprovals();
+    if (!listed.ok) throw new Error(listed.problem.code);
+    const approvalId = listed.value.approvals[0]?.approval_id ?? "";
+    const response = await gate.endUserResponse(request, { approved: false, reason: "Not this month" });
+    const refusal = {
+      ...stopped("APPROVAL_INVALID"),
+      error: {
+        ...(stopped("APPROVAL_INVALID")["error"] as Record<string, unknown>),
+        safe_message: 'Approval expired or is not bound to the current request. The approver said: "Not this month"',
+      },
+    };
+    expect([response.type, response.approvalId, response.approved]).toEqual([
+      "tool-approval-response",
+      request.approvalId,
+      false,
+    ]);
+    expect(JSON.parse(response.reason ?? "")).toEqual(refusal);
+    const next = new MockLanguageModelV3({
+      doGenerate: {
+        content: [{ type: "text", text: "not invoiced" }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage,
+        warnings: [],
+      },
+    });
+    await generateText({
+      model: next,
+      tools: gate.tools,
+      messages: [...prompt, ...asked.response.messages, { role: "tool", content: [response] }],
+    });
+    expect(toolResultsSeen(next, 0)).toEqual([
+      {
+        type: "tool-result",
+        toolCallId: "call-chat-2",
+        toolName: "confirm_invoice",
+        output: { type: "execution-denied", reason: response.reason },
+      },
+    ]);
+    const decided = await ledger.request("GET", `/approvals/${approvalId}`, endUserAgent);
+    expect([decided.body["state"], decided.body["approver_id"], decided.body["decided_by"]]).toEqual([
+      "denied",
+      "user-1",
+      "end_user",
+    ]);
     expect(invoices().length).toBe(before);
   });
 

@@ -3,7 +3,9 @@
  * two HTTP tools call a loopback ledger that records what it receives: `lookup_customer` (a
  * read answering tier "gold") and `create_invoice` (a write answering `INV-<n>`, n counting the
  * invoices received, with the invoice's own customer and amount). Every answer is observed at
- * {@link OBSERVED_AT}.
+ * {@link OBSERVED_AT}. With an end user's issuer, a third tool, `confirm_invoice` (the same write,
+ * every call confirmed by its requesting end user in chat: `confirmed_by: "end_user"`), and the
+ * consumer's `principal_tokens`.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -74,6 +76,19 @@ export function ledgerTools(port: number, invoice: InvoiceTool): Record<string, 
   };
 }
 
+/** The end users' token issuer of the consumer (`principal_tokens`, an inline JWKS). */
+export interface EndUserIssuer {
+  readonly issuer: string;
+  readonly audience: string;
+  readonly jwks: { readonly keys: readonly Record<string, unknown>[] };
+}
+
+/** `confirm_invoice`: `create_invoice` whose every call its requesting end user confirms in chat. */
+function confirmTool(port: number): Record<string, unknown> {
+  const invoice = ledgerTools(port, { description: "" })["create_invoice"];
+  return { ...invoice, description: "Create an invoice; the end user confirms it in chat.", confirmed_by: "end_user" };
+}
+
 /** An answer of the gate: its status and JSON body (`{}` when empty). */
 export interface Answer {
   readonly status: number;
@@ -91,14 +106,21 @@ export interface LedgerGate {
   readonly handlerRevision: ReadonlyMap<string, string>;
   /** A call of the consumer's API: `path` below `/v1/consumers/<consumer>`. */
   request(method: string, path: string, token: string, body?: unknown): Promise<Answer>;
-  /** A new credential's secret. */
-  secret(kind: "agent" | "approver", subjectId: string): Promise<string>;
+  /** A new credential's secret; `tools`: its tool scope. */
+  secret(kind: "agent" | "approver", subjectId: string, tools?: readonly string[]): Promise<string>;
+  /** A new token-verified agent credential's secret (each call carries the end user's JWT), scoped to `tools`. */
+  tokenAgent(tools: readonly string[]): Promise<string>;
   /** Stops `wrangler dev` and the ledger, and removes the persistence folder. */
   close(): Promise<void>;
 }
 
 /** Starts the ledger and the gate, and defines `consumer` with the two tools and `reviewer` as its approver. */
-export async function startLedgerGate(consumer: string, reviewer: string, invoice: InvoiceTool): Promise<LedgerGate> {
+export async function startLedgerGate(
+  consumer: string,
+  reviewer: string,
+  invoice: InvoiceTool,
+  endUser?: EndUserIssuer,
+): Promise<LedgerGate> {
   const received: string[] = [];
   const invoices = (): string[] => received.filter((r) => r.startsWith("/ledger/invoices "));
   const ledger = createServer((req, res) => {
@@ -138,15 +160,23 @@ export async function startLedgerGate(consumer: string, reviewer: string, invoic
     return { status: res.status, body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
   };
   const handlerRevision = new Map<string, string>();
-  expect((await request("PUT", "", admin, { tools: [], approver_subjects: [reviewer] })).status).toBe(200);
-  for (const [name, definition] of Object.entries(ledgerTools(port, invoice))) {
+  const config = {
+    approver_subjects: [reviewer],
+    ...(endUser === undefined ? {} : { principal_tokens: endUser }),
+  };
+  expect((await request("PUT", "", admin, { tools: [], ...config })).status).toBe(200);
+  const definitions = {
+    ...ledgerTools(port, invoice),
+    ...(endUser === undefined ? {} : { confirm_invoice: confirmTool(port) }),
+  };
+  for (const [name, definition] of Object.entries(definitions)) {
     const defined = await request("PUT", `/tools/${name}`, admin, definition);
     expect(defined.status).toBe(200);
     const revisions = defined.body["revisions"] as { handler: string };
     handlerRevision.set(name, revisions.handler);
   }
-  const tools = ["lookup_customer", "create_invoice"];
-  expect((await request("PUT", "", admin, { tools, approver_subjects: [reviewer] })).status).toBe(200);
+  const tools = Object.keys(definitions);
+  expect((await request("PUT", "", admin, { tools, ...config })).status).toBe(200);
 
   return {
     dev,
@@ -154,8 +184,18 @@ export async function startLedgerGate(consumer: string, reviewer: string, invoic
     invoices,
     handlerRevision,
     request,
-    async secret(kind, subjectId) {
-      const made = await request("POST", "/credentials", admin, { kind, subject_id: subjectId });
+    async secret(kind, subjectId, tools) {
+      const scope = tools === undefined ? {} : { tools: [...tools] };
+      const made = await request("POST", "/credentials", admin, { kind, subject_id: subjectId, ...scope });
+      return made.body["secret"] as string;
+    },
+    async tokenAgent(tools) {
+      const made = await request("POST", "/credentials", admin, {
+        kind: "agent",
+        principal: "token",
+        tools: [...tools],
+      });
+      expect(made.status).toBe(201);
       return made.body["secret"] as string;
     },
     async close() {

@@ -4,6 +4,8 @@
  * what it receives. The SDK ships no fake model, so the model is its public `Model` interface
  * implemented here with scripted answers: it proposes one function call, then ends the turn
  * with a message, and records every request (what the model was given, tool results included).
+ * A tool its end user confirms (`confirm_invoice`) interrupts the run for the end user's own
+ * answer in chat: `state.approve` runs it once, `state.reject` is the gate's recorded denial.
  */
 import {
   Agent,
@@ -16,6 +18,7 @@ import {
   type ModelResponse,
   type StreamEvent,
 } from "@openai/agents-core";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gatedTools, type GatedTools, type GatedToolsOptions } from "../../src/adapters/openai-agents";
 import { OBSERVED_AT, startLedgerGate, type LedgerGate } from "./ledger-gate";
@@ -26,6 +29,11 @@ const REVIEWER = "bb-reviewer";
 let ledger: LedgerGate | undefined;
 let agentToken: string;
 let approverToken: string;
+/** A token-verified agent credential for `confirm_invoice`, and the end user's JWT it relays. */
+let endUserAgent: string;
+let endUserToken: string;
+const ISSUER = "https://login.example.test/";
+const AUDIENCE = "toolgate-agents-chat";
 /** The running gate (started in beforeAll). */
 function gate(): LedgerGate {
   if (ledger === undefined) throw new Error("wrangler dev is not running");
@@ -121,12 +129,28 @@ function agentWith(tools: GatedTools, model: ScriptedModel): Agent {
 }
 
 beforeAll(async () => {
-  ledger = await startLedgerGate(CONSUMER, REVIEWER, {
-    description: "Create an invoice. An amount above 100 needs a person's approval.",
-    approval: "args.amount > 100",
-    memo: true,
-  });
-  agentToken = await ledger.secret("agent", "user-1");
+  const keys = await generateKeyPair("ES256");
+  const jwk = { ...(await exportJWK(keys.publicKey)), kid: "chat-1", alg: "ES256" };
+  ledger = await startLedgerGate(
+    CONSUMER,
+    REVIEWER,
+    {
+      description: "Create an invoice. An amount above 100 needs a person's approval.",
+      approval: "args.amount > 100",
+      memo: true,
+    },
+    { issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [jwk] } },
+  );
+  agentToken = await ledger.secret("agent", "user-1", ["lookup_customer", "create_invoice"]);
+  endUserAgent = await ledger.tokenAgent(["confirm_invoice"]);
+  const now = Math.floor(Date.now() / 1000);
+  endUserToken = await new SignJWT({ sub: "user-1" })
+    .setProtectedHeader({ alg: "ES256", kid: "chat-1" })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(keys.privateKey);
   approverToken = await ledger.secret("approver", REVIEWER);
 }, 180_000);
 
@@ -203,6 +227,7 @@ describe("the OpenAI Agents SDK through toolgate/openai-agents", () => {
       approvalId,
       state: "pending",
       decidedBy: `an approver of the consumer ${CONSUMER}`,
+      confirmedBy: "approvers",
       consoleUrl: `${gate().dev.base}/console/approvals/${approvalId}`,
     });
     const saved = first.state.toString();
@@ -243,6 +268,68 @@ describe("the OpenAI Agents SDK through toolgate/openai-agents", () => {
     expect(JSON.parse(String(model.output()))).toEqual(
       refused("APPROVAL_INVALID", "Approval expired or is not bound to the current request."),
     );
+    expect(invoices().length).toBe(before);
+  });
+
+  it("the end user confirms in chat: state.approve reaches the gate with its token and the call runs once", async () => {
+    const before = invoices().length;
+    const call = { callId: "call-chat-1", name: "confirm_invoice", args: { customer: "eve", amount: 40 } };
+    const model = new ScriptedModel(call);
+    const tools = await gated({ token: endUserAgent, principalToken: endUserToken });
+    const agent = agentWith(tools, model);
+    const first = await runner.run(agent, "Bill eve 40.");
+    const item = first.interruptions[0] as (typeof first.interruptions)[number];
+    const asked = await tools.approval(item);
+    if (!asked.ok || asked.value === null) throw new Error("the interruption has no gate approval");
+    const approvalId = asked.value.approvalId ?? "";
+    expect(asked.value).toEqual({
+      callId: "call-chat-1",
+      tool: "confirm_invoice",
+      approvalId,
+      state: "pending",
+      decidedBy: "the end user, in this chat",
+      confirmedBy: "end_user",
+      consoleUrl: null,
+    });
+    // Nobody at the gate decides it: it stays the host's to ask in chat.
+    expect(await tools.awaitDecisions(first.state, 0)).toEqual({ ok: true, value: [asked.value] });
+    expect(invoices().length).toBe(before);
+    first.state.approve(item);
+    const resumed = await runner.run(agent, first.state, { toolErrorFormatter: tools.toolErrorFormatter });
+    expect([resumed.interruptions.length, resumed.finalOutput]).toEqual([0, "done with call-chat-1"]);
+    const invoice = { invoice_id: `INV-${before + 1}`, customer: "eve", amount: 40 };
+    expect(JSON.parse(String(model.output()))).toEqual(succeeded("confirm_invoice", invoice, "fresh"));
+    expect(invoices().slice(before)).toEqual(['/ledger/invoices {"amount":40,"customer":"eve"}']);
+    const decided = await request("GET", `/approvals/${approvalId}`, endUserAgent);
+    expect([decided.body["state"], decided.body["approver_id"], decided.body["decided_by"]]).toEqual([
+      "approved",
+      "user-1",
+      "end_user",
+    ]);
+  });
+
+  it("the end user rejects in chat: the gate records the denial and the model reads its refusal; nothing runs", async () => {
+    const before = invoices().length;
+    const call = { callId: "call-chat-2", name: "confirm_invoice", args: { customer: "eve", amount: 90 } };
+    const model = new ScriptedModel(call);
+    const tools = await gated({ token: endUserAgent, principalToken: endUserToken });
+    const agent = agentWith(tools, model);
+    const first = await runner.run(agent, "Bill eve 90.");
+    const item = first.interruptions[0] as (typeof first.interruptions)[number];
+    const asked = await tools.approval(item);
+    if (!asked.ok || asked.value?.approvalId == null) throw new Error("the interruption has no gate approval");
+    first.state.reject(item);
+    const resumed = await runner.run(agent, first.state, { toolErrorFormatter: tools.toolErrorFormatter });
+    expect(resumed.finalOutput).toBe("done with call-chat-2");
+    expect(JSON.parse(String(model.output()))).toEqual(
+      refused("APPROVAL_INVALID", "Approval expired or is not bound to the current request."),
+    );
+    const decided = await request("GET", `/approvals/${asked.value.approvalId}`, endUserAgent);
+    expect([decided.body["state"], decided.body["approver_id"], decided.body["decided_by"]]).toEqual([
+      "denied",
+      "user-1",
+      "end_user",
+    ]);
     expect(invoices().length).toBe(before);
   });
 

@@ -166,6 +166,11 @@ export function toModelOutput(output: unknown): ToolResultOutput {
   return { type: "error-json", value };
 }
 
+/** The output as JSON text (a denial's reason the model reads), integers beyond 2^53 − 1 as their decimal text. */
+export function jsonText(output: unknown): string {
+  return JSON.stringify(jsonValue(output));
+}
+
 /**
  * The output as the AI SDK's JSON: an integer beyond 2^53 − 1 (a bigint from the strict reader)
  * becomes its decimal text, every digit kept; the SDK serializes the result with `JSON.stringify`.

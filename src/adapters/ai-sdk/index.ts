@@ -7,6 +7,7 @@
  */
 export { gateTools, type GateToolSet, type GateToolsOptions } from "./tools";
 export type { ApprovalRequestLike, Resumed } from "./approvals";
+export type { EndUserAnswer } from "./end-user";
 export {
   DEFAULT_PROFILE,
   derivedKey,

@@ -27,6 +27,7 @@ import {
   type GateToolOutput,
 } from "./gate-call";
 import { approvalResponse, resumePending, waitForApproval, type ApprovalRequestLike, type Resumed } from "./approvals";
+import { confirmInGate, endUserApproval, endUserResponse, type EndUserAnswer } from "./end-user";
 
 /** Options of {@link gateTools}. */
 export interface GateToolsOptions extends GateOptions {
@@ -48,6 +49,11 @@ export interface GateToolsOptions extends GateOptions {
    * - `"ai-sdk"`: the AI SDK's own flow. `needsApproval` asks the gate; a call the gate holds for
    *   an approver becomes a `tool-approval-request`, which {@link approvalResponse} answers once
    *   the approver decided; the approved call then runs in the next step.
+   *
+   * Either way, a tool whose writes its end user confirms (`confirmed_by: "end_user"`), called
+   * with `principalToken`, asks in chat: the call the gate holds for the end user becomes a
+   * `tool-approval-request` ({@link GateToolSet.asksEndUser}), answered with
+   * {@link GateToolSet.endUserResponse}.
    */
   readonly approvals?: "result" | "ai-sdk";
   /** The most tools read (pages of the gate's list); 1000 by default. */
@@ -63,6 +69,18 @@ export interface GateToolSet {
   approvalResponse(request: ApprovalRequestLike, maxWaitSeconds?: number): Promise<ToolApprovalResponse>;
   /** {@link resumePending}: the messages with each pending result replaced once decided. */
   resumePending(messages: readonly ModelMessage[], maxWaitSeconds?: number): Promise<Resumed>;
+  /**
+   * True when the gate holds this request's call for the end user's own answer in chat (a tool
+   * whose `confirmed_by` is `end_user`, called with the end user's token): answer it with
+   * {@link GateToolSet.endUserResponse}; otherwise the gate's approvers decide ({@link GateToolSet.approvalResponse}).
+   */
+  asksEndUser(request: ApprovalRequestLike): boolean;
+  /**
+   * {@link endUserResponse}: posts the end user's answer in chat to the gate (with its token),
+   * then answers the SDK's request: approved, the call runs once in the next step; denied, the
+   * model reads the gate's refusal.
+   */
+  endUserResponse(request: ApprovalRequestLike, answer: EndUserAnswer): Promise<ToolApprovalResponse>;
 }
 
 /** A declaration of `GET …/tools?format=json-schema`. */
@@ -70,13 +88,15 @@ interface Declaration {
   readonly name: string;
   readonly description: string;
   readonly input_schema: JSONSchema7;
+  /** The requesting end user confirms the tool's writes that need a human (in chat). */
+  readonly endUser: boolean;
 }
 
 function declarationOf(raw: Record<string, unknown>): Declaration {
-  const { name, description, input_schema: schema } = raw;
+  const { name, description, input_schema: schema, confirmed_by: confirmedBy } = raw;
   if (typeof name !== "string" || typeof description !== "string" || typeof schema !== "object" || schema === null)
     throw new TypeError("the gate answered a tool declaration without name, description or input_schema");
-  return { name, description, input_schema: schema };
+  return { name, description, input_schema: schema, endUser: confirmedBy === "end_user" };
 }
 
 /** True when `messages` hold the SDK's approval request for this call (it was held for the gate's approver). */
@@ -121,22 +141,34 @@ export async function gateTools(options: GateToolsOptions): Promise<GateToolSet>
   const viaSdk = options.approvals === "ai-sdk";
   // The gate approval each held call waits on, by toolCallId (set by needsApproval, read by approvalResponse).
   const held = new Map<string, string>();
+  // The held calls whose approval is the end user's to confirm in chat, by toolCallId.
+  const endUser = new Set<string>();
   const tools: ToolSet = {};
   for (const declaration of await declarations(client, options.maxTools ?? 1000)) {
     // Answers the needsApproval check already had, by toolCallId: the call ran there (it needed no approver).
     const decided = new Map<string, GateToolOutput>();
     const run = async (input: unknown, toolCallId: string): Promise<GateToolOutput> =>
       modelOutput(settings, await sendCall(settings, await callRequest(settings, declaration.name, input, toolCallId)));
+    // A tool its end user confirms asks in chat whatever the mode, when the calls carry the end user's token.
+    const inChat = declaration.endUser && settings.principalToken !== undefined;
     tools[declaration.name] = dynamicTool({
       description: declaration.description,
       inputSchema: jsonSchema(declaration.input_schema),
       execute: async (input, { toolCallId }) => {
         const known = decided.get(toolCallId);
         decided.delete(toolCallId);
-        return known ?? run(input, toolCallId);
+        if (known !== undefined) return known;
+        const output = await run(input, toolCallId);
+        if (!inChat || !isPending(output)) return output;
+        // The SDK runs a call it asked about only once approved: when the host answered the
+        // request itself (a UI's approval), the end user's approval reaches the gate here.
+        const approval = await endUserApproval(settings, output.approval.approval_id);
+        if (approval === null) return output;
+        await confirmInGate(settings, approval, true);
+        return run(input, toolCallId);
       },
       toModelOutput: ({ output }) => toModelOutput(output),
-      ...(viaSdk
+      ...(viaSdk || inChat
         ? {
             needsApproval: async (
               input: unknown,
@@ -153,8 +185,13 @@ export async function gateTools(options: GateToolsOptions): Promise<GateToolSet>
                 return false;
               }
               if (isPending(output)) {
-                held.set(toolCallId, output.approval.approval_id);
-                return true;
+                const approvalId = output.approval.approval_id;
+                const asksEndUser = inChat && (await endUserApproval(settings, approvalId)) !== null;
+                if (asksEndUser || viaSdk) {
+                  held.set(toolCallId, approvalId);
+                  if (asksEndUser) endUser.add(toolCallId);
+                  return true;
+                }
               }
               decided.set(toolCallId, output);
               return false;
@@ -168,5 +205,7 @@ export async function gateTools(options: GateToolsOptions): Promise<GateToolSet>
     waitForApproval: (approvalId, maxWaitSeconds) => waitForApproval(settings, approvalId, maxWaitSeconds),
     approvalResponse: (request, maxWaitSeconds) => approvalResponse(settings, held, request, maxWaitSeconds),
     resumePending: (messages, maxWaitSeconds) => resumePending(settings, messages, maxWaitSeconds),
+    asksEndUser: (request) => endUser.has(request.toolCall.toolCallId),
+    endUserResponse: (request, answer) => endUserResponse(settings, held, request, answer),
   };
 }

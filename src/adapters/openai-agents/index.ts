@@ -10,7 +10,7 @@
  * Uses `fetch` only: Node, browsers, Workers. docs/sdk.md, "OpenAI Agents SDK".
  * @module
  */
-import { tool, type FunctionTool, type RunToolApprovalItem } from "@openai/agents-core";
+import { tool, type FunctionTool, type RunToolApprovalItem, type ToolErrorFormatterArgs } from "@openai/agents-core";
 import { AgentClient, type ApprovalStatus, type ToolCallInput } from "../../client/agent";
 import type { ClientResult, GateOptions } from "../../client/transport";
 import {
@@ -23,6 +23,7 @@ import {
   type GateOutcome,
 } from "./calls";
 import { gateDeclarations, type GateDeclaration, type StrictParameters } from "./declarations";
+import { confirmInGate, endUserApproval, type EndUserApproval } from "./end-user";
 
 export { idempotencyKeyOf, type CallIdentity } from "./calls";
 export type { StrictParameters } from "./declarations";
@@ -48,8 +49,13 @@ export interface GateApproval {
    * has the gate's answer (it ran once approved, or was refused after a denial).
    */
   readonly state: ApprovalStatus["state"] | "answered";
-  /** Who decides: the consumer's approvers, never the end user through the SDK. */
+  /**
+   * Who decides: the consumer's approvers, or (`confirmedBy: "end_user"`) the end user in this
+   * chat, whose answer is `state.approve(item)` or `state.reject(item)`.
+   */
   readonly decidedBy: string;
+  /** `end_user`: the requesting end user confirms it in chat; `approvers`: the consumer's approvers decide. */
+  readonly confirmedBy: "end_user" | "approvers";
   /** The approval's page in the gate's approver console (null when the state is `answered`). */
   readonly consoleUrl: string | null;
 }
@@ -95,6 +101,8 @@ export class GatedTools {
   readonly #settled = new Map<string, GateOutcome>();
   /** Approvals the gate opened, by call id. */
   readonly #opened = new Map<string, string>();
+  /** Of those, the ones the end user confirms in chat, with the call to send again. */
+  readonly #endUser = new Map<string, EndUserApproval & { readonly body: ToolCallInput }>();
 
   constructor(options: GatedToolsOptions, declarations: readonly GateDeclaration[]) {
     this.#options = options;
@@ -115,9 +123,12 @@ export class GatedTools {
       // `execute`, so it is sent once.
       needsApproval: async (_context, input, callId) => {
         if (callId === undefined || !isRecord(input)) return false;
-        const outcome = await sendCall(this.#agent, callBody(this.#options, name, input, callId));
+        const body = callBody(this.#options, name, input, callId);
+        const outcome = await sendCall(this.#agent, body);
         if (outcome.kind === "pending") {
           hold(this.#opened, callId, outcome.approvalId);
+          const endUser = await endUserApproval(this.#agent, this.#options, outcome.approvalId);
+          if (endUser !== null) hold(this.#endUser, callId, { ...endUser, body });
           return true;
         }
         hold(this.#settled, callId, outcome);
@@ -129,11 +140,43 @@ export class GatedTools {
         if (!isRecord(input)) return "The arguments are not a JSON object; the call did not run.";
         const body = callBody(this.#options, name, input, callId);
         let outcome = take(this.#settled, callId) ?? (await sendCall(this.#agent, body));
+        // The SDK runs a call it asked about only once approved: an end user's approval reaches the gate here.
+        if (outcome.kind === "pending") outcome = await this.#confirmed(callId, outcome, body);
         if (outcome.kind === "pending") outcome = await this.#untilDecided(outcome, body, this.#waitSeconds);
         return this.#output(name, outcome);
       },
     });
   }
+
+  /** A pending call the end user confirms: its approval posted (with the end user's token), the same call sent again. */
+  async #confirmed(
+    callId: string,
+    outcome: GateOutcome & { kind: "pending" },
+    body: ToolCallInput,
+  ): Promise<GateOutcome> {
+    const approval =
+      take(this.#endUser, callId) ?? (await endUserApproval(this.#agent, this.#options, outcome.approvalId));
+    if (approval === null || approval.approvalId !== outcome.approvalId) return outcome;
+    const refused = await confirmInGate(this.#agent, this.#options, approval, true);
+    return refused === null ? sendCall(this.#agent, body) : { kind: "refused", problem: refused };
+  }
+
+  /**
+   * The run's `toolErrorFormatter` (`run(agent, state, { toolErrorFormatter: gated.toolErrorFormatter })`):
+   * a rejected interruption of a call the end user confirms is its denial, posted to the gate
+   * with its token; the same call sent again answers the gate's refusal, which the model reads.
+   * Anything else keeps the SDK's own message. (A rejection with its own message,
+   * `state.reject(item, { message })`, never reaches a formatter: the gate's approval then lapses
+   * undecided, which refuses the call as well.)
+   */
+  readonly toolErrorFormatter = async (args: ToolErrorFormatterArgs): Promise<string | undefined> => {
+    if (args.kind !== "approval_rejected") return undefined;
+    const approval = take(this.#endUser, args.callId);
+    if (approval === undefined) return undefined;
+    const refused = await confirmInGate(this.#agent, this.#options, approval, false);
+    if (refused !== null) return refusalOutput(refused);
+    return this.#output(args.toolName, await sendCall(this.#agent, approval.body));
+  };
 
   /** Waits up to `seconds` for the approvers' decision, then sends the same call again. */
   async #untilDecided(
@@ -180,14 +223,18 @@ export class GatedTools {
     const raw = item.rawItem;
     if (raw.type !== "function_call" || !this.tools.some((t) => t.name === raw.name)) return { ok: true, value: null };
     const callId = raw.callId;
-    const gate = (approvalId: string | null, state: GateApproval["state"]): GateApproval => ({
-      callId,
-      tool: raw.name,
-      approvalId,
-      state,
-      decidedBy: this.#decidedBy(),
-      consoleUrl: approvalId === null ? null : this.#consoleUrl(approvalId),
-    });
+    const gate = (approvalId: string | null, state: GateApproval["state"]): GateApproval => {
+      const endUser = this.#endUser.has(callId);
+      return {
+        callId,
+        tool: raw.name,
+        approvalId,
+        state,
+        decidedBy: endUser ? "the end user, in this chat" : this.#decidedBy(),
+        confirmedBy: endUser ? "end_user" : "approvers",
+        consoleUrl: approvalId === null || endUser ? null : this.#consoleUrl(approvalId),
+      };
+    };
     let approvalId = this.#opened.get(callId);
     if (approvalId === undefined) {
       const args = argumentsOf(raw.arguments);
@@ -219,7 +266,9 @@ export class GatedTools {
       for (;;) {
         if (!approval.ok) return approval;
         const left = Math.ceil((deadline - Date.now()) / 1000);
+        // The end user's own answer is the host's to ask in chat: nothing to wait for here.
         if (approval.value === null || approval.value.state !== "pending" || left <= 0) break;
+        if (approval.value.confirmedBy === "end_user") break;
         approval = await this.approval(item, Math.min(MAX_WAIT_SECONDS, left));
       }
       if (approval.value === null) continue;

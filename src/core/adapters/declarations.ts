@@ -7,7 +7,7 @@
  * | `openai`      | Responses API function tool `{ type: "function", name, description, parameters, strict: true }`, the schema in strict form ({@link toOpenAiStrictSchema}) |
  * | `anthropic`   | Messages API tool `{ name, description, input_schema }`, the schema as written |
  * | `gemini`      | `FunctionDeclaration` `{ name, description, parametersJsonSchema }`, the schema as written |
- * | `json-schema` | `{ name, description, input_schema }`, the schema as written              |
+ * | `json-schema` | `{ name, description, input_schema }`, the schema as written, and `confirmed_by: "end_user"` for a tool its end user confirms |
  *
  * Gemini: `parametersJsonSchema` is the field of `@google/genai`'s `FunctionDeclaration` that
  * takes JSON Schema (the alternative, `parameters`, is Gemini's OpenAPI-style `Schema` with
@@ -35,6 +35,8 @@ export interface ToolDeclarationInput {
   readonly description: string;
   /** The tool's input schema: an object schema in the gate's JSON Schema subset, validated. */
   readonly input: JsonObject;
+  /** Who confirms a write that needs a human, when it is the requesting end user (the `json-schema` format says so). */
+  readonly confirmedBy?: "end_user";
 }
 
 /** An input schema whose root is an object schema (what Anthropic's `input_schema` requires). */
@@ -63,11 +65,15 @@ export type GeminiToolDeclaration = {
   readonly parametersJsonSchema: ObjectSchema;
 };
 
-/** The plain form: the tool's schema under `input_schema`, as written. */
+/**
+ * The plain form: the tool's schema under `input_schema`, as written; `confirmed_by: "end_user"`
+ * when the requesting end user confirms its writes in chat (an adapter asks there).
+ */
 export type JsonSchemaToolDeclaration = {
   readonly name: string;
   readonly description: string;
   readonly input_schema: ObjectSchema;
+  readonly confirmed_by?: "end_user";
 };
 
 /** True for a format name this module declares (for reading a `?format=` query). */
@@ -95,6 +101,13 @@ function anthropic(tool: ToolDeclarationInput): AnthropicToolDeclaration {
   return { name: tool.name, description: tool.description, input_schema: objectSchema(tool.input, false) };
 }
 
+function jsonSchema(tool: ToolDeclarationInput): JsonSchemaToolDeclaration {
+  return {
+    ...anthropic(tool),
+    ...(tool.confirmedBy === "end_user" ? { confirmed_by: "end_user" as const } : {}),
+  };
+}
+
 function gemini(tool: ToolDeclarationInput): GeminiToolDeclaration {
   return { name: tool.name, description: tool.description, parametersJsonSchema: objectSchema(tool.input, false) };
 }
@@ -117,8 +130,9 @@ export function declareTools(tools: readonly ToolDeclarationInput[], format: Dec
     case "openai":
       return tools.map(openAi);
     case "anthropic":
-    case "json-schema":
       return tools.map(anthropic);
+    case "json-schema":
+      return tools.map(jsonSchema);
     case "gemini":
       return tools.map(gemini);
   }

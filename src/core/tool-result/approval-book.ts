@@ -43,6 +43,13 @@ export interface ApprovalRecord {
   /** An edited request's edit: the request digest of the approver's arguments, and those arguments. */
   readonly edited_request_sha256?: string | null;
   readonly edited_arguments?: JsonObject | null;
+  /**
+   * `"end_user"`: the requesting end user confirms this request (its tool says so and the call
+   * carried the end user's verified token); absent or null: the approvers decide.
+   */
+  readonly confirmed_by?: "end_user" | null;
+  /** `"end_user"`: the requesting end user decided (`approver_id` is then its subject); absent or null: an approver. */
+  readonly decided_by?: "end_user" | null;
 }
 
 /** A new pending request, before the book gives it an id. */
@@ -64,6 +71,8 @@ export interface ApprovalDecisionRecord {
   readonly valid_until: number | null;
   /** The approver's words, present only when given. */
   readonly reason?: string;
+  /** Present only when the requesting end user decided (in chat), never an approver. */
+  readonly decided_by?: "end_user";
   /**
    * Always `true`: a decision is recorded only with the digest computed for this call and this
    * approver (another digest is refused, `APPROVAL_DIGEST_MISMATCH`). Kept on the wire for
@@ -153,7 +162,10 @@ export function weighApprovals(
       record.state === "approved" &&
       record.decision_digest !== null &&
       record.valid_until !== null &&
-      record.approver_id !== null
+      record.approver_id !== null &&
+      // The requesting subject's own approval counts only as its end user's confirmation.
+      (record.approver_id !== record.subject_id ||
+        (record.decided_by === "end_user" && record.confirmed_by === "end_user" && spec.confirmedBy === "end_user"))
     ) {
       granted.push(
         boundApproval(principal, call, spec, {
@@ -193,7 +205,16 @@ export function approvalRequest(
 
 /** Why a decision is refused (each a stable HTTP problem code of the Worker). */
 export type DecisionRefusal =
-  "APPROVAL_ALREADY_DECIDED" | "SELF_APPROVAL_FORBIDDEN" | "APPROVAL_EXPIRED" | "APPROVAL_DIGEST_MISMATCH";
+  | "APPROVAL_ALREADY_DECIDED"
+  | "SELF_APPROVAL_FORBIDDEN"
+  | "APPROVAL_EXPIRED"
+  | "APPROVAL_DIGEST_MISMATCH"
+  /** An approver's approval or edit of a request its end user confirms (an approver may only deny it). */
+  | "END_USER_CONFIRMS"
+  /** An end user's decision on a request its approvers decide (the tool's, or a call without a verified end user). */
+  | "END_USER_CONFIRMATION_NOT_OFFERED"
+  /** An end user's decision on another subject's request. */
+  | "PRINCIPAL_MISMATCH";
 
 /** What a decision may carry besides its verdict. */
 export interface DecisionOptions {
@@ -204,6 +225,11 @@ export interface DecisionOptions {
    * consumer's; `APPROVAL_TTL_SECONDS` (the reference's 60) when absent.
    */
   readonly defaultValidSeconds?: number;
+  /**
+   * The decider is the end user the host verified (a token), not an approver: allowed only on
+   * a request its end user confirms (`confirmed_by`), and only as that request's own subject.
+   */
+  readonly endUser?: boolean;
 }
 
 /**
@@ -223,7 +249,16 @@ export function decideApproval(
   options: DecisionOptions = {},
 ): { ok: true; value: ApprovalDecisionRecord } | { ok: false; error: DecisionRefusal } {
   if (record.state !== "pending") return { ok: false, error: "APPROVAL_ALREADY_DECIDED" };
-  if (record.subject_id === approverId) return { ok: false, error: "SELF_APPROVAL_FORBIDDEN" };
+  const endUser = options.endUser === true;
+  const confirmedByEndUser = record.confirmed_by === "end_user";
+  if (endUser) {
+    if (!confirmedByEndUser || decision === "edit") return { ok: false, error: "END_USER_CONFIRMATION_NOT_OFFERED" };
+    if (record.subject_id !== approverId) return { ok: false, error: "PRINCIPAL_MISMATCH" };
+  } else {
+    if (record.subject_id === approverId) return { ok: false, error: "SELF_APPROVAL_FORBIDDEN" };
+    // The end user confirms: an approver may stop the call, never let it run.
+    if (confirmedByEndUser && decision !== "deny") return { ok: false, error: "END_USER_CONFIRMS" };
+  }
   if (record.expires_at <= now) return { ok: false, error: "APPROVAL_EXPIRED" };
   const expected = approvalDigest(record.call, spec, record.request_sha256, approverId, hash);
   if (!constantTimeEqual(submittedDigest, expected)) return { ok: false, error: "APPROVAL_DIGEST_MISMATCH" };
@@ -240,6 +275,7 @@ export function decideApproval(
           ? null
           : now + (spec.approvalValidSeconds ?? options.defaultValidSeconds ?? APPROVAL_TTL_SECONDS),
       ...(options.reason === undefined ? {} : { reason: options.reason }),
+      ...(endUser ? { decided_by: "end_user" as const } : {}),
       bound_to_request: true,
     },
   };

@@ -71,7 +71,12 @@ export function approvalGate(
     }
     granted = weighed.granted;
   } else if (approvals.length === 0) return fail("APPROVAL_REQUIRED", digest);
-  if (!hasValidApproval(granted, principal, call, spec, digest, now, engine.approvers, hash)) {
+  // An end user's confirmation (weighed above: its own decision on a request it confirms) is by its subject.
+  const approvers =
+    spec.confirmedBy === "end_user" && book !== undefined
+      ? new Set([...engine.approvers, principal.subject_id])
+      : engine.approvers;
+  if (!hasValidApproval(granted, principal, call, spec, digest, now, approvers, hash)) {
     return fail("APPROVAL_INVALID", digest);
   }
   return null;

@@ -107,6 +107,14 @@ export interface ToolSpec {
    * the approver beside the call; absent where the rule is code or every write asks.
    */
   readonly approvalRule?: string;
+  /**
+   * Who confirms a write of this tool that needs a human: absent, the host's approvers;
+   * `"end_user"`, the requesting end user, in the agent's chat (docs/approvals.md, "Who
+   * decides"). Only a write sets it. The approval is the same bound approval; the host decides
+   * who may approve it (an end user proven by a verified token; else its approvers), and its
+   * approvers may still deny.
+   */
+  readonly confirmedBy?: "end_user";
 }
 
 /** Registered tools by name. */

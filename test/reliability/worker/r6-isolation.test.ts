@@ -598,6 +598,14 @@ const ROUTES: Route[] = [
     id: { kind: "approval", own: () => `apr_${hex(32)}` },
   },
   {
+    method: "POST",
+    path: "/v1/consumers/{consumer}/approvals/{approval_id}/confirmation",
+    auth: "agent",
+    url: (c, id) => `${C(c)}/approvals/${id}/confirmation`,
+    body: () => ({ decision: "deny", principal_token: "x.y.z", request_sha256: "0".repeat(64) }),
+    id: { kind: "approval", own: () => `apr_${hex(32)}` },
+  },
+  {
     method: "GET",
     path: "/v1/consumers/{consumer}/audit",
     auth: "auditor",

@@ -275,10 +275,11 @@ describe("the approval view", () => {
     };
     const { Approval, ApprovalList: listSchema, ApprovalDecision } = doc.components.schemas;
     // `rationale` is listed only when the agent gave one (this call gave none), and `tool_description`
-    // and `approval_rule` only when the tool has them (this catalog tool has neither): documented, not required.
+    // and `approval_rule` only when the tool has them (this catalog tool has neither), `confirmed_by` only
+    // when the end user confirms the call: documented, not required.
     const fields = Object.keys(page.approvals[0] as View);
     expect(Object.keys(Approval?.properties ?? {}).sort()).toEqual(
-      [...fields, "rationale", "tool_description", "approval_rule"].sort(),
+      [...fields, "rationale", "tool_description", "approval_rule", "confirmed_by"].sort(),
     );
     expect([...(Approval?.required ?? [])].sort()).toEqual(fields.sort());
     expect(Object.keys(listSchema?.properties ?? {}).sort()).toEqual(Object.keys(page).sort());
@@ -287,6 +288,7 @@ describe("the approval view", () => {
       "approver_id",
       "bound_to_request",
       "decided_at",
+      "decided_by",
       "edited",
       "reason",
       "state",

@@ -98,7 +98,7 @@ const V20_CONSUMER_SQL = V19_CONSUMER_SQL.replace(/\)$/, ", standing_approvals T
 const V20_TABLES = new Set(["standing_approvals", "tool_shadow_counts", "tool_shadow_disagreements"]);
 
 describe("the consumer object's schema", () => {
-  it("is version 20: the pinned v17 dump, the v18 table, the v19 columns, and v20's tables and columns, exactly", async () => {
+  it("is version 21: the pinned v17 dump, the v18 table, the v19 columns, v20's tables and columns, and v21's columns, exactly", async () => {
     const stub = env.CONSUMER.get(env.CONSUMER.idFromName("migrations-schema"));
     const dump = await runInDurableObject(stub, (_instance, state) => ({
       version: storedSchemaVersion(state.storage.sql),
@@ -108,8 +108,8 @@ describe("the consumer object's schema", () => {
         )
         .toArray(),
     }));
-    expect(SCHEMA_VERSION).toBe(20);
-    expect(dump.version).toBe(20);
+    expect(SCHEMA_VERSION).toBe(21);
+    expect(dump.version).toBe(21);
     const v19 = schema.map((o) =>
       o.name === "consumer"
         ? { ...o, sql: V20_CONSUMER_SQL }
@@ -118,8 +118,8 @@ describe("the consumer object's schema", () => {
               ...o,
               sql: o.sql.replace(
                 ", seq INTEGER, opened_by TEXT)",
-                // v20: an edited request's edit (tool-calls/store.ts).
-                ", seq INTEGER, opened_by TEXT, reason TEXT, rationale TEXT, edited_request_sha256 TEXT, edited_arguments TEXT)",
+                // v20: an edited request's edit; v21: who confirms and who decided (tool-calls/store.ts).
+                ", seq INTEGER, opened_by TEXT, reason TEXT, rationale TEXT, edited_request_sha256 TEXT, edited_arguments TEXT, confirmed_by TEXT, decided_by TEXT)",
               ),
             }
           : o,

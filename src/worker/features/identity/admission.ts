@@ -1,7 +1,8 @@
 import type { JsonObject } from "../../../core/json";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
 import type { Outcome } from "../../result";
-import { ok } from "../../result";
+import { fail, ok } from "../../result";
+import { problem } from "../../http/problem";
 import type { ConsumerRecord } from "../consumers/service";
 import type { Caller } from "../credentials/service";
 import type { ObjectKernel } from "../../kernel/kernel";
@@ -35,6 +36,21 @@ export class AgentAdmission {
   /** Takes one token of a credential's call rate: each tool call here, and the MCP requests that store or wait (mcp/service.ts). */
   rate(credentialId: string, limits: Limits): Outcome<null> {
     return this.#rate.take(credentialId, limits, this.kernel.rateMs());
+  }
+
+  /**
+   * The end user a token-verified credential relays (an in-chat confirmation, docs/approvals.md):
+   * one token of the credential's call rate, then the token verified against the consumer's
+   * issuer as a call's is. Another kind of credential relays no end user (`FORBIDDEN`).
+   */
+  async endUser(consumer: string, caller: Caller, config: ConsumerRecord, limits: Limits, token: string) {
+    const rate = this.rate(caller.credentialId, limits);
+    if (!rate.ok) return rate;
+    if (caller.principal !== "token")
+      return fail(problem("FORBIDDEN", "Only a token-verified credential relays an end user's confirmation."));
+    return resolvePrincipal(consumer, caller, { principal_token: token }, config.principalTokens, (issuer, jwt) =>
+      this.#tokens.verify(issuer, jwt, this.kernel.now()),
+    );
   }
 
   /**

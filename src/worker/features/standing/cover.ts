@@ -71,6 +71,8 @@ export interface CallPath {
   /** The App Facade's call (its approvals are its own). */
   readonly facade?: boolean;
   readonly claims?: JsonObject;
+  /** The call carries a verified end user: a tool its end user confirms is then the end user's alone. */
+  readonly endUser?: boolean;
 }
 
 /** The consumer's standing approvals, as the tool-call service asks them (features/standing/service.ts `cover`). */
@@ -95,6 +97,8 @@ export function callBook(
 ): ApprovalBook {
   const { principal, call, now, spec } = target;
   if (lookup === undefined || spec === undefined || path.prepareOnly === true || path.facade === true) return book;
+  // A standing approval is the approvers' approval given ahead: never of a call its end user confirms.
+  if (spec.confirmedBy === "end_user" && path.endUser === true) return book;
   return coveringBook(
     book,
     { principal, call, spec, hash: memoizeHash(sha256Hex), now },

@@ -146,6 +146,7 @@ export class AgentCalls {
             credentialId,
             span,
             rationale: input.rationale ?? null,
+            endUser: caller.principal === "token",
           })
         : await plane.status(principal, call, statusRef, now, claims, credentialId);
     endToolSpan(span, outcome, trace);

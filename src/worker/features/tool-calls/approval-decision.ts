@@ -4,8 +4,12 @@
  * runs; the edited arguments are approved apart, under their own request digest).
  * @module
  */
-import { PyFloat, readJson, sha256Hex, type JsonObject } from "../../../core/json";
-import { decideApproval, type ApprovalDecisionRecord } from "../../../core/tool-result/approval-book";
+import { constantTimeEqual, PyFloat, readJson, sha256Hex, type JsonObject } from "../../../core/json";
+import {
+  decideApproval,
+  digestForApprover,
+  type ApprovalDecisionRecord,
+} from "../../../core/tool-result/approval-book";
 import { editApproval } from "../../../core/tool-result/approval-edit";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import { problem } from "../../http/problem";
@@ -43,9 +47,20 @@ export interface DecisionHost {
 }
 
 /**
+ * The requesting end user's confirmation in chat (docs/approvals.md, "Who decides"): its subject
+ * proven by its verified token, bound to the request digest of the exact arguments it confirmed.
+ */
+export interface EndUserDecider {
+  readonly requestSha256: string;
+}
+
+/**
  * One decision, taken only with the digest computed for the pending call and this approver
  * (another is `APPROVAL_DIGEST_MISMATCH`, nothing stored); an edit's arguments outside the
  * tool's contract (or equal to the proposed ones) are `INVALID_ARGUMENTS`, nothing stored.
+ * `endUser`: the decider is the requesting end user (`approverId` its verified subject), bound
+ * by the request digest it confirmed instead (another is `APPROVAL_DIGEST_MISMATCH`); the digest
+ * recorded is the one computed for its subject, which the repeated call is checked against.
  */
 export function decide(
   host: DecisionHost,
@@ -53,14 +68,26 @@ export function decide(
   approverId: string,
   decision: Decision,
   now: number,
+  endUser?: EndUserDecider,
 ): Outcome<DecisionAnswer> {
   const { kernel, book } = host;
-  const submittedDigest = decision.digest;
-  const options = { defaultValidSeconds: host.setup.approvalWindow, ...decisionWords(decision) };
+  const options = {
+    defaultValidSeconds: host.setup.approvalWindow,
+    ...decisionWords(decision),
+    ...(endUser === undefined ? {} : { endUser: true }),
+  };
   return kernel.transaction(() => {
     const record = book.get(approvalId);
     const spec = record === undefined ? undefined : host.registry.get(record.call.name);
     if (record === undefined || spec === undefined) return fail(problem("NOT_FOUND", "No such approval."));
+    if (endUser !== undefined && !constantTimeEqual(endUser.requestSha256, record.request_sha256))
+      return fail(
+        problem(
+          "APPROVAL_DIGEST_MISMATCH",
+          "The request_sha256 is not the pending call's: the confirmed arguments are not the ones it would run; the approval stays pending.",
+        ),
+      );
+    const submittedDigest = endUser === undefined ? decision.digest : digestForApprover(record, spec, approverId);
     let answer: DecisionAnswer;
     if (decision.verdict === "edit") {
       const args = decision.arguments;

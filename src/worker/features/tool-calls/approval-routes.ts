@@ -1,4 +1,5 @@
 import {
+  ApprovalConfirmationRequest,
   ApprovalDecisionRequest,
   ApprovalDecisionView,
   ApprovalList,
@@ -133,6 +134,7 @@ export const approvalRoutes: RouteModule = {
         "FORBIDDEN",
         "APPROVER_NOT_ALLOWED",
         "SELF_APPROVAL_FORBIDDEN",
+        "END_USER_CONFIRMS",
         "NOT_FOUND",
         "APPROVAL_ALREADY_DECIDED",
         "APPROVAL_EXPIRED",
@@ -149,6 +151,47 @@ export const approvalRoutes: RouteModule = {
         return sendBody(c.var.body, (request) =>
           c.var.object.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
             kind: "decideApproval",
+            approvalId: id,
+            request,
+          }),
+        );
+      }),
+    },
+    {
+      method: "post",
+      path: "/v1/consumers/{consumer}/approvals/{approval_id}/confirmation",
+      summary:
+        "The requesting end user's answer in the agent's chat, for a tool its end user confirms (`confirmed_by: end_user`): relayed by the agent credential whose call opened the approval, with the end user's token (verified as the call's) and the pending call's request_sha256. Approve lets the same call run once within the window; deny refuses it. An approval the consumer's approvers decide (the tool's default, or a call without a verified end-user token) is END_USER_CONFIRMATION_NOT_OFFERED (docs/approvals.md, \"Who decides\").",
+      operation: "confirmApproval",
+      auth: "credential",
+      request: ApprovalConfirmationRequest,
+      response: {
+        status: 200,
+        schema: ApprovalDecisionView,
+        description: "The recorded decision (`decided_by: end_user`).",
+      },
+      problems: [
+        "UNAUTHENTICATED",
+        "FORBIDDEN",
+        "NOT_FOUND",
+        "PRINCIPAL_TOKEN_REJECTED",
+        "PRINCIPAL_MISMATCH",
+        "END_USER_CONFIRMATION_NOT_OFFERED",
+        "APPROVAL_ALREADY_DECIDED",
+        "APPROVAL_EXPIRED",
+        "APPROVAL_DIGEST_MISMATCH",
+        "RATE_LIMITED",
+        "INVALID_JSON",
+        "INVALID_REQUEST",
+        "BODY_TOO_LARGE",
+        "UNSUPPORTED_MEDIA_TYPE",
+      ],
+      handlers: handlers(jsonBody(ApprovalConfirmationRequest), async (c) => {
+        const id = pathParam(c, "approval_id");
+        if (!APPROVAL_ID.test(id)) return problemResponse(problem("NOT_FOUND", "No such approval."));
+        return sendBody(c.var.body, (request) =>
+          c.var.object.approvalsCall(c.var.consumer, credentialToken(c.var.token), {
+            kind: "confirmApproval",
             approvalId: id,
             request,
           }),

@@ -49,7 +49,15 @@ function recordOf(row: SqlRow): ApprovalRecord {
     rationale: textOrNull(row, "rationale"),
     edited_request_sha256: textOrNull(row, "edited_request_sha256"),
     edited_arguments: editedArguments(textOrNull(row, "edited_arguments")),
+    confirmed_by: endUserOrNull(row, "confirmed_by"),
+    decided_by: endUserOrNull(row, "decided_by"),
   };
+}
+
+function endUserOrNull(row: SqlRow, column: string): "end_user" | null {
+  const value = textOrNull(row, column);
+  if (value !== null && value !== "end_user") throw new Error(`stored approval ${column} is unknown`);
+  return value;
 }
 
 function editedArguments(stored: string | null): JsonObject | null {
@@ -94,6 +102,8 @@ export class SqlApprovalBook implements ApprovalBook {
   origin: "facade" | null = null;
   /** The agent's words with the call being dispatched (set for one transaction), stored with what it opens. */
   rationale: string | null = null;
+  /** Who confirms what the call being dispatched opens (set for one transaction): `"end_user"`, or null (the approvers). */
+  confirmedBy: "end_user" | null = null;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -141,8 +151,8 @@ export class SqlApprovalBook implements ApprovalBook {
     );
     run(
       this.sql,
-      `INSERT INTO approvals (approval_id, binding_key, state, subject_id, tool, arguments, call, requested_at, expires_at, opened_by, rationale, seq)
-       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, (SELECT value FROM counters WHERE name = '${APPROVAL_SEQ}'))`,
+      `INSERT INTO approvals (approval_id, binding_key, state, subject_id, tool, arguments, call, requested_at, expires_at, opened_by, rationale, confirmed_by, seq)
+       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT value FROM counters WHERE name = '${APPROVAL_SEQ}'))`,
       id,
       this.#stored(request.binding_key),
       request.subject_id,
@@ -153,6 +163,7 @@ export class SqlApprovalBook implements ApprovalBook {
       request.expires_at,
       this.opener,
       this.rationale,
+      this.confirmedBy,
     );
     const record = this.get(id);
     if (record === undefined) throw new Error("an approval just opened is missing");
@@ -244,13 +255,14 @@ export class SqlApprovalBook implements ApprovalBook {
   decide(decision: ApprovalDecisionRecord, submittedDigest: string): void {
     run(
       this.sql,
-      "UPDATE approvals SET state = ?, approver_id = ?, decision_digest = ?, decided_at = ?, valid_until = ?, reason = ? WHERE approval_id = ? AND state = 'pending'",
+      "UPDATE approvals SET state = ?, approver_id = ?, decision_digest = ?, decided_at = ?, valid_until = ?, reason = ?, decided_by = ? WHERE approval_id = ? AND state = 'pending'",
       decision.state,
       decision.approver_id,
       submittedDigest,
       decision.decided_at,
       decision.valid_until,
       decision.reason ?? null,
+      decision.decided_by ?? null,
       decision.approval_id,
     );
   }

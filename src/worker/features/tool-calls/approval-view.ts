@@ -37,6 +37,7 @@ export function approvalView(
     // Context for the person, never a digest input.
     ...(spec.description === undefined ? {} : { tool_description: spec.description }),
     ...(spec.approvalRule === undefined ? {} : { approval_rule: spec.approvalRule }),
+    ...(record.confirmed_by === "end_user" ? { confirmed_by: "end_user" as const } : {}),
   };
 }
 

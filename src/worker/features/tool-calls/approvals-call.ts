@@ -8,7 +8,8 @@
  * @module
  */
 import { canonicalJson, type JsonObject } from "../../../core/json";
-import { ApprovalDecisionRequest } from "../../../contracts/approval";
+import { ApprovalConfirmationRequest, ApprovalDecisionRequest } from "../../../contracts/approval";
+import type { AgentAdmission } from "../identity/admission";
 import type { ApprovalEventData, GateEvent } from "../../../contracts/events";
 import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
@@ -36,7 +37,13 @@ export type ApprovalsCall =
       readonly approvalId: string;
       readonly request: Carried<ApprovalDecisionRequest>;
     }
-  | { readonly kind: "getApproval"; readonly approvalId: string; readonly waitSeconds: number };
+  | { readonly kind: "getApproval"; readonly approvalId: string; readonly waitSeconds: number }
+  /** The requesting end user's in-chat confirmation, relayed by the agent credential that opened the approval. */
+  | {
+      readonly kind: "confirmApproval";
+      readonly approvalId: string;
+      readonly request: Carried<ApprovalConfirmationRequest>;
+    };
 
 /** The approval calls of the consumer object: the routes' calls and the stream, each authenticated here. */
 export class ApprovalCalls {
@@ -45,6 +52,8 @@ export class ApprovalCalls {
     readonly kernel: Pick<ObjectKernel, "events" | "limits" | "now">,
     readonly gate: Gatekeeper,
     readonly toolCalls: ToolCallServices,
+    /** Verifies the end user's token of a confirmation, as a call's. */
+    readonly admission: AgentAdmission,
   ) {}
 
   /** An approver's list and decision; an approval's status, waiting for its decision. */
@@ -117,6 +126,7 @@ async function approvalsCall(
   call: ApprovalsCall,
 ): Promise<Outcome<string>> {
   if (call.kind === "getApproval") return approvalOf(deps, consumer, token, call.approvalId, call.waitSeconds);
+  if (call.kind === "confirmApproval") return confirmation(deps, consumer, token, call.approvalId, call.request);
   const who = deps.gate.approver(consumer, token, call.kind);
   if (!who.ok) return who;
   const plane = deps.toolCalls.for(who.value.config);
@@ -142,6 +152,42 @@ async function approvalsCall(
       ...(body.arguments === undefined ? {} : { arguments: body.arguments as JsonObject }),
     },
     deps.kernel.now(),
+  );
+  return decided.ok ? ok(canonicalJson(decided.value)) : decided;
+}
+
+/**
+ * The requesting end user's decision (docs/approvals.md, "Who decides"): relayed by the agent
+ * credential whose call opened the approval (another's looks absent), with the end user's token,
+ * verified as the call's was; its subject must be the requester's (`PRINCIPAL_MISMATCH`), the
+ * approval one its end user confirms (`END_USER_CONFIRMATION_NOT_OFFERED`), and `request_sha256`
+ * the pending call's.
+ */
+async function confirmation(
+  deps: ApprovalCalls,
+  consumer: string,
+  token: string,
+  approvalId: string,
+  request: Carried<ApprovalConfirmationRequest>,
+): Promise<Outcome<string>> {
+  const auth = deps.gate.authenticate(consumer, token, "confirmApproval");
+  if (!auth.ok) return auth;
+  const { caller, config } = auth.value;
+  const body = received(request, ApprovalConfirmationRequest);
+  const plane = deps.toolCalls.for(config);
+  if (plane.book.openedBy(approvalId) !== caller.credentialId) return fail(problem("NOT_FOUND", "No such approval."));
+  const endUser = await deps.admission.endUser(consumer, caller, config, deps.kernel.limits(), body.principal_token);
+  if (!endUser.ok) return endUser;
+  const decided = plane.decide(
+    approvalId,
+    endUser.value.principal.subject_id,
+    {
+      verdict: body.decision,
+      digest: body.request_sha256,
+      ...(body.reason === undefined ? {} : { reason: body.reason }),
+    },
+    deps.kernel.now(),
+    { requestSha256: body.request_sha256 },
   );
   return decided.ok ? ok(canonicalJson(decided.value)) : decided;
 }

@@ -34,6 +34,8 @@ export function approvalStatus(record: ApprovalRecord, now: number): ApprovalEve
     arguments: record.call.arguments,
     ...(typeof record.rationale === "string" ? { rationale: record.rationale } : {}),
     ...(typeof record.reason === "string" ? { reason: record.reason } : {}),
+    ...(record.confirmed_by === "end_user" ? { confirmed_by: "end_user" as const } : {}),
+    ...(record.decided_by === "end_user" ? { decided_by: "end_user" as const } : {}),
     ...(record.state === "edited" && typeof record.edited_request_sha256 === "string" && record.edited_arguments
       ? {
           edited: {

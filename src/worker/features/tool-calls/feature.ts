@@ -65,7 +65,7 @@ export const feature = defineFeature({
         use("tracer"),
         use("capabilityTools"),
       ),
-    approvals: (use) => new ApprovalCalls(use("kernel"), use("gate"), use("toolCalls")),
+    approvals: (use) => new ApprovalCalls(use("kernel"), use("gate"), use("toolCalls"), use("admission")),
   },
   operations: {
     toolCall: (s, consumer, token, request, trace) => s.agentCalls.toolCall(consumer, token, request, trace ?? null),

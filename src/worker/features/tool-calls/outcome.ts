@@ -55,6 +55,11 @@ export interface DispatchOptions {
   readonly claims?: JsonObject;
   /** This one call's downstream notifications (an MCP tools/call that relays). */
   readonly notify?: McpNotifySink;
+  /**
+   * The call acts for an end user whose token the gate verified: an approval it opens for a
+   * tool its end user confirms (`confirmedBy`) is the end user's to confirm; otherwise the approvers decide.
+   */
+  readonly endUser?: boolean;
   /** The agent credential making the call: stored with an approval it opens, named in its events. */
   readonly credentialId?: string | null;
   /** The call's trace span (../../trace): its approval and downstream spans become children. */
@@ -99,6 +104,11 @@ export const DECISION_REFUSALS = {
   APPROVAL_EXPIRED: "The approval request expired without a decision.",
   APPROVAL_DIGEST_MISMATCH:
     "The approval_digest is not the one computed for this call and this approver; the approval stays pending.",
+  END_USER_CONFIRMS:
+    "The requesting end user confirms this call in the agent's chat: an approver may deny it, not approve or edit it; the approval stays pending.",
+  END_USER_CONFIRMATION_NOT_OFFERED:
+    "The consumer's approvers decide this call (its tool is not confirmed by the end user, or the call carried no verified end-user token).",
+  PRINCIPAL_MISMATCH: "Only the end user who requested the call may confirm it; the approval stays pending.",
 } as const;
 
 /** The problem of edited arguments outside the tool's contract: where (a pointer into the decision body) and what was expected. */

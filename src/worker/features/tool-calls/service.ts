@@ -33,7 +33,7 @@ import { approvalStatus, callEvent } from "./events";
 import { SqlApprovalBook } from "./approval-store";
 import { SqlToolResultStore } from "./store";
 import type { ObjectKernel } from "../../kernel/kernel";
-import { decide, type DecisionAnswer } from "./approval-decision";
+import { decide, type DecisionAnswer, type EndUserDecider } from "./approval-decision";
 import {
   IN_PROGRESS_RETRY_SECONDS,
   outcomeOf,
@@ -159,6 +159,8 @@ export class ToolCallService {
         this.book.opener = options.credentialId ?? null;
         this.book.origin = options.facade === true ? "facade" : null;
         this.book.rationale = options.rationale ?? null;
+        // The end user confirms only where its tool says so and the call proved who it is (a verified token).
+        this.book.confirmedBy = cover.spec?.confirmedBy === "end_user" && options.endUser === true ? "end_user" : null;
         let result: BeginDispatchResult;
         try {
           result = accepted(
@@ -176,6 +178,7 @@ export class ToolCallService {
           this.book.opener = null;
           this.book.origin = null;
           this.book.rationale = null;
+          this.book.confirmedBy = null;
         }
         this.#setup.shadow?.({ principal, call, now, claims: options.claims, result, hash, span: options.span });
         if (result.kind === "final" || result.kind === "needs_approval") {
@@ -370,10 +373,16 @@ export class ToolCallService {
     return ok({ approvals, next_cursor: page.next === null ? null : APPROVALS_CURSOR.encode(page.next) });
   }
 
-  /** One decision (approval-decision.ts), recorded and audited in one transaction. */
-  decide(approvalId: string, approverId: string, decision: Decision, now: number): Outcome<DecisionAnswer> {
+  /** One decision (approval-decision.ts), recorded and audited in one transaction; `endUser`: the requester's in-chat confirmation. */
+  decide(
+    approvalId: string,
+    approverId: string,
+    decision: Decision,
+    now: number,
+    endUser?: EndUserDecider,
+  ): Outcome<DecisionAnswer> {
     const host = { kernel: this.#kernel, book: this.book, registry: this.engine.registry, setup: this.#setup };
-    return decide(host, approvalId, approverId, decision, now);
+    return decide(host, approvalId, approverId, decision, now, endUser);
   }
 
   /** Withdraws a pending approval (its prepared action was rejected); inside the caller's transaction. */

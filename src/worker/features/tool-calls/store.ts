@@ -87,6 +87,14 @@ export const TOOL_CALL_MIGRATIONS: readonly Migration[] = [
   ALTER TABLE approvals ADD COLUMN edited_request_sha256 TEXT;
   ALTER TABLE approvals ADD COLUMN edited_arguments TEXT;`,
   },
+  {
+    // v21: who confirms (docs/approvals.md, "Who decides"): 'end_user' when the requesting end user
+    // confirms the request in chat, and 'end_user' when it decided; NULL: the approvers.
+    version: 21,
+    sql: `
+  ALTER TABLE approvals ADD COLUMN confirmed_by TEXT;
+  ALTER TABLE approvals ADD COLUMN decided_by TEXT;`,
+  },
 ];
 
 /**

@@ -202,6 +202,9 @@ export function buildTool(
     const refused = url === undefined ? null : checkUrl(url, pointer, targets);
     if (refused !== null) return err(refused);
   }
+  if (definition.risk === "read" && definition.confirmed_by !== undefined)
+    return err({ pointer: "/confirmed_by", message: "only a write has an approval to confirm" });
+  const endUser = definition.confirmed_by === "end_user";
   const revisions = {
     input: revision("input", definition.input),
     output: revision("output", definition.output),
@@ -213,6 +216,8 @@ export function buildTool(
       ...(definition.approval_valid_seconds === undefined
         ? {}
         : { approval_valid_seconds: definition.approval_valid_seconds }),
+      // Who confirms joins it only when it is the end user: definitions without it keep their revisions.
+      ...(endUser ? { confirmed_by: "end_user" } : {}),
     }),
     // What the effect is: an HTTP request's URL and method, or an MCP server's tool.
     effect: revision(
@@ -263,6 +268,7 @@ export function buildTool(
     execution: { kind: "external" },
     explainsArguments: true,
     ...(definition.risk === "write" && definition.approval !== undefined ? { approvalRule: definition.approval } : {}),
+    ...(endUser ? { confirmedBy: "end_user" as const } : {}),
   });
   return ok({ spec, target, revisions, rules: enforced, shadow: shadow.value });
 }

@@ -24,12 +24,13 @@ export function inputSchemaOf(spec: ToolSpec): JsonObject {
 /** What the declarations of a registry's tools are made from, by name. */
 export function declarationInputs(
   registry: ToolRegistry,
-): Array<{ name: string; description: string; input: JsonObject }> {
+): Array<{ name: string; description: string; input: JsonObject; confirmedBy?: "end_user" }> {
   return [...registry.values()]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((spec) => ({
       name: spec.name,
       description: spec.description ?? `${spec.risk === "write" ? "Changes" : "Reads"} data through ${spec.name}.`,
       input: inputSchemaOf(spec),
+      ...(spec.confirmedBy === "end_user" ? { confirmedBy: "end_user" as const } : {}),
     }));
 }

@@ -72,6 +72,7 @@ function definitionText(definition: ToolDefinition): string {
     ...(definition.approval_valid_seconds === undefined
       ? {}
       : { approval_valid_seconds: definition.approval_valid_seconds }),
+    ...(definition.confirmed_by === undefined ? {} : { confirmed_by: definition.confirmed_by }),
     ...(definition.shadow === undefined ? {} : { shadow: shadowJson(definition.shadow) }),
   };
   return canonicalJson(json);

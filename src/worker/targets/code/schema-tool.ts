@@ -68,6 +68,13 @@ export interface SchemaToolSpec<I extends StandardSchema, O extends StandardSche
   readonly maxOutputBytes?: number;
   /** Seconds an approval stays valid for the repeated call (default the gate's 60). */
   readonly approvalValidSeconds?: number;
+  /**
+   * Who confirms a write that needs a human: `"approvers"` (the default), the consumer's
+   * approvers; `"end_user"`, the requesting end user in the agent's chat, proven by the verified
+   * principal token the call carried (the approvers may still deny; a call without such a token
+   * falls back to them). Only a write sets it (docs/approvals.md, "Who decides").
+   */
+  readonly confirmedBy?: "approvers" | "end_user";
   /** Joins every revision: change it to mark a change of behaviour the code's text does not show. */
   readonly revision?: string;
 }
@@ -99,6 +106,9 @@ export function defineSchemaTool<I extends StandardSchema, O extends StandardSch
   const risk = spec.risk ?? (spec.needsApproval === undefined || spec.needsApproval === false ? "read" : "write");
   if (risk === "read" && spec.needsApproval !== undefined && spec.needsApproval !== false)
     throw new TypeError(`defineTool ${name}: a read never waits for approval; drop needsApproval or say risk: "write"`);
+  if (risk === "read" && spec.confirmedBy !== undefined)
+    throw new TypeError(`defineTool ${name}: a read has no approval to confirm; drop confirmedBy or say risk: "write"`);
+  const endUser = spec.confirmedBy === "end_user";
   const inputCheck = gateSchema(input, "input", name);
   const outputCheck = gateSchema(output, "output", name);
   const parse = (args: JsonObject): InferOutput<I> => {
@@ -141,6 +151,8 @@ export function defineSchemaTool<I extends StandardSchema, O extends StandardSch
       approval: source(approval),
       approval_valid_seconds: spec.approvalValidSeconds ?? null,
       revision: rev,
+      // Joins only when it is the end user: tools without it keep their revisions.
+      ...(endUser ? { confirmed_by: "end_user" } : {}),
     }),
     arguments: {},
     inputSchema,
@@ -165,6 +177,7 @@ export function defineSchemaTool<I extends StandardSchema, O extends StandardSch
             approvalRule(parse(args), policy(principal, ctx)),
         }),
     ...(spec.approvalValidSeconds === undefined ? {} : { approvalValidSeconds: spec.approvalValidSeconds }),
+    ...(endUser ? { confirmedBy: "end_user" as const } : {}),
     execution: { kind: "external" },
   });
   const checkOutput = async (value: unknown): Promise<CheckedOutput> => {
