@@ -56,6 +56,13 @@ export const ApprovalEventData = z
           "Present when the requesting end user confirms the call in the agent's chat (its tool's `confirmed_by` and a verified end-user token); absent: the consumer's approvers decide.",
         ),
       ),
+    approval_digest: z
+      .optional(Sha256Hex)
+      .check(
+        z.describe(
+          "Only in an approver's own read of a pending approval: the approval_digest computed for that approver, which its decision sends back (docs/approvals.md).",
+        ),
+      ),
     decided_by: z
       .optional(z.literal("end_user"))
       .check(z.describe("Present when the requesting end user decided; `approver_id` is then its subject.")),

@@ -145,7 +145,14 @@ describe("an approval's status and the wait for its decision", () => {
       arguments: ARGS,
     };
     expect(await status(actors.agent, id)).toEqual({ status: 200, body: pending });
-    expect(await status(actors.approver, id)).toEqual({ status: 200, body: pending });
+    // An approver's read of a pending approval carries the approval_digest its decision sends back:
+    // the one the approver's list shows for it (the agent's read has none).
+    const listed = (await (await send("GET", `${BASE}/approvals?state=pending`, actors.approver)).json()) as {
+      approvals: Array<{ approval_id: string; approval_digest: string }>;
+    };
+    const approval_digest = listed.approvals.find((a) => a.approval_id === id)?.approval_digest;
+    expect(approval_digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(await status(actors.approver, id)).toEqual({ status: 200, body: { ...pending, approval_digest } });
     expect((await status(actors.other, id)).status).toBe(404);
 
     // The agent waits; the approver decides meanwhile; the wait answers the decision.

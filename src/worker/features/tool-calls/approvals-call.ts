@@ -8,6 +8,7 @@
  * @module
  */
 import { canonicalJson, type JsonObject } from "../../../core/json";
+import { digestForApprover } from "../../../core/tool-result/approval-book";
 import { ApprovalConfirmationRequest, ApprovalDecisionRequest } from "../../../contracts/approval";
 import type { AgentAdmission } from "../identity/admission";
 import type { ApprovalEventData, GateEvent } from "../../../contracts/events";
@@ -223,7 +224,11 @@ async function approvalOf(
     if (!still.ok) return still;
   }
   const latest = book.get(approvalId) ?? record;
-  return ok(canonicalJson(approvalStatus(latest, deps.kernel.now())));
+  const status = approvalStatus(latest, deps.kernel.now());
+  // An approver reading a pending approval gets the digest its decision sends back, as its list shows it.
+  const spec = deps.toolCalls.for(config).engine.registry.get(latest.call.name);
+  if (viewer.kind !== "approver" || status.state !== "pending" || spec === undefined) return ok(canonicalJson(status));
+  return ok(canonicalJson({ ...status, approval_digest: digestForApprover(latest, spec, viewer.approverId) }));
 }
 
 /** Resolves at the approval's decision, after `ms`, or once the owner's credential no longer holds; refused as the bus refuses a listener. */
