@@ -12,10 +12,12 @@ import { httpSchemas } from "./registry";
  */
 
 /** The model-visible result (`tool-model-result-v2`). */
-export const ModelResult = modelResultSchema.register(httpSchemas, {
-  id: "ModelResult",
-  description: "The Tool Result v2 model result (`tool-model-result-v2`): what the model may see.",
-});
+export const ModelResult = z.deferred(() =>
+  modelResultSchema.register(httpSchemas, {
+    id: "ModelResult",
+    description: "The Tool Result v2 model result (`tool-model-result-v2`): what the model may see.",
+  }),
+);
 
 const TextPart = z.deferred(() => z.strictObject({ type: z.literal("text"), text: z.string() }));
 
