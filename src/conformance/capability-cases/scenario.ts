@@ -30,9 +30,6 @@ const stateCounters = z.deferred(() =>
   }),
 );
 
-// Typed by the schema, so each name indexes a bigint field of the state without a cast.
-const STATE_COUNTER_NAMES = z.keyof(stateCounters).options;
-
 /** Test-harness steps that reach states the public operations cannot reach quickly. */
 const harnessOperation = z.deferred(() =>
   z.union([
@@ -167,7 +164,8 @@ function applyHarness(state: CapabilityEngineState, operation: z.output<typeof h
     return { Ok: null };
   }
   const counters = operation["set-counters"];
-  for (const name of STATE_COUNTER_NAMES) {
+  // Typed by the schema, so each name indexes a bigint field of the state without a cast.
+  for (const name of z.keyof(stateCounters).options) {
     const value = counters[name];
     if (value !== undefined) state[name] = value;
   }
