@@ -5,7 +5,7 @@
  * config, built like the gate's.
  */
 import { describe, expect, it } from "vitest";
-import { activeMs, helloConfig, spread } from "../../tools/lib/bench-startup";
+import { activeMs, activeSamples, helloConfig, spread } from "../../tools/lib/bench-startup";
 
 describe("activeMs", () => {
   it("counts the time from each sample to the next, except in (idle), and nothing after the last", () => {
@@ -22,6 +22,22 @@ describe("activeMs", () => {
     };
     // The two samples of "" count 1 000 and 500 µs, the collector's 2 500; the idle ones and the last none.
     expect(activeMs(profile)).toBe(4);
+  });
+});
+
+describe("activeSamples", () => {
+  it("counts the samples outside (idle) and the gaps between two consecutive ones, in ms", () => {
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: { functionName: "(idle)" } },
+        { id: 2, callFrame: { functionName: "" } },
+      ],
+      // (idle) at 0, "" at 20 000, 21 100 and 22 200 µs, (idle) at 30 000, "" at 31 000 µs (the last).
+      samples: [1, 2, 2, 2, 1, 2],
+      timeDeltas: [0, 20_000, 1_100, 1_100, 7_800, 1_000],
+    };
+    // Four samples of ""; two gaps run from one of them to the next (1.1 ms each), none across (idle).
+    expect(activeSamples(profile)).toEqual({ count: 4, gaps: [1.1, 1.1] });
   });
 });
 
