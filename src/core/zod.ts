@@ -43,7 +43,7 @@ interface RegistryMaps {
 /** Every registry a schema may be registered in: zod's global one and each made by {@link registry}. */
 const registries: RegistryMaps[] = [globalRegistry];
 
-/** zod's `registry()`, known to the deferred schemas (they copy their entries into it). */
+/** zod's `registry()`, known to the deferred schemas (they copy their entries into it); kept for the isolate's life, so made at module scope. */
 export function registry<Meta extends Record<string, unknown>>(): core.$ZodRegistry<Meta> {
   const made = zodRegistry<Meta>();
   registries.push(made);
