@@ -165,15 +165,15 @@ export function printStartup(rounds = 5, keep?: string): StartupFigures {
     write(`  gate (wrangler.toml): ${ms(gate)}   (goal ≤ ${GOAL_MS} ms, target ≤ ${TARGET_MS} ms)`);
     write(`  hello-world Hono Worker (bench/startup-hello.ts; same date, flags, minify): ${ms(hello)}`);
     write(
-      hello.median > 0
+      hello.median >= figures.interval
         ? `  gate / hello world: ${(gate.median / hello.median).toFixed(1)}× (medians), ${(gate.median - hello.median).toFixed(1)} ms above it`
-        : "  gate / hello world: no ratio (the hello world starts within one sampling interval of the profiler, about 1 ms: its median round saw no active sample)",
+        : "  gate / hello world: no ratio of these (the hello world starts within one interval of the profiler, about 1 ms: its median round is under one sample)",
     );
     write(
       `  rounds, gate / hello world (ms): ${figures.gate.map((g, i) => `${g.toFixed(1)} / ${(figures.hello[i] ?? 0).toFixed(1)}`).join(", ")}`,
     );
     write(
-      `  as active samples × the profiler's interval (${figures.interval.toFixed(2)} ms; not stretched by a loaded machine): gate ${ms(gateSampled)}, hello world ${ms(helloSampled)}${helloSampled.median > 0 ? `, ${(gateSampled.median / helloSampled.median).toFixed(1)}×` : ""}`,
+      `  as active samples × the profiler's interval (${figures.interval.toFixed(2)} ms; not stretched by a loaded machine): gate ${ms(gateSampled)}, hello world ${ms(helloSampled)}${helloSampled.median > 0 ? `; gate / hello world ${(gateSampled.median / helloSampled.median).toFixed(1)}×` : ""}`,
     );
     return figures;
   } finally {
