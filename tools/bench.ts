@@ -2,8 +2,11 @@
 // Passes its arguments on to bench/tool-result.ts (see that file for the options).
 // Ends with the bundle sizes, each beside its goal (tools/lib/bench-bundle.ts): the Worker as
 // `wrangler deploy --dry-run` builds it and its top contributors, the core and the client for a browser.
+// Then the cold start (tools/lib/bench-startup.ts): the Worker's active startup CPU from
+// `wrangler check startup`, beside a hello-world Hono Worker measured in the same run and the goal.
 import { spawnSync } from "node:child_process";
 import { printBundle } from "./lib/bench-bundle.ts";
+import { printStartup } from "./lib/bench-startup.ts";
 import { ROOT } from "./lib/paths.ts";
 
 const result = spawnSync(process.execPath, ["tools/run.js", "bench/tool-result.ts", ...process.argv.slice(2)], {
@@ -14,3 +17,4 @@ const result = spawnSync(process.execPath, ["tools/run.js", "bench/tool-result.t
 process.exitCode = result.status ?? 1;
 
 await printBundle();
+printStartup();

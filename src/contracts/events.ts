@@ -21,93 +21,99 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** An approval's state as the people around it see it (an expired one is `pending` past `expires_at` in storage). */
-export const ApprovalState = z.enum(["pending", "approved", "denied", "edited", "expired", "withdrawn"]);
+export const ApprovalState = z.deferred(() =>
+  z.enum(["pending", "approved", "denied", "edited", "expired", "withdrawn"]),
+);
 
 /** An approval in an event, a wait's answer and the approval streams. */
-export const ApprovalEventData = z
-  .strictObject({
-    approval_id: z.string(),
-    state: ApprovalState,
-    tool: z.string(),
-    subject_id: z.string().check(z.describe("The subject that asked.")),
-    operation_id: z.string(),
-    call_id: z.string(),
-    request_sha256: Sha256Hex,
-    requested_at: z.int(),
-    expires_at: z.int().check(z.describe("Unix seconds; a pending approval may be decided while now < expires_at.")),
-    approver_id: z.nullable(z.string()),
-    decided_at: z.nullable(z.int()),
-    valid_until: z
-      .nullable(z.int())
-      .check(z.describe("Unix seconds until which the approved call may be repeated (the tool's approval window).")),
-    arguments: z
-      .optional(z.record(z.string(), z.unknown()))
-      .check(z.describe("Only where the receiver asked for arguments.")),
-    rationale: z
-      .optional(z.string())
-      .check(z.describe("The agent's words with the call, present only when it gave some.")),
-    reason: z
-      .optional(z.string())
-      .check(z.describe("The approver's words with the decision, present only when given.")),
-    confirmed_by: z
-      .optional(z.literal("end_user"))
-      .check(
-        z.describe(
-          "Present when the requesting end user confirms the call in the agent's chat (its tool's `confirmed_by` and a verified end-user token); absent: the consumer's approvers decide.",
-        ),
-      ),
-    approval_digest: z
-      .optional(Sha256Hex)
-      .check(
-        z.describe(
-          "Only in an approver's own read of a pending approval: the approval_digest computed for that approver, which its decision sends back (docs/approvals.md).",
-        ),
-      ),
-    decided_by: z
-      .optional(z.literal("end_user"))
-      .check(z.describe("Present when the requesting end user decided; `approver_id` is then its subject.")),
-    edited: z.optional(
-      z
-        .strictObject({
-          request_sha256: Sha256Hex.check(
-            z.describe("The request digest of the edited arguments: the call it admits."),
-          ),
-          arguments: z
-            .optional(z.record(z.string(), z.unknown()))
-            .check(z.describe("Only where the receiver asked for arguments.")),
-          instruction: z
-            .optional(z.string())
-            .check(
-              z.describe(
-                "What the model is told: call again with exactly these arguments (canonical JSON), then the approver's words, marked as theirs, when given. Only where the receiver asked for arguments.",
-              ),
-            ),
-        })
+export const ApprovalEventData = z.deferred(() =>
+  z
+    .strictObject({
+      approval_id: z.string(),
+      state: ApprovalState,
+      tool: z.string(),
+      subject_id: z.string().check(z.describe("The subject that asked.")),
+      operation_id: z.string(),
+      call_id: z.string(),
+      request_sha256: Sha256Hex,
+      requested_at: z.int(),
+      expires_at: z.int().check(z.describe("Unix seconds; a pending approval may be decided while now < expires_at.")),
+      approver_id: z.nullable(z.string()),
+      decided_at: z.nullable(z.int()),
+      valid_until: z
+        .nullable(z.int())
+        .check(z.describe("Unix seconds until which the approved call may be repeated (the tool's approval window).")),
+      arguments: z
+        .optional(z.record(z.string(), z.unknown()))
+        .check(z.describe("Only where the receiver asked for arguments.")),
+      rationale: z
+        .optional(z.string())
+        .check(z.describe("The agent's words with the call, present only when it gave some.")),
+      reason: z
+        .optional(z.string())
+        .check(z.describe("The approver's words with the decision, present only when given.")),
+      confirmed_by: z
+        .optional(z.literal("end_user"))
         .check(
           z.describe(
-            "Only when state is edited: the approver's arguments, approved apart under their own request digest; the original call never runs.",
+            "Present when the requesting end user confirms the call in the agent's chat (its tool's `confirmed_by` and a verified end-user token); absent: the consumer's approvers decide.",
           ),
         ),
-    ),
-  })
-  .register(httpSchemas, { id: "ApprovalStatus" });
+      approval_digest: z
+        .optional(Sha256Hex)
+        .check(
+          z.describe(
+            "Only in an approver's own read of a pending approval: the approval_digest computed for that approver, which its decision sends back (docs/approvals.md).",
+          ),
+        ),
+      decided_by: z
+        .optional(z.literal("end_user"))
+        .check(z.describe("Present when the requesting end user decided; `approver_id` is then its subject.")),
+      edited: z.optional(
+        z
+          .strictObject({
+            request_sha256: Sha256Hex.check(
+              z.describe("The request digest of the edited arguments: the call it admits."),
+            ),
+            arguments: z
+              .optional(z.record(z.string(), z.unknown()))
+              .check(z.describe("Only where the receiver asked for arguments.")),
+            instruction: z
+              .optional(z.string())
+              .check(
+                z.describe(
+                  "What the model is told: call again with exactly these arguments (canonical JSON), then the approver's words, marked as theirs, when given. Only where the receiver asked for arguments.",
+                ),
+              ),
+          })
+          .check(
+            z.describe(
+              "Only when state is edited: the approver's arguments, approved apart under their own request digest; the original call never runs.",
+            ),
+          ),
+      ),
+    })
+    .register(httpSchemas, { id: "ApprovalStatus" }),
+);
 
 /** A call whose outcome became unknown, or was reconciled. */
-export const CallEventData = z
-  .strictObject({
-    tool: z.string(),
-    subject_id: z.string(),
-    operation_id: z.string(),
-    call_id: z.string(),
-    request_sha256: Sha256Hex,
-    status_ref: z.string().check(z.describe("The host's reference to reconcile with (POST …/tool-calls/status).")),
-    status: z.enum(["unknown", "succeeded"]),
-    at: z.int(),
-    arguments: z
-      .optional(z.record(z.string(), z.unknown()))
-      .check(z.describe("Only where the receiver asked for arguments.")),
-  })
-  .register(httpSchemas, { id: "CallEvent" });
+export const CallEventData = z.deferred(() =>
+  z
+    .strictObject({
+      tool: z.string(),
+      subject_id: z.string(),
+      operation_id: z.string(),
+      call_id: z.string(),
+      request_sha256: Sha256Hex,
+      status_ref: z.string().check(z.describe("The host's reference to reconcile with (POST …/tool-calls/status).")),
+      status: z.enum(["unknown", "succeeded"]),
+      at: z.int(),
+      arguments: z
+        .optional(z.record(z.string(), z.unknown()))
+        .check(z.describe("Only where the receiver asked for arguments.")),
+    })
+    .register(httpSchemas, { id: "CallEvent" }),
+);
 
 /** An approval's data. */
 export type ApprovalEventData = z.infer<typeof ApprovalEventData>;

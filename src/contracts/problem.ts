@@ -170,12 +170,12 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
 };
 
 /** The stable code of a problem, as the document lists them (once, referred to by each problem). */
-export const ProblemCodeSchema = z
-  .enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]])
-  .register(httpSchemas, {
+export const ProblemCodeSchema = z.deferred(() =>
+  z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]).register(httpSchemas, {
     id: "ProblemCode",
     description: "toolgate's stable problem code; its status is fixed (docs/http-api.md).",
-  });
+  }),
+);
 
 /** The RFC 9457 members every problem of the gate carries, its stable `code` among them. */
 export const PROBLEM_MEMBERS = {
@@ -187,22 +187,24 @@ export const PROBLEM_MEMBERS = {
 };
 
 /** RFC 9457 problem details with toolgate's stable `code`. */
-export const ProblemDetails = z
-  .strictObject({
-    ...PROBLEM_MEMBERS,
-    path: z.optional(z.string()).check(
-      z.meta({
-        description:
-          "Where the offending input is: a JSON path (envelope `unknown_field`), a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`) or into a decision's edited arguments (`INVALID_ARGUMENTS`, e.g. `/arguments/amount`).",
-      }),
-    ),
-    error: z.optional(z.record(z.string(), z.unknown())).check(
-      z.meta({
-        description:
-          'With CAPABILITY_INVALID, CAPABILITY_REJECTED and CAPABILITY_CAPACITY: the capability engine\'s tagged error, one member named by its kind (`{"sequence-out-of-range": {…}}`; docs/capability-http.md).',
-        minProperties: 1,
-        maxProperties: 1,
-      }),
-    ),
-  })
-  .register(httpSchemas, { id: "ProblemDetails" });
+export const ProblemDetails = z.deferred(() =>
+  z
+    .strictObject({
+      ...PROBLEM_MEMBERS,
+      path: z.optional(z.string()).check(
+        z.meta({
+          description:
+            "Where the offending input is: a JSON path (envelope `unknown_field`), a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`) or into a decision's edited arguments (`INVALID_ARGUMENTS`, e.g. `/arguments/amount`).",
+        }),
+      ),
+      error: z.optional(z.record(z.string(), z.unknown())).check(
+        z.meta({
+          description:
+            'With CAPABILITY_INVALID, CAPABILITY_REJECTED and CAPABILITY_CAPACITY: the capability engine\'s tagged error, one member named by its kind (`{"sequence-out-of-range": {…}}`; docs/capability-http.md).',
+          minProperties: 1,
+          maxProperties: 1,
+        }),
+      ),
+    })
+    .register(httpSchemas, { id: "ProblemDetails" }),
+);

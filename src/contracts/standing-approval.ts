@@ -18,68 +18,74 @@ export const MAX_CONSTRAINT_CHARS = 2048;
 export const MAX_ACTIVE_STANDING = 100;
 
 /** A standing approval's id: `sta_` and 32 hex digits. */
-export const StandingApprovalId = z.string().check(z.regex(/^sta_[0-9a-f]{32}$/));
+export const StandingApprovalId = z.deferred(() => z.string().check(z.regex(/^sta_[0-9a-f]{32}$/)));
 
 /** `POST /v1/consumers/{consumer}/standing-approvals`: what the approver grants. */
-export const StandingApprovalGrant = z
-  .strictObject({
-    tool: Identifier.check(z.describe("The tool it covers (one the consumer's `standing_approvals.tools` lists).")),
-    subject_id: Identifier.check(
-      z.describe("The subject whose calls it covers; never the granting approver's own subject."),
-    ),
-    seconds: z
-      .int()
-      .check(
-        z.gte(1),
-        z.lte(MAX_STANDING_SECONDS),
-        z.describe("How long it covers calls, from now (at most the consumer's `standing_approvals.max_seconds`)."),
+export const StandingApprovalGrant = z.deferred(() =>
+  z
+    .strictObject({
+      tool: Identifier.check(z.describe("The tool it covers (one the consumer's `standing_approvals.tools` lists).")),
+      subject_id: Identifier.check(
+        z.describe("The subject whose calls it covers; never the granting approver's own subject."),
       ),
-    max_calls: z
-      .int()
-      .check(
-        z.gte(1),
-        z.lte(MAX_STANDING_CALLS),
-        z.describe("How many calls it covers at most (at most the consumer's `standing_approvals.max_calls`)."),
-      ),
-    constraint: z.optional(
-      z
-        .string()
+      seconds: z
+        .int()
         .check(
-          z.minLength(1),
-          z.maxLength(MAX_CONSTRAINT_CHARS),
-          z.describe(
-            "A CEL expression over the call (`args`, `principal`, `tool`, `consumer`, `now`, as a tool's rules read them), type-checked against the tool's input schema; a call is covered only when it answers true for the call's exact arguments. Absent: any arguments.",
-          ),
+          z.gte(1),
+          z.lte(MAX_STANDING_SECONDS),
+          z.describe("How long it covers calls, from now (at most the consumer's `standing_approvals.max_seconds`)."),
         ),
-    ),
-  })
-  .register(httpSchemas, { id: "StandingApprovalGrant" });
+      max_calls: z
+        .int()
+        .check(
+          z.gte(1),
+          z.lte(MAX_STANDING_CALLS),
+          z.describe("How many calls it covers at most (at most the consumer's `standing_approvals.max_calls`)."),
+        ),
+      constraint: z.optional(
+        z
+          .string()
+          .check(
+            z.minLength(1),
+            z.maxLength(MAX_CONSTRAINT_CHARS),
+            z.describe(
+              "A CEL expression over the call (`args`, `principal`, `tool`, `consumer`, `now`, as a tool's rules read them), type-checked against the tool's input schema; a call is covered only when it answers true for the call's exact arguments. Absent: any arguments.",
+            ),
+          ),
+      ),
+    })
+    .register(httpSchemas, { id: "StandingApprovalGrant" }),
+);
 
 /** Where a standing approval stands (`exhausted`: every call it allowed was used). */
 export const STANDING_STATES = ["active", "expired", "exhausted", "revoked"] as const;
 
 /** A standing approval as stored and answered. */
-export const StandingApprovalView = z
-  .strictObject({
-    standing_approval_id: z.string(),
-    state: z.enum(STANDING_STATES),
-    tool: z.string(),
-    subject_id: z.string(),
-    approver_id: z.string().check(z.describe("The approver who granted it.")),
-    constraint: z.nullable(z.string()),
-    granted_at: z.int(),
-    expires_at: z.int(),
-    max_calls: z.int(),
-    used_calls: z.int().check(z.describe("Calls it covered so far (each counted in the call's own transaction).")),
-    revoked_at: z.nullable(z.int()),
-    revoked_by: z.nullable(z.string()),
-  })
-  .register(httpSchemas, { id: "StandingApprovalView" });
+export const StandingApprovalView = z.deferred(() =>
+  z
+    .strictObject({
+      standing_approval_id: z.string(),
+      state: z.enum(STANDING_STATES),
+      tool: z.string(),
+      subject_id: z.string(),
+      approver_id: z.string().check(z.describe("The approver who granted it.")),
+      constraint: z.nullable(z.string()),
+      granted_at: z.int(),
+      expires_at: z.int(),
+      max_calls: z.int(),
+      used_calls: z.int().check(z.describe("Calls it covered so far (each counted in the call's own transaction).")),
+      revoked_at: z.nullable(z.int()),
+      revoked_by: z.nullable(z.string()),
+    })
+    .register(httpSchemas, { id: "StandingApprovalView" }),
+);
 
 /** `GET /v1/consumers/{consumer}/standing-approvals`: newest first, at most 100. */
-export const StandingApprovalList = z
-  .strictObject({ standing_approvals: z.array(StandingApprovalView) })
-  .register(httpSchemas, { id: "StandingApprovalList" });
+export const StandingApprovalList = z.deferred(() =>
+  z
+    .strictObject({ standing_approvals: z.array(StandingApprovalView) })
+    .register(httpSchemas, { id: "StandingApprovalList" }),
+);
 
 /** A parsed grant. */
 export type StandingApprovalGrant = z.infer<typeof StandingApprovalGrant>;

@@ -5,27 +5,31 @@ import { ModelResult, ProviderOutput } from "./provider-output";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
 
 /** The subject the agent host acts for; the tenant is always the consumer. */
-export const PrincipalInput = z
-  .strictObject({ subject_id: Identifier, roles: z.array(Identifier).check(z.maxLength(32)) })
-  .register(httpSchemas, { id: "Principal" });
+export const PrincipalInput = z.deferred(() =>
+  z
+    .strictObject({ subject_id: Identifier, roles: z.array(Identifier).check(z.maxLength(32)) })
+    .register(httpSchemas, { id: "Principal" }),
+);
 
 /** What the model proposed. */
-export const ProposalInput = z
-  .strictObject({ name: Identifier, arguments: JsonObjectValue })
-  .register(httpSchemas, { id: "Proposal" });
+export const ProposalInput = z.deferred(() =>
+  z.strictObject({ name: Identifier, arguments: JsonObjectValue }).register(httpSchemas, { id: "Proposal" }),
+);
 
 /** Correlation fields set by the trusted host (`call_id` may come from `provider_item`). */
-export const HostContextInput = z
-  .strictObject({
-    call_id: z.optional(Identifier),
-    operation_id: Identifier,
-    idempotency_key: z._default(z.nullable(Identifier), null),
-    provider: Identifier,
-    api_family: Identifier,
-    response_id: Identifier,
-    adapter_revision: Identifier,
-  })
-  .register(httpSchemas, { id: "HostContext" });
+export const HostContextInput = z.deferred(() =>
+  z
+    .strictObject({
+      call_id: z.optional(Identifier),
+      operation_id: Identifier,
+      idempotency_key: z._default(z.nullable(Identifier), null),
+      provider: Identifier,
+      api_family: Identifier,
+      response_id: Identifier,
+      adapter_revision: Identifier,
+    })
+    .register(httpSchemas, { id: "HostContext" }),
+);
 
 const toolCallShape = {
   principal: z.optional(PrincipalInput).check(
@@ -63,42 +67,45 @@ function oneIntent(v: { proposal?: unknown; provider_item?: unknown }): boolean 
 const intentRule = { message: "send exactly one of proposal and provider_item", path: ["proposal"] };
 
 /** `POST …/tool-calls`. */
-export const ToolCallRequest = z
-  .strictObject(toolCallShape)
-  .check(z.refine(oneIntent, intentRule))
-  .register(httpSchemas, { id: "ToolCallRequest" });
+export const ToolCallRequest = z.deferred(() =>
+  z.strictObject(toolCallShape).check(z.refine(oneIntent, intentRule)).register(httpSchemas, { id: "ToolCallRequest" }),
+);
 
 /** `POST …/tool-calls/status`: the same call plus the `status_ref` of its unknown outcome. */
-export const ToolCallStatusRequest = z
-  .strictObject({ ...toolCallShape, status_ref: z.string().check(z.regex(/^status_[0-9a-f]{32}$/)) })
-  .check(z.refine(oneIntent, intentRule))
-  .register(httpSchemas, { id: "ToolCallStatusRequest" });
+export const ToolCallStatusRequest = z.deferred(() =>
+  z
+    .strictObject({ ...toolCallShape, status_ref: z.string().check(z.regex(/^status_[0-9a-f]{32}$/)) })
+    .check(z.refine(oneIntent, intentRule))
+    .register(httpSchemas, { id: "ToolCallStatusRequest" }),
+);
 
 /** The answer to a tool call: what the model may see, as a Tool Result v2 model result and as the provider's native item. */
-export const ToolCallResponse = z
-  .strictObject({
-    model_result: ModelResult,
-    provider_output: ProviderOutput,
-    approval_id: z
-      .optional(z.string())
-      .check(z.meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." })),
-    status_ref: z
-      .optional(z.string())
-      .check(z.meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." })),
-    audit: AuditReference.check(
-      z.meta({
-        description:
-          "The audit entry that recorded this call: its seq and Merkle leaf hash (hex), for an inclusion proof later.",
-      }),
-    ),
-    guidance: z.optional(z.string()).check(
-      z.meta({
-        description:
-          "Set when a capability tool's call did not succeed: what happened, in words the model can act on (MCP sends it as the first text block).",
-      }),
-    ),
-  })
-  .register(httpSchemas, { id: "ToolCallResponse" });
+export const ToolCallResponse = z.deferred(() =>
+  z
+    .strictObject({
+      model_result: ModelResult,
+      provider_output: ProviderOutput,
+      approval_id: z
+        .optional(z.string())
+        .check(z.meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." })),
+      status_ref: z
+        .optional(z.string())
+        .check(z.meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." })),
+      audit: AuditReference.check(
+        z.meta({
+          description:
+            "The audit entry that recorded this call: its seq and Merkle leaf hash (hex), for an inclusion proof later.",
+        }),
+      ),
+      guidance: z.optional(z.string()).check(
+        z.meta({
+          description:
+            "Set when a capability tool's call did not succeed: what happened, in words the model can act on (MCP sends it as the first text block).",
+        }),
+      ),
+    })
+    .register(httpSchemas, { id: "ToolCallResponse" }),
+);
 
 /** Parsed tool-call request. */
 export type ToolCallRequest = z.infer<typeof ToolCallRequest>;

@@ -9,23 +9,27 @@ import { httpSchemas } from "./registry";
  * @module
  */
 
-const Timestamp = z
-  .string()
-  .check(
-    z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
-    z.describe("When the event was queued, an RFC 3339 UTC second."),
-  );
+const Timestamp = z.deferred(() =>
+  z
+    .string()
+    .check(
+      z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+      z.describe("When the event was queued, an RFC 3339 UTC second."),
+    ),
+);
 
 /** An approval as a webhook delivers it: with its console page where the gate knows its public origin. */
-const ApprovalWebhookData = z.extend(ApprovalEventData, {
-  console_url: z
-    .optional(z.string())
-    .check(
-      z.describe(
-        "The approver console's page of this approval (`<TOOLGATE_PUBLIC_URL origin>/console/approvals/<approval_id>`); absent when the gate has no TOOLGATE_PUBLIC_URL.",
+const ApprovalWebhookData = z.deferred(() =>
+  z.extend(ApprovalEventData, {
+    console_url: z
+      .optional(z.string())
+      .check(
+        z.describe(
+          "The approver console's page of this approval (`<TOOLGATE_PUBLIC_URL origin>/console/approvals/<approval_id>`); absent when the gate has no TOOLGATE_PUBLIC_URL.",
+        ),
       ),
-    ),
-});
+  }),
+);
 
 const approvalPayload = (type: "approval.requested" | "approval.decided", id: string) =>
   z

@@ -14,52 +14,57 @@ import { writeWireJson } from "../../core/capability/wire-json";
 import { toWireOutcome } from "../../core/capability/wire-outcome";
 
 /** Counters `set-counters` may set that are top-level fields of the engine state, by the same name. */
-const stateCounters = z.object({
-  revision: u64,
-  current_tick: u64,
-  next_request_sequence: u64,
-  next_operation_id: u64,
-  next_effect_sequence: u64,
-  next_completion_sequence: u64,
-  next_audit_sequence: u64,
-  last_authority_sequence: u64,
-  dropped_audit_events: u64,
-  revision_overflow_count: u64,
-  dropped_completions: u64,
-});
-
-// Typed by the schema, so each name indexes a bigint field of the state without a cast.
-const STATE_COUNTER_NAMES = z.keyof(stateCounters).options;
+const stateCounters = z.deferred(() =>
+  z.object({
+    revision: u64,
+    current_tick: u64,
+    next_request_sequence: u64,
+    next_operation_id: u64,
+    next_effect_sequence: u64,
+    next_completion_sequence: u64,
+    next_audit_sequence: u64,
+    last_authority_sequence: u64,
+    dropped_audit_events: u64,
+    revision_overflow_count: u64,
+    dropped_completions: u64,
+  }),
+);
 
 /** Test-harness steps that reach states the public operations cannot reach quickly. */
-const harnessOperation = z.union([
-  variant(
-    "inject-effects",
-    z.object({ count: z.number().check(z.int(), z.gte(0), z.lte(1_000_000)), effect: capabilityEffectEnvelope }),
-  ),
-  // `last_provider_sequence` lives in the provider runtime, not at the top of the state.
-  variant("set-counters", z.partial(z.extend(stateCounters, { last_provider_sequence: u64 }))),
-]);
+const harnessOperation = z.deferred(() =>
+  z.union([
+    variant(
+      "inject-effects",
+      z.object({ count: z.number().check(z.int(), z.gte(0), z.lte(1_000_000)), effect: capabilityEffectEnvelope }),
+    ),
+    // `last_provider_sequence` lives in the provider runtime, not at the top of the state.
+    variant("set-counters", z.partial(z.extend(stateCounters, { last_provider_sequence: u64 }))),
+  ]),
+);
 
-const step = z.object({
-  op: z.unknown(),
-  expect_invalid: z.optional(z.boolean()),
-  expect: z.optional(z.unknown()),
-  repeat: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1_000_000))),
-  note: z.optional(z.string()),
-});
+const step = z.deferred(() =>
+  z.object({
+    op: z.unknown(),
+    expect_invalid: z.optional(z.boolean()),
+    expect: z.optional(z.unknown()),
+    repeat: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1_000_000))),
+    note: z.optional(z.string()),
+  }),
+);
 
 /** Contract of a scenario file. */
-export const capabilityScenario = z.object({
-  format: z.literal("capability-cases-v1"),
-  name: z.string().check(z.minLength(1)),
-  description: z.optional(z.string()),
-  initial_state: z.optional(capabilityEngineState),
-  steps: z.array(step),
-});
+export const capabilityScenario = z.deferred(() =>
+  z.object({
+    format: z.literal("capability-cases-v1"),
+    name: z.string().check(z.minLength(1)),
+    description: z.optional(z.string()),
+    initial_state: z.optional(capabilityEngineState),
+    steps: z.array(step),
+  }),
+);
 export type CapabilityScenario = z.output<typeof capabilityScenario>;
 
-const anyOperation = z.union([capabilityOperation, harnessOperation]);
+const anyOperation = z.deferred(() => z.union([capabilityOperation, harnessOperation]));
 type AnyOperation = z.output<typeof anyOperation>;
 
 /** A scenario that could not be read, with where it went wrong. */
@@ -159,7 +164,8 @@ function applyHarness(state: CapabilityEngineState, operation: z.output<typeof h
     return { Ok: null };
   }
   const counters = operation["set-counters"];
-  for (const name of STATE_COUNTER_NAMES) {
+  // Typed by the schema, so each name indexes a bigint field of the state without a cast.
+  for (const name of z.keyof(stateCounters).options) {
     const value = counters[name];
     if (value !== undefined) state[name] = value;
   }

@@ -48,45 +48,57 @@ export type NativeCallResult =
 /** Joins a provider's group (namespace, toolset) and a function name into the gate's tool name. */
 export const GROUP_SEPARATOR = "__";
 
-const identifier = z.custom<string>(isBoundedIdentifier, {
-  error: "must be a non-empty string of at most 255 code points",
-});
-const argumentsObject = z.custom<JsonObject>(isPlainObject, { error: "must be a JSON object" });
+const identifier = z.deferred(() =>
+  z.custom<string>(isBoundedIdentifier, {
+    error: "must be a non-empty string of at most 255 code points",
+  }),
+);
+const argumentsObject = z.deferred(() => z.custom<JsonObject>(isPlainObject, { error: "must be a JSON object" }));
 
 // Provider items carry more fields over time (ids, status, signatures); only these are read.
-const openAiFunctionCall = z.looseObject({
-  type: z.literal("function_call"),
-  call_id: identifier,
-  name: identifier,
-  arguments: z.string(),
-  namespace: z.nullish(identifier),
-});
-const openAiChatToolCall = z.looseObject({
-  id: identifier,
-  type: z.literal("function"),
-  function: z.looseObject({ name: identifier, arguments: z.string() }),
-});
-const anthropicToolUse = z.looseObject({
-  type: z.literal("tool_use"),
-  id: identifier,
-  name: identifier,
-  input: argumentsObject,
-  toolset_name: z.nullish(identifier),
-});
-const geminiFunctionCallStep = z.looseObject({
-  type: z.optional(z.literal("function_call")),
-  id: identifier,
-  name: identifier,
-  arguments: z.optional(argumentsObject),
-  args: z.optional(argumentsObject),
-});
-const geminiFunctionCall = z.looseObject({
-  id: z.nullish(identifier),
-  name: identifier,
-  args: z.optional(argumentsObject),
-  partialArgs: z.optional(z.unknown()),
-  willContinue: z.optional(z.boolean()),
-});
+const openAiFunctionCall = z.deferred(() =>
+  z.looseObject({
+    type: z.literal("function_call"),
+    call_id: identifier,
+    name: identifier,
+    arguments: z.string(),
+    namespace: z.nullish(identifier),
+  }),
+);
+const openAiChatToolCall = z.deferred(() =>
+  z.looseObject({
+    id: identifier,
+    type: z.literal("function"),
+    function: z.looseObject({ name: identifier, arguments: z.string() }),
+  }),
+);
+const anthropicToolUse = z.deferred(() =>
+  z.looseObject({
+    type: z.literal("tool_use"),
+    id: identifier,
+    name: identifier,
+    input: argumentsObject,
+    toolset_name: z.nullish(identifier),
+  }),
+);
+const geminiFunctionCallStep = z.deferred(() =>
+  z.looseObject({
+    type: z.optional(z.literal("function_call")),
+    id: identifier,
+    name: identifier,
+    arguments: z.optional(argumentsObject),
+    args: z.optional(argumentsObject),
+  }),
+);
+const geminiFunctionCall = z.deferred(() =>
+  z.looseObject({
+    id: z.nullish(identifier),
+    name: identifier,
+    args: z.optional(argumentsObject),
+    partialArgs: z.optional(z.unknown()),
+    willContinue: z.optional(z.boolean()),
+  }),
+);
 
 function invalid(code: NativeCallErrorCode, message: string): NativeCallResult {
   return { ok: false, error: { code, message } };

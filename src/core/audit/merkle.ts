@@ -8,8 +8,44 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 
-/** The root of the empty tree: SHA-256 of no bytes. */
-export const EMPTY_ROOT: Uint8Array = sha256(new Uint8Array(0));
+/**
+ * The root of the empty tree: SHA-256 of no bytes (FIPS 180-4's digest of the empty message,
+ * written out rather than hashed when the module starts).
+ */
+export const EMPTY_ROOT: Uint8Array = Uint8Array.of(
+  0xe3,
+  0xb0,
+  0xc4,
+  0x42,
+  0x98,
+  0xfc,
+  0x1c,
+  0x14,
+  0x9a,
+  0xfb,
+  0xf4,
+  0xc8,
+  0x99,
+  0x6f,
+  0xb9,
+  0x24,
+  0x27,
+  0xae,
+  0x41,
+  0xe4,
+  0x64,
+  0x9b,
+  0x93,
+  0x4c,
+  0xa4,
+  0x95,
+  0x99,
+  0x1b,
+  0x78,
+  0x52,
+  0xb8,
+  0x55,
+);
 
 /** SHA-256 of bytes (noble's by default; a host may pass its native one: the same digest). */
 export type Sha256Bytes = (bytes: Uint8Array) => Uint8Array;

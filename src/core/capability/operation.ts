@@ -50,23 +50,25 @@ export const UNIT_OPERATIONS = [
 ] as const;
 
 /** An engine operation. */
-export const capabilityOperation = z.union([
-  z.enum(UNIT_OPERATIONS),
-  variant("register-provider", z.object({ descriptor: capabilityProviderDescriptor })),
-  variant("authority", toolAuthorityEnvelope),
-  variant("request", consumerBoundCapabilityRequest),
-  variant("bound-request", providerBoundCapabilityRequest),
-  variant("advance-time", z.object({ tick: u64 })),
-  variant("set-generation", z.object({ instance_id: u64, generation: u64 })),
-  variant("set-instance-state", z.object({ instance_id: u64, generation: u64, state: toolInstanceState })),
-  variant("remove-instance", z.object({ instance_id: u64 })),
-  variant("detach-provider-runtime", z.object({ provider_id: toolProviderId })),
-  variant("observe", capabilityObservationEnvelope),
-  variant("provider-runtime", providerRuntimeEnvelope),
-  variant("request-snapshot", z.object({ key: capabilityRequestKey })),
-  variant("provider-descriptor", z.object({ provider_id: toolProviderId })),
-  variant("provider-exists", z.object({ provider_id: toolProviderId })),
-]);
+export const capabilityOperation = z.deferred(() =>
+  z.union([
+    z.enum(UNIT_OPERATIONS),
+    variant("register-provider", z.object({ descriptor: capabilityProviderDescriptor })),
+    variant("authority", toolAuthorityEnvelope),
+    variant("request", consumerBoundCapabilityRequest),
+    variant("bound-request", providerBoundCapabilityRequest),
+    variant("advance-time", z.object({ tick: u64 })),
+    variant("set-generation", z.object({ instance_id: u64, generation: u64 })),
+    variant("set-instance-state", z.object({ instance_id: u64, generation: u64, state: toolInstanceState })),
+    variant("remove-instance", z.object({ instance_id: u64 })),
+    variant("detach-provider-runtime", z.object({ provider_id: toolProviderId })),
+    variant("observe", capabilityObservationEnvelope),
+    variant("provider-runtime", providerRuntimeEnvelope),
+    variant("request-snapshot", z.object({ key: capabilityRequestKey })),
+    variant("provider-descriptor", z.object({ provider_id: toolProviderId })),
+    variant("provider-exists", z.object({ provider_id: toolProviderId })),
+  ]),
+);
 export type CapabilityOperation = z.output<typeof capabilityOperation>;
 
 /** The name of an operation (its tag). */

@@ -17,49 +17,53 @@ import { capabilityRequestSnapshot, toolAuditEvent } from "./wire-records";
 import { bytes, resourceScopeId, toolCapabilityId, toolProviderId, u64 } from "./wire-scalars";
 import { writeWireJson } from "./wire-json";
 
-const acceptedRequest = z.object({
-  key: capabilityRequestKey,
-  instance_id: u64,
-  generation: u64,
-  provider_id: toolProviderId,
-  capability_id: toolCapabilityId,
-  resource_scope_id: resourceScopeId,
-  approval_summary: z.string(),
-  deadline_tick: u64,
-  payload: bytes,
-});
+const acceptedRequest = z.deferred(() =>
+  z.object({
+    key: capabilityRequestKey,
+    instance_id: u64,
+    generation: u64,
+    provider_id: toolProviderId,
+    capability_id: toolCapabilityId,
+    resource_scope_id: resourceScopeId,
+    approval_summary: z.string(),
+    deadline_tick: u64,
+    payload: bytes,
+  }),
+);
 
 /** Contract of the encoded state (`capability-state-v1`). */
-export const capabilityEngineState = z.object({
-  revision: u64,
-  current_tick: u64,
-  generations: z.array(z.tuple([u64, u64])),
-  instance_states: z.array(z.tuple([u64, toolInstanceState])),
-  providers: z.array(capabilityProviderDescriptor),
-  grants: z.array(policyGrant),
-  requests: z.array(z.object({ request: acceptedRequest, snapshot: capabilityRequestSnapshot })),
-  effects: z.array(capabilityEffectEnvelope),
-  completions: z.array(capabilityCompletionEnvelope),
-  audit_events: z.array(toolAuditEvent),
-  dropped_audit_events: u64,
-  revision_overflow_count: u64,
-  dropped_completions: u64,
-  dropped_completions_since_drain: u64,
-  last_authority_sequence: u64,
-  effect_sequence_exhausted: z.boolean(),
-  completion_sequence_exhausted: z.boolean(),
-  audit_sequence_exhausted: z.boolean(),
-  next_request_sequence: u64,
-  next_operation_id: u64,
-  next_effect_sequence: u64,
-  next_completion_sequence: u64,
-  next_audit_sequence: u64,
-  provider_runtime: z.object({
-    last_sequence: u64,
-    sequence_exhausted: z.boolean(),
-    bindings: z.array(providerRuntimeBindingSnapshot),
+export const capabilityEngineState = z.deferred(() =>
+  z.object({
+    revision: u64,
+    current_tick: u64,
+    generations: z.array(z.tuple([u64, u64])),
+    instance_states: z.array(z.tuple([u64, toolInstanceState])),
+    providers: z.array(capabilityProviderDescriptor),
+    grants: z.array(policyGrant),
+    requests: z.array(z.object({ request: acceptedRequest, snapshot: capabilityRequestSnapshot })),
+    effects: z.array(capabilityEffectEnvelope),
+    completions: z.array(capabilityCompletionEnvelope),
+    audit_events: z.array(toolAuditEvent),
+    dropped_audit_events: u64,
+    revision_overflow_count: u64,
+    dropped_completions: u64,
+    dropped_completions_since_drain: u64,
+    last_authority_sequence: u64,
+    effect_sequence_exhausted: z.boolean(),
+    completion_sequence_exhausted: z.boolean(),
+    audit_sequence_exhausted: z.boolean(),
+    next_request_sequence: u64,
+    next_operation_id: u64,
+    next_effect_sequence: u64,
+    next_completion_sequence: u64,
+    next_audit_sequence: u64,
+    provider_runtime: z.object({
+      last_sequence: u64,
+      sequence_exhausted: z.boolean(),
+      bindings: z.array(providerRuntimeBindingSnapshot),
+    }),
   }),
-});
+);
 
 /** Encodes the state as compact lossless JSON. */
 export function encodeState(state: CapabilityEngineState): string {

@@ -16,22 +16,24 @@ import { validateIdentifier } from "./text";
 import { writeWireJson } from "./wire-json";
 
 /** A u64: accepts a safe non-negative number or a bigint in range; yields a bigint. */
-export const u64 = z.pipe(
-  z.union([z.number(), z.bigint()]),
-  z.transform((value: number | bigint, ctx): bigint => {
-    if (typeof value === "number") {
-      if (Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-    } else if (value >= 0n && value <= U64_MAX) return value;
-    ctx.issues.push({ code: "custom", message: "expected an integer in 0..=18446744073709551615", input: value });
-    return z.NEVER;
-  }),
+export const u64 = z.deferred(() =>
+  z.pipe(
+    z.union([z.number(), z.bigint()]),
+    z.transform((value: number | bigint, ctx): bigint => {
+      if (typeof value === "number") {
+        if (Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+      } else if (value >= 0n && value <= U64_MAX) return value;
+      ctx.issues.push({ code: "custom", message: "expected an integer in 0..=18446744073709551615", input: value });
+      return z.NEVER;
+    }),
+  ),
 );
 
 /** A usize count; toolgate's counts are small, so a safe integer suffices. */
-export const usize = z.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER));
+export const usize = z.deferred(() => z.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER)));
 
 /** `Vec<u8>`: a JSON array of integers 0–255. */
-export const bytes = z.array(z.number().check(z.int(), z.gte(0), z.lte(255)));
+export const bytes = z.deferred(() => z.array(z.number().check(z.int(), z.gte(0), z.lte(255))));
 
 /** An `Option<T>` field: `null` or missing reads as `null`. */
 export function optional<S extends z.core.SomeType>(schema: S) {

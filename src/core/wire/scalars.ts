@@ -8,7 +8,8 @@
  *
  * The encoder needs to know a few leaf kinds that zod's own types cannot tell apart (an `f64`
  * whose value is integral is written `1.0`, a `u64` is written exactly), so each such schema is a
- * single shared instance recorded in {@link leafKind}.
+ * single shared instance recorded in {@link leafKind} (built on first use: the record holds the
+ * instance every schema refers to).
  * @module
  */
 
@@ -36,41 +37,55 @@ const I64_MIN = -9_223_372_036_854_775_808n;
 const I64_MAX = 9_223_372_036_854_775_807n;
 
 /** Rust `u16`. */
-export const u16 = leaf(z.int().check(z.gte(0), z.lte(65_535)), "int");
+export const u16 = leaf(
+  z.deferred(() => z.int().check(z.gte(0), z.lte(65_535))),
+  "int",
+);
 /** Rust `u32`. */
-export const u32 = leaf(z.int().check(z.gte(0), z.lte(4_294_967_295)), "int");
+export const u32 = leaf(
+  z.deferred(() => z.int().check(z.gte(0), z.lte(4_294_967_295))),
+  "int",
+);
 /** Rust `u64`: a safe integer as `number`, anything larger as `bigint`. */
-export const u64 = leaf(z.union([z.int().check(z.gte(0)), z.bigint().check(z.gte(0n), z.lte(U64_MAX))]), "int");
+export const u64 = leaf(
+  z.deferred(() => z.union([z.int().check(z.gte(0)), z.bigint().check(z.gte(0n), z.lte(U64_MAX))])),
+  "int",
+);
 /** Rust `i64`: a safe integer as `number`, anything larger as `bigint`. */
-export const i64 = leaf(z.union([z.int(), z.bigint().check(z.gte(I64_MIN), z.lte(I64_MAX))]), "int");
+export const i64 = leaf(
+  z.deferred(() => z.union([z.int(), z.bigint().check(z.gte(I64_MIN), z.lte(I64_MAX))])),
+  "int",
+);
 /** Rust `f64`: any JSON number; integral lexemes (`1.0`) and huge integers become plain numbers. */
 export const f64 = leaf(
-  z.union([
-    z.number(),
-    z.pipe(
-      z.instanceof(PyFloat),
-      z.transform((x: PyFloat) => x.value),
-    ),
-    z.pipe(
-      z.bigint(),
-      z.transform((x: bigint) => Number(x)),
-    ),
-  ]),
+  z.deferred(() =>
+    z.union([
+      z.number(),
+      z.pipe(
+        z.instanceof(PyFloat),
+        z.transform((x: PyFloat) => x.value),
+      ),
+      z.pipe(
+        z.bigint(),
+        z.transform((x: bigint) => Number(x)),
+      ),
+    ]),
+  ),
   "f64",
 );
 /** `serde_json::Value`: any JSON, but the key must be present (serde has no default for it). */
 export const json = leaf(
-  z.custom<Json>((value: unknown) => value !== undefined, { error: "missing field" }),
+  z.deferred(() => z.custom<Json>((value: unknown) => value !== undefined, { error: "missing field" })),
   "json",
 );
 
 /** An ID newtype or selector: serialized as a bare string. */
-export const id = z.string();
+export const id = z.deferred(() => z.string());
 
 /** `ConversationSurface`: only the canonical `cs1` string decodes. */
-export const surface = z
-  .string()
-  .check(z.refine((text: string) => parseSurface(text) !== null, { error: "invalid conversation surface" }));
+export const surface = z.deferred(() =>
+  z.string().check(z.refine((text: string) => parseSurface(text) !== null, { error: "invalid conversation surface" })),
+);
 
 const skipped = new WeakSet<z.core.$ZodType>();
 

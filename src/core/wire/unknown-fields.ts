@@ -58,8 +58,16 @@ interface Visible {
   options?: ReadonlySet<string>;
 }
 
+/** A struct's entry; its keys are read from the schema on first use (the schemas are built on first use too). */
 function struct(schema: z.ZodMiniObject, children: Visible["children"] = {}, options: readonly string[] = []): Visible {
-  return { keys: new Set(Object.keys(schema.shape)), children, options: new Set(options) };
+  let keys: ReadonlySet<string> | undefined;
+  return {
+    get keys() {
+      return (keys ??= new Set(Object.keys(schema.shape)));
+    },
+    children,
+    options: new Set(options),
+  };
 }
 
 /** `serde_ignored`'s `Path` display: `parent.segment`, or the bare segment below the root. */

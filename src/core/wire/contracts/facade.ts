@@ -10,81 +10,101 @@ import { f64, id, json, option, skipIfNone, u64 } from "../scalars";
 import { ContextGenerationSchema, InvocationContextSchema } from "./context";
 
 /** `PreviewValue`, tagged by `type`. */
-export const PreviewValueSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("text"), text: z.string() }),
-  z.object({ type: z.literal("text_list"), items: z.array(z.string()) }),
-  z.object({ type: z.literal("number"), value: f64 }),
-  z.object({ type: z.literal("bool"), value: z.boolean() }),
-]);
+export const PreviewValueSchema = z.deferred(() =>
+  z.discriminatedUnion("type", [
+    z.object({ type: z.literal("text"), text: z.string() }),
+    z.object({ type: z.literal("text_list"), items: z.array(z.string()) }),
+    z.object({ type: z.literal("number"), value: f64 }),
+    z.object({ type: z.literal("bool"), value: z.boolean() }),
+  ]),
+);
 
 /** `PreviewDetail`. */
-export const PreviewDetailSchema = z.object({
-  label: z.string(),
-  value: PreviewValueSchema,
-});
+export const PreviewDetailSchema = z.deferred(() =>
+  z.object({
+    label: z.string(),
+    value: PreviewValueSchema,
+  }),
+);
 
 /** `ClientTask`, tagged by `type`, fields camelCase. */
-export const ClientTaskSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("install_integrations"), integrationIds: z.array(z.string()) }),
-]);
+export const ClientTaskSchema = z.deferred(() =>
+  z.discriminatedUnion("type", [
+    z.object({ type: z.literal("install_integrations"), integrationIds: z.array(z.string()) }),
+  ]),
+);
 
 /** `InteractionPreview` (camelCase). `tone` defaults to `normal` and `details` to `[]`. */
-export const InteractionPreviewSchema = z.object({
-  actionCode: z.string(),
-  title: z.string(),
-  message: z.string(),
-  tone: z._default(z.enum(["normal", "danger"]), "normal"),
-  details: z._default(z.array(PreviewDetailSchema), []),
-  proceedLabel: z.string(),
-  rejectLabel: z.string(),
-  clientTask: skipIfNone(ClientTaskSchema),
-});
+export const InteractionPreviewSchema = z.deferred(() =>
+  z.object({
+    actionCode: z.string(),
+    title: z.string(),
+    message: z.string(),
+    tone: z._default(z.enum(["normal", "danger"]), "normal"),
+    details: z._default(z.array(PreviewDetailSchema), []),
+    proceedLabel: z.string(),
+    rejectLabel: z.string(),
+    clientTask: skipIfNone(ClientTaskSchema),
+  }),
+);
 
 /** `PreparedAction`: preview, opaque plan (`payload`, `null` when missing) and the facade revision. */
-export const PreparedActionSchema = z.object({
-  action_id: id,
-  operation_id: id,
-  preview: InteractionPreviewSchema,
-  payload: z._default(json, null),
-  revision: u64,
-  approval: z.enum(["never", "when_interactive", "always"]),
-  interaction_kind: z.enum(["approval", "user_action"]),
-});
+export const PreparedActionSchema = z.deferred(() =>
+  z.object({
+    action_id: id,
+    operation_id: id,
+    preview: InteractionPreviewSchema,
+    payload: z._default(json, null),
+    revision: u64,
+    approval: z.enum(["never", "when_interactive", "always"]),
+    interaction_kind: z.enum(["approval", "user_action"]),
+  }),
+);
 
 /** `FacadeRequest`: the Agent-selected canonical `/app/...` call. */
-export const FacadeRequestSchema = z.object({
-  operation_id: id,
-  target: z.string(),
-  input: json,
-});
+export const FacadeRequestSchema = z.deferred(() =>
+  z.object({
+    operation_id: id,
+    target: z.string(),
+    input: json,
+  }),
+);
 
 /** `ContextInvalidation`: a new generation after a mutation changed prompt facts. */
-export const ContextInvalidationSchema = z.object({
-  generation: ContextGenerationSchema,
-});
+export const ContextInvalidationSchema = z.deferred(() =>
+  z.object({
+    generation: ContextGenerationSchema,
+  }),
+);
 
 /** `FacadeResult`. */
-export const FacadeResultSchema = z.object({
-  value: json,
-  continuation: skipIfNone(PreparedActionSchema),
-  context_invalidation: skipIfNone(ContextInvalidationSchema),
-});
+export const FacadeResultSchema = z.deferred(() =>
+  z.object({
+    value: json,
+    continuation: skipIfNone(PreparedActionSchema),
+    context_invalidation: skipIfNone(ContextInvalidationSchema),
+  }),
+);
 
 /** `AppFacadeRequest`, tagged by `phase`. */
-export const AppFacadeRequestSchema = z.discriminatedUnion("phase", [
-  z.object({ phase: z.literal("invoke"), context: InvocationContextSchema, request: FacadeRequestSchema }),
-  z.object({ phase: z.literal("prepare"), context: InvocationContextSchema, request: FacadeRequestSchema }),
-  z.object({ phase: z.literal("commit"), context: InvocationContextSchema, action: PreparedActionSchema }),
-  z.object({ phase: z.literal("reject"), context: InvocationContextSchema, action: PreparedActionSchema }),
-]);
+export const AppFacadeRequestSchema = z.deferred(() =>
+  z.discriminatedUnion("phase", [
+    z.object({ phase: z.literal("invoke"), context: InvocationContextSchema, request: FacadeRequestSchema }),
+    z.object({ phase: z.literal("prepare"), context: InvocationContextSchema, request: FacadeRequestSchema }),
+    z.object({ phase: z.literal("commit"), context: InvocationContextSchema, action: PreparedActionSchema }),
+    z.object({ phase: z.literal("reject"), context: InvocationContextSchema, action: PreparedActionSchema }),
+  ]),
+);
 
 /** `AppFacadeResponse`, tagged by `type`. */
-export const AppFacadeResponseSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("result"), result: FacadeResultSchema }),
-  z.object({ type: z.literal("prepared"), action: PreparedActionSchema }),
-  z.object({ type: z.literal("rejected") }),
-  z.object({ type: z.literal("failed"), code: z.string(), message: z.string(), retry_after_ms: option(u64) }),
-]);
+export const AppFacadeResponseSchema = z.deferred(() =>
+  z.discriminatedUnion("type", [
+    z.object({ type: z.literal("result"), result: FacadeResultSchema }),
+    z.object({ type: z.literal("prepared"), action: PreparedActionSchema }),
+    z.object({ type: z.literal("rejected") }),
+    z.object({ type: z.literal("failed"), code: z.string(), message: z.string(), retry_after_ms: option(u64) }),
+  ]),
+);
 
 export type PreviewValue = z.output<typeof PreviewValueSchema>;
 export type PreviewDetail = z.output<typeof PreviewDetailSchema>;

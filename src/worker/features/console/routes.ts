@@ -43,20 +43,24 @@ type ConsoleContext = Context<{ Bindings: Env }>;
 
 const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
 const SIGN_IN_FAILED = "Sign-in failed: this consumer has no approver with this credential. Check both and try again.";
-const SignInForm = z.strictObject({
-  consumer: z.string().check(z.maxLength(64)),
-  credential: z.string().check(z.maxLength(512)),
-});
-const SignOutForm = z.strictObject({ csrf: z.string().check(z.maxLength(128)) });
-const DecisionForm = z.strictObject({
-  csrf: z.string().check(z.maxLength(128)),
-  decision: z.enum(["approve", "deny", "edit"]),
-  approval_digest: Sha256Hex,
-  // The form always posts its reason field; left empty, it gives none.
-  reason: z.optional(z.union([z.literal(""), ApprovalWords])),
-  // The edit's arguments as JSON text, posted with every decision of the form; read (strictly) only with an edit.
-  arguments: z.optional(z.string().check(z.maxLength(MAX_EDITED_JSON))),
-});
+const SignInForm = z.deferred(() =>
+  z.strictObject({
+    consumer: z.string().check(z.maxLength(64)),
+    credential: z.string().check(z.maxLength(512)),
+  }),
+);
+const SignOutForm = z.deferred(() => z.strictObject({ csrf: z.string().check(z.maxLength(128)) }));
+const DecisionForm = z.deferred(() =>
+  z.strictObject({
+    csrf: z.string().check(z.maxLength(128)),
+    decision: z.enum(["approve", "deny", "edit"]),
+    approval_digest: Sha256Hex,
+    // The form always posts its reason field; left empty, it gives none.
+    reason: z.optional(z.union([z.literal(""), ApprovalWords])),
+    // The edit's arguments as JSON text, posted with every decision of the form; read (strictly) only with an edit.
+    arguments: z.optional(z.string().check(z.maxLength(MAX_EDITED_JSON))),
+  }),
+);
 
 /** A decision as the console reads it, from the script's JSON or the form; an edit's arguments as JSON text. */
 interface ConsoleDecision {

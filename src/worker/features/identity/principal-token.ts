@@ -42,9 +42,11 @@ export const JWKS_REFETCH_COOLDOWN_SECONDS = 60;
 /** Roles a token may carry. */
 export const MAX_TOKEN_ROLES = 32;
 
-const FetchedJwks = z.looseObject({
-  keys: z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1), z.maxLength(32)),
-});
+const FetchedJwks = z.deferred(() =>
+  z.looseObject({
+    keys: z.array(z.looseObject({ kty: z.string() })).check(z.minLength(1), z.maxLength(32)),
+  }),
+);
 
 type KeySet = ReturnType<typeof createLocalJWKSet>;
 

@@ -45,24 +45,30 @@ export const MCP_STREAMABLE_HTTP_VERSION = "2025-03-26";
 
 /** MCP's "resource not found". */
 const RESOURCE_NOT_FOUND = -32002;
-const Text = z.string().check(z.minLength(1), z.maxLength(4_096));
-const UriParams = z.looseObject({ uri: Text });
-const GetPromptParams = z.looseObject({
-  name: Text,
-  arguments: z.optional(z.record(z.string(), z.string().check(z.maxLength(65_536)))),
-});
-const CompleteParams = z.looseObject({
-  ref: z.union([
-    z.looseObject({ type: z.literal("ref/prompt"), name: Text }),
-    z.looseObject({ type: z.literal("ref/resource"), uri: Text }),
-  ]),
-  argument: z.looseObject({ name: z.string().check(z.maxLength(256)), value: z.string().check(z.maxLength(4_096)) }),
-});
-const Completion = z.looseObject({
-  values: z.array(z.string().check(z.maxLength(4_096))).check(z.maxLength(100)),
-  total: z.optional(z.int().check(z.gte(0))),
-  hasMore: z.optional(z.boolean()),
-});
+const Text = z.deferred(() => z.string().check(z.minLength(1), z.maxLength(4_096)));
+const UriParams = z.deferred(() => z.looseObject({ uri: Text }));
+const GetPromptParams = z.deferred(() =>
+  z.looseObject({
+    name: Text,
+    arguments: z.optional(z.record(z.string(), z.string().check(z.maxLength(65_536)))),
+  }),
+);
+const CompleteParams = z.deferred(() =>
+  z.looseObject({
+    ref: z.union([
+      z.looseObject({ type: z.literal("ref/prompt"), name: Text }),
+      z.looseObject({ type: z.literal("ref/resource"), uri: Text }),
+    ]),
+    argument: z.looseObject({ name: z.string().check(z.maxLength(256)), value: z.string().check(z.maxLength(4_096)) }),
+  }),
+);
+const Completion = z.deferred(() =>
+  z.looseObject({
+    values: z.array(z.string().check(z.maxLength(4_096))).check(z.maxLength(100)),
+    total: z.optional(z.int().check(z.gte(0))),
+    hasMore: z.optional(z.boolean()),
+  }),
+);
 
 /** What the methods use of the MCP service. */
 export interface FederationHost {

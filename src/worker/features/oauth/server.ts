@@ -36,10 +36,12 @@ export const UNUSED_REGISTRATION_TTL_SECONDS = 3600;
 export const REGISTRATION_TTL_SECONDS = 90 * 24 * 3600;
 
 /** What a grant carries (encrypted by the library with a key only the token unwraps). */
-export const GrantProps = z.strictObject({
-  consumer: z.string(),
-  credential: z.string().check(z.startsWith("tg_agent_")),
-});
+export const GrantProps = z.deferred(() =>
+  z.strictObject({
+    consumer: z.string(),
+    credential: z.string().check(z.startsWith("tg_agent_")),
+  }),
+);
 
 /** Grant props, as stored by the consent handler. */
 export type GrantProps = z.infer<typeof GrantProps>;

@@ -25,19 +25,21 @@ type ConsoleContext = Context<{ Bindings: Env }>;
 
 const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
 /** A whole number as a form field carries it. */
-const FormInt = z.string().check(z.regex(/^[1-9][0-9]{0,8}$/));
-const GrantForm = z.strictObject({
-  csrf: z.string().check(z.maxLength(128)),
-  tool: z.string().check(z.minLength(1), z.maxLength(1024)),
-  subject_id: z.string().check(z.minLength(1), z.maxLength(1024)),
-  seconds: FormInt,
-  max_calls: FormInt,
-  // The form always posts its constraint field; left empty, it gives none.
-  constraint: z.optional(z.string().check(z.maxLength(2048))),
-  approval_id: z.optional(z.string().check(z.regex(APPROVAL_ID))),
-  approval_digest: z.optional(Sha256Hex),
-});
-const RevokeForm = z.strictObject({ csrf: z.string().check(z.maxLength(128)) });
+const FormInt = z.deferred(() => z.string().check(z.regex(/^[1-9][0-9]{0,8}$/)));
+const GrantForm = z.deferred(() =>
+  z.strictObject({
+    csrf: z.string().check(z.maxLength(128)),
+    tool: z.string().check(z.minLength(1), z.maxLength(1024)),
+    subject_id: z.string().check(z.minLength(1), z.maxLength(1024)),
+    seconds: FormInt,
+    max_calls: FormInt,
+    // The form always posts its constraint field; left empty, it gives none.
+    constraint: z.optional(z.string().check(z.maxLength(2048))),
+    approval_id: z.optional(z.string().check(z.regex(APPROVAL_ID))),
+    approval_digest: z.optional(Sha256Hex),
+  }),
+);
+const RevokeForm = z.deferred(() => z.strictObject({ csrf: z.string().check(z.maxLength(128)) }));
 
 /** One call of the request's console session; `null` when it names no session this Worker tagged. */
 async function sessionCall(

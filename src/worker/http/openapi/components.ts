@@ -57,6 +57,8 @@ function refuseUnrepresentable(node: unknown, at: string): void {
 }
 
 function generate(io: "input" | "output"): Record<string, Json> {
+  // The registry holds the contracts built so far: build the rest first (each registers in its order).
+  z.buildDeferred();
   const generated = z.toJSONSchema(httpSchemas, { io, uri: URI, unrepresentable: "any", override });
   const schemas: Record<string, Json> = {};
   for (const [id, schema] of Object.entries(generated.schemas)) {
@@ -107,6 +109,7 @@ function reachable(schemas: Record<string, Json>, roots: Iterable<string>): Set<
 
 /** The id a contract is registered under. */
 export function schemaId(schema: z.ZodMiniType): string {
+  z.buildDeferred();
   const meta = httpSchemas.get(schema);
   if (meta === undefined) throw new Error("every documented schema is registered in httpSchemas");
   return meta.id;

@@ -77,18 +77,22 @@ export type HttpToolOutcome =
 const MAX_DOWNSTREAM_BYTES = 65_536;
 
 /** The downstream's answer to a call, and the `result` inside a committed status. */
-const DownstreamResult = z.strictObject({
-  data: z.record(z.string(), z.unknown()),
-  resource_revision: z.nullable(z.string()),
-  observed_at: z.string(),
-  request_id: z.optional(z.nullable(z.string())),
-  receipt_id: z.optional(z.nullable(z.string())),
-});
+const DownstreamResult = z.deferred(() =>
+  z.strictObject({
+    data: z.record(z.string(), z.unknown()),
+    resource_revision: z.nullable(z.string()),
+    observed_at: z.string(),
+    request_id: z.optional(z.nullable(z.string())),
+    receipt_id: z.optional(z.nullable(z.string())),
+  }),
+);
 
-const DownstreamStatus = z.discriminatedUnion("state", [
-  z.strictObject({ state: z.literal("committed"), result: DownstreamResult }),
-  z.strictObject({ state: z.enum(["not_found", "pending", "failed", "fenced"]) }),
-]);
+const DownstreamStatus = z.deferred(() =>
+  z.discriminatedUnion("state", [
+    z.strictObject({ state: z.literal("committed"), result: DownstreamResult }),
+    z.strictObject({ state: z.enum(["not_found", "pending", "failed", "fenced"]) }),
+  ]),
+);
 
 async function readDownstreamJson(response: Response, maxBytes = MAX_DOWNSTREAM_BYTES): Promise<unknown> {
   const bytes = await readCappedBytes(response, maxBytes);

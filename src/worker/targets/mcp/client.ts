@@ -289,10 +289,12 @@ export interface ListedTools {
   readonly serverInfo: JsonObject;
 }
 
-const ToolsPage = z.object({
-  tools: z.array(JsonObjectValue).check(z.maxLength(1_000)),
-  nextCursor: z.optional(z.string().check(z.maxLength(4_096))),
-});
+const ToolsPage = z.deferred(() =>
+  z.object({
+    tools: z.array(JsonObjectValue).check(z.maxLength(1_000)),
+    nextCursor: z.optional(z.string().check(z.maxLength(4_096))),
+  }),
+);
 
 /** Lists a server's tools in one session: pages until `maxTools` tools or `maxPages` pages, each answer at most `maxBytes`. */
 export async function listTools(

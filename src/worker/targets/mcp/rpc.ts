@@ -28,13 +28,15 @@ export function describeFailure(failure: McpFailure, method: string): string {
 }
 
 /** A JSON-RPC message of a server, as the client reads it (the members it uses). */
-export const RpcMessage = z.object({
-  jsonrpc: z.literal("2.0"),
-  id: z.optional(z.nullable(z.union([z.string(), z.number()]))),
-  method: z.optional(z.string()),
-  result: z.optional(JsonObjectValue),
-  error: z.optional(z.object({ code: z.number().check(z.int()), message: z.string() })),
-});
+export const RpcMessage = z.deferred(() =>
+  z.object({
+    jsonrpc: z.literal("2.0"),
+    id: z.optional(z.nullable(z.union([z.string(), z.number()]))),
+    method: z.optional(z.string()),
+    result: z.optional(JsonObjectValue),
+    error: z.optional(z.object({ code: z.number().check(z.int()), message: z.string() })),
+  }),
+);
 
 /** A message's `params` when they are an object (a notification's are handed on only then). */
 export function paramsOf(message: Json): JsonObject | undefined {

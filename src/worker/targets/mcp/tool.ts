@@ -41,11 +41,13 @@ export interface McpToolHost {
 }
 
 /** A `tools/call` result as MCP defines it (2025-11-25: `content` required). */
-const CallToolResult = z.object({
-  content: z.array(z.unknown()),
-  structuredContent: z.optional(JsonObjectValue),
-  isError: z.optional(z.boolean()),
-});
+const CallToolResult = z.deferred(() =>
+  z.object({
+    content: z.array(z.unknown()),
+    structuredContent: z.optional(JsonObjectValue),
+    isError: z.optional(z.boolean()),
+  }),
+);
 
 function pass(sink: McpNotifySink, notification: McpNotification | null): void {
   if (notification !== null) sink.notify(notification);
