@@ -46,6 +46,7 @@ export const ENTRIES: Readonly<Record<EntryName, string>> = {
  * as an object at run time (all of zod/mini copied in, its locales too), which no host's bundler
  * can tree-shake. This plugin loads the module with the same names re-exported one by one
  * (`export { string, … } from "zod/mini"`), so `z.string` becomes an import of `string` alone.
+ * A name the module declares itself is left out of the list, as `export *` leaves it out.
  */
 const namedZod: Plugin = {
   name: "named-zod-re-exports",
@@ -54,7 +55,14 @@ const namedZod: Plugin = {
       const whole = 'export * from "zod/mini";';
       const source = readFileSync(path, "utf8");
       if (!source.includes(whole)) throw new Error(`${path} no longer has ${whole}`);
-      const names = Object.keys(await import("zod/mini")).sort();
+      // A name the module declares itself (`registry`, `deferred`) shadows zod's under `export *`:
+      // it stays the module's own.
+      const own = new Set(
+        [...source.matchAll(/^export (?:async )?(?:function|const|let|class) ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]),
+      );
+      const names = Object.keys(await import("zod/mini"))
+        .filter((name) => !own.has(name))
+        .sort();
       return { contents: source.replace(whole, `export { ${names.join(", ")} } from "zod/mini";`), loader: "ts" };
     });
   },
