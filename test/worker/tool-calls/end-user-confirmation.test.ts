@@ -8,7 +8,7 @@
  */
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { adminClient, context, credential, freshConsumer, secretOf, send, setupConsumer } from "../../kit";
+import { adminClient, context, credential, freshConsumer, gate, secretOf, send, setupConsumer } from "../../kit";
 
 const T0 = 1_784_419_200;
 const ISSUER = "https://login.example.test/";
@@ -279,6 +279,26 @@ describe("the end user confirms in chat", () => {
     const refused = await invoice(s, "k-3", { customer: "acme", amount: 400 }, { token });
     expect(refused.body.model_result.error.code).toBe("APPROVAL_INVALID");
     expect(await writes()).toBe(0);
+  });
+
+  it("the approver's console offers only Deny for an end user's approval, and says who confirms", async () => {
+    const s = await setup();
+    const first = await invoice(s, "k-console", { customer: "acme", amount: 400 }, { token: await jwt("user-1") });
+    const id = first.body.approval_id as string;
+    const signedIn = await gate("/console/session", {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://gate" },
+      body: new URLSearchParams({ consumer: s.consumer, credential: s.approver }).toString(),
+    });
+    expect(signedIn.status).toBe(303);
+    const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    const page = await (await gate(`/console/approvals/${id}`, { headers: { cookie } })).text();
+    const buttons = [...page.matchAll(/<button type="submit" name="decision" value="([a-z]+)"/g)].map((m) => m[1]);
+    expect(buttons).toEqual(["deny"]);
+    expect(page).toContain(
+      '<dt>Who confirms</dt><dd class="end-user">The end user who asked, <code>user-1</code>, confirms this call in the agent\'s chat. You may deny it; you cannot approve or edit it.</dd>',
+    );
   });
 
   it("the end user denies in chat: the gate records it and the call is refused", async () => {

@@ -100,6 +100,8 @@ export function approvalArticle(item: ConsoleApproval, csrf: string, now: number
   const warning = hiddenArguments(args, `hidden-${id}`);
   const described = warning === null ? "" : html` aria-describedby="hidden-${id}"`;
   const rationale = view.rationale === undefined ? "" : rationaleOf(id, view.rationale);
+  // The requesting end user confirms in the agent's chat: an approver may only deny (END_USER_CONFIRMS).
+  const endUser = view.confirmed_by === "end_user";
   return html`<article class="approval" id="approval-${id}" data-approval-id="${id}" data-expires-at="${view.expires_at}" aria-labelledby="title-${id}">
 <h3 id="title-${id}"><a href="/console/approvals/${id}">${shown(view.tool)}</a> <span class="risk risk-${item.risk}">risk: ${item.risk}</span></h3>
 <p class="description">${shown(item.description ?? "This tool has no description.")}</p>
@@ -109,6 +111,7 @@ export function approvalArticle(item: ConsoleApproval, csrf: string, now: number
 <dt>Time left</dt><dd><span class="countdown" data-expires-at="${view.expires_at}">${timeLeft(view.expires_at, now)}</span> (until ${timeElement(view.expires_at)})</dd>
 <dt>Approval</dt><dd><code>${id}</code></dd>
 <dt>Why a person decides</dt><dd>${whyAsked(item.approvalRule)}</dd>
+${endUser ? html`<dt>Who confirms</dt><dd class="end-user">The end user who asked, <code>${shown(view.subject_id)}</code>, confirms this call in the agent's chat. You may deny it; you cannot approve or edit it.</dd>` : ""}
 </dl>
 <h4>Arguments</h4>
 ${warning ?? ""}
@@ -123,11 +126,11 @@ ${rationale}
 <input type="hidden" name="csrf" value="${csrf}">
 <input type="hidden" name="approval_digest" value="${view.approval_digest}">
 <p class="digest">Your decision is bound to <code>approval_digest</code> <code class="hash">${view.approval_digest}</code>.</p>
-<button type="submit" name="decision" value="approve" class="approve"${described}>Approve<span class="visually-hidden"> ${label}</span></button>
-<p class="reason"><label for="reason-${id}">Reason (optional, at most 500 characters): with a denial or an edit, the agent's model reads it as your words.</label>
+${endUser ? "" : html`<button type="submit" name="decision" value="approve" class="approve"${described}>Approve<span class="visually-hidden"> ${label}</span></button>`}
+<p class="reason"><label for="reason-${id}">Reason (optional, at most 500 characters): with a denial${endUser ? "" : " or an edit"}, the agent's model reads it as your words.</label>
 <input type="text" id="reason-${id}" name="reason" maxlength="500" autocomplete="off" spellcheck="true"></p>
 <button type="submit" name="decision" value="deny" class="deny"${described}>Deny<span class="visually-hidden"> ${label}</span></button>
-${editPart(id, args, label, described)}
+${endUser ? "" : editPart(id, args, label, described)}
 </form>
 </article>`;
 }
