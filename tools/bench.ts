@@ -1,7 +1,8 @@
 // `npm run bench`: the Tool Result v2 engine vs the Python reference, side by side in one run.
 // Passes its arguments on to bench/tool-result.ts (see that file for the options).
 // Ends with the bundle sizes, each beside its goal (tools/lib/bench-bundle.ts): the Worker as
-// `wrangler deploy --dry-run` builds it and its top contributors, the core and the client for a browser.
+// `wrangler deploy --dry-run` builds it beside its ceiling, its contributors and each feature's
+// share, and the browser entries as shipped.
 // Then the cold start (tools/lib/bench-startup.ts): the Worker's active startup CPU from
 // `wrangler check startup`, beside a hello-world Hono Worker measured in the same run and the goal.
 import { spawnSync } from "node:child_process";
