@@ -7,13 +7,15 @@
 // With TOOLGATE_WITH_RELIABILITY=1 (what CI sets) the reliability suite's two projects
 // (tools/lib/reliability-run.ts, the same run as `npm run test:reliability`) run as lanes beside
 // these, then its table follows the "tests: …" line. On CI's two cores the lanes fill each other's
-// waits (on `wrangler dev`, a browser, a child process). The reliability projects start once the
-// package check and the Node files are done: until then that lane is as CPU-bound as the workerd
-// files' lane, and a workerd file starved of CPU meets its 30 s timeout.
+// waits (on `wrangler dev`, a browser, a child process). The reliability suite's workerd project
+// starts once the package check and the Node files are done (until then that lane is as
+// CPU-bound as the workerd files' lane, and a workerd file starved of CPU meets its 30 s
+// timeout); its black-box project, whose checks time a write against the catalog tool's 2 s
+// timeout (R1) and restart `wrangler dev` under load (R3), once one of npm test's lanes is done.
 import { spawnSync } from "node:child_process";
 import { checkPackage } from "./lib/package-check.ts";
 import { ROOT } from "./lib/paths.ts";
-import { runReliability } from "./lib/reliability-run.ts";
+import { RELIABILITY_PROJECTS, runReliability } from "./lib/reliability-run.ts";
 import { prepareTests, reportPath, reportTests, runTestLanes, summaryOf, vitestArgs } from "./lib/test-lanes.ts";
 
 await prepareTests();
@@ -28,10 +30,15 @@ if (asked.length > 0) {
   process.exitCode = reportTests({ summaries: [summaryOf(report)], failed: run.status !== 0 || !packageOk }) ? 0 : 1;
 } else if (process.env.TOOLGATE_WITH_RELIABILITY === "1") {
   let nodeFilesDone = (): void => undefined;
-  const reliabilityMayStart = new Promise<void>((start) => (nodeFilesDone = start));
+  let laneDone = (): void => undefined;
+  const nodeFiles = new Promise<void>((start) => (nodeFilesDone = start));
+  const firstLane = new Promise<void>((start) => (laneDone = start));
   const [tests, reliable] = await Promise.all([
-    runTestLanes(() => nodeFilesDone()),
-    reliabilityMayStart.then(() => runReliability()),
+    runTestLanes(
+      () => nodeFilesDone(),
+      () => laneDone(),
+    ),
+    runReliability(RELIABILITY_PROJECTS, { "rel-worker": nodeFiles, "rel-blackbox": firstLane }),
   ]);
   const passed = reportTests(tests);
   process.exit(passed && reliable ? 0 : 1);

@@ -69,12 +69,15 @@ export async function prepareTests(): Promise<void> {
  * black-box and Chromium files. `nodeFilesDone` is called when the package check (four tsc runs at
  * once) and the Node files (two at a time), the CPU-bound part of that lane, have finished.
  */
-export async function runTestLanes(nodeFilesDone?: () => void): Promise<TestsRun> {
+export async function runTestLanes(nodeFilesDone?: () => void, laneDone?: () => void): Promise<TestsRun> {
   const inWorkerd = reportPath("vitest-report");
   const inNode = reportPath("vitest-report-core");
   const outside = reportPath("vitest-report-outside");
   const lanes = await Promise.all([
-    runLane({ label: "worker", args: vitestArgs(inWorkerd, ["--project", "worker"]) }),
+    runLane({ label: "worker", args: vitestArgs(inWorkerd, ["--project", "worker"]) }).then((lane) => {
+      laneDone?.();
+      return lane;
+    }),
     // The package check builds dist/ from these sources first; the packed-install tests then pack
     // that build instead of building it again (they build it themselves when run on their own).
     runLane(PACKAGE_LANE).then(async (checked) => {
@@ -85,6 +88,7 @@ export async function runTestLanes(nodeFilesDone?: () => void): Promise<TestsRun
         args: vitestArgs(outside, ["--project", "blackbox", "--project", "browser"]),
         env: checked.code === 0 ? { [PACKAGE_BUILT]: "1" } : {},
       });
+      laneDone?.();
       return [checked, core, blackbox];
     }),
   ]);
