@@ -9,36 +9,16 @@
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { adminClient, context, credential, freshConsumer, gate, secretOf, send, setupConsumer } from "../../kit";
+import { INVOICE as LEDGER_INVOICE } from "../../support/ledger-tools";
 
 const T0 = 1_784_419_200;
 const ISSUER = "https://login.example.test/";
 const AUDIENCE = "toolgate-end-user";
 
+/** The ledger's create_invoice, asking on every call (no rule), its secret header kept. */
+const { approval: _rule, ...EVERY_CALL_ASKS } = LEDGER_INVOICE;
 const INVOICE = (extra: Record<string, unknown> = {}) => ({
-  description: "Create an invoice.",
-  risk: "write",
-  input: {
-    type: "object",
-    properties: {
-      customer: { type: "string", minLength: 1, maxLength: 8 },
-      amount: { type: "integer", minimum: 1, maximum: 100_000 },
-    },
-    required: ["customer", "amount"],
-    additionalProperties: false,
-  },
-  output: {
-    schema: {
-      type: "object",
-      properties: {
-        invoice_id: { type: "string", maxLength: 16, pattern: "^INV-[0-9]+$" },
-        customer: { type: "string" },
-        amount: { type: "integer" },
-      },
-      required: ["invoice_id", "customer", "amount"],
-      additionalProperties: false,
-    },
-    bound_to_arguments: { customer: "customer", amount: "amount" },
-  },
+  ...EVERY_CALL_ASKS,
   target: {
     kind: "http",
     url: "https://ledger.test/invoices",
