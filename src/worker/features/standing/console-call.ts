@@ -5,13 +5,14 @@
  * ones only with the session's CSRF token.
  * @module
  */
-import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
+import { digestForApprover } from "../../../core/tool-result/approval-book";
 import type { StandingApprovalsSetting } from "../../../contracts/consumer";
 import type { StandingApprovalGrant, StandingApprovalView } from "../../../contracts/standing-approval";
 import { ok, type Outcome } from "../../result";
 import type { ConsumerRecord } from "../consumers/service";
 import type { ConsoleIdentity } from "../console/view";
-import { STANDING_LIST_ITEMS, type StandingService } from "./service";
+import type { Services } from "../../kernel/feature";
+import { STANDING_LIST_ITEMS } from "./service";
 import { viewOf } from "./store";
 
 /** A pending approval the page offers to approve and allow: its tool, its subject and the digest for this approver. */
@@ -47,50 +48,65 @@ export type StandingConsoleReply =
   | { readonly kind: "page"; readonly page: StandingConsolePage }
   | { readonly kind: "done"; readonly standingId: string };
 
-/** What the section uses: the console's sessions, the standing approvals, the registry and the approval book. */
-export interface StandingConsoleDeps {
-  session(
-    consumer: string,
-    sessionId: string,
-    csrf: string | null,
-  ): Outcome<{ config: ConsumerRecord; identity: ConsoleIdentity }>;
-  readonly standing: StandingService;
-  registry(config: ConsumerRecord): ToolRegistry;
-  /** The pending approval of this id as this approver would approve it; `null` when none is pending. */
-  pending(config: ConsumerRecord, approvalId: string, approverId: string): PendingOffer | null;
-  approve(config: ConsumerRecord, approvalId: string, approverId: string, digest: string): Outcome<unknown>;
-  now(): number;
+/** What the section uses: the console's sessions, the standing approvals, the tools, the approval book and the clock. */
+export type StandingConsoleServices = Pick<Services, "console" | "standing" | "tools" | "toolCalls" | "kernel">;
+
+/** The pending approval of this id as this approver would approve it; `null` when none is pending. */
+function pendingOffer(
+  s: StandingConsoleServices,
+  config: ConsumerRecord,
+  approvalId: string,
+  approverId: string,
+): PendingOffer | null {
+  const plane = s.toolCalls.for(config);
+  const record = plane.book.get(approvalId);
+  const spec = record === undefined ? undefined : plane.engine.registry.get(record.call.name);
+  if (record === undefined || spec === undefined || record.state !== "pending" || record.expires_at <= s.kernel.now())
+    return null;
+  return {
+    approvalId,
+    tool: record.call.name,
+    subjectId: record.subject_id,
+    digest: digestForApprover(record, spec, approverId),
+  };
 }
 
 /** Runs one call of the section. */
 export function standingConsole(
-  deps: StandingConsoleDeps,
+  s: StandingConsoleServices,
   consumer: string,
   sessionId: string,
   call: StandingConsoleCall,
 ): Outcome<StandingConsoleReply> {
-  const who = deps.session(consumer, sessionId, call.kind === "page" ? null : call.csrf);
+  const who = s.console.sessionFor(consumer, sessionId, call.kind === "page" ? null : call.csrf);
   if (!who.ok) return who;
   const { config, identity } = who.value;
   const approverId = identity.approverId;
   switch (call.kind) {
     case "page": {
-      const offer = call.approvalId === null ? null : deps.pending(config, call.approvalId, approverId);
-      const now = deps.now();
-      const standing = deps.standing.store.newest(STANDING_LIST_ITEMS).map((row) => viewOf(row, now));
+      const offer = call.approvalId === null ? null : pendingOffer(s, config, call.approvalId, approverId);
+      const now = s.kernel.now();
+      const standing = s.standing.store.newest(STANDING_LIST_ITEMS).map((row) => viewOf(row, now));
       return ok({ kind: "page", page: { identity, setting: config.standingApprovals, offer, standing } });
     }
     case "grant": {
       if (call.approve !== null) {
         // The pending call itself is decided as any decision is; the grant covers the calls after it.
-        const decided = deps.approve(config, call.approve.approvalId, approverId, call.approve.digest);
+        const decided = s.toolCalls
+          .for(config)
+          .decide(
+            call.approve.approvalId,
+            approverId,
+            { verdict: "approve", digest: call.approve.digest },
+            s.kernel.now(),
+          );
         if (!decided.ok) return decided;
       }
-      const granted = deps.standing.grant(config, deps.registry(config), approverId, call.grant);
+      const granted = s.standing.grant(config, s.tools.registry(config.tools), approverId, call.grant);
       return granted.ok ? ok({ kind: "done", standingId: granted.value.standing_approval_id }) : granted;
     }
     case "revoke": {
-      const revoked = deps.standing.revoke(call.standingId, approverId);
+      const revoked = s.standing.revoke(call.standingId, approverId);
       return revoked.ok ? ok({ kind: "done", standingId: call.standingId }) : revoked;
     }
   }

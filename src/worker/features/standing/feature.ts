@@ -1,4 +1,3 @@
-import { digestForApprover } from "../../../core/tool-result/approval-book";
 import type { Outcome } from "../../result";
 import { defineFeature } from "../../kernel/feature";
 import { StandingCalls, type StandingCall } from "./calls";
@@ -36,34 +35,7 @@ export const feature = defineFeature({
   },
   operations: {
     standingCall: (s, consumer, token, call) => s.standingCalls.call(consumer, token, call),
-    standingConsole: (s, consumer, sessionId, call) =>
-      standingConsole(
-        {
-          session: (name, id, csrf) => s.console.sessionFor(name, id, csrf),
-          standing: s.standing,
-          registry: (config) => s.tools.registry(config.tools),
-          pending: (config, approvalId, approverId) => {
-            const plane = s.toolCalls.for(config);
-            const record = plane.book.get(approvalId);
-            const spec = record === undefined ? undefined : plane.engine.registry.get(record.call.name);
-            if (
-              record === undefined ||
-              spec === undefined ||
-              record.state !== "pending" ||
-              record.expires_at <= s.kernel.now()
-            )
-              return null;
-            const digest = digestForApprover(record, spec, approverId);
-            return { approvalId, tool: record.call.name, subjectId: record.subject_id, digest };
-          },
-          approve: (config, approvalId, approverId, digest) =>
-            s.toolCalls.for(config).decide(approvalId, approverId, { verdict: "approve", digest }, s.kernel.now()),
-          now: () => s.kernel.now(),
-        },
-        consumer,
-        sessionId,
-        call,
-      ),
+    standingConsole: (s, consumer, sessionId, call) => standingConsole(s, consumer, sessionId, call),
   },
   memory: (s) => [
     {
