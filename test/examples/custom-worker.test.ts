@@ -23,6 +23,8 @@ const CONSUMER = "words";
 
 let example: InstalledExample | undefined;
 let server: ExampleServer | undefined;
+/** The start in progress: a hook that timed out still stops what it started. */
+let starting: Promise<ExampleServer> | undefined;
 let typecheck: Promise<{ code: number | null; output: string }>;
 let agent: string;
 const timings: Record<string, number> = {};
@@ -87,11 +89,12 @@ beforeAll(async () => {
   timings["pack+install"] = Date.now() - started;
   typecheck = typecheckApp(example.app);
   const devStarted = Date.now();
-  server = await startExample(example, {
+  starting = startExample(example, {
     TOOLGATE_ADMIN_TOKEN: ADMIN,
     TOOLGATE_TOKEN_KEY: randomBytes(32).toString("base64url"),
     TOOLGATE_SIGNING_KEY: randomBytes(32).toString("base64url"),
   });
+  server = await starting;
   timings["wrangler dev healthy"] = Date.now() - devStarted;
   const put = await send("PUT", CONSUMER, ADMIN, { tools: ["word_count"], approver_subjects: [] });
   expect([put.status, put.body["tools"]]).toEqual([200, ["word_count"]]);
@@ -101,7 +104,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await server?.stop();
+  await (server ?? (await starting?.catch(() => undefined)))?.stop();
   if (example !== undefined) removeInstalled(example);
   console.log(
     `custom-worker example: ${Object.entries(timings)
