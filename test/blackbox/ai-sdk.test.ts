@@ -17,11 +17,10 @@ import {
   type UIMessageChunk,
 } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gateTools, type GateToolSet } from "../../src/adapters/ai-sdk";
 import { ApproverClient } from "../../src/client/approver";
-import { OBSERVED_AT, startLedgerGate, type LedgerGate } from "./ledger-gate";
+import { chatSignIn, type LedgerGate, OBSERVED_AT, startLedgerGate } from "./ledger-gate";
 
 const CONSUMER = "ai-sdk-tenant";
 const REVIEWER = "reviewer-1";
@@ -31,7 +30,6 @@ let agent: string;
 /** A token-verified agent credential for `confirm_invoice`, and the end user's JWT it relays. */
 let endUserAgent: string;
 let endUserToken: string;
-const ISSUER = "https://login.example.test/";
 const AUDIENCE = "toolgate-ai-sdk-chat";
 let approver: ApproverClient;
 const invoices = (): string[] => ledger.invoices();
@@ -58,6 +56,18 @@ function callsThenAnswers(toolCallId: string, toolName: string, input: object): 
         warnings: [],
       },
     ],
+  });
+}
+
+/** A model that answers `text` (after reading the tool results it is given). */
+function answersText(text: string): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doGenerate: {
+      content: [{ type: "text", text }],
+      finishReason: { unified: "stop", raw: "stop" },
+      usage,
+      warnings: [],
+    },
   });
 }
 
@@ -139,24 +149,16 @@ async function decidePending(decision: "approve" | "deny"): Promise<string> {
 }
 
 beforeAll(async () => {
-  const keys = await generateKeyPair("ES256");
-  const jwk = { ...(await exportJWK(keys.publicKey)), kid: "chat-1", alg: "ES256" };
+  const chat = await chatSignIn(AUDIENCE);
   ledger = await startLedgerGate(
     CONSUMER,
     REVIEWER,
     { description: "Create an invoice; above 100 a human approves it.", approval: "args.amount > 100" },
-    { issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [jwk] } },
+    chat.issuer,
   );
   agent = await ledger.secret("agent", "user-1", ["lookup_customer", "create_invoice"]);
   endUserAgent = await ledger.tokenAgent(["confirm_invoice"]);
-  const now = Math.floor(Date.now() / 1000);
-  endUserToken = await new SignJWT({ sub: "user-1" })
-    .setProtectedHeader({ alg: "ES256", kid: "chat-1" })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setIssuedAt(now)
-    .setExpirationTime(now + 3600)
-    .sign(keys.privateKey);
+  endUserToken = await chat.token("user-1");
   approver = new ApproverClient({
     baseUrl: ledger.dev.base,
     consumer: CONSUMER,
@@ -242,14 +244,7 @@ describe("the AI SDK adapter against the gate", () => {
     expect(invoices().length).toBe(before);
     const resumed = await gate.resumePending(result.response.messages, 10);
     expect([resumed.resumed, resumed.pending]).toEqual([["call-approve-1"], []]);
-    const next = new MockLanguageModelV3({
-      doGenerate: {
-        content: [{ type: "text", text: "invoiced" }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage,
-        warnings: [],
-      },
-    });
+    const next = answersText("invoiced");
     const after = await generateText({ model: next, tools: gate.tools, messages: [...prompt, ...resumed.messages] });
     expect(after.text).toBe("invoiced");
     const data = { invoice_id: `INV-${before + 1}`, customer: "acme", amount: 250 };
@@ -320,14 +315,7 @@ describe("the AI SDK adapter against the gate", () => {
       approved: true,
       reason: "approved by the gate's approver",
     });
-    const next = new MockLanguageModelV3({
-      doGenerate: {
-        content: [{ type: "text", text: "invoiced" }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage,
-        warnings: [],
-      },
-    });
+    const next = answersText("invoiced");
     const messages: ModelMessage[] = [...prompt, ...asked.response.messages, { role: "tool", content: [response] }];
     await generateText({ model: next, tools: gate.tools, messages });
     const data = { invoice_id: `INV-${before + 1}`, customer: "bolt", amount: 300 };
@@ -355,14 +343,7 @@ describe("the AI SDK adapter against the gate", () => {
     await decidePending("deny");
     const response = await gate.approvalResponse(request, 10);
     expect([response.approved, response.reason]).toEqual([false, "the gate's approval was denied"]);
-    const next = new MockLanguageModelV3({
-      doGenerate: {
-        content: [{ type: "text", text: "not invoiced" }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage,
-        warnings: [],
-      },
-    });
+    const next = answersText("not invoiced");
     await generateText({
       model: next,
       tools: gate.tools,
@@ -436,14 +417,7 @@ describe("the AI SDK adapter against the gate", () => {
     const approvalId = listed.value.approvals[0]?.approval_id ?? "";
     const response = await gate.endUserResponse(request, { approved: true });
     expect(response).toEqual({ type: "tool-approval-response", approvalId: request.approvalId, approved: true });
-    const next = new MockLanguageModelV3({
-      doGenerate: {
-        content: [{ type: "text", text: "invoiced" }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage,
-        warnings: [],
-      },
-    });
+    const next = answersText("invoiced");
     const messages: ModelMessage[] = [...prompt, ...asked.response.messages, { role: "tool", content: [response] }];
     await generateText({ model: next, tools: gate.tools, messages });
     const data = { invoice_id: `INV-${before + 1}`, customer: "eve", amount: 40 };
@@ -496,14 +470,7 @@ describe("the AI SDK adapter against the gate", () => {
       false,
     ]);
     expect(JSON.parse(response.reason ?? "")).toEqual(refusal);
-    const next = new MockLanguageModelV3({
-      doGenerate: {
-        content: [{ type: "text", text: "not invoiced" }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage,
-        warnings: [],
-      },
-    });
+    const next = answersText("not invoiced");
     await generateText({
       model: next,
       tools: gate.tools,

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { expect } from "vitest";
 import { startDev, type DevServer } from "./wrangler-dev";
 
@@ -81,6 +82,32 @@ export interface EndUserIssuer {
   readonly issuer: string;
   readonly audience: string;
   readonly jwks: { readonly keys: readonly Record<string, unknown>[] };
+}
+
+/** A chat's end-user sign-in: the issuer the consumer trusts and the tokens it signs (ES256, valid 1 h). */
+export interface ChatSignIn {
+  readonly issuer: EndUserIssuer;
+  token(subject: string): Promise<string>;
+}
+
+/** A fresh ES256 key whose public half the consumer's `principal_tokens` carry, for `audience`. */
+export async function chatSignIn(audience: string): Promise<ChatSignIn> {
+  const keys = await generateKeyPair("ES256");
+  const jwk = { ...(await exportJWK(keys.publicKey)), kid: "chat-1", alg: "ES256" };
+  const issuer = "https://login.example.test/";
+  return {
+    issuer: { issuer, audience, jwks: { keys: [jwk] } },
+    token: (subject) => {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ sub: subject })
+        .setProtectedHeader({ alg: "ES256", kid: "chat-1" })
+        .setIssuer(issuer)
+        .setAudience(audience)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 3600)
+        .sign(keys.privateKey);
+    },
+  };
 }
 
 /** `confirm_invoice`: `create_invoice` whose every call its requesting end user confirms in chat. */

@@ -18,10 +18,9 @@ import {
   type ModelResponse,
   type StreamEvent,
 } from "@openai/agents-core";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gatedTools, type GatedTools, type GatedToolsOptions } from "../../src/adapters/openai-agents";
-import { OBSERVED_AT, startLedgerGate, type LedgerGate } from "./ledger-gate";
+import { chatSignIn, type LedgerGate, OBSERVED_AT, startLedgerGate } from "./ledger-gate";
 
 const CONSUMER = "agents-bb";
 const REVIEWER = "bb-reviewer";
@@ -32,7 +31,6 @@ let approverToken: string;
 /** A token-verified agent credential for `confirm_invoice`, and the end user's JWT it relays. */
 let endUserAgent: string;
 let endUserToken: string;
-const ISSUER = "https://login.example.test/";
 const AUDIENCE = "toolgate-agents-chat";
 /** The running gate (started in beforeAll). */
 function gate(): LedgerGate {
@@ -129,8 +127,7 @@ function agentWith(tools: GatedTools, model: ScriptedModel): Agent {
 }
 
 beforeAll(async () => {
-  const keys = await generateKeyPair("ES256");
-  const jwk = { ...(await exportJWK(keys.publicKey)), kid: "chat-1", alg: "ES256" };
+  const chat = await chatSignIn(AUDIENCE);
   ledger = await startLedgerGate(
     CONSUMER,
     REVIEWER,
@@ -139,18 +136,11 @@ beforeAll(async () => {
       approval: "args.amount > 100",
       memo: true,
     },
-    { issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [jwk] } },
+    chat.issuer,
   );
   agentToken = await ledger.secret("agent", "user-1", ["lookup_customer", "create_invoice"]);
   endUserAgent = await ledger.tokenAgent(["confirm_invoice"]);
-  const now = Math.floor(Date.now() / 1000);
-  endUserToken = await new SignJWT({ sub: "user-1" })
-    .setProtectedHeader({ alg: "ES256", kid: "chat-1" })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setIssuedAt(now)
-    .setExpirationTime(now + 3600)
-    .sign(keys.privateKey);
+  endUserToken = await chat.token("user-1");
   approverToken = await ledger.secret("approver", REVIEWER);
 }, 180_000);
 
