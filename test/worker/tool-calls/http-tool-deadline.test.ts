@@ -1,5 +1,5 @@
 /**
- * An HTTP tool's deadline ends with its call: the timer of `timeout_ms` is cleared once the answer
+ * An HTTP (or code) tool's deadline ends with its call: the timer of `timeout_ms` is cleared once the answer
  * is read (or the call failed), so no timer of a finished call wakes the object later, and one
  * that is still running is aborted by it as before (tool-error-cause.test.ts, "a timeout").
  */
@@ -8,6 +8,8 @@ import type { ToolCall } from "../../../src/core/tool-result/types";
 import { lookupRefundTool, submitRefundTool } from "../../../src/worker/targets/catalog";
 import { callHttpTool, queryHttpToolStatus, type DownstreamService } from "../../../src/worker/targets/http/tool";
 import { downstreamSigner } from "../../../src/worker/targets/http/signature";
+import { codeExecutor } from "../../../src/worker/targets/code/executor";
+import { registerRunner } from "../../../src/worker/targets/code/runner";
 
 const PRINCIPAL = { tenant_id: "tenant-a", subject_id: "user-1", roles: [] };
 const call = (name: string, args: Record<string, string>) =>
@@ -94,6 +96,21 @@ describe("an HTTP tool's deadline", () => {
       ).kind;
     });
     expect(kind).toBe("committed");
+    expect(timers).toEqual({ set: 1, cleared: 1 });
+  });
+
+  it("of a code tool is cleared once its handler answered", async () => {
+    const spec = { ...lookupRefundTool.spec, name: "deadline_code_tool" };
+    registerRunner(spec, { execute: async () => ({ ok: true, data: { refund_id: "RF-1" } }) });
+    const executor = codeExecutor(
+      { run: async () => ({ kind: "not_sent" }), canQuery: () => false, query: async () => ({ kind: "unknown" }) },
+      { env: {}, signer: undefined, now: () => 0 },
+    );
+    let kind = "";
+    const timers = await timersOf(spec.timeoutMs, async () => {
+      kind = (await executor.run(spec, PRINCIPAL, call("deadline_code_tool", { refund_id: "RF-1" }), null)).kind;
+    });
+    expect(kind).toBe("result");
     expect(timers).toEqual({ set: 1, cleared: 1 });
   });
 });
