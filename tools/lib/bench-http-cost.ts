@@ -47,6 +47,7 @@ const BATCH_LIMITS: Record<Scenario, [number, number]> = {
   mcp: [50, 1000],
   "worker read": [50, 2000],
   "worker mcp": [50, 2000],
+  "data local": [20, 500],
 };
 const COLD_CONSUMERS = 8;
 const WARM_CALLS = 20;
@@ -335,11 +336,13 @@ export async function insideWorkerd(options: InsideOptions = {}): Promise<void> 
       if (scenario === "write") await object({ kind: "prepareWrites", run, n, tokens });
       // The calls' inputs are built in a request of their own: the CPU read below is the gate's work only.
       if (scenario.startsWith("worker ")) await bench("worker", workerOp(scenario.slice(7), n, run, true));
-      else await object({ kind: "prepare", scenario, run, n });
+      else await object({ kind: "prepare", scenario: scenario === "data local" ? "data" : scenario, run, n });
       const before = cpuNs(pids());
       const answer = scenario.startsWith("worker ")
         ? await bench("worker", workerOp(scenario.slice(7), n, run))
-        : await object({ kind: "time", scenario, run, n, tokens, sessionId, fetchUrl });
+        : scenario === "data local"
+          ? await object({ kind: "time", scenario: "data", run, n, tokens, local: true })
+          : await object({ kind: "time", scenario, run, n, tokens, sessionId, fetchUrl });
       const ns = cpuNs(pids()) - before;
       return n === 0
         ? { ns, cpu: NaN, wall: NaN }
@@ -483,6 +486,14 @@ function partialReport(
       `  ${scenario.padEnd(14)}${String(sizes[scenario]).padStart(6)}   ${spread(cpu, 1).padEnd(28)}${spread(wall, 1)}`,
     );
   }
+  if (scenarios.includes("data local") && scenarios.includes("read"))
+    console.log(
+      `  data tool with its downstream answered in the object, minus the read call: ${spread(
+        rows.map((r) => r["data local"].cpu - r.read.cpu),
+        1,
+        " µs",
+      )}`,
+    );
   if (scenarios.includes("data") && scenarios.includes("fetch")) {
     const beyond = rows.map((r) => r.data.cpu - r.fetch.cpu);
     console.log(`  data tool CPU minus its bare fetch: ${spread(beyond, 1, " µs")}`);
@@ -600,7 +611,17 @@ export interface GateCostOptions {
 }
 
 /** The batches measured inside workerd, in their first round's order. */
-export type Scenario = "insert" | "read" | "write" | "data" | "fetch" | "mcp" | "worker read" | "worker mcp";
+export type Scenario =
+  | "insert"
+  | "read"
+  | "write"
+  | "data"
+  | "fetch"
+  | "mcp"
+  | "worker read"
+  | "worker mcp"
+  /** The data tool with its downstream answered inside the object: no network, the gate's share only (partial runs). */
+  | "data local";
 export const SCENARIOS: readonly Scenario[] = [
   "insert",
   "read",
@@ -611,6 +632,8 @@ export const SCENARIOS: readonly Scenario[] = [
   "worker read",
   "worker mcp",
 ];
+/** Every scenario a partial run may name (`InsideOptions.scenarios`): the full run's and those for partial runs only. */
+export const ALL_SCENARIOS: readonly Scenario[] = [...SCENARIOS, "data local"];
 
 /** One batch's cost per call, in µs. */
 interface Measure {
