@@ -51,6 +51,8 @@ export type BenchOp =
       readonly tokens: Tokens;
       readonly sessionId?: string;
       readonly fetchUrl?: string;
+      /** Data tools' downstream answered inside the object (no network): the gate's own share of a data-tool call. */
+      readonly local?: boolean;
     }
   | { readonly kind: "calls"; readonly run: string; readonly n: number; readonly agents: readonly string[] };
 
@@ -319,7 +321,7 @@ export class ConsumerObject extends GateObject {
         return { n: all.length };
       }
       case "time":
-        return this.#time(consumer, op);
+        return op.local === true ? answeredLocally(() => this.#time(consumer, op)) : this.#time(consumer, op);
     }
   }
 
@@ -393,6 +395,24 @@ export class ConsumerObject extends GateObject {
         succeeded(answerOf(answer as Awaited<ReturnType<ObjectRpc["toolCall"]>>, op.scenario), op.scenario);
     }
     return { ms, n };
+  }
+}
+
+/** What the demo service answers `lookup_customer` for acme (tools/lib/demo-service.ts). */
+const LOCAL_ANSWER =
+  '{"data":{"customer":"acme","name":"Acme Corporation","tier":"gold","balance_cents":125000},"resource_revision":null,"observed_at":"2026-01-01T00:00:00Z"}';
+
+/** The platform's fetch answered in the isolate for `run` (its request body read, as a server would), restored after. */
+async function answeredLocally<T>(run: () => Promise<T>): Promise<T> {
+  const platform = globalThis.fetch;
+  globalThis.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    await new Request(input, init).arrayBuffer();
+    return new Response(LOCAL_ANSWER, { headers: { "content-type": "application/json" } });
+  };
+  try {
+    return await run();
+  } finally {
+    globalThis.fetch = platform;
   }
 }
 

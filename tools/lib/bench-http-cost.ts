@@ -47,6 +47,7 @@ const BATCH_LIMITS: Record<Scenario, [number, number]> = {
   mcp: [50, 1000],
   "worker read": [50, 2000],
   "worker mcp": [50, 2000],
+  "data local": [20, 500],
 };
 const COLD_CONSUMERS = 8;
 const WARM_CALLS = 20;
@@ -221,22 +222,38 @@ export function cpuNs(pids: readonly string[]): number {
   return ns;
 }
 
+/**
+ * What {@link insideWorkerd} measures: by default everything; `scenarios` (a subset of the batches,
+ * such as the data tool and its bare fetch) times only those, in the same interleaved rounds, and
+ * leaves out the round-trip goals, the cold object and the memory (a quick run while iterating).
+ */
+export interface InsideOptions {
+  readonly scenarios?: readonly Scenario[];
+  readonly rounds?: number;
+  /** The gate's port (default: a free one) and the demo service's (default: a free one). */
+  readonly port?: number;
+  readonly servicePort?: number;
+}
+
 /** Part 2: the cost inside workerd, on its own wrangler dev running bench/cost-worker.ts (also runnable alone). */
-export async function insideWorkerd(): Promise<void> {
+export async function insideWorkerd(options: InsideOptions = {}): Promise<void> {
+  const only = options.scenarios;
+  const rounds = options.rounds ?? ROUNDS;
   const secrets = { ...freshSecrets(), ...DEV_SETTINGS };
   const admin = secrets.TOOLGATE_ADMIN_TOKEN;
   const persistTo = mkdtempSync(join(tmpdir(), "toolgate-bench-cost-"));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const base = `http://127.0.0.1:${port}`;
   const serviceToken = "bench-service-token";
   const service = await startDemoService({
+    port: options.servicePort ?? 0,
     keys: { [CONSUMER]: `${base}/v1/consumers/${CONSUMER}/signing-keys` },
     token: serviceToken,
   });
   // The same wrangler dev as the bench's, with the benchmark's entry point instead of wrangler.toml's
   // `main` (right after `dev`: `--env-file` takes every value that follows it).
-  const withEntry = (command: string, [cli = "", dev = "", ...rest]: string[], options: SpawnOptions) =>
-    spawn(command, [cli, dev, "bench/cost-worker.ts", ...rest], options);
+  const withEntry = (command: string, [cli = "", dev = "", ...rest]: string[], spawnOptions: SpawnOptions) =>
+    spawn(command, [cli, dev, "bench/cost-worker.ts", ...rest], spawnOptions);
   const dev = startWranglerDev({ port, persistTo, secrets, spawnProcess: withEntry });
   const pool = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const send = requester(port, pool);
@@ -276,14 +293,17 @@ export async function insideWorkerd(): Promise<void> {
       mcp: await mint({ kind: "agent", subject_id: "user-1" }),
     };
     // The round-trip goals first, on an idle object, against baselines in the same object.
-    const throughput = await roundTripGoals({
-      port,
-      admin,
-      agentToken: tokens.agent,
-      consumer: CONSUMER,
-      requester,
-      readBody,
-    });
+    const throughput =
+      only === undefined
+        ? await roundTripGoals({
+            port,
+            admin,
+            agentToken: tokens.agent,
+            consumer: CONSUMER,
+            requester,
+            readBody,
+          })
+        : undefined;
     const object = (op: { kind: string } & Record<string, unknown>): Promise<BenchAnswer> =>
       bench("object", { consumer: CONSUMER, op });
     const { step } = await object({ kind: "clock" });
@@ -302,7 +322,7 @@ export async function insideWorkerd(): Promise<void> {
     for (const scenario of ["read", "mcp"]) await bench("worker", workerOp(scenario, 0));
 
     // Interleaved rounds; each batch in one request, timed inside (µs per call = ms × 1000 / n).
-    const scenarios = SCENARIOS;
+    const scenarios = only ?? SCENARIOS;
     const sizes = Object.fromEntries(scenarios.map((s) => [s, BATCH_LIMITS[s][0]])) as Record<Scenario, number>;
     const byRound: Round[] = [];
     let runs = 0;
@@ -316,17 +336,19 @@ export async function insideWorkerd(): Promise<void> {
       if (scenario === "write") await object({ kind: "prepareWrites", run, n, tokens });
       // The calls' inputs are built in a request of their own: the CPU read below is the gate's work only.
       if (scenario.startsWith("worker ")) await bench("worker", workerOp(scenario.slice(7), n, run, true));
-      else await object({ kind: "prepare", scenario, run, n });
+      else await object({ kind: "prepare", scenario: scenario === "data local" ? "data" : scenario, run, n });
       const before = cpuNs(pids());
       const answer = scenario.startsWith("worker ")
         ? await bench("worker", workerOp(scenario.slice(7), n, run))
-        : await object({ kind: "time", scenario, run, n, tokens, sessionId, fetchUrl });
+        : scenario === "data local"
+          ? await object({ kind: "time", scenario: "data", run, n, tokens, local: true })
+          : await object({ kind: "time", scenario, run, n, tokens, sessionId, fetchUrl });
       const ns = cpuNs(pids()) - before;
       return n === 0
         ? { ns, cpu: NaN, wall: NaN }
         : { ns, cpu: (ns - emptyNs) / 1000 / n, wall: ((answer.ms ?? NaN) * 1000) / n };
     };
-    for (let round = -1; round < ROUNDS; round++) {
+    for (let round = -1; round < rounds; round++) {
       const order = scenarios.map((_, i) => scenarios[(i + Math.max(round, 0)) % scenarios.length] ?? "insert");
       const empty: number[] = [];
       for (let i = 0; i < 3; i++) empty.push((await timeOne("insert", 0)).ns);
@@ -344,6 +366,10 @@ export async function insideWorkerd(): Promise<void> {
       }
       // `order` is every scenario once, so each has its measure.
       if (round >= 0) byRound.push({ empty: median(empty) / 1000, ...(measures as Record<Scenario, Measure>) });
+    }
+    if (only !== undefined) {
+      partialReport(step, scenarios, sizes, byRound);
+      return;
     }
 
     // Cold objects: a new consumer, configured, its object reset; then its first call and warm ones (over HTTP).
@@ -404,6 +430,7 @@ export async function insideWorkerd(): Promise<void> {
 
     report({ step, sizes, byRound, cold: { wall: [cold, warm], cpu: [coldCpu, warmCpu] }, snapshots });
     rowsPerCall(tablesBefore, tablesAfter, MEMORY_CALLS);
+    if (throughput === undefined) throw new Error("the round-trip goals were not measured");
     printGoals(
       byRound.map((r) => ({
         read: r.read.cpu,
@@ -439,6 +466,45 @@ function rowsPerCall(before: BenchAnswer, after: BenchAnswer, calls: number): vo
     `Rows it leaves, by table (${calls.toLocaleString("en-US")} calls, before any retention sweep): ${total.toFixed(2)} rows per call`,
   );
   for (const t of grown) console.log(`  ${t.table.padEnd(40)} ${t.rows.toFixed(3)}`);
+}
+
+/** The batches of a partial run (`InsideOptions.scenarios`), one line each, and the data tool beyond its fetch when both ran. */
+function partialReport(
+  step: number | null | undefined,
+  scenarios: readonly Scenario[],
+  sizes: Record<Scenario, number>,
+  rows: readonly Round[],
+): void {
+  console.log(
+    `\nInside workerd, per call, ${rows.length} interleaved rounds after a warm-up round; median [min–max] over rounds (clock step ${step ?? "none"}); CPU minus an empty batch's request.`,
+  );
+  console.log(`  ${"scenario".padEnd(14)}${"batch".padStart(6)}   ${"CPU µs".padEnd(28)}wall µs`);
+  for (const scenario of scenarios) {
+    const cpu = rows.map((r) => r[scenario].cpu);
+    const wall = rows.map((r) => r[scenario].wall);
+    console.log(
+      `  ${scenario.padEnd(14)}${String(sizes[scenario]).padStart(6)}   ${spread(cpu, 1).padEnd(28)}${spread(wall, 1)}`,
+    );
+  }
+  if (scenarios.includes("data local") && scenarios.includes("read"))
+    console.log(
+      `  data tool with its downstream answered in the object, minus the read call: ${spread(
+        rows.map((r) => r["data local"].cpu - r.read.cpu),
+        1,
+        " µs",
+      )}`,
+    );
+  if (scenarios.includes("data") && scenarios.includes("fetch")) {
+    const beyond = rows.map((r) => r.data.cpu - r.fetch.cpu);
+    console.log(`  data tool CPU minus its bare fetch: ${spread(beyond, 1, " µs")}`);
+    if (scenarios.includes("read"))
+      console.log(
+        `  that, × the read call's CPU: ${spread(
+          rows.map((r) => (r.data.cpu - r.fetch.cpu) / r.read.cpu),
+          2,
+        )}×`,
+      );
+  }
 }
 
 function report({ step, sizes, byRound: rows, cold, snapshots }: CostReport): void {
@@ -545,8 +611,29 @@ export interface GateCostOptions {
 }
 
 /** The batches measured inside workerd, in their first round's order. */
-type Scenario = "insert" | "read" | "write" | "data" | "fetch" | "mcp" | "worker read" | "worker mcp";
-const SCENARIOS: readonly Scenario[] = ["insert", "read", "write", "data", "fetch", "mcp", "worker read", "worker mcp"];
+export type Scenario =
+  | "insert"
+  | "read"
+  | "write"
+  | "data"
+  | "fetch"
+  | "mcp"
+  | "worker read"
+  | "worker mcp"
+  /** The data tool with its downstream answered inside the object: no network, the gate's share only (partial runs). */
+  | "data local";
+export const SCENARIOS: readonly Scenario[] = [
+  "insert",
+  "read",
+  "write",
+  "data",
+  "fetch",
+  "mcp",
+  "worker read",
+  "worker mcp",
+];
+/** Every scenario a partial run may name (`InsideOptions.scenarios`): the full run's and those for partial runs only. */
+export const ALL_SCENARIOS: readonly Scenario[] = [...SCENARIOS, "data local"];
 
 /** One batch's cost per call, in µs. */
 interface Measure {

@@ -32,16 +32,23 @@ export class SecretVault {
     return this.keyText !== undefined && this.keyText.length >= MIN_SECRETS_KEY_CHARS;
   }
 
+  /**
+   * The consumer's key, derived and imported once per object (the consumer's name and the Worker
+   * secret are fixed for its life): HKDF in JavaScript on every seal and open cost more than the
+   * AES-GCM itself.
+   */
   #cryptoKey(): Promise<CryptoKey> {
     if (!this.enabled || this.keyText === undefined) throw new Error("the secrets key is not configured");
-    const raw = hkdf(
-      sha256,
-      utf8ToBytes(this.keyText),
-      utf8ToBytes("toolgate secrets v1"),
-      utf8ToBytes(this.consumer()),
-      32,
-    );
-    this.#key ??= crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
+    if (this.#key === undefined) {
+      const raw = hkdf(
+        sha256,
+        utf8ToBytes(this.keyText),
+        utf8ToBytes("toolgate secrets v1"),
+        utf8ToBytes(this.consumer()),
+        32,
+      );
+      this.#key = crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
+    }
     return this.#key;
   }
 

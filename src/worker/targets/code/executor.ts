@@ -11,6 +11,7 @@ import type { ToolSpec } from "../../../core/tool-result/tool-spec";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
 import type { ExternalExecutor, ExternalOutcome } from "../executor";
 import { causeOf, type ToolErrorCause } from "../cause";
+import { deadline } from "../deadline";
 import { encodeIdentity, identityStatement, type DownstreamSigner } from "../http/signature";
 import { runnerOf, type CheckedOutput, type SignedFetchInit, type ToolRunContext } from "./runner";
 
@@ -102,7 +103,9 @@ export function codeExecutor(inner: ExternalExecutor, host: CodeHost): ExternalE
     run: async (spec, principal, call, key, notify) => {
       const runner = runnerOf(spec);
       if (runner === undefined) return inner.run(spec, principal, call, key, notify);
-      const signal = AbortSignal.timeout(spec.timeoutMs);
+      // The handler's time: its timer goes once it answered (docs/tools.md: `signal` aborts when timeoutMs is over).
+      const due = deadline(spec.timeoutMs);
+      const signal = due.signal;
       let output: CheckedOutput;
       try {
         output = await untilAborted(
@@ -111,6 +114,8 @@ export function codeExecutor(inner: ExternalExecutor, host: CodeHost): ExternalE
         );
       } catch (error) {
         return failed(spec, "failed", handlerCause(error, signal), thrown(signal));
+      } finally {
+        due.clear();
       }
       if (!output.ok) return failed(spec, "answered data its output schema refuses", output.cause, "contract");
       return { kind: "result", result: result(spec, output) };
@@ -123,7 +128,8 @@ export function codeExecutor(inner: ExternalExecutor, host: CodeHost): ExternalE
       const runner = runnerOf(spec);
       if (runner === undefined) return inner.query(spec, principal, call, key);
       if (runner.status === undefined) return { kind: "unknown" };
-      const signal = AbortSignal.timeout(spec.timeoutMs);
+      const due = deadline(spec.timeoutMs);
+      const signal = due.signal;
       try {
         const found = await untilAborted(
           runner.status(call.arguments, context(spec, principal, call, key, signal)),
@@ -138,6 +144,8 @@ export function codeExecutor(inner: ExternalExecutor, host: CodeHost): ExternalE
       } catch (error) {
         failed(spec, "status failed", handlerCause(error, signal), thrown(signal));
         return { kind: "unknown" };
+      } finally {
+        due.clear();
       }
     },
     target: (spec) => (runnerOf(spec) === undefined ? inner.target?.(spec) : undefined),

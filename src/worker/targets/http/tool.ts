@@ -6,6 +6,7 @@ import * as z from "../../../core/zod";
 import { readCappedBytes } from "../../http/body";
 import { encodeIdentity, identityStatement, type DownstreamSigner, type EncodedIdentity } from "./signature";
 import { TargetRefused } from "../fetch";
+import { deadline } from "../deadline";
 import { causeOf, thrownText, type ToolErrorCause } from "../cause";
 
 /** A tool the gate runs by calling an HTTP service. */
@@ -150,7 +151,8 @@ export async function callHttpTool(
     accept: "application/json",
   };
   if (idempotencyKey !== null) headers["idempotency-key"] = `"${idempotencyKey}"`;
-  const signal = AbortSignal.timeout(def.spec.timeoutMs);
+  const due = deadline(def.spec.timeoutMs);
+  const signal = due.signal;
   const body = canonicalJson(call.arguments);
   const identity = encodeIdentity(identityStatement(principal, def.spec.name, call, idempotencyKey));
   const target = route(downstream, def.url);
@@ -182,6 +184,9 @@ export async function callHttpTool(
     if (signal.aborted)
       return { kind: "failed", cause: causeOf("timeout", `no answer within ${def.spec.timeoutMs} ms`) };
     return { kind: "failed", cause: causeOf("connect", thrownText(error)) };
+  } finally {
+    // The answer is read (or the call failed): its timer goes now, not when the timeout would have struck.
+    due.clear();
   }
 }
 
@@ -223,7 +228,8 @@ export async function queryHttpToolStatus(
   extraHeaders: Readonly<Record<string, string>> = {},
 ): Promise<HttpToolStatus> {
   if (def.statusUrl === undefined || def.fenceUrl === undefined) return UNKNOWN;
-  const signal = AbortSignal.timeout(def.spec.timeoutMs);
+  const due = deadline(def.spec.timeoutMs);
+  const signal = due.signal;
   const status = route(downstream, withKey(def.statusUrl, idempotencyKey));
   const fence = route(downstream, withKey(def.fenceUrl, idempotencyKey));
   const headers = { ...extraHeaders, accept: "application/json" };
@@ -248,5 +254,7 @@ export async function queryHttpToolStatus(
     return fenced?.state === "not_found" ? UNKNOWN : classify(def.spec, fenced);
   } catch {
     return UNKNOWN;
+  } finally {
+    due.clear();
   }
 }
