@@ -221,25 +221,33 @@ export function cpuNs(pids: readonly string[]): number {
   return ns;
 }
 
-/** Part 2: the cost inside workerd, on its own wrangler dev running bench/cost-worker.ts (also runnable alone). */
-export async function insideWorkerd(): Promise<void> {
+/**
+ * Part 2: the cost inside workerd, on its own wrangler dev running bench/cost-worker.ts (also
+ * runnable alone: `npm run bench:http -- --cost`). `port`: the gate's, the demo service on the
+ * next one and wrangler's inspector on the one after (default: free ports); `quick`: the CPU rounds and the goals only, without the cold
+ * objects and the memory (their 20,000 calls).
+ */
+export async function insideWorkerd(port?: number, { quick = false }: { quick?: boolean } = {}): Promise<void> {
   const secrets = { ...freshSecrets(), ...DEV_SETTINGS };
   const admin = secrets.TOOLGATE_ADMIN_TOKEN;
   const persistTo = mkdtempSync(join(tmpdir(), "toolgate-bench-cost-"));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
+  const gatePort = port ?? (await freePort());
+  const base = `http://127.0.0.1:${gatePort}`;
   const serviceToken = "bench-service-token";
   const service = await startDemoService({
+    port: port === undefined ? 0 : port + 1,
     keys: { [CONSUMER]: `${base}/v1/consumers/${CONSUMER}/signing-keys` },
     token: serviceToken,
   });
   // The same wrangler dev as the bench's, with the benchmark's entry point instead of wrangler.toml's
   // `main` (right after `dev`: `--env-file` takes every value that follows it).
+  // With `port`, its inspector on the port after the demo service's (wrangler's default one is taken by a second run).
+  const inspector = port === undefined ? [] : ["--inspector-port", String(port + 2)];
   const withEntry = (command: string, [cli = "", dev = "", ...rest]: string[], options: SpawnOptions) =>
-    spawn(command, [cli, dev, "bench/cost-worker.ts", ...rest], options);
-  const dev = startWranglerDev({ port, persistTo, secrets, spawnProcess: withEntry });
+    spawn(command, [cli, dev, "bench/cost-worker.ts", ...inspector, ...rest], options);
+  const dev = startWranglerDev({ port: gatePort, persistTo, secrets, spawnProcess: withEntry });
   const pool = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const send = requester(port, pool);
+  const send = requester(gatePort, pool);
   const bench = async (
     where: string,
     body: { op?: { kind: string } & Record<string, unknown>; scenario?: string } & Record<string, unknown>,
@@ -251,7 +259,8 @@ export async function insideWorkerd(): Promise<void> {
     return JSON.parse(res.body) as BenchAnswer;
   };
   try {
-    await waitHealthy(base);
+    // A loaded machine may take a while to build and start the Worker.
+    await waitHealthy(base, 180_000);
     // Looked up at each reading: wrangler may replace its workerd process while starting.
     const pids = () => workerdPids(dev.child.pid);
     // One consumer with the catalog's read and write, a data-defined tool (CEL authorize) on the demo service, an approver.
@@ -277,7 +286,7 @@ export async function insideWorkerd(): Promise<void> {
     };
     // The round-trip goals first, on an idle object, against baselines in the same object.
     const throughput = await roundTripGoals({
-      port,
+      port: gatePort,
       admin,
       agentToken: tokens.agent,
       consumer: CONSUMER,
@@ -346,6 +355,25 @@ export async function insideWorkerd(): Promise<void> {
       if (round >= 0) byRound.push({ empty: median(empty) / 1000, ...(measures as Record<Scenario, Measure>) });
     }
 
+    const goals = (): void =>
+      printGoals(
+        byRound.map((r) => ({
+          read: r.read.cpu,
+          write: r.write.cpu,
+          data: r.data.cpu,
+          fetch: r.fetch.cpu,
+          mcp: r.mcp.cpu,
+          workerRead: r["worker read"].cpu,
+          workerMcp: r["worker mcp"].cpu,
+        })),
+        throughput,
+      );
+    if (quick) {
+      report({ step, sizes, byRound });
+      goals();
+      return;
+    }
+
     // Cold objects: a new consumer, configured, its object reset; then its first call and warm ones (over HTTP).
     const cold: number[] = [];
     const warm: number[] = [];
@@ -404,18 +432,7 @@ export async function insideWorkerd(): Promise<void> {
 
     report({ step, sizes, byRound, cold: { wall: [cold, warm], cpu: [coldCpu, warmCpu] }, snapshots });
     rowsPerCall(tablesBefore, tablesAfter, MEMORY_CALLS);
-    printGoals(
-      byRound.map((r) => ({
-        read: r.read.cpu,
-        write: r.write.cpu,
-        data: r.data.cpu,
-        fetch: r.fetch.cpu,
-        mcp: r.mcp.cpu,
-        workerRead: r["worker read"].cpu,
-        workerMcp: r["worker mcp"].cpu,
-      })),
-      throughput,
-    );
+    goals();
   } finally {
     pool.destroy();
     await dev.stop();
@@ -484,6 +501,7 @@ function report({ step, sizes, byRound: rows, cold, snapshots }: CostReport): vo
       " µs",
     )}; read call, Worker + object ${spread(sum("read", "worker read"), 1, " µs")}; MCP tools/call, Worker + object ${spread(sum("mcp", "worker mcp"), 1, " µs")}`,
   );
+  if (cold === undefined || snapshots === undefined) return;
   const [first, warm] = cold.wall;
   const [firstCpu, warmCpu] = cold.cpu;
   const wallRatio = first.map((c, k) => c / (warm[k] ?? NaN));
@@ -588,6 +606,7 @@ interface CostReport {
   step: number | null | undefined;
   sizes: Record<Scenario, number>;
   byRound: Round[];
-  cold: { wall: [number[], number[]]; cpu: [number[], number[]] };
-  snapshots: Snapshot[];
+  /** Absent in a quick run (`insideWorkerd`'s `quick`), as are the memory snapshots. */
+  cold?: { wall: [number[], number[]]; cpu: [number[], number[]] };
+  snapshots?: Snapshot[];
 }
