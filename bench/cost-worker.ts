@@ -478,8 +478,16 @@ async function workerSide(
   const path = body.scenario === "mcp" ? "mcp" : "tool-calls";
   const given = body.run === undefined ? undefined : preparedTexts.get(body.run);
   if (body.run !== undefined) preparedTexts.delete(body.run);
+  // Each with its Content-Length, as an HTTP client sends a body it holds whole (the bench's own
+  // requests over wrangler dev do): the route reads such a body in one piece.
+  const encoder = new TextEncoder();
   const requests = (given ?? texts(body.scenario, `worker-${crypto.randomUUID()}`, body.n)).map(
-    (text) => new Request(`${origin}/v1/consumers/${body.consumer}/${path}`, { method: "POST", headers, body: text }),
+    (text) =>
+      new Request(`${origin}/v1/consumers/${body.consumer}/${path}`, {
+        method: "POST",
+        headers: { ...headers, "content-length": String(encoder.encode(text).byteLength) },
+        body: text,
+      }),
   );
   const statuses: number[] = [];
   const started = performance.now();

@@ -2,12 +2,16 @@
 // (and vs one small SQLite write in it, since every read call records its audit and call identity),
 // under `wrangler dev` on 127.0.0.1 only. Bounded: at most ROUNDS × PER_ROUND sequential
 // requests per scenario, and CONCURRENT_REQUESTS (or 20 s) per scenario at 8 clients.
+// `npm run bench:http -- --cost` runs only the part on the cost worker (tools/lib/bench-http-cost.ts
+// `insideWorkerd`: the round-trip goals, the CPU per call inside workerd and the goal table), about
+// a third of the whole run's time; `--port N` puts its gate on 127.0.0.1:N and the demo service on
+// N + 1 (wrangler's inspector on N + 2); `--quick` leaves out its cold objects and memory (the CPU rounds and the goal table only).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gateCost, requester, type Reply } from "./lib/bench-http-cost.ts";
+import { gateCost, insideWorkerd, requester, type Reply } from "./lib/bench-http-cost.ts";
 import { ROOT } from "./lib/paths.ts";
 import { call, freePort, freshSecrets, startWranglerDev, waitHealthy } from "./lib/wrangler-dev.ts";
 
@@ -255,7 +259,18 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+const portArg = process.argv.indexOf("--port");
+const costPort = portArg >= 0 ? Number(process.argv[portArg + 1]) : undefined;
+const quick = process.argv.includes("--quick");
+(process.argv.includes("--cost")
+  ? insideWorkerd({
+      port: costPort,
+      servicePort: costPort === undefined ? undefined : costPort + 1,
+      inspectorPort: costPort === undefined ? undefined : costPort + 2,
+      quick,
+    })
+  : main()
+).catch((error: unknown) => {
   console.error(`bench-http: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

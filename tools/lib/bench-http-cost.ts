@@ -233,17 +233,21 @@ export interface InsideOptions {
   /** The gate's port (default: a free one) and the demo service's (default: a free one). */
   readonly port?: number;
   readonly servicePort?: number;
+  /** The CPU rounds and the goals only, without the cold objects and the memory (their 20,000 calls). */
+  readonly quick?: boolean;
+  /** wrangler's inspector port (default: wrangler's own; a second run beside another needs its own). */
+  readonly inspectorPort?: number;
 }
 
-/** Part 2: the cost inside workerd, on its own wrangler dev running bench/cost-worker.ts (also runnable alone). */
+/** Part 2: the cost inside workerd, on its own wrangler dev running bench/cost-worker.ts (also runnable alone: `npm run bench:http -- --cost`). */
 export async function insideWorkerd(options: InsideOptions = {}): Promise<void> {
   const only = options.scenarios;
   const rounds = options.rounds ?? ROUNDS;
   const secrets = { ...freshSecrets(), ...DEV_SETTINGS };
   const admin = secrets.TOOLGATE_ADMIN_TOKEN;
   const persistTo = mkdtempSync(join(tmpdir(), "toolgate-bench-cost-"));
-  const port = options.port ?? (await freePort());
-  const base = `http://127.0.0.1:${port}`;
+  const gatePort = options.port ?? (await freePort());
+  const base = `http://127.0.0.1:${gatePort}`;
   const serviceToken = "bench-service-token";
   const service = await startDemoService({
     port: options.servicePort ?? 0,
@@ -252,11 +256,12 @@ export async function insideWorkerd(options: InsideOptions = {}): Promise<void> 
   });
   // The same wrangler dev as the bench's, with the benchmark's entry point instead of wrangler.toml's
   // `main` (right after `dev`: `--env-file` takes every value that follows it).
+  const inspector = options.inspectorPort === undefined ? [] : ["--inspector-port", String(options.inspectorPort)];
   const withEntry = (command: string, [cli = "", dev = "", ...rest]: string[], spawnOptions: SpawnOptions) =>
-    spawn(command, [cli, dev, "bench/cost-worker.ts", ...rest], spawnOptions);
-  const dev = startWranglerDev({ port, persistTo, secrets, spawnProcess: withEntry });
+    spawn(command, [cli, dev, "bench/cost-worker.ts", ...inspector, ...rest], spawnOptions);
+  const dev = startWranglerDev({ port: gatePort, persistTo, secrets, spawnProcess: withEntry });
   const pool = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const send = requester(port, pool);
+  const send = requester(gatePort, pool);
   const bench = async (
     where: string,
     body: { op?: { kind: string } & Record<string, unknown>; scenario?: string } & Record<string, unknown>,
@@ -268,7 +273,8 @@ export async function insideWorkerd(options: InsideOptions = {}): Promise<void> 
     return JSON.parse(res.body) as BenchAnswer;
   };
   try {
-    await waitHealthy(base);
+    // A loaded machine may take a while to build and start the Worker.
+    await waitHealthy(base, 180_000);
     // Looked up at each reading: wrangler may replace its workerd process while starting.
     const pids = () => workerdPids(dev.child.pid);
     // One consumer with the catalog's read and write, a data-defined tool (CEL authorize) on the demo service, an approver.
@@ -296,7 +302,7 @@ export async function insideWorkerd(options: InsideOptions = {}): Promise<void> 
     const throughput =
       only === undefined
         ? await roundTripGoals({
-            port,
+            port: gatePort,
             admin,
             agentToken: tokens.agent,
             consumer: CONSUMER,
@@ -372,6 +378,27 @@ export async function insideWorkerd(options: InsideOptions = {}): Promise<void> 
       return;
     }
 
+    const goals = (): void => {
+      if (throughput === undefined) throw new Error("the round-trip goals were not measured");
+      printGoals(
+        byRound.map((r) => ({
+          read: r.read.cpu,
+          write: r.write.cpu,
+          data: r.data.cpu,
+          fetch: r.fetch.cpu,
+          mcp: r.mcp.cpu,
+          workerRead: r["worker read"].cpu,
+          workerMcp: r["worker mcp"].cpu,
+        })),
+        throughput,
+      );
+    };
+    if (options.quick === true) {
+      report({ step, sizes, byRound });
+      goals();
+      return;
+    }
+
     // Cold objects: a new consumer, configured, its object reset; then its first call and warm ones (over HTTP).
     const cold: number[] = [];
     const warm: number[] = [];
@@ -430,19 +457,7 @@ export async function insideWorkerd(options: InsideOptions = {}): Promise<void> 
 
     report({ step, sizes, byRound, cold: { wall: [cold, warm], cpu: [coldCpu, warmCpu] }, snapshots });
     rowsPerCall(tablesBefore, tablesAfter, MEMORY_CALLS);
-    if (throughput === undefined) throw new Error("the round-trip goals were not measured");
-    printGoals(
-      byRound.map((r) => ({
-        read: r.read.cpu,
-        write: r.write.cpu,
-        data: r.data.cpu,
-        fetch: r.fetch.cpu,
-        mcp: r.mcp.cpu,
-        workerRead: r["worker read"].cpu,
-        workerMcp: r["worker mcp"].cpu,
-      })),
-      throughput,
-    );
+    goals();
   } finally {
     pool.destroy();
     await dev.stop();
@@ -550,6 +565,7 @@ function report({ step, sizes, byRound: rows, cold, snapshots }: CostReport): vo
       " µs",
     )}; read call, Worker + object ${spread(sum("read", "worker read"), 1, " µs")}; MCP tools/call, Worker + object ${spread(sum("mcp", "worker mcp"), 1, " µs")}`,
   );
+  if (cold === undefined || snapshots === undefined) return;
   const [first, warm] = cold.wall;
   const [firstCpu, warmCpu] = cold.cpu;
   const wallRatio = first.map((c, k) => c / (warm[k] ?? NaN));
@@ -675,6 +691,7 @@ interface CostReport {
   step: number | null | undefined;
   sizes: Record<Scenario, number>;
   byRound: Round[];
-  cold: { wall: [number[], number[]]; cpu: [number[], number[]] };
-  snapshots: Snapshot[];
+  /** Absent in a quick run (`insideWorkerd`'s `quick`), as are the memory snapshots. */
+  cold?: { wall: [number[], number[]]; cpu: [number[], number[]] };
+  snapshots?: Snapshot[];
 }

@@ -63,16 +63,15 @@ export function openHead(
 
 /**
  * The witness bucket's newest checkpoint under `prefix` listed after the key `startAfter` (keys
- * sort by size), when one is there and opens as this log's ({@link openHead}; a note that does
- * not is not the gate's: it is ignored). One list call (more only when more than a page of
- * checkpoints follows) and one read.
+ * sort by size), when one is there and `open` opens it as this log's (as {@link openHead} does;
+ * a note that does not is not the gate's: it is ignored). One list call (more only when more
+ * than a page of checkpoints follows) and one read.
  */
 export async function newestWitnessed(
   bucket: R2Bucket,
   prefix: string,
   startAfter: string | undefined,
-  origin: string,
-  verifiers: readonly Verifier[],
+  open: (note: string) => SignedHead | null,
 ): Promise<SignedHead | null> {
   let newest: string | undefined;
   let cursor: string | undefined;
@@ -88,7 +87,7 @@ export async function newestWitnessed(
   if (newest === undefined) return null;
   const object = await bucket.get(newest);
   if (object === null) return null;
-  return openHead(await object.text(), origin, verifiers, "witness");
+  return open(await object.text());
 }
 
 /** What an admin reads of the alarm (`GET /v1/consumers/{consumer}`, `audit_inconsistent`). */

@@ -88,12 +88,8 @@ async function witnessedHead(deps: AuditLogDeps, from: number): Promise<SignedHe
   if (deps.witness === undefined) return null;
   const startAfter = from === 0 ? undefined : witnessKey(deps.consumer, from - 1);
   try {
-    return await newestWitnessed(
-      deps.witness,
-      `consumers/${deps.consumer}/checkpoints/`,
-      startAfter,
-      deps.origin,
-      deps.verifiers(),
+    return await newestWitnessed(deps.witness, `consumers/${deps.consumer}/checkpoints/`, startAfter, (note) =>
+      opened(deps, note, "witness"),
     );
   } catch (error) {
     // As a failed witness write: logged, and the stored checkpoint alone is checked this time.
@@ -102,8 +98,23 @@ async function witnessedHead(deps: AuditLogDeps, from: number): Promise<SignedHe
   }
 }
 
-/** The stored checkpoint's note last opened, per object: opened once, not at every signing. */
-const openedNotes = new WeakMap<AuditChain, { note: string; head: SignedHead | null }>();
+/**
+ * The checkpoint note this object last signed or opened, per object, and the tree head it
+ * carries (null: it does not open as this log's). The same text always opens the same way, so
+ * a note is opened once, not at every signing: the stored checkpoint and its witness copy are
+ * usually the note the gate signed itself one period before.
+ */
+const knownNotes = new WeakMap<AuditChain, { note: string; head: { size: number; root: Uint8Array } | null }>();
+
+/** A note's signed tree head as {@link openHead} answers it, opened only when it is not the known note. */
+function opened(deps: AuditLogDeps, note: string, source: SignedHead["source"]): SignedHead | null {
+  const known = knownNotes.get(deps.chain);
+  if (known !== undefined && known.note === note)
+    return known.head === null ? null : { size: known.head.size, root: known.head.root, source };
+  const head = openHead(note, deps.origin, deps.verifiers(), source);
+  knownNotes.set(deps.chain, { note, head: head === null ? null : { size: head.size, root: head.root } });
+  return head;
+}
 
 /**
  * The signed tree head of a stored checkpoint: its note's own size and root (never the row's
@@ -111,11 +122,7 @@ const openedNotes = new WeakMap<AuditChain, { note: string; head: SignedHead | n
  * row was not written by the gate).
  */
 function storedHead(deps: AuditLogDeps, stored: StoredCheckpoint): SignedHead | null {
-  const cached = openedNotes.get(deps.chain);
-  if (cached !== undefined && cached.note === stored.note) return cached.head;
-  const head = openHead(stored.note, deps.origin, deps.verifiers(), "stored");
-  openedNotes.set(deps.chain, { note: stored.note, head });
-  return head;
+  return opened(deps, stored.note, "stored");
 }
 
 /**
@@ -147,6 +154,8 @@ function signLatest(
     const root = rootHash(chain.tree, size);
     const note = signNote(formatCheckpoint({ origin: deps.origin, size, root }), [signer]);
     const checkpoint = { size, root, note, signedAt: deps.now() };
+    // Signed here, of this log's origin, size and root: the head it carries is known without opening it.
+    knownNotes.set(chain, { note, head: { size, root } });
     chain.store.putCheckpoint(checkpoint);
     chain.signed(size);
     return { checkpoint, fresh: true };

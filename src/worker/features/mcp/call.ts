@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../../../core/json";
 import { MCP_PROFILE } from "../../../core/tool-result/constants";
+import { hashRecurring } from "../../../core/tool-result/hash-memo";
 import { CallToolParams, ContentBlock, MCP_META, type JsonRpcId } from "../../../contracts/mcp";
 import { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
 import { describeIssues } from "../../http/body";
@@ -14,6 +15,11 @@ import { refusalSink, targetCallResult } from "./target-result";
 /** The first 32 hex digits of the SHA-256 of a canonical JSON array: the gate's derived ids. */
 export function derivedId(prefix: string, parts: readonly Json[]): string {
   return `${prefix}_${sha256Hex(canonicalJson(parts)).slice(0, 32)}`;
+}
+
+/** {@link derivedId} of parts that recur from call to call (a session's response id): hashed once while they recur. */
+function recurringId(prefix: string, parts: readonly Json[]): string {
+  return `${prefix}_${hashRecurring(sha256Hex, canonicalJson(parts)).slice(0, 32)}`;
 }
 
 /** The host context of an MCP call (docs/mcp.md, "Call identity"). */
@@ -45,7 +51,7 @@ export function callIdentity(
       meta?.[MCP_META.callId] ??
       derivedId("mcpc", statusRef === null ? ["call", ...parts] : ["status", ...parts, statusRef]),
     operation_id: meta?.[MCP_META.operationId] ?? derivedId("mcpo", ["operation", ...parts]),
-    response_id: derivedId("mcpr", ["response", key ?? sessionId]),
+    response_id: recurringId("mcpr", ["response", key ?? sessionId]),
     idempotency_key: key,
   };
 }

@@ -25,8 +25,19 @@ export function answerFraming(accept: string | null): AnswerFraming | null {
   return acceptsEventStream(accept) ? "sse" : null;
 }
 
+/** The last `Accept` read and its acceptable types: a client sends the same one with each message, and the route reads it twice. */
+let lastAccept: { accept: string | null; types: readonly string[] } | undefined;
+
 /** The media ranges of an `Accept` that are acceptable (a zero `q` is not), lowercase. */
-function acceptedTypes(accept: string | null): string[] {
+function acceptedTypes(accept: string | null): readonly string[] {
+  if (lastAccept?.accept === accept) return lastAccept.types;
+  const types = typesOf(accept);
+  lastAccept = { accept, types };
+  return types;
+}
+
+/** {@link acceptedTypes}, read from the header's text. */
+function typesOf(accept: string | null): readonly string[] {
   const types: string[] = [];
   for (const range of (accept ?? "").split(",")) {
     const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());

@@ -40,8 +40,8 @@ const refused = (detail: string): Problem => problem("ORIGIN_REFUSED", detail);
  *   any loopback origin when the `Host` is loopback (a local client on another port).
  */
 export function mcpOriginRefusal(request: Request): Problem | null {
-  const url = new URL(request.url);
-  const host = request.headers.get("host") ?? url.host;
+  // The request's URL is parsed only where it is read: without a Host header, or to compare an Origin.
+  const host = request.headers.get("host") ?? new URL(request.url).host;
   const hostname = hostnameOf(host);
   if (hostname === null) return refused("The Host header is not a host name.");
   const client = request.headers.get("cf-connecting-ip");
@@ -59,7 +59,7 @@ export function mcpOriginRefusal(request: Request): Problem | null {
   } catch {
     return refused("The Origin header is not an origin this endpoint accepts.");
   }
-  if (from.protocol === url.protocol && from.host === host.toLowerCase()) return null;
+  if (from.protocol === new URL(request.url).protocol && from.host === host.toLowerCase()) return null;
   if (loopbackHost && (from.protocol === "http:" || from.protocol === "https:") && isLoopbackName(from.hostname))
     return null;
   return refused(

@@ -170,7 +170,10 @@ export class McpService {
     }
     const session = this.#session(auth, request);
     if (!session.ok) return session;
-    this.#kernel.transaction(() => this.#store.touchSession(session.value.sessionId, this.#kernel.now()));
+    // Marks the session used now; a session already used this second would be left as it is.
+    const now = this.#kernel.now();
+    if (session.value.lastSeen !== now)
+      this.#kernel.transaction(() => this.#store.touchSession(session.value.sessionId, now));
     // A response answers a relayed request of this session's only; any other is dropped.
     if ("result" in message)
       await this.#pending.answer(session.value.sessionId, message.id, { result: message.result as JsonObject });
