@@ -8,6 +8,7 @@ import { CREDENTIAL_KINDS } from "./access";
 import { ConsumerView } from "./consumer";
 import { PRINCIPAL_MODES } from "./credential";
 import { httpSchemas } from "./registry";
+import { DOCS } from "./docs";
 
 /** `GET /v1/consumers/{consumer}`: the stored configuration, the limits with their defaults applied, and the object's storage size. */
 export const ConsumerDetails = z.deferred(() =>
@@ -16,8 +17,9 @@ export const ConsumerDetails = z.deferred(() =>
       storage_bytes: z.int().check(
         z.gte(0),
         z.meta({
-          description:
-            "Bytes of the consumer object's SQLite database now (pages in use and free pages kept for reuse; docs/storage.md, Retention).",
+          description: DOCS
+            ? "Bytes of the consumer object's SQLite database now (pages in use and free pages kept for reuse; docs/storage.md, Retention)."
+            : "",
         }),
       ),
       audit_inconsistent: z.optional(
@@ -31,8 +33,9 @@ export const ConsumerDetails = z.deferred(() =>
           })
           .check(
             z.meta({
-              description:
-                "Present once a checkpoint signing since the object started found the stored audit log not extending its signed checkpoint (the stored one, or the witness's newest): signings refused (AUDIT_LOG_INCONSISTENT), the latest one's time and sizes (docs/audit.md).",
+              description: DOCS
+                ? "Present once a checkpoint signing since the object started found the stored audit log not extending its signed checkpoint (the stored one, or the witness's newest): signings refused (AUDIT_LOG_INCONSISTENT), the latest one's time and sizes (docs/audit.md)."
+                : "",
             }),
           ),
       ),

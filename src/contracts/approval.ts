@@ -1,5 +1,6 @@
 import * as z from "../core/zod";
 import { httpSchemas, JsonObjectValue, Sha256Hex } from "./registry";
+import { DOCS } from "./docs";
 
 /** The most characters (UTF-16 code units) of a person's or an agent's words on an approval. */
 export const MAX_APPROVAL_WORDS = 500;
@@ -20,14 +21,16 @@ export const ApprovalDecisionRequest = z.deferred(() =>
       approval_digest: Sha256Hex,
       arguments: z.optional(JsonObjectValue).check(
         z.meta({
-          description:
-            "With edit, and only then: the corrected arguments, checked against the tool's input contract (else 422 INVALID_ARGUMENTS with the pointer in `path`). They are approved under their own request digest: the agent's next call with exactly these arguments runs, once, within the window.",
+          description: DOCS
+            ? "With edit, and only then: the corrected arguments, checked against the tool's input contract (else 422 INVALID_ARGUMENTS with the pointer in `path`). They are approved under their own request digest: the agent's next call with exactly these arguments runs, once, within the window."
+            : "",
         }),
       ),
       reason: z.optional(ApprovalWords).check(
         z.meta({
-          description:
-            "The approver's words (1..500 characters, no control characters). A denial's or an edit's reach the model with the call's result, marked as the approver's; kept in the audit log.",
+          description: DOCS
+            ? "The approver's words (1..500 characters, no control characters). A denial's or an edit's reach the model with the call's result, marked as the approver's; kept in the audit log."
+            : "",
         }),
       ),
     })
@@ -54,19 +57,23 @@ export const ApprovalConfirmationRequest = z.deferred(() =>
         z.minLength(1),
         z.maxLength(8192),
         z.meta({
-          description:
-            "The end user's JWT: verified against the consumer's principal_tokens issuer; its subject must be the one that requested the call.",
+          description: DOCS
+            ? "The end user's JWT: verified against the consumer's principal_tokens issuer; its subject must be the one that requested the call."
+            : "",
         }),
       ),
       request_sha256: Sha256Hex.check(
         z.meta({
-          description:
-            "The pending call's request digest (the approval status's `request_sha256`): the confirmation binds exactly those arguments.",
+          description: DOCS
+            ? "The pending call's request digest (the approval status's `request_sha256`): the confirmation binds exactly those arguments."
+            : "",
         }),
       ),
       reason: z.optional(ApprovalWords).check(
         z.meta({
-          description: "The end user's words (1..500 characters, no control characters); kept in the audit log.",
+          description: DOCS
+            ? "The end user's words (1..500 characters, no control characters); kept in the audit log."
+            : "",
         }),
       ),
     })
@@ -83,10 +90,12 @@ export const ApprovalView = z.deferred(() =>
     .strictObject({
       approval_id: z.string(),
       state: z.enum(["pending", "approved", "denied"]),
-      tenant_id: z.string().check(z.describe("The consumer: the principal's tenant, an input of request_sha256.")),
+      tenant_id: z
+        .string()
+        .check(z.describe(DOCS ? "The consumer: the principal's tenant, an input of request_sha256." : "")),
       subject_id: z
         .string()
-        .check(z.describe("The requesting subject (an input of request_sha256); it may not decide.")),
+        .check(z.describe(DOCS ? "The requesting subject (an input of request_sha256); it may not decide." : "")),
       tool: z.string(),
       arguments: z.record(z.string(), z.unknown()),
       provider: z.string(),
@@ -98,42 +107,49 @@ export const ApprovalView = z.deferred(() =>
       idempotency_key: z.nullable(z.string()),
       request_sha256: Sha256Hex.check(
         z.describe(
-          "SHA-256 of canonical {tenant_id, subject_id, tool, arguments, input_schema_revision, output_schema_revision, effect_revision}.",
+          DOCS
+            ? "SHA-256 of canonical {tenant_id, subject_id, tool, arguments, input_schema_revision, output_schema_revision, effect_revision}."
+            : "",
         ),
       ),
       input_schema_revision: z.string(),
       output_schema_revision: z.string(),
       effect_revision: z.string(),
-      approval_revision: z.string().check(z.describe("The tool's policy revision.")),
-      approver_id: z.string().check(z.describe("The approver this digest was computed for: the caller.")),
+      approval_revision: z.string().check(z.describe(DOCS ? "The tool's policy revision." : "")),
+      approver_id: z.string().check(z.describe(DOCS ? "The approver this digest was computed for: the caller." : "")),
       approval_digest: Sha256Hex.check(
         z.describe(
-          "SHA-256 of canonical {provider, api_family, adapter_revision, operation_id, call_id, response_id, idempotency_key, request_sha256, input_schema_revision, output_schema_revision, effect_revision, approval_revision, approver_id}.",
+          DOCS
+            ? "SHA-256 of canonical {provider, api_family, adapter_revision, operation_id, call_id, response_id, idempotency_key, request_sha256, input_schema_revision, output_schema_revision, effect_revision, approval_revision, approver_id}."
+            : "",
         ),
       ),
       requested_at: z.int(),
       expires_at: z.int(),
       rationale: z.optional(z.string()).check(
         z.meta({
-          description:
-            "The agent's words with the call (not hashed into either digest), present only when it gave some: the agent's claim, never the gate's.",
+          description: DOCS
+            ? "The agent's words with the call (not hashed into either digest), present only when it gave some: the agent's claim, never the gate's."
+            : "",
         }),
       ),
-      tool_description: z
-        .optional(z.string())
-        .check(
-          z.meta({ description: "What the tool does, in its author's words; present when it has a description." }),
-        ),
+      tool_description: z.optional(z.string()).check(
+        z.meta({
+          description: DOCS ? "What the tool does, in its author's words; present when it has a description." : "",
+        }),
+      ),
       approval_rule: z.optional(z.string()).check(
         z.meta({
-          description:
-            "The rule that asked for a person, as its author wrote it (a data tool's CEL `approval`); absent when every call of the tool asks, or its rule is code.",
+          description: DOCS
+            ? "The rule that asked for a person, as its author wrote it (a data tool's CEL `approval`); absent when every call of the tool asks, or its rule is code."
+            : "",
         }),
       ),
       confirmed_by: z.optional(z.literal("end_user")).check(
         z.meta({
-          description:
-            "Present when the requesting end user confirms this call in the agent's chat: an approver may deny it, not approve or edit it (END_USER_CONFIRMS).",
+          description: DOCS
+            ? "Present when the requesting end user confirms this call in the agent's chat: an approver may deny it, not approve or edit it (END_USER_CONFIRMS)."
+            : "",
         }),
       ),
     })
@@ -156,25 +172,34 @@ export const ApprovalDecisionView = z.deferred(() =>
       approver_id: z.string(),
       decided_at: z.int(),
       valid_until: z.nullable(z.int()),
-      reason: z.optional(z.string()).check(z.meta({ description: "The approver's words, present only when given." })),
+      reason: z
+        .optional(z.string())
+        .check(z.meta({ description: DOCS ? "The approver's words, present only when given." : "" })),
       decided_by: z.optional(z.literal("end_user")).check(
         z.meta({
-          description:
-            "Present when the requesting end user decided (in the agent's chat); `approver_id` is then its subject.",
+          description: DOCS
+            ? "Present when the requesting end user decided (in the agent's chat); `approver_id` is then its subject."
+            : "",
         }),
       ),
       edited: z.optional(
         z
           .strictObject({
-            approval_id: z.string().check(z.describe("The edited call's own approval.")),
-            request_sha256: Sha256Hex.check(z.describe("The request digest of the edited arguments.")),
+            approval_id: z.string().check(z.describe(DOCS ? "The edited call's own approval." : "")),
+            request_sha256: Sha256Hex.check(z.describe(DOCS ? "The request digest of the edited arguments." : "")),
             arguments: z.record(z.string(), z.unknown()),
           })
-          .check(z.describe("Only with an edit: the approval of the edited arguments (valid until valid_until).")),
+          .check(
+            z.describe(
+              DOCS ? "Only with an edit: the approval of the edited arguments (valid until valid_until)." : "",
+            ),
+          ),
       ),
       bound_to_request: z
         .literal(true)
-        .check(z.describe("Always true: a decision with another digest is refused (APPROVAL_DIGEST_MISMATCH).")),
+        .check(
+          z.describe(DOCS ? "Always true: a decision with another digest is refused (APPROVAL_DIGEST_MISMATCH)." : ""),
+        ),
     })
     .register(httpSchemas, { id: "ApprovalDecision" }),
 );

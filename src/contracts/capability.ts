@@ -9,12 +9,13 @@ import {
   u64,
 } from "../core/capability";
 import { httpSchemas } from "./registry";
+import { DOCS } from "./docs";
 
 /** `POST …/capability/providers` (admin): registers one provider of this consumer. */
 export const CapabilityProviderRegistration = z.deferred(() =>
   z.object({ descriptor: capabilityProviderDescriptor }).register(httpSchemas, {
     id: "CapabilityProviderRegistration",
-    description: "A CapabilityProviderDescriptor of the capability engine.",
+    description: DOCS ? "A CapabilityProviderDescriptor of the capability engine." : "",
   }),
 );
 
@@ -63,7 +64,7 @@ export const CapabilityDetachPost = z.deferred(() =>
 export const CapabilityAnswer = z.deferred(() =>
   z.record(z.string(), z.unknown()).register(httpSchemas, {
     id: "CapabilityAnswer",
-    description: "See docs/capability-http.md for each route's shape.",
+    description: DOCS ? "See docs/capability-http.md for each route's shape." : "",
   }),
 );
 

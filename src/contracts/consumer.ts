@@ -1,6 +1,7 @@
 import * as z from "../core/zod";
 import { httpSchemas, Identifier } from "./registry";
 import { MAX_STANDING_CALLS, MAX_STANDING_SECONDS } from "./standing-approval";
+import { DOCS } from "./docs";
 
 /** Path segment naming a consumer (tenant). */
 export const ConsumerName = z.deferred(() => z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)));
@@ -28,7 +29,7 @@ const Jwk = z.deferred(() =>
       x5t: jwkMember(64),
       "x5t#S256": jwkMember(64),
     })
-    .check(z.meta({ description: "A public JSON Web Key (RFC 7517); private members are refused." })),
+    .check(z.meta({ description: DOCS ? "A public JSON Web Key (RFC 7517); private members are refused." : "" })),
 );
 
 /** Signature algorithms an end user's token may use (never `none`, never HMAC). */
@@ -57,24 +58,30 @@ const claimName = () => z.string().check(z.minLength(1), z.maxLength(64));
 export const PrincipalTokenIssuer = z.deferred(() =>
   z
     .strictObject({
-      issuer: z.string().check(z.minLength(1), z.maxLength(512), z.meta({ description: "Expected `iss`." })),
+      issuer: z
+        .string()
+        .check(z.minLength(1), z.maxLength(512), z.meta({ description: DOCS ? "Expected `iss`." : "" })),
       audience: z
         .string()
         .check(
           z.minLength(1),
           z.maxLength(512),
-          z.meta({ description: "Expected `aud` (one of them when it is an array)." }),
+          z.meta({ description: DOCS ? "Expected `aud` (one of them when it is an array)." : "" }),
         ),
       jwks: z
         .optional(z.strictObject({ keys: z.array(Jwk).check(z.minLength(1), z.maxLength(32)) }))
-        .check(z.meta({ description: "The issuer's public keys inline." })),
-      jwks_uri: z
-        .optional(z.url({ protocol: /^https$/ }).check(z.maxLength(2048)))
-        .check(z.meta({ description: "Where to fetch the issuer's JWKS (https); cached for jwks_cache_seconds." })),
+        .check(z.meta({ description: DOCS ? "The issuer's public keys inline." : "" })),
+      jwks_uri: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(2048))).check(
+        z.meta({
+          description: DOCS ? "Where to fetch the issuer's JWKS (https); cached for jwks_cache_seconds." : "",
+        }),
+      ),
       subject_claim: z._default(claimName(), "sub"),
-      roles_claim: z
-        ._default(claimName(), "roles")
-        .check(z.meta({ description: "A claim holding an array of role names (or one space-separated string)." })),
+      roles_claim: z._default(claimName(), "roles").check(
+        z.meta({
+          description: DOCS ? "A claim holding an array of role names (or one space-separated string)." : "",
+        }),
+      ),
       algorithms: z._default(z.array(z.enum(PRINCIPAL_TOKEN_ALGORITHMS)).check(z.minLength(1), z.maxLength(11)), [
         "RS256",
         "ES256",
@@ -112,8 +119,9 @@ export const ConsumerLimits = z.deferred(() =>
       page_items: positive(500),
       retention_seconds: z.optional(z.int().check(z.gte(60), z.lte(30 * 86_400))).check(
         z.meta({
-          description:
-            "Seconds call identities, idempotency records and decided approvals are kept (default 86400, 60..2592000); a replay after that runs as a new call (docs/storage.md, Retention).",
+          description: DOCS
+            ? "Seconds call identities, idempotency records and decided approvals are kept (default 86400, 60..2592000); a replay after that runs as a new call (docs/storage.md, Retention)."
+            : "",
         }),
       ),
     })
@@ -169,8 +177,9 @@ export const MAX_APPROVAL_VALID_SECONDS = 86_400;
 const approvalWindow = () =>
   z.optional(z.int().check(z.gte(1), z.lte(MAX_APPROVAL_VALID_SECONDS))).check(
     z.meta({
-      description:
-        "Seconds an approval admits the repeated call, from the decision, for a tool that sets no `approval_valid_seconds` of its own (1..86400; absent: 600). The built-in reference tools keep their 60 (docs/approvals.md).",
+      description: DOCS
+        ? "Seconds an approval admits the repeated call, from the decision, for a tool that sets no `approval_valid_seconds` of its own (1..86400; absent: 600). The built-in reference tools keep their 60 (docs/approvals.md)."
+        : "",
     }),
   );
 
@@ -184,8 +193,9 @@ export const StandingApprovalsSetting = z.deferred(() =>
     })
     .check(
       z.meta({
-        description:
-          "Which tools an approver may grant a standing approval for, and its longest window (seconds, at most 2592000) and largest count of calls (at most 100000). Absent: no standing approval may be granted (docs/approvals.md, Standing approvals).",
+        description: DOCS
+          ? "Which tools an approver may grant a standing approval for, and its longest window (seconds, at most 2592000) and largest count of calls (at most 100000). Absent: no standing approval may be granted (docs/approvals.md, Standing approvals)."
+          : "",
       }),
     ),
 );
@@ -200,14 +210,16 @@ export const ConsumerConfig = z.deferred(() =>
       limits: z.optional(ConsumerLimits),
       cors_origins: z.optional(z.array(CorsOrigin).check(z.maxLength(MAX_CORS_ORIGINS))).check(
         z.meta({
-          description:
-            "Browser origins allowed to call the consumer's credential routes across origins (CORS), each exactly as browsers send `Origin` (`https://app.example`; http only on a loopback host), at most 32. Absent or empty: no origin. Never offered on admin-only routes or the console.",
+          description: DOCS
+            ? "Browser origins allowed to call the consumer's credential routes across origins (CORS), each exactly as browsers send `Origin` (`https://app.example`; http only on a loopback host), at most 32. Absent or empty: no origin. Never offered on admin-only routes or the console."
+            : "",
         }),
       ),
       audit_arguments: z.optional(z.enum(AUDIT_ARGUMENTS)).check(
         z.meta({
-          description:
-            "What a tool call's audit record keeps of its arguments: `digest` (default: their SHA-256 only) or `full` (the arguments themselves, in the signed log for as long as it is kept).",
+          description: DOCS
+            ? "What a tool call's audit record keeps of its arguments: `digest` (default: their SHA-256 only) or `full` (the arguments themselves, in the signed log for as long as it is kept)."
+            : "",
         }),
       ),
       approval_valid_seconds: approvalWindow(),
@@ -225,8 +237,9 @@ export const ConsumerPatch = z.deferred(() =>
     .record(z.string(), z.unknown())
     .check(
       z.meta({
-        description:
-          "A JSON Merge Patch (RFC 7396) of the consumer's configuration (ConsumerConfig): a member replaces the stored one, `null` removes it (its default applies again), an object merges into the stored object (`limits`). The merged configuration must satisfy ConsumerConfig (400 INVALID_REQUEST with the JSON pointer in `path`).",
+        description: DOCS
+          ? "A JSON Merge Patch (RFC 7396) of the consumer's configuration (ConsumerConfig): a member replaces the stored one, `null` removes it (its default applies again), an object merges into the stored object (`limits`). The merged configuration must satisfy ConsumerConfig (400 INVALID_REQUEST with the JSON pointer in `path`)."
+          : "",
       }),
     )
     .register(httpSchemas, { id: "ConsumerPatch" }),
@@ -241,17 +254,21 @@ export const ConsumerView = z.deferred(() =>
       approver_subjects: z.array(z.string()),
       principal_tokens: z.nullable(z.record(z.string(), z.unknown())),
       limits: z.record(z.string(), z.number()),
-      cors_origins: z
-        .optional(z.array(z.string()))
-        .check(
-          z.meta({ description: "The CORS allow-list, sorted; present only when the consumer allows an origin." }),
-        ),
+      cors_origins: z.optional(z.array(z.string())).check(
+        z.meta({
+          description: DOCS ? "The CORS allow-list, sorted; present only when the consumer allows an origin." : "",
+        }),
+      ),
       audit_arguments: z
         .optional(z.enum(AUDIT_ARGUMENTS))
-        .check(z.meta({ description: "Present only when the consumer keeps tool calls' arguments in full." })),
+        .check(
+          z.meta({ description: DOCS ? "Present only when the consumer keeps tool calls' arguments in full." : "" }),
+        ),
       approval_valid_seconds: z
         .optional(z.int())
-        .check(z.meta({ description: "The consumer's approval window; present only when set (absent: 600)." })),
+        .check(
+          z.meta({ description: DOCS ? "The consumer's approval window; present only when set (absent: 600)." : "" }),
+        ),
       standing_approvals: z.optional(StandingApprovalsSetting),
       created: z.boolean(),
     })

@@ -1,6 +1,7 @@
 import * as z from "../core/zod";
 import { CREDENTIAL_KINDS, type CredentialKind } from "./access";
 import { httpSchemas, Identifier } from "./registry";
+import { DOCS } from "./docs";
 
 /**
  * How an agent (or runtime) credential's calls get their principal (docs/security.md):
@@ -27,31 +28,35 @@ export const CreateCredentialRequest = z.deferred(() =>
       kind: z.enum(CREDENTIAL_KINDS),
       subject_id: z.optional(Identifier).check(
         z.meta({
-          description:
-            "The subject the credential is bound to: an agent's or runtime's end user (principal `subject`), an approver's id (required), a provider's id.",
+          description: DOCS
+            ? "The subject the credential is bound to: an agent's or runtime's end user (principal `subject`), an approver's id (required), a provider's id."
+            : "",
         }),
       ),
       principal: z.optional(z.enum(PRINCIPAL_MODES)).check(
         z.meta({
-          description:
-            "Agent and runtime credentials: `subject` (default with a subject_id), `host` (default without), or (agent only) `token`.",
+          description: DOCS
+            ? "Agent and runtime credentials: `subject` (default with a subject_id), `host` (default without), or (agent only) `token`."
+            : "",
         }),
       ),
       roles: z.optional(z.array(Identifier).check(z.maxLength(256))).check(
         z.meta({
-          description:
-            "Agent and runtime credentials (`subject` and `host`): the roles its calls may assert. Absent: none.",
+          description: DOCS
+            ? "Agent and runtime credentials (`subject` and `host`): the roles its calls may assert. Absent: none."
+            : "",
         }),
       ),
       tools: z.optional(z.array(Identifier).check(z.minLength(1), z.maxLength(256))).check(
         z.meta({
-          description:
-            "Agent and runtime credentials: the only tools it may call and, as `capability:<capability_id>`, the only capabilities it may request. Absent: every tool and capability of the consumer.",
+          description: DOCS
+            ? "Agent and runtime credentials: the only tools it may call and, as `capability:<capability_id>`, the only capabilities it may request. Absent: every tool and capability of the consumer."
+            : "",
         }),
       ),
       expires_at: z
         .optional(z.int().check(z.gte(1), z.lte(MAX_EXPIRY)))
-        .check(z.meta({ description: "Unix seconds after which the credential is refused." })),
+        .check(z.meta({ description: DOCS ? "Unix seconds after which the credential is refused." : "" })),
     })
     .check(
       z.superRefine((v, ctx) => {

@@ -1,5 +1,6 @@
 import * as z from "../core/zod";
 import { httpSchemas, Sha256Hex } from "./registry";
+import { DOCS } from "./docs";
 
 /**
  * What the gate tells the people around it: the events webhooks deliver, the approval streams
@@ -32,63 +33,79 @@ export const ApprovalEventData = z.deferred(() =>
       approval_id: z.string(),
       state: ApprovalState,
       tool: z.string(),
-      subject_id: z.string().check(z.describe("The subject that asked.")),
+      subject_id: z.string().check(z.describe(DOCS ? "The subject that asked." : "")),
       operation_id: z.string(),
       call_id: z.string(),
       request_sha256: Sha256Hex,
       requested_at: z.int(),
-      expires_at: z.int().check(z.describe("Unix seconds; a pending approval may be decided while now < expires_at.")),
+      expires_at: z
+        .int()
+        .check(z.describe(DOCS ? "Unix seconds; a pending approval may be decided while now < expires_at." : "")),
       approver_id: z.nullable(z.string()),
       decided_at: z.nullable(z.int()),
       valid_until: z
         .nullable(z.int())
-        .check(z.describe("Unix seconds until which the approved call may be repeated (the tool's approval window).")),
+        .check(
+          z.describe(
+            DOCS ? "Unix seconds until which the approved call may be repeated (the tool's approval window)." : "",
+          ),
+        ),
       arguments: z
         .optional(z.record(z.string(), z.unknown()))
-        .check(z.describe("Only where the receiver asked for arguments.")),
+        .check(z.describe(DOCS ? "Only where the receiver asked for arguments." : "")),
       rationale: z
         .optional(z.string())
-        .check(z.describe("The agent's words with the call, present only when it gave some.")),
+        .check(z.describe(DOCS ? "The agent's words with the call, present only when it gave some." : "")),
       reason: z
         .optional(z.string())
-        .check(z.describe("The approver's words with the decision, present only when given.")),
+        .check(z.describe(DOCS ? "The approver's words with the decision, present only when given." : "")),
       confirmed_by: z
         .optional(z.literal("end_user"))
         .check(
           z.describe(
-            "Present when the requesting end user confirms the call in the agent's chat (its tool's `confirmed_by` and a verified end-user token); absent: the consumer's approvers decide.",
+            DOCS
+              ? "Present when the requesting end user confirms the call in the agent's chat (its tool's `confirmed_by` and a verified end-user token); absent: the consumer's approvers decide."
+              : "",
           ),
         ),
       approval_digest: z
         .optional(Sha256Hex)
         .check(
           z.describe(
-            "Only in an approver's own read of a pending approval: the approval_digest computed for that approver, which its decision sends back (docs/approvals.md).",
+            DOCS
+              ? "Only in an approver's own read of a pending approval: the approval_digest computed for that approver, which its decision sends back (docs/approvals.md)."
+              : "",
           ),
         ),
       decided_by: z
         .optional(z.literal("end_user"))
-        .check(z.describe("Present when the requesting end user decided; `approver_id` is then its subject.")),
+        .check(
+          z.describe(DOCS ? "Present when the requesting end user decided; `approver_id` is then its subject." : ""),
+        ),
       edited: z.optional(
         z
           .strictObject({
             request_sha256: Sha256Hex.check(
-              z.describe("The request digest of the edited arguments: the call it admits."),
+              z.describe(DOCS ? "The request digest of the edited arguments: the call it admits." : ""),
             ),
             arguments: z
               .optional(z.record(z.string(), z.unknown()))
-              .check(z.describe("Only where the receiver asked for arguments.")),
+              .check(z.describe(DOCS ? "Only where the receiver asked for arguments." : "")),
             instruction: z
               .optional(z.string())
               .check(
                 z.describe(
-                  "What the model is told: call again with exactly these arguments (canonical JSON), then the approver's words, marked as theirs, when given. Only where the receiver asked for arguments.",
+                  DOCS
+                    ? "What the model is told: call again with exactly these arguments (canonical JSON), then the approver's words, marked as theirs, when given. Only where the receiver asked for arguments."
+                    : "",
                 ),
               ),
           })
           .check(
             z.describe(
-              "Only when state is edited: the approver's arguments, approved apart under their own request digest; the original call never runs.",
+              DOCS
+                ? "Only when state is edited: the approver's arguments, approved apart under their own request digest; the original call never runs."
+                : "",
             ),
           ),
       ),
@@ -105,12 +122,14 @@ export const CallEventData = z.deferred(() =>
       operation_id: z.string(),
       call_id: z.string(),
       request_sha256: Sha256Hex,
-      status_ref: z.string().check(z.describe("The host's reference to reconcile with (POST …/tool-calls/status).")),
+      status_ref: z
+        .string()
+        .check(z.describe(DOCS ? "The host's reference to reconcile with (POST …/tool-calls/status)." : "")),
       status: z.enum(["unknown", "succeeded"]),
       at: z.int(),
       arguments: z
         .optional(z.record(z.string(), z.unknown()))
-        .check(z.describe("Only where the receiver asked for arguments.")),
+        .check(z.describe(DOCS ? "Only where the receiver asked for arguments." : "")),
     })
     .register(httpSchemas, { id: "CallEvent" }),
 );

@@ -9,6 +9,7 @@ import * as z from "../core/zod";
 import { ApprovalWords } from "./approval";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
 import { PROBLEM_MEMBERS, ProblemCodeSchema } from "./problem";
+import { DOCS } from "./docs";
 
 /** Protocol versions the endpoint speaks, newest first (the first is answered to any other request). */
 export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
@@ -88,14 +89,17 @@ export const JsonRpcResponse = z.deferred(() =>
         error: z.strictObject({ code: z.int(), message: z.string(), data: z.optional(z.unknown()) }),
       }),
     ])
-    .register(httpSchemas, { id: "McpResponse", description: "A JSON-RPC 2.0 response: `result` or `error`." }),
+    .register(httpSchemas, {
+      id: "McpResponse",
+      description: DOCS ? "A JSON-RPC 2.0 response: `result` or `error`." : "",
+    }),
 );
 
 /** One JSON-RPC message: the body of a `POST …/mcp` (batches are refused: MCP 2025-06-18 removed them). */
 export const JsonRpcMessage = z.deferred(() =>
   z
     .union([JsonRpcRequest, JsonRpcNotification, JsonRpcResponse])
-    .check(z.meta({ description: "One JSON-RPC 2.0 message of the Model Context Protocol (docs/mcp.md)." }))
+    .check(z.meta({ description: DOCS ? "One JSON-RPC 2.0 message of the Model Context Protocol (docs/mcp.md)." : "" }))
     .register(httpSchemas, { id: "McpMessage" }),
 );
 
@@ -224,7 +228,9 @@ export const McpProblem = z.deferred(() =>
     .strictObject({
       ...PROBLEM_MEMBERS,
       jsonrpc: z.optional(Jsonrpc),
-      id: z.optional(z.nullable(JsonRpcId)).check(z.describe("The refused request's id, when it was read.")),
+      id: z
+        .optional(z.nullable(JsonRpcId))
+        .check(z.describe(DOCS ? "The refused request's id, when it was read." : "")),
       error: z.optional(
         z.strictObject({
           code: z.int(),

@@ -1,5 +1,6 @@
 import * as z from "../core/zod";
 import { httpSchemas } from "./registry";
+import { DOCS } from "./docs";
 
 /**
  * The OAuth answers of MCP sign-in, as the document shows them. The authorization server is
@@ -12,7 +13,7 @@ import { httpSchemas } from "./registry";
 export const ProtectedResourceMetadata = z.deferred(() =>
   z
     .strictObject({
-      resource: z.string().check(z.describe("The consumer's MCP endpoint URL.")),
+      resource: z.string().check(z.describe(DOCS ? "The consumer's MCP endpoint URL." : "")),
       authorization_servers: z.array(z.string()).check(z.length(1)),
       bearer_methods_supported: z.array(z.literal("header")),
       resource_name: z.string(),
@@ -81,14 +82,14 @@ export const OAuthTokenRequest = z.deferred(() =>
     .looseObject({
       grant_type: z
         .optional(z.enum(["authorization_code", "refresh_token"]))
-        .check(z.describe("Absent for a revocation.")),
+        .check(z.describe(DOCS ? "Absent for a revocation." : "")),
       code: z.optional(z.string()),
       redirect_uri: z.optional(z.string()),
       code_verifier: z.optional(z.string()),
       refresh_token: z.optional(z.string()),
       client_id: z.optional(z.string()),
       resource: z.optional(z.string()),
-      token: z.optional(z.string()).check(z.describe("The token to revoke (RFC 7009).")),
+      token: z.optional(z.string()).check(z.describe(DOCS ? "The token to revoke (RFC 7009)." : "")),
     })
     .register(httpSchemas, { id: "OAuthTokenRequest" }),
 );
@@ -97,14 +98,14 @@ export const OAuthTokenRequest = z.deferred(() =>
 export const OAuthConsentForm = z.deferred(() =>
   z
     .looseObject({
-      handle: z.string().check(z.describe("The pending authorization the page was shown for.")),
-      decision: z.string().check(z.describe("`approve` mints the grant; anything else denies it.")),
+      handle: z.string().check(z.describe(DOCS ? "The pending authorization the page was shown for." : "")),
+      decision: z.string().check(z.describe(DOCS ? "`approve` mints the grant; anything else denies it." : "")),
       credential: z
         .optional(z.string())
-        .check(z.describe("With approve: a subject-bound agent credential of the consumer.")),
-      tool: z.optional(z.string()).check(z.describe("A tool to grant; repeated for each.")),
-      more_tools: z.optional(z.string()).check(z.describe("More tool names, separated by white space.")),
-      all_tools: z.optional(z.literal("1")).check(z.describe("Grant every tool the credential may call.")),
+        .check(z.describe(DOCS ? "With approve: a subject-bound agent credential of the consumer." : "")),
+      tool: z.optional(z.string()).check(z.describe(DOCS ? "A tool to grant; repeated for each." : "")),
+      more_tools: z.optional(z.string()).check(z.describe(DOCS ? "More tool names, separated by white space." : "")),
+      all_tools: z.optional(z.literal("1")).check(z.describe(DOCS ? "Grant every tool the credential may call." : "")),
     })
     .register(httpSchemas, { id: "OAuthConsentForm" }),
 );

@@ -1,5 +1,6 @@
 import * as z from "../core/zod";
 import { httpSchemas } from "./registry";
+import { DOCS } from "./docs";
 
 /**
  * Every HTTP-level error code and its status. A code without a status does not compile.
@@ -173,7 +174,7 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
 export const ProblemCodeSchema = z.deferred(() =>
   z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]).register(httpSchemas, {
     id: "ProblemCode",
-    description: "toolgate's stable problem code; its status is fixed (docs/http-api.md).",
+    description: DOCS ? "toolgate's stable problem code; its status is fixed (docs/http-api.md)." : "",
   }),
 );
 
@@ -193,14 +194,16 @@ export const ProblemDetails = z.deferred(() =>
       ...PROBLEM_MEMBERS,
       path: z.optional(z.string()).check(
         z.meta({
-          description:
-            "Where the offending input is: a JSON path (envelope `unknown_field`), a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`) or into a decision's edited arguments (`INVALID_ARGUMENTS`, e.g. `/arguments/amount`).",
+          description: DOCS
+            ? "Where the offending input is: a JSON path (envelope `unknown_field`), a JSON pointer into a tool definition (`INVALID_TOOL_DEFINITION`) or into a decision's edited arguments (`INVALID_ARGUMENTS`, e.g. `/arguments/amount`)."
+            : "",
         }),
       ),
       error: z.optional(z.record(z.string(), z.unknown())).check(
         z.meta({
-          description:
-            'With CAPABILITY_INVALID, CAPABILITY_REJECTED and CAPABILITY_CAPACITY: the capability engine\'s tagged error, one member named by its kind (`{"sequence-out-of-range": {…}}`; docs/capability-http.md).',
+          description: DOCS
+            ? 'With CAPABILITY_INVALID, CAPABILITY_REJECTED and CAPABILITY_CAPACITY: the capability engine\'s tagged error, one member named by its kind (`{"sequence-out-of-range": {…}}`; docs/capability-http.md).'
+            : "",
           minProperties: 1,
           maxProperties: 1,
         }),

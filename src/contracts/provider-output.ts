@@ -1,6 +1,7 @@
 import * as z from "../core/zod";
 import { modelResultSchema } from "../core/tool-result";
 import { httpSchemas } from "./registry";
+import { DOCS } from "./docs";
 
 /**
  * What a tool call answers the host, as the OpenAPI document describes it: the Tool Result v2
@@ -15,7 +16,7 @@ import { httpSchemas } from "./registry";
 export const ModelResult = z.deferred(() =>
   modelResultSchema.register(httpSchemas, {
     id: "ModelResult",
-    description: "The Tool Result v2 model result (`tool-model-result-v2`): what the model may see.",
+    description: DOCS ? "The Tool Result v2 model result (`tool-model-result-v2`): what the model may see." : "",
   }),
 );
 
@@ -27,11 +28,11 @@ export const OpenAiFunctionCallOutput = z.deferred(() =>
     .strictObject({
       type: z.literal("function_call_output"),
       call_id: z.string(),
-      output: z.string().check(z.describe("The model result as canonical JSON.")),
+      output: z.string().check(z.describe(DOCS ? "The model result as canonical JSON." : "")),
     })
     .register(httpSchemas, {
       id: "OpenAiFunctionCallOutput",
-      description: "OpenAI Responses (`openai-responses-v1`).",
+      description: DOCS ? "OpenAI Responses (`openai-responses-v1`)." : "",
     }),
 );
 
@@ -41,11 +42,11 @@ export const OpenAiChatToolMessage = z.deferred(() =>
     .strictObject({
       role: z.literal("tool"),
       tool_call_id: z.string(),
-      content: z.string().check(z.describe("The model result as canonical JSON.")),
+      content: z.string().check(z.describe(DOCS ? "The model result as canonical JSON." : "")),
     })
     .register(httpSchemas, {
       id: "OpenAiChatToolMessage",
-      description: "OpenAI Chat Completions (`openai-chat-completions-v1`).",
+      description: DOCS ? "OpenAI Chat Completions (`openai-chat-completions-v1`)." : "",
     }),
 );
 
@@ -57,9 +58,14 @@ export const AnthropicToolResult = z.deferred(() =>
       tool_use_id: z.string(),
       content: z.array(TextPart).check(z.length(1)),
       is_error: z.boolean(),
-      toolset_name: z.optional(z.string()).check(z.describe("Repeated from a toolset member's `tool_use`.")),
+      toolset_name: z
+        .optional(z.string())
+        .check(z.describe(DOCS ? "Repeated from a toolset member's `tool_use`." : "")),
     })
-    .register(httpSchemas, { id: "AnthropicToolResult", description: "Anthropic Messages (`anthropic-messages-v1`)." }),
+    .register(httpSchemas, {
+      id: "AnthropicToolResult",
+      description: DOCS ? "Anthropic Messages (`anthropic-messages-v1`)." : "",
+    }),
 );
 
 const GeminiFunctionResultStep = z.deferred(() =>
@@ -69,7 +75,7 @@ const GeminiFunctionResultStep = z.deferred(() =>
       name: z.string(),
       call_id: z.string(),
       result: z.array(TextPart).check(z.length(1)),
-      is_error: z.optional(z.boolean()).check(z.describe("Set by `gemini-interactions-v2`.")),
+      is_error: z.optional(z.boolean()).check(z.describe(DOCS ? "Set by `gemini-interactions-v2`." : "")),
     })
     .register(httpSchemas, { id: "GeminiFunctionResultStep" }),
 );
@@ -83,7 +89,7 @@ export const GeminiInteractionsContinuation = z.deferred(() =>
     })
     .register(httpSchemas, {
       id: "GeminiInteractionsContinuation",
-      description: "Gemini Interactions (`gemini-interactions-v1`, `-v2`).",
+      description: DOCS ? "Gemini Interactions (`gemini-interactions-v1`, `-v2`)." : "",
     }),
 );
 
@@ -92,14 +98,14 @@ export const GeminiFunctionResponsePart = z.deferred(() =>
   z
     .strictObject({
       functionResponse: z.strictObject({
-        id: z.optional(z.string()).check(z.describe("Left out when the model's FunctionCall had none.")),
+        id: z.optional(z.string()).check(z.describe(DOCS ? "Left out when the model's FunctionCall had none." : "")),
         name: z.string(),
         response: z.union([z.strictObject({ output: ModelResult }), z.strictObject({ error: ModelResult })]),
       }),
     })
     .register(httpSchemas, {
       id: "GeminiFunctionResponsePart",
-      description: "Gemini generateContent (`gemini-generate-content-v1`).",
+      description: DOCS ? "Gemini generateContent (`gemini-generate-content-v1`)." : "",
     }),
 );
 
@@ -111,7 +117,7 @@ export const McpCallToolResult = z.deferred(() =>
       structuredContent: ModelResult,
       isError: z.boolean(),
     })
-    .register(httpSchemas, { id: "McpCallToolResult", description: "MCP `tools/call` (`mcp-tools-v1`)." }),
+    .register(httpSchemas, { id: "McpCallToolResult", description: DOCS ? "MCP `tools/call` (`mcp-tools-v1`)." : "" }),
 );
 
 /** The provider-native result item of one call, in the shape of the call's `context.provider`/`api_family`. */
@@ -127,7 +133,7 @@ export const ProviderOutput = z.deferred(() =>
     ])
     .register(httpSchemas, {
       id: "ProviderOutput",
-      description: "The provider-native result item, in the call's provider profile (docs/providers.md).",
+      description: DOCS ? "The provider-native result item, in the call's provider profile (docs/providers.md)." : "",
     }),
 );
 
@@ -135,18 +141,20 @@ export const ProviderOutput = z.deferred(() =>
 export const ProviderMessage = z.deferred(() =>
   z
     .union([
-      z.array(OpenAiFunctionCallOutput).check(z.describe("OpenAI Responses: the turn's input items.")),
-      z.array(OpenAiChatToolMessage).check(z.describe("OpenAI Chat Completions: the turn's tool messages.")),
+      z.array(OpenAiFunctionCallOutput).check(z.describe(DOCS ? "OpenAI Responses: the turn's input items." : "")),
+      z
+        .array(OpenAiChatToolMessage)
+        .check(z.describe(DOCS ? "OpenAI Chat Completions: the turn's tool messages." : "")),
       z
         .strictObject({ role: z.literal("user"), content: z.array(AnthropicToolResult) })
-        .check(z.describe("Anthropic Messages: one user message of tool_result blocks.")),
+        .check(z.describe(DOCS ? "Anthropic Messages: one user message of tool_result blocks." : "")),
       z
         .strictObject({ role: z.literal("user"), parts: z.array(GeminiFunctionResponsePart) })
-        .check(z.describe("Gemini generateContent: one user Content of functionResponse parts.")),
+        .check(z.describe(DOCS ? "Gemini generateContent: one user Content of functionResponse parts." : "")),
       GeminiInteractionsContinuation,
     ])
     .register(httpSchemas, {
       id: "ProviderMessage",
-      description: "The provider's one message for the turn (docs/providers.md).",
+      description: DOCS ? "The provider's one message for the turn (docs/providers.md)." : "",
     }),
 );

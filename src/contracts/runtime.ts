@@ -1,6 +1,7 @@
 import * as z from "../core/zod";
 import { httpSchemas } from "./registry";
 import { TOOL_NAME_PATTERN } from "./tool-definition";
+import { DOCS } from "./docs";
 
 /** A canonical App Facade target: `/app/…`, printable ASCII without spaces. */
 export const FacadeTarget = z.deferred(() => z.string().check(z.regex(/^\/app\/[!-~]{1,500}$/)));
@@ -34,7 +35,9 @@ export const FacadeTargetsView = z.deferred(() =>
 export const RuntimeEnvelopeDoc = z.deferred(() =>
   z
     .record(z.string(), z.unknown())
-    .check(z.meta({ description: "An execution envelope v1 (`metadata` + `payload`), canonical wire JSON." }))
+    .check(
+      z.meta({ description: DOCS ? "An execution envelope v1 (`metadata` + `payload`), canonical wire JSON." : "" }),
+    )
     .register(httpSchemas, { id: "RuntimeEnvelope" }),
 );
 

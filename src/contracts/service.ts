@@ -1,5 +1,6 @@
 import * as z from "../core/zod";
 import { httpSchemas } from "./registry";
+import { DOCS } from "./docs";
 
 /**
  * The gate's own public answers: liveness and this API's description.
@@ -23,8 +24,9 @@ export const Health = z.deferred(() =>
       ok: z.literal(true),
       missing_secrets: z.optional(z.array(z.enum(REQUIRED_SECRETS))).check(
         z.meta({
-          description:
-            "Present only when the deployment lacks a required secret (unset, or too short to be used): their names, never a value. The gate serves, but refuses what needs them with 503 GATE_MISCONFIGURED.",
+          description: DOCS
+            ? "Present only when the deployment lacks a required secret (unset, or too short to be used): their names, never a value. The gate serves, but refuses what needs them with 503 GATE_MISCONFIGURED."
+            : "",
         }),
       ),
     })

@@ -7,6 +7,7 @@
  */
 import * as z from "../core/zod";
 import { httpSchemas, Identifier } from "./registry";
+import { DOCS } from "./docs";
 
 /** The longest window any consumer may allow (30 days). */
 export const MAX_STANDING_SECONDS = 30 * 86_400;
@@ -24,23 +25,29 @@ export const StandingApprovalId = z.deferred(() => z.string().check(z.regex(/^st
 export const StandingApprovalGrant = z.deferred(() =>
   z
     .strictObject({
-      tool: Identifier.check(z.describe("The tool it covers (one the consumer's `standing_approvals.tools` lists).")),
+      tool: Identifier.check(
+        z.describe(DOCS ? "The tool it covers (one the consumer's `standing_approvals.tools` lists)." : ""),
+      ),
       subject_id: Identifier.check(
-        z.describe("The subject whose calls it covers; never the granting approver's own subject."),
+        z.describe(DOCS ? "The subject whose calls it covers; never the granting approver's own subject." : ""),
       ),
       seconds: z
         .int()
         .check(
           z.gte(1),
           z.lte(MAX_STANDING_SECONDS),
-          z.describe("How long it covers calls, from now (at most the consumer's `standing_approvals.max_seconds`)."),
+          z.describe(
+            DOCS ? "How long it covers calls, from now (at most the consumer's `standing_approvals.max_seconds`)." : "",
+          ),
         ),
       max_calls: z
         .int()
         .check(
           z.gte(1),
           z.lte(MAX_STANDING_CALLS),
-          z.describe("How many calls it covers at most (at most the consumer's `standing_approvals.max_calls`)."),
+          z.describe(
+            DOCS ? "How many calls it covers at most (at most the consumer's `standing_approvals.max_calls`)." : "",
+          ),
         ),
       constraint: z.optional(
         z
@@ -49,7 +56,9 @@ export const StandingApprovalGrant = z.deferred(() =>
             z.minLength(1),
             z.maxLength(MAX_CONSTRAINT_CHARS),
             z.describe(
-              "A CEL expression over the call (`args`, `principal`, `tool`, `consumer`, `now`, as a tool's rules read them), type-checked against the tool's input schema; a call is covered only when it answers true for the call's exact arguments. Absent: any arguments.",
+              DOCS
+                ? "A CEL expression over the call (`args`, `principal`, `tool`, `consumer`, `now`, as a tool's rules read them), type-checked against the tool's input schema; a call is covered only when it answers true for the call's exact arguments. Absent: any arguments."
+                : "",
             ),
           ),
       ),
@@ -68,12 +77,14 @@ export const StandingApprovalView = z.deferred(() =>
       state: z.enum(STANDING_STATES),
       tool: z.string(),
       subject_id: z.string(),
-      approver_id: z.string().check(z.describe("The approver who granted it.")),
+      approver_id: z.string().check(z.describe(DOCS ? "The approver who granted it." : "")),
       constraint: z.nullable(z.string()),
       granted_at: z.int(),
       expires_at: z.int(),
       max_calls: z.int(),
-      used_calls: z.int().check(z.describe("Calls it covered so far (each counted in the call's own transaction).")),
+      used_calls: z
+        .int()
+        .check(z.describe(DOCS ? "Calls it covered so far (each counted in the call's own transaction)." : "")),
       revoked_at: z.nullable(z.int()),
       revoked_by: z.nullable(z.string()),
     })

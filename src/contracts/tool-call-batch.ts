@@ -5,6 +5,7 @@ import { ProblemDetails } from "./problem";
 import { ModelResult, ProviderMessage, ProviderOutput } from "./provider-output";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
 import { PrincipalInput, ProposalInput } from "./tool-call";
+import { DOCS } from "./docs";
 
 /** At most this many calls in one batch: the tool calls of one model turn. */
 export const MAX_BATCH_CALLS = 32;
@@ -18,29 +19,32 @@ export const BatchCallInput = z.deferred(() =>
     .strictObject({
       provider_item: z.optional(JsonObjectValue).check(
         z.meta({
-          description:
-            "The model's native tool-call item, in the shape of `context.provider`/`api_family` (docs/providers.md).",
+          description: DOCS
+            ? "The model's native tool-call item, in the shape of `context.provider`/`api_family` (docs/providers.md)."
+            : "",
         }),
       ),
       proposal: z.optional(ProposalInput),
       call_id: z.optional(Identifier).check(
         z.meta({
-          description:
-            "Required with a proposal, and with an item that has no id (a Gemini FunctionCall without `id`); with an item that has one it may be left out, or must equal it.",
+          description: DOCS
+            ? "Required with a proposal, and with an item that has no id (a Gemini FunctionCall without `id`); with an item that has one it may be left out, or must equal it."
+            : "",
         }),
       ),
       operation_id: Identifier,
       rationale: z.optional(ApprovalWords).check(
         z.meta({
-          description:
-            "The agent's words on why it makes this call (1..500 characters, no control characters): shown to approvers beside its arguments as the agent's, never hashed.",
+          description: DOCS
+            ? "The agent's words on why it makes this call (1..500 characters, no control characters): shown to approvers beside its arguments as the agent's, never hashed."
+            : "",
         }),
       ),
-      idempotency_key: z
-        .optional(z.nullable(Identifier))
-        .check(
-          z.meta({ description: "The call's idempotency key; left out, null (a write then fails as it would alone)." }),
-        ),
+      idempotency_key: z.optional(z.nullable(Identifier)).check(
+        z.meta({
+          description: DOCS ? "The call's idempotency key; left out, null (a write then fails as it would alone)." : "",
+        }),
+      ),
     })
     .check(
       z.refine((v) => (v.proposal === undefined) !== (v.provider_item === undefined), {
@@ -69,18 +73,18 @@ export const ToolCallBatchRequest = z.deferred(() =>
     .strictObject({
       principal: z
         .optional(PrincipalInput)
-        .check(z.meta({ description: "Whom every call acts for, as in a single tool call." })),
+        .check(z.meta({ description: DOCS ? "Whom every call acts for, as in a single tool call." : "" })),
       principal_token: z
         .optional(z.string().check(z.minLength(1), z.maxLength(8192)))
-        .check(z.meta({ description: "The end user's JWT, as in a single tool call." })),
+        .check(z.meta({ description: DOCS ? "The end user's JWT, as in a single tool call." : "" })),
       context: BatchContextInput,
-      calls: z
-        .array(BatchCallInput)
-        .check(
-          z.minLength(1),
-          z.maxLength(MAX_BATCH_CALLS),
-          z.meta({ description: `The turn's calls in the model's order, 1 to ${MAX_BATCH_CALLS}; call ids distinct.` }),
-        ),
+      calls: z.array(BatchCallInput).check(
+        z.minLength(1),
+        z.maxLength(MAX_BATCH_CALLS),
+        z.meta({
+          description: DOCS ? `The turn's calls in the model's order, 1 to ${MAX_BATCH_CALLS}; call ids distinct.` : "",
+        }),
+      ),
     })
     .register(httpSchemas, { id: "ToolCallBatchRequest" }),
 );
@@ -94,21 +98,23 @@ export const BatchCallAnswer = z.deferred(() =>
       provider_output: z.optional(ProviderOutput),
       approval_id: z
         .optional(z.string())
-        .check(z.meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." })),
+        .check(z.meta({ description: DOCS ? "Set with APPROVAL_REQUIRED: the pending approval to wait for." : "" })),
       status_ref: z
         .optional(z.string())
-        .check(z.meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." })),
+        .check(z.meta({ description: DOCS ? "Set with an unknown outcome: pass it to tool-calls/status." : "" })),
       audit: z.optional(AuditReference),
       problem: z.optional(ProblemDetails).check(
         z.meta({
-          description:
-            "The call was refused before it ran (what POST …/tool-calls would have answered); nothing else is set.",
+          description: DOCS
+            ? "The call was refused before it ran (what POST …/tool-calls would have answered); nothing else is set."
+            : "",
         }),
       ),
       retry_after: z.optional(z.int()).check(
         z.meta({
-          description:
-            "With a RATE_LIMITED or IDEMPOTENCY_IN_PROGRESS problem: the seconds the single route's Retry-After would say.",
+          description: DOCS
+            ? "With a RATE_LIMITED or IDEMPOTENCY_IN_PROGRESS problem: the seconds the single route's Retry-After would say."
+            : "",
         }),
       ),
     })
@@ -121,8 +127,9 @@ export const ToolCallBatchResponse = z.deferred(() =>
     .strictObject({
       provider_message: z.nullable(ProviderMessage).check(
         z.meta({
-          description:
-            "Every call's result as the provider's one message for the turn (docs/providers.md); null when a call has a problem.",
+          description: DOCS
+            ? "Every call's result as the provider's one message for the turn (docs/providers.md); null when a call has a problem."
+            : "",
         }),
       ),
       calls: z.array(BatchCallAnswer),

@@ -3,6 +3,7 @@ import { ApprovalWords } from "./approval";
 import { AuditReference } from "./audit";
 import { ModelResult, ProviderOutput } from "./provider-output";
 import { httpSchemas, Identifier, JsonObjectValue } from "./registry";
+import { DOCS } from "./docs";
 
 /** The subject the agent host acts for; the tenant is always the consumer. */
 export const PrincipalInput = z.deferred(() =>
@@ -34,28 +35,32 @@ export const HostContextInput = z.deferred(() =>
 const toolCallShape = {
   principal: z.optional(PrincipalInput).check(
     z.meta({
-      description:
-        "Whom the call acts for. Required with a host credential; optional with a subject-bound one (it must name that subject); with a token-verified one it may only narrow the token's roles.",
+      description: DOCS
+        ? "Whom the call acts for. Required with a host credential; optional with a subject-bound one (it must name that subject); with a token-verified one it may only narrow the token's roles."
+        : "",
     }),
   ),
   principal_token: z.optional(z.string().check(z.minLength(1), z.maxLength(8192))).check(
     z.meta({
-      description:
-        "The end user's JWT, required with a token-verified credential: the gate verifies it and acts as its subject.",
+      description: DOCS
+        ? "The end user's JWT, required with a token-verified credential: the gate verifies it and acts as its subject."
+        : "",
     }),
   ),
   proposal: z.optional(ProposalInput),
   provider_item: z.optional(JsonObjectValue).check(
     z.meta({
-      description:
-        "The model's native tool-call item (OpenAI function_call, Anthropic tool_use, Gemini function_call) instead of `proposal`.",
+      description: DOCS
+        ? "The model's native tool-call item (OpenAI function_call, Anthropic tool_use, Gemini function_call) instead of `proposal`."
+        : "",
     }),
   ),
   context: HostContextInput,
   rationale: z.optional(ApprovalWords).check(
     z.meta({
-      description:
-        "The agent's words on why it makes this call (1..500 characters, no control characters): shown to approvers beside the arguments as the agent's, never hashed into a digest.",
+      description: DOCS
+        ? "The agent's words on why it makes this call (1..500 characters, no control characters): shown to approvers beside the arguments as the agent's, never hashed into a digest."
+        : "",
     }),
   ),
 };
@@ -87,20 +92,22 @@ export const ToolCallResponse = z.deferred(() =>
       provider_output: ProviderOutput,
       approval_id: z
         .optional(z.string())
-        .check(z.meta({ description: "Set with APPROVAL_REQUIRED: the pending approval to wait for." })),
+        .check(z.meta({ description: DOCS ? "Set with APPROVAL_REQUIRED: the pending approval to wait for." : "" })),
       status_ref: z
         .optional(z.string())
-        .check(z.meta({ description: "Set with an unknown outcome: pass it to tool-calls/status." })),
+        .check(z.meta({ description: DOCS ? "Set with an unknown outcome: pass it to tool-calls/status." : "" })),
       audit: AuditReference.check(
         z.meta({
-          description:
-            "The audit entry that recorded this call: its seq and Merkle leaf hash (hex), for an inclusion proof later.",
+          description: DOCS
+            ? "The audit entry that recorded this call: its seq and Merkle leaf hash (hex), for an inclusion proof later."
+            : "",
         }),
       ),
       guidance: z.optional(z.string()).check(
         z.meta({
-          description:
-            "Set when a capability tool's call did not succeed: what happened, in words the model can act on (MCP sends it as the first text block).",
+          description: DOCS
+            ? "Set when a capability tool's call did not succeed: what happened, in words the model can act on (MCP sends it as the first text block)."
+            : "",
         }),
       ),
     })

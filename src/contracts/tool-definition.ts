@@ -1,5 +1,6 @@
 import * as z from "../core/zod";
 import { httpSchemas, JsonObjectValue } from "./registry";
+import { DOCS } from "./docs";
 
 /**
  * Every tool name of the gate (data tools, code tools, imported MCP tools, facade targets): the
@@ -38,8 +39,9 @@ export const HttpTarget = z.deferred(() =>
         )
         .check(
           z.meta({
-            description:
-              "Headers whose value is a consumer secret (write-only), optionally after a prefix such as `Bearer `.",
+            description: DOCS
+              ? "Headers whose value is a consumer secret (write-only), optionally after a prefix such as `Bearer `."
+              : "",
           }),
         ),
       status_url: z.optional(z.url().check(z.maxLength(2048))),
@@ -70,10 +72,16 @@ export const McpTarget = z.deferred(() =>
   z
     .strictObject({
       kind: z.literal("mcp"),
-      url: z.url().check(z.maxLength(2048), z.meta({ description: "The server's Streamable HTTP endpoint." })),
+      url: z
+        .url()
+        .check(z.maxLength(2048), z.meta({ description: DOCS ? "The server's Streamable HTTP endpoint." : "" })),
       tool: z
         .string()
-        .check(z.minLength(1), z.maxLength(128), z.meta({ description: "The tool's name on that server." })),
+        .check(
+          z.minLength(1),
+          z.maxLength(128),
+          z.meta({ description: DOCS ? "The tool's name on that server." : "" }),
+        ),
       auth: z.optional(McpAuth),
       max_response_bytes: z._default(z.int().check(z.gte(256), z.lte(1_048_576)), 262_144),
     })
@@ -84,7 +92,9 @@ export const McpTarget = z.deferred(() =>
 export const ToolOutput = z.deferred(() =>
   z
     .strictObject({
-      schema: JsonObjectValue.check(z.meta({ description: "A JSON Schema of the supported subset (docs/tools.md)." })),
+      schema: JsonObjectValue.check(
+        z.meta({ description: DOCS ? "A JSON Schema of the supported subset (docs/tools.md)." : "" }),
+      ),
       bound_to_arguments: z
         ._default(
           z.record(
@@ -95,8 +105,9 @@ export const ToolOutput = z.deferred(() =>
         )
         .check(
           z.meta({
-            description:
-              "Output fields that must equal the argument of the given name (a result about another resource is refused).",
+            description: DOCS
+              ? "Output fields that must equal the argument of the given name (a result about another resource is refused)."
+              : "",
           }),
         ),
       max_bytes: z._default(z.int().check(z.gte(16), z.lte(1_048_576)), 16_384),
@@ -119,8 +130,9 @@ export const ShadowRules = z.deferred(() =>
     })
     .check(
       z.meta({
-        description:
-          "Candidate `authorize` and `approval` rules evaluated beside the enforced ones without deciding; a rule left out is the enforced one.",
+        description: DOCS
+          ? "Candidate `authorize` and `approval` rules evaluated beside the enforced ones without deciding; a rule left out is the enforced one."
+          : "",
       }),
     )
     .register(httpSchemas, { id: "ShadowRules" }),
@@ -134,28 +146,33 @@ export const ToolDefinition = z.deferred(() =>
       risk: z.enum(["read", "write"]),
       timeout_ms: z._default(z.int().check(z.gte(100), z.lte(30_000)), 5_000),
       input: JsonObjectValue.check(
-        z.meta({ description: "A JSON Schema of the supported subset: an object schema (docs/tools.md)." }),
+        z.meta({ description: DOCS ? "A JSON Schema of the supported subset: an object schema (docs/tools.md)." : "" }),
       ),
       output: ToolOutput,
-      authorize: z
-        ._default(CelSource, "true")
-        .check(z.meta({ description: "CEL over principal, args, tool, consumer, now; false answers NOT_FOUND." })),
+      authorize: z._default(CelSource, "true").check(
+        z.meta({
+          description: DOCS ? "CEL over principal, args, tool, consumer, now; false answers NOT_FOUND." : "",
+        }),
+      ),
       approval: z.optional(z.union([z.enum(["always", "never"]), CelSource])).check(
         z.meta({
-          description:
-            "Writes: `always` (the default), `never`, or a CEL rule deciding whether this call needs a human. Reads never need one.",
+          description: DOCS
+            ? "Writes: `always` (the default), `never`, or a CEL rule deciding whether this call needs a human. Reads never need one."
+            : "",
         }),
       ),
       approval_valid_seconds: z.optional(z.int().check(z.gte(1), z.lte(3600))).check(
         z.meta({
-          description:
-            "Writes: seconds an approval stays valid for the repeated call, from the decision (60 when absent, the reference's window).",
+          description: DOCS
+            ? "Writes: seconds an approval stays valid for the repeated call, from the decision (60 when absent, the reference's window)."
+            : "",
         }),
       ),
       confirmed_by: z.optional(z.enum(["approvers", "end_user"])).check(
         z.meta({
-          description:
-            "Writes only (on a read: 422 INVALID_TOOL_DEFINITION at /confirmed_by): who confirms a call that needs a human. `approvers` (the default): the consumer's approver_subjects. `end_user`: the requesting end user, in the agent's chat, proven by the same verified principal token the call carried; the consumer's approvers may still deny. A call without a verified end-user token falls back to the approvers (docs/approvals.md, \"Who decides\").",
+          description: DOCS
+            ? "Writes only (on a read: 422 INVALID_TOOL_DEFINITION at /confirmed_by): who confirms a call that needs a human. `approvers` (the default): the consumer's approver_subjects. `end_user`: the requesting end user, in the agent's chat, proven by the same verified principal token the call carried; the consumer's approvers may still deny. A call without a verified end-user token falls back to the approvers (docs/approvals.md, \"Who decides\")."
+            : "",
         }),
       ),
       target: z.discriminatedUnion("kind", [HttpTarget, McpTarget]),

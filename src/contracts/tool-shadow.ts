@@ -1,6 +1,7 @@
 import * as z from "../core/zod";
 import { httpSchemas } from "./registry";
 import { ShadowRules, ToolDefinition } from "./tool-definition";
+import { DOCS } from "./docs";
 
 /**
  * Policies in shadow and replay (docs/approvals.md, "Policies in shadow"): what the admin reads of
@@ -20,11 +21,11 @@ const Decision = z.deferred(() => z.enum(["refused", "needs_approval", "allowed"
 
 const Counts = z.deferred(() =>
   z.strictObject({
-    evaluated: z.int().check(z.describe("Calls whose rules were evaluated under this shadow revision.")),
+    evaluated: z.int().check(z.describe(DOCS ? "Calls whose rules were evaluated under this shadow revision." : "")),
     agreed: z.int(),
     disagreed: z.strictObject({
-      authorize: z.int().check(z.describe("One allowed the call, the other refused it.")),
-      approval: z.int().check(z.describe("Both allowed it; one sent it to a human, the other did not.")),
+      authorize: z.int().check(z.describe(DOCS ? "One allowed the call, the other refused it." : "")),
+      approval: z.int().check(z.describe(DOCS ? "Both allowed it; one sent it to a human, the other did not." : "")),
     }),
   }),
 );
@@ -33,17 +34,19 @@ const Counts = z.deferred(() =>
 const Disagreement = z.deferred(() =>
   z.strictObject({
     tool: z.string(),
-    revision: z.string().check(z.describe("The shadow revision it was evaluated under.")),
+    revision: z.string().check(z.describe(DOCS ? "The shadow revision it was evaluated under." : "")),
     at: z.int(),
     kind: z.enum(["authorize", "approval"]),
     enforced: Decision,
     shadow: Decision,
     subject_id: z.string(),
     call_id: z.string(),
-    request_sha256: z.string().check(z.describe("The call's request digest, as its audit record's binding names it.")),
+    request_sha256: z
+      .string()
+      .check(z.describe(DOCS ? "The call's request digest, as its audit record's binding names it." : "")),
     arguments: z
       .optional(z.unknown())
-      .check(z.describe("Only when the consumer keeps arguments (`audit_arguments: full`).")),
+      .check(z.describe(DOCS ? "Only when the consumer keeps arguments (`audit_arguments: full`)." : "")),
   }),
 );
 
@@ -52,12 +55,16 @@ export const ToolShadowView = z.deferred(() =>
   z
     .strictObject({
       name: z.string(),
-      shadow: z.nullable(ShadowRules).check(z.describe("The current definition's shadow rules; null: none.")),
+      shadow: z
+        .nullable(ShadowRules)
+        .check(z.describe(DOCS ? "The current definition's shadow rules; null: none." : "")),
       revision: z.nullable(z.string()),
-      counts: z.nullable(Counts).check(z.describe("The counts of the current shadow revision; null: no shadow.")),
+      counts: z
+        .nullable(Counts)
+        .check(z.describe(DOCS ? "The counts of the current shadow revision; null: no shadow." : "")),
       disagreements: z
         .array(Disagreement)
-        .check(z.describe("The newest kept disagreements (any revision), newest first.")),
+        .check(z.describe(DOCS ? "The newest kept disagreements (any revision), newest first." : "")),
     })
     .register(httpSchemas, { id: "ToolShadowView" }),
 );
@@ -72,7 +79,9 @@ export const ToolReplayRequest = z.deferred(() =>
         .optional(z.int().check(z.gte(1), z.lte(REPLAY_MAX_CALLS)))
         .check(
           z.describe(
-            `The newest calls of the tool to replay, at most ${REPLAY_MAX_CALLS} (${REPLAY_DEFAULT_CALLS} when absent).`,
+            DOCS
+              ? `The newest calls of the tool to replay, at most ${REPLAY_MAX_CALLS} (${REPLAY_DEFAULT_CALLS} when absent).`
+              : "",
           ),
         ),
     })
@@ -86,23 +95,27 @@ export const ToolReplayView = z.deferred(() =>
   z
     .strictObject({
       name: z.string(),
-      since: z.int().check(z.describe("The start of the retention window looked at (Unix seconds).")),
-      calls: z.int().check(z.describe("The tool's calls looked at (newest first, at most the limit).")),
+      since: z.int().check(z.describe(DOCS ? "The start of the retention window looked at (Unix seconds)." : "")),
+      calls: z.int().check(z.describe(DOCS ? "The tool's calls looked at (newest first, at most the limit)." : "")),
       replayed: z.int(),
       without_arguments: z
         .int()
         .check(
-          z.describe("Calls whose record keeps only the arguments' digest (`audit_arguments: digest`): not replayed."),
+          z.describe(
+            DOCS
+              ? "Calls whose record keeps only the arguments' digest (`audit_arguments: digest`): not replayed."
+              : "",
+          ),
         ),
       before_policy: z
         .int()
-        .check(z.describe("Calls the rules never decided (invalid arguments, no idempotency key…).")),
+        .check(z.describe(DOCS ? "Calls the rules never decided (invalid arguments, no idempotency key…)." : "")),
       happened: Tally,
       candidate: Tally,
       differing: z.int(),
       differences: z.array(
         z.strictObject({
-          seq: z.int().check(z.describe("The call's audit entry.")),
+          seq: z.int().check(z.describe(DOCS ? "The call's audit entry." : "")),
           at: z.int(),
           call_id: z.string(),
           subject_id: z.string(),

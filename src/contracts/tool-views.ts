@@ -2,6 +2,7 @@ import * as z from "../core/zod";
 import { DECLARATION_FORMATS } from "../core/adapters/declarations";
 import { ToolVersionView } from "./tool-definition";
 import { httpSchemas } from "./registry";
+import { DOCS } from "./docs";
 
 /**
  * The answers of the tool routes: the catalog pages, one tool's history, the secret names.
@@ -9,7 +10,7 @@ import { httpSchemas } from "./registry";
  */
 
 const NextCursor = z.deferred(() =>
-  z.nullable(z.string()).check(z.describe("Where the next page starts; null on the last page.")),
+  z.nullable(z.string()).check(z.describe(DOCS ? "Where the next page starts; null on the last page." : "")),
 );
 
 /** A data-defined tool's state: `enabled` or `disabled` for the consumer, or `deleted` (its definition withdrawn, history kept). */
@@ -18,7 +19,9 @@ const DefinedState = z.deferred(() =>
     .enum(["enabled", "disabled", "deleted"])
     .check(
       z.describe(
-        "`enabled`: the consumer's `tools` lists it; `disabled`: defined, not listed; `deleted`: its definition was withdrawn (DELETE), its history kept.",
+        DOCS
+          ? "`enabled`: the consumer's `tools` lists it; `disabled`: defined, not listed; `deleted`: its definition was withdrawn (DELETE), its history kept."
+          : "",
       ),
     ),
 );
@@ -42,13 +45,13 @@ const Declaration = z.deferred(() =>
         parameters: ObjectSchema,
         strict: z.literal(true),
       })
-      .check(z.describe("openai")),
+      .check(z.describe(DOCS ? "openai" : "")),
     z
       .strictObject({ name: z.string(), description: z.string(), input_schema: ObjectSchema })
-      .check(z.describe("anthropic, json-schema")),
+      .check(z.describe(DOCS ? "anthropic, json-schema" : "")),
     z
       .strictObject({ name: z.string(), description: z.string(), parametersJsonSchema: ObjectSchema })
-      .check(z.describe("gemini")),
+      .check(z.describe(DOCS ? "gemini" : "")),
   ]),
 );
 
@@ -57,7 +60,9 @@ export const ToolList = z.deferred(() =>
   z
     .union([
       z.strictObject({
-        enabled: z.array(z.string()).check(z.describe("The consumer's enabled tool names, whole on every page.")),
+        enabled: z
+          .array(z.string())
+          .check(z.describe(DOCS ? "The consumer's enabled tool names, whole on every page." : "")),
         defined: z.array(DefinedTool),
         next_cursor: NextCursor,
       }),
@@ -97,7 +102,9 @@ export const ToolStatePatch = z.deferred(() =>
         .enum(TOOL_STATES)
         .check(
           z.describe(
-            "`enabled` adds the tool to the consumer's `tools`, `disabled` takes it out; nothing else changes.",
+            DOCS
+              ? "`enabled` adds the tool to the consumer's `tools`, `disabled` takes it out; nothing else changes."
+              : "",
           ),
         ),
     })

@@ -1,6 +1,7 @@
 import * as z from "../core/zod";
 import { ApprovalEventData, CallEventData, type EventType } from "./events";
 import { httpSchemas } from "./registry";
+import { DOCS } from "./docs";
 
 /**
  * The body of a webhook delivery (docs/webhooks.md): the event's type, the UTC second it was
@@ -14,7 +15,7 @@ const Timestamp = z.deferred(() =>
     .string()
     .check(
       z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
-      z.describe("When the event was queued, an RFC 3339 UTC second."),
+      z.describe(DOCS ? "When the event was queued, an RFC 3339 UTC second." : ""),
     ),
 );
 
@@ -25,7 +26,9 @@ const ApprovalWebhookData = z.deferred(() =>
       .optional(z.string())
       .check(
         z.describe(
-          "The approver console's page of this approval (`<TOOLGATE_PUBLIC_URL origin>/console/approvals/<approval_id>`); absent when the gate has no TOOLGATE_PUBLIC_URL.",
+          DOCS
+            ? "The approver console's page of this approval (`<TOOLGATE_PUBLIC_URL origin>/console/approvals/<approval_id>`); absent when the gate has no TOOLGATE_PUBLIC_URL."
+            : "",
         ),
       ),
   }),

@@ -1,6 +1,7 @@
 import * as z from "../core/zod";
 import { EVENT_TYPES } from "./events";
 import { httpSchemas } from "./registry";
+import { DOCS } from "./docs";
 
 /**
  * Webhook endpoints of a consumer (docs/webhooks.md): where the gate sends its events
@@ -32,7 +33,9 @@ export const WebhookEndpointRequest = z.deferred(() =>
         z.maxLength(2048),
         z.refine(withoutCredentials, { error: "a webhook URL carries no credentials" }),
         z.meta({
-          description: "Where deliveries are POSTed: https (loopback http only under npm start), without credentials.",
+          description: DOCS
+            ? "Where deliveries are POSTed: https (loopback http only under npm start), without credentials."
+            : "",
         }),
       ),
       events: z
@@ -44,13 +47,13 @@ export const WebhookEndpointRequest = z.deferred(() =>
           ),
           [...EVENT_TYPES],
         )
-        .check(z.meta({ description: "The event types delivered (default: all four)." })),
+        .check(z.meta({ description: DOCS ? "The event types delivered (default: all four)." : "" })),
       include_arguments: z
         ._default(z.boolean(), false)
-        .check(z.meta({ description: "Deliver the call's `arguments` in `data` (default: never)." })),
+        .check(z.meta({ description: DOCS ? "Deliver the call's `arguments` in `data` (default: never)." : "" })),
       description: z
         .optional(z.string().check(z.maxLength(256), z.regex(/^[^\p{Cc}]*$/u)))
-        .check(z.meta({ description: "A note for people (no control characters)." })),
+        .check(z.meta({ description: DOCS ? "A note for people (no control characters)." : "" })),
     })
     .register(httpSchemas, { id: "WebhookEndpointRequest" }),
 );
@@ -76,8 +79,9 @@ export const WebhookEndpointCreated = z.deferred(() =>
       ...endpointFields,
       secret: z.string().check(
         z.meta({
-          description:
-            "`whsec_` + base64 of 24 random bytes: the Standard Webhooks signing secret. Shown only here; stored sealed.",
+          description: DOCS
+            ? "`whsec_` + base64 of 24 random bytes: the Standard Webhooks signing secret. Shown only here; stored sealed."
+            : "",
         }),
       ),
     })
@@ -100,8 +104,10 @@ export const WebhookAttemptError = z.deferred(() =>
 export const WebhookAttemptView = z.deferred(() =>
   z.strictObject({
     attempt: z.int().check(z.gte(1)),
-    at: z.int().check(z.describe("Unix seconds.")),
-    status_code: z.nullable(z.int()).check(z.describe("The receiver's HTTP status; null when it did not answer.")),
+    at: z.int().check(z.describe(DOCS ? "Unix seconds." : "")),
+    status_code: z
+      .nullable(z.int())
+      .check(z.describe(DOCS ? "The receiver's HTTP status; null when it did not answer." : "")),
     duration_ms: z.int(),
     error: z.nullable(WebhookAttemptError),
   }),
@@ -117,25 +123,31 @@ export const WebhookDeliveryView = z.deferred(() =>
         .string()
         .check(
           z.describe(
-            "The `webhook-id` header: fixed for the message's life, the same on every attempt and redelivery.",
+            DOCS
+              ? "The `webhook-id` header: fixed for the message's life, the same on every attempt and redelivery."
+              : "",
           ),
         ),
       event_type: z.enum(EVENT_TYPES),
       state: z.enum(["pending", "delivered", "failed"]),
       failure: z
         .nullable(z.enum(["attempts_exhausted", "backlog_full"]))
-        .check(z.describe("Why a `failed` delivery stopped.")),
+        .check(z.describe(DOCS ? "Why a `failed` delivery stopped." : "")),
       attempts: z.array(WebhookAttemptView),
       next_attempt_at: z
         .nullable(z.int())
         .check(
           z.describe(
-            "Unix seconds of the next attempt (pending only); a later message waits for an earlier one of the same endpoint.",
+            DOCS
+              ? "Unix seconds of the next attempt (pending only); a later message waits for an earlier one of the same endpoint."
+              : "",
           ),
         ),
       created_at: z.int(),
       finished_at: z.nullable(z.int()),
-      redelivery_of: z.nullable(z.string()).check(z.describe("The delivery this one repeats (`…/redeliver`).")),
+      redelivery_of: z
+        .nullable(z.string())
+        .check(z.describe(DOCS ? "The delivery this one repeats (`…/redeliver`)." : "")),
     })
     .register(httpSchemas, { id: "WebhookDelivery" }),
 );

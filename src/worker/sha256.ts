@@ -8,6 +8,7 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { sha256Hex } from "../core/json";
+import { builtinModule } from "./builtin";
 
 /** From this many UTF-8 bytes on, the native digest is used (below it, its call costs more than it saves). */
 export const NATIVE_FROM_BYTES = 512;
@@ -21,16 +22,12 @@ interface NativeHash {
 interface NativeCrypto {
   createHash(algorithm: "sha256"): NativeHash;
 }
-interface BuiltinModules {
-  getBuiltinModule?(id: string): unknown;
-}
 
 let native: NativeCrypto | null | undefined;
 
 function nativeCrypto(): NativeCrypto | null {
   if (native === undefined) {
-    const host: BuiltinModules | undefined = (globalThis as { process?: BuiltinModules }).process;
-    const crypto = typeof host?.getBuiltinModule === "function" ? host.getBuiltinModule("node:crypto") : undefined;
+    const crypto = builtinModule("node:crypto");
     native =
       typeof crypto === "object" &&
       crypto !== null &&

@@ -47,17 +47,17 @@ export {
   type ParsedCheckpoint,
 } from "./checkpoint";
 export {
+  noteKeys,
   openNote,
-  parseSignerKey,
-  parseVerifierKey,
-  signerFromSeed,
-  signerKeyText,
   signNote,
   verifierKeyOf,
+  type Ed25519,
   type KeyCode,
   type NoteCode,
+  type NoteKeys,
   type OpenedNote,
   type Signer,
   type Verifier,
 } from "./note";
+export { nobleEd25519, parseSignerKey, parseVerifierKey, signerFromSeed, signerKeyText } from "./note-noble";
 export { decodeBase64, encodeBase64 } from "./base64";

@@ -5,7 +5,6 @@
  * SHA-256(name ‖ "\n" ‖ 0x01 ‖ publicKey), so a verifier holding many keys picks the right one.
  * @module
  */
-import { ed25519 } from "@noble/curves/ed25519.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { isWellFormed } from "../json";
 import { err, ok, type Result } from "../result";
@@ -98,67 +97,78 @@ function keyParts(text: string): Result<{ name: string; keyId: number; key: Uint
   return ok({ name, keyId: Number.parseInt(hex, 16), key: raw.subarray(1) });
 }
 
-/** The signer of a 32-byte Ed25519 seed under `name`. Throws for a bad name or seed (a bug). */
-export function signerFromSeed(name: string, seed32: Uint8Array): Signer {
-  if (!validName(name)) throw new RangeError("a key name is non-empty, without spaces or '+'");
-  if (seed32.length !== 32) throw new RangeError("an Ed25519 seed is 32 bytes");
-  const seed = seed32.slice();
-  const publicKey = ed25519.getPublicKey(seed);
-  return {
-    name,
-    keyId: keyIdOf(name, publicKey),
-    publicKey,
-    sign: (message) => ed25519.sign(message, seed),
-  };
+/**
+ * What note keys need of Ed25519 (RFC 8032), so a runtime can bring its own: the core's is
+ * JavaScript (./note-noble.ts); the Worker's is the runtime's native one (src/worker/ed25519.ts).
+ * Signatures are deterministic, so every implementation signs the same bytes.
+ */
+export interface Ed25519 {
+  /** The key pair of a 32-byte seed: its public key, and its signatures of a message. */
+  keyPair(seed: Uint8Array): { readonly publicKey: Uint8Array; sign(message: Uint8Array): Uint8Array };
+  /**
+   * What checks a public key's signatures, or `null` when the key is not the canonical encoding
+   * of a curve point (RFC 8032 §5.1.3). The check never throws; it refuses a signature not of
+   * 64 bytes, one with S ≥ L or a non-canonical R, and every signature under a small-order key.
+   */
+  verifier(publicKey: Uint8Array): ((message: Uint8Array, signature: Uint8Array) => boolean) | null;
 }
 
-/** Reads a signer key text `PRIVATE+KEY+<name>+<8 hex>+<base64(0x01 ‖ seed32)>`; the id must match the key. */
-export function parseSignerKey(text: string): Result<Signer, KeyCode> {
-  const [private1, rest1] = chop(text, "+");
-  const [private2, rest2] = chop(rest1, "+");
-  if (private1 !== "PRIVATE" || private2 !== "KEY") return err("key_malformed");
-  const parts = keyParts(rest2);
-  if (!parts.ok) return parts;
-  const signer = signerFromSeed(parts.value.name, parts.value.key);
-  if (signer.keyId !== parts.value.keyId) return err("key_id_mismatch");
-  return ok(signer);
+/** The key constructors of signed notes over one {@link Ed25519}. */
+export interface NoteKeys {
+  /** The signer of a 32-byte Ed25519 seed under `name`. Throws for a bad name or seed (a bug). */
+  signerFromSeed(name: string, seed32: Uint8Array): Signer;
+  /** Reads a signer key text `PRIVATE+KEY+<name>+<8 hex>+<base64(0x01 ‖ seed32)>`; the id must match the key. */
+  parseSignerKey(text: string): Result<Signer, KeyCode>;
+  /** Reads a verifier key text `<name>+<8 hex>+<base64(0x01 ‖ publicKey32)>`; the id must match the key. */
+  parseVerifierKey(text: string): Result<Verifier, KeyCode>;
+  /** The signer key text of a seed (how a deployment's secret is written). */
+  signerKeyText(name: string, seed32: Uint8Array): string;
 }
 
-function ed25519Verifier(name: string, keyId: number, publicKey: Uint8Array): Verifier {
-  const key = publicKey.slice();
+/** The key constructors of signed notes, signing and verifying with `ed`. */
+export function noteKeys(ed: Ed25519): NoteKeys {
+  function signerFromSeed(name: string, seed32: Uint8Array): Signer {
+    if (!validName(name)) throw new RangeError("a key name is non-empty, without spaces or '+'");
+    if (seed32.length !== 32) throw new RangeError("an Ed25519 seed is 32 bytes");
+    const pair = ed.keyPair(seed32.slice());
+    return {
+      name,
+      keyId: keyIdOf(name, pair.publicKey),
+      publicKey: pair.publicKey,
+      sign: (message) => pair.sign(message),
+    };
+  }
   return {
-    name,
-    keyId,
-    verify(message, signature) {
-      if (signature.length !== 64) return false;
-      try {
-        return ed25519.verify(signature, message, key, { zip215: false });
-      } catch {
-        return false;
-      }
+    signerFromSeed,
+    parseSignerKey(text) {
+      const [private1, rest1] = chop(text, "+");
+      const [private2, rest2] = chop(rest1, "+");
+      if (private1 !== "PRIVATE" || private2 !== "KEY") return err("key_malformed");
+      const parts = keyParts(rest2);
+      if (!parts.ok) return parts;
+      const signer = signerFromSeed(parts.value.name, parts.value.key);
+      if (signer.keyId !== parts.value.keyId) return err("key_id_mismatch");
+      return ok(signer);
+    },
+    parseVerifierKey(text) {
+      const parts = keyParts(text);
+      if (!parts.ok) return parts;
+      const { name, keyId, key } = parts.value;
+      const verify = ed.verifier(key.slice());
+      if (verify === null) return err("key_malformed");
+      if (keyIdOf(name, key) !== keyId) return err("key_id_mismatch");
+      return ok({ name, keyId, verify });
+    },
+    signerKeyText(name, seed32) {
+      const signer = signerFromSeed(name, seed32);
+      return `PRIVATE+KEY+${name}+${hex8(signer.keyId)}+${encodeBase64(withAlg(seed32))}`;
     },
   };
-}
-
-/** Reads a verifier key text `<name>+<8 hex>+<base64(0x01 ‖ publicKey32)>`; the id must match the key. */
-export function parseVerifierKey(text: string): Result<Verifier, KeyCode> {
-  const parts = keyParts(text);
-  if (!parts.ok) return parts;
-  const { name, keyId, key } = parts.value;
-  if (!ed25519.utils.isValidPublicKey(key, false)) return err("key_malformed");
-  if (keyIdOf(name, key) !== keyId) return err("key_id_mismatch");
-  return ok(ed25519Verifier(name, keyId, key));
 }
 
 /** The verifier key text of a signer, the value a log publishes. */
 export function verifierKeyOf(signer: Signer): string {
   return `${signer.name}+${hex8(signer.keyId)}+${encodeBase64(withAlg(signer.publicKey))}`;
-}
-
-/** The signer key text of a seed (how a deployment's secret is written). */
-export function signerKeyText(name: string, seed32: Uint8Array): string {
-  const signer = signerFromSeed(name, seed32);
-  return `PRIVATE+KEY+${name}+${hex8(signer.keyId)}+${encodeBase64(withAlg(seed32))}`;
 }
 
 /**

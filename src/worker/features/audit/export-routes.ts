@@ -21,6 +21,7 @@ import { problem, problemResponse } from "../../http/problem";
 import { credentialToken } from "../../http/middleware";
 import { respond } from "../../http/respond";
 import { handlers, type Route } from "../../http/route";
+import { DOCS } from "../../../contracts/docs";
 
 const encoder = new TextEncoder();
 
@@ -73,13 +74,15 @@ export const auditLogRoutes: readonly Route[] = [
   {
     method: "get",
     path: "/v1/consumers/{consumer}/audit/checkpoint",
-    summary: "The latest signed checkpoint of the consumer's Merkle log (a new one is signed first when the log grew).",
+    summary: DOCS
+      ? "The latest signed checkpoint of the consumer's Merkle log (a new one is signed first when the log grew)."
+      : "",
     operation: "auditCheckpoint",
     auth: "credential",
     response: {
       status: 200,
       schema: AuditCheckpointView,
-      description: "The tree size, its root (base64) and the C2SP signed note.",
+      description: DOCS ? "The tree size, its root (base64) and the C2SP signed note." : "",
     },
     problems: [...AUDITOR, "AUDIT_SIGNING_NOT_CONFIGURED", "AUDIT_LOG_INCONSISTENT"],
     handlers: handlers(async (c) =>
@@ -89,17 +92,20 @@ export const auditLogRoutes: readonly Route[] = [
   {
     method: "get",
     path: "/v1/consumers/{consumer}/audit/proof/inclusion",
-    summary: "RFC 9162 inclusion proof of entry seq in the tree of size entries.",
+    summary: DOCS ? "RFC 9162 inclusion proof of entry seq in the tree of size entries." : "",
     operation: "auditInclusion",
     auth: "credential",
     query: {
-      seq: { description: "The entry's sequence number (leaf seq − 1).", schema: { type: "integer", minimum: 1 } },
+      seq: {
+        description: DOCS ? "The entry's sequence number (leaf seq − 1)." : "",
+        schema: { type: "integer", minimum: 1 },
+      },
       size: count("The tree size (default: the latest checkpoint's; seq ≤ size ≤ the log's size)."),
     },
     response: {
       status: 200,
       schema: AuditInclusionView,
-      description: "The leaf index, tree size, leaf hash and audit path (base64).",
+      description: DOCS ? "The leaf index, tree size, leaf hash and audit path (base64)." : "",
     },
     problems: [...AUDITOR, "INVALID_REQUEST", "AUDIT_LOG_INCONSISTENT"],
     handlers: handlers(async (c) => {
@@ -116,14 +122,14 @@ export const auditLogRoutes: readonly Route[] = [
   {
     method: "get",
     path: "/v1/consumers/{consumer}/audit/proof/consistency",
-    summary: "RFC 9162 consistency proof between the trees of from and to entries.",
+    summary: DOCS ? "RFC 9162 consistency proof between the trees of from and to entries." : "",
     operation: "auditConsistency",
     auth: "credential",
     query: { from: count("The older tree size."), to: count("The newer tree size (from ≤ to ≤ the log's size).") },
     response: {
       status: 200,
       schema: AuditConsistencyView,
-      description: "The proof's hashes (base64); empty for from 0 or from = to.",
+      description: DOCS ? "The proof's hashes (base64); empty for from 0 or from = to." : "",
     },
     problems: [...AUDITOR, "INVALID_REQUEST"],
     handlers: handlers(async (c) => {
@@ -140,17 +146,18 @@ export const auditLogRoutes: readonly Route[] = [
   {
     method: "get",
     path: "/v1/consumers/{consumer}/audit/export",
-    summary:
-      'The whole log as NDJSON: one line per entry, then {"checkpoint": signed note} covering exactly those entries.',
+    summary: DOCS
+      ? 'The whole log as NDJSON: one line per entry, then {"checkpoint": signed note} covering exactly those entries.'
+      : "",
     operation: "auditExport",
     auth: "credential",
     response: {
       status: 200,
       text: "application/x-ndjson",
-      description: "One AuditEntry per line, then the checkpoint line.",
+      description: DOCS ? "One AuditEntry per line, then the checkpoint line." : "",
       headers: {
         "Toolgate-Audit-Entries": {
-          description: "The number of entry lines.",
+          description: DOCS ? "The number of entry lines." : "",
           schema: { type: "integer", minimum: 0 },
           required: true,
         },
@@ -162,10 +169,12 @@ export const auditLogRoutes: readonly Route[] = [
   {
     method: "get",
     path: "/v1/audit/verifier-keys",
-    summary: "The C2SP verifier keys of the checkpoints: the current key, then the previous one during a rotation.",
+    summary: DOCS
+      ? "The C2SP verifier keys of the checkpoints: the current key, then the previous one during a rotation."
+      : "",
     operation: "none",
     cors: "public",
-    response: { status: 200, schema: AuditVerifierKeys, description: '`{"keys": [...]}`.' },
+    response: { status: 200, schema: AuditVerifierKeys, description: DOCS ? '`{"keys": [...]}`.' : "" },
     problems: ["AUDIT_SIGNING_NOT_CONFIGURED"],
     handlers: handlers((c) => verifierKeysResponse(c.env)),
   },

@@ -6,8 +6,12 @@
  * (only verifier keys, which are public, are answered).
  * @module
  */
-import { parseSignerKey, parseVerifierKey, verifierKeyOf, type Signer, type Verifier } from "../../../core/audit";
+import { noteKeys, verifierKeyOf, type Signer, type Verifier } from "../../../core/audit";
+import { nativeEd25519 } from "../../ed25519";
 import type { Env } from "../../env";
+
+/** The key texts are read with the runtime's Ed25519 (../../ed25519.ts), not the core's JavaScript one. */
+const { parseSignerKey, parseVerifierKey } = noteKeys(nativeEd25519);
 
 /** The first part of every checkpoint origin when the deployment names none. */
 export const DEFAULT_AUDIT_LOG_NAME = "toolgate";

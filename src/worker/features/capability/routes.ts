@@ -18,6 +18,7 @@ import { jsonBody, stubOf, type ConsumerVariables, type GateEnv } from "../../ht
 import { respond } from "../../http/respond";
 import { BODY_PROBLEMS, handlers, pathParam, type Route, type RouteModule } from "../../http/route";
 import { forwardSocket } from "../sockets/routes";
+import { DOCS } from "../../../contracts/docs";
 
 /** Longest long-poll wait, in milliseconds. */
 export const MAX_POLL_WAIT_MS = 25_000;
@@ -109,7 +110,7 @@ function op(
     response: {
       status: 200,
       schema: CapabilityAnswer,
-      description: "The engine's answer in wire JSON (see docs/capability-http.md).",
+      description: DOCS ? "The engine's answer in wire JSON (see docs/capability-http.md)." : "",
     },
     problems: [...AUTH, ...(extra.request === undefined ? [] : BODY_PROBLEMS), ...ENGINE],
     ...extra,
@@ -127,7 +128,7 @@ export const capabilityRoutes: RouteModule = {
       "Register a capability provider of this consumer (browser.* and consumer-state.* only).",
       {
         request: CapabilityProviderRegistration,
-        response: { status: 201, schema: CapabilityAnswer, description: "`{provider_id}`." },
+        response: { status: 201, schema: CapabilityAnswer, description: DOCS ? "`{provider_id}`." : "" },
         handlers: handlers(jsonBody(CapabilityProviderRegistration, wire), (c) =>
           call(c.var, { kind: "register-provider", body: c.var.body }, 201),
         ),
@@ -177,7 +178,7 @@ export const capabilityRoutes: RouteModule = {
       {
         query: {
           cursor: {
-            description: "The `next_cursor` of the previous page (opaque); absent for the first page.",
+            description: DOCS ? "The `next_cursor` of the previous page (opaque); absent for the first page." : "",
             schema: { type: "string", maxLength: MAX_CURSOR_CHARS },
           },
         },
@@ -218,8 +219,9 @@ export const capabilityRoutes: RouteModule = {
       {
         query: {
           actor_id: {
-            description:
-              "The actor whose completions to drain: required with a host agent credential; with a subject-bound one, its subject or absent.",
+            description: DOCS
+              ? "The actor whose completions to drain: required with a host agent credential; with a subject-bound one, its subject or absent."
+              : "",
             schema: { type: "string" },
           },
         },
@@ -241,7 +243,7 @@ export const capabilityRoutes: RouteModule = {
       "connect",
       "Attach the provider over a WebSocket (hibernation); effects are pushed, observations received.",
       {
-        response: { status: 101, description: "Switching protocols (subprotocol toolgate-provider-v1)." },
+        response: { status: 101, description: DOCS ? "Switching protocols (subprotocol toolgate-provider-v1)." : "" },
         problems: [...AUTH, "UPGRADE_REQUIRED", "QUOTA_EXCEEDED", ...ENGINE],
         // The credential may come in a subprotocol (browsers cannot set headers on a WebSocket), so
         // the object checks it; the route matches the path and the upgrade.
@@ -278,15 +280,15 @@ export const capabilityRoutes: RouteModule = {
       {
         query: {
           binding_id: {
-            description: "The binding id answered by attach.",
+            description: DOCS ? "The binding id answered by attach." : "",
             schema: { type: "string", pattern: "^[0-9]+$" },
           },
           after: {
-            description: "Acknowledge effects with sequence ≤ after.",
+            description: DOCS ? "Acknowledge effects with sequence ≤ after." : "",
             schema: { type: "string", pattern: "^[0-9]+$" },
           },
           wait: {
-            description: `Milliseconds to wait for an effect (0..${MAX_POLL_WAIT_MS}).`,
+            description: DOCS ? `Milliseconds to wait for an effect (0..${MAX_POLL_WAIT_MS}).` : "",
             schema: { type: "integer", minimum: 0, maximum: MAX_POLL_WAIT_MS },
           },
         },

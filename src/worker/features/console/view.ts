@@ -5,21 +5,13 @@
  * the gate's own verifier keys against the tree.
  * @module
  */
-import {
-  openNote,
-  parseCheckpoint,
-  parseVerifierKey,
-  rootHash,
-  encodeBase64,
-  sameBytes,
-  type Verifier,
-} from "../../../core/audit";
+import { openNote, parseCheckpoint, rootHash, encodeBase64, sameBytes } from "../../../core/audit";
 import { canonicalJson } from "../../../core/json";
 import type { ApprovalRecord } from "../../../core/tool-result/approval-book";
 import type { ToolSpec } from "../../../core/tool-result/tool-spec";
 import type { ApprovalView } from "../../../contracts/approval";
 import { withoutArguments, type ApprovalEventData } from "../../../contracts/events";
-import { auditOrigin, auditSigner, verifierKeys } from "../audit/keys";
+import { auditOrigin, auditSigner, auditVerifiers } from "../audit/keys";
 import type { Env } from "../../env";
 import type { AuditChain } from "../audit/service";
 import { approvalStatus } from "../tool-calls/events";
@@ -126,11 +118,7 @@ export function checkpointStatus(chain: AuditChain, env: Env, consumer: string):
         : "No checkpoint is signed yet (one is signed every 256 entries, or when an auditor asks for it).";
     return { state: "absent", reason };
   }
-  const verifiers: Verifier[] = [];
-  for (const key of verifierKeys(env)) {
-    const parsed = parseVerifierKey(key);
-    if (parsed.ok) verifiers.push(parsed.value);
-  }
+  const verifiers = auditVerifiers(env);
   if (verifiers.length === 0)
     return { state: "failed", reason: "The gate publishes no verifier key to check the checkpoint with." };
   const opened = openNote(latest.note, verifiers);

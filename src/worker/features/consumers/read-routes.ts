@@ -19,6 +19,7 @@ import type { Env } from "../../env";
 import { problem, problemResponse, UNAUTHENTICATED } from "../../http/problem";
 import { adminCall, respond } from "../../http/respond";
 import { handlers, type RouteModule } from "../../http/route";
+import { DOCS } from "../../../contracts/docs";
 
 function directoryOf(env: Env): DurableObjectStub<DirectoryObject> | null {
   return env.DIRECTORY === undefined ? null : env.DIRECTORY.get(env.DIRECTORY.idFromName(DIRECTORY_NAME));
@@ -34,7 +35,7 @@ export async function recordInDirectory(env: Env, consumer: string): Promise<voi
 }
 
 const cursor = {
-  description: "The `next_cursor` of the previous page (opaque; anything else is 400 INVALID_CURSOR).",
+  description: DOCS ? "The `next_cursor` of the previous page (opaque; anything else is 400 INVALID_CURSOR)." : "",
   schema: { type: "string", maxLength: 256 },
 };
 
@@ -44,17 +45,22 @@ export const adminReadRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers",
-      summary:
-        "The directory of consumers: names in code-point order with when each was first configured, one page at a time.",
+      summary: DOCS
+        ? "The directory of consumers: names in code-point order with when each was first configured, one page at a time."
+        : "",
       operation: "listConsumers",
       query: {
         cursor,
         limit: {
-          description: `Page size, 1..${MAX_DIRECTORY_PAGE} (default ${DEFAULT_DIRECTORY_PAGE}).`,
+          description: DOCS ? `Page size, 1..${MAX_DIRECTORY_PAGE} (default ${DEFAULT_DIRECTORY_PAGE}).` : "",
           schema: { type: "integer", minimum: 1, maximum: MAX_DIRECTORY_PAGE },
         },
       },
-      response: { status: 200, schema: ConsumerList, description: "One page; `next_cursor` is null on the last page." },
+      response: {
+        status: 200,
+        schema: ConsumerList,
+        description: DOCS ? "One page; `next_cursor` is null on the last page." : "",
+      },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
       handlers: handlers(async (c) => {
         if (!isAdmin(c)) return problemResponse(UNAUTHENTICATED);
@@ -69,26 +75,28 @@ export const adminReadRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}",
-      summary:
-        "A consumer's configuration: enabled tools, approvers, token issuer, limits (defaults applied), and its object's storage size. Never a secret.",
+      summary: DOCS
+        ? "A consumer's configuration: enabled tools, approvers, token issuer, limits (defaults applied), and its object's storage size. Never a secret."
+        : "",
       operation: "getConsumer",
       auth: "admin-secret",
-      response: { status: 200, schema: ConsumerDetails, description: "The stored configuration." },
+      response: { status: 200, schema: ConsumerDetails, description: DOCS ? "The stored configuration." : "" },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
       handlers: handlers((c) => adminCall(c.var, { kind: "getConsumer" })),
     },
     {
       method: "get",
       path: "/v1/consumers/{consumer}/credentials",
-      summary:
-        "The consumer's credentials in issue order, at most the consumer's page_items per page: binding, creation, expiry, revocation; never a secret or tag.",
+      summary: DOCS
+        ? "The consumer's credentials in issue order, at most the consumer's page_items per page: binding, creation, expiry, revocation; never a secret or tag."
+        : "",
       operation: "listCredentials",
       auth: "admin-secret",
       query: { cursor },
       response: {
         status: 200,
         schema: CredentialList,
-        description: "One page; `next_cursor` is null on the last page.",
+        description: DOCS ? "One page; `next_cursor` is null on the last page." : "",
       },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_REQUEST", "INVALID_CURSOR"],
       handlers: handlers(async (c) => {

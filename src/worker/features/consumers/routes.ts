@@ -9,6 +9,7 @@ import { misconfigured, missingSecrets } from "../../required-secrets";
 import { jsonBody, type GateEnv } from "../../http/middleware";
 import { adminCall, respond, sendBody, valueForObject } from "../../http/respond";
 import { adminBodyProblems, handlers, type RouteModule } from "../../http/route";
+import { DOCS } from "../../../contracts/docs";
 
 /** Refuses minting in the Worker, before the object, when the tag key is missing: its credentials could never be admitted. */
 const tokenKeySet: MiddlewareHandler<GateEnv> = async function tokenKeySet(c, next) {
@@ -23,11 +24,11 @@ export const adminRoutes: RouteModule = {
     {
       method: "put",
       path: "/v1/consumers/{consumer}",
-      summary: "Create or update a consumer: its enabled tools and the subjects allowed to approve.",
+      summary: DOCS ? "Create or update a consumer: its enabled tools and the subjects allowed to approve." : "",
       operation: "configure",
       auth: "admin-secret",
       request: ConsumerConfig,
-      response: { status: 200, schema: ConsumerView, description: "The stored consumer." },
+      response: { status: 200, schema: ConsumerView, description: DOCS ? "The stored consumer." : "" },
       problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
       handlers: handlers(jsonBody(ConsumerConfig), async (c) => {
         const config = valueForObject(c.var.body);
@@ -45,13 +46,14 @@ export const adminRoutes: RouteModule = {
     {
       method: "patch",
       path: "/v1/consumers/{consumer}",
-      summary:
-        "Change part of a consumer's configuration with a JSON Merge Patch (RFC 7396; `application/merge-patch+json`): the merged configuration is checked as a PUT body is and stored at once, or not at all.",
+      summary: DOCS
+        ? "Change part of a consumer's configuration with a JSON Merge Patch (RFC 7396; `application/merge-patch+json`): the merged configuration is checked as a PUT body is and stored at once, or not at all."
+        : "",
       operation: "patchConsumer",
       auth: "admin-secret",
       request: ConsumerPatch,
       requestMedia: "application/merge-patch+json",
-      response: { status: 200, schema: ConsumerView, description: "The stored consumer." },
+      response: { status: 200, schema: ConsumerView, description: DOCS ? "The stored consumer." : "" },
       problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
       handlers: handlers(jsonBody(ConsumerPatch, { mediaType: "application/merge-patch+json" }), async (c) => {
         const patch = valueForObject(c.var.body);
@@ -65,11 +67,11 @@ export const adminRoutes: RouteModule = {
     {
       method: "post",
       path: "/v1/consumers/{consumer}/credentials",
-      summary: "Mint a credential; the secret is shown once and stored only as SHA-256.",
+      summary: DOCS ? "Mint a credential; the secret is shown once and stored only as SHA-256." : "",
       operation: "createCredential",
       auth: "admin-secret",
       request: CreateCredentialRequest,
-      response: { status: 201, schema: CreatedCredential, description: "The new credential." },
+      response: { status: 201, schema: CreatedCredential, description: DOCS ? "The new credential." : "" },
       problems: adminBodyProblems("UNKNOWN_TOOL_NAMES", "GATE_MISCONFIGURED"),
       handlers: handlers(tokenKeySet, jsonBody(CreateCredentialRequest), (c) =>
         sendBody(
@@ -82,10 +84,10 @@ export const adminRoutes: RouteModule = {
     {
       method: "delete",
       path: "/v1/consumers/{consumer}/credentials/{credential_id}",
-      summary: "Revoke a credential at once.",
+      summary: DOCS ? "Revoke a credential at once." : "",
       operation: "revokeCredential",
       auth: "admin-secret",
-      response: { status: 204, description: "Revoked." },
+      response: { status: 204, description: DOCS ? "Revoked." : "" },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
       handlers: handlers(async (c) => {
         const id = c.req.param("credential_id");
@@ -97,10 +99,10 @@ export const adminRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/ping",
-      summary: "A bare round trip to the consumer's object (benchmark baseline).",
+      summary: DOCS ? "A bare round trip to the consumer's object (benchmark baseline)." : "",
       operation: "ping",
       auth: "admin-secret",
-      response: { status: 200, schema: Pong, description: "The object answered." },
+      response: { status: 200, schema: Pong, description: DOCS ? "The object answered." : "" },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
       handlers: handlers(async (c) => c.json({ pong: await c.var.object.ping() })),
     },

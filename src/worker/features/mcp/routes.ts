@@ -11,6 +11,7 @@ import { problem } from "../../http/problem";
 import { credentialToken, type GateEnv } from "../../http/middleware";
 import { handlers, type RouteModule } from "../../http/route";
 import { incomingTrace } from "../../trace/context";
+import { DOCS } from "../../../contracts/docs";
 
 /** The MCP endpoint of a consumer (Streamable HTTP, docs/mcp.md). */
 export const MCP_PATH = "/v1/consumers/:consumer/mcp";
@@ -57,11 +58,11 @@ const problems = ["UNAUTHENTICATED", "ORIGIN_REFUSED", "PRINCIPAL_MISMATCH", "NO
 
 const MCP_HEADERS: Readonly<Record<string, HeaderDoc>> = {
   "Mcp-Session-Id": {
-    description: "The session `initialize` answered; every later message of it sends it.",
+    description: DOCS ? "The session `initialize` answered; every later message of it sends it." : "",
     schema: { type: "string" },
   },
   "MCP-Protocol-Version": {
-    description: "The negotiated protocol version (2025-11-25 or 2025-06-18), after `initialize`.",
+    description: DOCS ? "The negotiated protocol version (2025-11-25 or 2025-06-18), after `initialize`." : "",
     schema: { type: "string" },
   },
 };
@@ -75,8 +76,9 @@ export const mcpRoutes: RouteModule = {
     {
       method: "post",
       path: "/v1/consumers/{consumer}/mcp",
-      summary:
-        "One MCP message (JSON-RPC 2.0, protocol 2025-11-25 or 2025-06-18). `initialize` answers the `Mcp-Session-Id` every later message sends; JSON-RPC errors of a valid request are 200.",
+      summary: DOCS
+        ? "One MCP message (JSON-RPC 2.0, protocol 2025-11-25 or 2025-06-18). `initialize` answers the `Mcp-Session-Id` every later message sends; JSON-RPC errors of a valid request are 200."
+        : "",
       operation: "mcp",
       auth: "credential",
       request: JsonRpcMessage,
@@ -88,18 +90,20 @@ export const mcpRoutes: RouteModule = {
         text: "text/event-stream",
         headers: {
           "Mcp-Session-Id": {
-            description: "Set by `initialize`: the session every later message names.",
+            description: DOCS ? "Set by `initialize`: the session every later message names." : "",
             schema: { type: "string" },
           },
         },
-        description:
-          "The JSON-RPC response (application/json, or one SSE event when only text/event-stream is accepted); a `tools/call` with `_meta.progressToken`, in a session that set a logging level, or whose client declared sampling or elicitation, is answered as an event stream when text/event-stream is accepted: the downstream's progress and log messages as they come, its sampling and elicitation requests when its server opted in (ids `toolgate-<uuid>`, answered by POSTing the response), then the response.",
+        description: DOCS
+          ? "The JSON-RPC response (application/json, or one SSE event when only text/event-stream is accepted); a `tools/call` with `_meta.progressToken`, in a session that set a logging level, or whose client declared sampling or elicitation, is answered as an event stream when text/event-stream is accepted: the downstream's progress and log messages as they come, its sampling and elicitation requests when its server opted in (ids `toolgate-<uuid>`, answered by POSTing the response), then the response."
+          : "",
       },
       alsoResponses: [
         {
           status: 202,
-          description:
-            "A notification or a response, accepted (a response to a relayed request is forwarded to the downstream first).",
+          description: DOCS
+            ? "A notification or a response, accepted (a response to a relayed request is forwarded to the downstream first)."
+            : "",
         },
       ],
       // `initialize` past the call rate or without a place for its session (docs/mcp.md, "Sessions").
@@ -136,12 +140,12 @@ export const mcpRoutes: RouteModule = {
     {
       method: "delete",
       path: "/v1/consumers/{consumer}/mcp",
-      summary: "Ends the MCP session named by `Mcp-Session-Id`; later messages of it are 404.",
+      summary: DOCS ? "Ends the MCP session named by `Mcp-Session-Id`; later messages of it are 404." : "",
       operation: "mcp",
       auth: "credential",
       headers: MCP_HEADERS,
       problemSchema: McpProblem,
-      response: { status: 204, description: "The session is gone." },
+      response: { status: 204, description: DOCS ? "The session is gone." : "" },
       problems,
       handlers: handlers(async (c) => {
         const outcome = await c.var.object.mcp(c.var.consumer, credentialToken(c.var.token), {
@@ -155,8 +159,9 @@ export const mcpRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/mcp",
-      summary:
-        "Opens a server-to-client SSE stream of the session named by `Mcp-Session-Id` (Streamable HTTP; several may be open): `notifications/resources/updated` of the resources the session subscribed to.",
+      summary: DOCS
+        ? "Opens a server-to-client SSE stream of the session named by `Mcp-Session-Id` (Streamable HTTP; several may be open): `notifications/resources/updated` of the resources the session subscribed to."
+        : "",
       operation: "mcp",
       auth: "credential",
       headers: MCP_HEADERS,
@@ -164,8 +169,9 @@ export const mcpRoutes: RouteModule = {
       response: {
         status: 200,
         text: "text/event-stream",
-        description:
-          "An event stream (`event: message`, one JSON-RPC notification each); it ends after 5 minutes, or when the session ends.",
+        description: DOCS
+          ? "An event stream (`event: message`, one JSON-RPC notification each); it ends after 5 minutes, or when the session ends."
+          : "",
       },
       problems: [...problems, "NOT_ACCEPTABLE", "QUOTA_EXCEEDED"],
       handlers: handlers(async (c) => {
@@ -185,7 +191,7 @@ export const mcpRoutes: RouteModule = {
     {
       method: "all",
       path: "/v1/consumers/{consumer}/mcp",
-      summary: "Any other method: 405 with `Allow: GET, POST, DELETE`.",
+      summary: DOCS ? "Any other method: 405 with `Allow: GET, POST, DELETE`." : "",
       operation: "none",
       documented: false,
       problems: ["METHOD_NOT_ALLOWED"],

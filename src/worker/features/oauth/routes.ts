@@ -29,16 +29,17 @@ import {
 } from "./endpoints";
 import { PRM_PREFIX } from "./resource";
 import { REGISTER_PATH, TOKEN_PATH } from "./server";
+import { DOCS } from "../../../contracts/docs";
 
 const PRM_PATH = `${PRM_PREFIX}/v1/consumers/{consumer}/mcp`;
 
 const LOCATION: HeaderDoc = {
-  description: "The client's redirect URI with the answer's parameters.",
+  description: DOCS ? "The client's redirect URI with the answer's parameters." : "",
   schema: { type: "string" },
   required: true,
 };
 const RETRY_AFTER: HeaderDoc = {
-  description: "Seconds until this address (or this server) may send another.",
+  description: DOCS ? "Seconds until this address (or this server) may send another." : "",
   schema: { type: "integer", minimum: 1 },
   required: true,
 };
@@ -46,7 +47,7 @@ const RETRY_AFTER: HeaderDoc = {
 const THROTTLED = {
   status: 429,
   schema: OAuthError,
-  description: "`temporarily_unavailable`: too many requests from this address or on this server.",
+  description: DOCS ? "`temporarily_unavailable`: too many requests from this address or on this server." : "",
   headers: { "Retry-After": RETRY_AFTER },
 } as const;
 
@@ -55,7 +56,7 @@ function preflight(path: string, handler: Route["handlers"]): Route {
   return {
     method: "options",
     path,
-    summary: "CORS preflight.",
+    summary: DOCS ? "CORS preflight." : "",
     operation: "none",
     documented: false,
     problems: [],
@@ -69,38 +70,41 @@ export const oauthRoutes: RouteModule = {
     {
       method: "get",
       path: "/.well-known/oauth-protected-resource/v1/consumers/{consumer}/mcp",
-      summary:
-        "Protected resource metadata (RFC 9728) of a consumer's MCP endpoint: the resource and its authorization server (this gate).",
+      summary: DOCS
+        ? "Protected resource metadata (RFC 9728) of a consumer's MCP endpoint: the resource and its authorization server (this gate)."
+        : "",
       operation: "none",
-      response: { status: 200, schema: ProtectedResourceMetadata, description: "The endpoint's metadata." },
+      response: { status: 200, schema: ProtectedResourceMetadata, description: DOCS ? "The endpoint's metadata." : "" },
       problems: ["NOT_FOUND", "OAUTH_NOT_CONFIGURED"],
       handlers: [protectedResourceMetadata],
     },
     {
       method: "get",
       path: "/.well-known/oauth-authorization-server",
-      summary:
-        "Authorization server metadata (RFC 8414): authorization code with S256 PKCE, refresh tokens, dynamic registration, revocation.",
+      summary: DOCS
+        ? "Authorization server metadata (RFC 8414): authorization code with S256 PKCE, refresh tokens, dynamic registration, revocation."
+        : "",
       operation: "none",
-      response: { status: 200, schema: AuthorizationServerMetadata, description: "The metadata document." },
+      response: { status: 200, schema: AuthorizationServerMetadata, description: DOCS ? "The metadata document." : "" },
       problems: ["OAUTH_NOT_CONFIGURED"],
       handlers: [authorizationServerMetadata],
     },
     {
       method: "get",
       path: "/oauth/authorize",
-      summary:
-        "The sign-in and consent page of an MCP client: a subject-bound agent credential of the consumer named by `resource`, and the tools to grant.",
+      summary: DOCS
+        ? "The sign-in and consent page of an MCP client: a subject-bound agent credential of the consumer named by `resource`, and the tools to grant."
+        : "",
       operation: "none",
       response: {
         status: 200,
         text: "text/html",
-        description: "The page; errors of a validated request redirect to the client (RFC 6749 §4.1.2.1).",
+        description: DOCS ? "The page; errors of a validated request redirect to the client (RFC 6749 §4.1.2.1)." : "",
       },
       alsoResponses: [
         {
           status: 302,
-          description: "An error of a validated request, back to the client's redirect URI.",
+          description: DOCS ? "An error of a validated request, back to the client's redirect URI." : "",
           headers: { Location: LOCATION },
         },
         THROTTLED,
@@ -111,21 +115,22 @@ export const oauthRoutes: RouteModule = {
     {
       method: "post",
       path: "/oauth/authorize",
-      summary:
-        "The consent form (application/x-www-form-urlencoded): Allow mints the grant's credential and redirects with the code; Deny redirects with access_denied.",
+      summary: DOCS
+        ? "The consent form (application/x-www-form-urlencoded): Allow mints the grant's credential and redirects with the code; Deny redirects with access_denied."
+        : "",
       operation: "none",
       request: OAuthConsentForm,
       requestMedia: "application/x-www-form-urlencoded",
       response: {
         status: 302,
-        description: "Back to the client's redirect URI, with the code or `access_denied`.",
+        description: DOCS ? "Back to the client's redirect URI, with the code or `access_denied`." : "",
         headers: { Location: LOCATION },
       },
       alsoResponses: [
         {
           status: 200,
           text: "text/html",
-          description: "The page again, saying why: the sign-in credential or the tool choice was refused.",
+          description: DOCS ? "The page again, saying why: the sign-in credential or the tool choice was refused." : "",
         },
         THROTTLED,
       ],
@@ -135,19 +140,20 @@ export const oauthRoutes: RouteModule = {
     {
       method: "post",
       path: "/oauth/token",
-      summary:
-        "Token endpoint (authorization_code with PKCE, refresh_token) and revocation (RFC 7009: revoking either token ends the whole grant and its credential); OAuth error bodies (RFC 6749 §5.2).",
+      summary: DOCS
+        ? "Token endpoint (authorization_code with PKCE, refresh_token) and revocation (RFC 7009: revoking either token ends the whole grant and its credential); OAuth error bodies (RFC 6749 §5.2)."
+        : "",
       operation: "none",
       request: OAuthTokenRequest,
       requestMedia: "application/x-www-form-urlencoded",
       response: {
         status: 200,
         schema: OAuthTokenResponse,
-        description: "The tokens (a revocation answers 200 with an empty body).",
+        description: DOCS ? "The tokens (a revocation answers 200 with an empty body)." : "",
       },
       alsoResponses: [
-        { status: 400, schema: OAuthError, description: "An OAuth error (RFC 6749 §5.2)." },
-        { status: 401, schema: OAuthError, description: "`invalid_client` (RFC 6749 §5.2)." },
+        { status: 400, schema: OAuthError, description: DOCS ? "An OAuth error (RFC 6749 §5.2)." : "" },
+        { status: 401, schema: OAuthError, description: DOCS ? "`invalid_client` (RFC 6749 §5.2)." : "" },
       ],
       problems: ["OAUTH_NOT_CONFIGURED"],
       handlers: [tokenEndpoint],
@@ -155,16 +161,17 @@ export const oauthRoutes: RouteModule = {
     {
       method: "post",
       path: "/oauth/register",
-      summary:
-        "Dynamic client registration (RFC 7591); OAuth error bodies. A registration no client exchanged a code for by then expires after an hour.",
+      summary: DOCS
+        ? "Dynamic client registration (RFC 7591); OAuth error bodies. A registration no client exchanged a code for by then expires after an hour."
+        : "",
       operation: "none",
       request: OAuthClientMetadata,
-      response: { status: 201, schema: OAuthClientInformation, description: "The registered client." },
+      response: { status: 201, schema: OAuthClientInformation, description: DOCS ? "The registered client." : "" },
       alsoResponses: [
         {
           status: 400,
           schema: OAuthError,
-          description: "`invalid_client_metadata` or `invalid_redirect_uri` (RFC 7591 §3.2.2).",
+          description: DOCS ? "`invalid_client_metadata` or `invalid_redirect_uri` (RFC 7591 §3.2.2)." : "",
         },
         THROTTLED,
       ],

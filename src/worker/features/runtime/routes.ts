@@ -7,6 +7,7 @@ import { problem, problemResponse } from "../../http/problem";
 import { credentialToken, jsonBody } from "../../http/middleware";
 import { adminCall } from "../../http/respond";
 import { adminBodyProblems, handlers, type RouteModule } from "../../http/route";
+import { DOCS } from "../../../contracts/docs";
 
 const refusals = [
   "INVALID_JSON",
@@ -23,15 +24,16 @@ export const runtimeRoutes: RouteModule = {
     {
       method: "post",
       path: "/v1/consumers/{consumer}/runtime/envelopes",
-      summary:
-        "One execution envelope v1. 200 with the answering envelope (app_facade_response, checkpoint_purge_ack); 202 without a body for event and event_ack.",
+      summary: DOCS
+        ? "One execution envelope v1. 200 with the answering envelope (app_facade_response, checkpoint_purge_ack); 202 without a body for event and event_ack."
+        : "",
       operation: "runtimeEnvelope",
       auth: "credential",
       request: RuntimeEnvelopeDoc,
       response: {
         status: 200,
         schema: RuntimeEnvelopeDoc,
-        description: "The gate's answering envelope, canonical wire JSON.",
+        description: DOCS ? "The gate's answering envelope, canonical wire JSON." : "",
       },
       problems: [
         "UNAUTHENTICATED",
@@ -58,11 +60,12 @@ export const runtimeRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/runtime/connect",
-      summary:
-        "WebSocket (hibernation): each text message one envelope; answers, unacknowledged events and refusals come back as messages.",
+      summary: DOCS
+        ? "WebSocket (hibernation): each text message one envelope; answers, unacknowledged events and refusals come back as messages."
+        : "",
       operation: "runtimeConnect",
       auth: "credential",
-      response: { status: 101, description: "Switching protocols." },
+      response: { status: 101, description: DOCS ? "Switching protocols." : "" },
       problems: ["UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "UPGRADE_REQUIRED", "QUOTA_EXCEEDED"],
       handlers: handlers((c) =>
         forwardSocket(c.req.raw, c.env, c.var.stub, {
@@ -75,22 +78,23 @@ export const runtimeRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/runtime/facade-targets",
-      summary: "The App Facade target → tool map and its revision.",
+      summary: DOCS ? "The App Facade target → tool map and its revision." : "",
       operation: "facadeTargets",
       auth: "admin-secret",
-      response: { status: 200, schema: FacadeTargetsView, description: "The stored map." },
+      response: { status: 200, schema: FacadeTargetsView, description: DOCS ? "The stored map." : "" },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
       handlers: handlers((c) => adminCall(c.var, { kind: "facadeTargets", targets: null })),
     },
     {
       method: "put",
       path: "/v1/consumers/{consumer}/runtime/facade-targets",
-      summary:
-        "Replace the App Facade target → tool map; its revision goes up by one (prepared actions of older revisions go stale).",
+      summary: DOCS
+        ? "Replace the App Facade target → tool map; its revision goes up by one (prepared actions of older revisions go stale)."
+        : "",
       operation: "facadeTargets",
       auth: "admin-secret",
       request: FacadeTargetsRequest,
-      response: { status: 200, schema: FacadeTargetsView, description: "The stored map." },
+      response: { status: 200, schema: FacadeTargetsView, description: DOCS ? "The stored map." : "" },
       problems: adminBodyProblems("UNKNOWN_TOOL_NAMES"),
       handlers: handlers(jsonBody(FacadeTargetsRequest), (c) =>
         adminCall(c.var, { kind: "facadeTargets", targets: c.var.body.targets }),

@@ -8,6 +8,7 @@ import { problem, problemResponse } from "../../http/problem";
 import { credentialToken, jsonBody } from "../../http/middleware";
 import { respond, sendBody } from "../../http/respond";
 import { handlers, pathParam, type RouteModule } from "../../http/route";
+import { DOCS } from "../../../contracts/docs";
 
 const P = "/v1/consumers/{consumer}/standing-approvals";
 
@@ -17,12 +18,17 @@ export const standingRoutes: RouteModule = {
     {
       method: "post",
       path: P,
-      summary:
-        "Grant a standing approval: the subject's calls of the tool run without a per-call decision until `seconds` pass or `max_calls` were used, each only when the `constraint` (CEL) admits its exact arguments. Within the consumer's `standing_approvals` setting; never for the approver's own subject.",
+      summary: DOCS
+        ? "Grant a standing approval: the subject's calls of the tool run without a per-call decision until `seconds` pass or `max_calls` were used, each only when the `constraint` (CEL) admits its exact arguments. Within the consumer's `standing_approvals` setting; never for the approver's own subject."
+        : "",
       operation: "grantStanding",
       auth: "credential",
       request: StandingApprovalGrant,
-      response: { status: 201, schema: StandingApprovalView, description: "The standing approval granted." },
+      response: {
+        status: 201,
+        schema: StandingApprovalView,
+        description: DOCS ? "The standing approval granted." : "",
+      },
       problems: [
         "UNAUTHENTICATED",
         "FORBIDDEN",
@@ -48,10 +54,12 @@ export const standingRoutes: RouteModule = {
     {
       method: "get",
       path: P,
-      summary: "The consumer's standing approvals, newest first (at most 100), each with its state and calls used.",
+      summary: DOCS
+        ? "The consumer's standing approvals, newest first (at most 100), each with its state and calls used."
+        : "",
       operation: "listStanding",
       auth: "credential",
-      response: { status: 200, schema: StandingApprovalList, description: "The standing approvals." },
+      response: { status: 200, schema: StandingApprovalList, description: DOCS ? "The standing approvals." : "" },
       problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND"],
       handlers: handlers(async (c) =>
         respond(
@@ -62,11 +70,16 @@ export const standingRoutes: RouteModule = {
     {
       method: "delete",
       path: `${P}/{standing_approval_id}`,
-      summary:
-        "Revoke a standing approval (any approver of the consumer may): the next call it would have covered needs a per-call approval again. Revoking a revoked one answers it unchanged.",
+      summary: DOCS
+        ? "Revoke a standing approval (any approver of the consumer may): the next call it would have covered needs a per-call approval again. Revoking a revoked one answers it unchanged."
+        : "",
       operation: "revokeStanding",
       auth: "credential",
-      response: { status: 200, schema: StandingApprovalView, description: "The standing approval, revoked." },
+      response: {
+        status: 200,
+        schema: StandingApprovalView,
+        description: DOCS ? "The standing approval, revoked." : "",
+      },
       problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND"],
       handlers: handlers(async (c) => {
         const id = pathParam(c, "standing_approval_id");

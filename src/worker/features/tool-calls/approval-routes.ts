@@ -12,6 +12,7 @@ import { problem, problemResponse } from "../../http/problem";
 import { credentialToken, jsonBody } from "../../http/middleware";
 import { respond, sendBody } from "../../http/respond";
 import { handlers, pathParam, type RouteModule } from "../../http/route";
+import { DOCS } from "../../../contracts/docs";
 
 const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
 
@@ -21,21 +22,25 @@ export const approvalRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/approvals",
-      summary:
-        "Pending approvals, oldest first, one page (at most the consumer's limits.page_items) at a time; each shows every digest input and the approval_digest computed for the approver who asks (docs/approvals.md).",
+      summary: DOCS
+        ? "Pending approvals, oldest first, one page (at most the consumer's limits.page_items) at a time; each shows every digest input and the approval_digest computed for the approver who asks (docs/approvals.md)."
+        : "",
       operation: "listApprovals",
       auth: "credential",
       query: {
-        state: { description: "Only `pending` is supported.", schema: { type: "string", enum: ["pending"] } },
+        state: {
+          description: DOCS ? "Only `pending` is supported." : "",
+          schema: { type: "string", enum: ["pending"] },
+        },
         cursor: {
-          description: "The `next_cursor` of the previous page (opaque); absent for the first page.",
+          description: DOCS ? "The `next_cursor` of the previous page (opaque); absent for the first page." : "",
           schema: { type: "string" },
         },
       },
       response: {
         status: 200,
         schema: ApprovalList,
-        description: "One page of pending approvals; `next_cursor` is null on the last page.",
+        description: DOCS ? "One page of pending approvals; `next_cursor` is null on the last page." : "",
       },
       problems: [
         "UNAUTHENTICATED",
@@ -60,14 +65,15 @@ export const approvalRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/approvals/events",
-      summary:
-        "Server-sent events of approvals (text/event-stream): the pending ones first, then `approval.requested` and `approval.decided` as they happen, each `data` an ApprovalStatus. An agent credential sees the approvals its own calls opened; an approver sees all. The stream closes after 300 s (clients reconnect); a keep-alive comment every 15 s (docs/approvals.md).",
+      summary: DOCS
+        ? "Server-sent events of approvals (text/event-stream): the pending ones first, then `approval.requested` and `approval.decided` as they happen, each `data` an ApprovalStatus. An agent credential sees the approvals its own calls opened; an approver sees all. The stream closes after 300 s (clients reconnect); a keep-alive comment every 15 s (docs/approvals.md)."
+        : "",
       operation: "approvalEvents",
       auth: "credential",
       response: {
         status: 200,
         text: "text/event-stream",
-        description: "The event stream; each event's `data` is an ApprovalStatus.",
+        description: DOCS ? "The event stream; each event's `data` is an ApprovalStatus." : "",
       },
       problems: ["UNAUTHENTICATED", "FORBIDDEN", "APPROVER_NOT_ALLOWED", "NOT_FOUND", "QUOTA_EXCEEDED"],
       // Before `…/approvals/:approval_id`: "events" is not an approval id.
@@ -82,21 +88,23 @@ export const approvalRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/approvals/{approval_id}",
-      summary:
-        "An approval's status. With `wait`, a pending approval's answer waits (long-poll) up to that many seconds (at most 60, and no later than its expiry) for the decision. An agent credential sees the approvals its own calls opened; an approver sees all.",
+      summary: DOCS
+        ? "An approval's status. With `wait`, a pending approval's answer waits (long-poll) up to that many seconds (at most 60, and no later than its expiry) for the decision. An agent credential sees the approvals its own calls opened; an approver sees all."
+        : "",
       operation: "getApproval",
       auth: "credential",
       query: {
         wait: {
-          description: "Seconds to wait for a decision (0–60; 0, the default, answers at once).",
+          description: DOCS ? "Seconds to wait for a decision (0–60; 0, the default, answers at once)." : "",
           schema: { type: "integer", minimum: 0, maximum: 60 },
         },
       },
       response: {
         status: 200,
         schema: ApprovalEventData,
-        description:
-          "The approval's state (`expired`: pending past expires_at); `valid_until` is when an approval stops admitting the repeated call.",
+        description: DOCS
+          ? "The approval's state (`expired`: pending past expires_at); `valid_until` is when an approval stops admitting the repeated call."
+          : "",
       },
       problems: [
         "UNAUTHENTICATED",
@@ -123,12 +131,13 @@ export const approvalRoutes: RouteModule = {
     {
       method: "post",
       path: "/v1/consumers/{consumer}/approvals/{approval_id}",
-      summary:
-        "Approve or deny, with the approval_digest computed for this call and this approver (another digest is refused, the approval stays pending). Valid for APPROVAL_TTL_SECONDS; decided once.",
+      summary: DOCS
+        ? "Approve or deny, with the approval_digest computed for this call and this approver (another digest is refused, the approval stays pending). Valid for APPROVAL_TTL_SECONDS; decided once."
+        : "",
       operation: "decideApproval",
       auth: "credential",
       request: ApprovalDecisionRequest,
-      response: { status: 200, schema: ApprovalDecisionView, description: "The recorded decision." },
+      response: { status: 200, schema: ApprovalDecisionView, description: DOCS ? "The recorded decision." : "" },
       problems: [
         "UNAUTHENTICATED",
         "FORBIDDEN",
@@ -160,15 +169,16 @@ export const approvalRoutes: RouteModule = {
     {
       method: "post",
       path: "/v1/consumers/{consumer}/approvals/{approval_id}/confirmation",
-      summary:
-        "The requesting end user's answer in the agent's chat, for a tool its end user confirms (`confirmed_by: end_user`): relayed by the agent credential whose call opened the approval, with the end user's token (verified as the call's) and the pending call's request_sha256. Approve lets the same call run once within the window; deny refuses it. An approval the consumer's approvers decide (the tool's default, or a call without a verified end-user token) is END_USER_CONFIRMATION_NOT_OFFERED (docs/approvals.md, \"Who decides\").",
+      summary: DOCS
+        ? "The requesting end user's answer in the agent's chat, for a tool its end user confirms (`confirmed_by: end_user`): relayed by the agent credential whose call opened the approval, with the end user's token (verified as the call's) and the pending call's request_sha256. Approve lets the same call run once within the window; deny refuses it. An approval the consumer's approvers decide (the tool's default, or a call without a verified end-user token) is END_USER_CONFIRMATION_NOT_OFFERED (docs/approvals.md, \"Who decides\")."
+        : "",
       operation: "confirmApproval",
       auth: "credential",
       request: ApprovalConfirmationRequest,
       response: {
         status: 200,
         schema: ApprovalDecisionView,
-        description: "The recorded decision (`decided_by: end_user`).",
+        description: DOCS ? "The recorded decision (`decided_by: end_user`)." : "",
       },
       problems: [
         "UNAUTHENTICATED",

@@ -4,6 +4,7 @@ import { credentialToken, jsonBody } from "../../http/middleware";
 import { sendBody } from "../../http/respond";
 import { handlers, type RouteModule } from "../../http/route";
 import { incomingTrace } from "../../trace/context";
+import { DOCS } from "../../../contracts/docs";
 
 /** The agent's batch route: all the tool calls of one model turn, answered as one provider message. */
 export const toolCallBatchRoutes: RouteModule = {
@@ -11,16 +12,18 @@ export const toolCallBatchRoutes: RouteModule = {
     {
       method: "post",
       path: "/v1/consumers/{consumer}/tool-calls/batch",
-      summary:
-        "Dispatch all the tool calls of one model turn, each as its own tool call (in order; its own approvals, idempotency and audit entry), and answer them as the provider's one message for the turn.",
+      summary: DOCS
+        ? "Dispatch all the tool calls of one model turn, each as its own tool call (in order; its own approvals, idempotency and audit entry), and answer them as the provider's one message for the turn."
+        : "",
       operation: "toolCallBatch",
       auth: "credential",
       request: ToolCallBatchRequest,
       response: {
         status: 200,
         schema: ToolCallBatchResponse,
-        description:
-          "Each call's answer in call order (or the problem the single route would have answered), and the turn's provider message when every call was answered.",
+        description: DOCS
+          ? "Each call's answer in call order (or the problem the single route would have answered), and the turn's provider message when every call was answered."
+          : "",
       },
       problems: [
         "UNAUTHENTICATED",

@@ -4,6 +4,7 @@ import { credentialToken } from "../../http/middleware";
 import { sendBody } from "../../http/respond";
 import { handlers, type RouteModule } from "../../http/route";
 import { incomingTrace } from "../../trace/context";
+import { DOCS } from "../../../contracts/docs";
 
 const problems = [
   "UNAUTHENTICATED",
@@ -29,8 +30,9 @@ const problems = [
 /** The `Idempotency-Key` request header (draft-ietf-httpapi-idempotency-key-header), documented on each route that reads it. */
 export const IDEMPOTENCY_KEY_HEADER = {
   "Idempotency-Key": {
-    description:
-      'The call\'s idempotency key as a structured-field String (`"k-1"`; a bare token `k-1` is accepted too), 1..255 characters: it fills `context.idempotency_key` when the body has none (or null); both given and different is 422 IDEMPOTENCY_KEY_MISMATCH; malformed, or sent more than once, is 400 INVALID_IDEMPOTENCY_KEY.',
+    description: DOCS
+      ? 'The call\'s idempotency key as a structured-field String (`"k-1"`; a bare token `k-1` is accepted too), 1..255 characters: it fills `context.idempotency_key` when the body has none (or null); both given and different is 422 IDEMPOTENCY_KEY_MISMATCH; malformed, or sent more than once, is 400 INVALID_IDEMPOTENCY_KEY.'
+      : "",
     schema: { type: "string", maxLength: 1024 },
   },
 } as const;
@@ -41,8 +43,9 @@ export const toolCallRoutes: RouteModule = {
     {
       method: "post",
       path: "/v1/consumers/{consumer}/tool-calls",
-      summary:
-        "Dispatch one model-proposed tool call. Model-level failures are 200 with a failed or unknown model_result.",
+      summary: DOCS
+        ? "Dispatch one model-proposed tool call. Model-level failures are 200 with a failed or unknown model_result."
+        : "",
       operation: "toolCall",
       auth: "credential",
       headers: IDEMPOTENCY_KEY_HEADER,
@@ -50,7 +53,7 @@ export const toolCallRoutes: RouteModule = {
       response: {
         status: 200,
         schema: ToolCallResponse,
-        description: "The model result and the provider-native result item.",
+        description: DOCS ? "The model result and the provider-native result item." : "",
       },
       problems,
       handlers: handlers(keyedJsonBody(ToolCallRequest), (c) =>
@@ -62,7 +65,9 @@ export const toolCallRoutes: RouteModule = {
     {
       method: "post",
       path: "/v1/consumers/{consumer}/tool-calls/status",
-      summary: "Query the status of a write whose outcome is unknown (reconciles from the downstream receipt).",
+      summary: DOCS
+        ? "Query the status of a write whose outcome is unknown (reconciles from the downstream receipt)."
+        : "",
       operation: "toolCallStatus",
       auth: "credential",
       headers: IDEMPOTENCY_KEY_HEADER,
@@ -70,7 +75,7 @@ export const toolCallRoutes: RouteModule = {
       response: {
         status: 200,
         schema: ToolCallResponse,
-        description: "The model result and the provider-native result item.",
+        description: DOCS ? "The model result and the provider-native result item." : "",
       },
       problems: problems.filter((p) => p !== "IDEMPOTENCY_IN_PROGRESS"),
       handlers: handlers(keyedJsonBody(ToolCallStatusRequest), (c) =>

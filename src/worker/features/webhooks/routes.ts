@@ -14,6 +14,7 @@ import { problem, problemResponse } from "../../http/problem";
 import { jsonBody, type ConsumerVariables, type GateEnv } from "../../http/middleware";
 import { respond, sendBody } from "../../http/respond";
 import { adminBodyProblems, handlers, pathParam, type RouteModule } from "../../http/route";
+import { DOCS } from "../../../contracts/docs";
 
 async function call(gate: ConsumerVariables, request: WebhooksCall, status: 200 | 201 = 200): Promise<Response> {
   return respond(await gate.object.webhooksCall(gate.consumer, request), status);
@@ -33,12 +34,17 @@ export const webhookRoutes: RouteModule = {
     {
       method: "post",
       path: P,
-      summary:
-        "Create a webhook endpoint for the consumer's events (docs/webhooks.md); its Standard Webhooks signing secret is answered this once.",
+      summary: DOCS
+        ? "Create a webhook endpoint for the consumer's events (docs/webhooks.md); its Standard Webhooks signing secret is answered this once."
+        : "",
       operation: "createWebhook",
       auth: "admin-secret",
       request: WebhookEndpointRequest,
-      response: { status: 201, schema: WebhookEndpointCreated, description: "The endpoint and its `secret`." },
+      response: {
+        status: 201,
+        schema: WebhookEndpointCreated,
+        description: DOCS ? "The endpoint and its `secret`." : "",
+      },
       problems: adminBodyProblems("QUOTA_EXCEEDED", "WEBHOOKS_NOT_CONFIGURED"),
       handlers: handlers(jsonBody(WebhookEndpointRequest), (c) =>
         sendBody(
@@ -51,20 +57,23 @@ export const webhookRoutes: RouteModule = {
     {
       method: "get",
       path: P,
-      summary:
-        "The consumer's webhook endpoints, oldest first (never a secret), at most the consumer's page_items per page.",
+      summary: DOCS
+        ? "The consumer's webhook endpoints, oldest first (never a secret), at most the consumer's page_items per page."
+        : "",
       operation: "listWebhooks",
       auth: "admin-secret",
       query: {
         cursor: {
-          description: "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR).",
+          description: DOCS
+            ? "The `next_cursor` of the page before (opaque; anything else is 400 INVALID_CURSOR)."
+            : "",
           schema: { type: "string", maxLength: 400 },
         },
       },
       response: {
         status: 200,
         schema: WebhookEndpointList,
-        description: "`{endpoints: [endpoint], next_cursor}`; `next_cursor` is null on the last page.",
+        description: DOCS ? "`{endpoints: [endpoint], next_cursor}`; `next_cursor` is null on the last page." : "",
       },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
       handlers: handlers((c) => call(c.var, { kind: "listWebhooks", cursor: c.req.query("cursor") ?? null })),
@@ -72,18 +81,19 @@ export const webhookRoutes: RouteModule = {
     {
       method: "get",
       path: `${P}/deliveries`,
-      summary:
-        "The delivery log, newest first: each message to each endpoint, its state and every attempt (status code, duration, error class).",
+      summary: DOCS
+        ? "The delivery log, newest first: each message to each endpoint, its state and every attempt (status code, duration, error class)."
+        : "",
       operation: "listWebhookDeliveries",
       auth: "admin-secret",
       query: {
-        endpoint_id: { description: "Only this endpoint's deliveries.", schema: { type: "string" } },
-        cursor: { description: "The `next_cursor` of the page before.", schema: { type: "string" } },
+        endpoint_id: { description: DOCS ? "Only this endpoint's deliveries." : "", schema: { type: "string" } },
+        cursor: { description: DOCS ? "The `next_cursor` of the page before." : "", schema: { type: "string" } },
       },
       response: {
         status: 200,
         schema: WebhookDeliveryPage,
-        description: "One page; `next_cursor` is null on the last.",
+        description: DOCS ? "One page; `next_cursor` is null on the last." : "",
       },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "INVALID_CURSOR"],
       // The delivery log's paths first: `deliveries` is no endpoint id.
@@ -97,11 +107,12 @@ export const webhookRoutes: RouteModule = {
     {
       method: "post",
       path: `${P}/deliveries/{delivery_id}/redeliver`,
-      summary:
-        "Send a finished delivery's message again (the same `webhook-id` and body): a new delivery, queued behind the endpoint's earlier ones.",
+      summary: DOCS
+        ? "Send a finished delivery's message again (the same `webhook-id` and body): a new delivery, queued behind the endpoint's earlier ones."
+        : "",
       operation: "redeliverWebhook",
       auth: "admin-secret",
-      response: { status: 202, schema: WebhookDeliveryView, description: "The new delivery (pending)." },
+      response: { status: 202, schema: WebhookDeliveryView, description: DOCS ? "The new delivery (pending)." : "" },
       problems: ["UNAUTHENTICATED", "NOT_FOUND", "WEBHOOK_DELIVERY_PENDING", "QUOTA_EXCEEDED"],
       handlers: handlers(async (c) => {
         const deliveryId = pathParam(c, "delivery_id");
@@ -116,20 +127,20 @@ export const webhookRoutes: RouteModule = {
     {
       method: "get",
       path: `${P}/{endpoint_id}`,
-      summary: "One webhook endpoint (never its secret).",
+      summary: DOCS ? "One webhook endpoint (never its secret)." : "",
       operation: "getWebhook",
       auth: "admin-secret",
-      response: { status: 200, schema: WebhookEndpointView, description: "The endpoint." },
+      response: { status: 200, schema: WebhookEndpointView, description: DOCS ? "The endpoint." : "" },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
       handlers: handlers(endpoint, (c) => call(c.var, { kind: "getWebhook", endpointId: pathParam(c, "endpoint_id") })),
     },
     {
       method: "delete",
       path: `${P}/{endpoint_id}`,
-      summary: "Delete an endpoint with its secret and its deliveries (pending ones are never sent).",
+      summary: DOCS ? "Delete an endpoint with its secret and its deliveries (pending ones are never sent)." : "",
       operation: "deleteWebhook",
       auth: "admin-secret",
-      response: { status: 204, description: "Deleted." },
+      response: { status: 204, description: DOCS ? "Deleted." : "" },
       problems: ["UNAUTHENTICATED", "NOT_FOUND"],
       handlers: handlers(endpoint, (c) =>
         call(c.var, { kind: "deleteWebhook", endpointId: pathParam(c, "endpoint_id") }),

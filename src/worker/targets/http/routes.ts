@@ -11,6 +11,7 @@ import { canonicalJson } from "../../../core/json";
 import { problem, problemResponse } from "../../http/problem";
 import { publishedKeys } from "./signing-keys";
 import { handlers, pathParam, type RouteModule } from "../../http/route";
+import { DOCS } from "../../../contracts/docs";
 
 /** How long a downstream may reuse the answer (seconds); it refetches sooner on an unknown `keyid`. */
 export const SIGNING_KEYS_MAX_AGE_SECONDS = 300;
@@ -21,13 +22,14 @@ export const signingKeyRoutes: RouteModule = {
     {
       method: "get",
       path: "/v1/consumers/{consumer}/signing-keys",
-      summary:
-        "The Ed25519 public keys of the consumer's request signatures (RFC 9421 `ed25519`), as a JWK Set: the current key, then the previous one during a rotation.",
+      summary: DOCS
+        ? "The Ed25519 public keys of the consumer's request signatures (RFC 9421 `ed25519`), as a JWK Set: the current key, then the previous one during a rotation."
+        : "",
       operation: "none",
       response: {
         status: 200,
         schema: SigningKeySet,
-        description: '`{"keys": [JWK, ...]}`; each `kid` is the `keyid` of the signatures it verifies.',
+        description: DOCS ? '`{"keys": [JWK, ...]}`; each `kid` is the `keyid` of the signatures it verifies.' : "",
       },
       problems: ["NOT_FOUND", "SIGNING_NOT_CONFIGURED"],
       handlers: handlers((c) => {

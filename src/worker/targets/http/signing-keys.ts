@@ -8,12 +8,12 @@
  * once per isolate and kept for the consumers it signed for recently.
  * @module
  */
-import { ed25519 } from "@noble/curves/ed25519.js";
 import { hkdf } from "@noble/hashes/hkdf.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "../../../core/json";
 import { encodeBase64Url } from "../../../core/wire/base64url";
+import { nativeEd25519 } from "../../ed25519";
 import type { Env } from "../../env";
 import { LruMap } from "../../lru";
 
@@ -56,7 +56,7 @@ function seedOf(secret: string, consumer: string): Uint8Array {
  */
 export function deriveKeyPair(secret: string, consumer: string): SigningKeyPair {
   const seed = seedOf(secret, consumer);
-  const x = encodeBase64Url(ed25519.getPublicKey(seed));
+  const x = encodeBase64Url(nativeEd25519.keyPair(seed).publicKey);
   // RFC 7638: SHA-256 of the required members, sorted, without whitespace.
   const kid = encodeBase64Url(sha256(utf8ToBytes(canonicalJson({ crv: "Ed25519", kty: "OKP", x }))));
   let key: Promise<CryptoKey> | undefined;
