@@ -222,7 +222,7 @@ export const ElicitParams = z.deferred(() =>
 export const McpProblem = z.deferred(() =>
   z
     .strictObject({
-      ...PROBLEM_MEMBERS,
+      ...PROBLEM_MEMBERS(),
       jsonrpc: z.optional(Jsonrpc),
       id: z.optional(z.nullable(JsonRpcId)).check(z.describe("The refused request's id, when it was read.")),
       error: z.optional(

@@ -31,7 +31,8 @@ export const HostContextInput = z.deferred(() =>
     .register(httpSchemas, { id: "HostContext" }),
 );
 
-const toolCallShape = {
+/** The members both requests share (built on first use, as the schemas are). */
+const toolCallShape = z.deferredShape(() => ({
   principal: z.optional(PrincipalInput).check(
     z.meta({
       description:
@@ -58,7 +59,7 @@ const toolCallShape = {
         "The agent's words on why it makes this call (1..500 characters, no control characters): shown to approvers beside the arguments as the agent's, never hashed into a digest.",
     }),
   ),
-};
+}));
 
 function oneIntent(v: { proposal?: unknown; provider_item?: unknown }): boolean {
   return (v.proposal === undefined) !== (v.provider_item === undefined);
@@ -68,13 +69,16 @@ const intentRule = { message: "send exactly one of proposal and provider_item", 
 
 /** `POST …/tool-calls`. */
 export const ToolCallRequest = z.deferred(() =>
-  z.strictObject(toolCallShape).check(z.refine(oneIntent, intentRule)).register(httpSchemas, { id: "ToolCallRequest" }),
+  z
+    .strictObject(toolCallShape())
+    .check(z.refine(oneIntent, intentRule))
+    .register(httpSchemas, { id: "ToolCallRequest" }),
 );
 
 /** `POST …/tool-calls/status`: the same call plus the `status_ref` of its unknown outcome. */
 export const ToolCallStatusRequest = z.deferred(() =>
   z
-    .strictObject({ ...toolCallShape, status_ref: z.string().check(z.regex(/^status_[0-9a-f]{32}$/)) })
+    .strictObject({ ...toolCallShape(), status_ref: z.string().check(z.regex(/^status_[0-9a-f]{32}$/)) })
     .check(z.refine(oneIntent, intentRule))
     .register(httpSchemas, { id: "ToolCallStatusRequest" }),
 );
