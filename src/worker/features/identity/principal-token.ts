@@ -1,4 +1,4 @@
-import type * as Jose from "jose";
+import type * as Jose from "./jose";
 import type { JSONWebKeySet, JWTPayload } from "jose";
 import type { PrincipalTokenIssuer } from "../../../contracts/consumer";
 import { readJson, type Json, type JsonObject } from "../../../core/json";
@@ -59,7 +59,7 @@ let joseLoaded: Promise<typeof Jose> | undefined;
  * principal token).
  */
 function jose(): Promise<typeof Jose> {
-  joseLoaded ??= import("jose");
+  joseLoaded ??= import("./jose");
   return joseLoaded;
 }
 
