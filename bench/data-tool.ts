@@ -22,6 +22,7 @@ import { createDemoEngine, getOrderTool } from "../src/conformance/tool-cases";
 import type { HandlerResult, Principal, ResultPackage, ToolCall } from "../src/core/tool-result";
 import { ToolDefinition } from "../src/contracts/tool-definition";
 import { buildTool } from "../src/worker/features/tools/build";
+import { loadPolicyLanguage } from "../src/worker/kernel/policy-language";
 import type { Result } from "../src/core/result";
 
 const NAME = "lookup_order";
@@ -75,6 +76,8 @@ function buildDataTool() {
   return defineTool({ ...spec, execution: { kind: "in_process", handler } });
 }
 
+// The policy language is loaded as an object loads it when it starts (src/worker/kernel/policy-language.ts).
+await loadPolicyLanguage();
 const dataTool = buildDataTool();
 const registry = createRegistry([getOrderTool, dataTool]);
 

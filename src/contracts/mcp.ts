@@ -226,7 +226,7 @@ export const ElicitParams = z.deferred(() =>
 export const McpProblem = z.deferred(() =>
   z
     .strictObject({
-      ...PROBLEM_MEMBERS,
+      ...PROBLEM_MEMBERS(),
       jsonrpc: z.optional(Jsonrpc),
       id: z
         .optional(z.nullable(JsonRpcId))

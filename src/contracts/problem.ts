@@ -179,19 +179,19 @@ export const ProblemCodeSchema = z.deferred(() =>
 );
 
 /** The RFC 9457 members every problem of the gate carries, its stable `code` among them. */
-export const PROBLEM_MEMBERS = {
+export const PROBLEM_MEMBERS = z.deferredShape(() => ({
   type: z.string(),
   title: z.string(),
   status: z.int(),
   code: ProblemCodeSchema,
   detail: z.string(),
-};
+}));
 
 /** RFC 9457 problem details with toolgate's stable `code`. */
 export const ProblemDetails = z.deferred(() =>
   z
     .strictObject({
-      ...PROBLEM_MEMBERS,
+      ...PROBLEM_MEMBERS(),
       path: z.optional(z.string()).check(
         z.meta({
           description: DOCS

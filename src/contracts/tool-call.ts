@@ -32,7 +32,8 @@ export const HostContextInput = z.deferred(() =>
     .register(httpSchemas, { id: "HostContext" }),
 );
 
-const toolCallShape = {
+/** The members both requests share (built on first use, as the schemas are). */
+const toolCallShape = z.deferredShape(() => ({
   principal: z.optional(PrincipalInput).check(
     z.meta({
       description: DOCS
@@ -63,7 +64,7 @@ const toolCallShape = {
         : "",
     }),
   ),
-};
+}));
 
 function oneIntent(v: { proposal?: unknown; provider_item?: unknown }): boolean {
   return (v.proposal === undefined) !== (v.provider_item === undefined);
@@ -73,13 +74,16 @@ const intentRule = { message: "send exactly one of proposal and provider_item", 
 
 /** `POST …/tool-calls`. */
 export const ToolCallRequest = z.deferred(() =>
-  z.strictObject(toolCallShape).check(z.refine(oneIntent, intentRule)).register(httpSchemas, { id: "ToolCallRequest" }),
+  z
+    .strictObject(toolCallShape())
+    .check(z.refine(oneIntent, intentRule))
+    .register(httpSchemas, { id: "ToolCallRequest" }),
 );
 
 /** `POST …/tool-calls/status`: the same call plus the `status_ref` of its unknown outcome. */
 export const ToolCallStatusRequest = z.deferred(() =>
   z
-    .strictObject({ ...toolCallShape, status_ref: z.string().check(z.regex(/^status_[0-9a-f]{32}$/)) })
+    .strictObject({ ...toolCallShape(), status_ref: z.string().check(z.regex(/^status_[0-9a-f]{32}$/)) })
     .check(z.refine(oneIntent, intentRule))
     .register(httpSchemas, { id: "ToolCallStatusRequest" }),
 );

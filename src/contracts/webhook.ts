@@ -58,25 +58,25 @@ export const WebhookEndpointRequest = z.deferred(() =>
     .register(httpSchemas, { id: "WebhookEndpointRequest" }),
 );
 
-const endpointFields = {
+const endpointFields = z.deferredShape(() => ({
   endpoint_id: z.string(),
   url: z.string(),
   events: z.array(z.enum(EVENT_TYPES)),
   include_arguments: z.boolean(),
   description: z.nullable(z.string()),
   created_at: z.int(),
-};
+}));
 
 /** An endpoint as the admin sees it: never its secret. */
 export const WebhookEndpointView = z.deferred(() =>
-  z.strictObject(endpointFields).register(httpSchemas, { id: "WebhookEndpoint" }),
+  z.strictObject(endpointFields()).register(httpSchemas, { id: "WebhookEndpoint" }),
 );
 
 /** The answer of a creation: the endpoint and its signing secret, shown this once. */
 export const WebhookEndpointCreated = z.deferred(() =>
   z
     .strictObject({
-      ...endpointFields,
+      ...endpointFields(),
       secret: z.string().check(
         z.meta({
           description: DOCS

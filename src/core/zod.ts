@@ -69,6 +69,15 @@ function adopt(proxy: core.$ZodType, built: core.$ZodType): void {
   }
 }
 
+/**
+ * Schemas several schemas share (an object's members, spread into each), built by the first call
+ * and the same ones after it: a module-level object of schemas would be built when its module starts.
+ */
+export function deferredShape<T extends object>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
 /** A schema built by `build` on its first use (above). */
 export function deferred<T extends core.$ZodType>(build: () => T): T {
   // The proxy's target takes the built schema's own properties and prototype once it is built,

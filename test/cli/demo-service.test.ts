@@ -18,6 +18,7 @@ import { demoTools, startDemoService } from "../../tools/lib/demo-service";
 import { setUpDemo } from "../../tools/lib/demo-setup";
 import { ToolDefinition } from "../../src/contracts/tool-definition";
 import { buildTool } from "../../src/worker/features/tools/build";
+import { loadPolicyLanguage } from "../../src/worker/kernel/policy-language";
 import { gatePrivateKey, publishedKey } from "../support/identity-verifier";
 
 /** The known-answer vector of docs/http-tools.md ("The signature"). */
@@ -293,7 +294,8 @@ describe("the demo service's endpoints", () => {
 });
 
 describe("the demo's tools as data", () => {
-  it("build under the gate's rules on loopback (npm start), and are refused without it", () => {
+  it("build under the gate's rules on loopback (npm start), and are refused without it", async () => {
+    await loadPolicyLanguage();
     const tools = demoTools("http://127.0.0.1:8788") as Record<string, unknown>;
     const built = Object.entries(tools).map(
       ([name, definition]) => buildTool(name, ToolDefinition.parse(definition), { allowLoopback: true }).ok,

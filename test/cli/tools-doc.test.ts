@@ -14,6 +14,7 @@ import { freePort } from "../../tools/lib/wrangler-dev";
 import { readJson } from "../../src/core/json";
 import { ToolDefinition } from "../../src/contracts/tool-definition";
 import { buildTool } from "../../src/worker/features/tools/build";
+import { loadPolicyLanguage } from "../../src/worker/kernel/policy-language";
 import { downstreamSigner, encodeIdentity } from "../../src/worker/targets/http/signature";
 import { publishedKey } from "../support/identity-verifier";
 
@@ -30,7 +31,8 @@ function blockAfter(text: string, marker: string, lang: string): string {
 }
 
 describe("docs/tools.md's complete example", () => {
-  it("is npm start's two tools, and builds with https targets only", () => {
+  it("is npm start's two tools, and builds with https targets only", async () => {
+    await loadPolicyLanguage();
     const names = [...TOOLS_DOC.matchAll(/<!-- definition: (\w+) -->/g)].map((m) => m[1] as string);
     const documented = Object.fromEntries(
       names.map((name) => [name, JSON.parse(blockAfter(TOOLS_DOC, `<!-- definition: ${name} -->`, "json"))]),

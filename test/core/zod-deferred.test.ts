@@ -18,7 +18,7 @@ function sources(dir: string): string[] {
 }
 
 /** A module-level `const` whose value is a zod call (a schema built when the module starts). */
-const EAGER = /^(?:export )?const \w+(?::[^=]+)? =\s*z\s*\.(?!deferred\(|registry\b)\w+/gm;
+const EAGER = /^(?:export )?const \w+(?::[^=]+)? =\s*z\s*\.(?!deferred\(|deferredShape\(|registry\b)\w+/gm;
 
 describe("module-level schemas under src/", () => {
   it("are all deferred", () => {
@@ -79,5 +79,23 @@ describe("z.deferred", () => {
     z.parse(second, "x");
     z.buildDeferred();
     expect(order).toEqual(["second", "first", "third"]);
+  });
+});
+
+describe("z.deferredShape", () => {
+  it("builds the shared members on the first call, once, and answers the same ones after", () => {
+    let builds = 0;
+    const members = z.deferredShape(() => {
+      builds += 1;
+      return { name: z.string().check(z.maxLength(3)) };
+    });
+    expect(builds).toBe(0);
+    const first = members();
+    const Short = z.strictObject({ ...members() });
+    expect([builds, members() === first, members().name === first.name]).toEqual([1, true, true]);
+    expect([z.safeParse(Short, { name: "abc" }).success, z.safeParse(Short, { name: "abcd" }).success]).toEqual([
+      true,
+      false,
+    ]);
   });
 });

@@ -53,15 +53,15 @@ function boundedId(field: string, max: number) {
 }
 
 /** `ToolActorId`. */
-export const toolActorId = boundedId("tool actor id", TOOL_ACTOR_ID_MAX_BYTES);
+export const toolActorId = z.deferred(() => boundedId("tool actor id", TOOL_ACTOR_ID_MAX_BYTES));
 /** `ConsumerId`. */
-export const consumerId = boundedId("tool consumer id", TOOL_CONSUMER_ID_MAX_BYTES);
+export const consumerId = z.deferred(() => boundedId("tool consumer id", TOOL_CONSUMER_ID_MAX_BYTES));
 /** `ResourceScopeId`. */
-export const resourceScopeId = boundedId("tool resource scope id", TOOL_RESOURCE_SCOPE_ID_MAX_BYTES);
+export const resourceScopeId = z.deferred(() => boundedId("tool resource scope id", TOOL_RESOURCE_SCOPE_ID_MAX_BYTES));
 /** `ToolProviderId`. */
-export const toolProviderId = boundedId("tool provider id", TOOL_PROVIDER_ID_MAX_BYTES);
+export const toolProviderId = z.deferred(() => boundedId("tool provider id", TOOL_PROVIDER_ID_MAX_BYTES));
 /** `ToolCapabilityId`. */
-export const toolCapabilityId = boundedId("tool capability id", TOOL_CAPABILITY_ID_MAX_BYTES);
+export const toolCapabilityId = z.deferred(() => boundedId("tool capability id", TOOL_CAPABILITY_ID_MAX_BYTES));
 
 /**
  * One struct variant of an externally tagged enum: an object with exactly that key.

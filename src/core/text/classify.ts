@@ -6,6 +6,7 @@
  * alone decides; look-alike letters depend on their neighbours and are found by ./visible.ts.
  * @module
  */
+import { lazyPattern } from "./pattern";
 
 /** Why a code point is shown escaped rather than as itself. */
 export type HiddenKind =
@@ -65,11 +66,12 @@ function inRanges(cp: number, ranges: readonly (readonly [number, number])[]): b
   return false;
 }
 
-const FORMAT = /^\p{Cf}$/u;
-const CONTROL = /^[\p{Cc}\p{Zl}\p{Zp}]$/u;
-const SPACE = /^\p{Zs}$/u;
-const PRIVATE_USE = /^\p{Co}$/u;
-const UNASSIGNED = /^\p{Cn}$/u;
+// Made on first use (./pattern.ts).
+const FORMAT = lazyPattern(() => /^\p{Cf}$/u);
+const CONTROL = lazyPattern(() => /^[\p{Cc}\p{Zl}\p{Zp}]$/u);
+const SPACE = lazyPattern(() => /^\p{Zs}$/u);
+const PRIVATE_USE = lazyPattern(() => /^\p{Co}$/u);
+const UNASSIGNED = lazyPattern(() => /^\p{Cn}$/u);
 
 /**
  * Why a code point cannot be shown as itself, or `null` when it can (this ignores its
@@ -109,7 +111,7 @@ const RIGHT_TO_LEFT_NEUTRALS = new Set([
   0x0606, 0x0607, 0x0609, 0x060a, 0x060c, 0x060e, 0x060f, 0x066a, 0x066b, 0x066c, 0x06de, 0x06e9, 0x06fd, 0x06fe,
   0x07f6, 0x07f7, 0x07f8, 0x07f9, 0xfd3e, 0xfd3f,
 ]);
-const WEAK = /^[\p{M}\p{Nd}\p{Cf}\p{Cn}\p{Zs}]$/u;
+const WEAK = lazyPattern(() => /^[\p{M}\p{Nd}\p{Cf}\p{Cn}\p{Zs}]$/u);
 
 /** Whether a code point is strong right-to-left (bidi class R or AL): beside digits it reverses their groups in a left-to-right line. */
 export function isRightToLeft(cp: number): boolean {

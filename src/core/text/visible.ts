@@ -30,6 +30,7 @@
  * @module
  */
 import { escapeCodePoint, hiddenKind, isRightToLeft, type HiddenKind } from "./classify";
+import { lazyPattern } from "./pattern";
 
 /** A run of text shown as it is. */
 export interface PlainPart {
@@ -61,12 +62,13 @@ export interface VisibleOptions {
   readonly escapeRightToLeft?: boolean;
 }
 
-const WORD = /^[\p{L}\p{M}\p{Nd}]$/u;
-const MARK = /^\p{M}$/u;
-const LETTER = /^\p{L}$/u;
-const DIGIT = /^\p{Nd}$/u;
-const LATIN = /^\p{Script=Latin}$/u;
-const NO_SCRIPT = /^[\p{Script=Common}\p{Script=Inherited}]$/u;
+// The Unicode classes are made on first use (./pattern.ts).
+const WORD = lazyPattern(() => /^[\p{L}\p{M}\p{Nd}]$/u);
+const MARK = lazyPattern(() => /^\p{M}$/u);
+const LETTER = lazyPattern(() => /^\p{L}$/u);
+const DIGIT = lazyPattern(() => /^\p{Nd}$/u);
+const LATIN = lazyPattern(() => /^\p{Script=Latin}$/u);
+const NO_SCRIPT = lazyPattern(() => /^[\p{Script=Common}\p{Script=Inherited}]$/u);
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
 

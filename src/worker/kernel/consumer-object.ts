@@ -9,6 +9,7 @@ import { ObjectKernel } from "./kernel";
 import { trackMemory } from "./memory";
 import { rpcProxy, type ObjectRpc } from "./object-rpc";
 import { runOperation } from "./operations";
+import { loadPolicyLanguage } from "./policy-language";
 import { consumerServices, start } from "./services";
 
 /** The one feature that accepts the object's WebSockets. */
@@ -33,7 +34,11 @@ export class ConsumerObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     trackMemory(this, this.#s);
-    void ctx.blockConcurrencyWhile(async () => start(this.#s));
+    // The policy language is loaded here, before any operation, not when the isolate starts (./policy-language).
+    void ctx.blockConcurrencyWhile(async () => {
+      await loadPolicyLanguage();
+      start(this.#s);
+    });
   }
 
   /** In-process tools of the embedding Worker; `createGate({ tools })` overrides this (src/worker/gate.ts). */

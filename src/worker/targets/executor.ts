@@ -18,18 +18,20 @@ import { causeOf } from "./cause";
 /** What running an external tool came to; `not_sent`: nothing left the gate (a failure may say why, for operators). */
 export type ExternalOutcome = HttpToolOutcome;
 
-const NO_SIGNER: ExternalOutcome = {
+// The refusals are made when they happen, not when the module starts (a cause's detail is made
+// safe by causeOf, work the isolate's start need not do).
+const noSigner = (): ExternalOutcome => ({
   kind: "not_sent",
   cause: causeOf("refused", "the gate has no signing key (TOOLGATE_SIGNING_KEY): nothing is sent unsigned"),
-};
-const NO_BASE: ExternalOutcome = {
+});
+const noBase = (): ExternalOutcome => ({
   kind: "not_sent",
   cause: causeOf("refused", "the tool's path has no downstream base URL (TOOLGATE_DOWNSTREAM_URL)"),
-};
-const NO_SECRET: ExternalOutcome = {
+});
+const noSecret = (): ExternalOutcome => ({
   kind: "not_sent",
   cause: causeOf("refused", "a secret of the tool's headers cannot be opened"),
-};
+});
 
 /** Where a run of an external tool is sent (traces keep the method and the host only). */
 export interface ExternalTarget {
@@ -116,11 +118,11 @@ export function httpExecutor(
   };
   return {
     run: async (spec, principal, call, key) => {
-      if (downstream === undefined) return NO_SIGNER;
+      if (downstream === undefined) return noSigner();
       const { definition, headers } = route(spec);
-      if (!reachable(downstream, definition)) return NO_BASE;
+      if (!reachable(downstream, definition)) return noBase();
       const extra = await headers();
-      return extra === undefined ? NO_SECRET : callHttpTool(definition, downstream, principal, call, key, extra);
+      return extra === undefined ? noSecret() : callHttpTool(definition, downstream, principal, call, key, extra);
     },
     canQuery: (spec) => {
       const definition = routeOf(spec)?.definition;

@@ -1,4 +1,5 @@
-import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import type * as Jose from "./jose";
+import type { JSONWebKeySet, JWTPayload } from "jose";
 import type { PrincipalTokenIssuer } from "../../../contracts/consumer";
 import { readJson, type Json, type JsonObject } from "../../../core/json";
 import * as z from "../../../core/zod";
@@ -48,14 +49,26 @@ const FetchedJwks = z.deferred(() =>
   }),
 );
 
-type KeySet = ReturnType<typeof createLocalJWKSet>;
+type KeySet = ReturnType<typeof Jose.createLocalJWKSet>;
+
+let joseLoaded: Promise<typeof Jose> | undefined;
+
+/**
+ * jose, imported by the first verification rather than when the isolate starts (issue #32, cold
+ * start: its modules build their algorithm tables when evaluated, and most requests carry no
+ * principal token).
+ */
+function jose(): Promise<typeof Jose> {
+  joseLoaded ??= import("./jose");
+  return joseLoaded;
+}
 
 function rejected(detail: string): Outcome<never> {
   return fail(problem("PRINCIPAL_TOKEN_REJECTED", detail));
 }
 
 /** Why jose refused a token, in words that name the check and never echo the token. */
-function reason(error: unknown): string {
+function reason(error: unknown, errors: typeof Jose.errors): string {
   if (error instanceof errors.JWTExpired) return "The principal token has expired.";
   if (error instanceof errors.JWTClaimValidationFailed)
     return `The principal token's \`${error.claim}\` claim is not accepted (${error.reason}).`;
@@ -102,17 +115,18 @@ export class PrincipalTokens {
   constructor(private readonly fetcher: (url: string, init: RequestInit) => Promise<Response>) {}
 
   async verify(issuer: PrincipalTokenIssuer, token: string, now: number): Promise<Outcome<VerifiedPrincipal>> {
+    const { errors } = await jose();
     const first = await this.#keys(issuer, now, false);
     if (!first.ok) return first;
     const result = await this.#check(issuer, token, first.value, now);
     if (result !== "no-matching-key") return result;
     // The issuer may have rotated its keys since the set was cached: fetch again, not too often.
     const stale = this.#cached !== undefined && now - this.#cached.fetchedAt >= JWKS_REFETCH_COOLDOWN_SECONDS;
-    if (issuer.jwks_uri === undefined || !stale) return rejected(reason(new errors.JWKSNoMatchingKey()));
+    if (issuer.jwks_uri === undefined || !stale) return rejected(reason(new errors.JWKSNoMatchingKey(), errors));
     const fresh = await this.#keys(issuer, now, true);
     if (!fresh.ok) return fresh;
     const again = await this.#check(issuer, token, fresh.value, now);
-    return again === "no-matching-key" ? rejected(reason(new errors.JWKSNoMatchingKey())) : again;
+    return again === "no-matching-key" ? rejected(reason(new errors.JWKSNoMatchingKey(), errors)) : again;
   }
 
   async #check(
@@ -121,6 +135,7 @@ export class PrincipalTokens {
     keys: KeySet,
     now: number,
   ): Promise<Outcome<VerifiedPrincipal> | "no-matching-key"> {
+    const { errors, jwtVerify } = await jose();
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer: issuer.issuer,
@@ -132,11 +147,12 @@ export class PrincipalTokens {
       });
       return claimsOf(payload, issuer);
     } catch (error) {
-      return error instanceof errors.JWKSNoMatchingKey ? "no-matching-key" : rejected(reason(error));
+      return error instanceof errors.JWKSNoMatchingKey ? "no-matching-key" : rejected(reason(error, errors));
     }
   }
 
   async #keys(issuer: PrincipalTokenIssuer, now: number, refresh: boolean): Promise<Outcome<KeySet>> {
+    const { createLocalJWKSet } = await jose();
     if (issuer.jwks !== undefined) {
       if (this.#inline?.source !== issuer.jwks)
         this.#inline = { source: issuer.jwks, keys: createLocalJWKSet(issuer.jwks) };

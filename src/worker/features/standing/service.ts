@@ -5,7 +5,7 @@
  * @module
  */
 import { canonicalJson, type JsonObject } from "../../../core/json";
-import { checkPolicyTypes, compilePolicy, type CompiledPolicy } from "../../../core/policy";
+import type { CompiledPolicy } from "../../../core/policy";
 import type { ToolRegistry } from "../../../core/tool-result/tool-spec";
 import type { Principal, ToolCall } from "../../../core/tool-result/types";
 import {
@@ -17,6 +17,7 @@ import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
 import { LruMap } from "../../lru";
 import type { ObjectKernel } from "../../kernel/kernel";
+import { policyLanguage } from "../../kernel/policy-language";
 import { randomHex } from "../../kernel/random-id";
 import type { ConsumerRecord } from "../consumers/service";
 import { inputSchemaOf } from "../tools/declare";
@@ -96,9 +97,9 @@ export class StandingService {
       });
     const constraint = body.constraint ?? null;
     if (constraint !== null) {
-      const compiled = compilePolicy(constraint, "approval");
+      const compiled = policyLanguage().compilePolicy(constraint, "approval");
       if (!compiled.ok) return constraintRefusal(compiled.error.message, compiled.error.position);
-      const typed = checkPolicyTypes(constraint, inputSchemaOf(spec));
+      const typed = policyLanguage().checkPolicyTypes(constraint, inputSchemaOf(spec));
       if (typed !== null) return constraintRefusal(typed.message, typed.position);
     }
     return this.#kernel.transaction(() => {
@@ -180,7 +181,7 @@ export class StandingService {
   #admits(source: string, principal: Principal, call: ToolCall, claims: JsonObject, now: number): boolean {
     let policy = this.#compiled.get(source);
     if (policy === undefined) {
-      const compiled = compilePolicy(source, "approval");
+      const compiled = policyLanguage().compilePolicy(source, "approval");
       if (!compiled.ok) return false;
       policy = compiled.value;
       this.#compiled.set(source, policy);

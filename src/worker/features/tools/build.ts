@@ -5,7 +5,6 @@
  * @module
  */
 import { canonicalJson, sha256Hex, type Json, type JsonObject } from "../../../core/json";
-import { checkPolicyTypes } from "../../../core/policy";
 import { compileSchema } from "../../../core/tool-schema";
 import {
   defineTool,
@@ -17,6 +16,7 @@ import {
 import type { Principal } from "../../../core/tool-result/types";
 import type { HttpTarget, ToolDefinition, ToolTarget } from "../../../contracts/tool-definition";
 import { err, ok, type Result } from "../../../core/result";
+import { policyLanguage } from "../../kernel/policy-language";
 import { hostRefusal } from "../../targets/host";
 import { admits, asksHuman, compileRules, type DefinitionRefusal, type RuleInput, type ToolRules } from "./rules";
 
@@ -153,7 +153,7 @@ export function checkRuleTypes(definition: ToolDefinition): DefinitionRefusal | 
   if (shadowApproval !== undefined && shadowApproval !== "always" && shadowApproval !== "never")
     rules.push(["/shadow/approval", shadowApproval]);
   for (const [pointer, source] of rules) {
-    const refused = checkPolicyTypes(source, input);
+    const refused = policyLanguage().checkPolicyTypes(source, input);
     if (refused !== null) {
       const at = refused.position === null ? "" : ` at ${refused.position}`;
       return { pointer, message: `CEL${at}: ${refused.message}` };

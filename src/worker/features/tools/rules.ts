@@ -6,9 +6,10 @@
  * @module
  */
 import type { JsonObject } from "../../../core/json";
-import { compilePolicy, type CompiledPolicy } from "../../../core/policy";
+import type { CompiledPolicy } from "../../../core/policy";
 import { err, ok, type Result } from "../../../core/result";
 import type { Principal } from "../../../core/tool-result/types";
+import { policyLanguage } from "../../kernel/policy-language";
 
 /** Why a definition is refused: a message and the JSON pointer of the offending member. */
 export interface DefinitionRefusal {
@@ -50,7 +51,7 @@ function policyOf(
   use: "authorize" | "approval",
   pointer: string,
 ): Result<CompiledPolicy, DefinitionRefusal> {
-  const compiled = compilePolicy(source, use);
+  const compiled = policyLanguage().compilePolicy(source, use);
   if (compiled.ok) return compiled;
   const at = compiled.error.position === null ? "" : ` at ${compiled.error.position}`;
   return err({ pointer, message: `CEL${at}: ${compiled.error.message}` });

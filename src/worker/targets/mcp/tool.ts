@@ -53,11 +53,15 @@ function pass(sink: McpNotifySink, notification: McpNotification | null): void {
   if (notification !== null) sink.notify(notification);
 }
 
-const NO_SIGNER: ExternalOutcome = { kind: "not_sent", cause: causeOf("refused", "the gate has no signing key") };
-const NO_AUTH: ExternalOutcome = {
+// Made when they happen, not when the module starts (causeOf makes a detail safe).
+const noSigner = (): ExternalOutcome => ({
+  kind: "not_sent",
+  cause: causeOf("refused", "the gate has no signing key"),
+});
+const noAuth = (): ExternalOutcome => ({
   kind: "not_sent",
   cause: causeOf("refused", "the target's auth secret cannot be opened"),
-};
+});
 const RATE_LIMITED: ExternalOutcome = { kind: "rate_limited" };
 
 /**
@@ -80,9 +84,9 @@ export async function callMcpTool(
   sink?: McpNotifySink,
 ): Promise<ExternalOutcome> {
   const signer = host.signer;
-  if (signer === undefined) return NO_SIGNER;
+  if (signer === undefined) return noSigner();
   const authorization = await route.authorization();
-  if (authorization === undefined) return NO_AUTH;
+  if (authorization === undefined) return noAuth();
   const target = route.target;
   const write = spec.risk === "write" && key !== null;
   // A token of the gate's own, only when progress is wanted: the client's token never leaves the gate.
