@@ -14,6 +14,7 @@
  * made by a seed's key.
  * @module
  */
+import { bytesToHex } from "@noble/hashes/utils.js";
 import type { Ed25519 } from "../core/audit";
 import { builtinModule } from "./builtin";
 
@@ -116,8 +117,6 @@ export const SMALL_ORDER_POINTS: ReadonlySet<string> = new Set([
   "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
 ]);
 
-const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-
 /** Ed25519 of the runtime, with the core's rules for keys. */
 export const nativeEd25519: Ed25519 = {
   keyPair(seed) {
@@ -132,7 +131,7 @@ export const nativeEd25519: Ed25519 = {
   },
   verifier(publicKey) {
     if (!isCanonicalPoint(publicKey)) return null;
-    if (SMALL_ORDER_POINTS.has(hex(publicKey))) return () => false;
+    if (SMALL_ORDER_POINTS.has(bytesToHex(publicKey))) return () => false;
     const crypto = nativeCrypto();
     const key = crypto.createPublicKey({ key: withPrefix(SPKI_PREFIX, publicKey), format: "der", type: "spki" });
     return (message, signature) => {
