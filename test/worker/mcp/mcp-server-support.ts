@@ -1,9 +1,6 @@
 /** Test helpers of the MCP endpoint: one JSON-RPC message over `POST …/mcp`, a session. */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import { expect } from "vitest";
-import worker from "../../../src/worker/index";
-import { REFERENCE_TENANT, send } from "../../kit";
+import { gateDirect, REFERENCE_TENANT, send } from "../../kit";
 import { mcpPost as kitMcpPost, MCP_ACCEPT, mcpPath, type McpAnswer } from "../../kit/mcp";
 
 /** The pinned clock of the MCP tests (2026-07-19T00:00:00Z). */
@@ -32,12 +29,11 @@ export async function mcpPostDirect(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<McpAnswer> {
-  const request = new Request(`http://gate${MCP}`, {
+  const res = await gateDirect(MCP, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: MCP_ACCEPT, ...headers },
     body: JSON.stringify(body),
   });
-  const res = await worker.fetch(request, env, createExecutionContext());
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: text === "" ? null : JSON.parse(text) };
 }
