@@ -4,6 +4,7 @@ import { LedgerService } from "./test/support/ledger-service.ts";
 import { McpDownstream } from "./test/support/mcp-downstream.ts";
 import { OtlpReceiver } from "./test/support/otlp-receiver.ts";
 import { RefundsService } from "./test/support/refunds-service.ts";
+import { WORKERD_DEPS } from "./test/support/workerd-deps.ts";
 import { WebhookReceiver } from "./test/support/webhook-receiver.ts";
 
 /**
@@ -74,34 +75,8 @@ export default defineConfig({
         ],
         test: {
           name: "worker",
-          // The pool inlines every dependency, so each file's workerd would fetch the app's libraries
-          // module by module (jose and zod with its locales are well over a hundred); bundled once
-          // per run, each library is one module.
-          deps: {
-            optimizer: {
-              ssr: {
-                enabled: true,
-                include: [
-                  "@cloudflare/workers-oauth-provider",
-                  "@marcbachmann/cel-js",
-                  "@noble/curves/ed25519.js",
-                  "@noble/hashes/hkdf.js",
-                  "@noble/hashes/hmac.js",
-                  "@noble/hashes/sha2.js",
-                  "@noble/hashes/utils.js",
-                  "hono",
-                  "hono/hono-base",
-                  "hono/route",
-                  "hono/router",
-                  "hono/router/trie-router",
-                  "hono/utils/html",
-                  "jose",
-                  "zod/locales",
-                  "zod/mini",
-                ],
-              },
-            },
-          },
+          // Bundled once per run instead of fetched module by module into each file's workerd.
+          deps: WORKERD_DEPS,
           // The schema subset's keyword boundaries run in workerd too: data tools validate there.
           include: ["test/worker/**/*.test.ts", "test/core/tool-schema/boundaries.test.ts"],
           // Files run side by side: with vitest's default `isolate: true` the pool gives every file

@@ -9,6 +9,7 @@ import { defineConfig } from "vitest/config";
 import { McpDownstream } from "../support/mcp-downstream.ts";
 import { RefundsService } from "../support/refunds-service.ts";
 import { WebhookReceiver } from "../support/webhook-receiver.ts";
+import { WORKERD_DEPS } from "../support/workerd-deps.ts";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const refunds = new RefundsService();
@@ -51,6 +52,8 @@ export default defineConfig({
         test: {
           name: "rel-worker",
           root: ROOT,
+          // Bundled once per run instead of fetched module by module into each file's workerd.
+          deps: WORKERD_DEPS,
           include: ["test/reliability/worker/**/*.test.ts"],
           testTimeout: 300_000,
           hookTimeout: 120_000,

@@ -11,7 +11,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { McpStore } from "../../../src/worker/features/mcp/store";
 import { ADMIN_TOKEN, credential, pinClock, pinRateClock, send, wipe } from "../../kit";
-import { decideAll, MCP, mcpPost, openSession, T0 } from "./mcp-server-support";
+import { decideAll, MCP, mcpPostDirect as mcpPost, openSession, T0 } from "./mcp-server-support";
 
 const C = "tenant-a";
 const stub = () => env.CONSUMER.get(env.CONSUMER.idFromName(C));
@@ -23,7 +23,7 @@ const INITIALIZE = {
 };
 const REFUND = { order_ref: "ORDER-7", reason: "duplicate" };
 
-const open = openSession;
+const open = (token: string) => openSession(token, mcpPost);
 
 let nextId = 1;
 const rpc = (token: string, headers: Record<string, string>, method: string, params: Record<string, unknown> = {}) =>

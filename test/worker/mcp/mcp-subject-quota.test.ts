@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "../../kit";
-import { MCP, mcpPost, openSession, T0 } from "./mcp-server-support";
+import { MCP, mcpPostDirect as mcpPost, openSession, T0 } from "./mcp-server-support";
 
 const C = "tenant-a";
 const stub = () => env.CONSUMER.get(env.CONSUMER.idFromName(C));
@@ -20,7 +20,7 @@ const INITIALIZE = {
   params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
 };
 
-const open = openSession;
+const open = (token: string) => openSession(token, mcpPost);
 
 let nextId = 1;
 const readTask = (token: string, headers: Record<string, string>) =>
