@@ -5,6 +5,7 @@ import { McpDownstream } from "./test/support/mcp-downstream.ts";
 import { OtlpReceiver } from "./test/support/otlp-receiver.ts";
 import { RefundsService } from "./test/support/refunds-service.ts";
 import { WORKERD_DEPS } from "./test/support/workerd-deps.ts";
+import { appBundle } from "./test/support/app-bundle.ts";
 import { WebhookReceiver } from "./test/support/webhook-receiver.ts";
 
 /**
@@ -52,6 +53,7 @@ export default defineConfig({
       },
       {
         plugins: [
+          appBundle(),
           cloudflareTest(() => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {

@@ -10,6 +10,7 @@ import { McpDownstream } from "../support/mcp-downstream.ts";
 import { RefundsService } from "../support/refunds-service.ts";
 import { WebhookReceiver } from "../support/webhook-receiver.ts";
 import { WORKERD_DEPS } from "../support/workerd-deps.ts";
+import { appBundle } from "../support/app-bundle.ts";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const refunds = new RefundsService();
@@ -24,6 +25,7 @@ export default defineConfig({
     projects: [
       {
         plugins: [
+          appBundle(),
           cloudflareTest({
             wrangler: { configPath: resolve(ROOT, "wrangler.toml") },
             miniflare: {
