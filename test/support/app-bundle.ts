@@ -16,7 +16,7 @@
  * facade's exports are copies (no module here re-assigns an exported `let`). `vitest` in watch mode
  * and `TOOLGATE_TEST_UNBUNDLED=1` load the modules one by one as before.
  */
-import { buildSync, type Metafile } from "esbuild";
+import { buildSync, type BuildOptions, type Metafile } from "esbuild";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { Plugin } from "vite";
@@ -53,7 +53,7 @@ function importedByTests(): string[] {
 }
 
 /** The options both builds share: the libraries, `cloudflare:` and `node:` modules stay imports. */
-const shared = {
+const shared: BuildOptions = {
   bundle: true,
   format: "esm",
   platform: "neutral",
@@ -62,7 +62,7 @@ const shared = {
   packages: "external",
   external: ["cloudflare:*", "node:*"],
   logLevel: "error",
-} as const;
+};
 
 /** Each module's value exports (names), read from an esbuild build with one entry per module. */
 function exportsOf(modules: readonly string[]): Map<string, string[]> {
