@@ -18,6 +18,7 @@ import {
   GENESIS_SHA256,
   hashTilePath,
   leafHash,
+  sameBytes,
   TILE_HEIGHT,
   TILE_WIDTH,
   tilesCompletedBy,
@@ -89,7 +90,7 @@ function planTile(store: AuditStore, tile: number): TilePlan | string {
     ) {
       return `entry ${first + i + 1} does not verify`;
     }
-    if (!leaf.every((byte, j) => byte === stored[j])) return `entry ${row.seq} does not match its leaf hash`;
+    if (!sameBytes(leaf, stored)) return `entry ${row.seq} does not match its leaf hash`;
     prev = row.entry_sha256;
     lines.push(line);
   }
