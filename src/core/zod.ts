@@ -13,7 +13,9 @@
  * instead of at start-up; `z.registry()` is zod's, known to it.
  * @module
  */
-import { en } from "zod/locales";
+// The English locale alone (its own module: "zod/locales" is every locale, which a bundler
+// drops but a test's module loader does not).
+import en from "zod/v4/locales/en.js";
 import { config, globalRegistry, registry as zodRegistry, type core } from "zod/mini";
 
 config(en());

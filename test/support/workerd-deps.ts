@@ -23,7 +23,7 @@ export const WORKERD_DEPS = {
         "hono/router/trie-router",
         "hono/utils/html",
         "jose",
-        "zod/locales",
+        "zod/v4/locales/en.js",
         "zod/mini",
       ],
     },
