@@ -4,7 +4,7 @@
 // V8's sampling profiler over the inspector (CDP Profiler.start/stop); prints the functions with
 // the most self time and, by caller, the most total time. Not part of `npm run bench:http`.
 //
-//   node tools/run.js bench/profile-workerd.ts [--scenario read|mcp|worker read|worker mcp]
+//   node tools/run.js bench/profile-workerd.ts [--scenario read|mcp|data local|worker read|worker mcp]
 //        [--batches 20] [--n 500] [--top 40] [--port 8940] [--save FILE.cpuprofile] [--minified]
 //
 // Bounded: fixed counts, 127.0.0.1 only; the wrangler dev it starts is stopped.
@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { requester } from "../tools/lib/bench-http-cost.ts";
+import { demoTools } from "../tools/lib/demo-service.ts";
 import { call, DEV_SETTINGS, freshSecrets, startWranglerDev, waitHealthy } from "../tools/lib/wrangler-dev.ts";
 
 function option(name: string, fallback: string): string {
@@ -117,6 +118,20 @@ async function main(): Promise<void> {
       approver_subjects: ["human-reviewer-1"],
       limits: UNLIMITED,
     });
+    if (scenario === "data local") {
+      // The bench's data tool (CEL authorize); its downstream is answered inside the object, so
+      // the URL is never reached.
+      const tools = demoTools("http://127.0.0.1:9", "bench_service_token");
+      await call(base, "PUT", `/v1/consumers/${CONSUMER}/secrets/bench_service_token`, admin, {
+        value: "bench-service-token-0123456789abcdef",
+      });
+      await call(base, "PUT", `/v1/consumers/${CONSUMER}/tools/lookup_customer`, admin, tools.lookup_customer);
+      await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, {
+        tools: ["get_order", "create_refund_draft", "lookup_customer"],
+        approver_subjects: ["human-reviewer-1"],
+        limits: UNLIMITED,
+      });
+    }
     const mint = async (body: Record<string, unknown>): Promise<string> =>
       (await call<{ secret: string }>(base, "POST", `/v1/consumers/${CONSUMER}/credentials`, admin, body)).secret;
     const tokens = {
@@ -144,8 +159,10 @@ async function main(): Promise<void> {
         await bench("worker", workerOp(n, run, true));
         return (await bench("worker", workerOp(n, run))).ms as number;
       }
-      await object({ kind: "prepare", scenario, run, n });
-      return (await object({ kind: "time", scenario, run, n, tokens, sessionId })).ms as number;
+      const local = scenario === "data local";
+      const name = local ? "data" : scenario;
+      await object({ kind: "prepare", scenario: name, run, n });
+      return (await object({ kind: "time", scenario: name, run, n, tokens, sessionId, local })).ms as number;
     };
     for (let i = 0; i < 3; i++) await batch();
 
