@@ -16,9 +16,11 @@ export async function readCappedBytes(request: Request | Response, maxBytes: num
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) return fail(tooLarge);
   if (request.body === null) return ok(new Uint8Array(0));
-  if (declared !== null) {
+  if (declared !== null && !isEncoded(request.headers.get("content-encoding"))) {
     // A declared length within the cap: one native read (the runtime holds a network body to its
     // declared length); the count is checked again for a body built in code that declares less.
+    // Not for an encoded body: the runtime decodes a fetched gzip, deflate or br answer and keeps
+    // the encoded length, so a few KiB declared can be gigabytes read (read piece by piece below).
     const whole = new Uint8Array(await request.arrayBuffer());
     return whole.byteLength > maxBytes ? fail(tooLarge) : ok(whole);
   }
@@ -43,6 +45,11 @@ export async function readCappedBytes(request: Request | Response, maxBytes: num
     offset += chunk.byteLength;
   }
   return ok(bytes);
+}
+
+/** Whether a `Content-Encoding` names an encoding (anything but none or `identity`). */
+function isEncoded(value: string | null): boolean {
+  return value !== null && value.trim() !== "" && value.trim().toLowerCase() !== "identity";
 }
 
 /** The media type of a `Content-Type`, lowercase, without its parameters (such as `charset`). */

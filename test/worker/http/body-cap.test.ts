@@ -53,4 +53,27 @@ describe("readCappedBytes: a body of at most the cap, read once", () => {
     });
     expect(text(await readCappedBytes(request, 5))).toBe("BODY_TOO_LARGE");
   });
+
+  it("reads an encoded body piece by piece whatever length it declares (the runtime decodes a fetched one)", async () => {
+    // An answer whose declared length is its gzip's while the runtime hands over the decoded
+    // bytes (16 MiB here): read whole, all of it is buffered before the count; read piece by
+    // piece, reading stops at the cap.
+    let sent = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 16 * 1024 * 1024) return controller.close();
+        sent += 1024;
+        controller.enqueue(new Uint8Array(1024).fill(0x61));
+      },
+    });
+    const answer = new Response(endless, { headers: { "content-length": "12", "content-encoding": "gzip" } });
+    expect(text(await readCappedBytes(answer, 4096))).toBe("BODY_TOO_LARGE");
+    expect(sent).toBeLessThanOrEqual(4096 + 3 * 1024);
+    const identity = new Response("abc", { headers: { "content-length": "3", "content-encoding": "identity" } });
+    expect(text(await readCappedBytes(identity, 5))).toBe("abc");
+    const gzipped = new Response(streamOf("ab", "cd"), {
+      headers: { "content-length": "2", "content-encoding": "br" },
+    });
+    expect(text(await readCappedBytes(gzipped, 5))).toBe("abcd");
+  });
 });
