@@ -74,6 +74,6 @@ describe("readCappedBytes: a body of at most the cap, read once", () => {
     const gzipped = new Response(streamOf("ab", "cd"), {
       headers: { "content-length": "2", "content-encoding": "br" },
     });
-    expect(text(await readCappedBytes(gzipped, 5))).toBe("abcd");
+    expect(text(await readCappedBytes(brotli, 5))).toBe("abcd");
   });
 });
