@@ -71,7 +71,7 @@ describe("readCappedBytes: a body of at most the cap, read once", () => {
     expect(sent).toBeLessThanOrEqual(4096 + 3 * 1024);
     const identity = new Response("abc", { headers: { "content-length": "3", "content-encoding": "identity" } });
     expect(text(await readCappedBytes(identity, 5))).toBe("abc");
-    const gzipped = new Response(streamOf("ab", "cd"), {
+    const brotli = new Response(streamOf("ab", "cd"), {
       headers: { "content-length": "2", "content-encoding": "br" },
     });
     expect(text(await readCappedBytes(brotli, 5))).toBe("abcd");
