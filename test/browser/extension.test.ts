@@ -62,17 +62,24 @@ async function admin(method: string, path: string, body?: unknown): Promise<unkn
   return res.json();
 }
 
-/** The options page's status line once `accept` holds for it (polled up to `ms`). */
-async function statusLine(accept: (line: string) => boolean, ms = 30_000): Promise<string> {
+/** The text of an options page element once `accept` holds for it (polled up to `ms`). */
+async function settledText(selector: string, accept: (line: string) => boolean, ms = 30_000): Promise<string> {
   const deadline = Date.now() + ms;
   let line = "";
   while (Date.now() < deadline) {
-    line = (await options.textContent("#status")) ?? "";
+    line = (await options.textContent(selector)) ?? "";
     if (accept(line)) return line;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`status line stayed ${JSON.stringify(line)}`);
+  throw new Error(`${selector === "#status" ? "status line" : selector} stayed ${JSON.stringify(line)}`);
 }
+
+/** The options page's status line once `accept` holds for it (polled up to `ms`). */
+const statusLine = (accept: (line: string) => boolean, ms?: number): Promise<string> =>
+  settledText("#status", accept, ms);
+
+/** The options page's message after a click on Save: the page writes it once its storage calls answer. */
+const savedMessage = (accept: (line: string) => boolean): Promise<string> => settledText("#message", accept);
 
 /** Starts recording the status lines the service worker publishes; answers a reader of them. */
 async function watchStatus(): Promise<() => Promise<string[]>> {
@@ -209,7 +216,7 @@ describe("the Manifest V3 extension in Chromium against npm start's gate", () =>
   it("takes its settings on the options page and attaches as the profile's one provider", async () => {
     await options.fill("#gate-url", `${gate.base}/v1`);
     await options.click("#save");
-    expect(await options.textContent("#message")).toBe(
+    expect(await savedMessage((line) => line !== "")).toBe(
       "Gate URL: the gate's origin, such as https://gate.example or http://127.0.0.1:8787",
     );
     expect(await options.getAttribute("#gate-url", "aria-invalid")).toBe("true");
@@ -218,7 +225,7 @@ describe("the Manifest V3 extension in Chromium against npm start's gate", () =>
     await options.fill("#provider-id", PROVIDER);
     await options.fill("#credential", providerSecret);
     await options.click("#save");
-    expect(await options.textContent("#message")).toBe("Saved.");
+    expect(await savedMessage((line) => line.startsWith("Saved"))).toBe("Saved.");
     expect(await statusLine((line) => line.startsWith("attached"))).toBe(
       `attached as ${PROVIDER} at ${gate.base} (consumer ${CONSUMER}), binding 1`,
     );
