@@ -22,6 +22,11 @@ export interface VitestSummary {
   numPendingTests: number;
   numTodoTests: number;
   numTotalTests: number;
+  testResults?: ReadonlyArray<{
+    name: string;
+    message?: string;
+    assertionResults?: ReadonlyArray<{ fullName: string; status: string; failureMessages?: readonly string[] }>;
+  }>;
 }
 
 /** What a run of vitest left: its report's summary (null: it wrote none) and whether it failed. */
@@ -98,9 +103,31 @@ export async function runTestLanes(nodeFilesDone?: () => void, laneDone?: () => 
   };
 }
 
+/** At most this many failures are named under the "tests: …" line. */
+const FAILURES_NAMED = 20;
+
 /**
- * Prints "tests: N passed, N failed[, N skipped]" over the runs' reports; answers whether the
- * tests passed. A run that wrote no report, or reports with no test at all, is a failure.
+ * Each failed test (or file that failed before its tests ran) as "  ✗ file › test: first line of
+ * its error", so a log whose end alone is kept still says what failed.
+ */
+function failureLines(summaries: readonly VitestSummary[]): string[] {
+  const firstLine = (text: string | undefined): string => (text ?? "").trim().split("\n", 1)[0]!.slice(0, 240);
+  const lines: string[] = [];
+  for (const file of summaries.flatMap((s) => s.testResults ?? [])) {
+    const where = file.name.startsWith(`${ROOT}/`) ? file.name.slice(ROOT.length + 1) : file.name;
+    const failed = (file.assertionResults ?? []).filter((a) => a.status === "failed");
+    for (const test of failed) lines.push(`  ✗ ${where} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+    if (failed.length === 0 && file.message) lines.push(`  ✗ ${where}: ${firstLine(file.message)}`);
+  }
+  return lines.length > FAILURES_NAMED
+    ? [...lines.slice(0, FAILURES_NAMED), `  … and ${lines.length - FAILURES_NAMED} more`]
+    : lines;
+}
+
+/**
+ * Prints "tests: N passed, N failed[, N skipped]" over the runs' reports, then names each failure;
+ * answers whether the tests passed. A run that wrote no report, or reports with no test at all, is
+ * a failure.
  */
 export function reportTests(run: TestsRun): boolean {
   const counted = run.summaries.filter((s): s is VitestSummary => s !== null);
@@ -108,7 +135,10 @@ export function reportTests(run: TestsRun): boolean {
   const skipped = sum((s) => s.numPendingTests + s.numTodoTests);
   if (counted.length > 0)
     process.stdout.write(
-      `\ntests: ${sum((s) => s.numPassedTests)} passed, ${sum((s) => s.numFailedTests)} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`,
+      `\ntests: ${sum((s) => s.numPassedTests)} passed, ${sum((s) => s.numFailedTests)} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n` +
+        failureLines(counted)
+          .map((line) => `${line}\n`)
+          .join(""),
     );
   return !run.failed && counted.length === run.summaries.length && sum((s) => s.numTotalTests) > 0;
 }
