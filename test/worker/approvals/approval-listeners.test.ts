@@ -148,13 +148,13 @@ describe("a listener ends with its credential", () => {
     expect((await send("DELETE", `${BASE}/credentials/${approver.id}`, ADMIN_TOKEN)).status).toBe(204);
     const other = await credential(CONSUMER, "agent");
     await openApproval(other.secret);
-    expect(await rest(approverReader, 2000)).toEqual({ events: [], ended: true });
-    expect(await rest(consoleReader, 2000)).toEqual({ events: [], ended: true });
+    expect(await rest(approverReader, 10_000)).toEqual({ events: [], ended: true });
+    expect(await rest(consoleReader, 10_000)).toEqual({ events: [], ended: true });
     await until(1);
 
     expect((await send("DELETE", `${BASE}/credentials/${agent.id}`, ADMIN_TOKEN)).status).toBe(204);
     await openApproval(other.secret);
-    expect(await rest(agentReader, 2000)).toEqual({ events: [], ended: true });
+    expect(await rest(agentReader, 10_000)).toEqual({ events: [], ended: true });
     await until(0);
   });
 
@@ -173,7 +173,7 @@ describe("a listener ends with its credential", () => {
 
     expect((await send("PUT", BASE, ADMIN_TOKEN, { ...CONFIG, approver_subjects: ["rev-2"] })).status).toBe(200);
     await openApproval(agent.secret);
-    expect(await rest(leaving, 2000)).toEqual({ events: [], ended: true });
+    expect(await rest(leaving, 10_000)).toEqual({ events: [], ended: true });
     expect(await first(staying)).toBe("approval.requested");
     await staying.cancel();
   });
@@ -190,7 +190,7 @@ describe("a listener ends with its credential", () => {
     await pinClock(CONSUMER, T0 + 31);
     const other = await credential(CONSUMER, "agent");
     await openApproval(other.secret);
-    expect(await rest(reader, 2000)).toEqual({ events: [], ended: true });
+    expect(await rest(reader, 10_000)).toEqual({ events: [], ended: true });
     const answered = await waiting;
     expect([answered.status, ((await answered.json()) as { code: string }).code]).toEqual([401, "UNAUTHENTICATED"]);
     await until(0);

@@ -37,7 +37,7 @@ function inbox(ws: WebSocket): () => Promise<unknown> {
     frames.length > 0
       ? Promise.resolve(frames.shift())
       : new Promise((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error("no frame within 5 s")), 5000);
+          const timer = setTimeout(() => reject(new Error("no frame within 10 s")), 10_000);
           waiting.push((frame) => {
             clearTimeout(timer);
             resolve(frame);

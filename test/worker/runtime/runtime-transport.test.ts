@@ -98,7 +98,7 @@ async function connect(token = runtime.secret): Promise<Socket> {
       const queued = queue.shift();
       if (queued !== undefined) return Promise.resolve(queued);
       return new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error("no message within 2 s")), 2000);
+        const timer = setTimeout(() => reject(new Error("no message within 10 s")), 10_000);
         waiters.push((text) => {
           clearTimeout(timer);
           resolve(text);

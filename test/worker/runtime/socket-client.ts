@@ -37,7 +37,7 @@ function wrap(ws: WebSocket): TestSocket {
       const queued = queue.shift();
       if (queued !== undefined) return Promise.resolve(queued);
       return new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error("no message within 3 s")), 3000);
+        const timer = setTimeout(() => reject(new Error("no message within 10 s")), 10_000);
         waiters.push((text) => {
           clearTimeout(timer);
           resolve(text);
