@@ -49,7 +49,8 @@ export async function readCappedBytes(request: Request | Response, maxBytes: num
 
 /** Whether a `Content-Encoding` names an encoding (anything but none or `identity`). */
 function isEncoded(value: string | null): boolean {
-  return value !== null && value.trim() !== "" && value.trim().toLowerCase() !== "identity";
+  const coding = (value ?? "").trim().toLowerCase();
+  return coding !== "" && coding !== "identity";
 }
 
 /** The media type of a `Content-Type`, lowercase, without its parameters (such as `charset`). */
