@@ -49,6 +49,10 @@ export default defineConfig({
           // in one pool, and refuses a group whose projects differ in it. `npm test` runs the two in
           // separate runs (tools/lib/test-lanes.ts), so Node files never take the workerd files' turns.
           maxWorkers: 2,
+          // vitest's default (5 s) is too close on CI: these files run beside the CPU-bound workerd
+          // lane, and the CLI tests start child processes (a test of 2.8 s on a loaded machine here).
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       {
