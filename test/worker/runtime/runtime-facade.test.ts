@@ -246,6 +246,16 @@ describe("prepare, approve, commit", () => {
       }),
     });
     expect(await sideEffects()).toBe(1);
+    // The run's audit entry names the approval it ran under (the facade's own, found by the facade's key).
+    const auditor = (await credential(CONSUMER, "auditor")).secret;
+    const audit = (await (await send("GET", `/v1/consumers/${CONSUMER}/audit?limit=100`, auditor)).json()) as {
+      entries: Array<{ kind: string; record: Json }>;
+    };
+    const runs = audit.entries.filter(
+      (e) =>
+        e.kind === "tool_call" && e.record["tool"] === "create_refund_draft" && e.record["outcome"] === "succeeded",
+    );
+    expect(runs.map((e) => e.record["approval_id"])).toEqual([approval!.approval_id]);
 
     const repeated = await post(facadeEnvelope("commit", "commit-2", { action }));
     expect(repeated.envelope.payload).toEqual(committed.envelope.payload);

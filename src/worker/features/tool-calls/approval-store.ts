@@ -75,6 +75,9 @@ export interface PendingPage {
   readonly next: number | null;
 }
 
+/** The path a call came by: `null` for agent calls (`/tool-calls`, MCP), `"facade"` for the App Facade. */
+export type ApprovalOrigin = "facade" | null;
+
 /** The pending approvals one subject, and one opening credential, may hold. */
 export type PendingQuota = Pick<Limits, "pending_approvals_per_subject" | "pending_approvals_per_credential">;
 
@@ -99,7 +102,7 @@ export class SqlApprovalBook implements ApprovalBook {
    * stored binding key carries it), so an approval the facade opened is found only by the
    * facade's own dispatch, and an agent's only by agent calls.
    */
-  origin: "facade" | null = null;
+  origin: ApprovalOrigin = null;
   /** The agent's words with the call being dispatched (set for one transaction), stored with what it opens. */
   rationale: string | null = null;
   /** Who confirms what the call being dispatched opens (set for one transaction): `"end_user"`, or null (the approvers). */
@@ -111,16 +114,17 @@ export class SqlApprovalBook implements ApprovalBook {
     private readonly opened: (record: ApprovalRecord, openedBy: string | null) => void = () => {},
   ) {}
 
-  /** The stored binding key of a call's approvals on the current path (see `origin`). */
-  #stored(bindingKey: string): string {
-    return this.origin === null ? bindingKey : `${this.origin}:${bindingKey}`;
+  /** The stored binding key of a call's approvals on a path (the current one by default: see `origin`). */
+  #stored(bindingKey: string, origin: ApprovalOrigin = this.origin): string {
+    return origin === null ? bindingKey : `${origin}:${bindingKey}`;
   }
 
-  byBinding(bindingKey: string): ApprovalRecord[] {
+  /** A call's approvals on the current path, or on `origin` (an audit record written after the dispatch's step). */
+  byBinding(bindingKey: string, origin: ApprovalOrigin = this.origin): ApprovalRecord[] {
     return all(
       this.sql,
       "SELECT * FROM approvals WHERE binding_key = ? ORDER BY requested_at",
-      this.#stored(bindingKey),
+      this.#stored(bindingKey, origin),
     ).map(recordOf);
   }
 

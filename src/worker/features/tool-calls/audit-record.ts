@@ -16,6 +16,7 @@ import type { AuditArguments } from "../../../contracts/consumer";
 import type { AuditChain, AuditRef } from "../audit/service";
 import type { ToolErrorCause } from "../../targets/cause";
 import type { ExternalOutcome } from "../../targets/executor";
+import type { ApprovalOrigin } from "./approval-store";
 import { visibleText } from "../../../core/text/visible";
 
 /** The version of the record this module writes (docs/audit.md, "Tool-call records"). */
@@ -27,6 +28,8 @@ export interface RecordExtras {
   readonly opened?: string | null;
   readonly standing?: string | null;
   readonly cause?: ToolErrorCause | null;
+  /** The path the call came by, whose approvals it ran under (the App Facade's are its own). */
+  readonly origin?: ApprovalOrigin;
 }
 
 export interface CallFacts {
@@ -105,7 +108,7 @@ export class CallRecords {
   constructor(
     private readonly chain: Pick<AuditChain, "append">,
     private readonly registry: ToolRegistry,
-    private readonly book: { byBinding(bindingKey: string): readonly ApprovalRecord[] },
+    private readonly book: { byBinding(bindingKey: string, origin: ApprovalOrigin): readonly ApprovalRecord[] },
     private readonly keep: AuditArguments,
   ) {}
 
@@ -119,11 +122,12 @@ export class CallRecords {
     pkg: ResultPackage,
     { principal, call }: { readonly principal: Principal; readonly call: ToolCall },
     hash: HashFn,
-    { opened = null, standing = null, cause = null }: RecordExtras = {},
+    { opened = null, standing = null, cause = null, origin = null }: RecordExtras = {},
   ): AuditRef {
     const write = this.registry.get(call.name)?.risk === "write";
     const request = pkg.protected_audit.binding.request_sha256;
-    const approvalId = opened ?? (write ? decidedApproval((key) => this.book.byBinding(key), call, request) : null);
+    const approvalId =
+      opened ?? (write ? decidedApproval((key) => this.book.byBinding(key, origin), call, request) : null);
     const recorded = this.chain.append(
       kind,
       now,

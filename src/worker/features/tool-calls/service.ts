@@ -30,7 +30,7 @@ import { fail, ok, type Outcome } from "../../result";
 import type { AuditRef } from "../audit/service";
 import { APPROVALS_CURSOR, approvalView } from "./approval-view";
 import { approvalStatus, callEvent } from "./events";
-import { SqlApprovalBook } from "./approval-store";
+import { SqlApprovalBook, type ApprovalOrigin } from "./approval-store";
 import { SqlToolResultStore } from "./store";
 import type { ObjectKernel } from "../../kernel/kernel";
 import { decide, type DecisionAnswer, type EndUserDecider } from "./approval-decision";
@@ -150,6 +150,7 @@ export class ToolCallService {
     const cover = { principal, call, now, spec: this.engine.registry.get(call.name) };
     const book = callBook(this.book, cover, this.#setup.standing, options, (id) => (standing = id));
     const watch = options.span === undefined ? undefined : new ApprovalWatch(book, options.span);
+    const origin = options.facade === true ? "facade" : null;
     // An in-process tool runs in step one's transaction: its handler is synchronous and its
     // effects are this object's rows, so its call identity, run and audit entry commit together.
     let ranInline: Recorded | undefined;
@@ -157,7 +158,7 @@ export class ToolCallService {
       this.#kernel.transaction(() => {
         const claims = options.claims === undefined ? {} : { claims: options.claims };
         this.book.opener = options.credentialId ?? null;
-        this.book.origin = options.facade === true ? "facade" : null;
+        this.book.origin = origin;
         this.book.rationale = options.rationale ?? null;
         // The end user confirms only where its tool says so and the call proved who it is (a verified token).
         this.book.confirmedBy = cover.spec?.confirmedBy === "end_user" && options.endUser === true ? "end_user" : null;
@@ -186,6 +187,7 @@ export class ToolCallService {
           audit = this.#records.append("tool_call", now, result.package, { principal, call }, hash, {
             opened,
             standing,
+            origin,
           });
         }
         if (result.kind === "execute" && options.prepareOnly !== true) {
@@ -194,6 +196,7 @@ export class ToolCallService {
             ranInline = this.#complete(result.ticket, this.#runInProcess(result.ticket, spec.execution), hash, {
               standing,
               credentialId: options.credentialId ?? null,
+              origin,
             });
         }
         return result;
@@ -242,13 +245,14 @@ export class ToolCallService {
     standing: string | null,
   ): Promise<Recorded> {
     const { notify, span, credentialId = null } = options;
+    const origin = options.facade === true ? "facade" : null;
     const spec = this.engine.registry.get(ticket.tool);
     if (spec === undefined) throw new Error("ticket names an unregistered tool");
     const execution = spec.execution;
     if (execution.kind === "in_process") {
       // Reached only when step one did not run it (dispatch runs an in-process tool in its transaction).
       return this.#kernel.transaction(() =>
-        this.#complete(ticket, this.#runInProcess(ticket, execution), hash, { standing, credentialId }),
+        this.#complete(ticket, this.#runInProcess(ticket, execution), hash, { standing, credentialId, origin }),
       );
     }
     const downstream = startDownstreamSpan(span, this.#setup.executor, spec);
@@ -256,7 +260,9 @@ export class ToolCallService {
     endDownstreamSpan(downstream, ran);
     const value = ran.kind === "result" ? ran.result : ran.kind === "failed" ? "threw" : ran.kind;
     const cause = runCause(ran);
-    return this.#kernel.transaction(() => this.#complete(ticket, value, hash, { standing, credentialId, cause }));
+    return this.#kernel.transaction(() =>
+      this.#complete(ticket, value, hash, { standing, credentialId, cause, origin }),
+    );
   }
 
   /** An in-process handler's outcome: synchronous, a throw is the handler's failure. */
@@ -279,7 +285,8 @@ export class ToolCallService {
       standing,
       credentialId,
       cause = null,
-    }: { standing: string | null; credentialId: string | null; cause?: RunCause },
+      origin,
+    }: { standing: string | null; credentialId: string | null; cause?: RunCause; origin: ApprovalOrigin },
   ): Recorded {
     const done =
       value === "rate_limited" || value === "not_sent"
@@ -292,7 +299,7 @@ export class ToolCallService {
       );
     return {
       package: done,
-      audit: this.#records.append("tool_call", ticket.now, done, ticket, hash, { standing, cause }),
+      audit: this.#records.append("tool_call", ticket.now, done, ticket, hash, { standing, cause, origin }),
     };
   }
 
