@@ -4,7 +4,7 @@
 // V8's sampling profiler over the inspector (CDP Profiler.start/stop); prints the functions with
 // the most self time and, by caller, the most total time. Not part of `npm run bench:http`.
 //
-//   node tools/run.js bench/profile-workerd.ts [--scenario read|mcp|data local|worker read|worker mcp]
+//   node tools/run.js bench/profile-workerd.ts [--scenario read|mcp|write|data local|worker read|worker mcp]
 //        [--batches 20] [--n 500] [--top 40] [--port 8940] [--save FILE.cpuprofile] [--minified]
 //
 // Bounded: fixed counts, 127.0.0.1 only; the wrangler dev it starts is stopped.
@@ -153,18 +153,28 @@ async function main(): Promise<void> {
     });
     if (worker !== null) await bench("worker", workerOp(0));
     let runs = 0;
-    const batch = async (): Promise<number> => {
-      const run = `p${++runs}`;
-      if (worker !== null) {
-        await bench("worker", workerOp(n, run, true));
-        return (await bench("worker", workerOp(n, run))).ms as number;
+    const local = scenario === "data local";
+    const name = local ? "data" : scenario;
+    // A batch's inputs (and, for the write, its approvals) are made before the profiler starts, so
+    // the profile holds the timed calls alone.
+    const prepare = async (run: string): Promise<void> => {
+      if (worker !== null) await bench("worker", workerOp(n, run, true));
+      else {
+        if (name === "write") await object({ kind: "prepareWrites", run, n, tokens });
+        await object({ kind: "prepare", scenario: name, run, n });
       }
-      const local = scenario === "data local";
-      const name = local ? "data" : scenario;
-      await object({ kind: "prepare", scenario: name, run, n });
-      return (await object({ kind: "time", scenario: name, run, n, tokens, sessionId, local })).ms as number;
     };
-    for (let i = 0; i < 3; i++) await batch();
+    const time = async (run: string): Promise<number> =>
+      worker !== null
+        ? ((await bench("worker", workerOp(n, run))).ms as number)
+        : ((await object({ kind: "time", scenario: name, run, n, tokens, sessionId, local })).ms as number);
+    for (let i = 0; i < 3; i++) {
+      const run = `w${++runs}`;
+      await prepare(run);
+      await time(run);
+    }
+    const profiled = Array.from({ length: batches }, () => `p${++runs}`);
+    for (const run of profiled) await prepare(run);
 
     const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
       webSocketDebuggerUrl: string;
@@ -177,7 +187,7 @@ async function main(): Promise<void> {
     await session.post("Profiler.setSamplingInterval", { interval: 50 });
     await session.post("Profiler.start");
     let ms = 0;
-    for (let i = 0; i < batches; i++) ms += await batch();
+    for (const run of profiled) ms += await time(run);
     const { profile } = await session.post<{ profile: Profile }>("Profiler.stop");
     session.close();
     if (save !== "") writeFileSync(save, JSON.stringify(profile));
