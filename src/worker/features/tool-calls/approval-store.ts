@@ -114,6 +114,28 @@ export class SqlApprovalBook implements ApprovalBook {
     private readonly opened: (record: ApprovalRecord, openedBy: string | null) => void = () => {},
   ) {}
 
+  /** byBinding's answers within {@link remembering}, by stored key; forgotten at any write to the book. */
+  #memo: Map<string, readonly ApprovalRecord[]> | null = null;
+
+  /**
+   * Runs `step` (one dispatch's synchronous work inside its transaction) remembering byBinding's
+   * answers: the engine's approval step and the audit entry after the run read the same rows.
+   * Any write through the book forgets them, and nothing is remembered after `step`.
+   */
+  remembering<T>(step: () => T): T {
+    this.#memo = new Map();
+    try {
+      return step();
+    } finally {
+      this.#memo = null;
+    }
+  }
+
+  /** Called by every write to the `approvals` table through the book. */
+  #changed(): void {
+    this.#memo?.clear();
+  }
+
   /** The stored binding key of a call's approvals on a path (the current one by default: see `origin`). */
   #stored(bindingKey: string, origin: ApprovalOrigin = this.origin): string {
     return origin === null ? bindingKey : `${origin}:${bindingKey}`;
@@ -121,11 +143,14 @@ export class SqlApprovalBook implements ApprovalBook {
 
   /** A call's approvals on the current path, or on `origin` (an audit record written after the dispatch's step). */
   byBinding(bindingKey: string, origin: ApprovalOrigin = this.origin): ApprovalRecord[] {
-    return all(
-      this.sql,
-      "SELECT * FROM approvals WHERE binding_key = ? ORDER BY requested_at",
-      this.#stored(bindingKey, origin),
-    ).map(recordOf);
+    const stored = this.#stored(bindingKey, origin);
+    const remembered = this.#memo?.get(stored);
+    if (remembered !== undefined) return [...remembered];
+    const records = all(this.sql, "SELECT * FROM approvals WHERE binding_key = ? ORDER BY requested_at", stored).map(
+      recordOf,
+    );
+    this.#memo?.set(stored, records);
+    return [...records];
   }
 
   open(request: ApprovalRequest): Result<string, ApprovalQuotaExceeded> {
@@ -148,6 +173,7 @@ export class SqlApprovalBook implements ApprovalBook {
       return err({ code: "QUOTA_EXCEEDED", retry_after_seconds: Math.max(bySubject ?? 1, byCredential ?? 1) });
     }
     const id = randomId();
+    this.#changed();
     run(
       this.sql,
       "INSERT INTO counters (name, value) VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals)) ON CONFLICT (name) DO UPDATE SET value = value + 1",
@@ -257,6 +283,7 @@ export class SqlApprovalBook implements ApprovalBook {
 
   /** Records a decision on a request that is still pending. */
   decide(decision: ApprovalDecisionRecord, submittedDigest: string): void {
+    this.#changed();
     run(
       this.sql,
       "UPDATE approvals SET state = ?, approver_id = ?, decision_digest = ?, decided_at = ?, valid_until = ?, reason = ?, decided_by = ? WHERE approval_id = ? AND state = 'pending'",
@@ -276,18 +303,21 @@ export class SqlApprovalBook implements ApprovalBook {
   }
 
   claim(approvalId: string, bindingKey: string, call: ToolCall, approvalDigest: string): void {
+    this.#changed();
     claimEdited(this.sql, approvalId, this.#stored(bindingKey), call, approvalDigest);
   }
 
   /** Records an edit (approval-edit-store.ts); answers the edited call's own approval id. */
   edit(edit: ApprovalEditRecord, submittedDigest: string): string {
     const id = randomId();
+    this.#changed();
     recordEdit(this.sql, edit, submittedDigest, id, APPROVAL_SEQ);
     return id;
   }
 
   /** Withdraws a pending request: it leaves the approvers' list and can no longer be decided. */
   withdraw(approvalId: string, now: number): void {
+    this.#changed();
     run(
       this.sql,
       "UPDATE approvals SET state = 'withdrawn', decided_at = ? WHERE approval_id = ? AND state = 'pending'",

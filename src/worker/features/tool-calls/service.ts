@@ -155,52 +155,55 @@ export class ToolCallService {
     // effects are this object's rows, so its call identity, run and audit entry commit together.
     let ranInline: Recorded | undefined;
     const begun = usage(() =>
-      this.#kernel.transaction(() => {
-        const claims = options.claims === undefined ? {} : { claims: options.claims };
-        this.book.opener = options.credentialId ?? null;
-        this.book.origin = origin;
-        this.book.rationale = options.rationale ?? null;
-        // The end user confirms only where its tool says so and the call proved who it is (a verified token).
-        this.book.confirmedBy = cover.spec?.confirmedBy === "end_user" && options.endUser === true ? "end_user" : null;
-        let result: BeginDispatchResult;
-        try {
-          result = accepted(
-            beginDispatch(this.engine, {
-              principal,
-              call,
-              book: watch?.book ?? book,
-              prepareOnly: options.prepareOnly === true,
-              now,
-              hash,
-              ...claims,
-            }),
-          );
-        } finally {
-          this.book.opener = null;
-          this.book.origin = null;
-          this.book.rationale = null;
-          this.book.confirmedBy = null;
-        }
-        this.#setup.shadow?.({ principal, call, now, claims: options.claims, result, hash, span: options.span });
-        if (result.kind === "final" || result.kind === "needs_approval") {
-          const opened = result.kind === "needs_approval" ? result.approval_id : null;
-          audit = this.#records.append("tool_call", now, result.package, { principal, call }, hash, {
-            opened,
-            standing,
-            origin,
-          });
-        }
-        if (result.kind === "execute" && options.prepareOnly !== true) {
-          const spec = this.engine.registry.get(result.ticket.tool);
-          if (spec?.execution.kind === "in_process")
-            ranInline = this.#complete(result.ticket, this.#runInProcess(result.ticket, spec.execution), hash, {
+      this.#kernel.transaction(() =>
+        this.book.remembering(() => {
+          const claims = options.claims === undefined ? {} : { claims: options.claims };
+          this.book.opener = options.credentialId ?? null;
+          this.book.origin = origin;
+          this.book.rationale = options.rationale ?? null;
+          // The end user confirms only where its tool says so and the call proved who it is (a verified token).
+          this.book.confirmedBy =
+            cover.spec?.confirmedBy === "end_user" && options.endUser === true ? "end_user" : null;
+          let result: BeginDispatchResult;
+          try {
+            result = accepted(
+              beginDispatch(this.engine, {
+                principal,
+                call,
+                book: watch?.book ?? book,
+                prepareOnly: options.prepareOnly === true,
+                now,
+                hash,
+                ...claims,
+              }),
+            );
+          } finally {
+            this.book.opener = null;
+            this.book.origin = null;
+            this.book.rationale = null;
+            this.book.confirmedBy = null;
+          }
+          this.#setup.shadow?.({ principal, call, now, claims: options.claims, result, hash, span: options.span });
+          if (result.kind === "final" || result.kind === "needs_approval") {
+            const opened = result.kind === "needs_approval" ? result.approval_id : null;
+            audit = this.#records.append("tool_call", now, result.package, { principal, call }, hash, {
+              opened,
               standing,
-              credentialId: options.credentialId ?? null,
               origin,
             });
-        }
-        return result;
-      }),
+          }
+          if (result.kind === "execute" && options.prepareOnly !== true) {
+            const spec = this.engine.registry.get(result.ticket.tool);
+            if (spec?.execution.kind === "in_process")
+              ranInline = this.#complete(result.ticket, this.#runInProcess(result.ticket, spec.execution), hash, {
+                standing,
+                credentialId: options.credentialId ?? null,
+                origin,
+              });
+          }
+          return result;
+        }),
+      ),
     );
     if (!begun.ok) return begun;
     this.#kernel.retention.stored();
