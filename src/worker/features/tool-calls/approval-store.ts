@@ -3,7 +3,7 @@
  * migrations are the service's (store.ts).
  * @module
  */
-import { canonicalJson, type JsonObject } from "../../../core/json";
+import { canonicalJson } from "../../../core/json";
 import { err, ok, type Result } from "../../../core/result";
 import type {
   ApprovalBook,
@@ -11,58 +11,19 @@ import type {
   ApprovalQuotaExceeded,
   ApprovalRecord,
   ApprovalRequest,
-  ApprovalState,
 } from "../../../core/tool-result/approval-book";
 import type { ApprovalEditRecord } from "../../../core/tool-result/approval-edit";
-import { callFromJson, callJson } from "../../../core/tool-result/dispatcher-state";
+import { callJson } from "../../../core/tool-result/dispatcher-state";
 import { claimEdited, editKey, recordEdit } from "./approval-edit-store";
 import type { ToolCall } from "../../../core/tool-result/types";
 import type { Limits } from "../../kernel/limits";
-import { all, int, intOrNull, one, run, storedJson, text, textOrNull, type SqlRow } from "../../kernel/sql";
+import { all, int, intOrNull, one, run, textOrNull, type SqlRow } from "../../kernel/sql";
+import { recordOf } from "./approval-rows";
 
 /** An approval's age: its decision (it is valid at most 3600 s after), or the lapse of a request never decided. */
 export const APPROVAL_END = "COALESCE(decided_at, expires_at)";
 /** The counter of the approvals' positions (`seq`): never reused, even once the rows before expired (v14 seeds it). */
 export const APPROVAL_SEQ = "toolgate.approvals.seq";
-
-const STATES: readonly ApprovalState[] = ["pending", "approved", "denied", "edited", "withdrawn"];
-
-function recordOf(row: SqlRow): ApprovalRecord {
-  const state = text(row, "state") as ApprovalState;
-  if (!STATES.includes(state)) throw new Error("stored approval state is unknown");
-  const bound = storedJson(text(row, "call"), "approval call") as JsonObject;
-  const requestSha256 = bound["request_sha256"];
-  if (typeof requestSha256 !== "string") throw new Error("stored approval digest is not text");
-  return {
-    approval_id: text(row, "approval_id"),
-    state,
-    subject_id: text(row, "subject_id"),
-    call: callFromJson(bound["call"] as JsonObject),
-    request_sha256: requestSha256,
-    requested_at: int(row, "requested_at"),
-    expires_at: int(row, "expires_at"),
-    approver_id: textOrNull(row, "approver_id"),
-    decision_digest: textOrNull(row, "decision_digest"),
-    decided_at: intOrNull(row, "decided_at"),
-    valid_until: intOrNull(row, "valid_until"),
-    reason: textOrNull(row, "reason"),
-    rationale: textOrNull(row, "rationale"),
-    edited_request_sha256: textOrNull(row, "edited_request_sha256"),
-    edited_arguments: editedArguments(textOrNull(row, "edited_arguments")),
-    confirmed_by: endUserOrNull(row, "confirmed_by"),
-    decided_by: endUserOrNull(row, "decided_by"),
-  };
-}
-
-function endUserOrNull(row: SqlRow, column: string): "end_user" | null {
-  const value = textOrNull(row, column);
-  if (value !== null && value !== "end_user") throw new Error(`stored approval ${column} is unknown`);
-  return value;
-}
-
-function editedArguments(stored: string | null): JsonObject | null {
-  return stored === null ? null : (storedJson(stored, "edited arguments") as JsonObject);
-}
 
 function randomId(): string {
   return `apr_${crypto.randomUUID().replaceAll("-", "")}`;
