@@ -10,8 +10,6 @@ import {
 } from "../../../core/tool-result/dispatcher";
 import { memoizeHash, requestDigest } from "../../../core/tool-result/digests";
 import { createEngine, type ToolResultEngine } from "../../../core/tool-result/engine";
-import type { ToolResultRefusal } from "../../../core/tool-result/host-context";
-import type { Result } from "../../../core/result";
 import { errorPackage } from "../../../core/tool-result/packages";
 import {
   isOwnUnknownWrite,
@@ -25,7 +23,7 @@ import { storeKey } from "../../../core/tool-result/store";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
 import type { ToolExecution } from "../../../core/tool-result/tool-spec";
 import type { ApprovalList, ApprovalView } from "../../../contracts/approval";
-import { problem, type Problem } from "../../http/problem";
+import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { AuditRef } from "../audit/service";
 import { APPROVALS_CURSOR, approvalView } from "./approval-view";
@@ -46,50 +44,13 @@ import {
 import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../trace/tool-call";
 import { callBook } from "../standing/cover";
 import { CallRecords, runCause, type RunCause } from "./audit-record";
+import { accepted, usage } from "./refusal";
 
 /** How an in-process tool runs. */
 type InProcessExecution = Extract<ToolExecution, { kind: "in_process" }>;
 
 /** What the service uses of the kernel: its tables, the audit chain, one transaction step, the limits, the events bus and retention's clock. */
 type ToolCallKernel = Pick<ObjectKernel, "sql" | "audit" | "transaction" | "limits" | "events" | "retention">;
-
-/** An engine refusal carried out of its transaction: the throw rolls back what the step wrote before it. */
-class Refused extends Error {
-  constructor(readonly refusal: ToolResultRefusal) {
-    super(refusal.message);
-  }
-}
-
-/** The problem of each engine refusal, in one exhaustive switch: a new refusal does not compile until mapped. */
-function refusalProblem(refusal: ToolResultRefusal): Problem {
-  switch (refusal.code) {
-    case "HOST_CONTEXT_INVALID":
-    case "APPROVAL_UNAVAILABLE":
-    case "FAILURE_NOT_APPLICABLE":
-    case "STATUS_QUERY_INVALID":
-      return problem("INVALID_HOST_CONTEXT", refusal.message);
-    default: {
-      const unreachable: never = refusal.code;
-      throw new Error(`unmapped tool-result refusal ${String(unreachable)}`);
-    }
-  }
-}
-
-/** The engine's value inside a transaction of {@link usage}; a refusal leaves by {@link Refused}. */
-function accepted<T>(result: Result<T, ToolResultRefusal>): T {
-  if (!result.ok) throw new Refused(result.error);
-  return result.value;
-}
-
-/** A refusal of the engine (a caller's host metadata), as a problem value once its transaction rolled back. */
-function usage<T>(step: () => T): Outcome<T> {
-  try {
-    return ok(step());
-  } catch (error) {
-    if (error instanceof Refused) return fail(refusalProblem(error.refusal));
-    throw error;
-  }
-}
 
 /**
  * The tool-call service of one consumer: each engine step in one transaction with its audit
