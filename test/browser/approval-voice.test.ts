@@ -11,6 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDev } from "../blackbox/wrangler-dev";
 import { launchChromium } from "./support/chromium";
+import { untilDecided } from "./support/decision";
 
 const ADMIN = "approval-voice-admin-token-0123456789";
 // The demo tool's orders belong to tenant-a; this server's storage is this file's own.
@@ -60,9 +61,9 @@ async function refund(n: number, args: Record<string, string>, rationale?: strin
   return res.body;
 }
 
-/** The agent's host waiting for the decision (long-poll). */
+/** The agent's host waiting for the decision (long-poll, repeated while the approval is pending: support/decision.ts). */
 function waitFor(id: string): Promise<Record<string, any>> {
-  return api("GET", `/approvals/${id}?wait=30`, agent).then((res) => res.body);
+  return untilDecided(() => api("GET", `/approvals/${id}?wait=30`, agent).then((res) => res.body));
 }
 
 beforeAll(async () => {

@@ -24,6 +24,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDev } from "../blackbox/wrangler-dev";
 import { launchChromium } from "./support/chromium";
+import { untilDecided } from "./support/decision";
 
 const ADMIN = "console-browser-admin-token-0123456789";
 // The demo tool's orders belong to tenant-a; this server's storage is this file's own.
@@ -123,9 +124,9 @@ async function note(title: string): Promise<string> {
   return res.body.approval_id as string;
 }
 
-/** The agent's host waiting for a decision (long-poll). */
+/** The agent's long-poll for the decision, repeated while the approval is pending (support/decision.ts). */
 function waitFor(id: string): Promise<Record<string, any>> {
-  return api("GET", `/approvals/${id}?wait=30`, agent).then((res) => res.body);
+  return untilDecided(() => api("GET", `/approvals/${id}?wait=30`, agent).then((res) => res.body));
 }
 
 async function axeFindings(page: Page): Promise<string[]> {
