@@ -71,7 +71,7 @@ async function settledText(selector: string, accept: (line: string) => boolean, 
     if (accept(line)) return line;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${selector === "#status" ? "status line" : selector} stayed ${JSON.stringify(line)}`);
+  throw new Error(`${selector} stayed ${JSON.stringify(line)}`);
 }
 
 /** The options page's status line once `accept` holds for it (polled up to `ms`). */

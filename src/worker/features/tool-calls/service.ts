@@ -198,7 +198,7 @@ export class ToolCallService {
       case "execute":
         if (options.prepareOnly === true) throw new Error("a prepared call reached its execution");
         if (ranInline !== undefined) return ok(outcomeOf(ranInline, hash));
-        return ok(outcomeOf(await this.#execute(result.ticket, hash, options, standing), hash));
+        return ok(outcomeOf(await this.#execute(result.ticket, hash, options, { standing, origin }), hash));
     }
   }
 
@@ -206,10 +206,9 @@ export class ToolCallService {
     ticket: DispatchTicket,
     hash: HashFn,
     options: DispatchOptions,
-    standing: string | null,
+    { standing, origin }: { standing: string | null; origin: ApprovalOrigin },
   ): Promise<Recorded> {
     const { notify, span, credentialId = null } = options;
-    const origin = options.facade === true ? "facade" : null;
     const spec = this.engine.registry.get(ticket.tool);
     if (spec === undefined) throw new Error("ticket names an unregistered tool");
     const execution = spec.execution;
