@@ -1,7 +1,6 @@
 /** Test helpers of the MCP OAuth sign-in: a client's registration, the sign-in page, the code exchange and MCP calls with the token. */
-import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { send } from "../kit";
+import { gateFetch, send } from "../kit";
 
 export const ORIGIN = "https://gate.test";
 export const A = "oauth-mcp-a";
@@ -27,7 +26,7 @@ export function freshAddress(): string {
 export function at(path: string, init: RequestInit = {}): Promise<Response> {
   const request = new Request(`${ORIGIN}${path}`, { redirect: "manual", ...init });
   if (!request.headers.has("cf-connecting-ip")) request.headers.set("cf-connecting-ip", address);
-  return exports.default.fetch(request);
+  return gateFetch(request);
 }
 
 export function form(fields: Array<[string, string]>, cookie?: string): RequestInit {

@@ -5,8 +5,17 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { AgentClient } from "../../../src/client";
-import { exports } from "cloudflare:workers";
-import { context, credential, pinClock, secretOf, send, setupConsumer, type ToolCallAnswer, wipe } from "../../kit";
+import {
+  context,
+  credential,
+  gateFetch,
+  pinClock,
+  secretOf,
+  send,
+  setupConsumer,
+  type ToolCallAnswer,
+  wipe,
+} from "../../kit";
 
 const T0 = 1_784_419_200;
 const CONSUMER = "approval-wait";
@@ -223,7 +232,7 @@ describe("the client waits for a human", () => {
       baseUrl: "http://gate",
       consumer: CONSUMER,
       token: actors.agent,
-      fetch: (input, init) => exports.default.fetch(new Request(input, init)),
+      fetch: (input, init) => gateFetch(input, init),
     });
     const body = (callId: string) => ({
       principal: { subject_id: "user-1", roles: [] },

@@ -16,7 +16,7 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from "../../../src/core/audit";
-import { ADMIN_TOKEN, context, credential, gateDirect, send, wipe } from "../../kit";
+import { ADMIN_TOKEN, context, credential, send, wipe } from "../../kit";
 import { sha256 } from "../../support/web-sha256";
 
 const CONSUMER = "audit-log-a";
@@ -88,18 +88,11 @@ beforeAll(async () => {
   agent = (await credential(CONSUMER, "agent")).secret;
   auditor = (await credential(CONSUMER, "auditor")).secret;
   for (let i = 0; i < CALLS; i++) {
-    // Through the Worker's fetch handler: 300 calls through the loopback would each cost more than the last.
-    const call = await send(
-      "POST",
-      `/v1/consumers/${CONSUMER}/tool-calls`,
-      agent,
-      {
-        principal: { subject_id: "user-1", roles: [] },
-        proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
-        context: context(`call-${i}`),
-      },
-      gateDirect,
-    );
+    const call = await send("POST", `/v1/consumers/${CONSUMER}/tool-calls`, agent, {
+      principal: { subject_id: "user-1", roles: [] },
+      proposal: { name: "get_order", arguments: { order_ref: "ORDER-7" } },
+      context: context(`call-${i}`),
+    });
     expect(call.status).toBe(200);
     answers.push((await call.json()) as { audit: { seq: number; leaf_hash: string } });
   }

@@ -1,7 +1,6 @@
-import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AgentClient, ApproverClient, inlineResult, ProviderPoller, type BoundEffect } from "../../../src/client";
-import { wipe } from "../../kit";
+import { gateFetch, wipe } from "../../kit";
 import {
   PROVIDER,
   requestBody,
@@ -10,10 +9,6 @@ import {
   T0,
   type CapabilityConsumer,
 } from "../capability-support";
-
-// The browser-safe client against the Worker in workerd (its fetch is the Worker's own).
-const gateFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
-  exports.default.fetch(new Request(input, init))) as typeof fetch;
 
 describe("the client's long-poll provider, agent and approver against the gate", () => {
   let c: CapabilityConsumer;

@@ -1,7 +1,6 @@
-import { exports } from "cloudflare:workers";
 import { abortAllDurableObjects } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { send, wipe } from "../../kit";
+import { gateFetch, send, wipe } from "../../kit";
 import {
   grant,
   invokeEffect,
@@ -16,7 +15,7 @@ import {
 } from "../capability-support";
 
 function connect(consumer: string, token: string): Promise<Response> {
-  return exports.default.fetch(
+  return gateFetch(
     new Request(`http://gate/v1/consumers/${consumer}/capability/providers/${PROVIDER}/connect`, {
       headers: { upgrade: "websocket", "sec-websocket-protocol": `toolgate-provider-v1, bearer.${token}` },
     }),

@@ -11,7 +11,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { McpStore } from "../../../src/worker/features/mcp/store";
 import { ADMIN_TOKEN, credential, pinClock, pinRateClock, send, wipe } from "../../kit";
-import { decideAll, MCP, mcpPostDirect as mcpPost, openSession, T0 } from "./mcp-server-support";
+import { decideAll, MCP, mcpPost, openSession, T0 } from "./mcp-server-support";
 
 const C = "tenant-a";
 const stub = () => env.CONSUMER.get(env.CONSUMER.idFromName(C));

@@ -6,9 +6,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createConsumer, credential, pinClock, wipe } from "../../kit";
+import { createConsumer, credential, gateFetch, pinClock, wipe } from "../../kit";
 import { decideAll, MCP, T0 } from "./mcp-server-support";
 
 let agent: string;
@@ -26,7 +25,7 @@ async function connect(): Promise<Client> {
   const client = new Client({ name: "sdk-test", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(`http://localhost${MCP}`), {
     requestInit: { headers: { authorization: `Bearer ${agent}` } },
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
+    fetch: (url, init) => gateFetch(url, init),
   });
   await client.connect(transport);
   return client;

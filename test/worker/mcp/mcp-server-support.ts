@@ -1,7 +1,7 @@
 /** Test helpers of the MCP endpoint: one JSON-RPC message over `POST …/mcp`, a session. */
 import { expect } from "vitest";
-import { gateDirect, REFERENCE_TENANT, send } from "../../kit";
-import { mcpPost as kitMcpPost, MCP_ACCEPT, mcpPath, type McpAnswer } from "../../kit/mcp";
+import { REFERENCE_TENANT, send } from "../../kit";
+import { mcpPost as kitMcpPost, mcpPath, type McpAnswer } from "../../kit/mcp";
 
 /** The pinned clock of the MCP tests (2026-07-19T00:00:00Z). */
 export const T0 = 1_784_419_200;
@@ -17,25 +17,6 @@ export type { McpAnswer };
 /** POSTs one message (a value, or raw text) to the tests' consumer as an MCP client does. */
 export function mcpPost(token: string, body: unknown, headers: Record<string, string> = {}): Promise<McpAnswer> {
   return kitMcpPost(CONSUMER, token, body, headers);
-}
-
-/**
- * {@link mcpPost} through the Worker's fetch handler itself (the real bindings, a fresh execution
- * context), for the quota tests' floods of hundreds of messages: in this pool version each
- * request through the `exports` loopback costs more than the one before.
- */
-export async function mcpPostDirect(
-  token: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<McpAnswer> {
-  const res = await gateDirect(MCP, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: MCP_ACCEPT, ...headers },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text === "" ? null : JSON.parse(text) };
 }
 
 /** Opens a session; answers its id and the headers every later message sends. */

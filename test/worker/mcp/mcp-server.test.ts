@@ -3,9 +3,8 @@
  * credential, protocol-version negotiation, the Origin/Host rule, and every malformed message
  * answered with the right JSON-RPC error and HTTP status, never a 5xx.
  */
-import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createConsumer, credential, gate, pinClock, wipe } from "../../kit";
+import { createConsumer, credential, gate, gateFetch, pinClock, wipe } from "../../kit";
 import { initialize, MCP, mcpPost, T0 } from "./mcp-server-support";
 
 let agent: string;
@@ -196,7 +195,7 @@ describe("Origin and Host (DNS rebinding)", () => {
     params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
   };
   const raw = (url: string, headers: Record<string, string>) =>
-    exports.default.fetch(
+    gateFetch(
       new Request(url, {
         method: "POST",
         headers: {
@@ -231,7 +230,7 @@ describe("Origin and Host (DNS rebinding)", () => {
     const loopbackOrigin = await raw(`http://gate${MCP}`, { origin: "http://localhost:6274" });
     expect(loopbackOrigin.status).toBe(403);
     // Refused before the credential is read: no credential needed to be refused.
-    const anonymous = await exports.default.fetch(
+    const anonymous = await gateFetch(
       new Request(`http://gate${MCP}`, { method: "POST", headers: { origin: "http://evil.example.com" } }),
     );
     expect(anonymous.status).toBe(403);

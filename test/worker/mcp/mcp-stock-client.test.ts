@@ -7,10 +7,10 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createConsumer, credential, pinClock, wipe } from "../../kit";
+import { createConsumer, credential, gateFetch, pinClock, wipe } from "../../kit";
 import { McpStore } from "../../../src/worker/features/mcp/store";
 import { decideAll, MCP, T0 } from "./mcp-server-support";
 
@@ -29,7 +29,7 @@ async function connect(): Promise<Client> {
   const client = new Client({ name: "stock-client", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(`http://localhost${MCP}`), {
     requestInit: { headers: { authorization: `Bearer ${agent}` } },
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
+    fetch: (url, init) => gateFetch(url, init),
   });
   await client.connect(transport);
   return client;

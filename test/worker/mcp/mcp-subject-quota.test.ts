@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, credential, pinClock, send, wipe } from "../../kit";
-import { MCP, mcpPostDirect as mcpPost, openSession, T0 } from "./mcp-server-support";
+import { MCP, mcpPost, openSession, T0 } from "./mcp-server-support";
 
 const C = "tenant-a";
 const stub = () => env.CONSUMER.get(env.CONSUMER.idFromName(C));

@@ -13,9 +13,8 @@ import {
   ElicitRequestSchema,
   type ClientCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
-import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createConsumer, credential, pinClock, wipe } from "../../kit";
+import { createConsumer, credential, gateFetch, pinClock, wipe } from "../../kit";
 import { decideAll, MCP, T0 } from "./mcp-server-support";
 
 let agent: string;
@@ -51,7 +50,7 @@ async function connect(capabilities: ClientCapabilities): Promise<Connected> {
   );
   const transport = new StreamableHTTPClientTransport(new URL(`http://localhost${MCP}`), {
     requestInit: { headers: { authorization: `Bearer ${agent}` } },
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
+    fetch: (url, init) => gateFetch(url, init),
   });
   await client.connect(transport);
   return { client, sessionId: transport.sessionId ?? "", asked, completed };

@@ -3,7 +3,6 @@
  * registration, the authorization code flow with PKCE through the sign-in page, and what the
  * granted token is (the subject-bound credential it maps to).
  */
-import { exports } from "cloudflare:workers";
 import {
   discoverOAuthServerInfo,
   exchangeAuthorization,
@@ -12,7 +11,7 @@ import {
   startAuthorization,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createConsumer, credential, pinClock, send, wipe } from "../../kit";
+import { ADMIN_TOKEN, createConsumer, credential, gateFetch, pinClock, send, wipe } from "../../kit";
 import {
   A,
   allow,
@@ -99,12 +98,10 @@ describe("discovery", () => {
   });
 
   it("answers OAUTH_NOT_CONFIGURED where the origin cannot be an issuer (plain http off loopback)", async () => {
-    const res = await exports.default.fetch(
-      new Request(`http://gate/.well-known/oauth-protected-resource/v1/consumers/${A}/mcp`),
-    );
+    const res = await gateFetch(new Request(`http://gate/.well-known/oauth-protected-resource/v1/consumers/${A}/mcp`));
     expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([404, "OAUTH_NOT_CONFIGURED"]);
     // There the endpoint keeps the gate's own challenge, and credentials work as ever.
-    const unauthenticated = await exports.default.fetch(
+    const unauthenticated = await gateFetch(
       new Request(`http://gate/v1/consumers/${A}/mcp`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json" },
@@ -387,7 +384,7 @@ describe("the MCP endpoint as a protected resource", () => {
 describe("the official MCP SDK client's OAuth steps", () => {
   it("discover from the 401, register, authorize with PKCE and the resource, exchange, and call the endpoint", async () => {
     const fetchFn = (url: string | URL, init?: RequestInit) =>
-      exports.default.fetch(new Request(url, { redirect: "manual", ...init }));
+      gateFetch(new Request(url, { redirect: "manual", ...init }));
     const serverUrl = `${ORIGIN}/v1/consumers/${A}/mcp`;
     const { resourceMetadataUrl } = extractWWWAuthenticateParams(await mcp(A, null, INIT));
     expect(resourceMetadataUrl?.href).toBe(`${ORIGIN}/.well-known/oauth-protected-resource/v1/consumers/${A}/mcp`);

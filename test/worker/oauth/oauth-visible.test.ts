@@ -4,10 +4,9 @@
  * §3.2.2); the page shows client text escaped and marked, isolated, and where access goes on a
  * line of its own. Expected markup is written by hand.
  */
-import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { consentPage, initialChoice } from "../../../src/worker/features/oauth/page";
-import { createConsumer, wipe } from "../../kit";
+import { createConsumer, gateFetch, wipe } from "../../kit";
 
 const ORIGIN = "https://gate.test";
 const A = "oauth-visible-a";
@@ -16,7 +15,7 @@ const BIDI = '<mark class="hidden-char hidden-bidi" title="bidirectional control
 const LOOKALIKE = '<mark class="hidden-char hidden-confusable" title="look-alike of a Latin letter, digit or sign">';
 
 function at(path: string, init: RequestInit = {}): Promise<Response> {
-  return exports.default.fetch(new Request(`${ORIGIN}${path}`, { redirect: "manual", ...init }));
+  return gateFetch(new Request(`${ORIGIN}${path}`, { redirect: "manual", ...init }));
 }
 
 function register(metadata: Record<string, unknown>): Promise<Response> {
