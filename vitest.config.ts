@@ -13,9 +13,9 @@ import { WebhookReceiver } from "./test/support/webhook-receiver.ts";
  * `DOWNSTREAM` binding, the ledger of the data-defined tools (https://ledger.test), the MCP servers
  * behind MCP targets (https://mcp.test), the OTLP collector traces go to (https://otlp.test; keeps
  * exports only while armed) and the webhook receiver (https://hooks.test, verifying each delivery
- * with standardwebhooks). Tests script them (modes, holds, recorded requests), so every test file
- * gets its own set: the pool starts one workerd per file and builds its options here each time,
- * and files that run side by side never see each other's modes or recordings.
+ * with standardwebhooks). Tests script them (modes, holds, recorded requests), so each workerd
+ * gets its own set (the pool builds its options here for each), files that run side by side never
+ * see each other's modes or recordings, and each file starts them reset (fresh-file.ts).
  */
 function downstreams() {
   const refunds = new RefundsService();
@@ -85,10 +85,22 @@ export default defineConfig({
           deps: WORKERD_DEPS,
           // The schema subset's keyword boundaries run in workerd too: data tools validate there.
           include: ["test/worker/**/*.test.ts", "test/core/tool-schema/boundaries.test.ts"],
-          // Files run side by side: with vitest's default `isolate: true` the pool gives every file
-          // its own workerd (its own Durable Object storage) and its own scripted downstreams.
-          // Two workers: the first request of a file loads workerd's module graph, which is CPU-bound.
+          // Two workers, each one workerd that its files share one after another (`isolate: false`):
+          // a workerd of its own per file cost about 2.7 s of CPU to start and load the app, two
+          // thirds of this project's time. Each file still starts as if its workerd were new:
+          // fresh-file.ts empties every object, the KV namespace and the buckets, and resets the
+          // scripted downstreams first.
           maxWorkers: 2,
+          isolate: false,
+          setupFiles: ["test/support/fresh-file.ts"],
+          provide: {
+            downstreams: [
+              "https://ledger.test/_control",
+              "https://mcp.test/_control",
+              "https://otlp.test/_control",
+              "https://hooks.test/_control",
+            ],
+          },
           // The first request of a file starts workerd's module graph; give a loaded machine room.
           testTimeout: 30_000,
         },

@@ -19,8 +19,9 @@ export const REFERENCE_TENANT = "tenant-a";
 const issued = new Map<string, number>();
 
 /**
- * A consumer name no other call in this file has answered: `<label>-<n>`. For tests that need a
- * fresh consumer each time (per test, or per property run) instead of wiping one.
+ * A consumer name no other call in this workerd has answered: `<label>-<n>` (the files that share
+ * a workerd share this module and its counts). For tests that need a fresh consumer each time (per
+ * test, or per property run) instead of wiping one.
  */
 export function freshConsumer(label: string): string {
   const n = (issued.get(label) ?? 0) + 1;

@@ -60,6 +60,11 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // One workerd for every file, one file after another; each starts as if it were new
+          // (fresh-file.ts: every object, bucket and downstream emptied or reset first).
+          isolate: false,
+          setupFiles: ["test/support/fresh-file.ts"],
+          provide: { downstreams: ["https://mcp.test/_control", "https://hooks.test/_control"] },
         },
       },
       {

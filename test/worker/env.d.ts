@@ -8,6 +8,7 @@ declare namespace Cloudflare {
     DOWNSTREAM?: Fetcher;
     CHECKPOINTS?: R2Bucket;
     AUDIT_WITNESS?: R2Bucket;
+    AUDIT_TILES?: R2Bucket;
     ASSETS?: Fetcher;
     OAUTH_KV?: KVNamespace;
   }
