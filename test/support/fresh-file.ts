@@ -1,17 +1,13 @@
 /**
- * Run before each file of the workerd projects (vitest.config.ts "worker", the reliability
- * suite's "rel-worker"), whose files share one workerd per pool worker (`isolate: false`): what
- * one file scripted or stored does not reach the next. Each scripted downstream the project
- * provides (`inject("downstreams")`: their `_control` URLs, and the `DOWNSTREAM` binding when
- * bound) is reset to its first state; the directory of consumers, the KV namespace and the R2
- * buckets are emptied, and every object restarted.
- *
- * A consumer's object keeps its rows from an earlier file: a test empties the consumers it
- * names (the kit's `wipe`) or takes a new name (`freshConsumer`), as it must within a file too.
- * Emptying every object a run ever made here would start each of them again, file after file.
+ * Run before each file of the workerd project (vitest.config.ts "worker"), whose files share one
+ * workerd per pool worker (`isolate: false`): each file starts as if its workerd were new. Every
+ * Durable Object's storage is deleted and every object restarted (the pool's `reset`), the KV
+ * namespace and the R2 buckets are emptied, and each scripted downstream the project provides
+ * (`inject("downstreams")`: their `_control` URLs, and the `DOWNSTREAM` binding when bound) is
+ * reset to its first state.
  */
 import { env } from "cloudflare:workers";
-import { abortAllDurableObjects, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, reset as deleteAllObjects } from "cloudflare:test";
 import { beforeAll, inject } from "vitest";
 
 declare module "vitest" {
@@ -19,14 +15,6 @@ declare module "vitest" {
     /** The scripted downstreams' `_control` URLs, reached through the project's outbound service. */
     downstreams: string[];
   }
-}
-
-/** Deletes every object's storage in a namespace (each object is started to do so). */
-async function emptyObjects(namespace: DurableObjectNamespace): Promise<void> {
-  for (const id of await listDurableObjectIds(namespace))
-    await runInDurableObject(namespace.get(id), async (_instance, state) => {
-      await state.storage.deleteAll();
-    });
 }
 
 /** Deletes every key of a KV namespace. */
@@ -50,7 +38,7 @@ async function emptyBucket(bucket: R2Bucket): Promise<void> {
 }
 
 /** Posts `{"reset":true}` to a downstream's control URL; anything but 200 is a broken setup. */
-async function reset(control: string, via: (request: Request) => Promise<Response> = fetch): Promise<void> {
+async function resetDownstream(control: string, via: (request: Request) => Promise<Response> = fetch): Promise<void> {
   const res = await via(
     new Request(control, { method: "POST", headers: { "content-type": "application/json" }, body: '{"reset":true}' }),
   );
@@ -59,14 +47,13 @@ async function reset(control: string, via: (request: Request) => Promise<Respons
 }
 
 beforeAll(async () => {
-  // Bound by wrangler.toml; not among the test env's declared types (test/worker/env.d.ts).
-  const directory = (env as { DIRECTORY?: DurableObjectNamespace }).DIRECTORY;
-  if (directory !== undefined) await emptyObjects(directory);
+  await deleteAllObjects();
   await abortAllDurableObjects();
   if (env.OAUTH_KV !== undefined) await emptyKv(env.OAUTH_KV);
   for (const bucket of [env.CHECKPOINTS, env.AUDIT_WITNESS, env.AUDIT_TILES])
     if (bucket !== undefined) await emptyBucket(bucket);
-  for (const control of inject("downstreams")) await reset(control);
+  for (const control of inject("downstreams")) await resetDownstream(control);
   const downstream = env.DOWNSTREAM;
-  if (downstream !== undefined) await reset("http://downstream/_control", (request) => downstream.fetch(request));
+  if (downstream !== undefined)
+    await resetDownstream("http://downstream/_control", (request) => downstream.fetch(request));
 });
