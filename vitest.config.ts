@@ -5,7 +5,7 @@ import { McpDownstream } from "./test/support/mcp-downstream.ts";
 import { OtlpReceiver } from "./test/support/otlp-receiver.ts";
 import { RefundsService } from "./test/support/refunds-service.ts";
 import { WORKERD_DEPS } from "./test/support/workerd-deps.ts";
-import { appBundle } from "./test/support/app-bundle.ts";
+import { appBundle, VITEST_RUN } from "./test/support/app-bundle.ts";
 import { WebhookReceiver } from "./test/support/webhook-receiver.ts";
 
 /**
@@ -92,8 +92,9 @@ export default defineConfig({
           // scripted downstreams first.
           maxWorkers: 2,
           isolate: false,
-          setupFiles: ["test/support/fresh-file.ts"],
+          setupFiles: ["test/support/main-once.ts", "test/support/fresh-file.ts"],
           provide: {
+            mainOnce: VITEST_RUN,
             downstreams: [
               "https://ledger.test/_control",
               "https://mcp.test/_control",

@@ -128,9 +128,12 @@ function build(): Bundle {
   return { facades, code, map };
 }
 
+/** Whether this is `vitest run`, where no module changes during the run (not watch mode). */
+export const VITEST_RUN = process.argv.includes("run");
+
 /** The plugin (inactive in watch mode and with TOOLGATE_TEST_UNBUNDLED=1). */
 export function appBundle(): Plugin {
-  const active = process.argv.includes("run") && process.env.TOOLGATE_TEST_UNBUNDLED !== "1";
+  const active = VITEST_RUN && process.env.TOOLGATE_TEST_UNBUNDLED !== "1";
   let bundle: Bundle | null = null;
   const current = (): Bundle => (bundle ??= build());
   return {
