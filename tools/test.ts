@@ -8,10 +8,11 @@
 // (tools/lib/reliability-run.ts, the same run as `npm run test:reliability`) run as lanes beside
 // these, then its table follows the "tests: …" line. On CI's two cores the lanes fill each other's
 // waits (on `wrangler dev`, a browser, a child process). The reliability suite's workerd project
-// starts once the package check and the Node files are done (until then that lane is as
-// CPU-bound as the workerd files' lane, and a workerd file starved of CPU meets its 30 s
+// starts once one of npm test's lanes is done, in practice the workerd files' (until then both
+// would be CPU-bound beside the package check, and a workerd file starved of CPU meets its 30 s
 // timeout); its black-box project, whose checks time a write against the catalog tool's 2 s
-// timeout (R1) and restart `wrangler dev` under load (R3), once one of npm test's lanes is done.
+// timeout (R1) and restart `wrangler dev` under load (R3), once the package check and the Node
+// files, the CPU-bound part of the other lane, are done.
 import { spawnSync } from "node:child_process";
 import { checkPackage } from "./lib/package-check.ts";
 import { ROOT } from "./lib/paths.ts";
@@ -38,7 +39,7 @@ if (asked.length > 0) {
       () => nodeFilesDone(),
       () => laneDone(),
     ),
-    runReliability(RELIABILITY_PROJECTS, { "rel-worker": nodeFiles, "rel-blackbox": firstLane }),
+    runReliability(RELIABILITY_PROJECTS, { "rel-worker": firstLane, "rel-blackbox": nodeFiles }),
   ]);
   const passed = reportTests(tests);
   process.exit(passed && reliable ? 0 : 1);
