@@ -140,8 +140,9 @@ const BEFORE_RESTART = Symbol("before the restart");
  * Restarts every object of this workerd (`abortAllDurableObjects`: the pool restarts all of them
  * or none) and makes sure each object `stubs` name (each a new stub on every call: a stub from
  * before the restart is broken by it) now answers from a new instance, restarting again if one
- * does not: under CI's load a request right after the restart was once answered by the object's
- * old instance, with its old memory over rows the test had just changed.
+ * does not. Under CI's load a request right after the restart once failed as the object's old
+ * instance would (its cached audit tree over rows the test had just deleted); that is the
+ * likeliest reading, and this check makes the restart a fact instead of an assumption.
  */
 export async function restartObjects(...stubs: Array<() => DurableObjectStub>): Promise<void> {
   const mark = (instance: object): void => void Object.defineProperty(instance, BEFORE_RESTART, { value: true });
