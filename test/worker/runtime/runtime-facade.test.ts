@@ -4,7 +4,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { decodeEnvelope } from "../../../src/core/wire";
 import prepareFixture from "../../../fixtures/execution/app-facade-prepare.v1.json?raw";
-import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send, wipe } from "../../kit";
+import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, restartObjects, send, wipe } from "../../kit";
 
 const CONSUMER = "tenant-a";
 const T0 = 1_800_000_000;
@@ -382,5 +382,58 @@ describe("facade-target map", () => {
       targets: { [ORDERS]: "get_order", [DRAFTS]: "create_refund_draft" },
       revision: 1,
     });
+  });
+});
+
+describe("a facade write in flight across a restart", () => {
+  it("is recovered as an unknown outcome whose audit entry names the facade's approval", async () => {
+    const SUBMIT = "/app/refunds/submit";
+    const downstream = env.DOWNSTREAM;
+    if (downstream === undefined) throw new Error("the tests' downstream is not bound");
+    const control = (body: Json) =>
+      downstream.fetch(
+        new Request("http://downstream/_control", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+      );
+    const waiting = async () =>
+      ((await (await downstream.fetch("http://downstream/_effects")).json()) as { waiting: number }).waiting;
+    await createConsumer(CONSUMER, ["get_order", "create_refund_draft", "submit_refund"], ["approver-1"]);
+    const put = await send("PUT", `/v1/consumers/${CONSUMER}/runtime/facade-targets`, ADMIN_TOKEN, {
+      targets: { [ORDERS]: "get_order", [SUBMIT]: "submit_refund" },
+    });
+    expect(put.status).toBe(200);
+    const prepared = await post(facadeEnvelope("prepare", "prepare-submit", { request: request(SUBMIT, REFUND) }));
+    expect(prepared.envelope.payload.payload.type).toBe("prepared");
+    const action = prepared.envelope.payload.payload.action as Json;
+    const [approval] = await pendingApprovals();
+    const decided = await send("POST", `/v1/consumers/${CONSUMER}/approvals/${approval!.approval_id}`, creds.approver, {
+      decision: "approve",
+      approval_digest: approval!.approval_digest,
+    });
+    expect(decided.status).toBe(200);
+
+    await control({ mode: "hold" });
+    const interrupted = send(
+      "POST",
+      `/v1/consumers/${CONSUMER}/runtime/envelopes`,
+      creds.runtime,
+      facadeEnvelope("commit", "commit-held", { action }),
+    );
+    while ((await waiting()) !== 1) await new Promise((r) => setTimeout(r, 5));
+    await restartObjects(() => env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER)));
+    await (await interrupted).body?.cancel();
+    await control({ release: true });
+
+    const auditor = (await credential(CONSUMER, "auditor")).secret;
+    const audit = (await (await send("GET", `/v1/consumers/${CONSUMER}/audit?limit=100`, auditor)).json()) as {
+      entries: Array<{ kind: string; record: Json }>;
+    };
+    const recovered = audit.entries.filter((e) => e.kind === "tool_call.recovered");
+    expect(recovered.map((e) => [e.record["tool"], e.record["outcome"], e.record["approval_id"]])).toEqual([
+      ["submit_refund", "unknown", approval!.approval_id],
+    ]);
   });
 });

@@ -45,6 +45,7 @@ import { ApprovalWatch, endDownstreamSpan, startDownstreamSpan } from "../../tra
 import { callBook } from "../standing/cover";
 import { CallRecords, runCause, type RunCause } from "./audit-record";
 import { accepted, usage } from "./refusal";
+import { markFacadeInFlight, takeFacadeInFlight } from "./facade-in-flight";
 
 /** How an in-process tool runs. */
 type InProcessExecution = Extract<ToolExecution, { kind: "in_process" }>;
@@ -86,7 +87,8 @@ export class ToolCallService {
    */
   recover(now: number): void {
     for (const recovered of recoverInFlight(this.engine, now)) {
-      this.#records.append("tool_call.recovered", now, recovered.package, recovered, fastSha256Hex);
+      const origin = takeFacadeInFlight(this.#kernel.sql, storeKey(recovered.scope)) ? "facade" : null;
+      this.#records.append("tool_call.recovered", now, recovered.package, recovered, fastSha256Hex, { origin });
       this.#kernel.events.emit(
         callEvent("call.outcome_unknown", recovered.principal, recovered.call, recovered.package, now, null),
         now,
@@ -161,6 +163,8 @@ export class ToolCallService {
                 credentialId: options.credentialId ?? null,
                 origin,
               });
+            else if (origin === "facade" && result.ticket.scope !== null)
+              markFacadeInFlight(this.#kernel.sql, storeKey(result.ticket.scope), this.#kernel.retention.now());
           }
           return result;
         }),
@@ -251,6 +255,7 @@ export class ToolCallService {
       origin,
     }: { standing: string | null; credentialId: string | null; cause?: RunCause; origin: ApprovalOrigin },
   ): Recorded {
+    if (origin === "facade" && ticket.scope !== null) takeFacadeInFlight(this.#kernel.sql, storeKey(ticket.scope));
     const done =
       value === "rate_limited" || value === "not_sent"
         ? this.#failBeforeEffect(ticket, value === "rate_limited" ? "RATE_LIMIT" : "TOOL_ERROR", hash)
