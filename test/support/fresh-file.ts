@@ -4,10 +4,11 @@
  * Durable Object's storage is deleted and every object restarted (the pool's `reset`), the KV
  * namespace and the R2 buckets are emptied, and each scripted downstream the project provides
  * (`inject("downstreams")`: their `_control` URLs, and the `DOWNSTREAM` binding when bound) is
- * reset to its first state.
+ * reset to its first state. The objects' env (one object for all of them, which some tests change,
+ * `TOOLGATE_AUDIT_KEEP_ENTRIES` for one) is put back as the workerd started with it.
  */
 import { env } from "cloudflare:workers";
-import { abortAllDurableObjects, reset as deleteAllObjects } from "cloudflare:test";
+import { abortAllDurableObjects, reset as deleteAllObjects, runInDurableObject } from "cloudflare:test";
 import { beforeAll, inject } from "vitest";
 
 declare module "vitest" {
@@ -37,6 +38,21 @@ async function emptyBucket(bucket: R2Bucket): Promise<void> {
   } while (cursor !== undefined);
 }
 
+/** The objects' env as it was before the first file ran (kept across files: they share this isolate). */
+const ENV_AT_START = Symbol.for("toolgate.objectEnvAtStart");
+
+/** Puts the objects' env back as it was before the first file: a var a file set on it would reach the next. */
+async function restoreObjectEnv(): Promise<void> {
+  const stub = env.CONSUMER.get(env.CONSUMER.idFromName("fresh-file"));
+  await runInDurableObject(stub, (instance) => {
+    const vars = (instance as unknown as { env: Record<string, unknown> }).env;
+    const kept = globalThis as { [ENV_AT_START]?: Map<string, unknown> };
+    const first = (kept[ENV_AT_START] ??= new Map(Object.entries(vars)));
+    for (const name of Object.keys(vars)) if (!first.has(name)) delete vars[name];
+    for (const [name, value] of first) if (vars[name] !== value) vars[name] = value;
+  });
+}
+
 /** Posts `{"reset":true}` to a downstream's control URL; anything but 200 is a broken setup. */
 async function resetDownstream(control: string, via: (request: Request) => Promise<Response> = fetch): Promise<void> {
   const res = await via(
@@ -49,6 +65,7 @@ async function resetDownstream(control: string, via: (request: Request) => Promi
 beforeAll(async () => {
   await deleteAllObjects();
   await abortAllDurableObjects();
+  await restoreObjectEnv();
   if (env.OAUTH_KV !== undefined) await emptyKv(env.OAUTH_KV);
   for (const bucket of [env.CHECKPOINTS, env.AUDIT_WITNESS, env.AUDIT_TILES])
     if (bucket !== undefined) await emptyBucket(bucket);

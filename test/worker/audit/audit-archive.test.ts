@@ -405,5 +405,7 @@ describe("a tile with an entry too long for an entry bundle", () => {
     expect(await get("/audit?after=90&limit=20", HELD, token)).toEqual(pageBefore);
     expect(await get("/audit/proof/inclusion?seq=100&size=300", HELD, token)).toEqual(proofBefore);
     expect(((await get("/audit/verify", HELD, token)) as { ok: boolean; count: number }).count).toBe(300);
+    // The objects share one env: the var goes back as it was for whatever runs next.
+    await setVar("TOOLGATE_AUDIT_KEEP_ENTRIES", undefined, HELD);
   });
 });
