@@ -133,35 +133,13 @@ export interface ToolCallAnswer {
   approval_id?: string;
 }
 
-/** Set on an object's instance before a restart: an instance that still has it was not restarted. */
-const BEFORE_RESTART = Symbol("before the restart");
-
-/**
- * Restarts every object of this workerd (`abortAllDurableObjects`: the pool restarts all of them
- * or none) and makes sure each object `stubs` name (each a new stub on every call: a stub from
- * before the restart is broken by it) now answers from a new instance, restarting again if one
- * does not. Under CI's load a request right after the restart once failed as the object's old
- * instance would (its cached audit tree over rows the test had just deleted); that is the
- * likeliest reading, and this check makes the restart a fact instead of an assumption.
- */
-export async function restartObjects(...stubs: Array<() => DurableObjectStub>): Promise<void> {
-  const mark = (instance: object): void => void Object.defineProperty(instance, BEFORE_RESTART, { value: true });
-  for (const stub of stubs) await runInDurableObject(stub(), mark);
-  for (let attempt = 1; ; attempt++) {
-    await abortAllDurableObjects();
-    let stale = 0;
-    for (const stub of stubs) if (await runInDurableObject(stub(), (instance) => BEFORE_RESTART in instance)) stale++;
-    if (stale === 0) return;
-    if (attempt === 5) throw new Error(`${stale} object(s) kept their instance across five restarts`);
-  }
-}
-
 /** Deletes every row of each consumer's object and restarts it (storage is shared between tests in this pool version). */
 export async function wipe(...consumers: string[]): Promise<void> {
-  const stubs = consumers.map((consumer) => () => env.CONSUMER.get(env.CONSUMER.idFromName(consumer)));
-  for (const stub of stubs)
-    await runInDurableObject(stub(), async (_instance, state) => {
+  for (const consumer of consumers) {
+    const stub = env.CONSUMER.get(env.CONSUMER.idFromName(consumer));
+    await runInDurableObject(stub, async (_instance, state) => {
       await state.storage.deleteAll();
     });
-  await restartObjects(...stubs);
+  }
+  await abortAllDurableObjects();
 }

@@ -6,7 +6,7 @@
  * answer carries the entry that recorded it.
  */
 import { env } from "cloudflare:workers";
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   decodeBase64,
@@ -16,7 +16,7 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from "../../../src/core/audit";
-import { ADMIN_TOKEN, context, credential, restartObjects, send, wipe } from "../../kit";
+import { ADMIN_TOKEN, context, credential, send, wipe } from "../../kit";
 import { sha256 } from "../../support/web-sha256";
 
 const CONSUMER = "audit-log-a";
@@ -303,7 +303,7 @@ describe("the verifiable audit log", () => {
 
   it("builds the tree of a chain stored before it (schema v9 backfill) on the object's first use", async () => {
     await runInDurableObject(stub(), (_o, state) => void state.storage.sql.exec("DELETE FROM audit_tree"));
-    await restartObjects(stub);
+    await abortAllDurableObjects();
     const exp = await exported(auditor);
     expect(exp.entries).toBe(308);
     const root = await mth(await Promise.all(exp.lines.map(leafOf)));

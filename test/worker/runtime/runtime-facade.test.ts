@@ -1,10 +1,10 @@
 /** App Facade over the runtime transport: invoke, prepare, approve, commit, commit again, reject. */
 import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { decodeEnvelope } from "../../../src/core/wire";
 import prepareFixture from "../../../fixtures/execution/app-facade-prepare.v1.json?raw";
-import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, restartObjects, send, wipe } from "../../kit";
+import { ADMIN_TOKEN, createConsumer, credential, gate, pinClock, send, wipe } from "../../kit";
 
 const CONSUMER = "tenant-a";
 const T0 = 1_800_000_000;
@@ -423,7 +423,7 @@ describe("a facade write in flight across a restart", () => {
       facadeEnvelope("commit", "commit-held", { action }),
     );
     while ((await waiting()) !== 1) await new Promise((r) => setTimeout(r, 5));
-    await restartObjects(() => env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER)));
+    await abortAllDurableObjects();
     await (await interrupted).body?.cancel();
     await control({ release: true });
 
