@@ -227,9 +227,11 @@ export class ToolCallService {
     endDownstreamSpan(downstream, ran);
     const value = ran.kind === "result" ? ran.result : ran.kind === "failed" ? "threw" : ran.kind;
     const cause = runCause(ran);
-    return this.#kernel.transaction(() =>
-      this.#complete(ticket, value, hash, { standing, credentialId, cause, origin }),
-    );
+    return this.#kernel.transaction(() => {
+      // dispatch marked a facade write to an external tool in flight; the mark goes with the engine's.
+      if (origin === "facade" && ticket.scope !== null) takeFacadeInFlight(this.#kernel.sql, storeKey(ticket.scope));
+      return this.#complete(ticket, value, hash, { standing, credentialId, cause, origin });
+    });
   }
 
   /** An in-process handler's outcome: synchronous, a throw is the handler's failure. */
@@ -255,7 +257,6 @@ export class ToolCallService {
       origin,
     }: { standing: string | null; credentialId: string | null; cause?: RunCause; origin: ApprovalOrigin },
   ): Recorded {
-    if (origin === "facade" && ticket.scope !== null) takeFacadeInFlight(this.#kernel.sql, storeKey(ticket.scope));
     const done =
       value === "rate_limited" || value === "not_sent"
         ? this.#failBeforeEffect(ticket, value === "rate_limited" ? "RATE_LIMIT" : "TOOL_ERROR", hash)
