@@ -12,12 +12,21 @@
 // would be CPU-bound beside the package check, and a workerd file starved of CPU meets its 30 s
 // timeout); its black-box project, whose checks time a write against the catalog tool's 2 s
 // timeout (R1) and restart `wrangler dev` under load (R3), once the package check and the Node
-// files, the CPU-bound part of the other lane, are done.
+// files, the CPU-bound part of the other lane, are done. Both black-box lanes run the Worker built
+// once for the run (tools/lib/prebuilt-worker.ts) instead of bundling it at every `wrangler dev`.
 import { spawnSync } from "node:child_process";
 import { checkPackage } from "./lib/package-check.ts";
 import { ROOT } from "./lib/paths.ts";
 import { RELIABILITY_PROJECTS, runReliability } from "./lib/reliability-run.ts";
-import { prepareTests, reportPath, reportTests, runTestLanes, summaryOf, vitestArgs } from "./lib/test-lanes.ts";
+import {
+  prebuildForLanes,
+  prepareTests,
+  reportPath,
+  reportTests,
+  runTestLanes,
+  summaryOf,
+  vitestArgs,
+} from "./lib/test-lanes.ts";
 
 await prepareTests();
 const asked = process.argv.slice(2);
@@ -34,15 +43,21 @@ if (asked.length > 0) {
   let laneDone = (): void => undefined;
   const nodeFiles = new Promise<void>((start) => (nodeFilesDone = start));
   const firstLane = new Promise<void>((start) => (laneDone = start));
+  // Both black-box lanes run the Worker built once (tools/lib/prebuilt-worker.ts), built meanwhile.
+  const prebuilt = prebuildForLanes();
   const [tests, reliable] = await Promise.all([
     runTestLanes(
       () => nodeFilesDone(),
       () => laneDone(),
+      prebuilt,
     ),
-    runReliability(RELIABILITY_PROJECTS, { "rel-worker": firstLane, "rel-blackbox": nodeFiles }),
+    runReliability(RELIABILITY_PROJECTS, {
+      "rel-worker": firstLane,
+      "rel-blackbox": Promise.all([nodeFiles, prebuilt]),
+    }),
   ]);
   const passed = reportTests(tests);
   process.exit(passed && reliable ? 0 : 1);
 } else {
-  process.exitCode = reportTests(await runTestLanes()) ? 0 : 1;
+  process.exitCode = reportTests(await runTestLanes(undefined, undefined, prebuildForLanes())) ? 0 : 1;
 }

@@ -10,6 +10,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { prebuiltWorkerArgs } from "../../tools/lib/prebuilt-worker";
 import { auditSigningKey } from "../../tools/lib/wrangler-dev";
 
 const ROOT = resolve(__dirname, "..", "..");
@@ -92,11 +93,16 @@ export function writeEnvFile(bindings: Record<string, string>): { path: string; 
   return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** The command line of `wrangler dev` (after `node`): no secret, only the env file's path. */
+/**
+ * The command line of `wrangler dev` (after `node`): no secret, only the env file's path. Under
+ * `npm test` it runs the Worker that run built once (tools/lib/prebuilt-worker.ts) instead of
+ * bundling the sources again at every start.
+ */
 export function devArgs(port: number, persistTo: string, inspectorPort: number, envFile: string): string[] {
   return [
     join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js"),
     "dev",
+    ...prebuiltWorkerArgs(),
     "--ip",
     "127.0.0.1",
     "--port",

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { buildCli } from "./build-cli.ts";
 import { writeFeaturesIndex } from "./features-index.ts";
 import { ROOT } from "./paths.ts";
+import { PREBUILT_WORKER, prebuildWorker } from "./prebuilt-worker.ts";
 import { runLane } from "./side-by-side.ts";
 
 const VITEST = `${ROOT}/node_modules/vitest/vitest.mjs`;
@@ -58,6 +59,17 @@ const PACKAGE_BUILT = "TOOLGATE_PACKAGE_BUILT";
 /** The package check as a lane of its own (its builds run tsc and esbuild as child processes). */
 const PACKAGE_LANE = { label: "package", args: [`${ROOT}/tools/run.js`, `${ROOT}/tools/check-package.ts`] };
 
+/**
+ * Starts building the Worker once for the black-box files' `wrangler dev` (./prebuilt-worker.ts);
+ * the promise settles when it is built (or could not be), with its path in the environment the
+ * lanes started after it inherit.
+ */
+export function prebuildForLanes(): Promise<void> {
+  return prebuildWorker().then((script) => {
+    if (script !== null) process.env[PREBUILT_WORKER] = script;
+  });
+}
+
 /** What every run of the tests needs first: the feature folders registered, then the CLI built. */
 export async function prepareTests(): Promise<void> {
   // A feature folder added since the last run is registered before anything is built.
@@ -74,7 +86,11 @@ export async function prepareTests(): Promise<void> {
  * black-box and Chromium files. `nodeFilesDone` is called when the package check (four tsc runs at
  * once) and the Node files (two at a time), the CPU-bound part of that lane, have finished.
  */
-export async function runTestLanes(nodeFilesDone?: () => void, laneDone?: () => void): Promise<TestsRun> {
+export async function runTestLanes(
+  nodeFilesDone?: () => void,
+  laneDone?: () => void,
+  prebuilt: Promise<void> = Promise.resolve(),
+): Promise<TestsRun> {
   const inWorkerd = reportPath("vitest-report");
   const inNode = reportPath("vitest-report-core");
   const outside = reportPath("vitest-report-outside");
@@ -88,6 +104,7 @@ export async function runTestLanes(nodeFilesDone?: () => void, laneDone?: () => 
     runLane(PACKAGE_LANE).then(async (checked) => {
       const core = await runLane({ label: "core", args: vitestArgs(inNode, ["--project", "core"]) });
       nodeFilesDone?.();
+      await prebuilt;
       const blackbox = await runLane({
         label: "blackbox+browser",
         args: vitestArgs(outside, ["--project", "blackbox", "--project", "browser"]),
