@@ -51,10 +51,11 @@ if (asked.length > 0) {
       () => laneDone(),
       prebuilt,
     ),
-    runReliability(RELIABILITY_PROJECTS, {
-      "rel-worker": firstLane,
-      "rel-blackbox": Promise.all([nodeFiles, prebuilt]),
-    }),
+    runReliability(
+      RELIABILITY_PROJECTS,
+      { "rel-worker": firstLane, "rel-blackbox": nodeFiles },
+      { "rel-blackbox": prebuilt },
+    ),
   ]);
   const passed = reportTests(tests);
   process.exit(passed && reliable ? 0 : 1);

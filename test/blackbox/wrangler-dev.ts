@@ -94,15 +94,21 @@ export function writeEnvFile(bindings: Record<string, string>): { path: string; 
 }
 
 /**
- * The command line of `wrangler dev` (after `node`): no secret, only the env file's path. Under
- * `npm test` it runs the Worker that run built once (tools/lib/prebuilt-worker.ts) instead of
- * bundling the sources again at every start.
+ * The command line of `wrangler dev` (after `node`): no secret, only the env file's path.
+ * `prebuilt`: under `npm test`, the Worker that run built once (tools/lib/prebuilt-worker.ts),
+ * run instead of bundling the sources again at every start.
  */
-export function devArgs(port: number, persistTo: string, inspectorPort: number, envFile: string): string[] {
+export function devArgs(
+  port: number,
+  persistTo: string,
+  inspectorPort: number,
+  envFile: string,
+  prebuilt: readonly string[] = prebuiltWorkerArgs(),
+): string[] {
   return [
     join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js"),
     "dev",
-    ...prebuiltWorkerArgs(),
+    ...prebuilt,
     "--ip",
     "127.0.0.1",
     "--port",

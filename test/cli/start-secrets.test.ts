@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ensureDevVars, freshSecrets, readDevVars, startWranglerDev, writeEnvFile } from "../../tools/lib/wrangler-dev";
+import { prebuiltWorkerArgs } from "../../tools/lib/prebuilt-worker";
 import { devArgs, devBindings } from "../blackbox/wrangler-dev";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
@@ -140,7 +141,7 @@ describe("wrangler dev's command line", () => {
       TOOLGATE_AUDIT_SIGNING_KEY: a.TOOLGATE_AUDIT_SIGNING_KEY,
     });
     expect(devBindings("/tmp/bb-state-b", "x").TOOLGATE_TOKEN_KEY === a.TOOLGATE_TOKEN_KEY).toBe(false);
-    expect(devArgs(1234, "/tmp/bb-state-a", 5678, "/tmp/e/dev.env")).toEqual([
+    expect(devArgs(1234, "/tmp/bb-state-a", 5678, "/tmp/e/dev.env", [])).toEqual([
       WRANGLER,
       "dev",
       "--ip",
@@ -154,6 +155,22 @@ describe("wrangler dev's command line", () => {
       "--show-interactive-dev-session=false",
       "--env-file",
       "/tmp/e/dev.env",
+    ]);
+  });
+
+  it("runs the Worker npm test built once only when its script exists", () => {
+    const dir = folder();
+    const script = join(dir, "dev-worker.js");
+    expect(prebuiltWorkerArgs({ TOOLGATE_PREBUILT_WORKER: script })).toEqual([]);
+    writeFileSync(script, "export default {};\n");
+    expect(prebuiltWorkerArgs({ TOOLGATE_PREBUILT_WORKER: script })).toEqual([script, "--no-bundle"]);
+    expect(prebuiltWorkerArgs({ TOOLGATE_PREBUILT_WORKER: "" })).toEqual([]);
+    expect(prebuiltWorkerArgs({})).toEqual([]);
+    expect(devArgs(1234, "/tmp/s", 5678, "/tmp/e/dev.env", [script, "--no-bundle"]).slice(1, 5)).toEqual([
+      "dev",
+      script,
+      "--no-bundle",
+      "--ip",
     ]);
   });
 

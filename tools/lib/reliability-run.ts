@@ -26,11 +26,13 @@ interface ProjectRun {
  * workerd project runs its files one at a time and the black-box one drives one `wrangler dev`
  * at a time: each keeps about one core busy. A project named in `after` starts once its promise
  * settles (CI's `npm test` holds them back while its own lanes need the cores); each has the
- * whole budget from its own start.
+ * whole budget from its own start. `env`: what a project's lane adds to its environment (CI's
+ * `npm test` gives the black-box one the Worker it built, ./prebuilt-worker.ts).
  */
 export async function runReliability(
   projects: readonly string[] = RELIABILITY_PROJECTS,
   after: Readonly<Record<string, Promise<unknown>>> = {},
+  env: Readonly<Record<string, Promise<Readonly<Record<string, string>>>>> = {},
 ): Promise<boolean> {
   const started = Date.now();
   /** Where the black-box checks append everything `wrangler dev` printed (scanned for R10). */
@@ -47,6 +49,7 @@ export async function runReliability(
       args: [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", CONFIG, "--project", project],
       quiet: MARKER,
       budgetMs: BUDGET_MS - (Date.now() - begun),
+      env: await env[project],
     });
     return { project, code, out };
   };

@@ -60,14 +60,13 @@ const PACKAGE_BUILT = "TOOLGATE_PACKAGE_BUILT";
 const PACKAGE_LANE = { label: "package", args: [`${ROOT}/tools/run.js`, `${ROOT}/tools/check-package.ts`] };
 
 /**
- * Starts building the Worker once for the black-box files' `wrangler dev` (./prebuilt-worker.ts);
- * the promise settles when it is built (or could not be), with its path in the environment the
- * lanes started after it inherit.
+ * Builds the Worker once for the black-box files' `wrangler dev` (./prebuilt-worker.ts) and
+ * answers what the black-box lanes add to their environment: the script's path, or nothing when
+ * it could not be built (they then bundle as they would alone).
  */
-export function prebuildForLanes(): Promise<void> {
-  return prebuildWorker().then((script) => {
-    if (script !== null) process.env[PREBUILT_WORKER] = script;
-  });
+export async function prebuildForLanes(): Promise<Record<string, string>> {
+  const script = await prebuildWorker();
+  return script === null ? {} : { [PREBUILT_WORKER]: script };
 }
 
 /** What every run of the tests needs first: the feature folders registered, then the CLI built. */
@@ -89,7 +88,7 @@ export async function prepareTests(): Promise<void> {
 export async function runTestLanes(
   nodeFilesDone?: () => void,
   laneDone?: () => void,
-  prebuilt: Promise<void> = Promise.resolve(),
+  prebuilt: Promise<Record<string, string>> = Promise.resolve({}),
 ): Promise<TestsRun> {
   const inWorkerd = reportPath("vitest-report");
   const inNode = reportPath("vitest-report-core");
@@ -104,11 +103,10 @@ export async function runTestLanes(
     runLane(PACKAGE_LANE).then(async (checked) => {
       const core = await runLane({ label: "core", args: vitestArgs(inNode, ["--project", "core"]) });
       nodeFilesDone?.();
-      await prebuilt;
       const blackbox = await runLane({
         label: "blackbox+browser",
         args: vitestArgs(outside, ["--project", "blackbox", "--project", "browser"]),
-        env: checked.code === 0 ? { [PACKAGE_BUILT]: "1" } : {},
+        env: { ...(checked.code === 0 ? { [PACKAGE_BUILT]: "1" } : {}), ...(await prebuilt) },
       });
       laneDone?.();
       return [checked, core, blackbox];
