@@ -24,7 +24,7 @@ import { taggedTokensHeld, TAGGED_TOKENS_CACHED } from "../src/worker/features/c
 export { DirectoryObject } from "../src/worker/features/directory/directory-object";
 
 /** What the object times: a bare SQLite insert, or one kind of gate call. */
-export type Scenario = "insert" | "read" | "write" | "data" | "fetch" | "mcp";
+export type Scenario = "insert" | "read" | "write" | "data" | "fetch" | "fetch written" | "mcp";
 
 /** The credentials the scenarios call with (all of the consumer the operation names). */
 export interface Tokens {
@@ -120,7 +120,8 @@ type Inputs =
 /** The inputs of a scenario's batch: what the Worker hands the object, or, for an insert or a fetch, the texts. */
 function inputsOf(scenario: Scenario, run: string, n: number): Inputs {
   if (scenario === "mcp") return { kind: "messages", messages: mcpMessages(scenario, run, n) };
-  if (scenario === "insert" || scenario === "fetch") return { kind: "texts", texts: texts("read", run, n) };
+  if (scenario === "insert" || scenario === "fetch" || scenario === "fetch written")
+    return { kind: "texts", texts: texts("read", run, n) };
   return { kind: "calls", calls: toolCalls(scenario, run, n) };
 }
 
@@ -361,6 +362,10 @@ export class ConsumerObject extends GateObject {
         const text = inputs.texts[i] ?? "";
         if (op.scenario === "insert") sql.exec("INSERT INTO bench_rows (body) VALUES (?)", text);
         else {
+          // A fetch waits for the object's writes not yet durable (the output gate): "fetch written"
+          // writes one row first, as each data tool call's fetch waits for the rows written since
+          // the last one went out (its own call identity, the previous call's audit entry).
+          if (op.scenario === "fetch written") sql.exec("INSERT INTO bench_rows (body) VALUES (?)", text);
           const res = await fetch(op.fetchUrl ?? "", {
             method: "POST",
             headers: { "content-type": "application/json" },
@@ -391,7 +396,7 @@ export class ConsumerObject extends GateObject {
         const reply = answer as Awaited<ReturnType<ObjectRpc["mcp"]>>;
         if (!reply.ok || reply.value.kind !== "answer" || reply.value.body.includes('"isError":true'))
           throw new Error(`mcp tools/call: ${JSON.stringify(reply).slice(0, 300)}`);
-      } else if (op.scenario !== "fetch")
+      } else if (op.scenario !== "fetch" && op.scenario !== "fetch written")
         succeeded(answerOf(answer as Awaited<ReturnType<ObjectRpc["toolCall"]>>, op.scenario), op.scenario);
     }
     return { ms, n };

@@ -9,7 +9,8 @@
 //    durable write in the same object (tools/lib/bench-round-trips.ts); inside workerd, the CPU (workerd's, read from /proc
 //    per thread) and the wall time of one read call, one approved write, one data-defined tool
 //    with a CEL rule (target: the demo service on 127.0.0.1; beside it a bare, unsigned fetch of
-//    the same URL, which the service refuses with 401), one MCP tools/call and the Worker's share
+//    the same URL, which the service refuses with 401, and the same fetch after one row written in
+//    the object, which then waits for a durable write as each data tool call's fetch does), one MCP tools/call and the Worker's share
 //    of a call, each beside a bare SQLite insert in the same object and the same round; a cold
 //    object's first call beside its warm calls; and what the object holds in memory after 10,000
 //    and 20,000 calls.
@@ -44,6 +45,7 @@ const BATCH_LIMITS: Record<Scenario, [number, number]> = {
   write: [30, 150],
   data: [20, 200],
   fetch: [20, 200],
+  "fetch written": [20, 200],
   mcp: [50, 1000],
   "worker read": [50, 2000],
   "worker mcp": [50, 2000],
@@ -386,6 +388,7 @@ export async function insideWorkerd(options: InsideOptions = {}): Promise<void> 
           write: r.write.cpu,
           data: r.data.cpu,
           fetch: r.fetch.cpu,
+          fetchWritten: r["fetch written"].cpu,
           mcp: r.mcp.cpu,
           workerRead: r["worker read"].cpu,
           workerMcp: r["worker mcp"].cpu,
@@ -512,6 +515,14 @@ function partialReport(
   if (scenarios.includes("data") && scenarios.includes("fetch")) {
     const beyond = rows.map((r) => r.data.cpu - r.fetch.cpu);
     console.log(`  data tool CPU minus its bare fetch: ${spread(beyond, 1, " µs")}`);
+    if (scenarios.includes("fetch written"))
+      console.log(
+        `  data tool CPU minus the fetch after one row written: ${spread(
+          rows.map((r) => r.data.cpu - r["fetch written"].cpu),
+          1,
+          " µs",
+        )}`,
+      );
     if (scenarios.includes("read"))
       console.log(
         `  that, × the read call's CPU: ${spread(
@@ -554,6 +565,7 @@ function report({ step, sizes, byRound: rows, cold, snapshots }: CostReport): vo
   line("approved write create_refund_draft: the run (object)", "write");
   line("data tool lookup_customer, CEL authorize (object)", "data");
   line("  bare fetch of the same downstream URL (object)", "fetch");
+  line("  the same fetch after one row written (object)", "fetch written");
   line("MCP tools/call get_order (object)", "mcp");
   line("the Worker's share of POST …/tool-calls (route only)", "worker read");
   line("the Worker's share of POST …/mcp (route only)", "worker mcp");
@@ -633,6 +645,8 @@ export type Scenario =
   | "write"
   | "data"
   | "fetch"
+  /** The bare fetch after one row written in the object, so it waits for a durable write as each data tool call's does. */
+  | "fetch written"
   | "mcp"
   | "worker read"
   | "worker mcp"
@@ -644,6 +658,7 @@ export const SCENARIOS: readonly Scenario[] = [
   "write",
   "data",
   "fetch",
+  "fetch written",
   "mcp",
   "worker read",
   "worker mcp",
