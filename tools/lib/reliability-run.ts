@@ -12,8 +12,12 @@ import { runLane } from "./side-by-side.ts";
 const CONFIG = "test/reliability/vitest.config.ts";
 /** Whole-suite budget; each project gets what is left. */
 const BUDGET_MS = 14 * 60_000;
-/** Both projects: a run of only some of them reports only their checks. */
+/** Both lanes: a run of only some of them reports only their checks. */
 export const RELIABILITY_PROJECTS = ["rel-worker", "rel-blackbox"];
+/** The vitest projects of a lane, where it is more than its namesake: the workerd checks are two (see CONFIG). */
+const LANE_PROJECTS: Readonly<Record<string, readonly string[]>> = {
+  "rel-worker": ["rel-worker", "rel-worker-shared"],
+};
 
 interface ProjectRun {
   project: string;
@@ -46,7 +50,13 @@ export async function runReliability(
     // Figure lines are for the table and not echoed.
     const { code, out } = await runLane({
       label: project,
-      args: [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", CONFIG, "--project", project],
+      args: [
+        join(ROOT, "node_modules", "vitest", "vitest.mjs"),
+        "run",
+        "--config",
+        CONFIG,
+        ...(LANE_PROJECTS[project] ?? [project]).flatMap((name) => ["--project", name]),
+      ],
       quiet: MARKER,
       budgetMs: BUDGET_MS - (Date.now() - begun),
       env: await env[project],
