@@ -4,6 +4,7 @@ import { LedgerService } from "./test/support/ledger-service.ts";
 import { McpDownstream } from "./test/support/mcp-downstream.ts";
 import { OtlpReceiver } from "./test/support/otlp-receiver.ts";
 import { RefundsService } from "./test/support/refunds-service.ts";
+import { TEST_SECRETS } from "./test/support/test-secrets.ts";
 import { WORKERD_DEPS } from "./test/support/workerd-deps.ts";
 import { appBundle, VITEST_RUN } from "./test/support/app-bundle.ts";
 import { WebhookReceiver } from "./test/support/webhook-receiver.ts";
@@ -62,13 +63,7 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
-                TOOLGATE_ADMIN_TOKEN: "test-admin-token-0123456789",
-                TOOLGATE_TOKEN_KEY: "test-token-key-0123456789abcdef0123456789",
-                TOOLGATE_SIGNING_KEY: "test-signing-key-0123456789abcdef012345",
-                TOOLGATE_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456",
-                // A test key (seed 01 02 … 20), never a deployment's: signs audit checkpoints.
-                TOOLGATE_AUDIT_SIGNING_KEY:
-                  "PRIVATE+KEY+toolgate-test+f62e6223+AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g",
+                ...TEST_SECRETS,
                 // Traces of every tool call go to the test collector (test/worker/tool-calls/traces.test.ts reads them).
                 TOOLGATE_OTLP_ENDPOINT: "https://otlp.test/v1/traces",
                 TOOLGATE_OTLP_HEADERS: "x-collector-key=otlp-test-key-5a7c%2C9",

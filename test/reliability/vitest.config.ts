@@ -9,6 +9,7 @@ import { defineConfig } from "vitest/config";
 import { McpDownstream } from "../support/mcp-downstream.ts";
 import { RefundsService } from "../support/refunds-service.ts";
 import { WebhookReceiver } from "../support/webhook-receiver.ts";
+import { TEST_SECRETS } from "../support/test-secrets.ts";
 import { WORKERD_DEPS } from "../support/workerd-deps.ts";
 import { appBundle, VITEST_RUN } from "../support/app-bundle.ts";
 
@@ -31,13 +32,7 @@ function workerdProject(test: Record<string, unknown>) {
         wrangler: { configPath: resolve(ROOT, "wrangler.toml") },
         miniflare: {
           bindings: {
-            TOOLGATE_ADMIN_TOKEN: "test-admin-token-0123456789",
-            TOOLGATE_TOKEN_KEY: "test-token-key-0123456789abcdef0123456789",
-            TOOLGATE_SIGNING_KEY: "test-signing-key-0123456789abcdef012345",
-            TOOLGATE_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123456",
-            // A test key (seed 01 02 … 20), never a deployment's: signs audit checkpoints.
-            TOOLGATE_AUDIT_SIGNING_KEY:
-              "PRIVATE+KEY+toolgate-test+f62e6223+AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g",
+            ...TEST_SECRETS,
             TOOLGATE_R5_PER_SURFACE: process.env.TOOLGATE_R5_PER_SURFACE ?? "5000",
           },
           serviceBindings: { DOWNSTREAM: (request: Request) => refunds.fetch(request) },
