@@ -6,6 +6,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
+import type { InlineConfig } from "vitest/node";
 import { McpDownstream } from "../support/mcp-downstream.ts";
 import { RefundsService } from "../support/refunds-service.ts";
 import { WebhookReceiver } from "../support/webhook-receiver.ts";
@@ -24,7 +25,7 @@ const hooks = new WebhookReceiver();
 const HEAVY = ["test/reliability/worker/r2-model.test.ts", "test/reliability/worker/r5-hostile.test.ts"];
 
 /** A workerd project of the suite: the gate with its test bindings and the scripted downstreams above. */
-function workerdProject(test: Record<string, unknown>) {
+function workerdProject(test: InlineConfig) {
   return {
     plugins: [
       appBundle(),
@@ -66,7 +67,7 @@ export default defineConfig({
       // The workerd checks, one file at a time, in two groups run one after the other (both are the
       // lane `rel-worker`, tools/lib/reliability-run.ts). The two heavy files first, each in a
       // workerd of its own: a file run after r2-model in a shared workerd ran several times slower
-      // (r5-hostile: 168 s against 27 s alone; r8-audit: 28 s against 15 s). Then the others share
+      // (r5-hostile: 168 s against 34 s in a workerd of its own; r8-audit: 28 s against 15 s). Then the others share
       // one workerd, each starting as if it were new (fresh-file.ts, as the worker project's files
       // do), instead of paying about 5 s each to start one on CI's loaded machine. Each file imports
       // the Worker's main module once (main-once.ts).

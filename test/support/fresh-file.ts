@@ -1,6 +1,7 @@
 /**
- * Run before each file of the workerd project (vitest.config.ts "worker"), whose files share one
- * workerd per pool worker (`isolate: false`): each file starts as if its workerd were new. Every
+ * Run before each file of the workerd projects whose files share one workerd per pool worker
+ * (`isolate: false`: vitest.config.ts "worker", the reliability suite's "rel-worker-shared"):
+ * each file starts as if its workerd were new. Every
  * Durable Object's storage is deleted and every object restarted (the pool's `reset`), the KV
  * namespace and the R2 buckets are emptied, and each scripted downstream the project provides
  * (`inject("downstreams")`: their `_control` URLs, and the `DOWNSTREAM` binding when bound) is
