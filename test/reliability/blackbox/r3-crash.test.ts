@@ -147,7 +147,14 @@ describe("R3: SIGKILL wrangler dev at random moments, restart on the same state"
     await admin("PUT", "", {
       tools: ["get_order", "create_refund_draft", "submit_refund", "lookup_refund"],
       approver_subjects: [APPROVER_SUBJECT],
-      limits: { calls_per_second: 1_000_000, call_burst: 1_000_000 },
+      // Quotas are not what R3 checks: a write whose approval a crash left pending keeps counting
+      // against its subject's pending approvals (20 by default), which a run can reach.
+      limits: {
+        calls_per_second: 1_000_000,
+        call_burst: 1_000_000,
+        pending_approvals_per_subject: 10_000,
+        pending_approvals_per_credential: 100_000,
+      },
     });
     const agent = (await admin("POST", "/credentials", { kind: "agent" })).secret as string;
     const approver = (await admin("POST", "/credentials", { kind: "approver", subject_id: APPROVER_SUBJECT }))
