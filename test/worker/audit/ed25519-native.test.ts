@@ -8,7 +8,7 @@ import * as fc from "fast-check";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { nobleEd25519, noteKeys, openNote, signNote, verifierKeyOf } from "../../../src/core/audit";
-import { isCanonicalPoint, nativeEd25519, SMALL_ORDER_POINTS } from "../../../src/worker/ed25519";
+import { CURVE_D, isCanonicalPoint, nativeEd25519, SMALL_ORDER_POINTS, SQRT_M1 } from "../../../src/worker/ed25519";
 
 // RFC 8032 §7.1, TEST 1 to TEST 3: secret key (seed), public key, message, signature.
 const RFC8032: Array<{ seed: string; publicKey: string; message: string; signature: string }> = [
@@ -103,6 +103,19 @@ describe("the Worker's Ed25519 (native)", () => {
     // Canonical among them: y = 0 (x = ±√−1, both signs), y = 1 and y = −1 (x = 0, sign clear), and
     // the eight small-order points; y = ±2 is off the curve (3 / (4d + 1) is not a square mod p).
     expect(keys.filter((key) => isCanonicalPoint(key)).length).toBe(12);
+  });
+
+  it("writes out edwards25519's d and square root of −1 as their definitions give them", () => {
+    const p = 2n ** 255n - 19n;
+    // RFC 8032 §5.1: d = −121665/121666 mod p; the curve library's own d.
+    expect((CURVE_D * 121666n + 121665n) % p).toBe(0n);
+    expect(CURVE_D).toBe(ed25519.Point.CURVE().d);
+    // A square root of −1 mod p, the one 2^((p−1)/4) gives (RFC 8032 §5.1.3's recovery uses it).
+    expect((SQRT_M1 * SQRT_M1) % p).toBe(p - 1n);
+    let power = 1n;
+    let base = 2n;
+    for (let e = (p - 1n) / 4n; e > 0n; e >>= 1n, base = (base * base) % p) if (e & 1n) power = (power * base) % p;
+    expect(SQRT_M1).toBe(power);
   });
 
   it("knows every point of small order: the eight multiples of an order-8 point", () => {
