@@ -10,6 +10,7 @@ export {
   EMPTY_ROOT,
   inclusionProof,
   leafHash,
+  leafHashWith,
   MerkleTree,
   nodeHash,
   rangeHash,

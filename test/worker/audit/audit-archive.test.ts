@@ -10,7 +10,7 @@
 import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { entryDigest } from "../../../src/core/audit";
+import { entryDigest, entryLine } from "../../../src/core/audit";
 import { runAudit } from "../../../src/cli/audit";
 import { AUDIT_KEEP_ENTRIES } from "../../../src/worker/features/audit/archive";
 import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "../../kit";
@@ -407,5 +407,54 @@ describe("a tile with an entry too long for an entry bundle", () => {
     expect(((await get("/audit/verify", HELD, token)) as { ok: boolean; count: number }).count).toBe(300);
     // The objects share one env: the var goes back as it was for whatever runs next.
     await setVar("TOOLGATE_AUDIT_KEEP_ENTRIES", undefined, HELD);
+  });
+});
+
+describe("a tile whose stored rows do not verify", () => {
+  it("is not archived while an entry's digest or its leaf hash is wrong, and is once both are right again", async () => {
+    const name = "audit-archive-tampered";
+    await wipe(name);
+    await createConsumer(name, [], []);
+    await fillChain(name, 300, (seq) => `{"n":${seq},"note":"entry ${seq} with some words in it ${"w".repeat(600)}"}`);
+    const prefix = `consumers/${name}/`;
+    const exec = (sql: string, ...args: unknown[]) =>
+      runInDurableObject(stub(name), (_o, state) => void state.storage.sql.exec(sql, ...args));
+    const [row] = await query<{
+      seq: number;
+      kind: string;
+      at: number;
+      record: string;
+      prev_sha256: string;
+      entry_sha256: string;
+    }>("SELECT seq, kind, at, record, prev_sha256, entry_sha256 FROM audit_chain WHERE seq = 10", name);
+    if (row === undefined) throw new Error("entry 10 is missing");
+    const [leaf] = await query<{ hash: ArrayBuffer }>("SELECT hash FROM audit_tree WHERE level = 0 AND idx = 9", name);
+    const archived = async () => ({
+      tiles: (await tilesBucket().list({ prefix })).objects.length,
+      entries: (await query<{ entries: number }>("SELECT entries FROM audit_archive", name))[0]?.entries ?? 0,
+      rows: await count("SELECT COUNT(*) AS n FROM audit_chain", name),
+    });
+    await setVar("TOOLGATE_AUDIT_KEEP_ENTRIES", "0", name);
+    try {
+      // Entry 10's record rewritten, and its leaf hash with it: only its chain digest tells.
+      const rewritten = `{"n":10,"note":"rewritten"}`;
+      await exec("UPDATE audit_chain SET record = ? WHERE seq = 10", rewritten);
+      await exec(
+        "UPDATE audit_tree SET hash = ? WHERE level = 0 AND idx = 9",
+        await leafOf(entryLine({ ...row, record: rewritten })),
+      );
+      await runAlarm(name);
+      expect(await archived()).toEqual({ tiles: 0, entries: 0, rows: 300 });
+      await exec("UPDATE audit_chain SET record = ? WHERE seq = 10", row.record);
+      // The record is back, but its stored leaf hash is another one.
+      await exec("UPDATE audit_tree SET hash = ? WHERE level = 0 AND idx = 9", new Uint8Array(32).fill(7));
+      await runAlarm(name);
+      expect(await archived()).toEqual({ tiles: 0, entries: 0, rows: 300 });
+      await exec("UPDATE audit_tree SET hash = ? WHERE level = 0 AND idx = 9", leaf?.hash);
+      await runAlarm(name);
+      expect(await archived()).toEqual({ tiles: 2, entries: 256, rows: 44 });
+    } finally {
+      await setVar("TOOLGATE_AUDIT_KEEP_ENTRIES", undefined, name);
+    }
   });
 });
