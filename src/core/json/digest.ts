@@ -9,9 +9,9 @@ const SCRATCH_LIMIT = 256 * 1024;
 let scratch = new Uint8Array(8 * 1024);
 // One hash instance reused for every digest: `_cloneInto` (noble's documented way to reuse an
 // instance, as its HMAC does) resets it to the untouched initial state, which saves the
-// buffers a fresh instance allocates; the digest is written into one reused output.
-const initial = sha256.create();
-const reused = sha256.create();
+// buffers a fresh instance allocates; the digest is written into one reused output. Both
+// instances are made on the first digest, not when the module loads (issue #32, goal 1).
+let instances: { initial: ReturnType<typeof sha256.create>; reused: ReturnType<typeof sha256.create> } | undefined;
 const output = new Uint8Array(32);
 
 // Hex through one decode of 64 ASCII bytes: a flat string, a third of the cost of 32 concatenations.
@@ -38,6 +38,7 @@ export function sha256Hex(text: string): string {
   if (worst > SCRATCH_LIMIT) return bytesToHex(sha256(encoder.encode(text)));
   if (worst > scratch.length) scratch = new Uint8Array(worst);
   const { written } = encoder.encodeInto(text, scratch);
+  const { initial, reused } = (instances ??= { initial: sha256.create(), reused: sha256.create() });
   initial._cloneInto(reused);
   reused.update(scratch.subarray(0, written));
   reused.digestInto(output);

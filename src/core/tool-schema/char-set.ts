@@ -54,22 +54,26 @@ export const WORD: CharSet = [
   [0x5f, 0x5f],
   [0x61, 0x7a],
 ];
-/** `\s`: ECMAScript WhiteSpace and LineTerminator. */
-export const SPACE: CharSet = union(
-  [[0x09, 0x0d]],
-  [[0x20, 0x20]],
-  [[0xa0, 0xa0]],
-  [[0x1680, 0x1680]],
-  [[0x2000, 0x200a]],
-  [[0x2028, 0x2029]],
-  [[0x202f, 0x202f]],
-  [[0x205f, 0x205f]],
-  [[0x3000, 0x3000]],
-  [[0xfeff, 0xfeff]],
-);
-/** `.` without the `s` flag: everything but the line terminators. */
-export const DOT: CharSet = complement([
-  [0x0a, 0x0a],
-  [0x0d, 0x0d],
+// The sets below are written out (sorted, disjoint, non-adjacent), not built with union() and
+// complement() at module scope, so loading the module runs no code (issue #32, goal 1);
+// test/core/tool-schema/char-set.test.ts builds each from its definition and compares.
+/** `\s`: ECMAScript WhiteSpace and LineTerminator (U+0009–U+000D, U+0020, U+00A0, U+1680, U+2000–U+200A, U+2028–U+2029, U+202F, U+205F, U+3000, U+FEFF). */
+export const SPACE: CharSet = [
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
   [0x2028, 0x2029],
-]);
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
+];
+/** `.` without the `s` flag: everything but the line terminators U+000A, U+000D, U+2028 and U+2029. */
+export const DOT: CharSet = [
+  [0x00, 0x09],
+  [0x0b, 0x0c],
+  [0x0e, 0x2027],
+  [0x202a, MAX_CODE_POINT],
+];

@@ -28,14 +28,17 @@ export class PatternRisk {
 }
 
 const cp = (c: string): number => c.codePointAt(0) as number;
-const CLASS_ESCAPES: Record<string, CharSet> = {
-  d: DIGIT,
-  D: complement(DIGIT),
-  w: WORD,
-  W: complement(WORD),
-  s: SPACE,
-  S: complement(SPACE),
-};
+// Built on the first pattern parsed, not when the module loads.
+let classEscapes: Record<string, CharSet> | undefined;
+const CLASS_ESCAPES = (): Record<string, CharSet> =>
+  (classEscapes ??= {
+    d: DIGIT,
+    D: complement(DIGIT),
+    w: WORD,
+    W: complement(WORD),
+    s: SPACE,
+    S: complement(SPACE),
+  });
 const CONTROL: Record<string, number> = { f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, v: 0x0b };
 
 class Parser {
@@ -210,7 +213,7 @@ class Parser {
   private escape(inClass: boolean): CharSet {
     const at = this.pos - 1;
     const c = this.next();
-    const known = CLASS_ESCAPES[c];
+    const known = CLASS_ESCAPES()[c];
     if (known !== undefined) return known;
     if (c === "p" || c === "P") {
       // Unicode properties are not modelled: assumed to match anything (conservative).
