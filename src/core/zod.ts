@@ -80,6 +80,38 @@ export function deferredShape<T extends object>(build: () => T): () => T {
   return () => (built ??= build());
 }
 
+/** Each deferred schema's shell (its proxy's target) and what builds it, or answers it once built. */
+const builders = new WeakMap<object, () => core.$ZodType>();
+
+/** The schema a shell stands for, built on the first call. */
+function builtOf(shell: object): core.$ZodType {
+  const schema = builders.get(shell);
+  if (schema === undefined) throw new Error("a deferred schema's shell without its builder");
+  return schema();
+}
+
+/**
+ * The one handler of every deferred schema's proxy (one set of traps, not one per schema: the
+ * ~300 contracts are declared when their modules start). Each trap builds the schema if need be
+ * and answers as it does.
+ */
+const DEFERRED: ProxyHandler<object> = {
+  get: (shell, key): unknown => Reflect.get(builtOf(shell), key),
+  set: (shell, key, value) => Reflect.set(builtOf(shell), key, value),
+  has: (shell, key) => Reflect.has(builtOf(shell), key),
+  ownKeys: (shell) => {
+    builtOf(shell);
+    return Reflect.ownKeys(shell);
+  },
+  getOwnPropertyDescriptor: (shell, key) => {
+    builtOf(shell);
+    return Reflect.getOwnPropertyDescriptor(shell, key);
+  },
+  getPrototypeOf: (shell) => Reflect.getPrototypeOf(builtOf(shell)),
+  defineProperty: (shell, key, attributes) => Reflect.defineProperty(builtOf(shell), key, attributes),
+  deleteProperty: (shell, key) => Reflect.deleteProperty(builtOf(shell), key),
+};
+
 /** A schema built by `build` on its first use (above). */
 export function deferred<T extends core.$ZodType>(build: () => T): T {
   // The proxy's target takes the built schema's own properties and prototype once it is built,
@@ -96,21 +128,7 @@ export function deferred<T extends core.$ZodType>(build: () => T): T {
     return built;
   };
   pending.add(schema);
-  const proxy = new Proxy(shell, {
-    get: (_, key) => Reflect.get(schema(), key),
-    set: (_, key, value) => Reflect.set(schema(), key, value),
-    has: (_, key) => Reflect.has(schema(), key),
-    ownKeys: () => {
-      schema();
-      return Reflect.ownKeys(shell);
-    },
-    getOwnPropertyDescriptor: (_, key) => {
-      schema();
-      return Reflect.getOwnPropertyDescriptor(shell, key);
-    },
-    getPrototypeOf: () => Reflect.getPrototypeOf(schema()),
-    defineProperty: (_, key, attributes) => Reflect.defineProperty(schema(), key, attributes),
-    deleteProperty: (_, key) => Reflect.deleteProperty(schema(), key),
-  });
+  builders.set(shell, schema);
+  const proxy = new Proxy(shell, DEFERRED) as T;
   return proxy;
 }
