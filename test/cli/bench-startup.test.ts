@@ -23,6 +23,21 @@ describe("activeMs", () => {
     // The two samples of "" count 1 000 and 500 µs, the collector's 2 500; the idle ones and the last none.
     expect(activeMs(profile)).toBe(4);
   });
+
+  it("counts a sample at most the cap it is given: a gap longer than the profiler's interval is time it did not see", () => {
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: { functionName: "(idle)" } },
+        { id: 2, callFrame: { functionName: "" } },
+      ],
+      // (idle) at 0, "" at 1 000, 2 100 and 3 200 µs, (idle) at 23 200 µs.
+      samples: [1, 2, 2, 2, 1],
+      timeDeltas: [0, 1_000, 1_100, 1_100, 20_000],
+    };
+    // Uncapped, the last "" lasts until the (idle) sample 20 ms later; capped at 2 200 µs, it counts that.
+    expect(activeMs(profile)).toBe(22.2);
+    expect(activeMs(profile, 2_200)).toBe(4.4);
+  });
 });
 
 describe("activeSamples", () => {
