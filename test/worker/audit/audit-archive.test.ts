@@ -10,7 +10,7 @@
 import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { entryDigest, entryLine } from "../../../src/core/audit";
+import { entryDigest, entryLine, type ChainEntry } from "../../../src/core/audit";
 import { runAudit } from "../../../src/cli/audit";
 import { AUDIT_KEEP_ENTRIES } from "../../../src/worker/features/audit/archive";
 import { ADMIN_TOKEN, createConsumer, credential, send, wipe } from "../../kit";
@@ -419,14 +419,10 @@ describe("a tile whose stored rows do not verify", () => {
     const prefix = `consumers/${name}/`;
     const exec = (sql: string, ...args: unknown[]) =>
       runInDurableObject(stub(name), (_o, state) => void state.storage.sql.exec(sql, ...args));
-    const [row] = await query<{
-      seq: number;
-      kind: string;
-      at: number;
-      record: string;
-      prev_sha256: string;
-      entry_sha256: string;
-    }>("SELECT seq, kind, at, record, prev_sha256, entry_sha256 FROM audit_chain WHERE seq = 10", name);
+    const [row] = await query<ChainEntry>(
+      "SELECT seq, kind, at, record, prev_sha256, entry_sha256 FROM audit_chain WHERE seq = 10",
+      name,
+    );
     if (row === undefined) throw new Error("entry 10 is missing");
     const [leaf] = await query<{ hash: ArrayBuffer }>("SELECT hash FROM audit_tree WHERE level = 0 AND idx = 9", name);
     const archived = async () => ({
