@@ -71,8 +71,8 @@ function withPrefix(prefix: Uint8Array, key: Uint8Array): Uint8Array {
 }
 
 // edwards25519 (RFC 8032 §5.1): the field's prime, d (−121665/121666 mod p), and a square root of
-// −1 (2^((p−1)/4) mod p). d and the root are written out, not computed at module scope: each
-// exponentiation there cost about 0.7 ms of every cold start (test/worker/audit/ed25519-native.test.ts
+// −1 (2^((p−1)/4) mod p). d and the root are written out, not computed at module scope: the two
+// exponentiations there cost about 1 ms of every cold start (test/worker/audit/ed25519-native.test.ts
 // checks both against their definitions).
 const P = 2n ** 255n - 19n;
 const mod = (a: bigint): bigint => ((a % P) + P) % P;
