@@ -29,9 +29,9 @@ export class PatternRisk {
 
 const cp = (c: string): number => c.codePointAt(0) as number;
 // Built on the first pattern parsed, not when the module loads.
-let classEscapes: Record<string, CharSet> | undefined;
-const CLASS_ESCAPES = (): Record<string, CharSet> =>
-  (classEscapes ??= {
+let escapes: Record<string, CharSet> | undefined;
+const classEscapes = (): Record<string, CharSet> =>
+  (escapes ??= {
     d: DIGIT,
     D: complement(DIGIT),
     w: WORD,
@@ -213,7 +213,7 @@ class Parser {
   private escape(inClass: boolean): CharSet {
     const at = this.pos - 1;
     const c = this.next();
-    const known = CLASS_ESCAPES()[c];
+    const known = classEscapes()[c];
     if (known !== undefined) return known;
     if (c === "p" || c === "P") {
       // Unicode properties are not modelled: assumed to match anything (conservative).
