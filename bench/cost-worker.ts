@@ -23,8 +23,8 @@ import { taggedTokensHeld, TAGGED_TOKENS_CACHED } from "../src/worker/features/c
 
 export { DirectoryObject } from "../src/worker/features/directory/directory-object";
 
-/** What the object times: a bare SQLite insert, or one kind of gate call. */
-export type Scenario = "insert" | "read" | "write" | "data" | "fetch" | "fetch written" | "mcp";
+/** What the object times: a bare SQLite insert, a read call's rows without the gate's code, or one kind of gate call. */
+export type Scenario = "insert" | "rows" | "read" | "write" | "data" | "fetch" | "fetch written" | "mcp";
 
 /** The credentials the scenarios call with (all of the consumer the operation names). */
 export interface Tokens {
@@ -120,7 +120,7 @@ type Inputs =
 /** The inputs of a scenario's batch: what the Worker hands the object, or, for an insert or a fetch, the texts. */
 function inputsOf(scenario: Scenario, run: string, n: number): Inputs {
   if (scenario === "mcp") return { kind: "messages", messages: mcpMessages(scenario, run, n) };
-  if (scenario === "insert" || scenario === "fetch" || scenario === "fetch written")
+  if (scenario === "insert" || scenario === "rows" || scenario === "fetch" || scenario === "fetch written")
     return { kind: "texts", texts: texts("read", run, n) };
   return { kind: "calls", calls: toolCalls(scenario, run, n) };
 }
@@ -201,6 +201,12 @@ export class ConsumerObject extends GateObject {
    * into its rows and its code. Shadow tables: the gate's own are never touched.
    */
   roundTripRows(): { ok: true } {
+    this.#rows();
+    return { ok: true };
+  }
+
+  /** A read call's rows without the gate's code ({@link roundTripRows}; the batch scenario `rows`). */
+  #rows(): void {
     const sql = this.ctx.storage.sql;
     if (this.#shadowSeq === undefined) {
       sql.exec(`CREATE TABLE IF NOT EXISTS bench_records (tbl TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, stored_at INTEGER NOT NULL DEFAULT 0, hold INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, key));
@@ -241,7 +247,6 @@ export class ConsumerObject extends GateObject {
         ...nodes.flatMap(([level, idx]) => [level, idx, hash]),
       );
     });
-    return { ok: true };
   }
 
   async bench(
@@ -361,6 +366,7 @@ export class ConsumerObject extends GateObject {
       if (inputs.kind === "texts") {
         const text = inputs.texts[i] ?? "";
         if (op.scenario === "insert") sql.exec("INSERT INTO bench_rows (body) VALUES (?)", text);
+        else if (op.scenario === "rows") this.#rows();
         else {
           // A fetch waits for the object's writes not yet durable (the output gate): "fetch written"
           // writes one row first, as each data tool call's fetch waits for the rows written since
@@ -396,7 +402,7 @@ export class ConsumerObject extends GateObject {
         const reply = answer as Awaited<ReturnType<ObjectRpc["mcp"]>>;
         if (!reply.ok || reply.value.kind !== "answer" || reply.value.body.includes('"isError":true'))
           throw new Error(`mcp tools/call: ${JSON.stringify(reply).slice(0, 300)}`);
-      } else if (op.scenario !== "fetch" && op.scenario !== "fetch written")
+      } else if (op.scenario !== "fetch" && op.scenario !== "fetch written" && op.scenario !== "rows")
         succeeded(answerOf(answer as Awaited<ReturnType<ObjectRpc["toolCall"]>>, op.scenario), op.scenario);
     }
     return { ms, n };

@@ -37,10 +37,14 @@ const THROUGHPUT_REQUESTS = 600;
 const CONCURRENCY = 8;
 
 // Part 2: inside workerd.
-const ROUNDS = 5; // after one warm-up round that also sizes each batch
+const ROUNDS = 5; // after one warm-up round that also sizes each batch, and WARM_BATCHES more of each
+// V8 keeps compiling a kind of call on its helper threads for its first several hundred calls, so
+// each batch runs this many more times before the rounds, which then read the steady state.
+const WARM_BATCHES = 8;
 const BATCH_MS = 100; // a batch takes about this long, wall or CPU, so a clock step or the request's own cost is small beside it
 const BATCH_LIMITS: Record<Scenario, [number, number]> = {
   insert: [500, 20000],
+  rows: [200, 5000],
   read: [50, 1000],
   write: [30, 150],
   data: [20, 200],
@@ -210,18 +214,29 @@ function rssMb(pids: readonly string[]): number {
  * count time spent waiting for a core, so other load on the machine does not inflate it.
  */
 export function cpuNs(pids: readonly string[]): number {
-  if (!HAS_PROC) return NaN;
-  let ns = 0;
+  return threadCpuNs(pids).all;
+}
+
+/**
+ * {@link cpuNs}, and the part of it on V8's helper threads (named `V8 DefaultWorker`: its
+ * background compiler and concurrent garbage collector), which run beside the isolate's own thread.
+ */
+export function threadCpuNs(pids: readonly string[]): { all: number; helpers: number } {
+  if (!HAS_PROC) return { all: NaN, helpers: NaN };
+  let all = 0;
+  let helpers = 0;
   for (const pid of pids) {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
-        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+        const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+        all += ns;
+        if (readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").startsWith("V8 ")) helpers += ns;
       } catch {
         // the thread ended meanwhile
       }
     }
   }
-  return ns;
+  return { all, helpers };
 }
 
 /**
@@ -339,22 +354,28 @@ export async function insideWorkerd(options: InsideOptions = {}): Promise<void> 
       scenario: Scenario,
       n: number,
       emptyNs = 0,
-    ): Promise<{ ns: number; cpu: number; wall: number }> => {
+    ): Promise<{ ns: number; cpu: number; wall: number; helpers: number }> => {
       const run = `r${++runs}`;
       if (scenario === "write") await object({ kind: "prepareWrites", run, n, tokens });
       // The calls' inputs are built in a request of their own: the CPU read below is the gate's work only.
       if (scenario.startsWith("worker ")) await bench("worker", workerOp(scenario.slice(7), n, run, true));
       else await object({ kind: "prepare", scenario: scenario === "data local" ? "data" : scenario, run, n });
-      const before = cpuNs(pids());
+      const before = threadCpuNs(pids());
       const answer = scenario.startsWith("worker ")
         ? await bench("worker", workerOp(scenario.slice(7), n, run))
         : scenario === "data local"
           ? await object({ kind: "time", scenario: "data", run, n, tokens, local: true })
           : await object({ kind: "time", scenario, run, n, tokens, sessionId, fetchUrl });
-      const ns = cpuNs(pids()) - before;
+      const after = threadCpuNs(pids());
+      const ns = after.all - before.all;
       return n === 0
-        ? { ns, cpu: NaN, wall: NaN }
-        : { ns, cpu: (ns - emptyNs) / 1000 / n, wall: ((answer.ms ?? NaN) * 1000) / n };
+        ? { ns, cpu: NaN, wall: NaN, helpers: NaN }
+        : {
+            ns,
+            cpu: (ns - emptyNs) / 1000 / n,
+            wall: ((answer.ms ?? NaN) * 1000) / n,
+            helpers: (after.helpers - before.helpers) / 1000 / n,
+          };
     };
     for (let round = -1; round < rounds; round++) {
       const order = scenarios.map((_, i) => scenarios[(i + Math.max(round, 0)) % scenarios.length] ?? "insert");
@@ -370,8 +391,9 @@ export async function insideWorkerd(options: InsideOptions = {}): Promise<void> 
             Math.max(least, Math.ceil((BATCH_MS * 1000) / Math.max(measured.wall, measured.cpu, 0.1))),
           );
         }
-        measures[scenario] = { cpu: measured.cpu, wall: measured.wall };
+        measures[scenario] = { cpu: measured.cpu, wall: measured.wall, helpers: measured.helpers };
       }
+      if (round < 0) for (let i = 0; i < WARM_BATCHES; i++) for (const s of order) await timeOne(s, sizes[s]);
       // `order` is every scenario once, so each has its measure.
       if (round >= 0) byRound.push({ empty: median(empty) / 1000, ...(measures as Record<Scenario, Measure>) });
     }
@@ -494,14 +516,19 @@ function partialReport(
   rows: readonly Round[],
 ): void {
   console.log(
-    `\nInside workerd, per call, ${rows.length} interleaved rounds after a warm-up round; median [min–max] over rounds (clock step ${step ?? "none"}); CPU minus an empty batch's request.`,
+    `\nInside workerd, per call, ${rows.length} interleaved rounds after a warm-up round and ${WARM_BATCHES} warm-up batches of each; median [min–max] over rounds (clock step ${step ?? "none"}); CPU minus an empty batch's request.`,
   );
-  console.log(`  ${"scenario".padEnd(14)}${"batch".padStart(6)}   ${"CPU µs".padEnd(28)}wall µs`);
+  console.log(
+    `  ${"scenario".padEnd(14)}${"batch".padStart(6)}   ${"CPU µs".padEnd(28)}${"of which V8's helper threads".padEnd(30)}wall µs`,
+  );
   for (const scenario of scenarios) {
-    const cpu = rows.map((r) => r[scenario].cpu);
-    const wall = rows.map((r) => r[scenario].wall);
+    const of = (field: keyof Measure): string =>
+      spread(
+        rows.map((r) => r[scenario][field]),
+        1,
+      );
     console.log(
-      `  ${scenario.padEnd(14)}${String(sizes[scenario]).padStart(6)}   ${spread(cpu, 1).padEnd(28)}${spread(wall, 1)}`,
+      `  ${scenario.padEnd(14)}${String(sizes[scenario]).padStart(6)}   ${of("cpu").padEnd(28)}${of("helpers").padEnd(30)}${of("wall")}`,
     );
   }
   if (scenarios.includes("data local") && scenarios.includes("read"))
@@ -537,10 +564,13 @@ function report({ step, sizes, byRound: rows, cold, snapshots }: CostReport): vo
   const of = (scenario: Scenario, field: keyof Measure): number[] => rows.map((r) => r[scenario][field]);
   const ratio = (scenario: Scenario): number[] => rows.map((r) => r[scenario].cpu / r.insert.cpu);
   console.log(
-    `\nInside workerd (bench/cost-worker.ts under wrangler dev), per call, ${ROUNDS} interleaved rounds after a warm-up round; median [min–max] over rounds.`,
+    `\nInside workerd (bench/cost-worker.ts under wrangler dev), per call, ${ROUNDS} interleaved rounds after a warm-up round and ${WARM_BATCHES} warm-up batches of each; median [min–max] over rounds.`,
   );
   console.log(
     "  CPU: the run time of that wrangler dev's workerd processes (/proc/<pid>/task/*/schedstat, ns, every thread) over the one request running the batch (its calls' inputs built by an earlier request), minus an empty batch's request;",
+  );
+  console.log(
+    "  of which V8's helper threads: the part of it on the threads named `V8 DefaultWorker` (V8's background compiler and concurrent garbage collector, beside the isolate's own thread);",
   );
   console.log(
     `  wall: performance.now() around the batch inside the object or Worker (under wrangler dev it advances while code runs, step ${step === null ? "none: it stood still" : `${step} ms`}).`,
@@ -554,13 +584,14 @@ function report({ step, sizes, byRound: rows, cold, snapshots }: CostReport): vo
     )} of CPU (subtracted). Wall times include waiting for a core when the machine is busy; CPU does not.`,
   );
   console.log(
-    `  ${"scenario".padEnd(54)}${"batch".padStart(6)}   ${"CPU µs".padEnd(26)}${"× bare insert (CPU)".padEnd(23)}wall µs`,
+    `  ${"scenario".padEnd(54)}${"batch".padStart(6)}   ${"CPU µs".padEnd(26)}${"of which V8's helpers".padEnd(24)}${"× bare insert (CPU)".padEnd(23)}wall µs`,
   );
   const line = (label: string, scenario: Scenario): void =>
     console.log(
-      `  ${label.padEnd(54)}${String(sizes[scenario]).padStart(6)}   ${spread(of(scenario, "cpu"), 1).padEnd(26)}${(scenario === "insert" ? "1" : spread(ratio(scenario), 1)).padEnd(23)}${spread(of(scenario, "wall"), 1)}`,
+      `  ${label.padEnd(54)}${String(sizes[scenario]).padStart(6)}   ${spread(of(scenario, "cpu"), 1).padEnd(26)}${spread(of(scenario, "helpers"), 1).padEnd(24)}${(scenario === "insert" ? "1" : spread(ratio(scenario), 1)).padEnd(23)}${spread(of(scenario, "wall"), 1)}`,
     );
   line("bare SQLite insert (same object)", "insert");
+  line("a read call's rows without the gate's code (object)", "rows");
   line("read call get_order (object)", "read");
   line("approved write create_refund_draft: the run (object)", "write");
   line("data tool lookup_customer, CEL authorize (object)", "data");
@@ -641,6 +672,8 @@ export interface GateCostOptions {
 /** The batches measured inside workerd, in their first round's order. */
 export type Scenario =
   | "insert"
+  /** A read call's rows (call identity, audit entry, Merkle nodes) in tables shaped like the gate's and in its two transactions, without its code. */
+  | "rows"
   | "read"
   | "write"
   | "data"
@@ -654,6 +687,7 @@ export type Scenario =
   | "data local";
 export const SCENARIOS: readonly Scenario[] = [
   "insert",
+  "rows",
   "read",
   "write",
   "data",
@@ -666,10 +700,11 @@ export const SCENARIOS: readonly Scenario[] = [
 /** Every scenario a partial run may name (`InsideOptions.scenarios`): the full run's and those for partial runs only. */
 export const ALL_SCENARIOS: readonly Scenario[] = [...SCENARIOS, "data local"];
 
-/** One batch's cost per call, in µs. */
+/** One batch's cost per call, in µs: `helpers` is the part of `cpu` on V8's helper threads. */
 interface Measure {
   cpu: number;
   wall: number;
+  helpers: number;
 }
 
 /** One round: an empty batch's CPU and each scenario's measure. */
