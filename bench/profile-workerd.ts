@@ -5,7 +5,10 @@
 // the most self time and, by caller, the most total time. Not part of `npm run bench:http`.
 //
 //   node tools/run.js bench/profile-workerd.ts [--scenario read|mcp|write|data local|worker read|worker mcp]
-//        [--batches 20] [--n 500] [--top 40] [--port 8940] [--save FILE.cpuprofile] [--minified]
+//        [--batches 20] [--n 500] [--top 40] [--port 8940] [--save FILE.cpuprofile] [--minified] [--heap]
+//
+// `--heap`: where the calls allocate instead (V8's sampling heap profiler, every allocation
+// counted, also what the collector has freed by the end): bytes per call by allocating function.
 //
 // Bounded: fixed counts, 127.0.0.1 only; the wrangler dev it starts is stopped.
 import { spawn, type SpawnOptions } from "node:child_process";
@@ -32,6 +35,7 @@ const inspectorPort = port + 1;
 const save = option("--save", "");
 // Unminified by default, so the profile names functions (`--minified`: the bundle as deployed).
 const names = !process.argv.includes("--minified");
+const heap = process.argv.includes("--heap");
 const CONSUMER = "tenant-a";
 const UNLIMITED = { calls_per_second: 1000000, call_burst: 1000000 };
 
@@ -45,6 +49,11 @@ interface Node {
   id: number;
   callFrame: Frame;
   children?: number[];
+}
+interface HeapNode {
+  callFrame: Frame;
+  selfSize: number;
+  children: HeapNode[];
 }
 interface Profile {
   nodes: Node[];
@@ -183,6 +192,44 @@ async function main(): Promise<void> {
     const target = targets.find((t) => !(t.title ?? "").includes("wrangler")) ?? targets[0];
     if (target === undefined) throw new Error("no inspector target");
     const session = await inspector(target.webSocketDebuggerUrl);
+    if (heap) {
+      await session.post("HeapProfiler.enable");
+      await session.post("HeapProfiler.startSampling", {
+        samplingInterval: 256,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+      let heapMs = 0;
+      for (const run of profiled) heapMs += await time(run);
+      const { profile } = await session.post<{ profile: { head: HeapNode } }>("HeapProfiler.stopSampling");
+      session.close();
+      if (save !== "") writeFileSync(save, JSON.stringify(profile));
+      const calls = batches * n;
+      const bySite = new Map<string, number>();
+      const byTotal = new Map<string, number>();
+      let all = 0;
+      const walk = (node: HeapNode, path: readonly string[]): number => {
+        const f = node.callFrame;
+        const file = f.url.split("/").slice(-1)[0] ?? "";
+        const key = `${f.functionName || "(anonymous)"}${file === "" ? "" : ` ${file}:${f.lineNumber + 1}`}`;
+        bySite.set(key, (bySite.get(key) ?? 0) + node.selfSize);
+        all += node.selfSize;
+        const below = node.selfSize + node.children.reduce((sum, c) => sum + walk(c, [...path, key]), 0);
+        if (!path.includes(key)) byTotal.set(key, (byTotal.get(key) ?? 0) + below);
+        return below;
+      };
+      walk(profile.head, []);
+      console.log(
+        `${scenario}: ${calls} calls, wall ${((heapMs * 1000) / calls).toFixed(1)} µs/call under the heap profiler; ${(all / calls).toFixed(0)} bytes allocated per call (sampled every 256 bytes)`,
+      );
+      console.log(`\ntop ${top} allocating functions (bytes per call):`);
+      for (const [key, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, top))
+        console.log(`${(bytes / calls).toFixed(0).padStart(8)}  ${key}`);
+      console.log(`\ntop ${top * 2} by bytes allocated below them (bytes per call):`);
+      for (const [key, bytes] of [...byTotal].sort((a, b) => b[1] - a[1]).slice(0, top * 2))
+        console.log(`${(bytes / calls).toFixed(0).padStart(8)}  ${key}`);
+      return;
+    }
     await session.post("Profiler.enable");
     await session.post("Profiler.setSamplingInterval", { interval: 50 });
     await session.post("Profiler.start");
