@@ -15,6 +15,7 @@ import { ToolCallRequest } from "../src/contracts/tool-call";
 import { carried, type Carried } from "../src/worker/kernel/rpc";
 import { corsOriginsHeld, CORS_ORIGINS_CACHED } from "../src/worker/http/cors-origins";
 import { heldInMemory, type HeldInMemory } from "../src/worker/kernel/memory";
+import { nodePosition } from "../src/worker/features/audit/store";
 import { ConsumerObject as GateObject } from "../src/worker/kernel/consumer-object";
 import { objectRpc, type ObjectRpc } from "../src/worker/kernel/object-rpc";
 import { consumerIdsHeld, CONSUMER_IDS_CACHED } from "../src/worker/http/middleware";
@@ -212,7 +213,7 @@ export class ConsumerObject extends GateObject {
       sql.exec(`CREATE TABLE IF NOT EXISTS bench_records (tbl TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, stored_at INTEGER NOT NULL DEFAULT 0, hold INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, key));
         CREATE INDEX IF NOT EXISTS bench_records_by_age ON bench_records (hold, stored_at);
         CREATE TABLE IF NOT EXISTS bench_chain (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, at INTEGER NOT NULL, record TEXT NOT NULL, prev_sha256 TEXT NOT NULL, entry_sha256 TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS bench_tree (level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL, PRIMARY KEY (level, idx)) WITHOUT ROWID;`);
+        CREATE TABLE IF NOT EXISTS bench_tree (pos INTEGER PRIMARY KEY, level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL);`);
       this.#shadowSeq =
         Number(sql.exec<{ n: number }>("SELECT COALESCE(MAX(seq), 0) AS n FROM bench_chain").one().n) + 1;
     }
@@ -243,8 +244,8 @@ export class ConsumerObject extends GateObject {
         nodes.push([level + 1, (index - 1) / 2]);
       const hash = new Uint8Array(32).fill(seq % 251).buffer;
       sql.exec(
-        `INSERT INTO bench_tree (level, idx, hash) VALUES ${nodes.map(() => "(?, ?, ?)").join(", ")}`,
-        ...nodes.flatMap(([level, idx]) => [level, idx, hash]),
+        `INSERT INTO bench_tree (pos, level, idx, hash) VALUES ${nodes.map(() => "(?, ?, ?, ?)").join(", ")}`,
+        ...nodes.flatMap(([level, idx]) => [nodePosition(level, idx), level, idx, hash]),
       );
     });
   }

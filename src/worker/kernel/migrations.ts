@@ -18,7 +18,9 @@ export type { Migration } from "./schema";
  * mailbox (a scoped credential drains only its capabilities'); v17: the sending credential and
  * user of each runtime outbox event (a credential's share, a subject-bound credential's own events); v18: the
  * idempotency keys derived for stock MCP clients; v19: what a consumer's tool-call audit records keep of arguments,
- * the consumer's approval window, and an approval's reason and rationale; v20: an approval's edit.
+ * the consumer's approval window, and an approval's reason and rationale; v20: an approval's edit, standing
+ * approvals and shadow rules; v21: who confirms an approval and who decided it; v22: the audit log's
+ * Merkle tree keyed in the order appends store its nodes.
  * docs/storage.md documents every table. Stored formats are an API: change them only through
  * a new version, never by editing an old one.
  */

@@ -30,6 +30,7 @@ import {
   signNote,
   type Verifier,
 } from "../../../src/core/audit";
+import { nodePosition } from "../../../src/worker/features/audit/store";
 import { report } from "../support/figures";
 import { callBody, send, tenant, type Tenant } from "./client";
 
@@ -47,7 +48,7 @@ interface Row {
 }
 interface Snapshot {
   chain: Row[];
-  tree: Array<{ level: number; idx: number; hash: ArrayBuffer }>;
+  tree: Array<{ pos: number; level: number; idx: number; hash: ArrayBuffer }>;
   checkpoints: Array<{ size: number; root: ArrayBuffer; note: string; signed_at: number }>;
 }
 
@@ -75,7 +76,7 @@ function snapshot(name: string): Promise<Snapshot> {
       chain: [
         ...sql.exec("SELECT seq, kind, at, record, prev_sha256, entry_sha256 FROM audit_chain ORDER BY seq"),
       ] as unknown as Row[],
-      tree: [...sql.exec("SELECT level, idx, hash FROM audit_tree")] as unknown as Snapshot["tree"],
+      tree: [...sql.exec("SELECT pos, level, idx, hash FROM audit_tree")] as unknown as Snapshot["tree"],
       checkpoints: [
         ...sql.exec("SELECT size, root, note, signed_at FROM audit_checkpoints"),
       ] as unknown as Snapshot["checkpoints"],
@@ -102,7 +103,7 @@ async function store(name: string, s: Snapshot): Promise<void> {
           r.entry_sha256,
         );
       for (const n of s.tree)
-        sql.exec("INSERT INTO audit_tree (level, idx, hash) VALUES (?, ?, ?)", n.level, n.idx, n.hash);
+        sql.exec("INSERT INTO audit_tree (pos, level, idx, hash) VALUES (?, ?, ?, ?)", n.pos, n.level, n.idx, n.hash);
       for (const c of s.checkpoints)
         sql.exec(
           "INSERT INTO audit_checkpoints (size, root, note, signed_at) VALUES (?, ?, ?, ?)",
@@ -124,7 +125,7 @@ function treeOf(chain: Row[]): Snapshot["tree"] {
   chain.forEach((r, i) => {
     for (const n of appendNodes(i, leafHash(encoder.encode(entryLine(r))), reader)) {
       nodes.set(`${n.level}/${n.index}`, n.hash);
-      rows.push({ level: n.level, idx: n.index, hash: n.hash.slice().buffer });
+      rows.push({ pos: nodePosition(n.level, n.index), level: n.level, idx: n.index, hash: n.hash.slice().buffer });
     }
   });
   return rows;

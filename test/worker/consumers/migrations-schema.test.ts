@@ -95,10 +95,17 @@ const V20_OBJECTS = [
   },
 ];
 const V20_CONSUMER_SQL = V19_CONSUMER_SQL.replace(/\)$/, ", standing_approvals TEXT)");
+
+/**
+ * What v22 makes of the Merkle tree's table (audit/store.ts): keyed by the order appends store its
+ * nodes, built as `audit_tree_v22` and renamed (SQLite writes the new name quoted into the text).
+ */
+const V22_AUDIT_TREE_SQL =
+  'CREATE TABLE "audit_tree" (\n    pos INTEGER PRIMARY KEY,\n    level INTEGER NOT NULL,\n    idx INTEGER NOT NULL,\n    hash BLOB NOT NULL\n  )';
 const V20_TABLES = new Set(["standing_approvals", "tool_shadow_counts", "tool_shadow_disagreements"]);
 
 describe("the consumer object's schema", () => {
-  it("is version 21: the pinned v17 dump, the v18 table, the v19 columns, v20's tables and columns, and v21's columns, exactly", async () => {
+  it("is version 22: the pinned v17 dump, the v18 table, the v19 columns, v20's tables and columns, v21's columns and v22's tree table, exactly", async () => {
     const stub = env.CONSUMER.get(env.CONSUMER.idFromName("migrations-schema"));
     const dump = await runInDurableObject(stub, (_instance, state) => ({
       version: storedSchemaVersion(state.storage.sql),
@@ -108,21 +115,23 @@ describe("the consumer object's schema", () => {
         )
         .toArray(),
     }));
-    expect(SCHEMA_VERSION).toBe(21);
-    expect(dump.version).toBe(21);
+    expect(SCHEMA_VERSION).toBe(22);
+    expect(dump.version).toBe(22);
     const v19 = schema.map((o) =>
       o.name === "consumer"
         ? { ...o, sql: V20_CONSUMER_SQL }
-        : o.name === "approvals" && o.sql !== null
-          ? {
-              ...o,
-              sql: o.sql.replace(
-                ", seq INTEGER, opened_by TEXT)",
-                // v20: an edited request's edit; v21: who confirms and who decided (tool-calls/store.ts).
-                ", seq INTEGER, opened_by TEXT, reason TEXT, rationale TEXT, edited_request_sha256 TEXT, edited_arguments TEXT, confirmed_by TEXT, decided_by TEXT)",
-              ),
-            }
-          : o,
+        : o.name === "audit_tree"
+          ? { ...o, sql: V22_AUDIT_TREE_SQL }
+          : o.name === "approvals" && o.sql !== null
+            ? {
+                ...o,
+                sql: o.sql.replace(
+                  ", seq INTEGER, opened_by TEXT)",
+                  // v20: an edited request's edit; v21: who confirms and who decided (tool-calls/store.ts).
+                  ", seq INTEGER, opened_by TEXT, reason TEXT, rationale TEXT, edited_request_sha256 TEXT, edited_arguments TEXT, confirmed_by TEXT, decided_by TEXT)",
+                ),
+              }
+            : o,
     );
     expect(dump.objects.filter((o) => o.tbl_name !== "mcp_call_keys" && !V20_TABLES.has(o.tbl_name))).toEqual(v19);
     expect(dump.objects.filter((o) => o.tbl_name === "mcp_call_keys")).toEqual(V18_OBJECTS);

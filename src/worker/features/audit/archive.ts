@@ -126,8 +126,9 @@ async function archiveTile(
   return deps.transaction(() => {
     if (store.archive().entries !== tile * TILE_WIDTH) return false;
     const entries = (tile + 1) * TILE_WIDTH;
-    const bounds: number[] = [];
-    for (let level = 0; 2 ** level <= entries; level++) bounds.push(archivedNodeBound(level, entries));
+    const bounds: Array<{ from: number; to: number }> = [];
+    for (let level = 0; 2 ** level <= entries; level++)
+      bounds.push({ from: archivedNodeBound(level, tile * TILE_WIDTH), to: archivedNodeBound(level, entries) });
     store.archived(tile, plan.held, bounds, witnessed, { prefix, entries, lastSha256: plan.lastSha256 });
     return true;
   });

@@ -2,6 +2,21 @@ import type { ChainEntry } from "../../../core/audit";
 import type { Migration } from "../../kernel/schema";
 import { all, int, one, run, text, type SqlRow } from "../../kernel/sql";
 
+/** Levels a node position makes room for (a tree of 2^47 leaves stays within 2^53). */
+const LEVELS = 64;
+
+/**
+ * Where node (`level`, `idx`) sits in `audit_tree`: by the leaf whose append completes it (the
+ * last of the leaves it covers, `(idx + 1)·2^level − 1`), then by level. An append stores its leaf
+ * and the parents it completes, so positions only grow: each append adds rows at the table's end.
+ */
+export function nodePosition(level: number, idx: number): number {
+  const position = ((idx + 1) * 2 ** level - 1) * LEVELS + level;
+  if (!Number.isSafeInteger(position) || level >= LEVELS)
+    throw new Error(`audit tree node (${level}, ${idx}) has no position`);
+  return position;
+}
+
 /** The audit service's table (part of schema v1). */
 export const AUDIT_MIGRATIONS: readonly Migration[] = [
   {
@@ -50,6 +65,24 @@ export const AUDIT_MIGRATIONS: readonly Migration[] = [
   CREATE TABLE audit_archive_held (
     tile INTEGER PRIMARY KEY
   );`,
+  },
+  {
+    // v22: the tree's nodes keyed in the order appends store them ({@link nodePosition}), so an
+    // append adds its rows at the table's end: keyed by (level, idx), every append inserted into
+    // the middle of the table (level 0 sorts before the levels above it), splitting pages there.
+    // The rows are the same nodes; `level` and `idx` stay as columns.
+    version: 22,
+    sql: `
+  CREATE TABLE audit_tree_v22 (
+    pos INTEGER PRIMARY KEY,
+    level INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    hash BLOB NOT NULL
+  );
+  INSERT INTO audit_tree_v22 (pos, level, idx, hash)
+    SELECT ((idx + 1) * (1 << level) - 1) * ${LEVELS} + level, level, idx, hash FROM audit_tree ORDER BY 1;
+  DROP TABLE audit_tree;
+  ALTER TABLE audit_tree_v22 RENAME TO audit_tree;`,
   },
 ];
 
@@ -133,29 +166,44 @@ export class AuditStore {
     ).map(entryOf);
   }
 
-  /** The stored nodes of `level` with indexes [from, to), in index order. */
+  /** The stored nodes of `level` with indexes [from, to), in index order (a level's positions grow with its index). */
   nodes(level: number, from: number, to: number): Array<{ idx: number; hash: Uint8Array }> {
+    if (to <= from) return [];
     return all(
       this.sql,
-      "SELECT idx, hash FROM audit_tree WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx",
+      "SELECT idx, hash FROM audit_tree WHERE pos >= ? AND pos <= ? AND level = ? ORDER BY pos",
+      nodePosition(level, from),
+      nodePosition(level, to - 1),
       level,
-      from,
-      to,
     ).map((row) => ({ idx: int(row, "idx"), hash: bytes(row, "hash") }));
   }
 
   /**
    * Records entry tile `tile` as archived (the caller wrote and read back its tiles): deletes its
-   * entries' rows (unless `held`: then the tile is recorded as held), deletes the tree rows below
-   * each level's `bounds[level]`, deletes the checkpoints older than `witnessed` (the witness
-   * bucket holds them), and moves the archive to `state`.
+   * entries' rows (unless `held`: then the tile is recorded as held), deletes each level's tree
+   * rows from `bounds[level].from` (the bound of the archive before this tile: the rows below it
+   * are gone) up to `bounds[level].to`, deletes the checkpoints older than `witnessed` (the
+   * witness bucket holds them), and moves the archive to `state`.
    */
-  archived(tile: number, held: boolean, bounds: readonly number[], witnessed: number, state: ArchiveState): void {
+  archived(
+    tile: number,
+    held: boolean,
+    bounds: ReadonlyArray<{ from: number; to: number }>,
+    witnessed: number,
+    state: ArchiveState,
+  ): void {
     run(this.sql, "DELETE FROM audit_checkpoints WHERE size < ?", witnessed);
     if (held) run(this.sql, "INSERT OR IGNORE INTO audit_archive_held (tile) VALUES (?)", tile);
     else run(this.sql, "DELETE FROM audit_chain WHERE seq > ? AND seq <= ?", tile * 256, (tile + 1) * 256);
-    bounds.forEach((bound, level) => {
-      if (bound > 0) run(this.sql, "DELETE FROM audit_tree WHERE level = ? AND idx < ?", level, bound);
+    bounds.forEach(({ from, to }, level) => {
+      if (to > from)
+        run(
+          this.sql,
+          "DELETE FROM audit_tree WHERE pos >= ? AND pos < ? AND level = ?",
+          nodePosition(level, from),
+          nodePosition(level, to),
+          level,
+        );
     });
     run(
       this.sql,
@@ -218,15 +266,18 @@ export class AuditStore {
     return all(this.sql, "SELECT * FROM audit_chain WHERE seq > ? ORDER BY seq LIMIT ?", after, limit).map(entryOf);
   }
 
-  /** The number of leaves in the tree (the entries whose leaf hash is stored, or archived). */
+  /**
+   * The number of leaves in the tree (the entries whose leaf hash is stored, or archived): the
+   * last row is a node the newest leaf completed (the archive never deletes the highest one).
+   */
   treeSize(): number {
-    const row = one(this.sql, "SELECT idx FROM audit_tree WHERE level = 0 ORDER BY idx DESC LIMIT 1");
-    return Math.max(row === undefined ? 0 : int(row, "idx") + 1, this.archive().entries);
+    const row = one(this.sql, "SELECT pos FROM audit_tree ORDER BY pos DESC LIMIT 1");
+    return Math.max(row === undefined ? 0 : Math.floor(int(row, "pos") / LEVELS) + 1, this.archive().entries);
   }
 
   /** The hash of a complete subtree; a missing one is a bug (callers ask only for existing nodes). */
   node(level: number, idx: number): Uint8Array {
-    const row = one(this.sql, "SELECT hash FROM audit_tree WHERE level = ? AND idx = ?", level, idx);
+    const row = one(this.sql, "SELECT hash FROM audit_tree WHERE pos = ?", nodePosition(level, idx));
     if (row === undefined) throw new Error(`audit tree node (${level}, ${idx}) is missing`);
     return bytes(row, "hash");
   }
@@ -234,11 +285,11 @@ export class AuditStore {
   /** Stores the nodes one append completes, in one statement (an append completes at most 64). */
   putNodes(nodes: ReadonlyArray<{ level: number; index: number; hash: Uint8Array }>): void {
     if (nodes.length === 0) return;
-    const values = nodes.map(() => "(?, ?, ?)").join(", ");
+    const values = nodes.map(() => "(?, ?, ?, ?)").join(", ");
     run(
       this.sql,
-      `INSERT INTO audit_tree (level, idx, hash) VALUES ${values}`,
-      ...nodes.flatMap((node) => [node.level, node.index, blob(node.hash)]),
+      `INSERT INTO audit_tree (pos, level, idx, hash) VALUES ${values}`,
+      ...nodes.flatMap((node) => [nodePosition(node.level, node.index), node.level, node.index, blob(node.hash)]),
     );
   }
 
