@@ -18,6 +18,7 @@ import {
 } from "../../../src/core/audit";
 import { ADMIN_TOKEN, context, credential, send, wipe } from "../../kit";
 import { sha256 } from "../../support/web-sha256";
+import { mth } from "../../support/merkle-definition";
 
 const CONSUMER = "audit-log-a";
 const CALLS = 300;
@@ -29,15 +30,6 @@ const encoder = new TextEncoder();
 const leafOf = (line: string) => sha256(new Uint8Array([0]), encoder.encode(line));
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-
-/** MTH(D[n]) of RFC 9162 §2.1.1, recursively over the leaf hashes. */
-async function mth(leaves: Uint8Array[]): Promise<Uint8Array> {
-  if (leaves.length === 0) return sha256();
-  if (leaves.length === 1) return leaves[0] as Uint8Array;
-  let k = 1;
-  while (k * 2 < leaves.length) k *= 2;
-  return sha256(new Uint8Array([1]), await mth(leaves.slice(0, k)), await mth(leaves.slice(k)));
-}
 
 async function json<T>(path: string, token: string | null): Promise<{ status: number; body: T }> {
   const res = await send("GET", path, token);

@@ -2,10 +2,10 @@
 // RFC 9162's (checked against an independent recursive definition over WebCrypto SHA-256), and a
 // reset (a rolled-back transaction) forgets the edge so nodes are read from the table again.
 import { describe, expect, it } from "vitest";
-import { entryLeafHash, rootHash, type ChainEntry } from "../../../src/core/audit";
+import { entryLeafHash, rootHash } from "../../../src/core/audit";
 import type { AuditStore } from "../../../src/worker/features/audit/store";
 import { AuditTree } from "../../../src/worker/features/audit/tree";
-import { sha256 } from "../../support/web-sha256";
+import { hex, mth, sampleEntry } from "../../support/merkle-definition";
 
 /** The table a tree writes to, counting the node reads it is asked for. */
 function table() {
@@ -27,44 +27,25 @@ function table() {
   return { store: store as unknown as AuditStore, rows, counts };
 }
 
-const entry = (seq: number): ChainEntry => ({
-  seq,
-  kind: "tool_call",
-  at: 1_784_419_200 + seq,
-  record: `{"n":${seq}}`,
-  prev_sha256: "0".repeat(64),
-  entry_sha256: "1".repeat(64),
-});
-
-/** RFC 9162 §2.1.1 MTH over leaf hashes, written from the definition. */
-async function mth(leaves: Uint8Array[]): Promise<Uint8Array> {
-  if (leaves.length === 1) return leaves[0] as Uint8Array;
-  let k = 1;
-  while (k * 2 < leaves.length) k *= 2;
-  return sha256(Uint8Array.of(1), await mth(leaves.slice(0, k)), await mth(leaves.slice(k)));
-}
-
-const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
-
 describe("AuditTree's right edge", () => {
   it("appends 13 leaves without reading a stored node, one write each; every root is RFC 9162's", async () => {
     const { store, rows, counts } = table();
     const tree = new AuditTree(store);
     const leaves: Uint8Array[] = [];
-    for (let seq = 1; seq <= 13; seq++) leaves.push(tree.append(entry(seq)));
+    for (let seq = 1; seq <= 13; seq++) leaves.push(tree.append(sampleEntry(seq)));
     expect(counts).toEqual({ reads: 0, writes: 13 });
     expect(rows.size).toBe(13 + 6 + 3 + 1);
     for (const size of [1, 2, 3, 7, 8, 13])
       expect(hex(rootHash(tree, size))).toBe(hex(await mth(leaves.slice(0, size))));
-    expect(hex(leaves[12] as Uint8Array)).toBe(hex(entryLeafHash(entry(13))));
+    expect(hex(leaves[12] as Uint8Array)).toBe(hex(entryLeafHash(sampleEntry(13))));
   });
 
   it("forgets the edge on reset: the next append reads its left siblings from the table", () => {
     const { store, counts } = table();
     const tree = new AuditTree(store);
-    for (let seq = 1; seq <= 7; seq++) tree.append(entry(seq));
+    for (let seq = 1; seq <= 7; seq++) tree.append(sampleEntry(seq));
     tree.reset();
-    tree.append(entry(8));
+    tree.append(sampleEntry(8));
     expect(counts.reads).toBe(3);
   });
 });

@@ -8,25 +8,16 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { entryLine, rootHash, type ChainEntry } from "../../../src/core/audit";
+import { entryLine, rootHash } from "../../../src/core/audit";
 import { AuditStore } from "../../../src/worker/features/audit/store";
 import { AuditTree } from "../../../src/worker/features/audit/tree";
 import { migrate, storedSchemaVersion } from "../../../src/worker/kernel/migrations";
 import { createConsumer } from "../../kit";
+import { hex, mth, sampleEntry } from "../../support/merkle-definition";
 import { sha256 } from "../../support/web-sha256";
 
 const CONSUMER = "audit-tree-v22";
 const LEAVES = 1_000;
-
-const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
-
-/** RFC 9162 §2.1.1 MTH over leaf hashes, written from the definition. */
-async function mth(leaves: Uint8Array[]): Promise<Uint8Array> {
-  if (leaves.length === 1) return leaves[0] as Uint8Array;
-  let k = 1;
-  while (k * 2 < leaves.length) k *= 2;
-  return sha256(Uint8Array.of(1), await mth(leaves.slice(0, k)), await mth(leaves.slice(k)));
-}
 
 /** Every complete aligned subtree over `leaves`: level 0 the leaves, then each full pair's parent. */
 async function completeNodes(leaves: Uint8Array[]): Promise<Array<{ level: number; idx: number; hash: Uint8Array }>> {
@@ -42,15 +33,6 @@ async function completeNodes(leaves: Uint8Array[]): Promise<Array<{ level: numbe
   return out;
 }
 
-const entry = (seq: number): ChainEntry => ({
-  seq,
-  kind: "tool_call",
-  at: 1_784_419_200 + seq,
-  record: `{"n":${seq}}`,
-  prev_sha256: "0".repeat(64),
-  entry_sha256: "1".repeat(64),
-});
-
 describe("the audit tree's v22 migration", () => {
   it("moves a v21 tree to positions in append order, node for node, and roots, ranges and appends hold", async () => {
     await createConsumer(CONSUMER, ["get_order"], []);
@@ -59,7 +41,7 @@ describe("the audit tree's v22 migration", () => {
     );
     const nodes = await completeNodes(leaves);
     // Three entries appended after the migration, as the object would.
-    const later = [1_001, 1_002, 1_003].map(entry);
+    const later = [1_001, 1_002, 1_003].map(sampleEntry);
     const laterLeaves = await Promise.all(
       later.map((e) => sha256(Uint8Array.of(0), new TextEncoder().encode(entryLine(e)))),
     );
