@@ -1,9 +1,9 @@
 /**
  * Schema v22 re-keys the audit log's Merkle tree by the order appends store its nodes. An object
- * whose tree was stored at v21 (keyed by level and index) migrates in place: every node keeps its
- * hash, sits at the position its definition gives, and the roots, ranges and appends over the
- * migrated table are RFC 9162's (checked against a recursive definition over WebCrypto SHA-256,
- * apart from the code under test).
+ * whose tree was stored at v21 (keyed by level and index) moves it in bounded steps, resuming
+ * after a restart: every node keeps its hash, sits at the position its definition gives, and the
+ * roots, ranges and appends over the moved table are RFC 9162's (checked against a recursive
+ * definition over WebCrypto SHA-256, apart from the code under test).
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
@@ -34,7 +34,7 @@ async function completeNodes(leaves: Uint8Array[]): Promise<Array<{ level: numbe
 }
 
 describe("the audit tree's v22 migration", () => {
-  it("moves a v21 tree to positions in append order, node for node, and roots, ranges and appends hold", async () => {
+  it("moves a v21 tree to positions in append order in bounded steps, node for node, and roots, ranges and appends hold", async () => {
     await createConsumer(CONSUMER, ["get_order"], []);
     const leaves = await Promise.all(
       Array.from({ length: LEAVES }, (_, i) => sha256(new TextEncoder().encode(`leaf ${i}`))),
@@ -62,13 +62,31 @@ describe("the audit tree's v22 migration", () => {
         );
       sql.exec("UPDATE meta SET value = 21 WHERE key = 'schema_version'");
       const from = state.storage.transactionSync(() => migrate(sql));
+      const count = (table: string) => sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
+      // Steps of 300 leaves; the object restarts (a new store) after the second.
+      let store = new AuditStore(sql);
+      const steps: boolean[] = [];
+      const split: number[][] = [];
+      for (let i = 0; i < 2; i++) {
+        steps.push(state.storage.transactionSync(() => store.rekeyStep(300)));
+        split.push([count("audit_tree"), count("audit_tree_v22")]);
+      }
+      store = new AuditStore(sql);
+      for (;;) {
+        const more = state.storage.transactionSync(() => store.rekeyStep(300));
+        steps.push(more);
+        if (!more) break;
+      }
+      const tables = sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'audit_tree%' ORDER BY name")
+        .toArray()
+        .map((row) => row.name);
       const rows = sql
         .exec<{ pos: number; level: number; idx: number; hash: ArrayBuffer }>(
           "SELECT pos, level, idx, hash FROM audit_tree ORDER BY pos",
         )
         .toArray()
         .map((row) => ({ pos: row.pos, level: row.level, idx: row.idx, hash: hex(new Uint8Array(row.hash)) }));
-      const store = new AuditStore(sql);
       const roots = [1, 7, 256, 999, LEAVES].map((size) => hex(rootHash(store, size)));
       const range = store.nodes(0, 256, 512).map((node) => hex(node.hash));
       const upper = store.nodes(3, 10, 20).map((node) => node.idx);
@@ -77,6 +95,9 @@ describe("the audit tree's v22 migration", () => {
       const appended = later.map((e) => hex(tree.append(e)));
       return {
         from,
+        steps,
+        split,
+        tables,
         version: storedSchemaVersion(sql),
         rows,
         roots,
@@ -90,6 +111,15 @@ describe("the audit tree's v22 migration", () => {
       };
     });
     expect(seen.from).toBe(21);
+    // The nodes leaves [0, m) complete: Σ ⌊m / 2^level⌋ = 2m − popcount(m), so 2·300 − 4 = 596 and
+    // 2·600 − 4 = 1,196 of the 1,994 have moved after two steps. Four steps move them all (the last
+    // the nodes of leaves 900–999); a fifth finds the old table empty and renames the new one.
+    expect(seen.split).toEqual([
+      [1_994 - 596, 596],
+      [1_994 - 1_196, 1_196],
+    ]);
+    expect(seen.steps).toEqual([true, true, true, true, false]);
+    expect(seen.tables).toEqual(["audit_tree"]);
     expect(seen.version).toBe(22);
     // Node (level, idx) is completed by leaf (idx + 1)·2^level − 1; 64 positions per leaf, one per level.
     const expected = nodes

@@ -78,8 +78,12 @@ export class AuditHost {
     this.chain = deps.audit;
   }
 
-  /** Builds the tree of a chain stored before it (schema v9), one bounded transaction per step; a restart resumes. */
+  /**
+   * Moves a tree stored before schema v22 to its new key, then builds the tree of a chain stored
+   * before it (schema v9): one bounded transaction per step of each, so a restart resumes.
+   */
   backfill(): void {
+    while (this.deps.transaction(() => this.chain.store.rekeyStep())) continue;
     while (this.deps.transaction(() => this.chain.tree.backfill())) continue;
   }
 

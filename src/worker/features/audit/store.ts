@@ -70,7 +70,8 @@ export const AUDIT_MIGRATIONS: readonly Migration[] = [
     // v22: the tree's nodes keyed in the order appends store them ({@link nodePosition}), so an
     // append adds its rows at the table's end: keyed by (level, idx), every append inserted into
     // the middle of the table (level 0 sorts before the levels above it), splitting pages there.
-    // The rows are the same nodes; `level` and `idx` stay as columns.
+    // The rows are the same nodes; `level` and `idx` stay as columns. They move when the object
+    // starts, in bounded steps (AuditStore's `rekeyStep`), and the table then takes the old name.
     version: 22,
     sql: `
   CREATE TABLE audit_tree_v22 (
@@ -78,13 +79,12 @@ export const AUDIT_MIGRATIONS: readonly Migration[] = [
     level INTEGER NOT NULL,
     idx INTEGER NOT NULL,
     hash BLOB NOT NULL
-  );
-  INSERT INTO audit_tree_v22 (pos, level, idx, hash)
-    SELECT ((idx + 1) * (1 << level) - 1) * ${LEVELS} + level, level, idx, hash FROM audit_tree ORDER BY 1;
-  DROP TABLE audit_tree;
-  ALTER TABLE audit_tree_v22 RENAME TO audit_tree;`,
+  );`,
   },
 ];
+
+/** Leaves whose nodes one step of the v22 re-keying moves (about twice as many rows), in one transaction. */
+export const REKEY_STEP_LEAVES = 32_768;
 
 /** What is archived: entries `1..entries` are in tiles under `prefix`; `lastSha256` is entry `entries`' digest. */
 export interface ArchiveState {
@@ -264,6 +264,43 @@ export class AuditStore {
   /** Entries with `seq > after`, oldest first, at most `limit`. */
   after(after: number, limit: number): ChainEntry[] {
     return all(this.sql, "SELECT * FROM audit_chain WHERE seq > ? ORDER BY seq LIMIT ?", after, limit).map(entryOf);
+  }
+
+  /**
+   * One bounded step of schema v22's re-keying: moves the nodes completed by the next `leaves`
+   * leaves (from the oldest whose nodes are still in the v21 table) to their positions, in
+   * position order, and deletes them there; once that table is empty it is dropped and the new
+   * one takes its name. Answers whether rows remain. Each step is the caller's transaction, so a
+   * restart resumes where the last committed step ended.
+   */
+  rekeyStep(leaves: number = REKEY_STEP_LEAVES): boolean {
+    const pending = "SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'audit_tree_v22'";
+    if (one(this.sql, pending) === undefined) return false;
+    // The v21 table's first row of each level: the oldest leaf whose nodes have not moved.
+    let from = Infinity;
+    for (let level = 0; level < LEVELS; level++) {
+      const first = one(this.sql, "SELECT idx FROM audit_tree WHERE level = ? ORDER BY idx LIMIT 1", level);
+      if (first !== undefined) from = Math.min(from, (int(first, "idx") + 1) * 2 ** level - 1);
+      else if (one(this.sql, "SELECT 1 AS present FROM audit_tree WHERE level > ? LIMIT 1", level) === undefined) break;
+    }
+    if (from === Infinity) {
+      run(this.sql, "DROP TABLE audit_tree");
+      run(this.sql, "ALTER TABLE audit_tree_v22 RENAME TO audit_tree");
+      return false;
+    }
+    // Node (level, idx) is completed by leaf (idx + 1)·2^level − 1: here those of leaves [from, to).
+    const to = from + leaves;
+    const ranges: number[] = [];
+    for (let level = 0; 2 ** level <= to; level++)
+      ranges.push(level, Math.ceil((from + 1) / 2 ** level) - 1, Math.floor(to / 2 ** level) - 1);
+    const where = Array.from({ length: ranges.length / 3 }, () => "(level = ? AND idx BETWEEN ? AND ?)").join(" OR ");
+    run(
+      this.sql,
+      `INSERT INTO audit_tree_v22 (pos, level, idx, hash) SELECT ((idx + 1) * (1 << level) - 1) * ${LEVELS} + level, level, idx, hash FROM audit_tree WHERE ${where} ORDER BY 1`,
+      ...ranges,
+    );
+    run(this.sql, `DELETE FROM audit_tree WHERE ${where}`, ...ranges);
+    return true;
   }
 
   /**
