@@ -15,7 +15,7 @@ import { ToolCallRequest } from "../src/contracts/tool-call";
 import { carried, type Carried } from "../src/worker/kernel/rpc";
 import { corsOriginsHeld, CORS_ORIGINS_CACHED } from "../src/worker/http/cors-origins";
 import { heldInMemory, type HeldInMemory } from "../src/worker/kernel/memory";
-import { nodePosition } from "../src/worker/features/audit/store";
+import { nodePosition } from "../src/worker/features/audit/tree-key";
 import { ConsumerObject as GateObject } from "../src/worker/kernel/consumer-object";
 import { objectRpc, type ObjectRpc } from "../src/worker/kernel/object-rpc";
 import { consumerIdsHeld, CONSUMER_IDS_CACHED } from "../src/worker/http/middleware";

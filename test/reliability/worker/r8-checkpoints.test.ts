@@ -30,7 +30,7 @@ import {
   signNote,
   type Verifier,
 } from "../../../src/core/audit";
-import { nodePosition } from "../../../src/worker/features/audit/store";
+import { nodePosition } from "../../../src/worker/features/audit/tree-key";
 import { report } from "../support/figures";
 import { callBody, send, tenant, type Tenant } from "./client";
 
