@@ -77,5 +77,10 @@ export function rekeyStep(sql: SqlStorage, leaves: number = REKEY_STEP_LEAVES): 
     ...ranges,
   );
   run(sql, `DELETE FROM audit_tree WHERE ${where}`, ...ranges);
+  // The node at `from` is always in its level's range, so a step that moves nothing is a bug:
+  // thrown, never looped on at the object's start.
+  const moved = one(sql, "SELECT changes() AS n");
+  if (moved === undefined || int(moved, "n") === 0)
+    throw new Error(`audit tree re-keying moved nothing at leaf ${from}`);
   return true;
 }
