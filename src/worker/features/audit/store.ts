@@ -1,7 +1,7 @@
 import type { ChainEntry } from "../../../core/audit";
 import type { Migration } from "../../kernel/schema";
 import { all, int, one, run, text, type SqlRow } from "../../kernel/sql";
-import { LEVELS, nodePosition, REKEY_STEP_LEAVES, rekeyStep, TREE_KEY_MIGRATION } from "./tree-key";
+import { leavesUpTo, nodePosition, REKEY_STEP_LEAVES, rekeyStep, TREE_KEY_MIGRATION } from "./tree-key";
 
 /** The audit service's table (part of schema v1). */
 export const AUDIT_MIGRATIONS: readonly Migration[] = [
@@ -246,7 +246,7 @@ export class AuditStore {
    */
   treeSize(): number {
     const row = one(this.sql, "SELECT pos FROM audit_tree ORDER BY pos DESC LIMIT 1");
-    return Math.max(row === undefined ? 0 : Math.floor(int(row, "pos") / LEVELS) + 1, this.archive().entries);
+    return Math.max(row === undefined ? 0 : leavesUpTo(int(row, "pos")), this.archive().entries);
   }
 
   /** The hash of a complete subtree; a missing one is a bug (callers ask only for existing nodes). */

@@ -9,7 +9,10 @@ import type { Migration } from "../../kernel/schema";
 import { int, one, run } from "../../kernel/sql";
 
 /** Levels a node position makes room for (a tree of 2^47 leaves stays within 2^53). */
-export const LEVELS = 64;
+const LEVELS = 64;
+
+/** The leaf whose append completes node (`level`, `idx`): the last of the leaves it covers. */
+const completingLeaf = (level: number, idx: number): number => (idx + 1) * 2 ** level - 1;
 
 /**
  * Where node (`level`, `idx`) sits in `audit_tree`: by the leaf whose append completes it (the
@@ -17,10 +20,15 @@ export const LEVELS = 64;
  * and the parents it completes, so positions only grow: each append adds rows at the table's end.
  */
 export function nodePosition(level: number, idx: number): number {
-  const position = ((idx + 1) * 2 ** level - 1) * LEVELS + level;
+  const position = completingLeaf(level, idx) * LEVELS + level;
   if (!Number.isSafeInteger(position) || level >= LEVELS)
     throw new Error(`audit tree node (${level}, ${idx}) has no position`);
   return position;
+}
+
+/** The leaves a tree holds whose highest stored position is `position` (its newest leaf completed that node). */
+export function leavesUpTo(position: number): number {
+  return Math.floor(position / LEVELS) + 1;
 }
 
 /** Schema v22's part of the audit tables (./store's `AUDIT_MIGRATIONS`). */
@@ -57,7 +65,7 @@ export function rekeyStep(sql: SqlStorage, leaves: number = REKEY_STEP_LEAVES): 
   let from = Infinity;
   for (let level = 0; level < LEVELS; level++) {
     const first = one(sql, "SELECT idx FROM audit_tree WHERE level = ? ORDER BY idx LIMIT 1", level);
-    if (first !== undefined) from = Math.min(from, (int(first, "idx") + 1) * 2 ** level - 1);
+    if (first !== undefined) from = Math.min(from, completingLeaf(level, int(first, "idx")));
     else if (one(sql, "SELECT 1 AS present FROM audit_tree WHERE level > ? LIMIT 1", level) === undefined) break;
   }
   if (from === Infinity) {
