@@ -63,6 +63,7 @@ export class ToolCallService {
   readonly #kernel: ToolCallKernel;
   readonly #setup: ToolCallSetup;
   readonly #records: CallRecords;
+  readonly #store: SqlToolResultStore;
 
   constructor(kernel: ToolCallKernel, setup: ToolCallSetup) {
     this.#kernel = kernel;
@@ -73,9 +74,10 @@ export class ToolCallService {
         record.requested_at,
       );
     this.book = new SqlApprovalBook(kernel.sql, () => kernel.limits(), opened);
+    this.#store = new SqlToolResultStore(kernel.sql, () => kernel.retention.now());
     this.engine = createEngine({
       registry: setup.registry,
-      store: new SqlToolResultStore(kernel.sql, () => kernel.retention.now()),
+      store: this.#store,
       approvers: new Set(setup.approvers),
     });
     this.#records = new CallRecords(kernel.audit, setup.registry, this.book, setup.auditArguments);
@@ -118,7 +120,7 @@ export class ToolCallService {
     // effects are this object's rows, so its call identity, run and audit entry commit together.
     let ranInline: Recorded | undefined;
     const begun = usage(() =>
-      this.#kernel.transaction(() =>
+      this.#stepOne(() =>
         this.book.remembering(() => {
           const claims = options.claims === undefined ? {} : { claims: options.claims };
           this.book.opener = options.credentialId ?? null;
@@ -204,6 +206,16 @@ export class ToolCallService {
         if (ranInline !== undefined) return ok(outcomeOf(ranInline, hash));
         return ok(outcomeOf(await this.#execute(result.ticket, hash, options, { standing, origin }), hash));
     }
+  }
+
+  /**
+   * Step one's transaction. Its in-flight marks are held until its end (SqlToolResultStore
+   * holdingMarks): an in-process tool's mark, set and cleared there, is never written; an
+   * external write's mark is written before the transaction commits, so it is durable before
+   * the tool is called.
+   */
+  #stepOne<T>(step: () => T): T {
+    return this.#kernel.transaction(() => this.#store.holdingMarks(step));
   }
 
   async #execute(

@@ -156,18 +156,62 @@ export class SqlToolResultStore implements ToolResultStore {
     return HOLD.result;
   }
 
+  /**
+   * In-flight marks set inside {@link holdingMarks} and not yet written (by key), and the keys
+   * whose mark a read there found absent from the table; `null` outside it.
+   */
+  #held: { marks: Map<string, Json>; absent: Set<string> } | null = null;
+
+  /**
+   * Runs `step` (synchronous, inside the caller's transaction) holding its in-flight marks in
+   * memory. The engine marks a write in flight before it runs and clears the mark after; when an
+   * in-process tool runs in the same transaction, nothing outside it can see the mark in between,
+   * so a mark set and cleared there is never written, and the marks still set at the end are
+   * written before the transaction commits: it commits the same rows, two statements fewer per
+   * such write. A throw writes nothing (the caller's transaction rolls back).
+   */
+  holdingMarks<T>(step: () => T): T {
+    if (this.#held !== null) return step();
+    const held = { marks: new Map<string, Json>(), absent: new Set<string>() };
+    this.#held = held;
+    let result: T;
+    try {
+      result = step();
+    } finally {
+      this.#held = null;
+    }
+    for (const [key, value] of held.marks) this.#upsert("in_flight", key, value);
+    return result;
+  }
+
   get(table: StoreTable, key: string): Json | undefined {
+    const held = table === "in_flight" ? this.#held : null;
+    if (held?.marks.has(key) === true) return held.marks.get(key);
     const row = one(this.sql, "SELECT value FROM records WHERE tbl = ? AND key = ?", table, key);
-    return row === undefined ? undefined : storedJson(text(row, "value"), `${table} record`);
+    if (row === undefined) {
+      held?.absent.add(key);
+      return undefined;
+    }
+    return storedJson(text(row, "value"), `${table} record`);
   }
 
   put(table: StoreTable, key: string, value: Json): void {
+    if (table === "in_flight" && this.#held !== null) this.#held.marks.set(key, value);
+    else this.#upsert(table, key, value);
+  }
+
+  #upsert(table: StoreTable, key: string, value: Json): void {
     const upsert =
       "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO UPDATE SET value = excluded.value, stored_at = excluded.stored_at, hold = excluded.hold";
     run(this.sql, upsert, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value));
   }
 
   claim(table: StoreTable, key: string, value: Json): Json | undefined {
+    if (table === "in_flight" && this.#held !== null) {
+      const prior = this.get(table, key);
+      if (prior === undefined) this.put(table, key, value);
+      return prior;
+    }
     const insert =
       "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO NOTHING";
     return this.sql.exec(insert, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value))
@@ -177,14 +221,19 @@ export class SqlToolResultStore implements ToolResultStore {
   }
 
   delete(table: StoreTable, key: string): void {
+    const held = table === "in_flight" ? this.#held : null;
+    // A mark held here and found absent from the table before: nothing to delete there.
+    if (held?.marks.delete(key) === true && held.absent.has(key)) return;
     run(this.sql, "DELETE FROM records WHERE tbl = ? AND key = ?", table, key);
   }
 
   entries(table: StoreTable): Array<[string, Json]> {
-    return all(this.sql, "SELECT key, value FROM records WHERE tbl = ? ORDER BY rowid", table).map((row) => [
-      text(row, "key"),
-      storedJson(text(row, "value"), `${table} record`),
-    ]);
+    const stored = all(this.sql, "SELECT key, value FROM records WHERE tbl = ? ORDER BY rowid", table).map(
+      (row): [string, Json] => [text(row, "key"), storedJson(text(row, "value"), `${table} record`)],
+    );
+    const held = table === "in_flight" ? this.#held?.marks : undefined;
+    if (held === undefined || held.size === 0) return stored;
+    return [...stored.filter(([key]) => !held.has(key)), ...held];
   }
 
   counter(name: string): number {

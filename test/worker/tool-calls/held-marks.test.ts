@@ -1,0 +1,134 @@
+/**
+ * The engine's SQL store holds in-flight marks set inside `holdingMarks` until its end: a mark set
+ * and cleared there (an in-process tool's run, in step one's transaction) never reaches SQLite,
+ * and the table holds at the end exactly what writing each mark at once would have left. Checked
+ * on a real object's SQLite, with every statement the store sends recorded.
+ */
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { SqlToolResultStore } from "../../../src/worker/features/tool-calls/store";
+import { createConsumer } from "../../kit";
+
+const CONSUMER = "held-marks";
+const MARK = { state: "running", n: 1 };
+
+/** The object's SQL handle, recording the first word and the table of each statement sent (`INSERT in_flight`). */
+function recording(sql: SqlStorage): { sql: SqlStorage; sent: string[] } {
+  const sent: string[] = [];
+  const proxy = new Proxy(sql, {
+    get(target, name) {
+      if (name !== "exec") return Reflect.get(target, name) as unknown;
+      return (query: string, ...bindings: unknown[]) => {
+        const table = typeof bindings[0] === "string" && /\btbl = \?|\(tbl,/.test(query) ? ` ${bindings[0]}` : "";
+        sent.push(`${query.trim().split(/\s+/)[0]}${table}`);
+        return target.exec(query, ...bindings);
+      };
+    },
+  });
+  return { sql: proxy, sent };
+}
+
+/** The `records` rows of a table, as key → value text. */
+const rows = (sql: SqlStorage, table: string) =>
+  sql
+    .exec<{ key: string; value: string }>("SELECT key, value FROM records WHERE tbl = ? ORDER BY key", table)
+    .toArray();
+
+describe("in-flight marks held until step one's end", () => {
+  it("never writes a mark set and cleared inside, writes one left set, and leaves what writing at once would", async () => {
+    await createConsumer(CONSUMER, ["get_order"], []);
+    const stub = env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER));
+    const seen = await runInDurableObject(stub, (_object, state) => {
+      const { sql, sent } = recording(state.storage.sql);
+      const store = new SqlToolResultStore(sql, () => 1_784_419_200);
+      state.storage.sql.exec("DELETE FROM records WHERE tbl = 'in_flight'");
+
+      // Set and cleared inside, as the engine does around an in-process tool: no statement on in_flight writes.
+      const inline = store.holdingMarks(() => {
+        const before = store.get("in_flight", "a");
+        store.put("in_flight", "a", MARK);
+        const during = store.get("in_flight", "a");
+        store.delete("in_flight", "a");
+        return { before, during, after: store.get("in_flight", "a") };
+      });
+      const inlineSent = sent.splice(0);
+      const afterInline = rows(state.storage.sql, "in_flight");
+
+      // Set inside and left set (an external tool's write): written when the step ends, not before.
+      let insideRows: unknown[] = [];
+      store.holdingMarks(() => {
+        store.get("in_flight", "b");
+        store.put("in_flight", "b", MARK);
+        insideRows = rows(state.storage.sql, "in_flight");
+      });
+      const leftSent = sent.splice(0);
+      const afterLeft = rows(state.storage.sql, "in_flight");
+
+      // A mark already stored, replaced and cleared inside: the stored row is deleted.
+      store.holdingMarks(() => {
+        store.put("in_flight", "b", { state: "replaced" });
+        store.delete("in_flight", "b");
+      });
+      const replacedSent = sent.splice(0);
+      const afterReplaced = rows(state.storage.sql, "in_flight");
+
+      // A step that throws writes nothing of what it held.
+      let threw = "";
+      try {
+        store.holdingMarks(() => {
+          store.put("in_flight", "c", MARK);
+          throw new Error("step failed");
+        });
+      } catch (error) {
+        threw = (error as Error).message;
+      }
+      const thrownSent = sent.splice(0);
+
+      // Recovery's listing sees held marks beside stored ones, in order; other tables are written at once.
+      state.storage.sql.exec(
+        "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES ('in_flight', 'd', '{\"stored\":true}', 1, 3)",
+      );
+      const listed = store.holdingMarks(() => {
+        store.put("in_flight", "e", MARK);
+        store.put("call_fingerprints", "f", { n: 2 });
+        return { entries: store.entries("in_flight"), fingerprint: rows(state.storage.sql, "call_fingerprints") };
+      });
+      state.storage.sql.exec("DELETE FROM records WHERE key IN ('d', 'e', 'f')");
+      return {
+        inline,
+        inlineSent,
+        afterInline,
+        insideRows,
+        leftSent,
+        afterLeft,
+        replacedSent,
+        afterReplaced,
+        threw,
+        thrownSent,
+        afterThrown: rows(state.storage.sql, "in_flight"),
+        listed,
+      };
+    });
+    expect(seen).toEqual({
+      inline: { before: undefined, during: MARK, after: undefined },
+      inlineSent: ["SELECT in_flight", "SELECT in_flight"],
+      afterInline: [],
+      insideRows: [],
+      leftSent: ["SELECT in_flight", "INSERT in_flight"],
+      afterLeft: [{ key: "b", value: '{"n":1,"state":"running"}' }],
+      replacedSent: ["DELETE in_flight"],
+      afterReplaced: [],
+      threw: "step failed",
+      thrownSent: [],
+      afterThrown: [],
+      listed: {
+        entries: [
+          ["d", { stored: true }],
+          ["e", MARK],
+        ],
+        fingerprint: [{ key: "f", value: '{"n":2}' }],
+      },
+    });
+  });
+});
