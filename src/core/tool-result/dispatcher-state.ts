@@ -126,13 +126,11 @@ export function bindCallIdentity(
     call.response_id,
     call.call_id,
   ]);
-  const prior =
-    store.claim === undefined
-      ? store.get("call_fingerprints", key)
-      : store.claim("call_fingerprints", key, fingerprint);
+  // A new identity is stored; a repeated one is stored again (its retention restarts).
+  if (store.claim !== undefined) return store.claim("call_fingerprints", key, fingerprint) === undefined;
+  const prior = store.get("call_fingerprints", key);
   if (prior !== undefined && prior !== fingerprint) return false;
-  // A new identity is stored by claim; a repeated one is stored again (its retention restarts).
-  if (store.claim === undefined || prior !== undefined) store.put("call_fingerprints", key, fingerprint);
+  store.put("call_fingerprints", key, fingerprint);
   return true;
 }
 

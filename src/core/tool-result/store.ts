@@ -4,7 +4,7 @@
  * happens completely or not at all.
  * @module
  */
-import type { Json } from "../json";
+import { canonicalJson, type Json } from "../json";
 
 /** The tables the engine uses. Keys are strings built by {@link storeKey}. */
 export type StoreTable =
@@ -20,9 +20,11 @@ export interface ToolResultStore {
   get(table: StoreTable, key: string): Json | undefined;
   put(table: StoreTable, key: string, value: Json): void;
   /**
-   * Optional: stores `value` unless `key` already holds one, and answers the value held before
-   * (`undefined`: `value` is stored now). The same as `get`, then `put` when absent, in one step
-   * (a store on a database saves a statement on every new call).
+   * Optional: stores `value` unless `key` holds another value, and answers that other value
+   * (`undefined`: `value` is stored now; where it was held already, it is stored again, so a
+   * store that keeps records for a while keeps this one from now). The same as `get`, then `put`
+   * unless another value is held, in one step (a store on a database saves statements on every
+   * call).
    */
   claim?(table: StoreTable, key: string, value: Json): Json | undefined;
   delete(table: StoreTable, key: string): void;
@@ -64,8 +66,9 @@ export class InMemoryToolResultStore implements ToolResultStore {
   claim(table: StoreTable, key: string, value: Json): Json | undefined {
     const rows = this.#table(table);
     const prior = rows.get(key);
-    if (prior === undefined) rows.set(key, value);
-    return prior;
+    if (prior !== undefined && canonicalJson(prior) !== canonicalJson(value)) return prior;
+    rows.set(key, value);
+    return undefined;
   }
 
   delete(table: StoreTable, key: string): void {

@@ -27,12 +27,17 @@ const call = bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7"
 const KEY = '["tenant-a","user-1","openai","responses","resp-1","call-1"]';
 
 describe("InMemoryToolResultStore.claim", () => {
-  it("stores a value only where none is held and answers the value held before", () => {
+  it("stores a value unless another is held, answers that other value, and stores the same value again", () => {
     const store = new InMemoryToolResultStore();
     expect(store.claim("call_fingerprints", "k", "first")).toBe(undefined);
     expect(store.claim("call_fingerprints", "k", "second")).toBe("first");
+    expect(store.claim("call_fingerprints", "k", "first")).toBe(undefined);
     expect(store.get("call_fingerprints", "k")).toBe("first");
     expect(store.entries("call_fingerprints")).toEqual([["k", "first"]]);
+    // Values are compared as JSON: the same members in another order are the same value.
+    expect(store.claim("idempotency_records", "r", { a: 1, b: [2] })).toBe(undefined);
+    expect(store.claim("idempotency_records", "r", { b: [2], a: 1 })).toBe(undefined);
+    expect(store.claim("idempotency_records", "r", { a: 2, b: [2] })).toEqual({ b: [2], a: 1 });
   });
 });
 

@@ -212,9 +212,10 @@ export class SqlToolResultStore implements ToolResultStore {
       if (prior === undefined) this.put(table, key, value);
       return prior;
     }
-    const insert =
-      "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO NOTHING";
-    return this.sql.exec(insert, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value))
+    // Inserted, or the same value restamped: one row written; another value held: none (then read it).
+    const claim =
+      "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO UPDATE SET stored_at = excluded.stored_at, hold = excluded.hold WHERE records.value = excluded.value";
+    return this.sql.exec(claim, table, key, canonicalJson(value), this.now(), this.#hold(table, key, value))
       .rowsWritten === 0
       ? this.get(table, key)
       : undefined;

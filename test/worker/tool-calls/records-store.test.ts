@@ -1,8 +1,10 @@
 /**
- * The engine's SQL store holds in-flight marks set inside `holdingMarks` until its end: a mark set
- * and cleared there (an in-process tool's run, in step one's transaction) never reaches SQLite,
- * and the table holds at the end exactly what writing each mark at once would have left. Checked
- * on a real object's SQLite, with every statement the store sends recorded.
+ * The engine's SQL store, on a real object's SQLite with every statement it sends recorded:
+ * - it holds in-flight marks set inside `holdingMarks` until its end: a mark set and cleared there
+ *   (an in-process tool's run, in step one's transaction) never reaches SQLite, and the table holds
+ *   at the end exactly what writing each mark at once would have left;
+ * - `claim` stores a call identity in one statement, new or repeated (restamped), and reads the
+ *   row only when another value holds the key.
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
@@ -10,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { SqlToolResultStore } from "../../../src/worker/features/tool-calls/store";
 import { createConsumer } from "../../kit";
 
-const CONSUMER = "held-marks";
+const CONSUMER = "records-store";
 const MARK = { state: "running", n: 1 };
 
 /** The object's SQL handle, recording the first word and the table of each statement sent (`INSERT in_flight`). */
@@ -130,5 +132,39 @@ describe("in-flight marks held until step one's end", () => {
         fingerprint: [{ key: "f", value: '{"n":2}' }],
       },
     });
+  });
+});
+
+describe("claim", () => {
+  it("stores a new value and restamps the same one in one statement, and answers another value held without touching it", async () => {
+    await createConsumer(CONSUMER, ["get_order"], []);
+    const stub = env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER));
+    const seen = await runInDurableObject(stub, (_object, state) => {
+      const { sql, sent } = recording(state.storage.sql);
+      let now = 1_000;
+      const store = new SqlToolResultStore(sql, () => now);
+      const row = () =>
+        state.storage.sql
+          .exec<{ value: string; stored_at: number }>(
+            "SELECT value, stored_at FROM records WHERE tbl = 'call_fingerprints' AND key = 'k'",
+          )
+          .toArray();
+      const step = (value: string) => {
+        const answer = store.claim("call_fingerprints", "k", value) ?? null;
+        return { answer, sent: sent.splice(0), row: row() };
+      };
+      const steps = [step("fp-a"), ((now = 2_000), step("fp-a")), ((now = 3_000), step("fp-b"))];
+      state.storage.sql.exec("DELETE FROM records WHERE tbl = 'call_fingerprints' AND key = 'k'");
+      return steps;
+    });
+    expect(seen).toEqual([
+      { answer: null, sent: ["INSERT call_fingerprints"], row: [{ value: '"fp-a"', stored_at: 1_000 }] },
+      { answer: null, sent: ["INSERT call_fingerprints"], row: [{ value: '"fp-a"', stored_at: 2_000 }] },
+      {
+        answer: "fp-a",
+        sent: ["INSERT call_fingerprints", "SELECT call_fingerprints"],
+        row: [{ value: '"fp-a"', stored_at: 2_000 }],
+      },
+    ]);
   });
 });
