@@ -4,7 +4,7 @@
 // V8's sampling profiler over the inspector (CDP Profiler.start/stop); prints the functions with
 // the most self time and, by caller, the most total time. Not part of `npm run bench:http`.
 //
-//   node tools/run.js bench/profile-workerd.ts [--scenario read|mcp|write|data local|worker read|worker mcp]
+//   node tools/run.js bench/profile-workerd.ts [--scenario read|mcp|write|data|data local|worker read|worker mcp]
 //        [--batches 20] [--n 500] [--top 40] [--port 8940] [--save FILE.cpuprofile] [--minified] [--heap]
 //
 // `--heap`: where the calls allocate instead (V8's sampling heap profiler, every allocation
@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { requester } from "../tools/lib/bench-http-cost.ts";
-import { demoTools } from "../tools/lib/demo-service.ts";
+import { demoTools, startDemoService, type DemoService } from "../tools/lib/demo-service.ts";
 import { call, DEV_SETTINGS, freshSecrets, startWranglerDev, waitHealthy } from "../tools/lib/wrangler-dev.ts";
 
 function option(name: string, fallback: string): string {
@@ -114,6 +114,7 @@ async function main(): Promise<void> {
   const dev = startWranglerDev({ port, persistTo, secrets, spawnProcess: withEntry });
   const pool = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const send = requester(port, pool);
+  let service: DemoService | undefined;
   const bench = async (where: string, body: Record<string, unknown>): Promise<Record<string, unknown>> => {
     const res = await send("POST", `/bench/${where}`, admin, JSON.stringify(body));
     if (res.status !== 200) throw new Error(`bench ${where}: ${res.status} ${res.body.slice(0, 400)}`);
@@ -127,12 +128,19 @@ async function main(): Promise<void> {
       approver_subjects: ["human-reviewer-1"],
       limits: UNLIMITED,
     });
-    if (scenario === "data local") {
-      // The bench's data tool (CEL authorize); its downstream is answered inside the object, so
-      // the URL is never reached.
-      const tools = demoTools("http://127.0.0.1:9", "bench_service_token");
+    if (scenario === "data local" || scenario === "data") {
+      // The bench's data tool (CEL authorize). `data`: its target is the demo service on
+      // 127.0.0.1, which checks each request's signature; `data local`: its downstream is answered
+      // inside the object, so the URL is never reached.
+      const serviceToken = "bench-service-token-0123456789abcdef";
+      if (scenario === "data")
+        service = await startDemoService({
+          keys: { [CONSUMER]: `${base}/v1/consumers/${CONSUMER}/signing-keys` },
+          token: serviceToken,
+        });
+      const tools = demoTools(service?.base ?? "http://127.0.0.1:9", "bench_service_token");
       await call(base, "PUT", `/v1/consumers/${CONSUMER}/secrets/bench_service_token`, admin, {
-        value: "bench-service-token-0123456789abcdef",
+        value: serviceToken,
       });
       await call(base, "PUT", `/v1/consumers/${CONSUMER}/tools/lookup_customer`, admin, tools.lookup_customer);
       await call(base, "PUT", `/v1/consumers/${CONSUMER}`, admin, {
@@ -282,6 +290,7 @@ async function main(): Promise<void> {
       console.log(`${(us / calls).toFixed(2).padStart(8)}  ${((100 * us) / all).toFixed(1).padStart(5)} %  ${key}`);
   } finally {
     pool.destroy();
+    await service?.close();
     await dev.stop();
     rmSync(persistTo, { recursive: true, force: true });
   }
