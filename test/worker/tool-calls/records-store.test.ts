@@ -37,14 +37,18 @@ const rows = (sql: SqlStorage, table: string) =>
     .exec<{ key: string; value: string }>("SELECT key, value FROM records WHERE tbl = ? ORDER BY key", table)
     .toArray();
 
+/** Runs `step` in the test consumer's object: its SQL handle recorded, and the handle itself (`raw`) for the checks. */
+async function inObject<T>(step: (recorded: ReturnType<typeof recording>, raw: SqlStorage) => T): Promise<T> {
+  await createConsumer(CONSUMER, ["get_order"], []);
+  const stub = env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER));
+  return runInDurableObject(stub, (_object, state) => step(recording(state.storage.sql), state.storage.sql));
+}
+
 describe("in-flight marks held until step one's end", () => {
   it("never writes a mark set and cleared inside, writes one left set, and leaves what writing at once would", async () => {
-    await createConsumer(CONSUMER, ["get_order"], []);
-    const stub = env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER));
-    const seen = await runInDurableObject(stub, (_object, state) => {
-      const { sql, sent } = recording(state.storage.sql);
+    const seen = await inObject(({ sql, sent }, raw) => {
       const store = new SqlToolResultStore(sql, () => 1_784_419_200);
-      state.storage.sql.exec("DELETE FROM records WHERE tbl = 'in_flight'");
+      raw.exec("DELETE FROM records WHERE tbl = 'in_flight'");
 
       // Set and cleared inside, as the engine does around an in-process tool: no statement on in_flight writes.
       const inline = store.holdingMarks(() => {
@@ -55,17 +59,17 @@ describe("in-flight marks held until step one's end", () => {
         return { before, during, after: store.get("in_flight", "a") };
       });
       const inlineSent = sent.splice(0);
-      const afterInline = rows(state.storage.sql, "in_flight");
+      const afterInline = rows(raw, "in_flight");
 
       // Set inside and left set (an external tool's write): written when the step ends, not before.
       let insideRows: unknown[] = [];
       store.holdingMarks(() => {
         store.get("in_flight", "b");
         store.put("in_flight", "b", MARK);
-        insideRows = rows(state.storage.sql, "in_flight");
+        insideRows = rows(raw, "in_flight");
       });
       const leftSent = sent.splice(0);
-      const afterLeft = rows(state.storage.sql, "in_flight");
+      const afterLeft = rows(raw, "in_flight");
 
       // A mark already stored, replaced and cleared inside: the stored row is deleted.
       store.holdingMarks(() => {
@@ -73,7 +77,7 @@ describe("in-flight marks held until step one's end", () => {
         store.delete("in_flight", "b");
       });
       const replacedSent = sent.splice(0);
-      const afterReplaced = rows(state.storage.sql, "in_flight");
+      const afterReplaced = rows(raw, "in_flight");
 
       // A step that throws writes nothing of what it held.
       let threw = "";
@@ -88,15 +92,15 @@ describe("in-flight marks held until step one's end", () => {
       const thrownSent = sent.splice(0);
 
       // Recovery's listing sees held marks beside stored ones, in order; other tables are written at once.
-      state.storage.sql.exec(
+      raw.exec(
         "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES ('in_flight', 'd', '{\"stored\":true}', 1, 3)",
       );
       const listed = store.holdingMarks(() => {
         store.put("in_flight", "e", MARK);
         store.put("call_fingerprints", "f", { n: 2 });
-        return { entries: store.entries("in_flight"), fingerprint: rows(state.storage.sql, "call_fingerprints") };
+        return { entries: store.entries("in_flight"), fingerprint: rows(raw, "call_fingerprints") };
       });
-      state.storage.sql.exec("DELETE FROM records WHERE key IN ('d', 'e', 'f')");
+      raw.exec("DELETE FROM records WHERE key IN ('d', 'e', 'f')");
       return {
         inline,
         inlineSent,
@@ -108,7 +112,7 @@ describe("in-flight marks held until step one's end", () => {
         afterReplaced,
         threw,
         thrownSent,
-        afterThrown: rows(state.storage.sql, "in_flight"),
+        afterThrown: rows(raw, "in_flight"),
         listed,
       };
     });
@@ -137,14 +141,11 @@ describe("in-flight marks held until step one's end", () => {
 
 describe("claim", () => {
   it("stores a new value and restamps the same one in one statement, and answers another value held without touching it", async () => {
-    await createConsumer(CONSUMER, ["get_order"], []);
-    const stub = env.CONSUMER.get(env.CONSUMER.idFromName(CONSUMER));
-    const seen = await runInDurableObject(stub, (_object, state) => {
-      const { sql, sent } = recording(state.storage.sql);
+    const seen = await inObject(({ sql, sent }, raw) => {
       let now = 1_000;
       const store = new SqlToolResultStore(sql, () => now);
       const row = () =>
-        state.storage.sql
+        raw
           .exec<{ value: string; stored_at: number }>(
             "SELECT value, stored_at FROM records WHERE tbl = 'call_fingerprints' AND key = 'k'",
           )
@@ -154,7 +155,7 @@ describe("claim", () => {
         return { answer, sent: sent.splice(0), row: row() };
       };
       const steps = [step("fp-a"), ((now = 2_000), step("fp-a")), ((now = 3_000), step("fp-b"))];
-      state.storage.sql.exec("DELETE FROM records WHERE tbl = 'call_fingerprints' AND key = 'k'");
+      raw.exec("DELETE FROM records WHERE tbl = 'call_fingerprints' AND key = 'k'");
       return steps;
     });
     expect(seen).toEqual([
