@@ -97,8 +97,12 @@ describe("in-flight marks held until step one's end", () => {
       );
       const listed = store.holdingMarks(() => {
         store.put("in_flight", "e", MARK);
+        const claims = [
+          store.claim("in_flight", "e", MARK) ?? null,
+          store.claim("in_flight", "e", { state: "other" }) ?? null,
+        ];
         store.put("call_fingerprints", "f", { n: 2 });
-        return { entries: store.entries("in_flight"), fingerprint: rows(raw, "call_fingerprints") };
+        return { claims, entries: store.entries("in_flight"), fingerprint: rows(raw, "call_fingerprints") };
       });
       raw.exec("DELETE FROM records WHERE key IN ('d', 'e', 'f')");
       return {
@@ -129,6 +133,7 @@ describe("in-flight marks held until step one's end", () => {
       thrownSent: [],
       afterThrown: [],
       listed: {
+        claims: [null, MARK],
         entries: [
           ["d", { stored: true }],
           ["e", MARK],

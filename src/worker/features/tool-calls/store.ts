@@ -208,9 +208,11 @@ export class SqlToolResultStore implements ToolResultStore {
 
   claim(table: StoreTable, key: string, value: Json): Json | undefined {
     if (table === "in_flight" && this.#held !== null) {
+      // The port's claim over the held marks (the engine claims only call identities).
       const prior = this.get(table, key);
-      if (prior === undefined) this.put(table, key, value);
-      return prior;
+      if (prior !== undefined && canonicalJson(prior) !== canonicalJson(value)) return prior;
+      this.put(table, key, value);
+      return undefined;
     }
     // Inserted, or the same value restamped: one row written; another value held: none (then read it).
     const claim =
