@@ -8,30 +8,24 @@ import {
   type DispatchTicket,
   type HandlerOutcome,
 } from "../../../core/tool-result/dispatcher";
-import { memoizeHash, requestDigest } from "../../../core/tool-result/digests";
+import { memoizeHash } from "../../../core/tool-result/digests";
 import { createEngine, type ToolResultEngine } from "../../../core/tool-result/engine";
 import { errorPackage } from "../../../core/tool-result/packages";
-import {
-  isOwnUnknownWrite,
-  queryStatus,
-  recordEvidence,
-  recoverInFlight,
-  type DownstreamEvidence,
-} from "../../../core/tool-result/query-status";
-import { idempotencyScope } from "../../../core/tool-result/dispatcher-state";
+import { recoverInFlight } from "../../../core/tool-result/query-status";
 import { storeKey } from "../../../core/tool-result/store";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../../../core/tool-result/types";
 import type { ToolExecution } from "../../../core/tool-result/tool-spec";
-import type { ApprovalList, ApprovalView } from "../../../contracts/approval";
+import type { ApprovalList } from "../../../contracts/approval";
 import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
 import type { AuditRef } from "../audit/service";
-import { APPROVALS_CURSOR, approvalView } from "./approval-view";
+import { approvalPage } from "./approval-view";
 import { approvalStatus, callEvent } from "./events";
 import { SqlApprovalBook, type ApprovalOrigin } from "./approval-store";
 import { SqlToolResultStore } from "./store";
 import type { ObjectKernel } from "../../kernel/kernel";
 import { decide, type DecisionAnswer, type EndUserDecider } from "./approval-decision";
+import { callStatus } from "./status";
 import {
   IN_PROGRESS_RETRY_SECONDS,
   outcomeOf,
@@ -291,12 +285,8 @@ export class ToolCallService {
     return errorPackage(principal, call, this.engine.registry.get(tool), code, request, now, hash, null);
   }
 
-  /**
-   * The reference's `query_status`. For an external tool whose unknown outcome belongs to this
-   * caller, the executor is asked first and its evidence recorded, so the engine can reconcile
-   * it; the tool never runs again.
-   */
-  async status(
+  /** The reference's `query_status` (./status.ts): an external tool's own unknown write is asked about first, never run again. */
+  status(
     principal: Principal,
     call: ToolCall,
     statusRef: string,
@@ -304,61 +294,16 @@ export class ToolCallService {
     claims: JsonObject = {},
     credentialId: string | null = null,
   ): Promise<Outcome<ToolCallOutcome>> {
-    const hash = memoizeHash(fastSha256Hex);
-    const spec = this.engine.registry.get(call.name);
-    const digest = spec === undefined ? "0".repeat(64) : requestDigest(principal, call, spec, hash);
-    let evidence: DownstreamEvidence = { kind: "unknown" };
-    if (
-      spec?.execution.kind === "external" &&
-      this.#setup.executor.canQuery(spec) &&
-      isOwnUnknownWrite(this.engine, principal, call, statusRef, digest)
-    ) {
-      evidence = await this.#setup.executor.query(spec, principal, call, statusRef);
-    }
-    const pkg = usage(() =>
-      this.#kernel.transaction(() => {
-        recordEvidence(this.engine, principal, call, statusRef, digest, evidence);
-        // Reconciled now: the write was uncertain before this query and its receipt settled it.
-        const key = call.idempotency_key === null ? null : storeKey(idempotencyScope(principal, call));
-        const uncertain = key !== null && this.engine.store.get("uncertain_outcomes", key) !== undefined;
-        const done = accepted(
-          queryStatus(this.engine, {
-            principal,
-            call,
-            status_ref: statusRef,
-            expected_request_sha256: digest,
-            now,
-            hash,
-            claims,
-          }),
-        );
-        if (uncertain && done.model_result.status === "succeeded")
-          this.#kernel.events.emit(callEvent("call.reconciled", principal, call, done, now, credentialId), now);
-        return { package: done, audit: this.#records.append("tool_call.status", now, done, { principal, call }, hash) };
-      }),
-    );
-    return pkg.ok ? ok(outcomeOf(pkg.value, hash)) : pkg;
+    const host = { kernel: this.#kernel, engine: this.engine, executor: this.#setup.executor, records: this.#records };
+    return callStatus(host, principal, call, statusRef, now, claims, credentialId);
   }
 
-  /**
-   * One page of pending, unexpired approvals (oldest first, at most `pageItems`), each with
-   * every digest input and the digest computed for this approver. `cursor`: a `next_cursor`
-   * answered before, or `null` for the first page.
-   */
+  /** One page of pending, unexpired approvals for an approver (./approval-view.ts). */
   listApprovals(
     request: { tenantId: string; approverId: string; cursor: string | null; pageItems: number },
     now: number,
   ): Outcome<ApprovalList> {
-    const after = request.cursor === null ? ok(0) : APPROVALS_CURSOR.read(request.cursor);
-    if (!after.ok) return after;
-    const page = this.book.pendingPage(now, after.value, request.pageItems);
-    const approvals: ApprovalView[] = [];
-    for (const record of page.records) {
-      // A tool the consumer no longer enables cannot be decided (NOT_FOUND): it is not listed.
-      const spec = this.engine.registry.get(record.call.name);
-      if (spec !== undefined) approvals.push(approvalView(record, spec, request.tenantId, request.approverId));
-    }
-    return ok({ approvals, next_cursor: page.next === null ? null : APPROVALS_CURSOR.encode(page.next) });
+    return approvalPage(this.book, this.engine.registry, request, now);
   }
 
   /** One decision (approval-decision.ts), recorded and audited in one transaction; `endUser`: the requester's in-chat confirmation. */
