@@ -1,4 +1,3 @@
-import type { JsonObject } from "../../../core/json";
 import { fastSha256Hex } from "../../sha256";
 import type { ApprovalRecord } from "../../../core/tool-result/approval-book";
 import {
@@ -25,7 +24,7 @@ import { SqlApprovalBook, type ApprovalOrigin } from "./approval-store";
 import { SqlToolResultStore } from "./store";
 import type { ObjectKernel } from "../../kernel/kernel";
 import { decide, type DecisionAnswer, type EndUserDecider } from "./approval-decision";
-import { callStatus } from "./status";
+import { callStatus, type StatusQuery } from "./status";
 import {
   IN_PROGRESS_RETRY_SECONDS,
   outcomeOf,
@@ -286,16 +285,9 @@ export class ToolCallService {
   }
 
   /** The reference's `query_status` (./status.ts): an external tool's own unknown write is asked about first, never run again. */
-  status(
-    principal: Principal,
-    call: ToolCall,
-    statusRef: string,
-    now: number,
-    claims: JsonObject = {},
-    credentialId: string | null = null,
-  ): Promise<Outcome<ToolCallOutcome>> {
+  status(...query: StatusQuery): Promise<Outcome<ToolCallOutcome>> {
     const host = { kernel: this.#kernel, engine: this.engine, executor: this.#setup.executor, records: this.#records };
-    return callStatus(host, principal, call, statusRef, now, claims, credentialId);
+    return callStatus(host, ...query);
   }
 
   /** One page of pending, unexpired approvals for an approver (./approval-view.ts). */

@@ -32,15 +32,20 @@ export interface StatusHost {
   readonly records: CallRecords;
 }
 
-/** One status query of a call, by its `status_ref`; `credentialId` names the caller in the events it emits. */
-export async function callStatus(
-  host: StatusHost,
+/** A status query: the caller, its call, the `status_ref`, the clock, the verified claims and the caller's credential (named in the events it emits). */
+export type StatusQuery = [
   principal: Principal,
   call: ToolCall,
   statusRef: string,
   now: number,
-  claims: JsonObject = {},
-  credentialId: string | null = null,
+  claims?: JsonObject,
+  credentialId?: string | null,
+];
+
+/** One status query of a call, by its `status_ref`. */
+export async function callStatus(
+  host: StatusHost,
+  ...[principal, call, statusRef, now, claims = {}, credentialId = null]: StatusQuery
 ): Promise<Outcome<ToolCallOutcome>> {
   const { kernel, engine, executor, records } = host;
   const hash = memoizeHash(fastSha256Hex);
