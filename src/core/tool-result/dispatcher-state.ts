@@ -5,7 +5,7 @@
  */
 import type { Json, JsonObject } from "../json";
 import type { IdempotencyRecord } from "./packages";
-import { storeKey, type ToolResultStore } from "./store";
+import { claimByGetPut, storeKey, type ToolResultStore } from "./store";
 import type { ToolSpec } from "./tool-spec";
 import type { HandlerResult, Principal, ToolCall } from "./types";
 
@@ -127,11 +127,11 @@ export function bindCallIdentity(
     call.call_id,
   ]);
   // A new identity is stored; a repeated one is stored again (its retention restarts).
-  if (store.claim !== undefined) return store.claim("call_fingerprints", key, fingerprint) === undefined;
-  const prior = store.get("call_fingerprints", key);
-  if (prior !== undefined && prior !== fingerprint) return false;
-  store.put("call_fingerprints", key, fingerprint);
-  return true;
+  const other =
+    store.claim === undefined
+      ? claimByGetPut(store, "call_fingerprints", key, fingerprint)
+      : store.claim("call_fingerprints", key, fingerprint);
+  return other === undefined;
 }
 
 /** A committed record built from a validated handler result. */

@@ -36,6 +36,22 @@ export interface ToolResultStore {
   increment(name: string): number;
 }
 
+/**
+ * {@link ToolResultStore.claim}'s contract through `get` and `put`: `value` is stored unless the
+ * key holds another value (compared as canonical JSON), which is answered instead.
+ */
+export function claimByGetPut(
+  store: Pick<ToolResultStore, "get" | "put">,
+  table: StoreTable,
+  key: string,
+  value: Json,
+): Json | undefined {
+  const prior = store.get(table, key);
+  if (prior !== undefined && canonicalJson(prior) !== canonicalJson(value)) return prior;
+  store.put(table, key, value);
+  return undefined;
+}
+
 /** Scopes and identities are tuples of strings; JSON text of the array is an unambiguous key. */
 export function storeKey(parts: readonly string[]): string {
   return JSON.stringify(parts);
@@ -64,11 +80,7 @@ export class InMemoryToolResultStore implements ToolResultStore {
   }
 
   claim(table: StoreTable, key: string, value: Json): Json | undefined {
-    const rows = this.#table(table);
-    const prior = rows.get(key);
-    if (prior !== undefined && canonicalJson(prior) !== canonicalJson(value)) return prior;
-    rows.set(key, value);
-    return undefined;
+    return claimByGetPut(this, table, key, value);
   }
 
   delete(table: StoreTable, key: string): void {

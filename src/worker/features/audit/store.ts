@@ -1,7 +1,7 @@
 import type { ChainEntry } from "../../../core/audit";
 import type { Migration } from "../../kernel/schema";
 import { all, int, one, run, text, type SqlRow } from "../../kernel/sql";
-import { leavesUpTo, nodePosition, REKEY_STEP_LEAVES, rekeyStep, TREE_KEY_MIGRATION } from "./tree-key";
+import { leavesUpTo, nodePosition, rekeyStep, TREE_KEY_MIGRATION } from "./tree-key";
 
 /** The audit service's table (part of schema v1). */
 export const AUDIT_MIGRATIONS: readonly Migration[] = [
@@ -236,7 +236,7 @@ export class AuditStore {
   }
 
   /** One bounded step of schema v22's re-keying (./tree-key): answers whether rows remain. */
-  rekeyStep(leaves: number = REKEY_STEP_LEAVES): boolean {
+  rekeyStep(leaves?: number): boolean {
     return rekeyStep(this.sql, leaves);
   }
 

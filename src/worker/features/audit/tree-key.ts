@@ -49,7 +49,7 @@ export const TREE_KEY_MIGRATION: Migration = {
 };
 
 /** Leaves whose nodes one step of the v22 re-keying moves (about twice as many rows), in one transaction. */
-export const REKEY_STEP_LEAVES = 32_768;
+const REKEY_STEP_LEAVES = 32_768;
 
 /**
  * One bounded step of schema v22's re-keying: moves the nodes completed by the next `leaves`

@@ -1,6 +1,6 @@
 import { canonicalJson, type Json } from "../../../core/json";
 import { isNotExecuted, type UnknownOutcome } from "../../../core/tool-result/dispatcher-state";
-import type { StoreTable, ToolResultStore } from "../../../core/tool-result/store";
+import { claimByGetPut, type StoreTable, type ToolResultStore } from "../../../core/tool-result/store";
 import { RESULT_MIN_KEEP_SECONDS, UNRECONCILED_KEEP_SECONDS } from "../../kernel/limits";
 import type { ExpiryRule, Migration } from "../../kernel/schema";
 import { all, int, one, run, storedJson, text } from "../../kernel/sql";
@@ -207,13 +207,8 @@ export class SqlToolResultStore implements ToolResultStore {
   }
 
   claim(table: StoreTable, key: string, value: Json): Json | undefined {
-    if (table === "in_flight" && this.#held !== null) {
-      // The port's claim over the held marks (the engine claims only call identities).
-      const prior = this.get(table, key);
-      if (prior !== undefined && canonicalJson(prior) !== canonicalJson(value)) return prior;
-      this.put(table, key, value);
-      return undefined;
-    }
+    // Over held marks, through get and put (the engine claims only call identities).
+    if (table === "in_flight" && this.#held !== null) return claimByGetPut(this, table, key, value);
     // Inserted, or the same value restamped: one row written; another value held: none (then read it).
     const claim =
       "INSERT INTO records (tbl, key, value, stored_at, hold) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, key) DO UPDATE SET stored_at = excluded.stored_at, hold = excluded.hold WHERE records.value = excluded.value";
