@@ -42,8 +42,10 @@ describe("helpers the dependencies already have are not written again", () => {
       "src/worker/features/directory/directory-object.ts",
       "src/worker/kernel/cursor.ts",
     ]);
+    // Beside the cursor codec, base64url is read only for the JWS segments of end users' tokens (RFC 7515).
     const base64url = /wire\/base64url/;
     expect([...matching("src/worker/features", base64url), ...matching("src/worker/kernel", base64url)]).toEqual([
+      "src/worker/features/identity/jwt.ts",
       "src/worker/kernel/cursor.ts",
     ]);
   });

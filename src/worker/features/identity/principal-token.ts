@@ -1,11 +1,10 @@
-import type * as Jose from "./jose";
-import type { JSONWebKeySet, JWTPayload } from "jose";
 import type { PrincipalTokenIssuer } from "../../../contracts/consumer";
-import { readJson, type Json, type JsonObject } from "../../../core/json";
+import { PyFloat, readJson, type Json, type JsonObject } from "../../../core/json";
 import * as z from "../../../core/zod";
 import { readCappedBytes } from "../../http/body";
 import { problem } from "../../http/problem";
 import { fail, ok, type Outcome } from "../../result";
+import { verifyJwt, type JwtFailure } from "./jwt";
 
 /** What a verified end-user token says: the subject and the roles of its configured claims, and all its claims. */
 export interface VerifiedPrincipal {
@@ -15,10 +14,11 @@ export interface VerifiedPrincipal {
   claims: JsonObject;
 }
 
-/** A JSON copy of a claim value (jose parsed it); values outside JSON, or deeper than `depth`, are dropped. */
-function claimValue(value: unknown, depth: number): Json | undefined {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
-  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+/** A copy of a claim value for tools' rules: values deeper than `depth` are dropped. */
+function claimValue(value: Json, depth: number): Json | undefined {
+  if (value === null || typeof value === "string" || typeof value === "boolean" || typeof value === "number")
+    return value;
+  if (value instanceof PyFloat) return value.value;
   if (depth <= 0 || typeof value !== "object") return undefined;
   if (Array.isArray(value))
     return value.flatMap((item) => {
@@ -49,42 +49,38 @@ const FetchedJwks = z.deferred(() =>
   }),
 );
 
-type KeySet = ReturnType<typeof Jose.createLocalJWKSet>;
-
-let joseLoaded: Promise<typeof Jose> | undefined;
-
-/**
- * jose, imported by the first verification rather than when the isolate starts (issue #32, cold
- * start: its modules build their algorithm tables when evaluated, and most requests carry no
- * principal token).
- */
-function jose(): Promise<typeof Jose> {
-  joseLoaded ??= import("./jose");
-  return joseLoaded;
-}
+/** An issuer's keys: the JWKS's members, each an object with `kty`. */
+type KeySet = readonly JsonObject[];
 
 function rejected(detail: string): Outcome<never> {
   return fail(problem("PRINCIPAL_TOKEN_REJECTED", detail));
 }
 
-/** Why jose refused a token, in words that name the check and never echo the token. */
-function reason(error: unknown, errors: typeof Jose.errors): string {
-  if (error instanceof errors.JWTExpired) return "The principal token has expired.";
-  if (error instanceof errors.JWTClaimValidationFailed)
-    return `The principal token's \`${error.claim}\` claim is not accepted (${error.reason}).`;
-  if (error instanceof errors.JWSSignatureVerificationFailed) return "The principal token's signature does not verify.";
-  if (error instanceof errors.JWKSNoMatchingKey) return "No key of the issuer matches the principal token.";
-  if (error instanceof errors.JOSEAlgNotAllowed) return "The principal token's algorithm is not allowed.";
-  if (error instanceof errors.JOSEError) return "The principal token is not a valid JWT.";
-  throw error;
+/** Why a token was refused, in words that name the check and never echo the token. */
+function reason(failure: JwtFailure): string {
+  switch (failure.kind) {
+    case "expired":
+      return "The principal token has expired.";
+    case "claim":
+      return `The principal token's \`${failure.claim}\` claim is not accepted (${failure.reason}).`;
+    case "signature":
+      return "The principal token's signature does not verify.";
+    case "no-key":
+      return "No key of the issuer matches the principal token.";
+    case "algorithm":
+      return "The principal token's algorithm is not allowed.";
+    case "malformed":
+      return "The principal token is not a valid JWT.";
+  }
 }
 
-function claimsOf(payload: JWTPayload, issuer: PrincipalTokenIssuer): Outcome<VerifiedPrincipal> {
+function claimsOf(payload: JsonObject, issuer: PrincipalTokenIssuer): Outcome<VerifiedPrincipal> {
   const subject = payload[issuer.subject_claim];
   if (typeof subject !== "string" || subject.length === 0 || subject.length > 1024)
     return rejected(`The principal token's \`${issuer.subject_claim}\` claim is not a subject.`);
   const raw = payload[issuer.roles_claim];
-  const roles = raw === undefined ? [] : typeof raw === "string" ? raw.split(" ").filter((r) => r !== "") : raw;
+  const roles: unknown =
+    raw === undefined ? [] : typeof raw === "string" ? raw.split(" ").filter((r) => r !== "") : raw;
   if (
     !Array.isArray(roles) ||
     roles.length > MAX_TOKEN_ROLES ||
@@ -103,30 +99,28 @@ function claimsOf(payload: JWTPayload, issuer: PrincipalTokenIssuer): Outcome<Ve
 }
 
 /**
- * Verifies end users' JWTs against the consumer's issuer (jose): signature under the issuer's
+ * Verifies end users' JWTs against the consumer's issuer (./jwt.ts): signature under the issuer's
  * JWKS (inline, or fetched from `jwks_uri` and cached for `jwks_cache_seconds`), `iss`, `aud`,
  * `exp` (required) and `nbf` with at most `max_skew_seconds` of skew, one of the allowed
  * algorithms. The JWKS is read with the strict JSON reader like any other untrusted input.
  */
 export class PrincipalTokens {
   #cached: { uri: string; keys: KeySet; fetchedAt: number } | undefined;
-  #inline: { source: unknown; keys: KeySet } | undefined;
 
   constructor(private readonly fetcher: (url: string, init: RequestInit) => Promise<Response>) {}
 
   async verify(issuer: PrincipalTokenIssuer, token: string, now: number): Promise<Outcome<VerifiedPrincipal>> {
-    const { errors } = await jose();
     const first = await this.#keys(issuer, now, false);
     if (!first.ok) return first;
     const result = await this.#check(issuer, token, first.value, now);
     if (result !== "no-matching-key") return result;
     // The issuer may have rotated its keys since the set was cached: fetch again, not too often.
     const stale = this.#cached !== undefined && now - this.#cached.fetchedAt >= JWKS_REFETCH_COOLDOWN_SECONDS;
-    if (issuer.jwks_uri === undefined || !stale) return rejected(reason(new errors.JWKSNoMatchingKey(), errors));
+    if (issuer.jwks_uri === undefined || !stale) return rejected(reason({ kind: "no-key" }));
     const fresh = await this.#keys(issuer, now, true);
     if (!fresh.ok) return fresh;
     const again = await this.#check(issuer, token, fresh.value, now);
-    return again === "no-matching-key" ? rejected(reason(new errors.JWKSNoMatchingKey(), errors)) : again;
+    return again === "no-matching-key" ? rejected(reason({ kind: "no-key" })) : again;
   }
 
   async #check(
@@ -135,29 +129,19 @@ export class PrincipalTokens {
     keys: KeySet,
     now: number,
   ): Promise<Outcome<VerifiedPrincipal> | "no-matching-key"> {
-    const { errors, jwtVerify } = await jose();
-    try {
-      const { payload } = await jwtVerify(token, keys, {
-        issuer: issuer.issuer,
-        audience: issuer.audience,
-        algorithms: [...issuer.algorithms],
-        clockTolerance: issuer.max_skew_seconds,
-        currentDate: new Date(now * 1000),
-        requiredClaims: ["exp"],
-      });
-      return claimsOf(payload, issuer);
-    } catch (error) {
-      return error instanceof errors.JWKSNoMatchingKey ? "no-matching-key" : rejected(reason(error, errors));
-    }
+    const verified = await verifyJwt(token, keys, {
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+      algorithms: issuer.algorithms,
+      skewSeconds: issuer.max_skew_seconds,
+      now,
+    });
+    if (verified.ok) return claimsOf(verified.claims, issuer);
+    return verified.failure.kind === "no-key" ? "no-matching-key" : rejected(reason(verified.failure));
   }
 
   async #keys(issuer: PrincipalTokenIssuer, now: number, refresh: boolean): Promise<Outcome<KeySet>> {
-    const { createLocalJWKSet } = await jose();
-    if (issuer.jwks !== undefined) {
-      if (this.#inline?.source !== issuer.jwks)
-        this.#inline = { source: issuer.jwks, keys: createLocalJWKSet(issuer.jwks) };
-      return ok(this.#inline.keys);
-    }
+    if (issuer.jwks !== undefined) return ok(issuer.jwks.keys as KeySet);
     const uri = issuer.jwks_uri;
     if (uri === undefined) throw new Error("the issuer contract admits exactly one of jwks and jwks_uri");
     const cached = this.#cached;
@@ -165,11 +149,11 @@ export class PrincipalTokens {
       return ok(cached.keys);
     const fetched = await this.#fetch(uri);
     if (!fetched.ok) return fetched;
-    this.#cached = { uri, keys: createLocalJWKSet(fetched.value), fetchedAt: now };
+    this.#cached = { uri, keys: fetched.value, fetchedAt: now };
     return ok(this.#cached.keys);
   }
 
-  async #fetch(uri: string): Promise<Outcome<JSONWebKeySet>> {
+  async #fetch(uri: string): Promise<Outcome<KeySet>> {
     let response: Response;
     try {
       response = await this.fetcher(uri, {
@@ -186,6 +170,6 @@ export class PrincipalTokens {
     const read = readJson(bytes.value, { maxBytes: MAX_JWKS_BYTES });
     const parsed = read.ok ? FetchedJwks.safeParse(read.value) : undefined;
     if (parsed === undefined || !parsed.success) return rejected("The issuer's key set is not a JWKS.");
-    return ok(parsed.data as JSONWebKeySet);
+    return ok(parsed.data.keys as KeySet);
   }
 }
