@@ -7,6 +7,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { consentPage, initialChoice } from "../../../src/worker/features/oauth/page";
 import { createConsumer, gateFetch, wipe } from "../../kit";
+import { freshAddress } from "../oauth-client";
 
 const ORIGIN = "https://gate.test";
 const A = "oauth-visible-a";
@@ -29,6 +30,56 @@ function register(metadata: Record<string, unknown>): Promise<Response> {
 beforeEach(async () => {
   await wipe(A);
   await createConsumer(A, ["get_order"], ["rev-1"]);
+});
+
+describe("client registration reads its body as strict JSON before the library does", () => {
+  it("refuses a member named twice, a lone surrogate, a non-object and an oversize body; registers the same metadata written once", async () => {
+    // From an address of its own: the five registrations stay out of the other tests' bucket.
+    const address = freshAddress();
+    const post = (body: string) =>
+      at("/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json", "cf-connecting-ip": address },
+        body,
+      });
+    const head = `{"redirect_uris":["${SPOOF_REDIRECT}"],"token_endpoint_auth_method":"none",`;
+    const answers = [];
+    for (const body of [
+      `${head}"client_name":"Claude","client_name":"Other"}`,
+      `${head}"client_name":"Cl\\ud800aude"}`,
+      "[1]",
+      `${head}"client_name":"${"x".repeat(65_536)}"}`,
+    ]) {
+      const res = await post(body);
+      answers.push([res.status, res.headers.get("cache-control"), await res.json()]);
+    }
+    expect(answers).toEqual([
+      [
+        400,
+        "no-store",
+        {
+          error: "invalid_client_metadata",
+          error_description: "JSON_DUPLICATE_KEY: JSON contains a duplicate field: client_name (at offset 125)",
+        },
+      ],
+      [
+        400,
+        "no-store",
+        {
+          error: "invalid_client_metadata",
+          error_description: "JSON_DOMAIN: $.client_name is not a valid UTF-8 string (at offset 117)",
+        },
+      ],
+      [
+        400,
+        "no-store",
+        { error: "invalid_client_metadata", error_description: "The registration is not a JSON object." },
+      ],
+      [413, "no-store", { error: "invalid_request", error_description: "The body exceeds 65536 bytes." }],
+    ]);
+    const once = await post(`${head}"client_name":"Claude"}`);
+    expect(once.status).toBe(201);
+  });
 });
 
 describe("client registration refuses hidden characters in display fields", () => {

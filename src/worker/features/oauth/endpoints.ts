@@ -21,6 +21,17 @@ type OAuthContext = Context<{ Bindings: Env }>;
 /** Largest token request read (codes, refresh tokens and client credentials are far below it). */
 const MAX_TOKEN_REQUEST_BYTES = 16_384;
 
+/**
+ * Largest client registration read (RFC 7591 metadata: a few URIs and names; a `jwks` of several
+ * RSA keys stays well below it). The library itself would read up to 1 MiB.
+ */
+export const MAX_REGISTRATION_BYTES = 65_536;
+
+/** An OAuth error answer (RFC 6749 §5.2), never cached. */
+function oauthError(status: number, error: string, description: string): Response {
+  return Response.json({ error, error_description: description }, { status, headers: { "cache-control": "no-store" } });
+}
+
 /** The answer when this deployment or origin has no OAuth. */
 export function notConfigured(): Response {
   return problemResponse(
@@ -99,11 +110,7 @@ export async function tokenEndpoint(c: OAuthContext): Promise<Response> {
   if (oauthOrigin(url, c.env) === null) return notConfigured();
   const raw = c.req.raw;
   const bytes = await readCappedBytes(raw, MAX_TOKEN_REQUEST_BYTES);
-  if (!bytes.ok)
-    return Response.json(
-      { error: "invalid_request", error_description: bytes.error.detail },
-      { status: 413, headers: { "cache-control": "no-store" } },
-    );
+  if (!bytes.ok) return oauthError(413, "invalid_request", bytes.error.detail);
   const form = new URLSearchParams(new TextDecoder().decode(bytes.value));
   const presented = form.get("code") ?? form.get("refresh_token") ?? form.get("token") ?? "";
   const consumer = await consumerOfToken(presented, c.env);
@@ -122,15 +129,26 @@ export async function tokenEndpoint(c: OAuthContext): Promise<Response> {
 
 /**
  * `POST /oauth/register`: the library registers, within the registration limits
- * (throttle.ts); a client stays registered for an hour unless it exchanges a code by then.
+ * (throttle.ts); a client stays registered for an hour unless it exchanges a code by then. The
+ * body is untrusted text like any other: read once, capped at {@link MAX_REGISTRATION_BYTES},
+ * and it must be strict JSON (no member named twice, well-formed strings, bounded nesting)
+ * holding an object before the library, which reads it with `JSON.parse`, sees those same bytes.
  */
 export async function registerEndpoint(c: OAuthContext): Promise<Response> {
   const oauth = await oauthServer(new URL(c.req.url), c.env, null, UNUSED_REGISTRATION_TTL_SECONDS);
   if (oauth === null) return notConfigured();
   const wait = registrations.take(addressKey(c.req.header("cf-connecting-ip") ?? null), Date.now());
-  return wait === null
-    ? oauth.server.fetch(c.req.raw, c.env, c.executionCtx)
-    : throttled(wait, "client registrations", c.req.header("origin") ?? null);
+  if (wait !== null) return throttled(wait, "client registrations", c.req.header("origin") ?? null);
+  const raw = c.req.raw;
+  const bytes = await readCappedBytes(raw, MAX_REGISTRATION_BYTES);
+  if (!bytes.ok) return oauthError(413, "invalid_request", bytes.error.detail);
+  const read = readJson(bytes.value, { maxBytes: MAX_REGISTRATION_BYTES });
+  if (!read.ok) return oauthError(400, "invalid_client_metadata", `${read.error.code}: ${read.error.message}`);
+  const value = read.value;
+  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof PyFloat)
+    return oauthError(400, "invalid_client_metadata", "The registration is not a JSON object.");
+  const request = new Request(raw.url, { method: raw.method, headers: raw.headers, body: bytes.value });
+  return oauth.server.fetch(request, c.env, c.executionCtx);
 }
 
 /** The protocol endpoints' preflights and metadata variants: the library answers as it is. */
