@@ -11,7 +11,8 @@
  * | `isError`           | `true` unless the status is `succeeded`                              |
  * @module
  */
-import { canonicalJson, sha256Hex, type JsonObject } from "../json";
+import { sha256Hex, type JsonObject } from "../json";
+import { canonicalOfResult } from "../tool-result/packages";
 import {
   MCP_PROFILE,
   MODEL_RESULT_SCHEMA_VERSION,
@@ -54,7 +55,7 @@ export function toMcpToolResult(
   return {
     ok: true,
     value: {
-      content: [{ type: "text", text: canonicalJson(model) }],
+      content: [{ type: "text", text: canonicalOfResult(model) }],
       structuredContent: model,
       isError: model.status !== "succeeded",
     },

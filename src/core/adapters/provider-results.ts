@@ -5,7 +5,8 @@
  * reference's bytes; the gate's own profiles (constants.ts) add theirs.
  * @module
  */
-import { canonicalJson, sha256Hex, type JsonObject } from "../json";
+import { sha256Hex, type JsonObject } from "../json";
+import { canonicalOfResult } from "../tool-result/packages";
 import { GATE_PROFILES, type ProviderProfile } from "../tool-result/constants";
 import type { HashFn, Principal, ResultPackage, ToolCall } from "../tool-result/types";
 import type { ToolSpec } from "../tool-result/tool-spec";
@@ -64,7 +65,7 @@ export const toOpenAiResponses: ProviderAdapter = (principal, call, spec, pkg, h
   const value: OpenAiFunctionCallOutput = {
     type: "function_call_output",
     call_id: call.call_id,
-    output: canonicalJson(pkg.model_result),
+    output: canonicalOfResult(pkg.model_result),
   };
   return { ok: true, value };
 };
@@ -78,7 +79,7 @@ export const toOpenAiChatCompletions: ProviderAdapter = (principal, call, spec, 
   const value: OpenAiChatToolMessage = {
     role: "tool",
     tool_call_id: call.call_id,
-    content: canonicalJson(pkg.model_result),
+    content: canonicalOfResult(pkg.model_result),
   };
   return { ok: true, value };
 };
@@ -96,7 +97,7 @@ export const toAnthropicMessages: ProviderAdapter = (principal, call, spec, pkg,
   const value: AnthropicToolResult = {
     type: "tool_result",
     tool_use_id: call.call_id,
-    content: [{ type: "text", text: canonicalJson(model) }],
+    content: [{ type: "text", text: canonicalOfResult(model) }],
     is_error: model["status"] !== "succeeded",
   };
   if (echo?.toolset_name !== undefined) value.toolset_name = echo.toolset_name;
@@ -120,7 +121,7 @@ function geminiInteractions(
     type: "function_result",
     name: call.name,
     call_id: call.call_id,
-    result: [{ type: "text", text: canonicalJson(model) }],
+    result: [{ type: "text", text: canonicalOfResult(model) }],
   };
   if (isError) step.is_error = model["status"] !== "succeeded";
   const value: GeminiInteractionsContinuation = { previous_interaction_id: call.response_id, input: [step] };

@@ -88,7 +88,10 @@ function sortKeys(keys: string[]): string[] {
   return keys;
 }
 
-function writeCanonical(value: unknown, depth: number, root: unknown): string {
+/** A text already written for an object (`canonicalJson` of it, byte for byte), or undefined. */
+export type KnownCanonical = (value: object) => string | undefined;
+
+function writeCanonical(value: unknown, depth: number, root: unknown, known?: KnownCanonical): string {
   if (depth > JSON_DOMAIN.maxDepth) fail(root);
   switch (typeof value) {
     case "string":
@@ -103,12 +106,14 @@ function writeCanonical(value: unknown, depth: number, root: unknown): string {
     case "object": {
       if (value === null) return "null";
       if (value instanceof PyFloat) return pyFloatRepr(value.value);
+      const text = known?.(value);
+      if (text !== undefined) return text;
       if (Array.isArray(value)) {
         if (value.length > JSON_DOMAIN.maxEntries) fail(root);
         let out = "[";
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out += ",";
-          out += writeCanonical(value[i], depth + 1, root);
+          out += writeCanonical(value[i], depth + 1, root, known);
         }
         return `${out}]`;
       }
@@ -122,7 +127,7 @@ function writeCanonical(value: unknown, depth: number, root: unknown): string {
         const key = keys[i] as string;
         if (depth + 1 > JSON_DOMAIN.maxDepth) fail(root);
         if (i > 0) out += ",";
-        out += `${writeString(key, root)}:${writeCanonical(record[key], depth + 1, root)}`;
+        out += `${writeString(key, root)}:${writeCanonical(record[key], depth + 1, root, known)}`;
       }
       return `${out}}`;
     }
@@ -138,6 +143,15 @@ function writeCanonical(value: unknown, depth: number, root: unknown): string {
  */
 export function canonicalJson(value: unknown): string {
   return writeCanonical(value, 0, value);
+}
+
+/**
+ * {@link canonicalJson}, with the text `known` answers for an object written as it stands
+ * instead of writing the object again (a model result whose text its package already holds).
+ * `known` must answer exactly `canonicalJson` of that object, or undefined.
+ */
+export function canonicalJsonReusing(value: unknown, known: KnownCanonical): string {
+  return writeCanonical(value, 0, value, known);
 }
 
 /**

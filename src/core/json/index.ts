@@ -12,7 +12,14 @@ export {
   type JsonReadErrorCode,
 } from "./reader";
 export { checkJsonDomain, JsonDomainError } from "./domain";
-export { canonicalJson, canonicalMember, prettyJson, pyFloatRepr } from "./canonical";
+export {
+  canonicalJson,
+  canonicalJsonReusing,
+  canonicalMember,
+  prettyJson,
+  pyFloatRepr,
+  type KnownCanonical,
+} from "./canonical";
 export { compareCodePoints } from "./code-point";
 export { sha256Hex, digestJson } from "./digest";
 export { pyStrip, codePointLength, isWellFormed } from "./python-text";

@@ -101,6 +101,11 @@ function freezeModelResult(result: ModelResult): void {
   deepFreeze(result.data);
 }
 
+/** The canonical text of a model result this module built and froze, or undefined for any other object. */
+export function builtResultText(value: object): string | undefined {
+  return frozenCanonical.get(value);
+}
+
 /** Canonical JSON of a value, reusing the text of a model result this module built and froze. */
 export function canonicalOfResult(value: Json): string {
   const cached = typeof value === "object" && value !== null ? frozenCanonical.get(value) : undefined;

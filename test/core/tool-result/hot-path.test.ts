@@ -3,6 +3,8 @@
 // are written out here.
 import { describe, expect, it } from "vitest";
 import {
+  canonicalJson,
+  canonicalJsonReusing,
   checkJsonDomain,
   JsonDomainError,
   PyFloat,
@@ -29,7 +31,7 @@ import {
   type ToolCall,
 } from "../../../src/core/tool-result";
 import { createDemoEngine, getOrderTool } from "../../../src/conformance/tool-cases";
-import { modelResultText } from "../../../src/core/tool-result/packages";
+import { builtResultText, modelResultText } from "../../../src/core/tool-result/packages";
 import { RecentByIdentity } from "../../../src/core/tool-result/recent";
 import { isBoundedIdentifier, isNonemptyString } from "../../../src/core/tool-result/text-rules";
 import { fixtureText } from "./fixture-files";
@@ -215,6 +217,36 @@ describe("re-validation after dispatch", () => {
       "request_sha256 is inconsistent with the current principal/arguments/contract",
       "call_binding_sha256 is inconsistent with the current provider turn/result",
     ]);
+  });
+});
+
+describe("canonicalJsonReusing", () => {
+  it("writes an object it is told the text of as that text, and everything else as canonical JSON", () => {
+    const inner = { b: 1, a: [true, null] };
+    const doc = { z: inner, y: "é\u202e", x: [inner] };
+    expect(canonicalJsonReusing(doc, (o) => (o === inner ? '{"KNOWN":1}' : undefined))).toBe(
+      '{"x":[{"KNOWN":1}],"y":"é\u202e","z":{"KNOWN":1}}',
+    );
+    expect(canonicalJsonReusing(doc, () => undefined)).toBe(
+      '{"x":[{"a":[true,null],"b":1}],"y":"é\u202e","z":{"a":[true,null],"b":1}}',
+    );
+  });
+
+  it("writes an answer holding a dispatched model result byte for byte as canonicalJson does, reusing that result's text", () => {
+    const engine = createDemoEngine();
+    const call = bindToolCall({ name: "get_order", arguments: { order_ref: "ORDER-7" } }, context("call-1"));
+    const pkg = accepted(dispatch(engine, { principal, call, now: NOW }));
+    const answer = { provider_output: { call_id: "call-1" }, model_result: pkg.model_result, audit: { seq: 1 } };
+    const reused: object[] = [];
+    const text = canonicalJsonReusing(answer, (o) => {
+      const known = builtResultText(o);
+      if (known !== undefined) reused.push(o);
+      return known;
+    });
+    expect(text).toBe(canonicalJson(answer));
+    expect(reused).toEqual([pkg.model_result]);
+    // A copy of the result is not the package's: it is written out.
+    expect(builtResultText({ ...pkg.model_result })).toBeUndefined();
   });
 });
 

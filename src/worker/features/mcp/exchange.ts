@@ -4,7 +4,8 @@
  * answer, a relaying call's stream, the client capabilities a session declared.
  * @module
  */
-import { canonicalJson, type JsonObject } from "../../../core/json";
+import { canonicalJsonReusing, type JsonObject } from "../../../core/json";
+import { builtResultText } from "../../../core/tool-result/packages";
 import type { JsonRpcId, JsonRpcMessage, McpProtocolVersion } from "../../../contracts/mcp";
 import type { Carried } from "../../kernel/rpc";
 import type { TraceParent } from "../../trace/context";
@@ -60,8 +61,13 @@ export function capabilitiesOf(version: McpProtocolVersion): JsonObject {
     : base;
 }
 
+/** A JSON-RPC answer's text; a tools/call answer's `structuredContent` (its package's model result) as the package holds it. */
+function answerBody(id: JsonRpcId, rpc: jsonRpc.Answer): string {
+  return canonicalJsonReusing({ jsonrpc: "2.0", id, ...rpc }, builtResultText);
+}
+
 export function answer(id: JsonRpcId, rpc: jsonRpc.Answer, sessionId: string | null): McpReply {
-  return { kind: "answer", body: canonicalJson({ jsonrpc: "2.0", id, ...rpc }), sessionId };
+  return { kind: "answer", body: answerBody(id, rpc), sessionId };
 }
 
 /** An HTTP version as the Worker carried it (`1.1`, `2`, `3`), or null. */
@@ -92,7 +98,7 @@ export function relayed(
       : (write: CallRequestsHost["write"]) => new CallRequests(plan.capabilities, { ...host, write });
   const relay = new McpRelay(plan, requests);
   void dispatch(relay).then(
-    (rpc) => relay.end(canonicalJson({ jsonrpc: "2.0", id, ...rpc })),
+    (rpc) => relay.end(answerBody(id, rpc)),
     (error: unknown) => relay.fail(error),
   );
   return { kind: "stream", body: relay.body, sessionId };

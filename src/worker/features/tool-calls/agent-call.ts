@@ -1,4 +1,5 @@
-import { canonicalJson, type JsonObject } from "../../../core/json";
+import { canonicalJsonReusing, type JsonObject } from "../../../core/json";
+import { builtResultText } from "../../../core/tool-result/packages";
 import { ToolCallRequest, ToolCallStatusRequest } from "../../../contracts/tool-call";
 import { ToolCallBatchRequest } from "../../../contracts/tool-call-batch";
 import type { AgentAdmission } from "../identity/admission";
@@ -156,7 +157,10 @@ export class AgentCalls {
   }
 }
 
-/** The HTTP route's answer: the call's answer written once, as Tool Result v2 canonical JSON. */
+/**
+ * The HTTP route's answer: the call's answer written once, as Tool Result v2 canonical JSON (its
+ * model result as the package's text already holds it).
+ */
 export function answerText(outcome: Outcome<JsonObject>): Outcome<string> {
-  return outcome.ok ? ok(canonicalJson(outcome.value)) : outcome;
+  return outcome.ok ? ok(canonicalJsonReusing(outcome.value, builtResultText)) : outcome;
 }
