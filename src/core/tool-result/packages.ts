@@ -108,8 +108,7 @@ export function builtResultText(value: object): string | undefined {
 
 /** Canonical JSON of a value, reusing the text of a model result this module built and froze. */
 export function canonicalOfResult(value: Json): string {
-  const cached = typeof value === "object" && value !== null ? frozenCanonical.get(value) : undefined;
-  return cached ?? canonicalJson(value);
+  return (typeof value === "object" && value !== null ? builtResultText(value) : undefined) ?? canonicalJson(value);
 }
 
 /** A call's text fields as a package was built with them (its arguments excluded: see validateResult). */

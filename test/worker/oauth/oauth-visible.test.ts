@@ -53,6 +53,16 @@ describe("client registration reads its body as strict JSON before the library d
       const res = await post(body);
       answers.push([res.status, res.headers.get("cache-control"), await res.json()]);
     }
+    // A browser client (the Inspector) may read the refusal, as it may the library's own answers.
+    const fromBrowser = await at("/oauth/register", {
+      method: "POST",
+      headers: { "content-type": "application/json", "cf-connecting-ip": address, origin: "http://localhost:6274" },
+      body: "[1]",
+    });
+    expect([fromBrowser.status, fromBrowser.headers.get("access-control-allow-origin")]).toEqual([
+      400,
+      "http://localhost:6274",
+    ]);
     expect(answers).toEqual([
       [
         400,

@@ -12,6 +12,7 @@ import type { Env } from "../../env";
 import { problem, problemResponse } from "../../http/problem";
 import { consumerOfToken } from "./grant-user";
 import { mcpResource } from "./resource";
+import { oauthError } from "./error-answer";
 import { revokeGrant } from "./revocation";
 import { oauthOrigin, oauthServer, UNUSED_REGISTRATION_TTL_SECONDS } from "./server";
 import { addressKey, registrations, throttled } from "./throttle";
@@ -26,11 +27,6 @@ const MAX_TOKEN_REQUEST_BYTES = 16_384;
  * RSA keys stays well below it). The library itself would read up to 1 MiB.
  */
 export const MAX_REGISTRATION_BYTES = 65_536;
-
-/** An OAuth error answer (RFC 6749 §5.2), never cached. */
-function oauthError(status: number, error: string, description: string): Response {
-  return Response.json({ error, error_description: description }, { status, headers: { "cache-control": "no-store" } });
-}
 
 /** The answer when this deployment or origin has no OAuth. */
 export function notConfigured(): Response {
@@ -110,7 +106,7 @@ export async function tokenEndpoint(c: OAuthContext): Promise<Response> {
   if (oauthOrigin(url, c.env) === null) return notConfigured();
   const raw = c.req.raw;
   const bytes = await readCappedBytes(raw, MAX_TOKEN_REQUEST_BYTES);
-  if (!bytes.ok) return oauthError(413, "invalid_request", bytes.error.detail);
+  if (!bytes.ok) return oauthError(413, "invalid_request", bytes.error.detail, c.req.header("origin") ?? null);
   const form = new URLSearchParams(new TextDecoder().decode(bytes.value));
   const presented = form.get("code") ?? form.get("refresh_token") ?? form.get("token") ?? "";
   const consumer = await consumerOfToken(presented, c.env);
@@ -137,16 +133,17 @@ export async function tokenEndpoint(c: OAuthContext): Promise<Response> {
 export async function registerEndpoint(c: OAuthContext): Promise<Response> {
   const oauth = await oauthServer(new URL(c.req.url), c.env, null, UNUSED_REGISTRATION_TTL_SECONDS);
   if (oauth === null) return notConfigured();
+  const origin = c.req.header("origin") ?? null;
   const wait = registrations.take(addressKey(c.req.header("cf-connecting-ip") ?? null), Date.now());
-  if (wait !== null) return throttled(wait, "client registrations", c.req.header("origin") ?? null);
+  if (wait !== null) return throttled(wait, "client registrations", origin);
   const raw = c.req.raw;
   const bytes = await readCappedBytes(raw, MAX_REGISTRATION_BYTES);
-  if (!bytes.ok) return oauthError(413, "invalid_request", bytes.error.detail);
+  if (!bytes.ok) return oauthError(413, "invalid_request", bytes.error.detail, origin);
   const read = readJson(bytes.value, { maxBytes: MAX_REGISTRATION_BYTES });
-  if (!read.ok) return oauthError(400, "invalid_client_metadata", `${read.error.code}: ${read.error.message}`);
+  if (!read.ok) return oauthError(400, "invalid_client_metadata", `${read.error.code}: ${read.error.message}`, origin);
   const value = read.value;
   if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof PyFloat)
-    return oauthError(400, "invalid_client_metadata", "The registration is not a JSON object.");
+    return oauthError(400, "invalid_client_metadata", "The registration is not a JSON object.", origin);
   const request = new Request(raw.url, { method: raw.method, headers: raw.headers, body: bytes.value });
   return oauth.server.fetch(request, c.env, c.executionCtx);
 }

@@ -6,6 +6,7 @@
  * `429` with `Retry-After` and an OAuth error body (`temporarily_unavailable`).
  * @module
  */
+import { oauthError } from "./error-answer";
 import { LruMap } from "../../lru";
 
 /** A token bucket's shape: `burst` tokens, refilled at `perSecond`. */
@@ -102,17 +103,13 @@ export function addressKey(header: string | null): string {
  * it and its `Retry-After` (as it may read the library's own answers).
  */
 export function throttled(retryAfter: number, what: string, origin: string | null = null): Response {
-  const body = {
-    error: "temporarily_unavailable",
-    error_description: `Too many ${what} from this address or on this server; retry after ${retryAfter} seconds.`,
-  };
-  const headers = new Headers({ "retry-after": String(retryAfter), "cache-control": "no-store" });
-  if (origin !== null) {
-    headers.set("access-control-allow-origin", origin);
-    headers.set("access-control-expose-headers", "Retry-After");
-    headers.set("vary", "Origin");
-  }
-  return Response.json(body, { status: 429, headers });
+  return oauthError(
+    429,
+    "temporarily_unavailable",
+    `Too many ${what} from this address or on this server; retry after ${retryAfter} seconds.`,
+    origin,
+    { "Retry-After": String(retryAfter) },
+  );
 }
 
 /** The isolate's buckets of dynamic registration. */
