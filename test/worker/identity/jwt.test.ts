@@ -2,7 +2,7 @@
 // tokens signed by jose (an independent JOSE implementation) or, where jose will not sign what an
 // attacker sends, by Web Crypto directly over hand-written bytes.
 import { CompactSign, exportJWK, FlattenedSign, generateKeyPair, SignJWT, type CryptoKey } from "jose";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { JsonObject } from "../../../src/core/json";
 import { MAX_TOKEN_CHARS, verifyJwt, type JwtChecks } from "../../../src/worker/features/identity/jwt";
 
@@ -114,6 +114,22 @@ describe("end-user JWTs: signatures", () => {
     const priv = (await exportJWK(own.privateKey)) as unknown as JsonObject;
     expect(typeof priv["d"]).toBe("string");
     expect((await verifyJwt(await sign("ES256", CLAIMS, own.privateKey), [priv], CHECKS)).ok).toBe(true);
+  });
+
+  it("import each issuer key once per algorithm while its JWK object lives", async () => {
+    const own = await generateKeyPair("ES256", { extractable: true });
+    const jwk = (await exportJWK(own.publicKey)) as unknown as JsonObject;
+    const token = await sign("ES256", CLAIMS, own.privateKey);
+    const imports = vi.spyOn(crypto.subtle, "importKey");
+    try {
+      for (let i = 0; i < 3; i++) expect((await verifyJwt(token, [jwk], CHECKS)).ok).toBe(true);
+      expect(imports).toHaveBeenCalledTimes(1);
+      // The same key as another object (a configuration written again) is imported again.
+      expect((await verifyJwt(token, [{ ...jwk }], CHECKS)).ok).toBe(true);
+      expect(imports).toHaveBeenCalledTimes(2);
+    } finally {
+      imports.mockRestore();
+    }
   });
 
   it("never take an RSA key under 2,048 bits", async () => {

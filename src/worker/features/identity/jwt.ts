@@ -137,25 +137,47 @@ function modulusBits(n: string): number {
 }
 
 /**
+ * Each issuer key imported once per algorithm (null: it does not import), as long as its JWK
+ * object lives: the consumer's configuration and the fetched key set keep theirs between calls.
+ */
+const importedKeys = new WeakMap<JsonObject, Map<string, CryptoKey | null>>();
+
+async function importedKey(jwk: JsonObject, alg: Algorithm, algName: string): Promise<CryptoKey | null> {
+  let byAlgorithm = importedKeys.get(jwk);
+  if (byAlgorithm === undefined) {
+    byAlgorithm = new Map();
+    importedKeys.set(jwk, byAlgorithm);
+  }
+  const known = byAlgorithm.get(algName);
+  if (known !== undefined) return known;
+  const material = publicJwk(jwk, alg);
+  let key: CryptoKey | null = null;
+  if (material !== null) {
+    try {
+      key = await crypto.subtle.importKey("jwk", material, alg.importAs, false, ["verify"]);
+    } catch {
+      // A point off its curve, a malformed modulus: this key verifies nothing.
+    }
+  }
+  byAlgorithm.set(algName, key);
+  return key;
+}
+
+/**
  * Whether one of `keys` verifies `signature` over `input`; `"no-key"` when none of them imports
  * (an RSA modulus under 2,048 bits, a point off its curve, members that are not base64url).
  */
 async function verifiedByAny(
   keys: readonly JsonObject[],
   alg: Algorithm,
+  algName: string,
   signature: Uint8Array,
   input: Uint8Array,
 ): Promise<boolean | "no-key"> {
   let imported = 0;
   for (const jwk of keys) {
-    const material = publicJwk(jwk, alg);
-    if (material === null) continue;
-    let key: CryptoKey;
-    try {
-      key = await crypto.subtle.importKey("jwk", material, alg.importAs, false, ["verify"]);
-    } catch {
-      continue;
-    }
+    const key = await importedKey(jwk, alg, algName);
+    if (key === null) continue;
     imported++;
     try {
       if (await crypto.subtle.verify(alg.verifyAs, key, signature, input)) return true;
@@ -210,7 +232,7 @@ export async function verifyJwt(token: string, keys: readonly JsonObject[], chec
   const fitting = candidates(keys, alg, algName, header["kid"]);
   if (fitting.length === 0) return refused({ kind: "no-key" });
   const input = new TextEncoder().encode(`${head}.${body}`);
-  const verified = await verifiedByAny(fitting, alg, signature, input);
+  const verified = await verifiedByAny(fitting, alg, algName, signature, input);
   if (verified !== true) return refused({ kind: verified === "no-key" ? "no-key" : "signature" });
   // The claims are read once the signature holds, as jose reads them.
   const claims = segmentObject(body);
