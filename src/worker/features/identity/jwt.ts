@@ -11,6 +11,7 @@
  * @module
  */
 import { PyFloat, readJson, type Json, type JsonObject } from "../../../core/json";
+import { isJsonObject } from "../../../core/tool-schema/scalars";
 import { decodeBase64Url } from "../../../core/wire/base64url";
 
 /** Largest token read, in characters (a JWT rides in a call's body; 16 KiB is far beyond any issuer's). */
@@ -81,11 +82,7 @@ function segmentObject(segment: string): JsonObject | null {
   const bytes = decodeBase64Url(segment);
   if (bytes === null) return null;
   const read = readJson(bytes, { maxBytes: MAX_TOKEN_CHARS });
-  return read.ok && isObject(read.value) ? read.value : null;
-}
-
-function isObject(value: Json | undefined): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof PyFloat);
+  return read.ok && isJsonObject(read.value) ? read.value : null;
 }
 
 /** A JSON number as a JS number (`1.0` reads as a float), else undefined. */

@@ -6,7 +6,8 @@
  */
 import type { Context } from "hono";
 import { ConsumerName } from "../../../contracts/consumer";
-import { PyFloat, readJson } from "../../../core/json";
+import { readJson } from "../../../core/json";
+import { isJsonObject } from "../../../core/tool-schema/scalars";
 import { readCappedBytes } from "../../http/body";
 import type { Env } from "../../env";
 import { problem, problemResponse } from "../../http/problem";
@@ -83,13 +84,7 @@ export async function authorizationServerMetadata(c: OAuthContext): Promise<Resp
   const answer = await oauth.server.fetch(c.req.raw, c.env, c.executionCtx);
   if (answer.status !== 200) return answer;
   const read = readJson(await answer.text());
-  if (
-    !read.ok ||
-    read.value === null ||
-    typeof read.value !== "object" ||
-    Array.isArray(read.value) ||
-    read.value instanceof PyFloat
-  ) {
+  if (!read.ok || !isJsonObject(read.value)) {
     throw new Error("the OAuth library answered metadata that is not a JSON object");
   }
   const { protected_resources: _unlisted, ...metadata } = read.value;
@@ -141,8 +136,7 @@ export async function registerEndpoint(c: OAuthContext): Promise<Response> {
   if (!bytes.ok) return oauthError(413, "invalid_request", bytes.error.detail, origin);
   const read = readJson(bytes.value, { maxBytes: MAX_REGISTRATION_BYTES });
   if (!read.ok) return oauthError(400, "invalid_client_metadata", `${read.error.code}: ${read.error.message}`, origin);
-  const value = read.value;
-  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof PyFloat)
+  if (!isJsonObject(read.value))
     return oauthError(400, "invalid_client_metadata", "The registration is not a JSON object.", origin);
   const request = new Request(raw.url, { method: raw.method, headers: raw.headers, body: bytes.value });
   return oauth.server.fetch(request, c.env, c.executionCtx);
